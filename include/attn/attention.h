@@ -1,0 +1,131 @@
+// attn/attention.h: multi-head attention, configured, planned, then run.
+//
+//   Q = X Wq^T + bq        X  [L, E]      Wq [D, E]     D = heads * head_dim
+//   K = Xk Wk^T + bk       Xk [S, kdim]   Wk [D, kdim]
+//   V = Xv Wv^T + bv       Xv [S, vdim]   Wv [D, vdim]
+//   P_h = softmax(Q_h K_h^T / sqrt(head_dim) + mask)          [L, S] per head
+//   Y = concat_h(P_h V_h) Wo^T + bo        Wo [E, D]         Y [L, E]
+//
+// This is torch.nn.MultiheadAttention (batch_first, one batch item) when
+// D == E. Weights are stored as PyTorch stores them, [out, in].
+//
+// Use:
+//   attn::Plan plan;
+//   ATTN_TRY(attn::plan_attention(config, attn::DType::kF32, L, S, &plan));
+//   // plan.arena_bytes == attn::attention_arena_bytes(config, DType::kF32, L, S)
+//   ATTN_TRY(arena.init(buffer, sizeof buffer));
+//   ATTN_TRY(attn::forward_f32(plan, weights, mask, io, arena));
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/arena.h"
+#include "attn/config.h"
+#include "attn/status.h"
+#include "attn/tensor.h"
+
+namespace attn {
+
+struct AttentionConfig {
+  int32_t embed_dim = 0;  // E: width of the query input and of the output
+  int32_t num_heads = 0;  // H
+  int32_t head_dim = 0;   // 0: E / H (then H must divide E)
+  int32_t kdim = 0;       // width of the key input; 0: E
+  int32_t vdim = 0;       // width of the value input; 0: E
+  bool bias = true;       // bq, bk, bv, bo present
+
+  constexpr int32_t resolved_head_dim() const {
+    return head_dim != 0 ? head_dim : (num_heads > 0 ? embed_dim / num_heads : 0);
+  }
+  constexpr int32_t resolved_kdim() const { return kdim != 0 ? kdim : embed_dim; }
+  constexpr int32_t resolved_vdim() const { return vdim != 0 ? vdim : embed_dim; }
+  // D: width of Q, K, V and of the concatenated heads.
+  constexpr int32_t inner_dim() const { return num_heads * resolved_head_dim(); }
+};
+
+// Which scores take part in the softmax. All masks combine: a key takes part
+// only if every mask allows it.
+struct Mask {
+  static constexpr int32_t kAllKeys = -1;
+
+  // Query row i attends key j only if j <= i + causal_offset (top-left
+  // aligned, as torch.triu(ones(L, S), 1) masks). causal_offset >= 0.
+  bool causal = false;
+  int32_t causal_offset = 0;
+  // Key padding: keys at index >= key_length are ignored. kAllKeys: none.
+  int32_t key_length = kAllKeys;
+  // Optional additive float mask [L, S] with row stride additive_stride
+  // (0: S), added to the scaled scores; -INFINITY removes a key.
+  const float* additive = nullptr;
+  int32_t additive_stride = 0;
+};
+// A query row whose every key is masked gets all-zero attention weights, so
+// its output row is bo (PyTorch returns NaN there).
+
+struct WeightsF32 {
+  const float* wq = nullptr;  // [D, E]
+  const float* wk = nullptr;  // [D, kdim]
+  const float* wv = nullptr;  // [D, vdim]
+  const float* wo = nullptr;  // [E, D]
+  const float* bq = nullptr;  // [D]  (all four biases null when config.bias is false)
+  const float* bk = nullptr;  // [D]
+  const float* bv = nullptr;  // [D]
+  const float* bo = nullptr;  // [E]
+};
+
+// Dense, row-major inputs and outputs of one forward.
+struct IoF32 {
+  const float* query = nullptr;   // [L, E]
+  const float* key = nullptr;     // [S, kdim]; for self-attention pass query
+  const float* value = nullptr;   // [S, vdim]; for self-attention pass query
+  float* output = nullptr;        // [L, E]; must not overlap the inputs
+  float* attn_weights = nullptr;  // optional [H, L, S]: softmax probabilities per head
+};
+
+// A validated configuration and shape, and the exact arena bytes it needs.
+struct Plan {
+  AttentionConfig config;  // head_dim, kdim and vdim resolved (never 0)
+  DType dtype = DType::kF32;
+  int32_t query_len = 0;  // L
+  int32_t key_len = 0;    // S
+  int32_t tile_rows = 0;  // T = min(requested tile rows, L)
+  size_t arena_bytes = 0;
+};
+
+// Arena bytes of one forward; the same number plan_attention() reports, as a
+// constant expression for sizing static buffers:
+//   alignas(ATTN_ARENA_ALIGN) static uint8_t arena[attn::attention_arena_bytes(cfg, DType::kF32, 64, 64)];
+// Returns 0 for a configuration plan_attention() rejects.
+//
+// f32 layout, each buffer rounded up to ATTN_ARENA_ALIGN bytes:
+//   K [S, D], V [S, D], Q tile [T, D], scores [T, S], O tile [T, D].
+constexpr size_t attention_arena_bytes(const AttentionConfig& c, DType dtype, int32_t L, int32_t S,
+                                       int32_t tile_rows = ATTN_TILE_ROWS) {
+  const int32_t hd = c.resolved_head_dim();
+  if (c.embed_dim <= 0 || c.num_heads <= 0 || hd <= 0 || L <= 0 || S <= 0 || tile_rows <= 0) return 0;
+  const size_t d = static_cast<size_t>(c.num_heads) * static_cast<size_t>(hd);
+  const size_t s = static_cast<size_t>(S);
+  const size_t t = static_cast<size_t>(tile_rows < L ? tile_rows : L);
+  if (dtype == DType::kF32) {
+    return 2 * arena_round_up(s * d * sizeof(float)) + 2 * arena_round_up(t * d * sizeof(float)) +
+           arena_round_up(t * s * sizeof(float));
+  }
+  return 0;
+}
+
+// Validate config and shape for `dtype` and fill *out. Errors: kNullArgument,
+// kBadEmbedDim, kBadNumHeads, kBadHeadDim, kBadKeyDim, kBadValueDim,
+// kBadQueryLength, kBadKeyLength, kBadTileRows, kBadDtype.
+Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int32_t S, Plan* out,
+                      int32_t tile_rows = ATTN_TILE_ROWS);
+
+// One float32 forward. Carves plan.arena_bytes from `arena` (checked before
+// anything is written; kArenaTooSmall otherwise) and gives them back on
+// return. Errors: kNullArgument (a required pointer; a bias pointer when
+// config.bias), kBadDtype / kPlanMismatch (plan not for f32), kBadKeyPadding,
+// kBadCausalOffset, kArenaTooSmall.
+Status forward_f32(const Plan& plan, const WeightsF32& weights, const Mask& mask, const IoF32& io,
+                   Arena& arena);
+
+}  // namespace attn

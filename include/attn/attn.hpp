@@ -1,0 +1,9 @@
+// attn/attn.hpp: the whole C++ API.
+#pragma once
+
+#include "attn/arena.h"
+#include "attn/attention.h"
+#include "attn/config.h"
+#include "attn/kernels.h"
+#include "attn/status.h"
+#include "attn/tensor.h"

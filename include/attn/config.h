@@ -1,0 +1,29 @@
+// attn/config.h: compile-time limits. Override any of them with -D on the
+// compiler command line (the same value for the library and its users).
+#pragma once
+
+// Largest embed_dim, head_dim, kdim or vdim the library accepts.
+#ifndef ATTN_MAX_DIM
+#define ATTN_MAX_DIM 4096
+#endif
+
+// Largest number of heads.
+#ifndef ATTN_MAX_HEADS
+#define ATTN_MAX_HEADS 64
+#endif
+
+// Largest query or key sequence length.
+#ifndef ATTN_MAX_SEQ
+#define ATTN_MAX_SEQ 65536
+#endif
+
+// Alignment of the arena buffer and of every buffer carved from it, in bytes.
+#ifndef ATTN_ARENA_ALIGN
+#define ATTN_ARENA_ALIGN 16
+#endif
+
+// Query rows processed per tile by forward(); the score scratch is
+// ATTN_TILE_ROWS x S. Larger tiles reuse weights better, smaller ones save RAM.
+#ifndef ATTN_TILE_ROWS
+#define ATTN_TILE_ROWS 4
+#endif
