@@ -1,0 +1,48 @@
+// internal/arch.h: which SIMD ISAs this translation unit may use, from the
+// compiler's own feature macros. ATTN_FORCE_REF (CMake -DATTN_KERNELS=ref)
+// turns every one off, leaving the portable scalar kernels.
+#pragma once
+
+#if !defined(ATTN_FORCE_REF) && defined(__AVX2__) && defined(__FMA__)
+#define ATTN_HAVE_AVX2 1
+#else
+#define ATTN_HAVE_AVX2 0
+#endif
+
+#if !defined(ATTN_FORCE_REF) && defined(__ARM_NEON) && defined(__aarch64__)
+#define ATTN_HAVE_NEON64 1
+#else
+#define ATTN_HAVE_NEON64 0
+#endif
+
+#if !defined(ATTN_FORCE_REF) && defined(__ARM_NEON) && !defined(__aarch64__)
+#define ATTN_HAVE_NEON32 1
+#else
+#define ATTN_HAVE_NEON32 0
+#endif
+
+#if !defined(ATTN_FORCE_REF) && defined(__ARM_FEATURE_DOTPROD)
+#define ATTN_HAVE_DOTPROD 1
+#else
+#define ATTN_HAVE_DOTPROD 0
+#endif
+
+// Cortex-M DSP extension (M4, M7, M33): SMLAD and friends.
+#if !defined(ATTN_FORCE_REF) && defined(__ARM_FEATURE_DSP) && !defined(__ARM_NEON) && \
+    !defined(__ARM_FEATURE_MVE)
+#define ATTN_HAVE_DSP 1
+#else
+#define ATTN_HAVE_DSP 0
+#endif
+
+// Cortex-M55/M85 Helium: bit 0 of __ARM_FEATURE_MVE is integer, bit 1 float.
+#if !defined(ATTN_FORCE_REF) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#define ATTN_HAVE_MVE 1
+#else
+#define ATTN_HAVE_MVE 0
+#endif
+#if !defined(ATTN_FORCE_REF) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+#define ATTN_HAVE_MVE_FP 1
+#else
+#define ATTN_HAVE_MVE_FP 0
+#endif
