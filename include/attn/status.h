@@ -33,7 +33,7 @@ enum class [[nodiscard]] Status : int32_t {
   kArenaMisaligned = 33,  // the arena buffer is not ATTN_ARENA_ALIGN-aligned
   kBufferTooSmall = 34,   // an output buffer given with its size is too small
 
-  // Model files (64..); see docs/FORMAT.md
+  // Model files (64..); see include/attn/FORMAT.md
   kBadMagic = 64,
   kUnsupportedVersion = 65,
   kBadHeaderSize = 66,
@@ -60,6 +60,10 @@ enum class [[nodiscard]] Status : int32_t {
   kNotFound = 87,             // no tensor with that name
   kBadReserved = 88,          // a reserved field is not zero
   kUnknownFlags = 89,
+  kBlobMisaligned = 90,       // the blob's address is not 16-byte aligned
+  kTooManyEntries = 91,       // block or tensor count above ATTN_MAX_BLOCKS / ATTN_MAX_TENSORS
+  kDuplicateName = 92,        // two tensors share a name
+  kDtypeMismatch = 93,        // a block tensor's dtype differs from what its block needs
 
   // Fixed point (96..)
   kBadQuantParams = 96,       // a multiplier, shift or zero point is out of range
