@@ -49,7 +49,8 @@ Case make_case(attn::AttentionConfig cfg, int L, int S, uint32_t seed) {
   c.wo = random_vec(E * D, rng, ws);
   c.bq = random_vec(D, rng, 0.1f), c.bk = random_vec(D, rng, 0.1f), c.bv = random_vec(D, rng, 0.1f);
   c.bo = random_vec(E, rng, 0.1f);
-  c.x = random_vec(size_t(L) * E, rng), c.xk = random_vec(size_t(S) * kd, rng), c.xv = random_vec(size_t(S) * vd, rng);
+  c.x = random_vec(size_t(L) * E, rng), c.xk = random_vec(size_t(S) * kd, rng),
+  c.xv = random_vec(size_t(S) * vd, rng);
   return c;
 }
 
@@ -68,7 +69,8 @@ std::vector<double> reference(const Case& c, const attn::Mask& m, std::vector<do
       }
     return y;
   };
-  auto Q = proj(c.x, c.L, E, c.wq, c.bq, D), K = proj(c.xk, c.S, kd, c.wk, c.bk, D), V = proj(c.xv, c.S, vd, c.wv, c.bv, D);
+  auto Q = proj(c.x, c.L, E, c.wq, c.bq, D), K = proj(c.xk, c.S, kd, c.wk, c.bk, D),
+       V = proj(c.xv, c.S, vd, c.wv, c.bv, D);
   std::vector<double> O(size_t(c.L) * D, 0.0);
   if (probs) probs->assign(size_t(H) * c.L * c.S, 0.0);
   const int kl = m.key_length == attn::Mask::kAllKeys ? c.S : m.key_length;
@@ -106,7 +108,8 @@ struct AlignedBuffer {
   std::vector<unsigned char> raw;
   unsigned char* data;
   explicit AlignedBuffer(size_t n) : raw(n + ATTN_ARENA_ALIGN) {
-    data = raw.data() + (ATTN_ARENA_ALIGN - reinterpret_cast<uintptr_t>(raw.data()) % ATTN_ARENA_ALIGN) % ATTN_ARENA_ALIGN;
+    data = raw.data() +
+           (ATTN_ARENA_ALIGN - reinterpret_cast<uintptr_t>(raw.data()) % ATTN_ARENA_ALIGN) % ATTN_ARENA_ALIGN;
   }
 };
 
@@ -143,14 +146,17 @@ void run_and_check(const Case& c, const attn::Mask& mask, int tile_rows) {
 }  // namespace
 
 TEST_CASE("forward_f32 matches a double-precision reference", "[attention][f32]") {
-  struct Shape { attn::AttentionConfig cfg; int L, S; };
+  struct Shape {
+    attn::AttentionConfig cfg;
+    int L, S;
+  };
   const Shape shapes[] = {
-      {{8, 2}, 5, 5},                       // self
-      {{13, 1}, 7, 3},                      // E odd, one head, S < L
-      {{16, 4, 0, 0, 0, false}, 1, 9},      // L = 1, no bias
-      {{12, 3, 0, 7, 5}, 6, 11},            // cross, kdim != vdim != E
-      {{10, 4, 3}, 9, 9},                   // head_dim 3: H * hd = 12 != E
-      {{32, 16}, 17, 17},                   // head_dim 2, many heads
+      {{8, 2}, 5, 5},                   // self
+      {{13, 1}, 7, 3},                  // E odd, one head, S < L
+      {{16, 4, 0, 0, 0, false}, 1, 9},  // L = 1, no bias
+      {{12, 3, 0, 7, 5}, 6, 11},        // cross, kdim != vdim != E
+      {{10, 4, 3}, 9, 9},               // head_dim 3: H * hd = 12 != E
+      {{32, 16}, 17, 17},               // head_dim 2, many heads
   };
   for (const auto& s : shapes) {
     const Case c = make_case(s.cfg, s.L, s.S, 42);
@@ -181,7 +187,8 @@ TEST_CASE("fully masked query rows give all-zero weights and output bo", "[atten
   run_and_check(c, m, 4);
 }
 
-TEST_CASE("forward_f32 arena: exact plan bytes fit, one byte less fails and writes nothing", "[attention][arena]") {
+TEST_CASE("forward_f32 arena: exact plan bytes fit, one byte less fails and writes nothing",
+          "[attention][arena]") {
   const Case c = make_case({24, 3, 0, 10, 10}, 11, 7, 9);
   attn::Plan plan;
   REQUIRE(attn::plan_attention(c.cfg, attn::DType::kF32, c.L, c.S, &plan) == Status::kOk);
@@ -198,7 +205,7 @@ TEST_CASE("forward_f32 arena: exact plan bytes fit, one byte less fails and writ
       REQUIRE(st == Status::kOk);
     } else {
       REQUIRE(st == Status::kArenaTooSmall);
-      for (float v : y) REQUIRE(v == 7.0f);  // output untouched
+      for (float v : y) REQUIRE(v == 7.0f);                                     // output untouched
       for (size_t i = 0; i < bytes; ++i) REQUIRE(buf.data[guard + i] == 0xA5);  // arena untouched
     }
     for (size_t i = 0; i < guard; ++i) {
@@ -234,9 +241,8 @@ TEST_CASE("plan_attention gives one Status per bad configuration or shape", "[at
   using attn::AttentionConfig;
   using attn::DType;
   attn::Plan p;
-  auto plan = [&](AttentionConfig c, int L = 4, int S = 4, int tile = ATTN_TILE_ROWS, DType dt = DType::kF32) {
-    return attn::plan_attention(c, dt, L, S, &p, tile);
-  };
+  auto plan = [&](AttentionConfig c, int L = 4, int S = 4, int tile = ATTN_TILE_ROWS,
+                  DType dt = DType::kF32) { return attn::plan_attention(c, dt, L, S, &p, tile); };
   CHECK(plan({8, 2}) == Status::kOk);
   CHECK(attn::plan_attention({8, 2}, DType::kF32, 4, 4, nullptr) == Status::kNullArgument);
   CHECK(plan({0, 2}) == Status::kBadEmbedDim);

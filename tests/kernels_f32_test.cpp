@@ -69,8 +69,9 @@ TEST_CASE("scores_f32 and weighted_sum_f32 match double loops", "[kernels][f32]"
         auto k = random_vec(static_cast<size_t>(S * d), 5);
         std::vector<float> s(static_cast<size_t>(T * S));
         const float scale = 0.37f;
-        REQUIRE(attn::scores_f32(attn::matrix<const float>(q.data(), T, d), attn::matrix<const float>(k.data(), S, d),
-                                 scale, attn::matrix(s.data(), T, S)) == attn::Status::kOk);
+        REQUIRE(attn::scores_f32(attn::matrix<const float>(q.data(), T, d),
+                                 attn::matrix<const float>(k.data(), S, d), scale,
+                                 attn::matrix(s.data(), T, S)) == attn::Status::kOk);
         std::vector<double> want;
         for (int t = 0; t < T; ++t)
           for (int j = 0; j < S; ++j) {
@@ -126,7 +127,8 @@ TEST_CASE("head split and concat are inverse copies", "[kernels][f32]") {
   const int T = 3, H = 4, d = 5;
   auto x = random_vec(static_cast<size_t>(T * H * d), 8);
   std::vector<float> heads(x.size()), back(x.size());
-  REQUIRE(attn::head_split_f32(attn::matrix<const float>(x.data(), T, H * d), H, heads.data()) == attn::Status::kOk);
+  REQUIRE(attn::head_split_f32(attn::matrix<const float>(x.data(), T, H * d), H, heads.data()) ==
+          attn::Status::kOk);
   for (int h = 0; h < H; ++h)
     for (int t = 0; t < T; ++t)
       for (int c = 0; c < d; ++c) REQUIRE(heads[(h * T + t) * d + c] == x[t * H * d + h * d + c]);
