@@ -27,6 +27,9 @@ enum class [[nodiscard]] Status : int32_t{
     kBadDtype = 12,         // the entry does not support this dtype
     kPlanMismatch = 13,     // the Plan was made for another config, shape or dtype
     kBadCausalOffset = 14,  // mask.causal_offset < 0
+    kBadKvHeads = 15,       // num_kv_heads < 0 or does not divide num_heads
+    kBadRope = 16,          // rope_base negative or not finite, or head_dim odd with rope
+    kBadPosition = 17,      // a rotary position is negative
 
     // Memory (32..)
     kArenaTooSmall = 32,    // the arena has fewer free bytes than the plan needs

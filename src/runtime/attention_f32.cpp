@@ -4,7 +4,7 @@
 // Q is projected, every head's scores, softmax and weighted sum run on a
 // [T, S] scratch reused by all heads, and the tile's context goes straight
 // through the output projection into the caller's output. Arena use is
-// 2*S*D + 2*T*D + T*S floats, independent of H and of L.
+// 2*S*Dkv + 2*T*D + T*S floats, independent of H and of L.
 #include <cmath>
 
 #include "attn/attention.h"
@@ -43,6 +43,7 @@ Status check_args(const Plan& plan, const WeightsF32& w, const Mask& mask, const
     return Status::kBadKeyPadding;
   }
   if (mask.causal_offset < 0) return Status::kBadCausalOffset;
+  if (io.query_position < 0) return Status::kBadPosition;
   if (mask.additive != nullptr && mask.additive_stride != 0 && mask.additive_stride < plan.key_len) {
     return Status::kBadShape;
   }
@@ -57,23 +58,26 @@ Status forward_f32(const Plan& plan, const WeightsF32& w, const Mask& mask, cons
   const int32_t E = c.embed_dim;
   const int32_t H = c.num_heads;
   const int32_t hd = c.head_dim;
-  const int32_t D = H * hd;
+  const int32_t D = H * hd;                  // width of Q and O
+  const int32_t Dkv = c.num_kv_heads * hd;   // width of K and V
+  const int32_t group = H / c.num_kv_heads;  // query heads per K/V head
   const int32_t L = plan.query_len;
   const int32_t S = plan.key_len;
   const int32_t T = plan.tile_rows;
   const bool bias = c.bias;
+  const bool rope = c.rope_base != 0.0f;
   const int32_t mask_stride = mask.additive_stride != 0 ? mask.additive_stride : S;
 
   // Carve every buffer before writing anything: a short arena fails cleanly.
   const size_t mark = arena.mark();
-  float* k_buf = nullptr;  // K  [S, D]
-  float* v_buf = nullptr;  // V  [S, D]
+  float* k_buf = nullptr;  // K  [S, Dkv]
+  float* v_buf = nullptr;  // V  [S, Dkv]
   float* q_buf = nullptr;  // Q tile  [T, D]
   float* s_buf = nullptr;  // scores / probabilities  [T, S]
   float* o_buf = nullptr;  // context tile, heads concatenated  [T, D]
   const Status carved = [&] {
-    ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(D), &k_buf));
-    ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(D), &v_buf));
+    ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(Dkv), &k_buf));
+    ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(Dkv), &v_buf));
     ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(D), &q_buf));
     ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(S), &s_buf));
     ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(D), &o_buf));
@@ -83,12 +87,13 @@ Status forward_f32(const Plan& plan, const WeightsF32& w, const Mask& mask, cons
     arena.release(mark);
     return carved;
   }
-  const MatF32 K = matrix(k_buf, S, D);
-  const MatF32 V = matrix(v_buf, S, D);
+  const MatF32 K = matrix(k_buf, S, Dkv);
+  const MatF32 V = matrix(v_buf, S, Dkv);
 
   // K = Xk Wk^T + bk, V = Xv Wv^T + bv, once for all query tiles.
-  detail::linear_f32(matrix(io.key, S, c.kdim), matrix(w.wk, D, c.kdim), bias ? w.bk : nullptr, K);
-  detail::linear_f32(matrix(io.value, S, c.vdim), matrix(w.wv, D, c.vdim), bias ? w.bv : nullptr, V);
+  detail::linear_f32(matrix(io.key, S, c.kdim), matrix(w.wk, Dkv, c.kdim), bias ? w.bk : nullptr, K);
+  detail::linear_f32(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), bias ? w.bv : nullptr, V);
+  if (rope) detail::rope_f32(K, hd, 0, c.rope_base);  // key j sits at position j
 
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   for (int32_t t0 = 0; t0 < L; t0 += T) {
@@ -102,11 +107,13 @@ Status forward_f32(const Plan& plan, const WeightsF32& w, const Mask& mask, cons
     // Q_t = X_t Wq^T + bq
     detail::linear_f32(matrix(io.query + static_cast<ptrdiff_t>(t0) * E, rows, E), matrix(w.wq, D, E),
                        bias ? w.bq : nullptr, Q);
+    if (rope) detail::rope_f32(Q, hd, io.query_position + t0, c.rope_base);
 
     for (int32_t h = 0; h < H; ++h) {
-      const int32_t c0 = h * hd;  // head h owns columns [c0, c0 + hd) of Q, K, V and O
-      // s = Q_h K_h^T / sqrt(hd) over the visible keys
-      detail::scores_f32(Q.cols_slice(c0, hd), K.rows_slice(0, n).cols_slice(c0, hd), scale, P);
+      const int32_t c0 = h * hd;            // head h owns columns [c0, c0 + hd) of Q and O
+      const int32_t g0 = (h / group) * hd;  // and reads columns [g0, g0 + hd) of K and V
+      // s = Q_h K_g^T / sqrt(hd) over the visible keys
+      detail::scores_f32(Q.cols_slice(c0, hd), K.rows_slice(0, n).cols_slice(g0, hd), scale, P);
       for (int32_t r = 0; r < rows; ++r) {
         float* p = P.row(r);  // [n]
         if (mask.additive != nullptr) {
@@ -117,7 +124,7 @@ Status forward_f32(const Plan& plan, const WeightsF32& w, const Mask& mask, cons
         detail::softmax_row_f32(p, n);
       }
       // O_h = P V_h, written into head h's columns of the concatenated context
-      detail::weighted_sum_f32(P, V.rows_slice(0, n).cols_slice(c0, hd), O.cols_slice(c0, hd));
+      detail::weighted_sum_f32(P, V.rows_slice(0, n).cols_slice(g0, hd), O.cols_slice(c0, hd));
 
       if (io.attn_weights != nullptr) {  // [H, L, S]
         for (int32_t r = 0; r < rows; ++r) {
