@@ -99,6 +99,7 @@ std::vector<double> reference(const Case& c, const attn::Mask& m, std::vector<do
       double mx = -INFINITY;
       for (int j = 0; j < c.S; ++j) {
         if (j >= kl || (m.causal && j > i + m.causal_offset)) continue;
+        if (m.causal && m.window > 0 && j <= i + m.causal_offset - m.window) continue;
         double acc = 0;
         for (int d = 0; d < hd; ++d)
           acc += Q[size_t(i) * D + h * hd + d] * K[size_t(j) * Dkv + (h / group) * hd + d];
@@ -193,6 +194,10 @@ TEST_CASE("forward_f32 matches a double-precision reference", "[attention][f32]"
       attn::Mask causal;
       causal.causal = true;
       run_and_check(c, causal, tile);
+      attn::Mask windowed;
+      windowed.causal = true;
+      windowed.window = 3;
+      run_and_check(c, windowed, tile);
       attn::Mask padded;
       padded.key_length = (s.S + 1) / 2;
       padded.causal = s.L > 2;
@@ -327,6 +332,12 @@ TEST_CASE("forward_f32 gives one Status per bad argument", "[attention][errors]"
   m = attn::Mask();
   m.key_length = -2;
   CHECK(attn::forward_f32(plan, w, m, io, arena) == Status::kBadKeyPadding);
+  m = attn::Mask();
+  m.window = 2;  // a window needs causal
+  CHECK(attn::forward_f32(plan, w, m, io, arena) == Status::kBadWindow);
+  m.causal = true;
+  m.window = -1;
+  CHECK(attn::forward_f32(plan, w, m, io, arena) == Status::kBadWindow);
   m = attn::Mask();
   m.causal = true;
   m.causal_offset = -1;

@@ -63,6 +63,9 @@ struct Mask {
   // aligned, as torch.triu(ones(L, S), 1) masks). causal_offset >= 0.
   bool causal = false;
   int32_t causal_offset = 0;
+  // Sliding window (with causal only): query i also ignores keys
+  // j <= i + causal_offset - window, keeping the last `window`. 0: no window.
+  int32_t window = 0;
   // Key padding: keys at index >= key_length are ignored. kAllKeys: none.
   int32_t key_length = kAllKeys;
   // Optional additive float mask [L, S] with row stride additive_stride
@@ -145,7 +148,7 @@ Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int
 // anything is written; kArenaTooSmall otherwise) and gives them back on
 // return. Errors: kNullArgument (a required pointer; a bias pointer when
 // config.bias), kBadDtype / kPlanMismatch (plan not for f32), kBadKeyPadding,
-// kBadCausalOffset, kArenaTooSmall.
+// kBadCausalOffset, kBadWindow, kBadPosition, kArenaTooSmall.
 Status forward_f32(const Plan& plan, const WeightsF32& weights, const Mask& mask, const IoF32& io,
                    Arena& arena);
 
