@@ -250,7 +250,7 @@ TEST_CASE("golden: the reader rejects malformed files", "[golden][reader]") {
   magic[0] = 'X';
   rejects(magic, "bad magic");
   std::vector<unsigned char> end = good;
-  end.back() = 'X';
+  if (end.size() > 4) end[end.size() - 1] = static_cast<unsigned char>(0x58);
   rejects(end, "bad end marker");
   rejects(with_i32(8, 2), "version 2");
   rejects(with_i32(12, 0), "E = 0");

@@ -125,10 +125,10 @@ int main(int argc, char** argv) {
   std::printf("against torch.nn.MultiheadAttention (float64):\n");
   print_error_line("output y", ey);
   print_error_line("attention weights", ep);
-  std::printf("  y[0][0..%d]   attn % .6f", std::min(c.E, 4) - 1, static_cast<double>(y[0]));
+  std::printf("  y[0][0..%d]    attn  % .6f", std::min(c.E, 4) - 1, static_cast<double>(y[0]));
   for (int32_t j = 1; j < std::min(c.E, 4); ++j)
     std::printf(" % .6f", static_cast<double>(y[static_cast<size_t>(j)]));
-  std::printf("\n                torch % .6f", c.y[0]);
+  std::printf("\n                torch  % .6f", c.y[0]);
   for (int32_t j = 1; j < std::min(c.E, 4); ++j) std::printf(" % .6f", c.y[static_cast<size_t>(j)]);
   std::printf("\n%s\n", ey.ok() && ep.ok() ? "PASS" : "FAIL");
   return ey.ok() && ep.ok() ? 0 : 1;
