@@ -15,6 +15,7 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "attn/attention.h"
@@ -99,29 +100,27 @@ bool bench(const Shape& sh, double target_s, Result* out) {
   const attn::Mask mask;
   auto run = [&]() { return attn::forward_f32(plan, w, mask, io, arena); };
 
-  // Warm up, and estimate one run's time to pick the repeat count.
-  const Clock::time_point t0 = Clock::now();
-  int warm = 0;
-  do {
+  // Warm up (a tenth of the budget, at least two runs), then time single runs
+  // until the budget is spent: at least 5, at most 1e6 samples.
+  Clock::time_point t0 = Clock::now();
+  for (int warm = 0; warm < 2 || seconds_since(t0) < 0.1 * target_s; ++warm) {
     st = run();
     if (st != attn::Status::kOk) {
       std::fprintf(stderr, "forward_f32: %s\n", attn::status_name(st));
       return false;
     }
-    ++warm;
-  } while (seconds_since(t0) < 0.05 * target_s || warm < 2);
-  const double est = seconds_since(t0) / warm;
-  const int runs = static_cast<int>(std::min(100000.0, std::max(5.0, target_s / est)));
-
-  std::vector<double> us(static_cast<size_t>(runs));
-  for (double& t : us) {
+  }
+  std::vector<double> us;  // microseconds per forward
+  t0 = Clock::now();
+  while (us.size() < 5 || (seconds_since(t0) < target_s && us.size() < 1000000)) {
     const Clock::time_point a = Clock::now();
     (void)run();
-    t = std::chrono::duration<double, std::micro>(Clock::now() - a).count();
+    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - a).count());
   }
-  std::nth_element(us.begin(), us.begin() + runs / 2, us.end());
-  out->median_us = us[static_cast<size_t>(runs / 2)];
-  out->runs = runs;
+  const size_t mid = us.size() / 2;
+  std::nth_element(us.begin(), us.begin() + static_cast<ptrdiff_t>(mid), us.end());
+  out->median_us = us[mid];
+  out->runs = static_cast<int>(us.size());
   out->arena_bytes = plan.arena_bytes;
   return true;
 }
@@ -140,9 +139,10 @@ int main(int argc, char** argv) {
   }
   std::printf("attn f32 forward, self-attention (S = L), bias, single thread, kernels: %s, tile rows %d\n",
               attn::detail::kernel_set_f32(), ATTN_TILE_ROWS);
-  std::printf("%5s %5s %3s | %12s %9s | %12s | %7s\n", "L", "E", "H", "median us", "GFLOP/s", "arena bytes",
-              "runs");
-  std::printf("------------------+------------------------+--------------+--------\n");
+  char header[128];
+  const int n = std::snprintf(header, sizeof header, "%5s %5s %3s | %12s %9s | %12s | %7s", "L", "E", "H",
+                              "median us", "GFLOP/s", "arena bytes", "runs");
+  std::printf("%s\n%s\n", header, std::string(static_cast<size_t>(n), '-').c_str());
   for (const Shape& sh : kShapes) {
     Result r;
     if (!bench(sh, target_s, &r)) return 1;
