@@ -19,7 +19,7 @@
 
 namespace {
 
-const std::string kGoldenDir = ATTN_TEST_DATA_DIR "/golden";
+const std::string kGoldenDir = golden::default_dir();
 
 // A byte buffer holding `bytes` usable bytes at a 16-aligned address, with
 // `guard` bytes of a known pattern before and after them.
