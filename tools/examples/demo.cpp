@@ -1,0 +1,465 @@
+// attn_example_demo: a trained attention classifier, run by attn.
+//
+// The model (tools/train_demo.py) answers one question about a sequence of 31
+// tokens: do 佛, 跳, 墙 occur adjacent and in this order? A [CLS] token at
+// position 0 looks for them; a linear head on [CLS] says yes or no.
+//
+//   x      = tok_emb[ids] + pos_emb          [L, E]   (this file)
+//   x      = x + attention_0(x)              [L, E]   (attn: forward_f32 / _s8 / _s16)
+//   x      = x + attention_1(x)              [L, E]   (attn)
+//   logits = head_w x[0] + head_b            [2]      (this file)
+//
+// The .attn file holds the two attention blocks and, as user tensors, the
+// embeddings (tok_emb [V, E], pos_emb [L, E]) and the head (head_w [2, E],
+// head_b [2]). The embedding lookup, the residuals and the head are a few
+// lines of this program on top of the library's public API: this is how a
+// user embeds attn in a model of their own.
+//
+//   attn_example_demo [--data DIR] [--model F32.attn] [--limit N] [--svg OUT.svg]
+//                     [--write-calib DIR] [--min-accuracy PERCENT]
+//
+// Prints, for each model: accuracy on the held-out set, agreement with f32,
+// microseconds per inference, arena bytes and model bytes; then the attention
+// of [CLS] on one positive example as a terminal heat map, and writes every
+// head's attention of that example as an SVG heat map. Checks the f32 logits
+// against PyTorch's (DIR/logits.txt). Exit code 0 if the checks pass, 1 if
+// not, 2 on errors.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attn/attention.h"
+#include "attn/model.h"
+#include "cli/npy.h"
+
+namespace {
+
+#ifndef ATTN_TEST_DATA_DIR
+#define ATTN_TEST_DATA_DIR "tests/data"
+#endif
+
+// ------------------------------------------------------------------ data ---
+
+struct Example {
+  int label = 0;         // 1: contains 佛跳墙
+  std::vector<int> ids;  // [L] token ids, ids[0] = [CLS]
+};
+
+std::vector<std::string> read_vocab(const std::string& path) {
+  std::ifstream f(path);
+  std::vector<std::string> vocab;
+  for (std::string line; std::getline(f, line);) vocab.push_back(line);
+  return vocab;
+}
+
+// "label id id ... id" per line.
+std::vector<Example> read_examples(const std::string& path) {
+  std::ifstream f(path);
+  std::vector<Example> out;
+  for (std::string line; std::getline(f, line);) {
+    std::istringstream in(line);
+    Example e;
+    in >> e.label;
+    for (int id; in >> id;) e.ids.push_back(id);
+    if (!e.ids.empty()) out.push_back(e);
+  }
+  return out;
+}
+
+// A whole file in a 16-byte aligned buffer, as Model::load wants it (on an
+// MCU the blob is simply a const array in flash).
+struct Blob {
+  std::vector<std::max_align_t> storage;
+  size_t size = 0;
+  const void* data() const { return storage.data(); }
+};
+
+bool read_blob(const std::string& path, Blob* out) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  if (!f) return false;
+  out->size = static_cast<size_t>(f.tellg());
+  out->storage.assign(out->size / sizeof(std::max_align_t) + 1, std::max_align_t{});
+  f.seekg(0);
+  return static_cast<bool>(
+      f.read(reinterpret_cast<char*>(out->storage.data()), static_cast<std::streamsize>(out->size)));
+}
+
+// ----------------------------------------------------------------- model ---
+
+// A loaded demo model: views into the blob, plus the plan and arena of one forward.
+struct DemoModel {
+  std::string name;  // "f32", "s8", "s16"
+  Blob blob;
+  attn::Model model;
+  attn::Block blocks[2];
+  int32_t vocab = 0, seq = 0, embed = 0;  // V, L, E
+  const float* tok_emb = nullptr;         // [V, E]
+  const float* pos_emb = nullptr;         // [L, E]
+  const float* head_w = nullptr;          // [2, E]
+  const float* head_b = nullptr;          // [2]
+  attn::Plan plans[2];
+  std::vector<float> x, y;  // [L, E] each: the residual stream and one block's output
+  std::vector<std::max_align_t> arena_buffer;
+  attn::Arena arena;
+};
+
+bool fail(const char* what, attn::Status s) {
+  std::fprintf(stderr, "demo: %s: %s\n", what, attn::status_name(s));
+  return false;
+}
+
+// A user tensor of the file, checked against the shape the program expects.
+bool user_tensor(const attn::Model& m, const char* name, int32_t d0, int32_t d1, const float** out) {
+  attn::TensorView t;
+  const attn::Status s = m.find_tensor(name, &t);
+  if (s != attn::Status::kOk) return fail(name, s);
+  const bool ok = t.dtype == attn::DType::kF32 && t.rank == (d1 == 0 ? 1 : 2) && t.dims[0] == d0 &&
+                  (d1 == 0 || t.dims[1] == d1);
+  if (!ok) {
+    std::fprintf(stderr, "demo: user tensor %s has an unexpected shape or dtype\n", name);
+    return false;
+  }
+  *out = static_cast<const float*>(t.data);
+  return true;
+}
+
+bool load_model(const std::string& path, const char* name, DemoModel* m) {
+  m->name = name;
+  if (!read_blob(path, &m->blob)) {
+    std::fprintf(stderr, "demo: cannot read %s\n", path.c_str());
+    return false;
+  }
+  attn::Status s = attn::Model::load(m->blob.data(), m->blob.size, &m->model);
+  if (s != attn::Status::kOk) return fail(path.c_str(), s);
+  if (m->model.block_count() != 2) {
+    std::fprintf(stderr, "demo: %s: expected 2 attention blocks\n", path.c_str());
+    return false;
+  }
+  attn::TensorView pos;
+  if ((s = m->model.find_tensor("pos_emb", &pos)) != attn::Status::kOk) return fail("pos_emb", s);
+  attn::TensorView tok;
+  if ((s = m->model.find_tensor("tok_emb", &tok)) != attn::Status::kOk) return fail("tok_emb", s);
+  m->seq = pos.dims[0];
+  m->vocab = tok.dims[0];
+  m->embed = tok.dims[1];
+  if (!user_tensor(m->model, "tok_emb", m->vocab, m->embed, &m->tok_emb) ||
+      !user_tensor(m->model, "pos_emb", m->seq, m->embed, &m->pos_emb) ||
+      !user_tensor(m->model, "head_w", 2, m->embed, &m->head_w) ||
+      !user_tensor(m->model, "head_b", 2, 0, &m->head_b)) {
+    return false;
+  }
+  size_t arena_bytes = 0;
+  for (uint32_t b = 0; b < 2; ++b) {
+    if ((s = m->model.block(b, &m->blocks[b])) != attn::Status::kOk) return fail("block", s);
+    if (m->blocks[b].config.embed_dim != m->embed) {
+      std::fprintf(stderr, "demo: block %u is not %d wide\n", b, m->embed);
+      return false;
+    }
+    // Self-attention over the whole sequence: L = S = seq.
+    s = attn::plan_attention(m->blocks[b].config, m->blocks[b].dtype, m->seq, m->seq, &m->plans[b]);
+    if (s != attn::Status::kOk) return fail("plan_attention", s);
+    arena_bytes = std::max(arena_bytes, m->plans[b].arena_bytes);
+  }
+  m->x.resize(static_cast<size_t>(m->seq * m->embed));
+  m->y.resize(static_cast<size_t>(m->seq * m->embed));
+  // The arena: on an MCU, `alignas(16) static uint8_t arena[N]` with N from the plan.
+  m->arena_buffer.assign(arena_bytes / sizeof(std::max_align_t) + 1, std::max_align_t{});
+  s = m->arena.init(m->arena_buffer.data(), arena_bytes);
+  return s == attn::Status::kOk || fail("arena", s);
+}
+
+size_t arena_bytes(const DemoModel& m) { return std::max(m.plans[0].arena_bytes, m.plans[1].arena_bytes); }
+
+// One attention block: y = attention_b(x). `weights` (optional): [H, L, L].
+attn::Status run_block(DemoModel& m, int b, const float* x, float* y, float* weights) {
+  attn::Mask mask;                      // every token sees every token
+  attn::IoF32 io{x, x, x, y, weights};  // self-attention: query = key = value = x
+  return attn::forward_f32(m.plans[b], m.blocks[b].f32, mask, io, m.arena);
+}
+
+// The whole model on one sequence: logits[2]. `weights` (optional):
+// [2 blocks, H, L, L] attention probabilities. `block_inputs` (optional):
+// [2, L, E] the input of each block, for calibration.
+attn::Status classify(DemoModel& m, const int* ids, float logits[2], float* weights = nullptr,
+                      float* block_inputs = nullptr) {
+  const int L = m.seq, E = m.embed;
+  std::vector<float>& x = m.x;   // [L, E] the residual stream
+  std::vector<float>& y = m.y;   // [L, E] one block's output
+  for (int i = 0; i < L; ++i) {  // x = tok_emb[ids] + pos_emb
+    for (int e = 0; e < E; ++e) x[i * E + e] = m.tok_emb[ids[i] * E + e] + m.pos_emb[i * E + e];
+  }
+  for (int b = 0; b < 2; ++b) {
+    if (block_inputs != nullptr) std::copy(x.begin(), x.end(), block_inputs + b * L * E);
+    float* w = weights != nullptr ? weights + b * m.blocks[b].config.num_heads * L * L : nullptr;
+    ATTN_TRY(run_block(m, b, x.data(), y.data(), w));
+    for (int k = 0; k < L * E; ++k) x[k] += y[k];  // residual
+  }
+  for (int c = 0; c < 2; ++c) {  // logits = head_w x[0] + head_b
+    float acc = m.head_b[c];
+    for (int e = 0; e < E; ++e) acc += m.head_w[c * E + e] * x[e];
+    logits[c] = acc;
+  }
+  return attn::Status::kOk;
+}
+
+// -------------------------------------------------------------- evaluate ---
+
+struct Result {
+  std::vector<int> predictions;  // per example
+  double accuracy = 0;           // percent
+  double us_per_inference = 0;
+};
+
+bool evaluate(DemoModel& m, const std::vector<Example>& set, Result* r) {
+  float logits[2];
+  int correct = 0;
+  for (const Example& e : set) {
+    const attn::Status s = classify(m, e.ids.data(), logits);
+    if (s != attn::Status::kOk) return fail("classify", s);
+    const int pred = logits[1] > logits[0] ? 1 : 0;
+    r->predictions.push_back(pred);
+    correct += pred == e.label;
+  }
+  r->accuracy = 100.0 * correct / static_cast<double>(set.size());
+  // Time: the best of three passes over the set (the machine may be busy).
+  double best = 1e30;
+  for (int pass = 0; pass < 3; ++pass) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (const Example& e : set) (void)classify(m, e.ids.data(), logits);
+    const std::chrono::duration<double, std::micro> dt = std::chrono::steady_clock::now() - t0;
+    best = std::min(best, dt.count() / static_cast<double>(set.size()));
+  }
+  r->us_per_inference = best;
+  return true;
+}
+
+double agreement(const Result& a, const Result& b) {
+  size_t same = 0;
+  for (size_t i = 0; i < a.predictions.size(); ++i) same += a.predictions[i] == b.predictions[i];
+  return 100.0 * static_cast<double>(same) / static_cast<double>(a.predictions.size());
+}
+
+// PyTorch's logits for the first test examples (DIR/logits.txt: two per line).
+// Returns the largest |attn - torch|, or -1 when the file is missing.
+double check_logits(DemoModel& m, const std::vector<Example>& set, const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return -1;
+  double worst = 0;
+  float want[2], got[2];
+  for (size_t i = 0; i < set.size() && f >> want[0] >> want[1]; ++i) {
+    if (classify(m, set[i].ids.data(), got) != attn::Status::kOk) return 1e30;
+    for (int c = 0; c < 2; ++c) worst = std::max(worst, static_cast<double>(std::fabs(got[c] - want[c])));
+  }
+  return worst;
+}
+
+// ------------------------------------------------------------ heat maps ---
+
+// A token as two terminal columns (CJK characters are wide).
+std::string cell_label(const std::string& tok) { return tok == "[CLS]" ? "CL" : tok; }
+
+// The [CLS] row (query 0) of every head, shaded; keys labelled below.
+void print_cls_rows(const DemoModel& m, const std::vector<float>& w, const Example& e,
+                    const std::vector<std::string>& vocab) {
+  static const char* const kShade[] = {"  ", "░░", "▒▒", "▓▓", "██"};
+  const int L = m.seq;
+  for (int b = 0; b < 2; ++b) {
+    const int H = m.blocks[b].config.num_heads;
+    for (int h = 0; h < H; ++h) {
+      const float* row = &w[static_cast<size_t>(((b * H + h) * L + 0) * L)];  // query 0 = [CLS]
+      const float top = *std::max_element(row, row + L);
+      std::printf("  block %d head %d  ", b, h);
+      for (int j = 0; j < L; ++j) {
+        const int level = top > 0 ? static_cast<int>(std::lround(4.0f * row[j] / top)) : 0;
+        std::printf("%s", kShade[level]);
+      }
+      std::printf("  max %.2f\n", static_cast<double>(top));
+    }
+  }
+  std::printf("  %-16s", "key");
+  for (int j = 0; j < L; ++j) std::printf("%s", cell_label(vocab[static_cast<size_t>(e.ids[j])]).c_str());
+  std::printf("\n");
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else
+      out += c;
+  }
+  return out;
+}
+
+// Every head of both blocks: a grid of query x key heat maps, labelled with the tokens.
+bool write_svg(const std::string& path, const DemoModel& m, const std::vector<float>& w, const Example& e,
+               const std::vector<std::string>& vocab) {
+  const int L = m.seq, H = m.blocks[0].config.num_heads;
+  const int cell = 12, margin = 44, gap = 30, panel = L * cell;
+  const int width = margin + H * (panel + gap), height = margin + 2 * (panel + gap + 16) + 10;
+  std::ofstream f(path);
+  if (!f) return false;
+  f << "<svg xmlns='http://www.w3.org/2000/svg' width='" << width << "' height='" << height
+    << "' font-family='sans-serif' font-size='9'>\n<rect width='100%' height='100%' fill='white'/>\n"
+    << "<text x='4' y='14' font-size='12'>attention weights (rows: query, columns: key) of one sequence "
+       "with 佛跳墙 (colour: square root of the weight; C = [CLS])</text>\n";
+  for (int b = 0; b < 2; ++b) {
+    for (int h = 0; h < H; ++h) {
+      const int x0 = margin + h * (panel + gap), y0 = margin + 16 + b * (panel + gap + 16);
+      f << "<text x='" << x0 << "' y='" << y0 - 18 << "' font-size='11'>block " << b << ", head " << h
+        << "</text>\n";
+      for (int i = 0; i < L; ++i) {
+        const std::string tok = xml_escape(vocab[static_cast<size_t>(e.ids[i])]);
+        const std::string label = i == 0 ? "C" : tok;
+        const bool special = e.ids[i] >= 1 && e.ids[i] <= 3;  // 佛 跳 墙 in red
+        const char* colour = special ? " fill='red'" : "";
+        f << "<text x='" << x0 - 3 << "' y='" << y0 + i * cell + 9 << "' text-anchor='end'" << colour << ">"
+          << label << "</text>"
+          << "<text x='" << x0 + i * cell + 6 << "' y='" << y0 - 3 << "' text-anchor='middle'" << colour
+          << ">" << label << "</text>\n";
+        for (int j = 0; j < L; ++j) {
+          const float p = w[static_cast<size_t>(((b * H + h) * L + i) * L + j)];
+          const int shade = 255 - static_cast<int>(std::lround(255.0f * std::sqrt(std::min(1.0f, p))));
+          f << "<rect x='" << x0 + j * cell << "' y='" << y0 + i * cell << "' width='" << cell << "' height='"
+            << cell << "' fill='rgb(" << shade << "," << shade << ",255)'><title>" << i << "->" << j << ": "
+            << p << "</title></rect>";
+        }
+        f << "\n";
+      }
+    }
+  }
+  f << "</svg>\n";
+  return static_cast<bool>(f);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir = std::string(ATTN_TEST_DATA_DIR) + "/demo";
+  std::string model_path, svg_path = "demo_attention.svg", calib_dir;
+  size_t limit = 0;
+  double min_accuracy = 99.0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (a == "--data" && has_value)
+      dir = argv[++i];
+    else if (a == "--model" && has_value)
+      model_path = argv[++i];
+    else if (a == "--svg" && has_value)
+      svg_path = argv[++i];
+    else if (a == "--limit" && has_value)
+      limit = std::stoul(argv[++i]);
+    else if (a == "--write-calib" && has_value)
+      calib_dir = argv[++i];
+    else if (a == "--min-accuracy" && has_value)
+      min_accuracy = std::stod(argv[++i]);
+    else {
+      std::fprintf(stderr,
+                   "usage: %s [--data DIR] [--model F32.attn] [--limit N] [--svg OUT.svg] "
+                   "[--write-calib DIR] [--min-accuracy PERCENT]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  if (model_path.empty()) model_path = dir + "/demo.attn";
+
+  const std::vector<std::string> vocab = read_vocab(dir + "/vocab.txt");
+  std::vector<Example> test = read_examples(dir + "/test.txt");
+  if (limit != 0 && test.size() > limit) test.resize(limit);
+  static DemoModel f32;  // large: not on the stack
+  if (!load_model(model_path, "f32", &f32)) return 2;
+  for (const Example& e : test) {
+    const bool ok =
+        static_cast<int32_t>(e.ids.size()) == f32.seq &&
+        std::all_of(e.ids.begin(), e.ids.end(), [&](int id) { return id >= 0 && id < f32.vocab; });
+    if (!ok || static_cast<int32_t>(vocab.size()) != f32.vocab) {
+      std::fprintf(stderr, "demo: %s does not match the model (vocab %d, length %d)\n", dir.c_str(),
+                   f32.vocab, f32.seq);
+      return 2;
+    }
+  }
+  if (test.empty()) {
+    std::fprintf(stderr, "demo: no examples in %s/test.txt\n", dir.c_str());
+    return 2;
+  }
+  bool ok = true;
+
+  // Calibration inputs for `attn quantize`: the input of each block, [N, L, E].
+  if (!calib_dir.empty()) {
+    const std::vector<Example> calib = read_examples(dir + "/calib.txt");
+    const size_t n = calib.size(), le = static_cast<size_t>(f32.seq * f32.embed);
+    std::vector<float> inputs[2] = {std::vector<float>(n * le), std::vector<float>(n * le)};
+    std::vector<float> both(2 * le);  // [2, L, E]
+    float logits[2];
+    for (size_t i = 0; i < n; ++i) {
+      if (classify(f32, calib[i].ids.data(), logits, nullptr, both.data()) != attn::Status::kOk) return 2;
+      std::copy(both.begin(), both.begin() + static_cast<long>(le),
+                inputs[0].begin() + static_cast<long>(i * le));
+      std::copy(both.begin() + static_cast<long>(le), both.end(),
+                inputs[1].begin() + static_cast<long>(i * le));
+    }
+    for (int b = 0; b < 2; ++b) {
+      const std::string path = calib_dir + "/calib_block" + std::to_string(b) + ".npy";
+      const std::vector<uint8_t> bytes =
+          attn::npy::serialize_f32({static_cast<int64_t>(n), f32.seq, f32.embed}, inputs[b].data());
+      std::ofstream(path, std::ios::binary)
+          .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      std::printf("wrote %s [%zu, %d, %d]\n", path.c_str(), n, f32.seq, f32.embed);
+    }
+  }
+
+  // 1. The table.
+  Result r32;
+  if (!evaluate(f32, test, &r32)) return 2;
+  std::printf(
+      "\n佛跳墙 classifier: %zu held-out sequences of %d tokens, 2 attention blocks (E=%d, %d heads)\n\n",
+      test.size(), f32.seq, f32.embed, f32.blocks[0].config.num_heads);
+  std::printf("  %-6s %9s %13s %14s %12s %12s\n", "model", "accuracy", "agree w/ f32", "us/inference",
+              "arena bytes", "model bytes");
+  std::printf("  %-6s %8.2f%% %12.2f%% %14.1f %12zu %12zu\n", f32.name.c_str(), r32.accuracy,
+              agreement(r32, r32), r32.us_per_inference, arena_bytes(f32), f32.blob.size);
+  if (r32.accuracy < min_accuracy) {
+    std::printf("FAIL: f32 accuracy below %.2f%%\n", min_accuracy);
+    ok = false;
+  }
+
+  // 2. Same numbers as PyTorch?
+  const double logit_err = check_logits(f32, test, dir + "/logits.txt");
+  if (logit_err >= 0) {
+    const bool logits_ok = logit_err <= 1e-4;
+    std::printf("\n  f32 logits vs PyTorch: max |diff| %.2e (%s)\n", logit_err, logits_ok ? "ok" : "FAIL");
+    ok = ok && logits_ok;
+  }
+
+  // 3. What [CLS] looks at, on the first positive example.
+  const auto pos = std::find_if(test.begin(), test.end(), [](const Example& e) { return e.label == 1; });
+  if (pos != test.end()) {
+    const int H = f32.blocks[0].config.num_heads;
+    std::vector<float> weights(static_cast<size_t>(2 * H * f32.seq * f32.seq));  // [2, H, L, L]
+    float logits[2];
+    if (classify(f32, pos->ids.data(), logits, weights.data()) != attn::Status::kOk) return 2;
+    std::printf("\nattention of [CLS] on test sequence %ld (logit yes - no = %+.2f):\n\n",
+                static_cast<long>(pos - test.begin()), static_cast<double>(logits[1] - logits[0]));
+    print_cls_rows(f32, weights, *pos, vocab);
+    if (!svg_path.empty()) {
+      if (!write_svg(svg_path, f32, weights, *pos, vocab)) {
+        std::fprintf(stderr, "demo: cannot write %s\n", svg_path.c_str());
+        return 2;
+      }
+      std::printf("\nwrote %s (every head of both blocks, query x key)\n", svg_path.c_str());
+    }
+  }
+  return ok ? 0 : 1;
+}
