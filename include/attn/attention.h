@@ -104,19 +104,27 @@ constexpr size_t attention_arena_bytes(const AttentionConfig& c, DType dtype, in
                                        int32_t tile_rows = ATTN_TILE_ROWS) {
   const int32_t hd = c.resolved_head_dim();
   if (c.embed_dim <= 0 || c.num_heads <= 0 || hd <= 0 || L <= 0 || S <= 0 || tile_rows <= 0) return 0;
-  const size_t d = static_cast<size_t>(c.num_heads) * static_cast<size_t>(hd);
-  const size_t s = static_cast<size_t>(S);
-  const size_t t = static_cast<size_t>(tile_rows < L ? tile_rows : L);
+  // 64-bit arithmetic: S * D alone can pass 2^32 within the caps on a 32-bit MCU.
+  const uint64_t d = static_cast<uint64_t>(c.num_heads) * static_cast<uint64_t>(hd);
+  const uint64_t s = static_cast<uint64_t>(S);
+  const uint64_t t = static_cast<uint64_t>(tile_rows < L ? tile_rows : L);
+  const auto aligned = [](uint64_t n) -> uint64_t {
+    return (n + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN;
+  };
+  uint64_t bytes = 0;
   if (dtype == DType::kF32) {
-    return 2 * arena_round_up(s * d * sizeof(float)) + 2 * arena_round_up(t * d * sizeof(float)) +
-           arena_round_up(t * s * sizeof(float));
+    bytes = 2 * aligned(s * d * 4)  // K, V        [S, D] f32
+            + aligned(t * d * 4)    // Q tile      [T, D] f32
+            + aligned(t * s * 4)    // scores      [T, S] f32
+            + aligned(t * d * 4);   // O tile      [T, D] f32
   }
-  return 0;
+  return bytes <= SIZE_MAX ? static_cast<size_t>(bytes) : 0;
 }
 
 // Validate config and shape for `dtype` and fill *out. Errors: kNullArgument,
 // kBadEmbedDim, kBadNumHeads, kBadHeadDim, kBadKeyDim, kBadValueDim,
-// kBadQueryLength, kBadKeyLength, kBadTileRows, kBadDtype.
+// kBadQueryLength, kBadKeyLength, kBadTileRows, kBadDtype, kSizeOverflow (the
+// arena would not fit in size_t).
 Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int32_t S, Plan* out,
                       int32_t tile_rows = ATTN_TILE_ROWS);
 

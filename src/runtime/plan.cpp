@@ -1,0 +1,45 @@
+// plan.cpp: validate a configuration and shape once, and size the arena.
+#include "attn/attention.h"
+
+namespace attn {
+namespace {
+
+bool dim_ok(int32_t v) { return v > 0 && v <= ATTN_MAX_DIM; }
+bool optional_dim_ok(int32_t v) { return v == 0 || dim_ok(v); }
+bool seq_ok(int32_t v) { return v > 0 && v <= ATTN_MAX_SEQ; }
+
+}  // namespace
+
+Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int32_t S, Plan* out,
+                      int32_t tile_rows) {
+  if (out == nullptr) return Status::kNullArgument;
+  *out = Plan();
+  if (!dim_ok(config.embed_dim)) return Status::kBadEmbedDim;
+  if (config.num_heads <= 0 || config.num_heads > ATTN_MAX_HEADS) return Status::kBadNumHeads;
+  if (!optional_dim_ok(config.head_dim)) return Status::kBadHeadDim;
+  if (config.head_dim == 0 && config.embed_dim % config.num_heads != 0) return Status::kBadHeadDim;
+  if (!optional_dim_ok(config.kdim)) return Status::kBadKeyDim;
+  if (!optional_dim_ok(config.vdim)) return Status::kBadValueDim;
+  if (!seq_ok(L)) return Status::kBadQueryLength;
+  if (!seq_ok(S)) return Status::kBadKeyLength;
+  if (tile_rows <= 0) return Status::kBadTileRows;
+
+  if (dtype != DType::kF32) return Status::kBadDtype;  // the dtypes with a forward
+
+  // All shapes are valid here, so 0 means the sum does not fit in size_t.
+  const size_t bytes = attention_arena_bytes(config, dtype, L, S, tile_rows);
+  if (bytes == 0) return Status::kSizeOverflow;
+
+  out->config = config;
+  out->config.head_dim = config.resolved_head_dim();
+  out->config.kdim = config.resolved_kdim();
+  out->config.vdim = config.resolved_vdim();
+  out->dtype = dtype;
+  out->query_len = L;
+  out->key_len = S;
+  out->tile_rows = tile_rows < L ? tile_rows : L;
+  out->arena_bytes = bytes;
+  return Status::kOk;
+}
+
+}  // namespace attn

@@ -1,0 +1,307 @@
+// forward_f32 and plan_attention: against a naive double-precision
+// multi-head attention, arena behaviour, and one Status per bad argument.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "attn/attention.h"
+
+namespace {
+
+using attn::Status;
+
+// The arena size is a constant expression: firmware sizes static buffers with it.
+constexpr attn::AttentionConfig kStaticCfg{64, 4};
+static_assert(attn::attention_arena_bytes(kStaticCfg, attn::DType::kF32, 64, 64) ==
+                  2 * 64 * 64 * 4 + 2 * 4 * 64 * 4 + 4 * 64 * 4,
+              "f32 arena: K, V [S,D] + Q, O tiles [T,D] + scores [T,S]");
+
+std::vector<float> random_vec(size_t n, std::mt19937& rng, float scale = 1.0f) {
+  std::normal_distribution<float> dist(0.0f, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+struct Case {
+  attn::AttentionConfig cfg;
+  int L, S;
+  std::vector<float> wq, wk, wv, wo, bq, bk, bv, bo, x, xk, xv;
+  attn::WeightsF32 weights() const {
+    attn::WeightsF32 w{wq.data(), wk.data(), wv.data(), wo.data()};
+    if (cfg.bias) {
+      w.bq = bq.data(), w.bk = bk.data(), w.bv = bv.data(), w.bo = bo.data();
+    }
+    return w;
+  }
+};
+
+Case make_case(attn::AttentionConfig cfg, int L, int S, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Case c{cfg, L, S, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  const size_t E = size_t(cfg.embed_dim), D = size_t(cfg.inner_dim());
+  const size_t kd = size_t(cfg.resolved_kdim()), vd = size_t(cfg.resolved_vdim());
+  const float ws = 1.0f / std::sqrt(float(E));
+  c.wq = random_vec(D * E, rng, ws), c.wk = random_vec(D * kd, rng, ws), c.wv = random_vec(D * vd, rng, ws);
+  c.wo = random_vec(E * D, rng, ws);
+  c.bq = random_vec(D, rng, 0.1f), c.bk = random_vec(D, rng, 0.1f), c.bv = random_vec(D, rng, 0.1f);
+  c.bo = random_vec(E, rng, 0.1f);
+  c.x = random_vec(size_t(L) * E, rng), c.xk = random_vec(size_t(S) * kd, rng),
+  c.xv = random_vec(size_t(S) * vd, rng);
+  return c;
+}
+
+// Naive multi-head attention in double, written from the formula.
+std::vector<double> reference(const Case& c, const attn::Mask& m, std::vector<double>* probs) {
+  const int E = c.cfg.embed_dim, H = c.cfg.num_heads, hd = c.cfg.resolved_head_dim(), D = H * hd;
+  const int kd = c.cfg.resolved_kdim(), vd = c.cfg.resolved_vdim();
+  auto proj = [&](const std::vector<float>& x, int rows, int in, const std::vector<float>& w,
+                  const std::vector<float>& b, int out) {
+    std::vector<double> y(size_t(rows) * out);
+    for (int r = 0; r < rows; ++r)
+      for (int o = 0; o < out; ++o) {
+        double acc = c.cfg.bias ? b[o] : 0.0;
+        for (int i = 0; i < in; ++i) acc += double(x[r * in + i]) * w[o * in + i];
+        y[size_t(r) * out + o] = acc;
+      }
+    return y;
+  };
+  auto Q = proj(c.x, c.L, E, c.wq, c.bq, D), K = proj(c.xk, c.S, kd, c.wk, c.bk, D),
+       V = proj(c.xv, c.S, vd, c.wv, c.bv, D);
+  std::vector<double> O(size_t(c.L) * D, 0.0);
+  if (probs) probs->assign(size_t(H) * c.L * c.S, 0.0);
+  const int kl = m.key_length == attn::Mask::kAllKeys ? c.S : m.key_length;
+  for (int h = 0; h < H; ++h)
+    for (int i = 0; i < c.L; ++i) {
+      std::vector<double> s(size_t(c.S), -INFINITY);
+      double mx = -INFINITY;
+      for (int j = 0; j < c.S; ++j) {
+        if (j >= kl || (m.causal && j > i + m.causal_offset)) continue;
+        double acc = 0;
+        for (int d = 0; d < hd; ++d) acc += Q[size_t(i) * D + h * hd + d] * K[size_t(j) * D + h * hd + d];
+        s[j] = acc / std::sqrt(double(hd)) + (m.additive ? m.additive[i * c.S + j] : 0.0);
+        mx = std::fmax(mx, s[j]);
+      }
+      if (mx == -INFINITY) continue;  // fully masked: zero weights
+      double sum = 0;
+      for (int j = 0; j < c.S; ++j) sum += s[j] == -INFINITY ? 0.0 : std::exp(s[j] - mx);
+      for (int j = 0; j < c.S; ++j) {
+        const double p = s[j] == -INFINITY ? 0.0 : std::exp(s[j] - mx) / sum;
+        if (probs) (*probs)[(size_t(h) * c.L + i) * c.S + j] = p;
+        for (int d = 0; d < hd; ++d) O[size_t(i) * D + h * hd + d] += p * V[size_t(j) * D + h * hd + d];
+      }
+    }
+  std::vector<double> y(size_t(c.L) * E);
+  for (int i = 0; i < c.L; ++i)
+    for (int e = 0; e < E; ++e) {
+      double acc = c.cfg.bias ? c.bo[e] : 0.0;
+      for (int d = 0; d < D; ++d) acc += O[size_t(i) * D + d] * c.wo[size_t(e) * D + d];
+      y[size_t(i) * E + e] = acc;
+    }
+  return y;
+}
+
+struct AlignedBuffer {
+  std::vector<unsigned char> raw;
+  unsigned char* data;
+  explicit AlignedBuffer(size_t n) : raw(n + ATTN_ARENA_ALIGN) {
+    data = raw.data() +
+           (ATTN_ARENA_ALIGN - reinterpret_cast<uintptr_t>(raw.data()) % ATTN_ARENA_ALIGN) % ATTN_ARENA_ALIGN;
+  }
+};
+
+// The conformance bound: max|got - want| <= 1e-5 * max|want| + 1e-6.
+bool within_bound(const std::vector<float>& got, const std::vector<double>& want) {
+  double max_ref = 0, max_err = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    max_ref = std::fmax(max_ref, std::fabs(want[i]));
+    max_err = std::fmax(max_err, std::fabs(got[i] - want[i]));
+  }
+  INFO("max err " << max_err << ", max |want| " << max_ref);
+  return max_err <= 1e-5 * max_ref + 1e-6;
+}
+
+void run_and_check(const Case& c, const attn::Mask& mask, int tile_rows) {
+  attn::Plan plan;
+  REQUIRE(attn::plan_attention(c.cfg, attn::DType::kF32, c.L, c.S, &plan, tile_rows) == Status::kOk);
+  REQUIRE(plan.arena_bytes == attn::attention_arena_bytes(c.cfg, attn::DType::kF32, c.L, c.S, tile_rows));
+  AlignedBuffer buf(plan.arena_bytes);
+  attn::Arena arena;
+  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  std::vector<float> y(size_t(c.L) * c.cfg.embed_dim, NAN);
+  std::vector<float> p(size_t(c.cfg.num_heads) * c.L * c.S, NAN);
+  attn::IoF32 io{c.x.data(), c.xk.data(), c.xv.data(), y.data(), p.data()};
+  REQUIRE(attn::forward_f32(plan, c.weights(), mask, io, arena) == Status::kOk);
+  REQUIRE(arena.used() == 0);
+  REQUIRE(arena.high_water() == plan.arena_bytes);
+  std::vector<double> want_p;
+  const auto want = reference(c, mask, &want_p);
+  REQUIRE(within_bound(y, want));
+  REQUIRE(within_bound(p, want_p));
+}
+
+}  // namespace
+
+TEST_CASE("forward_f32 matches a double-precision reference", "[attention][f32]") {
+  struct Shape {
+    attn::AttentionConfig cfg;
+    int L, S;
+  };
+  const Shape shapes[] = {
+      {{8, 2}, 5, 5},                   // self
+      {{13, 1}, 7, 3},                  // E odd, one head, S < L
+      {{16, 4, 0, 0, 0, false}, 1, 9},  // L = 1, no bias
+      {{12, 3, 0, 7, 5}, 6, 11},        // cross, kdim != vdim != E
+      {{10, 4, 3}, 9, 9},               // head_dim 3: H * hd = 12 != E
+      {{32, 16}, 17, 17},               // head_dim 2, many heads
+  };
+  for (const auto& s : shapes) {
+    const Case c = make_case(s.cfg, s.L, s.S, 42);
+    for (int tile : {1, 4, 64}) {
+      attn::Mask none;
+      run_and_check(c, none, tile);
+      attn::Mask causal;
+      causal.causal = true;
+      run_and_check(c, causal, tile);
+      attn::Mask padded;
+      padded.key_length = (s.S + 1) / 2;
+      padded.causal = s.L > 2;
+      run_and_check(c, padded, tile);
+      std::vector<float> add(size_t(s.L) * s.S);
+      std::mt19937 rng(3);
+      for (auto& v : add) v = (rng() % 5 == 0) ? -INFINITY : float(int(rng() % 7) - 3) * 0.5f;
+      attn::Mask additive;
+      additive.additive = add.data();
+      run_and_check(c, additive, tile);
+    }
+  }
+}
+
+TEST_CASE("fully masked query rows give all-zero weights and output bo", "[attention][f32]") {
+  const Case c = make_case({8, 2}, 4, 6, 7);
+  attn::Mask m;
+  m.key_length = 0;
+  run_and_check(c, m, 4);
+}
+
+TEST_CASE("forward_f32 arena: exact plan bytes fit, one byte less fails and writes nothing",
+          "[attention][arena]") {
+  const Case c = make_case({24, 3, 0, 10, 10}, 11, 7, 9);
+  attn::Plan plan;
+  REQUIRE(attn::plan_attention(c.cfg, attn::DType::kF32, c.L, c.S, &plan) == Status::kOk);
+  const size_t guard = 64;
+  for (size_t bytes : {plan.arena_bytes, plan.arena_bytes - 1}) {
+    AlignedBuffer buf(bytes + 2 * guard);
+    std::memset(buf.data, 0xA5, bytes + 2 * guard);
+    attn::Arena arena;
+    REQUIRE(arena.init(buf.data + guard, bytes) == Status::kOk);
+    std::vector<float> y(size_t(c.L) * c.cfg.embed_dim, 7.0f);
+    attn::IoF32 io{c.x.data(), c.xk.data(), c.xv.data(), y.data()};
+    const Status st = attn::forward_f32(plan, c.weights(), attn::Mask(), io, arena);
+    if (bytes == plan.arena_bytes) {
+      REQUIRE(st == Status::kOk);
+    } else {
+      REQUIRE(st == Status::kArenaTooSmall);
+      for (float v : y) REQUIRE(v == 7.0f);                                     // output untouched
+      for (size_t i = 0; i < bytes; ++i) REQUIRE(buf.data[guard + i] == 0xA5);  // arena untouched
+    }
+    for (size_t i = 0; i < guard; ++i) {
+      REQUIRE(buf.data[i] == 0xA5);
+      REQUIRE(buf.data[guard + bytes + i] == 0xA5);
+    }
+  }
+}
+
+TEST_CASE("Arena alignment, exhaustion and high-water mark", "[arena]") {
+  alignas(16) static unsigned char buf[64];
+  attn::Arena a;
+  REQUIRE(a.init(nullptr, 64) == Status::kNullArgument);
+  REQUIRE(a.init(buf + 1, 63) == Status::kArenaMisaligned);
+  REQUIRE(a.init(buf, 64) == Status::kOk);
+  void* p = nullptr;
+  REQUIRE(a.alloc(1, &p) == Status::kOk);
+  REQUIRE(p == buf);
+  REQUIRE(a.used() == 16);
+  const size_t m = a.mark();
+  REQUIRE(a.alloc(48, &p) == Status::kOk);
+  REQUIRE(a.alloc(1, &p) == Status::kArenaTooSmall);
+  REQUIRE(p == nullptr);
+  a.release(m);
+  REQUIRE(a.used() == 16);
+  REQUIRE(a.high_water() == 64);
+  float* f = nullptr;
+  REQUIRE(a.alloc_array(SIZE_MAX / 2, &f) == Status::kArenaTooSmall);
+  REQUIRE(a.alloc(SIZE_MAX, &p) == Status::kArenaTooSmall);
+}
+
+TEST_CASE("plan_attention gives one Status per bad configuration or shape", "[attention][errors]") {
+  using attn::AttentionConfig;
+  using attn::DType;
+  attn::Plan p;
+  auto plan = [&](AttentionConfig c, int L = 4, int S = 4, int tile = ATTN_TILE_ROWS,
+                  DType dt = DType::kF32) { return attn::plan_attention(c, dt, L, S, &p, tile); };
+  CHECK(plan({8, 2}) == Status::kOk);
+  CHECK(attn::plan_attention({8, 2}, DType::kF32, 4, 4, nullptr) == Status::kNullArgument);
+  CHECK(plan({0, 2}) == Status::kBadEmbedDim);
+  CHECK(plan({ATTN_MAX_DIM + 1, 1}) == Status::kBadEmbedDim);
+  CHECK(plan({8, 0}) == Status::kBadNumHeads);
+  CHECK(plan({8, ATTN_MAX_HEADS + 1}) == Status::kBadNumHeads);
+  CHECK(plan({8, 3}) == Status::kBadHeadDim);  // 3 does not divide 8
+  CHECK(plan({8, 3, 3}) == Status::kOk);       // unless head_dim is given
+  CHECK(plan({8, 2, -1}) == Status::kBadHeadDim);
+  CHECK(plan({8, 2, 0, -4}) == Status::kBadKeyDim);
+  CHECK(plan({8, 2, 0, 0, ATTN_MAX_DIM + 1}) == Status::kBadValueDim);
+  CHECK(plan({8, 2}, 0) == Status::kBadQueryLength);
+  CHECK(plan({8, 2}, ATTN_MAX_SEQ + 1) == Status::kBadQueryLength);
+  CHECK(plan({8, 2}, 4, -1) == Status::kBadKeyLength);
+  CHECK(plan({8, 2}, 4, 4, 0) == Status::kBadTileRows);
+  CHECK(plan({8, 2}, 4, 4, 4, DType::kS64) == Status::kBadDtype);
+}
+
+TEST_CASE("forward_f32 gives one Status per bad argument", "[attention][errors]") {
+  const Case c = make_case({8, 2}, 3, 5, 11);
+  attn::Plan plan;
+  REQUIRE(attn::plan_attention(c.cfg, attn::DType::kF32, c.L, c.S, &plan) == Status::kOk);
+  AlignedBuffer buf(plan.arena_bytes);
+  attn::Arena arena;
+  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  std::vector<float> y(size_t(c.L) * c.cfg.embed_dim);
+  const attn::IoF32 io{c.x.data(), c.xk.data(), c.xv.data(), y.data()};
+  const attn::WeightsF32 w = c.weights();
+
+  attn::IoF32 no_out = io;
+  no_out.output = nullptr;
+  CHECK(attn::forward_f32(plan, w, {}, no_out, arena) == Status::kNullArgument);
+  attn::WeightsF32 no_bias = w;
+  no_bias.bk = nullptr;
+  CHECK(attn::forward_f32(plan, no_bias, {}, io, arena) == Status::kNullArgument);
+  attn::Mask m;
+  m.key_length = c.S + 1;
+  CHECK(attn::forward_f32(plan, w, m, io, arena) == Status::kBadKeyPadding);
+  m = attn::Mask();
+  m.key_length = -2;
+  CHECK(attn::forward_f32(plan, w, m, io, arena) == Status::kBadKeyPadding);
+  m = attn::Mask();
+  m.causal = true;
+  m.causal_offset = -1;
+  CHECK(attn::forward_f32(plan, w, m, io, arena) == Status::kBadCausalOffset);
+  attn::Plan forged = plan;
+  forged.arena_bytes -= 16;
+  CHECK(attn::forward_f32(forged, w, {}, io, arena) == Status::kPlanMismatch);
+  CHECK(attn::forward_f32(attn::Plan(), w, {}, io, arena) == Status::kPlanMismatch);
+  forged = plan;
+  forged.dtype = attn::DType::kS8;
+  CHECK(attn::forward_f32(forged, w, {}, io, arena) == Status::kBadDtype);
+  attn::Arena empty;
+  CHECK(attn::forward_f32(plan, w, {}, io, empty) == Status::kArenaTooSmall);
+  CHECK(attn::forward_f32(plan, w, {}, io, arena) == Status::kOk);
+}
+
+TEST_CASE("status_name names every code", "[status]") {
+  CHECK(std::string(attn::status_name(Status::kArenaTooSmall)) == "kArenaTooSmall");
+  CHECK(std::string(attn::status_name(Status::kCrcMismatch)) == "kCrcMismatch");
+  CHECK(std::string(attn::status_name(static_cast<Status>(9999))) == "kUnknownStatus");
+}
