@@ -62,19 +62,20 @@ void port_fault_report(const uint32_t* frame, int code, const char* name) {
 
 /* Pick the stack the fault frame went to (MSP or PSP, from EXC_RETURN bit 2)
  * and hand it to port_fault_report(code, name). */
-#define PORT_FAULT_HANDLER(fn, code, name)                                   \
-  static const char fn##_name[] = name;                                      \
-  void fn(void) __attribute__((naked));                                      \
-  void fn(void) {                                                            \
-    __asm volatile(                                                          \
-        "tst lr, #4\n"                                                       \
-        "ite eq\n"                                                           \
-        "mrseq r0, msp\n"                                                    \
-        "mrsne r0, psp\n"                                                    \
-        "movs r1, %0\n"                                                      \
-        "ldr r2, =%c1\n"                                                     \
-        "b port_fault_report\n"                                              \
-        ".ltorg\n" ::"i"(code), "i"(fn##_name));                             \
+#define PORT_FAULT_HANDLER(fn, code, name) \
+  static const char fn##_name[] = name;    \
+  void fn(void) __attribute__((naked));    \
+  void fn(void) {                          \
+    __asm volatile(                        \
+        "tst lr, #4\n"                     \
+        "ite eq\n"                         \
+        "mrseq r0, msp\n"                  \
+        "mrsne r0, psp\n"                  \
+        "movs r1, %0\n"                    \
+        "ldr r2, =%c1\n"                   \
+        "b port_fault_report\n"            \
+        ".ltorg\n" ::"i"(code),            \
+        "i"(fn##_name));                   \
   }
 
 PORT_FAULT_HANDLER(NMI_Handler, PORT_EXIT_NMI, "NMI")

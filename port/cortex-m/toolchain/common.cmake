@@ -31,7 +31,6 @@ set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 
 set(CMAKE_CROSSCOMPILING_EMULATOR ${CMAKE_CURRENT_LIST_DIR}/../run-qemu.sh;${ATTN_BOARD})
-set(CMAKE_EXECUTABLE_SUFFIX .elf)
 
 # The top-level CMakeLists.txt adds port/${ATTN_PORT} when this is set.
 set(ATTN_PORT cortex-m)
