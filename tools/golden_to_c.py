@@ -73,7 +73,7 @@ def literal(x, suffix):
 
 
 def emit_array(out, ident, ctype, values, suffix):
-    out.append(f"alignas(16) const {ctype} {ident}[{len(values)}] = {{")
+    out.append(f"alignas(16) const {ctype} {ident}[{len(values)}] ATTN_GOLDEN_SECTION = {{")
     per_line = 6
     for i in range(0, len(values), per_line):
         out.append("  " + ", ".join(literal(v, suffix) for v in values[i:i + per_line]) + ",")

@@ -7,6 +7,12 @@
 
 #include "attn/attention.h"
 
+// Where the case arrays go: the linker scripts put .golden in bulk memory
+// (flash on MPS2; DDR on mps3-an547, whose 512 KiB ITCM cannot hold them).
+#ifndef ATTN_GOLDEN_SECTION
+#define ATTN_GOLDEN_SECTION __attribute__((section(".golden")))
+#endif
+
 // Config and shape only, so that buffers can be sized at compile time.
 struct GoldenShape {
   int32_t E, H, head_dim, kdim, vdim;
