@@ -13,7 +13,7 @@
 #define SYST_RELOAD 0x00FFFFFFu /* 24 bits: one wrap every 2^24 ticks */
 
 static volatile uint32_t g_wraps; /* SysTick wraps since port_counter_init() */
-static uint64_t g_start_ticks;    /* ticks at port_counter_start() */
+static uint64_t g_start_insns;    /* instructions at port_counter_start() */
 static uint64_t g_empty_insns;    /* cost of an empty start/stop region */
 
 void SysTick_Handler(void) { g_wraps = g_wraps + 1u; }
@@ -49,9 +49,14 @@ void port_counter_init(void) {
   g_empty_insns = port_counter_stop();
 }
 
-__attribute__((noinline)) void port_counter_start(void) { g_start_ticks = ticks_now(); }
+/* Both ends convert absolute ticks to absolute instructions before taking
+ * the difference: the count started on an instruction boundary, so each
+ * conversion is exact, where a difference of ticks could be off by one
+ * instruction depending on the phase (32.768 ticks per instruction on the
+ * M55, 25.6 on the MPS2 boards). */
+__attribute__((noinline)) void port_counter_start(void) { g_start_insns = ticks_to_insns(ticks_now()); }
 
 __attribute__((noinline)) uint64_t port_counter_stop(void) {
-  const uint64_t insns = ticks_to_insns(ticks_now() - g_start_ticks);
+  const uint64_t insns = ticks_to_insns(ticks_now()) - g_start_insns;
   return insns > g_empty_insns ? insns - g_empty_insns : 0;
 }

@@ -22,7 +22,8 @@ set(_attn_gcc_inc /usr/lib/arm-none-eabi/include)
 execute_process(COMMAND arm-none-eabi-gcc -mthumb ${ATTN_BOARD_FLAGS} -print-multi-directory
                 OUTPUT_VARIABLE _attn_multi OUTPUT_STRIP_TRAILING_WHITESPACE)
 execute_process(COMMAND arm-none-eabi-gcc -dumpversion OUTPUT_VARIABLE _attn_gcc_ver OUTPUT_STRIP_TRAILING_WHITESPACE)
-set(_attn_clang_sys "-nostdlibinc -isystem ${_attn_gcc_inc}")
+# -fshort-enums: the enum size arm-none-eabi-gcc (and so newlib) uses.
+set(_attn_clang_sys "-fshort-enums -nostdlibinc -isystem ${_attn_gcc_inc}")
 set(_attn_clang_cxx
     "-nostdinc++ -isystem ${_attn_gcc_inc}/c++/${_attn_gcc_ver} -isystem ${_attn_gcc_inc}/c++/${_attn_gcc_ver}/arm-none-eabi/${_attn_multi} -isystem ${_attn_gcc_inc}/c++/${_attn_gcc_ver}/backward")
 string(APPEND CMAKE_C_FLAGS_INIT " ${_attn_clang_sys}")
@@ -30,7 +31,8 @@ string(APPEND CMAKE_ASM_FLAGS_INIT " ${_attn_clang_sys}")
 string(APPEND CMAKE_CXX_FLAGS_INIT " ${_attn_clang_cxx} ${_attn_clang_sys}")
 
 # Link with GCC's driver: it knows newlib's multilibs, specs and libgcc.
-string(JOIN " " _attn_link_cpu -mthumb ${ATTN_BOARD_FLAGS})
+# -z noexecstack: clang marks its objects, newlib does not; silence ld.
+string(JOIN " " _attn_link_cpu -mthumb ${ATTN_BOARD_FLAGS} -Wl,-z,noexecstack)
 set(CMAKE_C_LINK_EXECUTABLE "arm-none-eabi-gcc ${_attn_link_cpu} <LINK_FLAGS> <OBJECTS> -o <TARGET> <LINK_LIBRARIES>")
 set(CMAKE_CXX_LINK_EXECUTABLE "arm-none-eabi-g++ ${_attn_link_cpu} <LINK_FLAGS> <OBJECTS> -o <TARGET> <LINK_LIBRARIES>")
 set(CMAKE_AR arm-none-eabi-ar CACHE FILEPATH "")

@@ -43,9 +43,12 @@ void port_exit(int code) __attribute__((noreturn));
  * `-icount shift=10` (run-qemu.sh always passes it): virtual time then
  * advances 2^10 ns per instruction and SysTick, clocked from the CPU clock,
  * advances 1024 * f_cpu / 1e9 ticks per instruction. The 24-bit SysTick is
- * extended to 64 bits by its wrap interrupt (about 15 instructions per 2^24
- * ticks, i.e. per ~0.65M instructions, included in the counts). The cost of
- * an empty start/stop region is measured once and subtracted.
+ * extended to 64 bits by its wrap interrupt (5-6 instructions per 2^24
+ * ticks, i.e. per ~0.5-0.65M instructions, included in the counts). Both
+ * ends of a region convert absolute ticks to absolute instructions, which is
+ * exact (images/selftest.c checks a loop of known length to the
+ * instruction); the cost of an empty start/stop region is measured once and
+ * subtracted, so an empty region counts 0.
  * These are instruction counts, not cycles: QEMU has no timing model. */
 
 /* Start SysTick and measure the empty-region cost. Called by the startup
