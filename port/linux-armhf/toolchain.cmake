@@ -10,7 +10,9 @@ set(ATTN_QEMU_CPU cortex-a7)
 set(CMAKE_C_COMPILER ${ATTN_CROSS_TRIPLE}-gcc)
 set(CMAKE_CXX_COMPILER ${ATTN_CROSS_TRIPLE}-g++)
 set(CMAKE_C_FLAGS_INIT "-march=armv7-a -mfpu=neon -mfloat-abi=hard")
-set(CMAKE_CXX_FLAGS_INIT "-march=armv7-a -mfpu=neon -mfloat-abi=hard")
+# -Wno-psabi: silence GCC's note that std::pair passing changed in GCC 7.1 (all code here
+# is built by one compiler).
+set(CMAKE_CXX_FLAGS_INIT "-march=armv7-a -mfpu=neon -mfloat-abi=hard -Wno-psabi")
 
 set(ATTN_SYSROOT /usr/${ATTN_CROSS_TRIPLE})
 set(CMAKE_FIND_ROOT_PATH ${ATTN_SYSROOT})
