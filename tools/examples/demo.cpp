@@ -437,7 +437,10 @@ int main(int argc, char** argv) {
 
   // 2. Same numbers as PyTorch?
   const double logit_err = check_logits(f32, test, dir + "/logits.txt");
-  if (logit_err >= 0) {
+  if (logit_err < 0) {
+    std::printf("\nFAIL: no PyTorch logits (%s/logits.txt) to check against\n", dir.c_str());
+    ok = false;
+  } else {
     const bool logits_ok = logit_err <= 1e-4;
     std::printf("\n  f32 logits vs PyTorch: max |diff| %.2e (%s)\n", logit_err, logits_ok ? "ok" : "FAIL");
     ok = ok && logits_ok;
