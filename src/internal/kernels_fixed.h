@@ -15,6 +15,9 @@ namespace detail {
 // Probabilities of the fused softmax are Q0.15 (32767 ~ 1.0). Chosen by
 // measurement, see softmax_fused_s32_ref.cpp.
 constexpr int kProbBits = 15;
+// The unnormalized exps e_j are Q0.15 too (e_max = 2^15), so their sum over
+// S <= 65536 keys fits a uint32.
+constexpr int kExpBits = 15;
 
 // Constants of the fused softmax (attn::FusedSoftmaxParams carries them).
 struct FusedSoftmax {

@@ -53,6 +53,7 @@ const char* status_name(Status s) {
     ATTN_STATUS_CASE(kBadReserved)
     ATTN_STATUS_CASE(kUnknownFlags)
     ATTN_STATUS_CASE(kBadQuantParams)
+    ATTN_STATUS_CASE(kUnsupportedMask)
 #undef ATTN_STATUS_CASE
   }
   return "kUnknownStatus";
