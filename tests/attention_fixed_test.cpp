@@ -61,10 +61,12 @@ Model make_model(attn::AttentionConfig cfg, std::mt19937& rng) {
   const size_t E = size_t(cfg.embed_dim), D = size_t(cfg.inner_dim());
   const size_t kd = size_t(cfg.resolved_kdim()), vd = size_t(cfg.resolved_vdim());
   m.wq = randn(D * E, rng, 1.0 / std::sqrt(double(E)));
-  m.wk = randn(D * kd, rng, 1.0 / std::sqrt(double(kd)));
-  m.wv = randn(D * vd, rng, 1.0 / std::sqrt(double(vd)));
+  const size_t Dkv = size_t(cfg.kv_dim());
+  m.wk = randn(Dkv * kd, rng, 1.0 / std::sqrt(double(kd)));
+  m.wv = randn(Dkv * vd, rng, 1.0 / std::sqrt(double(vd)));
   m.wo = randn(E * D, rng, 1.0 / std::sqrt(double(D)));
-  m.bq = randn(D, rng, 0.1), m.bk = randn(D, rng, 0.1), m.bv = randn(D, rng, 0.1), m.bo = randn(E, rng, 0.1);
+  m.bq = randn(D, rng, 0.1), m.bk = randn(Dkv, rng, 0.1), m.bv = randn(Dkv, rng, 0.1),
+  m.bo = randn(E, rng, 0.1);
   return m;
 }
 
@@ -110,34 +112,40 @@ template <class Fq>
 Stages run_double(const attn::AttentionConfig& cfg, const Vec& wq, const Vec& wk, const Vec& wv,
                   const Vec& wo, const Model& m, const Inputs& in, const attn::Mask& mask, Fq fq) {
   const int E = cfg.embed_dim, H = cfg.num_heads, hd = cfg.resolved_head_dim(), D = H * hd;
+  const int Dkv = cfg.kv_dim(), group = H / cfg.resolved_kv_heads();
   const int kd = cfg.resolved_kdim(), vd = cfg.resolved_vdim(), L = in.L, S = in.S;
   const Vec bq = cfg.bias ? to_d(m.bq) : Vec(), bk = cfg.bias ? to_d(m.bk) : Vec();
   const Vec bv = cfg.bias ? to_d(m.bv) : Vec(), bo = cfg.bias ? to_d(m.bo) : Vec();
   Stages st;
   st.x = fq(0, to_d(in.x)), st.xk = fq(1, to_d(in.xk)), st.xv = fq(2, to_d(in.xv));
   st.q = fq(3, project(st.x, L, E, wq, bq, D));
-  st.k = fq(4, project(st.xk, S, kd, wk, bk, D));
-  st.v = fq(5, project(st.xv, S, vd, wv, bv, D));
+  st.k = fq(4, project(st.xk, S, kd, wk, bk, Dkv));
+  st.v = fq(5, project(st.xv, S, vd, wv, bv, Dkv));
   Vec ctx(size_t(L) * D, 0.0);
   const int kl = mask.key_length == attn::Mask::kAllKeys ? S : mask.key_length;
   for (int h = 0; h < H; ++h)
     for (int i = 0; i < L; ++i) {
-      const int n = std::min(kl, mask.causal ? i + mask.causal_offset + 1 : S);
-      if (n <= 0) continue;
-      Vec s(static_cast<size_t>(n));
+      // Key j takes part if j < key_length and, when causal, j <= i + offset and j > i + offset - window.
+      int lo = 0, hi = kl;
+      if (mask.causal) {
+        hi = std::min(hi, i + mask.causal_offset + 1);
+        if (mask.window > 0) lo = std::max(0, i + mask.causal_offset + 1 - mask.window);
+      }
+      if (lo >= hi) continue;
+      const int g = (h / group) * hd;  // K/V columns of head h's group
+      Vec s(static_cast<size_t>(hi - lo));
       double mx = -1e300;
-      for (int j = 0; j < n; ++j) {
+      for (int j = lo; j < hi; ++j) {
         double acc = 0.0;
-        for (int c = 0; c < hd; ++c)
-          acc += st.q[size_t(i) * D + h * hd + c] * st.k[size_t(j) * D + h * hd + c];
-        s[j] = acc / std::sqrt(double(hd));
-        mx = std::max(mx, s[j]);
+        for (int c = 0; c < hd; ++c) acc += st.q[size_t(i) * D + h * hd + c] * st.k[size_t(j) * Dkv + g + c];
+        s[j - lo] = acc / std::sqrt(double(hd));
+        mx = std::max(mx, s[j - lo]);
       }
       double sum = 0.0;
       for (double& v : s) sum += (v = std::exp(v - mx));
-      for (int j = 0; j < n; ++j)
+      for (int j = lo; j < hi; ++j)
         for (int c = 0; c < hd; ++c)
-          ctx[size_t(i) * D + h * hd + c] += s[j] / sum * st.v[size_t(j) * D + h * hd + c];
+          ctx[size_t(i) * D + h * hd + c] += s[j - lo] / sum * st.v[size_t(j) * Dkv + g + c];
     }
   st.ctx = fq(6, ctx);
   st.y = fq(7, project(st.ctx, L, D, wo, bo, E));
@@ -242,10 +250,10 @@ Result evaluate(const Model& m, const std::vector<Inputs>& calib, const Inputs& 
   // Ideal fake-quant simulation of the same scheme.
   const attn::QuantParams qp[8] = {act.query, act.key, act.value,   act.q,
                                    act.k,     act.v,   act.context, act.output};
-  const int D = cfg.inner_dim();
+  const int D = cfg.inner_dim(), Dkv = cfg.kv_dim();
   const Stages ideal =
-      run_double(cfg, fake_quant_weight(m.wq, D, E), fake_quant_weight(m.wk, D, cfg.resolved_kdim()),
-                 fake_quant_weight(m.wv, D, cfg.resolved_vdim()), fake_quant_weight(m.wo, E, D), m, test,
+      run_double(cfg, fake_quant_weight(m.wq, D, E), fake_quant_weight(m.wk, Dkv, cfg.resolved_kdim()),
+                 fake_quant_weight(m.wv, Dkv, cfg.resolved_vdim()), fake_quant_weight(m.wo, E, D), m, test,
                  mask, [&](int stage, const Vec& v) { return fake_quant(v, qp[stage], dt); });
   const Stages ref = float_forward(m, test, mask);
   return {sqnr_db(ref.y, ideal.y), sqnr_db(ref.y, y)};
@@ -263,6 +271,12 @@ attn::Mask causal() {
   m.causal = true;
   return m;
 }
+attn::Mask windowed(int w) {
+  attn::Mask m;
+  m.causal = true;
+  m.window = w;
+  return m;
+}
 attn::Mask padded(int kl) {
   attn::Mask m;
   m.key_length = kl;
@@ -276,9 +290,11 @@ const Spec kSpecs[] = {
     {{128, 8}, 24, 24, true, {}},
     {{64, 4}, 32, 32, true, causal()},
     {{64, 4}, 12, 40, false, padded(29)},
-    {{48, 3, 0, 40, 24}, 10, 50, false, {}},      // kdim, vdim != E
-    {{64, 4, 0, 0, 0, false}, 16, 16, true, {}},  // no biases
-    {{64, 2, 24}, 16, 24, false, {}},             // head_dim given, D != E
+    {{48, 3, 0, 40, 24}, 10, 50, false, {}},         // kdim, vdim != E
+    {{64, 4, 0, 0, 0, false}, 16, 16, true, {}},     // no biases
+    {{64, 2, 24}, 16, 24, false, {}},                // head_dim given, D != E
+    {{64, 8, 0, 0, 0, true, 2}, 20, 48, false, {}},  // grouped-query: 8 query heads, 2 K/V heads
+    {{64, 4}, 40, 40, true, windowed(7)},            // causal sliding window
 };
 
 void run_accuracy(DType dt, double median_min, double floor_db) {

@@ -61,8 +61,8 @@ struct ActivationQuant {
 // Per-output-channel weight scales (views into the storage arena).
 struct WeightScales {
   const float* q = nullptr;  // [D]
-  const float* k = nullptr;  // [D]
-  const float* v = nullptr;  // [D]
+  const float* k = nullptr;  // [Dkv]
+  const float* v = nullptr;  // [Dkv]
   const float* o = nullptr;  // [E]
 };
 

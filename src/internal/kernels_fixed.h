@@ -37,10 +37,10 @@ void softmax_s8_ref(ConstMatS8 x, const SoftmaxS8Params& p, MatS8 y);
 void scores_s8_ref(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, MatS32 s);
 // s[T, S] = round_half_up(sum_c q[t, c] * k[j, c] / 2^score_shift), int64 sum, int32 result.
 void scores_s16_ref(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);
-// One row: int32 scores row[0, n_valid) -> Q0.15 probabilities written as
-// int16 over the first 2*n bytes of the same row (entry j at
-// reinterpret_cast<int16_t*>(row)[j]); entries [n_valid, n) become 0.
-void softmax_fused_row_ref(int32_t* row, int32_t n_valid, int32_t n, const FusedSoftmax& sm);
+// One row: int32 scores row[begin, end) -> Q0.15 probabilities written as
+// int16 over the first 2*n bytes of the same row (entry j at bytes [2j, 2j+2));
+// entries outside [begin, end) (masked keys) become 0. 0 <= begin <= end <= n.
+void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 // o[t, c] = clamp(zo + MBQM(sum_j p[t, j] * (v[j, c] - zv), m, sh), -128, 127), int32 sum.
 void weighted_sum_s8_ref(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
 // o[t, c] = clamp(requantize_s64(sum_j p[t, j] * v[j, c], m, sh), -32768, 32767), int64 sum.
@@ -52,7 +52,7 @@ void linear_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS1
 void softmax_s8(ConstMatS8 x, const SoftmaxS8Params& p, MatS8 y);
 void scores_s8(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, MatS32 s);
 void scores_s16(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);
-void softmax_fused_row(int32_t* row, int32_t n_valid, int32_t n, const FusedSoftmax& sm);
+void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
 void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
 

@@ -181,7 +181,8 @@ size_t quantized_attention_bytes(const AttentionConfig& c, DType dtype) {
   const size_t kd = static_cast<size_t>(c.resolved_kdim()), vd = static_cast<size_t>(c.resolved_vdim());
   // int8: int32 biases, always present (they carry the zero-point fold); int16: int64, only with config.bias.
   const size_t bb = dtype == DType::kS16 ? (c.bias ? 8 : 0) : 4;
-  return projection_bytes(D, E, bb) + projection_bytes(D, kd, bb) + projection_bytes(D, vd, bb) +
+  const size_t Dkv = static_cast<size_t>(c.kv_dim());
+  return projection_bytes(D, E, bb) + projection_bytes(Dkv, kd, bb) + projection_bytes(Dkv, vd, bb) +
          projection_bytes(E, D, bb);
 }
 
@@ -191,7 +192,7 @@ Status quantize_attention_s8(const AttentionConfig& config, const WeightsF32& w,
   *out = WeightsS8();
   ATTN_TRY(check_inputs(config, w, r, DType::kS8));
   const int32_t E = config.embed_dim, D = config.inner_dim(), hd = config.resolved_head_dim();
-  const int32_t kd = config.resolved_kdim(), vd = config.resolved_vdim();
+  const int32_t kd = config.resolved_kdim(), vd = config.resolved_vdim(), Dkv = config.kv_dim();
   const ActivationQuant a = choose_all(r, DType::kS8);
   *act = a;
   struct Spec {
@@ -204,8 +205,8 @@ Status quantize_attention_s8(const AttentionConfig& config, const WeightsF32& w,
   };
   WeightScales ws;
   const Spec specs[4] = {{w.wq, w.bq, D, E, a.query, a.q, &out->q, &ws.q},
-                         {w.wk, w.bk, D, kd, a.key, a.k, &out->k, &ws.k},
-                         {w.wv, w.bv, D, vd, a.value, a.v, &out->v, &ws.v},
+                         {w.wk, w.bk, Dkv, kd, a.key, a.k, &out->k, &ws.k},
+                         {w.wv, w.bv, Dkv, vd, a.value, a.v, &out->v, &ws.v},
                          {w.wo, w.bo, E, D, a.context, a.output, &out->o, &ws.o}};
   for (const Spec& s : specs) {
     int8_t* wq = nullptr;
@@ -240,7 +241,7 @@ Status quantize_attention_s16(const AttentionConfig& config, const WeightsF32& w
   *out = WeightsS16();
   ATTN_TRY(check_inputs(config, w, r, DType::kS16));
   const int32_t E = config.embed_dim, D = config.inner_dim(), hd = config.resolved_head_dim();
-  const int32_t kd = config.resolved_kdim(), vd = config.resolved_vdim();
+  const int32_t kd = config.resolved_kdim(), vd = config.resolved_vdim(), Dkv = config.kv_dim();
   const ActivationQuant a = choose_all(r, DType::kS16);
   *act = a;
   struct Spec {
@@ -253,8 +254,8 @@ Status quantize_attention_s16(const AttentionConfig& config, const WeightsF32& w
   };
   WeightScales ws;
   const Spec specs[4] = {{w.wq, w.bq, D, E, a.query, a.q, &out->q, &ws.q},
-                         {w.wk, w.bk, D, kd, a.key, a.k, &out->k, &ws.k},
-                         {w.wv, w.bv, D, vd, a.value, a.v, &out->v, &ws.v},
+                         {w.wk, w.bk, Dkv, kd, a.key, a.k, &out->k, &ws.k},
+                         {w.wv, w.bv, Dkv, vd, a.value, a.v, &out->v, &ws.v},
                          {w.wo, w.bo, E, D, a.context, a.output, &out->o, &ws.o}};
   for (const Spec& s : specs) {
     int8_t* wq = nullptr;

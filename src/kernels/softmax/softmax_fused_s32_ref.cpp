@@ -43,18 +43,18 @@ inline void store_prob(int32_t* row, int32_t j, int32_t p) {
 
 }  // namespace
 
-void softmax_fused_row_ref(int32_t* row, int32_t n_valid, int32_t n, const FusedSoftmax& sm) {
+void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
   // Output: int16 probabilities [n] over the first 2n bytes of row.
-  if (n_valid <= 0) {  // fully masked: all-zero weights
+  if (begin >= end) {  // fully masked: all-zero weights
     for (int32_t j = 0; j < n; ++j) store_prob(row, j, 0);
     return;
   }
-  int32_t smax = row[0];
-  for (int32_t j = 1; j < n_valid; ++j) smax = row[j] > smax ? row[j] : smax;
+  int32_t smax = row[begin];
+  for (int32_t j = begin + 1; j < end; ++j) smax = row[j] > smax ? row[j] : smax;
 
   // Pass 1: e_j in place of s_j (int32), and their sum (<= 2^15 * S).
   uint32_t sum = 0;
-  for (int32_t j = 0; j < n_valid; ++j) {
+  for (int32_t j = begin; j < end; ++j) {
     const int32_t u = fp::wrap_sub(smax, row[j]);  // >= 0, < 2^31 for scores in (-2^30, 2^30)
     int32_t e = 0;
     if (u <= sm.diff_limit) {
@@ -83,12 +83,13 @@ void softmax_fused_row_ref(int32_t* row, int32_t n_valid, int32_t n, const Fused
   constexpr int32_t kProbMax = (1 << kProbBits) - 1;
 
   // Pass 2: p_j as int16 over the start of the row (entry j's bytes are
-  // inside entries <= j, already read).
-  for (int32_t j = 0; j < n_valid; ++j) {
+  // inside entry j / 2 <= j: already read, or masked).
+  for (int32_t j = begin; j < end; ++j) {
     const uint64_t pj = (static_cast<uint64_t>(row[j]) * recip + half) >> shift;
     store_prob(row, j, pj < kProbMax ? static_cast<int32_t>(pj) : kProbMax);
   }
-  for (int32_t j = n_valid; j < n; ++j) store_prob(row, j, 0);
+  for (int32_t j = 0; j < begin; ++j) store_prob(row, j, 0);
+  for (int32_t j = end; j < n; ++j) store_prob(row, j, 0);
 }
 
 }  // namespace detail
