@@ -11,7 +11,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "attn/attention.h"
@@ -340,6 +342,204 @@ TEST_CASE("peaky softmax (inputs x6): still within 1 dB of the ideal", "[attenti
                 r.int_db);
     CHECK(r.int_db >= r.ideal_db - 1.0);
   }
+}
+
+}  // namespace
+
+namespace {
+
+// A quantized model ready to run, for the behaviour and error tests.
+struct Quantized {
+  Model m;
+  std::vector<uint8_t> storage;
+  attn::WeightsS8 w;
+  attn::ActivationQuant act;
+};
+
+std::unique_ptr<Quantized> quantize_s8(attn::AttentionConfig cfg, int L, int S, uint32_t seed) {
+  auto q = std::make_unique<Quantized>();
+  std::mt19937 rng(seed);
+  q->m = make_model(cfg, rng);
+  attn::CalibrationRanges r;
+  for (int i = 0; i < 4; ++i) {
+    const Stages s = float_forward(q->m, make_inputs(cfg, L, S, false, 1.0, rng), {});
+    widen(r.query, s.x), widen(r.key, s.xk), widen(r.value, s.xv), widen(r.q, s.q), widen(r.k, s.k);
+    widen(r.v, s.v), widen(r.context, s.ctx), widen(r.output, s.y);
+  }
+  q->storage.resize(attn::quantized_attention_bytes(cfg, DType::kS8) + 64);
+  const size_t skip = (64 - reinterpret_cast<uintptr_t>(q->storage.data()) % 64) % 64;
+  attn::Arena st;
+  REQUIRE(st.init(q->storage.data() + skip, q->storage.size() - 64) == Status::kOk);
+  REQUIRE(attn::quantize_attention_s8(cfg, q->m.weights(), r, st, &q->w, &q->act) == Status::kOk);
+  return q;
+}
+
+std::vector<int8_t> random_s8(size_t n, std::mt19937& rng) {
+  std::uniform_int_distribution<int> d(-128, 127);
+  std::vector<int8_t> v(n);
+  for (auto& x : v) x = static_cast<int8_t>(d(rng));
+  return v;
+}
+
+TEST_CASE("forward_s8: the tile size does not change a single output byte", "[attention_fixed]") {
+  const attn::AttentionConfig cfg{32, 4, 0, 0, 0, true, 2};
+  const int L = 13, S = 21;
+  const auto q = quantize_s8(cfg, L, S, 5);
+  std::mt19937 rng(6);
+  const auto x = random_s8(size_t(L) * 32, rng), xk = random_s8(size_t(S) * 32, rng),
+             xv = random_s8(size_t(S) * 32, rng);
+  for (attn::Mask mask : {attn::Mask(), causal(), windowed(4), padded(9)}) {
+    std::vector<int8_t> first;
+    for (int T : {1, 3, 4, L}) {
+      attn::Plan plan;
+      REQUIRE(attn::plan_attention(cfg, DType::kS8, L, S, &plan, T) == Status::kOk);
+      AlignedBuffer buf(plan.arena_bytes);
+      attn::Arena arena;
+      REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+      std::vector<int8_t> y(size_t(L) * 32);
+      REQUIRE(attn::forward_s8(plan, q->w, mask, {x.data(), xk.data(), xv.data(), y.data()}, arena) ==
+              Status::kOk);
+      if (first.empty()) first = y;
+      REQUIRE(y == first);
+    }
+  }
+}
+
+TEST_CASE("forward_s8: fully masked rows give the output bias", "[attention_fixed]") {
+  const attn::AttentionConfig cfg{32, 2};
+  const int L = 5, S = 7;
+  const auto q = quantize_s8(cfg, L, S, 8);
+  std::mt19937 rng(9);
+  const auto x = random_s8(size_t(L) * 32, rng), kv = random_s8(size_t(S) * 32, rng);
+  attn::Plan plan;
+  REQUIRE(attn::plan_attention(cfg, DType::kS8, L, S, &plan) == Status::kOk);
+  AlignedBuffer buf(plan.arena_bytes);
+  attn::Arena arena;
+  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  std::vector<int8_t> y(size_t(L) * 32);
+  REQUIRE(attn::forward_s8(plan, q->w, padded(0), {x.data(), kv.data(), kv.data(), y.data()}, arena) ==
+          Status::kOk);
+  for (int i = 0; i < L; ++i) {
+    for (int e = 0; e < 32; ++e) {
+      REQUIRE(y[size_t(i) * 32 + e] == y[size_t(e)]);  // every row the same
+      const double got = q->act.output.scale * (y[size_t(e)] - q->act.output.zero_point);
+      CHECK(std::fabs(got - q->m.bo[size_t(e)]) <= 1.5 * q->act.output.scale);  // bo, up to rounding
+    }
+  }
+}
+
+TEST_CASE("forward_s8 / forward_s16 give one Status per bad argument", "[attention_fixed][errors]") {
+  const attn::AttentionConfig cfg{16, 2};
+  const int L = 3, S = 4;
+  auto q = quantize_s8(cfg, L, S, 12);
+  attn::Plan plan;
+  REQUIRE(attn::plan_attention(cfg, DType::kS8, L, S, &plan) == Status::kOk);
+  AlignedBuffer buf(plan.arena_bytes);
+  attn::Arena arena;
+  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  std::vector<int8_t> x(size_t(L) * 16), kv(size_t(S) * 16), y(size_t(L) * 16);
+  const attn::IoS8 io{x.data(), kv.data(), kv.data(), y.data()};
+  CHECK(attn::forward_s8(plan, q->w, {}, io, arena) == Status::kOk);
+
+  attn::IoS8 bad_io = io;
+  bad_io.output = nullptr;
+  CHECK(attn::forward_s8(plan, q->w, {}, bad_io, arena) == Status::kNullArgument);
+  attn::WeightsS8 w = q->w;
+  w.k.bias = nullptr;  // the int8 forward always needs the folded biases
+  CHECK(attn::forward_s8(plan, w, {}, io, arena) == Status::kNullArgument);
+  w = q->w;
+  w.q_zero_point = 128;
+  CHECK(attn::forward_s8(plan, w, {}, io, arena) == Status::kBadQuantParams);
+  w = q->w;
+  w.context_shift = 31;
+  CHECK(attn::forward_s8(plan, w, {}, io, arena) == Status::kBadQuantParams);
+  w = q->w;
+  w.softmax.exp_multiplier = 0;
+  CHECK(attn::forward_s8(plan, w, {}, io, arena) == Status::kBadQuantParams);
+  std::vector<int32_t> shifts(q->w.o.shift, q->w.o.shift + 16);
+  shifts[15] = -32;
+  w = q->w;
+  w.o.shift = shifts.data();
+  CHECK(attn::forward_s8(plan, w, {}, io, arena) == Status::kBadQuantParams);
+
+  const float additive[3 * 4] = {};
+  attn::Mask m;
+  m.additive = additive;
+  CHECK(attn::forward_s8(plan, q->w, m, io, arena) == Status::kUnsupportedMask);
+  m = attn::Mask();
+  m.key_length = S + 1;
+  CHECK(attn::forward_s8(plan, q->w, m, io, arena) == Status::kBadKeyPadding);
+  m = attn::Mask();
+  m.window = 2;  // a window without causal
+  CHECK(attn::forward_s8(plan, q->w, m, io, arena) == Status::kBadWindow);
+  m = causal();
+  m.causal_offset = -1;
+  CHECK(attn::forward_s8(plan, q->w, m, io, arena) == Status::kBadCausalOffset);
+
+  attn::Plan forged = plan;
+  forged.arena_bytes -= 16;
+  CHECK(attn::forward_s8(forged, q->w, {}, io, arena) == Status::kPlanMismatch);
+  forged = plan;
+  forged.dtype = DType::kS16;
+  CHECK(attn::forward_s8(forged, q->w, {}, io, arena) == Status::kBadDtype);
+  CHECK(attn::forward_s16(plan, attn::WeightsS16(), {}, attn::IoS16(), arena) == Status::kBadDtype);
+  attn::Arena empty;
+  CHECK(attn::forward_s8(plan, q->w, {}, io, empty) == Status::kArenaTooSmall);
+  attn::Arena small;
+  REQUIRE(small.init(buf.data, plan.arena_bytes - 16) == Status::kOk);
+  CHECK(attn::forward_s8(plan, q->w, {}, io, small) == Status::kArenaTooSmall);
+  CHECK(small.used() == 0);
+
+  // No rotary embedding in fixed point yet.
+  attn::AttentionConfig rope = cfg;
+  rope.rope_base = 10000.0f;
+  CHECK(attn::plan_attention(rope, DType::kS8, L, S, &forged) == Status::kBadDtype);
+  CHECK(attn::plan_attention(rope, DType::kF32, L, S, &forged) == Status::kOk);
+  CHECK(std::string(attn::status_name(Status::kUnsupportedMask)) == "kUnsupportedMask");
+}
+
+TEST_CASE("quantize_attention rejects bad calibration and weights", "[attention_fixed][errors]") {
+  std::mt19937 rng(1);
+  const attn::AttentionConfig cfg{16, 2};
+  Model m = make_model(cfg, rng);
+  attn::CalibrationRanges r;
+  r.query = r.key = r.value = r.q = r.k = r.v = r.context = r.output = attn::Range{-1.0f, 1.0f};
+  std::vector<uint8_t> store(attn::quantized_attention_bytes(cfg, DType::kS8) + 64);
+  const size_t skip = (64 - reinterpret_cast<uintptr_t>(store.data()) % 64) % 64;
+  attn::Arena st;
+  attn::WeightsS8 w;
+  attn::ActivationQuant act;
+  REQUIRE(st.init(store.data() + skip, store.size() - 64) == Status::kOk);
+  CHECK(attn::quantize_attention_s8(cfg, m.weights(), r, st, &w, &act) == Status::kOk);
+  attn::CalibrationRanges bad = r;
+  bad.context.max = NAN;
+  st.reset();
+  CHECK(attn::quantize_attention_s8(cfg, m.weights(), bad, st, &w, &act) == Status::kBadQuantParams);
+  bad = r;
+  bad.q = attn::Range{1.0f, -1.0f};
+  st.reset();
+  CHECK(attn::quantize_attention_s8(cfg, m.weights(), bad, st, &w, &act) == Status::kBadQuantParams);
+  m.wv[3] = INFINITY;
+  st.reset();
+  CHECK(attn::quantize_attention_s8(cfg, m.weights(), r, st, &w, &act) == Status::kBadQuantParams);
+  attn::Arena tiny;
+  REQUIRE(tiny.init(store.data() + skip, 64) == Status::kOk);
+  m = make_model(cfg, rng);
+  CHECK(attn::quantize_attention_s8(cfg, m.weights(), r, tiny, &w, &act) == Status::kArenaTooSmall);
+}
+
+TEST_CASE("choose_activation_quant: int8 asymmetric with 0 exact, int16 symmetric", "[attention_fixed]") {
+  const attn::QuantParams a = attn::choose_activation_quant({-1.0f, 3.0f}, DType::kS8);
+  CHECK(a.scale == Approx(4.0 / 255));
+  CHECK(a.zero_point == -64);  // round(-128 + 1 / (4/255)) = round(-64.25)
+  CHECK(attn::quantize_value(0.0f, a, DType::kS8) == a.zero_point);
+  CHECK(attn::quantize_value(100.0f, a, DType::kS8) == 127);
+  const attn::QuantParams b = attn::choose_activation_quant({0.5f, 2.0f}, DType::kS8);  // widened to 0
+  CHECK(b.zero_point == -128);
+  const attn::QuantParams c = attn::choose_activation_quant({-3.0f, 2.0f}, DType::kS16);
+  CHECK(c.scale == Approx(3.0 / 32767));
+  CHECK(c.zero_point == 0);
+  CHECK(attn::quantize_value(-3.0f, c, DType::kS16) == -32767);
 }
 
 }  // namespace
