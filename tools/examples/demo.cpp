@@ -35,7 +35,10 @@
 #include <vector>
 
 #include "attn/attention.h"
+#include "attn/attention_fixed.h"
+#include "attn/kernels.h"
 #include "attn/model.h"
+#include "attn/quantize.h"
 #include "cli/npy.h"
 
 namespace {
@@ -92,9 +95,18 @@ bool read_blob(const std::string& path, Blob* out) {
 
 // ----------------------------------------------------------------- model ---
 
+// One attention block quantized for forward_s8 / forward_s16, and the
+// (scale, zero point) of its input and output.
+struct QuantBlock {
+  attn::WeightsS8 s8;
+  attn::WeightsS16 s16;
+  attn::ActivationQuant act;
+};
+
 // A loaded demo model: views into the blob, plus the plan and arena of one forward.
 struct DemoModel {
   std::string name;  // "f32", "s8", "s16"
+  attn::DType dtype = attn::DType::kF32;
   Blob blob;
   attn::Model model;
   attn::Block blocks[2];
@@ -107,6 +119,12 @@ struct DemoModel {
   std::vector<float> x, y;  // [L, E] each: the residual stream and one block's output
   std::vector<std::max_align_t> arena_buffer;
   attn::Arena arena;
+  // s8 / s16: the blocks quantized in memory, their tables in `quant_storage`.
+  QuantBlock quant[2];
+  std::vector<std::max_align_t> quant_buffer;
+  attn::Arena quant_storage;
+  std::vector<int8_t> x8, y8;     // [L, E] each
+  std::vector<int16_t> x16, y16;  // [L, E] each
 };
 
 bool fail(const char* what, attn::Status s) {
@@ -129,8 +147,9 @@ bool user_tensor(const attn::Model& m, const char* name, int32_t d0, int32_t d1,
   return true;
 }
 
-bool load_model(const std::string& path, const char* name, DemoModel* m) {
+bool load_model(const std::string& path, const char* name, attn::DType dtype, DemoModel* m) {
   m->name = name;
+  m->dtype = dtype;
   if (!read_blob(path, &m->blob)) {
     std::fprintf(stderr, "demo: cannot read %s\n", path.c_str());
     return false;
@@ -162,12 +181,16 @@ bool load_model(const std::string& path, const char* name, DemoModel* m) {
       return false;
     }
     // Self-attention over the whole sequence: L = S = seq.
-    s = attn::plan_attention(m->blocks[b].config, m->blocks[b].dtype, m->seq, m->seq, &m->plans[b]);
+    s = attn::plan_attention(m->blocks[b].config, dtype, m->seq, m->seq, &m->plans[b]);
     if (s != attn::Status::kOk) return fail("plan_attention", s);
     arena_bytes = std::max(arena_bytes, m->plans[b].arena_bytes);
   }
   m->x.resize(static_cast<size_t>(m->seq * m->embed));
   m->y.resize(static_cast<size_t>(m->seq * m->embed));
+  m->x8.resize(m->x.size());
+  m->y8.resize(m->x.size());
+  m->x16.resize(m->x.size());
+  m->y16.resize(m->x.size());
   // The arena: on an MCU, `alignas(16) static uint8_t arena[N]` with N from the plan.
   m->arena_buffer.assign(arena_bytes / sizeof(std::max_align_t) + 1, std::max_align_t{});
   s = m->arena.init(m->arena_buffer.data(), arena_bytes);
@@ -176,11 +199,41 @@ bool load_model(const std::string& path, const char* name, DemoModel* m) {
 
 size_t arena_bytes(const DemoModel& m) { return std::max(m.plans[0].arena_bytes, m.plans[1].arena_bytes); }
 
-// One attention block: y = attention_b(x). `weights` (optional): [H, L, L].
+// One attention block: y = attention_b(x). `weights` (optional, f32 only): [H, L, L].
+// The fixed-point blocks quantize x with the block's input parameters and
+// dequantize y: the residual stream, embeddings and head stay in float.
 attn::Status run_block(DemoModel& m, int b, const float* x, float* y, float* weights) {
-  attn::Mask mask;                      // every token sees every token
-  attn::IoF32 io{x, x, x, y, weights};  // self-attention: query = key = value = x
-  return attn::forward_f32(m.plans[b], m.blocks[b].f32, mask, io, m.arena);
+  const attn::Mask mask;  // every token sees every token
+  const size_t n = m.x.size();
+  const attn::ActivationQuant& act = m.quant[b].act;
+  switch (m.dtype) {
+    case attn::DType::kF32: {
+      const attn::IoF32 io{x, x, x, y, weights};  // self-attention: query = key = value = x
+      return attn::forward_f32(m.plans[b], m.blocks[b].f32, mask, io, m.arena);
+    }
+    case attn::DType::kS8: {
+      for (size_t k = 0; k < n; ++k) {
+        m.x8[k] = static_cast<int8_t>(attn::quantize_value(x[k], act.query, attn::DType::kS8));
+      }
+      const attn::IoS8 io{m.x8.data(), m.x8.data(), m.x8.data(), m.y8.data()};
+      ATTN_TRY(attn::forward_s8(m.plans[b], m.quant[b].s8, mask, io, m.arena));
+      for (size_t k = 0; k < n; ++k) {
+        y[k] = act.output.scale * static_cast<float>(m.y8[k] - act.output.zero_point);
+      }
+      return attn::Status::kOk;
+    }
+    case attn::DType::kS16: {
+      for (size_t k = 0; k < n; ++k) {
+        m.x16[k] = static_cast<int16_t>(attn::quantize_value(x[k], act.query, attn::DType::kS16));
+      }
+      const attn::IoS16 io{m.x16.data(), m.x16.data(), m.x16.data(), m.y16.data()};
+      ATTN_TRY(attn::forward_s16(m.plans[b], m.quant[b].s16, mask, io, m.arena));
+      for (size_t k = 0; k < n; ++k) y[k] = act.output.scale * static_cast<float>(m.y16[k]);
+      return attn::Status::kOk;
+    }
+    default:
+      return attn::Status::kBadDtype;
+  }
 }
 
 // The whole model on one sequence: logits[2]. `weights` (optional):
@@ -206,6 +259,85 @@ attn::Status classify(DemoModel& m, const int* ids, float logits[2], float* weig
     logits[c] = acc;
   }
   return attn::Status::kOk;
+}
+
+// ---------------------------------------------------------- quantization ---
+// What `attn quantize` does offline, done here in memory: run the f32 model on
+// the calibration set, record the range of every stage of each block (input,
+// Q, K, V, context, output), then quantize each block with those ranges.
+
+void widen(attn::Range* r, const float* v, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    r->min = std::min(r->min, v[i]);
+    r->max = std::max(r->max, v[i]);
+  }
+}
+
+// The ranges of block b's stages on one input x [L, E].
+attn::Status observe_block(DemoModel& f32, int b, const float* x, attn::CalibrationRanges* r) {
+  const attn::AttentionConfig& c = f32.plans[b].config;
+  const attn::WeightsF32& w = f32.blocks[b].f32;
+  const int L = f32.seq, E = f32.embed, D = c.inner_dim(), H = c.num_heads, hd = c.resolved_head_dim();
+  std::vector<float> q(static_cast<size_t>(L * D)), k(q.size()), v(q.size()), ctx(q.size());  // [L, D] each
+  std::vector<float> p(static_cast<size_t>(H * L * L)), y(static_cast<size_t>(L * E));  // [H, L, L], [L, E]
+  const attn::ConstMatF32 xm = attn::matrix(x, L, E);
+  ATTN_TRY(attn::linear_f32(xm, attn::matrix(w.wq, D, E), w.bq, attn::matrix(q.data(), L, D)));
+  ATTN_TRY(attn::linear_f32(xm, attn::matrix(w.wk, D, E), w.bk, attn::matrix(k.data(), L, D)));
+  ATTN_TRY(attn::linear_f32(xm, attn::matrix(w.wv, D, E), w.bv, attn::matrix(v.data(), L, D)));
+  ATTN_TRY(
+      attn::forward_f32(f32.plans[b], w, attn::Mask{}, attn::IoF32{x, x, x, y.data(), p.data()}, f32.arena));
+  for (int h = 0; h < H; ++h) {  // context[i, h*hd + d] = sum_j P_h[i, j] V[j, h*hd + d]
+    for (int i = 0; i < L; ++i) {
+      for (int d = 0; d < hd; ++d) {
+        float acc = 0;
+        for (int j = 0; j < L; ++j)
+          acc += p[static_cast<size_t>((h * L + i) * L + j)] * v[static_cast<size_t>(j * D + h * hd + d)];
+        ctx[static_cast<size_t>(i * D + h * hd + d)] = acc;
+      }
+    }
+  }
+  widen(&r->query, x, static_cast<size_t>(L * E));
+  r->key = r->value = r->query;  // self-attention: one input
+  widen(&r->q, q.data(), q.size());
+  widen(&r->k, k.data(), k.size());
+  widen(&r->v, v.data(), v.size());
+  widen(&r->context, ctx.data(), ctx.size());
+  widen(&r->output, y.data(), y.size());
+  return attn::Status::kOk;
+}
+
+bool quantize_blocks(DemoModel& f32, const std::vector<Example>& calib, DemoModel* m) {
+  attn::CalibrationRanges ranges[2];
+  const size_t le = f32.x.size();
+  std::vector<float> inputs(2 * le);  // [2, L, E] the input of each block
+  float logits[2];
+  for (const Example& e : calib) {
+    attn::Status s = classify(f32, e.ids.data(), logits, nullptr, inputs.data());
+    for (int b = 0; b < 2 && s == attn::Status::kOk; ++b)
+      s = observe_block(f32, b, &inputs[b * le], &ranges[b]);
+    if (s != attn::Status::kOk) return fail("calibration", s);
+  }
+  size_t bytes = 0;
+  for (int b = 0; b < 2; ++b) bytes += attn::quantized_attention_bytes(m->blocks[b].config, m->dtype);
+  m->quant_buffer.assign(bytes / sizeof(std::max_align_t) + 1, std::max_align_t{});
+  attn::Status s = m->quant_storage.init(m->quant_buffer.data(), bytes);
+  for (int b = 0; b < 2 && s == attn::Status::kOk; ++b) {
+    QuantBlock& q = m->quant[b];
+    s = m->dtype == attn::DType::kS8
+            ? attn::quantize_attention_s8(m->blocks[b].config, m->blocks[b].f32, ranges[b], m->quant_storage,
+                                          &q.s8, &q.act)
+            : attn::quantize_attention_s16(m->blocks[b].config, m->blocks[b].f32, ranges[b], m->quant_storage,
+                                           &q.s16, &q.act);
+  }
+  return s == attn::Status::kOk || fail("quantize", s);
+}
+
+// Bytes a file of this model holds: the quantized blocks (weights, biases,
+// multipliers, shifts) plus the float user tensors; the whole .attn for f32.
+size_t model_bytes(const DemoModel& m) {
+  if (m.dtype == attn::DType::kF32) return m.blob.size;
+  const size_t user = static_cast<size_t>(m.vocab + m.seq + 2) * static_cast<size_t>(m.embed) * 4 + 2 * 4;
+  return m.quant_storage.used() + user;
 }
 
 // -------------------------------------------------------------- evaluate ---
@@ -378,8 +510,8 @@ int main(int argc, char** argv) {
   const std::vector<std::string> vocab = read_vocab(dir + "/vocab.txt");
   std::vector<Example> test = read_examples(dir + "/test.txt");
   if (limit != 0 && test.size() > limit) test.resize(limit);
-  static DemoModel f32;  // large: not on the stack
-  if (!load_model(model_path, "f32", &f32)) return 2;
+  static DemoModel f32, s8, s16;  // large: not on the stack
+  if (!load_model(model_path, "f32", attn::DType::kF32, &f32)) return 2;
   for (const Example& e : test) {
     const bool ok =
         static_cast<int32_t>(e.ids.size()) == f32.seq &&
@@ -420,20 +552,36 @@ int main(int argc, char** argv) {
     }
   }
 
-  // 1. The table.
-  Result r32;
-  if (!evaluate(f32, test, &r32)) return 2;
+  // 1. The table: f32, then s8 and s16 quantized with the calibration set.
+  const std::vector<Example> calib = read_examples(dir + "/calib.txt");
+  if (!load_model(model_path, "s8", attn::DType::kS8, &s8) ||
+      !load_model(model_path, "s16", attn::DType::kS16, &s16) || !quantize_blocks(f32, calib, &s8) ||
+      !quantize_blocks(f32, calib, &s16)) {
+    return 2;
+  }
   std::printf(
       "\n佛跳墙 classifier: %zu held-out sequences of %d tokens, 2 attention blocks (E=%d, %d heads)\n\n",
       test.size(), f32.seq, f32.embed, f32.blocks[0].config.num_heads);
   std::printf("  %-6s %9s %13s %14s %12s %12s\n", "model", "accuracy", "agree w/ f32", "us/inference",
               "arena bytes", "model bytes");
-  std::printf("  %-6s %8.2f%% %12.2f%% %14.1f %12zu %12zu\n", f32.name.c_str(), r32.accuracy,
-              agreement(r32, r32), r32.us_per_inference, arena_bytes(f32), f32.blob.size);
-  if (r32.accuracy < min_accuracy) {
-    std::printf("FAIL: f32 accuracy below %.2f%%\n", min_accuracy);
-    ok = false;
+  Result r32;
+  for (DemoModel* m : {&f32, &s8, &s16}) {
+    Result r;
+    if (!evaluate(*m, test, &r)) return 2;
+    if (m == &f32) r32 = r;
+    std::printf("  %-6s %8.2f%% %12.2f%% %14.1f %12zu %12zu\n", m->name.c_str(), r.accuracy,
+                agreement(r32, r), r.us_per_inference, arena_bytes(*m), model_bytes(*m));
+    const double floor =
+        m == &f32 ? min_accuracy : r32.accuracy - 0.5;  // the target for s8 (and s16)
+    if (r.accuracy < floor) {
+      std::printf("FAIL: %s accuracy below %.2f%%\n", m->name.c_str(), floor);
+      ok = false;
+    }
   }
+  std::printf(
+      "  (s8, s16: attention blocks quantized in memory with %zu calibration sequences; embeddings,\n"
+      "   residuals and head in f32. model bytes = quantized blocks + f32 user tensors)\n",
+      calib.size());
 
   // 2. Same numbers as PyTorch?
   const double logit_err = check_logits(f32, test, dir + "/logits.txt");
