@@ -16,14 +16,15 @@
 // user embeds attn in a model of their own.
 //
 //   attn_example_demo [--data DIR] [--model F32.attn] [--limit N] [--svg OUT.svg]
-//                     [--write-calib DIR] [--min-accuracy PERCENT]
+//                     [--write-calib DIR] [--min-accuracy PERCENT] [--max-drop POINTS]
 //
 // Prints, for each model: accuracy on the held-out set, agreement with f32,
 // microseconds per inference, arena bytes and model bytes; then the attention
 // of [CLS] on one positive example as a terminal heat map, and writes every
 // head's attention of that example as an SVG heat map. Checks the f32 logits
-// against PyTorch's (DIR/logits.txt). Exit code 0 if the checks pass, 1 if
-// not, 2 on errors.
+// against PyTorch's (DIR/logits.txt). Exit code 0 if the checks pass (f32
+// logits within 1e-4 of PyTorch's, f32 accuracy >= --min-accuracy (99), s8 and
+// s16 at most --max-drop (0.5) points below f32), 1 if not, 2 on errors.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -481,7 +482,8 @@ int main(int argc, char** argv) {
   std::string dir = std::string(ATTN_TEST_DATA_DIR) + "/demo";
   std::string model_path, svg_path = "demo_attention.svg", calib_dir;
   size_t limit = 0;
-  double min_accuracy = 99.0;
+  double min_accuracy = 99.0;  // f32, percent
+  double max_drop = 0.5;       // s8 and s16 against f32, points
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
@@ -497,10 +499,12 @@ int main(int argc, char** argv) {
       calib_dir = argv[++i];
     else if (a == "--min-accuracy" && has_value)
       min_accuracy = std::stod(argv[++i]);
+    else if (a == "--max-drop" && has_value)
+      max_drop = std::stod(argv[++i]);
     else {
       std::fprintf(stderr,
                    "usage: %s [--data DIR] [--model F32.attn] [--limit N] [--svg OUT.svg] "
-                   "[--write-calib DIR] [--min-accuracy PERCENT]\n",
+                   "[--write-calib DIR] [--min-accuracy PERCENT] [--max-drop POINTS]\n",
                    argv[0]);
       return 2;
     }
@@ -571,8 +575,7 @@ int main(int argc, char** argv) {
     if (m == &f32) r32 = r;
     std::printf("  %-6s %8.2f%% %12.2f%% %14.1f %12zu %12zu\n", m->name.c_str(), r.accuracy,
                 agreement(r32, r), r.us_per_inference, arena_bytes(*m), model_bytes(*m));
-    const double floor =
-        m == &f32 ? min_accuracy : r32.accuracy - 0.5;  // the target for s8 (and s16)
+    const double floor = m == &f32 ? min_accuracy : r32.accuracy - max_drop;
     if (r.accuracy < floor) {
       std::printf("FAIL: %s accuracy below %.2f%%\n", m->name.c_str(), floor);
       ok = false;
