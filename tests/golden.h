@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -133,7 +134,11 @@ struct Case {
     if (key_length >= 0) s += " key_length=" + std::to_string(key_length);
     if (has_additive) s += " additive";
     if (kv_heads != H) s += " kv_heads=" + std::to_string(kv_heads);
-    if (rope_base != 0) s += " rope_base=" + std::to_string(static_cast<double>(rope_base));
+    if (rope_base != 0) {
+      char base[32];
+      std::snprintf(base, sizeof base, "%g", static_cast<double>(rope_base));
+      s += std::string(" rope_base=") + base;
+    }
     if (window != 0) s += " window=" + std::to_string(window);
     return s;
   }

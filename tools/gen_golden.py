@@ -14,7 +14,10 @@ in float64 from those float32 values:
     H * head_dim == E and no query row is fully masked, and
   * by the plain float64 reference in this script otherwise (head_dim != E/H,
     fully masked rows: PyTorch gives NaN there, attn gives all-zero weights and
-    an output row equal to bo).
+    an output row equal to bo);
+  * for the Llama-style cases (llama_*: GQA/MQA, RoPE, causal, sliding window),
+    by llama_torch(): float64 torch written the way HF LlamaAttention computes,
+    asserted equal to an independent numpy formulation (llama_numpy).
 
 The script asserts that its own reference reproduces nn.MultiheadAttention on
 every case PyTorch can run, and that a plain float32 evaluation of each case is
