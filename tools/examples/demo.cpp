@@ -19,6 +19,14 @@
 //                     [--write-calib DIR] [--min-accuracy PERCENT] [--max-drop POINTS]
 //                     [--emit-mcu OUT.h]
 //
+// Models: the f32 file as exported, and s8 and s16 versions of it: the two
+// blocks calibrated on DIR/calib.txt and quantized in memory with the
+// library's quantizer (attn/quantize.h), as `attn quantize` does offline.
+// --write-calib writes each block's calibration inputs ([N, L, E] .npy) for
+// `attn quantize`; --emit-mcu writes the s8 model, the held-out set and the
+// host's s8 predictions as a header for the Cortex-M image
+// (port/cortex-m/demo/demo_s8.cpp).
+//
 // Prints, for each model: accuracy on the held-out set, agreement with f32,
 // microseconds per inference, arena bytes and model bytes; then the attention
 // of [CLS] on one positive example as a terminal heat map, and writes every
@@ -644,6 +652,10 @@ int main(int argc, char** argv) {
 
   // 1. The table: f32, then s8 and s16 quantized with the calibration set.
   const std::vector<Example> calib = read_examples(dir + "/calib.txt");
+  if (calib.empty()) {
+    std::fprintf(stderr, "demo: no calibration sequences in %s/calib.txt\n", dir.c_str());
+    return 2;
+  }
   if (!load_model(model_path, "s8", attn::DType::kS8, &s8) ||
       !load_model(model_path, "s16", attn::DType::kS16, &s16) || !quantize_blocks(f32, calib, &s8) ||
       !quantize_blocks(f32, calib, &s16)) {
