@@ -22,9 +22,9 @@
 // Probability precision: Q0.15, by measurement. tests/attention_fixed_test.cpp
 // (random unit-scale cases, output SQNR against the float64 forward) with
 // kProbBits set to 8 / 12 / 15, on the S = 128 case:
-//   s8:  23.5 / 30.9 / 31.2 dB   (ideal fake-quant with exact probabilities: 31.1)
-//   s16: 24.1 / 40.4 / 41.1 dB   (ideal: 41.1)
-// and medians over the nine cases: s8 29.3 / 30.9 / 30.9, s16 32.0 / 39.3 / 39.4.
+//   s8:  23.4 / 31.1 / 31.2 dB   (ideal fake-quant with exact probabilities: 31.1)
+//   s16: 24.2 / 40.3 / 41.0 dB   (ideal: 41.1)
+// and medians over the eleven cases: s8 29.2 / 30.8 / 30.9, s16 32.2 / 39.7 / 39.7.
 // 8-bit probabilities (TFLite's uint8 softmax output) lose ~8 dB at S = 128;
 // 15 bits lose nothing measurable, still fit a 16x16 MAC (SMLAD) and keep
 // the s8 P.V sum in int32: sum_j p_j <= 2^15 + S/2, times |v - zv| <= 255.
