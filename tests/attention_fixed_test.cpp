@@ -543,3 +543,48 @@ TEST_CASE("choose_activation_quant: int8 asymmetric with 0 exact, int16 symmetri
 }
 
 }  // namespace
+
+namespace {
+
+TEST_CASE("calibrate_attention records every stage's range of the float forward", "[attention_fixed]") {
+  std::mt19937 rng(31);
+  const attn::AttentionConfig cfg{32, 4, 0, 24, 0, true, 2};
+  const Model m = make_model(cfg, rng);
+  const int L = 9, S = 13;
+  attn::Plan plan;
+  REQUIRE(attn::plan_attention(cfg, DType::kF32, L, S, &plan) == Status::kOk);
+  AlignedBuffer buf(attn::calibrate_attention_bytes(cfg, L, S));
+  attn::Arena arena;
+  REQUIRE(arena.init(buf.data, attn::calibrate_attention_bytes(cfg, L, S)) == Status::kOk);
+  attn::CalibrationRanges got, want;
+  for (const attn::Mask& mask : {attn::Mask(), causal(), padded(7)}) {
+    const Inputs in = make_inputs(cfg, L, S, false, 1.5, rng);
+    std::vector<float> y(size_t(L) * cfg.embed_dim);
+    REQUIRE(attn::calibrate_attention(plan, m.weights(), mask,
+                                      {in.x.data(), in.xk.data(), in.xv.data(), y.data()}, arena,
+                                      &got) == Status::kOk);
+    REQUIRE(arena.used() == 0);
+    REQUIRE(arena.high_water() == attn::calibrate_attention_bytes(cfg, L, S));
+    const Stages s = float_forward(m, in, mask);
+    widen(want.query, s.x), widen(want.key, s.xk), widen(want.value, s.xv), widen(want.q, s.q),
+        widen(want.k, s.k);
+    widen(want.v, s.v), widen(want.context, s.ctx), widen(want.output, s.y);
+    for (size_t i = 0; i < y.size(); ++i) REQUIRE(y[i] == Approx(s.y[i]).margin(1e-5));
+  }
+  const attn::Range g[8] = {got.query, got.key, got.value, got.q, got.k, got.v, got.context, got.output};
+  const attn::Range w[8] = {want.query, want.key, want.value,   want.q,
+                            want.k,     want.v,   want.context, want.output};
+  for (int i = 0; i < 8; ++i) {
+    CHECK(g[i].min == Approx(w[i].min).margin(1e-5));
+    CHECK(g[i].max == Approx(w[i].max).margin(1e-5));
+    CHECK(g[i].min < g[i].max);
+  }
+  attn::AttentionConfig rope = cfg;
+  rope.rope_base = 10000.0f;
+  REQUIRE(attn::plan_attention(rope, DType::kF32, L, S, &plan) == Status::kOk);
+  const Inputs in = make_inputs(cfg, L, S, false, 1.0, rng);
+  CHECK(attn::calibrate_attention(plan, m.weights(), {}, {in.x.data(), in.xk.data(), in.xv.data()}, arena,
+                                  &got) == Status::kBadDtype);
+}
+
+}  // namespace

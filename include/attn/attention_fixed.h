@@ -52,14 +52,14 @@ struct ProjectionS16 {
 };
 
 // Constants of the fused softmax. With u = max_score - score >= 0 (int32):
-//   t = MBQM(u, exp_multiplier, exp_shift) = u * score_scale * log2(e) in Q15.16,
+//   t = ((u << exp_shift) * exp_multiplier) >> 32 = u * score_step * log2(e) in Q15.16,
 //   probability ~ 2^(-t / 2^16) / sum; u > diff_limit gives probability 0.
 struct FusedSoftmaxParams {
-  int32_t exp_multiplier = 0;  // Q0.31, > 0
-  int32_t exp_shift = 0;       // [-31, 30]
-  int32_t diff_limit = 0;      // >= 0; the converter makes MBQM(diff_limit) < 2^20
-  int32_t score_shift = 0;     // int16 only: scores = round(sum q k / 2^score_shift);
-                               // head_dim < 2^score_shift keeps them in int32. 0 for int8.
+  uint32_t exp_multiplier = 0;  // [2^31, 2^32)
+  int32_t exp_shift = 0;        // [0, 31]
+  int32_t diff_limit = 0;       // [0, (2^32 - 1) >> exp_shift]; the converter makes t(diff_limit) < 2^20
+  int32_t score_shift = 0;      // scores = round(sum q k / 2^score_shift). int16: head_dim < 2^score_shift
+                                // keeps them in int32; int8: usually 0 (raised for very fine score steps).
 };
 
 struct WeightsS8 {

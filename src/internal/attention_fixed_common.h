@@ -61,8 +61,9 @@ inline Status check_requant(const int32_t* mult, const int32_t* shift, int32_t n
 }
 
 inline Status check_softmax(const FusedSoftmaxParams& sm) {
-  if (sm.exp_multiplier <= 0 || !shift_ok(sm.exp_shift, 30) || sm.diff_limit < 0 || sm.score_shift < 0 ||
-      sm.score_shift > 62) {
+  if (sm.exp_multiplier < 0x80000000u || sm.exp_shift < 0 || sm.exp_shift > 31 || sm.diff_limit < 0 ||
+      static_cast<uint32_t>(sm.diff_limit) > (0xFFFFFFFFu >> sm.exp_shift) || sm.score_shift < 0 ||
+      sm.score_shift > 40) {
     return Status::kBadQuantParams;
   }
   return Status::kOk;

@@ -40,7 +40,7 @@ Status check_args(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
     return Status::kBadQuantParams;
   }
   ATTN_TRY(detail::check_softmax(w.softmax));
-  if (w.softmax.score_shift != 0) return Status::kBadQuantParams;
+  if (w.softmax.score_shift > 30) return Status::kBadQuantParams;
   if (w.context_multiplier < 0 || !detail::shift_ok(w.context_shift, 30)) return Status::kBadQuantParams;
   return Status::kOk;
 }
@@ -119,7 +119,7 @@ Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
       const int32_t g0 = (h / group) * hd;  // and reads columns [g0, g0 + hd) of K and V
       // s = (Q_h - zq)(K_h - zk)^T over the visible keys, int32
       detail::scores_s8(Q.cols_slice(c0, hd), w.q_zero_point, K.rows_slice(k0, n).cols_slice(g0, hd),
-                        w.k_zero_point, scores);
+                        w.k_zero_point, w.softmax.score_shift, scores);
       // p = softmax(s * score_scale), Q0.15, over each row's own visible keys
       for (int32_t r = 0; r < rows; ++r) {
         const detail::KeyRangeFixed own = detail::visible_keys_fixed(mask, t0 + r, S);
