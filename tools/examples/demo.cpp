@@ -47,7 +47,6 @@
 
 #include "attn/attention.h"
 #include "attn/attention_fixed.h"
-#include "attn/kernels.h"
 #include "attn/model.h"
 #include "attn/quantize.h"
 #include "cli/npy.h"
@@ -283,63 +282,34 @@ attn::Status classify(DemoModel& m, const int* ids, float logits[2], float* weig
 // ---------------------------------------------------------- quantization ---
 // What `attn quantize` does offline, done here in memory: run the f32 model on
 // the calibration set, record the range of every stage of each block (input,
-// Q, K, V, context, output), then quantize each block with those ranges.
-
-void widen(attn::Range* r, const float* v, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    r->min = std::min(r->min, v[i]);
-    r->max = std::max(r->max, v[i]);
-  }
-}
-
-// The ranges of block b's stages on one input x [L, E].
-attn::Status observe_block(DemoModel& f32, int b, const float* x, attn::CalibrationRanges* r) {
-  const attn::AttentionConfig& c = f32.plans[b].config;
-  const attn::WeightsF32& w = f32.blocks[b].f32;
-  const int L = f32.seq, E = f32.embed, D = c.inner_dim(), H = c.num_heads, hd = c.resolved_head_dim();
-  std::vector<float> q(static_cast<size_t>(L * D)), k(q.size()), v(q.size()), ctx(q.size());  // [L, D] each
-  std::vector<float> p(static_cast<size_t>(H * L * L)), y(static_cast<size_t>(L * E));  // [H, L, L], [L, E]
-  const attn::ConstMatF32 xm = attn::matrix(x, L, E);
-  ATTN_TRY(attn::linear_f32(xm, attn::matrix(w.wq, D, E), w.bq, attn::matrix(q.data(), L, D)));
-  ATTN_TRY(attn::linear_f32(xm, attn::matrix(w.wk, D, E), w.bk, attn::matrix(k.data(), L, D)));
-  ATTN_TRY(attn::linear_f32(xm, attn::matrix(w.wv, D, E), w.bv, attn::matrix(v.data(), L, D)));
-  ATTN_TRY(
-      attn::forward_f32(f32.plans[b], w, attn::Mask{}, attn::IoF32{x, x, x, y.data(), p.data()}, f32.arena));
-  for (int h = 0; h < H; ++h) {  // context[i, h*hd + d] = sum_j P_h[i, j] V[j, h*hd + d]
-    for (int i = 0; i < L; ++i) {
-      for (int d = 0; d < hd; ++d) {
-        float acc = 0;
-        for (int j = 0; j < L; ++j)
-          acc += p[static_cast<size_t>((h * L + i) * L + j)] * v[static_cast<size_t>(j * D + h * hd + d)];
-        ctx[static_cast<size_t>(i * D + h * hd + d)] = acc;
-      }
-    }
-  }
-  widen(&r->query, x, static_cast<size_t>(L * E));
-  r->key = r->value = r->query;  // self-attention: one input
-  widen(&r->q, q.data(), q.size());
-  widen(&r->k, k.data(), k.size());
-  widen(&r->v, v.data(), v.size());
-  widen(&r->context, ctx.data(), ctx.size());
-  widen(&r->output, y.data(), y.size());
-  return attn::Status::kOk;
-}
+// Q, K, V, context, output: calibrate_attention), then quantize each block
+// with those ranges (quantize_attention_s8 / _s16).
 
 bool quantize_blocks(DemoModel& f32, const std::vector<Example>& calib, DemoModel* m) {
   attn::CalibrationRanges ranges[2];
   const size_t le = f32.x.size();
   std::vector<float> inputs(2 * le);  // [2, L, E] the input of each block
-  float logits[2];
-  for (const Example& e : calib) {
-    attn::Status s = classify(f32, e.ids.data(), logits, nullptr, inputs.data());
-    for (int b = 0; b < 2 && s == attn::Status::kOk; ++b)
-      s = observe_block(f32, b, &inputs[b * le], &ranges[b]);
-    if (s != attn::Status::kOk) return fail("calibration", s);
+  size_t scratch = 0;                 // calibrate_attention's arena
+  for (int b = 0; b < 2; ++b) {
+    scratch = std::max(scratch, attn::calibrate_attention_bytes(f32.blocks[b].config, f32.seq, f32.seq));
   }
+  std::vector<std::max_align_t> buffer(scratch / sizeof(std::max_align_t) + 1);
+  attn::Arena arena;
+  attn::Status s = arena.init(buffer.data(), scratch);
+  float logits[2];
+  for (size_t i = 0; i < calib.size() && s == attn::Status::kOk; ++i) {
+    s = classify(f32, calib[i].ids.data(), logits, nullptr, inputs.data());
+    for (int b = 0; b < 2 && s == attn::Status::kOk; ++b) {
+      const float* x = &inputs[static_cast<size_t>(b) * le];
+      const attn::IoF32 io{x, x, x, nullptr, nullptr};
+      s = attn::calibrate_attention(f32.plans[b], f32.blocks[b].f32, attn::Mask{}, io, arena, &ranges[b]);
+    }
+  }
+  if (s != attn::Status::kOk) return fail("calibration", s);
   size_t bytes = 0;
   for (int b = 0; b < 2; ++b) bytes += attn::quantized_attention_bytes(m->blocks[b].config, m->dtype);
   m->quant_buffer.assign(bytes / sizeof(std::max_align_t) + 1, std::max_align_t{});
-  attn::Status s = m->quant_storage.init(m->quant_buffer.data(), bytes);
+  s = m->quant_storage.init(m->quant_buffer.data(), bytes);
   for (int b = 0; b < 2 && s == attn::Status::kOk; ++b) {
     QuantBlock& q = m->quant[b];
     s = m->dtype == attn::DType::kS8
@@ -461,12 +431,12 @@ bool emit_mcu(const std::string& path, const DemoModel& m, const std::vector<Exa
     emit_projection(f, n + "_k", w.k, D, E);
     emit_projection(f, n + "_v", w.v, D, E);
     emit_projection(f, n + "_o", w.o, E, D);
-    const int32_t ints[] = {w.q_zero_point,       w.k_zero_point,       w.v_zero_point,
+    const int64_t ints[] = {w.q_zero_point,       w.k_zero_point,       w.v_zero_point,
                             w.context_zero_point, w.output_zero_point,  w.softmax.exp_multiplier,
                             w.softmax.exp_shift,  w.softmax.diff_limit, w.softmax.score_shift,
                             w.context_multiplier, w.context_shift,      a.query.zero_point,
                             a.output.zero_point};
-    emit_array(f, "int32_t", n + "_params", ints, sizeof ints / sizeof ints[0]);
+    emit_array(f, "int64_t", n + "_params", ints, sizeof ints / sizeof ints[0]);
     const float scales[] = {a.query.scale, a.output.scale};
     emit_array(f, "float", n + "_scales", scales, 2);
   }

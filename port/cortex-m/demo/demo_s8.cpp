@@ -68,25 +68,25 @@ attn::ProjectionS8 projection(const int8_t* weight, const int32_t* bias, const i
 // shift, diff limit, score shift; context multiplier, shift; input and output
 // zero points. scales: input, output.
 BlockS8 block(attn::ProjectionS8 q, attn::ProjectionS8 k, attn::ProjectionS8 v, attn::ProjectionS8 o,
-              const int32_t* params, const float* scales) {
+              const int64_t* params, const float* scales) {
   BlockS8 b;
   b.w.q = q;
   b.w.k = k;
   b.w.v = v;
   b.w.o = o;
-  b.w.q_zero_point = params[0];
-  b.w.k_zero_point = params[1];
-  b.w.v_zero_point = params[2];
-  b.w.context_zero_point = params[3];
-  b.w.output_zero_point = params[4];
-  b.w.softmax.exp_multiplier = params[5];
-  b.w.softmax.exp_shift = params[6];
-  b.w.softmax.diff_limit = params[7];
-  b.w.softmax.score_shift = params[8];
-  b.w.context_multiplier = params[9];
-  b.w.context_shift = params[10];
-  b.in.zero_point = params[11];
-  b.out.zero_point = params[12];
+  b.w.q_zero_point = static_cast<int32_t>(params[0]);
+  b.w.k_zero_point = static_cast<int32_t>(params[1]);
+  b.w.v_zero_point = static_cast<int32_t>(params[2]);
+  b.w.context_zero_point = static_cast<int32_t>(params[3]);
+  b.w.output_zero_point = static_cast<int32_t>(params[4]);
+  b.w.softmax.exp_multiplier = static_cast<uint32_t>(params[5]);
+  b.w.softmax.exp_shift = static_cast<int32_t>(params[6]);
+  b.w.softmax.diff_limit = static_cast<int32_t>(params[7]);
+  b.w.softmax.score_shift = static_cast<int32_t>(params[8]);
+  b.w.context_multiplier = static_cast<int32_t>(params[9]);
+  b.w.context_shift = static_cast<int32_t>(params[10]);
+  b.in.zero_point = static_cast<int32_t>(params[11]);
+  b.out.zero_point = static_cast<int32_t>(params[12]);
   b.in.scale = scales[0];
   b.in_inverse_scale = 1.0f / scales[0];
   b.out.scale = scales[1];
