@@ -652,8 +652,10 @@ int main(int argc, char** argv) {
         return 2;
       }
     }
-    std::printf("  %-6s %8.2f%% %12.2f%% %14.1f %12zu %12zu\n", m->name.c_str(), r.accuracy,
-                agreement(r32, r), r.us_per_inference, arena_bytes(*m), model_bytes(*m));
+    char us[32] = "-";  // not timed with --timing-passes 0
+    if (timing_passes > 0) std::snprintf(us, sizeof us, "%.1f", r.us_per_inference);
+    std::printf("  %-6s %8.2f%% %12.2f%% %14s %12zu %12zu\n", m->name.c_str(), r.accuracy, agreement(r32, r),
+                us, arena_bytes(*m), model_bytes(*m));
     const double floor = m == &f32 ? min_accuracy : r32.accuracy - max_drop;
     if (r.accuracy < floor) {
       std::printf("FAIL: %s accuracy below %.2f%%\n", m->name.c_str(), floor);
