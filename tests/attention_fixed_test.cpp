@@ -588,3 +588,72 @@ TEST_CASE("calibrate_attention records every stage's range of the float forward"
 }
 
 }  // namespace
+
+namespace {
+
+TEST_CASE("forward_s16: tile size invariance, masks, errors", "[attention_fixed]") {
+  std::mt19937 rng(41);
+  const attn::AttentionConfig cfg{32, 4, 0, 0, 0, true, 2};
+  const Model m = make_model(cfg, rng);
+  const int L = 11, S = 17;
+  attn::CalibrationRanges r;
+  for (int i = 0; i < 4; ++i) {
+    const Stages s = float_forward(m, make_inputs(cfg, L, S, false, 1.0, rng), {});
+    widen(r.query, s.x), widen(r.key, s.xk), widen(r.value, s.xv), widen(r.q, s.q), widen(r.k, s.k);
+    widen(r.v, s.v), widen(r.context, s.ctx), widen(r.output, s.y);
+  }
+  AlignedBuffer store(attn::quantized_attention_bytes(cfg, DType::kS16));
+  attn::Arena st;
+  REQUIRE(st.init(store.data, attn::quantized_attention_bytes(cfg, DType::kS16)) == Status::kOk);
+  attn::WeightsS16 w;
+  attn::ActivationQuant act;
+  REQUIRE(attn::quantize_attention_s16(cfg, m.weights(), r, st, &w, &act) == Status::kOk);
+  CHECK(w.softmax.score_shift >= 4);  // head_dim 8 < 2^4 (more when a score step is finer than 2^-17 log2)
+  CHECK(w.softmax.exp_multiplier >= 0x80000000u);
+  std::uniform_int_distribution<int> d(-32768, 32767);
+  std::vector<int16_t> x(size_t(L) * 32), kv(size_t(S) * 32);
+  for (auto& v : x) v = int16_t(d(rng));
+  for (auto& v : kv) v = int16_t(d(rng));
+  for (attn::Mask mask : {attn::Mask(), causal(), windowed(3), padded(5)}) {
+    std::vector<int16_t> first;
+    for (int T : {1, 4, L}) {
+      attn::Plan plan;
+      REQUIRE(attn::plan_attention(cfg, DType::kS16, L, S, &plan, T) == Status::kOk);
+      AlignedBuffer buf(plan.arena_bytes);
+      attn::Arena arena;
+      REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+      std::vector<int16_t> y(size_t(L) * 32);
+      REQUIRE(attn::forward_s16(plan, w, mask, {x.data(), kv.data(), kv.data(), y.data()}, arena) ==
+              Status::kOk);
+      if (first.empty()) first = y;
+      REQUIRE(y == first);
+    }
+  }
+  attn::Plan plan;
+  REQUIRE(attn::plan_attention(cfg, DType::kS16, L, S, &plan) == Status::kOk);
+  AlignedBuffer buf(plan.arena_bytes);
+  attn::Arena arena;
+  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  std::vector<int16_t> y(size_t(L) * 32);
+  const attn::IoS16 io{x.data(), kv.data(), kv.data(), y.data()};
+  attn::WeightsS16 bad = w;
+  bad.softmax.score_shift = 3;  // head_dim 8 is not below 2^3: scores could leave int32
+  CHECK(attn::forward_s16(plan, bad, {}, io, arena) == Status::kBadQuantParams);
+  bad = w;
+  bad.context_shift = 15;  // the 16x8 requantization allows at most 14
+  CHECK(attn::forward_s16(plan, bad, {}, io, arena) == Status::kBadQuantParams);
+  bad = w;
+  bad.o.bias = nullptr;
+  CHECK(attn::forward_s16(plan, bad, {}, io, arena) == Status::kNullArgument);
+  bad = w;
+  bad.softmax.exp_multiplier = 0x7FFFFFFFu;
+  CHECK(attn::forward_s16(plan, bad, {}, io, arena) == Status::kBadQuantParams);
+  const float additive[11 * 17] = {};
+  attn::Mask m2;
+  m2.additive = additive;
+  CHECK(attn::forward_s16(plan, w, m2, io, arena) == Status::kUnsupportedMask);
+  CHECK(attn::forward_s16(plan, w, {}, io, arena) == Status::kOk);
+  CHECK(arena.used() == 0);
+}
+
+}  // namespace

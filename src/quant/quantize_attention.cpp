@@ -227,9 +227,10 @@ Status quantize_attention_s8(const AttentionConfig& config, const WeightsF32& w,
     float* sw = nullptr;
     int32_t *bias = nullptr, *mult = nullptr, *shift = nullptr;
     ATTN_TRY(quantize_weight(s.w, s.out, s.in, st, &wq, &sw));
-    ATTN_TRY(
-        bias_s32(config.bias ? s.b : nullptr, wq, s.out, s.in, s.x.scale, sw, s.x.zero_point, st, &bias));
-    ATTN_TRY(requant_arrays(s.x.scale, sw, s.y.scale, s.out, 30, st, &mult, &shift));
+    ATTN_TRY(bias_s32(config.bias ? s.b : nullptr, wq, s.out, s.in, static_cast<double>(s.x.scale), sw,
+                      s.x.zero_point, st, &bias));
+    ATTN_TRY(requant_arrays(static_cast<double>(s.x.scale), sw, static_cast<double>(s.y.scale), s.out, 30, st,
+                            &mult, &shift));
     *s.p = ProjectionS8{wq, bias, mult, shift};
     *s.scale = sw;
   }
@@ -277,8 +278,9 @@ Status quantize_attention_s16(const AttentionConfig& config, const WeightsF32& w
     int64_t* bias = nullptr;
     int32_t *mult = nullptr, *shift = nullptr;
     ATTN_TRY(quantize_weight(s.w, s.out, s.in, st, &wq, &sw));
-    if (config.bias) ATTN_TRY(bias_s64(s.b, s.out, s.x.scale, sw, st, &bias));
-    ATTN_TRY(requant_arrays(s.x.scale, sw, s.y.scale, s.out, 14, st, &mult, &shift));
+    if (config.bias) ATTN_TRY(bias_s64(s.b, s.out, static_cast<double>(s.x.scale), sw, st, &bias));
+    ATTN_TRY(requant_arrays(static_cast<double>(s.x.scale), sw, static_cast<double>(s.y.scale), s.out, 14, st,
+                            &mult, &shift));
     *s.p = ProjectionS16{wq, bias, mult, shift};
     *s.scale = sw;
   }
