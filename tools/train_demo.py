@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Train the demo model of `tools/demo.sh`: does a sequence contain 佛跳墙?
 
 The task explains attention: a [CLS] token at position 0 must find the three
@@ -6,7 +6,7 @@ tokens 佛, 跳, 墙 adjacent and in this order anywhere in a 31-token sequence.
 Negatives are hard: the three tokens scattered, adjacent in a wrong order, or
 only two of them (often adjacent: 佛跳 or 跳墙).
 
-Model (about 11k parameters, no LayerNorm and no MLP so that it quantizes
+Model (11,586 parameters, no LayerNorm and no MLP so that it quantizes
 well: the residual stream is a plain sum the demo computes itself):
 
     x  = tok_emb[ids] + pos_emb                    [32, 32]
@@ -21,10 +21,12 @@ Writes (deterministic for a given seed):
     tests/data/demo/logits.txt  PyTorch's logits of the first 32 test sequences
     tests/data/demo/demo.attn   the model, exported with tools/attn_export.py, with the
                                 embeddings and the head as user tensors tok_emb, pos_emb,
-                                head_w, head_b (if tools/attn_export.py exists)
+                                head_w, head_b
     --state PATH                the PyTorch state_dict (default /tmp/attn_demo_state.pt)
 
 Run with Debian's python3 (it has torch):  /usr/bin/python3 tools/train_demo.py
+It takes about 2.5 minutes on one busy core (1500 steps of 256 fresh sequences)
+and reaches 99.9% on the held-out set; a rerun writes byte-identical files.
 """
 import argparse
 import os
@@ -191,13 +193,10 @@ USER_TENSORS = {"tok_emb": "tok_emb.weight", "pos_emb": "pos_emb", "head_w": "he
 
 
 def export(model, path):
-    """Write the .attn through tools/attn_export.py, if that script exists yet."""
+    """Write the .attn through tools/attn_export.py (its Python API)."""
     sys.path.insert(0, os.path.join(REPO, "tools"))
-    try:
-        import attn_export  # noqa: E402
-    except ImportError:
-        print("tools/attn_export.py not found: .attn not written")
-        return
+    import attn_export  # noqa: E402
+
     data = attn_export.export(model, path, extras=USER_TENSORS)
     print(f"wrote {path} ({len(data)} bytes)")
 
