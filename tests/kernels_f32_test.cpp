@@ -149,3 +149,25 @@ TEST_CASE("kernels reject null data and mismatched shapes", "[kernels][f32]") {
   REQUIRE(attn::weighted_sum_f32({a, 2, 3, 3}, {b, 2, 2, 2}, {c, 2, 2, 2}) == Status::kBadShape);
   REQUIRE(attn::softmax_f32({nullptr, 1, 1, 1}) == Status::kNullArgument);
 }
+
+TEST_CASE("rope_f32 rotates half-split pairs by pos * base^(-2i/d) and checks its arguments",
+          "[kernels][f32]") {
+  const int n = 3, heads = 2, d = 6;
+  auto x = random_vec(static_cast<size_t>(n * heads * d), 9);
+  auto y = x;
+  REQUIRE(attn::rope_f32(attn::matrix(y.data(), n, heads * d), d, 5, 100.0f) == attn::Status::kOk);
+  std::vector<double> want;
+  for (int r = 0; r < n; ++r)
+    for (int h = 0; h < heads; ++h)
+      for (int c = 0; c < d; ++c) {
+        const int i = c % (d / 2);
+        const double th = (5 + r) * std::pow(100.0, -2.0 * i / d);
+        const double a = x[r * heads * d + h * d + i], b = x[r * heads * d + h * d + i + d / 2];
+        want.push_back(c < d / 2 ? a * std::cos(th) - b * std::sin(th) : b * std::cos(th) + a * std::sin(th));
+      }
+  require_close(y, want);
+  using attn::Status;
+  REQUIRE(attn::rope_f32(attn::matrix(y.data(), n, heads * d), 5, 0, 100.0f) == Status::kBadShape);
+  REQUIRE(attn::rope_f32(attn::matrix(y.data(), n, heads * d), d, 0, -1.0f) == Status::kBadRope);
+  REQUIRE(attn::rope_f32(attn::matrix(y.data(), n, heads * d), d, -3, 100.0f) == Status::kBadPosition);
+}

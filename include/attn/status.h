@@ -27,11 +27,16 @@ enum class [[nodiscard]] Status : int32_t{
     kBadDtype = 12,         // the entry does not support this dtype
     kPlanMismatch = 13,     // the Plan was made for another config, shape or dtype
     kBadCausalOffset = 14,  // mask.causal_offset < 0
+    kBadKvHeads = 15,       // num_kv_heads < 0 or does not divide num_heads
+    kBadRope = 16,          // rope_base negative or not finite, or head_dim odd with rope
+    kBadPosition = 17,      // a rotary position is negative
+    kBadWindow = 18,        // mask.window < 0, or a window without causal; cache window > capacity
 
     // Memory (32..)
     kArenaTooSmall = 32,    // the arena has fewer free bytes than the plan needs
     kArenaMisaligned = 33,  // the arena buffer is not ATTN_ARENA_ALIGN-aligned
     kBufferTooSmall = 34,   // an output buffer given with its size is too small
+    kCacheFull = 35,        // a KV cache without a window has no room for the new rows
 
     // Model files (64..); see include/attn/FORMAT.md
     kBadMagic = 64, kUnsupportedVersion = 65, kBadHeaderSize = 66,

@@ -16,12 +16,14 @@ void linear_f32_ref(ConstMatF32 x, ConstMatF32 w, const float* bias,
 void scores_f32_ref(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s);  // s[T,S] = q[T,d] k[S,d]^T * scale
 void softmax_row_f32_ref(float* row, int32_t n);                           // in place over n entries
 void weighted_sum_f32_ref(ConstMatF32 p, ConstMatF32 v, MatF32 o);         // o[T,d] = p[T,S] v[S,d]
+void rope_f32_ref(MatF32 x, int32_t head_dim, int32_t pos0, float base);   // x[n, heads*hd], in place
 
 // ---- the variant dispatch.cpp picked for this target (no checks) -----------
 void linear_f32(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y);
 void scores_f32(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s);
 void softmax_row_f32(float* row, int32_t n);
 void weighted_sum_f32(ConstMatF32 p, ConstMatF32 v, MatF32 o);
+void rope_f32(MatF32 x, int32_t head_dim, int32_t pos0, float base);
 
 // Name of the variant set dispatch.cpp picked, e.g. "ref" or "avx2".
 const char* kernel_set_f32();

@@ -12,6 +12,8 @@ void scores_f32(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s) { scores_f3
 void softmax_row_f32(float* row, int32_t n) { softmax_row_f32_ref(row, n); }
 void weighted_sum_f32(ConstMatF32 p, ConstMatF32 v, MatF32 o) { weighted_sum_f32_ref(p, v, o); }
 
+void rope_f32(MatF32 x, int32_t head_dim, int32_t pos0, float base) { rope_f32_ref(x, head_dim, pos0, base); }
+
 const char* kernel_set_f32() { return "ref"; }
 
 }  // namespace detail
