@@ -59,6 +59,21 @@ struct Case {
 
   int32_t D() const { return H * head_dim; }
 
+  // Query rows whose every key is masked: their expected weights are all 0.
+  bool has_fully_masked_row() const {
+    const size_t s = static_cast<size_t>(S);
+    for (size_t r = 0; r + s <= attn.size(); r += s) {
+      if (std::all_of(attn.begin() + static_cast<ptrdiff_t>(r), attn.begin() + static_cast<ptrdiff_t>(r + s),
+                      [](double v) { return v == 0.0; })) {
+        return true;
+      }
+    }
+    return false;
+  }
+  // Whether nn.MultiheadAttention made the expected values; otherwise the
+  // float64 reference of tools/gen_golden.py did (D != E or fully masked rows).
+  bool from_torch() const { return D() == E && !has_fully_masked_row(); }
+
   attn::AttentionConfig config() const {
     attn::AttentionConfig c;
     c.embed_dim = E;
@@ -282,6 +297,11 @@ inline bool load(const std::string& path, Case* out, std::string* error) {
   if (f.bad()) return detail::fail(error, path + ": read error");
   return parse(bytes, std::filesystem::path(path).stem().string(), out, error);
 }
+
+#ifdef ATTN_TEST_DATA_DIR
+// The committed cases: ATTN_TEST_DATA_DIR "/golden" (defined by tests/ and tools/ CMake).
+inline std::string default_dir() { return ATTN_TEST_DATA_DIR "/golden"; }
+#endif
 
 // Paths of every "*.bin" file in `dir`, sorted; empty if the folder is missing.
 inline std::vector<std::string> list_cases(const std::string& dir) {

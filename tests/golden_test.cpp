@@ -2,10 +2,12 @@
 // golden vectors in tests/data/golden (made by tools/gen_golden.py).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -17,7 +19,7 @@
 
 namespace {
 
-const std::string kGoldenDir = ATTN_TEST_DATA_DIR "/golden";
+const std::string kGoldenDir = golden::default_dir();
 
 // A byte buffer holding `bytes` usable bytes at a 16-aligned address, with
 // `guard` bytes of a known pattern before and after them.
@@ -221,7 +223,12 @@ TEST_CASE("golden: the arena needs exactly plan.arena_bytes", "[golden][arena]")
 TEST_CASE("golden: the reader rejects malformed files", "[golden][reader]") {
   const std::vector<std::string> files = golden::list_cases(kGoldenDir);
   REQUIRE(!files.empty());
-  std::ifstream f(files.front(), std::ios::binary);
+  // The smallest case file, so the exhaustive loops below stay fast.
+  const std::string smallest =
+      *std::min_element(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+        return std::filesystem::file_size(a) < std::filesystem::file_size(b);
+      });
+  std::ifstream f(smallest, std::ios::binary);
   const std::vector<unsigned char> good((std::istreambuf_iterator<char>(f)),
                                         std::istreambuf_iterator<char>());
   golden::Case c;
@@ -260,6 +267,30 @@ TEST_CASE("golden: the reader rejects malformed files", "[golden][reader]") {
   rejects(with_i32(32, 2), "bias flag 2");
   rejects(with_i32(52, -2), "key_length -2");
   rejects(with_i32(48, -1), "negative causal_offset");
+  // Every truncation is rejected.
+  size_t accepted = 0;
+  for (size_t n = 0; n < good.size(); ++n) {
+    accepted +=
+        golden::parse(std::vector<unsigned char>(good.begin(), good.begin() + static_cast<ptrdiff_t>(n)),
+                      "cut", &c, &error);
+  }
+  CHECK(accepted == 0);
+  // A corrupted header byte never crashes the reader (run under ASan too).
+  // Bytes 0..43 (magic, version, dims, bias, L, S) and has_additive decide the
+  // file size, so a change there must be rejected; the other mask fields may
+  // still describe a valid case.
+  for (size_t i = 0; i < golden::kHeaderBytes; ++i) {
+    for (const unsigned char v : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
+      std::vector<unsigned char> b = good;
+      b[i] = v;
+      golden::Case cc;
+      const bool parsed = golden::parse(b, "flip", &cc, &error);
+      if (i < 44 || (i >= 56 && i < 60)) {
+        INFO("header byte " << i << " set to " << int{v});
+        CHECK((!parsed || b == good));
+      }
+    }
+  }
   CHECK_FALSE(golden::load(kGoldenDir + "/no_such_case.bin", &c, &error));
   CHECK(golden::list_cases(kGoldenDir + "/no_such_folder").empty());
 }

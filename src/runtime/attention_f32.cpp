@@ -14,7 +14,8 @@ namespace {
 Status check_args(const Plan& plan, const WeightsF32& w, const Mask& mask, const IoF32& io) {
   if (plan.dtype != DType::kF32) return Status::kBadDtype;
   Plan fresh;  // a Plan edited by hand, or zero-initialized, is caught here
-  if (plan_attention(plan.config, plan.dtype, plan.query_len, plan.key_len, &fresh, plan.tile_rows) !=
+  if (plan.decode ||
+      plan_attention(plan.config, plan.dtype, plan.query_len, plan.key_len, &fresh, plan.tile_rows) !=
           Status::kOk ||
       fresh.arena_bytes != plan.arena_bytes || fresh.tile_rows != plan.tile_rows) {
     return Status::kPlanMismatch;
