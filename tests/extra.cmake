@@ -10,3 +10,9 @@ if(ATTN_CLANGXX)
     ENVIRONMENT "CLANGXX=${ATTN_CLANGXX};ATTN_FUZZ_DIR=${CMAKE_CURRENT_BINARY_DIR}/fuzz"
     TIMEOUT 300 LABELS fuzz)
 endif()
+
+# tests/cli_test.cpp runs the `attn` tools binary.
+if(TARGET attn_cli)
+  add_dependencies(attn_tests attn_cli)
+  target_compile_definitions(attn_tests PRIVATE ATTN_CLI_PATH="$<TARGET_FILE:attn_cli>")
+endif()

@@ -39,7 +39,7 @@ void walk(const attn::Model& m) {
 
 void try_load(const uint8_t* data, size_t size, bool fix_crc) {
   // Exactly `size` bytes, 16-aligned, as flash would hold them.
-  auto* buf = static_cast<uint8_t*>(::operator new(size == 0 ? 1 : size, std::align_val_t{16}));
+  auto* buf = static_cast<uint8_t*>(::operator new (size == 0 ? 1 : size, std::align_val_t{16}));
   if (size) std::memcpy(buf, data, size);
   if (fix_crc && size >= attn::format::kCrcStart) {
     const uint32_t crc = attn::crc32(buf + attn::format::kCrcStart, size - attn::format::kCrcStart);
@@ -47,7 +47,7 @@ void try_load(const uint8_t* data, size_t size, bool fix_crc) {
   }
   attn::Model m;
   if (attn::Model::load(buf, size, &m) == attn::Status::kOk) walk(m);
-  ::operator delete(buf, std::align_val_t{16});
+  ::operator delete (buf, std::align_val_t{16});
 }
 
 }  // namespace
