@@ -115,7 +115,8 @@ enum {
   ATTN_ERR_DTYPE_MISMATCH = 93,
 
   /* Fixed point (96..) */
-  ATTN_ERR_BAD_QUANT_PARAMS = 96
+  ATTN_ERR_BAD_QUANT_PARAMS = 96, /* a multiplier, shift, zero point or softmax constant out of range */
+  ATTN_ERR_UNSUPPORTED_MASK = 97  /* an additive float mask given to a fixed-point forward */
 };
 
 /* The code's name, e.g. "ATTN_ERR_ARENA_TOO_SMALL"; "ATTN_ERR_UNKNOWN" for a
@@ -291,6 +292,108 @@ ATTN_C_NODISCARD attn_status attn_forward_f32(const attn_plan* plan, const attn_
                                               size_t arena_bytes);
 
 #endif /* ATTN_WITH_F32 */
+
+/* ------------------------------------------------- s8 / s16 forwards --- */
+/* Integer only at run time (no float instruction or call): the s8 forward
+ * runs on cores without an FPU. Every constant comes from the converter
+ * (C++ attn::quantize_attention_s8 / _s16 in attn/quantize.h, or the `attn`
+ * tools binary); see attn/attention_fixed.h for the scheme. Masks: causal,
+ * window and key padding; an additive mask gives ATTN_ERR_UNSUPPORTED_MASK. */
+#if ATTN_WITH_S8 || ATTN_WITH_S16
+
+/* Constants of the fused integer softmax (attn::FusedSoftmaxParams). */
+typedef struct attn_softmax_fixed {
+  int32_t exp_multiplier; /* Q0.31, > 0 */
+  int32_t exp_shift;      /* [-31, 30] */
+  int32_t diff_limit;     /* >= 0 */
+  int32_t score_shift;    /* s16 only: scores = round(q.k / 2^score_shift); 0 for s8 */
+} attn_softmax_fixed;
+
+/* Arena bytes of an s8 (BYTES = 1) or s16 (BYTES = 2) forward with the
+ * default tile; D = num_heads * head_dim: K and V [S, D], Q and O tiles
+ * [T, D] of activations, scores [T, S] int32. */
+#define ATTN_ARENA_BYTES_FIXED_(BYTES, D, L, S)                \
+  (2 * ATTN_ALIGN_UP_((size_t)(S) * (size_t)(D) * (BYTES)) +   \
+   2 * ATTN_ALIGN_UP_(ATTN_TILE_(L) * (size_t)(D) * (BYTES)) + \
+   ATTN_ALIGN_UP_(ATTN_TILE_(L) * (size_t)(S)*4))
+#define ATTN_ARENA_BYTES_S8(D, L, S) ATTN_ARENA_BYTES_FIXED_(1, D, L, S)
+#define ATTN_ARENA_BYTES_S16(D, L, S) ATTN_ARENA_BYTES_FIXED_(2, D, L, S)
+
+#endif
+
+#if ATTN_WITH_S8
+
+/* One projection y = x W^T + b of the int8 forward, as the converter stores it. */
+typedef struct attn_projection_s8 {
+  const int8_t* weight;      /* [out, in] int8, symmetric per output channel */
+  const int32_t* bias;       /* [out] int32 with the input zero point folded in; required */
+  const int32_t* multiplier; /* [out] Q0.31, >= 0 */
+  const int32_t* shift;      /* [out] [-31, 30] */
+} attn_projection_s8;
+
+typedef struct attn_weights_s8 {
+  attn_projection_s8 q; /* [D, E] */
+  attn_projection_s8 k; /* [D, kdim] */
+  attn_projection_s8 v; /* [D, vdim] */
+  attn_projection_s8 o; /* [E, D] */
+  int32_t q_zero_point; /* zero points of Q, K, V, context and output, [-128, 127] */
+  int32_t k_zero_point;
+  int32_t v_zero_point;
+  int32_t context_zero_point;
+  int32_t output_zero_point;
+  attn_softmax_fixed softmax;
+  int32_t context_multiplier; /* Q0.31: probabilities x V into the context scale */
+  int32_t context_shift;      /* [-31, 30] */
+} attn_weights_s8;
+
+/* int8 activations, quantized with the converter's scale and zero point. */
+typedef struct attn_io_s8 {
+  const int8_t* query; /* [L, E] */
+  const int8_t* key;   /* [S, kdim]; self-attention: the query */
+  const int8_t* value; /* [S, vdim]; self-attention: the query */
+  int8_t* output;      /* [L, E] */
+} attn_io_s8;
+
+/* One int8 forward; plan from attn_plan_init(..., ATTN_DTYPE_S8, ...).
+ * Errors: those of attn_forward_f32, ATTN_ERR_BAD_QUANT_PARAMS and
+ * ATTN_ERR_UNSUPPORTED_MASK. */
+ATTN_C_NODISCARD attn_status attn_forward_s8(const attn_plan* plan, const attn_weights_s8* weights,
+                                             const attn_mask* mask, const attn_io_s8* io, void* arena,
+                                             size_t arena_bytes);
+
+#endif /* ATTN_WITH_S8 */
+
+#if ATTN_WITH_S16
+
+/* One projection of the int16 forward (int16 activations x int8 weights). */
+typedef struct attn_projection_s16 {
+  const int8_t* weight;      /* [out, in] int8, symmetric per output channel */
+  const int64_t* bias;       /* [out] int64; NULL: no bias */
+  const int32_t* multiplier; /* [out] Q0.31, >= 0 */
+  const int32_t* shift;      /* [out] [-31, 14] */
+} attn_projection_s16;
+
+typedef struct attn_weights_s16 {
+  attn_projection_s16 q, k, v, o; /* as in attn_weights_s8 */
+  attn_softmax_fixed softmax;
+  int32_t context_multiplier; /* Q0.31 */
+  int32_t context_shift;      /* [-31, 14] */
+} attn_weights_s16;
+
+/* int16 symmetric activations (zero point 0). */
+typedef struct attn_io_s16 {
+  const int16_t* query; /* [L, E] */
+  const int16_t* key;   /* [S, kdim] */
+  const int16_t* value; /* [S, vdim] */
+  int16_t* output;      /* [L, E] */
+} attn_io_s16;
+
+/* One int16 forward; plan from attn_plan_init(..., ATTN_DTYPE_S16, ...). */
+ATTN_C_NODISCARD attn_status attn_forward_s16(const attn_plan* plan, const attn_weights_s16* weights,
+                                              const attn_mask* mask, const attn_io_s16* io, void* arena,
+                                              size_t arena_bytes);
+
+#endif /* ATTN_WITH_S16 */
 
 #ifdef __cplusplus
 } /* extern "C" */

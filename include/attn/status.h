@@ -69,6 +69,7 @@ enum class [[nodiscard]] Status : int32_t{
 
     // Fixed point (96..)
     kBadQuantParams = 96,  // a multiplier, shift or zero point is out of range
+    kUnsupportedMask = 97,  // an additive float mask given to a fixed-point forward
 };
 
 // A stable identifier for the code, e.g. "kArenaTooSmall". Never null.

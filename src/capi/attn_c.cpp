@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "attn/attention.h"
+#include "attn/attention_fixed.h"
 #include "attn/attn.h"
 #include "attn/model.h"
 
@@ -71,10 +72,11 @@ namespace {
   X(ATTN_ERR_TOO_MANY_ENTRIES, kTooManyEntries)        \
   X(ATTN_ERR_DUPLICATE_NAME, kDuplicateName)           \
   X(ATTN_ERR_DTYPE_MISMATCH, kDtypeMismatch)           \
-  X(ATTN_ERR_BAD_QUANT_PARAMS, kBadQuantParams)
+  X(ATTN_ERR_BAD_QUANT_PARAMS, kBadQuantParams)        \
+  X(ATTN_ERR_UNSUPPORTED_MASK, kUnsupportedMask)
 
 #define ATTN_C_CHECK_CODE(c_name, cpp_name) \
-  static_assert(c_name == static_cast<int32_t>(Status::cpp_name), #c_name " differs from " #cpp_name);
+  static_assert((c_name) == static_cast<int32_t>(Status::cpp_name), #c_name " differs from " #cpp_name);
 ATTN_C_STATUSES(ATTN_C_CHECK_CODE)
 #undef ATTN_C_CHECK_CODE
 
@@ -83,6 +85,14 @@ static_assert(ATTN_DTYPE_S8 == static_cast<int32_t>(DType::kS8), "dtype codes");
 static_assert(ATTN_DTYPE_S16 == static_cast<int32_t>(DType::kS16), "dtype codes");
 
 attn_status to_c(Status s) { return static_cast<attn_status>(s); }
+
+#define ATTN_TRY_C(expr)               \
+  do {                                 \
+    const Status attn_try_c_ = (expr); \
+    if (attn_try_c_ != Status::kOk) {  \
+      return to_c(attn_try_c_);        \
+    }                                  \
+  } while (0)
 
 // What lives in an attn_plan / attn_model: a magic word, then the C++ object.
 constexpr uint32_t kPlanMagic = 0x4E414C50u;   // "PLAN"
@@ -142,6 +152,42 @@ attn_config to_c(const AttentionConfig& c) {
   out.rope_base = c.rope_base;
   return out;
 }
+
+Mask to_cpp(const attn_mask* mask) {
+  Mask m;  // a NULL mask: every key takes part
+  if (mask != nullptr) {
+    m.causal = mask->causal != 0;
+    m.causal_offset = mask->causal_offset;
+    m.window = mask->window;
+    m.key_length = mask->key_padding != 0 ? mask->key_length : Mask::kAllKeys;
+    m.additive = mask->additive;
+    m.additive_stride = mask->additive_stride;
+  }
+  return m;
+}
+
+// The checks every forward shares, then forward(plan, arena) on the C++ side.
+template <class Forward>
+attn_status run_forward(const attn_plan* plan, const void* weights, const void* io, void* buffer,
+                        size_t bytes, Forward forward) {
+  if (weights == nullptr || io == nullptr) return to_c(Status::kNullArgument);
+  PlanBox box;
+  ATTN_TRY_C(fetch(plan, kPlanMagic, &box));
+  Arena arena;
+  ATTN_TRY_C(arena.init(buffer, bytes));
+  return to_c(forward(box.plan, arena));
+}
+
+#if ATTN_WITH_S8 || ATTN_WITH_S16
+FusedSoftmaxParams to_cpp(const attn_softmax_fixed& s) {
+  FusedSoftmaxParams out;
+  out.exp_multiplier = s.exp_multiplier;
+  out.exp_shift = s.exp_shift;
+  out.diff_limit = s.diff_limit;
+  out.score_shift = s.score_shift;
+  return out;
+}
+#endif
 
 Status model_block(const attn_model* model, uint32_t index, Block* block) {
   ModelBox box;
@@ -252,41 +298,96 @@ attn_status attn_model_block_weights_f32(const attn_model* model, uint32_t index
 
 attn_status attn_forward_f32(const attn_plan* plan, const attn_weights_f32* weights, const attn_mask* mask,
                              const attn_io_f32* io, void* arena, size_t arena_bytes) {
-  if (weights == nullptr || io == nullptr) return attn::to_c(Status::kNullArgument);
-  attn::PlanBox box;
-  ATTN_CHECK(attn::to_c(attn::fetch(plan, attn::kPlanMagic, &box)));
-
-  attn::Mask m;  // a NULL mask: every key takes part
-  if (mask != nullptr) {
-    m.causal = mask->causal != 0;
-    m.causal_offset = mask->causal_offset;
-    m.window = mask->window;
-    m.key_length = mask->key_padding != 0 ? mask->key_length : attn::Mask::kAllKeys;
-    m.additive = mask->additive;
-    m.additive_stride = mask->additive_stride;
-  }
-  attn::WeightsF32 w;
-  w.wq = weights->wq;
-  w.wk = weights->wk;
-  w.wv = weights->wv;
-  w.wo = weights->wo;
-  w.bq = weights->bq;
-  w.bk = weights->bk;
-  w.bv = weights->bv;
-  w.bo = weights->bo;
-  attn::IoF32 x;
-  x.query = io->query;
-  x.key = io->key;
-  x.value = io->value;
-  x.output = io->output;
-  x.attn_weights = io->attn_weights;
-  x.query_position = io->query_position;
-
-  attn::Arena a;
-  ATTN_CHECK(attn::to_c(a.init(arena, arena_bytes)));
-  return attn::to_c(attn::forward_f32(box.plan, w, m, x, a));
+  return attn::run_forward(plan, weights, io, arena, arena_bytes, [&](const attn::Plan& p, attn::Arena& a) {
+    attn::WeightsF32 w;
+    w.wq = weights->wq;
+    w.wk = weights->wk;
+    w.wv = weights->wv;
+    w.wo = weights->wo;
+    w.bq = weights->bq;
+    w.bk = weights->bk;
+    w.bv = weights->bv;
+    w.bo = weights->bo;
+    attn::IoF32 x;
+    x.query = io->query;
+    x.key = io->key;
+    x.value = io->value;
+    x.output = io->output;
+    x.attn_weights = io->attn_weights;
+    x.query_position = io->query_position;
+    return attn::forward_f32(p, w, attn::to_cpp(mask), x, a);
+  });
 }
 
 #endif  // ATTN_WITH_F32
+
+#if ATTN_WITH_S8
+
+attn_status attn_forward_s8(const attn_plan* plan, const attn_weights_s8* weights, const attn_mask* mask,
+                            const attn_io_s8* io, void* arena, size_t arena_bytes) {
+  return attn::run_forward(plan, weights, io, arena, arena_bytes, [&](const attn::Plan& p, attn::Arena& a) {
+    const auto proj = [](const attn_projection_s8& c) {
+      attn::ProjectionS8 out;
+      out.weight = c.weight;
+      out.bias = c.bias;
+      out.multiplier = c.multiplier;
+      out.shift = c.shift;
+      return out;
+    };
+    attn::WeightsS8 w;
+    w.q = proj(weights->q);
+    w.k = proj(weights->k);
+    w.v = proj(weights->v);
+    w.o = proj(weights->o);
+    w.q_zero_point = weights->q_zero_point;
+    w.k_zero_point = weights->k_zero_point;
+    w.v_zero_point = weights->v_zero_point;
+    w.context_zero_point = weights->context_zero_point;
+    w.output_zero_point = weights->output_zero_point;
+    w.softmax = attn::to_cpp(weights->softmax);
+    w.context_multiplier = weights->context_multiplier;
+    w.context_shift = weights->context_shift;
+    attn::IoS8 x;
+    x.query = io->query;
+    x.key = io->key;
+    x.value = io->value;
+    x.output = io->output;
+    return attn::forward_s8(p, w, attn::to_cpp(mask), x, a);
+  });
+}
+
+#endif  // ATTN_WITH_S8
+
+#if ATTN_WITH_S16
+
+attn_status attn_forward_s16(const attn_plan* plan, const attn_weights_s16* weights, const attn_mask* mask,
+                             const attn_io_s16* io, void* arena, size_t arena_bytes) {
+  return attn::run_forward(plan, weights, io, arena, arena_bytes, [&](const attn::Plan& p, attn::Arena& a) {
+    const auto proj = [](const attn_projection_s16& c) {
+      attn::ProjectionS16 out;
+      out.weight = c.weight;
+      out.bias = c.bias;
+      out.multiplier = c.multiplier;
+      out.shift = c.shift;
+      return out;
+    };
+    attn::WeightsS16 w;
+    w.q = proj(weights->q);
+    w.k = proj(weights->k);
+    w.v = proj(weights->v);
+    w.o = proj(weights->o);
+    w.softmax = attn::to_cpp(weights->softmax);
+    w.context_multiplier = weights->context_multiplier;
+    w.context_shift = weights->context_shift;
+    attn::IoS16 x;
+    x.query = io->query;
+    x.key = io->key;
+    x.value = io->value;
+    x.output = io->output;
+    return attn::forward_s16(p, w, attn::to_cpp(mask), x, a);
+  });
+}
+
+#endif  // ATTN_WITH_S16
 
 }  // extern "C"

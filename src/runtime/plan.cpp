@@ -32,7 +32,8 @@ Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int
   if (!seq_ok(S)) return Status::kBadKeyLength;
   if (tile_rows <= 0) return Status::kBadTileRows;
 
-  if (dtype != DType::kF32) return Status::kBadDtype;  // the dtypes with a forward
+  // The dtypes with a forward.
+  if (dtype != DType::kF32 && dtype != DType::kS8 && dtype != DType::kS16) return Status::kBadDtype;
 
   // All shapes are valid here, so 0 means the sum does not fit in size_t.
   const size_t bytes = attention_arena_bytes(config, dtype, L, S, tile_rows);

@@ -63,6 +63,7 @@ const char* status_name(Status s) {
     ATTN_STATUS_CASE(kDuplicateName)
     ATTN_STATUS_CASE(kDtypeMismatch)
     ATTN_STATUS_CASE(kBadQuantParams)
+    ATTN_STATUS_CASE(kUnsupportedMask)
 #undef ATTN_STATUS_CASE
   }
   return "kUnknownStatus";
