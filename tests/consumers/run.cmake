@@ -123,6 +123,15 @@ elseif(STEP STREQUAL "make")
     message(FATAL_ERROR "tools/make/attn.mk lists other sources than CMake compiles.\n"
                         "Only CMake: [${only_cmake}]\nOnly attn.mk: [${only_make}]")
   endif()
+  # Vendor IDEs (Keil, IAR) put every object in one folder: no two sources may share a name.
+  set(names "")
+  foreach(src IN LISTS make_sources)
+    get_filename_component(name ${src} NAME_WE)
+    if(name IN_LIST names)
+      message(FATAL_ERROR "two sources named ${name}.cpp: their objects collide in a flat IDE build")
+    endif()
+    list(APPEND names ${name})
+  endforeach()
   # 2. Build the library and the C example (linked by cc), run the example.
   run("make check" ${MAKE} ${make_args} -j2 check)
   message(STATUS "${run_output}")
