@@ -136,10 +136,10 @@ constexpr size_t attention_arena_bytes(const AttentionConfig& c, DType dtype, in
   } else if (dtype == DType::kS8 || dtype == DType::kS16) {
     // attn/attention_fixed.h; probabilities overwrite the scores in place.
     const uint64_t e = dtype == DType::kS8 ? 1 : 2;  // activation bytes
-    bytes = 2 * aligned(s * d * e)    // K, V        [S, D]
-            + aligned(t * d * e)      // Q tile      [T, D]
-            + aligned(t * s * 4)      // scores      [T, S] int32, then Q0.15 int16 in place
-            + aligned(t * d * e);     // O tile      [T, D]
+    bytes = 2 * aligned(s * d * e)                   // K, V        [S, D]
+            + aligned(t * d * e)                     // Q tile      [T, D]
+            + aligned(t * s * 4)                     // scores      [T, S] int32, then Q0.15 int16 in place
+            + aligned(t * d * e);                    // O tile      [T, D]
   }
   return bytes <= SIZE_MAX ? static_cast<size_t>(bytes) : 0;
 }

@@ -68,7 +68,7 @@ enum class [[nodiscard]] Status : int32_t{
     kDtypeMismatch = 93,   // a block tensor's dtype differs from its block's
 
     // Fixed point (96..)
-    kBadQuantParams = 96,  // a multiplier, shift or zero point is out of range
+    kBadQuantParams = 96,   // a multiplier, shift or zero point is out of range
     kUnsupportedMask = 97,  // an additive float mask given to a fixed-point forward
 };
 
