@@ -238,6 +238,19 @@ TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
     m.additive = additive;
     CHECK(attn_forward_s8(&plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_UNSUPPORTED_MASK);
     m.additive = nullptr;
+    m.window = 2;  // the integer forwards have no sliding window: refused, not ignored
+    CHECK(attn_forward_s8(&plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_UNSUPPORTED_MASK);
+    m.window = 0;
+    attn_config gqa = cfg;
+    gqa.num_kv_heads = 1;
+    attn_plan gqa_plan;
+    REQUIRE(attn_plan_init(&gqa_plan, &gqa, ATTN_DTYPE_S8, L, S, 0) == ATTN_OK);
+    CHECK(attn_forward_s8(&gqa_plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_BAD_KV_HEADS);
+    attn_config rope = cfg;
+    rope.rope_base = 10000.0f;
+    attn_plan rope_plan;
+    REQUIRE(attn_plan_init(&rope_plan, &rope, ATTN_DTYPE_S8, L, S, 0) == ATTN_OK);
+    CHECK(attn_forward_s8(&rope_plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_BAD_ROPE);
     attn_plan f32_plan;
     REQUIRE(attn_plan_init(&f32_plan, &cfg, ATTN_DTYPE_F32, L, S, 0) == ATTN_OK);
     CHECK(attn_forward_s8(&f32_plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_BAD_DTYPE);

@@ -297,8 +297,11 @@ ATTN_C_NODISCARD attn_status attn_forward_f32(const attn_plan* plan, const attn_
 /* Integer only at run time (no float instruction or call): the s8 forward
  * runs on cores without an FPU. Every constant comes from the converter
  * (C++ attn::quantize_attention_s8 / _s16 in attn/quantize.h, or the `attn`
- * tools binary); see attn/attention_fixed.h for the scheme. Masks: causal,
- * window and key padding; an additive mask gives ATTN_ERR_UNSUPPORTED_MASK. */
+ * tools binary); see attn/attention_fixed.h for the scheme. Masks: causal
+ * and key padding; an additive mask or a sliding window gives
+ * ATTN_ERR_UNSUPPORTED_MASK. No grouped-query attention (num_kv_heads must be
+ * 0 or num_heads: ATTN_ERR_BAD_KV_HEADS) and no rotary embedding
+ * (ATTN_ERR_BAD_ROPE). */
 #if ATTN_WITH_S8 || ATTN_WITH_S16
 
 /* Constants of the fused integer softmax (attn::FusedSoftmaxParams). */
