@@ -26,7 +26,7 @@ if(NOT CMAKE_CROSSCOMPILING)
   set(ATTN_CONSUMER_CACHE ${ATTN_CONSUMER_WORK}/initial-cache.cmake)
   set(cache_lines "")
   foreach(var IN ITEMS CMAKE_C_COMPILER CMAKE_CXX_COMPILER CMAKE_BUILD_TYPE CMAKE_C_FLAGS CMAKE_CXX_FLAGS
-                       CMAKE_EXE_LINKER_FLAGS CMAKE_AR CMAKE_RANLIB CMAKE_NM)
+                       CMAKE_EXE_LINKER_FLAGS CMAKE_AR CMAKE_RANLIB CMAKE_NM ATTN_KERNELS ATTN_DEFINES)
     string(APPEND cache_lines "set(${var} [==[${${var}}]==] CACHE STRING \"\")\n")
   endforeach()
   file(WRITE ${ATTN_CONSUMER_CACHE} "${cache_lines}")
