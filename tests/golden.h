@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -27,8 +28,13 @@ namespace golden {
 
 constexpr char kMagic[8] = {'A', 'T', 'T', 'N', 'G', 'O', 'L', 'D'};
 constexpr char kEndMagic[4] = {'E', 'N', 'D', '.'};
-constexpr uint32_t kVersion = 1;
-constexpr size_t kHeaderBytes = 64;
+// Version 1: 64-byte header (multi-head attention). Version 2: 80 bytes, the
+// version-1 fields then num_kv_heads, rope_base, window and a reserved 0. Both
+// are read; the generator writes version 1 when the new fields are defaults.
+constexpr uint32_t kVersion = 2;  // newest
+constexpr size_t kHeaderBytesV1 = 64;
+constexpr size_t kHeaderBytesV2 = 80;
+constexpr size_t kHeaderBytes = kHeaderBytesV1;  // the smallest header
 // Sanity caps, far above what the generator writes: they keep a corrupt
 // header from asking for gigabytes.
 constexpr int32_t kMaxDim = 4096;
@@ -47,9 +53,14 @@ struct Case {
   int32_t key_length = -1;  // -1: no key padding
   bool has_additive = false;
   bool self_attention = false;  // key and value are the query (also stored in key/value)
+  // Version 2 fields (version 1: H, 0, 0).
+  uint32_t version = 1;
+  int32_t kv_heads = 0;  // K/V heads, dividing H (grouped-query; 1: multi-query)
+  float rope_base = 0;   // rotary embedding base, 0: none (HF Llama half-split pairs)
+  int32_t window = 0;    // sliding window with causal: the last `window` keys, 0: none
 
-  std::vector<float> wq, wk, wv, wo;  // [D, E], [D, kdim], [D, vdim], [E, D]
-  std::vector<float> bq, bk, bv, bo;  // [D] x3, [E]; empty without bias
+  std::vector<float> wq, wk, wv, wo;  // [D, E], [Dkv, kdim], [Dkv, vdim], [E, D]
+  std::vector<float> bq, bk, bv, bo;  // [D], [Dkv], [Dkv], [E]; empty without bias
   std::vector<float> query;           // [L, E]
   std::vector<float> key;             // [S, kdim]
   std::vector<float> value;           // [S, vdim]
@@ -58,6 +69,10 @@ struct Case {
   std::vector<double> attn;           // expected attention weights [H, L, S]
 
   int32_t D() const { return H * head_dim; }
+  int32_t Dkv() const { return kv_heads * head_dim; }
+  // A Llama-style case (version 2): expected values from the HF-LlamaAttention
+  // reference of tools/gen_golden.py (llama_torch), in float64 torch.
+  bool llama() const { return version >= 2; }
 
   // Query rows whose every key is masked: their expected weights are all 0.
   bool has_fully_masked_row() const {
@@ -72,7 +87,7 @@ struct Case {
   }
   // Whether nn.MultiheadAttention made the expected values; otherwise the
   // float64 reference of tools/gen_golden.py did (D != E or fully masked rows).
-  bool from_torch() const { return D() == E && !has_fully_masked_row(); }
+  bool from_torch() const { return !llama() && D() == E && !has_fully_masked_row(); }
 
   attn::AttentionConfig config() const {
     attn::AttentionConfig c;
@@ -82,6 +97,8 @@ struct Case {
     c.kdim = kdim;
     c.vdim = vdim;
     c.bias = bias;
+    c.num_kv_heads = kv_heads;
+    c.rope_base = rope_base;
     return c;
   }
   attn::Mask mask() const {
@@ -89,6 +106,7 @@ struct Case {
     m.causal = causal;
     m.causal_offset = causal_offset;
     m.key_length = key_length;
+    m.window = window;
     m.additive = has_additive ? additive.data() : nullptr;
     return m;
   }
@@ -115,6 +133,13 @@ struct Case {
     if (causal) s += causal_offset ? " causal+" + std::to_string(causal_offset) : std::string(" causal");
     if (key_length >= 0) s += " key_length=" + std::to_string(key_length);
     if (has_additive) s += " additive";
+    if (kv_heads != H) s += " kv_heads=" + std::to_string(kv_heads);
+    if (rope_base != 0) {
+      char base[32];
+      std::snprintf(base, sizeof base, "%g", static_cast<double>(rope_base));
+      s += std::string(" rope_base=") + base;
+    }
+    if (window != 0) s += " window=" + std::to_string(window);
     return s;
   }
 };
@@ -201,13 +226,16 @@ inline bool parse(const std::vector<unsigned char>& bytes, const std::string& na
   detail::Reader r(bytes);
   char magic[8] = {};
   uint32_t version = 0;
-  if (bytes.size() < kHeaderBytes + sizeof kEndMagic) {
+  if (bytes.size() < kHeaderBytesV1 + sizeof kEndMagic) {
     return fail(error, where + "file too short for a header (" + std::to_string(bytes.size()) + " bytes)");
   }
   r.bytes(magic, sizeof magic);
   if (std::memcmp(magic, kMagic, sizeof magic) != 0) return fail(error, where + "bad magic (want ATTNGOLD)");
   r.u32(&version);
-  if (version != kVersion) return fail(error, where + "unsupported version " + std::to_string(version));
+  if (version != 1 && version != 2)
+    return fail(error, where + "unsupported version " + std::to_string(version));
+  c.version = version;
+  const size_t header_bytes = version == 1 ? kHeaderBytesV1 : kHeaderBytesV2;
 
   int32_t f[13] = {};
   for (int32_t& v : f) r.i32(&v);
@@ -224,6 +252,19 @@ inline bool parse(const std::vector<unsigned char>& bytes, const std::string& na
   c.key_length = f[10];
   const int32_t additive = f[11];
   const int32_t self_attention = f[12];
+  c.kv_heads = c.H;
+  if (version >= 2) {
+    if (bytes.size() < kHeaderBytesV2 + sizeof kEndMagic)
+      return fail(error, where + "file too short for a v2 header");
+    uint32_t rope_bits = 0;
+    int32_t reserved = 0;
+    r.i32(&c.kv_heads);
+    r.u32(&rope_bits);
+    std::memcpy(&c.rope_base, &rope_bits, 4);
+    r.i32(&c.window);
+    r.i32(&reserved);
+    if (reserved != 0) return fail(error, where + "reserved header field is not 0");
+  }
 
   auto in = [](int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= hi; };
   if (!in(c.E, 1, kMaxDim) || !in(c.H, 1, kMaxDim) || !in(c.head_dim, 1, kMaxDim) ||
@@ -239,6 +280,13 @@ inline bool parse(const std::vector<unsigned char>& bytes, const std::string& na
     return fail(error, where + "bad causal_offset " + std::to_string(c.causal_offset));
   }
   if (!in(c.key_length, -1, c.S)) return fail(error, where + "key_length outside [-1, S]");
+  if (!in(c.kv_heads, 1, c.H) || c.H % c.kv_heads != 0) {
+    return fail(error, where + "kv_heads " + std::to_string(c.kv_heads) + " does not divide H");
+  }
+  if (!std::isfinite(c.rope_base) || c.rope_base < 0 || (c.rope_base > 0 && c.head_dim % 2 != 0)) {
+    return fail(error, where + "bad rope_base (negative, not finite, or odd head_dim)");
+  }
+  if (c.window < 0 || (c.window > 0 && causal == 0)) return fail(error, where + "bad window (needs causal)");
   c.bias = bias != 0;
   c.causal = causal != 0;
   c.has_additive = additive != 0;
@@ -251,22 +299,22 @@ inline bool parse(const std::vector<unsigned char>& bytes, const std::string& na
   const uint64_t E = static_cast<uint64_t>(c.E), D = static_cast<uint64_t>(c.D());
   const uint64_t L = static_cast<uint64_t>(c.L), S = static_cast<uint64_t>(c.S);
   const uint64_t kd = static_cast<uint64_t>(c.kdim), vd = static_cast<uint64_t>(c.vdim);
-  const uint64_t H = static_cast<uint64_t>(c.H);
-  const uint64_t n_f32 = D * E + D * kd + D * vd + E * D + (c.bias ? 3 * D + E : 0) + L * E + S * kd +
-                         S * vd + (c.has_additive ? L * S : 0);
+  const uint64_t H = static_cast<uint64_t>(c.H), Dkv = static_cast<uint64_t>(c.Dkv());
+  const uint64_t n_f32 = D * E + Dkv * kd + Dkv * vd + E * D + (c.bias ? D + 2 * Dkv + E : 0) + L * E +
+                         S * kd + S * vd + (c.has_additive ? L * S : 0);
   const uint64_t n_f64 = L * E + H * L * S;
   if (n_f32 > kMaxElements || n_f64 > kMaxElements) return fail(error, where + "arrays too large");
-  const uint64_t want = kHeaderBytes + 4 * n_f32 + 8 * n_f64 + sizeof kEndMagic;
+  const uint64_t want = header_bytes + 4 * n_f32 + 8 * n_f64 + sizeof kEndMagic;
   if (bytes.size() != want) {
     return fail(error, where + "file is " + std::to_string(bytes.size()) + " bytes, header says " +
                            std::to_string(want));
   }
 
   auto n = [](uint64_t v) { return static_cast<size_t>(v); };
-  bool ok = r.f32s(n(D * E), &c.wq) && r.f32s(n(D * kd), &c.wk) && r.f32s(n(D * vd), &c.wv) &&
+  bool ok = r.f32s(n(D * E), &c.wq) && r.f32s(n(Dkv * kd), &c.wk) && r.f32s(n(Dkv * vd), &c.wv) &&
             r.f32s(n(E * D), &c.wo);
   if (ok && c.bias) {
-    ok = r.f32s(n(D), &c.bq) && r.f32s(n(D), &c.bk) && r.f32s(n(D), &c.bv) && r.f32s(n(E), &c.bo);
+    ok = r.f32s(n(D), &c.bq) && r.f32s(n(Dkv), &c.bk) && r.f32s(n(Dkv), &c.bv) && r.f32s(n(E), &c.bo);
   }
   ok = ok && r.f32s(n(L * E), &c.query) && r.f32s(n(S * kd), &c.key) && r.f32s(n(S * vd), &c.value);
   if (ok && c.has_additive) ok = r.f32s(n(L * S), &c.additive);

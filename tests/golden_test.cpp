@@ -259,7 +259,8 @@ TEST_CASE("golden: the reader rejects malformed files", "[golden][reader]") {
   std::vector<unsigned char> end = good;
   if (end.size() > 4) end[end.size() - 1] = static_cast<unsigned char>(0x58);
   rejects(end, "bad end marker");
-  rejects(with_i32(8, 2), "version 2");
+  rejects(with_i32(8, 0), "version 0");
+  rejects(with_i32(8, 3), "version 3");
   rejects(with_i32(12, 0), "E = 0");
   rejects(with_i32(12, -5), "E < 0");
   rejects(with_i32(16, 1 << 30), "huge H");

@@ -99,7 +99,7 @@ TEST_CASE("scores_f32 and weighted_sum_f32 match double loops", "[kernels][f32]"
   }
 }
 
-TEST_CASE("softmax_f32 matches a double softmax; masked entries are exactly 0", "[kernels][f32]") {
+TEST_CASE("softmax_f32 matches a double softmax, masked entries are exactly 0", "[kernels][f32]") {
   for (int S : {1, 2, 7, 64, 129}) {
     auto s = random_vec(static_cast<size_t>(3 * S), 7, 4.0f);
     for (int j = 1; j < S; j += 3) s[static_cast<size_t>(S + j)] = -INFINITY;  // row 1 partly masked

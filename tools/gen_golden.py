@@ -14,7 +14,10 @@ in float64 from those float32 values:
     H * head_dim == E and no query row is fully masked, and
   * by the plain float64 reference in this script otherwise (head_dim != E/H,
     fully masked rows: PyTorch gives NaN there, attn gives all-zero weights and
-    an output row equal to bo).
+    an output row equal to bo);
+  * for the Llama-style cases (llama_*: GQA/MQA, RoPE, causal, sliding window),
+    by llama_torch(): float64 torch written the way HF LlamaAttention computes,
+    asserted equal to an independent numpy formulation (llama_numpy).
 
 The script asserts that its own reference reproduces nn.MultiheadAttention on
 every case PyTorch can run, and that a plain float32 evaluation of each case is
@@ -33,9 +36,12 @@ import torch
 
 MAGIC = b"ATTNGOLD"
 END_MAGIC = b"END."
-VERSION = 1
+# Version 1: the 64-byte header. Version 2 appends 16 bytes (num_kv_heads, rope_base, window,
+# reserved) for the Llama-style cases. A case is written with the lowest version that describes
+# it, so the version-1 files stay byte-identical.
 HEADER = struct.Struct("<8sI13i")  # magic, version, 13 int32 fields: 64 bytes
-assert HEADER.size == 64
+HEADER_V2_EXTRA = struct.Struct("<ifii")  # num_kv_heads, rope_base (float32), window, reserved = 0
+assert HEADER.size == 64 and HEADER_V2_EXTRA.size == 16
 
 # The bound tests/golden_test.cpp applies: max|got - want| <= REL * max|want| + ABS.
 REL, ABS = 1e-5, 1e-6
@@ -49,11 +55,22 @@ class Case:
     """One attention problem: config, shape, mask, and how to draw the data."""
 
     def __init__(self, name, E, H, L, S=None, head_dim=0, kdim=0, vdim=0, bias=True, causal=False,
-                 causal_offset=0, key_length=-1, additive=None, x_scale=1.0, w_gain=1.0, self_attn=None):
+                 causal_offset=0, key_length=-1, additive=None, x_scale=1.0, w_gain=1.0, self_attn=None,
+                 kv_heads=0, rope_base=0.0, window=0, llama=False):
         self.name = name
         self.E, self.H = E, H
         self.head_dim = head_dim if head_dim else E // H
         assert head_dim or E % H == 0, name
+        # Grouped-query attention: K/V heads, each shared by H / kv_heads query heads.
+        self.kv_heads = kv_heads if kv_heads else H
+        assert H % self.kv_heads == 0, name
+        # Rotary embedding base (0: none), sliding window (0: none; keep the last `window` keys).
+        self.rope_base, self.window = float(np.float32(rope_base)), window
+        assert rope_base == self.rope_base, name  # exactly a float32, as stored
+        assert self.head_dim % 2 == 0 or not rope_base, name
+        assert window == 0 or causal, name
+        # Llama-style: expected values from llama_torch() (HF LlamaAttention's computation).
+        self.llama = llama
         self.kdim = kdim if kdim else E
         self.vdim = vdim if vdim else E
         self.bias = bias
@@ -71,6 +88,20 @@ class Case:
     @property
     def D(self):
         return self.H * self.head_dim
+
+    @property
+    def Dkv(self):
+        return self.kv_heads * self.head_dim
+
+    @property
+    def version(self):
+        return 2 if (self.kv_heads != self.H or self.rope_base or self.window) else 1
+
+
+def llama_case(name, E, H, kv_heads, L, rope_base=10000.0, window=0, head_dim=0, w_gain=1.0):
+    """HF Llama/Mistral self-attention: no biases, causal, RoPE (and a sliding window)."""
+    return Case(name, E, H, L, head_dim=head_dim, bias=False, causal=True, kv_heads=kv_heads,
+                rope_base=rope_base, window=window, w_gain=w_gain, llama=True)
 
 
 def cases():
@@ -124,6 +155,19 @@ def cases():
     # Fully masked query rows (attn semantics: zero weights, output row = bo): reference from this script.
     c += [Case("fullmask_row_cross_e16_h2_l6_s8", 16, 2, 6, S=8, additive="fullrow", key_length=6)]
     c += [Case("fullmask_keylen0_cross_e12_h3_l4_s5", 12, 3, 4, S=5, key_length=0)]
+    # Llama-style self-attention (reference: llama_torch): GQA, MQA, MHA, all with RoPE and causal.
+    # stories260K (llama2.c): dim 64, 8 heads, 4 KV heads, head_dim 8, rope theta 10000.
+    c += [llama_case("llama_stories260k_e64_h8_kv4_l1", 64, 8, 4, 1)]
+    c += [llama_case("llama_stories260k_e64_h8_kv4_l33", 64, 8, 4, 33, w_gain=2.0)]
+    c += [llama_case("llama_gqa_e32_h8_kv4_l7", 32, 8, 4, 7, w_gain=2.0)]
+    c += [llama_case("llama_mqa_e24_h4_kv1_l33", 24, 4, 1, 33, w_gain=2.0)]
+    c += [llama_case("llama_mqa_e24_h4_kv1_l1", 24, 4, 1, 1)]
+    c += [llama_case("llama_mha_rope_e16_h2_l7", 16, 2, 2, 7, w_gain=2.0)]
+    # Llama 3's theta, head_dim 16 (frequencies down to 500000^(-14/16)).
+    c += [llama_case("llama_rope500k_e32_h2_kv1_l7", 32, 2, 1, 7, rope_base=500000.0, w_gain=2.0)]
+    # Mistral-style sliding window: each query sees its last `window` positions (itself included).
+    c += [llama_case("llama_window8_e32_h4_kv2_l33", 32, 4, 2, 33, window=8, w_gain=2.0)]
+    c += [llama_case("llama_window3_e16_h4_kv2_l7", 16, 4, 2, 7, window=3, head_dim=6, w_gain=2.0)]
     return c
 
 
@@ -143,9 +187,10 @@ def draw(case, seed):
         return f32(rng.uniform(-a, a, size=(rows, cols)) * g)
 
     d = {}
-    d["wq"], d["wk"], d["wv"], d["wo"] = w(D, E), w(D, kd), w(D, vd), w(E, D)
+    Dkv = case.Dkv
+    d["wq"], d["wk"], d["wv"], d["wo"] = w(D, E), w(Dkv, kd), w(Dkv, vd), w(E, D)
     if case.bias:
-        d["bq"], d["bk"], d["bv"] = (f32(rng.uniform(-0.5, 0.5, size=D)) for _ in range(3))
+        d["bq"], d["bk"], d["bv"] = (f32(rng.uniform(-0.5, 0.5, size=n)) for n in (D, Dkv, Dkv))
         d["bo"] = f32(rng.uniform(-0.5, 0.5, size=E))
     d["query"] = f32(rng.standard_normal((L, E)) * case.x_scale)
     if case.self_attn:
@@ -174,6 +219,8 @@ def allowed(case, additive):
     j = np.arange(S)[None, :]
     if case.causal:
         ok &= j <= i + case.causal_offset
+    if case.window:
+        ok &= j > i + case.causal_offset - case.window
     if case.key_length >= 0:
         ok &= j < case.key_length
     if additive is not None:
@@ -182,7 +229,9 @@ def allowed(case, additive):
 
 
 def reference(case, d, dtype):
-    """attn's semantics, plain numpy in `dtype`: returns y [L, E], p [H, L, S]."""
+    """attn's semantics, plain numpy in `dtype`: returns y [L, E], p [H, L, S]. (No GQA or RoPE:
+    the Llama-style cases use llama_numpy.)"""
+    assert case.kv_heads == case.H and not case.rope_base, case.name
     t = lambda k: None if k not in d else d[k].astype(dtype)
     x, xk, xv = t("query"), t("key"), t("value")
     q = x @ t("wq").T
@@ -218,7 +267,7 @@ def reference(case, d, dtype):
 
 def torch_reference(case, d):
     """torch.nn.MultiheadAttention in float64; None when PyTorch cannot run the case."""
-    if case.D != case.E or not allowed(case, d.get("mask")).any(axis=1).all():
+    if case.llama or case.version != 1 or case.D != case.E or not allowed(case, d.get("mask")).any(axis=1).all():
         return None
     E = case.E
     mha = torch.nn.MultiheadAttention(E, case.H, bias=case.bias, kdim=case.kdim, vdim=case.vdim,
@@ -258,6 +307,115 @@ def torch_reference(case, d):
     return y[0].numpy(), p[0].numpy()
 
 
+# ---------------------------------------------------------------------------------------------
+# Llama-style attention (HF transformers' LlamaAttention, MistralAttention for the window).
+
+
+def rotate_half(x):
+    """HF Llama's rotate_half: [x1, x2] -> [-x2, x1] over the last dim split in halves."""
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def repeat_kv(x, n_rep):
+    """HF Llama's repeat_kv: [B, KV, L, hd] -> [B, KV * n_rep, L, hd], each KV head n_rep times."""
+    b, kv, n, hd = x.shape
+    if n_rep == 1:
+        return x
+    return x[:, :, None, :, :].expand(b, kv, n_rep, n, hd).reshape(b, kv * n_rep, n, hd)
+
+
+def llama_torch(case, d):
+    """float64 torch, computed the way HF LlamaAttention.forward computes it (eager path).
+
+    q_proj/k_proj/v_proj/o_proj are nn.Linear without bias; the rotary cos/sin are HF's
+    LlamaRotaryEmbedding (inv_freq = 1 / theta^(arange(0, hd, 2) / hd), emb = cat(freqs, freqs)),
+    here in float64 where HF builds inv_freq in float32; positions 0 .. L-1. The mask is HF's
+    causal mask, plus Mistral's sliding window with attn's meaning: query i keeps keys
+    i - window < j <= i. Returns y [L, E], p [H, L, L].
+    """
+    assert case.llama and case.self_attn and not case.bias and case.causal and case.causal_offset == 0
+    f64 = torch.float64
+    E, H, KV, hd, L = case.E, case.H, case.kv_heads, case.head_dim, case.L
+    T = lambda k: torch.from_numpy(d[k].astype(np.float64))
+
+    def linear(w):
+        m = torch.nn.Linear(w.shape[1], w.shape[0], bias=False, dtype=f64)
+        with torch.no_grad():
+            m.weight.copy_(w)
+        return m
+
+    q_proj, k_proj, v_proj, o_proj = (linear(T(k)) for k in ("wq", "wk", "wv", "wo"))
+    hidden = T("query")[None]  # [1, L, E]
+    with torch.no_grad():
+        q = q_proj(hidden).view(1, L, H, hd).transpose(1, 2)  # [1, H, L, hd]
+        k = k_proj(hidden).view(1, L, KV, hd).transpose(1, 2)  # [1, KV, L, hd]
+        v = v_proj(hidden).view(1, L, KV, hd).transpose(1, 2)  # [1, KV, L, hd]
+        if case.rope_base:
+            inv_freq = 1.0 / (case.rope_base ** (torch.arange(0, hd, 2, dtype=f64) / hd))  # [hd/2]
+            position_ids = torch.arange(L, dtype=f64)
+            freqs = torch.outer(position_ids, inv_freq)  # [L, hd/2]
+            emb = torch.cat((freqs, freqs), dim=-1)  # [L, hd]
+            cos, sin = emb.cos()[None, None], emb.sin()[None, None]
+            q = q * cos + rotate_half(q) * sin
+            k = k * cos + rotate_half(k) * sin
+        k = repeat_kv(k, H // KV)  # [1, H, L, hd]
+        v = repeat_kv(v, H // KV)
+        scores = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(hd)  # [1, H, L, L]
+        mask = torch.full((L, L), float("-inf"), dtype=f64).triu(1)
+        if case.window:
+            mask = mask.masked_fill(torch.ones(L, L, dtype=torch.bool).tril(-case.window), float("-inf"))
+        probs = torch.nn.functional.softmax(scores + mask, dim=-1, dtype=f64)
+        out = torch.matmul(probs, v).transpose(1, 2).reshape(1, L, H * hd)  # [1, L, D]
+        y = o_proj(out)
+    return y[0].numpy(), probs[0].numpy()
+
+
+def llama_numpy(case, d, dtype):
+    """An independent formulation in plain numpy, in `dtype`: the pairs (m, m + hd/2) of each
+    head as complex numbers turned by e^{i pos theta^(-2m/hd)}, query head h reading KV head
+    h // (H / KV), the visible keys of each query taken as an index range. Returns y, p."""
+    E, H, KV, hd, L = case.E, case.H, case.kv_heads, case.head_dim, case.L
+    t = lambda k: d[k].astype(dtype)
+    x = t("query")
+    q, k, v = x @ t("wq").T, x @ t("wk").T, x @ t("wv").T  # [L, D], [L, Dkv], [L, Dkv]
+    half = hd // 2
+    cdt = np.complex128 if dtype == np.float64 else np.complex64
+
+    def turned(row, pos):  # [hd] -> [hd/2] complex, rotated to `pos`
+        z = row[:half].astype(cdt) + 1j * row[half:].astype(cdt)
+        if case.rope_base:
+            angle = pos * np.exp(-np.arange(half) * 2.0 / hd * np.log(case.rope_base))
+            z = z * np.exp(1j * angle).astype(cdt)
+        return z
+
+    group = H // KV
+    o = np.zeros((L, case.D), dtype=dtype)
+    p_all = np.zeros((H, L, L), dtype=dtype)
+    scale = dtype(1.0 / math.sqrt(hd))
+    for h in range(H):
+        g = h // group
+        keys = [turned(k[j, g * hd:(g + 1) * hd], j) for j in range(L)]
+        for i in range(L):
+            zq = turned(q[i, h * hd:(h + 1) * hd], i)
+            lo = max(0, i - case.window + 1) if case.window else 0
+            s = np.array([np.real(np.sum(zq * np.conj(keys[j]))) for j in range(lo, i + 1)], dtype=dtype)
+            e = np.exp((s - s.max()) * scale)
+            pr = e / e.sum()
+            p_all[h, i, lo:i + 1] = pr
+            o[i, h * hd:(h + 1) * hd] = pr @ v[lo:i + 1, g * hd:(g + 1) * hd]
+    return o @ t("wo").T, p_all
+
+
+def llama_expected(case, d):
+    y_t, p_t = llama_torch(case, d)
+    y_n, p_n = llama_numpy(case, d, np.float64)
+    assert max_err(y_n, y_t) <= 1e-12 * max(1.0, np.abs(y_t).max()), (case.name, max_err(y_n, y_t))
+    assert max_err(p_n, p_t) <= 1e-12, (case.name, max_err(p_n, p_t))
+    y32, p32 = llama_numpy(case, d, np.float32)
+    return y_t, p_t, y32, p32
+
+
 def max_err(got, want):
     return float(np.max(np.abs(got.astype(np.float64) - want))) if want.size else 0.0
 
@@ -268,6 +426,11 @@ def bound(want):
 
 def expected(case, d):
     """float64 y [L, E] and p [H, L, S]; checks the reference against PyTorch and float32."""
+    if case.llama:
+        y, p, y32, p32 = llama_expected(case, d)
+        ey, ep = max_err(y32, y) / bound(y), max_err(p32, p) / bound(p)
+        assert ey <= F32_MARGIN and ep <= F32_MARGIN, (case.name, ey, ep)
+        return y, p, "llama", max(ey, ep)
     y_ref, p_ref = reference(case, d, np.float64)
     tr = torch_reference(case, d)
     if tr is not None:
@@ -286,9 +449,11 @@ def expected(case, d):
 
 
 def encode(case, d, y, p):
-    hdr = HEADER.pack(MAGIC, VERSION, case.E, case.H, case.head_dim, case.kdim, case.vdim, int(case.bias),
+    hdr = HEADER.pack(MAGIC, case.version, case.E, case.H, case.head_dim, case.kdim, case.vdim, int(case.bias),
                       case.L, case.S, int(case.causal), case.causal_offset, case.key_length,
                       int("mask" in d), int(case.self_attn))
+    if case.version == 2:
+        hdr += HEADER_V2_EXTRA.pack(case.kv_heads, case.rope_base, case.window, 0)
     parts = [hdr]
     names = ["wq", "wk", "wv", "wo"] + (["bq", "bk", "bv", "bo"] if case.bias else []) + ["query", "key", "value"]
     names += ["mask"] if "mask" in d else []
@@ -309,6 +474,14 @@ def self_check():
         y_t, p_t = torch_reference(case, d)
         assert max_err(y_ref, y_t) <= 1e-12 * np.abs(y_t).max(), case.name
         assert max_err(p_ref, p_t) <= 1e-12, case.name
+    # Without RoPE and GQA, the Llama-style reference is a causal nn.MultiheadAttention without biases.
+    case = Case("chk_llama_as_mha", 24, 4, 9, bias=False, causal=True, llama=True)
+    d = draw(case, 54321)
+    case.llama = False
+    y_t, p_t = torch_reference(case, d)
+    case.llama = True
+    y_l, p_l = llama_torch(case, d)
+    assert max_err(y_l, y_t) <= 1e-12 * np.abs(y_t).max() and max_err(p_l, p_t) <= 1e-12, case.name
 
 
 def main():

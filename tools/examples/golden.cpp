@@ -122,7 +122,10 @@ int main(int argc, char** argv) {
   // 4. Against PyTorch (float64).
   const golden::Error ey = golden::compare(y.data(), c.y);
   const golden::Error ep = golden::compare(weights.data(), c.attn);
-  if (c.from_torch()) {
+  if (c.llama()) {
+    std::printf(
+        "against the Llama-style attention (HF LlamaAttention's computation) in PyTorch (float64):\n");
+  } else if (c.from_torch()) {
     std::printf("against torch.nn.MultiheadAttention (float64):\n");
   } else {
     std::printf("against the float64 reference of tools/gen_golden.py (PyTorch cannot run this case: %s):\n",
