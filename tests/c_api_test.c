@@ -18,6 +18,7 @@
 static int g_failures = 0;
 static int g_checks = 0;
 static int g_blob_skipped = 0;
+static int g_decoded = 0;
 
 #define CHECK(cond)                                                      \
   do {                                                                   \
@@ -213,6 +214,7 @@ static void test_errors(void) {
 
 typedef struct golden {
   int32_t e, h, head_dim, kdim, vdim, bias, L, S, causal, causal_offset, key_length, has_additive;
+  int32_t self_attention;   /* key and value are the query */
   int32_t kv_heads, window; /* version 2; version 1: kv_heads = h, window = 0 */
   float rope_base;          /* version 2; version 1: 0 */
   const float *wq, *wk, *wv, *wo, *bq, *bk, *bv, *bo, *query, *key, *value, *additive;
@@ -261,6 +263,7 @@ static int read_golden(const char* path, golden* g, void** raw) {
   g->causal_offset = rd_i32(b + 48);
   g->key_length = rd_i32(b + 52);
   g->has_additive = rd_i32(b + 56);
+  g->self_attention = rd_i32(b + 60);
   g->kv_heads = g->h;
   g->rope_base = 0.0f;
   g->window = 0;
@@ -432,6 +435,60 @@ static size_t write_blob(const golden* g, unsigned char* out, size_t cap) {
   return size;
 }
 
+/* Causal self-attention, fed to attn_decode_f32 in chunks of up to 3 rows
+ * over a KV cache (with the case's window, if any), gives the golden output. */
+static void test_decode(const golden* g, const attn_config* cfg) {
+  const int32_t chunk = 3;
+  attn_plan plan, forward_plan;
+  attn_kv_cache_f32 cache;
+  attn_weights_f32 w;
+  size_t cache_bytes = 0, arena_bytes = 0;
+  void *raw_cache = NULL, *raw_arena = NULL;
+  uint8_t *cache_buf, *arena;
+  float* y = (float*)malloc(4 * (size_t)g->L * (size_t)g->e);
+  int32_t row, length = -1, next = -1;
+
+  memset(&cache, 0, sizeof cache);
+  CHECK_STATUS(attn_plan_init_decode(&plan, cfg, ATTN_DTYPE_F32, chunk, g->L, 0), ATTN_OK);
+  CHECK_STATUS(attn_plan_arena_bytes(&plan, &arena_bytes), ATTN_OK);
+  CHECK_STATUS(attn_plan_init(&forward_plan, cfg, ATTN_DTYPE_F32, g->L, g->L, 0), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_bytes(&forward_plan, &cache_bytes), ATTN_ERR_PLAN_MISMATCH);
+  CHECK_STATUS(attn_kv_cache_bytes(&plan, &cache_bytes), ATTN_OK);
+  cache_buf = (uint8_t*)alloc_aligned(cache_bytes, &raw_cache);
+  arena = (uint8_t*)alloc_aligned(arena_bytes, &raw_arena);
+  w.wq = g->wq;
+  w.wk = g->wk;
+  w.wv = g->wv;
+  w.wo = g->wo;
+  w.bq = g->bq;
+  w.bk = g->bk;
+  w.bv = g->bv;
+  w.bo = g->bo;
+  CHECK_STATUS(attn_decode_f32(&plan, &w, &cache, g->query, 1, y, arena, arena_bytes), ATTN_ERR_BAD_HANDLE);
+  CHECK_STATUS(attn_kv_cache_init_f32(&cache, &plan, g->window, cache_buf, cache_bytes - 1),
+               ATTN_ERR_ARENA_TOO_SMALL);
+  CHECK_STATUS(attn_kv_cache_init_f32(&cache, &plan, g->window, cache_buf, cache_bytes), ATTN_OK);
+  for (row = 0; row < g->L; row += chunk) {
+    const int32_t n = g->L - row < chunk ? g->L - row : chunk;
+    CHECK_STATUS(attn_decode_f32(&plan, &w, &cache, g->query + (size_t)row * (size_t)g->e, n,
+                                 y + (size_t)row * (size_t)g->e, arena, arena_bytes),
+                 ATTN_OK);
+  }
+  CHECK(close_enough(y, g->y, (size_t)g->L * (size_t)g->e));
+  CHECK_STATUS(attn_kv_cache_length(&cache, &length, &next), ATTN_OK);
+  CHECK(next == g->L && length == g->L); /* capacity L: no row had to be dropped */
+  if (g->window == 0) {                  /* full: refused, nothing changes */
+    CHECK_STATUS(attn_decode_f32(&plan, &w, &cache, g->query, 1, y, arena, arena_bytes), ATTN_ERR_CACHE_FULL);
+  }
+  CHECK_STATUS(attn_kv_cache_reset(&cache), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_length(&cache, &length, &next), ATTN_OK);
+  CHECK(length == 0 && next == 0);
+  ++g_decoded;
+  free(raw_cache);
+  free(raw_arena);
+  free(y);
+}
+
 static void test_golden(const char* path) {
   golden g;
   void *raw_file = NULL, *raw_arena = NULL, *raw_blob = NULL;
@@ -505,6 +562,9 @@ static void test_golden(const char* path) {
   CHECK(close_enough(y, g.y, n_y));
   CHECK(close_enough(p, g.p, n_p));
   CHECK_STATUS(attn_forward_f32(&plan, &w, &mask, &io, arena, need - 1), ATTN_ERR_ARENA_TOO_SMALL);
+  if (g.self_attention && g.causal && g.causal_offset == 0 && g.key_length < 0 && !g.has_additive) {
+    test_decode(&g, &cfg);
+  }
 
   /* The same case through a .attn blob: format v1 has no grouped-query or
    * rotary blocks yet (those fields are reserved there). */
@@ -563,7 +623,9 @@ int main(int argc, char** argv) {
   test_hand_case();
   test_errors();
   for (i = 1; i < argc; ++i) test_golden(argv[i]);
-  printf("c_api_test: %d golden cases (%d not expressible as a v1 .attn blob), %d checks, %d failed\n",
-         argc - 1, g_blob_skipped, g_checks, g_failures);
+  printf(
+      "c_api_test: %d golden cases (%d also decoded over a KV cache, %d not expressible as a v1 .attn blob), "
+      "%d checks, %d failed\n",
+      argc - 1, g_decoded, g_blob_skipped, g_checks, g_failures);
   return g_failures == 0 ? 0 : 1;
 }

@@ -291,6 +291,60 @@ ATTN_C_NODISCARD attn_status attn_forward_f32(const attn_plan* plan, const attn_
                                               const attn_mask* mask, const attn_io_f32* io, void* arena,
                                               size_t arena_bytes);
 
+/* ------------------------------------------- f32 incremental decoding --- */
+/* Autoregressive self-attention over a KV cache (attn/decode.h): each call
+ * appends n new rows (tokens) and attends them causally over everything
+ * cached, so a step costs O(n * length) instead of recomputing the history.
+ *
+ *   attn_plan plan;  attn_kv_cache_f32 cache;
+ *   ATTN_CHECK(attn_plan_init_decode(&plan, &cfg, ATTN_DTYPE_F32, max_rows, capacity, 0));
+ *   ATTN_CHECK(attn_kv_cache_init_f32(&cache, &plan, 0, cache_buf, sizeof cache_buf));
+ *   ATTN_CHECK(attn_decode_f32(&plan, &w, &cache, prompt, n_prompt, y, arena, sizeof arena));
+ *   ATTN_CHECK(attn_decode_f32(&plan, &w, &cache, x, 1, y, arena, sizeof arena));  // one token
+ */
+
+/* A KV cache: K and V [capacity, Dkv] in a buffer the caller owns. */
+typedef struct attn_kv_cache_f32 {
+  attn_storage_word_ opaque_[10]; /* 80 bytes */
+} attn_kv_cache_f32;
+
+/* Validate a self-attention config (kdim, vdim 0 or E) for calls of at most
+ * max_rows rows over a cache of `capacity` positions, and fill *plan (its
+ * arena bytes are those of one attn_decode_f32 call, the cache aside).
+ * Errors: those of attn_plan_init, ATTN_ERR_BAD_KEY_DIM / _VALUE_DIM for
+ * cross-attention. */
+ATTN_C_NODISCARD attn_status attn_plan_init_decode(attn_plan* plan, const attn_config* config,
+                                                   attn_dtype dtype, int32_t max_rows, int32_t capacity,
+                                                   int32_t tile_rows);
+
+/* Bytes of the cache buffer for a decode plan: K and V [capacity, Dkv] f32. */
+ATTN_C_NODISCARD attn_status attn_kv_cache_bytes(const attn_plan* plan, size_t* bytes);
+
+/* Set up *cache in `buffer` (ATTN_ARENA_ALIGN-aligned, >= attn_kv_cache_bytes;
+ * it must outlive the cache). window: 0 keeps every position (then
+ * ATTN_ERR_CACHE_FULL when full); W in [1, capacity] keeps the last W.
+ * Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_PLAN_MISMATCH
+ * (not a decode plan), ATTN_ERR_BAD_WINDOW, ATTN_ERR_ARENA_MISALIGNED,
+ * ATTN_ERR_ARENA_TOO_SMALL. */
+ATTN_C_NODISCARD attn_status attn_kv_cache_init_f32(attn_kv_cache_f32* cache, const attn_plan* plan,
+                                                    int32_t window, void* buffer, size_t buffer_bytes);
+
+/* Forget every cached position: the next row sits at position 0. */
+ATTN_C_NODISCARD attn_status attn_kv_cache_reset(attn_kv_cache_f32* cache);
+
+/* Rows in use, and the position the next row gets. */
+ATTN_C_NODISCARD attn_status attn_kv_cache_length(const attn_kv_cache_f32* cache, int32_t* length,
+                                                  int32_t* next_position);
+
+/* Append rows x [n, E] (n in [1, max_rows]) and write their outputs y [n, E].
+ * `arena` as in attn_forward_f32, of at least the plan's arena bytes.
+ * Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_BAD_DTYPE,
+ * ATTN_ERR_PLAN_MISMATCH, ATTN_ERR_BAD_QUERY_LENGTH, ATTN_ERR_CACHE_FULL
+ * (nothing changed), ATTN_ERR_ARENA_MISALIGNED, ATTN_ERR_ARENA_TOO_SMALL. */
+ATTN_C_NODISCARD attn_status attn_decode_f32(const attn_plan* plan, const attn_weights_f32* weights,
+                                             attn_kv_cache_f32* cache, const float* x, int32_t n, float* y,
+                                             void* arena, size_t arena_bytes);
+
 #endif /* ATTN_WITH_F32 */
 
 /* ------------------------------------------------- s8 / s16 forwards --- */

@@ -10,6 +10,7 @@
 #include "attn/attention.h"
 #include "attn/attention_fixed.h"
 #include "attn/attn.h"
+#include "attn/decode.h"
 #include "attn/model.h"
 
 namespace attn {
@@ -97,6 +98,7 @@ attn_status to_c(Status s) { return static_cast<attn_status>(s); }
 // What lives in an attn_plan / attn_model: a magic word, then the C++ object.
 constexpr uint32_t kPlanMagic = 0x4E414C50u;   // "PLAN"
 constexpr uint32_t kModelMagic = 0x4C444F4Du;  // "MODL"
+constexpr uint32_t kCacheMagic = 0x4548434Bu;  // "KCHE"
 
 struct PlanBox {
   uint32_t magic;
@@ -106,6 +108,17 @@ struct ModelBox {
   uint32_t magic;
   Model model;
 };
+#if ATTN_WITH_F32
+struct CacheBox {
+  uint32_t magic;
+  KvCacheF32 cache;
+};
+static_assert(std::is_trivially_copyable<CacheBox>::value, "attn_kv_cache_f32 is copied with memcpy");
+static_assert(sizeof(CacheBox) <= sizeof(attn_kv_cache_f32),
+              "grow attn_kv_cache_f32's storage in attn/attn.h");
+static_assert(alignof(CacheBox) <= alignof(attn_kv_cache_f32),
+              "attn_kv_cache_f32's storage is under-aligned");
+#endif
 static_assert(std::is_trivially_copyable<PlanBox>::value, "attn_plan is copied with memcpy");
 static_assert(std::is_trivially_copyable<ModelBox>::value, "attn_model is copied with memcpy");
 static_assert(sizeof(PlanBox) <= sizeof(attn_plan), "grow attn_plan's storage in attn/attn.h");
@@ -177,6 +190,21 @@ attn_status run_forward(const attn_plan* plan, const void* weights, const void* 
   ATTN_TRY_C(arena.init(buffer, bytes));
   return to_c(forward(box.plan, arena));
 }
+
+#if ATTN_WITH_F32
+WeightsF32 to_cpp(const attn_weights_f32& c) {
+  WeightsF32 w;
+  w.wq = c.wq;
+  w.wk = c.wk;
+  w.wv = c.wv;
+  w.wo = c.wo;
+  w.bq = c.bq;
+  w.bk = c.bk;
+  w.bv = c.bv;
+  w.bo = c.bo;
+  return w;
+}
+#endif
 
 #if ATTN_WITH_S8 || ATTN_WITH_S16
 // What the integer forwards do not implement (yet) and would otherwise
@@ -308,15 +336,7 @@ attn_status attn_model_block_weights_f32(const attn_model* model, uint32_t index
 attn_status attn_forward_f32(const attn_plan* plan, const attn_weights_f32* weights, const attn_mask* mask,
                              const attn_io_f32* io, void* arena, size_t arena_bytes) {
   return attn::run_forward(plan, weights, io, arena, arena_bytes, [&](const attn::Plan& p, attn::Arena& a) {
-    attn::WeightsF32 w;
-    w.wq = weights->wq;
-    w.wk = weights->wk;
-    w.wv = weights->wv;
-    w.wo = weights->wo;
-    w.bq = weights->bq;
-    w.bk = weights->bk;
-    w.bv = weights->bv;
-    w.bo = weights->bo;
+    const attn::WeightsF32 w = attn::to_cpp(*weights);
     attn::IoF32 x;
     x.query = io->query;
     x.key = io->key;
@@ -326,6 +346,75 @@ attn_status attn_forward_f32(const attn_plan* plan, const attn_weights_f32* weig
     x.query_position = io->query_position;
     return attn::forward_f32(p, w, attn::to_cpp(mask), x, a);
   });
+}
+
+attn_status attn_plan_init_decode(attn_plan* plan, const attn_config* config, attn_dtype dtype,
+                                  int32_t max_rows, int32_t capacity, int32_t tile_rows) {
+  if (plan == nullptr || config == nullptr) return attn::to_c(Status::kNullArgument);
+  std::memset(plan, 0, sizeof *plan);
+  attn::PlanBox box;
+  box.magic = attn::kPlanMagic;
+  const Status s = attn::plan_decode(attn::to_cpp(*config), static_cast<attn::DType>(dtype), max_rows,
+                                     capacity, &box.plan, tile_rows == 0 ? ATTN_TILE_ROWS : tile_rows);
+  if (s == Status::kOk) attn::store(plan, box);
+  return attn::to_c(s);
+}
+
+attn_status attn_kv_cache_bytes(const attn_plan* plan, size_t* bytes) {
+  if (bytes == nullptr) return attn::to_c(Status::kNullArgument);
+  *bytes = 0;
+  attn::PlanBox box;
+  ATTN_CHECK(attn::to_c(attn::fetch(plan, attn::kPlanMagic, &box)));
+  if (!box.plan.decode) return attn::to_c(Status::kPlanMismatch);
+  *bytes = attn::kv_cache_arena_bytes(box.plan.config, box.plan.dtype, box.plan.key_len);
+  return ATTN_OK;
+}
+
+attn_status attn_kv_cache_init_f32(attn_kv_cache_f32* cache, const attn_plan* plan, int32_t window,
+                                   void* buffer, size_t buffer_bytes) {
+  if (cache == nullptr) return attn::to_c(Status::kNullArgument);
+  std::memset(cache, 0, sizeof *cache);
+  attn::PlanBox plan_box;
+  ATTN_CHECK(attn::to_c(attn::fetch(plan, attn::kPlanMagic, &plan_box)));
+  // The cache keeps pointers into `buffer`, not into this Arena: it may go.
+  attn::Arena arena;
+  ATTN_CHECK(attn::to_c(arena.init(buffer, buffer_bytes)));
+  attn::CacheBox box;
+  box.magic = attn::kCacheMagic;
+  ATTN_CHECK(attn::to_c(attn::kv_cache_init_f32(plan_box.plan, window, arena, &box.cache)));
+  attn::store(cache, box);
+  return ATTN_OK;
+}
+
+attn_status attn_kv_cache_reset(attn_kv_cache_f32* cache) {
+  attn::CacheBox box;
+  ATTN_CHECK(attn::to_c(attn::fetch(cache, attn::kCacheMagic, &box)));
+  ATTN_CHECK(attn::to_c(attn::kv_cache_reset(&box.cache)));
+  attn::store(cache, box);
+  return ATTN_OK;
+}
+
+attn_status attn_kv_cache_length(const attn_kv_cache_f32* cache, int32_t* length, int32_t* next_position) {
+  if (length == nullptr || next_position == nullptr) return attn::to_c(Status::kNullArgument);
+  *length = 0;
+  *next_position = 0;
+  attn::CacheBox box;
+  ATTN_CHECK(attn::to_c(attn::fetch(cache, attn::kCacheMagic, &box)));
+  *length = box.cache.length;
+  *next_position = box.cache.next_position();
+  return ATTN_OK;
+}
+
+attn_status attn_decode_f32(const attn_plan* plan, const attn_weights_f32* weights, attn_kv_cache_f32* cache,
+                            const float* x, int32_t n, float* y, void* arena, size_t arena_bytes) {
+  attn::CacheBox box;
+  ATTN_CHECK(attn::to_c(attn::fetch(cache, attn::kCacheMagic, &box)));
+  const attn_status s =
+      attn::run_forward(plan, weights, cache, arena, arena_bytes, [&](const attn::Plan& p, attn::Arena& a) {
+        return attn::decode_f32(p, attn::to_cpp(*weights), &box.cache, x, n, y, a);
+      });
+  attn::store(cache, box);  // the cache's length and start moved (or not, on error)
+  return s;
 }
 
 #endif  // ATTN_WITH_F32
