@@ -310,6 +310,9 @@ def write_file_atomic(path, data):
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give what open() would
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -184,6 +184,16 @@ class Model {
   // kDuplicateRole, kMissingTensor, kDimsMismatch.
   static Status load(const void* data, size_t size, Model* out);
 
+  // The file size a blob's header declares, for a blob at the start of a
+  // larger region (a flash partition of `available` bytes): checks magic,
+  // version and header size only, then load(data, *out, ...) checks the rest.
+  // Errors: kNullArgument, kTruncated (fewer than 64 bytes, or file_size >
+  // available), kBadMagic, kUnsupportedVersion, kBadHeaderSize.
+  static Status file_size(const void* data, size_t available, size_t* out);
+
+  // Format version of the loaded file (0 when nothing is loaded).
+  uint16_t version() const;
+
   bool loaded() const { return base_ != nullptr; }
   uint32_t block_count() const { return block_count_; }
   uint32_t tensor_count() const { return tensor_count_; }

@@ -178,7 +178,8 @@ Status check_table(uint64_t offset, uint64_t count, uint64_t record, uint64_t mi
   return Status::kOk;
 }
 
-Status check_header(const uint8_t* p, size_t size, Header* h) {
+// Magic, version and header size: enough to trust header_size and file_size's position.
+Status check_preamble(const uint8_t* p, size_t size) {
   if (size < sizeof(uint32_t)) return Status::kTruncated;
   uint32_t magic = 0;
   std::memcpy(&magic, p, sizeof magic);
@@ -190,6 +191,11 @@ Status check_header(const uint8_t* p, size_t size, Header* h) {
   if (version == 0 || version > format::kVersion) return Status::kUnsupportedVersion;
   if (header_size != sizeof(Header)) return Status::kBadHeaderSize;  // v1's only size
   if (size < sizeof(Header)) return Status::kTruncated;
+  return Status::kOk;
+}
+
+Status check_header(const uint8_t* p, size_t size, Header* h) {
+  ATTN_TRY(check_preamble(p, size));
   *h = read_record<Header>(p);
   if (h->file_size > size) return Status::kTruncated;
   if (h->file_size < size) return Status::kFileSizeMismatch;
@@ -270,6 +276,21 @@ Status Model::load(const void* data, size_t size, Model* out) {
   out->tensors_offset_ = tensors_at;
   out->data_offset_ = static_cast<size_t>(h.data_offset);
   return Status::kOk;
+}
+
+Status Model::file_size(const void* data, size_t available, size_t* out) {
+  if (data == nullptr || out == nullptr) return Status::kNullArgument;
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  ATTN_TRY(check_preamble(p, available));
+  const uint64_t n = read_record<Header>(p).file_size;
+  if (n > available) return Status::kTruncated;
+  *out = static_cast<size_t>(n);
+  return Status::kOk;
+}
+
+uint16_t Model::version() const {
+  if (base_ == nullptr) return 0;
+  return read_record<Header>(base_).version;
 }
 
 uint32_t Model::crc() const {
