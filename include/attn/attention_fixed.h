@@ -12,7 +12,7 @@
 //          symmetric per output channel; int32 biases and accumulators.
 //   int16  forward: activations int16 symmetric; weights int8 per channel;
 //          int64 biases and accumulators (CMSIS-NN 16x8).
-//   K, V = projections of key / value inputs      -> arena [S, D]
+//   K, V = projections of key / value inputs      -> arena [S, Dkv]
 //   per tile of T query rows: Q_t                  -> arena [T, D]
 //     per head: s = (Q_h - zq)(K_h - zk)^T  int32  -> arena [T, S]
 //               p = fused softmax of s      Q0.15  (in place, int16 over the scores)
@@ -20,8 +20,10 @@
 //     y_t = projection of O_t                      -> caller's output
 // The fused softmax (src/kernels/softmax/softmax_fused_s32_ref.cpp) is a base-2
 // exp with a 65-entry table, exact in integers: identical on every target.
-// Masks: causal and key_length as in forward_f32; an additive float mask is
-// not supported in fixed point (kUnsupportedMask). Fully masked rows give
+// Grouped-query attention (num_kv_heads) as in forward_f32; no rotary
+// embedding (plan_attention returns kBadDtype). Masks: causal, window and
+// key_length as in forward_f32; an additive float mask is not supported in
+// fixed point (kUnsupportedMask). Fully masked rows give
 // all-zero weights, so their output is the (quantized) output bias.
 #pragma once
 
@@ -50,14 +52,14 @@ struct ProjectionS16 {
 };
 
 // Constants of the fused softmax. With u = max_score - score >= 0 (int32):
-//   t = MBQM(u, exp_multiplier, exp_shift) = u * score_scale * log2(e) in Q15.16,
+//   t = ((u << exp_shift) * exp_multiplier) >> 32 = u * score_step * log2(e) in Q15.16,
 //   probability ~ 2^(-t / 2^16) / sum; u > diff_limit gives probability 0.
 struct FusedSoftmaxParams {
-  int32_t exp_multiplier = 0;  // Q0.31, > 0
-  int32_t exp_shift = 0;       // [-31, 30]
-  int32_t diff_limit = 0;      // >= 0; the converter makes MBQM(diff_limit) < 2^20
-  int32_t score_shift = 0;     // int16 only: scores = round(sum q k / 2^score_shift);
-                               // head_dim < 2^score_shift keeps them in int32. 0 for int8.
+  uint32_t exp_multiplier = 0;  // [2^31, 2^32)
+  int32_t exp_shift = 0;        // [0, 31]
+  int32_t diff_limit = 0;       // [0, (2^32 - 1) >> exp_shift]; the converter makes t(diff_limit) < 2^20
+  int32_t score_shift = 0;      // scores = round(sum q k / 2^score_shift). int16: head_dim < 2^score_shift
+                                // keeps them in int32; int8: usually 0 (raised for very fine score steps).
 };
 
 struct WeightsS8 {
@@ -101,7 +103,7 @@ struct IoS16 {
 // One integer forward. `plan` from plan_attention(config, DType::kS8 (kS16), L, S).
 // Carves plan.arena_bytes from `arena` (before writing anything) and gives
 // them back on return. Errors: kNullArgument, kBadDtype / kPlanMismatch,
-// kBadKeyPadding, kBadCausalOffset, kUnsupportedMask (additive mask),
+// kBadKeyPadding, kBadCausalOffset, kBadWindow, kUnsupportedMask (additive mask),
 // kBadQuantParams (a multiplier, shift, zero point or softmax constant out of
 // range), kArenaTooSmall.
 Status forward_s8(const Plan& plan, const WeightsS8& weights, const Mask& mask, const IoS8& io, Arena& arena);

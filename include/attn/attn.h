@@ -351,30 +351,29 @@ ATTN_C_NODISCARD attn_status attn_decode_f32(const attn_plan* plan, const attn_w
 /* Integer only at run time (no float instruction or call): the s8 forward
  * runs on cores without an FPU. Every constant comes from the converter
  * (C++ attn::quantize_attention_s8 / _s16 in attn/quantize.h, or the `attn`
- * tools binary); see attn/attention_fixed.h for the scheme. Masks: causal
- * and key padding; an additive mask or a sliding window gives
- * ATTN_ERR_UNSUPPORTED_MASK. No grouped-query attention (num_kv_heads must be
- * 0 or num_heads: ATTN_ERR_BAD_KV_HEADS) and no rotary embedding
- * (ATTN_ERR_BAD_ROPE). */
+ * tools binary); see attn/attention_fixed.h for the scheme. Grouped-query
+ * attention as in f32; masks: causal, window and key padding (an additive
+ * mask gives ATTN_ERR_UNSUPPORTED_MASK); no rotary embedding (planning one
+ * gives ATTN_ERR_BAD_DTYPE). */
 #if ATTN_WITH_S8 || ATTN_WITH_S16
 
 /* Constants of the fused integer softmax (attn::FusedSoftmaxParams). */
 typedef struct attn_softmax_fixed {
-  int32_t exp_multiplier; /* Q0.31, > 0 */
-  int32_t exp_shift;      /* [-31, 30] */
-  int32_t diff_limit;     /* >= 0 */
-  int32_t score_shift;    /* s16 only: scores = round(q.k / 2^score_shift); 0 for s8 */
+  uint32_t exp_multiplier; /* [2^31, 2^32) */
+  int32_t exp_shift;       /* [0, 31] */
+  int32_t diff_limit;      /* [0, (2^32 - 1) >> exp_shift] */
+  int32_t score_shift;     /* scores = round(q.k / 2^score_shift); s8: usually 0 */
 } attn_softmax_fixed;
 
 /* Arena bytes of an s8 (BYTES = 1) or s16 (BYTES = 2) forward with the
- * default tile; D = num_heads * head_dim: K and V [S, D], Q and O tiles
- * [T, D] of activations, scores [T, S] int32. */
-#define ATTN_ARENA_BYTES_FIXED_(BYTES, D, L, S)                \
-  (2 * ATTN_ALIGN_UP_((size_t)(S) * (size_t)(D) * (BYTES)) +   \
+ * default tile; D and DKV as for f32: K and V [S, DKV], Q and O tiles [T, D]
+ * of activations, scores [T, S] int32. */
+#define ATTN_ARENA_BYTES_FIXED_(BYTES, D, DKV, L, S)           \
+  (2 * ATTN_ALIGN_UP_((size_t)(S) * (size_t)(DKV) * (BYTES)) + \
    2 * ATTN_ALIGN_UP_(ATTN_TILE_(L) * (size_t)(D) * (BYTES)) + \
    ATTN_ALIGN_UP_(ATTN_TILE_(L) * (size_t)(S)*4))
-#define ATTN_ARENA_BYTES_S8(D, L, S) ATTN_ARENA_BYTES_FIXED_(1, D, L, S)
-#define ATTN_ARENA_BYTES_S16(D, L, S) ATTN_ARENA_BYTES_FIXED_(2, D, L, S)
+#define ATTN_ARENA_BYTES_S8(D, DKV, L, S) ATTN_ARENA_BYTES_FIXED_(1, D, DKV, L, S)
+#define ATTN_ARENA_BYTES_S16(D, DKV, L, S) ATTN_ARENA_BYTES_FIXED_(2, D, DKV, L, S)
 
 #endif
 

@@ -61,10 +61,24 @@ struct ActivationQuant {
 // Per-output-channel weight scales (views into the storage arena).
 struct WeightScales {
   const float* q = nullptr;  // [D]
-  const float* k = nullptr;  // [D]
-  const float* v = nullptr;  // [D]
+  const float* k = nullptr;  // [Dkv]
+  const float* v = nullptr;  // [Dkv]
   const float* o = nullptr;  // [E]
 };
+
+// Arena bytes calibrate_attention() needs for L query rows and S keys:
+// Q [L, D], K and V [S, Dkv], context [L, D], output [L, E], one score row [S], f32.
+size_t calibrate_attention_bytes(const AttentionConfig& config, int32_t L, int32_t S);
+
+// Run the float32 forward of one calibration example (plan from
+// plan_attention(config, DType::kF32, L, S)) and widen *ranges by what every
+// stage held; call it once per example on the same *ranges (start from
+// CalibrationRanges{}: the ranges always contain 0). io.output may be null;
+// io.attn_weights is ignored. Scratch comes from `arena` and is given back.
+// Errors: those of forward_f32, kBadDtype for a rotary config (the integer
+// forwards have none), kBadQuantParams for a non-finite value.
+Status calibrate_attention(const Plan& plan, const WeightsF32& weights, const Mask& mask, const IoF32& io,
+                           Arena& arena, CalibrationRanges* ranges);
 
 // int8 asymmetric (kS8: [-128, 127], the range widened to contain 0, zero
 // point nudged to an integer) or int16 symmetric (kS16: max |x| / 32767,

@@ -207,15 +207,6 @@ WeightsF32 to_cpp(const attn_weights_f32& c) {
 #endif
 
 #if ATTN_WITH_S8 || ATTN_WITH_S16
-// What the integer forwards do not implement (yet) and would otherwise
-// ignore: refuse it here rather than compute something else.
-Status check_fixed_features(const Plan& plan, const attn_mask* mask) {
-  if (mask != nullptr && mask->window != 0) return Status::kUnsupportedMask;
-  if (plan.config.resolved_kv_heads() != plan.config.num_heads) return Status::kBadKvHeads;
-  if (plan.config.rope_base != 0.0f) return Status::kBadRope;
-  return Status::kOk;
-}
-
 FusedSoftmaxParams to_cpp(const attn_softmax_fixed& s) {
   FusedSoftmaxParams out;
   out.exp_multiplier = s.exp_multiplier;
@@ -450,7 +441,6 @@ attn_status attn_forward_s8(const attn_plan* plan, const attn_weights_s8* weight
     x.key = io->key;
     x.value = io->value;
     x.output = io->output;
-    ATTN_TRY(attn::check_fixed_features(p, mask));
     return attn::forward_s8(p, w, attn::to_cpp(mask), x, a);
   });
 }
@@ -483,7 +473,6 @@ attn_status attn_forward_s16(const attn_plan* plan, const attn_weights_s16* weig
     x.key = io->key;
     x.value = io->value;
     x.output = io->output;
-    ATTN_TRY(attn::check_fixed_features(p, mask));
     return attn::forward_s16(p, w, attn::to_cpp(mask), x, a);
   });
 }

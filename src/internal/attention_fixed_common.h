@@ -10,14 +10,23 @@
 namespace attn {
 namespace detail {
 
-// Number of keys query row i may attend: keys [0, n) take part. Non-decreasing in i.
-inline int32_t visible_keys_fixed(const Mask& mask, int32_t i, int32_t S) {
-  int32_t n = mask.key_length == Mask::kAllKeys ? S : mask.key_length;
+// Keys [begin, end) query row i may attend; both ends non-decreasing in i.
+// The rule of detail::visible_keys() in attend_f32.cpp, kept here as well so
+// the integer forwards do not pull in a float translation unit.
+struct KeyRangeFixed {
+  int32_t begin;
+  int32_t end;
+};
+inline KeyRangeFixed visible_keys_fixed(const Mask& mask, int32_t i, int32_t S) {
+  int64_t end = mask.key_length == Mask::kAllKeys ? S : mask.key_length;
+  int64_t begin = 0;
   if (mask.causal) {
-    const int64_t last = static_cast<int64_t>(i) + mask.causal_offset + 1;
-    if (last < n) n = static_cast<int32_t>(last);
+    const int64_t last = static_cast<int64_t>(i) + mask.causal_offset;  // newest visible key
+    if (last + 1 < end) end = last + 1;
+    if (mask.window > 0 && last + 1 - mask.window > begin) begin = last + 1 - mask.window;
   }
-  return n;
+  if (begin > end) begin = end;
+  return KeyRangeFixed{static_cast<int32_t>(begin), static_cast<int32_t>(end)};
 }
 
 // The plan is for `dtype` and is exactly what plan_attention() returns; the
@@ -25,7 +34,8 @@ inline int32_t visible_keys_fixed(const Mask& mask, int32_t i, int32_t S) {
 inline Status check_plan_and_mask(const Plan& plan, DType dtype, const Mask& mask) {
   if (plan.dtype != dtype) return Status::kBadDtype;
   Plan fresh;
-  if (plan_attention(plan.config, plan.dtype, plan.query_len, plan.key_len, &fresh, plan.tile_rows) !=
+  if (plan.decode ||
+      plan_attention(plan.config, plan.dtype, plan.query_len, plan.key_len, &fresh, plan.tile_rows) !=
           Status::kOk ||
       fresh.arena_bytes != plan.arena_bytes || fresh.tile_rows != plan.tile_rows) {
     return Status::kPlanMismatch;
@@ -34,6 +44,7 @@ inline Status check_plan_and_mask(const Plan& plan, DType dtype, const Mask& mas
     return Status::kBadKeyPadding;
   }
   if (mask.causal_offset < 0) return Status::kBadCausalOffset;
+  if (mask.window < 0 || (mask.window > 0 && !mask.causal)) return Status::kBadWindow;
   if (mask.additive != nullptr) return Status::kUnsupportedMask;
   return Status::kOk;
 }
@@ -50,8 +61,9 @@ inline Status check_requant(const int32_t* mult, const int32_t* shift, int32_t n
 }
 
 inline Status check_softmax(const FusedSoftmaxParams& sm) {
-  if (sm.exp_multiplier <= 0 || !shift_ok(sm.exp_shift, 30) || sm.diff_limit < 0 || sm.score_shift < 0 ||
-      sm.score_shift > 62) {
+  if (sm.exp_multiplier < 0x80000000u || sm.exp_shift < 0 || sm.exp_shift > 31 || sm.diff_limit < 0 ||
+      static_cast<uint32_t>(sm.diff_limit) > (0xFFFFFFFFu >> sm.exp_shift) || sm.score_shift < 0 ||
+      sm.score_shift > 40) {
     return Status::kBadQuantParams;
   }
   return Status::kOk;

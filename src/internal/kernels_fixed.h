@@ -15,15 +15,12 @@ namespace detail {
 // Probabilities of the fused softmax are Q0.15 (32767 ~ 1.0). Chosen by
 // measurement, see softmax_fused_s32_ref.cpp.
 constexpr int kProbBits = 15;
-// The unnormalized exps e_j are Q0.15 too (e_max = 2^15), so their sum over
-// S <= 65536 keys fits a uint32.
-constexpr int kExpBits = 15;
 
 // Constants of the fused softmax (attn::FusedSoftmaxParams carries them).
 struct FusedSoftmax {
-  int32_t exp_multiplier;  // Q0.31
-  int32_t exp_shift;       // [-31, 30]
-  int32_t diff_limit;      // >= 0
+  uint32_t exp_multiplier;  // [2^31, 2^32): t = ((u << exp_shift) * exp_multiplier) >> 32
+  int32_t exp_shift;        // [0, 31]
+  int32_t diff_limit;       // [0, (2^32 - 1) >> exp_shift]; u above it: probability 0
 };
 
 // ---- portable scalar variants: always compiled, the oracle for the others ---
@@ -33,14 +30,15 @@ void linear_s16_ref(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const Line
 void softmax_s8_ref(ConstMatS8 x, const SoftmaxS8Params& p, MatS8 y);
 
 // Fused attention internals.
-// s[T, S] = sum_c (q[t, c] - zq) * (k[j, c] - zk), int32 (|s| < 2^31 for d <= 2^15).
-void scores_s8_ref(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, MatS32 s);
+// s[T, S] = round_half_up(sum_c (q[t, c] - zq) * (k[j, c] - zk) / 2^score_shift), int32 sum
+// (|sum| < 2^30 for d < 2^14).
+void scores_s8_ref(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
 // s[T, S] = round_half_up(sum_c q[t, c] * k[j, c] / 2^score_shift), int64 sum, int32 result.
 void scores_s16_ref(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);
-// One row: int32 scores row[0, n_valid) -> Q0.15 probabilities written as
-// int16 over the first 2*n bytes of the same row (entry j at
-// reinterpret_cast<int16_t*>(row)[j]); entries [n_valid, n) become 0.
-void softmax_fused_row_ref(int32_t* row, int32_t n_valid, int32_t n, const FusedSoftmax& sm);
+// One row: int32 scores row[begin, end) -> Q0.15 probabilities written as
+// int16 over the first 2*n bytes of the same row (entry j at bytes [2j, 2j+2));
+// entries outside [begin, end) (masked keys) become 0. 0 <= begin <= end <= n.
+void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 // o[t, c] = clamp(zo + MBQM(sum_j p[t, j] * (v[j, c] - zv), m, sh), -128, 127), int32 sum.
 void weighted_sum_s8_ref(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
 // o[t, c] = clamp(requantize_s64(sum_j p[t, j] * v[j, c], m, sh), -32768, 32767), int64 sum.
@@ -50,9 +48,9 @@ void weighted_sum_s16_ref(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, M
 void linear_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
 void linear_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y);
 void softmax_s8(ConstMatS8 x, const SoftmaxS8Params& p, MatS8 y);
-void scores_s8(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, MatS32 s);
+void scores_s8(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
 void scores_s16(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);
-void softmax_fused_row(int32_t* row, int32_t n_valid, int32_t n, const FusedSoftmax& sm);
+void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
 void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
 

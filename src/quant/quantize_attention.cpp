@@ -1,5 +1,6 @@
 // quantize_attention_s8 / _s16: the converter's side of the integer forwards.
 // Offline code in double; the run-time path never calls it.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -84,29 +85,42 @@ Status bias_s64(const float* b, int32_t out, double s_in, const float* s_w, Aren
   return Status::kOk;
 }
 
-// Softmax constants for real score = u * score_unit (per unit of max - score).
-Status fused_softmax(double score_unit, int32_t score_shift, FusedSoftmaxParams* sm) {
+// Softmax constants for `score_unit`, the real score of one integer step of
+// the accumulator before score_shift; min_score_shift keeps int16 scores in
+// int32. The shift grows until a score step is at least 2^-17 in log2 units,
+// so that the multiplier needs no right shift.
+Status fused_softmax(double score_unit, int32_t min_score_shift, FusedSoftmaxParams* sm) {
   *sm = FusedSoftmaxParams();
-  ATTN_TRY(quantize_multiplier(score_unit * kLog2e * 65536.0, &sm->exp_multiplier, &sm->exp_shift));
-  if (sm->exp_multiplier <= 0 || sm->exp_shift > 30) return Status::kBadQuantParams;
-  // diff_limit: the largest u whose exponent t stays below 16 (e = 0 beyond),
+  const double log2_units = score_unit * kLog2e * 65536.0;  // t per unit of u, at score_shift 0
+  if (!(log2_units > 0.0) || !std::isfinite(log2_units)) return Status::kBadQuantParams;
+  int32_t score_shift = min_score_shift;
+  while (std::ldexp(log2_units, score_shift) < 0.5 && score_shift < 40) ++score_shift;
+  int exponent = 0;
+  const double f = std::frexp(std::ldexp(log2_units, score_shift), &exponent);  // [0.5, 1)
+  uint64_t m = static_cast<uint64_t>(std::round(std::ldexp(f, 32)));
+  if (m == (uint64_t{1} << 32)) {
+    m >>= 1;
+    ++exponent;
+  }
+  if (exponent < 0 || exponent > 31) return Status::kBadQuantParams;
+  sm->exp_multiplier = static_cast<uint32_t>(m);
+  sm->exp_shift = exponent;
+  sm->score_shift = score_shift;
+  // diff_limit: the largest u whose t stays below 16 octaves (e = 0 beyond),
   // found with the run-time arithmetic itself, so both sides agree exactly.
-  const int32_t t_end = int32_t{16} << detail::kExp2FracBits;
-  int32_t hi = sm->exp_shift > 0 ? (INT32_MAX >> sm->exp_shift) : INT32_MAX;  // no wrap in u << shift
-  const auto t_of = [&](int32_t u) {
-    return fp::multiply_by_quantized_multiplier(u, sm->exp_multiplier, sm->exp_shift);
-  };
+  const uint64_t t_end = uint64_t{16} << detail::kExp2FracBits;
+  const auto t_of = [&](uint64_t u) { return ((u << sm->exp_shift) * sm->exp_multiplier) >> 32; };
+  uint64_t lo = 0;                                                            // t_of(lo) < t_end
+  uint64_t hi = std::min<uint64_t>(0xFFFFFFFFu >> sm->exp_shift, INT32_MAX);  // largest u allowed
   if (t_of(hi) < t_end) {
-    sm->diff_limit = hi;
+    lo = hi;
   } else {
-    int32_t lo = 0;  // t_of(lo) < t_end <= t_of(hi)
     while (hi - lo > 1) {
-      const int32_t mid = lo + (hi - lo) / 2;
+      const uint64_t mid = lo + (hi - lo) / 2;
       (t_of(mid) < t_end ? lo : hi) = mid;
     }
-    sm->diff_limit = lo;
   }
-  sm->score_shift = score_shift;
+  sm->diff_limit = static_cast<int32_t>(lo);
   return Status::kOk;
 }
 
@@ -181,7 +195,8 @@ size_t quantized_attention_bytes(const AttentionConfig& c, DType dtype) {
   const size_t kd = static_cast<size_t>(c.resolved_kdim()), vd = static_cast<size_t>(c.resolved_vdim());
   // int8: int32 biases, always present (they carry the zero-point fold); int16: int64, only with config.bias.
   const size_t bb = dtype == DType::kS16 ? (c.bias ? 8 : 0) : 4;
-  return projection_bytes(D, E, bb) + projection_bytes(D, kd, bb) + projection_bytes(D, vd, bb) +
+  const size_t Dkv = static_cast<size_t>(c.kv_dim());
+  return projection_bytes(D, E, bb) + projection_bytes(Dkv, kd, bb) + projection_bytes(Dkv, vd, bb) +
          projection_bytes(E, D, bb);
 }
 
@@ -191,7 +206,7 @@ Status quantize_attention_s8(const AttentionConfig& config, const WeightsF32& w,
   *out = WeightsS8();
   ATTN_TRY(check_inputs(config, w, r, DType::kS8));
   const int32_t E = config.embed_dim, D = config.inner_dim(), hd = config.resolved_head_dim();
-  const int32_t kd = config.resolved_kdim(), vd = config.resolved_vdim();
+  const int32_t kd = config.resolved_kdim(), vd = config.resolved_vdim(), Dkv = config.kv_dim();
   const ActivationQuant a = choose_all(r, DType::kS8);
   *act = a;
   struct Spec {
@@ -204,17 +219,18 @@ Status quantize_attention_s8(const AttentionConfig& config, const WeightsF32& w,
   };
   WeightScales ws;
   const Spec specs[4] = {{w.wq, w.bq, D, E, a.query, a.q, &out->q, &ws.q},
-                         {w.wk, w.bk, D, kd, a.key, a.k, &out->k, &ws.k},
-                         {w.wv, w.bv, D, vd, a.value, a.v, &out->v, &ws.v},
+                         {w.wk, w.bk, Dkv, kd, a.key, a.k, &out->k, &ws.k},
+                         {w.wv, w.bv, Dkv, vd, a.value, a.v, &out->v, &ws.v},
                          {w.wo, w.bo, E, D, a.context, a.output, &out->o, &ws.o}};
   for (const Spec& s : specs) {
     int8_t* wq = nullptr;
     float* sw = nullptr;
     int32_t *bias = nullptr, *mult = nullptr, *shift = nullptr;
     ATTN_TRY(quantize_weight(s.w, s.out, s.in, st, &wq, &sw));
-    ATTN_TRY(
-        bias_s32(config.bias ? s.b : nullptr, wq, s.out, s.in, s.x.scale, sw, s.x.zero_point, st, &bias));
-    ATTN_TRY(requant_arrays(s.x.scale, sw, s.y.scale, s.out, 30, st, &mult, &shift));
+    ATTN_TRY(bias_s32(config.bias ? s.b : nullptr, wq, s.out, s.in, static_cast<double>(s.x.scale), sw,
+                      s.x.zero_point, st, &bias));
+    ATTN_TRY(requant_arrays(static_cast<double>(s.x.scale), sw, static_cast<double>(s.y.scale), s.out, 30, st,
+                            &mult, &shift));
     *s.p = ProjectionS8{wq, bias, mult, shift};
     *s.scale = sw;
   }
@@ -240,7 +256,7 @@ Status quantize_attention_s16(const AttentionConfig& config, const WeightsF32& w
   *out = WeightsS16();
   ATTN_TRY(check_inputs(config, w, r, DType::kS16));
   const int32_t E = config.embed_dim, D = config.inner_dim(), hd = config.resolved_head_dim();
-  const int32_t kd = config.resolved_kdim(), vd = config.resolved_vdim();
+  const int32_t kd = config.resolved_kdim(), vd = config.resolved_vdim(), Dkv = config.kv_dim();
   const ActivationQuant a = choose_all(r, DType::kS16);
   *act = a;
   struct Spec {
@@ -253,8 +269,8 @@ Status quantize_attention_s16(const AttentionConfig& config, const WeightsF32& w
   };
   WeightScales ws;
   const Spec specs[4] = {{w.wq, w.bq, D, E, a.query, a.q, &out->q, &ws.q},
-                         {w.wk, w.bk, D, kd, a.key, a.k, &out->k, &ws.k},
-                         {w.wv, w.bv, D, vd, a.value, a.v, &out->v, &ws.v},
+                         {w.wk, w.bk, Dkv, kd, a.key, a.k, &out->k, &ws.k},
+                         {w.wv, w.bv, Dkv, vd, a.value, a.v, &out->v, &ws.v},
                          {w.wo, w.bo, E, D, a.context, a.output, &out->o, &ws.o}};
   for (const Spec& s : specs) {
     int8_t* wq = nullptr;
@@ -262,16 +278,16 @@ Status quantize_attention_s16(const AttentionConfig& config, const WeightsF32& w
     int64_t* bias = nullptr;
     int32_t *mult = nullptr, *shift = nullptr;
     ATTN_TRY(quantize_weight(s.w, s.out, s.in, st, &wq, &sw));
-    if (config.bias) ATTN_TRY(bias_s64(s.b, s.out, s.x.scale, sw, st, &bias));
-    ATTN_TRY(requant_arrays(s.x.scale, sw, s.y.scale, s.out, 14, st, &mult, &shift));
+    if (config.bias) ATTN_TRY(bias_s64(s.b, s.out, static_cast<double>(s.x.scale), sw, st, &bias));
+    ATTN_TRY(requant_arrays(static_cast<double>(s.x.scale), sw, static_cast<double>(s.y.scale), s.out, 14, st,
+                            &mult, &shift));
     *s.p = ProjectionS16{wq, bias, mult, shift};
     *s.scale = sw;
   }
   int32_t score_shift = 0;  // head_dim < 2^score_shift keeps the narrowed scores below 2^30
   while ((int64_t{1} << score_shift) <= hd) ++score_shift;
-  const double score_unit = static_cast<double>(a.q.scale) * static_cast<double>(a.k.scale) *
-                            static_cast<double>(int64_t{1} << score_shift) /
-                            std::sqrt(static_cast<double>(hd));
+  const double score_unit =
+      static_cast<double>(a.q.scale) * static_cast<double>(a.k.scale) / std::sqrt(static_cast<double>(hd));
   ATTN_TRY(fused_softmax(score_unit, score_shift, &out->softmax));
   ATTN_TRY(quantize_multiplier(static_cast<double>(a.v.scale) / (static_cast<double>(1 << detail::kProbBits) *
                                                                  static_cast<double>(a.context.scale)),

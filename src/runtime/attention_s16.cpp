@@ -21,9 +21,10 @@ Status check_args(const Plan& plan, const WeightsS16& w, const Mask& mask, const
     return Status::kNullArgument;
   }
   const int32_t D = c.num_heads * c.head_dim;
+  const int32_t Dkv = c.num_kv_heads * c.head_dim;
   ATTN_TRY(check_projection(w.q, D));
-  ATTN_TRY(check_projection(w.k, D));
-  ATTN_TRY(check_projection(w.v, D));
+  ATTN_TRY(check_projection(w.k, Dkv));
+  ATTN_TRY(check_projection(w.v, Dkv));
   ATTN_TRY(check_projection(w.o, c.embed_dim));
   if (c.bias && (w.q.bias == nullptr || w.k.bias == nullptr || w.v.bias == nullptr || w.o.bias == nullptr)) {
     return Status::kNullArgument;
@@ -52,21 +53,23 @@ Status forward_s16(const Plan& plan, const WeightsS16& w, const Mask& mask, cons
   const int32_t E = c.embed_dim;
   const int32_t H = c.num_heads;
   const int32_t hd = c.head_dim;
-  const int32_t D = H * hd;
+  const int32_t D = H * hd;                  // width of Q and O
+  const int32_t Dkv = c.num_kv_heads * hd;   // width of K and V
+  const int32_t group = H / c.num_kv_heads;  // query heads per K/V head
   const int32_t L = plan.query_len;
   const int32_t S = plan.key_len;
   const int32_t T = plan.tile_rows;
   const bool bias = c.bias;
 
   const size_t mark = arena.mark();
-  int16_t* k_buf = nullptr;  // K  [S, D]
-  int16_t* v_buf = nullptr;  // V  [S, D]
+  int16_t* k_buf = nullptr;  // K  [S, Dkv]
+  int16_t* v_buf = nullptr;  // V  [S, Dkv]
   int16_t* q_buf = nullptr;  // Q tile  [T, D]
   int32_t* s_buf = nullptr;  // scores [T, S] int32, then probabilities [T, S] int16 (row stride 2S) in place
   int16_t* o_buf = nullptr;  // context tile, heads concatenated  [T, D]
   const Status carved = [&] {
-    ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(D), &k_buf));
-    ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(D), &v_buf));
+    ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(Dkv), &k_buf));
+    ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(Dkv), &v_buf));
     ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(D), &q_buf));
     ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(S), &s_buf));
     ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(D), &o_buf));
@@ -76,21 +79,23 @@ Status forward_s16(const Plan& plan, const WeightsS16& w, const Mask& mask, cons
     arena.release(mark);
     return carved;
   }
-  const MatS16 K = matrix(k_buf, S, D);
-  const MatS16 V = matrix(v_buf, S, D);
+  const MatS16 K = matrix(k_buf, S, Dkv);
+  const MatS16 V = matrix(v_buf, S, Dkv);
   const detail::FusedSoftmax sm{w.softmax.exp_multiplier, w.softmax.exp_shift, w.softmax.diff_limit};
 
   // K = Xk Wk^T + bk, V = Xv Wv^T + bv, once for all query tiles.
-  detail::linear_s16(matrix(io.key, S, c.kdim), matrix(w.k.weight, D, c.kdim), bias ? w.k.bias : nullptr,
+  detail::linear_s16(matrix(io.key, S, c.kdim), matrix(w.k.weight, Dkv, c.kdim), bias ? w.k.bias : nullptr,
                      linear_params(w.k), K);
-  detail::linear_s16(matrix(io.value, S, c.vdim), matrix(w.v.weight, D, c.vdim), bias ? w.v.bias : nullptr,
+  detail::linear_s16(matrix(io.value, S, c.vdim), matrix(w.v.weight, Dkv, c.vdim), bias ? w.v.bias : nullptr,
                      linear_params(w.v), V);
 
   for (int32_t t0 = 0; t0 < L; t0 += T) {
     const int32_t rows = T < L - t0 ? T : L - t0;
     const MatS16 Q = matrix(q_buf, rows, D);  // [rows, D]
     const MatS16 O = matrix(o_buf, rows, D);  // [rows, D]
-    const int32_t n = detail::visible_keys_fixed(mask, t0 + rows - 1, S);
+    // Keys any row of this tile may see: from the first row's begin to the last row's end.
+    const int32_t k0 = detail::visible_keys_fixed(mask, t0, S).begin;
+    const int32_t n = detail::visible_keys_fixed(mask, t0 + rows - 1, S).end - k0;
     const MatS32 scores = MatS32{s_buf, rows, n, S};  // [rows, n] of the [T, S] scratch
     const ConstMatS16 P = ConstMatS16{reinterpret_cast<const int16_t*>(s_buf), rows, n, 2 * S};
 
@@ -99,15 +104,17 @@ Status forward_s16(const Plan& plan, const WeightsS16& w, const Mask& mask, cons
                        bias ? w.q.bias : nullptr, linear_params(w.q), Q);
 
     for (int32_t h = 0; h < H; ++h) {
-      const int32_t c0 = h * hd;
+      const int32_t c0 = h * hd;            // head h owns columns [c0, c0 + hd) of Q and O
+      const int32_t g0 = (h / group) * hd;  // and reads columns [g0, g0 + hd) of K and V
       // s = round(Q_h K_h^T / 2^score_shift), int64 sums narrowed to int32
-      detail::scores_s16(Q.cols_slice(c0, hd), K.rows_slice(0, n).cols_slice(c0, hd), w.softmax.score_shift,
+      detail::scores_s16(Q.cols_slice(c0, hd), K.rows_slice(k0, n).cols_slice(g0, hd), w.softmax.score_shift,
                          scores);
       for (int32_t r = 0; r < rows; ++r) {
-        detail::softmax_fused_row(scores.row(r), detail::visible_keys_fixed(mask, t0 + r, S), n, sm);
+        const detail::KeyRangeFixed own = detail::visible_keys_fixed(mask, t0 + r, S);
+        detail::softmax_fused_row(scores.row(r), own.begin - k0, own.end - k0, n, sm);
       }
       // O_h = P V_h, int64 sums, requantized into head h's columns
-      detail::weighted_sum_s16(P, V.rows_slice(0, n).cols_slice(c0, hd), w.context_multiplier,
+      detail::weighted_sum_s16(P, V.rows_slice(k0, n).cols_slice(g0, hd), w.context_multiplier,
                                w.context_shift, O.cols_slice(c0, hd));
     }
     // Y_t = O_t Wo^T + bo
