@@ -23,6 +23,10 @@ ATTN_DROPPED_DTYPES := $(filter-out $(ATTN_DTYPES),f32 s8 s16)
 attn_has_dtype = $(or $(filter %_$(2).cpp,$(notdir $(1))),$(findstring _$(2)_,$(notdir $(1))))
 attn_dropped = $(strip $(foreach d,$(ATTN_DROPPED_DTYPES),$(call attn_has_dtype,$(1),$(d))))
 ATTN_SRCS := $(foreach f,$(ATTN_ALL_SRCS),$(if $(call attn_dropped,$(f)),,$(f)))
+# Without f32, the offline quantizer goes too: it reads float weights and runs the f32 forward.
+ifneq ($(filter f32,$(ATTN_DROPPED_DTYPES)),)
+ATTN_SRCS := $(filter-out $(ATTN_ROOT)/src/quant/%,$(ATTN_SRCS))
+endif
 
 # Include paths: include/ for users and the library, src/ for the library only.
 ATTN_INCLUDES := -I$(ATTN_ROOT)/include
