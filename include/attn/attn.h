@@ -24,8 +24,9 @@
  *   Y = concat_h(P_h V_g) Wo^T + bo                   [L, E]
  * Weights are [out, in] as PyTorch stores them; all arrays dense, row-major.
  *
- * Link: libattn.a and -lm (the library needs only memset/strlen/strncmp and
- * expf/sqrtf from libc/libm, so a C program links it with the C compiler).
+ * Link: libattn.a and -lm (the library needs only libc's mem and str
+ * functions and libm, no C++ runtime, so a C program links it with the C
+ * compiler).
  * Compile with the same ATTN_* defines as the library (attn/config.h).
  */
 #ifndef ATTN_ATTN_H_
