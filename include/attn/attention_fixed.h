@@ -19,12 +19,14 @@
 //               O_h = requant(p (V_h - zv))        -> arena [T, D]
 //     y_t = projection of O_t                      -> caller's output
 // The fused softmax (src/kernels/softmax/softmax_fused_s32_ref.cpp) is a base-2
-// exp with a 65-entry table, exact in integers: identical on every target.
+// exp with a 256-entry table, exact in integers: identical on every target,
+// ~31 instructions per score on a Cortex-M3/M4. include/attn/FIXED_POINT.md has the
+// whole arithmetic and the measurements behind it.
 // Grouped-query attention (num_kv_heads) as in forward_f32; no rotary
 // embedding (plan_attention returns kBadDtype). Masks: causal, window and
 // key_length as in forward_f32; an additive float mask is not supported in
-// fixed point (kUnsupportedMask). Fully masked rows give
-// all-zero weights, so their output is the (quantized) output bias.
+// fixed point (kUnsupportedMask). Fully masked rows give all-zero weights, so
+// their output is the (quantized) output bias.
 #pragma once
 
 #include <cstdint>
@@ -64,8 +66,8 @@ struct FusedSoftmaxParams {
 
 struct WeightsS8 {
   ProjectionS8 q;            // [D, E]     query input -> Q
-  ProjectionS8 k;            // [D, kdim]  key input -> K
-  ProjectionS8 v;            // [D, vdim]  value input -> V
+  ProjectionS8 k;            // [Dkv, kdim]  key input -> K (Dkv = kv_heads * head_dim)
+  ProjectionS8 v;            // [Dkv, vdim]  value input -> V
   ProjectionS8 o;            // [E, D]     context -> output
   int32_t q_zero_point = 0;  // zero points of Q, K, V, context, output: [-128, 127]
   int32_t k_zero_point = 0;
@@ -105,7 +107,8 @@ struct IoS16 {
 // them back on return. Errors: kNullArgument, kBadDtype / kPlanMismatch,
 // kBadKeyPadding, kBadCausalOffset, kBadWindow, kUnsupportedMask (additive mask),
 // kBadQuantParams (a multiplier, shift, zero point or softmax constant out of
-// range), kArenaTooSmall.
+// range), kBadHeadDim (int8: head_dim >= 2^14, scores could leave int32),
+// kArenaTooSmall.
 Status forward_s8(const Plan& plan, const WeightsS8& weights, const Mask& mask, const IoS8& io, Arena& arena);
 Status forward_s16(const Plan& plan, const WeightsS16& weights, const Mask& mask, const IoS16& io,
                    Arena& arena);

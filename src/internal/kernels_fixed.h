@@ -23,6 +23,13 @@ struct FusedSoftmax {
   int32_t diff_limit;       // [0, (2^32 - 1) >> exp_shift]; u above it: probability 0
 };
 
+// The fused softmax's exponent: t = u * score_step * log2(e) in Q15.16 for a
+// score u steps below the row's max (u <= diff_limit). Shared by the kernels
+// and the converter (which searches diff_limit with it).
+constexpr uint32_t fused_exp_argument(uint32_t u, const FusedSoftmax& sm) {
+  return static_cast<uint32_t>((static_cast<uint64_t>(u << sm.exp_shift) * sm.exp_multiplier) >> 32);
+}
+
 // ---- portable scalar variants: always compiled, the oracle for the others ---
 // Stand-alone ops (see attn/kernels_fixed.h for the arithmetic).
 void linear_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);

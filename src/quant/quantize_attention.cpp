@@ -95,21 +95,19 @@ Status fused_softmax(double score_unit, int32_t min_score_shift, FusedSoftmaxPar
   if (!(log2_units > 0.0) || !std::isfinite(log2_units)) return Status::kBadQuantParams;
   int32_t score_shift = min_score_shift;
   while (std::ldexp(log2_units, score_shift) < 0.5 && score_shift < 40) ++score_shift;
-  int exponent = 0;
-  const double f = std::frexp(std::ldexp(log2_units, score_shift), &exponent);  // [0.5, 1)
-  uint64_t m = static_cast<uint64_t>(std::round(std::ldexp(f, 32)));
-  if (m == (uint64_t{1} << 32)) {
-    m >>= 1;
-    ++exponent;
-  }
-  if (exponent < 0 || exponent > 31) return Status::kBadQuantParams;
-  sm->exp_multiplier = static_cast<uint32_t>(m);
-  sm->exp_shift = exponent;
+  // The one QuantizeMultiplier: real = q31 * 2^(shift - 31) = (2 q31) * 2^shift / 2^32.
+  int32_t q31 = 0;
+  int32_t shift = 0;
+  ATTN_TRY(quantize_multiplier(std::ldexp(log2_units, score_shift), &q31, &shift));
+  if (q31 < (int32_t{1} << 30) || shift < 0 || shift > 31) return Status::kBadQuantParams;
+  sm->exp_multiplier = 2u * static_cast<uint32_t>(q31);
+  sm->exp_shift = shift;
   sm->score_shift = score_shift;
   // diff_limit: the largest u whose t stays below 16 octaves (e = 0 beyond),
   // found with the run-time arithmetic itself, so both sides agree exactly.
   const uint64_t t_end = uint64_t{16} << detail::kExp2FracBits;
-  const auto t_of = [&](uint64_t u) { return ((u << sm->exp_shift) * sm->exp_multiplier) >> 32; };
+  const detail::FusedSoftmax rt{sm->exp_multiplier, sm->exp_shift, 0};
+  const auto t_of = [&](uint64_t u) { return detail::fused_exp_argument(static_cast<uint32_t>(u), rt); };
   uint64_t lo = 0;                                                            // t_of(lo) < t_end
   uint64_t hi = std::min<uint64_t>(0xFFFFFFFFu >> sm->exp_shift, INT32_MAX);  // largest u allowed
   if (t_of(hi) < t_end) {

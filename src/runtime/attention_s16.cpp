@@ -94,8 +94,8 @@ Status forward_s16(const Plan& plan, const WeightsS16& w, const Mask& mask, cons
     const MatS16 Q = matrix(q_buf, rows, D);  // [rows, D]
     const MatS16 O = matrix(o_buf, rows, D);  // [rows, D]
     // Keys any row of this tile may see: from the first row's begin to the last row's end.
-    const int32_t k0 = detail::visible_keys_fixed(mask, t0, S).begin;
-    const int32_t n = detail::visible_keys_fixed(mask, t0 + rows - 1, S).end - k0;
+    const int32_t k0 = detail::visible_keys(mask, t0, S).begin;
+    const int32_t n = detail::visible_keys(mask, t0 + rows - 1, S).end - k0;
     const MatS32 scores = MatS32{s_buf, rows, n, S};  // [rows, n] of the [T, S] scratch
     const ConstMatS16 P = ConstMatS16{reinterpret_cast<const int16_t*>(s_buf), rows, n, 2 * S};
 
@@ -110,7 +110,7 @@ Status forward_s16(const Plan& plan, const WeightsS16& w, const Mask& mask, cons
       detail::scores_s16(Q.cols_slice(c0, hd), K.rows_slice(k0, n).cols_slice(g0, hd), w.softmax.score_shift,
                          scores);
       for (int32_t r = 0; r < rows; ++r) {
-        const detail::KeyRangeFixed own = detail::visible_keys_fixed(mask, t0 + r, S);
+        const detail::KeyRange own = detail::visible_keys(mask, t0 + r, S);
         detail::softmax_fused_row(scores.row(r), own.begin - k0, own.end - k0, n, sm);
       }
       // O_h = P V_h, int64 sums, requantized into head h's columns

@@ -104,8 +104,8 @@ Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
     const MatS8 Q = matrix(q_buf, rows, D);  // [rows, D]
     const MatS8 O = matrix(o_buf, rows, D);  // [rows, D]
     // Keys any row of this tile may see: from the first row's begin to the last row's end.
-    const int32_t k0 = detail::visible_keys_fixed(mask, t0, S).begin;
-    const int32_t n = detail::visible_keys_fixed(mask, t0 + rows - 1, S).end - k0;
+    const int32_t k0 = detail::visible_keys(mask, t0, S).begin;
+    const int32_t n = detail::visible_keys(mask, t0 + rows - 1, S).end - k0;
     const MatS32 scores = MatS32{s_buf, rows, n, S};  // [rows, n] of the [T, S] scratch
     // The same memory as int16 probabilities: row r starts at byte 4*S*r.
     const ConstMatS16 P = ConstMatS16{reinterpret_cast<const int16_t*>(s_buf), rows, n, 2 * S};
@@ -122,7 +122,7 @@ Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
                         w.k_zero_point, w.softmax.score_shift, scores);
       // p = softmax(s * score_scale), Q0.15, over each row's own visible keys
       for (int32_t r = 0; r < rows; ++r) {
-        const detail::KeyRangeFixed own = detail::visible_keys_fixed(mask, t0 + r, S);
+        const detail::KeyRange own = detail::visible_keys(mask, t0 + r, S);
         detail::softmax_fused_row(scores.row(r), own.begin - k0, own.end - k0, n, sm);
       }
       // O_h = P (V_h - zv), requantized into head h's columns of the context

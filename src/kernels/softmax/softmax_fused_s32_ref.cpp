@@ -57,17 +57,16 @@ void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, 
   int32_t smax = row[begin];
   for (int32_t j = begin + 1; j < end; ++j) smax = row[j] > smax ? row[j] : smax;
 
-  // Pass 1: e_j in place of s_j, and their sum. (Constants in locals: row
-  // stores could alias sm as far as the compiler knows.)
-  const uint32_t limit = static_cast<uint32_t>(sm.diff_limit);
-  const uint32_t mult = sm.exp_multiplier;
-  const int32_t ls = sm.exp_shift;
+  // Pass 1: e_j in place of s_j, and their sum. (Constants in a local copy:
+  // row stores could alias sm as far as the compiler knows.)
+  const FusedSoftmax c = sm;
+  const uint32_t limit = static_cast<uint32_t>(c.diff_limit);
   uint32_t sum = 0;
   for (int32_t j = begin; j < end; ++j) {
     const uint32_t u = static_cast<uint32_t>(smax) - static_cast<uint32_t>(row[j]);  // < 2^31
     uint32_t e = 0;
     if (u <= limit) {
-      const uint32_t t = static_cast<uint32_t>((static_cast<uint64_t>(u << ls) * mult) >> 32);
+      const uint32_t t = fused_exp_argument(u, c);  // < 2^20
       const uint32_t x =
           2u * kExp2Table[(t >> (kExp2FracBits - kExp2TableBits)) & ((1u << kExp2TableBits) - 1)];
       e = ((x >> (t >> kExp2FracBits)) + 1) >> 1;  // t >> 16 is in [0, 15]
