@@ -1,6 +1,7 @@
 // attention_f32.cpp: the float32 multi-head attention forward.
 //
-// Row-tiled: K and V are projected once; then, for each tile of T query rows,
+// Row-tiled: K and V are projected once (K transposed, so that each head's
+// scores are a plain product with keys along the vector lanes); then, for each tile of T query rows,
 // Q is projected, every head's scores, softmax and weighted sum run on a
 // [T, S] scratch reused by all heads, and the tile's context goes straight
 // through the output projection into the caller's output. Arena use is
@@ -66,13 +67,13 @@ Status forward_f32(const Plan& plan, const WeightsF32& w, const Mask& mask, cons
 
   // Carve every buffer before writing anything: a short arena fails cleanly.
   const size_t mark = arena.mark();
-  float* k_buf = nullptr;  // K  [S, D]
-  float* v_buf = nullptr;  // V  [S, D]
+  float* kt_buf = nullptr;  // K^T  [D, S]
+  float* v_buf = nullptr;   // V    [S, D]
   float* q_buf = nullptr;  // Q tile  [T, D]
   float* s_buf = nullptr;  // scores / probabilities  [T, S]
   float* o_buf = nullptr;  // context tile, heads concatenated  [T, D]
   const Status carved = [&] {
-    ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(D), &k_buf));
+    ATTN_TRY(arena.alloc_array(static_cast<size_t>(D) * static_cast<size_t>(S), &kt_buf));
     ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(D), &v_buf));
     ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(D), &q_buf));
     ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(S), &s_buf));
@@ -83,11 +84,11 @@ Status forward_f32(const Plan& plan, const WeightsF32& w, const Mask& mask, cons
     arena.release(mark);
     return carved;
   }
-  const MatF32 K = matrix(k_buf, S, D);
+  const MatF32 Kt = matrix(kt_buf, D, S);
   const MatF32 V = matrix(v_buf, S, D);
 
-  // K = Xk Wk^T + bk, V = Xv Wv^T + bv, once for all query tiles.
-  detail::linear_f32(matrix(io.key, S, c.kdim), matrix(w.wk, D, c.kdim), bias ? w.bk : nullptr, K);
+  // K^T = (Xk Wk^T + bk)^T, V = Xv Wv^T + bv, once for all query tiles.
+  detail::linear_t_f32(matrix(io.key, S, c.kdim), matrix(w.wk, D, c.kdim), bias ? w.bk : nullptr, Kt);
   detail::linear_f32(matrix(io.value, S, c.vdim), matrix(w.wv, D, c.vdim), bias ? w.bv : nullptr, V);
 
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
@@ -104,9 +105,9 @@ Status forward_f32(const Plan& plan, const WeightsF32& w, const Mask& mask, cons
                        bias ? w.bq : nullptr, Q);
 
     for (int32_t h = 0; h < H; ++h) {
-      const int32_t c0 = h * hd;  // head h owns columns [c0, c0 + hd) of Q, K, V and O
+      const int32_t c0 = h * hd;  // head h owns columns [c0, c0 + hd) of Q, V and O, rows of K^T
       // s = Q_h K_h^T / sqrt(hd) over the visible keys
-      detail::scores_f32(Q.cols_slice(c0, hd), K.rows_slice(0, n).cols_slice(c0, hd), scale, P);
+      detail::scores_f32(Q.cols_slice(c0, hd), Kt.rows_slice(c0, hd).cols_slice(0, n), scale, P);
       for (int32_t r = 0; r < rows; ++r) {
         float* p = P.row(r);  // [n]
         if (mask.additive != nullptr) {

@@ -1,0 +1,105 @@
+// softmax over one row, float32, x86-64 AVX2/FMA, in place.
+//
+// Three passes as in the ref variant (max; exp and sum; scale), 8 lanes at a
+// time, the tail through masked loads that fill absent lanes with -INFINITY
+// (their exp is 0, so the sum is unchanged) and masked stores.
+//
+// exp(x) for x <= 0: x = n ln2 + r with n = round(x / ln2), |r| <= ln2 / 2;
+// exp(r) by a degree-7 polynomial (the Cephes expf coefficients), times 2^n
+// built in the exponent field. Measured against std::exp: within 2 ulp over
+// [-87, 0]. Below ln(FLT_MIN) ~ -87.34 the result is flushed to exactly 0;
+// std::exp would give a subnormal there, less than 1.2e-38 after the division
+// by a sum >= 1. -INFINITY (a masked score) therefore gives exactly 0.
+#include "internal/arch.h"
+
+#if ATTN_HAVE_AVX2
+#include <cmath>
+
+#include "internal/avx2_f32.h"
+#include "internal/kernels_f32.h"
+
+namespace attn {
+namespace detail {
+namespace {
+
+// exp of 8 lanes, each <= 0 or -INFINITY.
+inline __m256 exp_nonpositive(__m256 x) {
+  const __m256 kMin = _mm256_set1_ps(-87.336544f);  // ln(FLT_MIN): 2^n stays a normal float
+  const __m256 underflow = _mm256_cmp_ps(x, kMin, _CMP_LT_OQ);
+  x = _mm256_max_ps(x, kMin);
+  // n = round(x * log2(e)); r = x - n * ln2, ln2 split in two for accuracy.
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  // exp(r) = 1 + r + r^2 * P(r)
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  const __m256 r2 = _mm256_mul_ps(r, r);
+  p = _mm256_fmadd_ps(p, r2, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  // 2^n: n in [-126, 0], so n + 127 is a valid biased exponent.
+  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  p = _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+  return _mm256_andnot_ps(underflow, p);
+}
+
+inline float hmax(__m256 v) {
+  __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+  m = _mm_max_ss(m, _mm_movehdup_ps(m));
+  return _mm_cvtss_f32(m);
+}
+
+inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// Lanes [0, n) of row, -INFINITY elsewhere.
+inline __m256 load_tail(const float* row, __m256i mask) {
+  return _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), _mm256_maskload_ps(row, mask), _mm256_castsi256_ps(mask));
+}
+
+}  // namespace
+
+void softmax_row_f32_avx2(float* row, int32_t n) {
+  const int32_t n8 = n & ~7;
+  const __m256i tail = avx2::lanes8(n - n8);
+
+  __m256 vmax = _mm256_set1_ps(-INFINITY);
+  for (int32_t j = 0; j < n8; j += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(row + j));
+  if (n8 < n) vmax = _mm256_max_ps(vmax, load_tail(row + n8, tail));
+  const float max = hmax(vmax);
+  if (max == -INFINITY) {  // fully masked (or empty): all weights 0
+    for (int32_t j = 0; j < n; ++j) row[j] = 0.0f;
+    return;
+  }
+
+  const __m256 vm = _mm256_set1_ps(max);
+  __m256 vsum = _mm256_setzero_ps();
+  for (int32_t j = 0; j < n8; j += 8) {
+    const __m256 e = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(row + j), vm));
+    _mm256_storeu_ps(row + j, e);
+    vsum = _mm256_add_ps(vsum, e);
+  }
+  if (n8 < n) {
+    const __m256 e = exp_nonpositive(_mm256_sub_ps(load_tail(row + n8, tail), vm));
+    _mm256_maskstore_ps(row + n8, tail, e);
+    vsum = _mm256_add_ps(vsum, e);
+  }
+
+  const __m256 inv = _mm256_set1_ps(1.0f / hsum(vsum));  // sum >= 1: the max entry gives exp(0)
+  for (int32_t j = 0; j < n8; j += 8) _mm256_storeu_ps(row + j, _mm256_mul_ps(_mm256_loadu_ps(row + j), inv));
+  if (n8 < n) _mm256_maskstore_ps(row + n8, tail, _mm256_mul_ps(_mm256_maskload_ps(row + n8, tail), inv));
+}
+
+}  // namespace detail
+}  // namespace attn
+
+#endif  // ATTN_HAVE_AVX2
