@@ -7,6 +7,14 @@
 #include <cstddef>
 #include <cstdint>
 
+// Fully unroll a loop over a template constant, so that the accumulator
+// arrays below live in registers.
+#if defined(__clang__)
+#define ATTN_UNROLL _Pragma("unroll")
+#else
+#define ATTN_UNROLL _Pragma("GCC unroll 16")
+#endif
+
 namespace attn {
 namespace detail {
 namespace avx2 {
@@ -43,21 +51,29 @@ struct NnArgs {
 template <size_t R, size_t V, bool kMasked>
 inline void nn_block(const NnArgs& g, int32_t m0, int32_t n0, __m256i mask) {
   __m256 acc[R][V];
-  for (size_t r = 0; r < R; ++r)
-    for (size_t v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
-  const float* a = g.a + static_cast<ptrdiff_t>(m0) * g.lda;  // [R, K]
-  const float* b = g.b + n0;                                   // [K, V*8]
-  for (int32_t k = 0; k < g.K; ++k, b += g.ldb) {
+  ATTN_UNROLL
+  for (size_t r = 0; r < R; ++r) ATTN_UNROLL
+  for (size_t v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
+  const ptrdiff_t lda = g.lda, ldb = g.ldb;
+  const int32_t K = g.K;
+  const float* a = g.a + static_cast<ptrdiff_t>(m0) * lda;  // [R, K]
+  const float* b = g.b + n0;                                // [K, V*8]
+  for (int32_t k = 0; k < K; ++k, b += ldb) {
     __m256 bv[V];
+    ATTN_UNROLL
     for (size_t v = 0; v < V; ++v) bv[v] = kMasked ? _mm256_maskload_ps(b, mask) : _mm256_loadu_ps(b + 8 * v);
+    ATTN_UNROLL
     for (size_t r = 0; r < R; ++r) {
-      const __m256 ar = _mm256_broadcast_ss(a + static_cast<ptrdiff_t>(r) * g.lda + k);
+      const __m256 ar = _mm256_broadcast_ss(a + static_cast<ptrdiff_t>(r) * lda + k);
+      ATTN_UNROLL
       for (size_t v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(ar, bv[v], acc[r][v]);
     }
   }
   const __m256 alpha = _mm256_set1_ps(g.alpha);
+  ATTN_UNROLL
   for (size_t r = 0; r < R; ++r) {
     float* c = g.c + (static_cast<ptrdiff_t>(m0) + static_cast<ptrdiff_t>(r)) * g.ldc + n0;
+    ATTN_UNROLL
     for (size_t v = 0; v < V; ++v) {
       const __m256 out = _mm256_mul_ps(acc[r][v], alpha);
       if (kMasked) {
@@ -84,12 +100,23 @@ inline void nn_gemm(const NnArgs& g, int32_t M, int32_t N) {
   int32_t m = 0;
   for (; m + 6 <= M; m += 6) nn_rows<6>(g, m, N);
   switch (M - m) {
-    case 5: nn_rows<5>(g, m, N); break;
-    case 4: nn_rows<4>(g, m, N); break;
-    case 3: nn_rows<3>(g, m, N); break;
-    case 2: nn_rows<2>(g, m, N); break;
-    case 1: nn_rows<1>(g, m, N); break;
-    default: break;
+    case 5:
+      nn_rows<5>(g, m, N);
+      break;
+    case 4:
+      nn_rows<4>(g, m, N);
+      break;
+    case 3:
+      nn_rows<3>(g, m, N);
+      break;
+    case 2:
+      nn_rows<2>(g, m, N);
+      break;
+    case 1:
+      nn_rows<1>(g, m, N);
+      break;
+    default:
+      break;
   }
 }
 

@@ -21,11 +21,11 @@ namespace detail {
 //   scores       s[T,S]  = q[T,d] kt[d,S] * scale        K arrives transposed
 //   softmax_row  in place over n entries; -INFINITY -> 0; all -INFINITY -> all 0
 //   weighted_sum o[T,d]  = p[T,S] v[S,d]
-#define ATTN_DECLARE_F32_VARIANTS(isa)                                               \
-  void linear_f32_##isa(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y);  \
+#define ATTN_DECLARE_F32_VARIANTS(isa)                                                 \
+  void linear_f32_##isa(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y);    \
   void linear_t_f32_##isa(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 yt); \
-  void scores_f32_##isa(ConstMatF32 q, ConstMatF32 kt, float scale, MatF32 s);       \
-  void softmax_row_f32_##isa(float* row, int32_t n);                                 \
+  void scores_f32_##isa(ConstMatF32 q, ConstMatF32 kt, float scale, MatF32 s);         \
+  void softmax_row_f32_##isa(float* row, int32_t n);                                   \
   void weighted_sum_f32_##isa(ConstMatF32 p, ConstMatF32 v, MatF32 o);
 
 ATTN_DECLARE_F32_VARIANTS(ref)     // portable scalar

@@ -24,7 +24,9 @@
 namespace attn {
 namespace detail {
 
-void linear_f32(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y) { ATTN_F32(linear)(x, w, bias, y); }
+void linear_f32(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y) {
+  ATTN_F32(linear)(x, w, bias, y);
+}
 void linear_t_f32(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 yt) {
   ATTN_F32(linear_t)(x, w, bias, yt);
 }

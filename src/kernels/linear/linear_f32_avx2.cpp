@@ -47,27 +47,38 @@ template <size_t RA, size_t CB>
 void dot_block(const DotArgs& g, int32_t i0, int32_t j0) {
   const float* a[RA];
   const float* b[CB];
-  for (size_t r = 0; r < RA; ++r) a[r] = g.a + (static_cast<ptrdiff_t>(i0) + static_cast<ptrdiff_t>(r)) * g.lda;
-  for (size_t c = 0; c < CB; ++c) b[c] = g.b + (static_cast<ptrdiff_t>(j0) + static_cast<ptrdiff_t>(c)) * g.ldb;
-  __m256 acc[RA][CB];  // acc[r][c]: 8 partial sums of a[r] . b[c]
+  ATTN_UNROLL
   for (size_t r = 0; r < RA; ++r)
-    for (size_t c = 0; c < CB; ++c) acc[r][c] = _mm256_setzero_ps();
+    a[r] = g.a + (static_cast<ptrdiff_t>(i0) + static_cast<ptrdiff_t>(r)) * g.lda;
+  ATTN_UNROLL
+  for (size_t c = 0; c < CB; ++c)
+    b[c] = g.b + (static_cast<ptrdiff_t>(j0) + static_cast<ptrdiff_t>(c)) * g.ldb;
+  __m256 acc[RA][CB];  // acc[r][c]: 8 partial sums of a[r] . b[c]
+  ATTN_UNROLL
+  for (size_t r = 0; r < RA; ++r) ATTN_UNROLL
+  for (size_t c = 0; c < CB; ++c) acc[r][c] = _mm256_setzero_ps();
 
   int32_t k = 0;
   for (; k + 8 <= g.K; k += 8) {
     __m256 bv[CB];
+    ATTN_UNROLL
     for (size_t c = 0; c < CB; ++c) bv[c] = _mm256_loadu_ps(b[c] + k);
+    ATTN_UNROLL
     for (size_t r = 0; r < RA; ++r) {
       const __m256 av = _mm256_loadu_ps(a[r] + k);
+      ATTN_UNROLL
       for (size_t c = 0; c < CB; ++c) acc[r][c] = _mm256_fmadd_ps(av, bv[c], acc[r][c]);
     }
   }
   if (k < g.K) {  // K tail: masked lanes load as 0 and add nothing
     const __m256i m = lanes8(g.K - k);
     __m256 bv[CB];
+    ATTN_UNROLL
     for (size_t c = 0; c < CB; ++c) bv[c] = _mm256_maskload_ps(b[c] + k, m);
+    ATTN_UNROLL
     for (size_t r = 0; r < RA; ++r) {
       const __m256 av = _mm256_maskload_ps(a[r] + k, m);
+      ATTN_UNROLL
       for (size_t c = 0; c < CB; ++c) acc[r][c] = _mm256_fmadd_ps(av, bv[c], acc[r][c]);
     }
   }
@@ -75,14 +86,18 @@ void dot_block(const DotArgs& g, int32_t i0, int32_t j0) {
   const __m256 zero = _mm256_setzero_ps();
   __m128 bias_i = _mm_setzero_ps();
   if (g.bias_i != nullptr) {
-    bias_i = RA == 4 ? _mm_loadu_ps(g.bias_i + i0) : _mm_maskload_ps(g.bias_i + i0, lanes4(static_cast<int32_t>(RA)));
+    bias_i = RA == 4 ? _mm_loadu_ps(g.bias_i + i0)
+                     : _mm_maskload_ps(g.bias_i + i0, lanes4(static_cast<int32_t>(RA)));
   }
+  ATTN_UNROLL
   for (size_t c = 0; c < CB; ++c) {
     __m256 col[4] = {zero, zero, zero, zero};  // rows past RA sum to 0 and are not stored
+    ATTN_UNROLL
     for (size_t r = 0; r < RA; ++r) col[r] = acc[r][c];
     __m128 s = sum4(col[0], col[1], col[2], col[3]);
     s = _mm_add_ps(s, bias_i);
-    if (g.bias_j != nullptr) s = _mm_add_ps(s, _mm_set1_ps(g.bias_j[static_cast<ptrdiff_t>(j0) + static_cast<ptrdiff_t>(c)]));
+    if (g.bias_j != nullptr)
+      s = _mm_add_ps(s, _mm_set1_ps(g.bias_j[static_cast<ptrdiff_t>(j0) + static_cast<ptrdiff_t>(c)]));
     float* o = g.out + (static_cast<ptrdiff_t>(j0) + static_cast<ptrdiff_t>(c)) * g.ldo + i0;
     if (RA == 4) {
       _mm_storeu_ps(o, s);
@@ -106,10 +121,17 @@ void dot_gemm(const DotArgs& g, int32_t Ma, int32_t Nb) {
   int32_t i = 0;
   for (; i + 4 <= Ma; i += 4) dot_rows<4>(g, i, Nb);
   switch (Ma - i) {
-    case 3: dot_rows<3>(g, i, Nb); break;
-    case 2: dot_rows<2>(g, i, Nb); break;
-    case 1: dot_rows<1>(g, i, Nb); break;
-    default: break;
+    case 3:
+      dot_rows<3>(g, i, Nb);
+      break;
+    case 2:
+      dot_rows<2>(g, i, Nb);
+      break;
+    case 1:
+      dot_rows<1>(g, i, Nb);
+      break;
+    default:
+      break;
   }
 }
 
