@@ -27,9 +27,12 @@ inline __m256 exp_nonpositive(__m256 x) {
   const __m256 kMin = _mm256_set1_ps(-87.336544f);  // ln(FLT_MIN): 2^n stays a normal float
   const __m256 underflow = _mm256_cmp_ps(x, kMin, _CMP_LT_OQ);
   x = _mm256_max_ps(x, kMin);
-  // n = round(x * log2(e)); r = x - n * ln2, ln2 split in two for accuracy.
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  // n = round(x * log2(e)) by the 1.5 * 2^23 trick: adding it leaves n + 127
+  // (the biased exponent of 2^n, in [1, 127]) in the low mantissa bits of t.
+  const __m256 kShift = _mm256_set1_ps(12582912.0f + 127.0f);
+  const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), kShift);
+  const __m256 n = _mm256_sub_ps(t, kShift);
+  // r = x - n * ln2, ln2 split in two so that n * ln2_hi is exact.
   __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
   r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
   // exp(r) = 1 + r + r^2 * P(r)
@@ -41,9 +44,8 @@ inline __m256 exp_nonpositive(__m256 x) {
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
   const __m256 r2 = _mm256_mul_ps(r, r);
   p = _mm256_fmadd_ps(p, r2, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  // 2^n: n in [-126, 0], so n + 127 is a valid biased exponent.
-  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  p = _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+  // times 2^n: move n + 127 into the exponent field.
+  p = _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23)));
   return _mm256_andnot_ps(underflow, p);
 }
 
@@ -73,30 +75,45 @@ void softmax_row_f32_avx2(float* row, int32_t n) {
   const int32_t n8 = n & ~7;
   const __m256i tail = avx2::lanes8(n - n8);
 
-  __m256 vmax = _mm256_set1_ps(-INFINITY);
-  for (int32_t j = 0; j < n8; j += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(row + j));
-  if (n8 < n) vmax = _mm256_max_ps(vmax, load_tail(row + n8, tail));
-  const float max = hmax(vmax);
+  // Two accumulators per pass: consecutive vectors do not wait on each other.
+  __m256 vmax0 = _mm256_set1_ps(-INFINITY), vmax1 = vmax0;
+  int32_t j = 0;
+  for (; j + 16 <= n8; j += 16) {
+    vmax0 = _mm256_max_ps(vmax0, _mm256_loadu_ps(row + j));
+    vmax1 = _mm256_max_ps(vmax1, _mm256_loadu_ps(row + j + 8));
+  }
+  if (j < n8) vmax0 = _mm256_max_ps(vmax0, _mm256_loadu_ps(row + j));
+  if (n8 < n) vmax1 = _mm256_max_ps(vmax1, load_tail(row + n8, tail));
+  const float max = hmax(_mm256_max_ps(vmax0, vmax1));
   if (max == -INFINITY) {  // fully masked (or empty): all weights 0
-    for (int32_t j = 0; j < n; ++j) row[j] = 0.0f;
+    for (j = 0; j < n; ++j) row[j] = 0.0f;
     return;
   }
 
   const __m256 vm = _mm256_set1_ps(max);
-  __m256 vsum = _mm256_setzero_ps();
-  for (int32_t j = 0; j < n8; j += 8) {
+  __m256 vsum0 = _mm256_setzero_ps(), vsum1 = vsum0;
+  for (j = 0; j + 16 <= n8; j += 16) {
+    const __m256 e0 = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(row + j), vm));
+    const __m256 e1 = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(row + j + 8), vm));
+    _mm256_storeu_ps(row + j, e0);
+    _mm256_storeu_ps(row + j + 8, e1);
+    vsum0 = _mm256_add_ps(vsum0, e0);
+    vsum1 = _mm256_add_ps(vsum1, e1);
+  }
+  if (j < n8) {
     const __m256 e = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(row + j), vm));
     _mm256_storeu_ps(row + j, e);
-    vsum = _mm256_add_ps(vsum, e);
+    vsum0 = _mm256_add_ps(vsum0, e);
   }
   if (n8 < n) {
     const __m256 e = exp_nonpositive(_mm256_sub_ps(load_tail(row + n8, tail), vm));
     _mm256_maskstore_ps(row + n8, tail, e);
-    vsum = _mm256_add_ps(vsum, e);
+    vsum1 = _mm256_add_ps(vsum1, e);
   }
 
-  const __m256 inv = _mm256_set1_ps(1.0f / hsum(vsum));  // sum >= 1: the max entry gives exp(0)
-  for (int32_t j = 0; j < n8; j += 8) _mm256_storeu_ps(row + j, _mm256_mul_ps(_mm256_loadu_ps(row + j), inv));
+  // sum >= 1: the max entry gives exp(0)
+  const __m256 inv = _mm256_set1_ps(1.0f / hsum(_mm256_add_ps(vsum0, vsum1)));
+  for (j = 0; j < n8; j += 8) _mm256_storeu_ps(row + j, _mm256_mul_ps(_mm256_loadu_ps(row + j), inv));
   if (n8 < n) _mm256_maskstore_ps(row + n8, tail, _mm256_mul_ps(_mm256_maskload_ps(row + n8, tail), inv));
 }
 
