@@ -7,13 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-// Fully unroll a loop over a template constant, so that the accumulator
-// arrays below live in registers.
-#if defined(__clang__)
-#define ATTN_UNROLL _Pragma("unroll")
-#else
-#define ATTN_UNROLL _Pragma("GCC unroll 16")
-#endif
+#include "internal/arch.h"
 
 namespace attn {
 namespace detail {
