@@ -46,8 +46,10 @@ template <size_t R, size_t V, bool kMasked>
 inline void nn_block(const NnArgs& g, int32_t m0, int32_t n0, __m256i mask) {
   __m256 acc[R][V];
   ATTN_UNROLL
-  for (size_t r = 0; r < R; ++r) ATTN_UNROLL
-  for (size_t v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
+  for (size_t r = 0; r < R; ++r) {
+    ATTN_UNROLL
+    for (size_t v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
+  }
   const ptrdiff_t lda = g.lda, ldb = g.ldb;
   const int32_t K = g.K;
   const float* a = g.a + static_cast<ptrdiff_t>(m0) * lda;  // [R, K]

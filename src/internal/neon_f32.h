@@ -92,8 +92,10 @@ inline void dot_block(const DotArgs& g, int32_t i0, int32_t j0) {
     b[c] = g.b + (static_cast<ptrdiff_t>(j0) + static_cast<ptrdiff_t>(c)) * g.ldb;
   float32x4_t acc[RA][CB];  // acc[r][c]: 4 partial sums of a[r] . b[c]
   ATTN_UNROLL
-  for (size_t r = 0; r < RA; ++r) ATTN_UNROLL
-  for (size_t c = 0; c < CB; ++c) acc[r][c] = vdupq_n_f32(0.0f);
+  for (size_t r = 0; r < RA; ++r) {
+    ATTN_UNROLL
+    for (size_t c = 0; c < CB; ++c) acc[r][c] = vdupq_n_f32(0.0f);
+  }
 
   const int32_t K4 = g.K & ~3;
   for (int32_t k = 0; k < K4; k += 4) {
@@ -172,8 +174,10 @@ template <size_t R, size_t V>
 inline void nn_block(const NnArgs& g, int32_t m0, int32_t n0) {
   float32x4_t acc[R][V];
   ATTN_UNROLL
-  for (size_t r = 0; r < R; ++r) ATTN_UNROLL
-  for (size_t v = 0; v < V; ++v) acc[r][v] = vdupq_n_f32(0.0f);
+  for (size_t r = 0; r < R; ++r) {
+    ATTN_UNROLL
+    for (size_t v = 0; v < V; ++v) acc[r][v] = vdupq_n_f32(0.0f);
+  }
   const ptrdiff_t lda = g.lda, ldb = g.ldb;
   const float* a = g.a + static_cast<ptrdiff_t>(m0) * lda;  // [R, K]
   const float* b = g.b + n0;                                // [K, 4 V]

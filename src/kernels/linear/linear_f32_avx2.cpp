@@ -55,8 +55,10 @@ void dot_block(const DotArgs& g, int32_t i0, int32_t j0) {
     b[c] = g.b + (static_cast<ptrdiff_t>(j0) + static_cast<ptrdiff_t>(c)) * g.ldb;
   __m256 acc[RA][CB];  // acc[r][c]: 8 partial sums of a[r] . b[c]
   ATTN_UNROLL
-  for (size_t r = 0; r < RA; ++r) ATTN_UNROLL
-  for (size_t c = 0; c < CB; ++c) acc[r][c] = _mm256_setzero_ps();
+  for (size_t r = 0; r < RA; ++r) {
+    ATTN_UNROLL
+    for (size_t c = 0; c < CB; ++c) acc[r][c] = _mm256_setzero_ps();
+  }
 
   int32_t k = 0;
   for (; k + 8 <= g.K; k += 8) {
