@@ -16,8 +16,8 @@ using attn::Status;
 // The arena size is a constant expression: firmware sizes static buffers with it.
 constexpr attn::AttentionConfig kStaticCfg{64, 4};
 static_assert(attn::attention_arena_bytes(kStaticCfg, attn::DType::kF32, 64, 64, 4) ==
-                  2 * 64 * 64 * 4 + 2 * 4 * 64 * 4 + 4 * 64 * 4,
-              "f32 arena: K, V [S,D] + Q, O tiles [T,D] + scores [T,S]");
+                  64 * (64 + ATTN_KT_ROW_PAD) * 4 + 64 * 64 * 4 + 2 * 4 * 64 * 4 + 4 * 64 * 4,
+              "f32 arena: K^T [D,S+pad], V [S,D] + Q, O tiles [T,D] + scores [T,S]");
 
 std::vector<float> random_vec(size_t n, std::mt19937& rng, float scale = 1.0f) {
   std::normal_distribution<float> dist(0.0f, scale);

@@ -99,7 +99,7 @@ struct Plan {
 // Returns 0 for a configuration plan_attention() rejects.
 //
 // f32 layout, each buffer rounded up to ATTN_ARENA_ALIGN bytes:
-//   K^T [D, S], V [S, D], Q tile [T, D], scores [T, S], O tile [T, D].
+//   K^T [D, S + ATTN_KT_ROW_PAD], V [S, D], Q tile [T, D], scores [T, S], O tile [T, D].
 constexpr size_t attention_arena_bytes(const AttentionConfig& c, DType dtype, int32_t L, int32_t S,
                                        int32_t tile_rows = ATTN_TILE_ROWS) {
   const int32_t hd = c.resolved_head_dim();
@@ -108,13 +108,16 @@ constexpr size_t attention_arena_bytes(const AttentionConfig& c, DType dtype, in
   const uint64_t d = static_cast<uint64_t>(c.num_heads) * static_cast<uint64_t>(hd);
   const uint64_t s = static_cast<uint64_t>(S);
   const uint64_t t = static_cast<uint64_t>(tile_rows < L ? tile_rows : L);
-  const auto aligned = [](uint64_t n) -> uint64_t { return (n + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN; };
+  const auto aligned = [](uint64_t n) -> uint64_t {
+    return (n + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN;
+  };
   uint64_t bytes = 0;
   if (dtype == DType::kF32) {
-    bytes = 2 * aligned(s * d * 4)    // K^T, V      [D, S], [S, D] f32
-            + aligned(t * d * 4)      // Q tile      [T, D] f32
-            + aligned(t * s * 4)      // scores      [T, S] f32
-            + aligned(t * d * 4);     // O tile      [T, D] f32
+    bytes = aligned(d * (s + ATTN_KT_ROW_PAD) * 4)  // K^T [D, S + pad] f32
+            + aligned(s * d * 4)                    // V           [S, D] f32
+            + aligned(t * d * 4)                    // Q tile      [T, D] f32
+            + aligned(t * s * 4)                    // scores      [T, S] f32
+            + aligned(t * d * 4);                   // O tile      [T, D] f32
   }
   return bytes <= SIZE_MAX ? static_cast<size_t>(bytes) : 0;
 }

@@ -64,16 +64,17 @@ Status forward_f32(const Plan& plan, const WeightsF32& w, const Mask& mask, cons
   const int32_t T = plan.tile_rows;
   const bool bias = c.bias;
   const int32_t mask_stride = mask.additive_stride != 0 ? mask.additive_stride : S;
+  const int32_t kt_stride = S + ATTN_KT_ROW_PAD;  // padded rows of K^T: see config.h
 
   // Carve every buffer before writing anything: a short arena fails cleanly.
   const size_t mark = arena.mark();
-  float* kt_buf = nullptr;  // K^T  [D, S]
-  float* v_buf = nullptr;   // V    [S, D]
-  float* q_buf = nullptr;  // Q tile  [T, D]
-  float* s_buf = nullptr;  // scores / probabilities  [T, S]
-  float* o_buf = nullptr;  // context tile, heads concatenated  [T, D]
+  float* kt_buf = nullptr;  // K^T  [D, S], row stride kt_stride
+  float* v_buf = nullptr;   // V  [S, D]
+  float* q_buf = nullptr;   // Q tile  [T, D]
+  float* s_buf = nullptr;   // scores / probabilities  [T, S]
+  float* o_buf = nullptr;   // context tile, heads concatenated  [T, D]
   const Status carved = [&] {
-    ATTN_TRY(arena.alloc_array(static_cast<size_t>(D) * static_cast<size_t>(S), &kt_buf));
+    ATTN_TRY(arena.alloc_array(static_cast<size_t>(D) * static_cast<size_t>(kt_stride), &kt_buf));
     ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(D), &v_buf));
     ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(D), &q_buf));
     ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(S), &s_buf));
@@ -84,7 +85,7 @@ Status forward_f32(const Plan& plan, const WeightsF32& w, const Mask& mask, cons
     arena.release(mark);
     return carved;
   }
-  const MatF32 Kt = matrix(kt_buf, D, S);
+  const MatF32 Kt = MatF32{kt_buf, D, S, kt_stride};
   const MatF32 V = matrix(v_buf, S, D);
 
   // K^T = (Xk Wk^T + bk)^T, V = Xv Wv^T + bv, once for all query tiles.

@@ -75,7 +75,7 @@ void softmax_row_f32_avx2(float* row, int32_t n) {
   const int32_t n8 = n & ~7;
   const __m256i tail = avx2::lanes8(n - n8);
 
-  // Two accumulators per pass: consecutive vectors do not wait on each other.
+  // Two accumulators: consecutive vectors do not wait on each other.
   __m256 vmax0 = _mm256_set1_ps(-INFINITY), vmax1 = vmax0;
   int32_t j = 0;
   for (; j + 16 <= n8; j += 16) {
@@ -91,28 +91,22 @@ void softmax_row_f32_avx2(float* row, int32_t n) {
   }
 
   const __m256 vm = _mm256_set1_ps(max);
-  __m256 vsum0 = _mm256_setzero_ps(), vsum1 = vsum0;
-  for (j = 0; j + 16 <= n8; j += 16) {
-    const __m256 e0 = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(row + j), vm));
-    const __m256 e1 = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(row + j + 8), vm));
-    _mm256_storeu_ps(row + j, e0);
-    _mm256_storeu_ps(row + j + 8, e1);
-    vsum0 = _mm256_add_ps(vsum0, e0);
-    vsum1 = _mm256_add_ps(vsum1, e1);
-  }
-  if (j < n8) {
+  // One exp per iteration: the exp's 9 constants and its temporaries fill the
+  // 16 registers; a second in flight would spill the sum to the stack.
+  __m256 vsum = _mm256_setzero_ps();
+  for (j = 0; j < n8; j += 8) {
     const __m256 e = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(row + j), vm));
     _mm256_storeu_ps(row + j, e);
-    vsum0 = _mm256_add_ps(vsum0, e);
+    vsum = _mm256_add_ps(vsum, e);
   }
   if (n8 < n) {
     const __m256 e = exp_nonpositive(_mm256_sub_ps(load_tail(row + n8, tail), vm));
     _mm256_maskstore_ps(row + n8, tail, e);
-    vsum1 = _mm256_add_ps(vsum1, e);
+    vsum = _mm256_add_ps(vsum, e);
   }
 
   // sum >= 1: the max entry gives exp(0)
-  const __m256 inv = _mm256_set1_ps(1.0f / hsum(_mm256_add_ps(vsum0, vsum1)));
+  const __m256 inv = _mm256_set1_ps(1.0f / hsum(vsum));
   for (j = 0; j < n8; j += 8) _mm256_storeu_ps(row + j, _mm256_mul_ps(_mm256_loadu_ps(row + j), inv));
   if (n8 < n) _mm256_maskstore_ps(row + n8, tail, _mm256_mul_ps(_mm256_maskload_ps(row + n8, tail), inv));
 }
