@@ -108,16 +108,14 @@ constexpr size_t attention_arena_bytes(const AttentionConfig& c, DType dtype, in
   const uint64_t d = static_cast<uint64_t>(c.num_heads) * static_cast<uint64_t>(hd);
   const uint64_t s = static_cast<uint64_t>(S);
   const uint64_t t = static_cast<uint64_t>(tile_rows < L ? tile_rows : L);
-  const auto aligned = [](uint64_t n) -> uint64_t {
-    return (n + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN;
-  };
+  const auto aligned = [](uint64_t n) -> uint64_t { return (n + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN; };
   uint64_t bytes = 0;
   if (dtype == DType::kF32) {
-    bytes = aligned(d * (s + ATTN_KT_ROW_PAD) * 4)  // K^T [D, S + pad] f32
-            + aligned(s * d * 4)                    // V           [S, D] f32
-            + aligned(t * d * 4)                    // Q tile      [T, D] f32
-            + aligned(t * s * 4)                    // scores      [T, S] f32
-            + aligned(t * d * 4);                   // O tile      [T, D] f32
+    bytes = aligned(d * (s + ATTN_KT_ROW_PAD) * 4)  // K^T    [D, S + pad] f32
+            + aligned(s * d * 4)      // V           [S, D] f32
+            + aligned(t * d * 4)      // Q tile      [T, D] f32
+            + aligned(t * s * 4)      // scores      [T, S] f32
+            + aligned(t * d * 4);     // O tile      [T, D] f32
   }
   return bytes <= SIZE_MAX ? static_cast<size_t>(bytes) : 0;
 }
