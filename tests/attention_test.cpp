@@ -16,8 +16,8 @@ using attn::Status;
 // The arena size is a constant expression: firmware sizes static buffers with it.
 constexpr attn::AttentionConfig kStaticCfg{64, 4};
 static_assert(attn::attention_arena_bytes(kStaticCfg, attn::DType::kF32, 64, 64, 4) ==
-                  64 * (64 + ATTN_KT_ROW_PAD) * 4 + 64 * 64 * 4 + 2 * 4 * 64 * 4 + 4 * 64 * 4,
-              "f32 arena: K^T [D,S+pad], V [S,D] + Q, O tiles [T,D] + scores [T,S]");
+                  2 * 64 * 64 * 4 + 2 * 4 * 64 * 4 + 4 * 64 * 4,
+              "f32 arena: K, V [S,D] + Q, O tiles [T,D] + scores [T,S]");
 
 std::vector<float> random_vec(size_t n, std::mt19937& rng, float scale = 1.0f) {
   std::normal_distribution<float> dist(0.0f, scale);
@@ -42,20 +42,24 @@ struct Case {
 Case make_case(attn::AttentionConfig cfg, int L, int S, uint32_t seed) {
   std::mt19937 rng(seed);
   Case c{cfg, L, S, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
-  const size_t E = size_t(cfg.embed_dim), D = size_t(cfg.inner_dim());
+  const size_t E = size_t(cfg.embed_dim), D = size_t(cfg.inner_dim()), Dkv = size_t(cfg.kv_dim());
   const size_t kd = size_t(cfg.resolved_kdim()), vd = size_t(cfg.resolved_vdim());
   const float ws = 1.0f / std::sqrt(float(E));
-  c.wq = random_vec(D * E, rng, ws), c.wk = random_vec(D * kd, rng, ws), c.wv = random_vec(D * vd, rng, ws);
+  c.wq = random_vec(D * E, rng, ws), c.wk = random_vec(Dkv * kd, rng, ws),
+  c.wv = random_vec(Dkv * vd, rng, ws);
   c.wo = random_vec(E * D, rng, ws);
-  c.bq = random_vec(D, rng, 0.1f), c.bk = random_vec(D, rng, 0.1f), c.bv = random_vec(D, rng, 0.1f);
+  c.bq = random_vec(D, rng, 0.1f), c.bk = random_vec(Dkv, rng, 0.1f), c.bv = random_vec(Dkv, rng, 0.1f);
   c.bo = random_vec(E, rng, 0.1f);
-  c.x = random_vec(size_t(L) * E, rng), c.xk = random_vec(size_t(S) * kd, rng), c.xv = random_vec(size_t(S) * vd, rng);
+  c.x = random_vec(size_t(L) * E, rng), c.xk = random_vec(size_t(S) * kd, rng),
+  c.xv = random_vec(size_t(S) * vd, rng);
   return c;
 }
 
 // Naive multi-head attention in double, written from the formula.
-std::vector<double> reference(const Case& c, const attn::Mask& m, std::vector<double>* probs) {
+std::vector<double> reference(const Case& c, const attn::Mask& m, std::vector<double>* probs,
+                              int q_pos0 = 0) {
   const int E = c.cfg.embed_dim, H = c.cfg.num_heads, hd = c.cfg.resolved_head_dim(), D = H * hd;
+  const int Hkv = c.cfg.resolved_kv_heads(), Dkv = Hkv * hd, group = H / Hkv;
   const int kd = c.cfg.resolved_kdim(), vd = c.cfg.resolved_vdim();
   auto proj = [&](const std::vector<float>& x, int rows, int in, const std::vector<float>& w,
                   const std::vector<float>& b, int out) {
@@ -68,7 +72,24 @@ std::vector<double> reference(const Case& c, const attn::Mask& m, std::vector<do
       }
     return y;
   };
-  auto Q = proj(c.x, c.L, E, c.wq, c.bq, D), K = proj(c.xk, c.S, kd, c.wk, c.bk, D), V = proj(c.xv, c.S, vd, c.wv, c.bv, D);
+  auto Q = proj(c.x, c.L, E, c.wq, c.bq, D), K = proj(c.xk, c.S, kd, c.wk, c.bk, Dkv);
+  auto V = proj(c.xv, c.S, vd, c.wv, c.bv, Dkv);
+  // Rotary embedding, HF Llama half-split: (x1, x2) -> (x1 cos - x2 sin, x2 cos + x1 sin).
+  auto rope = [&](std::vector<double>& X, int rows, int width, int pos0) {
+    if (c.cfg.rope_base == 0.0f) return;
+    for (int r = 0; r < rows; ++r)
+      for (int h = 0; h < width / hd; ++h)
+        for (int i = 0; i < hd / 2; ++i) {
+          const double th = (pos0 + r) / std::pow(double(c.cfg.rope_base), 2.0 * i / hd);
+          double& a = X[size_t(r) * width + h * hd + i];
+          double& b = X[size_t(r) * width + h * hd + i + hd / 2];
+          const double a0 = a, b0 = b;
+          a = a0 * std::cos(th) - b0 * std::sin(th);
+          b = b0 * std::cos(th) + a0 * std::sin(th);
+        }
+  };
+  rope(Q, c.L, D, q_pos0);
+  rope(K, c.S, Dkv, 0);
   std::vector<double> O(size_t(c.L) * D, 0.0);
   if (probs) probs->assign(size_t(H) * c.L * c.S, 0.0);
   const int kl = m.key_length == attn::Mask::kAllKeys ? c.S : m.key_length;
@@ -78,8 +99,10 @@ std::vector<double> reference(const Case& c, const attn::Mask& m, std::vector<do
       double mx = -INFINITY;
       for (int j = 0; j < c.S; ++j) {
         if (j >= kl || (m.causal && j > i + m.causal_offset)) continue;
+        if (m.causal && m.window > 0 && j <= i + m.causal_offset - m.window) continue;
         double acc = 0;
-        for (int d = 0; d < hd; ++d) acc += Q[size_t(i) * D + h * hd + d] * K[size_t(j) * D + h * hd + d];
+        for (int d = 0; d < hd; ++d)
+          acc += Q[size_t(i) * D + h * hd + d] * K[size_t(j) * Dkv + (h / group) * hd + d];
         s[j] = acc / std::sqrt(double(hd)) + (m.additive ? m.additive[i * c.S + j] : 0.0);
         mx = std::fmax(mx, s[j]);
       }
@@ -89,7 +112,8 @@ std::vector<double> reference(const Case& c, const attn::Mask& m, std::vector<do
       for (int j = 0; j < c.S; ++j) {
         const double p = s[j] == -INFINITY ? 0.0 : std::exp(s[j] - mx) / sum;
         if (probs) (*probs)[(size_t(h) * c.L + i) * c.S + j] = p;
-        for (int d = 0; d < hd; ++d) O[size_t(i) * D + h * hd + d] += p * V[size_t(j) * D + h * hd + d];
+        for (int d = 0; d < hd; ++d)
+          O[size_t(i) * D + h * hd + d] += p * V[size_t(j) * Dkv + (h / group) * hd + d];
       }
     }
   std::vector<double> y(size_t(c.L) * E);
@@ -106,7 +130,8 @@ struct AlignedBuffer {
   std::vector<unsigned char> raw;
   unsigned char* data;
   explicit AlignedBuffer(size_t n) : raw(n + ATTN_ARENA_ALIGN) {
-    data = raw.data() + (ATTN_ARENA_ALIGN - reinterpret_cast<uintptr_t>(raw.data()) % ATTN_ARENA_ALIGN) % ATTN_ARENA_ALIGN;
+    data = raw.data() +
+           (ATTN_ARENA_ALIGN - reinterpret_cast<uintptr_t>(raw.data()) % ATTN_ARENA_ALIGN) % ATTN_ARENA_ALIGN;
   }
 };
 
@@ -121,7 +146,7 @@ bool within_bound(const std::vector<float>& got, const std::vector<double>& want
   return max_err <= 1e-5 * max_ref + 1e-6;
 }
 
-void run_and_check(const Case& c, const attn::Mask& mask, int tile_rows) {
+void run_and_check(const Case& c, const attn::Mask& mask, int tile_rows, int q_pos0 = 0) {
   attn::Plan plan;
   REQUIRE(attn::plan_attention(c.cfg, attn::DType::kF32, c.L, c.S, &plan, tile_rows) == Status::kOk);
   REQUIRE(plan.arena_bytes == attn::attention_arena_bytes(c.cfg, attn::DType::kF32, c.L, c.S, tile_rows));
@@ -130,12 +155,12 @@ void run_and_check(const Case& c, const attn::Mask& mask, int tile_rows) {
   REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
   std::vector<float> y(size_t(c.L) * c.cfg.embed_dim, NAN);
   std::vector<float> p(size_t(c.cfg.num_heads) * c.L * c.S, NAN);
-  attn::IoF32 io{c.x.data(), c.xk.data(), c.xv.data(), y.data(), p.data()};
+  attn::IoF32 io{c.x.data(), c.xk.data(), c.xv.data(), y.data(), p.data(), q_pos0};
   REQUIRE(attn::forward_f32(plan, c.weights(), mask, io, arena) == Status::kOk);
   REQUIRE(arena.used() == 0);
   REQUIRE(arena.high_water() == plan.arena_bytes);
   std::vector<double> want_p;
-  const auto want = reference(c, mask, &want_p);
+  const auto want = reference(c, mask, &want_p, q_pos0);
   REQUIRE(within_bound(y, want));
   REQUIRE(within_bound(p, want_p));
 }
@@ -143,14 +168,23 @@ void run_and_check(const Case& c, const attn::Mask& mask, int tile_rows) {
 }  // namespace
 
 TEST_CASE("forward_f32 matches a double-precision reference", "[attention][f32]") {
-  struct Shape { attn::AttentionConfig cfg; int L, S; };
+  struct Shape {
+    attn::AttentionConfig cfg;
+    int L, S;
+  };
   const Shape shapes[] = {
-      {{8, 2}, 5, 5},                       // self
-      {{13, 1}, 7, 3},                      // E odd, one head, S < L
-      {{16, 4, 0, 0, 0, false}, 1, 9},      // L = 1, no bias
-      {{12, 3, 0, 7, 5}, 6, 11},            // cross, kdim != vdim != E
-      {{10, 4, 3}, 9, 9},                   // head_dim 3: H * hd = 12 != E
-      {{32, 16}, 17, 17},                   // head_dim 2, many heads
+      {{8, 2}, 5, 5},                   // self
+      {{13, 1}, 7, 3},                  // E odd, one head, S < L
+      {{16, 4, 0, 0, 0, false}, 1, 9},  // L = 1, no bias
+      {{12, 3, 0, 7, 5}, 6, 11},        // cross, kdim != vdim != E
+      {{10, 4, 3}, 9, 9},               // head_dim 3: H * hd = 12 != E
+      {{32, 16}, 17, 17},
+      {{16, 4, 0, 0, 0, true, 2}, 7, 9},            // grouped-query: 2 K/V heads
+      {{16, 4, 0, 0, 0, false, 1}, 5, 5},           // multi-query, no bias
+      {{16, 2, 0, 0, 0, true, 0, 10000.0f}, 9, 9},  // rotary
+      {{24, 6, 4, 0, 0, false, 2, 500.0f},
+       8,
+       8},  // rotary + GQA, head_dim 4               // head_dim 2, many heads
   };
   for (const auto& s : shapes) {
     const Case c = make_case(s.cfg, s.L, s.S, 42);
@@ -160,6 +194,10 @@ TEST_CASE("forward_f32 matches a double-precision reference", "[attention][f32]"
       attn::Mask causal;
       causal.causal = true;
       run_and_check(c, causal, tile);
+      attn::Mask windowed;
+      windowed.causal = true;
+      windowed.window = 3;
+      run_and_check(c, windowed, tile);
       attn::Mask padded;
       padded.key_length = (s.S + 1) / 2;
       padded.causal = s.L > 2;
@@ -174,6 +212,16 @@ TEST_CASE("forward_f32 matches a double-precision reference", "[attention][f32]"
   }
 }
 
+TEST_CASE("forward_f32 rotates queries from io.query_position, as when decoding at an offset",
+          "[attention][f32]") {
+  const Case c = make_case({16, 4, 0, 0, 0, true, 2, 10000.0f}, 3, 40, 5);
+  attn::Mask m;
+  m.causal = true;
+  m.causal_offset = 37;  // the 3 queries are the last 3 of 40 positions
+  run_and_check(c, m, 2, 37);
+  run_and_check(c, attn::Mask(), 4, 1000);
+}
+
 TEST_CASE("fully masked query rows give all-zero weights and output bo", "[attention][f32]") {
   const Case c = make_case({8, 2}, 4, 6, 7);
   attn::Mask m;
@@ -181,7 +229,8 @@ TEST_CASE("fully masked query rows give all-zero weights and output bo", "[atten
   run_and_check(c, m, 4);
 }
 
-TEST_CASE("forward_f32 arena: exact plan bytes fit, one byte less fails and writes nothing", "[attention][arena]") {
+TEST_CASE("forward_f32 arena: exact plan bytes fit, one byte less fails and writes nothing",
+          "[attention][arena]") {
   const Case c = make_case({24, 3, 0, 10, 10}, 11, 7, 9);
   attn::Plan plan;
   REQUIRE(attn::plan_attention(c.cfg, attn::DType::kF32, c.L, c.S, &plan) == Status::kOk);
@@ -198,7 +247,7 @@ TEST_CASE("forward_f32 arena: exact plan bytes fit, one byte less fails and writ
       REQUIRE(st == Status::kOk);
     } else {
       REQUIRE(st == Status::kArenaTooSmall);
-      for (float v : y) REQUIRE(v == 7.0f);  // output untouched
+      for (float v : y) REQUIRE(v == 7.0f);                                     // output untouched
       for (size_t i = 0; i < bytes; ++i) REQUIRE(buf.data[guard + i] == 0xA5);  // arena untouched
     }
     for (size_t i = 0; i < guard; ++i) {
@@ -234,9 +283,8 @@ TEST_CASE("plan_attention gives one Status per bad configuration or shape", "[at
   using attn::AttentionConfig;
   using attn::DType;
   attn::Plan p;
-  auto plan = [&](AttentionConfig c, int L = 4, int S = 4, int tile = ATTN_TILE_ROWS, DType dt = DType::kF32) {
-    return attn::plan_attention(c, dt, L, S, &p, tile);
-  };
+  auto plan = [&](AttentionConfig c, int L = 4, int S = 4, int tile = ATTN_TILE_ROWS,
+                  DType dt = DType::kF32) { return attn::plan_attention(c, dt, L, S, &p, tile); };
   CHECK(plan({8, 2}) == Status::kOk);
   CHECK(attn::plan_attention({8, 2}, DType::kF32, 4, 4, nullptr) == Status::kNullArgument);
   CHECK(plan({0, 2}) == Status::kBadEmbedDim);
@@ -248,6 +296,12 @@ TEST_CASE("plan_attention gives one Status per bad configuration or shape", "[at
   CHECK(plan({8, 2, -1}) == Status::kBadHeadDim);
   CHECK(plan({8, 2, 0, -4}) == Status::kBadKeyDim);
   CHECK(plan({8, 2, 0, 0, ATTN_MAX_DIM + 1}) == Status::kBadValueDim);
+  CHECK(plan({8, 4, 0, 0, 0, true, 3}) == Status::kBadKvHeads);  // 3 does not divide 4
+  CHECK(plan({8, 4, 0, 0, 0, true, -1}) == Status::kBadKvHeads);
+  CHECK(plan({8, 2, 0, 0, 0, true, 8}) == Status::kBadKvHeads);  // more K/V heads than heads
+  CHECK(plan({8, 2, 0, 0, 0, true, 0, -1.0f}) == Status::kBadRope);
+  CHECK(plan({8, 2, 0, 0, 0, true, 0, NAN}) == Status::kBadRope);
+  CHECK(plan({6, 2, 0, 0, 0, true, 0, 100.0f}) == Status::kBadRope);  // odd head_dim 3
   CHECK(plan({8, 2}, 0) == Status::kBadQueryLength);
   CHECK(plan({8, 2}, ATTN_MAX_SEQ + 1) == Status::kBadQueryLength);
   CHECK(plan({8, 2}, 4, -1) == Status::kBadKeyLength);
@@ -279,9 +333,18 @@ TEST_CASE("forward_f32 gives one Status per bad argument", "[attention][errors]"
   m.key_length = -2;
   CHECK(attn::forward_f32(plan, w, m, io, arena) == Status::kBadKeyPadding);
   m = attn::Mask();
+  m.window = 2;  // a window needs causal
+  CHECK(attn::forward_f32(plan, w, m, io, arena) == Status::kBadWindow);
+  m.causal = true;
+  m.window = -1;
+  CHECK(attn::forward_f32(plan, w, m, io, arena) == Status::kBadWindow);
+  m = attn::Mask();
   m.causal = true;
   m.causal_offset = -1;
   CHECK(attn::forward_f32(plan, w, m, io, arena) == Status::kBadCausalOffset);
+  attn::IoF32 bad_pos = io;
+  bad_pos.query_position = -1;
+  CHECK(attn::forward_f32(plan, w, {}, bad_pos, arena) == Status::kBadPosition);
   attn::Plan forged = plan;
   forged.arena_bytes -= 16;
   CHECK(attn::forward_f32(forged, w, {}, io, arena) == Status::kPlanMismatch);

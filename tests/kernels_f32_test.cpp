@@ -69,8 +69,9 @@ TEST_CASE("scores_f32 and weighted_sum_f32 match double loops", "[kernels][f32]"
         auto k = random_vec(static_cast<size_t>(S * d), 5);
         std::vector<float> s(static_cast<size_t>(T * S));
         const float scale = 0.37f;
-        REQUIRE(attn::scores_f32(attn::matrix<const float>(q.data(), T, d), attn::matrix<const float>(k.data(), S, d),
-                                 scale, attn::matrix(s.data(), T, S)) == attn::Status::kOk);
+        REQUIRE(attn::scores_f32(attn::matrix<const float>(q.data(), T, d),
+                                 attn::matrix<const float>(k.data(), S, d), scale,
+                                 attn::matrix(s.data(), T, S)) == attn::Status::kOk);
         std::vector<double> want;
         for (int t = 0; t < T; ++t)
           for (int j = 0; j < S; ++j) {
@@ -98,7 +99,7 @@ TEST_CASE("scores_f32 and weighted_sum_f32 match double loops", "[kernels][f32]"
   }
 }
 
-TEST_CASE("softmax_f32 matches a double softmax; masked entries are exactly 0", "[kernels][f32]") {
+TEST_CASE("softmax_f32 matches a double softmax, masked entries are exactly 0", "[kernels][f32]") {
   for (int S : {1, 2, 7, 64, 129}) {
     auto s = random_vec(static_cast<size_t>(3 * S), 7, 4.0f);
     for (int j = 1; j < S; j += 3) s[static_cast<size_t>(S + j)] = -INFINITY;  // row 1 partly masked
@@ -126,7 +127,8 @@ TEST_CASE("head split and concat are inverse copies", "[kernels][f32]") {
   const int T = 3, H = 4, d = 5;
   auto x = random_vec(static_cast<size_t>(T * H * d), 8);
   std::vector<float> heads(x.size()), back(x.size());
-  REQUIRE(attn::head_split_f32(attn::matrix<const float>(x.data(), T, H * d), H, heads.data()) == attn::Status::kOk);
+  REQUIRE(attn::head_split_f32(attn::matrix<const float>(x.data(), T, H * d), H, heads.data()) ==
+          attn::Status::kOk);
   for (int h = 0; h < H; ++h)
     for (int t = 0; t < T; ++t)
       for (int c = 0; c < d; ++c) REQUIRE(heads[(h * T + t) * d + c] == x[t * H * d + h * d + c]);
@@ -146,4 +148,26 @@ TEST_CASE("kernels reject null data and mismatched shapes", "[kernels][f32]") {
   REQUIRE(attn::scores_f32({a, 2, 2, 2}, {b, 3, 2, 2}, 1.0f, {c, 2, 2, 2}) == Status::kBadShape);
   REQUIRE(attn::weighted_sum_f32({a, 2, 3, 3}, {b, 2, 2, 2}, {c, 2, 2, 2}) == Status::kBadShape);
   REQUIRE(attn::softmax_f32({nullptr, 1, 1, 1}) == Status::kNullArgument);
+}
+
+TEST_CASE("rope_f32 rotates half-split pairs by pos * base^(-2i/d) and checks its arguments",
+          "[kernels][f32]") {
+  const int n = 3, heads = 2, d = 6;
+  auto x = random_vec(static_cast<size_t>(n * heads * d), 9);
+  auto y = x;
+  REQUIRE(attn::rope_f32(attn::matrix(y.data(), n, heads * d), d, 5, 100.0f) == attn::Status::kOk);
+  std::vector<double> want;
+  for (int r = 0; r < n; ++r)
+    for (int h = 0; h < heads; ++h)
+      for (int c = 0; c < d; ++c) {
+        const int i = c % (d / 2);
+        const double th = (5 + r) * std::pow(100.0, -2.0 * i / d);
+        const double a = x[r * heads * d + h * d + i], b = x[r * heads * d + h * d + i + d / 2];
+        want.push_back(c < d / 2 ? a * std::cos(th) - b * std::sin(th) : b * std::cos(th) + a * std::sin(th));
+      }
+  require_close(y, want);
+  using attn::Status;
+  REQUIRE(attn::rope_f32(attn::matrix(y.data(), n, heads * d), 5, 0, 100.0f) == Status::kBadShape);
+  REQUIRE(attn::rope_f32(attn::matrix(y.data(), n, heads * d), d, 0, -1.0f) == Status::kBadRope);
+  REQUIRE(attn::rope_f32(attn::matrix(y.data(), n, heads * d), d, -3, 100.0f) == Status::kBadPosition);
 }

@@ -1,9 +1,10 @@
 // attn/attention.h: multi-head attention, configured, planned, then run.
 //
-//   Q = X Wq^T + bq        X  [L, E]      Wq [D, E]     D = heads * head_dim
-//   K = Xk Wk^T + bk       Xk [S, kdim]   Wk [D, kdim]
-//   V = Xv Wv^T + bv       Xv [S, vdim]   Wv [D, vdim]
-//   P_h = softmax(Q_h K_h^T / sqrt(head_dim) + mask)          [L, S] per head
+//   Q = X Wq^T + bq        X  [L, E]      Wq [D, E]       D   = heads * head_dim
+//   K = Xk Wk^T + bk       Xk [S, kdim]   Wk [Dkv, kdim]  Dkv = kv_heads * head_dim
+//   V = Xv Wv^T + bv       Xv [S, vdim]   Wv [Dkv, vdim]
+//   (optional rotary embedding of Q rows at positions p0 + i, K rows at j)
+//   P_h = softmax(Q_h K_g^T / sqrt(head_dim) + mask)  [L, S], g = h / (heads / kv_heads)
 //   Y = concat_h(P_h V_h) Wo^T + bo        Wo [E, D]         Y [L, E]
 //
 // This is torch.nn.MultiheadAttention (batch_first, one batch item) when
@@ -34,14 +35,23 @@ struct AttentionConfig {
   int32_t kdim = 0;       // width of the key input; 0: E
   int32_t vdim = 0;       // width of the value input; 0: E
   bool bias = true;       // bq, bk, bv, bo present
+  // Grouped-query attention: K and V have num_kv_heads heads, each shared by
+  // num_heads / num_kv_heads query heads (1: multi-query). 0: num_heads.
+  int32_t num_kv_heads = 0;
+  // Rotary position embedding on Q and K with this base (Llama: 10000), HF
+  // Llama's half-split pairing (i, i + head_dim/2). 0: no rotary embedding.
+  float rope_base = 0.0f;
 
   constexpr int32_t resolved_head_dim() const {
     return head_dim != 0 ? head_dim : (num_heads > 0 ? embed_dim / num_heads : 0);
   }
   constexpr int32_t resolved_kdim() const { return kdim != 0 ? kdim : embed_dim; }
   constexpr int32_t resolved_vdim() const { return vdim != 0 ? vdim : embed_dim; }
-  // D: width of Q, K, V and of the concatenated heads.
+  constexpr int32_t resolved_kv_heads() const { return num_kv_heads != 0 ? num_kv_heads : num_heads; }
+  // D: width of Q and of the concatenated heads.
   constexpr int32_t inner_dim() const { return num_heads * resolved_head_dim(); }
+  // Dkv: width of K and V (D unless grouped-query).
+  constexpr int32_t kv_dim() const { return resolved_kv_heads() * resolved_head_dim(); }
 };
 
 // Which scores take part in the softmax. All masks combine: a key takes part
@@ -53,6 +63,9 @@ struct Mask {
   // aligned, as torch.triu(ones(L, S), 1) masks). causal_offset >= 0.
   bool causal = false;
   int32_t causal_offset = 0;
+  // Sliding window (with causal only): query i also ignores keys
+  // j <= i + causal_offset - window, keeping the last `window`. 0: no window.
+  int32_t window = 0;
   // Key padding: keys at index >= key_length are ignored. kAllKeys: none.
   int32_t key_length = kAllKeys;
   // Optional additive float mask [L, S] with row stride additive_stride
@@ -65,12 +78,12 @@ struct Mask {
 
 struct WeightsF32 {
   const float* wq = nullptr;  // [D, E]
-  const float* wk = nullptr;  // [D, kdim]
-  const float* wv = nullptr;  // [D, vdim]
+  const float* wk = nullptr;  // [Dkv, kdim]
+  const float* wv = nullptr;  // [Dkv, vdim]
   const float* wo = nullptr;  // [E, D]
   const float* bq = nullptr;  // [D]  (all four biases null when config.bias is false)
-  const float* bk = nullptr;  // [D]
-  const float* bv = nullptr;  // [D]
+  const float* bk = nullptr;  // [Dkv]
+  const float* bv = nullptr;  // [Dkv]
   const float* bo = nullptr;  // [E]
 };
 
@@ -81,6 +94,7 @@ struct IoF32 {
   const float* value = nullptr;   // [S, vdim]; for self-attention pass query
   float* output = nullptr;        // [L, E]; must not overlap the inputs
   float* attn_weights = nullptr;  // optional [H, L, S]: softmax probabilities per head
+  int32_t query_position = 0;     // rotary position of query row 0 (keys sit at 0 .. S-1)
 };
 
 // A validated configuration and shape, and the exact arena bytes it needs.
@@ -91,6 +105,7 @@ struct Plan {
   int32_t key_len = 0;    // S
   int32_t tile_rows = 0;  // T = min(requested tile rows, L)
   size_t arena_bytes = 0;
+  bool decode = false;  // made by plan_decode() (attn/decode.h) for decode_f32()
 };
 
 // Arena bytes of one forward; the same number plan_attention() reports, as a
@@ -99,20 +114,22 @@ struct Plan {
 // Returns 0 for a configuration plan_attention() rejects.
 //
 // f32 layout, each buffer rounded up to ATTN_ARENA_ALIGN bytes:
-//   K^T [D, S + ATTN_KT_ROW_PAD], V [S, D], Q tile [T, D], scores [T, S], O tile [T, D].
+//   K [S, Dkv], V [S, Dkv], Q tile [T, D], scores [T, S], O tile [T, D].
 constexpr size_t attention_arena_bytes(const AttentionConfig& c, DType dtype, int32_t L, int32_t S,
                                        int32_t tile_rows = ATTN_TILE_ROWS) {
   const int32_t hd = c.resolved_head_dim();
   if (c.embed_dim <= 0 || c.num_heads <= 0 || hd <= 0 || L <= 0 || S <= 0 || tile_rows <= 0) return 0;
   // 64-bit arithmetic: S * D alone can pass 2^32 within the caps on a 32-bit MCU.
   const uint64_t d = static_cast<uint64_t>(c.num_heads) * static_cast<uint64_t>(hd);
+  const uint64_t dkv = static_cast<uint64_t>(c.resolved_kv_heads()) * static_cast<uint64_t>(hd);
   const uint64_t s = static_cast<uint64_t>(S);
   const uint64_t t = static_cast<uint64_t>(tile_rows < L ? tile_rows : L);
-  const auto aligned = [](uint64_t n) -> uint64_t { return (n + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN; };
+  const auto aligned = [](uint64_t n) -> uint64_t {
+    return (n + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN;
+  };
   uint64_t bytes = 0;
   if (dtype == DType::kF32) {
-    bytes = aligned(d * (s + ATTN_KT_ROW_PAD) * 4)  // K^T    [D, S + pad] f32
-            + aligned(s * d * 4)      // V           [S, D] f32
+    bytes = 2 * aligned(s * dkv * 4)  // K, V      [S, Dkv] f32
             + aligned(t * d * 4)      // Q tile      [T, D] f32
             + aligned(t * s * 4)      // scores      [T, S] f32
             + aligned(t * d * 4);     // O tile      [T, D] f32
@@ -122,7 +139,8 @@ constexpr size_t attention_arena_bytes(const AttentionConfig& c, DType dtype, in
 
 // Validate config and shape for `dtype` and fill *out. Errors: kNullArgument,
 // kBadEmbedDim, kBadNumHeads, kBadHeadDim, kBadKeyDim, kBadValueDim,
-// kBadQueryLength, kBadKeyLength, kBadTileRows, kBadDtype, kSizeOverflow (the
+// kBadKvHeads, kBadRope, kBadQueryLength, kBadKeyLength, kBadTileRows,
+// kBadDtype, kSizeOverflow (the
 // arena would not fit in size_t).
 Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int32_t S, Plan* out,
                       int32_t tile_rows = ATTN_TILE_ROWS);
@@ -131,7 +149,7 @@ Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int
 // anything is written; kArenaTooSmall otherwise) and gives them back on
 // return. Errors: kNullArgument (a required pointer; a bias pointer when
 // config.bias), kBadDtype / kPlanMismatch (plan not for f32), kBadKeyPadding,
-// kBadCausalOffset, kArenaTooSmall.
+// kBadCausalOffset, kBadWindow, kBadPosition, kArenaTooSmall.
 Status forward_f32(const Plan& plan, const WeightsF32& weights, const Mask& mask, const IoF32& io,
                    Arena& arena);
 

@@ -4,6 +4,7 @@
 #include "attn/arena.h"
 #include "attn/attention.h"
 #include "attn/config.h"
+#include "attn/decode.h"
 #include "attn/kernels.h"
 #include "attn/status.h"
 #include "attn/tensor.h"

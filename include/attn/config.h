@@ -35,17 +35,3 @@
 #define ATTN_TILE_ROWS 4
 #endif
 #endif
-
-// Extra floats at the end of each row of forward()'s K^T scratch [D, S]. With
-// S a multiple of 512 the rows of one head's K^T would sit a multiple of 2 KiB
-// apart and fall into the same few L1 sets, evicting each other while the
-// scores kernel walks down them (measured: scores 83 -> 97 GFLOP/s at S = 512
-// on x86-64). Cached application cores pad by 8; microcontrollers, without a
-// data cache to thrash, keep the RAM.
-#ifndef ATTN_KT_ROW_PAD
-#if defined(__x86_64__) || defined(__aarch64__) || (defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'A')
-#define ATTN_KT_ROW_PAD 8
-#else
-#define ATTN_KT_ROW_PAD 0
-#endif
-#endif

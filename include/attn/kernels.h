@@ -27,6 +27,12 @@ Status softmax_f32(MatF32 s);
 // o [T, d] = p [T, S] * v [S, d]: one head's weighted sum of values.
 Status weighted_sum_f32(ConstMatF32 p, ConstMatF32 v, MatF32 o);
 
+// Rotary position embedding of x [n, heads * head_dim], in place: row r sits
+// at position pos0 + r; in each head the pairs (i, i + head_dim/2) rotate by
+// pos * base^(-2i/head_dim) (HF Llama's half-split pairing). head_dim even,
+// base > 0. Errors: kBadShape, kBadRope, kBadPosition.
+Status rope_f32(MatF32 x, int32_t head_dim, int32_t pos0, float base);
+
 // Head split: heads [H, T, d] (dense) from x [T, H * d]; row t, columns
 // [h*d, (h+1)*d) of x become heads[h][t].
 Status head_split_f32(ConstMatF32 x, int32_t num_heads, float* heads);

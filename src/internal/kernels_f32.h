@@ -16,16 +16,14 @@ namespace attn {
 namespace detail {
 
 // ---- op signatures ------------------------------------------------------------
-//   linear       y[M,N]  = x[M,K] w[N,K]^T + b[N]        (b may be null)
-//   linear_t     yt[N,M] = (x[M,K] w[N,K]^T + b[N])^T    the same, stored transposed
-//   scores       s[T,S]  = q[T,d] kt[d,S] * scale        K arrives transposed
+//   linear       y[M,N] = x[M,K] w[N,K]^T + b[N]      (b may be null)
+//   scores       s[T,S] = q[T,d] k[S,d]^T * scale
 //   softmax_row  in place over n entries; -INFINITY -> 0; all -INFINITY -> all 0
-//   weighted_sum o[T,d]  = p[T,S] v[S,d]
-#define ATTN_DECLARE_F32_VARIANTS(isa)                                                 \
-  void linear_f32_##isa(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y);    \
-  void linear_t_f32_##isa(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 yt); \
-  void scores_f32_##isa(ConstMatF32 q, ConstMatF32 kt, float scale, MatF32 s);         \
-  void softmax_row_f32_##isa(float* row, int32_t n);                                   \
+//   weighted_sum o[T,d] = p[T,S] v[S,d]
+#define ATTN_DECLARE_F32_VARIANTS(isa)                                              \
+  void linear_f32_##isa(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y); \
+  void scores_f32_##isa(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s);       \
+  void softmax_row_f32_##isa(float* row, int32_t n);                                \
   void weighted_sum_f32_##isa(ConstMatF32 p, ConstMatF32 v, MatF32 o);
 
 ATTN_DECLARE_F32_VARIANTS(ref)     // portable scalar
@@ -34,12 +32,14 @@ ATTN_DECLARE_F32_VARIANTS(neon64)  // AArch64 Advanced SIMD      (ATTN_HAVE_NEON
 ATTN_DECLARE_F32_VARIANTS(neon32)  // ARMv7-A NEON               (ATTN_HAVE_NEON32)
 #undef ATTN_DECLARE_F32_VARIANTS
 
+void rope_f32_ref(MatF32 x, int32_t head_dim, int32_t pos0, float base);  // x[n, heads*hd], in place
+
 // ---- the variant dispatch.cpp picked for this target (no checks) -----------
 void linear_f32(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y);
-void linear_t_f32(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 yt);
-void scores_f32(ConstMatF32 q, ConstMatF32 kt, float scale, MatF32 s);
+void scores_f32(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s);
 void softmax_row_f32(float* row, int32_t n);
 void weighted_sum_f32(ConstMatF32 p, ConstMatF32 v, MatF32 o);
+void rope_f32(MatF32 x, int32_t head_dim, int32_t pos0, float base);
 
 // Name of the variant set dispatch.cpp picked, e.g. "ref" or "avx2".
 const char* kernel_set_f32();

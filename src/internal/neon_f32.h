@@ -7,7 +7,8 @@
 // The same algorithms as the AVX2 kernels, 4 lanes wide:
 //   dot_gemm  out[j][i..i+4) = a[i..i+4) . b[j] (+ biases): linear, linear_t;
 //             RA rows of `a` x CB rows of `b` per block, K read along rows
-//   nn_gemm   c = alpha * a b with b read along rows: scores on K^T, weighted sum;
+//   nn_gemm   c = alpha * a b with b read along rows: weighted sum, and scores
+//             against K^T panels packed on the stack;
 //             R rows x V vectors of 4 columns per block
 //   softmax_row with a vector exp
 // Tails narrower than a vector (K % 4 in dot_gemm, N % 4 in nn_gemm) are
@@ -20,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/tensor.h"
 #include "internal/arch.h"
 
 namespace attn {
@@ -77,6 +79,7 @@ struct DotArgs {
   int32_t ldo;
   const float* bias_i;  // [Ma] or null: added along the contiguous index
   const float* bias_j;  // [Nb] or null: added along the row index
+  float alpha;          // scales the products, before the biases
 };
 
 // out[j0 + c][i0 .. i0 + RA) for c < CB, RA <= 4.
@@ -117,12 +120,13 @@ inline void dot_block(const DotArgs& g, int32_t i0, int32_t j0) {
     ATTN_UNROLL
     for (size_t r = 0; r < RA; ++r) col[r] = acc[r][c];
     float s[4];
-    vst1q_f32(s, sum4(col[0], col[1], col[2], col[3]));
+    vst1q_f32(s, sum4(col[0], col[1], col[2], col[3]));  // alpha below, after the K tail
     const int32_t j = j0 + static_cast<int32_t>(c);
     float* o = g.out + static_cast<ptrdiff_t>(j) * g.ldo + i0;
     for (size_t r = 0; r < RA; ++r) {
       float v = s[r];
       for (int32_t k = K4; k < g.K; ++k) v += a[r][k] * b[c][k];  // K tail
+      v *= g.alpha;
       if (g.bias_i != nullptr) v += g.bias_i[static_cast<ptrdiff_t>(i0) + static_cast<ptrdiff_t>(r)];
       if (g.bias_j != nullptr) v += g.bias_j[j];
       o[r] = v;
@@ -235,6 +239,31 @@ inline void nn_gemm(const NnArgs& g, int32_t M, int32_t N) {
   int32_t m = 0;
   for (; m + static_cast<int32_t>(R) <= M; m += static_cast<int32_t>(R)) nn_rows<R, V>(g, m, N);
   if (m < M) nn_tail_rows<R - 1, V>(g, m, M - m, N);
+}
+
+// ---- scores: s[T, S] = scale * q[T, d] k[S, d]^T ------------------------------
+// As the AVX2 variant: for T >= 4 query rows, 16 keys at a time are copied
+// transposed into a [d, 16] panel on the stack (d <= 256: 16 KiB) and nn_gemm
+// runs every query row against it; fewer rows, or a deeper d, take dot_gemm.
+template <size_t CB, size_t R, size_t V>
+inline void scores(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s) {
+  constexpr int32_t kKeys = 16, kDepth = 256, kMinRows = 4;
+  const int32_t T = q.rows, S = k.rows, d = q.cols;
+  if (T < kMinRows || d > kDepth) {
+    const DotArgs g{k.data, k.stride, q.data, q.stride, d, s.data, s.stride, nullptr, nullptr, scale};
+    dot_gemm<CB>(g, S, T);  // out[t][j .. j+4) = k[j .. j+4) . q[t]
+    return;
+  }
+  alignas(16) float panel[kDepth * kKeys];  // K^T of 16 keys [d, 16]
+  for (int32_t n0 = 0; n0 < S; n0 += kKeys) {
+    const int32_t nk = S - n0 < kKeys ? S - n0 : kKeys;
+    for (int32_t j = 0; j < nk; ++j) {
+      const float* src = k.row(n0 + j);  // [d]
+      for (int32_t c = 0; c < d; ++c) panel[c * kKeys + j] = src[c];
+    }
+    const NnArgs g{q.data, q.stride, panel, kKeys, d, scale, s.data + n0, s.stride};
+    nn_gemm<R, V>(g, T, nk);
+  }
 }
 
 // ---- softmax ------------------------------------------------------------------

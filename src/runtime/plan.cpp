@@ -20,6 +20,14 @@ Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int
   if (config.head_dim == 0 && config.embed_dim % config.num_heads != 0) return Status::kBadHeadDim;
   if (!optional_dim_ok(config.kdim)) return Status::kBadKeyDim;
   if (!optional_dim_ok(config.vdim)) return Status::kBadValueDim;
+  if (config.num_kv_heads < 0 || config.num_kv_heads > config.num_heads ||
+      (config.num_kv_heads != 0 && config.num_heads % config.num_kv_heads != 0)) {
+    return Status::kBadKvHeads;
+  }
+  if (config.rope_base != 0.0f &&
+      (!(config.rope_base > 0.0f) || config.rope_base > 1e30f || config.resolved_head_dim() % 2 != 0)) {
+    return Status::kBadRope;
+  }
   if (!seq_ok(L)) return Status::kBadQueryLength;
   if (!seq_ok(S)) return Status::kBadKeyLength;
   if (tile_rows <= 0) return Status::kBadTileRows;
@@ -34,6 +42,7 @@ Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int
   out->config.head_dim = config.resolved_head_dim();
   out->config.kdim = config.resolved_kdim();
   out->config.vdim = config.resolved_vdim();
+  out->config.num_kv_heads = config.resolved_kv_heads();
   out->dtype = dtype;
   out->query_len = L;
   out->key_len = S;

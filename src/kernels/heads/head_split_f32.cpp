@@ -11,8 +11,8 @@ Status head_split_f32(ConstMatF32 x, int32_t num_heads, float* heads) {
   const int32_t d = x.cols / num_heads;
   for (int32_t h = 0; h < num_heads; ++h) {
     for (int32_t t = 0; t < x.rows; ++t) {
-      const float* src = x.row(t) + h * d;                                          // [d]
-      float* dst = heads + (static_cast<ptrdiff_t>(h) * x.rows + t) * d;            // [d]
+      const float* src = x.row(t) + h * d;                                // [d]
+      float* dst = heads + (static_cast<ptrdiff_t>(h) * x.rows + t) * d;  // [d]
       for (int32_t c = 0; c < d; ++c) dst[c] = src[c];
     }
   }

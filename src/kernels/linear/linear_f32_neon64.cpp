@@ -1,6 +1,5 @@
-// linear, float32, AArch64 Advanced SIMD (FMA): y[M,N] = x[M,K] w[N,K]^T + bias[N], and
-// the same product stored transposed, yt[N,M]. dot_gemm of internal/neon_f32.h
-// with 4 x 4 blocks (16 accumulators: 32 quad registers).
+// linear, float32, AArch64 Advanced SIMD (FMA): y[M,N] = x[M,K] w[N,K]^T + bias[N].
+// dot_gemm of internal/neon_f32.h with 4 x 4 blocks (16 accumulators: 32 quad registers).
 #include "internal/arch.h"
 
 #if ATTN_HAVE_NEON64
@@ -11,13 +10,8 @@ namespace attn {
 namespace detail {
 
 void linear_f32_neon64(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y) {
-  const neon::DotArgs g{w.data, w.stride, x.data, x.stride, x.cols, y.data, y.stride, bias, nullptr};
+  const neon::DotArgs g{w.data, w.stride, x.data, x.stride, x.cols, y.data, y.stride, bias, nullptr, 1.0f};
   neon::dot_gemm<4>(g, w.rows, x.rows);
-}
-
-void linear_t_f32_neon64(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 yt) {
-  const neon::DotArgs g{x.data, x.stride, w.data, w.stride, x.cols, yt.data, yt.stride, nullptr, bias};
-  neon::dot_gemm<4>(g, x.rows, w.rows);
 }
 
 }  // namespace detail

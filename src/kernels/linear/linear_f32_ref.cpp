@@ -1,5 +1,4 @@
-// linear, float32, portable scalar: y[M,N] = x[M,K] w[N,K]^T + bias[N], and the
-// same product stored transposed, yt[N,M].
+// linear, float32, portable scalar: y[M,N] = x[M,K] w[N,K]^T + bias[N].
 #include "internal/kernels_f32.h"
 
 namespace attn {
@@ -14,19 +13,6 @@ void linear_f32_ref(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y) {
       float acc = bias != nullptr ? bias[n] : 0.0f;
       for (int32_t k = 0; k < x.cols; ++k) acc += xr[k] * wr[k];
       yr[n] = acc;
-    }
-  }
-}
-
-void linear_t_f32_ref(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 yt) {
-  for (int32_t n = 0; n < w.rows; ++n) {
-    const float* wr = w.row(n);  // [K]
-    float* ytr = yt.row(n);      // [M]
-    for (int32_t m = 0; m < x.rows; ++m) {
-      const float* xr = x.row(m);  // [K]
-      float acc = bias != nullptr ? bias[n] : 0.0f;
-      for (int32_t k = 0; k < x.cols; ++k) acc += xr[k] * wr[k];
-      ytr[m] = acc;
     }
   }
 }

@@ -1,5 +1,6 @@
-// scores, float32, AArch64 Advanced SIMD (FMA): s[T,S] = q[T,d] kt[d,S] * scale.
-// nn_gemm of internal/neon_f32.h: 6 query rows x 16 keys per block.
+// scores, float32, AArch64 Advanced SIMD (FMA): s[T,S] = q[T,d] k[S,d]^T * scale.
+// scores() of internal/neon_f32.h: K^T panels and 6 query rows x 16 keys
+// per block; dot_gemm with 4 x 4 blocks for fewer than 4 query rows.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_NEON64
@@ -9,9 +10,8 @@
 namespace attn {
 namespace detail {
 
-void scores_f32_neon64(ConstMatF32 q, ConstMatF32 kt, float scale, MatF32 s) {
-  const neon::NnArgs g{q.data, q.stride, kt.data, kt.stride, q.cols, scale, s.data, s.stride};
-  neon::nn_gemm<6, 4>(g, q.rows, kt.cols);
+void scores_f32_neon64(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s) {
+  neon::scores<4, 6, 4>(q, k, scale, s);
 }
 
 }  // namespace detail

@@ -11,7 +11,7 @@ void weighted_sum_f32_ref(ConstMatF32 p, ConstMatF32 v, MatF32 o) {
     for (int32_t c = 0; c < v.cols; ++c) orow[c] = 0.0f;
     for (int32_t j = 0; j < p.cols; ++j) {
       const float pj = pr[j];
-      if (pj == 0.0f) continue;  // masked keys add nothing
+      if (pj == 0.0f) continue;    // masked keys add nothing
       const float* vr = v.row(j);  // [d]
       for (int32_t c = 0; c < v.cols; ++c) orow[c] += pj * vr[c];
     }

@@ -1,0 +1,16 @@
+# Fails if any object in OBJS (';'-separated) references the heap or C++
+# exceptions. Run as: cmake -DNM=<nm> -DOBJS=<a.o;b.o> -P check-no-heap.cmake
+set(bad "")
+foreach(obj IN LISTS OBJS)
+  execute_process(COMMAND ${NM} -u ${obj} OUTPUT_VARIABLE undefined RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "check-no-heap: '${NM} -u ${obj}' failed")
+  endif()
+  string(REGEX MATCHALL "(malloc|calloc|realloc|free|_Znw[jm][A-Za-z_]*|_Zna[jm][A-Za-z_]*|__cxa_throw)[\n]" hits "${undefined}\n")
+  if(hits)
+    list(APPEND bad "${obj}: ${hits}")
+  endif()
+endforeach()
+if(bad)
+  message(FATAL_ERROR "port/cortex-m must not allocate, but: ${bad}")
+endif()

@@ -1,0 +1,130 @@
+// cost_f32.cpp: instructions per f32 forward on this board, for the MCU
+// shapes of the cost report (issue 6), self-attention with bias, random
+// weights and inputs. Prints one line per shape for tools/mcu-cost:
+//
+//   measure board=mps2-an386 dtype=f32 L=64 S=64 E=64 H=4 insns=N arena=N opbyop=N kernels=ref
+//
+// insns:  guest instructions of one forward_f32() call, counted with the
+//         port's SysTick counter under QEMU -icount shift=10 (port/port.h);
+// arena:  plan.arena_bytes, the library's whole scratch for the forward;
+// opbyop: what an op-by-op execution would hold at its peak: full Q [L, D],
+//         K and V [S, D] and the scores of all heads [H, L, S], in f32.
+// compiler: the compiler that built the image (last field, may hold spaces).
+// Exits non-zero if a forward fails or the output is not finite.
+#include <cstdint>
+#include <cstdio>
+
+#include "attn/attention.h"
+#include "internal/kernels_f32.h"
+#include "port/port.h"
+
+namespace {
+
+#if defined(__clang__)
+constexpr const char* kCompiler = "clang-" __clang_version__;
+#else
+constexpr const char* kCompiler = "gcc-" __VERSION__;
+#endif
+
+struct Shape {
+  int32_t L, E, H, head_dim;  // S == L (self-attention)
+};
+constexpr Shape kShapes[] = {{64, 64, 4, 0}, {81, 32, 8, 4}, {128, 64, 4, 0}};
+
+constexpr attn::AttentionConfig config_of(const Shape& s) {
+  attn::AttentionConfig c;
+  c.embed_dim = s.E;
+  c.num_heads = s.H;
+  c.head_dim = s.head_dim;
+  return c;
+}
+constexpr size_t weights_of(const Shape& s) {  // wq wk wv [D, E], wo [E, D], biases
+  const size_t d = static_cast<size_t>(config_of(s).inner_dim());
+  const size_t e = static_cast<size_t>(s.E);
+  return 4 * d * e + 3 * d + e;
+}
+constexpr size_t io_of(const Shape& s) { return static_cast<size_t>(s.L) * static_cast<size_t>(s.E); }
+constexpr size_t arena_of(const Shape& s) {
+  return attn::attention_arena_bytes(config_of(s), attn::DType::kF32, s.L, s.L);
+}
+constexpr size_t max_of(size_t (*f)(const Shape&)) {
+  size_t m = 0;
+  for (const Shape& s : kShapes) m = f(s) > m ? f(s) : m;
+  return m;
+}
+
+float g_weights[max_of(weights_of)];
+float g_input[max_of(io_of)];   // [L, E]
+float g_output[max_of(io_of)];  // [L, E]
+alignas(ATTN_ARENA_ALIGN) uint8_t g_arena[max_of(arena_of)];
+
+// Uniform in [-scale, scale), from a fixed LCG: the same data on every board.
+void fill(float* p, size_t n, uint32_t seed, float scale) {
+  uint32_t x = seed;
+  for (size_t i = 0; i < n; ++i) {
+    x = x * 1664525u + 1013904223u;
+    p[i] = (static_cast<float>(x >> 8) * (1.0f / 16777216.0f) * 2.0f - 1.0f) * scale;
+  }
+}
+
+bool measure(const Shape& s) {
+  const attn::AttentionConfig cfg = config_of(s);
+  attn::Plan plan;
+  attn::Status st = attn::plan_attention(cfg, attn::DType::kF32, s.L, s.L, &plan);
+  attn::Arena arena;
+  if (st == attn::Status::kOk) st = arena.init(g_arena, sizeof g_arena);
+  if (st != attn::Status::kOk) {
+    std::printf("cost: L=%ld E=%ld H=%ld: %s\n", static_cast<long>(s.L), static_cast<long>(s.E),
+                static_cast<long>(s.H), attn::status_name(st));
+    return false;
+  }
+  const size_t d = static_cast<size_t>(cfg.inner_dim());
+  const size_t e = static_cast<size_t>(s.E);
+  fill(g_weights, weights_of(s), 12345u, 0.125f);
+  fill(g_input, io_of(s), 777u, 1.0f);
+  attn::WeightsF32 w;
+  w.wq = g_weights;
+  w.wk = w.wq + d * e;
+  w.wv = w.wk + d * e;
+  w.wo = w.wv + d * e;
+  w.bq = w.wo + e * d;
+  w.bk = w.bq + d;
+  w.bv = w.bk + d;
+  w.bo = w.bv + d;
+  attn::IoF32 io;
+  io.query = g_input;
+  io.key = g_input;
+  io.value = g_input;
+  io.output = g_output;
+
+  port_counter_start();
+  st = attn::forward_f32(plan, w, attn::Mask{}, io, arena);
+  const uint64_t insns = port_counter_stop();
+  bool finite = true;
+  for (size_t i = 0; i < io_of(s); ++i) finite = finite && __builtin_isfinite(g_output[i]);
+  if (st != attn::Status::kOk || !finite) {
+    std::printf("cost: forward_f32 failed: %s%s\n", attn::status_name(st),
+                finite ? "" : " (non-finite output)");
+    return false;
+  }
+  const size_t L = static_cast<size_t>(s.L);
+  const size_t S = L;
+  // Q [L, D] + K, V [S, D] + scores of every head [H, L, S], f32.
+  const size_t opbyop = (L * d + 2 * S * d + static_cast<size_t>(s.H) * L * S) * sizeof(float);
+  std::printf(
+      "measure board=%s dtype=f32 L=%ld S=%ld E=%ld H=%ld D=%ld insns=%lu arena=%lu opbyop=%lu kernels=%s "
+      "compiler=%s\n",
+      port_board_name(), static_cast<long>(s.L), static_cast<long>(s.L), static_cast<long>(s.E),
+      static_cast<long>(s.H), static_cast<long>(d), static_cast<unsigned long>(insns),
+      static_cast<unsigned long>(plan.arena_bytes), static_cast<unsigned long>(opbyop),
+      attn::detail::kernel_set_f32(), kCompiler);
+  return true;
+}
+
+}  // namespace
+
+int main() {
+  bool ok = true;
+  for (const Shape& s : kShapes) ok = measure(s) && ok;
+  return ok ? 0 : 1;
+}

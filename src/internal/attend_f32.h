@@ -1,0 +1,39 @@
+// internal/attend_f32.h: the query-tile loop shared by forward_f32 and
+// decode_f32: attends L query rows to K and V that are already projected
+// (and rotated). No checks: callers validate first.
+#pragma once
+
+#include <cstdint>
+
+#include "attn/attention.h"
+
+namespace attn {
+namespace detail {
+
+// Keys [begin, end) that query row i may attend before the additive mask.
+// Both ends are non-decreasing in i.
+struct KeyRange {
+  int32_t begin;
+  int32_t end;
+};
+KeyRange visible_keys(const Mask& mask, int32_t i, int32_t S);
+
+// Argument checks of a Mask for S keys: kBadKeyPadding, kBadCausalOffset,
+// kBadWindow, kBadShape (additive stride).
+Status check_mask(const Mask& mask, int32_t S);
+
+// Scratch carved by the caller from its arena.
+struct AttendScratchF32 {
+  float* q;  // [T, D]  query tile
+  float* s;  // [T, S]  scores, then probabilities
+  float* o;  // [T, D]  context tile, heads concatenated
+};
+
+// output [L, E] = attention of query [L, E] (row i at rotary position
+// q_pos + i) over K, V [S, Dkv]; c is a resolved config (Plan::config).
+void attend_f32(const AttentionConfig& c, int32_t tile_rows, const WeightsF32& w, const Mask& mask,
+                const float* query, int32_t L, int32_t q_pos, ConstMatF32 K, ConstMatF32 V, float* output,
+                float* attn_weights, const AttendScratchF32& scratch);
+
+}  // namespace detail
+}  // namespace attn

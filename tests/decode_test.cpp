@@ -1,0 +1,167 @@
+// decode_f32 over a KV cache computes what one causal forward_f32 computes.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "attn/decode.h"
+
+namespace {
+
+using attn::Status;
+
+std::vector<float> random_vec(size_t n, std::mt19937& rng, float scale) {
+  std::normal_distribution<float> dist(0.0f, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+struct Model {
+  attn::AttentionConfig cfg;
+  std::vector<float> wq, wk, wv, wo, bq, bk, bv, bo;
+  attn::WeightsF32 weights() const {
+    return {wq.data(), wk.data(), wv.data(), wo.data(), bq.data(), bk.data(), bv.data(), bo.data()};
+  }
+};
+
+Model make_model(attn::AttentionConfig cfg, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const size_t E = size_t(cfg.embed_dim), D = size_t(cfg.inner_dim()), Dkv = size_t(cfg.kv_dim());
+  const float ws = 1.0f / std::sqrt(float(E));
+  return Model{cfg,
+               random_vec(D * E, rng, ws),
+               random_vec(Dkv * E, rng, ws),
+               random_vec(Dkv * E, rng, ws),
+               random_vec(E * D, rng, ws),
+               random_vec(D, rng, 0.1f),
+               random_vec(Dkv, rng, 0.1f),
+               random_vec(Dkv, rng, 0.1f),
+               random_vec(E, rng, 0.1f)};
+}
+
+struct Buffer {
+  std::vector<unsigned char> raw;
+  unsigned char* data;
+  explicit Buffer(size_t n) : raw(n + ATTN_ARENA_ALIGN) {
+    const auto mis = reinterpret_cast<uintptr_t>(raw.data()) % ATTN_ARENA_ALIGN;
+    data = raw.data() + (ATTN_ARENA_ALIGN - mis) % ATTN_ARENA_ALIGN;
+  }
+};
+
+// y of one forward_f32 over all L rows, causal (and windowed).
+std::vector<float> full_forward(const Model& m, const std::vector<float>& x, int L, int window) {
+  attn::Plan plan;
+  REQUIRE(attn::plan_attention(m.cfg, attn::DType::kF32, L, L, &plan) == Status::kOk);
+  Buffer buf(plan.arena_bytes);
+  attn::Arena arena;
+  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  attn::Mask mask;
+  mask.causal = true;
+  mask.window = window;
+  std::vector<float> y(x.size());
+  REQUIRE(attn::forward_f32(plan, m.weights(), mask, {x.data(), x.data(), x.data(), y.data()}, arena) ==
+          Status::kOk);
+  return y;
+}
+
+bool within_bound(const std::vector<float>& got, const std::vector<float>& want) {
+  double max_ref = 0, max_err = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    max_ref = std::fmax(max_ref, std::fabs(want[i]));
+    max_err = std::fmax(max_err, std::fabs(double(got[i]) - want[i]));
+  }
+  INFO("max err " << max_err << ", max |want| " << max_ref);
+  return max_err <= 1e-5 * max_ref + 1e-6;
+}
+
+// Feed x through a cache: `prefill` rows in one call, then `step` rows per call.
+std::vector<float> decode_all(const Model& m, const std::vector<float>& x, int L, int capacity, int window,
+                              int prefill, int step) {
+  const int max_rows = prefill > step ? prefill : step;
+  attn::Plan plan;
+  REQUIRE(attn::plan_decode(m.cfg, attn::DType::kF32, max_rows, capacity, &plan) == Status::kOk);
+  REQUIRE(plan.arena_bytes == attn::decode_arena_bytes(m.cfg, attn::DType::kF32, max_rows, capacity));
+  const size_t cache_bytes = attn::kv_cache_arena_bytes(m.cfg, attn::DType::kF32, capacity);
+  Buffer buf(cache_bytes + plan.arena_bytes);
+  attn::Arena arena;
+  REQUIRE(arena.init(buf.data, cache_bytes + plan.arena_bytes) == Status::kOk);
+  attn::KvCacheF32 cache;
+  REQUIRE(attn::kv_cache_init_f32(plan, window, arena, &cache) == Status::kOk);
+  REQUIRE(arena.used() == cache_bytes);
+  const int E = m.cfg.embed_dim;
+  std::vector<float> y(x.size());
+  for (int r = 0; r < L;) {
+    const int n = r == 0 && prefill > 0 ? std::min(prefill, L) : std::min(step, L - r);
+    REQUIRE(attn::decode_f32(plan, m.weights(), &cache, x.data() + r * E, n, y.data() + r * E, arena) ==
+            Status::kOk);
+    r += n;
+    REQUIRE(cache.next_position() == r);
+  }
+  REQUIRE(arena.used() == cache_bytes);  // decode gives its scratch back
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("decoding token by token equals one causal forward", "[decode][f32]") {
+  const attn::AttentionConfig configs[] = {
+      {16, 4},                              // plain multi-head
+      {16, 4, 0, 0, 0, true, 2, 10000.0f},  // grouped-query + rotary (Llama-style)
+      {24, 6, 4, 0, 0, true, 1, 500.0f},    // multi-query + rotary
+  };
+  for (const auto& cfg : configs) {
+    const Model m = make_model(cfg, 17);
+    const int L = 23;
+    std::mt19937 rng(5);
+    const auto x = random_vec(size_t(L) * cfg.embed_dim, rng, 1.0f);
+    const auto want = full_forward(m, x, L, 0);
+    CHECK(within_bound(decode_all(m, x, L, L, 0, 0, 1), want));   // one row at a time
+    CHECK(within_bound(decode_all(m, x, L, 32, 0, 9, 1), want));  // prefill 9, then one at a time
+    CHECK(within_bound(decode_all(m, x, L, L, 0, L, 1), want));   // everything in one prefill
+    CHECK(within_bound(decode_all(m, x, L, 40, 0, 0, 3), want));  // three rows per call
+  }
+}
+
+TEST_CASE("a windowed cache equals a sliding-window causal forward", "[decode][f32]") {
+  const Model m = make_model({16, 4, 0, 0, 0, true, 2, 10000.0f}, 23);
+  const int L = 30;
+  std::mt19937 rng(6);
+  const auto x = random_vec(size_t(L) * 16, rng, 1.0f);
+  for (int window : {1, 4, 8}) {
+    const auto want = full_forward(m, x, L, window);
+    CHECK(within_bound(decode_all(m, x, L, window, window, 0, 1), want));      // capacity == window
+    CHECK(within_bound(decode_all(m, x, L, window + 5, window, 6, 2), want));  // prefill through the ring
+  }
+}
+
+TEST_CASE("decode reports a full cache, bad rows and a foreign plan", "[decode][errors]") {
+  const Model m = make_model({8, 2}, 3);
+  attn::Plan plan;
+  REQUIRE(attn::plan_decode(m.cfg, attn::DType::kF32, 2, 4, &plan) == Status::kOk);
+  Buffer buf(4096);
+  attn::Arena arena;
+  REQUIRE(arena.init(buf.data, 4096) == Status::kOk);
+  attn::KvCacheF32 cache;
+  CHECK(attn::kv_cache_init_f32(plan, 5, arena, &cache) == Status::kBadWindow);
+  REQUIRE(attn::kv_cache_init_f32(plan, 0, arena, &cache) == Status::kOk);
+  std::vector<float> x(3 * 8, 0.5f), y(3 * 8);
+  CHECK(attn::decode_f32(plan, m.weights(), &cache, x.data(), 3, y.data(), arena) == Status::kBadQueryLength);
+  CHECK(attn::decode_f32(plan, m.weights(), &cache, x.data(), 0, y.data(), arena) == Status::kBadQueryLength);
+  REQUIRE(attn::decode_f32(plan, m.weights(), &cache, x.data(), 2, y.data(), arena) == Status::kOk);
+  REQUIRE(attn::decode_f32(plan, m.weights(), &cache, x.data(), 2, y.data(), arena) == Status::kOk);
+  CHECK(attn::decode_f32(plan, m.weights(), &cache, x.data(), 1, y.data(), arena) == Status::kCacheFull);
+  CHECK(cache.length == 4);  // nothing changed
+  REQUIRE(attn::kv_cache_reset(&cache) == Status::kOk);
+  CHECK(attn::decode_f32(plan, m.weights(), &cache, x.data(), 1, y.data(), arena) == Status::kOk);
+  CHECK(attn::decode_f32(plan, m.weights(), nullptr, x.data(), 1, y.data(), arena) == Status::kNullArgument);
+
+  attn::Plan forward_plan;
+  REQUIRE(attn::plan_attention(m.cfg, attn::DType::kF32, 2, 4, &forward_plan) == Status::kOk);
+  CHECK(attn::decode_f32(forward_plan, m.weights(), &cache, x.data(), 1, y.data(), arena) ==
+        Status::kPlanMismatch);
+  CHECK(attn::forward_f32(plan, m.weights(), {}, {x.data(), x.data(), x.data(), y.data()}, arena) ==
+        Status::kPlanMismatch);
+  CHECK(attn::plan_decode({8, 2, 0, 4}, attn::DType::kF32, 1, 4, &plan) == Status::kBadKeyDim);
+}

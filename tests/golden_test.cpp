@@ -1,0 +1,297 @@
+// Conformance: attn::forward_f32 against torch.nn.MultiheadAttention on the
+// golden vectors in tests/data/golden (made by tools/gen_golden.py).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "attn/attention.h"
+#include "golden.h"
+
+namespace {
+
+const std::string kGoldenDir = golden::default_dir();
+
+// A byte buffer holding `bytes` usable bytes at a 16-aligned address, with
+// `guard` bytes of a known pattern before and after them.
+class GuardedBuffer {
+ public:
+  static constexpr size_t kGuard = 64;
+  static constexpr unsigned char kPattern = 0xA5;
+
+  explicit GuardedBuffer(size_t bytes) : bytes_(bytes), storage_(bytes + 2 * kGuard + ATTN_ARENA_ALIGN) {
+    const uintptr_t p = reinterpret_cast<uintptr_t>(storage_.data()) + kGuard;
+    const uintptr_t aligned = (p + ATTN_ARENA_ALIGN - 1) & ~static_cast<uintptr_t>(ATTN_ARENA_ALIGN - 1);
+    offset_ = static_cast<size_t>(aligned - reinterpret_cast<uintptr_t>(storage_.data()));
+    std::memset(storage_.data(), kPattern, storage_.size());
+  }
+  unsigned char* data() { return storage_.data() + offset_; }
+  size_t size() const { return bytes_; }
+  // True if every byte outside [data(), data() + size()) still holds the pattern.
+  bool guards_intact() const {
+    for (size_t i = 0; i < storage_.size(); ++i) {
+      if ((i < offset_ || i >= offset_ + bytes_) && storage_[i] != kPattern) return false;
+    }
+    return true;
+  }
+  // True if the usable bytes still hold the pattern (nothing was written).
+  bool body_untouched() const {
+    for (size_t i = offset_; i < offset_ + bytes_; ++i) {
+      if (storage_[i] != kPattern) return false;
+    }
+    return true;
+  }
+
+ private:
+  size_t bytes_;
+  size_t offset_ = 0;
+  std::vector<unsigned char> storage_;
+};
+
+std::vector<golden::Case> load_all() {
+  std::vector<golden::Case> out;
+  for (const std::string& path : golden::list_cases(kGoldenDir)) {
+    golden::Case c;
+    std::string error;
+    INFO(path);
+    REQUIRE(golden::load(path, &c, &error));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// io for one case; self-attention cases pass the query as key and value, as
+// a user would, unless `separate_kv` asks for the stored copies.
+attn::IoF32 make_io(const golden::Case& c, float* y, float* p, bool separate_kv = false) {
+  attn::IoF32 io;
+  io.query = c.query.data();
+  const bool alias = c.self_attention && !separate_kv;
+  io.key = alias ? c.query.data() : c.key.data();
+  io.value = alias ? c.query.data() : c.value.data();
+  io.output = y;
+  io.attn_weights = p;
+  return io;
+}
+
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+}  // namespace
+
+TEST_CASE("golden: the case files load and cover the brief", "[golden]") {
+  const std::vector<golden::Case> cases = load_all();
+  REQUIRE(cases.size() >= 25);
+  bool self = false, cross = false, l1 = false, nobias = false, causal = false, keypad = false, kv = false,
+       additive = false, hd = false, odd_e = false;
+  for (const golden::Case& c : cases) {
+    self |= c.self_attention;
+    cross |= !c.self_attention && c.S != c.L;
+    l1 |= c.L == 1;
+    nobias |= !c.bias;
+    causal |= c.causal;
+    keypad |= c.key_length >= 0;
+    kv |= c.kdim != c.E || c.vdim != c.E;
+    additive |= c.has_additive;
+    hd |= c.D() != c.E;
+    odd_e |= c.E % 4 != 0;
+  }
+  CHECK(self);
+  CHECK(cross);
+  CHECK(l1);
+  CHECK(nobias);
+  CHECK(causal);
+  CHECK(keypad);
+  CHECK(kv);
+  CHECK(additive);
+  CHECK(hd);
+  CHECK(odd_e);
+}
+
+TEST_CASE("golden: forward_f32 matches PyTorch", "[golden]") {
+  const std::vector<golden::Case> cases = load_all();
+  REQUIRE(!cases.empty());
+  double worst_y = 0, worst_p = 0;
+  std::string worst_y_case, worst_p_case;
+
+  for (const golden::Case& c : cases) {
+    for (const int32_t tile : {ATTN_TILE_ROWS, 1, 5, 64}) {
+      for (const bool separate_kv : {false, true}) {
+        if (separate_kv && !c.self_attention) continue;
+        INFO(c.name << ": " << c.describe() << ", tile_rows " << tile
+                    << (separate_kv ? ", separate k/v" : ""));
+        const attn::AttentionConfig cfg = c.config();
+        attn::Plan plan;
+        REQUIRE(attn::plan_attention(cfg, attn::DType::kF32, c.L, c.S, &plan, tile) == attn::Status::kOk);
+        CHECK(attn::attention_arena_bytes(cfg, attn::DType::kF32, c.L, c.S, tile) == plan.arena_bytes);
+
+        GuardedBuffer buf(plan.arena_bytes);
+        attn::Arena arena;
+        REQUIRE(arena.init(buf.data(), buf.size()) == attn::Status::kOk);
+
+        // NaN-filled outputs: an entry the forward forgets to write fails the bound.
+        std::vector<float> y(c.y.size(), kNaN), p(c.attn.size(), kNaN);
+        const attn::Status st = attn::forward_f32(plan, c.weights(), c.mask(),
+                                                  make_io(c, y.data(), p.data(), separate_kv), arena);
+        REQUIRE(attn::status_name(st) == std::string("kOk"));
+        CHECK(buf.guards_intact());
+        CHECK(arena.used() == 0);
+
+        const golden::Error ey = golden::compare(y.data(), c.y);
+        const golden::Error ep = golden::compare(p.data(), c.attn);
+        INFO("y: max abs err " << ey.max_abs << ", bound " << ey.bound() << ", max|y_torch| " << ey.max_want);
+        INFO("weights: max abs err " << ep.max_abs << ", bound " << ep.bound());
+        CHECK(ey.ok());
+        CHECK(ep.ok());
+        if (ey.relative() > worst_y) {
+          worst_y = ey.relative();
+          worst_y_case = c.name;
+        }
+        if (ep.relative() > worst_p) {
+          worst_p = ep.relative();
+          worst_p_case = c.name;
+        }
+
+        // Without attention weights the output must be the same, bit for bit.
+        if (tile == ATTN_TILE_ROWS && !separate_kv) {
+          std::vector<float> y2(c.y.size(), kNaN);
+          REQUIRE(attn::forward_f32(plan, c.weights(), c.mask(), make_io(c, y2.data(), nullptr), arena) ==
+                  attn::Status::kOk);
+          CHECK(std::memcmp(y.data(), y2.data(), y.size() * sizeof(float)) == 0);
+        }
+      }
+    }
+  }
+  char line[256];
+  std::snprintf(
+      line, sizeof line,
+      "golden: %zu cases, largest error relative to max|torch|: y %.3g (%s), weights %.3g (%s); bound %g",
+      cases.size(), worst_y, worst_y_case.c_str(), worst_p, worst_p_case.c_str(), golden::kRel);
+  WARN(line);
+}
+
+TEST_CASE("golden: the arena needs exactly plan.arena_bytes", "[golden][arena]") {
+  const std::vector<golden::Case> cases = load_all();
+  REQUIRE(!cases.empty());
+  for (const golden::Case& c : cases) {
+    INFO(c.name << ": " << c.describe());
+    attn::Plan plan;
+    REQUIRE(attn::plan_attention(c.config(), attn::DType::kF32, c.L, c.S, &plan) == attn::Status::kOk);
+    REQUIRE(plan.arena_bytes > 0);
+
+    // Exactly the planned bytes: succeeds, touches nothing outside.
+    {
+      GuardedBuffer buf(plan.arena_bytes);
+      attn::Arena arena;
+      REQUIRE(arena.init(buf.data(), buf.size()) == attn::Status::kOk);
+      std::vector<float> y(c.y.size(), kNaN), p(c.attn.size(), kNaN);
+      REQUIRE(attn::forward_f32(plan, c.weights(), c.mask(), make_io(c, y.data(), p.data()), arena) ==
+              attn::Status::kOk);
+      CHECK(buf.guards_intact());
+      CHECK(golden::compare(y.data(), c.y).ok());
+    }
+    // One byte less: kArenaTooSmall, and nothing written anywhere (the
+    // arena is checked before anything is written).
+    {
+      GuardedBuffer buf(plan.arena_bytes - 1);
+      attn::Arena arena;
+      REQUIRE(arena.init(buf.data(), buf.size()) == attn::Status::kOk);
+      const float sentinel = 1234.5f;
+      std::vector<float> y(c.y.size(), sentinel), p(c.attn.size(), sentinel);
+      const attn::Status st =
+          attn::forward_f32(plan, c.weights(), c.mask(), make_io(c, y.data(), p.data()), arena);
+      CHECK(attn::status_name(st) == std::string("kArenaTooSmall"));
+      CHECK(buf.guards_intact());
+      CHECK(buf.body_untouched());
+      CHECK(arena.used() == 0);
+      bool y_untouched = true, p_untouched = true;
+      for (float v : y) y_untouched &= v == sentinel;
+      for (float v : p) p_untouched &= v == sentinel;
+      CHECK(y_untouched);
+      CHECK(p_untouched);
+    }
+  }
+}
+
+TEST_CASE("golden: the reader rejects malformed files", "[golden][reader]") {
+  const std::vector<std::string> files = golden::list_cases(kGoldenDir);
+  REQUIRE(!files.empty());
+  // The smallest case file, so the exhaustive loops below stay fast.
+  const std::string smallest =
+      *std::min_element(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+        return std::filesystem::file_size(a) < std::filesystem::file_size(b);
+      });
+  std::ifstream f(smallest, std::ios::binary);
+  const std::vector<unsigned char> good((std::istreambuf_iterator<char>(f)),
+                                        std::istreambuf_iterator<char>());
+  golden::Case c;
+  std::string error;
+  REQUIRE(golden::parse(good, "good", &c, &error));
+
+  auto rejects = [&](std::vector<unsigned char> bytes, const char* what) {
+    INFO(what);
+    error.clear();
+    CHECK_FALSE(golden::parse(bytes, "bad", &c, &error));
+    CHECK(!error.empty());
+  };
+  auto with_i32 = [&](size_t offset, int32_t v) {
+    std::vector<unsigned char> b = good;
+    for (size_t i = 0; i < 4; ++i)
+      b[offset + i] = static_cast<unsigned char>(static_cast<uint32_t>(v) >> (8 * i));
+    return b;
+  };
+  rejects({}, "empty");
+  rejects(std::vector<unsigned char>(good.begin(), good.begin() + 40), "short header");
+  rejects(std::vector<unsigned char>(good.begin(), good.end() - 1), "truncated by one byte");
+  std::vector<unsigned char> longer = good;
+  longer.push_back(0);
+  rejects(longer, "one trailing byte");
+  std::vector<unsigned char> magic = good;
+  magic[0] = 'X';
+  rejects(magic, "bad magic");
+  std::vector<unsigned char> end = good;
+  if (end.size() > 4) end[end.size() - 1] = static_cast<unsigned char>(0x58);
+  rejects(end, "bad end marker");
+  rejects(with_i32(8, 0), "version 0");
+  rejects(with_i32(8, 3), "version 3");
+  rejects(with_i32(12, 0), "E = 0");
+  rejects(with_i32(12, -5), "E < 0");
+  rejects(with_i32(16, 1 << 30), "huge H");
+  rejects(with_i32(36, 0x7fffffff), "huge L");
+  rejects(with_i32(32, 2), "bias flag 2");
+  rejects(with_i32(52, -2), "key_length -2");
+  rejects(with_i32(48, -1), "negative causal_offset");
+  // Every truncation is rejected.
+  size_t accepted = 0;
+  for (size_t n = 0; n < good.size(); ++n) {
+    accepted +=
+        golden::parse(std::vector<unsigned char>(good.begin(), good.begin() + static_cast<ptrdiff_t>(n)),
+                      "cut", &c, &error);
+  }
+  CHECK(accepted == 0);
+  // A corrupted header byte never crashes the reader (run under ASan too).
+  // Bytes 0..43 (magic, version, dims, bias, L, S) and has_additive decide the
+  // file size, so a change there must be rejected; the other mask fields may
+  // still describe a valid case.
+  for (size_t i = 0; i < golden::kHeaderBytes; ++i) {
+    for (const unsigned char v : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
+      std::vector<unsigned char> b = good;
+      b[i] = v;
+      golden::Case cc;
+      const bool parsed = golden::parse(b, "flip", &cc, &error);
+      if (i < 44 || (i >= 56 && i < 60)) {
+        INFO("header byte " << i << " set to " << int{v});
+        CHECK((!parsed || b == good));
+      }
+    }
+  }
+  CHECK_FALSE(golden::load(kGoldenDir + "/no_such_case.bin", &c, &error));
+  CHECK(golden::list_cases(kGoldenDir + "/no_such_folder").empty());
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs clang-tidy (.clang-tidy) over the library's sources with the compile
+# commands of a configured build directory (default build/host-release).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build/host-release}
+[ -f "$build/compile_commands.json" ] || cmake --preset host-release >/dev/null || exit 1
+mapfile -t files < <(git ls-files 'src/*.cpp')
+out=$(clang-tidy -p "$build" --quiet "${files[@]}" 2>&1)
+rc=$?
+printf '%s\n' "$out" | grep -v 'warnings generated' || true
+[ $rc -eq 0 ] || exit $rc
+echo "check-tidy: ${#files[@]} files clean"
