@@ -30,7 +30,9 @@ inline __m128i lanes4(int32_t n) {
 // 8-lane partial dot products in 12 registers (4 rows of `a`, 3 rows of `b`;
 // 7 loads per 12 FMAs), each group of 4 folded into one 128-bit vector of 4
 // sums that are contiguous in the output. The K tail (K % 8) uses masked
-// loads, which read nothing past the row.
+// loads, which read nothing past the row. Used by linear (a = w, b = x) and
+// by scores for a few query rows (a = k, b = q).
+
 // [sum(v0), sum(v1), sum(v2), sum(v3)]
 inline __m128 sum4(__m256 v0, __m256 v1, __m256 v2, __m256 v3) {
   const __m256 t = _mm256_hadd_ps(_mm256_hadd_ps(v0, v1), _mm256_hadd_ps(v2, v3));
@@ -147,8 +149,8 @@ inline void dot_gemm(const DotArgs& g, int32_t Ma, int32_t Nb) {
 
 // ---- nn_gemm: right operand read along N --------------------------------------
 // c[M, N] = alpha * a[M, K] b[K, N], all row-major with element strides: the
-// "broadcast" product used where the right operand is read along N (scores
-// against K^T, probabilities against V). Micro-kernel: R rows x 2 vectors of
+// "broadcast" product used where the right operand is read along N (queries
+// against a K^T panel, probabilities against V). Micro-kernel: R rows x 2 vectors of
 // 8 columns in 12 registers; each k broadcasts a[r][k] and loads b[k][n..n+16).
 struct NnArgs {
   const float* a;  // [M, K], row stride lda

@@ -5,7 +5,8 @@
 // ATTN_HAVE_NEON32.
 //
 // The same algorithms as the AVX2 kernels, 4 lanes wide:
-//   dot_gemm  out[j][i..i+4) = a[i..i+4) . b[j] (+ biases): linear, linear_t;
+//   dot_gemm  out[j][i..i+4) = alpha * a[i..i+4) . b[j] (+ biases): linear, and
+//             scores for a few query rows;
 //             RA rows of `a` x CB rows of `b` per block, K read along rows
 //   nn_gemm   c = alpha * a b with b read along rows: weighted sum, and scores
 //             against K^T panels packed on the stack;
