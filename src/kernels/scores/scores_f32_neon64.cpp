@@ -1,5 +1,5 @@
 // scores, float32, AArch64 Advanced SIMD (FMA): s[T,S] = q[T,d] k[S,d]^T * scale.
-// scores() of internal/neon_f32.h: K^T panels and 6 query rows x 16 keys
+// scores() of internal/neon_f32.h: K^T panels and 4 query rows x 16 keys
 // per block; dot_gemm with 4 x 4 blocks for fewer than 4 query rows.
 #include "internal/arch.h"
 
@@ -11,7 +11,7 @@ namespace attn {
 namespace detail {
 
 void scores_f32_neon64(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s) {
-  neon::scores<4, 6, 4>(q, k, scale, s);
+  neon::scores<4, 4, 4>(q, k, scale, s);
 }
 
 }  // namespace detail
