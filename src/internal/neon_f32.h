@@ -270,7 +270,9 @@ inline void scores(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s) {
 // ---- softmax ------------------------------------------------------------------
 // exp of 4 lanes, each <= 0 or -INFINITY: the algorithm of the AVX2 variant
 // (Cephes polynomial, n + 127 placed in the exponent by the 1.5 * 2^23 shift
-// trick, results below ln(FLT_MIN) flushed to exactly 0).
+// trick, results below ln(FLT_MIN) flushed to exactly 0). Checked under qemu
+// on every 13th float in [-87.33, 0]: within 1.24 ulp of the exact exp on
+// AArch64, 1.26 ulp on ARMv7 (unfused multiply-accumulate).
 inline float32x4_t exp_nonpositive(float32x4_t x) {
   const float32x4_t kMin = vdupq_n_f32(-87.336544f);
   const uint32x4_t keep = vcgeq_f32(x, kMin);  // false for -INFINITY

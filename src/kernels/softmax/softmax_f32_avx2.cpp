@@ -7,9 +7,10 @@
 // exp(x) for x <= 0: x = n ln2 + r with n = round(x / ln2), |r| <= ln2 / 2;
 // exp(r) by a degree-7 polynomial (the Cephes expf coefficients), times 2^n
 // built in the exponent field. Checked on every float in [-87.33, 0]: within
-// 1.26 ulp of the exact exp (std::exp: 0.5 ulp). Below ln(FLT_MIN) ~ -87.34 the result is flushed to exactly
-// 0; std::exp would give a subnormal there, less than 1.2e-38 after the division by a sum >= 1. -INFINITY (a
-// masked score) therefore gives exactly 0.
+// 1.26 ulp of the exact exp (std::exp: 0.5 ulp). Below ln(FLT_MIN) ~ -87.34
+// the result is flushed to exactly 0; std::exp would give a subnormal there,
+// less than 1.2e-38 after the division by a sum >= 1. -INFINITY (a masked
+// score) therefore gives exactly 0.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_AVX2
