@@ -133,6 +133,14 @@ constexpr size_t attention_arena_bytes(const AttentionConfig& c, DType dtype, in
             + aligned(t * d * 4)      // Q tile      [T, D] f32
             + aligned(t * s * 4)      // scores      [T, S] f32
             + aligned(t * d * 4);     // O tile      [T, D] f32
+  } else if (dtype == DType::kS8 || dtype == DType::kS16) {
+    // attn/attention_fixed.h; probabilities overwrite the scores in place.
+    const uint64_t e = dtype == DType::kS8 ? 1 : 2;  // bytes per activation
+
+    bytes = 2 * aligned(s * dkv * e)  // K, V      [S, Dkv]
+            + aligned(t * d * e)      // Q tile      [T, D]
+            + aligned(t * s * 4)      // scores      [T, S] int32 (probabilities in place)
+            + aligned(t * d * e);     // O tile      [T, D]
   }
   return bytes <= SIZE_MAX ? static_cast<size_t>(bytes) : 0;
 }
@@ -140,7 +148,7 @@ constexpr size_t attention_arena_bytes(const AttentionConfig& c, DType dtype, in
 // Validate config and shape for `dtype` and fill *out. Errors: kNullArgument,
 // kBadEmbedDim, kBadNumHeads, kBadHeadDim, kBadKeyDim, kBadValueDim,
 // kBadKvHeads, kBadRope, kBadQueryLength, kBadKeyLength, kBadTileRows,
-// kBadDtype, kSizeOverflow (the
+// kBadDtype (also: kS8/kS16 with rotary embedding), kSizeOverflow (the
 // arena would not fit in size_t).
 Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int32_t S, Plan* out,
                       int32_t tile_rows = ATTN_TILE_ROWS);

@@ -38,7 +38,7 @@ enum class [[nodiscard]] Status : int32_t{
     kBufferTooSmall = 34,   // an output buffer given with its size is too small
     kCacheFull = 35,        // a KV cache without a window has no room for the new rows
 
-    // Model files (64..); see docs/FORMAT.md
+    // Model files (64..); see include/attn/FORMAT.md
     kBadMagic = 64, kUnsupportedVersion = 65, kBadHeaderSize = 66,
     kTruncated = 67,         // the buffer is shorter than the file says or than a header
     kFileSizeMismatch = 68,  // header.file_size disagrees with the buffer length
@@ -61,9 +61,14 @@ enum class [[nodiscard]] Status : int32_t{
     kNotFound = 87,       // no tensor with that name
     kBadReserved = 88,    // a reserved field is not zero
     kUnknownFlags = 89,
+    kBlobMisaligned = 90,  // the blob's address is not 16-byte aligned
+    kTooManyEntries = 91,  // block or tensor count above ATTN_MAX_BLOCKS / ATTN_MAX_TENSORS
+    kDuplicateName = 92,   // two tensors share a name
+    kDtypeMismatch = 93,   // a block tensor's dtype differs from its block's
 
     // Fixed point (96..)
-    kBadQuantParams = 96,  // a multiplier, shift or zero point is out of range
+    kBadQuantParams = 96,   // a multiplier, shift or zero point is out of range
+    kUnsupportedMask = 97,  // an additive float mask given to a fixed-point forward
 };
 
 // A stable identifier for the code, e.g. "kArenaTooSmall". Never null.

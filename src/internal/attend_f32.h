@@ -6,21 +6,10 @@
 #include <cstdint>
 
 #include "attn/attention.h"
+#include "internal/mask.h"
 
 namespace attn {
 namespace detail {
-
-// Keys [begin, end) that query row i may attend before the additive mask.
-// Both ends are non-decreasing in i.
-struct KeyRange {
-  int32_t begin;
-  int32_t end;
-};
-KeyRange visible_keys(const Mask& mask, int32_t i, int32_t S);
-
-// Argument checks of a Mask for S keys: kBadKeyPadding, kBadCausalOffset,
-// kBadWindow, kBadShape (additive stride).
-Status check_mask(const Mask& mask, int32_t S);
 
 // Scratch carved by the caller from its arena.
 struct AttendScratchF32 {

@@ -10,29 +10,6 @@
 namespace attn {
 namespace detail {
 
-KeyRange visible_keys(const Mask& mask, int32_t i, int32_t S) {
-  int64_t end = mask.key_length == Mask::kAllKeys ? S : mask.key_length;
-  int64_t begin = 0;
-  if (mask.causal) {
-    const int64_t last = static_cast<int64_t>(i) + mask.causal_offset;  // newest visible key
-    if (last + 1 < end) end = last + 1;
-    if (mask.window > 0 && last + 1 - mask.window > begin) begin = last + 1 - mask.window;
-  }
-  if (begin > end) begin = end;
-  return KeyRange{static_cast<int32_t>(begin), static_cast<int32_t>(end)};
-}
-
-Status check_mask(const Mask& mask, int32_t S) {
-  if (mask.key_length != Mask::kAllKeys && (mask.key_length < 0 || mask.key_length > S)) {
-    return Status::kBadKeyPadding;
-  }
-  if (mask.causal_offset < 0) return Status::kBadCausalOffset;
-  if (mask.window < 0 || (mask.window > 0 && !mask.causal)) return Status::kBadWindow;
-  if (mask.additive != nullptr && mask.additive_stride != 0 && mask.additive_stride < S)
-    return Status::kBadShape;
-  return Status::kOk;
-}
-
 void attend_f32(const AttentionConfig& c, int32_t tile_rows, const WeightsF32& w, const Mask& mask,
                 const float* query, int32_t L, int32_t q_pos, ConstMatF32 K, ConstMatF32 V, float* output,
                 float* attn_weights, const AttendScratchF32& scratch) {

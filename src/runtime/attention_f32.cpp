@@ -12,14 +12,7 @@ namespace attn {
 namespace {
 
 Status check_args(const Plan& plan, const WeightsF32& w, const Mask& mask, const IoF32& io) {
-  if (plan.dtype != DType::kF32) return Status::kBadDtype;
-  Plan fresh;  // a Plan edited by hand, or zero-initialized, is caught here
-  if (plan.decode ||
-      plan_attention(plan.config, plan.dtype, plan.query_len, plan.key_len, &fresh, plan.tile_rows) !=
-          Status::kOk ||
-      fresh.arena_bytes != plan.arena_bytes || fresh.tile_rows != plan.tile_rows) {
-    return Status::kPlanMismatch;
-  }
+  ATTN_TRY(detail::check_forward_plan(plan, DType::kF32));
   if (w.wq == nullptr || w.wk == nullptr || w.wv == nullptr || w.wo == nullptr) return Status::kNullArgument;
   if (plan.config.bias && (w.bq == nullptr || w.bk == nullptr || w.bv == nullptr || w.bo == nullptr)) {
     return Status::kNullArgument;

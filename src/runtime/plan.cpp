@@ -1,4 +1,7 @@
 // plan.cpp: validate a configuration and shape once, and size the arena.
+#include <cstdint>
+#include <cstring>
+
 #include "attn/attention.h"
 
 namespace attn {
@@ -7,6 +10,21 @@ namespace {
 bool dim_ok(int32_t v) { return v > 0 && v <= ATTN_MAX_DIM; }
 bool optional_dim_ok(int32_t v) { return v == 0 || dim_ok(v); }
 bool seq_ok(int32_t v) { return v > 0 && v <= ATTN_MAX_SEQ; }
+
+// rope_base is checked through its bits, so the planner has no float
+// instruction or soft-float call: integer-only (s8) firmware links it on
+// cores without an FPU (tests/cmake/check_no_float.cmake).
+uint32_t float_bits(float f) {
+  uint32_t u = 0;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+bool rope_on(float base) { return (float_bits(base) & 0x7FFFFFFFu) != 0; }  // +0 and -0 are off
+// 0 < base <= 1e30: positive finite floats order like their bit patterns.
+bool rope_base_ok(float base) {
+  const uint32_t b = float_bits(base);
+  return b != 0 && b <= 0x7149F2CAu;  // 0x7149F2CA = bits of 1e30f; sign, inf and NaN exceed it
+}
 
 }  // namespace
 
@@ -24,15 +42,17 @@ Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int
       (config.num_kv_heads != 0 && config.num_heads % config.num_kv_heads != 0)) {
     return Status::kBadKvHeads;
   }
-  if (config.rope_base != 0.0f &&
-      (!(config.rope_base > 0.0f) || config.rope_base > 1e30f || config.resolved_head_dim() % 2 != 0)) {
+  if (rope_on(config.rope_base) && (!rope_base_ok(config.rope_base) || config.resolved_head_dim() % 2 != 0)) {
     return Status::kBadRope;
   }
   if (!seq_ok(L)) return Status::kBadQueryLength;
   if (!seq_ok(S)) return Status::kBadKeyLength;
   if (tile_rows <= 0) return Status::kBadTileRows;
 
-  if (dtype != DType::kF32) return Status::kBadDtype;  // the dtypes with a forward
+  // The dtypes with a forward.
+  if (dtype != DType::kF32 && dtype != DType::kS8 && dtype != DType::kS16) return Status::kBadDtype;
+  // The integer forwards (attn/attention_fixed.h) have no rotary embedding yet.
+  if (dtype != DType::kF32 && rope_on(config.rope_base)) return Status::kBadDtype;
 
   // All shapes are valid here, so 0 means the sum does not fit in size_t.
   const size_t bytes = attention_arena_bytes(config, dtype, L, S, tile_rows);

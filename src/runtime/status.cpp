@@ -57,7 +57,12 @@ const char* status_name(Status s) {
     ATTN_STATUS_CASE(kNotFound)
     ATTN_STATUS_CASE(kBadReserved)
     ATTN_STATUS_CASE(kUnknownFlags)
+    ATTN_STATUS_CASE(kBlobMisaligned)
+    ATTN_STATUS_CASE(kTooManyEntries)
+    ATTN_STATUS_CASE(kDuplicateName)
+    ATTN_STATUS_CASE(kDtypeMismatch)
     ATTN_STATUS_CASE(kBadQuantParams)
+    ATTN_STATUS_CASE(kUnsupportedMask)
 #undef ATTN_STATUS_CASE
   }
   return "kUnknownStatus";

@@ -1,0 +1,116 @@
+// attn/attention_fixed.h: the integer-only multi-head attention forwards.
+//
+// Same computation and row-tiled schedule as forward_f32 (attn/attention.h),
+// in integers only: no float instruction or library call at run time, so the
+// s8 forward runs on cores without an FPU (Cortex-M0+/M3). Every constant
+// (multipliers, shifts, zero points, biases with the zero-point corrections
+// folded in, softmax constants) comes from the converter: see
+// attn::quantize_attention_s8 / _s16 in attn/quantize.h.
+//
+// Scheme (real = scale * (q - zero_point)):
+//   int8   forward: activations int8 asymmetric, per tensor; weights int8
+//          symmetric per output channel; int32 biases and accumulators.
+//   int16  forward: activations int16 symmetric; weights int8 per channel;
+//          int64 biases and accumulators (CMSIS-NN 16x8).
+//   K, V = projections of key / value inputs      -> arena [S, Dkv]
+//   per tile of T query rows: Q_t                  -> arena [T, D]
+//     per head: s = (Q_h - zq)(K_h - zk)^T  int32  -> arena [T, S]
+//               p = fused softmax of s      Q0.15  (in place, int16 over the scores)
+//               O_h = requant(p (V_h - zv))        -> arena [T, D]
+//     y_t = projection of O_t                      -> caller's output
+// The fused softmax (src/kernels/softmax/softmax_fused_s32_ref.cpp) is a base-2
+// exp with a 256-entry table, exact in integers: identical on every target,
+// ~31 instructions per score on a Cortex-M3/M4. include/attn/FIXED_POINT.md has the
+// whole arithmetic and the measurements behind it.
+// Grouped-query attention (num_kv_heads) as in forward_f32; no rotary
+// embedding (plan_attention returns kBadDtype). Masks: causal, window and
+// key_length as in forward_f32; an additive float mask is not supported in
+// fixed point (kUnsupportedMask). Fully masked rows give all-zero weights, so
+// their output is the (quantized) output bias.
+#pragma once
+
+#include <cstdint>
+
+#include "attn/arena.h"
+#include "attn/attention.h"
+#include "attn/status.h"
+
+namespace attn {
+
+// One projection y = x W^T + b of the int8 forward, as the converter stores it.
+struct ProjectionS8 {
+  const int8_t* weight = nullptr;  // [out, in] int8, symmetric per output channel
+  const int32_t* bias = nullptr;   // [out] round(b / (s_in * s_w[c])) - zp_in * sum_k weight[c][k]; required
+  const int32_t* multiplier = nullptr;  // [out] Q0.31 of s_in * s_w[c] / s_out, >= 0
+  const int32_t* shift = nullptr;       // [out] [-31, 30]
+};
+
+// One projection of the int16 forward.
+struct ProjectionS16 {
+  const int8_t* weight = nullptr;       // [out, in] int8, symmetric per output channel
+  const int64_t* bias = nullptr;        // [out] round(b / (s_in * s_w[c])); null: no bias
+  const int32_t* multiplier = nullptr;  // [out] Q0.31 of s_in * s_w[c] / s_out, >= 0
+  const int32_t* shift = nullptr;       // [out] [-31, 14]
+};
+
+// Constants of the fused softmax. With u = max_score - score >= 0 (int32):
+//   t = ((u << exp_shift) * exp_multiplier) >> 32 = u * score_step * log2(e) in Q15.16,
+//   probability ~ 2^(-t / 2^16) / sum; u > diff_limit gives probability 0.
+struct FusedSoftmaxParams {
+  uint32_t exp_multiplier = 0;  // [2^31, 2^32)
+  int32_t exp_shift = 0;        // [0, 31]
+  int32_t diff_limit = 0;       // [0, (2^32 - 1) >> exp_shift]; the converter makes t(diff_limit) < 2^20
+  int32_t score_shift = 0;      // scores = round(sum q k / 2^score_shift). int16: head_dim < 2^score_shift
+                                // keeps them in int32; int8: usually 0 (raised for very fine score steps).
+};
+
+struct WeightsS8 {
+  ProjectionS8 q;            // [D, E]     query input -> Q
+  ProjectionS8 k;            // [Dkv, kdim]  key input -> K (Dkv = kv_heads * head_dim)
+  ProjectionS8 v;            // [Dkv, vdim]  value input -> V
+  ProjectionS8 o;            // [E, D]     context -> output
+  int32_t q_zero_point = 0;  // zero points of Q, K, V, context, output: [-128, 127]
+  int32_t k_zero_point = 0;
+  int32_t v_zero_point = 0;
+  int32_t context_zero_point = 0;
+  int32_t output_zero_point = 0;
+  FusedSoftmaxParams softmax;
+  int32_t context_multiplier = 0;  // Q0.31 of s_v / (2^15 * s_context): Q0.15 probabilities x V
+  int32_t context_shift = 0;       // [-31, 30]
+};
+
+struct WeightsS16 {
+  ProjectionS16 q, k, v, o;  // as in WeightsS8
+  FusedSoftmaxParams softmax;
+  int32_t context_multiplier = 0;  // Q0.31 of s_v / (2^15 * s_context)
+  int32_t context_shift = 0;       // [-31, 14]
+};
+
+// Dense, row-major int8 inputs and outputs, quantized with the converter's
+// (scale, zero point) of each tensor (attn::ActivationQuant).
+struct IoS8 {
+  const int8_t* query = nullptr;  // [L, E]
+  const int8_t* key = nullptr;    // [S, kdim]; for self-attention pass query
+  const int8_t* value = nullptr;  // [S, vdim]; for self-attention pass query
+  int8_t* output = nullptr;       // [L, E]; must not overlap the inputs
+};
+
+struct IoS16 {
+  const int16_t* query = nullptr;  // [L, E]
+  const int16_t* key = nullptr;    // [S, kdim]
+  const int16_t* value = nullptr;  // [S, vdim]
+  int16_t* output = nullptr;       // [L, E]
+};
+
+// One integer forward. `plan` from plan_attention(config, DType::kS8 (kS16), L, S).
+// Carves plan.arena_bytes from `arena` (before writing anything) and gives
+// them back on return. Errors: kNullArgument, kBadDtype / kPlanMismatch,
+// kBadKeyPadding, kBadCausalOffset, kBadWindow, kUnsupportedMask (additive mask),
+// kBadQuantParams (a multiplier, shift, zero point or softmax constant out of
+// range), kBadHeadDim (int8: head_dim >= 2^14, scores could leave int32),
+// kArenaTooSmall.
+Status forward_s8(const Plan& plan, const WeightsS8& weights, const Mask& mask, const IoS8& io, Arena& arena);
+Status forward_s16(const Plan& plan, const WeightsS16& weights, const Mask& mask, const IoS16& io,
+                   Arena& arena);
+
+}  // namespace attn

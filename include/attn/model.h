@@ -1,0 +1,225 @@
+// attn/model.h: the .attn flat binary (format v1) and its zero-copy loader.
+//
+// This header is the single source of truth for the file layout; FORMAT.md
+// beside it describes the same layout for humans. All fields little-endian.
+//
+//   [Header 64 B][BlockRecord x block_count][TensorDesc x tensor_count][pad][data section]
+//
+// Use:
+//   attn::Model model;                      // no constructor work: fine as a global
+//   ATTN_TRY(attn::Model::load(blob, blob_size, &model));   // validates everything, once
+//   attn::Block b;
+//   ATTN_TRY(model.block(0, &b));           // b.config, b.dtype, b.f32 (pointers into blob)
+//   attn::TensorView emb;
+//   ATTN_TRY(model.find_tensor("embedding", &emb));
+//
+// The loader copies nothing and allocates nothing: every pointer it hands
+// out points into the caller's buffer, which must outlive the Model and be
+// 16-byte aligned (then every tensor is aligned to its dtype and to 16).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/attention.h"
+#include "attn/status.h"
+#include "attn/tensor.h"
+
+// Caps checked by the loader (override with -D, like attn/config.h).
+#ifndef ATTN_MAX_BLOCKS
+#define ATTN_MAX_BLOCKS 256  // attention blocks per file
+#endif
+#ifndef ATTN_MAX_TENSORS
+#define ATTN_MAX_TENSORS 4096  // tensor descriptors per file
+#endif
+#ifndef ATTN_MAX_TENSOR_DIM
+#define ATTN_MAX_TENSOR_DIM (1u << 24)  // any one dim of any tensor
+#endif
+#ifndef ATTN_MAX_DATA_ALIGN
+#define ATTN_MAX_DATA_ALIGN 65536u  // largest data alignment a file may ask for
+#endif
+
+namespace attn {
+namespace format {
+
+constexpr uint32_t kMagic = 0x4E545441u;  // bytes "ATTN"
+constexpr uint16_t kVersion = 1;          // the newest version this loader reads
+constexpr uint32_t kMinDataAlign = 16;
+constexpr uint32_t kNoBlock = 0xFFFFFFFFu;  // TensorDesc::block of a user tensor
+constexpr size_t kNameBytes = 64;           // NUL-terminated, NUL-padded
+constexpr int kMaxRank = 4;
+
+// Header flags. v1 defines none; a set unknown bit is rejected.
+constexpr uint32_t kKnownHeaderFlags = 0;
+
+// BlockRecord flags.
+constexpr uint16_t kBlockBias = 1u << 0;  // bq, bk, bv, bo present
+constexpr uint16_t kKnownBlockFlags = kBlockBias;
+
+// What a tensor is. Values are stable across versions; new roles are added,
+// never renumbered. 16..63 are reserved for quantization tables (per-channel
+// multipliers/shifts, zero points, softmax constants) of s8/s16 blocks.
+enum class Role : uint16_t {
+  kWq = 1,     // [D, E]
+  kWk = 2,     // [D, kdim]
+  kWv = 3,     // [D, vdim]
+  kWo = 4,     // [E, D]
+  kBq = 5,     // [D]
+  kBk = 6,     // [D]
+  kBv = 7,     // [D]
+  kBo = 8,     // [E]
+  kUser = 15,  // a named tensor of the user (embedding, classifier head, ...), block = kNoBlock
+};
+constexpr uint16_t kMaxRole = 63;  // roles are < 64 so a block's roles fit a uint64_t bit set
+
+// How a tensor's bytes are laid out. kPlain: row-major, PyTorch's [out, in]
+// for weights. Packed layouts chosen at conversion get new ids.
+enum class Layout : uint16_t {
+  kPlain = 0,
+};
+
+// 64 bytes at offset 0.
+struct Header {
+  uint32_t magic;           // kMagic
+  uint16_t version;         // 1
+  uint16_t header_size;     // sizeof(Header) for v1
+  uint32_t crc32;           // CRC-32 (IEEE, zlib's) of bytes [12, file_size)
+  uint32_t flags;           // kKnownHeaderFlags
+  uint64_t file_size;       // total bytes, == the buffer length
+  uint32_t data_align;      // power of two in [16, ATTN_MAX_DATA_ALIGN]
+  uint32_t block_count;     // <= ATTN_MAX_BLOCKS
+  uint32_t tensor_count;    // <= ATTN_MAX_TENSORS
+  uint32_t reserved0;       // 0
+  uint64_t blocks_offset;   // from file start; >= header_size
+  uint64_t tensors_offset;  // from file start; >= end of the block table
+  uint64_t data_offset;     // from file start; >= end of the tensor table, multiple of data_align
+};
+
+// One attention block, 64 bytes. All dims resolved (never 0).
+struct BlockRecord {
+  uint32_t embed_dim;    // E
+  uint32_t num_heads;    // H
+  uint32_t head_dim;     // D / H
+  uint32_t kdim;         // width of the key input
+  uint32_t vdim;         // width of the value input
+  uint16_t dtype;        // attn::DType of its tensors; v1 loaders accept kF32
+  uint16_t flags;        // kBlockBias
+  uint32_t n_kv_heads;   // reserved for grouped-query attention: 0
+  uint32_t rope;         // reserved for rotary embeddings: 0
+  uint32_t reserved[8];  // 0
+};
+
+// One tensor, 128 bytes.
+struct TensorDesc {
+  char name[kNameBytes];  // unique, non-empty, NUL-terminated, zero-padded
+  uint16_t role;          // Role
+  uint16_t dtype;         // attn::DType
+  uint16_t layout;        // Layout
+  uint16_t rank;          // 1..4
+  uint32_t block;         // block index, or kNoBlock for kUser
+  uint32_t reserved0;     // 0
+  uint32_t dims[4];       // dims[0..rank) >= 1, the rest 0; dims[rank-1] varies fastest
+  uint64_t offset;        // from data_offset; multiple of data_align
+  uint64_t byte_size;     // == product(dims) * dtype_size(dtype)
+  uint64_t reserved[2];   // 0
+};
+
+static_assert(sizeof(Header) == 64, "Header is 64 bytes");
+static_assert(offsetof(Header, crc32) == 8, "CRC field");
+static_assert(offsetof(Header, file_size) == 16, "file_size");
+static_assert(offsetof(Header, data_align) == 24, "data_align");
+static_assert(offsetof(Header, blocks_offset) == 40, "blocks_offset");
+static_assert(offsetof(Header, data_offset) == 56, "data_offset");
+static_assert(sizeof(BlockRecord) == 64, "BlockRecord is 64 bytes");
+static_assert(offsetof(BlockRecord, dtype) == 20, "BlockRecord.dtype");
+static_assert(offsetof(BlockRecord, n_kv_heads) == 24, "BlockRecord.n_kv_heads");
+static_assert(sizeof(TensorDesc) == 128, "TensorDesc is 128 bytes");
+static_assert(offsetof(TensorDesc, role) == 64, "TensorDesc.role");
+static_assert(offsetof(TensorDesc, block) == 72, "TensorDesc.block");
+static_assert(offsetof(TensorDesc, dims) == 80, "TensorDesc.dims");
+static_assert(offsetof(TensorDesc, offset) == 96, "TensorDesc.offset");
+static_assert(offsetof(TensorDesc, byte_size) == 104, "TensorDesc.byte_size");
+
+constexpr size_t kCrcStart = offsetof(Header, crc32) + sizeof(uint32_t);  // 12
+
+}  // namespace format
+
+// CRC-32 (IEEE 802.3, reflected, as zlib.crc32): feed `crc` = 0 for the
+// first chunk and the previous result for the next.
+uint32_t crc32(const void* data, size_t size, uint32_t crc = 0);
+
+// A validated tensor: `data` points into the blob.
+struct TensorView {
+  const char* name = nullptr;
+  format::Role role = format::Role::kUser;
+  DType dtype = DType::kF32;
+  format::Layout layout = format::Layout::kPlain;
+  int32_t rank = 0;
+  int32_t dims[4] = {0, 0, 0, 0};
+  uint32_t block = format::kNoBlock;
+  const void* data = nullptr;  // aligned to the file's data alignment
+  size_t byte_size = 0;
+};
+
+// One attention block of a loaded model.
+struct Block {
+  AttentionConfig config;  // head_dim, kdim, vdim resolved
+  DType dtype = DType::kF32;
+  WeightsF32 f32;  // set when dtype == kF32: pointers into the blob
+};
+
+class Model {
+ public:
+  constexpr Model() = default;
+
+  // Validate the `size` bytes at `data` as a .attn file and, only on success,
+  // point *out at it. `data` must stay valid and unchanged while *out is used.
+  // Errors (one per class of bad file, see status.h 64..): kNullArgument,
+  // kBlobMisaligned, kTruncated, kBadMagic, kUnsupportedVersion,
+  // kBadHeaderSize, kFileSizeMismatch, kCrcMismatch, kUnknownFlags,
+  // kBadReserved, kBadAlignment, kTooManyEntries, kOffsetOutOfBounds,
+  // kSizeOverflow, kBadBlock, kBadDims, kDimsTooLarge, kUnknownDtype,
+  // kUnknownRole, kUnknownLayout, kBadTensorName, kDuplicateName,
+  // kBadByteSize, kTensorMisaligned, kTensorOverlap, kDtypeMismatch,
+  // kDuplicateRole, kMissingTensor, kDimsMismatch.
+  static Status load(const void* data, size_t size, Model* out);
+
+  // The file size a blob's header declares, for a blob at the start of a
+  // larger region (a flash partition of `available` bytes): checks magic,
+  // version and header size only, then load(data, *out, ...) checks the rest.
+  // Errors: kNullArgument, kTruncated (fewer than 64 bytes, or file_size >
+  // available), kBadMagic, kUnsupportedVersion, kBadHeaderSize.
+  static Status file_size(const void* data, size_t available, size_t* out);
+
+  // Format version of the loaded file (0 when nothing is loaded).
+  uint16_t version() const;
+
+  bool loaded() const { return base_ != nullptr; }
+  uint32_t block_count() const { return block_count_; }
+  uint32_t tensor_count() const { return tensor_count_; }
+  const void* data() const { return base_; }
+  size_t size() const { return size_; }
+  uint32_t crc() const;
+  uint32_t data_align() const;
+
+  // Block i (kBlockIndex when i >= block_count()).
+  Status block(uint32_t i, Block* out) const;
+  // Tensor i in file order (kBlockIndex when i >= tensor_count()).
+  Status tensor(uint32_t i, TensorView* out) const;
+  // The tensor with this name (kNotFound otherwise). User tensors and block
+  // tensors alike; names are unique in a valid file.
+  Status find_tensor(const char* name, TensorView* out) const;
+  // The tensor of `role` in block `block` (kNotFound if the block has none).
+  Status find_block_tensor(uint32_t block, format::Role role, TensorView* out) const;
+
+ private:
+  const uint8_t* base_ = nullptr;
+  size_t size_ = 0;
+  uint32_t block_count_ = 0;
+  uint32_t tensor_count_ = 0;
+  size_t blocks_offset_ = 0;
+  size_t tensors_offset_ = 0;
+  size_t data_offset_ = 0;
+};
+
+}  // namespace attn

@@ -1,0 +1,109 @@
+// attn/quantize.h: OFFLINE quantization helpers, for the converter (`attn
+// quantize`) and the tests. They use double; nothing in the fixed-point run
+// time path (forward_s8 / forward_s16, the *_s8 / *_s16 kernels) calls them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/arena.h"
+#include "attn/attention.h"
+#include "attn/attention_fixed.h"
+#include "attn/kernels_fixed.h"
+#include "attn/status.h"
+
+namespace attn {
+
+// TFLite's QuantizeMultiplier: real = multiplier * 2^(shift - 31), with
+// multiplier in [2^30, 2^31): f = frexp(real, &shift), multiplier =
+// round_half_away(f * 2^31) (2^31 -> 2^30 with shift + 1); reals below
+// 2^-32 flush to (0, 0). The one implementation, shared by the converter and
+// the tests. Errors: kBadQuantParams for a negative, NaN or infinite real,
+// kNullArgument.
+Status quantize_multiplier(double real, int32_t* multiplier, int32_t* shift);
+
+// Parameters of softmax_s8 for softmax(beta * x) on an int8 input of scale
+// input_scale (TFLite PreprocessSoftmaxScaling + CalculateInputRadius with 5
+// integer bits). Errors: kBadQuantParams (beta * input_scale not > 0 or too
+// small for a left shift), kNullArgument.
+Status softmax_s8_params(double beta, double input_scale, SoftmaxS8Params* out);
+
+// ---- whole attention blocks ----------------------------------------------
+
+// Observed float range of one tensor (min <= max); widened to include 0.
+struct Range {
+  float min = 0.0f;
+  float max = 0.0f;
+};
+
+// Calibration: the ranges of every stage of the float forward over the
+// calibration set (x, key/value inputs, Q, K, V before the 1/sqrt(hd) scale,
+// the concatenated context, y). attn::calibrate_attention() collects them.
+struct CalibrationRanges {
+  Range query, key, value;  // inputs
+  Range q, k, v;            // projections
+  Range context;            // P V, heads concatenated
+  Range output;             // y
+};
+
+// real = scale * (q - zero_point).
+struct QuantParams {
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+};
+
+// Per-tensor activation quantization chosen by quantize_attention_*: what a
+// caller needs to quantize inputs and dequantize outputs.
+struct ActivationQuant {
+  QuantParams query, key, value, q, k, v, context, output;
+};
+
+// Per-output-channel weight scales (views into the storage arena).
+struct WeightScales {
+  const float* q = nullptr;  // [D]
+  const float* k = nullptr;  // [Dkv]
+  const float* v = nullptr;  // [Dkv]
+  const float* o = nullptr;  // [E]
+};
+
+// Arena bytes calibrate_attention() needs for L query rows and S keys:
+// Q [L, D], K and V [S, Dkv], context [L, D], output [L, E], one score row [S], f32.
+size_t calibrate_attention_bytes(const AttentionConfig& config, int32_t L, int32_t S);
+
+// Run the float32 forward of one calibration example (plan from
+// plan_attention(config, DType::kF32, L, S)) and widen *ranges by what every
+// stage held; call it once per example on the same *ranges (start from
+// CalibrationRanges{}: the ranges always contain 0). io.output may be null;
+// io.attn_weights is ignored. Scratch comes from `arena` and is given back.
+// Errors: those of forward_f32, kBadDtype for a rotary config (the integer
+// forwards have none), kBadQuantParams for a non-finite value.
+Status calibrate_attention(const Plan& plan, const WeightsF32& weights, const Mask& mask, const IoF32& io,
+                           Arena& arena, CalibrationRanges* ranges);
+
+// int8 asymmetric (kS8: [-128, 127], the range widened to contain 0, zero
+// point nudged to an integer) or int16 symmetric (kS16: max |x| / 32767,
+// zero point 0) parameters for a range. A degenerate range gets scale 2^-20.
+QuantParams choose_activation_quant(Range r, DType dtype);
+
+// q = clamp(round(x / scale) + zero_point) to the dtype's range (round half away from zero).
+int32_t quantize_value(float x, QuantParams p, DType dtype);
+
+// Bytes quantize_attention_* carve from `storage` for this configuration.
+size_t quantized_attention_bytes(const AttentionConfig& config, DType dtype);
+
+// Quantize a float32 block for forward_s8 / forward_s16: per-channel int8
+// weights, biases with the input zero points folded in, every multiplier and
+// shift, the fused-softmax constants. Arrays live in `storage` (at least
+// quantized_attention_bytes()); *out points into it. `act` and `scales`
+// (optional) receive the float scales for I/O and reports. Errors:
+// kNullArgument, the plan_attention() config errors, kBadQuantParams (a
+// non-finite weight or range, or a scale whose multiplier cannot be
+// represented), kArenaTooSmall.
+Status quantize_attention_s8(const AttentionConfig& config, const WeightsF32& weights,
+                             const CalibrationRanges& ranges, Arena& storage, WeightsS8* out,
+                             ActivationQuant* act, WeightScales* scales = nullptr);
+Status quantize_attention_s16(const AttentionConfig& config, const WeightsF32& weights,
+                              const CalibrationRanges& ranges, Arena& storage, WeightsS16* out,
+                              ActivationQuant* act, WeightScales* scales = nullptr);
+
+}  // namespace attn

@@ -1,0 +1,65 @@
+// internal/kernels_fixed.h: the fixed-point kernel variants and the one chosen
+// for this target. Variants do no checking: the public ops in
+// attn/kernels_fixed.h and the fixed-point forwards validate once, before any
+// hot loop. Every variant of an op is bit-exact with its `ref`.
+#pragma once
+
+#include <cstdint>
+
+#include "attn/kernels_fixed.h"
+#include "attn/tensor.h"
+
+namespace attn {
+namespace detail {
+
+// Probabilities of the fused softmax are Q0.15 (32767 ~ 1.0). Chosen by
+// measurement, see softmax_fused_s32_ref.cpp.
+constexpr int kProbBits = 15;
+
+// Constants of the fused softmax (attn::FusedSoftmaxParams carries them).
+struct FusedSoftmax {
+  uint32_t exp_multiplier;  // [2^31, 2^32): t = ((u << exp_shift) * exp_multiplier) >> 32
+  int32_t exp_shift;        // [0, 31]
+  int32_t diff_limit;       // [0, (2^32 - 1) >> exp_shift]; u above it: probability 0
+};
+
+// The fused softmax's exponent: t = u * score_step * log2(e) in Q15.16 for a
+// score u steps below the row's max (u <= diff_limit). Shared by the kernels
+// and the converter (which searches diff_limit with it).
+constexpr uint32_t fused_exp_argument(uint32_t u, const FusedSoftmax& sm) {
+  return static_cast<uint32_t>((static_cast<uint64_t>(u << sm.exp_shift) * sm.exp_multiplier) >> 32);
+}
+
+// ---- portable scalar variants: always compiled, the oracle for the others ---
+// Stand-alone ops (see attn/kernels_fixed.h for the arithmetic).
+void linear_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
+void linear_s16_ref(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y);
+void softmax_s8_ref(ConstMatS8 x, const SoftmaxS8Params& p, MatS8 y);
+
+// Fused attention internals.
+// s[T, S] = round_half_up(sum_c (q[t, c] - zq) * (k[j, c] - zk) / 2^score_shift), int32 sum
+// (|sum| < 2^30 for d < 2^14).
+void scores_s8_ref(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
+// s[T, S] = round_half_up(sum_c q[t, c] * k[j, c] / 2^score_shift), int64 sum, int32 result.
+void scores_s16_ref(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);
+// One row: int32 scores row[begin, end) -> Q0.15 probabilities written as
+// int16 over the first 2*n bytes of the same row (entry j at bytes [2j, 2j+2));
+// entries outside [begin, end) (masked keys) become 0. 0 <= begin <= end <= n.
+void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+// o[t, c] = clamp(zo + MBQM(sum_j p[t, j] * (v[j, c] - zv), m, sh), -128, 127), int32 sum.
+void weighted_sum_s8_ref(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
+// o[t, c] = clamp(requantize_s64(sum_j p[t, j] * v[j, c], m, sh), -32768, 32767), int64 sum.
+void weighted_sum_s16_ref(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
+
+// ---- the variant dispatch.cpp picked for this target (no checks) -----------
+void linear_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
+void linear_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y);
+void softmax_s8(ConstMatS8 x, const SoftmaxS8Params& p, MatS8 y);
+void scores_s8(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
+void scores_s16(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);
+void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
+void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
+
+}  // namespace detail
+}  // namespace attn

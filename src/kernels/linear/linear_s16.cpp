@@ -1,0 +1,23 @@
+// linear_s16: public entry; checks views and quantization parameters, then
+// runs the dispatched variant.
+#include "attn/kernels_fixed.h"
+#include "internal/check.h"
+#include "internal/kernels_fixed.h"
+
+namespace attn {
+
+Status linear_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y) {
+  ATTN_TRY(detail::check_view(x));  // [M, K]
+  ATTN_TRY(detail::check_view(w));  // [N, K]
+  ATTN_TRY(detail::check_view(y));  // [M, N]
+  if (w.cols != x.cols || y.rows != x.rows || y.cols != w.rows) return Status::kBadShape;
+  if (p.multiplier == nullptr || p.shift == nullptr) return Status::kNullArgument;
+  if (p.act_min < -32768 || p.act_max > 32767 || p.act_min > p.act_max) return Status::kBadQuantParams;
+  for (int32_t n = 0; n < w.rows; ++n) {
+    if (p.multiplier[n] < 0 || p.shift[n] < -31 || p.shift[n] > 14) return Status::kBadQuantParams;
+  }
+  detail::linear_s16(x, w, bias, p, y);
+  return Status::kOk;
+}
+
+}  // namespace attn

@@ -1,0 +1,110 @@
+// calibrate_attention: the float32 forward of one calibration example, kept
+// stage by stage to record the ranges the converter quantizes with. Offline
+// code (float); the integer run-time path never calls it.
+#include <cmath>
+
+#include "attn/quantize.h"
+#include "internal/attend_f32.h"
+#include "internal/kernels_f32.h"
+
+namespace attn {
+namespace {
+
+// Widen r by the n values at p; false if one is not finite.
+bool widen(Range& r, const float* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(p[i])) return false;
+    r.min = p[i] < r.min ? p[i] : r.min;
+    r.max = p[i] > r.max ? p[i] : r.max;
+  }
+  return true;
+}
+
+size_t n_of(int32_t a, int32_t b) { return static_cast<size_t>(a) * static_cast<size_t>(b); }
+
+}  // namespace
+
+size_t calibrate_attention_bytes(const AttentionConfig& c, int32_t L, int32_t S) {
+  const int32_t D = c.inner_dim(), Dkv = c.kv_dim(), E = c.embed_dim;
+  return arena_round_up(n_of(L, D) * 4) * 2 + arena_round_up(n_of(S, Dkv) * 4) * 2 +
+         arena_round_up(n_of(L, E) * 4) + arena_round_up(static_cast<size_t>(S) * 4);
+}
+
+Status calibrate_attention(const Plan& plan, const WeightsF32& w, const Mask& mask, const IoF32& io,
+                           Arena& arena, CalibrationRanges* ranges) {
+  if (ranges == nullptr) return Status::kNullArgument;
+  if (plan.dtype != DType::kF32) return Status::kBadDtype;
+  Plan fresh;
+  if (plan.decode || plan_attention(plan.config, plan.dtype, plan.query_len, plan.key_len, &fresh,
+                                    plan.tile_rows) != Status::kOk) {
+    return Status::kPlanMismatch;
+  }
+  const AttentionConfig& c = plan.config;
+  if (c.rope_base != 0.0f) return Status::kBadDtype;
+  if (w.wq == nullptr || w.wk == nullptr || w.wv == nullptr || w.wo == nullptr) return Status::kNullArgument;
+  if (c.bias && (w.bq == nullptr || w.bk == nullptr || w.bv == nullptr || w.bo == nullptr)) {
+    return Status::kNullArgument;
+  }
+  if (io.query == nullptr || io.key == nullptr || io.value == nullptr) return Status::kNullArgument;
+  ATTN_TRY(detail::check_mask(mask, plan.key_len));
+
+  const int32_t E = c.embed_dim, H = c.num_heads, hd = c.head_dim, D = H * hd, Dkv = c.num_kv_heads * hd;
+  const int32_t L = plan.query_len, S = plan.key_len, group = H / c.num_kv_heads;
+  const size_t mark = arena.mark();
+  float *q = nullptr, *k = nullptr, *v = nullptr, *ctx = nullptr, *y = nullptr, *s = nullptr;
+  const Status carved = [&] {
+    ATTN_TRY(arena.alloc_array(n_of(L, D), &q));              // Q [L, D]
+    ATTN_TRY(arena.alloc_array(n_of(S, Dkv), &k));            // K [S, Dkv]
+    ATTN_TRY(arena.alloc_array(n_of(S, Dkv), &v));            // V [S, Dkv]
+    ATTN_TRY(arena.alloc_array(n_of(L, D), &ctx));            // context [L, D]
+    ATTN_TRY(arena.alloc_array(n_of(L, E), &y));              // output [L, E]
+    ATTN_TRY(arena.alloc_array(static_cast<size_t>(S), &s));  // one score row [S]
+    return Status::kOk;
+  }();
+  if (carved != Status::kOk) {
+    arena.release(mark);
+    return carved;
+  }
+  detail::linear_f32(matrix(io.query, L, E), matrix(w.wq, D, E), c.bias ? w.bq : nullptr, matrix(q, L, D));
+  detail::linear_f32(matrix(io.key, S, c.kdim), matrix(w.wk, Dkv, c.kdim), c.bias ? w.bk : nullptr,
+                     matrix(k, S, Dkv));
+  detail::linear_f32(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), c.bias ? w.bv : nullptr,
+                     matrix(v, S, Dkv));
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  const int32_t mask_stride = mask.additive_stride != 0 ? mask.additive_stride : S;
+  for (int32_t i = 0; i < L; ++i) {
+    const detail::KeyRange keys = detail::visible_keys(mask, i, S);
+    const int32_t n = keys.end - keys.begin;
+    for (int32_t h = 0; h < H; ++h) {
+      const int32_t g0 = (h / group) * hd;
+      const MatF32 out = MatF32{ctx + static_cast<ptrdiff_t>(i) * D + h * hd, 1, hd, D};  // [1, hd]
+      if (n <= 0) {
+        for (int32_t e = 0; e < hd; ++e) out.data[e] = 0.0f;
+        continue;
+      }
+      const ConstMatF32 qh = ConstMatF32{q + static_cast<ptrdiff_t>(i) * D + h * hd, 1, hd, D};  // [1, hd]
+      const ConstMatF32 kh = ConstMatF32{k + static_cast<ptrdiff_t>(keys.begin) * Dkv + g0, n, hd, Dkv};
+      const ConstMatF32 vh = ConstMatF32{v + static_cast<ptrdiff_t>(keys.begin) * Dkv + g0, n, hd, Dkv};
+      detail::scores_f32(qh, kh, scale, MatF32{s, 1, n, n});
+      if (mask.additive != nullptr) {
+        const float* m = mask.additive + static_cast<ptrdiff_t>(i) * mask_stride + keys.begin;  // [n]
+        for (int32_t j = 0; j < n; ++j) s[j] += m[j];
+      }
+      detail::softmax_row_f32(s, n);
+      detail::weighted_sum_f32(ConstMatF32{s, 1, n, n}, vh, out);
+    }
+  }
+  detail::linear_f32(matrix(static_cast<const float*>(ctx), L, D), matrix(w.wo, E, D),
+                     c.bias ? w.bo : nullptr, matrix(y, L, E));
+  bool finite = widen(ranges->query, io.query, n_of(L, E)) && widen(ranges->key, io.key, n_of(S, c.kdim)) &&
+                widen(ranges->value, io.value, n_of(S, c.vdim)) && widen(ranges->q, q, n_of(L, D)) &&
+                widen(ranges->k, k, n_of(S, Dkv)) && widen(ranges->v, v, n_of(S, Dkv)) &&
+                widen(ranges->context, ctx, n_of(L, D)) && widen(ranges->output, y, n_of(L, E));
+  if (finite && io.output != nullptr) {
+    for (size_t i = 0; i < n_of(L, E); ++i) io.output[i] = y[i];
+  }
+  arena.release(mark);
+  return finite ? Status::kOk : Status::kBadQuantParams;
+}
+
+}  // namespace attn

@@ -1,0 +1,140 @@
+// attention_s8.cpp: the int8 multi-head attention forward, integers only.
+//
+// Same row-tiled schedule as forward_f32: K and V are projected once into
+// the arena; then, per tile of T query rows, Q is projected and every head
+// computes int32 scores, the fused softmax (Q0.15 probabilities written over
+// the scores), P.V with int32 accumulation and its requantization into the
+// head's columns of the context tile; the tile's context goes through the
+// output projection straight into the caller's output. Arena use:
+// 2*S*D + 2*T*D bytes of int8 plus T*S int32, independent of H and L.
+#include "attn/attention_fixed.h"
+#include "internal/attention_fixed_common.h"
+#include "internal/kernels_fixed.h"
+
+namespace attn {
+namespace {
+
+bool zp_ok(int32_t zp) { return zp >= -128 && zp <= 127; }
+
+Status check_projection(const ProjectionS8& p, int32_t out) {
+  if (p.weight == nullptr || p.bias == nullptr) return Status::kNullArgument;
+  return detail::check_requant(p.multiplier, p.shift, out, 30);
+}
+
+Status check_args(const Plan& plan, const WeightsS8& w, const Mask& mask, const IoS8& io) {
+  ATTN_TRY(detail::check_plan_and_mask(plan, DType::kS8, mask));
+  const AttentionConfig& c = plan.config;
+  // |score| <= head_dim * 255^2 must stay below 2^30 (the max - score difference fits int32).
+  if (c.head_dim >= (1 << 14)) return Status::kBadHeadDim;
+  if (io.query == nullptr || io.key == nullptr || io.value == nullptr || io.output == nullptr) {
+    return Status::kNullArgument;
+  }
+  const int32_t D = c.num_heads * c.head_dim;
+  const int32_t Dkv = c.num_kv_heads * c.head_dim;
+  ATTN_TRY(check_projection(w.q, D));
+  ATTN_TRY(check_projection(w.k, Dkv));
+  ATTN_TRY(check_projection(w.v, Dkv));
+  ATTN_TRY(check_projection(w.o, c.embed_dim));
+  if (!zp_ok(w.q_zero_point) || !zp_ok(w.k_zero_point) || !zp_ok(w.v_zero_point) ||
+      !zp_ok(w.context_zero_point) || !zp_ok(w.output_zero_point)) {
+    return Status::kBadQuantParams;
+  }
+  ATTN_TRY(detail::check_softmax(w.softmax));
+  if (w.softmax.score_shift > 30) return Status::kBadQuantParams;
+  if (w.context_multiplier < 0 || !detail::shift_ok(w.context_shift, 30)) return Status::kBadQuantParams;
+  return Status::kOk;
+}
+
+// The projection's per-channel requantization; the input zero point is folded into the bias.
+LinearS8Params linear_params(const ProjectionS8& p, int32_t output_zero_point) {
+  LinearS8Params lp;
+  lp.input_zero_point = 0;
+  lp.output_zero_point = output_zero_point;
+  lp.multiplier = p.multiplier;
+  lp.shift = p.shift;
+  return lp;
+}
+
+}  // namespace
+
+Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const IoS8& io, Arena& arena) {
+  ATTN_TRY(check_args(plan, w, mask, io));
+  const AttentionConfig& c = plan.config;
+  const int32_t E = c.embed_dim;
+  const int32_t H = c.num_heads;
+  const int32_t hd = c.head_dim;
+  const int32_t D = H * hd;                  // width of Q and O
+  const int32_t Dkv = c.num_kv_heads * hd;   // width of K and V
+  const int32_t group = H / c.num_kv_heads;  // query heads per K/V head
+  const int32_t L = plan.query_len;
+  const int32_t S = plan.key_len;
+  const int32_t T = plan.tile_rows;
+
+  // Carve every buffer before writing anything: a short arena fails cleanly.
+  const size_t mark = arena.mark();
+  int8_t* k_buf = nullptr;   // K  [S, Dkv]
+  int8_t* v_buf = nullptr;   // V  [S, Dkv]
+  int8_t* q_buf = nullptr;   // Q tile  [T, D]
+  int32_t* s_buf = nullptr;  // scores [T, S] int32, then probabilities [T, S] int16 (row stride 2S) in place
+  int8_t* o_buf = nullptr;   // context tile, heads concatenated  [T, D]
+  const Status carved = [&] {
+    ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(Dkv), &k_buf));
+    ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(Dkv), &v_buf));
+    ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(D), &q_buf));
+    ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(S), &s_buf));
+    ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(D), &o_buf));
+    return Status::kOk;
+  }();
+  if (carved != Status::kOk) {
+    arena.release(mark);
+    return carved;
+  }
+  const MatS8 K = matrix(k_buf, S, Dkv);
+  const MatS8 V = matrix(v_buf, S, Dkv);
+  const detail::FusedSoftmax sm{w.softmax.exp_multiplier, w.softmax.exp_shift, w.softmax.diff_limit};
+
+  // K = Xk Wk^T + bk, V = Xv Wv^T + bv, once for all query tiles.
+  detail::linear_s8(matrix(io.key, S, c.kdim), matrix(w.k.weight, Dkv, c.kdim), w.k.bias,
+                    linear_params(w.k, w.k_zero_point), K);
+  detail::linear_s8(matrix(io.value, S, c.vdim), matrix(w.v.weight, Dkv, c.vdim), w.v.bias,
+                    linear_params(w.v, w.v_zero_point), V);
+
+  for (int32_t t0 = 0; t0 < L; t0 += T) {
+    const int32_t rows = T < L - t0 ? T : L - t0;
+    const MatS8 Q = matrix(q_buf, rows, D);  // [rows, D]
+    const MatS8 O = matrix(o_buf, rows, D);  // [rows, D]
+    // Keys any row of this tile may see: from the first row's begin to the last row's end.
+    const int32_t k0 = detail::visible_keys(mask, t0, S).begin;
+    const int32_t n = detail::visible_keys(mask, t0 + rows - 1, S).end - k0;
+    const MatS32 scores = MatS32{s_buf, rows, n, S};  // [rows, n] of the [T, S] scratch
+    // The same memory as int16 probabilities: row r starts at byte 4*S*r.
+    const ConstMatS16 P = ConstMatS16{reinterpret_cast<const int16_t*>(s_buf), rows, n, 2 * S};
+
+    // Q_t = X_t Wq^T + bq
+    detail::linear_s8(matrix(io.query + static_cast<ptrdiff_t>(t0) * E, rows, E), matrix(w.q.weight, D, E),
+                      w.q.bias, linear_params(w.q, w.q_zero_point), Q);
+
+    for (int32_t h = 0; h < H; ++h) {
+      const int32_t c0 = h * hd;            // head h owns columns [c0, c0 + hd) of Q and O
+      const int32_t g0 = (h / group) * hd;  // and reads columns [g0, g0 + hd) of K and V
+      // s = (Q_h - zq)(K_h - zk)^T over the visible keys, int32
+      detail::scores_s8(Q.cols_slice(c0, hd), w.q_zero_point, K.rows_slice(k0, n).cols_slice(g0, hd),
+                        w.k_zero_point, w.softmax.score_shift, scores);
+      // p = softmax(s * score_scale), Q0.15, over each row's own visible keys
+      for (int32_t r = 0; r < rows; ++r) {
+        const detail::KeyRange own = detail::visible_keys(mask, t0 + r, S);
+        detail::softmax_fused_row(scores.row(r), own.begin - k0, own.end - k0, n, sm);
+      }
+      // O_h = P (V_h - zv), requantized into head h's columns of the context
+      detail::weighted_sum_s8(P, V.rows_slice(k0, n).cols_slice(g0, hd), w.v_zero_point, w.context_multiplier,
+                              w.context_shift, w.context_zero_point, O.cols_slice(c0, hd));
+    }
+    // Y_t = O_t Wo^T + bo, straight into the caller's output
+    detail::linear_s8(O, matrix(w.o.weight, E, D), w.o.bias, linear_params(w.o, w.output_zero_point),
+                      matrix(io.output + static_cast<ptrdiff_t>(t0) * E, rows, E));
+  }
+  arena.release(mark);
+  return Status::kOk;
+}
+
+}  // namespace attn

@@ -1,0 +1,379 @@
+// model.cpp: validation and zero-copy views of a .attn blob (format v1).
+//
+// load() checks everything once, in file order, and returns the first
+// problem found; afterwards block()/tensor() only read validated records.
+// Records are copied field-wise into locals with memcpy, so the tables need
+// no alignment; tensor data is handed out in place.
+#include <cstring>
+
+#include "attn/model.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#error "the .attn format is little-endian; this loader reads it in place"
+#endif
+
+namespace attn {
+namespace {
+
+using format::BlockRecord;
+using format::Header;
+using format::Role;
+using format::TensorDesc;
+
+template <class T>
+T read_record(const uint8_t* p) {
+  T t;
+  std::memcpy(&t, p, sizeof(T));
+  return t;
+}
+
+// a * b into *out; false when it overflows 64 bits.
+bool mul_u64(uint64_t a, uint64_t b, uint64_t* out) {
+  if (a != 0 && b > UINT64_MAX / a) return false;
+  *out = a * b;
+  return true;
+}
+
+bool add_u64(uint64_t a, uint64_t b, uint64_t* out) {
+  if (b > UINT64_MAX - a) return false;
+  *out = a + b;
+  return true;
+}
+
+bool known_dtype(uint16_t d) { return d >= 1 && d <= 6; }
+
+// Block dtypes this loader runs. The fixed-point issue adds kS8 / kS16.
+bool known_block_dtype(uint16_t d) { return d == static_cast<uint16_t>(DType::kF32); }
+
+// Roles this loader knows. Quantization roles (16..63) get added here.
+bool known_role(uint16_t r) { return (r >= 1 && r <= 8) || r == static_cast<uint16_t>(Role::kUser); }
+
+bool known_layout(uint16_t l) { return l == static_cast<uint16_t>(format::Layout::kPlain); }
+
+// What a block needs for `role`: dtype, rank and dims. False when the role
+// does not belong in a block of this dtype.
+struct Expected {
+  uint16_t dtype;
+  uint16_t rank;
+  uint32_t dims[2];
+  bool required;
+};
+
+bool expected_tensor(const BlockRecord& b, uint16_t role, Expected* e) {
+  const uint32_t d = b.num_heads * b.head_dim;  // validated: no overflow
+  const bool bias = (b.flags & format::kBlockBias) != 0;
+  switch (static_cast<Role>(role)) {
+    case Role::kWq:
+      *e = {b.dtype, 2, {d, b.embed_dim}, true};
+      return true;
+    case Role::kWk:
+      *e = {b.dtype, 2, {d, b.kdim}, true};
+      return true;
+    case Role::kWv:
+      *e = {b.dtype, 2, {d, b.vdim}, true};
+      return true;
+    case Role::kWo:
+      *e = {b.dtype, 2, {b.embed_dim, d}, true};
+      return true;
+    case Role::kBq:
+    case Role::kBk:
+    case Role::kBv:
+      *e = {b.dtype, 1, {d, 0}, bias};
+      return true;
+    case Role::kBo:
+      *e = {b.dtype, 1, {b.embed_dim, 0}, bias};
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Roles a block of this dtype must or may hold, as bit sets.
+void block_roles(const BlockRecord& b, uint64_t* required, uint64_t* allowed) {
+  *required = 0;
+  *allowed = 0;
+  for (uint16_t r = 1; r <= format::kMaxRole; ++r) {
+    Expected e{};
+    if (!expected_tensor(b, r, &e)) continue;
+    *allowed |= uint64_t{1} << r;
+    if (e.required) *required |= uint64_t{1} << r;
+  }
+}
+
+Status check_dim(uint32_t v, uint32_t cap) {
+  if (v == 0) return Status::kBadDims;
+  if (v > cap) return Status::kDimsTooLarge;
+  return Status::kOk;
+}
+
+Status check_block(const BlockRecord& b) {
+  if (!known_dtype(b.dtype) || !known_block_dtype(b.dtype)) return Status::kUnknownDtype;
+  if ((b.flags & ~format::kKnownBlockFlags) != 0) return Status::kUnknownFlags;
+  if (b.n_kv_heads != 0 || b.rope != 0) return Status::kBadReserved;
+  for (uint32_t r : b.reserved) {
+    if (r != 0) return Status::kBadReserved;
+  }
+  const uint32_t kMaxDim = ATTN_MAX_DIM;
+  ATTN_TRY(check_dim(b.embed_dim, kMaxDim));
+  ATTN_TRY(check_dim(b.num_heads, ATTN_MAX_HEADS));
+  ATTN_TRY(check_dim(b.head_dim, kMaxDim));
+  ATTN_TRY(check_dim(b.kdim, kMaxDim));
+  ATTN_TRY(check_dim(b.vdim, kMaxDim));
+  if (static_cast<uint64_t>(b.num_heads) * b.head_dim > kMaxDim) return Status::kDimsTooLarge;
+  return Status::kOk;
+}
+
+// Name: non-empty, NUL within the field, zero bytes after the NUL.
+Status check_name(const char (&name)[format::kNameBytes]) {
+  if (name[0] == '\0') return Status::kBadTensorName;
+  size_t n = 0;
+  while (n < format::kNameBytes && name[n] != '\0') ++n;
+  if (n == format::kNameBytes) return Status::kBadTensorName;
+  for (size_t i = n; i < format::kNameBytes; ++i) {
+    if (name[i] != '\0') return Status::kBadTensorName;
+  }
+  return Status::kOk;
+}
+
+// Everything about one tensor that needs no other record but the header.
+Status check_tensor(const TensorDesc& t, const Header& h, uint64_t data_bytes) {
+  ATTN_TRY(check_name(t.name));
+  if (t.reserved0 != 0 || t.reserved[0] != 0 || t.reserved[1] != 0) return Status::kBadReserved;
+  if (!known_role(t.role)) return Status::kUnknownRole;
+  if (!known_dtype(t.dtype)) return Status::kUnknownDtype;
+  if (!known_layout(t.layout)) return Status::kUnknownLayout;
+  if (t.role == static_cast<uint16_t>(Role::kUser)) {
+    if (t.block != format::kNoBlock) return Status::kBadBlock;
+  } else if (t.block >= h.block_count) {
+    return Status::kBadBlock;
+  }
+  if (t.rank < 1 || t.rank > format::kMaxRank) return Status::kBadDims;
+  uint64_t elements = 1;
+  for (int i = 0; i < format::kMaxRank; ++i) {
+    const uint32_t v = t.dims[i];
+    if (i >= t.rank) {
+      if (v != 0) return Status::kBadReserved;
+      continue;
+    }
+    ATTN_TRY(check_dim(v, ATTN_MAX_TENSOR_DIM));
+    if (!mul_u64(elements, v, &elements)) return Status::kSizeOverflow;
+  }
+  uint64_t bytes = 0;
+  if (!mul_u64(elements, dtype_size(static_cast<DType>(t.dtype)), &bytes)) return Status::kSizeOverflow;
+  if (bytes != t.byte_size) return Status::kBadByteSize;
+  if (t.offset % h.data_align != 0) return Status::kTensorMisaligned;
+  uint64_t end = 0;
+  if (!add_u64(t.offset, t.byte_size, &end)) return Status::kSizeOverflow;
+  if (end > data_bytes) return Status::kOffsetOutOfBounds;
+  return Status::kOk;
+}
+
+// A table of `count` records of `record` bytes at `offset`, not before
+// `min_offset`; its end in *end.
+Status check_table(uint64_t offset, uint64_t count, uint64_t record, uint64_t min_offset, uint64_t file_size,
+                   uint64_t* end) {
+  uint64_t bytes = 0;
+  if (!mul_u64(count, record, &bytes) || !add_u64(offset, bytes, end)) return Status::kSizeOverflow;
+  if (offset < min_offset || *end > file_size) return Status::kOffsetOutOfBounds;
+  return Status::kOk;
+}
+
+// Magic, version and header size: enough to trust header_size and file_size's position.
+Status check_preamble(const uint8_t* p, size_t size) {
+  if (size < sizeof(uint32_t)) return Status::kTruncated;
+  uint32_t magic = 0;
+  std::memcpy(&magic, p, sizeof magic);
+  if (magic != format::kMagic) return Status::kBadMagic;
+  if (size < offsetof(Header, crc32)) return Status::kTruncated;
+  uint16_t version = 0, header_size = 0;
+  std::memcpy(&version, p + offsetof(Header, version), sizeof version);
+  std::memcpy(&header_size, p + offsetof(Header, header_size), sizeof header_size);
+  if (version == 0 || version > format::kVersion) return Status::kUnsupportedVersion;
+  if (header_size != sizeof(Header)) return Status::kBadHeaderSize;  // v1's only size
+  if (size < sizeof(Header)) return Status::kTruncated;
+  return Status::kOk;
+}
+
+Status check_header(const uint8_t* p, size_t size, Header* h) {
+  ATTN_TRY(check_preamble(p, size));
+  *h = read_record<Header>(p);
+  if (h->file_size > size) return Status::kTruncated;
+  if (h->file_size < size) return Status::kFileSizeMismatch;
+  if (crc32(p + format::kCrcStart, size - format::kCrcStart) != h->crc32) return Status::kCrcMismatch;
+  if ((h->flags & ~format::kKnownHeaderFlags) != 0) return Status::kUnknownFlags;
+  if (h->reserved0 != 0) return Status::kBadReserved;
+  const uint32_t a = h->data_align;
+  if (a < format::kMinDataAlign || a > ATTN_MAX_DATA_ALIGN || (a & (a - 1)) != 0)
+    return Status::kBadAlignment;
+  if (h->block_count > ATTN_MAX_BLOCKS || h->tensor_count > ATTN_MAX_TENSORS) return Status::kTooManyEntries;
+  uint64_t blocks_end = 0, tensors_end = 0;
+  ATTN_TRY(check_table(h->blocks_offset, h->block_count, sizeof(BlockRecord), sizeof(Header), h->file_size,
+                       &blocks_end));
+  ATTN_TRY(check_table(h->tensors_offset, h->tensor_count, sizeof(TensorDesc), blocks_end, h->file_size,
+                       &tensors_end));
+  if (h->data_offset < tensors_end || h->data_offset > h->file_size) return Status::kOffsetOutOfBounds;
+  if (h->data_offset % a != 0) return Status::kTensorMisaligned;
+  return Status::kOk;
+}
+
+}  // namespace
+
+Status Model::load(const void* data, size_t size, Model* out) {
+  if (data == nullptr || out == nullptr) return Status::kNullArgument;
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  if (reinterpret_cast<uintptr_t>(p) % format::kMinDataAlign != 0) return Status::kBlobMisaligned;
+  Header h{};
+  ATTN_TRY(check_header(p, size, &h));
+  // Offsets are now <= file_size == size, so they fit size_t.
+  const size_t blocks_at = static_cast<size_t>(h.blocks_offset);
+  const size_t tensors_at = static_cast<size_t>(h.tensors_offset);
+  const uint64_t data_bytes = h.file_size - h.data_offset;
+
+  for (uint32_t b = 0; b < h.block_count; ++b) {
+    ATTN_TRY(check_block(read_record<BlockRecord>(p + blocks_at + size_t{b} * sizeof(BlockRecord))));
+  }
+  for (uint32_t i = 0; i < h.tensor_count; ++i) {
+    const TensorDesc t = read_record<TensorDesc>(p + tensors_at + size_t{i} * sizeof(TensorDesc));
+    ATTN_TRY(check_tensor(t, h, data_bytes));
+    // Pairwise against the earlier tensors: names unique, bytes disjoint.
+    for (uint32_t j = 0; j < i; ++j) {
+      const TensorDesc u = read_record<TensorDesc>(p + tensors_at + size_t{j} * sizeof(TensorDesc));
+      if (std::memcmp(t.name, u.name, format::kNameBytes) == 0) return Status::kDuplicateName;
+      if (t.offset < u.offset + u.byte_size && u.offset < t.offset + t.byte_size)
+        return Status::kTensorOverlap;
+    }
+  }
+  // Each block: the roles its dtype and flags require, once each, with
+  // dims that agree with its hyperparameters.
+  for (uint32_t b = 0; b < h.block_count; ++b) {
+    const BlockRecord r = read_record<BlockRecord>(p + blocks_at + size_t{b} * sizeof(BlockRecord));
+    uint64_t required = 0, allowed = 0, seen = 0;
+    block_roles(r, &required, &allowed);
+    for (uint32_t i = 0; i < h.tensor_count; ++i) {
+      const TensorDesc t = read_record<TensorDesc>(p + tensors_at + size_t{i} * sizeof(TensorDesc));
+      if (t.block != b) continue;
+      const uint64_t bit = uint64_t{1} << t.role;  // role <= kMaxRole: checked
+      if ((seen & bit) != 0) return Status::kDuplicateRole;
+      seen |= bit;
+      Expected e{};
+      if ((allowed & bit) == 0 || !expected_tensor(r, t.role, &e)) return Status::kUnknownRole;
+      if (!e.required) return Status::kDimsMismatch;  // e.g. a bias in a block without bias
+      if (t.dtype != e.dtype) return Status::kDtypeMismatch;
+      if (t.layout != static_cast<uint16_t>(format::Layout::kPlain)) return Status::kUnknownLayout;
+      if (t.rank != e.rank) return Status::kDimsMismatch;
+      for (uint16_t k = 0; k < e.rank; ++k) {
+        if (t.dims[k] != e.dims[k]) return Status::kDimsMismatch;
+      }
+    }
+    if ((seen & required) != required) return Status::kMissingTensor;
+  }
+
+  out->base_ = p;
+  out->size_ = size;
+  out->block_count_ = h.block_count;
+  out->tensor_count_ = h.tensor_count;
+  out->blocks_offset_ = blocks_at;
+  out->tensors_offset_ = tensors_at;
+  out->data_offset_ = static_cast<size_t>(h.data_offset);
+  return Status::kOk;
+}
+
+Status Model::file_size(const void* data, size_t available, size_t* out) {
+  if (data == nullptr || out == nullptr) return Status::kNullArgument;
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  ATTN_TRY(check_preamble(p, available));
+  const uint64_t n = read_record<Header>(p).file_size;
+  if (n > available) return Status::kTruncated;
+  *out = static_cast<size_t>(n);
+  return Status::kOk;
+}
+
+uint16_t Model::version() const {
+  if (base_ == nullptr) return 0;
+  return read_record<Header>(base_).version;
+}
+
+uint32_t Model::crc() const {
+  if (base_ == nullptr) return 0;
+  return read_record<Header>(base_).crc32;
+}
+
+uint32_t Model::data_align() const {
+  if (base_ == nullptr) return 0;
+  return read_record<Header>(base_).data_align;
+}
+
+Status Model::tensor(uint32_t i, TensorView* out) const {
+  if (out == nullptr) return Status::kNullArgument;
+  if (i >= tensor_count_) return Status::kBlockIndex;
+  const uint8_t* rec = base_ + tensors_offset_ + size_t{i} * sizeof(TensorDesc);
+  const TensorDesc t = read_record<TensorDesc>(rec);
+  TensorView v;
+  v.name = reinterpret_cast<const char*>(rec + offsetof(TensorDesc, name));
+  v.role = static_cast<Role>(t.role);
+  v.dtype = static_cast<DType>(t.dtype);
+  v.layout = static_cast<format::Layout>(t.layout);
+  v.rank = t.rank;
+  for (int k = 0; k < format::kMaxRank; ++k) v.dims[k] = static_cast<int32_t>(t.dims[k]);
+  v.block = t.block;
+  v.data = base_ + data_offset_ + static_cast<size_t>(t.offset);
+  v.byte_size = static_cast<size_t>(t.byte_size);
+  *out = v;
+  return Status::kOk;
+}
+
+Status Model::find_tensor(const char* name, TensorView* out) const {
+  if (name == nullptr || out == nullptr) return Status::kNullArgument;
+  for (uint32_t i = 0; i < tensor_count_; ++i) {
+    TensorView v;
+    ATTN_TRY(tensor(i, &v));
+    if (std::strncmp(v.name, name, format::kNameBytes) == 0 && std::strlen(name) < format::kNameBytes) {
+      *out = v;
+      return Status::kOk;
+    }
+  }
+  return Status::kNotFound;
+}
+
+Status Model::find_block_tensor(uint32_t block, Role role, TensorView* out) const {
+  if (out == nullptr) return Status::kNullArgument;
+  if (block >= block_count_) return Status::kBlockIndex;
+  for (uint32_t i = 0; i < tensor_count_; ++i) {
+    TensorView v;
+    ATTN_TRY(tensor(i, &v));
+    if (v.block == block && v.role == role) {
+      *out = v;
+      return Status::kOk;
+    }
+  }
+  return Status::kNotFound;
+}
+
+Status Model::block(uint32_t i, Block* out) const {
+  if (out == nullptr) return Status::kNullArgument;
+  if (i >= block_count_) return Status::kBlockIndex;
+  const BlockRecord r = read_record<BlockRecord>(base_ + blocks_offset_ + size_t{i} * sizeof(BlockRecord));
+  Block b;
+  b.config.embed_dim = static_cast<int32_t>(r.embed_dim);
+  b.config.num_heads = static_cast<int32_t>(r.num_heads);
+  b.config.head_dim = static_cast<int32_t>(r.head_dim);
+  b.config.kdim = static_cast<int32_t>(r.kdim);
+  b.config.vdim = static_cast<int32_t>(r.vdim);
+  b.config.bias = (r.flags & format::kBlockBias) != 0;
+  b.dtype = static_cast<DType>(r.dtype);
+  if (b.dtype == DType::kF32) {
+    const float** slots[] = {&b.f32.wq, &b.f32.wk, &b.f32.wv, &b.f32.wo,
+                             &b.f32.bq, &b.f32.bk, &b.f32.bv, &b.f32.bo};
+    for (uint32_t t = 0; t < tensor_count_; ++t) {
+      TensorView v;
+      ATTN_TRY(tensor(t, &v));
+      const uint16_t role = static_cast<uint16_t>(v.role);
+      if (v.block != i || role < 1 || role > 8) continue;
+      *slots[role - 1] = static_cast<const float*>(v.data);
+    }
+  }
+  *out = b;
+  return Status::kOk;
+}
+
+}  // namespace attn

@@ -1,0 +1,338 @@
+// cli_test.cpp: the `attn` tools binary, run as a user would.
+//  - tests/data/format/cases.txt (from tools/gen_format_fixtures.py, PyTorch):
+//    `attn import` must write the export script's bytes, and `attn run` must
+//    reproduce torch.nn.MultiheadAttention (float64) within
+//    max|y - y_ref| <= 1e-5 max|y_ref| + 1e-6, for every layout;
+//  - every error path: non-zero exit, one line on stderr naming the file,
+//    no output file left behind.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../tools/cli/npy.h"
+#include "attn/attention.h"
+#include "attn/model.h"
+
+#ifdef ATTN_CLI_PATH
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kData = std::string(ATTN_TEST_DATA_DIR) + "/format/";
+
+std::vector<uint8_t> slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+void spit(const std::string& path, const std::vector<uint8_t>& b) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct Result {
+  int code;
+  std::string err;
+  std::string out;
+};
+
+// A scratch directory per test case.
+struct TempDir {
+  TempDir() {
+    static int n = 0;
+    path = fs::temp_directory_path() /
+           ("attn_cli_test." + std::to_string(::getpid()) + "." + std::to_string(n++));
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+  // Files other than the ones the test made itself.
+  size_t count() const { return static_cast<size_t>(std::distance(fs::directory_iterator(path), {})); }
+  fs::path path;
+};
+
+// Run `attn ARGS` (args already quoted) from `cwd`.
+Result run_attn(const std::string& args, const TempDir& tmp, const std::string& cwd = kData) {
+  const std::string err = tmp / ".stderr", out = tmp / ".stdout";
+  const std::string cmd = "cd " + quote(cwd) + " && " + quote(ATTN_CLI_PATH) + " " + args + " >" +
+                          quote(out) + " 2>" + quote(err);
+  const int st = std::system(cmd.c_str());
+  Result r{WIFEXITED(st) ? WEXITSTATUS(st) : -1, "", ""};
+  const std::vector<uint8_t> e = slurp(err), o = slurp(out);
+  r.err.assign(e.begin(), e.end());
+  r.out.assign(o.begin(), o.end());
+  fs::remove(err);
+  fs::remove(out);
+  return r;
+}
+
+std::vector<std::vector<std::string>> cases() {
+  std::ifstream f(kData + "cases.txt");
+  std::vector<std::vector<std::string>> out;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream is(line);
+    std::vector<std::string> w;
+    std::string t;
+    while (is >> t) w.push_back(t);
+    out.push_back(w);
+  }
+  return out;
+}
+
+std::string join_quoted(const std::vector<std::string>& w, size_t from) {
+  std::string s;
+  for (size_t i = from; i < w.size(); ++i) s += " " + quote(w[i]);
+  return s;
+}
+
+// The failure contract: exit 1, exactly one line on stderr, naming `name`.
+void check_error(const Result& r, const std::string& name, const std::string& problem = "") {
+  INFO("stderr: " << r.err);
+  CHECK(r.code == 1);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.err.find(name) != std::string::npos);
+  if (!problem.empty()) CHECK(r.err.find(problem) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("attn import writes the export script's bytes", "[cli]") {
+  TempDir tmp;
+  int n = 0;
+  for (const auto& w : cases()) {
+    if (w[0] != "import") continue;
+    ++n;
+    CAPTURE(w[1]);
+    const std::string out = tmp / "out.attn";
+    const Result r = run_attn("import " + quote(w[2]) + join_quoted(w, 3) + " -o " + quote(out), tmp);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const std::vector<uint8_t> want = slurp(kData + w[1]), got = slurp(out);
+    REQUIRE(!want.empty());
+    CHECK(got == want);
+  }
+  CHECK(n >= 5);  // packed, f16 weights, cross, encoder layer, BERT (one and several layers)
+}
+
+TEST_CASE("attn run reproduces torch.nn.MultiheadAttention for every layout", "[cli]") {
+  TempDir tmp;
+  int n = 0;
+  for (const auto& w : cases()) {
+    if (w[0] != "run") continue;
+    ++n;
+    CAPTURE(w[2]);
+    const std::string out = tmp / "y.npy";
+    const Result r = run_attn("run " + quote(w[1]) + join_quoted(w, 3) + " -o " + quote(out), tmp);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const attn::npy::Array y = attn::npy::parse(slurp(out));
+    const attn::npy::Array ref = attn::npy::parse(slurp(kData + w[2]));
+    REQUIRE(y.descr == "<f4");
+    REQUIRE(ref.descr == "<f8");
+    REQUIRE(y.shape == ref.shape);
+    double err = 0, peak = 0;
+    for (size_t i = 0; i < ref.f64.size(); ++i) {
+      err = std::max(err, std::fabs(static_cast<double>(y.f32[i]) - ref.f64[i]));
+      peak = std::max(peak, std::fabs(ref.f64[i]));
+    }
+    CAPTURE(err, peak);
+    CHECK(peak > 0.0);
+    CHECK(err <= 1e-5 * peak + 1e-6);
+  }
+  CHECK(n >= 15);
+}
+
+TEST_CASE("attn verify and info on a valid file", "[cli]") {
+  TempDir tmp;
+  Result r = run_attn("verify layers.attn", tmp);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("3 blocks") != std::string::npos);
+  r = run_attn("info mha_cross.attn --L 5 --S 7", tmp);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("kdim=12 vdim=10") != std::string::npos);
+  attn::AttentionConfig c;
+  c.embed_dim = 16;
+  c.num_heads = 2;
+  c.kdim = 12;
+  c.vdim = 10;
+  const size_t bytes = attn::attention_arena_bytes(c, attn::DType::kF32, 5, 7);
+  CHECK(r.out.find("arena(L=5,S=7)=" + std::to_string(bytes) + " bytes") != std::string::npos);
+}
+
+TEST_CASE("attn emit-c writes a header holding the blob, its size and the arena bytes", "[cli]") {
+  TempDir tmp;
+  const std::string h = tmp / "model.h";
+  const Result r =
+      run_attn("emit-c mha_packed.attn -o " + quote(h) + " --name my_model --max-L 32 --max-S 48", tmp);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::vector<uint8_t> hb = slurp(h);
+  const std::string text(hb.begin(), hb.end());
+  const std::vector<uint8_t> blob = slurp(kData + "mha_packed.attn");
+  CHECK(text.find("#define MY_MODEL_SIZE " + std::to_string(blob.size()) + "u") != std::string::npos);
+  attn::AttentionConfig c;
+  c.embed_dim = 16;
+  c.num_heads = 4;
+  const size_t arena = attn::attention_arena_bytes(c, attn::DType::kF32, 32, 48);
+  CHECK(text.find("#define MY_MODEL_ARENA_BYTES " + std::to_string(arena) + "u") != std::string::npos);
+  CHECK(text.find("MY_MODEL_ALIGN static const uint8_t my_model[MY_MODEL_SIZE]") != std::string::npos);
+  // The array's bytes are the file's bytes.
+  std::vector<uint8_t> parsed;
+  const std::regex hex("0x([0-9a-f]{2}),");
+  const size_t body = text.find("= {");
+  REQUIRE(body != std::string::npos);
+  const std::string arr = text.substr(body);
+  for (std::sregex_iterator it(arr.begin(), arr.end(), hex), end; it != end; ++it)
+    parsed.push_back(static_cast<uint8_t>(std::stoi((*it)[1].str(), nullptr, 16)));
+  CHECK(parsed == blob);
+  // It compiles as C and as C++ (when a compiler is at hand, as in CI).
+  if (std::system("command -v cc >/dev/null 2>&1 && command -v c++ >/dev/null 2>&1") == 0) {
+    spit(tmp / "use.c", std::vector<uint8_t>{});
+    const std::string src =
+        "#include \"model.h\"\nint f(void) { return (int)sizeof my_model + my_model[0]; }\n";
+    spit(tmp / "use.c", std::vector<uint8_t>(src.begin(), src.end()));
+    CHECK(std::system(("cc -std=c11 -Wall -Werror -fsyntax-only " + quote(tmp / "use.c")).c_str()) == 0);
+    CHECK(std::system(
+              ("c++ -std=c++17 -Wall -Werror -fsyntax-only -x c++ " + quote(tmp / "use.c")).c_str()) == 0);
+  }
+}
+
+TEST_CASE("attn error paths: one line naming the file, non-zero exit, no output", "[cli]") {
+  TempDir tmp;
+  const std::string out = tmp / "out";  // must never appear
+  auto no_output = [&] {
+    CHECK_FALSE(fs::exists(out));
+    CHECK(tmp.count() == 0);
+  };
+
+  SECTION("missing input files") {
+    check_error(run_attn("verify " + quote(tmp / "nope.attn"), tmp), "nope.attn", "cannot open");
+    check_error(
+        run_attn("run " + quote(tmp / "nope.attn") + " --input mha_packed.self.x.npy -o " + quote(out), tmp),
+        "nope.attn");
+    check_error(run_attn("run mha_packed.attn --input nope.npy -o " + quote(out), tmp), "nope.npy");
+    check_error(run_attn("import nope.safetensors --heads 4 -o " + quote(out), tmp), "nope.safetensors");
+    no_output();
+  }
+  SECTION("a file that fails validation") {
+    std::vector<uint8_t> b = slurp(kData + "mha_packed.attn");
+    b[b.size() / 2] ^= 0x40;
+    spit(tmp / "bad.attn", b);
+    check_error(run_attn("verify " + quote(tmp / "bad.attn"), tmp), "bad.attn", "kCrcMismatch");
+    check_error(
+        run_attn("run " + quote(tmp / "bad.attn") + " --input mha_packed.self.x.npy -o " + quote(out), tmp),
+        "bad.attn", "kCrcMismatch");
+    check_error(run_attn("emit-c " + quote(tmp / "bad.attn") + " -o " + quote(out), tmp), "bad.attn");
+    b.resize(100);
+    spit(tmp / "bad.attn", b);
+    check_error(run_attn("info " + quote(tmp / "bad.attn"), tmp), "bad.attn", "kTruncated");
+    fs::remove(tmp / "bad.attn");
+    no_output();
+  }
+  SECTION("bad .npy inputs") {
+    spit(tmp / "junk.npy", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+    check_error(run_attn("run mha_packed.attn --input " + quote(tmp / "junk.npy") + " -o " + quote(out), tmp),
+                "junk.npy", "not a .npy file");
+    // float64 data, a rank-1 array, a truncated data section.
+    const std::vector<float> v(16, 1.0f);
+    std::vector<uint8_t> f = attn::npy::serialize_f32({16}, v.data());
+    spit(tmp / "r1.npy", f);
+    check_error(run_attn("run mha_packed.attn --input " + quote(tmp / "r1.npy") + " -o " + quote(out), tmp),
+                "r1.npy", "shape");
+    f = attn::npy::serialize_f32({1, 16}, v.data());
+    f.resize(f.size() - 4);
+    spit(tmp / "short.npy", f);
+    check_error(
+        run_attn("run mha_packed.attn --input " + quote(tmp / "short.npy") + " -o " + quote(out), tmp),
+        "short.npy", "disagrees");
+    f = attn::npy::serialize_f32({2, 8}, v.data());
+    const std::string hdr(f.begin(), f.begin() + 60);
+    const size_t at = hdr.find("<f4");
+    f[at + 2] = '8';  // claims float64: 16 elements of 8 bytes, but only 64 bytes follow
+    spit(tmp / "f8.npy", f);
+    check_error(run_attn("run mha_packed.attn --input " + quote(tmp / "f8.npy") + " -o " + quote(out), tmp),
+                "f8.npy");
+    fs::remove(tmp / "junk.npy");
+    fs::remove(tmp / "r1.npy");
+    fs::remove(tmp / "short.npy");
+    fs::remove(tmp / "f8.npy");
+    no_output();
+  }
+  SECTION("shapes that disagree with the model") {
+    // mha_cross's inputs (width 16, kv 12) into mha_packed's blocks and vice versa.
+    check_error(run_attn("run mha_packed.attn --input mha_cross.plain.kv.npy -o " + quote(out), tmp),
+                "mha_cross.plain.kv.npy", "E = 16");
+    check_error(run_attn("run mha_cross.attn --input mha_cross.plain.x.npy -o " + quote(out), tmp),
+                "mha_cross.attn", "--kv");
+    check_error(run_attn("run mha_cross.attn --input mha_cross.plain.x.npy --kv mha_cross.plain.v.npy -o " +
+                             quote(out),
+                         tmp),
+                "mha_cross.plain.v.npy", "kdim = 12");
+    check_error(
+        run_attn("run mha_cross.attn --input mha_cross.plain.x.npy --kv mha_cross.plain.kv.npy --value "
+                 "mha_cross.batch.v.npy -o " +
+                     quote(out),
+                 tmp),
+        "mha_cross.batch.v.npy");
+    check_error(run_attn("run layers.attn --input layers.chain.x.npy --block 3 -o " + quote(out), tmp),
+                "layers.attn", "--block 3");
+    check_error(run_attn("run layers.attn --input layers.chain.x.npy --key-length 8 -o " + quote(out), tmp),
+                "--key-length");
+    no_output();
+  }
+  SECTION("import problems") {
+    check_error(
+        run_attn("import mha_packed.safetensors --heads 4 --extra x=no.such.key -o " + quote(out), tmp),
+        "mha_packed.safetensors", "no.such.key");
+    check_error(run_attn("import mha_packed.safetensors --heads 3 -o " + quote(out), tmp),
+                "mha_packed.safetensors", "3 heads");
+    check_error(run_attn("import mha_packed.safetensors -o " + quote(out), tmp), "--heads");
+    check_error(run_attn("import bert.safetensors --heads 4 --prefix decoder. -o " + quote(out), tmp),
+                "bert.safetensors", "decoder.");
+    check_error(run_attn("import mha_packed.attn --heads 4 -o " + quote(out), tmp), "mha_packed.attn");
+    // A header length past the end of the file.
+    std::vector<uint8_t> st = slurp(kData + "mha_packed.safetensors");
+    st.resize(40);
+    spit(tmp / "cut.safetensors", st);
+    check_error(run_attn("import " + quote(tmp / "cut.safetensors") + " --heads 4 -o " + quote(out), tmp),
+                "cut.safetensors");
+    fs::remove(tmp / "cut.safetensors");
+    no_output();
+  }
+  SECTION("usage errors and unwritable outputs") {
+    check_error(
+        run_attn("run mha_packed.attn --input mha_packed.self.x.npy --frobnicate -o " + quote(out), tmp),
+        "--frobnicate");
+    check_error(run_attn("emit-c mha_packed.attn --name 9lives -o " + quote(out), tmp), "9lives");
+    check_error(
+        run_attn("run mha_packed.attn --input mha_packed.self.x.npy -o " + quote(tmp / "no/such/dir/y.npy"),
+                 tmp),
+        "y.npy");
+    Result r = run_attn("frobnicate", tmp);
+    CHECK(r.code != 0);
+    no_output();
+  }
+}
+
+#endif  // ATTN_CLI_PATH

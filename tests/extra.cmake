@@ -1,0 +1,47 @@
+# Extra tests, included by tests/CMakeLists.txt. Host builds only: a cross
+# build runs its test binary under an emulator, where neither a host fuzzer
+# nor launching the (cross-built) `attn` binary makes sense.
+if(CMAKE_CROSSCOMPILING)
+  return()
+endif()
+
+# The .attn loader fuzzer (libFuzzer + ASan + UBSan), run for a bounded time
+# (ATTN_FUZZ_SECONDS). Needs clang++; not registered without it.
+set(ATTN_FUZZ_SECONDS 30 CACHE STRING "Seconds the fuzz_model ctest runs the fuzzer")
+find_program(ATTN_CLANGXX NAMES clang++ clang++-14)
+if(ATTN_CLANGXX)
+  add_test(NAME fuzz_model COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/run_fuzz.sh ${ATTN_FUZZ_SECONDS})
+  set_tests_properties(fuzz_model PROPERTIES
+    ENVIRONMENT "CLANGXX=${ATTN_CLANGXX};ATTN_FUZZ_DIR=${CMAKE_CURRENT_BINARY_DIR}/fuzz"
+    TIMEOUT 300 LABELS fuzz)
+endif()
+
+# tests/cli_test.cpp runs the `attn` tools binary.
+if(TARGET attn_cli)
+  add_dependencies(attn_tests attn_cli)
+  target_compile_definitions(attn_tests PRIVATE ATTN_CLI_PATH="$<TARGET_FILE:attn_cli>")
+endif()
+
+# The int8 forward must run on cores without an FPU: link it for a Cortex-M3
+# with soft-float and check that no floating-point routine is in the image.
+# The probe run adds one float multiply and must be caught.
+find_program(ATTN_ARM_CXX arm-none-eabi-g++)
+find_program(ATTN_ARM_NM arm-none-eabi-nm)
+find_program(ATTN_ARM_AR arm-none-eabi-ar)
+if(ATTN_ARM_CXX AND ATTN_ARM_NM AND ATTN_ARM_AR)
+  foreach(probe OFF ON)
+    set(name s8_forward_has_no_float)
+    if(probe)
+      set(name no_float_check_rejects_float)
+    endif()
+    add_test(NAME ${name}
+             COMMAND ${CMAKE_COMMAND} -DCXX=${ATTN_ARM_CXX} -DNM=${ATTN_ARM_NM} -DCMAKE_AR=${ATTN_ARM_AR}
+                     -DROOT=${PROJECT_SOURCE_DIR} -DOUT=${CMAKE_CURRENT_BINARY_DIR}/no_float_${probe}
+                     -DPROBE=${probe} -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/check_no_float.cmake)
+  endforeach()
+  set_tests_properties(s8_forward_has_no_float PROPERTIES
+                       PASS_REGULAR_EXPRESSION "no floating-point routine in the Cortex-M3 int8 image")
+  set_tests_properties(no_float_check_rejects_float PROPERTIES PASS_REGULAR_EXPRESSION "__aeabi_fmul")
+else()
+  message(WARNING "arm-none-eabi-g++/nm/ar not found: the int8 no-float check is not registered")
+endif()

@@ -1,0 +1,465 @@
+// model_test.cpp: the .attn loader. A valid file is built with the tools'
+// writer, then each class of bad file is made by patching one field (with
+// the CRC recomputed, so the check under test is reached) and must give its
+// own Status.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <functional>
+#include <new>
+#include <random>
+#include <vector>
+
+#include "../tools/cli/model_writer.h"
+#include "attn/model.h"
+
+using attn::Status;
+using attn::format::BlockRecord;
+using attn::format::Header;
+using attn::format::TensorDesc;
+
+namespace {
+
+// Exactly n bytes, 16-aligned, so ASan sees any read past the end.
+struct AlignedCopy {
+  explicit AlignedCopy(const std::vector<uint8_t>& v) : n(v.size()) {
+    p = static_cast<uint8_t*>(::operator new (n == 0 ? 1 : n, std::align_val_t{16}));
+    if (n) std::memcpy(p, v.data(), n);
+  }
+  ~AlignedCopy() { ::operator delete (p, std::align_val_t{16}); }
+  AlignedCopy(const AlignedCopy&) = delete;
+  AlignedCopy& operator=(const AlignedCopy&) = delete;
+  uint8_t* p;
+  size_t n;
+};
+
+std::vector<float> ramp(size_t n, float scale) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = scale * static_cast<float>(static_cast<int>(i % 17) - 8);
+  return v;
+}
+
+// Block 0: E=8 H=2 hd=4, self-attention, bias (tensors 0..7).
+// Block 1: E=8 H=2 hd=4 kdim=6 vdim=5, no bias (tensors 8..11).
+// Tensor 12: user tensor "embedding" [10, 8].
+struct Fixture {
+  std::vector<float> w0[8], w1[4], emb;
+  attn::tools::ModelSpec spec;
+  Fixture() {
+    attn::tools::BlockSpec b0{8, 2, 4, 8, 8, true, attn::DType::kF32};
+    attn::tools::BlockSpec b1{8, 2, 4, 6, 5, false, attn::DType::kF32};
+    const size_t n0[8] = {64, 64, 64, 64, 8, 8, 8, 8};
+    for (int i = 0; i < 8; ++i) w0[i] = ramp(n0[i], 0.01f * static_cast<float>(i + 1));
+    const size_t n1[4] = {64, 48, 40, 64};
+    for (int i = 0; i < 4; ++i) w1[i] = ramp(n1[i], 0.02f * static_cast<float>(i + 1));
+    emb = ramp(80, 0.5f);
+    attn::tools::add_block_f32(spec, b0, {&w0[0], &w0[1], &w0[2], &w0[3], &w0[4], &w0[5], &w0[6], &w0[7]});
+    attn::tools::add_block_f32(spec, b1, {&w1[0], &w1[1], &w1[2], &w1[3]});
+    attn::tools::TensorSpec u;
+    u.name = "embedding";
+    u.dims = {10, 8};
+    u.bytes = attn::tools::f32_bytes(emb);
+    spec.tensors.push_back(u);
+  }
+};
+
+std::vector<uint8_t> valid_file() { return attn::tools::write_model(Fixture().spec); }
+
+Status load_bytes(const std::vector<uint8_t>& v) {
+  AlignedCopy c(v);
+  attn::Model m;
+  const Status s = attn::Model::load(c.p, c.n, &m);
+  if (s != Status::kOk) CHECK_FALSE(m.loaded());  // nothing set on failure
+  return s;
+}
+
+template <class T>
+void poke(std::vector<uint8_t>& f, size_t at, T v) {
+  std::memcpy(f.data() + at, &v, sizeof v);
+}
+
+size_t block_at(size_t i) { return sizeof(Header) + i * sizeof(BlockRecord); }
+size_t tensor_at(size_t i) { return sizeof(Header) + 2 * sizeof(BlockRecord) + i * sizeof(TensorDesc); }
+
+#define HDR(field) offsetof(Header, field)
+#define BLK(i, field) (block_at(i) + offsetof(BlockRecord, field))
+#define TEN(i, field) (tensor_at(i) + offsetof(TensorDesc, field))
+
+// Patch a valid file, recompute its CRC, load it.
+Status mutated(const std::function<void(std::vector<uint8_t>&)>& patch) {
+  std::vector<uint8_t> f = valid_file();
+  patch(f);
+  attn::tools::fix_crc(f);
+  return load_bytes(f);
+}
+
+}  // namespace
+
+TEST_CASE("crc32 matches zlib's check value", "[model]") {
+  const char* s = "123456789";
+  CHECK(attn::crc32(s, 9) == 0xCBF43926u);
+  CHECK(attn::crc32(s + 4, 5, attn::crc32(s, 4)) == 0xCBF43926u);  // chunked
+  CHECK(attn::crc32(s, 0) == 0u);
+}
+
+TEST_CASE("a valid file loads and its views point into the blob", "[model]") {
+  Fixture fx;
+  const std::vector<uint8_t> f = attn::tools::write_model(fx.spec);
+  AlignedCopy c(f);
+  attn::Model m;
+  REQUIRE(attn::Model::load(c.p, c.n, &m) == Status::kOk);
+  CHECK(m.block_count() == 2);
+  CHECK(m.tensor_count() == 13);
+  CHECK(m.data_align() == 16);
+
+  attn::Block b;
+  REQUIRE(m.block(0, &b) == Status::kOk);
+  CHECK(b.config.embed_dim == 8);
+  CHECK(b.config.num_heads == 2);
+  CHECK(b.config.head_dim == 4);
+  CHECK(b.config.bias);
+  CHECK(b.dtype == attn::DType::kF32);
+  const float* ptrs[8] = {b.f32.wq, b.f32.wk, b.f32.wv, b.f32.wo, b.f32.bq, b.f32.bk, b.f32.bv, b.f32.bo};
+  for (int i = 0; i < 8; ++i) {
+    REQUIRE(ptrs[i] != nullptr);
+    const auto* u = reinterpret_cast<const uint8_t*>(ptrs[i]);
+    CHECK(u >= c.p);
+    CHECK(u < c.p + c.n);  // zero copy: inside the blob
+    CHECK(reinterpret_cast<uintptr_t>(u) % 16 == 0);
+    CHECK(std::memcmp(ptrs[i], fx.w0[i].data(), fx.w0[i].size() * 4) == 0);
+  }
+  REQUIRE(m.block(1, &b) == Status::kOk);
+  CHECK(b.config.kdim == 6);
+  CHECK(b.config.vdim == 5);
+  CHECK_FALSE(b.config.bias);
+  CHECK(b.f32.bq == nullptr);
+  CHECK(b.f32.bo == nullptr);
+  CHECK(std::memcmp(b.f32.wv, fx.w1[2].data(), 40 * 4) == 0);
+  CHECK(m.block(2, &b) == Status::kBlockIndex);
+
+  attn::TensorView t;
+  REQUIRE(m.find_tensor("embedding", &t) == Status::kOk);
+  CHECK(t.role == attn::format::Role::kUser);
+  CHECK(t.rank == 2);
+  CHECK(t.dims[0] == 10);
+  CHECK(t.dims[1] == 8);
+  CHECK(t.byte_size == 320);
+  CHECK(std::memcmp(t.data, fx.emb.data(), 320) == 0);
+  CHECK(m.find_tensor("embeddin", &t) == Status::kNotFound);
+  CHECK(m.find_tensor("nope", &t) == Status::kNotFound);
+  REQUIRE(m.find_tensor("block.1.wk", &t) == Status::kOk);
+  CHECK(t.block == 1);
+  CHECK(m.find_block_tensor(1, attn::format::Role::kBq, &t) == Status::kNotFound);
+  REQUIRE(m.find_block_tensor(0, attn::format::Role::kBo, &t) == Status::kOk);
+  CHECK(t.dims[0] == 8);
+  CHECK(m.tensor(13, &t) == Status::kBlockIndex);
+}
+
+TEST_CASE("a file with only user tensors, and one with nothing, load", "[model]") {
+  attn::tools::ModelSpec s;
+  CHECK(load_bytes(attn::tools::write_model(s)) == Status::kOk);
+  attn::tools::TensorSpec u;
+  u.name = "head";
+  u.dtype = attn::DType::kS8;
+  u.dims = {3, 5, 1, 2};
+  u.bytes.assign(30, 7);
+  s.tensors.push_back(u);
+  s.data_align = 64;
+  CHECK(load_bytes(attn::tools::write_model(s)) == Status::kOk);
+}
+
+TEST_CASE("file_size finds a blob's size at the start of a larger region", "[model]") {
+  std::vector<uint8_t> region = valid_file();
+  const size_t n = region.size();
+  region.resize(n + 1000, 0xFF);  // erased flash after the file
+  AlignedCopy c(region);
+  size_t size = 0;
+  REQUIRE(attn::Model::file_size(c.p, c.n, &size) == Status::kOk);
+  CHECK(size == n);
+  attn::Model m;
+  CHECK(attn::Model::load(c.p, c.n, &m) == Status::kFileSizeMismatch);  // the whole region: no
+  CHECK(attn::Model::load(c.p, size, &m) == Status::kOk);
+  CHECK(m.version() == 1);
+  CHECK(attn::Model::file_size(c.p, n - 1, &size) == Status::kTruncated);
+  CHECK(attn::Model::file_size(c.p, 63, &size) == Status::kTruncated);
+  CHECK(attn::Model::file_size(nullptr, n, &size) == Status::kNullArgument);
+  region[0] = 0xFF;
+  AlignedCopy bad(region);
+  CHECK(attn::Model::file_size(bad.p, bad.n, &size) == Status::kBadMagic);
+}
+
+TEST_CASE("bad arguments", "[model]") {
+  const std::vector<uint8_t> f = valid_file();
+  AlignedCopy c(f);
+  attn::Model m;
+  CHECK(attn::Model::load(nullptr, c.n, &m) == Status::kNullArgument);
+  CHECK(attn::Model::load(c.p, c.n, nullptr) == Status::kNullArgument);
+  // Misaligned blob: the same bytes one past a 16-byte boundary.
+  std::vector<uint8_t> shifted(f.size() + 16);
+  uint8_t* base = shifted.data() + (16 - reinterpret_cast<uintptr_t>(shifted.data()) % 16) % 16;
+  if (base + f.size() + 1 > shifted.data() + shifted.size()) base -= 16;
+  std::memcpy(base + 1, f.data(), f.size());
+  CHECK(attn::Model::load(base + 1, f.size(), &m) == Status::kBlobMisaligned);
+}
+
+// One regression per class of bad file (the classes of the issue, which come
+// from loader CVEs in other formats).
+TEST_CASE("bad magic, version, header size", "[model][bad]") {
+  CHECK(mutated([](auto& f) { f[0] ^= 1; }) == Status::kBadMagic);
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(version), 2); }) == Status::kUnsupportedVersion);
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(version), 0); }) == Status::kUnsupportedVersion);
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(header_size), 48); }) == Status::kBadHeaderSize);
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(header_size), 128); }) == Status::kBadHeaderSize);
+}
+
+TEST_CASE("file size and CRC", "[model][bad]") {
+  CHECK(mutated([](auto& f) { f.push_back(0); }) == Status::kFileSizeMismatch);
+  CHECK(mutated([](auto& f) { poke<uint64_t>(f, HDR(file_size), f.size() + 1); }) == Status::kTruncated);
+  CHECK(mutated([](auto& f) { poke<uint64_t>(f, HDR(file_size), f.size() - 1); }) ==
+        Status::kFileSizeMismatch);
+  // Any flipped bit after the CRC field, CRC not recomputed.
+  const std::vector<uint8_t> good = valid_file();
+  for (size_t at : {size_t{12}, size_t{100}, good.size() / 2, good.size() - 1}) {
+    std::vector<uint8_t> f = good;
+    f[at] ^= 0x10;
+    CHECK(load_bytes(f) == Status::kCrcMismatch);
+  }
+  std::vector<uint8_t> f = good;
+  f[HDR(crc32)] ^= 1;
+  CHECK(load_bytes(f) == Status::kCrcMismatch);
+}
+
+TEST_CASE("flags and reserved fields", "[model][bad]") {
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, HDR(flags), 1); }) == Status::kUnknownFlags);
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, BLK(1, flags), 2); }) == Status::kUnknownFlags);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, HDR(reserved0), 1); }) == Status::kBadReserved);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, BLK(0, n_kv_heads), 1); }) == Status::kBadReserved);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, BLK(0, rope), 1); }) == Status::kBadReserved);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, BLK(1, reserved) + 28, 1); }) == Status::kBadReserved);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, TEN(3, reserved0), 1); }) == Status::kBadReserved);
+  CHECK(mutated([](auto& f) { poke<uint64_t>(f, TEN(12, reserved) + 8, 1); }) == Status::kBadReserved);
+  // A dim beyond the rank must be 0.
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, TEN(12, dims) + 8, 1); }) == Status::kBadReserved);
+}
+
+TEST_CASE("alignment zero, not a power of two, too small or huge", "[model][bad]") {
+  for (uint32_t a : {0u, 1u, 8u, 24u, 48u, 1u << 17, 0x80000000u}) {
+    CAPTURE(a);
+    CHECK(mutated([a](auto& f) { poke<uint32_t>(f, HDR(data_align), a); }) == Status::kBadAlignment);
+  }
+}
+
+TEST_CASE("counts above the caps", "[model][bad]") {
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, HDR(tensor_count), ATTN_MAX_TENSORS + 1); }) ==
+        Status::kTooManyEntries);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, HDR(block_count), 0xFFFFFFFFu); }) ==
+        Status::kTooManyEntries);
+}
+
+TEST_CASE("count x size products and offset + size sums that overflow", "[model][bad]") {
+  // elements = 2^24 ^ 4 = 2^96: the product of dims overflows 64 bits.
+  CHECK(mutated([](auto& f) {
+          poke<uint16_t>(f, TEN(12, rank), 4);
+          for (int k = 0; k < 4; ++k) poke<uint32_t>(f, TEN(12, dims) + 4 * k, 1u << 24);
+        }) == Status::kSizeOverflow);
+  // elements = 2^62 fits, but x 4 bytes does not.
+  CHECK(mutated([](auto& f) {
+          poke<uint16_t>(f, TEN(12, rank), 4);
+          const uint32_t d[4] = {1u << 24, 1u << 24, 1u << 14, 1};
+          for (int k = 0; k < 4; ++k) poke<uint32_t>(f, TEN(12, dims) + 4 * k, d[k]);
+        }) == Status::kSizeOverflow);
+  // A table offset so large that offset + count x record wraps.
+  CHECK(mutated([](auto& f) { poke<uint64_t>(f, HDR(blocks_offset), UINT64_MAX - 64); }) ==
+        Status::kSizeOverflow);
+  CHECK(mutated([](auto& f) { poke<uint64_t>(f, HDR(tensors_offset), UINT64_MAX - 200); }) ==
+        Status::kSizeOverflow);
+}
+
+TEST_CASE("align-up overflow: offsets just below 2^64", "[model][bad]") {
+  // v1 stores every offset already aligned, so the loader never rounds up;
+  // a writer's align-up that wrapped shows as an aligned offset near 2^64
+  // whose end wraps, or as an unaligned one.
+  CHECK(mutated([](auto& f) { poke<uint64_t>(f, TEN(12, offset), UINT64_MAX - 15); }) ==
+        Status::kSizeOverflow);
+  CHECK(mutated([](auto& f) { poke<uint64_t>(f, TEN(12, offset), UINT64_MAX); }) ==
+        Status::kTensorMisaligned);
+  CHECK(mutated([](auto& f) { poke<uint64_t>(f, HDR(data_offset), UINT64_MAX - 15); }) ==
+        Status::kOffsetOutOfBounds);
+}
+
+TEST_CASE("offsets past the end of the file", "[model][bad]") {
+  const size_t n = valid_file().size();
+  CHECK(mutated([n](auto& f) { poke<uint64_t>(f, HDR(tensors_offset), n - 64); }) ==
+        Status::kOffsetOutOfBounds);
+  CHECK(mutated([n](auto& f) { poke<uint64_t>(f, HDR(data_offset), n + 16); }) == Status::kOffsetOutOfBounds);
+  CHECK(mutated([n](auto& f) { poke<uint64_t>(f, TEN(12, offset), n); }) == Status::kOffsetOutOfBounds);
+  // The last tensor's end one 16-byte step past the end.
+  CHECK(mutated([](auto& f) {
+          uint64_t off;
+          std::memcpy(&off, f.data() + TEN(12, offset), 8);
+          poke<uint64_t>(f, TEN(12, offset), off + 16);
+        }) == Status::kOffsetOutOfBounds);
+  // Tables overlapping the header or each other.
+  CHECK(mutated([](auto& f) { poke<uint64_t>(f, HDR(blocks_offset), 32); }) == Status::kOffsetOutOfBounds);
+  CHECK(mutated([](auto& f) { poke<uint64_t>(f, HDR(tensors_offset), 64 + 64); }) ==
+        Status::kOffsetOutOfBounds);
+  CHECK(mutated([](auto& f) { poke<uint64_t>(f, HDR(data_offset), 64); }) == Status::kOffsetOutOfBounds);
+}
+
+TEST_CASE("overlapping and aliased tensors", "[model][bad]") {
+  auto off = [](const std::vector<uint8_t>& f, size_t i) {
+    uint64_t o;
+    std::memcpy(&o, f.data() + TEN(i, offset), 8);
+    return o;
+  };
+  // wk aliases wq (same size, same offset).
+  CHECK(mutated([&](auto& f) { poke<uint64_t>(f, TEN(1, offset), off(f, 0)); }) == Status::kTensorOverlap);
+  // wk starts inside wq.
+  CHECK(mutated([&](auto& f) { poke<uint64_t>(f, TEN(1, offset), off(f, 0) + 16); }) ==
+        Status::kTensorOverlap);
+  // The user tensor covers a bias.
+  CHECK(mutated([&](auto& f) { poke<uint64_t>(f, TEN(12, offset), off(f, 6)); }) == Status::kTensorOverlap);
+}
+
+TEST_CASE("misaligned tensors and data section", "[model][bad]") {
+  CHECK(mutated([](auto& f) {
+          uint64_t o;
+          std::memcpy(&o, f.data() + TEN(4, offset), 8);
+          poke<uint64_t>(f, TEN(4, offset), o + 4);
+        }) == Status::kTensorMisaligned);
+  CHECK(mutated([](auto& f) {
+          uint64_t o;
+          std::memcpy(&o, f.data() + HDR(data_offset), 8);
+          poke<uint64_t>(f, HDR(data_offset), o + 8);
+        }) == Status::kTensorMisaligned);
+}
+
+TEST_CASE("zero dims and dims above the caps", "[model][bad]") {
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, TEN(12, rank), 0); }) == Status::kBadDims);
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, TEN(12, rank), 5); }) == Status::kBadDims);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, TEN(12, dims), 0); }) == Status::kBadDims);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, BLK(0, embed_dim), 0); }) == Status::kBadDims);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, BLK(1, num_heads), 0); }) == Status::kBadDims);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, BLK(1, vdim), 0); }) == Status::kBadDims);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, TEN(12, dims), ATTN_MAX_TENSOR_DIM + 1); }) ==
+        Status::kDimsTooLarge);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, BLK(0, embed_dim), ATTN_MAX_DIM + 1); }) ==
+        Status::kDimsTooLarge);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, BLK(0, num_heads), ATTN_MAX_HEADS + 1); }) ==
+        Status::kDimsTooLarge);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, BLK(1, kdim), 0xFFFFFFFFu); }) == Status::kDimsTooLarge);
+  // heads x head_dim above ATTN_MAX_DIM though each is within its cap.
+  CHECK(mutated([](auto& f) {
+          poke<uint32_t>(f, BLK(0, num_heads), 64);
+          poke<uint32_t>(f, BLK(0, head_dim), 65);
+        }) == Status::kDimsTooLarge);
+}
+
+TEST_CASE("byte size that disagrees with dtype x dims", "[model][bad]") {
+  CHECK(mutated([](auto& f) { poke<uint64_t>(f, TEN(12, byte_size), 316); }) == Status::kBadByteSize);
+  CHECK(mutated([](auto& f) { poke<uint64_t>(f, TEN(0, byte_size), 0); }) == Status::kBadByteSize);
+}
+
+TEST_CASE("dims that disagree with the block's hyperparameters", "[model][bad]") {
+  // heads x head_dim: D changes, Wq [8, 8] no longer [D, E].
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, BLK(0, head_dim), 2); }) == Status::kDimsMismatch);
+  CHECK(mutated([](auto& f) {
+          poke<uint32_t>(f, BLK(0, num_heads), 4);  // 4 x 4 = 16 != 8
+        }) == Status::kDimsMismatch);
+  // kdim / vdim.
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, BLK(1, kdim), 7); }) == Status::kDimsMismatch);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, BLK(1, vdim), 6); }) == Status::kDimsMismatch);
+  // Wk stored transposed ([kdim, D] instead of [D, kdim]).
+  CHECK(mutated([](auto& f) {
+          poke<uint32_t>(f, TEN(9, dims), 6);
+          poke<uint32_t>(f, TEN(9, dims) + 4, 8);
+        }) == Status::kDimsMismatch);
+  // A bias stored with rank 2.
+  CHECK(mutated([](auto& f) {
+          poke<uint16_t>(f, TEN(7, rank), 2);
+          poke<uint32_t>(f, TEN(7, dims), 1);
+          poke<uint32_t>(f, TEN(7, dims) + 4, 8);
+        }) == Status::kDimsMismatch);
+  // Biases present in a block whose flags say no bias.
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, BLK(0, flags), 0); }) == Status::kDimsMismatch);
+}
+
+TEST_CASE("a block lacking a tensor it needs", "[model][bad]") {
+  // Block 1 has no bias; say it has.
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, BLK(1, flags), 1); }) == Status::kMissingTensor);
+  // Block 0's bo turned into a user tensor.
+  CHECK(mutated([](auto& f) {
+          poke<uint16_t>(f, TEN(7, role), 15);
+          poke<uint32_t>(f, TEN(7, block), attn::format::kNoBlock);
+        }) == Status::kMissingTensor);
+  // Fewer tensors than the blocks need (the user tensor and block 1's wo dropped).
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, HDR(tensor_count), 11); }) == Status::kMissingTensor);
+}
+
+TEST_CASE("unknown dtype, role, layout, version", "[model][bad]") {
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, TEN(12, dtype), 0); }) == Status::kUnknownDtype);
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, TEN(12, dtype), 99); }) == Status::kUnknownDtype);
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, BLK(0, dtype), 77); }) == Status::kUnknownDtype);
+  // s8 blocks are not readable by this loader yet.
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, BLK(0, dtype), 2); }) == Status::kUnknownDtype);
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, TEN(12, role), 0); }) == Status::kUnknownRole);
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, TEN(12, role), 40); }) == Status::kUnknownRole);
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, TEN(12, role), 0xFFFF); }) == Status::kUnknownRole);
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, TEN(12, layout), 7); }) == Status::kUnknownLayout);
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(version), 0x100); }) == Status::kUnsupportedVersion);
+}
+
+TEST_CASE("a block tensor whose dtype is not the block's", "[model][bad]") {
+  // s32 has f32's size, so only the dtype check can catch it.
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, TEN(2, dtype), 4); }) == Status::kDtypeMismatch);
+}
+
+TEST_CASE("duplicate role in a block", "[model][bad]") {
+  // Block 0's wk relabelled wq (same dims [8, 8]).
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, TEN(1, role), 1); }) == Status::kDuplicateRole);
+  // Block 1's wo moved into block 0, which has one.
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, TEN(11, block), 0); }) == Status::kDuplicateRole);
+}
+
+TEST_CASE("tensor names and block references", "[model][bad]") {
+  CHECK(mutated([](auto& f) { std::memset(f.data() + TEN(12, name), 0, 64); }) == Status::kBadTensorName);
+  CHECK(mutated([](auto& f) { std::memset(f.data() + TEN(12, name), 'a', 64); }) == Status::kBadTensorName);
+  CHECK(mutated([](auto& f) { f[TEN(12, name) + 40] = 'x'; }) == Status::kBadTensorName);  // after the NUL
+  CHECK(mutated([](auto& f) {
+          std::memset(f.data() + TEN(12, name), 0, 64);
+          std::memcpy(f.data() + TEN(12, name), "block.0.wq", 10);
+        }) == Status::kDuplicateName);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, TEN(12, block), 0); }) == Status::kBadBlock);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, TEN(3, block), 2); }) == Status::kBadBlock);
+  CHECK(mutated([](auto& f) { poke<uint32_t>(f, TEN(3, block), attn::format::kNoBlock); }) ==
+        Status::kBadBlock);
+}
+
+TEST_CASE("truncation sweep: every prefix is rejected cleanly", "[model][bad]") {
+  const std::vector<uint8_t> f = valid_file();
+  REQUIRE(load_bytes(f) == Status::kOk);
+  for (size_t n = 0; n < f.size(); ++n) {
+    const std::vector<uint8_t> prefix(f.begin(), f.begin() + static_cast<ptrdiff_t>(n));
+    const Status s = load_bytes(prefix);
+    if (s != Status::kTruncated) {
+      CAPTURE(n);
+      CHECK(s == Status::kTruncated);
+    }
+  }
+}
+
+TEST_CASE("random byte mutations never crash and never load a changed file silently", "[model][bad]") {
+  const std::vector<uint8_t> good = valid_file();
+  std::mt19937 rng(1234);
+  int accepted = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::vector<uint8_t> f = good;
+    const int flips = 1 + static_cast<int>(rng() % 4);
+    for (int k = 0; k < flips; ++k) f[rng() % f.size()] = static_cast<uint8_t>(rng());
+    if (iter % 2 == 0) attn::tools::fix_crc(f);
+    const Status s = load_bytes(f);
+    if (iter % 2 == 1 && f != good) CHECK(s != Status::kOk);  // the CRC catches it
+    if (s == Status::kOk) ++accepted;                         // only data or padding bytes changed
+  }
+  CHECK(accepted < 3000);
+}

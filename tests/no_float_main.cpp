@@ -1,0 +1,51 @@
+// no_float_main.cpp: a firmware-like program that uses the int8 path only
+// (plan, arena, forward_s8, the stand-alone s8 kernels). tests/cmake/
+// check_no_float.cmake links it for a Cortex-M3 with soft-float and fails if
+// the image holds any floating-point routine. Built by that script, not by
+// the host test binary. With ATTN_NO_FLOAT_PROBE it also multiplies two
+// floats, to show the check catches one.
+#include "attn/attention_fixed.h"
+#include "attn/kernels_fixed.h"
+
+namespace {
+alignas(
+    16) uint8_t g_arena[attn::attention_arena_bytes(attn::AttentionConfig{16, 2}, attn::DType::kS8, 4, 4)];
+int8_t g_w[16 * 16];
+int32_t g_b[16], g_m[16], g_s[16];
+int8_t g_x[4 * 16], g_y[4 * 16];
+#ifdef ATTN_NO_FLOAT_PROBE
+volatile float g_f = 1.5f;
+#endif
+}  // namespace
+
+int main() {
+  const attn::AttentionConfig cfg{16, 2};
+  attn::Plan plan;
+  if (attn::plan_attention(cfg, attn::DType::kS8, 4, 4, &plan) != attn::Status::kOk) return 1;
+  attn::Arena arena;
+  if (arena.init(g_arena, sizeof g_arena) != attn::Status::kOk) return 2;
+  const attn::ProjectionS8 p{g_w, g_b, g_m, g_s};
+  attn::WeightsS8 w;
+  w.q = w.k = w.v = w.o = p;
+  w.softmax.exp_multiplier = 1 << 30;
+  attn::Mask mask;
+  mask.causal = true;
+  if (attn::forward_s8(plan, w, mask, {g_x, g_x, g_x, g_y}, arena) != attn::Status::kOk) return 3;
+  attn::LinearS8Params lp;
+  lp.multiplier = g_m;
+  lp.shift = g_s;
+  if (attn::linear_s8(attn::matrix<const int8_t>(g_x, 4, 16), attn::matrix<const int8_t>(g_w, 16, 16), g_b,
+                      lp, attn::matrix(g_y, 4, 16)) != attn::Status::kOk) {
+    return 4;
+  }
+  attn::SoftmaxS8Params sp;
+  sp.input_multiplier = 1 << 30;
+  if (attn::softmax_s8(attn::matrix<const int8_t>(g_x, 4, 16), sp, attn::matrix(g_y, 4, 16)) !=
+      attn::Status::kOk) {
+    return 5;
+  }
+#ifdef ATTN_NO_FLOAT_PROBE
+  g_f = g_f * g_f;
+#endif
+  return g_y[0];
+}

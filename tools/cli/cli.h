@@ -1,0 +1,94 @@
+// cli.h: what the `attn` subcommands share: errors, arguments, file IO,
+// loading a model. One subcommand per cmd_<name>.cpp; main.cpp lists them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <new>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "attn/model.h"
+
+namespace attn {
+namespace cli {
+
+// A user-facing problem: main() prints "attn <cmd>: <what>" and exits 1.
+// The message names the file (or option) and the problem.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Command-line options: `valued` take the next argument (--heads 4 or
+// --heads=4), `flags` take none; any other "--x" is an error; the rest are
+// positional. Repeated valued options keep every value.
+class Args {
+ public:
+  Args(int argc, char** argv, const std::set<std::string>& valued, const std::set<std::string>& flags);
+  bool has(const std::string& opt) const { return values_.count(opt) != 0 || flags_.count(opt) != 0; }
+  std::string get(const std::string& opt, const std::string& fallback = "") const;
+  std::vector<std::string> all(const std::string& opt) const;
+  std::string required(const std::string& opt) const;
+  // Integer option in [lo, hi]; `fallback` when absent.
+  long long get_int(const std::string& opt, long long fallback, long long lo, long long hi) const;
+  const std::vector<std::string>& positional() const { return positional_; }
+  // Exactly one positional argument (the input file).
+  std::string one_input(const char* what) const;
+
+ private:
+  std::map<std::string, std::vector<std::string>> values_;
+  std::set<std::string> flags_;
+  std::vector<std::string> positional_;
+};
+
+// A byte buffer aligned to 16, as the loader wants a blob.
+class AlignedBytes {
+ public:
+  AlignedBytes() = default;
+  explicit AlignedBytes(size_t n);
+  uint8_t* data() { return p_.get(); }
+  const uint8_t* data() const { return p_.get(); }
+  size_t size() const { return n_; }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const { ::operator delete (p, std::align_val_t{16}); }
+  };
+  std::unique_ptr<uint8_t, Free> p_;
+  size_t n_ = 0;
+};
+
+// Whole file; Error "PATH: cannot open (reason)" etc.
+std::vector<uint8_t> read_file(const std::string& path);
+AlignedBytes read_file_aligned(const std::string& path);
+
+// Write to PATH.tmp.<pid> beside it, then rename over PATH: readers never see
+// a partial file, and a failure leaves no file behind.
+void write_file_atomic(const std::string& path, const void* data, size_t size);
+
+// A .attn file read and validated: Error "PATH: invalid .attn file: kCrcMismatch (...)".
+struct LoadedModel {
+  AlignedBytes bytes;
+  Model model;
+};
+void load_model(const std::string& path, LoadedModel* out);
+
+const char* role_name(format::Role r);
+const char* dtype_name(DType d);
+// Human explanation of a Status (status_name + a few words).
+std::string describe(Status s);
+
+}  // namespace cli
+
+// The subcommands: argc/argv start after the subcommand name.
+int cmd_import(int argc, char** argv);
+int cmd_info(int argc, char** argv);
+int cmd_run(int argc, char** argv);
+int cmd_emit_c(int argc, char** argv);
+int cmd_verify(int argc, char** argv);
+
+}  // namespace attn

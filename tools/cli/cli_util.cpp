@@ -1,0 +1,208 @@
+// cli_util.cpp: argument parsing, file IO and model loading for `attn`.
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "cli/cli.h"
+
+namespace attn {
+namespace cli {
+
+Args::Args(int argc, char** argv, const std::set<std::string>& valued, const std::set<std::string>& flags) {
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.size() > 1 && a[0] == '-' &&
+        !(a.size() > 1 && (std::isdigit(static_cast<unsigned char>(a[1])) != 0))) {
+      std::string value;
+      bool inline_value = false;
+      const size_t eq = a.find('=');
+      if (eq != std::string::npos) {
+        value = a.substr(eq + 1);
+        a = a.substr(0, eq);
+        inline_value = true;
+      }
+      if (valued.count(a) != 0) {
+        if (!inline_value) {
+          if (i + 1 >= argc) throw Error("option " + a + " needs a value");
+          value = argv[++i];
+        }
+        values_[a].push_back(value);
+      } else if (flags.count(a) != 0 && !inline_value) {
+        flags_.insert(a);
+      } else {
+        throw Error("unknown option " + a);
+      }
+    } else {
+      positional_.push_back(a);
+    }
+  }
+}
+
+std::string Args::get(const std::string& opt, const std::string& fallback) const {
+  auto it = values_.find(opt);
+  if (it == values_.end()) return fallback;
+  if (it->second.size() > 1) throw Error("option " + opt + " given more than once");
+  return it->second.front();
+}
+
+std::vector<std::string> Args::all(const std::string& opt) const {
+  auto it = values_.find(opt);
+  return it == values_.end() ? std::vector<std::string>{} : it->second;
+}
+
+std::string Args::required(const std::string& opt) const {
+  if (values_.count(opt) == 0) throw Error("missing option " + opt);
+  return get(opt);
+}
+
+long long Args::get_int(const std::string& opt, long long fallback, long long lo, long long hi) const {
+  if (values_.count(opt) == 0) return fallback;
+  const std::string s = get(opt);
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || errno != 0 || v < lo || v > hi)
+    throw Error("option " + opt + ": '" + s + "' is not an integer in [" + std::to_string(lo) + ", " +
+                std::to_string(hi) + "]");
+  return v;
+}
+
+std::string Args::one_input(const char* what) const {
+  if (positional_.empty()) throw Error(std::string("missing the ") + what + " argument");
+  if (positional_.size() > 1) throw Error("unexpected argument '" + positional_[1] + "'");
+  return positional_[0];
+}
+
+AlignedBytes::AlignedBytes(size_t n)
+    : p_(static_cast<uint8_t*>(::operator new (n == 0 ? 1 : n, std::align_val_t{16}))), n_(n) {}
+
+std::vector<uint8_t> read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
+  std::vector<uint8_t> v((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) throw Error(path + ": read error");
+  return v;
+}
+
+AlignedBytes read_file_aligned(const std::string& path) {
+  const std::vector<uint8_t> v = read_file(path);
+  AlignedBytes b(v.size());
+  if (!v.empty()) std::memcpy(b.data(), v.data(), v.size());
+  return b;
+}
+
+void write_file_atomic(const std::string& path, const void* data, size_t size) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
+  const bool ok = (size == 0 || std::fwrite(data, 1, size, f) == size) && std::fflush(f) == 0;
+  const bool closed = std::fclose(f) == 0;
+  if (!ok || !closed) {
+    std::remove(tmp.c_str());
+    throw Error(path + ": write failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    throw Error(path + ": cannot rename the temporary file into place (" + why + ")");
+  }
+}
+
+void load_model(const std::string& path, LoadedModel* out) {
+  out->bytes = read_file_aligned(path);
+  const Status s = Model::load(out->bytes.data(), out->bytes.size(), &out->model);
+  if (s != Status::kOk) throw Error(path + ": invalid .attn file: " + describe(s));
+}
+
+const char* role_name(format::Role r) {
+  switch (r) {
+    case format::Role::kWq:
+      return "Wq";
+    case format::Role::kWk:
+      return "Wk";
+    case format::Role::kWv:
+      return "Wv";
+    case format::Role::kWo:
+      return "Wo";
+    case format::Role::kBq:
+      return "bq";
+    case format::Role::kBk:
+      return "bk";
+    case format::Role::kBv:
+      return "bv";
+    case format::Role::kBo:
+      return "bo";
+    case format::Role::kUser:
+      return "user";
+  }
+  return "?";
+}
+
+const char* dtype_name(DType d) {
+  switch (d) {
+    case DType::kF32:
+      return "f32";
+    case DType::kS8:
+      return "s8";
+    case DType::kS16:
+      return "s16";
+    case DType::kS32:
+      return "s32";
+    case DType::kS64:
+      return "s64";
+    case DType::kU8:
+      return "u8";
+  }
+  return "?";
+}
+
+std::string describe(Status s) {
+  const char* what = "";
+  switch (s) {
+    case Status::kBadMagic:
+      what = "not a .attn file (bad magic)";
+      break;
+    case Status::kUnsupportedVersion:
+      what = "format version not supported by this build";
+      break;
+    case Status::kTruncated:
+      what = "file is truncated";
+      break;
+    case Status::kFileSizeMismatch:
+      what = "file size disagrees with the header";
+      break;
+    case Status::kCrcMismatch:
+      what = "checksum mismatch (corrupted file)";
+      break;
+    case Status::kBadAlignment:
+      what = "bad data alignment";
+      break;
+    case Status::kSizeOverflow:
+      what = "a size or offset overflows";
+      break;
+    case Status::kOffsetOutOfBounds:
+      what = "a table or tensor lies outside the file";
+      break;
+    case Status::kTensorOverlap:
+      what = "tensors overlap";
+      break;
+    case Status::kDimsMismatch:
+      what = "tensor dims disagree with the block's hyperparameters";
+      break;
+    case Status::kMissingTensor:
+      what = "a block lacks a required tensor";
+      break;
+    default:
+      break;
+  }
+  std::string r = status_name(s);
+  if (*what != '\0') r += std::string(" (") + what + ")";
+  return r;
+}
+
+}  // namespace cli
+}  // namespace attn

@@ -1,0 +1,297 @@
+// cmd_import.cpp: `attn import MODEL.safetensors --heads H [--prefix P]
+// [--extra NAME=KEY]... -o OUT.attn`
+//
+// Finds the same attention layouts as tools/attn_export.py, with the same
+// rules, and writes the same bytes:
+//   P in_proj_weight [3E, E] (+ in_proj_bias, out_proj.*)     nn.MultiheadAttention, packed
+//   P q_proj_weight / k_proj_weight / v_proj_weight            nn.MultiheadAttention, kdim/vdim != E
+//   P self.query/key/value.* + P output.dense.*                 BERT-style self-attention
+// (TransformerEncoderLayer's self_attn is the first kind under "...self_attn.").
+// Blocks are ordered by their prefix, digit runs compared as numbers.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "cli/cli.h"
+#include "cli/model_writer.h"
+#include "cli/safetensors.h"
+
+namespace attn {
+namespace {
+
+using cli::Error;
+
+// Digit runs compare as numbers ("layers.2" < "layers.10"), as natural_key() in attn_export.py.
+struct Token {
+  bool digits;
+  std::string text;  // digits without leading zeros, or the text
+};
+std::vector<Token> tokens(const std::string& s) {
+  std::vector<Token> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    const bool d = s[i] >= '0' && s[i] <= '9';
+    size_t j = i;
+    while (j < s.size() && (s[j] >= '0' && s[j] <= '9') == d) ++j;
+    std::string t = s.substr(i, j - i);
+    if (d) {
+      const size_t nz = t.find_first_not_of('0');
+      t = nz == std::string::npos ? "0" : t.substr(nz);
+    }
+    out.push_back({d, t});
+    i = j;
+  }
+  return out;
+}
+bool natural_less(const std::string& a, const std::string& b) {
+  const std::vector<Token> x = tokens(a), y = tokens(b);
+  for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
+    const Token &p = x[i], &q = y[i];
+    if (p.digits != q.digits) return p.digits;  // a number sorts before text
+    if (p.digits) {
+      if (p.text.size() != q.text.size()) return p.text.size() < q.text.size();
+      if (p.text != q.text) return p.text < q.text;
+    } else if (p.text != q.text) {
+      return p.text < q.text;
+    }
+  }
+  return x.size() < y.size();
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+struct State {
+  std::string src;
+  std::vector<safetensors::Tensor> tensors;
+  std::map<std::string, size_t> index;
+
+  bool has(const std::string& k) const { return index.count(k) != 0; }
+  const safetensors::Tensor& at(const std::string& k) const {
+    auto it = index.find(k);
+    if (it == index.end()) throw Error(src + ": missing tensor '" + k + "'");
+    return tensors[it->second];
+  }
+  std::vector<float> f32(const std::string& k) const {
+    try {
+      return safetensors::to_f32(at(k));
+    } catch (const std::runtime_error& e) {
+      throw Error(src + ": " + e.what());
+    }
+  }
+  std::string shape_str(const std::string& k) const {
+    std::string s = "[";
+    for (size_t i = 0; i < at(k).shape.size(); ++i) s += (i ? ", " : "") + std::to_string(at(k).shape[i]);
+    return s + "]";
+  }
+  // Shape of `k` must be `want`.
+  void expect_shape(const std::string& k, const std::vector<int64_t>& want) const {
+    if (at(k).shape != want) {
+      std::string w = "[";
+      for (size_t i = 0; i < want.size(); ++i) w += (i ? ", " : "") + std::to_string(want[i]);
+      throw Error(src + ": '" + k + "' has shape " + shape_str(k) + ", expected " + w + "]");
+    }
+  }
+};
+
+struct Found {
+  std::string prefix;
+  std::string kind;  // mha_packed, mha_separate, bert
+};
+
+std::vector<Found> find_blocks(const State& st, const std::string* prefix) {
+  static const std::pair<const char*, const char*> kSuffixes[] = {
+      {"in_proj_weight", "mha_packed"}, {"q_proj_weight", "mha_separate"}, {"self.query.weight", "bert"}};
+  std::vector<Found> found;
+  for (const safetensors::Tensor& t : st.tensors) {
+    for (const auto& sk : kSuffixes) {
+      if (!ends_with(t.name, sk.first)) continue;
+      const std::string p = t.name.substr(0, t.name.size() - std::strlen(sk.first));
+      if (!p.empty() && p.back() != '.') continue;
+      auto it = std::find_if(found.begin(), found.end(), [&](const Found& f) { return f.prefix == p; });
+      if (it != found.end()) {
+        if (it->kind != sk.second)
+          throw Error(st.src + ": '" + p + "' holds both " + it->kind + " and " + sk.second + " weights");
+        continue;
+      }
+      found.push_back({p, sk.second});
+    }
+  }
+  std::vector<Found> kept;
+  for (const Found& f : found)
+    if (prefix == nullptr || f.prefix.compare(0, prefix->size(), *prefix) == 0) kept.push_back(f);
+  std::stable_sort(kept.begin(), kept.end(),
+                   [](const Found& a, const Found& b) { return natural_less(a.prefix, b.prefix); });
+  if (kept.empty()) {
+    const std::string where = prefix ? " under prefix '" + *prefix + "'" : "";
+    throw Error(st.src + ": no attention weights found" + where +
+                " (looked for *in_proj_weight, *q_proj_weight, *self.query.weight)");
+  }
+  return kept;
+}
+
+void add_block(const State& st, const Found& f, int64_t heads, tools::ModelSpec* spec) {
+  const std::string& p = f.prefix;
+  std::vector<std::vector<float>> w;  // wq wk wv wo (bq bk bv bo)
+  int64_t e = 0, d = 0, kdim = 0, vdim = 0;
+  std::vector<std::string> bias_keys;
+  if (f.kind == "bert") {
+    const std::string q = p + "self.query.weight", k = p + "self.key.weight", v = p + "self.value.weight",
+                      o = p + "output.dense.weight";
+    if (st.at(q).shape.size() != 2) throw Error(st.src + ": '" + q + "' must be 2-D");
+    d = st.at(q).shape[0];
+    e = st.at(q).shape[1];
+    kdim = vdim = e;
+    st.expect_shape(k, {d, e});
+    st.expect_shape(v, {d, e});
+    st.expect_shape(o, {e, d});
+    w = {st.f32(q), st.f32(k), st.f32(v), st.f32(o)};
+    bias_keys = {p + "self.query.bias", p + "self.key.bias", p + "self.value.bias", p + "output.dense.bias"};
+  } else {
+    if (st.has(p + "bias_k") || st.has(p + "bias_v"))
+      throw Error(st.src + ": '" + p + "' uses add_bias_kv, which attn does not support");
+    const std::string o = p + "out_proj.weight";
+    const auto& os = st.at(o).shape;
+    if (os.size() != 2 || os[0] != os[1]) throw Error(st.src + ": '" + o + "' must be square [E, E]");
+    e = d = os[0];
+    if (f.kind == "mha_packed") {
+      const std::string in = p + "in_proj_weight";
+      st.expect_shape(in, {3 * e, e});
+      const std::vector<float> all = st.f32(in);
+      const auto n = static_cast<ptrdiff_t>(e * e);
+      w = {std::vector<float>(all.begin(), all.begin() + n),
+           std::vector<float>(all.begin() + n, all.begin() + 2 * n),
+           std::vector<float>(all.begin() + 2 * n, all.end())};
+      kdim = vdim = e;
+    } else {
+      const std::string q = p + "q_proj_weight", k = p + "k_proj_weight", v = p + "v_proj_weight";
+      st.expect_shape(q, {e, e});
+      if (st.at(k).shape.size() != 2 || st.at(k).shape[0] != e)
+        throw Error(st.src + ": '" + k + "' must be [E, kdim] with E = " + std::to_string(e));
+      if (st.at(v).shape.size() != 2 || st.at(v).shape[0] != e)
+        throw Error(st.src + ": '" + v + "' must be [E, vdim] with E = " + std::to_string(e));
+      kdim = st.at(k).shape[1];
+      vdim = st.at(v).shape[1];
+      w = {st.f32(q), st.f32(k), st.f32(v)};
+    }
+    w.push_back(st.f32(o));
+    bias_keys = {p + "in_proj_bias", p + "out_proj.bias"};
+  }
+  size_t present = 0;
+  std::vector<std::string> missing;
+  for (const std::string& k : bias_keys) {
+    if (st.has(k)) {
+      ++present;
+    } else {
+      missing.push_back(k);
+    }
+  }
+  if (present != 0 && present != bias_keys.size()) {
+    std::string m;
+    for (const std::string& k : missing) m += (m.empty() ? "" : ", ") + k;
+    throw Error(st.src + ": '" + p + "' has some biases but not " + m);
+  }
+  const bool bias = present != 0;
+  if (bias) {
+    if (f.kind == "bert") {
+      const int64_t n[4] = {d, d, d, e};
+      for (int i = 0; i < 4; ++i) {
+        st.expect_shape(bias_keys[static_cast<size_t>(i)], {n[i]});
+        w.push_back(st.f32(bias_keys[static_cast<size_t>(i)]));
+      }
+    } else {
+      st.expect_shape(bias_keys[0], {3 * d});
+      st.expect_shape(bias_keys[1], {e});
+      const std::vector<float> b = st.f32(bias_keys[0]);
+      const auto n = static_cast<ptrdiff_t>(d);
+      w.emplace_back(b.begin(), b.begin() + n);
+      w.emplace_back(b.begin() + n, b.begin() + 2 * n);
+      w.emplace_back(b.begin() + 2 * n, b.end());
+      w.push_back(st.f32(bias_keys[1]));
+    }
+  }
+  if (d % heads != 0)
+    throw Error(st.src + ": " + std::to_string(heads) + " heads do not divide the width " +
+                std::to_string(d) + " of '" + p + "'");
+  auto u32 = [&](int64_t v, const char* what) {
+    if (v <= 0 || v > 0xFFFFFFFF) throw Error(st.src + ": '" + p + "': " + what + " out of range");
+    return static_cast<uint32_t>(v);
+  };
+  tools::BlockSpec b;
+  b.embed_dim = u32(e, "E");
+  b.num_heads = u32(heads, "heads");
+  b.head_dim = u32(d / heads, "head_dim");
+  b.kdim = u32(kdim, "kdim");
+  b.vdim = u32(vdim, "vdim");
+  b.bias = bias;
+  std::vector<const std::vector<float>*> ptrs;
+  for (const auto& x : w) ptrs.push_back(&x);
+  tools::add_block_f32(*spec, b, ptrs);
+}
+
+}  // namespace
+
+int cmd_import(int argc, char** argv) {
+  const cli::Args args(argc, argv, {"--heads", "--prefix", "--extra", "-o", "--output"}, {});
+  const std::string in = args.one_input("MODEL.safetensors");
+  const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
+  const int64_t heads = args.get_int("--heads", -1, 1, ATTN_MAX_HEADS);
+  if (heads < 0) throw Error("missing option --heads (safetensors files do not record the number of heads)");
+
+  State st;
+  st.src = in;
+  const std::vector<uint8_t> bytes = cli::read_file(in);
+  try {
+    st.tensors = safetensors::parse(bytes);
+  } catch (const std::runtime_error& e) {
+    throw Error(in + ": " + e.what());
+  }
+  for (size_t i = 0; i < st.tensors.size(); ++i) st.index[st.tensors[i].name] = i;
+
+  const std::string prefix = args.get("--prefix");
+  tools::ModelSpec spec;
+  for (const Found& f : find_blocks(st, args.has("--prefix") ? &prefix : nullptr))
+    add_block(st, f, heads, &spec);
+  for (const std::string& ex : args.all("--extra")) {
+    const size_t eq = ex.find('=');
+    if (eq == std::string::npos) throw Error("--extra '" + ex + "': expected NAME=KEY");
+    const std::string name = ex.substr(0, eq), key = ex.substr(eq + 1);
+    if (!st.has(key)) throw Error(in + ": --extra " + ex + ": no tensor '" + key + "'");
+    const safetensors::Tensor& t = st.at(key);
+    if (t.shape.empty() || t.shape.size() > 4)
+      throw Error(in + ": --extra " + ex + ": rank must be 1..4, got " + std::to_string(t.shape.size()));
+    tools::TensorSpec ts;
+    ts.name = name;
+    for (int64_t v : t.shape) {
+      if (v <= 0 || v > int64_t{ATTN_MAX_TENSOR_DIM})
+        throw Error(in + ": --extra " + ex + ": dim out of range");
+      ts.dims.push_back(static_cast<uint32_t>(v));
+    }
+    ts.bytes = tools::f32_bytes(st.f32(key));
+    spec.tensors.push_back(std::move(ts));
+  }
+  for (size_t i = 0; i < spec.tensors.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (spec.tensors[i].name == spec.tensors[j].name)
+        throw Error("tensor name '" + spec.tensors[i].name + "' used twice");
+
+  std::vector<uint8_t> file;
+  try {
+    file = tools::write_model(spec);
+  } catch (const std::runtime_error& e) {
+    throw Error(in + ": " + e.what());
+  }
+  // Never write what the loader would reject.
+  cli::AlignedBytes check(file.size());
+  std::memcpy(check.data(), file.data(), file.size());
+  Model m;
+  const Status s = Model::load(check.data(), check.size(), &m);
+  if (s != Status::kOk) throw Error(in + ": the converted model is invalid: " + cli::describe(s));
+  cli::write_file_atomic(out, file.data(), file.size());
+  std::printf("attn import: wrote %s (%zu bytes, %u blocks, %u tensors)\n", out.c_str(), file.size(),
+              m.block_count(), m.tensor_count());
+  return 0;
+}
+
+}  // namespace attn

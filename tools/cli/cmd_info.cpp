@@ -1,0 +1,57 @@
+// cmd_info.cpp: `attn info FILE.attn [--L N] [--S N]`: header, blocks with
+// their hyperparameters, tensors, and the arena bytes of one forward for
+// query length L and key length S (S defaults to L).
+#include <cstdio>
+
+#include "cli/cli.h"
+
+namespace attn {
+
+int cmd_info(int argc, char** argv) {
+  const cli::Args args(argc, argv, {"--L", "--S"}, {});
+  const std::string path = args.one_input("FILE.attn");
+  const long long L = args.get_int("--L", 0, 1, ATTN_MAX_SEQ);
+  const long long S = args.get_int("--S", L, 1, ATTN_MAX_SEQ);
+  if (args.has("--S") && !args.has("--L")) throw cli::Error("--S needs --L");
+  cli::LoadedModel lm;
+  cli::load_model(path, &lm);
+  const Model& m = lm.model;
+  std::printf("%s: .attn v%u, %zu bytes, crc32 %08x, data alignment %u\n", path.c_str(), format::kVersion,
+              m.size(), m.crc(), m.data_align());
+  std::printf("%u block(s)\n", m.block_count());
+  size_t max_arena = 0;
+  for (uint32_t i = 0; i < m.block_count(); ++i) {
+    Block b;
+    if (m.block(i, &b) != Status::kOk)
+      throw cli::Error(path + ": block " + std::to_string(i) + " unreadable");
+    const AttentionConfig& c = b.config;
+    std::printf("  block %u: %s E=%d heads=%d head_dim=%d kdim=%d vdim=%d bias=%s", i,
+                cli::dtype_name(b.dtype), c.embed_dim, c.num_heads, c.head_dim, c.kdim, c.vdim,
+                c.bias ? "yes" : "no");
+    if (L > 0) {
+      Plan plan;
+      const Status s = plan_attention(c, b.dtype, static_cast<int32_t>(L), static_cast<int32_t>(S), &plan);
+      if (s != Status::kOk) throw cli::Error(path + ": block " + std::to_string(i) + ": " + cli::describe(s));
+      std::printf(" arena(L=%lld,S=%lld)=%zu bytes", L, S, plan.arena_bytes);
+      if (plan.arena_bytes > max_arena) max_arena = plan.arena_bytes;
+    }
+    std::printf("\n");
+  }
+  std::printf("%u tensor(s)\n", m.tensor_count());
+  for (uint32_t i = 0; i < m.tensor_count(); ++i) {
+    TensorView t;
+    if (m.tensor(i, &t) != Status::kOk)
+      throw cli::Error(path + ": tensor " + std::to_string(i) + " unreadable");
+    std::string dims;
+    for (int k = 0; k < t.rank; ++k) dims += (k ? ", " : "") + std::to_string(t.dims[k]);
+    const size_t off =
+        static_cast<size_t>(static_cast<const uint8_t*>(t.data) - static_cast<const uint8_t*>(m.data()));
+    std::string blk = t.block == format::kNoBlock ? "-" : std::to_string(t.block);
+    std::printf("  %-24s %-4s block %-3s %-3s [%s] %zu bytes at %zu\n", t.name, cli::role_name(t.role),
+                blk.c_str(), cli::dtype_name(t.dtype), dims.c_str(), t.byte_size, off);
+  }
+  if (L > 0) std::printf("arena bytes (largest block, L=%lld, S=%lld): %zu\n", L, S, max_arena);
+  return 0;
+}
+
+}  // namespace attn

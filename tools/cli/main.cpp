@@ -1,0 +1,58 @@
+// main.cpp: the `attn` tools binary. Each subcommand lives in its own
+// cmd_<name>.cpp; to add one, declare it in cli.h and add a row below.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+#include "cli/cli.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(int argc, char** argv);
+  const char* usage;
+};
+
+const Command kCommands[] = {
+    {"import", attn::cmd_import,
+     "import MODEL.safetensors --heads H [--prefix P] [--extra NAME=KEY]... -o OUT.attn"},
+    {"info", attn::cmd_info, "info FILE.attn [--L N] [--S N]"},
+    {"run", attn::cmd_run,
+     "run FILE.attn --input X.npy [--kv KV.npy] [--value V.npy] [--causal] [--key-length N] [--block I] -o "
+     "Y.npy"},
+    {"emit-c", attn::cmd_emit_c, "emit-c FILE.attn -o model.h [--name SYM] [--max-L N --max-S N]"},
+    {"verify", attn::cmd_verify, "verify FILE.attn"},
+};
+
+void usage(FILE* f) {
+  std::fprintf(f, "usage: attn COMMAND [ARGS]\n");
+  for (const Command& c : kCommands) std::fprintf(f, "  attn %s\n", c.usage);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  if (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  for (const Command& c : kCommands) {
+    if (std::strcmp(argv[1], c.name) != 0) continue;
+    try {
+      return c.run(argc - 2, argv + 2);
+    } catch (const attn::cli::Error& e) {
+      std::fprintf(stderr, "attn %s: %s\n", c.name, e.what());
+      return 1;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "attn %s: internal error: %s\n", c.name, e.what());
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "attn: unknown command '%s' (try attn --help)\n", argv[1]);
+  return 2;
+}

@@ -1,0 +1,183 @@
+// model_writer.h: builds .attn files (format v1, see include/attn/FORMAT.md).
+// Host-side only (std::vector, exceptions): used by `attn import`, later by
+// `attn quantize`, and by the tests. The library itself only reads.
+//
+// The output is canonical, so tools/attn_export.py writes the same bytes:
+//   header | block records | tensor descriptors | zero pad to data_align |
+//   tensor data in the given order, each at the next multiple of data_align
+//   from the data section start; the file ends right after the last tensor.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "attn/model.h"
+
+namespace attn {
+namespace tools {
+
+struct TensorSpec {
+  std::string name;  // < 64 bytes, unique
+  format::Role role = format::Role::kUser;
+  DType dtype = DType::kF32;
+  format::Layout layout = format::Layout::kPlain;
+  uint32_t block = format::kNoBlock;
+  std::vector<uint32_t> dims;  // rank 1..4
+  std::vector<uint8_t> bytes;  // product(dims) * dtype_size(dtype)
+};
+
+struct BlockSpec {
+  uint32_t embed_dim = 0, num_heads = 0, head_dim = 0, kdim = 0, vdim = 0;
+  bool bias = true;
+  DType dtype = DType::kF32;
+};
+
+struct ModelSpec {
+  std::vector<BlockSpec> blocks;
+  std::vector<TensorSpec> tensors;
+  uint32_t data_align = 16;
+};
+
+inline std::vector<uint8_t> f32_bytes(const std::vector<float>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(float));
+  if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+// Block tensors' names, e.g. "block.0.wq".
+inline std::string block_tensor_name(size_t block, const char* role) {
+  return "block." + std::to_string(block) + "." + role;
+}
+
+// Append an f32 block and its tensors (wq [D,E], wk [D,kdim], wv [D,vdim],
+// wo [E,D], then bq bk bv [D], bo [E] when bias) in the canonical order.
+inline void add_block_f32(ModelSpec& m, const BlockSpec& b, const std::vector<const std::vector<float>*>& w) {
+  const uint32_t idx = static_cast<uint32_t>(m.blocks.size());
+  const uint32_t d = b.num_heads * b.head_dim;
+  m.blocks.push_back(b);
+  struct R {
+    format::Role role;
+    const char* name;
+    std::vector<uint32_t> dims;
+  };
+  std::vector<R> roles = {{format::Role::kWq, "wq", {d, b.embed_dim}},
+                          {format::Role::kWk, "wk", {d, b.kdim}},
+                          {format::Role::kWv, "wv", {d, b.vdim}},
+                          {format::Role::kWo, "wo", {b.embed_dim, d}}};
+  if (b.bias) {
+    roles.push_back({format::Role::kBq, "bq", {d}});
+    roles.push_back({format::Role::kBk, "bk", {d}});
+    roles.push_back({format::Role::kBv, "bv", {d}});
+    roles.push_back({format::Role::kBo, "bo", {b.embed_dim}});
+  }
+  if (w.size() != roles.size()) throw std::runtime_error("add_block_f32: wrong number of weight tensors");
+  for (size_t i = 0; i < roles.size(); ++i) {
+    TensorSpec t;
+    t.name = block_tensor_name(idx, roles[i].name);
+    t.role = roles[i].role;
+    t.block = idx;
+    t.dims = roles[i].dims;
+    size_t n = 1;
+    for (uint32_t v : t.dims) n *= v;
+    if (w[i]->size() != n) throw std::runtime_error("add_block_f32: " + t.name + " has the wrong size");
+    t.bytes = f32_bytes(*w[i]);
+    m.tensors.push_back(std::move(t));
+  }
+}
+
+namespace detail {
+template <class T>
+void put(std::vector<uint8_t>& out, size_t at, const T& v) {
+  std::memcpy(out.data() + at, &v, sizeof v);
+}
+inline uint64_t align_up(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
+}  // namespace detail
+
+// Serialize. Throws std::runtime_error on what the loader would reject for
+// simple reasons (names, sizes); the result should still be checked with
+// Model::load.
+inline std::vector<uint8_t> write_model(const ModelSpec& m) {
+  using namespace format;
+  const uint64_t a = m.data_align;
+  if (a < kMinDataAlign || (a & (a - 1)) != 0)
+    throw std::runtime_error("data alignment must be a power of two >= 16");
+  const uint64_t blocks_at = sizeof(Header);
+  const uint64_t tensors_at = blocks_at + m.blocks.size() * sizeof(BlockRecord);
+  const uint64_t data_at = detail::align_up(tensors_at + m.tensors.size() * sizeof(TensorDesc), a);
+  std::vector<uint64_t> offsets;
+  uint64_t cursor = 0;
+  for (const TensorSpec& t : m.tensors) {
+    cursor = detail::align_up(cursor, a);
+    offsets.push_back(cursor);
+    cursor += t.bytes.size();
+  }
+  const uint64_t file_size = data_at + cursor;
+  std::vector<uint8_t> out(static_cast<size_t>(file_size), 0);
+
+  Header h{};
+  h.magic = kMagic;
+  h.version = kVersion;
+  h.header_size = sizeof(Header);
+  h.flags = 0;
+  h.file_size = file_size;
+  h.data_align = m.data_align;
+  h.block_count = static_cast<uint32_t>(m.blocks.size());
+  h.tensor_count = static_cast<uint32_t>(m.tensors.size());
+  h.blocks_offset = blocks_at;
+  h.tensors_offset = tensors_at;
+  h.data_offset = data_at;
+
+  for (size_t i = 0; i < m.blocks.size(); ++i) {
+    const BlockSpec& b = m.blocks[i];
+    BlockRecord r{};
+    r.embed_dim = b.embed_dim;
+    r.num_heads = b.num_heads;
+    r.head_dim = b.head_dim;
+    r.kdim = b.kdim;
+    r.vdim = b.vdim;
+    r.dtype = static_cast<uint16_t>(b.dtype);
+    r.flags = b.bias ? kBlockBias : 0;
+    detail::put(out, static_cast<size_t>(blocks_at + i * sizeof(BlockRecord)), r);
+  }
+  for (size_t i = 0; i < m.tensors.size(); ++i) {
+    const TensorSpec& t = m.tensors[i];
+    if (t.name.empty() || t.name.size() >= kNameBytes)
+      throw std::runtime_error("tensor name '" + t.name + "' must have 1.." + std::to_string(kNameBytes - 1) +
+                               " bytes");
+    if (t.dims.empty() || t.dims.size() > static_cast<size_t>(kMaxRank))
+      throw std::runtime_error("tensor '" + t.name + "' must have rank 1..4");
+    uint64_t n = dtype_size(t.dtype);
+    for (uint32_t v : t.dims) n *= v;
+    if (n != t.bytes.size())
+      throw std::runtime_error("tensor '" + t.name + "': byte size disagrees with dims");
+    TensorDesc d{};
+    std::memcpy(d.name, t.name.data(), t.name.size());
+    d.role = static_cast<uint16_t>(t.role);
+    d.dtype = static_cast<uint16_t>(t.dtype);
+    d.layout = static_cast<uint16_t>(t.layout);
+    d.rank = static_cast<uint16_t>(t.dims.size());
+    d.block = t.block;
+    for (size_t k = 0; k < t.dims.size(); ++k) d.dims[k] = t.dims[k];
+    d.offset = offsets[i];
+    d.byte_size = t.bytes.size();
+    detail::put(out, static_cast<size_t>(tensors_at + i * sizeof(TensorDesc)), d);
+    if (!t.bytes.empty()) std::memcpy(out.data() + data_at + offsets[i], t.bytes.data(), t.bytes.size());
+  }
+  detail::put(out, 0, h);
+  const uint32_t crc = crc32(out.data() + kCrcStart, out.size() - kCrcStart);
+  detail::put(out, offsetof(Header, crc32), crc);
+  return out;
+}
+
+// Recompute and store the CRC of a file in `bytes` (for tests that patch a file).
+inline void fix_crc(std::vector<uint8_t>& bytes) {
+  if (bytes.size() < sizeof(format::Header)) return;
+  const uint32_t crc = crc32(bytes.data() + format::kCrcStart, bytes.size() - format::kCrcStart);
+  std::memcpy(bytes.data() + offsetof(format::Header, crc32), &crc, sizeof crc);
+}
+
+}  // namespace tools
+}  // namespace attn

@@ -1,0 +1,135 @@
+// npy.h: NumPy .npy files (format 1.0-3.0), little-endian float32/float64,
+// C order. Header-only so tests can use it too.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace attn {
+namespace npy {
+
+struct Array {
+  std::string descr;           // "<f4" or "<f8"
+  std::vector<int64_t> shape;  // C order
+  std::vector<double> f64;     // filled for "<f8"
+  std::vector<float> f32;      // filled for "<f4"
+  int64_t count() const {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+  }
+};
+
+// Parse; throws std::runtime_error with a message (without the file name).
+inline Array parse(const std::vector<uint8_t>& b) {
+  static const char kMagic[] = "\x93NUMPY";
+  if (b.size() < 10 || std::memcmp(b.data(), kMagic, 6) != 0) throw std::runtime_error("not a .npy file");
+  const int major = b[6];
+  size_t hlen = 0, start = 0;
+  if (major == 1) {
+    hlen = static_cast<size_t>(b[8]) | static_cast<size_t>(b[9]) << 8;
+    start = 10;
+  } else if (major == 2 || major == 3) {
+    if (b.size() < 12) throw std::runtime_error("truncated .npy header");
+    hlen = static_cast<size_t>(b[8]) | static_cast<size_t>(b[9]) << 8 | static_cast<size_t>(b[10]) << 16 |
+           static_cast<size_t>(b[11]) << 24;
+    start = 12;
+  } else {
+    throw std::runtime_error("unsupported .npy version " + std::to_string(major));
+  }
+  if (hlen > b.size() - start) throw std::runtime_error("truncated .npy header");
+  const std::string h(reinterpret_cast<const char*>(b.data() + start), hlen);
+  auto value_of = [&](const char* key) -> std::string {
+    const std::string k = std::string("'") + key + "'";
+    const size_t at = h.find(k);
+    if (at == std::string::npos) throw std::runtime_error(std::string(".npy header lacks ") + key);
+    size_t p = h.find(':', at + k.size());
+    if (p == std::string::npos) throw std::runtime_error("bad .npy header");
+    ++p;
+    while (p < h.size() && h[p] == ' ') ++p;
+    size_t e = p;
+    if (p < h.size() && (h[p] == '\'' || h[p] == '(')) {
+      const char close = h[p] == '\'' ? '\'' : ')';
+      e = h.find(close, p + 1);
+      if (e == std::string::npos) throw std::runtime_error("bad .npy header");
+      return h.substr(p, e - p + 1);
+    }
+    while (e < h.size() && h[e] != ',' && h[e] != '}') ++e;
+    return h.substr(p, e - p);
+  };
+  Array a;
+  std::string descr = value_of("descr");
+  if (descr.size() < 2) throw std::runtime_error("bad .npy descr");
+  a.descr = descr.substr(1, descr.size() - 2);
+  if (value_of("fortran_order").find("False") != 0)
+    throw std::runtime_error("Fortran-order arrays are not supported");
+  const std::string shape = value_of("shape");
+  size_t p = 1;
+  while (p < shape.size()) {
+    while (p < shape.size() && (shape[p] == ' ' || shape[p] == ',')) ++p;
+    if (p >= shape.size() || shape[p] == ')') break;
+    size_t e = p;
+    while (e < shape.size() && shape[e] >= '0' && shape[e] <= '9') ++e;
+    if (e == p || e - p > 12) throw std::runtime_error("bad .npy shape " + shape);
+    a.shape.push_back(std::stoll(shape.substr(p, e - p)));
+    p = e;
+  }
+  size_t item = 0;
+  if (a.descr == "<f4") {
+    item = 4;
+  } else if (a.descr == "<f8") {
+    item = 8;
+  } else {
+    throw std::runtime_error("dtype '" + a.descr + "' is not float32 ('<f4')");
+  }
+  int64_t n = 1;
+  for (int64_t d : a.shape) {
+    if (d > (int64_t{1} << 40) / (n == 0 ? 1 : n)) throw std::runtime_error("shape too large");
+    n *= d;
+  }
+  const size_t data_at = start + hlen;
+  if (b.size() - data_at != static_cast<size_t>(n) * item)
+    throw std::runtime_error("data size " + std::to_string(b.size() - data_at) +
+                             " bytes disagrees with shape " + shape + " and dtype " + a.descr);
+  if (item == 4) {
+    a.f32.resize(static_cast<size_t>(n));
+    if (n) std::memcpy(a.f32.data(), b.data() + data_at, static_cast<size_t>(n) * 4);
+  } else {
+    a.f64.resize(static_cast<size_t>(n));
+    if (n) std::memcpy(a.f64.data(), b.data() + data_at, static_cast<size_t>(n) * 8);
+  }
+  return a;
+}
+
+// A float32 .npy file, version 1.0, header padded to 64 bytes as NumPy does.
+inline std::vector<uint8_t> serialize_f32(const std::vector<int64_t>& shape, const float* data) {
+  // NumPy writes "(3, 4)" and "(5,)": commas followed by a space except the trailing one.
+  std::string pretty = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    pretty += std::to_string(shape[i]);
+    if (shape.size() == 1) pretty += ",";
+    if (i + 1 < shape.size()) pretty += ", ";
+  }
+  pretty += ")";
+  std::string h = "{'descr': '<f4', 'fortran_order': False, 'shape': " + pretty + ", }";
+  const size_t total = (10 + h.size() + 1 + 63) / 64 * 64;
+  h.append(total - 10 - h.size() - 1, ' ');
+  h += '\n';
+  std::vector<uint8_t> out(10 + h.size());
+  std::memcpy(out.data(), "\x93NUMPY\x01\x00", 8);
+  out[8] = static_cast<uint8_t>(h.size() & 0xFF);
+  out[9] = static_cast<uint8_t>(h.size() >> 8);
+  std::memcpy(out.data() + 10, h.data(), h.size());
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  const size_t bytes = static_cast<size_t>(n) * 4;
+  out.resize(out.size() + bytes);
+  if (bytes) std::memcpy(out.data() + out.size() - bytes, data, bytes);
+  return out;
+}
+
+}  // namespace npy
+}  // namespace attn

@@ -1,0 +1,343 @@
+// safetensors.h: reads .safetensors files: an 8-byte little-endian header
+// length N, N bytes of JSON {name: {"dtype", "shape", "data_offsets": [b, e]},
+// "__metadata__": {...}}, then the raw data. Float tensors (F32, F64, F16,
+// BF16) convert to float32 exactly as tools/attn_export.py does (F64 rounds
+// to nearest). Header-only so tests can use it.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attn {
+namespace safetensors {
+
+struct Tensor {
+  std::string name;
+  std::string dtype;
+  std::vector<int64_t> shape;
+  const uint8_t* data = nullptr;  // into the file's bytes
+  size_t bytes = 0;
+  size_t count() const {
+    size_t n = 1;
+    for (int64_t d : shape) n *= static_cast<size_t>(d);
+    return n;
+  }
+};
+
+namespace detail {
+
+// Just enough JSON: values are skipped or read as strings, integers, arrays
+// and objects. Keys keep their file order.
+class Json {
+ public:
+  explicit Json(const std::string& s) : s_(s) {}
+  void ws() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t')) ++i_;
+  }
+  bool peek(char c) {
+    ws();
+    return i_ < s_.size() && s_[i_] == c;
+  }
+  void expect(char c) {
+    if (!peek(c)) fail(std::string("expected '") + c + "'");
+    ++i_;
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::runtime_error("bad JSON header at byte " + std::to_string(i_) + ": " + what);
+  }
+  std::string string() {
+    expect('"');
+    std::string out;
+    while (true) {
+      if (i_ >= s_.size()) fail("unterminated string");
+      const char c = s_[i_++];
+      if (c == '"') return out;
+      if (static_cast<unsigned char>(c) < 0x20) fail("control character in string");
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (i_ >= s_.size()) fail("unterminated escape");
+      const char e = s_[i_++];
+      switch (e) {
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'u': {
+          uint32_t cp = hex4();
+          if (cp >= 0xD800 && cp < 0xDC00) {
+            if (i_ + 2 > s_.size() || s_[i_] != '\\' || s_[i_ + 1] != 'u') fail("lone surrogate");
+            i_ += 2;
+            const uint32_t lo = hex4();
+            if (lo < 0xDC00 || lo > 0xDFFF) fail("bad surrogate pair");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+          }
+          utf8(cp, &out);
+          break;
+        }
+        default:
+          fail("bad escape");
+      }
+    }
+  }
+  int64_t integer() {
+    ws();
+    size_t st = i_;
+    if (i_ < s_.size() && s_[i_] == '-') ++i_;
+    while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
+    if (i_ == st || i_ - st > 18) fail("expected a non-huge integer");
+    return std::stoll(s_.substr(st, i_ - st));
+  }
+  void skip(int depth = 0) {
+    if (depth > 64) fail("nested too deeply");
+    ws();
+    if (i_ >= s_.size()) fail("unexpected end");
+    const char c = s_[i_];
+    if (c == '"') {
+      string();
+    } else if (c == '{') {
+      ++i_;
+      if (peek('}')) {
+        ++i_;
+        return;
+      }
+      do {
+        string();
+        expect(':');
+        skip(depth + 1);
+      } while (comma());
+      expect('}');
+    } else if (c == '[') {
+      ++i_;
+      if (peek(']')) {
+        ++i_;
+        return;
+      }
+      do skip(depth + 1);
+      while (comma());
+      expect(']');
+    } else {
+      const size_t st = i_;
+      while (i_ < s_.size() && std::strchr(",}] \n\r\t", s_[i_]) == nullptr) ++i_;
+      const std::string tok = s_.substr(st, i_ - st);
+      if (tok.empty()) fail("expected a value");
+    }
+  }
+  bool comma() {
+    if (peek(',')) {
+      ++i_;
+      return true;
+    }
+    return false;
+  }
+  bool at_end() {
+    ws();
+    return i_ == s_.size();
+  }
+
+ private:
+  uint32_t hex4() {
+    if (i_ + 4 > s_.size()) fail("short \\u escape");
+    uint32_t v = 0;
+    for (int k = 0; k < 4; ++k) {
+      const char c = s_[i_++];
+      v <<= 4;
+      if (c >= '0' && c <= '9')
+        v |= static_cast<uint32_t>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= static_cast<uint32_t>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= static_cast<uint32_t>(c - 'A' + 10);
+      else
+        fail("bad \\u escape");
+    }
+    return v;
+  }
+  static void utf8(uint32_t cp, std::string* o) {
+    if (cp < 0x80) {
+      *o += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      *o += static_cast<char>(0xC0 | (cp >> 6));
+      *o += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      *o += static_cast<char>(0xE0 | (cp >> 12));
+      *o += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      *o += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      *o += static_cast<char>(0xF0 | (cp >> 18));
+      *o += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      *o += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      *o += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+  const std::string& s_;
+  size_t i_ = 0;
+};
+
+inline size_t dtype_bytes(const std::string& d) {
+  if (d == "F64" || d == "I64" || d == "U64") return 8;
+  if (d == "F32" || d == "I32" || d == "U32") return 4;
+  if (d == "F16" || d == "BF16" || d == "I16" || d == "U16") return 2;
+  if (d == "I8" || d == "U8" || d == "BOOL" || d == "F8_E4M3" || d == "F8_E5M2") return 1;
+  return 0;
+}
+
+inline float half_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h >> 15) << 31;
+  const uint32_t exp = (h >> 10) & 0x1F;
+  const uint32_t man = h & 0x3FF;
+  float f;
+  if (exp == 0) {
+    f = std::ldexp(static_cast<float>(man), -24);  // zero or subnormal: exact
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    u |= sign;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+  uint32_t u = exp == 31 ? (sign | 0x7F800000u | (man << 13)) : (sign | ((exp + 112) << 23) | (man << 13));
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+}  // namespace detail
+
+// Parse a whole file held in `bytes` (which must outlive the result).
+// Throws std::runtime_error with a message (without the file name).
+inline std::vector<Tensor> parse(const std::vector<uint8_t>& bytes) {
+  if (bytes.size() < 8) throw std::runtime_error("not a safetensors file (shorter than 8 bytes)");
+  uint64_t n = 0;
+  std::memcpy(&n, bytes.data(), 8);
+  if (n > bytes.size() - 8)
+    throw std::runtime_error("header length " + std::to_string(n) + " runs past the end");
+  const std::string h(reinterpret_cast<const char*>(bytes.data() + 8), static_cast<size_t>(n));
+  const uint8_t* data = bytes.data() + 8 + n;
+  const size_t data_bytes = bytes.size() - 8 - static_cast<size_t>(n);
+  detail::Json j(h);
+  std::vector<Tensor> out;
+  j.expect('{');
+  if (!j.peek('}')) {
+    do {
+      const std::string name = j.string();
+      j.expect(':');
+      if (name == "__metadata__") {
+        j.skip();
+        continue;
+      }
+      Tensor t;
+      t.name = name;
+      bool have_dtype = false, have_shape = false, have_off = false;
+      int64_t b = 0, e = 0;
+      j.expect('{');
+      if (!j.peek('}')) {
+        do {
+          const std::string k = j.string();
+          j.expect(':');
+          if (k == "dtype") {
+            t.dtype = j.string();
+            have_dtype = true;
+          } else if (k == "shape") {
+            j.expect('[');
+            if (!j.peek(']')) {
+              do {
+                const int64_t d = j.integer();
+                if (d < 0 || d > (int64_t{1} << 40))
+                  throw std::runtime_error("tensor '" + name + "': bad dim");
+                t.shape.push_back(d);
+              } while (j.comma());
+            }
+            j.expect(']');
+            have_shape = true;
+          } else if (k == "data_offsets") {
+            j.expect('[');
+            b = j.integer();
+            j.expect(',');
+            e = j.integer();
+            j.expect(']');
+            have_off = true;
+          } else {
+            j.skip();
+          }
+        } while (j.comma());
+      }
+      j.expect('}');
+      if (!have_dtype || !have_shape || !have_off)
+        throw std::runtime_error("tensor '" + name + "' lacks dtype, shape or data_offsets");
+      if (b < 0 || e < b || static_cast<uint64_t>(e) > data_bytes)
+        throw std::runtime_error("tensor '" + name + "' lies outside the data section");
+      const size_t item = detail::dtype_bytes(t.dtype);
+      if (item == 0) throw std::runtime_error("tensor '" + name + "' has unknown dtype " + t.dtype);
+      double elems = 1;
+      for (int64_t d : t.shape) elems *= static_cast<double>(d);
+      if (elems * static_cast<double>(item) != static_cast<double>(e - b))
+        throw std::runtime_error("tensor '" + name + "' has " + std::to_string(e - b) +
+                                 " bytes, which disagrees with its shape and dtype");
+      t.data = data + b;
+      t.bytes = static_cast<size_t>(e - b);
+      for (const Tensor& o : out)
+        if (o.name == name) throw std::runtime_error("tensor '" + name + "' appears twice");
+      out.push_back(std::move(t));
+    } while (j.comma());
+  }
+  j.expect('}');
+  if (!j.at_end()) j.fail("trailing bytes after the header object");
+  return out;
+}
+
+// The tensor as float32 values. Throws for non-float dtypes.
+inline std::vector<float> to_f32(const Tensor& t) {
+  const size_t n = t.count();
+  std::vector<float> v(n);
+  if (t.dtype == "F32") {
+    if (n) std::memcpy(v.data(), t.data, n * 4);
+  } else if (t.dtype == "F64") {
+    for (size_t i = 0; i < n; ++i) {
+      double d;
+      std::memcpy(&d, t.data + 8 * i, 8);
+      v[i] = static_cast<float>(d);
+    }
+  } else if (t.dtype == "F16" || t.dtype == "BF16") {
+    for (size_t i = 0; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, t.data + 2 * i, 2);
+      if (t.dtype == "F16") {
+        v[i] = detail::half_to_float(h);
+      } else {
+        const uint32_t u = static_cast<uint32_t>(h) << 16;
+        std::memcpy(&v[i], &u, 4);
+      }
+    }
+  } else {
+    throw std::runtime_error("tensor '" + t.name + "' has dtype " + t.dtype + ", not a float type");
+  }
+  return v;
+}
+
+}  // namespace safetensors
+}  // namespace attn
