@@ -206,7 +206,8 @@ TEST_CASE("bad arguments", "[model]") {
 // from loader CVEs in other formats).
 TEST_CASE("bad magic, version, header size", "[model][bad]") {
   CHECK(mutated([](auto& f) { f[0] ^= 1; }) == Status::kBadMagic);
-  CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(version), 2); }) == Status::kUnsupportedVersion);
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(version), attn::format::kVersion + 1); }) ==
+        Status::kUnsupportedVersion);
   CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(version), 0); }) == Status::kUnsupportedVersion);
   CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(header_size), 48); }) == Status::kBadHeaderSize);
   CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(header_size), 128); }) == Status::kBadHeaderSize);

@@ -16,7 +16,7 @@ int cmd_info(int argc, char** argv) {
   cli::LoadedModel lm;
   cli::load_model(path, &lm);
   const Model& m = lm.model;
-  std::printf("%s: .attn v%u, %zu bytes, crc32 %08x, data alignment %u\n", path.c_str(), format::kVersion,
+  std::printf("%s: .attn v%u, %zu bytes, crc32 %08x, data alignment %u\n", path.c_str(), m.version(),
               m.size(), m.crc(), m.data_align());
   std::printf("%u block(s)\n", m.block_count());
   size_t max_arena = 0;
