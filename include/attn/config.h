@@ -27,3 +27,17 @@
 #ifndef ATTN_TILE_ROWS
 #define ATTN_TILE_ROWS 4
 #endif
+
+// Which dtypes the library carries (1: compiled in, 0: left out). CMake sets
+// them from ATTN_DTYPES; a plain-Makefile build passes -DATTN_WITH_F32=0 and
+// leaves out the *_f32*.cpp files (see tools/make/attn.mk). The same values
+// for the library and its users.
+#ifndef ATTN_WITH_F32
+#define ATTN_WITH_F32 1
+#endif
+#ifndef ATTN_WITH_S8
+#define ATTN_WITH_S8 1
+#endif
+#ifndef ATTN_WITH_S16
+#define ATTN_WITH_S16 1
+#endif
