@@ -461,11 +461,13 @@ Status Model::find_block_tensor(uint32_t block, Role role, TensorView* out) cons
 // The s8/s16 views of block i (validated by load: every table is present,
 // of the right dtype and length, 16-byte aligned).
 Status Model::quantized_block(uint32_t i, Block* b) const {
-  const void* by_role[format::kMaxRole + 1] = {};
+  constexpr uint16_t kRoles = static_cast<uint16_t>(Role::kIoScale) + 1;
+  const void* by_role[kRoles] = {};  // the block's tensors by role (null: absent)
   for (uint32_t t = 0; t < tensor_count_; ++t) {
     TensorView v;
     ATTN_TRY(tensor(t, &v));
-    if (v.block == i) by_role[static_cast<uint16_t>(v.role)] = v.data;
+    const uint16_t r = static_cast<uint16_t>(v.role);
+    if (v.block == i && r < kRoles) by_role[r] = v.data;
   }
   const auto s32 = [&](Role r) { return static_cast<const int32_t*>(by_role[static_cast<uint16_t>(r)]); };
   const auto s8 = [&](Role r) { return static_cast<const int8_t*>(by_role[static_cast<uint16_t>(r)]); };
