@@ -326,3 +326,30 @@ TEST_CASE("attn quantize: bad calibration input and other errors leave no output
 }
 
 #endif  // ATTN_CLI_PATH
+
+#ifdef ATTN_CLI_PATH
+TEST_CASE("attn quantize --per-tensor: one weight scale per projection", "[cli][quant]") {
+  Scratch tmp;
+  for (const bool per_tensor : {false, true}) {
+    const std::string out = tmp / (per_tensor ? "pt.attn" : "pc.attn");
+    const Run r = attn_cli("quantize mha_self.attn --calib mha_self.calib.npy --dtype s8 --causal -o " +
+                               q(out) + (per_tensor ? " --per-tensor" : ""),
+                           tmp);
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    CHECK((r.out.find("per-tensor int8") != std::string::npos) == per_tensor);
+    Loaded m(out);
+    REQUIRE(m.status == attn::Status::kOk);
+    attn::Block b;
+    REQUIRE(m.model.block(0, &b) == attn::Status::kOk);
+    // Same input and output scales for every channel: the multipliers and shifts
+    // of a per-tensor projection are all equal; per channel they differ.
+    const int32_t D = b.config.inner_dim();
+    bool all_equal = true;
+    for (int32_t c = 1; c < D; ++c)
+      all_equal =
+          all_equal && b.s8.q.multiplier[c] == b.s8.q.multiplier[0] && b.s8.q.shift[c] == b.s8.q.shift[0];
+    CHECK(all_equal == per_tensor);
+  }
+}
+#endif  // ATTN_CLI_PATH
