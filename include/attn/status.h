@@ -31,6 +31,7 @@ enum class [[nodiscard]] Status : int32_t{
     kBadRope = 16,          // rope_base negative or not finite, or head_dim odd with rope
     kBadPosition = 17,      // a rotary position is negative
     kBadWindow = 18,        // mask.window < 0, or a window without causal; cache window > capacity
+    kBadHandle = 31,        // a C API handle (attn.h) was not set up by its init or load call
 
     // Memory (32..)
     kArenaTooSmall = 32,    // the arena has fewer free bytes than the plan needs

@@ -1,45 +1,74 @@
 // dispatch.cpp: the one place that picks a kernel variant, at compile time,
 // from the ISA flags in internal/arch.h. -DATTN_KERNELS=ref forces the
 // portable scalar kernels everywhere.
+#include "attn/config.h"
 #include "internal/arch.h"
 #include "internal/kernels_f32.h"
 #include "internal/kernels_fixed.h"
 
+// The float32 set: linear, scores, softmax_row, weighted_sum.
+#if ATTN_HAVE_AVX2
+#define ATTN_F32_ISA avx2
+#define ATTN_F32_ISA_NAME "avx2"
+#elif ATTN_HAVE_NEON64
+#define ATTN_F32_ISA neon64
+#define ATTN_F32_ISA_NAME "neon64"
+#elif ATTN_HAVE_NEON32
+#define ATTN_F32_ISA neon32
+#define ATTN_F32_ISA_NAME "neon32"
+#else
+#define ATTN_F32_ISA ref
+#define ATTN_F32_ISA_NAME "ref"
+#endif
+#define ATTN_CAT2(a, b) a##b
+#define ATTN_CAT(a, b) ATTN_CAT2(a, b)
+#define ATTN_F32(op) ATTN_CAT(op##_f32_, ATTN_F32_ISA)  // e.g. ATTN_F32(linear) -> linear_f32_avx2
+
 namespace attn {
 namespace detail {
 
-void linear_f32(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y) { linear_f32_ref(x, w, bias, y); }
-void scores_f32(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s) { scores_f32_ref(q, k, scale, s); }
-void softmax_row_f32(float* row, int32_t n) { softmax_row_f32_ref(row, n); }
-void weighted_sum_f32(ConstMatF32 p, ConstMatF32 v, MatF32 o) { weighted_sum_f32_ref(p, v, o); }
+#if ATTN_WITH_F32  // an s8/s16-only build (ATTN_DTYPES) compiles no f32 kernel
+void linear_f32(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y) {
+  ATTN_F32(linear)(x, w, bias, y);
+}
+void scores_f32(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s) { ATTN_F32(scores)(q, k, scale, s); }
+void softmax_row_f32(float* row, int32_t n) { ATTN_F32(softmax_row)(row, n); }
+void weighted_sum_f32(ConstMatF32 p, ConstMatF32 v, MatF32 o) { ATTN_F32(weighted_sum)(p, v, o); }
 
 void rope_f32(MatF32 x, int32_t head_dim, int32_t pos0, float base) { rope_f32_ref(x, head_dim, pos0, base); }
 
-// Fixed point: ref only so far.
+const char* kernel_set_f32() { return ATTN_F32_ISA_NAME; }
+#endif  // ATTN_WITH_F32
+
+// Fixed point: ref only so far. Each dtype under its ATTN_WITH_<DT> guard.
+#if ATTN_WITH_S8
 void linear_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
   linear_s8_ref(x, w, bias, p, y);
-}
-void linear_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y) {
-  linear_s16_ref(x, w, bias, p, y);
 }
 void softmax_s8(ConstMatS8 x, const SoftmaxS8Params& p, MatS8 y) { softmax_s8_ref(x, p, y); }
 void scores_s8(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s) {
   scores_s8_ref(q, zq, k, zk, score_shift, s);
 }
-void scores_s16(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s) {
-  scores_s16_ref(q, k, score_shift, s);
-}
-void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
-  softmax_fused_row_ref(row, begin, end, n, sm);
-}
 void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o) {
   weighted_sum_s8_ref(p, v, zv, m, sh, zo, o);
+}
+#endif  // ATTN_WITH_S8
+#if ATTN_WITH_S16
+void linear_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y) {
+  linear_s16_ref(x, w, bias, p, y);
+}
+void scores_s16(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s) {
+  scores_s16_ref(q, k, score_shift, s);
 }
 void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o) {
   weighted_sum_s16_ref(p, v, m, sh, o);
 }
-
-const char* kernel_set_f32() { return "ref"; }
+#endif  // ATTN_WITH_S16
+#if ATTN_WITH_S8 || ATTN_WITH_S16
+void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+  softmax_fused_row_ref(row, begin, end, n, sm);
+}
+#endif
 
 }  // namespace detail
 }  // namespace attn

@@ -27,6 +27,7 @@ const char* status_name(Status s) {
     ATTN_STATUS_CASE(kBadRope)
     ATTN_STATUS_CASE(kBadPosition)
     ATTN_STATUS_CASE(kBadWindow)
+    ATTN_STATUS_CASE(kBadHandle)
     ATTN_STATUS_CASE(kArenaTooSmall)
     ATTN_STATUS_CASE(kArenaMisaligned)
     ATTN_STATUS_CASE(kBufferTooSmall)

@@ -1,0 +1,631 @@
+/* c_api_test.c: the C99 API (attn/attn.h) from a C program, compiled as C99.
+ *
+ *   c_api_test GOLDEN.bin...
+ *
+ * Checks a hand-computed case, every error path a firmware caller meets, and
+ * each golden case (tests/data/golden/README.md) twice: once with the weights
+ * passed directly, once through a .attn blob this program writes in memory
+ * and loads with attn_model_load(). Bound, for outputs and attention weights:
+ * max|got - want| <= 1e-5 * max|want| + 1e-6. Exits 1 on any failure. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attn/attn.h"
+
+static int g_failures = 0;
+static int g_checks = 0;
+static int g_blob_skipped = 0;
+static int g_decoded = 0;
+
+#define CHECK(cond)                                                      \
+  do {                                                                   \
+    ++g_checks;                                                          \
+    if (!(cond)) {                                                       \
+      ++g_failures;                                                      \
+      fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); \
+    }                                                                    \
+  } while (0)
+
+/* CHECK that a call returns `want`, printing both names otherwise. */
+#define CHECK_STATUS(call, want)                                                             \
+  do {                                                                                       \
+    const attn_status got_ = (call);                                                         \
+    ++g_checks;                                                                              \
+    if (got_ != (want)) {                                                                    \
+      ++g_failures;                                                                          \
+      fprintf(stderr, "%s:%d: FAILED: %s returned %s, want %s\n", __FILE__, __LINE__, #call, \
+              attn_status_name(got_), attn_status_name(want));                               \
+    }                                                                                        \
+  } while (0)
+
+/* A 16-byte aligned block from malloc (freed with free_aligned). */
+static void* alloc_aligned(size_t bytes, void** raw) {
+  uintptr_t p;
+  *raw = malloc(bytes + 32);
+  if (*raw == NULL) return NULL;
+  p = ((uintptr_t)*raw + 15u) & ~(uintptr_t)15u;
+  return (void*)p;
+}
+
+/* ------------------------------------------------- hand-computed case --- */
+
+/* E = 2, H = 1, L = 1, S = 2, identity projections, no bias: the output is
+ * p0 * k0 + p1 * k1 with p = softmax(q . k / sqrt(2)). */
+static void test_hand_case(void) {
+  static const float eye[4] = {1, 0, 0, 1};
+  static const float q[2] = {1, 2};
+  static const float kv[4] = {1, 0, 0, 1};
+  /* Sized at compile time, as firmware would: D = DKV = 2, L = 1, S = 2. */
+  static ATTN_ALIGNED_ARENA uint8_t arena[ATTN_ARENA_BYTES_F32(2, 2, 1, 2)];
+  attn_config cfg;
+  attn_plan plan;
+  attn_weights_f32 w;
+  attn_io_f32 io;
+  attn_mask mask;
+  float y[2], p[2];
+  size_t need = 0;
+  double s0, s1, p0, p1;
+
+  memset(&cfg, 0, sizeof cfg);
+  cfg.embed_dim = 2;
+  cfg.num_heads = 1;
+  CHECK_STATUS(attn_plan_init(&plan, &cfg, ATTN_DTYPE_F32, 1, 2, 0), ATTN_OK);
+  CHECK_STATUS(attn_plan_arena_bytes(&plan, &need), ATTN_OK);
+  CHECK(need == sizeof arena);
+
+  memset(&w, 0, sizeof w);
+  w.wq = eye;
+  w.wk = eye;
+  w.wv = eye;
+  w.wo = eye;
+  memset(&io, 0, sizeof io);
+  io.query = q;
+  io.key = kv;
+  io.value = kv;
+  io.output = y;
+  io.attn_weights = p;
+  CHECK_STATUS(attn_forward_f32(&plan, &w, NULL, &io, arena, sizeof arena), ATTN_OK);
+  s0 = 1.0 / sqrt(2.0);
+  s1 = 2.0 / sqrt(2.0);
+  p0 = exp(s0) / (exp(s0) + exp(s1));
+  p1 = 1.0 - p0;
+  CHECK(fabs(p[0] - p0) < 1e-6 && fabs(p[1] - p1) < 1e-6);
+  CHECK(fabs(y[0] - p0) < 1e-6 && fabs(y[1] - p1) < 1e-6);
+
+  /* Key padding to one key: all weight on key 0, y = k0. */
+  memset(&mask, 0, sizeof mask);
+  mask.key_padding = 1;
+  mask.key_length = 1;
+  CHECK_STATUS(attn_forward_f32(&plan, &w, &mask, &io, arena, sizeof arena), ATTN_OK);
+  CHECK(p[0] == 1.0f && p[1] == 0.0f && y[0] == 1.0f && y[1] == 0.0f);
+  /* key_length without key_padding is ignored: the zeroed mask means "none". */
+  mask.key_padding = 0;
+  mask.key_length = 0;
+  CHECK_STATUS(attn_forward_f32(&plan, &w, &mask, &io, arena, sizeof arena), ATTN_OK);
+  CHECK(fabs(p[0] - p0) < 1e-6);
+  mask.key_padding = 1;
+  mask.key_length = 3;
+  CHECK_STATUS(attn_forward_f32(&plan, &w, &mask, &io, arena, sizeof arena), ATTN_ERR_BAD_KEY_PADDING);
+}
+
+/* ------------------------------------------------------- error paths --- */
+
+static void test_errors(void) {
+  static ATTN_ALIGNED_ARENA uint8_t arena[ATTN_ARENA_BYTES_F32(4, 4, 2, 2) + 16];
+  static const float wts[16] = {0};
+  static const float x[8] = {0};
+  float y[8];
+  attn_config cfg;
+  attn_plan plan, zero_plan, copy;
+  attn_model model;
+  attn_weights_f32 w;
+  attn_io_f32 io;
+  attn_block_info info;
+  attn_tensor_info tensor;
+  size_t need = 1;
+  uint32_t count = 7;
+  int code, unknown = 0;
+
+  /* Every code has a name; non-codes have the one "unknown" name. */
+  CHECK(strcmp(attn_status_name(ATTN_OK), "ATTN_OK") == 0);
+  CHECK(strcmp(attn_status_name(ATTN_ERR_ARENA_TOO_SMALL), "ATTN_ERR_ARENA_TOO_SMALL") == 0);
+  CHECK(strcmp(attn_status_name(ATTN_ERR_CRC_MISMATCH), "ATTN_ERR_CRC_MISMATCH") == 0);
+  CHECK(strcmp(attn_status_name(-1), "ATTN_ERR_UNKNOWN") == 0);
+  for (code = 0; code < 256; ++code) {
+    const char* name = attn_status_name(code);
+    CHECK(name != NULL && strncmp(name, "ATTN_", 5) == 0);
+    if (strcmp(name, "ATTN_ERR_UNKNOWN") == 0) ++unknown;
+  }
+  CHECK(unknown > 100 && unknown < 256);
+
+  memset(&cfg, 0, sizeof cfg);
+  CHECK_STATUS(attn_plan_init(NULL, &cfg, ATTN_DTYPE_F32, 2, 2, 0), ATTN_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(attn_plan_init(&plan, NULL, ATTN_DTYPE_F32, 2, 2, 0), ATTN_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(attn_plan_init(&plan, &cfg, ATTN_DTYPE_F32, 2, 2, 0), ATTN_ERR_BAD_EMBED_DIM);
+  /* A failed init leaves the plan unusable, not half-made. */
+  CHECK_STATUS(attn_plan_arena_bytes(&plan, &need), ATTN_ERR_BAD_HANDLE);
+  CHECK(need == 0);
+  cfg.embed_dim = 4;
+  cfg.num_heads = 3;
+  CHECK_STATUS(attn_plan_init(&plan, &cfg, ATTN_DTYPE_F32, 2, 2, 0), ATTN_ERR_BAD_HEAD_DIM);
+  cfg.num_heads = 0;
+  CHECK_STATUS(attn_plan_init(&plan, &cfg, ATTN_DTYPE_F32, 2, 2, 0), ATTN_ERR_BAD_NUM_HEADS);
+  cfg.num_heads = 2;
+  CHECK_STATUS(attn_plan_init(&plan, &cfg, ATTN_DTYPE_F32, 0, 2, 0), ATTN_ERR_BAD_QUERY_LENGTH);
+  CHECK_STATUS(attn_plan_init(&plan, &cfg, ATTN_DTYPE_F32, 2, 0, 0), ATTN_ERR_BAD_KEY_LENGTH);
+  CHECK_STATUS(attn_plan_init(&plan, &cfg, ATTN_DTYPE_F32, 2, 2, -1), ATTN_ERR_BAD_TILE_ROWS);
+  CHECK_STATUS(attn_plan_init(&plan, &cfg, 99, 2, 2, 0), ATTN_ERR_BAD_DTYPE);
+  cfg.num_kv_heads = 3;
+  CHECK_STATUS(attn_plan_init(&plan, &cfg, ATTN_DTYPE_F32, 2, 2, 0), ATTN_ERR_BAD_KV_HEADS);
+  cfg.num_kv_heads = 0;
+  CHECK_STATUS(attn_plan_init(&plan, &cfg, ATTN_DTYPE_F32, 2, 2, 0), ATTN_OK);
+  CHECK_STATUS(attn_plan_arena_bytes(&plan, NULL), ATTN_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(attn_plan_arena_bytes(&plan, &need), ATTN_OK);
+  CHECK(need == ATTN_ARENA_BYTES_F32(4, 4, 2, 2));
+
+  memset(&w, 0, sizeof w);
+  w.wq = wts;
+  w.wk = wts;
+  w.wv = wts;
+  w.wo = wts;
+  memset(&io, 0, sizeof io);
+  io.query = x;
+  io.key = x;
+  io.value = x;
+  io.output = y;
+  /* A plan copied by assignment stays valid; a zeroed one is no plan. */
+  copy = plan;
+  CHECK_STATUS(attn_forward_f32(&copy, &w, NULL, &io, arena, need), ATTN_OK);
+  memset(&zero_plan, 0, sizeof zero_plan);
+  CHECK_STATUS(attn_forward_f32(&zero_plan, &w, NULL, &io, arena, need), ATTN_ERR_BAD_HANDLE);
+  CHECK_STATUS(attn_forward_f32(NULL, &w, NULL, &io, arena, need), ATTN_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(attn_forward_f32(&plan, NULL, NULL, &io, arena, need), ATTN_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(attn_forward_f32(&plan, &w, NULL, NULL, arena, need), ATTN_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(attn_forward_f32(&plan, &w, NULL, &io, NULL, need), ATTN_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(attn_forward_f32(&plan, &w, NULL, &io, arena, need - 1), ATTN_ERR_ARENA_TOO_SMALL);
+  CHECK_STATUS(attn_forward_f32(&plan, &w, NULL, &io, arena + 4, need), ATTN_ERR_ARENA_MISALIGNED);
+  /* The plan says bias: missing bias pointers are an error, not a crash. */
+  cfg.bias = 1;
+  CHECK_STATUS(attn_plan_init(&plan, &cfg, ATTN_DTYPE_F32, 2, 2, 0), ATTN_OK);
+  CHECK_STATUS(attn_forward_f32(&plan, &w, NULL, &io, arena, need), ATTN_ERR_NULL_ARGUMENT);
+  io.output = NULL;
+  cfg.bias = 0;
+  CHECK_STATUS(attn_plan_init(&plan, &cfg, ATTN_DTYPE_F32, 2, 2, 0), ATTN_OK);
+  CHECK_STATUS(attn_forward_f32(&plan, &w, NULL, &io, arena, need), ATTN_ERR_NULL_ARGUMENT);
+
+  /* A model that was never loaded, or whose load failed. */
+  memset(&model, 0, sizeof model);
+  CHECK_STATUS(attn_model_block_count(&model, &count), ATTN_ERR_BAD_HANDLE);
+  CHECK(count == 0);
+  CHECK_STATUS(attn_model_block(&model, 0, &info), ATTN_ERR_BAD_HANDLE);
+  CHECK_STATUS(attn_model_block_weights_f32(&model, 0, &w), ATTN_ERR_BAD_HANDLE);
+  CHECK_STATUS(attn_model_find_tensor(&model, "x", &tensor), ATTN_ERR_BAD_HANDLE);
+  CHECK_STATUS(attn_model_load(NULL, wts, sizeof wts), ATTN_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(attn_model_load(&model, NULL, 64), ATTN_ERR_NULL_ARGUMENT);
+  CHECK(attn_model_load(&model, arena, 16) != ATTN_OK); /* zeros: no .attn file */
+  CHECK_STATUS(attn_model_block_count(&model, &count), ATTN_ERR_BAD_HANDLE);
+  CHECK_STATUS(attn_model_block_count(NULL, &count), ATTN_ERR_NULL_ARGUMENT);
+}
+
+/* ------------------------------------------------------ golden cases --- */
+
+typedef struct golden {
+  int32_t e, h, head_dim, kdim, vdim, bias, L, S, causal, causal_offset, key_length, has_additive;
+  int32_t self_attention;   /* key and value are the query */
+  int32_t kv_heads, window; /* version 2; version 1: kv_heads = h, window = 0 */
+  float rope_base;          /* version 2; version 1: 0 */
+  const float *wq, *wk, *wv, *wo, *bq, *bk, *bv, *bo, *query, *key, *value, *additive;
+  double *y, *p; /* [L, E], [H, L, S] */
+  unsigned char* file;
+} golden;
+
+static int32_t rd_i32(const unsigned char* p) {
+  uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+  int32_t v;
+  memcpy(&v, &u, 4);
+  return v;
+}
+
+/* Read a golden file (version 1 or 2); 0 on success. The arrays point into
+ * g->file, 16-byte aligned + 64 or 80 (the float arrays come first, so they
+ * stay 4-aligned). */
+static int read_golden(const char* path, golden* g, void** raw) {
+  FILE* f = fopen(path, "rb");
+  long size;
+  size_t d, dkv, nf, nd, off, header;
+  int32_t version;
+  unsigned char* b;
+  if (f == NULL) return 1;
+  fseek(f, 0, SEEK_END);
+  size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  b = (unsigned char*)alloc_aligned((size_t)size + 16, raw);
+  if (b == NULL || size < 68 || fread(b, 1, (size_t)size, f) != (size_t)size) {
+    fclose(f);
+    return 1;
+  }
+  fclose(f);
+  version = rd_i32(b + 8);
+  if (memcmp(b, "ATTNGOLD", 8) != 0 || (version != 1 && version != 2)) return 1;
+  header = version == 1 ? 64 : 80;
+  g->e = rd_i32(b + 12);
+  g->h = rd_i32(b + 16);
+  g->head_dim = rd_i32(b + 20);
+  g->kdim = rd_i32(b + 24);
+  g->vdim = rd_i32(b + 28);
+  g->bias = rd_i32(b + 32);
+  g->L = rd_i32(b + 36);
+  g->S = rd_i32(b + 40);
+  g->causal = rd_i32(b + 44);
+  g->causal_offset = rd_i32(b + 48);
+  g->key_length = rd_i32(b + 52);
+  g->has_additive = rd_i32(b + 56);
+  g->self_attention = rd_i32(b + 60);
+  g->kv_heads = g->h;
+  g->rope_base = 0.0f;
+  g->window = 0;
+  if (version == 2) {
+    const int32_t rope_bits = rd_i32(b + 68);
+    g->kv_heads = rd_i32(b + 64);
+    memcpy(&g->rope_base, &rope_bits, 4);
+    g->window = rd_i32(b + 72);
+  }
+  if (g->h < 1 || g->kv_heads < 1 || g->head_dim < 1) return 1;
+  d = (size_t)g->h * (size_t)g->head_dim;
+  dkv = (size_t)g->kv_heads * (size_t)g->head_dim;
+  nf = d * (size_t)g->e + dkv * (size_t)g->kdim + dkv * (size_t)g->vdim + (size_t)g->e * d +
+       (g->bias ? 3 * d + (size_t)g->e : 0) + (size_t)g->L * (size_t)g->e + (size_t)g->S * (size_t)g->kdim +
+       (size_t)g->S * (size_t)g->vdim + (g->has_additive ? (size_t)g->L * (size_t)g->S : 0);
+  nd = (size_t)g->L * (size_t)g->e + (size_t)g->h * (size_t)g->L * (size_t)g->S;
+  if ((size_t)size != header + 4 * nf + 8 * nd + 4 || memcmp(b + size - 4, "END.", 4) != 0) return 1;
+  g->file = b;
+  off = header;
+#define TAKE_F32(field, n)                         \
+  g->field = (const float*)(const void*)(b + off); \
+  off += 4 * (n)
+  TAKE_F32(wq, d * (size_t)g->e);
+  TAKE_F32(wk, dkv * (size_t)g->kdim);
+  TAKE_F32(wv, dkv * (size_t)g->vdim);
+  TAKE_F32(wo, (size_t)g->e * d);
+  g->bq = g->bk = g->bv = g->bo = NULL;
+  if (g->bias) {
+    TAKE_F32(bq, d);
+    TAKE_F32(bk, dkv);
+    TAKE_F32(bv, dkv);
+    TAKE_F32(bo, (size_t)g->e);
+  }
+  TAKE_F32(query, (size_t)g->L * (size_t)g->e);
+  TAKE_F32(key, (size_t)g->S * (size_t)g->kdim);
+  TAKE_F32(value, (size_t)g->S * (size_t)g->vdim);
+  g->additive = NULL;
+  if (g->has_additive) {
+    TAKE_F32(additive, (size_t)g->L * (size_t)g->S);
+  }
+#undef TAKE_F32
+  /* The doubles may be misaligned: copy them out. */
+  g->y = (double*)malloc(8 * nd);
+  if (g->y == NULL) return 1;
+  memcpy(g->y, b + off, 8 * nd);
+  g->p = g->y + (size_t)g->L * (size_t)g->e;
+  return 0;
+}
+
+/* max|got - want| <= 1e-5 max|want| + 1e-6 */
+static int close_enough(const float* got, const double* want, size_t n) {
+  double max_want = 0.0, max_err = 0.0;
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    const double err = fabs((double)got[i] - want[i]);
+    if (fabs(want[i]) > max_want) max_want = fabs(want[i]);
+    if (!(err <= max_err)) max_err = err; /* NaN propagates into max_err */
+  }
+  return max_err <= 1e-5 * max_want + 1e-6;
+}
+
+/* ------------------------------------------ a .attn blob, written here --- */
+
+static uint32_t crc32_ieee(const unsigned char* p, size_t n) {
+  uint32_t c = 0xFFFFFFFFu;
+  size_t i;
+  int k;
+  for (i = 0; i < n; ++i) {
+    c ^= p[i];
+    for (k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+  }
+  return ~c;
+}
+
+static void put16(unsigned char* p, uint32_t v) {
+  p[0] = (unsigned char)v;
+  p[1] = (unsigned char)(v >> 8);
+}
+static void put32(unsigned char* p, uint32_t v) {
+  put16(p, v & 0xFFFFu);
+  put16(p + 2, v >> 16);
+}
+static void put64(unsigned char* p, uint64_t v) {
+  put32(p, (uint32_t)(v & 0xFFFFFFFFu));
+  put32(p + 4, (uint32_t)(v >> 32));
+}
+
+typedef struct blob_tensor {
+  const char* name;
+  uint32_t role, rank, dims[2], block;
+  const float* data;
+} blob_tensor;
+
+/* Format v1 (include/attn/FORMAT.md): header, one block, the block's tensors
+ * and a user tensor "query_sample" (the golden query), data aligned to 16.
+ * Returns the blob's size; writes only when it fits in `cap` bytes at `out`. */
+static size_t write_blob(const golden* g, unsigned char* out, size_t cap) {
+  const uint32_t d = (uint32_t)(g->h * g->head_dim), e = (uint32_t)g->e;
+  blob_tensor t[9];
+  uint32_t n = 0, i;
+  size_t data_offset, pos, size;
+  memset(t, 0, sizeof t);
+#define ADD(nm, r, rk, d0, d1, blk, ptr) \
+  t[n].name = nm;                        \
+  t[n].role = r;                         \
+  t[n].rank = rk;                        \
+  t[n].dims[0] = d0;                     \
+  t[n].dims[1] = d1;                     \
+  t[n].block = blk;                      \
+  t[n].data = ptr;                       \
+  ++n
+  ADD("block0.wq", 1, 2, d, e, 0, g->wq);
+  ADD("block0.wk", 2, 2, d, (uint32_t)g->kdim, 0, g->wk);
+  ADD("block0.wv", 3, 2, d, (uint32_t)g->vdim, 0, g->wv);
+  ADD("block0.wo", 4, 2, e, d, 0, g->wo);
+  if (g->bias) {
+    ADD("block0.bq", 5, 1, d, 0, 0, g->bq);
+    ADD("block0.bk", 6, 1, d, 0, 0, g->bk);
+    ADD("block0.bv", 7, 1, d, 0, 0, g->bv);
+    ADD("block0.bo", 8, 1, e, 0, 0, g->bo);
+  }
+  ADD("query_sample", 15, 2, (uint32_t)g->L, e, 0xFFFFFFFFu, g->query);
+#undef ADD
+  data_offset = 64 + 64 + 128 * (size_t)n; /* a multiple of 16 */
+  size = data_offset;
+  for (i = 0; i < n; ++i) {
+    const size_t bytes = 4 * (size_t)t[i].dims[0] * (t[i].rank == 2 ? t[i].dims[1] : 1);
+    size += (bytes + 15) / 16 * 16;
+  }
+  if (out == NULL || size > cap) return size;
+  memset(out, 0, size);
+  /* header */
+  put32(out + 0, 0x4E545441u);
+  put16(out + 4, 1);
+  put16(out + 6, 64);
+  put64(out + 16, size);
+  put32(out + 24, 16);
+  put32(out + 28, 1);
+  put32(out + 32, n);
+  put64(out + 40, 64);
+  put64(out + 48, 128);
+  put64(out + 56, data_offset);
+  /* block record */
+  put32(out + 64, e);
+  put32(out + 68, (uint32_t)g->h);
+  put32(out + 72, (uint32_t)g->head_dim);
+  put32(out + 76, (uint32_t)g->kdim);
+  put32(out + 80, (uint32_t)g->vdim);
+  put16(out + 84, ATTN_DTYPE_F32);
+  put16(out + 86, g->bias ? 1u : 0u);
+  /* tensor descriptors and data */
+  pos = 0;
+  for (i = 0; i < n; ++i) {
+    unsigned char* r = out + 128 + 128 * (size_t)i;
+    const size_t bytes = 4 * (size_t)t[i].dims[0] * (t[i].rank == 2 ? t[i].dims[1] : 1);
+    strcpy((char*)r, t[i].name);
+    put16(r + 64, t[i].role);
+    put16(r + 66, ATTN_DTYPE_F32);
+    put16(r + 70, t[i].rank);
+    put32(r + 72, t[i].block);
+    put32(r + 80, t[i].dims[0]);
+    put32(r + 84, t[i].rank == 2 ? t[i].dims[1] : 0);
+    put64(r + 96, pos);
+    put64(r + 104, bytes);
+    memcpy(out + data_offset + pos, t[i].data, bytes); /* the host is little-endian, like the format */
+    pos += (bytes + 15) / 16 * 16;
+  }
+  put32(out + 8, crc32_ieee(out + 12, size - 12));
+  return size;
+}
+
+/* Causal self-attention, fed to attn_decode_f32 in chunks of up to 3 rows
+ * over a KV cache (with the case's window, if any), gives the golden output. */
+static void test_decode(const golden* g, const attn_config* cfg) {
+  const int32_t chunk = 3;
+  attn_plan plan, forward_plan;
+  attn_kv_cache_f32 cache;
+  attn_weights_f32 w;
+  size_t cache_bytes = 0, arena_bytes = 0;
+  void *raw_cache = NULL, *raw_arena = NULL;
+  uint8_t *cache_buf, *arena;
+  float* y = (float*)malloc(4 * (size_t)g->L * (size_t)g->e);
+  int32_t row, length = -1, next = -1;
+
+  memset(&cache, 0, sizeof cache);
+  CHECK_STATUS(attn_plan_init_decode(&plan, cfg, ATTN_DTYPE_F32, chunk, g->L, 0), ATTN_OK);
+  CHECK_STATUS(attn_plan_arena_bytes(&plan, &arena_bytes), ATTN_OK);
+  CHECK_STATUS(attn_plan_init(&forward_plan, cfg, ATTN_DTYPE_F32, g->L, g->L, 0), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_bytes(&forward_plan, &cache_bytes), ATTN_ERR_PLAN_MISMATCH);
+  CHECK_STATUS(attn_kv_cache_bytes(&plan, &cache_bytes), ATTN_OK);
+  cache_buf = (uint8_t*)alloc_aligned(cache_bytes, &raw_cache);
+  arena = (uint8_t*)alloc_aligned(arena_bytes, &raw_arena);
+  w.wq = g->wq;
+  w.wk = g->wk;
+  w.wv = g->wv;
+  w.wo = g->wo;
+  w.bq = g->bq;
+  w.bk = g->bk;
+  w.bv = g->bv;
+  w.bo = g->bo;
+  CHECK_STATUS(attn_decode_f32(&plan, &w, &cache, g->query, 1, y, arena, arena_bytes), ATTN_ERR_BAD_HANDLE);
+  CHECK_STATUS(attn_kv_cache_init_f32(&cache, &plan, g->window, cache_buf, cache_bytes - 1),
+               ATTN_ERR_ARENA_TOO_SMALL);
+  CHECK_STATUS(attn_kv_cache_init_f32(&cache, &plan, g->window, cache_buf, cache_bytes), ATTN_OK);
+  for (row = 0; row < g->L; row += chunk) {
+    const int32_t n = g->L - row < chunk ? g->L - row : chunk;
+    CHECK_STATUS(attn_decode_f32(&plan, &w, &cache, g->query + (size_t)row * (size_t)g->e, n,
+                                 y + (size_t)row * (size_t)g->e, arena, arena_bytes),
+                 ATTN_OK);
+  }
+  CHECK(close_enough(y, g->y, (size_t)g->L * (size_t)g->e));
+  CHECK_STATUS(attn_kv_cache_length(&cache, &length, &next), ATTN_OK);
+  CHECK(next == g->L && length == g->L); /* capacity L: no row had to be dropped */
+  if (g->window == 0) {                  /* full: refused, nothing changes */
+    CHECK_STATUS(attn_decode_f32(&plan, &w, &cache, g->query, 1, y, arena, arena_bytes), ATTN_ERR_CACHE_FULL);
+  }
+  CHECK_STATUS(attn_kv_cache_reset(&cache), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_length(&cache, &length, &next), ATTN_OK);
+  CHECK(length == 0 && next == 0);
+  ++g_decoded;
+  free(raw_cache);
+  free(raw_arena);
+  free(y);
+}
+
+static void test_golden(const char* path) {
+  golden g;
+  void *raw_file = NULL, *raw_arena = NULL, *raw_blob = NULL;
+  attn_config cfg;
+  attn_plan plan;
+  attn_mask mask;
+  attn_weights_f32 w;
+  attn_io_f32 io;
+  attn_model model;
+  attn_block_info info;
+  attn_tensor_info tensor, missing;
+  size_t need = 0, blob_size, blob_cap, n_y, n_p;
+  uint32_t count = 0;
+  uint8_t* arena;
+  unsigned char* blob;
+  float *y, *p, *y2, *p2;
+
+  memset(&g, 0, sizeof g);
+  if (read_golden(path, &g, &raw_file) != 0) {
+    ++g_failures;
+    fprintf(stderr, "%s: cannot read as a golden file\n", path);
+    free(raw_file);
+    free(g.y);
+    return;
+  }
+  n_y = (size_t)g.L * (size_t)g.e;
+  n_p = (size_t)g.h * (size_t)g.L * (size_t)g.S;
+  y = (float*)malloc(4 * (2 * n_y + 2 * n_p));
+  p = y + n_y;
+  y2 = p + n_p;
+  p2 = y2 + n_y;
+
+  memset(&cfg, 0, sizeof cfg);
+  cfg.embed_dim = g.e;
+  cfg.num_heads = g.h;
+  cfg.head_dim = g.head_dim;
+  cfg.kdim = g.kdim;
+  cfg.vdim = g.vdim;
+  cfg.bias = g.bias;
+  cfg.num_kv_heads = g.kv_heads;
+  cfg.rope_base = g.rope_base;
+  CHECK_STATUS(attn_plan_init(&plan, &cfg, ATTN_DTYPE_F32, g.L, g.S, 0), ATTN_OK);
+  CHECK_STATUS(attn_plan_arena_bytes(&plan, &need), ATTN_OK);
+  /* The compile-time formula agrees with the planner on every case. */
+  CHECK(need == ATTN_ARENA_BYTES_F32(g.h * g.head_dim, g.kv_heads * g.head_dim, g.L, g.S));
+  arena = (uint8_t*)alloc_aligned(need, &raw_arena);
+
+  memset(&mask, 0, sizeof mask);
+  mask.causal = g.causal;
+  mask.causal_offset = g.causal_offset;
+  mask.key_padding = g.key_length >= 0;
+  mask.key_length = g.key_length >= 0 ? g.key_length : 0;
+  mask.additive = g.additive;
+  mask.window = g.window;
+
+  w.wq = g.wq;
+  w.wk = g.wk;
+  w.wv = g.wv;
+  w.wo = g.wo;
+  w.bq = g.bq;
+  w.bk = g.bk;
+  w.bv = g.bv;
+  w.bo = g.bo;
+  memset(&io, 0, sizeof io);
+  io.query = g.query;
+  io.key = g.key;
+  io.value = g.value;
+  io.output = y;
+  io.attn_weights = p;
+  CHECK_STATUS(attn_forward_f32(&plan, &w, &mask, &io, arena, need), ATTN_OK);
+  CHECK(close_enough(y, g.y, n_y));
+  CHECK(close_enough(p, g.p, n_p));
+  CHECK_STATUS(attn_forward_f32(&plan, &w, &mask, &io, arena, need - 1), ATTN_ERR_ARENA_TOO_SMALL);
+  if (g.self_attention && g.causal && g.causal_offset == 0 && g.key_length < 0 && !g.has_additive) {
+    test_decode(&g, &cfg);
+  }
+
+  /* The same case through a .attn blob: format v1 has no grouped-query or
+   * rotary blocks yet (those fields are reserved there). */
+  if (g.kv_heads != g.h || g.rope_base != 0.0f) {
+    ++g_blob_skipped;
+    goto done;
+  }
+  blob_cap = write_blob(&g, NULL, 0);
+  blob = (unsigned char*)alloc_aligned(blob_cap, &raw_blob);
+  blob_size = write_blob(&g, blob, blob_cap);
+  CHECK(blob_size == blob_cap);
+  CHECK_STATUS(attn_model_load(&model, blob, blob_size), ATTN_OK);
+  CHECK_STATUS(attn_model_block_count(&model, &count), ATTN_OK);
+  CHECK(count == 1);
+  CHECK_STATUS(attn_model_block(&model, 0, &info), ATTN_OK);
+  CHECK(info.dtype == ATTN_DTYPE_F32 && info.config.embed_dim == g.e && info.config.num_heads == g.h &&
+        info.config.head_dim == g.head_dim && info.config.kdim == g.kdim && info.config.vdim == g.vdim &&
+        info.config.bias == g.bias && info.config.num_kv_heads == g.h);
+  CHECK_STATUS(attn_model_block(&model, 1, &info), ATTN_ERR_BLOCK_INDEX);
+  CHECK_STATUS(attn_model_block(&model, 0, &info), ATTN_OK);
+  CHECK_STATUS(attn_model_block_weights_f32(&model, 0, &w), ATTN_OK);
+  CHECK((const unsigned char*)w.wq > blob && (const unsigned char*)w.wq < blob + blob_size); /* in place */
+  CHECK((w.bq != NULL) == (g.bias != 0));
+  CHECK_STATUS(attn_model_find_tensor(&model, "query_sample", &tensor), ATTN_OK);
+  CHECK(tensor.rank == 2 && tensor.dims[0] == g.L && tensor.dims[1] == g.e && tensor.role == 15 &&
+        tensor.block == 0xFFFFFFFFu && tensor.byte_size == 4 * n_y &&
+        strcmp(tensor.name, "query_sample") == 0);
+  CHECK_STATUS(attn_model_find_tensor(&model, "nope", &missing), ATTN_ERR_NOT_FOUND);
+  CHECK(missing.data == NULL);
+  CHECK_STATUS(attn_plan_init(&plan, &info.config, info.dtype, g.L, g.S, 0), ATTN_OK);
+  io.query = (const float*)tensor.data;
+  io.output = y2;
+  io.attn_weights = p2;
+  CHECK_STATUS(attn_forward_f32(&plan, &w, &mask, &io, arena, need), ATTN_OK);
+  /* Same numbers, same kernels: bit for bit. */
+  CHECK(memcmp(y, y2, 4 * n_y) == 0 && memcmp(p, p2, 4 * n_p) == 0);
+
+  /* One flipped data byte: the CRC catches it and the handle is unusable. */
+  blob[blob_size - 1] ^= 0x40;
+  CHECK_STATUS(attn_model_load(&model, blob, blob_size), ATTN_ERR_CRC_MISMATCH);
+  CHECK_STATUS(attn_model_block(&model, 0, &info), ATTN_ERR_BAD_HANDLE);
+  blob[blob_size - 1] ^= 0x40;
+  CHECK_STATUS(attn_model_load(&model, blob, blob_size - 16), ATTN_ERR_TRUNCATED);
+  CHECK_STATUS(attn_model_load(&model, blob + 4, blob_size), ATTN_ERR_BLOB_MISALIGNED);
+
+done:
+  free(raw_blob);
+  free(raw_arena);
+  free(y);
+  free(g.y);
+  free(raw_file);
+}
+
+int main(int argc, char** argv) {
+  int i;
+  test_hand_case();
+  test_errors();
+  for (i = 1; i < argc; ++i) test_golden(argv[i]);
+  printf(
+      "c_api_test: %d golden cases (%d also decoded over a KV cache, %d not expressible as a v1 .attn blob), "
+      "%d checks, %d failed\n",
+      argc - 1, g_decoded, g_blob_skipped, g_checks, g_failures);
+  return g_failures == 0 ? 0 : 1;
+}

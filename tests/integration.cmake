@@ -1,0 +1,63 @@
+# Integration tests (issue 8), included by tests/CMakeLists.txt:
+#   c_api                   the C99 API from a C program, on the golden cases
+#   consumer_install        attn built and installed to a temp prefix (fixture)
+#   consumer_find_package   a CMake project using find_package(attn CONFIG)
+#   consumer_pkg_config     C and C++ programs built from `pkg-config --cflags --libs attn`
+#   consumer_add_subdirectory  a CMake project vendoring attn with add_subdirectory()
+#   dtypes_s8_only          ATTN_DTYPES=s8 builds a library without one f32 symbol
+#   plain_makefile          tools/make builds the library from the documented list
+#                           (the same files CMake globs), links a C program with cc
+
+# ---- C API test: compiled as C99, run on every golden vector ------------------
+# Hosted targets only (the host, or Cortex-A under qemu-user): it reads files.
+# Bare-metal boards replay the same vectors with port/cortex-m/conformance.
+if(NOT CMAKE_SYSTEM_NAME STREQUAL "Generic")
+  add_executable(attn_c_api_test c_api_test.c)
+  set_target_properties(attn_c_api_test PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+  target_compile_options(attn_c_api_test PRIVATE -Wall -Wextra -Wpedantic -Werror)
+  target_link_libraries(attn_c_api_test PRIVATE attn::attn m)
+  file(GLOB ATTN_GOLDEN_FILES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/data/golden/*.bin)
+  add_test(NAME ${ATTN_TEST_PREFIX}c_api COMMAND attn_c_api_test ${ATTN_GOLDEN_FILES})
+endif()
+
+# ---- Consumer builds: host only (they configure, build and run programs) ------
+if(NOT CMAKE_CROSSCOMPILING)
+  set(ATTN_CONSUMER_WORK ${CMAKE_CURRENT_BINARY_DIR}/consumers)
+  # The compilers and flags of this build (the sanitizer preset's, say), as an
+  # initial cache for every nested configure.
+  set(ATTN_CONSUMER_CACHE ${ATTN_CONSUMER_WORK}/initial-cache.cmake)
+  set(cache_lines "")
+  foreach(var IN ITEMS CMAKE_C_COMPILER CMAKE_CXX_COMPILER CMAKE_BUILD_TYPE CMAKE_C_FLAGS CMAKE_CXX_FLAGS
+                       CMAKE_EXE_LINKER_FLAGS CMAKE_AR CMAKE_RANLIB CMAKE_NM ATTN_KERNELS ATTN_DEFINES)
+    string(APPEND cache_lines "set(${var} [==[${${var}}]==] CACHE STRING \"\")\n")
+  endforeach()
+  file(WRITE ${ATTN_CONSUMER_CACHE} "${cache_lines}")
+
+  # The sources CMake compiles into the library, for the Makefile test to compare.
+  get_target_property(attn_lib_sources attn SOURCES)
+  set(rel_sources "")
+  foreach(src IN LISTS attn_lib_sources)
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${src})
+    list(APPEND rel_sources ${rel})
+  endforeach()
+  list(SORT rel_sources)
+  string(REPLACE ";" "\n" rel_sources "${rel_sources}")
+  file(WRITE ${ATTN_CONSUMER_WORK}/cmake-sources.txt "${rel_sources}\n")
+
+  set(run_args -DATTN_SOURCE_DIR=${PROJECT_SOURCE_DIR} -DWORK=${ATTN_CONSUMER_WORK}
+               -DINITIAL_CACHE=${ATTN_CONSUMER_CACHE} "-DGENERATOR=${CMAKE_GENERATOR}")
+  set(run_script ${CMAKE_CURRENT_SOURCE_DIR}/consumers/run.cmake)
+  foreach(step IN ITEMS install find_package pkg_config add_subdirectory s8_only make)
+    set(name consumer_${step})
+    if(step STREQUAL "s8_only")
+      set(name dtypes_s8_only)
+    elseif(step STREQUAL "make")
+      set(name plain_makefile)
+    endif()
+    add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} ${run_args} -DSTEP=${step} -P ${run_script})
+    # Each step runs a nested parallel build: never two at once (and not beside other tests).
+    set_tests_properties(${name} PROPERTIES TIMEOUT 600 LABELS integration RUN_SERIAL TRUE)
+  endforeach()
+  set_tests_properties(consumer_install PROPERTIES FIXTURES_SETUP attn_installed)
+  set_tests_properties(consumer_find_package consumer_pkg_config PROPERTIES FIXTURES_REQUIRED attn_installed)
+endif()
