@@ -1,12 +1,15 @@
 // cmd_quantize.cpp: `attn quantize IN.attn --calib CALIB.npy [--calib-kv CKV.npy]
-// [--calib-value CV.npy] --dtype s8|s16 [--per-tensor] [--causal] [--key-length N] -o OUT.attn`
+// [--calib-value CV.npy] --dtype s8|s16 [--per-tensor] [--causal] [--key-length N] [--residual]
+// -o OUT.attn`
 //
 //   CALIB [N, L, E] float32     N calibration examples of the query input (and, without
 //                               --calib-kv, of key and value: self-attention)
 //   CKV   [N, S, kdim] float32  key input of cross-attention blocks (and value input
 //                               unless --calib-value [N, S, vdim])
 // Runs the float model on the calibration set, block after block (block i is
-// calibrated on the float32 output of block i-1, as `attn run` chains them),
+// calibrated on the float32 output of block i-1, as `attn run` chains them;
+// with --residual on block i-1's query input plus its output, x + attention(x),
+// as in a transformer's residual stream),
 // records the range of every stage, quantizes each block for forward_s8 /
 // forward_s16 (include/attn/FIXED_POINT.md) and writes OUT (format v2). User
 // tensors are copied through unchanged. --causal / --key-length: the mask the
@@ -115,7 +118,7 @@ struct Quantized {
 int cmd_quantize(int argc, char** argv) {
   const cli::Args args(
       argc, argv, {"--calib", "--calib-kv", "--calib-value", "--dtype", "-o", "--output", "--key-length"},
-      {"--per-tensor", "--causal"});
+      {"--per-tensor", "--causal", "--residual"});
   const std::string path = args.one_input("IN.attn");
   const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
   const std::string dt = args.required("--dtype");
@@ -124,6 +127,7 @@ int cmd_quantize(int argc, char** argv) {
   QuantizeOptions options;
   options.per_tensor_weights = args.has("--per-tensor");
   const Calib x = read_calib(args.required("--calib"), "calibration data");
+  const bool residual = args.has("--residual");
   const bool cross = args.has("--calib-kv");
   if (args.has("--calib-value") && !cross) throw cli::Error("--calib-value needs --calib-kv");
   Calib kv, cv;
@@ -154,10 +158,10 @@ int cmd_quantize(int argc, char** argv) {
   for (int64_t n = 0; n < N; ++n)
     cur[static_cast<size_t>(n)] = to_vector(x.item(n), static_cast<size_t>(L * x.cols));
   int64_t width = x.cols;
-  std::printf("attn quantize: %s -> %s, %s, %lld calibration example(s) of L=%lld%s%s\n", path.c_str(),
+  std::printf("attn quantize: %s -> %s, %s, %lld calibration example(s) of L=%lld%s%s%s\n", path.c_str(),
               out.c_str(), dt.c_str(), static_cast<long long>(N), static_cast<long long>(L),
               cross ? (", S=" + std::to_string(S)).c_str() : "",
-              options.per_tensor_weights ? ", per-tensor weights" : "");
+              options.per_tensor_weights ? ", per-tensor weights" : "", residual ? ", residual blocks" : "");
   for (uint32_t bi = 0; bi < m.block_count(); ++bi) {
     const std::string name = path + ": block " + std::to_string(bi);
     Block b;
@@ -300,6 +304,13 @@ int cmd_quantize(int argc, char** argv) {
                 static_cast<double>(q.act.output.scale), q.act.output.zero_point);
     std::printf("  bytes: tensors %zu, arena(L=%lld, S=%lld) %zu (float32: %zu)\n", block_bytes,
                 static_cast<long long>(L), static_cast<long long>(S), qplan.arena_bytes, fplan.arena_bytes);
+    if (residual) {  // the next block sees x + attention(x)
+      for (int64_t n = 0; n < N; ++n) {
+        std::vector<float>& y = next[static_cast<size_t>(n)];
+        const std::vector<float>& xin = cur[static_cast<size_t>(n)];
+        for (size_t k = 0; k < y.size(); ++k) y[k] += xin[k];
+      }
+    }
     cur.swap(next);
     width = c.embed_dim;
   }

@@ -25,7 +25,7 @@ const Command kCommands[] = {
     {"verify", attn::cmd_verify, "verify FILE.attn"},
     {"quantize", attn::cmd_quantize,
      "quantize IN.attn --calib CALIB.npy [--calib-kv CKV.npy] [--calib-value CV.npy] --dtype s8|s16 "
-     "[--per-tensor] [--causal] [--key-length N] -o OUT.attn"},
+     "[--per-tensor] [--causal] [--key-length N] [--residual] -o OUT.attn"},
 };
 
 void usage(FILE* f) {
