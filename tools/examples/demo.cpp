@@ -15,17 +15,18 @@
 // lines of this program on top of the library's public API: this is how a
 // user embeds attn in a model of their own.
 //
-//   attn_example_demo [--data DIR] [--model F32.attn] [--limit N] [--svg OUT.svg]
+//   attn_example_demo [--data DIR] [--model F32.attn] [--s8 S8.attn] [--s16 S16.attn]
+//                     [--limit N] [--svg OUT.svg]
 //                     [--write-calib DIR] [--min-accuracy PERCENT] [--max-drop POINTS]
 //                     [--emit-mcu OUT.h] [--timing-passes N (3; 0: no timing)]
 //
-// Models: the f32 file as exported, and s8 and s16 versions of it: the two
+// Models: the f32 file as exported, and s8 and s16 versions of it: the files
+// `attn quantize --residual` wrote (--s8, --s16), or, without them, the two
 // blocks calibrated on DIR/calib.txt and quantized in memory with the
 // library's quantizer (attn/quantize.h), as `attn quantize` does offline.
-// --write-calib writes each block's calibration inputs ([N, L, E] .npy) for
-// `attn quantize`; --emit-mcu writes the s8 model, the held-out set and the
-// host's s8 predictions as a header for the Cortex-M image
-// (port/cortex-m/demo/demo_s8.cpp).
+// --write-calib DIR writes each block's calibration inputs ([N, L, E] .npy;
+// block 0's is the --calib of `attn quantize`) and exits; --emit-mcu writes the s8 model, the held-out set
+// and the host's s8 predictions as a header for the Cortex-M image (port/cortex-m/demo/demo_s8.cpp).
 //
 // Prints, for each model: accuracy on the held-out set, agreement with f32,
 // microseconds per inference, arena bytes and model bytes; then the attention
@@ -129,7 +130,9 @@ struct DemoModel {
   std::vector<float> x, y;  // [L, E] each: the residual stream and one block's output
   std::vector<std::max_align_t> arena_buffer;
   attn::Arena arena;
-  // s8 / s16: the blocks quantized in memory, their tables in `quant_storage`.
+  // s8 / s16: the blocks as a quantized file holds them (`attn quantize`), or
+  // quantized in memory from the f32 file, their tables in `quant_storage`.
+  bool from_file = false;
   QuantBlock quant[2];
   std::vector<std::max_align_t> quant_buffer;
   attn::Arena quant_storage;
@@ -185,7 +188,19 @@ bool load_model(const std::string& path, const char* name, attn::DType dtype, De
   }
   size_t arena_bytes = 0;
   for (uint32_t b = 0; b < 2; ++b) {
-    if ((s = m->model.block(b, &m->blocks[b])) != attn::Status::kOk) return fail("block", s);
+    attn::Block& blk = m->blocks[b];
+    if ((s = m->model.block(b, &blk)) != attn::Status::kOk) return fail("block", s);
+    // A quantized file (attn quantize): its blocks, and the scales of their input and output.
+    m->from_file = dtype != attn::DType::kF32 && blk.dtype == dtype;
+    if (m->from_file) {
+      m->quant[b].s8 = blk.s8;
+      m->quant[b].s16 = blk.s16;
+      m->quant[b].act.query = attn::QuantParams{blk.io.scale[0], blk.io.zero_point[0]};
+      m->quant[b].act.output = attn::QuantParams{blk.io.scale[3], blk.io.zero_point[3]};
+    } else if (blk.dtype != attn::DType::kF32) {
+      std::fprintf(stderr, "demo: %s: block %u is not %s or f32\n", path.c_str(), b, name);
+      return false;
+    }
     if (m->blocks[b].config.embed_dim != m->embed) {
       std::fprintf(stderr, "demo: block %u is not %d wide\n", b, m->embed);
       return false;
@@ -324,7 +339,7 @@ bool quantize_blocks(DemoModel& f32, const std::vector<Example>& calib, DemoMode
 // Bytes a file of this model holds: the quantized blocks (weights, biases,
 // multipliers, shifts) plus the float user tensors; the whole .attn for f32.
 size_t model_bytes(const DemoModel& m) {
-  if (m.dtype == attn::DType::kF32) return m.blob.size;
+  if (m.dtype == attn::DType::kF32 || m.from_file) return m.blob.size;
   const size_t user = static_cast<size_t>(m.vocab + m.seq + 2) * static_cast<size_t>(m.embed) * 4 + 2 * 4;
   return m.quant_storage.used() + user;
 }
@@ -547,6 +562,7 @@ int main(int argc, char** argv) {
   double min_accuracy = 99.0;  // f32, percent
   double max_drop = 0.5;       // s8 and s16 against f32, points
   std::string mcu_path;        // --emit-mcu
+  std::string s8_path, s16_path;
   int timing_passes = 3;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -555,6 +571,10 @@ int main(int argc, char** argv) {
       dir = argv[++i];
     else if (a == "--model" && has_value)
       model_path = argv[++i];
+    else if (a == "--s8" && has_value)
+      s8_path = argv[++i];
+    else if (a == "--s16" && has_value)
+      s16_path = argv[++i];
     else if (a == "--svg" && has_value)
       svg_path = argv[++i];
     else if (a == "--limit" && has_value)
@@ -571,7 +591,8 @@ int main(int argc, char** argv) {
       timing_passes = std::stoi(argv[++i]);
     else {
       std::fprintf(stderr,
-                   "usage: %s [--data DIR] [--model F32.attn] [--limit N] [--svg OUT.svg] "
+                   "usage: %s [--data DIR] [--model F32.attn] [--s8 S8.attn] [--s16 S16.attn] [--limit N] "
+                   "[--svg OUT.svg] "
                    "[--write-calib DIR] [--min-accuracy PERCENT] [--max-drop POINTS] [--emit-mcu OUT.h] "
                    "[--timing-passes N]\n",
                    argv[0]);
@@ -623,18 +644,22 @@ int main(int argc, char** argv) {
           .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
       std::printf("wrote %s [%zu, %d, %d]\n", path.c_str(), n, f32.seq, f32.embed);
     }
+    return 0;  // a preparation step: nothing else
   }
 
-  // 1. The table: f32, then s8 and s16 quantized with the calibration set.
+  // 1. The table: f32, then s8 and s16 from `attn quantize` files (--s8, --s16)
+  // or, without them, quantized here in memory with the calibration set.
   const std::vector<Example> calib = read_examples(dir + "/calib.txt");
   if (calib.empty()) {
     std::fprintf(stderr, "demo: no calibration sequences in %s/calib.txt\n", dir.c_str());
     return 2;
   }
-  if (!load_model(model_path, "s8", attn::DType::kS8, &s8) ||
-      !load_model(model_path, "s16", attn::DType::kS16, &s16) || !quantize_blocks(f32, calib, &s8) ||
-      !quantize_blocks(f32, calib, &s16)) {
+  if (!load_model(s8_path.empty() ? model_path : s8_path, "s8", attn::DType::kS8, &s8) ||
+      !load_model(s16_path.empty() ? model_path : s16_path, "s16", attn::DType::kS16, &s16)) {
     return 2;
+  }
+  for (DemoModel* m : {&s8, &s16}) {
+    if (!m->from_file && !quantize_blocks(f32, calib, m)) return 2;
   }
   std::printf(
       "\n佛跳墙 classifier: %zu held-out sequences of %d tokens, 2 attention blocks (E=%d, %d heads)\n\n",
@@ -662,10 +687,18 @@ int main(int argc, char** argv) {
       ok = false;
     }
   }
-  std::printf(
-      "  (s8, s16: attention blocks quantized in memory with %zu calibration sequences; embeddings,\n"
-      "   residuals and head in f32. model bytes = quantized blocks + f32 user tensors)\n",
-      calib.size());
+  for (const DemoModel* m : {&s8, &s16}) {
+    const std::string& file = m == &s8 ? s8_path : s16_path;
+    if (m->from_file) {
+      std::printf("  %s: %s (attn quantize)\n", m->name.c_str(), file.c_str());
+    } else {
+      std::printf(
+          "  %s: blocks quantized in memory on %zu calibration sequences (model bytes: blocks + user "
+          "tensors)\n",
+          m->name.c_str(), calib.size());
+    }
+  }
+  std::printf("  embeddings, residuals and head run in f32 in every model\n");
 
   // 2. Same numbers as PyTorch?
   const double logit_err = check_logits(f32, test, dir + "/logits.txt");
