@@ -61,5 +61,8 @@ void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, cons
 void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
 void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
 
+// Name of the fixed-point kernel set dispatch.cpp picked: "ref", "dsp" or "mve".
+const char* kernel_set_fixed();
+
 }  // namespace detail
 }  // namespace attn

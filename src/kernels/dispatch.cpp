@@ -44,6 +44,8 @@ void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS1
   weighted_sum_s16_ref(p, v, m, sh, o);
 }
 #endif  // ATTN_WITH_S16
+const char* kernel_set_fixed() { return "ref"; }
+
 #if ATTN_WITH_S8 || ATTN_WITH_S16
 void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
   softmax_fused_row_ref(row, begin, end, n, sm);
