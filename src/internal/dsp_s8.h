@@ -1,0 +1,79 @@
+// internal/dsp_s8.h: the Cortex-M DSP-extension (SMLAD) inner loops shared by
+// the *_s8_dsp kernels: blocks of int8 dot products with zero points, four
+// bytes per step unpacked to two int16 pairs (SXTB16), two SMLADs per pair of
+// rows. Only compiled where ATTN_HAVE_DSP (M4, M7, M33).
+#pragma once
+
+#include "internal/arch.h"
+
+#if ATTN_HAVE_DSP
+#include <arm_acle.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace attn {
+namespace detail {
+namespace dsp {
+
+// Four int8 at p (any alignment: v7E-M loads unaligned words).
+inline int32_t load4(const int8_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+// Two int16 at p.
+inline int32_t load2x16(const int16_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+// z in both int16 halves, for SSUB16.
+inline int32_t splat16(int32_t z) {
+  return static_cast<int32_t>((static_cast<uint32_t>(z) & 0xFFFFu) | (static_cast<uint32_t>(z) << 16));
+}
+// Bytes 0 and 2 (even) and 1 and 3 (odd) of w as int16 pairs, minus z (if kZ).
+template <bool kZ>
+inline void unpack(int32_t w, int32_t z2, int32_t* even, int32_t* odd) {
+  int32_t e = __sxtb16(w);
+  int32_t o;  // SXTB16 with its free rotation (ACLE has no intrinsic for it)
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(o) : "r"(w));
+  if (kZ) {
+    e = __ssub16(e, z2);
+    o = __ssub16(o, z2);
+  }
+  *even = e;
+  *odd = o;
+}
+
+// acc[r * C + c] += sum_k (a[r][k] - za) * (b[c][k] - zb), k in [0, K), for
+// R, C in {1, 2}. kZa / kZb: whether za / zb may be non-zero.
+template <int R, int C, bool kZa, bool kZb>
+inline void dot_block(const int8_t* const* a, const int8_t* const* b, int32_t K, int32_t za, int32_t zb,
+                      int32_t* acc) {
+  const int32_t za2 = splat16(za);
+  const int32_t zb2 = splat16(zb);
+  constexpr size_t kR = static_cast<size_t>(R), kC = static_cast<size_t>(C);
+  int32_t s[kR * kC];
+  for (int i = 0; i < R * C; ++i) s[i] = acc[i];
+  int32_t k = 0;
+  for (; k + 4 <= K; k += 4) {
+    int32_t ae[kR], ao[kR], be[kC], bo[kC];
+    for (int r = 0; r < R; ++r) unpack<kZa>(load4(a[r] + k), za2, &ae[r], &ao[r]);
+    for (int c = 0; c < C; ++c) unpack<kZb>(load4(b[c] + k), zb2, &be[c], &bo[c]);
+    for (int r = 0; r < R; ++r) {
+      for (int c = 0; c < C; ++c) s[r * C + c] = __smlad(ae[r], be[c], __smlad(ao[r], bo[c], s[r * C + c]));
+    }
+  }
+  for (; k < K; ++k) {
+    for (int r = 0; r < R; ++r) {
+      for (int c = 0; c < C; ++c) s[r * C + c] += (int32_t{a[r][k]} - za) * (int32_t{b[c][k]} - zb);
+    }
+  }
+  for (int i = 0; i < R * C; ++i) acc[i] = s[i];
+}
+
+}  // namespace dsp
+}  // namespace detail
+}  // namespace attn
+#endif  // ATTN_HAVE_DSP

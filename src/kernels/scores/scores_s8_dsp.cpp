@@ -1,0 +1,48 @@
+// scores, int8, Cortex-M DSP extension: s = round((q - zq)(k - zk)^T / 2^shift)
+// in 2x2 blocks of (query row, key row), SMLAD on zero-point-corrected int16
+// pairs. Same int32 sums as scores_s8_ref: bit-exact.
+#include "internal/arch.h"
+
+#if ATTN_HAVE_DSP
+#include "internal/dsp_s8.h"
+#include "internal/kernels_fixed.h"
+
+namespace attn {
+namespace detail {
+namespace {
+
+template <int R, int C>
+void block(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int32_t shift, MatS32 s,
+           int32_t t, int32_t j) {
+  constexpr size_t kR = static_cast<size_t>(R), kC = static_cast<size_t>(C);
+  const int8_t* a[kR];  // query rows [d]
+  const int8_t* b[kC];  // key rows [d]
+  int32_t acc[kR * kC] = {};
+  for (int r = 0; r < R; ++r) a[r] = q.row(t + r);
+  for (int c = 0; c < C; ++c) b[c] = k.row(j + c);
+  dsp::dot_block<R, C, true, true>(a, b, q.cols, zq, zk, acc);
+  for (int r = 0; r < R; ++r) {
+    for (int c = 0; c < C; ++c) s.row(t + r)[j + c] = (acc[r * C + c] + half) >> shift;
+  }
+}
+
+}  // namespace
+
+void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s) {
+  const int32_t half = score_shift > 0 ? int32_t{1} << (score_shift - 1) : 0;
+  int32_t t = 0;
+  for (; t + 2 <= q.rows; t += 2) {
+    int32_t j = 0;
+    for (; j + 2 <= k.rows; j += 2) block<2, 2>(q, zq, k, zk, half, score_shift, s, t, j);
+    if (j < k.rows) block<2, 1>(q, zq, k, zk, half, score_shift, s, t, j);
+  }
+  if (t < q.rows) {
+    int32_t j = 0;
+    for (; j + 2 <= k.rows; j += 2) block<1, 2>(q, zq, k, zk, half, score_shift, s, t, j);
+    if (j < k.rows) block<1, 1>(q, zq, k, zk, half, score_shift, s, t, j);
+  }
+}
+
+}  // namespace detail
+}  // namespace attn
+#endif  // ATTN_HAVE_DSP
