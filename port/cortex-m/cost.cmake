@@ -26,3 +26,8 @@ foreach(bits 8 16)
     set_tests_properties("${ATTN_TEST_PREFIX}cost-s${bits}" PROPERTIES TIMEOUT 600)
   endif()
 endforeach()
+# Per-kernel instructions at the 64/64/4 shape, dispatched vs ref (cost/cost_kernels.cpp).
+if("s8" IN_LIST ATTN_DTYPES)
+  attn_port_image(attn_cost_kernels SOURCES cost/cost_kernels.cpp)
+  add_test(NAME "${ATTN_TEST_PREFIX}cost-kernels" COMMAND attn_cost_kernels)
+endif()

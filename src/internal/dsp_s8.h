@@ -73,6 +73,35 @@ inline void dot_block(const int8_t* const* a, const int8_t* const* b, int32_t K,
   for (int i = 0; i < R * C; ++i) acc[i] = s[i];
 }
 
+// Rows of up to kExpandMaxK int8 are expanded once to SMLAD pairs, so that
+// the weights (or keys) are unpacked once for four rows: 1 KiB of stack.
+constexpr int32_t kExpandRows = 4;
+constexpr int32_t kExpandMaxK = 128;
+
+// buf[(k / 4) * 8 + 2 r + {0, 1}] = the even / odd int16 pair of a[r][k, k + 4)
+// minus za, for r < 4 and k < K4 (a multiple of 4, <= kExpandMaxK).
+inline void expand4(const int8_t* const* a, int32_t K4, int32_t za, int32_t* buf) {
+  const int32_t za2 = splat16(za);
+  for (int32_t k = 0; k < K4; k += 4, buf += 8) {
+    for (size_t r = 0; r < 4; ++r) unpack<true>(load4(a[r] + k), za2, &buf[2 * r], &buf[2 * r + 1]);
+  }
+}
+
+// acc[r] += sum_{k < K4} (a[r][k] - za) * b[k] over rows expanded by expand4:
+// per four k, one load and two SXTB16 of b, eight SMLADs.
+inline void dot4_expanded(const int32_t* buf, const int8_t* b, int32_t K4, int32_t* acc) {
+  int32_t s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3];
+  for (int32_t k = 0; k < K4; k += 4, buf += 8) {
+    int32_t be, bo;
+    unpack<false>(load4(b + k), 0, &be, &bo);
+    s0 = __smlad(buf[0], be, __smlad(buf[1], bo, s0));
+    s1 = __smlad(buf[2], be, __smlad(buf[3], bo, s1));
+    s2 = __smlad(buf[4], be, __smlad(buf[5], bo, s2));
+    s3 = __smlad(buf[6], be, __smlad(buf[7], bo, s3));
+  }
+  acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3;
+}
+
 }  // namespace dsp
 }  // namespace detail
 }  // namespace attn

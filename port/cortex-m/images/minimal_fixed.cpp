@@ -83,6 +83,7 @@ int main() {
   w.softmax.exp_multiplier = 0x90000000u;
   w.softmax.exp_shift = 8;
   w.softmax.diff_limit = 1000;
+  w.softmax.score_shift = ATTN_MINIMAL_BITS == 8 ? 0 : 8;  // s16: head_dim < 2^score_shift
   w.context_multiplier = 0x40000000;
   w.context_shift = -10;
   Io io;

@@ -35,6 +35,29 @@ void block(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params
   }
 }
 
+// Rows [m, m + 4) of y, x expanded once (K <= dsp::kExpandMaxK).
+void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, int32_t m) {
+  const int32_t K = x.cols;
+  const int32_t K4 = K & ~3;
+  int32_t buf[2 * dsp::kExpandMaxK];  // [K / 4][4 rows][even, odd] int16 pairs
+  const int8_t* a[4] = {x.row(m), x.row(m + 1), x.row(m + 2), x.row(m + 3)};  // [K]
+  dsp::expand4(a, K4, p.input_zero_point, buf);
+  for (int32_t n = 0; n < w.rows; ++n) {
+    const int8_t* b = w.row(n);  // [K]
+    const int32_t b0 = bias != nullptr ? bias[n] : 0;
+    int32_t acc[4] = {b0, b0, b0, b0};
+    dsp::dot4_expanded(buf, b, K4, acc);
+    for (int32_t k = K4; k < K; ++k) {
+      for (size_t r = 0; r < 4; ++r) acc[r] += (int32_t{a[r][k]} - p.input_zero_point) * int32_t{b[k]};
+    }
+    for (size_t r = 0; r < 4; ++r) {
+      const int32_t out =
+          p.output_zero_point + fp::multiply_by_quantized_multiplier(acc[r], p.multiplier[n], p.shift[n]);
+      y.row(m + static_cast<int32_t>(r))[n] = static_cast<int8_t>(fp::clamp_i32(out, p.act_min, p.act_max));
+    }
+  }
+}
+
 template <bool kZx>
 void run(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
   int32_t n = 0;
@@ -53,6 +76,12 @@ void run(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& 
 }  // namespace
 
 void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+  if (x.cols <= dsp::kExpandMaxK) {  // four rows at a time, the rest below
+    const int32_t m4 = x.rows & ~3;
+    for (int32_t m = 0; m < m4; m += 4) rows4(x, w, bias, p, y, m);
+    x = x.rows_slice(m4, x.rows - m4);
+    y = y.rows_slice(m4, y.rows - m4);
+  }
   if (p.input_zero_point == 0) {  // the forward folds it into the bias
     run<false>(x, w, bias, p, y);
   } else {

@@ -26,11 +26,40 @@ void block(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int
   }
 }
 
+// Rows [t, t + 4) of s, q expanded once (d <= dsp::kExpandMaxK). The key
+// zero point is folded: sum (q - zq)(k - zk) = sum (q - zq) k - zk sum (q - zq).
+void rows4(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int32_t shift, MatS32 s, int32_t t) {
+  const int32_t d = q.cols;
+  const int32_t d4 = d & ~3;
+  int32_t buf[2 * dsp::kExpandMaxK];  // [d / 4][4 rows][even, odd] int16 pairs
+  const int8_t* a[4] = {q.row(t), q.row(t + 1), q.row(t + 2), q.row(t + 3)};  // [d]
+  dsp::expand4(a, d4, zq, buf);
+  int32_t corr[4];  // -zk * sum_{c < d4} (q[c] - zq)
+  for (size_t r = 0; r < 4; ++r) {
+    int32_t sum = 0;
+    for (int32_t c = 0; c < d4; ++c) sum += int32_t{a[r][c]} - zq;
+    corr[r] = -zk * sum;
+  }
+  int32_t* out[4] = {s.row(t), s.row(t + 1), s.row(t + 2), s.row(t + 3)};  // [S]
+  for (int32_t j = 0; j < k.rows; ++j) {
+    const int8_t* b = k.row(j);  // [d]
+    int32_t acc[4] = {corr[0], corr[1], corr[2], corr[3]};
+    dsp::dot4_expanded(buf, b, d4, acc);
+    for (int32_t c = d4; c < d; ++c) {
+      for (size_t r = 0; r < 4; ++r) acc[r] += (int32_t{a[r][c]} - zq) * (int32_t{b[c]} - zk);
+    }
+    for (size_t r = 0; r < 4; ++r) out[r][j] = (acc[r] + half) >> shift;
+  }
+}
+
 }  // namespace
 
 void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s) {
   const int32_t half = score_shift > 0 ? int32_t{1} << (score_shift - 1) : 0;
   int32_t t = 0;
+  if (q.cols <= dsp::kExpandMaxK) {
+    for (; t + 4 <= q.rows; t += 4) rows4(q, zq, k, zk, half, score_shift, s, t);
+  }
   for (; t + 2 <= q.rows; t += 2) {
     int32_t j = 0;
     for (; j + 2 <= k.rows; j += 2) block<2, 2>(q, zq, k, zk, half, score_shift, s, t, j);
