@@ -40,9 +40,9 @@ uint64_t count(int32_t calls, F f) {
 }
 
 void report(const char* op, const char* shape, int32_t calls, uint64_t insns, uint64_t ref) {
-  std::printf("kernel board=%s op=%s shape=%s calls=%ld insns=%lu ref=%lu kernels=%s\n", port_board_name(), op,
-              shape, static_cast<long>(calls), static_cast<unsigned long>(insns), static_cast<unsigned long>(ref),
-              detail::kernel_set_fixed());
+  std::printf("kernel board=%s op=%s shape=%s calls=%ld insns=%lu ref=%lu kernels=%s\n", port_board_name(),
+              op, shape, static_cast<long>(calls), static_cast<unsigned long>(insns),
+              static_cast<unsigned long>(ref), detail::kernel_set_fixed());
 }
 
 }  // namespace

@@ -28,7 +28,8 @@ void block(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int
 
 // Rows [t, t + 4) of s, q expanded once (d <= dsp::kExpandMaxK). The key
 // zero point is folded: sum (q - zq)(k - zk) = sum (q - zq) k - zk sum (q - zq).
-void rows4(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int32_t shift, MatS32 s, int32_t t) {
+void rows4(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int32_t shift, MatS32 s,
+           int32_t t) {
   const int32_t d = q.cols;
   const int32_t d4 = d & ~3;
   int32_t buf[2 * dsp::kExpandMaxK];  // [d / 4][4 rows][even, odd] int16 pairs
