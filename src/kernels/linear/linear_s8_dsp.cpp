@@ -28,8 +28,8 @@ void block(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params
   for (int r = 0; r < R; ++r) {
     int8_t* yr = y.row(m + r);  // [N]
     for (int c = 0; c < C; ++c) {
-      const int32_t out = p.output_zero_point + fp::multiply_by_quantized_multiplier(
-                                                    acc[r * C + c], p.multiplier[n + c], p.shift[n + c]);
+      const int32_t out =
+          p.output_zero_point + dsp::requantize(acc[r * C + c], p.multiplier[n + c], p.shift[n + c]);
       yr[n + c] = static_cast<int8_t>(fp::clamp_i32(out, p.act_min, p.act_max));
     }
   }
@@ -51,8 +51,7 @@ void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params
       for (size_t r = 0; r < 4; ++r) acc[r] += (int32_t{a[r][k]} - p.input_zero_point) * int32_t{b[k]};
     }
     for (size_t r = 0; r < 4; ++r) {
-      const int32_t out =
-          p.output_zero_point + fp::multiply_by_quantized_multiplier(acc[r], p.multiplier[n], p.shift[n]);
+      const int32_t out = p.output_zero_point + dsp::requantize(acc[r], p.multiplier[n], p.shift[n]);
       y.row(m + static_cast<int32_t>(r))[n] = static_cast<int8_t>(fp::clamp_i32(out, p.act_min, p.act_max));
     }
   }

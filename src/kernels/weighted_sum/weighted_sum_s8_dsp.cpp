@@ -37,8 +37,7 @@ void rows(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_
       for (int r = 0; r < R; ++r) acc[r] += int32_t{pr[r][j]} * vl;
     }
     for (int r = 0; r < R; ++r) {
-      o.row(t + r)[c] = static_cast<int8_t>(
-          fp::clamp_i32(zo + fp::multiply_by_quantized_multiplier(acc[r], m, sh), -128, 127));
+      o.row(t + r)[c] = static_cast<int8_t>(fp::clamp_i32(zo + dsp::requantize(acc[r], m, sh), -128, 127));
     }
   }
 }
