@@ -7,6 +7,7 @@
 #include "internal/dsp_s8.h"
 #include "internal/fixed_point.h"
 #include "internal/kernels_fixed.h"
+#include "internal/requantize.h"
 
 namespace attn {
 namespace detail {
@@ -29,7 +30,7 @@ void block(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params
     int8_t* yr = y.row(m + r);  // [N]
     for (int c = 0; c < C; ++c) {
       const int32_t out =
-          p.output_zero_point + dsp::requantize(acc[r * C + c], p.multiplier[n + c], p.shift[n + c]);
+          p.output_zero_point + fast::requantize(acc[r * C + c], p.multiplier[n + c], p.shift[n + c]);
       yr[n + c] = static_cast<int8_t>(fp::clamp_i32(out, p.act_min, p.act_max));
     }
   }
@@ -51,7 +52,7 @@ void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params
       for (size_t r = 0; r < 4; ++r) acc[r] += (int32_t{a[r][k]} - p.input_zero_point) * int32_t{b[k]};
     }
     for (size_t r = 0; r < 4; ++r) {
-      const int32_t out = p.output_zero_point + dsp::requantize(acc[r], p.multiplier[n], p.shift[n]);
+      const int32_t out = p.output_zero_point + fast::requantize(acc[r], p.multiplier[n], p.shift[n]);
       y.row(m + static_cast<int32_t>(r))[n] = static_cast<int8_t>(fp::clamp_i32(out, p.act_min, p.act_max));
     }
   }

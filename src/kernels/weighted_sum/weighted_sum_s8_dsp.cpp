@@ -9,6 +9,7 @@
 #include "internal/dsp_s8.h"
 #include "internal/fixed_point.h"
 #include "internal/kernels_fixed.h"
+#include "internal/requantize.h"
 
 namespace attn {
 namespace detail {
@@ -37,7 +38,7 @@ void rows(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_
       for (int r = 0; r < R; ++r) acc[r] += int32_t{pr[r][j]} * vl;
     }
     for (int r = 0; r < R; ++r) {
-      o.row(t + r)[c] = static_cast<int8_t>(fp::clamp_i32(zo + dsp::requantize(acc[r], m, sh), -128, 127));
+      o.row(t + r)[c] = static_cast<int8_t>(fp::clamp_i32(zo + fast::requantize(acc[r], m, sh), -128, 127));
     }
   }
 }

@@ -1,0 +1,56 @@
+// linear, int8, Cortex-M55 Helium (MVE): y = requant(x W^T + b). Per weight
+// row, 16 int8 MACs per VMLADAVA against up to four rows of x (the weight
+// vector is loaded once for them); tails by tail predication (VCTP), no
+// scalar loop. The input zero point is applied as -zp * sum_k w[n, k] (VADDVA
+// on the same vectors). Same int32 sums and requantization as linear_s8_ref:
+// bit-exact.
+#include "internal/arch.h"
+
+#if ATTN_HAVE_MVE
+#include <arm_mve.h>
+
+#include "internal/fixed_point.h"
+#include "internal/kernels_fixed.h"
+#include "internal/requantize.h"
+
+namespace attn {
+namespace detail {
+namespace {
+
+template <int R>
+void rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, int32_t m) {
+  constexpr size_t kR = static_cast<size_t>(R);
+  const int32_t K = x.cols;
+  const int8_t* a[kR];  // x rows [K]
+  for (size_t r = 0; r < kR; ++r) a[r] = x.row(m + static_cast<int32_t>(r));
+  for (int32_t n = 0; n < w.rows; ++n) {
+    const int8_t* b = w.row(n);  // [K]
+    int32_t acc[kR] = {};
+    int32_t wsum = 0;
+    for (int32_t k = 0; k < K; k += 16) {
+      const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(K - k));
+      const int8x16_t wv = vldrbq_z_s8(b + k, pred);
+      wsum = vaddvaq_p_s8(wsum, wv, pred);
+      for (size_t r = 0; r < kR; ++r) acc[r] = vmladavaq_p_s8(acc[r], vldrbq_z_s8(a[r] + k, pred), wv, pred);
+    }
+    const int32_t base = (bias != nullptr ? bias[n] : 0) - p.input_zero_point * wsum;
+    for (size_t r = 0; r < kR; ++r) {
+      const int32_t out = p.output_zero_point + fast::requantize(base + acc[r], p.multiplier[n], p.shift[n]);
+      y.row(m + static_cast<int32_t>(r))[n] = static_cast<int8_t>(fp::clamp_i32(out, p.act_min, p.act_max));
+    }
+  }
+}
+
+}  // namespace
+
+void linear_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+  int32_t m = 0;
+  for (; m + 4 <= x.rows; m += 4) rows<4>(x, w, bias, p, y, m);
+  if (x.rows - m == 3) rows<3>(x, w, bias, p, y, m);
+  if (x.rows - m == 2) rows<2>(x, w, bias, p, y, m);
+  if (x.rows - m == 1) rows<1>(x, w, bias, p, y, m);
+}
+
+}  // namespace detail
+}  // namespace attn
+#endif  // ATTN_HAVE_MVE
