@@ -72,7 +72,11 @@ const char* kernel_set_fixed() { return ATTN_HAVE_DSP ? "dsp" : ATTN_HAVE_MVE ? 
 
 #if ATTN_WITH_S8 || ATTN_WITH_S16
 void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+#if ATTN_HAVE_MVE
+  softmax_fused_row_mve(row, begin, end, n, sm);
+#else
   softmax_fused_row_ref(row, begin, end, n, sm);
+#endif
 }
 #endif
 
