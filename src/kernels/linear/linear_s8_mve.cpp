@@ -9,9 +9,8 @@
 #if ATTN_HAVE_MVE
 #include <arm_mve.h>
 
-#include "internal/fixed_point.h"
 #include "internal/kernels_fixed.h"
-#include "internal/requantize.h"
+#include "internal/mve_requantize.h"
 
 namespace attn {
 namespace detail {
@@ -23,6 +22,8 @@ void rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params&
   const int32_t K = x.cols;
   const int8_t* a[kR];  // x rows [K]
   for (size_t r = 0; r < kR; ++r) a[r] = x.row(m + static_cast<int32_t>(r));
+  // Byte offsets of y's rows m .. m + 3 from row m.
+  const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(y.stride));
   for (int32_t n = 0; n < w.rows; ++n) {
     const int8_t* b = w.row(n);  // [K]
     int32_t acc[kR] = {};
@@ -34,10 +35,13 @@ void rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params&
       for (size_t r = 0; r < kR; ++r) acc[r] = vmladavaq_p_s8(acc[r], vldrbq_z_s8(a[r] + k, pred), wv, pred);
     }
     const int32_t base = (bias != nullptr ? bias[n] : 0) - p.input_zero_point * wsum;
-    for (size_t r = 0; r < kR; ++r) {
-      const int32_t out = p.output_zero_point + fast::requantize(base + acc[r], p.multiplier[n], p.shift[n]);
-      y.row(m + static_cast<int32_t>(r))[n] = static_cast<int8_t>(fp::clamp_i32(out, p.act_min, p.act_max));
-    }
+    int32_t sums[4] = {};  // [R] used
+    for (size_t r = 0; r < kR; ++r) sums[r] = acc[r];
+    const int32x4_t q = mve::requantize(vaddq_n_s32(vldrwq_s32(sums), base), p.multiplier[n], p.shift[n]);
+    const int32x4_t out = vminq_s32(vmaxq_s32(vaddq_n_s32(q, p.output_zero_point), vdupq_n_s32(p.act_min)),
+                                    vdupq_n_s32(p.act_max));
+    // y[m + r][n] for r < R: a scatter of the low bytes (truncating store)
+    vstrbq_scatter_offset_p_s32(y.row(m) + n, offsets, out, vctp32q(static_cast<uint32_t>(R)));
   }
 }
 

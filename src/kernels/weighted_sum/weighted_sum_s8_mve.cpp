@@ -8,9 +8,8 @@
 #if ATTN_HAVE_MVE
 #include <arm_mve.h>
 
-#include "internal/fixed_point.h"
 #include "internal/kernels_fixed.h"
-#include "internal/requantize.h"
+#include "internal/mve_requantize.h"
 
 namespace attn {
 namespace detail {
@@ -41,15 +40,10 @@ void rows(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_
       const int32x4_t vv = vldrbq_z_s32(vc, pred);
       for (size_t r = 0; r < kR; ++r) acc[r] = vmlaq_n_s32(acc[r], vv, pr[r][j]);
     }
-    const int32_t lanes = d - c < 4 ? d - c : 4;
     for (size_t r = 0; r < kR; ++r) {
-      int32_t sums[4];  // [4] lanes of acc[r]
-      vstrwq_s32(sums, acc[r]);
-      int8_t* orow = o.row(t + static_cast<int32_t>(r)) + c;
-      for (int32_t i = 0; i < lanes; ++i) {
-        const int32_t out = zo + fast::requantize(sums[i], m, sh);
-        orow[i] = static_cast<int8_t>(fp::clamp_i32(out, -128, 127));
-      }
+      int32x4_t out = vaddq_n_s32(mve::requantize(acc[r], m, sh), zo);
+      out = vminq_s32(vmaxq_s32(out, vdupq_n_s32(-128)), vdupq_n_s32(127));
+      vstrbq_p_s32(o.row(t + static_cast<int32_t>(r)) + c, out, pred);  // int8, truncating
     }
   }
 }
