@@ -47,33 +47,6 @@ inline void unpack(int32_t w, int32_t z2, int32_t* even, int32_t* odd) {
   *odd = o;
 }
 
-// acc[r * C + c] += sum_k (a[r][k] - za) * (b[c][k] - zb), k in [0, K), for
-// R, C in {1, 2}. kZa / kZb: whether za / zb may be non-zero.
-template <int R, int C, bool kZa, bool kZb>
-inline void dot_block(const int8_t* const* a, const int8_t* const* b, int32_t K, int32_t za, int32_t zb,
-                      int32_t* acc) {
-  const int32_t za2 = splat16(za);
-  const int32_t zb2 = splat16(zb);
-  constexpr size_t kR = static_cast<size_t>(R), kC = static_cast<size_t>(C);
-  int32_t s[kR * kC];
-  for (int i = 0; i < R * C; ++i) s[i] = acc[i];
-  int32_t k = 0;
-  for (; k + 4 <= K; k += 4) {
-    int32_t ae[kR], ao[kR], be[kC], bo[kC];
-    for (int r = 0; r < R; ++r) unpack<kZa>(load4(a[r] + k), za2, &ae[r], &ao[r]);
-    for (int c = 0; c < C; ++c) unpack<kZb>(load4(b[c] + k), zb2, &be[c], &bo[c]);
-    for (int r = 0; r < R; ++r) {
-      for (int c = 0; c < C; ++c) s[r * C + c] = __smlad(ae[r], be[c], __smlad(ao[r], bo[c], s[r * C + c]));
-    }
-  }
-  for (; k < K; ++k) {
-    for (int r = 0; r < R; ++r) {
-      for (int c = 0; c < C; ++c) s[r * C + c] += (int32_t{a[r][k]} - za) * (int32_t{b[c][k]} - zb);
-    }
-  }
-  for (int i = 0; i < R * C; ++i) acc[i] = s[i];
-}
-
 // Rows of up to kExpandMaxK int8 are expanded once to SMLAD pairs, so that
 // the weights (or keys) are unpacked once for four rows: 1 KiB of stack.
 constexpr int32_t kExpandRows = 4;

@@ -1,6 +1,8 @@
-// scores, int8, Cortex-M DSP extension: s = round((q - zq)(k - zk)^T / 2^shift)
-// in 2x2 blocks of (query row, key row), SMLAD on zero-point-corrected int16
-// pairs. Same int32 sums as scores_s8_ref: bit-exact.
+// scores, int8, Cortex-M DSP extension: s = round((q - zq)(k - zk)^T / 2^shift),
+// four query rows at a time, expanded once to SMLAD pairs; each key word is
+// unpacked once for the four rows (dsp::dot4_expanded). The last T % 4 rows and
+// head_dim > dsp::kExpandMaxK go through scores_s8_ref. Same int32 sums as
+// scores_s8_ref: bit-exact.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_DSP
@@ -10,21 +12,6 @@
 namespace attn {
 namespace detail {
 namespace {
-
-template <int R, int C>
-void block(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int32_t shift, MatS32 s,
-           int32_t t, int32_t j) {
-  constexpr size_t kR = static_cast<size_t>(R), kC = static_cast<size_t>(C);
-  const int8_t* a[kR];  // query rows [d]
-  const int8_t* b[kC];  // key rows [d]
-  int32_t acc[kR * kC] = {};
-  for (int r = 0; r < R; ++r) a[r] = q.row(t + r);
-  for (int c = 0; c < C; ++c) b[c] = k.row(j + c);
-  dsp::dot_block<R, C, true, true>(a, b, q.cols, zq, zk, acc);
-  for (int r = 0; r < R; ++r) {
-    for (int c = 0; c < C; ++c) s.row(t + r)[j + c] = (acc[r * C + c] + half) >> shift;
-  }
-}
 
 // Rows [t, t + 4) of s, q expanded once (d <= dsp::kExpandMaxK). The key
 // zero point is folded: sum (q - zq)(k - zk) = sum (q - zq) k - zk sum (q - zq).
@@ -56,21 +43,15 @@ void rows4(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int
 }  // namespace
 
 void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s) {
+  if (q.cols > dsp::kExpandMaxK) {
+    scores_s8_ref(q, zq, k, zk, score_shift, s);
+    return;
+  }
   const int32_t half = score_shift > 0 ? int32_t{1} << (score_shift - 1) : 0;
-  int32_t t = 0;
-  if (q.cols <= dsp::kExpandMaxK) {
-    for (; t + 4 <= q.rows; t += 4) rows4(q, zq, k, zk, half, score_shift, s, t);
-  }
-  for (; t + 2 <= q.rows; t += 2) {
-    int32_t j = 0;
-    for (; j + 2 <= k.rows; j += 2) block<2, 2>(q, zq, k, zk, half, score_shift, s, t, j);
-    if (j < k.rows) block<2, 1>(q, zq, k, zk, half, score_shift, s, t, j);
-  }
-  if (t < q.rows) {
-    int32_t j = 0;
-    for (; j + 2 <= k.rows; j += 2) block<1, 2>(q, zq, k, zk, half, score_shift, s, t, j);
-    if (j < k.rows) block<1, 1>(q, zq, k, zk, half, score_shift, s, t, j);
-  }
+  const int32_t t4 = q.rows & ~3;
+  for (int32_t t = 0; t < t4; t += 4) rows4(q, zq, k, zk, half, score_shift, s, t);
+  if (t4 < q.rows)
+    scores_s8_ref(q.rows_slice(t4, q.rows - t4), zq, k, zk, score_shift, s.rows_slice(t4, s.rows - t4));
 }
 
 }  // namespace detail

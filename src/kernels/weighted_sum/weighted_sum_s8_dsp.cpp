@@ -28,9 +28,10 @@ inline int8_t out_s8(int32_t acc, int32_t m, int32_t sh, int32_t zo) {
   return static_cast<int8_t>(fp::clamp_i32(zo + fast::requantize(acc, m, sh), -128, 127));
 }
 
-// Rows [t, t + R) of o (R = 1 or 2), every column.
-template <int R>
-void rows(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o, int32_t t) {
+// Rows [t, t + R) of o (R = 1 or 2), every column. R at run time: one copy
+// of the code (flash).
+void rows(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o, int32_t t,
+          int32_t R) {
   const int32_t S = p.cols;
   const int32_t d = v.cols;
   const int32_t S2 = S & ~1;
@@ -83,9 +84,7 @@ void rows(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_
 
 void weighted_sum_s8_dsp(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
                          MatS8 o) {
-  int32_t t = 0;
-  for (; t + 2 <= p.rows; t += 2) rows<2>(p, v, zv, m, sh, zo, o, t);
-  if (t < p.rows) rows<1>(p, v, zv, m, sh, zo, o, t);
+  for (int32_t t = 0; t < p.rows; t += 2) rows(p, v, zv, m, sh, zo, o, t, p.rows - t < 2 ? 1 : 2);
 }
 
 }  // namespace detail
