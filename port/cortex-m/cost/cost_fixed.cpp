@@ -18,6 +18,7 @@
 #include <cstdio>
 
 #include "attn/attention_fixed.h"
+#include "internal/arch.h"
 #include "internal/kernels_fixed.h"
 #include "port/port.h"
 
@@ -110,6 +111,16 @@ P projection(size_t w0, size_t c0) {
   return p;
 }
 
+// The kernel set of this dtype: s16 has no DSP kernels; on Helium only its
+// softmax (shared with s8) is vectorized.
+const char* kernels() {
+#if ATTN_COST_BITS == 16
+  return ATTN_HAVE_MVE ? "mve-softmax" : "ref";
+#else
+  return attn::detail::kernel_set_fixed();
+#endif
+}
+
 bool measure(const Shape& s) {
   const attn::AttentionConfig cfg = config_of(s);
   attn::Plan plan;
@@ -175,8 +186,7 @@ bool measure(const Shape& s) {
       "compiler=%s\n",
       port_board_name(), kName, static_cast<long>(s.L), static_cast<long>(s.L), static_cast<long>(s.E),
       static_cast<long>(s.H), static_cast<long>(d), static_cast<unsigned long>(insns),
-      static_cast<unsigned long>(plan.arena_bytes), static_cast<unsigned long>(opbyop),
-      attn::detail::kernel_set_fixed(), kCompiler);
+      static_cast<unsigned long>(plan.arena_bytes), static_cast<unsigned long>(opbyop), kernels(), kCompiler);
   return true;
 }
 
