@@ -16,7 +16,7 @@ namespace attn {
 namespace detail {
 namespace {
 
-template <int R>
+template <int R, bool kZx>
 void rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, int32_t m) {
   constexpr size_t kR = static_cast<size_t>(R);
   const int32_t K = x.cols;
@@ -31,7 +31,7 @@ void rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params&
     for (int32_t k = 0; k < K; k += 16) {
       const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(K - k));
       const int8x16_t wv = vldrbq_z_s8(b + k, pred);
-      wsum = vaddvaq_p_s8(wsum, wv, pred);
+      if (kZx) wsum = vaddvaq_p_s8(wsum, wv, pred);  // the forward folds zp into the bias: 0
       for (size_t r = 0; r < kR; ++r) acc[r] = vmladavaq_p_s8(acc[r], vldrbq_z_s8(a[r] + k, pred), wv, pred);
     }
     const int32_t base = (bias != nullptr ? bias[n] : 0) - p.input_zero_point * wsum;
@@ -45,14 +45,23 @@ void rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params&
   }
 }
 
+template <bool kZx>
+void run(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+  int32_t m = 0;
+  for (; m + 4 <= x.rows; m += 4) rows<4, kZx>(x, w, bias, p, y, m);
+  if (x.rows - m == 3) rows<3, kZx>(x, w, bias, p, y, m);
+  if (x.rows - m == 2) rows<2, kZx>(x, w, bias, p, y, m);
+  if (x.rows - m == 1) rows<1, kZx>(x, w, bias, p, y, m);
+}
+
 }  // namespace
 
 void linear_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
-  int32_t m = 0;
-  for (; m + 4 <= x.rows; m += 4) rows<4>(x, w, bias, p, y, m);
-  if (x.rows - m == 3) rows<3>(x, w, bias, p, y, m);
-  if (x.rows - m == 2) rows<2>(x, w, bias, p, y, m);
-  if (x.rows - m == 1) rows<1>(x, w, bias, p, y, m);
+  if (p.input_zero_point == 0) {
+    run<false>(x, w, bias, p, y);
+  } else {
+    run<true>(x, w, bias, p, y);
+  }
 }
 
 }  // namespace detail
