@@ -27,10 +27,10 @@ using attn::Status;
 using Vec = std::vector<double>;
 
 constexpr attn::AttentionConfig kStaticCfg{64, 4};
-static_assert(attn::attention_arena_bytes(kStaticCfg, DType::kS8, 64, 128) ==
+static_assert(attn::attention_arena_bytes(kStaticCfg, DType::kS8, 64, 128, 4) ==
                   2 * 128 * 64 + 4 * 64 + 4 * 128 * 4 + 4 * 64,
               "s8 arena: K, V [S,D] int8 + Q, O tiles [T,D] int8 + scores [T,S] int32");
-static_assert(attn::attention_arena_bytes(kStaticCfg, DType::kS16, 64, 128) ==
+static_assert(attn::attention_arena_bytes(kStaticCfg, DType::kS16, 64, 128, 4) ==
                   2 * 128 * 64 * 2 + 4 * 64 * 2 + 4 * 128 * 4 + 4 * 64 * 2,
               "s16 arena: the same buffers with int16 activations");
 

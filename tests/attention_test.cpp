@@ -15,7 +15,7 @@ using attn::Status;
 
 // The arena size is a constant expression: firmware sizes static buffers with it.
 constexpr attn::AttentionConfig kStaticCfg{64, 4};
-static_assert(attn::attention_arena_bytes(kStaticCfg, attn::DType::kF32, 64, 64) ==
+static_assert(attn::attention_arena_bytes(kStaticCfg, attn::DType::kF32, 64, 64, 4) ==
                   2 * 64 * 64 * 4 + 2 * 4 * 64 * 4 + 4 * 64 * 4,
               "f32 arena: K, V [S,D] + Q, O tiles [T,D] + scores [T,S]");
 

@@ -46,3 +46,13 @@
 #else
 #define ATTN_HAVE_MVE_FP 0
 #endif
+
+// Fully unroll the loop that follows (its bound a template constant), so that
+// a SIMD kernel's accumulator arrays live in registers, not on the stack.
+#if defined(__clang__)
+#define ATTN_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define ATTN_UNROLL _Pragma("GCC unroll 16")
+#else
+#define ATTN_UNROLL
+#endif

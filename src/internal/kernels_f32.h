@@ -1,6 +1,11 @@
 // internal/kernels_f32.h: the float32 kernel variants and the one chosen for
 // this target. Variants do no checking: the public ops in attn/kernels.h and
 // plan_attention() validate shapes once, before any hot loop.
+//
+// Every op has a portable scalar `ref` variant, always compiled: the oracle
+// the SIMD variants are tested against (tests/variants_f32_test.cpp). A SIMD
+// variant is declared for every target; its file compiles to nothing unless
+// the ISA flag in internal/arch.h is set, so only call it under that flag.
 #pragma once
 
 #include <cstdint>
@@ -10,13 +15,24 @@
 namespace attn {
 namespace detail {
 
-// ---- portable scalar variants: always compiled, the oracle for the others ---
-void linear_f32_ref(ConstMatF32 x, ConstMatF32 w, const float* bias,
-                    MatF32 y);                                             // y[M,N] = x[M,K] w[N,K]^T + b
-void scores_f32_ref(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s);  // s[T,S] = q[T,d] k[S,d]^T * scale
-void softmax_row_f32_ref(float* row, int32_t n);                           // in place over n entries
-void weighted_sum_f32_ref(ConstMatF32 p, ConstMatF32 v, MatF32 o);         // o[T,d] = p[T,S] v[S,d]
-void rope_f32_ref(MatF32 x, int32_t head_dim, int32_t pos0, float base);   // x[n, heads*hd], in place
+// ---- op signatures ------------------------------------------------------------
+//   linear       y[M,N] = x[M,K] w[N,K]^T + b[N]      (b may be null)
+//   scores       s[T,S] = q[T,d] k[S,d]^T * scale
+//   softmax_row  in place over n entries; -INFINITY -> 0; all -INFINITY -> all 0
+//   weighted_sum o[T,d] = p[T,S] v[S,d]
+#define ATTN_DECLARE_F32_VARIANTS(isa)                                              \
+  void linear_f32_##isa(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y); \
+  void scores_f32_##isa(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s);       \
+  void softmax_row_f32_##isa(float* row, int32_t n);                                \
+  void weighted_sum_f32_##isa(ConstMatF32 p, ConstMatF32 v, MatF32 o);
+
+ATTN_DECLARE_F32_VARIANTS(ref)     // portable scalar
+ATTN_DECLARE_F32_VARIANTS(avx2)    // x86-64 AVX2 + FMA          (ATTN_HAVE_AVX2)
+ATTN_DECLARE_F32_VARIANTS(neon64)  // AArch64 Advanced SIMD      (ATTN_HAVE_NEON64)
+ATTN_DECLARE_F32_VARIANTS(neon32)  // ARMv7-A NEON               (ATTN_HAVE_NEON32)
+#undef ATTN_DECLARE_F32_VARIANTS
+
+void rope_f32_ref(MatF32 x, int32_t head_dim, int32_t pos0, float base);  // x[n, heads*hd], in place
 
 // ---- the variant dispatch.cpp picked for this target (no checks) -----------
 void linear_f32(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y);

@@ -6,18 +6,38 @@
 #include "internal/kernels_f32.h"
 #include "internal/kernels_fixed.h"
 
+// The float32 set: linear, scores, softmax_row, weighted_sum.
+#if ATTN_HAVE_AVX2
+#define ATTN_F32_ISA avx2
+#define ATTN_F32_ISA_NAME "avx2"
+#elif ATTN_HAVE_NEON64
+#define ATTN_F32_ISA neon64
+#define ATTN_F32_ISA_NAME "neon64"
+#elif ATTN_HAVE_NEON32
+#define ATTN_F32_ISA neon32
+#define ATTN_F32_ISA_NAME "neon32"
+#else
+#define ATTN_F32_ISA ref
+#define ATTN_F32_ISA_NAME "ref"
+#endif
+#define ATTN_CAT2(a, b) a##b
+#define ATTN_CAT(a, b) ATTN_CAT2(a, b)
+#define ATTN_F32(op) ATTN_CAT(op##_f32_, ATTN_F32_ISA)  // e.g. ATTN_F32(linear) -> linear_f32_avx2
+
 namespace attn {
 namespace detail {
 
 #if ATTN_WITH_F32  // an s8/s16-only build (ATTN_DTYPES) compiles no f32 kernel
-void linear_f32(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y) { linear_f32_ref(x, w, bias, y); }
-void scores_f32(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s) { scores_f32_ref(q, k, scale, s); }
-void softmax_row_f32(float* row, int32_t n) { softmax_row_f32_ref(row, n); }
-void weighted_sum_f32(ConstMatF32 p, ConstMatF32 v, MatF32 o) { weighted_sum_f32_ref(p, v, o); }
+void linear_f32(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y) {
+  ATTN_F32(linear)(x, w, bias, y);
+}
+void scores_f32(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s) { ATTN_F32(scores)(q, k, scale, s); }
+void softmax_row_f32(float* row, int32_t n) { ATTN_F32(softmax_row)(row, n); }
+void weighted_sum_f32(ConstMatF32 p, ConstMatF32 v, MatF32 o) { ATTN_F32(weighted_sum)(p, v, o); }
 
 void rope_f32(MatF32 x, int32_t head_dim, int32_t pos0, float base) { rope_f32_ref(x, head_dim, pos0, base); }
 
-const char* kernel_set_f32() { return "ref"; }
+const char* kernel_set_f32() { return ATTN_F32_ISA_NAME; }
 #endif  // ATTN_WITH_F32
 
 // Fixed point: DSP (SMLAD) s8 kernels on M4/M7/M33, Helium (MVE) s8 kernels

@@ -1,0 +1,18 @@
+// softmax over one row, float32, AArch64 Advanced SIMD (FMA), in place: softmax_row of
+// internal/neon_f32.h (vector exp; -INFINITY gives exactly 0; a fully masked
+// row gives all 0).
+#include "internal/arch.h"
+
+#if ATTN_HAVE_NEON64
+#include "internal/kernels_f32.h"
+#include "internal/neon_f32.h"
+
+namespace attn {
+namespace detail {
+
+void softmax_row_f32_neon64(float* row, int32_t n) { neon::softmax_row(row, n); }
+
+}  // namespace detail
+}  // namespace attn
+
+#endif  // ATTN_HAVE_NEON64

@@ -1,0 +1,114 @@
+// kernels_f32: GFLOP/s of each float32 kernel variant compiled for this target
+// (ref and the dispatched SIMD set) on the shapes forward() gives them for a
+// standard attention shape. Thread CPU time, median of samples.
+//
+//   attn_bench_kernels_f32 [L E H T]      (default 256 256 8 48)
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "internal/arch.h"
+#include "internal/kernels_f32.h"
+
+namespace {
+
+double cpu_us() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e6 + double(ts.tv_nsec) * 1e-3;
+}
+
+double median_us(const std::function<void()>& f) {
+  f();
+  int inner = 1;
+  for (;;) {
+    const double t0 = cpu_us();
+    for (int i = 0; i < inner; ++i) f();
+    if (cpu_us() - t0 > 2000 || inner > (1 << 20)) break;
+    inner *= 2;
+  }
+  std::vector<double> s;
+  for (int k = 0; k < 21; ++k) {
+    const double t0 = cpu_us();
+    for (int i = 0; i < inner; ++i) f();
+    s.push_back((cpu_us() - t0) / inner);
+  }
+  std::sort(s.begin(), s.end());
+  return s[s.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int L = 256, E = 256, H = 8, T = 48;
+  if (argc == 5)
+    L = std::atoi(argv[1]), E = std::atoi(argv[2]), H = std::atoi(argv[3]), T = std::atoi(argv[4]);
+  const int S = L, D = E, hd = D / H;
+  std::mt19937 rng(1);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  auto vec = [&](size_t n) {
+    std::vector<float> v(n);
+    for (auto& x : v) x = dist(rng);
+    return v;
+  };
+  auto x = vec(size_t(L) * E), w = vec(size_t(D) * E), b = vec(size_t(D)), y = vec(size_t(L) * D);
+  auto kk = vec(size_t(S) * D), q = vec(size_t(T) * D), s = vec(size_t(T) * S), v = vec(size_t(S) * D),
+       o = vec(size_t(T) * D);
+  using namespace attn;
+  using namespace attn::detail;
+  struct Set {
+    const char* name;
+    decltype(&linear_f32_ref) linear;
+    decltype(&scores_f32_ref) scores;
+    decltype(&softmax_row_f32_ref) softmax;
+    decltype(&weighted_sum_f32_ref) wsum;
+  };
+  std::vector<Set> sets = {
+      {"ref", linear_f32_ref, scores_f32_ref, softmax_row_f32_ref, weighted_sum_f32_ref}};
+#if ATTN_HAVE_AVX2
+  sets.push_back({"avx2", linear_f32_avx2, scores_f32_avx2, softmax_row_f32_avx2, weighted_sum_f32_avx2});
+#endif
+#if ATTN_HAVE_NEON64
+  sets.push_back(
+      {"neon64", linear_f32_neon64, scores_f32_neon64, softmax_row_f32_neon64, weighted_sum_f32_neon64});
+#endif
+#if ATTN_HAVE_NEON32
+  sets.push_back(
+      {"neon32", linear_f32_neon32, scores_f32_neon32, softmax_row_f32_neon32, weighted_sum_f32_neon32});
+#endif
+  std::printf("# L=%d E=%d H=%d T=%d: GFLOP/s (softmax: ns per row of %d)\n", L, E, H, T, S);
+  std::printf("%-8s %12s %12s %12s %12s %12s %12s\n", "set", "linear_L", "linear_T", "scores_T", "scores_1",
+              "softmax", "wsum");
+  for (const Set& k : sets) {
+    const double fl_lin = 2.0 * L * D * E, fl_tile = 2.0 * T * D * E, fl_sc = 2.0 * T * S * hd;
+    const double a = median_us(
+        [&] { k.linear(matrix(x.data(), L, E), matrix(w.data(), D, E), b.data(), matrix(y.data(), L, D)); });
+    const double a2 = median_us(
+        [&] { k.linear(matrix(x.data(), T, E), matrix(w.data(), D, E), b.data(), matrix(y.data(), T, D)); });
+    // scores of a tile of T query rows, and of one row (decoding), against K [S, hd] (row stride D)
+    const double d = median_us([&] {
+      k.scores(MatF32{q.data(), T, hd, D}, MatF32{kk.data(), S, hd, D}, 0.1f, matrix(s.data(), T, S));
+    });
+    const double d1 = median_us([&] {
+      k.scores(MatF32{q.data(), 1, hd, D}, MatF32{kk.data(), S, hd, D}, 0.1f, matrix(s.data(), 1, S));
+    });
+    // softmax rows refilled from a copy of the scores (the copy is timed too)
+    const std::vector<float> src = vec(size_t(T) * S);
+    const double e = median_us([&] {
+      std::memcpy(s.data(), src.data(), src.size() * sizeof(float));
+      for (int r = 0; r < T; ++r) k.softmax(s.data() + size_t(r) * S, S);
+    });
+    const double f = median_us([&] {
+      k.wsum(matrix(s.data(), T, S), MatF32{v.data(), S, hd, D}, MatF32{o.data(), T, hd, D});
+    });
+    std::printf("%-8s %12.2f %12.2f %12.2f %12.2f %12.1f %12.2f\n", k.name, fl_lin / a * 1e-3,
+                fl_tile / a2 * 1e-3, fl_sc / d * 1e-3, fl_sc / T / d1 * 1e-3, e / T * 1e3, fl_sc / f * 1e-3);
+  }
+  return 0;
+}
