@@ -239,8 +239,6 @@ TEST_CASE("flags and reserved fields", "[model][bad]") {
   CHECK(mutated([](auto& f) { poke<uint32_t>(f, HDR(flags), 1); }) == Status::kUnknownFlags);
   CHECK(mutated([](auto& f) { poke<uint16_t>(f, BLK(1, flags), 2); }) == Status::kUnknownFlags);
   CHECK(mutated([](auto& f) { poke<uint32_t>(f, HDR(reserved0), 1); }) == Status::kBadReserved);
-  CHECK(mutated([](auto& f) { poke<uint32_t>(f, BLK(0, n_kv_heads), 1); }) == Status::kBadReserved);
-  CHECK(mutated([](auto& f) { poke<uint32_t>(f, BLK(0, rope), 1); }) == Status::kBadReserved);
   CHECK(mutated([](auto& f) { poke<uint32_t>(f, BLK(1, reserved) + 28, 1); }) == Status::kBadReserved);
   CHECK(mutated([](auto& f) { poke<uint32_t>(f, TEN(3, reserved0), 1); }) == Status::kBadReserved);
   CHECK(mutated([](auto& f) { poke<uint64_t>(f, TEN(12, reserved) + 8, 1); }) == Status::kBadReserved);
@@ -727,5 +725,117 @@ TEST_CASE("the committed quantized fixtures load", "[model][quant]") {
     INFO(name);
     REQUIRE(!f.empty());
     CHECK(load_bytes(f) == Status::kOk);
+  }
+}
+
+// ---------------------------------------------------------------- GQA + RoPE ---
+
+namespace {
+
+float bits_float(uint32_t u) {
+  float f = 0;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+// One f32 block E=16 H=4 hd=4 with n_kv_heads K/V heads (wk wv bk bv are [n_kv*4, .]) and rope_base.
+attn::tools::ModelSpec gqa_spec(uint32_t kv, float rope, bool bias, std::vector<std::vector<float>>* w) {
+  attn::tools::ModelSpec spec;
+  attn::tools::BlockSpec b{16, 4, 4, 16, 16, bias, attn::DType::kF32};
+  b.n_kv_heads = kv;
+  b.rope_base = rope;
+  const size_t dkv = (kv ? kv : 4) * 4;
+  const size_t n[8] = {256, dkv * 16, dkv * 16, 256, 16, dkv, dkv, 16};
+  w->clear();
+  for (int i = 0; i < (bias ? 8 : 4); ++i) w->push_back(ramp(n[i], 0.01f * static_cast<float>(i + 1)));
+  std::vector<const std::vector<float>*> p;
+  for (auto& x : *w) p.push_back(&x);
+  attn::tools::add_block_f32(spec, b, p);
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("GQA and RoPE blocks record n_kv_heads and the rope base", "[model][gqa]") {
+  for (uint32_t kv : {1u, 2u}) {
+    std::vector<std::vector<float>> w;
+    const std::vector<uint8_t> f = attn::tools::write_model(gqa_spec(kv, 10000.0f, true, &w));
+    AlignedCopy c(f);
+    attn::Model m;
+    REQUIRE(attn::Model::load(c.p, c.n, &m) == Status::kOk);
+    CHECK(m.version() == 1);
+    attn::Block b;
+    REQUIRE(m.block(0, &b) == Status::kOk);
+    CHECK(b.config.num_kv_heads == static_cast<int32_t>(kv));
+    CHECK(b.config.rope_base == 10000.0f);
+    CHECK(b.config.kv_dim() == static_cast<int32_t>(kv * 4));
+    CHECK(std::memcmp(b.f32.wk, w[1].data(), w[1].size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(b.f32.bv, w[6].data(), w[6].size() * sizeof(float)) == 0);
+  }
+  // n_kv_heads == num_heads is written as 0: an MHA file stays byte-identical.
+  std::vector<std::vector<float>> w;
+  CHECK(attn::tools::write_model(gqa_spec(4, 0.0f, true, &w)) ==
+        attn::tools::write_model(gqa_spec(0, 0.0f, true, &w)));
+  // Without GQA and rope, the record reads as before: config fields zero.
+  AlignedCopy c(valid_file());
+  attn::Model m;
+  REQUIRE(attn::Model::load(c.p, c.n, &m) == Status::kOk);
+  attn::Block b;
+  REQUIRE(m.block(0, &b) == Status::kOk);
+  CHECK(b.config.num_kv_heads == 0);
+  CHECK(b.config.rope_base == 0.0f);
+}
+
+TEST_CASE("GQA and RoPE: bad block records", "[model][gqa][bad]") {
+  std::vector<std::vector<float>> w;
+  const auto load_patched = [&](uint32_t kv, float rope,
+                                const std::function<void(std::vector<uint8_t>&)>& patch) {
+    std::vector<uint8_t> f = attn::tools::write_model(gqa_spec(kv, rope, true, &w));
+    patch(f);
+    attn::tools::fix_crc(f);
+    return load_bytes(f);
+  };
+  const size_t kv_at = sizeof(Header) + offsetof(BlockRecord, n_kv_heads);
+  const size_t rope_at = sizeof(Header) + offsetof(BlockRecord, rope);
+  const size_t hd_at = sizeof(Header) + offsetof(BlockRecord, head_dim);
+  // n_kv_heads must divide num_heads (4) and not exceed it.
+  CHECK(load_patched(2, 0.0f, [&](auto& f) { poke<uint32_t>(f, kv_at, 3); }) == Status::kBadKvHeads);
+  CHECK(load_patched(2, 0.0f, [&](auto& f) { poke<uint32_t>(f, kv_at, 8); }) == Status::kBadKvHeads);
+  // wk/wv/bk/bv are [Dkv, ...]: a file whose record disagrees with them.
+  CHECK(load_patched(2, 0.0f, [&](auto& f) { poke<uint32_t>(f, kv_at, 1); }) == Status::kDimsMismatch);
+  CHECK(load_patched(2, 0.0f, [&](auto& f) { poke<uint32_t>(f, kv_at, 0); }) == Status::kDimsMismatch);
+  CHECK(load_patched(0, 0.0f, [&](auto& f) { poke<uint32_t>(f, kv_at, 2); }) == Status::kDimsMismatch);
+  // rope base: finite and > 0 (<= 1e30, as the planner); an even head_dim.
+  CHECK(load_patched(2, 0.0f, [&](auto& f) { poke<float>(f, rope_at, -10000.0f); }) == Status::kBadRope);
+  CHECK(load_patched(2, 0.0f, [&](auto& f) { poke<uint32_t>(f, rope_at, 0x80000000u); }) == Status::kBadRope);
+  CHECK(load_patched(2, 0.0f, [&](auto& f) { poke<uint32_t>(f, rope_at, 0x7F800000u); }) == Status::kBadRope);
+  CHECK(load_patched(2, 0.0f, [&](auto& f) { poke<uint32_t>(f, rope_at, 0x7FC00000u); }) == Status::kBadRope);
+  CHECK(load_patched(2, 0.0f, [&](auto& f) { poke<float>(f, rope_at, 1e31f); }) == Status::kBadRope);
+  CHECK(load_patched(2, 0.0f, [&](auto& f) { poke<float>(f, rope_at, 500000.0f); }) == Status::kOk);
+  CHECK(bits_float(0x7149F2CAu) == 1e30f);
+  // An odd head_dim with rope is a record error, found before the tensor dims disagree.
+  CHECK(load_patched(2, 10000.0f, [&](auto& f) { poke<uint32_t>(f, hd_at, 3); }) == Status::kBadRope);
+  CHECK(load_patched(2, 0.0f, [&](auto& f) { poke<uint32_t>(f, hd_at, 3); }) == Status::kDimsMismatch);
+}
+
+TEST_CASE("quantized blocks with rope or grouped K/V heads are rejected", "[model][gqa][quant][bad]") {
+  for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
+    QuantFixture qf(dt);
+    std::vector<uint8_t> f = attn::tools::write_model(qf.spec);
+    REQUIRE(load_bytes(f) == Status::kOk);
+    std::vector<uint8_t> g = f;
+    poke<float>(g, sizeof(Header) + offsetof(BlockRecord, rope), 10000.0f);
+    attn::tools::fix_crc(g);
+    CHECK(load_bytes(g) == Status::kQuantizedVariant);
+    const uint32_t heads = qf.spec.blocks[0].num_heads;
+    REQUIRE(heads % 2 == 0);
+    g = f;
+    poke<uint32_t>(g, sizeof(Header) + offsetof(BlockRecord, n_kv_heads), heads / 2);
+    attn::tools::fix_crc(g);
+    CHECK(load_bytes(g) == Status::kQuantizedVariant);
+    g = f;  // n_kv_heads == num_heads is plain multi-head attention
+    poke<uint32_t>(g, sizeof(Header) + offsetof(BlockRecord, n_kv_heads), heads);
+    attn::tools::fix_crc(g);
+    CHECK(load_bytes(g) == Status::kOk);
   }
 }

@@ -64,7 +64,8 @@ constexpr uint16_t kKnownBlockFlags = kBlockBias;
 // never renumbered. 16..63 are for the quantization tables of s8/s16 blocks
 // (16..25 defined; 26..63 reserved).
 //
-// Dtypes and shapes per block dtype (D = heads * head_dim):
+// Dtypes and shapes per block dtype (D = heads * head_dim, Dkv = n_kv_heads * head_dim,
+// Dkv = D when n_kv_heads is 0; Wk, Wv, bk, bv are [Dkv, ...]):
 //            f32 block      s8 block                     s16 block
 //   Wq..Wo   f32 as below   s8 as below                  s8 as below
 //   bq bk bv f32 [D]        s32 [D], always present      s64 [D], iff kBlockBias
@@ -76,17 +77,17 @@ constexpr uint16_t kKnownBlockFlags = kBlockBias;
 // s8 biases carry the input zero-point fold (see attn::ProjectionS8), hence always present.
 enum class Role : uint16_t {
   kWq = 1,            // [D, E]
-  kWk = 2,            // [D, kdim]
-  kWv = 3,            // [D, vdim]
+  kWk = 2,            // [Dkv, kdim]
+  kWv = 3,            // [Dkv, vdim]
   kWo = 4,            // [E, D]
   kBq = 5,            // [D]
-  kBk = 6,            // [D]
-  kBv = 7,            // [D]
+  kBk = 6,            // [Dkv]
+  kBv = 7,            // [Dkv]
   kBo = 8,            // [E]
   kUser = 15,         // a named tensor of the user (embedding, classifier head, ...), block = kNoBlock
   kQMultiplier = 16,  // s32 [D]  Q0.31 of s_query * s_wq[c] / s_q
   kQShift = 17,       // s32 [D]  [-31, 30] (s8) / [-31, 14] (s16)
-  kKMultiplier = 18,  // s32 [D]
+  kKMultiplier = 18,  // s32 [D] (s8/s16 blocks have n_kv_heads 0: Dkv = D)
   kKShift = 19,       // s32 [D]
   kVMultiplier = 20,  // s32 [D]
   kVShift = 21,       // s32 [D]
@@ -151,8 +152,8 @@ struct BlockRecord {
   uint32_t vdim;         // width of the value input
   uint16_t dtype;        // attn::DType: kF32 (v1), kS8 or kS16 (v2)
   uint16_t flags;        // kBlockBias
-  uint32_t n_kv_heads;   // reserved for grouped-query attention: 0
-  uint32_t rope;         // reserved for rotary embeddings: 0
+  uint32_t n_kv_heads;   // K/V heads (GQA/MQA), divides num_heads; 0: num_heads (MHA)
+  uint32_t rope;         // float32 bits of the RoPE base (finite, > 0); 0: no rotary embedding
   uint32_t reserved[8];  // 0
 };
 
@@ -239,8 +240,10 @@ class Model {
   // kSizeOverflow, kBadBlock, kBadDims, kDimsTooLarge, kUnknownDtype,
   // kUnknownRole, kUnknownLayout, kBadTensorName, kDuplicateName,
   // kBadByteSize, kTensorMisaligned, kTensorOverlap, kDtypeMismatch,
-  // kDuplicateRole, kMissingTensor, kDimsMismatch; for s8/s16 blocks also
-  // kBadQuantParams (a multiplier, shift, zero point, softmax constant or
+  // kDuplicateRole, kMissingTensor, kDimsMismatch, kBadKvHeads (n_kv_heads
+  // not dividing num_heads), kBadRope (rope base not finite and > 0, or an odd
+  // head_dim with rope); for s8/s16 blocks also kQuantizedVariant (rope or
+  // grouped K/V heads), kBadQuantParams (a multiplier, shift, zero point, softmax constant or
   // I/O scale out of the range the integer forward accepts).
   static Status load(const void* data, size_t size, Model* out);
 

@@ -62,10 +62,11 @@ enum class [[nodiscard]] Status : int32_t{
     kNotFound = 87,       // no tensor with that name
     kBadReserved = 88,    // a reserved field is not zero
     kUnknownFlags = 89,
-    kBlobMisaligned = 90,  // the blob's address is not 16-byte aligned
-    kTooManyEntries = 91,  // block or tensor count above ATTN_MAX_BLOCKS / ATTN_MAX_TENSORS
-    kDuplicateName = 92,   // two tensors share a name
-    kDtypeMismatch = 93,   // a block tensor's dtype differs from its block's
+    kBlobMisaligned = 90,    // the blob's address is not 16-byte aligned
+    kTooManyEntries = 91,    // block or tensor count above ATTN_MAX_BLOCKS / ATTN_MAX_TENSORS
+    kDuplicateName = 92,     // two tensors share a name
+    kDtypeMismatch = 93,     // a block tensor's dtype differs from its block's
+    kQuantizedVariant = 94,  // an s8/s16 block with rotary embeddings or grouped K/V heads
 
     // Fixed point (96..)
     kBadQuantParams = 96,   // a multiplier, shift or zero point is out of range

@@ -73,6 +73,7 @@ namespace {
   X(ATTN_ERR_TOO_MANY_ENTRIES, kTooManyEntries)        \
   X(ATTN_ERR_DUPLICATE_NAME, kDuplicateName)           \
   X(ATTN_ERR_DTYPE_MISMATCH, kDtypeMismatch)           \
+  X(ATTN_ERR_QUANTIZED_VARIANT, kQuantizedVariant)     \
   X(ATTN_ERR_BAD_QUANT_PARAMS, kBadQuantParams)        \
   X(ATTN_ERR_UNSUPPORTED_MASK, kUnsupportedMask)
 

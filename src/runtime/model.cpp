@@ -75,6 +75,7 @@ struct Expected {
 // weights, int64 biases iff the bias flag, the quantization tables.
 bool expected_tensor(const BlockRecord& b, uint16_t role, Expected* e) {
   const uint32_t d = b.num_heads * b.head_dim;  // validated: no overflow
+  const uint32_t dkv = (b.n_kv_heads != 0 ? b.n_kv_heads : b.num_heads) * b.head_dim;  // <= d
   const bool bias = (b.flags & format::kBlockBias) != 0;
   const bool quant = b.dtype != kF32;
   const uint16_t wdt = quant ? kS8 : b.dtype;
@@ -85,18 +86,20 @@ bool expected_tensor(const BlockRecord& b, uint16_t role, Expected* e) {
       *e = {wdt, 2, {d, b.embed_dim}, true};
       return true;
     case Role::kWk:
-      *e = {wdt, 2, {d, b.kdim}, true};
+      *e = {wdt, 2, {dkv, b.kdim}, true};
       return true;
     case Role::kWv:
-      *e = {wdt, 2, {d, b.vdim}, true};
+      *e = {wdt, 2, {dkv, b.vdim}, true};
       return true;
     case Role::kWo:
       *e = {wdt, 2, {b.embed_dim, d}, true};
       return true;
     case Role::kBq:
+      *e = {bdt, 1, {d, 0}, has_bias};
+      return true;
     case Role::kBk:
     case Role::kBv:
-      *e = {bdt, 1, {d, 0}, has_bias};
+      *e = {bdt, 1, {dkv, 0}, has_bias};
       return true;
     case Role::kBo:
       *e = {bdt, 1, {b.embed_dim, 0}, has_bias};
@@ -209,10 +212,11 @@ Status check_dim(uint32_t v, uint32_t cap) {
   return Status::kOk;
 }
 
+constexpr uint32_t kMaxRopeBaseBits = 0x7149F2CAu;  // 1e30f, as plan_attention() allows
+
 Status check_block(const BlockRecord& b, uint16_t version) {
   if (!known_dtype(b.dtype) || !known_block_dtype(b.dtype, version)) return Status::kUnknownDtype;
   if ((b.flags & ~format::kKnownBlockFlags) != 0) return Status::kUnknownFlags;
-  if (b.n_kv_heads != 0 || b.rope != 0) return Status::kBadReserved;
   for (uint32_t r : b.reserved) {
     if (r != 0) return Status::kBadReserved;
   }
@@ -225,6 +229,15 @@ Status check_block(const BlockRecord& b, uint16_t version) {
   if (static_cast<uint64_t>(b.num_heads) * b.head_dim > kMaxDim) return Status::kDimsTooLarge;
   // int8 scores: |score| <= head_dim * 255^2 must stay below 2^30 (forward_s8's limit).
   if (b.dtype == kS8 && b.head_dim >= (1u << 14)) return Status::kDimsTooLarge;
+  // Grouped-query attention: K/V heads divide the query heads (0: as many).
+  if (b.n_kv_heads > b.num_heads || (b.n_kv_heads != 0 && b.num_heads % b.n_kv_heads != 0))
+    return Status::kBadKvHeads;
+  // RoPE: the base as float32 bits in (0, 1e30], the planner's range (positive
+  // floats order like their bits; sign, inf, NaN exceed it); rotary pairs need an even head_dim.
+  if (b.rope != 0 && (b.rope > kMaxRopeBaseBits || b.head_dim % 2 != 0)) return Status::kBadRope;
+  // The file's integer forwards (and `attn quantize`) run plain multi-head blocks only.
+  if (b.dtype != kF32 && (b.rope != 0 || (b.n_kv_heads != 0 && b.n_kv_heads != b.num_heads)))
+    return Status::kQuantizedVariant;
   return Status::kOk;
 }
 
@@ -519,6 +532,8 @@ Status Model::block(uint32_t i, Block* out) const {
   b.config.kdim = static_cast<int32_t>(r.kdim);
   b.config.vdim = static_cast<int32_t>(r.vdim);
   b.config.bias = (r.flags & format::kBlockBias) != 0;
+  b.config.num_kv_heads = static_cast<int32_t>(r.n_kv_heads);  // 0: num_heads
+  std::memcpy(&b.config.rope_base, &r.rope, sizeof r.rope);    // bits 0: +0.0f, no rope
   b.dtype = static_cast<DType>(r.dtype);
   if (b.dtype == DType::kF32) {
     const float** slots[] = {&b.f32.wq, &b.f32.wk, &b.f32.wv, &b.f32.wo,

@@ -62,6 +62,7 @@ const char* status_name(Status s) {
     ATTN_STATUS_CASE(kTooManyEntries)
     ATTN_STATUS_CASE(kDuplicateName)
     ATTN_STATUS_CASE(kDtypeMismatch)
+    ATTN_STATUS_CASE(kQuantizedVariant)
     ATTN_STATUS_CASE(kBadQuantParams)
     ATTN_STATUS_CASE(kUnsupportedMask)
 #undef ATTN_STATUS_CASE

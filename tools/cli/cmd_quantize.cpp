@@ -169,6 +169,12 @@ int cmd_quantize(int argc, char** argv) {
     if (b.dtype != DType::kF32)
       throw cli::Error(name + " is already " + cli::dtype_name(b.dtype) + ": quantize needs a float32 file");
     const AttentionConfig& c = b.config;
+    // The .attn format has no s8/s16 block with rope or grouped K/V heads (kQuantizedVariant).
+    if (c.rope_base != 0.0f)
+      throw cli::Error(name + " uses rotary embeddings, which s8/s16 files do not support");
+    if (c.resolved_kv_heads() != c.num_heads)
+      throw cli::Error(name + " has " + std::to_string(c.num_kv_heads) +
+                       " K/V heads (grouped-query attention), which s8/s16 files do not support");
     if (width != c.embed_dim)
       throw cli::Error((bi == 0 ? x.path : name) + ": width " + std::to_string(width) + " but block " +
                        std::to_string(bi) + " has E = " + std::to_string(c.embed_dim));

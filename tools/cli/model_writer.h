@@ -35,6 +35,9 @@ struct BlockSpec {
   uint32_t embed_dim = 0, num_heads = 0, head_dim = 0, kdim = 0, vdim = 0;
   bool bias = true;
   DType dtype = DType::kF32;
+  uint32_t n_kv_heads =
+      0;                   // 0 (or num_heads): multi-head; else GQA/MQA, K/V are [n_kv_heads * head_dim, ...]
+  float rope_base = 0.0f;  // 0: no rotary embedding
 };
 
 struct ModelSpec {
@@ -59,6 +62,7 @@ inline std::string block_tensor_name(size_t block, const char* role) {
 inline void add_block_f32(ModelSpec& m, const BlockSpec& b, const std::vector<const std::vector<float>*>& w) {
   const uint32_t idx = static_cast<uint32_t>(m.blocks.size());
   const uint32_t d = b.num_heads * b.head_dim;
+  const uint32_t dkv = (b.n_kv_heads != 0 ? b.n_kv_heads : b.num_heads) * b.head_dim;
   m.blocks.push_back(b);
   struct R {
     format::Role role;
@@ -66,13 +70,13 @@ inline void add_block_f32(ModelSpec& m, const BlockSpec& b, const std::vector<co
     std::vector<uint32_t> dims;
   };
   std::vector<R> roles = {{format::Role::kWq, "wq", {d, b.embed_dim}},
-                          {format::Role::kWk, "wk", {d, b.kdim}},
-                          {format::Role::kWv, "wv", {d, b.vdim}},
+                          {format::Role::kWk, "wk", {dkv, b.kdim}},
+                          {format::Role::kWv, "wv", {dkv, b.vdim}},
                           {format::Role::kWo, "wo", {b.embed_dim, d}}};
   if (b.bias) {
     roles.push_back({format::Role::kBq, "bq", {d}});
-    roles.push_back({format::Role::kBk, "bk", {d}});
-    roles.push_back({format::Role::kBv, "bv", {d}});
+    roles.push_back({format::Role::kBk, "bk", {dkv}});
+    roles.push_back({format::Role::kBv, "bv", {dkv}});
     roles.push_back({format::Role::kBo, "bo", {b.embed_dim}});
   }
   if (w.size() != roles.size()) throw std::runtime_error("add_block_f32: wrong number of weight tensors");
@@ -219,6 +223,9 @@ inline std::vector<uint8_t> write_model(const ModelSpec& m) {
     r.vdim = b.vdim;
     r.dtype = static_cast<uint16_t>(b.dtype);
     r.flags = b.bias ? kBlockBias : 0;
+    // Canonical: 0 when K/V have as many heads as Q, so MHA files stay byte-identical.
+    r.n_kv_heads = b.n_kv_heads == b.num_heads ? 0 : b.n_kv_heads;
+    std::memcpy(&r.rope, &b.rope_base, sizeof r.rope);
     detail::put(out, static_cast<size_t>(blocks_at + i * sizeof(BlockRecord)), r);
   }
   for (size_t i = 0; i < m.tensors.size(); ++i) {
