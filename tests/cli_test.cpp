@@ -311,6 +311,16 @@ TEST_CASE("attn error paths: one line naming the file, non-zero exit, no output"
     check_error(run_attn("import bert.safetensors --heads 4 --prefix decoder. -o " + quote(out), tmp),
                 "bert.safetensors", "decoder.");
     check_error(run_attn("import mha_packed.attn --heads 4 -o " + quote(out), tmp), "mha_packed.attn");
+    // Llama layouts: --kv-heads must match k_proj's rows; the RoPE base must be a float in (0, 1e30] or 0.
+    check_error(run_attn("import llama2c.safetensors --heads 4 --kv-heads 1 -o " + quote(out), tmp),
+                "llama2c.safetensors", "--kv-heads 1");
+    check_error(run_attn("import llama_hf.safetensors --heads 3 -o " + quote(out), tmp),
+                "llama_hf.safetensors", "3 heads");
+    for (const char* base : {"-1", "nan", "inf", "1e31", "x"})
+      check_error(run_attn(std::string("import llama_hf.safetensors --heads 4 --rope-base ") + base + " -o " +
+                               quote(out),
+                           tmp),
+                  "--rope-base");
     // A header length past the end of the file.
     std::vector<uint8_t> st = slurp(kData + "mha_packed.safetensors");
     st.resize(40);
@@ -318,6 +328,20 @@ TEST_CASE("attn error paths: one line naming the file, non-zero exit, no output"
     check_error(run_attn("import " + quote(tmp / "cut.safetensors") + " --heads 4 -o " + quote(out), tmp),
                 "cut.safetensors");
     fs::remove(tmp / "cut.safetensors");
+    no_output();
+  }
+  SECTION("quantize refuses GQA and RoPE blocks") {
+    check_error(
+        run_attn("quantize llama_hf.attn --calib llama_hf.batch.x.npy --dtype s8 -o " + quote(out), tmp),
+        "llama_hf.attn", "rotary");
+    REQUIRE(
+        run_attn("import llama_hf.safetensors --heads 4 --rope-base 0 -o " + quote(tmp / "norope.attn"), tmp)
+            .code == 0);
+    check_error(run_attn("quantize " + quote(tmp / "norope.attn") +
+                             " --calib llama_hf.batch.x.npy --dtype s16 -o " + quote(out),
+                         tmp),
+                "norope.attn", "grouped-query");
+    fs::remove(tmp / "norope.attn");
     no_output();
   }
   SECTION("usage errors and unwritable outputs") {

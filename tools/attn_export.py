@@ -4,15 +4,23 @@
 Reads torch.nn.MultiheadAttention (packed in_proj_weight, or separate
 q/k/v_proj_weight when kdim/vdim differ from E), the self_attn of
 nn.TransformerEncoderLayer, and BERT-style self-attention
-(...attention.self.query/key/value + ...attention.output.dense), one or
-several layers into one file, in the order of their names (numbers compared
+(...attention.self.query/key/value + ...attention.output.dense), HF Llama
+attention (...self_attn.q_proj/k_proj/v_proj/o_proj.weight) and llama2.c /
+Meta Llama attention (...attention.wq/wk/wv/wo.weight), both with grouped-query
+K/V heads and rotary embeddings, one or several layers into one file, in the order of their names (numbers compared
 as numbers). The input is a module, a state_dict, a .pt/.bin checkpoint or a
 .safetensors file. `attn import` (C++) reads safetensors with the same rules
 and writes the same bytes; include/attn/FORMAT.md describes the file.
 
 Command line (run with /usr/bin/python3, which has torch):
   attn_export.py MODEL.{pt,bin,safetensors} --heads H [--prefix P]
-                 [--extra NAME=KEY ...] -o OUT.attn
+                 [--kv-heads G] [--rope-base B] [--extra NAME=KEY ...] -o OUT.attn
+
+Llama layouts: K/V heads G default to k_proj rows / head_dim (--kv-heads
+checks it); the RoPE base defaults to 10000 (--rope-base 0: none). llama2.c
+pairs rotary dims (2i, 2i+1); attn pairs (i, i + head_dim/2) as HF Llama, so
+its wq/wk rows are permuted per head as HF's conversion script does (scores
+are unchanged). --kv-heads and --rope-base apply to the Llama layouts only.
 
 Python:
   from attn_export import export
@@ -147,7 +155,10 @@ def natural_key(s):
 
 
 _SUFFIXES = (("in_proj_weight", "mha_packed"), ("q_proj_weight", "mha_separate"),
-             ("self.query.weight", "bert"))
+             ("self.query.weight", "bert"), ("self_attn.q_proj.weight", "llama_hf"),
+             ("attention.wq.weight", "llama2c"))
+_LOOKED_FOR = ("*in_proj_weight, *q_proj_weight, *self.query.weight, *self_attn.q_proj.weight, "
+               "*attention.wq.weight")
 
 
 def find_blocks(state, prefix=None):
@@ -166,8 +177,7 @@ def find_blocks(state, prefix=None):
                     key=lambda pk: natural_key(pk[0]))
     if not blocks:
         where = f" under prefix '{prefix}'" if prefix else ""
-        raise ExportError(f"no attention weights found{where} (looked for *in_proj_weight, "
-                          "*q_proj_weight, *self.query.weight)")
+        raise ExportError(f"no attention weights found{where} (looked for {_LOOKED_FOR})")
     return blocks
 
 
@@ -189,8 +199,73 @@ def _shape(a, want, key, src):
         raise ExportError(f"{src}: '{key}' has shape {list(a.shape)}, expected {list(want)}")
 
 
-def block_weights(state, p, kind, heads, src):
-    """(E, H, head_dim, kdim, vdim, bias, [wq, wk, wv, wo, (bq, bk, bv, bo)])."""
+LLAMA_ROPE_BASE = 10000.0
+
+
+def _interleaved_to_half_split(w, heads):
+    """Rows of each head reordered (2i, 2i+1) -> (i, i + hd/2), as HF's convert_llama_weights_to_hf."""
+    rows, cols = w.shape
+    hd = rows // heads
+    return np.ascontiguousarray(w.reshape(heads, hd // 2, 2, cols).transpose(0, 2, 1, 3).reshape(rows, cols))
+
+
+def llama_block(state, p, kind, heads, kv_heads, rope_base, src):
+    """A Llama attention block (no bias unless all four are present)."""
+    if kind == "llama_hf":
+        names = [p + "self_attn." + n + "_proj.weight" for n in ("q", "k", "v", "o")]
+        bias_keys = [p + "self_attn." + n + "_proj.bias" for n in ("q", "k", "v", "o")]
+    else:
+        names = [p + "attention." + n + ".weight" for n in ("wq", "wk", "wv", "wo")]
+        bias_keys = [p + "attention." + n + ".bias" for n in ("wq", "wk", "wv", "wo")]
+    wq, wk, wv, wo = (_get(state, k, src) for k in names)
+    if wq.ndim != 2:
+        raise ExportError(f"{src}: '{names[0]}' must be 2-D")
+    d, e = wq.shape
+    if heads is None or heads <= 0:
+        raise ExportError(f"{src}: number of heads unknown for '{p}': pass --heads")
+    if d % heads != 0:
+        raise ExportError(f"{src}: {heads} heads do not divide the width {d} of '{p}'")
+    hd = d // heads
+    if wk.ndim != 2 or wk.shape[1] != e or wk.shape[0] % hd != 0:
+        raise ExportError(f"{src}: '{names[1]}' has shape {list(wk.shape)}, expected [n_kv_heads * {hd}, {e}]")
+    kv = wk.shape[0] // hd
+    if kv_heads is not None and kv_heads != kv:
+        raise ExportError(f"{src}: --kv-heads {kv_heads} but '{names[1]}' has {wk.shape[0]} rows = {kv} heads of {hd}")
+    if heads % kv != 0:
+        raise ExportError(f"{src}: {kv} K/V heads do not divide the {heads} heads of '{p}'")
+    _shape(wv, (kv * hd, e), names[2], src)
+    _shape(wo, (e, d), names[3], src)
+    if rope_base is None:
+        rope_base = LLAMA_ROPE_BASE
+    rope = float(np.float32(rope_base))
+    if rope != 0.0:
+        if not (0.0 < rope <= float(np.float32(1e30))):
+            raise ExportError(f"--rope-base {rope_base}: must be > 0 and <= 1e30 (0: no rotary embedding)")
+        if hd % 2 != 0:
+            raise ExportError(f"{src}: rotary embeddings need an even head_dim, '{p}' has {hd}")
+    present = [k in state for k in bias_keys]
+    if any(present) and not all(present):
+        missing = [k for k, h in zip(bias_keys, present) if not h]
+        raise ExportError(f"{src}: '{p}' has some biases but not {missing}")
+    bias = all(present)
+    if kind == "llama2c" and rope != 0.0:
+        wq, wk = _interleaved_to_half_split(wq, heads), _interleaved_to_half_split(wk, kv)
+    tensors = [wq, wk, wv, wo]
+    if bias:
+        bq, bk, bv, bo = (_get(state, k, src) for k in bias_keys)
+        for a, k, n in zip((bq, bk, bv, bo), bias_keys, (d, kv * hd, kv * hd, e)):
+            _shape(a, (n,), k, src)
+        if kind == "llama2c" and rope != 0.0:
+            bq = _interleaved_to_half_split(bq[:, None], heads)[:, 0]
+            bk = _interleaved_to_half_split(bk[:, None], kv)[:, 0]
+        tensors += [bq, bk, bv, bo]
+    return e, heads, hd, e, e, bias, tensors, kv, rope
+
+
+def block_weights(state, p, kind, heads, src, kv_heads=None, rope_base=None):
+    """(E, H, head_dim, kdim, vdim, bias, [wq, wk, wv, wo, (bq, bk, bv, bo)], n_kv_heads, rope_base)."""
+    if kind in ("llama_hf", "llama2c"):
+        return llama_block(state, p, kind, heads, kv_heads, rope_base, src)
     if kind == "bert":
         names = [p + "self.query.weight", p + "self.key.weight", p + "self.value.weight",
                  p + "output.dense.weight"]
@@ -246,7 +321,7 @@ def block_weights(state, p, kind, heads, src):
         raise ExportError(f"{src}: number of heads unknown for '{p}': pass --heads")
     if d % heads != 0:
         raise ExportError(f"{src}: {heads} heads do not divide the width {d} of '{p}'")
-    return e, heads, d // heads, kdim, vdim, bias, tensors
+    return e, heads, d // heads, kdim, vdim, bias, tensors, heads, 0.0
 
 
 # ----------------------------------------------------------------- writing ---
@@ -256,10 +331,10 @@ def _align_up(n, a):
 
 
 def write_attn(blocks, user_tensors, data_align=16):
-    """blocks: [(E, H, head_dim, kdim, vdim, bias, [f32 arrays])];
+    """blocks: [(E, H, head_dim, kdim, vdim, bias, [f32 arrays], n_kv_heads, rope_base)];
     user_tensors: [(name, array)]. Returns the file's bytes (canonical form)."""
     tensors = []  # (name, role, block, f32 array)
-    for i, (e, h, hd, kdim, vdim, bias, ws) in enumerate(blocks):
+    for i, (e, h, hd, kdim, vdim, bias, ws, _, _) in enumerate(blocks):
         roles = ["wq", "wk", "wv", "wo"] + (["bq", "bk", "bv", "bo"] if bias else [])
         for role, w in zip(roles, ws):
             tensors.append((f"block.{i}.{role}", ROLE[role], i, w))
@@ -291,9 +366,10 @@ def write_attn(blocks, user_tensors, data_align=16):
     out = bytearray(file_size)
     struct.pack_into("<IHHIIQIIIIQQQ", out, 0, MAGIC, VERSION, HEADER_SIZE, 0, 0, file_size, data_align,
                      len(blocks), len(tensors), 0, blocks_at, tensors_at, data_at)
-    for i, (e, h, hd, kdim, vdim, bias, _) in enumerate(blocks):
-        struct.pack_into("<IIIIIHHII8I", out, blocks_at + i * BLOCK_SIZE, e, h, hd, kdim, vdim, DTYPE_F32,
-                         BLOCK_BIAS if bias else 0, 0, 0, *([0] * 8))
+    for i, (e, h, hd, kdim, vdim, bias, _, kv, rope) in enumerate(blocks):
+        # Canonical: n_kv_heads 0 when K/V have all H heads; rope as float32 bits, 0 for none.
+        struct.pack_into("<IIIIIHHIf8I", out, blocks_at + i * BLOCK_SIZE, e, h, hd, kdim, vdim, DTYPE_F32,
+                         BLOCK_BIAS if bias else 0, 0 if kv == h else kv, rope, *([0] * 8))
     for i, (name, role, blk, arr) in enumerate(tensors):
         dims = list(arr.shape) + [0] * (4 - arr.ndim)
         struct.pack_into("<64sHHHHII4IQQ2Q", out, tensors_at + i * TENSOR_SIZE, name.encode("utf-8"), role,
@@ -335,17 +411,19 @@ def parse_extras(items):
     return out
 
 
-def export(source, out_path=None, heads=None, prefix=None, extras=None, data_align=16):
+def export(source, out_path=None, heads=None, prefix=None, extras=None, data_align=16, kv_heads=None,
+           rope_base=None):
     """Export the attention blocks of `source` (module, state_dict, or path of
     a .pt/.bin/.safetensors file) to `out_path` (if given); returns the bytes.
     heads: an int for every block, or None to take it from the modules.
-    extras: user tensors to add, {name_in_file: key_in_state} or ['name=key']."""
+    extras: user tensors to add, {name_in_file: key_in_state} or ['name=key'].
+    kv_heads, rope_base: for Llama blocks (default: from k_proj's rows; 10000)."""
     src = os.fspath(source) if isinstance(source, (str, os.PathLike)) else type(source).__name__
     state, known_heads = load_state(source)
     blocks = []
     for p, kind in find_blocks(state, prefix):
         h = heads if heads is not None else known_heads.get(p)
-        blocks.append(block_weights(state, p, kind, h, src))
+        blocks.append(block_weights(state, p, kind, h, src, kv_heads, rope_base))
     users = []
     for name, key in parse_extras(extras):
         if key not in state:
@@ -362,12 +440,15 @@ def main(argv=None):
     ap.add_argument("model", help=".pt/.bin checkpoint (a state_dict) or .safetensors file")
     ap.add_argument("--heads", type=int, help="number of heads of every block")
     ap.add_argument("--prefix", help="only the layers whose names start with this")
+    ap.add_argument("--kv-heads", type=int, help="K/V heads of Llama blocks (default: k_proj rows / head_dim)")
+    ap.add_argument("--rope-base", type=float, help="RoPE base of Llama blocks (default 10000; 0: none)")
     ap.add_argument("--extra", action="append", default=[], metavar="NAME=KEY",
                     help="also store tensor KEY of the checkpoint as user tensor NAME")
     ap.add_argument("-o", "--output", required=True, help="the .attn file to write")
     args = ap.parse_args(argv)
     try:
-        data = export(args.model, args.output, heads=args.heads, prefix=args.prefix, extras=args.extra)
+        data = export(args.model, args.output, heads=args.heads, prefix=args.prefix, extras=args.extra,
+                      kv_heads=args.kv_heads, rope_base=args.rope_base)
     except (ExportError, OSError) as e:
         print(f"attn_export: {e}", file=sys.stderr)
         return 1

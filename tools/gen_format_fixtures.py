@@ -164,6 +164,78 @@ def bert_as_mha(layer, hidden, heads):
     return m
 
 
+class LinearNoBias(torch.nn.Linear):
+    def __init__(self, n_in, n_out):
+        super().__init__(n_in, n_out, bias=False)
+
+
+class FakeLlama(torch.nn.Module):
+    """The parameter names of HuggingFace's LlamaForCausalLM attention (model.layers.N.self_attn.*)."""
+
+    def __init__(self, hidden, heads, kv_heads_per_layer):
+        super().__init__()
+        hd = hidden // heads
+        self.model = torch.nn.Module()
+        self.model.layers = torch.nn.ModuleList()
+        for g in kv_heads_per_layer:
+            layer = torch.nn.Module()
+            layer.self_attn = torch.nn.Module()
+            layer.self_attn.q_proj = LinearNoBias(hidden, heads * hd)
+            layer.self_attn.k_proj = LinearNoBias(hidden, g * hd)
+            layer.self_attn.v_proj = LinearNoBias(hidden, g * hd)
+            layer.self_attn.o_proj = LinearNoBias(heads * hd, hidden)
+            self.model.layers.append(layer)
+
+
+class FakeLlama2c(torch.nn.Module):
+    """llama2.c / Meta Llama names: layers.N.attention.wq/wk/wv/wo."""
+
+    def __init__(self, hidden, heads, kv_heads):
+        super().__init__()
+        hd = hidden // heads
+        self.layers = torch.nn.ModuleList([torch.nn.Module()])
+        a = self.layers[0].attention = torch.nn.Module()
+        a.wq, a.wk = LinearNoBias(hidden, heads * hd), LinearNoBias(hidden, kv_heads * hd)
+        a.wv, a.wo = LinearNoBias(hidden, kv_heads * hd), LinearNoBias(heads * hd, hidden)
+
+
+def llama_attention(wq, wk, wv, wo, heads, kv_heads, base, interleaved=False):
+    """Llama attention (float64): GQA (K/V head j serves query heads j*H/G ..), RoPE on Q and K at
+    positions 0..L-1, HF's half-split pairing (i, i + hd/2) or llama2.c's interleaved (2i, 2i+1)."""
+    wq, wk, wv, wo = (w.detach().double() for w in (wq, wk, wv, wo))
+
+    def f(x, k_, v_, attn_mask, kpm):
+        assert kpm is None
+        L, E = x.shape[-2], x.shape[-1]
+        hd = wq.shape[0] // heads
+        q = (x @ wq.T).reshape(*x.shape[:-1], heads, hd).transpose(-2, -3)      # [.., H, L, hd]
+        k = (x @ wk.T).reshape(*x.shape[:-1], kv_heads, hd).transpose(-2, -3)   # [.., G, L, hd]
+        v = (x @ wv.T).reshape(*x.shape[:-1], kv_heads, hd).transpose(-2, -3)
+        inv_freq = 1.0 / (base ** (torch.arange(0, hd, 2, dtype=torch.float64) / hd))  # [hd/2]
+        ang = torch.arange(L, dtype=torch.float64)[:, None] * inv_freq[None, :]      # [L, hd/2]
+        cos, sin = torch.cos(ang), torch.sin(ang)
+
+        def rope(t):
+            if interleaved:
+                a, b = t[..., 0::2], t[..., 1::2]
+                out = torch.empty_like(t)
+                out[..., 0::2], out[..., 1::2] = a * cos - b * sin, a * sin + b * cos
+                return out
+            a, b = t[..., :hd // 2], t[..., hd // 2:]
+            return torch.cat([a * cos - b * sin, b * cos + a * sin], dim=-1)
+
+        q, k = rope(q), rope(k)
+        k = k.repeat_interleave(heads // kv_heads, dim=-3)
+        v = v.repeat_interleave(heads // kv_heads, dim=-3)
+        s = q @ k.transpose(-1, -2) / hd ** 0.5
+        if attn_mask is not None:
+            s = s.masked_fill(attn_mask, float("-inf"))
+        ctx = torch.softmax(s, dim=-1) @ v                                           # [.., H, L, hd]
+        return ctx.transpose(-2, -3).reshape(*x.shape[:-1], heads * hd) @ wo.T
+
+    return f
+
+
 def randomize(module, fx):
     with torch.no_grad():
         for p in module.parameters():
@@ -174,7 +246,8 @@ def main():
     torch.manual_seed(0)
     os.makedirs(OUT, exist_ok=True)
     for f in os.listdir(OUT):
-        os.unlink(os.path.join(OUT, f))
+        if os.path.isfile(os.path.join(OUT, f)):  # quant/ is made by another script
+            os.unlink(os.path.join(OUT, f))
     fx = Fixtures()
 
     # 1. nn.MultiheadAttention, packed in_proj_weight; batched input.
@@ -261,10 +334,40 @@ def main():
     fx.run("layers", "layers.chain_causal_pad", chain, x, causal=True, key_length=5)
     fx.run("layers", "layers.block1", lambda *a: chain(*a, which=(1,)), x, causal=True, block=1)
 
+    # 6. HF Llama attention, no bias: GQA (2 K/V heads) then MQA (1), RoPE base 10000 (the default).
+    #    K/V heads come from k_proj's shape.
+    llama = FakeLlama(32, 4, (2, 1))
+    randomize(llama, fx)
+    fx.model("llama_hf", llama, {"heads": 4}, ["--heads", "4"])
+    ls = [a.self_attn for a in llama.model.layers]
+    lf = [llama_attention(a.q_proj.weight, a.k_proj.weight, a.v_proj.weight, a.o_proj.weight, 4, g, 10000.0)
+          for a, g in zip(ls, (2, 1))]
+
+    def llama_chain(x, k, v, am, kp, which=(0, 1)):
+        for i in which:
+            x = lf[i](x, x, x, am, kp)
+        return x
+
+    x = fx.randn(7, 32)
+    fx.run("llama_hf", "llama_hf.causal", llama_chain, x, causal=True)
+    fx.run("llama_hf", "llama_hf.block0", lambda *a: llama_chain(*a, which=(0,)), x, causal=True, block=0)
+    fx.run("llama_hf", "llama_hf.full1", lambda *a: llama_chain(*a, which=(1,)), x, block=1)
+    fx.run("llama_hf", "llama_hf.batch", llama_chain, fx.randn(2, 5, 32), causal=True)
+
+    # 7. llama2.c names, interleaved rotary pairs (permuted to half-split on export), GQA, options given.
+    l2c = FakeLlama2c(16, 4, 2)
+    randomize(l2c, fx)
+    fx.model("llama2c", l2c, {"heads": 4, "kv_heads": 2, "rope_base": 500000.0},
+             ["--heads", "4", "--kv-heads", "2", "--rope-base", "500000"])
+    a = l2c.layers[0].attention
+    f = llama_attention(a.wq.weight, a.wk.weight, a.wv.weight, a.wo.weight, 4, 2, 500000.0, interleaved=True)
+    fx.run("llama2c", "llama2c.causal", f, fx.randn(9, 16), causal=True)
+
     with open(os.path.join(OUT, "cases.txt"), "w") as fh:
         fh.write("# Generated by tools/gen_format_fixtures.py; replayed by tests/cli_test.cpp.\n")
         fh.write("\n".join(fx.lines) + "\n")
-    print(f"wrote {len(os.listdir(OUT))} files to {os.path.normpath(OUT)}")
+    print(f"wrote {sum(os.path.isfile(os.path.join(OUT, f)) for f in os.listdir(OUT))} files to "
+          f"{os.path.normpath(OUT)}")
 
 
 if __name__ == "__main__":

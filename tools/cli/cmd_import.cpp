@@ -6,10 +6,16 @@
 //   P in_proj_weight [3E, E] (+ in_proj_bias, out_proj.*)     nn.MultiheadAttention, packed
 //   P q_proj_weight / k_proj_weight / v_proj_weight            nn.MultiheadAttention, kdim/vdim != E
 //   P self.query/key/value.* + P output.dense.*                 BERT-style self-attention
+//   P self_attn.q_proj/k_proj/v_proj/o_proj.weight              HF Llama (GQA, RoPE)
+//   P attention.wq/wk/wv/wo.weight                              llama2.c / Meta Llama (GQA, RoPE)
+// Llama blocks: G = k_proj rows / head_dim (--kv-heads checks it), RoPE base
+// 10000 unless --rope-base (0: none); llama2.c's interleaved rotary pairs are
+// turned into HF's half-split ones by permuting wq/wk rows per head.
 // (TransformerEncoderLayer's self_attn is the first kind under "...self_attn.").
 // Blocks are ordered by their prefix, digit runs compared as numbers.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "cli/cli.h"
@@ -101,8 +107,11 @@ struct Found {
 };
 
 std::vector<Found> find_blocks(const State& st, const std::string* prefix) {
-  static const std::pair<const char*, const char*> kSuffixes[] = {
-      {"in_proj_weight", "mha_packed"}, {"q_proj_weight", "mha_separate"}, {"self.query.weight", "bert"}};
+  static const std::pair<const char*, const char*> kSuffixes[] = {{"in_proj_weight", "mha_packed"},
+                                                                  {"q_proj_weight", "mha_separate"},
+                                                                  {"self.query.weight", "bert"},
+                                                                  {"self_attn.q_proj.weight", "llama_hf"},
+                                                                  {"attention.wq.weight", "llama2c"}};
   std::vector<Found> found;
   for (const safetensors::Tensor& t : st.tensors) {
     for (const auto& sk : kSuffixes) {
@@ -126,9 +135,105 @@ std::vector<Found> find_blocks(const State& st, const std::string* prefix) {
   if (kept.empty()) {
     const std::string where = prefix ? " under prefix '" + *prefix + "'" : "";
     throw Error(st.src + ": no attention weights found" + where +
-                " (looked for *in_proj_weight, *q_proj_weight, *self.query.weight)");
+                " (looked for *in_proj_weight, *q_proj_weight, *self.query.weight, *self_attn.q_proj.weight, "
+                "*attention.wq.weight)");
   }
   return kept;
+}
+
+// Rows of each of `heads` heads of w [rows, cols] reordered (2i, 2i+1) -> (i, i + hd/2).
+std::vector<float> interleaved_to_half_split(const std::vector<float>& w, int64_t heads, int64_t cols) {
+  const int64_t rows = static_cast<int64_t>(w.size()) / cols, hd = rows / heads;
+  std::vector<float> out(w.size());
+  for (int64_t h = 0; h < heads; ++h)
+    for (int64_t i = 0; i < hd / 2; ++i)
+      for (int64_t parity = 0; parity < 2; ++parity) {
+        const auto from = static_cast<size_t>((h * hd + 2 * i + parity) * cols);
+        const auto to = static_cast<size_t>((h * hd + parity * (hd / 2) + i) * cols);
+        std::copy(w.begin() + static_cast<ptrdiff_t>(from), w.begin() + static_cast<ptrdiff_t>(from + cols),
+                  out.begin() + static_cast<ptrdiff_t>(to));
+      }
+  return out;
+}
+
+struct LlamaOptions {
+  int64_t kv_heads = -1;       // -1: from k_proj's rows
+  float rope_base = 10000.0f;  // 0: no rotary embedding
+};
+
+void add_llama_block(const State& st, const Found& f, int64_t heads, const LlamaOptions& opt,
+                     tools::ModelSpec* spec) {
+  const std::string& p = f.prefix;
+  const bool hf = f.kind == "llama_hf";
+  std::vector<std::string> names, bias_keys;
+  for (const char* n : {"q", "k", "v", "o"}) {
+    names.push_back(hf ? p + "self_attn." + n + "_proj.weight" : p + "attention.w" + n + ".weight");
+    bias_keys.push_back(hf ? p + "self_attn." + n + "_proj.bias" : p + "attention.w" + n + ".bias");
+  }
+  if (st.at(names[0]).shape.size() != 2) throw Error(st.src + ": '" + names[0] + "' must be 2-D");
+  const int64_t d = st.at(names[0]).shape[0], e = st.at(names[0]).shape[1];
+  if (d % heads != 0)
+    throw Error(st.src + ": " + std::to_string(heads) + " heads do not divide the width " +
+                std::to_string(d) + " of '" + p + "'");
+  const int64_t hd = d / heads;
+  const auto& ks = st.at(names[1]).shape;
+  if (ks.size() != 2 || ks[1] != e || ks[0] % hd != 0)
+    throw Error(st.src + ": '" + names[1] + "' has shape " + st.shape_str(names[1]) +
+                ", expected [n_kv_heads * " + std::to_string(hd) + ", " + std::to_string(e) + "]");
+  const int64_t kv = ks[0] / hd;
+  if (opt.kv_heads >= 0 && opt.kv_heads != kv)
+    throw Error(st.src + ": --kv-heads " + std::to_string(opt.kv_heads) + " but '" + names[1] + "' has " +
+                std::to_string(ks[0]) + " rows = " + std::to_string(kv) + " heads of " + std::to_string(hd));
+  if (kv == 0 || heads % kv != 0)
+    throw Error(st.src + ": " + std::to_string(kv) + " K/V heads do not divide the " + std::to_string(heads) +
+                " heads of '" + p + "'");
+  st.expect_shape(names[2], {kv * hd, e});
+  st.expect_shape(names[3], {e, d});
+  const bool rope = opt.rope_base != 0.0f;
+  if (rope && hd % 2 != 0)
+    throw Error(st.src + ": rotary embeddings need an even head_dim, '" + p + "' has " + std::to_string(hd));
+  size_t present = 0;
+  std::string missing;
+  for (const std::string& k : bias_keys) {
+    if (st.has(k)) {
+      ++present;
+    } else {
+      missing += (missing.empty() ? "" : ", ") + k;
+    }
+  }
+  if (present != 0 && present != bias_keys.size())
+    throw Error(st.src + ": '" + p + "' has some biases but not " + missing);
+  const bool bias = present != 0;
+  std::vector<std::vector<float>> w = {st.f32(names[0]), st.f32(names[1]), st.f32(names[2]),
+                                       st.f32(names[3])};
+  const bool permute = !hf && rope;
+  if (permute) {
+    w[0] = interleaved_to_half_split(w[0], heads, e);
+    w[1] = interleaved_to_half_split(w[1], kv, e);
+  }
+  if (bias) {
+    const int64_t n[4] = {d, kv * hd, kv * hd, e};
+    for (size_t i = 0; i < 4; ++i) {
+      st.expect_shape(bias_keys[i], {n[i]});
+      w.push_back(st.f32(bias_keys[i]));
+    }
+    if (permute) {
+      w[4] = interleaved_to_half_split(w[4], heads, 1);
+      w[5] = interleaved_to_half_split(w[5], kv, 1);
+    }
+  }
+  tools::BlockSpec b;
+  b.embed_dim = static_cast<uint32_t>(e);
+  b.num_heads = static_cast<uint32_t>(heads);
+  b.head_dim = static_cast<uint32_t>(hd);
+  b.kdim = b.vdim = static_cast<uint32_t>(e);
+  b.bias = bias;
+  b.n_kv_heads = static_cast<uint32_t>(kv);
+  b.rope_base = opt.rope_base;
+  if (e <= 0 || e > 0xFFFFFFFF || hd <= 0) throw Error(st.src + ": '" + p + "': E out of range");
+  std::vector<const std::vector<float>*> ptrs;
+  for (const auto& x : w) ptrs.push_back(&x);
+  tools::add_block_f32(*spec, b, ptrs);
 }
 
 void add_block(const State& st, const Found& f, int64_t heads, tools::ModelSpec* spec) {
@@ -233,7 +338,8 @@ void add_block(const State& st, const Found& f, int64_t heads, tools::ModelSpec*
 }  // namespace
 
 int cmd_import(int argc, char** argv) {
-  const cli::Args args(argc, argv, {"--heads", "--prefix", "--extra", "-o", "--output"}, {});
+  const cli::Args args(argc, argv,
+                       {"--heads", "--prefix", "--kv-heads", "--rope-base", "--extra", "-o", "--output"}, {});
   const std::string in = args.one_input("MODEL.safetensors");
   const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
   const int64_t heads = args.get_int("--heads", -1, 1, ATTN_MAX_HEADS);
@@ -249,10 +355,27 @@ int cmd_import(int argc, char** argv) {
   }
   for (size_t i = 0; i < st.tensors.size(); ++i) st.index[st.tensors[i].name] = i;
 
+  LlamaOptions llama;
+  llama.kv_heads = args.get_int("--kv-heads", -1, 1, ATTN_MAX_HEADS);
+  if (args.has("--rope-base")) {
+    const std::string r = args.get("--rope-base");
+    char* end = nullptr;
+    const double v = std::strtod(r.c_str(), &end);
+    const float fv = static_cast<float>(v);
+    if (r.empty() || *end != '\0' || !(fv == 0.0f || (fv > 0.0f && fv <= 1e30f)))
+      throw Error("--rope-base " + r + ": must be > 0 and <= 1e30 (0: no rotary embedding)");
+    llama.rope_base = fv;
+  }
+
   const std::string prefix = args.get("--prefix");
   tools::ModelSpec spec;
-  for (const Found& f : find_blocks(st, args.has("--prefix") ? &prefix : nullptr))
-    add_block(st, f, heads, &spec);
+  for (const Found& f : find_blocks(st, args.has("--prefix") ? &prefix : nullptr)) {
+    if (f.kind == "llama_hf" || f.kind == "llama2c") {
+      add_llama_block(st, f, heads, llama, &spec);
+    } else {
+      add_block(st, f, heads, &spec);
+    }
+  }
   for (const std::string& ex : args.all("--extra")) {
     const size_t eq = ex.find('=');
     if (eq == std::string::npos) throw Error("--extra '" + ex + "': expected NAME=KEY");

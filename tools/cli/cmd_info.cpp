@@ -30,6 +30,8 @@ int cmd_info(int argc, char** argv) {
     std::printf("  block %u: %s E=%d heads=%d head_dim=%d kdim=%d vdim=%d bias=%s", i,
                 cli::dtype_name(b.dtype), c.embed_dim, c.num_heads, c.head_dim, c.kdim, c.vdim,
                 c.bias ? "yes" : "no");
+    if (c.num_kv_heads != 0) std::printf(" kv_heads=%d", c.num_kv_heads);
+    if (c.rope_base != 0.0f) std::printf(" rope_base=%g", static_cast<double>(c.rope_base));
     if (L > 0) {
       Plan plan;
       const Status s = plan_attention(c, b.dtype, static_cast<int32_t>(L), static_cast<int32_t>(S), &plan);
