@@ -163,6 +163,57 @@ TEST_CASE("attn run reproduces torch.nn.MultiheadAttention for every layout", "[
   CHECK(n >= 15);
 }
 
+TEST_CASE("attn run --incremental equals the full causal forward, with and without a window",
+          "[cli][decode]") {
+  TempDir tmp;
+  // model, input, then options common to both runs
+  const std::vector<std::vector<std::string>> runs = {
+      {"llama_hf.attn", "llama_hf.causal.x.npy"},
+      {"llama_hf.attn", "llama_hf.causal.x.npy", "--window", "2"},
+      {"llama_hf.attn", "llama_hf.batch.x.npy", "--window", "4"},
+      {"llama2c.attn", "llama2c.causal.x.npy", "--window", "5"},
+      {"mha_packed.attn", "mha_packed.self.x.npy"},  // batched, with bias
+      {"bert_all.attn", "bert_all.chain.x.npy", "--window", "3"},
+      {"layers.attn", "layers.chain.x.npy", "--window", "1"},
+  };
+  const auto load_y = [&](const std::string& args) {
+    const std::string out = tmp / "y.npy";
+    const Result r = run_attn("run " + args + " -o " + quote(out), tmp);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const attn::npy::Array y = attn::npy::parse(slurp(out));
+    fs::remove(out);
+    return y;
+  };
+  for (const auto& w : runs) {
+    const std::string model = w[0], input = w[1];
+    // The full forward's input: --input before the model's options.
+    const std::string base = quote(model) + " --input " + quote(input) + join_quoted(w, 2) + " --causal";
+    const attn::npy::Array full = load_y(base);
+    for (const char* inc : {" --incremental", " --incremental --prefill 1", " --incremental --prefill 3"}) {
+      CAPTURE(base, inc);
+      const attn::npy::Array y = load_y(base + inc);
+      REQUIRE(y.shape == full.shape);
+      double err = 0, peak = 0;
+      for (size_t i = 0; i < full.f32.size(); ++i) {
+        err = std::max(err, std::fabs(static_cast<double>(y.f32[i]) - static_cast<double>(full.f32[i])));
+        peak = std::max(peak, std::fabs(static_cast<double>(full.f32[i])));
+      }
+      CAPTURE(err, peak);
+      CHECK(peak > 0.0);
+      CHECK(err <= 1e-5 * peak + 1e-6);
+    }
+  }
+  // The window matters: a windowed run differs from the unwindowed one.
+  const attn::npy::Array a = load_y("llama_hf.attn --input llama_hf.causal.x.npy --causal --incremental");
+  const attn::npy::Array b =
+      load_y("llama_hf.attn --input llama_hf.causal.x.npy --causal --incremental --window 2");
+  double diff = 0;
+  for (size_t i = 0; i < a.f32.size(); ++i)
+    diff = std::max(diff, std::fabs(double{a.f32[i]} - double{b.f32[i]}));
+  CHECK(diff > 1e-2);
+}
+
 TEST_CASE("attn verify and info on a valid file", "[cli]") {
   TempDir tmp;
   Result r = run_attn("verify layers.attn", tmp);
@@ -342,6 +393,30 @@ TEST_CASE("attn error paths: one line naming the file, non-zero exit, no output"
                          tmp),
                 "norope.attn", "grouped-query");
     fs::remove(tmp / "norope.attn");
+    no_output();
+  }
+  SECTION("--incremental and --window misuse") {
+    const std::string x = " --input llama_hf.causal.x.npy -o " + quote(out);
+    check_error(run_attn("run llama_hf.attn --incremental" + x, tmp), "--incremental", "--causal");
+    check_error(run_attn("run llama_hf.attn --window 2" + x, tmp), "--window", "--causal");
+    check_error(run_attn("run llama_hf.attn --causal --prefill 2" + x, tmp), "--prefill", "--incremental");
+    check_error(run_attn("run llama_hf.attn --causal --incremental --prefill 8" + x, tmp), "--prefill");
+    check_error(run_attn("run llama_hf.attn --causal --incremental --key-length 3" + x, tmp), "--key-length");
+    check_error(
+        run_attn("run mha_cross.attn --input mha_cross.plain.x.npy --causal --incremental -o " + quote(out),
+                 tmp),
+        "mha_cross.attn", "cross-attention");
+    check_error(
+        run_attn("run mha_cross.attn --input mha_cross.plain.x.npy --kv mha_cross.plain.kv.npy --causal "
+                 "--incremental -o " +
+                     quote(out),
+                 tmp),
+        "--incremental", "--kv");
+    check_error(
+        run_attn(
+            "run quant/mha_self.s8.attn --input quant/mha_self.x.npy --causal --incremental -o " + quote(out),
+            tmp),
+        "mha_self.s8.attn", "f32 blocks only");
     no_output();
   }
   SECTION("usage errors and unwritable outputs") {

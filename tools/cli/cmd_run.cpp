@@ -1,5 +1,5 @@
 // cmd_run.cpp: `attn run FILE.attn --input X.npy [--kv KV.npy] [--value V.npy]
-// [--causal] [--key-length N] [--block I] -o Y.npy`
+// [--causal [--window W] [--incremental [--prefill N]]] [--key-length N] [--block I] -o Y.npy`
 //
 //   X  [L, E] or [B, L, E] float32          the query (and, without --kv, key and value)
 //   KV [S, kdim] or [B, S, kdim] float32    key input of cross-attention (and value input
@@ -7,7 +7,15 @@
 //   Y  X's leading dims, last dim E         float32
 // Without --block every block runs, in file order, each on the previous
 // block's output. --causal masks key j > query i; --key-length N ignores keys
-// at index >= N (key padding).
+// at index >= N (key padding). --window W (with --causal) also masks keys
+// j <= i - W: each query sees the last W positions, itself included.
+//
+// --incremental (f32 self-attention blocks, with --causal) decodes X through a
+// KV cache per block (attn/decode.h, decode_f32): the first N rows (--prefill,
+// default 0) in one call, then one row at a time, each row through every
+// block before the next row. With --window W the cache holds min(W, L)
+// positions and drops the oldest. Y has the full forward's shape and, within
+// the float tolerance, its values.
 //
 // Quantized (s8/s16) blocks run forward_s8 / forward_s16: float inputs are
 // quantized with the block's I/O parameters (format::Role::kIoScale and the
@@ -22,6 +30,7 @@
 
 #include "attn/attention.h"
 #include "attn/attention_fixed.h"
+#include "attn/decode.h"
 #include "attn/quantize.h"
 #include "cli/cli.h"
 #include "cli/npy.h"
@@ -91,6 +100,31 @@ Status run_block(const Plan& plan, const Block& b, const Mask& mask, const float
   return s;
 }
 
+// --incremental: rows [0, L) of one batch item through the blocks' KV caches
+// (reset first): rows [0, prefill) in one decode_f32 call per block, then one
+// row at a time. x [L, E0] -> y [L, E_last].
+void run_incremental(const std::string& path, const std::vector<uint32_t>& ids, const std::vector<Block>& bl,
+                     const std::vector<Plan>& plans, std::vector<KvCacheF32>& caches, const float* x,
+                     int64_t L, int64_t prefill, float* y, Arena& arena) {
+  std::vector<float> cur, next;
+  int64_t r = 0;
+  while (r < L) {
+    const int64_t n = r == 0 && prefill > 0 ? prefill : 1;  // rows in this call
+    cur.assign(x + r * bl.front().config.embed_dim, x + (r + n) * bl.front().config.embed_dim);
+    for (size_t k = 0; k < bl.size(); ++k) {
+      next.assign(static_cast<size_t>(n * bl[k].config.embed_dim), 0.0f);
+      const Status s = decode_f32(plans[k], bl[k].f32, &caches[k], cur.data(), static_cast<int32_t>(n),
+                                  next.data(), arena);
+      if (s != Status::kOk)
+        throw cli::Error(path + ": block " + std::to_string(ids[k]) + ": decode failed at row " +
+                         std::to_string(r) + ": " + cli::describe(s));
+      cur.swap(next);
+    }
+    std::copy(cur.begin(), cur.end(), y + r * bl.back().config.embed_dim);
+    r += n;
+  }
+}
+
 Input read_input(const std::string& path, const char* what, const char* raw_descr = nullptr) {
   Input in;
   in.path = path;
@@ -130,11 +164,21 @@ Input read_input(const std::string& path, const char* what, const char* raw_desc
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
-  const cli::Args args(argc, argv,
-                       {"--input", "--kv", "--value", "--key-length", "--block", "-o", "--output"},
-                       {"--causal", "--raw"});
+  const cli::Args args(
+      argc, argv,
+      {"--input", "--kv", "--value", "--key-length", "--block", "--window", "--prefill", "-o", "--output"},
+      {"--causal", "--raw", "--incremental"});
   const std::string path = args.one_input("FILE.attn");
   const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
+  const bool incremental = args.has("--incremental");
+  if (args.has("--window") && !args.has("--causal")) throw cli::Error("--window needs --causal");
+  if (incremental && !args.has("--causal"))
+    throw cli::Error("--incremental needs --causal (decoding attends each row over the rows before it)");
+  if (args.has("--prefill") && !incremental) throw cli::Error("--prefill needs --incremental");
+  if (incremental) {
+    for (const char* opt : {"--kv", "--value", "--key-length", "--raw"})
+      if (args.has(opt)) throw cli::Error(std::string("--incremental does not take ") + opt);
+  }
   cli::LoadedModel lm;
   cli::load_model(path, &lm);
   const Model& m = lm.model;
@@ -204,18 +248,28 @@ int cmd_run(int argc, char** argv) {
   Mask mask;
   mask.causal = args.has("--causal");
   if (args.has("--key-length")) mask.key_length = static_cast<int32_t>(args.get_int("--key-length", 0, 0, S));
+  if (args.has("--window")) mask.window = static_cast<int32_t>(args.get_int("--window", 0, 1, ATTN_MAX_SEQ));
+  const int64_t prefill = args.get_int("--prefill", 0, 0, L);
+  // The caches: every position, or with a window the last min(W, L).
+  const int32_t capacity = static_cast<int32_t>(mask.window > 0 && mask.window < L ? mask.window : L);
+  const int32_t window = mask.window > 0 ? capacity : 0;
 
   // Check every block's widths before running anything.
   int64_t width = x.cols;
   std::vector<Block> bl;
   std::vector<Plan> plans;
-  size_t arena_bytes = 0;
+  size_t arena_bytes = 0, cache_bytes = 0;
   for (uint32_t i : blocks) {
     Block b;
     if (m.block(i, &b) != Status::kOk)
       throw cli::Error(path + ": block " + std::to_string(i) + " unreadable");
     const AttentionConfig& c = b.config;
     const std::string name = path + ": block " + std::to_string(i);
+    if (incremental && b.dtype != DType::kF32)
+      throw cli::Error(name + " is " + cli::dtype_name(b.dtype) + ": --incremental runs f32 blocks only");
+    if (incremental && (c.kdim != c.embed_dim || c.vdim != c.embed_dim))
+      throw cli::Error(name + " is cross-attention (kdim " + std::to_string(c.kdim) + ", vdim " +
+                       std::to_string(c.vdim) + "): --incremental needs self-attention");
     if (width != c.embed_dim)
       throw cli::Error((i == blocks.front() ? x.path : name) + ": width " + std::to_string(width) +
                        " but block " + std::to_string(i) + " has E = " + std::to_string(c.embed_dim));
@@ -231,9 +285,13 @@ int cmd_run(int argc, char** argv) {
                        std::to_string(c.vdim) + "): pass --kv");
     }
     Plan plan;
-    const Status s = plan_attention(c, b.dtype, static_cast<int32_t>(L), static_cast<int32_t>(S), &plan);
+    const Status s =
+        incremental
+            ? plan_decode(c, b.dtype, static_cast<int32_t>(std::max<int64_t>(prefill, 1)), capacity, &plan)
+            : plan_attention(c, b.dtype, static_cast<int32_t>(L), static_cast<int32_t>(S), &plan);
     if (s != Status::kOk) throw cli::Error(name + ": " + cli::describe(s));
     arena_bytes = std::max(arena_bytes, plan.arena_bytes);
+    if (incremental) cache_bytes += kv_cache_arena_bytes(plan.config, DType::kF32, capacity);
     bl.push_back(b);
     plans.push_back(plan);
     width = c.embed_dim;
@@ -245,7 +303,24 @@ int cmd_run(int argc, char** argv) {
     throw cli::Error("arena init failed");
   std::vector<float> y(static_cast<size_t>(B * L * width));
   std::vector<float> cur, next;
-  for (int64_t b = 0; b < B; ++b) {
+  // --incremental: one KV cache per block, carved once, reset per batch item.
+  cli::AlignedBytes cache_buf(cache_bytes);
+  Arena cache_arena;
+  std::vector<KvCacheF32> caches(incremental ? bl.size() : 0);
+  if (incremental) {
+    if (cache_arena.init(cache_buf.data(), cache_bytes == 0 ? 1 : cache_bytes) != Status::kOk)
+      throw cli::Error("arena init failed");
+    for (size_t k = 0; k < bl.size(); ++k) {
+      const Status s = kv_cache_init_f32(plans[k], window, cache_arena, &caches[k]);
+      if (s != Status::kOk)
+        throw cli::Error(path + ": block " + std::to_string(blocks[k]) + ": KV cache: " + cli::describe(s));
+    }
+  }
+  for (int64_t b = 0; b < B && incremental; ++b) {
+    for (KvCacheF32& c : caches) (void)kv_cache_reset(&c);
+    run_incremental(path, blocks, bl, plans, caches, x.item(b), L, prefill, y.data() + b * L * width, arena);
+  }
+  for (int64_t b = 0; b < B && !incremental; ++b) {
     cur.assign(x.item(b), x.item(b) + L * x.cols);
     for (size_t k = 0; k < bl.size(); ++k) {
       next.assign(static_cast<size_t>(L * bl[k].config.embed_dim), 0.0f);
