@@ -24,6 +24,18 @@
 #define ATTN_CAT(a, b) ATTN_CAT2(a, b)
 #define ATTN_F32(op) ATTN_CAT(op##_f32_, ATTN_F32_ISA)  // e.g. ATTN_F32(linear) -> linear_f32_avx2
 
+// The fixed-point set: linear, scores, weighted_sum (s8 and s16).
+#if ATTN_HAVE_AVX2
+#define ATTN_FIXED_ISA avx2
+#elif ATTN_HAVE_NEON64
+#define ATTN_FIXED_ISA neon64
+#elif ATTN_HAVE_NEON32
+#define ATTN_FIXED_ISA neon32
+#else
+#define ATTN_FIXED_ISA ref
+#endif
+#define ATTN_FIXED(op) ATTN_CAT(op##_, ATTN_FIXED_ISA)  // e.g. ATTN_FIXED(linear_s8) -> linear_s8_avx2
+
 namespace attn {
 namespace detail {
 
@@ -40,28 +52,29 @@ void rope_f32(MatF32 x, int32_t head_dim, int32_t pos0, float base) { rope_f32_r
 const char* kernel_set_f32() { return ATTN_F32_ISA_NAME; }
 #endif  // ATTN_WITH_F32
 
-// Fixed point: ref only so far. Each dtype under its ATTN_WITH_<DT> guard.
+// Fixed point. Each dtype under its ATTN_WITH_<DT> guard. softmax_s8 (the
+// stand-alone op, not on the forwards' path) and the fused softmax stay ref.
 #if ATTN_WITH_S8
 void linear_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
-  linear_s8_ref(x, w, bias, p, y);
+  ATTN_FIXED(linear_s8)(x, w, bias, p, y);
 }
 void softmax_s8(ConstMatS8 x, const SoftmaxS8Params& p, MatS8 y) { softmax_s8_ref(x, p, y); }
 void scores_s8(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s) {
-  scores_s8_ref(q, zq, k, zk, score_shift, s);
+  ATTN_FIXED(scores_s8)(q, zq, k, zk, score_shift, s);
 }
 void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o) {
-  weighted_sum_s8_ref(p, v, zv, m, sh, zo, o);
+  ATTN_FIXED(weighted_sum_s8)(p, v, zv, m, sh, zo, o);
 }
 #endif  // ATTN_WITH_S8
 #if ATTN_WITH_S16
 void linear_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y) {
-  linear_s16_ref(x, w, bias, p, y);
+  ATTN_FIXED(linear_s16)(x, w, bias, p, y);
 }
 void scores_s16(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s) {
-  scores_s16_ref(q, k, score_shift, s);
+  ATTN_FIXED(scores_s16)(q, k, score_shift, s);
 }
 void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o) {
-  weighted_sum_s16_ref(p, v, m, sh, o);
+  ATTN_FIXED(weighted_sum_s16)(p, v, m, sh, o);
 }
 #endif  // ATTN_WITH_S16
 #if ATTN_WITH_S8 || ATTN_WITH_S16

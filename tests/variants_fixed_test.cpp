@@ -1,0 +1,215 @@
+// Every fixed-point kernel variant compiled for this target against the
+// portable `ref` variant, bit-exact: tails of the vector width (16) and of the
+// register blocks (2 x 4, 4 rows), odd sizes, row strides (padding must stay
+// untouched), zero points, per-channel requantization, biases, extreme
+// operands (all -128 / -32768, the one case where a pair of int16 products
+// leaves int32), and probabilities that are (softmax-like) and are not
+// (arbitrary int16, which takes weighted_sum_s16's int64 fallback).
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "internal/arch.h"
+#include "internal/kernels_fixed.h"
+
+namespace {
+
+using namespace attn;
+namespace d = attn::detail;
+
+struct FixedSet {
+  const char* name;
+  decltype(&d::linear_s8_ref) linear_s8;
+  decltype(&d::linear_s16_ref) linear_s16;
+  decltype(&d::scores_s8_ref) scores_s8;
+  decltype(&d::scores_s16_ref) scores_s16;
+  decltype(&d::weighted_sum_s8_ref) weighted_sum_s8;
+  decltype(&d::weighted_sum_s16_ref) weighted_sum_s16;
+};
+
+// The SIMD variant sets compiled for this target (none under -DATTN_KERNELS=ref),
+// plus the dispatched set (what the forwards call).
+std::vector<FixedSet> sets_under_test() {
+  std::vector<FixedSet> sets;
+#define ATTN_SET(isa)                                                                                     \
+  sets.push_back({#isa, d::linear_s8_##isa, d::linear_s16_##isa, d::scores_s8_##isa, d::scores_s16_##isa, \
+                  d::weighted_sum_s8_##isa, d::weighted_sum_s16_##isa})
+#if ATTN_HAVE_AVX2
+  ATTN_SET(avx2);
+#endif
+#if ATTN_HAVE_NEON64
+  ATTN_SET(neon64);
+#endif
+#if ATTN_HAVE_NEON32
+  ATTN_SET(neon32);
+#endif
+#undef ATTN_SET
+  sets.push_back({"dispatched", d::linear_s8, d::linear_s16, d::scores_s8, d::scores_s16, d::weighted_sum_s8,
+                  d::weighted_sum_s16});
+  return sets;
+}
+
+// A row-major buffer with `pad` extra columns per row, filled with a sentinel.
+template <class T>
+struct Buf {
+  std::vector<T> data;
+  int32_t rows, cols, stride;
+  Buf(int32_t r, int32_t c, int32_t pad, T fill)
+      : data(size_t(r) * size_t(c + pad) + 1, fill), rows(r), cols(c), stride(c + pad) {}
+  Matrix<T> mat() { return Matrix<T>{data.data(), rows, cols, stride}; }
+  Matrix<const T> cmat() const { return Matrix<const T>{data.data(), rows, cols, stride}; }
+};
+
+// Random fill; with `extreme`, every value is the type's minimum.
+template <class T>
+void fill(Buf<T>& b, std::mt19937& rng, int lo, int hi, bool extreme) {
+  std::uniform_int_distribution<int> dist(lo, hi);
+  for (int32_t r = 0; r < b.rows; ++r)
+    for (int32_t c = 0; c < b.cols; ++c)
+      b.data[size_t(r) * size_t(b.stride) + size_t(c)] = T(extreme ? lo : dist(rng));
+}
+
+std::string shape_name(const char* set, int M, int N, int K, int pad) {
+  return std::string(set) + " M=" + std::to_string(M) + " N=" + std::to_string(N) +
+         " K=" + std::to_string(K) + " pad=" + std::to_string(pad);
+}
+
+// Sizes: every tail of 16 and of the 2 x 4 / 4-row blocks, plus a few larger.
+const int kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 64, 65};
+
+}  // namespace
+
+TEST_CASE("fixed variants: linear_s8 / linear_s16 bit-exact with ref", "[variants_fixed]") {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> zp(-128, 127), mult(1 << 30, 0x7FFFFFFF), sh8(-12, 2), sh16(-20, 0);
+  for (const FixedSet& set : sets_under_test()) {
+    for (int iter = 0; iter < 120; ++iter) {
+      const int M = kSizes[rng() % 17], N = kSizes[rng() % 17];
+      const int K = iter % 5 == 4 ? 300 + int(rng() % 300) : kSizes[rng() % 17];
+      const int pad = int(rng() % 3) * 5;
+      const bool extreme = iter % 9 == 0;
+      const bool with_bias = iter % 3 != 0;
+      INFO(shape_name(set.name, M, N, K, pad) << " extreme=" << extreme << " bias=" << with_bias);
+      std::vector<int32_t> m(static_cast<size_t>(N)), s8(static_cast<size_t>(N)), s16(static_cast<size_t>(N));
+      for (int n = 0; n < N; ++n)
+        m[size_t(n)] = mult(rng), s8[size_t(n)] = sh8(rng), s16[size_t(n)] = sh16(rng);
+      Buf<int8_t> w(N, K, pad, int8_t(77));
+      fill(w, rng, -128, 127, extreme);
+
+      std::vector<int32_t> b32(static_cast<size_t>(N));
+      std::vector<int64_t> b64(static_cast<size_t>(N));
+      for (int n = 0; n < N; ++n)
+        b32[size_t(n)] = int32_t(rng() % (1u << 21)) - (1 << 20), b64[size_t(n)] = int64_t(b32[size_t(n)])
+                                                                                   << 6;
+
+      // s8
+      Buf<int8_t> x8(M, K, pad, int8_t(77));
+      fill(x8, rng, -128, 127, extreme);
+      LinearS8Params p8;
+      p8.input_zero_point = extreme ? 127 : zp(rng);
+      p8.output_zero_point = zp(rng);
+      p8.act_min = iter % 4 == 1 ? -100 : -128;
+      p8.act_max = iter % 4 == 1 ? 90 : 127;
+      p8.multiplier = m.data();
+      p8.shift = s8.data();
+      Buf<int8_t> y8a(M, N, pad, int8_t(55)), y8b(M, N, pad, int8_t(55));
+      d::linear_s8_ref(x8.cmat(), w.cmat(), with_bias ? b32.data() : nullptr, p8, y8a.mat());
+      set.linear_s8(x8.cmat(), w.cmat(), with_bias ? b32.data() : nullptr, p8, y8b.mat());
+      CHECK(y8a.data == y8b.data);
+
+      // s16
+      Buf<int16_t> x16(M, K, pad, int16_t(777));
+      fill(x16, rng, -32768, 32767, extreme);
+      LinearS16Params p16;
+      p16.multiplier = m.data();
+      p16.shift = s16.data();
+      Buf<int16_t> y16a(M, N, pad, int16_t(555)), y16b(M, N, pad, int16_t(555));
+      d::linear_s16_ref(x16.cmat(), w.cmat(), with_bias ? b64.data() : nullptr, p16, y16a.mat());
+      set.linear_s16(x16.cmat(), w.cmat(), with_bias ? b64.data() : nullptr, p16, y16b.mat());
+      CHECK(y16a.data == y16b.data);
+    }
+  }
+}
+
+TEST_CASE("fixed variants: scores_s8 / scores_s16 bit-exact with ref", "[variants_fixed]") {
+  std::mt19937 rng(12);
+  std::uniform_int_distribution<int> zp(-128, 127);
+  for (const FixedSet& set : sets_under_test()) {
+    for (int iter = 0; iter < 150; ++iter) {
+      const int T = kSizes[rng() % 17], S = kSizes[rng() % 17], hd = kSizes[rng() % 17];
+      const int pad = int(rng() % 3) * 3;
+      const bool extreme = iter % 7 == 0;
+      const int shift = iter % 4 == 0 ? 0 : int(rng() % 20);
+      INFO(shape_name(set.name, T, S, hd, pad) << " extreme=" << extreme << " shift=" << shift);
+
+      Buf<int8_t> q8(T, hd, pad, int8_t(99)), k8(S, hd, pad, int8_t(99));
+      fill(q8, rng, -128, 127, extreme);
+      fill(k8, rng, -128, 127, extreme);
+      const int zq = extreme ? 127 : zp(rng), zk = extreme ? 127 : zp(rng);
+      Buf<int32_t> sa(T, S, pad, 12345), sb(T, S, pad, 12345);
+      d::scores_s8_ref(q8.cmat(), zq, k8.cmat(), zk, shift, sa.mat());
+      set.scores_s8(q8.cmat(), zq, k8.cmat(), zk, shift, sb.mat());
+      CHECK(sa.data == sb.data);
+
+      Buf<int16_t> q16(T, hd, pad, int16_t(999)), k16(S, hd, pad, int16_t(999));
+      fill(q16, rng, -32768, 32767, extreme);
+      fill(k16, rng, -32768, 32767, extreme);
+      const int shift16 = shift + 12;  // the int64 sum must round into int32
+      Buf<int32_t> ta(T, S, pad, 12345), tb(T, S, pad, 12345);
+      d::scores_s16_ref(q16.cmat(), k16.cmat(), shift16, ta.mat());
+      set.scores_s16(q16.cmat(), k16.cmat(), shift16, tb.mat());
+      CHECK(ta.data == tb.data);
+    }
+  }
+}
+
+TEST_CASE("fixed variants: weighted_sum_s8 / weighted_sum_s16 bit-exact with ref", "[variants_fixed]") {
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<int> zp(-128, 127), mult(1 << 30, 0x7FFFFFFF);
+  for (const FixedSet& set : sets_under_test()) {
+    for (int iter = 0; iter < 150; ++iter) {
+      const int T = kSizes[rng() % 17], S = kSizes[rng() % 17], hd = kSizes[rng() % 17];
+      const int pad = int(rng() % 3) * 3;
+      const bool extreme = iter % 7 == 0;
+      const bool softmax_like = iter % 3 != 0;
+      INFO(shape_name(set.name, T, hd, S, pad) << " extreme=" << extreme << " softmax_like=" << softmax_like);
+
+      // Probabilities [T, S]: softmax-like rows sum to <= 32767 (non-negative),
+      // others are arbitrary int16 (extreme: all -32768).
+      Buf<int16_t> p(T, S, pad, int16_t(4321));
+      if (softmax_like) {
+        for (int t = 0; t < T; ++t) {
+          int left = 32767;
+          for (int j = 0; j < S; ++j) {
+            const int v = j + 1 == S ? left : int(rng() % unsigned(left + 1));
+            p.data[size_t(t) * size_t(p.stride) + size_t(j)] = int16_t(v);
+            left -= v;
+          }
+        }
+      } else {
+        fill(p, rng, -32768, 32767, extreme);
+      }
+      const int32_t m = mult(rng);
+
+      Buf<int8_t> v8(S, hd, pad, int8_t(66));
+      fill(v8, rng, -128, 127, extreme);
+      const int zv = extreme ? 127 : zp(rng), zo = zp(rng);
+      const int sh8 = softmax_like ? -int(rng() % 8) - 8 : -int(rng() % 8) - 16;
+      Buf<int8_t> oa(T, hd, pad, int8_t(44)), ob(T, hd, pad, int8_t(44));
+      d::weighted_sum_s8_ref(p.cmat(), v8.cmat(), zv, m, sh8, zo, oa.mat());
+      set.weighted_sum_s8(p.cmat(), v8.cmat(), zv, m, sh8, zo, ob.mat());
+      CHECK(oa.data == ob.data);
+
+      Buf<int16_t> v16(S, hd, pad, int16_t(666));
+      fill(v16, rng, -32768, 32767, extreme);
+      const int sh16 = -int(rng() % 10) - 14;
+      Buf<int16_t> qa(T, hd, pad, int16_t(444)), qb(T, hd, pad, int16_t(444));
+      d::weighted_sum_s16_ref(p.cmat(), v16.cmat(), m, sh16, qa.mat());
+      set.weighted_sum_s16(p.cmat(), v16.cmat(), m, sh16, qb.mat());
+      CHECK(qa.data == qb.data);
+    }
+  }
+}
