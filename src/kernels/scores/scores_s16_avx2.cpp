@@ -24,14 +24,12 @@ struct Dots {
 void scores_s16_avx2(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s) {
   const int64_t half = score_shift > 0 ? int64_t{1} << (score_shift - 1) : 0;
   const Dots dots{q, k};
-  avx2i::for_blocks<2, int64_t>(q.rows, k.rows, dots,
-                                [&](int32_t i0, int32_t j0, int64_t(*out)[4], int mr, int nr) {
-                                  for (int i = 0; i < mr; ++i) {
-                                    int32_t* sr = s.row(i0 + i) + j0;  // [nr]
-                                    for (int j = 0; j < nr; ++j)
-                                      sr[j] = static_cast<int32_t>((out[i][j] + half) >> score_shift);
-                                  }
-                                });
+  for_blocks<2, int64_t>(q.rows, k.rows, dots, [&](int32_t i0, int32_t j0, int64_t(*out)[4], int mr, int nr) {
+    for (int i = 0; i < mr; ++i) {
+      int32_t* sr = s.row(i0 + i) + j0;  // [nr]
+      for (int j = 0; j < nr; ++j) sr[j] = static_cast<int32_t>((out[i][j] + half) >> score_shift);
+    }
+  });
 }
 
 }  // namespace detail

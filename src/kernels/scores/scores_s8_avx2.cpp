@@ -25,13 +25,12 @@ struct Dots {
 void scores_s8_avx2(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s) {
   const int32_t half = score_shift > 0 ? int32_t{1} << (score_shift - 1) : 0;
   const Dots dots{q, k, zq, zk};
-  avx2i::for_blocks<2, int32_t>(q.rows, k.rows, dots,
-                                [&](int32_t i0, int32_t j0, int32_t(*out)[4], int mr, int nr) {
-                                  for (int i = 0; i < mr; ++i) {
-                                    int32_t* sr = s.row(i0 + i) + j0;  // [nr]
-                                    for (int j = 0; j < nr; ++j) sr[j] = (out[i][j] + half) >> score_shift;
-                                  }
-                                });
+  for_blocks<2, int32_t>(q.rows, k.rows, dots, [&](int32_t i0, int32_t j0, int32_t(*out)[4], int mr, int nr) {
+    for (int i = 0; i < mr; ++i) {
+      int32_t* sr = s.row(i0 + i) + j0;  // [nr]
+      for (int j = 0; j < nr; ++j) sr[j] = (out[i][j] + half) >> score_shift;
+    }
+  });
 }
 
 }  // namespace detail
