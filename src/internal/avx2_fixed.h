@@ -155,6 +155,49 @@ inline void dot_block_s16x16(const int16_t* a, int32_t lda, const int16_t* b, in
   }
 }
 
+// fp::multiply_by_quantized_multiplier on 8 lanes, bit-exact, for
+// multipliers >= 0 (so SRDHM's one saturating case, INT32_MIN^2, cannot
+// occur); left = max(shift, 0), right = max(-shift, 0) per lane.
+// SRDHM: gemmlowp's (ab + nudge) / 2^31 truncated, nudge 2^30 or 1 - 2^30 by
+// the sign of ab, equals floor((ab + 2^30) / 2^31) on both signs (for
+// negative v = ab + 1 - 2^30, trunc(v / 2^31) = ceil(v / 2^31) =
+// floor((v + 2^31 - 1) / 2^31)); its low 32 bits are bits 31..62 of
+// ab + 2^30, which a logical 64-bit shift gives as well as an arithmetic one.
+inline __m256i mbqm(__m256i x, __m256i mult, __m256i left, __m256i right) {
+  const __m256i a = _mm256_sllv_epi32(x, left);  // wrapping, as fp::wrap_shl
+  const __m256i half = _mm256_set1_epi64x(int64_t{1} << 30);
+  const __m256i even = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(a, mult), half), 31);
+  const __m256i odd = _mm256_srli_epi64(
+      _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(mult, 32)), half), 31);
+  const __m256i h = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
+  // fp::rounding_divide_by_pot(h, right)
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
+  const __m256i rem = _mm256_and_si256(h, mask);
+  const __m256i thr =
+      _mm256_sub_epi32(_mm256_srai_epi32(mask, 1), _mm256_cmpgt_epi32(_mm256_setzero_si256(), h));
+  return _mm256_sub_epi32(_mm256_srav_epi32(h, right), _mm256_cmpgt_epi32(rem, thr));
+}
+
+// Requantization constants of one per-channel group, as lanes.
+struct Requant {
+  __m256i mult, left, right;
+  // From 8 channels' Q0.31 multipliers and shifts (fp::multiply_by_quantized_multiplier's).
+  static Requant of(__m256i multiplier, __m256i shift) {
+    const __m256i zero = _mm256_setzero_si256();
+    return {multiplier, _mm256_max_epi32(shift, zero), _mm256_max_epi32(_mm256_sub_epi32(zero, shift), zero)};
+  }
+};
+
+// Clamp 8 int32 lanes to [lo, hi] and store them as int8 (lo, hi within int8).
+inline void store8_s8(int8_t* dst, __m256i v, __m256i lo, __m256i hi) {
+  v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
+  const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));  // exact
+  const __m128i b = _mm_packs_epi16(w, w);
+  int64_t bytes = _mm_cvtsi128_si64(b);
+  std::memcpy(dst, &bytes, 8);
+}
+
 // Probabilities times values for MR rows and 16 value columns:
 //   out[i][c] = sum_j p[i, j] * v'(j)[c],  c < 16, int32 sum (wrapping),
 // v'(j) = load(j): row j's 16 columns as int16. Rows j and j + 1 are

@@ -18,15 +18,18 @@ void rows_block(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, 
                 int32_t t0) {
   const __m256i vzv = _mm256_set1_epi16(static_cast<int16_t>(zv));
   int32_t out[size_t{MR}][16];
+  const avx2i::Requant rq = avx2i::Requant::of(_mm256_set1_epi32(m), _mm256_set1_epi32(sh));
+  const __m256i vzo = _mm256_set1_epi32(zo), lo = _mm256_set1_epi32(-128), hi = _mm256_set1_epi32(127);
   int32_t c0 = 0;
   for (; c0 + 16 <= v.cols; c0 += 16) {
     const auto load = [&](int32_t j) { return avx2i::load16_s8(v.row(j) + c0, vzv); };
     avx2i::pv_block<MR>(p.row(t0), p.stride, p.cols, load, out);
     for (int i = 0; i < MR; ++i) {
       int8_t* orow = o.row(t0 + i) + c0;  // [16]
-      for (int c = 0; c < 16; ++c) {
-        orow[c] = static_cast<int8_t>(
-            fp::clamp_i32(zo + fp::multiply_by_quantized_multiplier(out[i][c], m, sh), -128, 127));
+      for (int h = 0; h < 2; ++h) {
+        const __m256i acc = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(out[i] + 8 * h));
+        avx2i::store8_s8(orow + 8 * h, _mm256_add_epi32(vzo, avx2i::mbqm(acc, rq.mult, rq.left, rq.right)),
+                         lo, hi);
       }
     }
   }
