@@ -203,7 +203,9 @@ TEST_CASE("fixed variants: weighted_sum_s8 / weighted_sum_s16 bit-exact with ref
       Buf<int8_t> v8(S, hd, pad, int8_t(66));
       fill(v8, rng, -128, 127, extreme);
       const int zv = extreme ? 127 : zp(rng), zo = zp(rng);
-      const int sh8 = iter % 5 == 0 ? int(rng() % 4) : softmax_like ? -int(rng() % 8) - 8 : -int(rng() % 8) - 16;
+      const int sh8 = iter % 5 == 0  ? int(rng() % 4)
+                      : softmax_like ? -int(rng() % 8) - 8
+                                     : -int(rng() % 8) - 16;
       Buf<int8_t> oa(T, hd, pad, int8_t(44)), ob(T, hd, pad, int8_t(44));
       d::weighted_sum_s8_ref(p.cmat(), v8.cmat(), zv, m, sh8, zo, oa.mat());
       set.weighted_sum_s8(p.cmat(), v8.cmat(), zv, m, sh8, zo, ob.mat());
@@ -376,3 +378,40 @@ TEST_CASE("forward_s8 / forward_s16 (dispatched kernels) give the ref kernels' b
     CHECK(*std::max_element(y16.begin(), y16.end()) - *std::min_element(y16.begin(), y16.end()) > 2000);
   }
 }
+
+#if ATTN_HAVE_AVX2
+TEST_CASE("fixed variants: softmax_fused_row avx2 bit-exact with ref", "[variants_fixed]") {
+  std::mt19937 rng(14);
+  for (int iter = 0; iter < 600; ++iter) {
+    d::FusedSoftmax sm{};
+    sm.exp_shift = int32_t(rng() % 24);
+    sm.exp_multiplier = 0x80000000u | uint32_t(rng());
+    // The largest diff_limit with t(diff_limit) < 2^20 (the converter's rule).
+    uint32_t lo = 0, hi = uint32_t(0xFFFFFFFFu >> sm.exp_shift);
+    while (lo < hi) {
+      const uint32_t mid = uint32_t((uint64_t(lo) + uint64_t(hi) + 1) / 2);
+      if (d::fused_exp_argument(mid, sm) < (1u << 20))
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    sm.diff_limit = int32_t(lo > 0x7FFFFFFFu ? 0x7FFFFFFFu : lo);
+    const int n = 1 + int(rng() % 70);
+    const int begin = iter % 4 == 0 ? int(rng() % unsigned(n)) : 0;
+    const int end = iter % 5 == 0 ? begin + int(rng() % unsigned(n - begin + 1)) : n;
+    // Scores spread over about 2 diff_limits, so some keys fall past the limit.
+    const int32_t spread = int32_t(std::min<uint32_t>(uint32_t(sm.diff_limit) * 2u + 1u, 1u << 29));
+    const int32_t base = int32_t(rng() % (1u << 28)) - (1 << 27);
+    std::vector<int32_t> a(size_t(n) + 3), b;
+    for (int32_t& s : a) s = base + int32_t(rng() % uint32_t(spread));
+    if (iter % 7 == 0) std::fill(a.begin(), a.end(), base);  // ties
+    b = a;
+    INFO("n=" << n << " begin=" << begin << " end=" << end << " exp_shift=" << sm.exp_shift);
+    d::softmax_fused_row_ref(a.data(), begin, end, n, sm);
+    d::softmax_fused_row_avx2(b.data(), begin, end, n, sm);
+    // The probabilities (first 2n bytes) and the rest of the row.
+    CHECK(std::memcmp(a.data(), b.data(), 2 * size_t(n)) == 0);
+    CHECK(std::equal(a.begin() + (n + 1) / 2 + 1, a.end(), b.begin() + (n + 1) / 2 + 1));
+  }
+}
+#endif

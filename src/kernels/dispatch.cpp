@@ -53,7 +53,7 @@ const char* kernel_set_f32() { return ATTN_F32_ISA_NAME; }
 #endif  // ATTN_WITH_F32
 
 // Fixed point. Each dtype under its ATTN_WITH_<DT> guard. softmax_s8 (the
-// stand-alone op, not on the forwards' path) and the fused softmax stay ref.
+// stand-alone op, not on the forwards' path) stays ref; the fused softmax has an AVX2 variant.
 #if ATTN_WITH_S8
 void linear_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
   ATTN_FIXED(linear_s8)(x, w, bias, p, y);
@@ -79,7 +79,11 @@ void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS1
 #endif  // ATTN_WITH_S16
 #if ATTN_WITH_S8 || ATTN_WITH_S16
 void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+#if ATTN_HAVE_AVX2
+  softmax_fused_row_avx2(row, begin, end, n, sm);
+#else
   softmax_fused_row_ref(row, begin, end, n, sm);
+#endif
 }
 #endif
 
