@@ -24,8 +24,10 @@ namespace detail {
 namespace avx2i {
 
 // 16 int8 at p, sign-extended to int16, minus z.
+template <bool SUB = true>
 inline __m256i load16_s8(const int8_t* p, __m256i z) {
-  return _mm256_sub_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), z);
+  const __m256i v = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  return SUB ? _mm256_sub_epi16(v, z) : v;
 }
 inline __m256i load16_s16(const int16_t* p) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
@@ -49,7 +51,8 @@ inline int64_t hsum_epi64(__m256i a) {
 // int8 a and b minus their zero points: a' = a - za, b' = b - zb, int32 sum
 // (wrapping: |term| <= 255^2, an int32 lane holds 2 K / 16 terms, and the ref
 // sum, which the caller keeps in int32, decides the result).
-template <int MR, int NR>
+// SUB_A / SUB_B false: za / zb are 0 and their subtractions are skipped.
+template <int MR, int NR, bool SUB_A = true, bool SUB_B = true>
 inline void dot_block_s8(const int8_t* a, int32_t lda, int32_t za, const int8_t* b, int32_t ldb, int32_t zb,
                          int32_t K, int32_t (*out)[4]) {
   __m256i acc[size_t{MR}][4];
@@ -60,9 +63,10 @@ inline void dot_block_s8(const int8_t* a, int32_t lda, int32_t za, const int8_t*
   int32_t k = 0;
   for (; k + 16 <= K; k += 16) {
     __m256i va[size_t{MR}];  // [16] int16 per row
-    ATTN_UNROLL for (int i = 0; i < MR; ++i) va[i] = load16_s8(a + static_cast<ptrdiff_t>(i) * lda + k, vza);
+    ATTN_UNROLL for (int i = 0; i < MR; ++i) va[i] =
+        load16_s8<SUB_A>(a + static_cast<ptrdiff_t>(i) * lda + k, vza);
     ATTN_UNROLL for (int j = 0; j < NR; ++j) {
-      const __m256i vb = load16_s8(b + static_cast<ptrdiff_t>(j) * ldb + k, vzb);
+      const __m256i vb = load16_s8<SUB_B>(b + static_cast<ptrdiff_t>(j) * ldb + k, vzb);
       ATTN_UNROLL for (int i = 0; i < MR; ++i) acc[i][j] =
           _mm256_add_epi32(acc[i][j], _mm256_madd_epi16(va[i], vb));
     }

@@ -19,7 +19,11 @@ struct Dots {
   int32_t zx;
   template <int MR, int NR>
   void run(int32_t i, int32_t j, int32_t (*out)[4]) const {
-    avx2i::dot_block_s8<MR, NR>(x.row(i), x.stride, zx, w.row(j), w.stride, 0, x.cols, out);
+    if (zx != 0) {
+      avx2i::dot_block_s8<MR, NR, true, false>(x.row(i), x.stride, zx, w.row(j), w.stride, 0, x.cols, out);
+    } else {  // the forwards fold the input zero point into the bias
+      avx2i::dot_block_s8<MR, NR, false, false>(x.row(i), x.stride, 0, w.row(j), w.stride, 0, x.cols, out);
+    }
   }
 };
 
