@@ -102,7 +102,7 @@ inline void dot_block_s16x8(const int16_t* a, int32_t lda, const int8_t* b, int3
       __m256i va[size_t{MR}];  // [16] int16 per row
       ATTN_UNROLL for (int i = 0; i < MR; ++i) va[i] = load16_s16(a + static_cast<ptrdiff_t>(i) * lda + k);
       ATTN_UNROLL for (int j = 0; j < NR; ++j) {
-        const __m256i vb = load16_s8(b + static_cast<ptrdiff_t>(j) * ldb + k, zero);
+        const __m256i vb = load16_s8<false>(b + static_cast<ptrdiff_t>(j) * ldb + k, zero);
         ATTN_UNROLL for (int i = 0; i < MR; ++i) acc[i][j] =
             _mm256_add_epi32(acc[i][j], _mm256_madd_epi16(va[i], vb));
       }
