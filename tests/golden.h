@@ -362,6 +362,64 @@ inline std::vector<std::string> list_cases(const std::string& dir) {
   return out;
 }
 
+// ---- fixed-point sidecar: quant/<case>.bin (README.md, "Fixed-point sidecar") ----
+constexpr char kQuantMagic[8] = {'A', 'T', 'T', 'N', 'G', 'Q', 'N', 'T'};
+constexpr uint32_t kQuantVersion = 1;
+constexpr size_t kQuantHeaderBytes = 40;
+
+// N calibration inputs drawn like the case's test input, and the SQNR (dB,
+// against Case::y) of the ideal float64 fake-quantized forward of attn's scheme.
+struct QuantCalib {
+  int32_t n = 0;
+  double ideal_s8 = 0, ideal_s16 = 0;
+  std::vector<float> query;  // [n, L, E]
+  std::vector<float> key;    // [n, S, kdim]; = query for self-attention
+  std::vector<float> value;  // [n, S, vdim]; = query for self-attention
+};
+
+// The sidecar of case `c` (path: <dir>/quant/<c.name>.bin). False with *error if
+// missing or malformed.
+inline bool load_quant(const std::string& dir, const Case& c, QuantCalib* out, std::string* error) {
+  const std::string path = dir + "/quant/" + c.name + ".bin";
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return detail::fail(error, path + ": cannot open");
+  std::vector<unsigned char> b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  detail::Reader r(b);
+  char magic[8];
+  uint32_t version = 0;
+  int32_t n = 0, self = 0, reserved = 0;
+  std::vector<double> ideal;
+  if (!r.bytes(magic, 8) || std::memcmp(magic, kQuantMagic, 8) != 0)
+    return detail::fail(error, path + ": bad magic");
+  if (!r.u32(&version) || version != kQuantVersion) return detail::fail(error, path + ": unknown version");
+  if (!r.i32(&n) || !r.i32(&self) || !r.i32(&reserved) || !r.f64s(2, &ideal))
+    return detail::fail(error, path + ": truncated header");
+  if (n < 1 || n > 1024 || reserved != 0 || (self != 0) != c.self_attention)
+    return detail::fail(error, path + ": header disagrees with the case");
+  QuantCalib q;
+  q.n = n;
+  q.ideal_s8 = ideal[0];
+  q.ideal_s16 = ideal[1];
+  const size_t N = static_cast<size_t>(n);
+  if (!r.f32s(N * static_cast<size_t>(c.L) * static_cast<size_t>(c.E), &q.query))
+    return detail::fail(error, path + ": truncated");
+  if (c.self_attention) {
+    q.key = q.query;
+    q.value = q.query;
+  } else if (!r.f32s(N * static_cast<size_t>(c.S) * static_cast<size_t>(c.kdim), &q.key) ||
+             !r.f32s(N * static_cast<size_t>(c.S) * static_cast<size_t>(c.vdim), &q.value)) {
+    return detail::fail(error, path + ": truncated");
+  }
+  char end[4];
+  if (!r.bytes(end, 4) || std::memcmp(end, kEndMagic, 4) != 0 || r.left() != 0)
+    return detail::fail(error, path + ": bad end marker or trailing bytes");
+  if (!detail::all_finite(q.query) || !detail::all_finite(q.key) || !detail::all_finite(q.value) ||
+      !detail::all_finite(ideal))
+    return detail::fail(error, path + ": not finite");
+  *out = std::move(q);
+  return true;
+}
+
 // The test bound: max|got - want| <= kRel * max|want| + kAbs.
 constexpr double kRel = 1e-5;
 constexpr double kAbs = 1e-6;

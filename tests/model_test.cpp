@@ -4,14 +4,19 @@
 // own Status.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <new>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "../tools/cli/model_writer.h"
 #include "attn/model.h"
+#include "attn/quantize.h"
 
 using attn::Status;
 using attn::format::BlockRecord;
@@ -206,7 +211,8 @@ TEST_CASE("bad arguments", "[model]") {
 // from loader CVEs in other formats).
 TEST_CASE("bad magic, version, header size", "[model][bad]") {
   CHECK(mutated([](auto& f) { f[0] ^= 1; }) == Status::kBadMagic);
-  CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(version), 2); }) == Status::kUnsupportedVersion);
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(version), attn::format::kVersion + 1); }) ==
+        Status::kUnsupportedVersion);
   CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(version), 0); }) == Status::kUnsupportedVersion);
   CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(header_size), 48); }) == Status::kBadHeaderSize);
   CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(header_size), 128); }) == Status::kBadHeaderSize);
@@ -462,4 +468,264 @@ TEST_CASE("random byte mutations never crash and never load a changed file silen
     if (s == Status::kOk) ++accepted;                         // only data or padding bytes changed
   }
   CHECK(accepted < 3000);
+}
+
+// ---- quantized blocks (format v2) -------------------------------------------
+
+namespace {
+
+// Block 0 of Fixture quantized to `dtype` (ranges made up: every stage [-2, 2]),
+// plus the user tensor; `q` keeps the quantizer's own arrays.
+struct QuantFixture {
+  explicit QuantFixture(attn::DType dtype, bool bias = true) : storage(std::vector<uint8_t>(1 << 16, 0)) {
+    attn::AttentionConfig c{8, 2};
+    c.bias = bias;
+    attn::WeightsF32 w{fx.w0[0].data(), fx.w0[1].data(), fx.w0[2].data(), fx.w0[3].data()};
+    if (bias)
+      w = {fx.w0[0].data(), fx.w0[1].data(), fx.w0[2].data(), fx.w0[3].data(),
+           fx.w0[4].data(), fx.w0[5].data(), fx.w0[6].data(), fx.w0[7].data()};
+    attn::CalibrationRanges r;
+    for (attn::Range* x : {&r.query, &r.key, &r.value, &r.q, &r.k, &r.v, &r.context, &r.output})
+      *x = {-2.0f, 1.5f};
+    REQUIRE(arena.init(storage.p, storage.n) == Status::kOk);
+    attn::tools::BlockSpec b{8, 2, 4, 8, 8, bias, dtype};
+    if (dtype == attn::DType::kS8) {
+      REQUIRE(attn::quantize_attention_s8(c, w, r, arena, &s8, &act) == Status::kOk);
+      attn::tools::add_block_quant(spec, b, s8, act);
+    } else {
+      REQUIRE(attn::quantize_attention_s16(c, w, r, arena, &s16, &act) == Status::kOk);
+      attn::tools::add_block_quant(spec, b, s16, act);
+    }
+    spec.tensors.push_back(fx.spec.tensors.back());  // "embedding"
+  }
+  attn::tools::TensorSpec& tensor(const std::string& name) {
+    for (auto& t : spec.tensors)
+      if (t.name == name) return t;
+    FAIL("no tensor " << name);
+    return spec.tensors[0];
+  }
+  void set_s32(const std::string& name, size_t i, int32_t v) {
+    std::memcpy(tensor(name).bytes.data() + 4 * i, &v, 4);
+  }
+  Status load() const { return load_bytes(attn::tools::write_model(spec)); }
+  Fixture fx;
+  AlignedCopy storage;
+  attn::Arena arena;
+  attn::WeightsS8 s8;
+  attn::WeightsS16 s16;
+  attn::ActivationQuant act;
+  attn::tools::ModelSpec spec;
+};
+
+}  // namespace
+
+TEST_CASE("quantized blocks load as version 2 and their weights point into the blob", "[model][quant]") {
+  for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
+    QuantFixture qf(dt);
+    const std::vector<uint8_t> f = attn::tools::write_model(qf.spec);
+    AlignedCopy c(f);
+    attn::Model m;
+    REQUIRE(attn::Model::load(c.p, c.n, &m) == Status::kOk);
+    CHECK(m.version() == 2);
+    attn::Block b;
+    REQUIRE(m.block(0, &b) == Status::kOk);
+    CHECK(b.dtype == dt);
+    attn::TensorView wq, qp, io;
+    REQUIRE(m.find_block_tensor(0, attn::format::Role::kWq, &wq) == Status::kOk);
+    REQUIRE(m.find_block_tensor(0, attn::format::Role::kQuantParams, &qp) == Status::kOk);
+    REQUIRE(m.find_block_tensor(0, attn::format::Role::kIoScale, &io) == Status::kOk);
+    CHECK(b.io.scale == io.data);
+    CHECK(b.io.scale[0] == qf.act.query.scale);
+    CHECK(b.io.scale[3] == qf.act.output.scale);
+    CHECK(b.io.zero_point[0] == qf.act.query.zero_point);
+    CHECK(b.io.zero_point[3] == qf.act.output.zero_point);
+    // Run the integer forward from the blob and from the quantizer's arrays: same bytes out.
+    attn::Plan plan;
+    REQUIRE(attn::plan_attention(b.config, dt, 3, 3, &plan) == Status::kOk);
+    AlignedCopy arena_mem(std::vector<uint8_t>(plan.arena_bytes, 0));
+    attn::Arena arena;
+    REQUIRE(arena.init(arena_mem.p, arena_mem.n) == Status::kOk);
+    if (dt == attn::DType::kS8) {
+      CHECK(static_cast<const void*>(b.s8.q.weight) == wq.data);
+      CHECK(b.s8.softmax.exp_multiplier == qf.s8.softmax.exp_multiplier);
+      CHECK(b.s8.softmax.diff_limit == qf.s8.softmax.diff_limit);
+      CHECK(b.s8.context_multiplier == qf.s8.context_multiplier);
+      CHECK(b.s8.output_zero_point == qf.s8.output_zero_point);
+      std::vector<int8_t> x(24), y0(24), y1(24);
+      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
+      REQUIRE(attn::forward_s8(plan, b.s8, {}, {x.data(), x.data(), x.data(), y0.data()}, arena) ==
+              Status::kOk);
+      REQUIRE(attn::forward_s8(plan, qf.s8, {}, {x.data(), x.data(), x.data(), y1.data()}, arena) ==
+              Status::kOk);
+      CHECK(y0 == y1);
+    } else {
+      CHECK(static_cast<const void*>(b.s16.o.weight) != nullptr);
+      CHECK(b.s16.softmax.score_shift == qf.s16.softmax.score_shift);
+      CHECK(b.s16.context_shift == qf.s16.context_shift);
+      std::vector<int16_t> x(24), y0(24), y1(24);
+      for (size_t i = 0; i < x.size(); ++i)
+        x[i] = static_cast<int16_t>(static_cast<int>(i * 2731 % 65535) - 32767);
+      REQUIRE(attn::forward_s16(plan, b.s16, {}, {x.data(), x.data(), x.data(), y0.data()}, arena) ==
+              Status::kOk);
+      REQUIRE(attn::forward_s16(plan, qf.s16, {}, {x.data(), x.data(), x.data(), y1.data()}, arena) ==
+              Status::kOk);
+      CHECK(y0 == y1);
+    }
+  }
+  QuantFixture nobias(attn::DType::kS16, false);
+  CHECK(nobias.load() == Status::kOk);
+}
+
+TEST_CASE("quantized blocks: tables of the wrong length, dtype or role", "[model][quant][bad]") {
+  for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
+    {
+      QuantFixture qf(dt);
+      auto& t = qf.tensor("block.0.q_shift");  // [8] -> [7]
+      t.dims = {7};
+      t.bytes.resize(28);
+      CHECK(qf.load() == Status::kDimsMismatch);
+    }
+    {
+      QuantFixture qf(dt);
+      auto& t = qf.tensor("block.0.quant_params");  // [16] -> [2, 8]
+      t.dims = {2, 8};
+      CHECK(qf.load() == Status::kDimsMismatch);
+    }
+    {
+      QuantFixture qf(dt);
+      auto& t = qf.tensor("block.0.io_scale");  // f32 [4] -> s32 [4]
+      t.dtype = attn::DType::kS32;
+      CHECK(qf.load() == Status::kDtypeMismatch);
+    }
+    {
+      QuantFixture qf(dt);
+      auto& t = qf.tensor("block.0.wk");  // int8 weights -> int16
+      t.dtype = attn::DType::kS16;
+      t.bytes.resize(t.bytes.size() * 2);
+      CHECK(qf.load() == Status::kDtypeMismatch);
+    }
+    {
+      QuantFixture qf(dt);
+      auto& t = qf.tensor("block.0.wo");  // [E, D] -> [D + 1, ...]
+      t.dims = {8, 7};
+      t.bytes.resize(56);
+      CHECK(qf.load() == Status::kDimsMismatch);
+    }
+    {
+      QuantFixture qf(dt);
+      qf.spec.tensors.erase(qf.spec.tensors.begin() + 9);  // a multiplier or shift table
+      CHECK(qf.load() == Status::kMissingTensor);
+    }
+    {
+      QuantFixture qf(dt);
+      qf.tensor("block.0.v_shift").role = attn::format::Role::kKShift;
+      CHECK(qf.load() == Status::kDuplicateRole);
+    }
+    {
+      QuantFixture qf(dt);
+      qf.tensor("block.0.o_shift").role = static_cast<attn::format::Role>(26);  // reserved
+      CHECK(qf.load() == Status::kUnknownRole);
+    }
+  }
+  // s8 biases carry the zero-point fold: required even without the bias flag.
+  QuantFixture s8_nobias(attn::DType::kS8, true);
+  s8_nobias.spec.blocks[0].bias = false;
+  CHECK(s8_nobias.load() == Status::kOk);
+  for (const char* n : {"block.0.bq", "block.0.bk", "block.0.bv", "block.0.bo"}) {
+    auto& v = s8_nobias.spec.tensors;
+    v.erase(std::find_if(v.begin(), v.end(), [&](const attn::tools::TensorSpec& t) { return t.name == n; }));
+  }
+  CHECK(s8_nobias.load() == Status::kMissingTensor);
+  // s16: int64 biases only with the flag.
+  QuantFixture s16(attn::DType::kS16, true);
+  s16.spec.blocks[0].bias = false;
+  CHECK(s16.load() == Status::kDimsMismatch);
+  // A quantization table in an f32 block.
+  Fixture fx;
+  QuantFixture donor(attn::DType::kS8);
+  attn::tools::TensorSpec t = donor.tensor("block.0.q_shift");
+  t.name = "extra";
+  fx.spec.tensors.push_back(t);
+  CHECK(load_bytes(attn::tools::write_model(fx.spec)) == Status::kUnknownRole);
+}
+
+TEST_CASE("quantized blocks: values the integer forward would reject, and v1 files", "[model][quant][bad]") {
+  using namespace attn::format;
+  const auto bad = [](attn::DType dt, const std::function<void(QuantFixture&)>& patch) {
+    QuantFixture qf(dt);
+    patch(qf);
+    return qf.load();
+  };
+  for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
+    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.q_shift", 3, 31); }) == Status::kBadQuantParams);
+    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.o_shift", 0, -32); }) == Status::kBadQuantParams);
+    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.k_multiplier", 5, -1); }) ==
+          Status::kBadQuantParams);
+    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpExpMultiplier, 0x7FFFFFFF); }) ==
+          Status::kBadQuantParams);
+    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpExpShift, 32); }) ==
+          Status::kBadQuantParams);
+    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpDiffLimit, -1); }) ==
+          Status::kBadQuantParams);
+    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpScoreShift, 41); }) ==
+          Status::kBadQuantParams);
+    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpContextMultiplier, -5); }) ==
+          Status::kBadQuantParams);
+    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpReserved1, 1); }) ==
+          Status::kBadReserved);
+    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpVZeroPoint, 200); }) ==
+          Status::kBadQuantParams);
+    // I/O scales: NaN, +inf, 0, negative.
+    for (uint32_t bits : {0x7FC00000u, 0x7F800000u, 0u, 0xBF800000u}) {
+      CHECK(bad(dt, [&](QuantFixture& f) {
+              std::memcpy(f.tensor("block.0.io_scale").bytes.data() + 4, &bits, 4);
+            }) == Status::kBadQuantParams);
+    }
+    // A quantized block in a file that says version 1.
+    QuantFixture qf(dt);
+    std::vector<uint8_t> file = attn::tools::write_model(qf.spec);
+    poke<uint16_t>(file, HDR(version), 1);
+    attn::tools::fix_crc(file);
+    CHECK(load_bytes(file) == Status::kUnknownDtype);
+  }
+  // s16 is symmetric: every zero point 0. s8 context_shift above 30, s16 above 14.
+  CHECK(bad(attn::DType::kS16, [](QuantFixture& f) {
+          f.set_s32("block.0.quant_params", kQpQueryZeroPoint, 1);
+        }) == Status::kBadQuantParams);
+  CHECK(bad(attn::DType::kS16, [](QuantFixture& f) { f.set_s32("block.0.q_shift", 0, 15); }) ==
+        Status::kBadQuantParams);
+  CHECK(bad(attn::DType::kS8, [](QuantFixture& f) { f.set_s32("block.0.q_shift", 0, 15); }) == Status::kOk);
+  CHECK(bad(attn::DType::kS8, [](QuantFixture& f) {
+          f.set_s32("block.0.quant_params", kQpContextShift, 31);
+        }) == Status::kBadQuantParams);
+  CHECK(bad(attn::DType::kS16, [](QuantFixture& f) {
+          f.set_s32("block.0.quant_params", kQpContextShift, 15);
+        }) == Status::kBadQuantParams);
+  // s16 scores need head_dim < 2^score_shift; s8 scores allow score_shift <= 30.
+  CHECK(bad(attn::DType::kS16, [](QuantFixture& f) {
+          f.set_s32("block.0.quant_params", kQpScoreShift, 2);
+        }) == Status::kBadQuantParams);
+  CHECK(bad(attn::DType::kS8, [](QuantFixture& f) {
+          f.set_s32("block.0.quant_params", kQpScoreShift, 31);
+        }) == Status::kBadQuantParams);
+}
+
+TEST_CASE("quantized file: every prefix is rejected cleanly", "[model][quant][bad]") {
+  QuantFixture qf(attn::DType::kS8);
+  const std::vector<uint8_t> f = attn::tools::write_model(qf.spec);
+  REQUIRE(load_bytes(f) == Status::kOk);
+  for (size_t n = 0; n < f.size(); ++n) {
+    const Status s = load_bytes(std::vector<uint8_t>(f.begin(), f.begin() + static_cast<ptrdiff_t>(n)));
+    if (s == Status::kOk) FAIL("prefix of " << n << " bytes loaded");
+  }
+}
+
+TEST_CASE("the committed quantized fixtures load", "[model][quant]") {
+  for (const char* name : {"mha_self.s8.attn", "mha_cross.s16.attn"}) {
+    std::ifstream in(std::string(ATTN_TEST_DATA_DIR) + "/format/quant/" + name, std::ios::binary);
+    const std::vector<uint8_t> f((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    INFO(name);
+    REQUIRE(!f.empty());
+    CHECK(load_bytes(f) == Status::kOk);
+  }
 }

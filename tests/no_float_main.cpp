@@ -6,6 +6,7 @@
 // floats, to show the check catches one.
 #include "attn/attention_fixed.h"
 #include "attn/kernels_fixed.h"
+#include "attn/model.h"
 
 namespace {
 alignas(
@@ -13,6 +14,9 @@ alignas(
 int8_t g_w[16 * 16];
 int32_t g_b[16], g_m[16], g_s[16];
 int8_t g_x[4 * 16], g_y[4 * 16];
+// A quantized .attn blob in flash (its content does not matter to the link:
+// the loader and the s8 block views must pull in no float routine).
+alignas(16) volatile uint8_t g_blob[256];
 #ifdef ATTN_NO_FLOAT_PROBE
 volatile float g_f = 1.5f;
 #endif
@@ -43,6 +47,13 @@ int main() {
   if (attn::softmax_s8(attn::matrix<const int8_t>(g_x, 4, 16), sp, attn::matrix(g_y, 4, 16)) !=
       attn::Status::kOk) {
     return 5;
+  }
+  // The firmware path for a quantized file: validate, take block 0's WeightsS8, run.
+  attn::Model model;
+  if (attn::Model::load(const_cast<const uint8_t*>(g_blob), sizeof g_blob, &model) == attn::Status::kOk) {
+    attn::Block b;
+    if (model.block(0, &b) != attn::Status::kOk) return 6;
+    if (attn::forward_s8(plan, b.s8, mask, {g_x, g_x, g_x, g_y}, arena) != attn::Status::kOk) return 7;
   }
 #ifdef ATTN_NO_FLOAT_PROBE
   g_f = g_f * g_f;

@@ -465,6 +465,122 @@ def encode(case, d, y, p):
     return b"".join(parts)
 
 
+# ---- fixed point: calibration data and the ideal fake-quantized forward -------------------------
+#
+# For every case the integer forwards can run (no additive mask, no RoPE) a sidecar file
+# quant/<name>.bin holds N calibration inputs drawn from the case's input distribution (its own
+# seed, so the case files do not change) and the SQNR (dB, against the expected float64 y) of the
+# ideal fake-quantized forward of attn's scheme (include/attn/FIXED_POINT.md) in float64:
+#   ranges: min/max of every stage of the float64 forward over the calibration inputs, widened to 0;
+#   s8: activations asymmetric per tensor, scale (hi - lo) / 255, zero point round(-128 - lo / scale);
+#   s16: activations symmetric per tensor, scale max|x| / 32767;
+#   weights int8 symmetric per output channel (max|w| / 127), biases rounded to s_in * s_w;
+#   x, key, value, Q, K, V, context and y rounded to their grids; exact (float64) probabilities.
+# tests/golden_fixed_test.cpp quantizes with the C++ converter on the same calibration inputs and
+# must come within 1 dB of this ideal. Format: tests/data/golden/README.md, "Fixed-point sidecar".
+QUANT_MAGIC = b"ATTNGQNT"
+QUANT_VERSION = 1
+QUANT_HEADER = struct.Struct("<8sIiiidd")  # magic, version, N, self_attention, reserved, ideal s8, ideal s16
+assert QUANT_HEADER.size == 40
+N_CALIB = 8
+
+
+def quant_applicable(case):
+    return case.additive is None and not case.rope_base
+
+
+def draw_calib(case, seed):
+    """N calibration inputs from the distribution of the case's test input (draw())."""
+    rng = np.random.default_rng(seed)
+    c = {"query": f32(rng.standard_normal((N_CALIB, case.L, case.E)) * case.x_scale)}
+    if not case.self_attn:
+        c["key"] = f32(rng.standard_normal((N_CALIB, case.S, case.kdim)) * case.x_scale)
+        c["value"] = f32(rng.standard_normal((N_CALIB, case.S, case.vdim)) * case.x_scale)
+    return c
+
+
+def round_away(x):
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+def stages(case, w, x, xk, xv, fq=None):
+    """float64 forward of one example with every stage; fq(name, value) rounds a stage to its
+    grid (None: exact). Returns dict of x, key, value, q, k, v, ctx, y."""
+    fq = fq or (lambda name, v: v)
+    t = {"x": fq("x", x), "key": fq("key", xk), "value": fq("value", xv)}
+    b = (lambda n: w[n]) if case.bias else (lambda n: 0.0)
+    t["q"] = fq("q", t["x"] @ w["wq"].T + b("bq"))
+    t["k"] = fq("k", t["key"] @ w["wk"].T + b("bk"))
+    t["v"] = fq("v", t["value"] @ w["wv"].T + b("bv"))
+    ok = allowed(case, None)
+    hd, g = case.head_dim, case.H // case.kv_heads
+    ctx = np.zeros((case.L, case.D))
+    for h in range(case.H):
+        sl, kl = slice(h * hd, (h + 1) * hd), slice((h // g) * hd, (h // g + 1) * hd)
+        sc = np.where(ok, (t["q"][:, sl] @ t["k"][:, kl].T) / math.sqrt(hd), -np.inf)
+        live = ok.any(axis=1)
+        p = np.zeros_like(sc)
+        if live.any():
+            e = np.exp(sc[live] - sc[live].max(axis=1, keepdims=True))
+            p[live] = e / e.sum(axis=1, keepdims=True)
+        ctx[:, sl] = p @ t["v"][:, kl]
+    t["ctx"] = fq("ctx", ctx)
+    t["y"] = fq("y", t["ctx"] @ w["wo"].T + b("bo"))
+    return t
+
+
+def ideal_sqnr(case, d, y, calib, bits):
+    """SQNR (dB) against y of the ideal fake-quantized forward with `bits`-bit activations."""
+    w = {k: d[k].astype(np.float64) for k in ("wq", "wk", "wv", "wo", "bq", "bk", "bv", "bo") if k in d}
+    n = calib["query"].shape[0]
+    lo, hi = {}, {}
+    for i in range(n):
+        x = calib["query"][i].astype(np.float64)
+        xk = x if case.self_attn else calib["key"][i].astype(np.float64)
+        xv = x if case.self_attn else calib["value"][i].astype(np.float64)
+        for k, v in stages(case, w, x, xk, xv).items():
+            lo[k] = min(lo.get(k, 0.0), float(v.min()))
+            hi[k] = max(hi.get(k, 0.0), float(v.max()))
+    qmin, qmax = (-128, 127) if bits == 8 else (-32768, 32767)
+    params = {}
+    for k in lo:
+        if bits == 8:
+            scale = float(np.float32((hi[k] - lo[k]) / 255.0)) if hi[k] > lo[k] else 2.0 ** -20
+            zp = float(np.clip(round_away(-128.0 - lo[k] / scale), -128, 127))
+        else:
+            amax = max(abs(lo[k]), abs(hi[k]))
+            scale, zp = (float(np.float32(amax / 32767.0)) if amax > 0 else 2.0 ** -20), 0.0
+        params[k] = (scale, zp)
+    wq = {}
+    in_of = {"wq": "x", "wk": "key", "wv": "value", "wo": "ctx"}
+    for name, b in (("wq", "bq"), ("wk", "bk"), ("wv", "bv"), ("wo", "bo")):
+        m = w[name]
+        amax = np.abs(m).max(axis=1)
+        s_w = np.where(amax > 0, (amax / 127.0).astype(np.float32).astype(np.float64), 2.0 ** -20)
+        wq[name] = np.clip(round_away(m / s_w[:, None]), -127, 127) * s_w[:, None]
+        if case.bias:
+            unit = params[in_of[name]][0] * s_w
+            wq[b] = round_away(w[b] / unit) * unit
+
+    def fq(name, v):
+        scale, zp = params[name]
+        return (np.clip(round_away(v / scale) + zp, qmin, qmax) - zp) * scale
+
+    x = d["query"].astype(np.float64)
+    t = stages(case, wq, x, d["key"].astype(np.float64), d["value"].astype(np.float64), fq)
+    noise = float(((t["y"] - y) ** 2).sum())
+    return 10.0 * math.log10(float((y ** 2).sum()) / noise) if noise > 0 else 300.0
+
+
+def encode_quant(case, calib, s8, s16):
+    parts = [QUANT_HEADER.pack(QUANT_MAGIC, QUANT_VERSION, N_CALIB, int(case.self_attn), 0, s8, s16)]
+    for k in ("query", "key", "value"):
+        if k in calib:
+            parts.append(np.ascontiguousarray(calib[k], dtype="<f4").tobytes())
+    parts.append(END_MAGIC)
+    return b"".join(parts)
+
+
 def self_check():
     """The script's own reference against nn.MultiheadAttention on ordinary cases."""
     for case in [Case("chk_self", 24, 3, 7), Case("chk_cross", 16, 2, 5, S=9, kdim=6, vdim=11),
@@ -519,7 +635,33 @@ def main():
             with open(path, "wb") as f:
                 f.write(blob)
         peak = float(p.max(axis=2).mean())
-        print(f"{case.name:40s} {src:9s} {len(blob):7d} B  mean max p {peak:.2f}  f32 err/bound {cond:.3f}")
+        qnote = ""
+        if quant_applicable(case):
+            calib = draw_calib(case, seed=5000 + idx)
+            s8, s16 = ideal_sqnr(case, d, y, calib, 8), ideal_sqnr(case, d, y, calib, 16)
+            qblob = encode_quant(case, calib, s8, s16)
+            qpath = os.path.join(args.out, "quant", f"{case.name}.bin")
+            total += len(qblob)
+            qnote = f"  ideal SQNR s8 {s8:5.1f} s16 {s16:5.1f} dB"
+            if args.check:
+                try:
+                    with open(qpath, "rb") as f:
+                        old = f.read()
+                except OSError:
+                    old = b""
+                n_hdr = QUANT_HEADER.size
+                same = len(old) == len(qblob) and old[:n_hdr - 16] == qblob[:n_hdr - 16] and old[n_hdr:] == qblob[n_hdr:]
+                if same:
+                    o8, o16 = struct.unpack("<dd", old[n_hdr - 16:n_hdr])
+                    same = abs(o8 - s8) <= 1e-6 and abs(o16 - s16) <= 1e-6
+                if not same:
+                    mismatches += 1
+                    print(f"MISMATCH quant/{case.name}")
+            else:
+                os.makedirs(os.path.dirname(qpath), exist_ok=True)
+                with open(qpath, "wb") as f:
+                    f.write(qblob)
+        print(f"{case.name:40s} {src:9s} {len(blob):7d} B  mean max p {peak:.2f}  f32 err/bound {cond:.3f}{qnote}")
     print(f"{len(all_cases)} cases, {total} bytes")
     return 1 if mismatches else 0
 

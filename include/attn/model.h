@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "attn/attention.h"
+#include "attn/attention_fixed.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
 
@@ -43,7 +44,10 @@ namespace attn {
 namespace format {
 
 constexpr uint32_t kMagic = 0x4E545441u;  // bytes "ATTN"
-constexpr uint16_t kVersion = 1;          // the newest version this loader reads
+constexpr uint16_t kVersion = 2;          // the newest version this loader reads
+// Version 2 adds s8/s16 blocks and roles 16..25; nothing else changes. Writers
+// use the lowest version that describes the file: 1 when every block is f32.
+constexpr uint16_t kVersionQuantized = 2;
 constexpr uint32_t kMinDataAlign = 16;
 constexpr uint32_t kNoBlock = 0xFFFFFFFFu;  // TensorDesc::block of a user tensor
 constexpr size_t kNameBytes = 64;           // NUL-terminated, NUL-padded
@@ -57,19 +61,62 @@ constexpr uint16_t kBlockBias = 1u << 0;  // bq, bk, bv, bo present
 constexpr uint16_t kKnownBlockFlags = kBlockBias;
 
 // What a tensor is. Values are stable across versions; new roles are added,
-// never renumbered. 16..63 are reserved for quantization tables (per-channel
-// multipliers/shifts, zero points, softmax constants) of s8/s16 blocks.
+// never renumbered. 16..63 are for the quantization tables of s8/s16 blocks
+// (16..25 defined; 26..63 reserved).
+//
+// Dtypes and shapes per block dtype (D = heads * head_dim):
+//            f32 block      s8 block                     s16 block
+//   Wq..Wo   f32 as below   s8 as below                  s8 as below
+//   bq bk bv f32 [D]        s32 [D], always present      s64 [D], iff kBlockBias
+//   bo       f32 [E]        s32 [E], always present      s64 [E], iff kBlockBias
+//   16..23   -              s32 per-channel multipliers (Q0.31, >= 0) and shifts of Q, K, V, output
+//   24       -              s32 [kQuantParamCount]: the block's scalar constants (QuantParam)
+//   25       -              f32 [4]: I/O scales (query, key, value, output) for the caller's
+//                           float <-> int conversion; the integer forward never reads them
+// s8 biases carry the input zero-point fold (see attn::ProjectionS8), hence always present.
 enum class Role : uint16_t {
-  kWq = 1,     // [D, E]
-  kWk = 2,     // [D, kdim]
-  kWv = 3,     // [D, vdim]
-  kWo = 4,     // [E, D]
-  kBq = 5,     // [D]
-  kBk = 6,     // [D]
-  kBv = 7,     // [D]
-  kBo = 8,     // [E]
-  kUser = 15,  // a named tensor of the user (embedding, classifier head, ...), block = kNoBlock
+  kWq = 1,            // [D, E]
+  kWk = 2,            // [D, kdim]
+  kWv = 3,            // [D, vdim]
+  kWo = 4,            // [E, D]
+  kBq = 5,            // [D]
+  kBk = 6,            // [D]
+  kBv = 7,            // [D]
+  kBo = 8,            // [E]
+  kUser = 15,         // a named tensor of the user (embedding, classifier head, ...), block = kNoBlock
+  kQMultiplier = 16,  // s32 [D]  Q0.31 of s_query * s_wq[c] / s_q
+  kQShift = 17,       // s32 [D]  [-31, 30] (s8) / [-31, 14] (s16)
+  kKMultiplier = 18,  // s32 [D]
+  kKShift = 19,       // s32 [D]
+  kVMultiplier = 20,  // s32 [D]
+  kVShift = 21,       // s32 [D]
+  kOMultiplier = 22,  // s32 [E]
+  kOShift = 23,       // s32 [E]
+  kQuantParams = 24,  // s32 [kQuantParamCount], indexed by QuantParam
+  kIoScale = 25,      // f32 [4]  query, key, value, output scales (real = scale * (q - zero_point))
 };
+
+// Entries of the kQuantParams table of an s8/s16 block. s16 zero points are 0.
+enum QuantParam : uint32_t {
+  kQpQueryZeroPoint = 0,  // I/O zero points, [-128, 127] (s8)
+  kQpKeyZeroPoint = 1,
+  kQpValueZeroPoint = 2,
+  kQpOutputZeroPoint = 3,
+  kQpQZeroPoint = 4,  // zero points of the projected Q, K, V and of the context
+  kQpKZeroPoint = 5,
+  kQpVZeroPoint = 6,
+  kQpContextZeroPoint = 7,
+  kQpExpMultiplier = 8,  // FusedSoftmaxParams, the multiplier's uint32 bits
+  kQpExpShift = 9,
+  kQpDiffLimit = 10,
+  kQpScoreShift = 11,
+  kQpContextMultiplier = 12,
+  kQpContextShift = 13,
+  kQpReserved0 = 14,  // 0
+  kQpReserved1 = 15,  // 0
+  kQuantParamCount = 16,
+};
+constexpr int kIoScaleCount = 4;
 constexpr uint16_t kMaxRole = 63;  // roles are < 64 so a block's roles fit a uint64_t bit set
 
 // How a tensor's bytes are laid out. kPlain: row-major, PyTorch's [out, in]
@@ -102,7 +149,7 @@ struct BlockRecord {
   uint32_t head_dim;     // D / H
   uint32_t kdim;         // width of the key input
   uint32_t vdim;         // width of the value input
-  uint16_t dtype;        // attn::DType of its tensors; v1 loaders accept kF32
+  uint16_t dtype;        // attn::DType: kF32 (v1), kS8 or kS16 (v2)
   uint16_t flags;        // kBlockBias
   uint32_t n_kv_heads;   // reserved for grouped-query attention: 0
   uint32_t rope;         // reserved for rotary embeddings: 0
@@ -161,11 +208,22 @@ struct TensorView {
   size_t byte_size = 0;
 };
 
-// One attention block of a loaded model.
+// Quantization of an s8/s16 block's inputs and output: real = scale * (q - zero_point).
+// Index 0 query, 1 key, 2 value, 3 output. For the caller's float <-> int conversion
+// (the CLI); the integer forwards never read them.
+struct BlockIoQuant {
+  const float* scale = nullptr;  // [4] into the blob; each finite and > 0
+  int32_t zero_point[4] = {0, 0, 0, 0};
+};
+
+// One attention block of a loaded model. Every pointer points into the blob.
 struct Block {
   AttentionConfig config;  // head_dim, kdim, vdim resolved
   DType dtype = DType::kF32;
-  WeightsF32 f32;  // set when dtype == kF32: pointers into the blob
+  WeightsF32 f32;   // set when dtype == kF32
+  WeightsS8 s8;     // set when dtype == kS8: ready for forward_s8
+  WeightsS16 s16;   // set when dtype == kS16: ready for forward_s16
+  BlockIoQuant io;  // set when dtype is kS8 or kS16
 };
 
 class Model {
@@ -181,7 +239,9 @@ class Model {
   // kSizeOverflow, kBadBlock, kBadDims, kDimsTooLarge, kUnknownDtype,
   // kUnknownRole, kUnknownLayout, kBadTensorName, kDuplicateName,
   // kBadByteSize, kTensorMisaligned, kTensorOverlap, kDtypeMismatch,
-  // kDuplicateRole, kMissingTensor, kDimsMismatch.
+  // kDuplicateRole, kMissingTensor, kDimsMismatch; for s8/s16 blocks also
+  // kBadQuantParams (a multiplier, shift, zero point, softmax constant or
+  // I/O scale out of the range the integer forward accepts).
   static Status load(const void* data, size_t size, Model* out);
 
   // The file size a blob's header declares, for a blob at the start of a
@@ -220,6 +280,8 @@ class Model {
   size_t blocks_offset_ = 0;
   size_t tensors_offset_ = 0;
   size_t data_offset_ = 0;
+
+  Status quantized_block(uint32_t i, Block* b) const;
 };
 
 }  // namespace attn

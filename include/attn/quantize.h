@@ -88,6 +88,14 @@ QuantParams choose_activation_quant(Range r, DType dtype);
 // q = clamp(round(x / scale) + zero_point) to the dtype's range (round half away from zero).
 int32_t quantize_value(float x, QuantParams p, DType dtype);
 
+// Choices of quantize_attention_* beyond the scheme's defaults.
+struct QuantizeOptions {
+  // One weight scale per projection (max |w| over the whole matrix) instead of
+  // one per output channel; stored per channel all the same, so the run time
+  // is unchanged. For comparison with per-tensor toolchains: less accurate.
+  bool per_tensor_weights = false;
+};
+
 // Bytes quantize_attention_* carve from `storage` for this configuration.
 size_t quantized_attention_bytes(const AttentionConfig& config, DType dtype);
 
@@ -101,9 +109,11 @@ size_t quantized_attention_bytes(const AttentionConfig& config, DType dtype);
 // represented), kArenaTooSmall.
 Status quantize_attention_s8(const AttentionConfig& config, const WeightsF32& weights,
                              const CalibrationRanges& ranges, Arena& storage, WeightsS8* out,
-                             ActivationQuant* act, WeightScales* scales = nullptr);
+                             ActivationQuant* act, WeightScales* scales = nullptr,
+                             const QuantizeOptions& options = QuantizeOptions());
 Status quantize_attention_s16(const AttentionConfig& config, const WeightsF32& weights,
                               const CalibrationRanges& ranges, Arena& storage, WeightsS16* out,
-                              ActivationQuant* act, WeightScales* scales = nullptr);
+                              ActivationQuant* act, WeightScales* scales = nullptr,
+                              const QuantizeOptions& options = QuantizeOptions());
 
 }  // namespace attn

@@ -2,8 +2,12 @@
 # tests/data/golden, embedded by tools/golden_to_c.py, replayed on the board.
 #   attn_conformance       libattn as dispatch.cpp configures it for this core
 #   attn_conformance_ref   libattn with only the ref kernels (ATTN_FORCE_REF)
-# f32 cases only where the core has an FPU; on mps2-an385 the runners report
-# SKIP (exit 77) until fixed-point cases exist.
+# f32 cases only where the core has an FPU. Fixed-point cases (s8, s16) on
+# every board: tools/golden_fixed/golden_fixed_to_c.cpp, built for the HOST
+# with the host's C++ compiler and the ref kernels, quantizes the golden
+# cases, runs forward_s8 / forward_s16 and writes the expected bytes; the
+# runner requires them bit-exact. Both runners also check every dispatched
+# fixed-point kernel against its ref on random shapes (kernel_equiv.cpp).
 file(GLOB ATTN_GOLDEN_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/data/golden/*.bin)
 
 set(_golden_f32 OFF)
@@ -29,6 +33,37 @@ elseif(ATTN_BOARD_HAS_FPU)
   message(WARNING "no golden vectors in tests/data/golden: the conformance runner has no cases")
 endif()
 
+set(_golden_fixed OFF)
+find_program(ATTN_HOST_CXX NAMES c++ g++ clang++)
+if(ATTN_GOLDEN_FILES AND ATTN_HOST_CXX AND "s8" IN_LIST ATTN_DTYPES AND "s16" IN_LIST ATTN_DTYPES)
+  set(_golden_fixed ON)
+  # The host build of the generator: the whole library (every dtype: the
+  # quantizer runs the f32 forward), ref kernels only.
+  file(GLOB_RECURSE _host_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/*.cpp)
+  set(_gen ${CMAKE_CURRENT_BINARY_DIR}/golden_fixed_to_c)
+  add_custom_command(OUTPUT ${_gen}
+    COMMAND ${ATTN_HOST_CXX} -std=c++17 -O1 -DATTN_FORCE_REF=1 -DATTN_TEST_DATA_DIR=\"unused\"
+            -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/src -I${PROJECT_SOURCE_DIR}/tests
+            ${PROJECT_SOURCE_DIR}/tools/golden_fixed/golden_fixed_to_c.cpp ${_host_sources} -o ${_gen}
+    DEPENDS ${PROJECT_SOURCE_DIR}/tools/golden_fixed/golden_fixed_to_c.cpp ${_host_sources}
+            ${PROJECT_SOURCE_DIR}/tests/golden.h
+    COMMENT "Building the host generator of the fixed-point golden outputs (${ATTN_HOST_CXX}, ref kernels)"
+    VERBATIM)
+  set(_fixed_h ${CMAKE_CURRENT_BINARY_DIR}/golden_fixed_cases.h)
+  set(_fixed_cpp ${CMAKE_CURRENT_BINARY_DIR}/golden_fixed_cases.cpp)
+  add_custom_command(OUTPUT ${_fixed_h} ${_fixed_cpp}
+    COMMAND ${_gen} ${_fixed_h} ${_fixed_cpp} ${ATTN_GOLDEN_FILES}
+    DEPENDS ${_gen} ${ATTN_GOLDEN_FILES}
+    COMMENT "Quantizing the golden vectors and computing the s8/s16 outputs on the host"
+    VERBATIM)
+  add_library(attn_golden_fixed OBJECT ${_fixed_cpp} ${_fixed_h})
+  target_include_directories(attn_golden_fixed PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/conformance
+                                                       ${CMAKE_CURRENT_BINARY_DIR} ${PROJECT_SOURCE_DIR}/include)
+  target_compile_options(attn_golden_fixed PRIVATE -O1)
+elseif(NOT ATTN_HOST_CXX)
+  message(WARNING "no host C++ compiler: the conformance runner has no fixed-point cases")
+endif()
+
 foreach(variant auto ref)
   if(variant STREQUAL "ref")
     set(image attn_conformance_ref)
@@ -39,11 +74,16 @@ foreach(variant auto ref)
     set(lib attn::attn)
     set(test "${ATTN_TEST_PREFIX}conformance")
   endif()
-  attn_port_image(${image} SOURCES conformance/runner.cpp LIB ${lib} PRINTF_FLOAT)
+  attn_port_image(${image} SOURCES conformance/runner.cpp conformance/fixed_cases.cpp
+                  conformance/kernel_equiv.cpp LIB ${lib} PRINTF_FLOAT)
   target_include_directories(${image} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/conformance)
   if(_golden_f32)
     target_link_libraries(${image} PRIVATE attn_golden_f32)
     target_compile_definitions(${image} PRIVATE ATTN_GOLDEN_F32=1)
+  endif()
+  if(_golden_fixed)
+    target_link_libraries(${image} PRIVATE attn_golden_fixed)
+    target_compile_definitions(${image} PRIVATE ATTN_GOLDEN_FIXED=1)
   endif()
   add_test(NAME "${test}" COMMAND ${image})
   set_tests_properties("${test}" PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)

@@ -32,13 +32,29 @@ static uint64_t ticks_now(void) {
   return ((uint64_t)wraps << 24) + (uint64_t)(SYST_RELOAD - cvr);
 }
 
-/* instructions = ticks * 1e9 / (1024 * f_cpu), rounded to nearest. */
-static uint64_t ticks_to_insns(uint64_t ticks) {
-  const uint64_t den = 1024ull * (uint64_t)PORT_CPU_HZ;
-  return (ticks * 1000000000ull + den / 2u) / den;
+/* instructions = ticks * 1e9 / (1024 * f_cpu), rounded to nearest. The
+ * fraction is reduced once in port_counter_init() (to 5/128 at 25 MHz,
+ * 125/4096 at 32 MHz): ticks * 1e9 itself would overflow 64 bits after
+ * about 7e8 instructions. */
+static uint64_t g_num = 1;
+static uint64_t g_den = 1;
+
+static uint64_t ticks_to_insns(uint64_t ticks) { return (ticks * g_num + g_den / 2u) / g_den; }
+
+static void reduce_ratio(void) {
+  uint64_t a = 1000000000ull;
+  uint64_t b = 1024ull * (uint64_t)PORT_CPU_HZ;
+  while (b != 0u) { /* gcd */
+    const uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  g_num = 1000000000ull / a;
+  g_den = 1024ull * (uint64_t)PORT_CPU_HZ / a;
 }
 
 void port_counter_init(void) {
+  reduce_ratio();
   SYST_CSR = 0;
   g_wraps = 0;
   SYST_RVR = SYST_RELOAD;

@@ -68,6 +68,17 @@ ATTN_DECLARE_FIXED_VARIANTS(neon32)  // ARMv7-A NEON
 #undef ATTN_DECLARE_FIXED_VARIANTS
 void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 
+// ---- Cortex-M DSP extension (ATTN_HAVE_DSP: M4, M7, M33), SMLAD ------------
+void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
+void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
+void weighted_sum_s8_dsp(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
+
+// ---- Cortex-M55 Helium (ATTN_HAVE_MVE) ----------------------------------------
+void linear_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
+void scores_s8_mve(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
+void weighted_sum_s8_mve(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
+void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+
 // ---- the variant dispatch.cpp picked for this target (no checks) -----------
 void linear_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
 void linear_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y);
@@ -77,6 +88,10 @@ void scores_s16(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);
 void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
 void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
+
+// Name of the fixed-point kernel set dispatch.cpp picked: "ref", "dsp", "mve",
+// "avx2", "neon64", "neon64-dotprod" or "neon32".
+const char* kernel_set_fixed();
 
 }  // namespace detail
 }  // namespace attn

@@ -19,18 +19,29 @@ bool finite_range(Range r) { return std::isfinite(r.min) && std::isfinite(r.max)
 
 double round_away(double x) { return std::round(x); }  // std::round: half away from zero
 
-// One projection's weights: int8 [out, in] and per-channel scales.
-Status quantize_weight(const float* w, int32_t out, int32_t in, Arena& st, int8_t** wq, float** scale) {
+// max |row| of `rows` rows of `in` weights; false on a non-finite weight.
+bool abs_max(const float* w, int32_t rows, int32_t in, double* amax) {
+  *amax = 0.0;
+  for (ptrdiff_t k = 0; k < static_cast<ptrdiff_t>(rows) * in; ++k) {
+    if (!std::isfinite(w[k])) return false;
+    *amax = std::fmax(*amax, std::fabs(static_cast<double>(w[k])));
+  }
+  return true;
+}
+
+// One projection's weights: int8 [out, in] and per-channel scales (all equal
+// with per_tensor).
+Status quantize_weight(const float* w, int32_t out, int32_t in, bool per_tensor, Arena& st, int8_t** wq,
+                       float** scale) {
   if (w == nullptr) return Status::kNullArgument;
   ATTN_TRY(st.alloc_array(static_cast<size_t>(out) * static_cast<size_t>(in), wq));
   ATTN_TRY(st.alloc_array(static_cast<size_t>(out), scale));
+  double tensor_max = 0.0;
+  if (!abs_max(w, out, in, &tensor_max)) return Status::kBadQuantParams;
   for (int32_t c = 0; c < out; ++c) {
     const float* row = w + static_cast<ptrdiff_t>(c) * in;  // [in]
-    double amax = 0.0;
-    for (int32_t k = 0; k < in; ++k) {
-      if (!std::isfinite(row[k])) return Status::kBadQuantParams;
-      amax = std::fmax(amax, std::fabs(static_cast<double>(row[k])));
-    }
+    double amax = tensor_max;
+    if (!per_tensor && !abs_max(row, 1, in, &amax)) return Status::kBadQuantParams;
     const float s = amax > 0.0 ? static_cast<float>(amax / 127.0) : static_cast<float>(kTinyScale);
     (*scale)[c] = s;
     for (int32_t k = 0; k < in; ++k) {
@@ -199,7 +210,8 @@ size_t quantized_attention_bytes(const AttentionConfig& c, DType dtype) {
 }
 
 Status quantize_attention_s8(const AttentionConfig& config, const WeightsF32& w, const CalibrationRanges& r,
-                             Arena& st, WeightsS8* out, ActivationQuant* act, WeightScales* scales) {
+                             Arena& st, WeightsS8* out, ActivationQuant* act, WeightScales* scales,
+                             const QuantizeOptions& options) {
   if (out == nullptr || act == nullptr) return Status::kNullArgument;
   *out = WeightsS8();
   ATTN_TRY(check_inputs(config, w, r, DType::kS8));
@@ -224,7 +236,7 @@ Status quantize_attention_s8(const AttentionConfig& config, const WeightsF32& w,
     int8_t* wq = nullptr;
     float* sw = nullptr;
     int32_t *bias = nullptr, *mult = nullptr, *shift = nullptr;
-    ATTN_TRY(quantize_weight(s.w, s.out, s.in, st, &wq, &sw));
+    ATTN_TRY(quantize_weight(s.w, s.out, s.in, options.per_tensor_weights, st, &wq, &sw));
     ATTN_TRY(bias_s32(config.bias ? s.b : nullptr, wq, s.out, s.in, static_cast<double>(s.x.scale), sw,
                       s.x.zero_point, st, &bias));
     ATTN_TRY(requant_arrays(static_cast<double>(s.x.scale), sw, static_cast<double>(s.y.scale), s.out, 30, st,
@@ -249,7 +261,8 @@ Status quantize_attention_s8(const AttentionConfig& config, const WeightsF32& w,
 }
 
 Status quantize_attention_s16(const AttentionConfig& config, const WeightsF32& w, const CalibrationRanges& r,
-                              Arena& st, WeightsS16* out, ActivationQuant* act, WeightScales* scales) {
+                              Arena& st, WeightsS16* out, ActivationQuant* act, WeightScales* scales,
+                              const QuantizeOptions& options) {
   if (out == nullptr || act == nullptr) return Status::kNullArgument;
   *out = WeightsS16();
   ATTN_TRY(check_inputs(config, w, r, DType::kS16));
@@ -275,7 +288,7 @@ Status quantize_attention_s16(const AttentionConfig& config, const WeightsF32& w
     float* sw = nullptr;
     int64_t* bias = nullptr;
     int32_t *mult = nullptr, *shift = nullptr;
-    ATTN_TRY(quantize_weight(s.w, s.out, s.in, st, &wq, &sw));
+    ATTN_TRY(quantize_weight(s.w, s.out, s.in, options.per_tensor_weights, st, &wq, &sw));
     if (config.bias) ATTN_TRY(bias_s64(s.b, s.out, static_cast<double>(s.x.scale), sw, st, &bias));
     ATTN_TRY(requant_arrays(static_cast<double>(s.x.scale), sw, static_cast<double>(s.y.scale), s.out, 14, st,
                             &mult, &shift));

@@ -1,4 +1,4 @@
-// model.cpp: validation and zero-copy views of a .attn blob (format v1).
+// model.cpp: validation and zero-copy views of a .attn blob (formats v1, v2).
 //
 // load() checks everything once, in file order, and returns the first
 // problem found; afterwards block()/tensor() only read validated records.
@@ -42,11 +42,22 @@ bool add_u64(uint64_t a, uint64_t b, uint64_t* out) {
 
 bool known_dtype(uint16_t d) { return d >= 1 && d <= 6; }
 
-// Block dtypes this loader runs. The fixed-point issue adds kS8 / kS16.
-bool known_block_dtype(uint16_t d) { return d == static_cast<uint16_t>(DType::kF32); }
+constexpr uint16_t kF32 = static_cast<uint16_t>(DType::kF32);
+constexpr uint16_t kS8 = static_cast<uint16_t>(DType::kS8);
+constexpr uint16_t kS16 = static_cast<uint16_t>(DType::kS16);
+constexpr uint16_t kS32 = static_cast<uint16_t>(DType::kS32);
+constexpr uint16_t kS64 = static_cast<uint16_t>(DType::kS64);
 
-// Roles this loader knows. Quantization roles (16..63) get added here.
-bool known_role(uint16_t r) { return (r >= 1 && r <= 8) || r == static_cast<uint16_t>(Role::kUser); }
+// Block dtypes this loader runs: f32 from v1 on, s8/s16 from v2 on.
+bool known_block_dtype(uint16_t d, uint16_t version) {
+  return d == kF32 || (version >= format::kVersionQuantized && (d == kS8 || d == kS16));
+}
+
+// Roles this loader knows.
+bool known_role(uint16_t r) {
+  return (r >= 1 && r <= 8) || r == static_cast<uint16_t>(Role::kUser) ||
+         (r >= static_cast<uint16_t>(Role::kQMultiplier) && r <= static_cast<uint16_t>(Role::kIoScale));
+}
 
 bool known_layout(uint16_t l) { return l == static_cast<uint16_t>(format::Layout::kPlain); }
 
@@ -59,32 +70,124 @@ struct Expected {
   bool required;
 };
 
+// f32 blocks: every tensor f32. s8 blocks: int8 weights, int32 biases (always:
+// they carry the zero-point fold), the quantization tables. s16 blocks: int8
+// weights, int64 biases iff the bias flag, the quantization tables.
 bool expected_tensor(const BlockRecord& b, uint16_t role, Expected* e) {
   const uint32_t d = b.num_heads * b.head_dim;  // validated: no overflow
   const bool bias = (b.flags & format::kBlockBias) != 0;
+  const bool quant = b.dtype != kF32;
+  const uint16_t wdt = quant ? kS8 : b.dtype;
+  const uint16_t bdt = b.dtype == kS8 ? kS32 : b.dtype == kS16 ? kS64 : b.dtype;
+  const bool has_bias = b.dtype == kS8 ? true : bias;
   switch (static_cast<Role>(role)) {
     case Role::kWq:
-      *e = {b.dtype, 2, {d, b.embed_dim}, true};
+      *e = {wdt, 2, {d, b.embed_dim}, true};
       return true;
     case Role::kWk:
-      *e = {b.dtype, 2, {d, b.kdim}, true};
+      *e = {wdt, 2, {d, b.kdim}, true};
       return true;
     case Role::kWv:
-      *e = {b.dtype, 2, {d, b.vdim}, true};
+      *e = {wdt, 2, {d, b.vdim}, true};
       return true;
     case Role::kWo:
-      *e = {b.dtype, 2, {b.embed_dim, d}, true};
+      *e = {wdt, 2, {b.embed_dim, d}, true};
       return true;
     case Role::kBq:
     case Role::kBk:
     case Role::kBv:
-      *e = {b.dtype, 1, {d, 0}, bias};
+      *e = {bdt, 1, {d, 0}, has_bias};
       return true;
     case Role::kBo:
-      *e = {b.dtype, 1, {b.embed_dim, 0}, bias};
+      *e = {bdt, 1, {b.embed_dim, 0}, has_bias};
       return true;
+    case Role::kQMultiplier:
+    case Role::kQShift:
+    case Role::kKMultiplier:
+    case Role::kKShift:
+    case Role::kVMultiplier:
+    case Role::kVShift:
+      *e = {kS32, 1, {d, 0}, true};
+      return quant;
+    case Role::kOMultiplier:
+    case Role::kOShift:
+      *e = {kS32, 1, {b.embed_dim, 0}, true};
+      return quant;
+    case Role::kQuantParams:
+      *e = {kS32, 1, {format::kQuantParamCount, 0}, true};
+      return quant;
+    case Role::kIoScale:
+      *e = {kF32, 1, {format::kIoScaleCount, 0}, true};
+      return quant;
     default:
       return false;
+  }
+}
+
+// Largest requantization shift of the block's integer forward.
+int32_t max_shift(uint16_t block_dtype) { return block_dtype == kS16 ? 14 : 30; }
+
+int32_t read_s32(const uint8_t* p, size_t i) {
+  int32_t v = 0;
+  std::memcpy(&v, p + i * sizeof v, sizeof v);
+  return v;
+}
+
+// A float's bits (read as an integer: no float arithmetic here) are finite, > 0.
+bool positive_finite_bits(uint32_t bits) {
+  return (bits >> 31) == 0 && ((bits >> 23) & 0xFFu) != 0xFFu && bits != 0;
+}
+
+// Values of one quantization table, with the rules forward_s8 / forward_s16 apply at run time.
+Status check_quant_table(const BlockRecord& b, const TensorDesc& t, const uint8_t* data) {
+  const size_t n = t.dims[0];
+  switch (static_cast<Role>(t.role)) {
+    case Role::kQMultiplier:
+    case Role::kKMultiplier:
+    case Role::kVMultiplier:
+    case Role::kOMultiplier:
+      for (size_t i = 0; i < n; ++i) {
+        if (read_s32(data, i) < 0) return Status::kBadQuantParams;
+      }
+      return Status::kOk;
+    case Role::kQShift:
+    case Role::kKShift:
+    case Role::kVShift:
+    case Role::kOShift:
+      for (size_t i = 0; i < n; ++i) {
+        const int32_t s = read_s32(data, i);
+        if (s < -31 || s > max_shift(b.dtype)) return Status::kBadQuantParams;
+      }
+      return Status::kOk;
+    case Role::kIoScale:
+      for (size_t i = 0; i < n; ++i) {
+        uint32_t bits = 0;
+        std::memcpy(&bits, data + i * sizeof bits, sizeof bits);
+        if (!positive_finite_bits(bits)) return Status::kBadQuantParams;
+      }
+      return Status::kOk;
+    case Role::kQuantParams: {
+      using namespace format;
+      if (read_s32(data, kQpReserved0) != 0 || read_s32(data, kQpReserved1) != 0) return Status::kBadReserved;
+      for (uint32_t i = kQpQueryZeroPoint; i <= kQpContextZeroPoint; ++i) {
+        const int32_t zp = read_s32(data, i);
+        if (b.dtype == kS16 ? zp != 0 : (zp < -128 || zp > 127)) return Status::kBadQuantParams;
+      }
+      uint32_t exp_multiplier = 0;
+      std::memcpy(&exp_multiplier, data + kQpExpMultiplier * sizeof(int32_t), sizeof exp_multiplier);
+      const int32_t exp_shift = read_s32(data, kQpExpShift), diff_limit = read_s32(data, kQpDiffLimit);
+      const int32_t score_shift = read_s32(data, kQpScoreShift);
+      if (exp_multiplier < 0x80000000u || exp_shift < 0 || exp_shift > 31 || diff_limit < 0 ||
+          static_cast<uint32_t>(diff_limit) > (0xFFFFFFFFu >> exp_shift) || score_shift < 0)
+        return Status::kBadQuantParams;
+      if (b.dtype == kS8 ? score_shift > 30 : (score_shift > 40 || (int64_t{1} << score_shift) <= b.head_dim))
+        return Status::kBadQuantParams;
+      const int32_t cm = read_s32(data, kQpContextMultiplier), cs = read_s32(data, kQpContextShift);
+      if (cm < 0 || cs < -31 || cs > max_shift(b.dtype)) return Status::kBadQuantParams;
+      return Status::kOk;
+    }
+    default:
+      return Status::kOk;
   }
 }
 
@@ -106,8 +209,8 @@ Status check_dim(uint32_t v, uint32_t cap) {
   return Status::kOk;
 }
 
-Status check_block(const BlockRecord& b) {
-  if (!known_dtype(b.dtype) || !known_block_dtype(b.dtype)) return Status::kUnknownDtype;
+Status check_block(const BlockRecord& b, uint16_t version) {
+  if (!known_dtype(b.dtype) || !known_block_dtype(b.dtype, version)) return Status::kUnknownDtype;
   if ((b.flags & ~format::kKnownBlockFlags) != 0) return Status::kUnknownFlags;
   if (b.n_kv_heads != 0 || b.rope != 0) return Status::kBadReserved;
   for (uint32_t r : b.reserved) {
@@ -120,6 +223,8 @@ Status check_block(const BlockRecord& b) {
   ATTN_TRY(check_dim(b.kdim, kMaxDim));
   ATTN_TRY(check_dim(b.vdim, kMaxDim));
   if (static_cast<uint64_t>(b.num_heads) * b.head_dim > kMaxDim) return Status::kDimsTooLarge;
+  // int8 scores: |score| <= head_dim * 255^2 must stay below 2^30 (forward_s8's limit).
+  if (b.dtype == kS8 && b.head_dim >= (1u << 14)) return Status::kDimsTooLarge;
   return Status::kOk;
 }
 
@@ -230,7 +335,8 @@ Status Model::load(const void* data, size_t size, Model* out) {
   const uint64_t data_bytes = h.file_size - h.data_offset;
 
   for (uint32_t b = 0; b < h.block_count; ++b) {
-    ATTN_TRY(check_block(read_record<BlockRecord>(p + blocks_at + size_t{b} * sizeof(BlockRecord))));
+    ATTN_TRY(
+        check_block(read_record<BlockRecord>(p + blocks_at + size_t{b} * sizeof(BlockRecord)), h.version));
   }
   for (uint32_t i = 0; i < h.tensor_count; ++i) {
     const TensorDesc t = read_record<TensorDesc>(p + tensors_at + size_t{i} * sizeof(TensorDesc));
@@ -264,6 +370,9 @@ Status Model::load(const void* data, size_t size, Model* out) {
       for (uint16_t k = 0; k < e.rank; ++k) {
         if (t.dims[k] != e.dims[k]) return Status::kDimsMismatch;
       }
+      // Offsets and sizes are checked: the table lies inside the data section.
+      ATTN_TRY(
+          check_quant_table(r, t, p + static_cast<size_t>(h.data_offset) + static_cast<size_t>(t.offset)));
     }
     if ((seen & required) != required) return Status::kMissingTensor;
   }
@@ -349,6 +458,56 @@ Status Model::find_block_tensor(uint32_t block, Role role, TensorView* out) cons
   return Status::kNotFound;
 }
 
+// The s8/s16 views of block i (validated by load: every table is present,
+// of the right dtype and length, 16-byte aligned).
+Status Model::quantized_block(uint32_t i, Block* b) const {
+  constexpr uint16_t kRoles = static_cast<uint16_t>(Role::kIoScale) + 1;
+  const void* by_role[kRoles] = {};  // the block's tensors by role (null: absent)
+  for (uint32_t t = 0; t < tensor_count_; ++t) {
+    TensorView v;
+    ATTN_TRY(tensor(t, &v));
+    const uint16_t r = static_cast<uint16_t>(v.role);
+    if (v.block == i && r < kRoles) by_role[r] = v.data;
+  }
+  const auto s32 = [&](Role r) { return static_cast<const int32_t*>(by_role[static_cast<uint16_t>(r)]); };
+  const auto s8 = [&](Role r) { return static_cast<const int8_t*>(by_role[static_cast<uint16_t>(r)]); };
+  const auto s64 = [&](Role r) { return static_cast<const int64_t*>(by_role[static_cast<uint16_t>(r)]); };
+  const int32_t* qp = s32(Role::kQuantParams);  // [kQuantParamCount]
+  b->io.scale = static_cast<const float*>(by_role[static_cast<uint16_t>(Role::kIoScale)]);
+  for (int k = 0; k < format::kIoScaleCount; ++k)
+    b->io.zero_point[k] = qp[format::kQpQueryZeroPoint + static_cast<uint32_t>(k)];
+  FusedSoftmaxParams sm;
+  std::memcpy(&sm.exp_multiplier, qp + format::kQpExpMultiplier, sizeof sm.exp_multiplier);
+  sm.exp_shift = qp[format::kQpExpShift];
+  sm.diff_limit = qp[format::kQpDiffLimit];
+  sm.score_shift = qp[format::kQpScoreShift];
+  if (b->dtype == DType::kS8) {
+    WeightsS8& w = b->s8;
+    w.q = ProjectionS8{s8(Role::kWq), s32(Role::kBq), s32(Role::kQMultiplier), s32(Role::kQShift)};
+    w.k = ProjectionS8{s8(Role::kWk), s32(Role::kBk), s32(Role::kKMultiplier), s32(Role::kKShift)};
+    w.v = ProjectionS8{s8(Role::kWv), s32(Role::kBv), s32(Role::kVMultiplier), s32(Role::kVShift)};
+    w.o = ProjectionS8{s8(Role::kWo), s32(Role::kBo), s32(Role::kOMultiplier), s32(Role::kOShift)};
+    w.q_zero_point = qp[format::kQpQZeroPoint];
+    w.k_zero_point = qp[format::kQpKZeroPoint];
+    w.v_zero_point = qp[format::kQpVZeroPoint];
+    w.context_zero_point = qp[format::kQpContextZeroPoint];
+    w.output_zero_point = qp[format::kQpOutputZeroPoint];
+    w.softmax = sm;
+    w.context_multiplier = qp[format::kQpContextMultiplier];
+    w.context_shift = qp[format::kQpContextShift];
+  } else {
+    WeightsS16& w = b->s16;
+    w.q = ProjectionS16{s8(Role::kWq), s64(Role::kBq), s32(Role::kQMultiplier), s32(Role::kQShift)};
+    w.k = ProjectionS16{s8(Role::kWk), s64(Role::kBk), s32(Role::kKMultiplier), s32(Role::kKShift)};
+    w.v = ProjectionS16{s8(Role::kWv), s64(Role::kBv), s32(Role::kVMultiplier), s32(Role::kVShift)};
+    w.o = ProjectionS16{s8(Role::kWo), s64(Role::kBo), s32(Role::kOMultiplier), s32(Role::kOShift)};
+    w.softmax = sm;
+    w.context_multiplier = qp[format::kQpContextMultiplier];
+    w.context_shift = qp[format::kQpContextShift];
+  }
+  return Status::kOk;
+}
+
 Status Model::block(uint32_t i, Block* out) const {
   if (out == nullptr) return Status::kNullArgument;
   if (i >= block_count_) return Status::kBlockIndex;
@@ -371,6 +530,8 @@ Status Model::block(uint32_t i, Block* out) const {
       if (v.block != i || role < 1 || role > 8) continue;
       *slots[role - 1] = static_cast<const float*>(v.data);
     }
+  } else {
+    ATTN_TRY(quantized_block(i, &b));
   }
   *out = b;
   return Status::kOk;

@@ -14,6 +14,35 @@
 
 namespace {
 
+// Touch the last element of every table of a quantized block through the
+// WeightsS8 / WeightsS16 views (ASan checks they lie inside the blob).
+template <class P>
+uint32_t touch(const P& p, int32_t out, int32_t in, bool bias) {
+  if (p.weight == nullptr || p.multiplier == nullptr || p.shift == nullptr) __builtin_trap();
+  if (bias && p.bias == nullptr) __builtin_trap();
+  uint32_t s = static_cast<uint32_t>(p.weight[out * in - 1]) + static_cast<uint32_t>(p.multiplier[out - 1]) +
+               static_cast<uint32_t>(p.shift[out - 1]);
+  if (bias) s += static_cast<uint32_t>(p.bias[out - 1]);
+  return s;
+}
+
+void walk_quantized(const attn::Block& blk) {
+  volatile uint32_t sink = 0;
+  const attn::AttentionConfig& c = blk.config;
+  const int32_t d = c.inner_dim();
+  if (blk.io.scale == nullptr) __builtin_trap();
+  sink = sink + static_cast<uint32_t>(blk.io.scale[3] > 0.0f);
+  if (blk.dtype == attn::DType::kS8) {
+    const attn::WeightsS8& w = blk.s8;
+    sink = sink + touch(w.q, d, c.embed_dim, true) + touch(w.k, d, c.kdim, true) +
+           touch(w.v, d, c.vdim, true) + touch(w.o, c.embed_dim, d, true);
+  } else {
+    const attn::WeightsS16& w = blk.s16;
+    sink = sink + touch(w.q, d, c.embed_dim, c.bias) + touch(w.k, d, c.kdim, c.bias) +
+           touch(w.v, d, c.vdim, c.bias) + touch(w.o, c.embed_dim, d, c.bias);
+  }
+}
+
 void walk(const attn::Model& m) {
   volatile uint32_t sink = 0;
   for (uint32_t i = 0; i < m.tensor_count(); ++i) {
@@ -28,6 +57,10 @@ void walk(const attn::Model& m) {
     attn::Block blk;
     if (m.block(b, &blk) != attn::Status::kOk) __builtin_trap();
     const int32_t d = blk.config.inner_dim();
+    if (blk.dtype == attn::DType::kS8 || blk.dtype == attn::DType::kS16) {
+      walk_quantized(blk);
+      continue;
+    }
     if (blk.f32.wq == nullptr || blk.f32.wo == nullptr) __builtin_trap();
     sink = sink + static_cast<uint32_t>(blk.f32.wq[d * blk.config.embed_dim - 1] != 0.0f);
     sink = sink + static_cast<uint32_t>(blk.f32.wk[d * blk.config.kdim - 1] != 0.0f);

@@ -90,5 +90,6 @@ int cmd_info(int argc, char** argv);
 int cmd_run(int argc, char** argv);
 int cmd_emit_c(int argc, char** argv);
 int cmd_verify(int argc, char** argv);
+int cmd_quantize(int argc, char** argv);
 
 }  // namespace attn

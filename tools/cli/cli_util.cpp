@@ -138,6 +138,26 @@ const char* role_name(format::Role r) {
       return "bo";
     case format::Role::kUser:
       return "user";
+    case format::Role::kQMultiplier:
+      return "q_mult";
+    case format::Role::kQShift:
+      return "q_shift";
+    case format::Role::kKMultiplier:
+      return "k_mult";
+    case format::Role::kKShift:
+      return "k_shift";
+    case format::Role::kVMultiplier:
+      return "v_mult";
+    case format::Role::kVShift:
+      return "v_shift";
+    case format::Role::kOMultiplier:
+      return "o_mult";
+    case format::Role::kOShift:
+      return "o_shift";
+    case format::Role::kQuantParams:
+      return "qparams";
+    case format::Role::kIoScale:
+      return "io_scale";
   }
   return "?";
 }

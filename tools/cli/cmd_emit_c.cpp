@@ -34,11 +34,11 @@ int cmd_emit_c(int argc, char** argv) {
   for (uint32_t i = 0; i < m.block_count(); ++i) {
     Block b;
     if (m.block(i, &b) != Status::kOk) throw cli::Error(path + ": block unreadable");
-    arena_note += "//   block " + std::to_string(i) + ": E=" + std::to_string(b.config.embed_dim) +
-                  " heads=" + std::to_string(b.config.num_heads) +
-                  " head_dim=" + std::to_string(b.config.head_dim) +
-                  " kdim=" + std::to_string(b.config.kdim) + " vdim=" + std::to_string(b.config.vdim) +
-                  (b.config.bias ? " bias" : " no bias") + "\n";
+    arena_note +=
+        "//   block " + std::to_string(i) + ": " + cli::dtype_name(b.dtype) +
+        " E=" + std::to_string(b.config.embed_dim) + " heads=" + std::to_string(b.config.num_heads) +
+        " head_dim=" + std::to_string(b.config.head_dim) + " kdim=" + std::to_string(b.config.kdim) +
+        " vdim=" + std::to_string(b.config.vdim) + (b.config.bias ? " bias" : " no bias") + "\n";
     if (max_l > 0) {
       Plan plan;
       const Status s =
@@ -61,8 +61,10 @@ int cmd_emit_c(int argc, char** argv) {
   std::snprintf(crc, sizeof crc, "0x%08Xu", m.crc());
   h += "#define " + upper + "_CRC32 " + crc + "\n";
   if (max_l > 0) {
-    h += "// Arena bytes of one forward of the largest block at L=" + std::to_string(max_l) +
-         ", S=" + std::to_string(max_s) + " (ATTN_TILE_ROWS=" + std::to_string(ATTN_TILE_ROWS) + ")\n";
+    h += "// Arena bytes (each block in its own dtype: f32, s8 or s16) of one forward of the largest block "
+         "at L=" +
+         std::to_string(max_l) + ", S=" + std::to_string(max_s) +
+         " (ATTN_TILE_ROWS=" + std::to_string(ATTN_TILE_ROWS) + ")\n";
     h += "#define " + upper + "_ARENA_BYTES " + std::to_string(arena) + "u\n";
   }
   h += "\n#if defined(__cplusplus)\n#define " + upper + "_ALIGN alignas(16)\n#else\n#define " + upper +

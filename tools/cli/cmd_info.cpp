@@ -3,6 +3,8 @@
 // query length L and key length S (S defaults to L).
 #include <cstdio>
 
+#include "attn/attention_fixed.h"
+
 #include "cli/cli.h"
 
 namespace attn {
@@ -16,7 +18,7 @@ int cmd_info(int argc, char** argv) {
   cli::LoadedModel lm;
   cli::load_model(path, &lm);
   const Model& m = lm.model;
-  std::printf("%s: .attn v%u, %zu bytes, crc32 %08x, data alignment %u\n", path.c_str(), format::kVersion,
+  std::printf("%s: .attn v%u, %zu bytes, crc32 %08x, data alignment %u\n", path.c_str(), m.version(),
               m.size(), m.crc(), m.data_align());
   std::printf("%u block(s)\n", m.block_count());
   size_t max_arena = 0;
@@ -32,10 +34,27 @@ int cmd_info(int argc, char** argv) {
       Plan plan;
       const Status s = plan_attention(c, b.dtype, static_cast<int32_t>(L), static_cast<int32_t>(S), &plan);
       if (s != Status::kOk) throw cli::Error(path + ": block " + std::to_string(i) + ": " + cli::describe(s));
-      std::printf(" arena(L=%lld,S=%lld)=%zu bytes", L, S, plan.arena_bytes);
+      std::printf(" %s arena(L=%lld,S=%lld)=%zu bytes", cli::dtype_name(b.dtype), L, S, plan.arena_bytes);
       if (plan.arena_bytes > max_arena) max_arena = plan.arena_bytes;
     }
     std::printf("\n");
+    if (b.dtype != DType::kF32) {
+      const char* io_names[4] = {"query", "key", "value", "output"};
+      std::printf("    quantized I/O (real = scale * (q - zero_point)):");
+      for (int k = 0; k < 4; ++k)
+        std::printf(" %s %.6g/%d", io_names[k], static_cast<double>(b.io.scale[k]), b.io.zero_point[k]);
+      std::printf("\n");
+      const FusedSoftmaxParams& sm = b.dtype == DType::kS8 ? b.s8.softmax : b.s16.softmax;
+      const int32_t cm = b.dtype == DType::kS8 ? b.s8.context_multiplier : b.s16.context_multiplier;
+      const int32_t cs = b.dtype == DType::kS8 ? b.s8.context_shift : b.s16.context_shift;
+      std::printf(
+          "    softmax: exp_multiplier %u exp_shift %d diff_limit %d score_shift %d; context multiplier %d "
+          "shift %d\n",
+          sm.exp_multiplier, sm.exp_shift, sm.diff_limit, sm.score_shift, cm, cs);
+      if (b.dtype == DType::kS8)
+        std::printf("    zero points: Q %d K %d V %d context %d output %d\n", b.s8.q_zero_point,
+                    b.s8.k_zero_point, b.s8.v_zero_point, b.s8.context_zero_point, b.s8.output_zero_point);
+    }
   }
   std::printf("%u tensor(s)\n", m.tensor_count());
   for (uint32_t i = 0; i < m.tensor_count(); ++i) {
@@ -47,7 +66,7 @@ int cmd_info(int argc, char** argv) {
     const size_t off =
         static_cast<size_t>(static_cast<const uint8_t*>(t.data) - static_cast<const uint8_t*>(m.data()));
     std::string blk = t.block == format::kNoBlock ? "-" : std::to_string(t.block);
-    std::printf("  %-24s %-4s block %-3s %-3s [%s] %zu bytes at %zu\n", t.name, cli::role_name(t.role),
+    std::printf("  %-24s %-8s block %-3s %-3s [%s] %zu bytes at %zu\n", t.name, cli::role_name(t.role),
                 blk.c_str(), cli::dtype_name(t.dtype), dims.c_str(), t.byte_size, off);
   }
   if (L > 0) std::printf("arena bytes (largest block, L=%lld, S=%lld): %zu\n", L, S, max_arena);

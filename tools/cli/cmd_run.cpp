@@ -8,10 +8,21 @@
 // Without --block every block runs, in file order, each on the previous
 // block's output. --causal masks key j > query i; --key-length N ignores keys
 // at index >= N (key padding).
+//
+// Quantized (s8/s16) blocks run forward_s8 / forward_s16: float inputs are
+// quantized with the block's I/O parameters (format::Role::kIoScale and the
+// zero points of kQuantParams) and the output dequantized. Between blocks the
+// values travel as float; for consecutive quantized blocks that is exact, as
+// `attn quantize` gives block i+1's input the parameters of block i's output.
+// --raw: X, KV, V and Y are int8 ('|i1', s8) or int16 ('<i2', s16) .npy in the
+// first block's input / the last block's output quantization (both blocks must
+// be quantized).
 #include <algorithm>
 #include <cstdio>
 
 #include "attn/attention.h"
+#include "attn/attention_fixed.h"
+#include "attn/quantize.h"
 #include "cli/cli.h"
 #include "cli/npy.h"
 
@@ -23,10 +34,64 @@ struct Input {
   int64_t batch = 0;  // 0: no batch dim
   int64_t rows = 0, cols = 0;
   std::vector<float> data;
+  std::vector<int32_t> ints;  // --raw
   const float* item(int64_t b) const { return data.data() + b * rows * cols; }
 };
 
-Input read_input(const std::string& path, const char* what) {
+QuantParams io_params(const Block& b, int k) { return QuantParams{b.io.scale[k], b.io.zero_point[k]}; }
+
+// --raw: the int8/int16 values of `in` as float, dequantized with the block's I/O parameter k.
+void dequantize_input(Input& in, const Block& b, int k) {
+  const QuantParams p = io_params(b, k);
+  in.data.resize(in.ints.size());
+  for (size_t i = 0; i < in.ints.size(); ++i)
+    in.data[i] =
+        static_cast<float>(static_cast<double>(p.scale) * static_cast<double>(in.ints[i] - p.zero_point));
+}
+
+template <class T>
+std::vector<T> quantize_rows(const float* x, size_t n, QuantParams p, DType dt) {
+  std::vector<T> q(n);
+  for (size_t i = 0; i < n; ++i) q[i] = static_cast<T>(quantize_value(x[i], p, dt));
+  return q;
+}
+
+// One block on float inputs: forward_f32, or quantize -> forward_s8/s16 -> dequantize.
+Status run_block(const Plan& plan, const Block& b, const Mask& mask, const float* q, const float* k,
+                 const float* v, float* y, Arena& arena) {
+  if (b.dtype == DType::kF32) {
+    IoF32 io;
+    io.query = q;
+    io.key = k;
+    io.value = v;
+    io.output = y;
+    return forward_f32(plan, b.f32, mask, io, arena);
+  }
+  const size_t nq = static_cast<size_t>(plan.query_len) * static_cast<size_t>(b.config.embed_dim);
+  const size_t nk = static_cast<size_t>(plan.key_len) * static_cast<size_t>(b.config.resolved_kdim());
+  const size_t nv = static_cast<size_t>(plan.key_len) * static_cast<size_t>(b.config.resolved_vdim());
+  const QuantParams out = io_params(b, 3);
+  Status s = Status::kOk;
+  if (b.dtype == DType::kS8) {
+    const std::vector<int8_t> iq = quantize_rows<int8_t>(q, nq, io_params(b, 0), b.dtype);
+    const std::vector<int8_t> ik = quantize_rows<int8_t>(k, nk, io_params(b, 1), b.dtype);
+    const std::vector<int8_t> iv = quantize_rows<int8_t>(v, nv, io_params(b, 2), b.dtype);
+    std::vector<int8_t> iy(nq);
+    s = forward_s8(plan, b.s8, mask, IoS8{iq.data(), ik.data(), iv.data(), iy.data()}, arena);
+    for (size_t i = 0; i < nq; ++i)
+      y[i] = static_cast<float>(static_cast<double>(out.scale) * static_cast<double>(iy[i] - out.zero_point));
+  } else {
+    const std::vector<int16_t> iq = quantize_rows<int16_t>(q, nq, io_params(b, 0), b.dtype);
+    const std::vector<int16_t> ik = quantize_rows<int16_t>(k, nk, io_params(b, 1), b.dtype);
+    const std::vector<int16_t> iv = quantize_rows<int16_t>(v, nv, io_params(b, 2), b.dtype);
+    std::vector<int16_t> iy(nq);
+    s = forward_s16(plan, b.s16, mask, IoS16{iq.data(), ik.data(), iv.data(), iy.data()}, arena);
+    for (size_t i = 0; i < nq; ++i) y[i] = static_cast<float>(static_cast<double>(out.scale) * iy[i]);
+  }
+  return s;
+}
+
+Input read_input(const std::string& path, const char* what, const char* raw_descr = nullptr) {
   Input in;
   in.path = path;
   npy::Array a;
@@ -35,7 +100,11 @@ Input read_input(const std::string& path, const char* what) {
   } catch (const std::runtime_error& e) {
     throw cli::Error(path + ": " + e.what());
   }
-  if (a.descr != "<f4")
+  if (raw_descr != nullptr && a.descr != raw_descr)
+    throw cli::Error(path + ": with --raw, " + what + " must be " +
+                     (raw_descr[1] == 'i' && raw_descr[2] == '1' ? "int8" : "int16") + " ('" + raw_descr +
+                     "'), got '" + a.descr + "'");
+  if (raw_descr == nullptr && a.descr != "<f4")
     throw cli::Error(path + ": " + what + " must be float32 ('<f4'), got '" + a.descr + "'");
   if (a.shape.size() == 2) {
     in.rows = a.shape[0];
@@ -54,29 +123,59 @@ Input read_input(const std::string& path, const char* what) {
   if (in.cols <= 0 || in.cols > ATTN_MAX_DIM)
     throw cli::Error(path + ": width " + std::to_string(in.cols) + " out of range");
   in.data = std::move(a.f32);
+  in.ints = std::move(a.ints);
   return in;
 }
 
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
-  const cli::Args args(
-      argc, argv, {"--input", "--kv", "--value", "--key-length", "--block", "-o", "--output"}, {"--causal"});
+  const cli::Args args(argc, argv,
+                       {"--input", "--kv", "--value", "--key-length", "--block", "-o", "--output"},
+                       {"--causal", "--raw"});
   const std::string path = args.one_input("FILE.attn");
   const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
-  const Input x = read_input(args.required("--input"), "the input");
-  const bool cross = args.has("--kv");
-  Input kv, v;
-  if (cross) kv = read_input(args.get("--kv"), "--kv");
-  if (args.has("--value") && !cross) throw cli::Error("--value needs --kv");
-  if (args.has("--value")) {
-    v = read_input(args.get("--value"), "--value");
-  } else if (cross) {
-    v = kv;
-  }
   cli::LoadedModel lm;
   cli::load_model(path, &lm);
   const Model& m = lm.model;
+  const bool raw = args.has("--raw");
+  // --raw: the first and last blocks run decide the integer I/O dtypes.
+  Block first_b, last_b;
+  const char* raw_in = nullptr;
+  const char* raw_out = nullptr;
+  if (raw) {
+    uint32_t fi = 0, li = m.block_count() == 0 ? 0 : m.block_count() - 1;
+    if (args.has("--block")) fi = li = static_cast<uint32_t>(args.get_int("--block", 0, 0, 0xFFFFFFFFll));
+    if (fi >= m.block_count() || m.block(fi, &first_b) != Status::kOk || m.block(li, &last_b) != Status::kOk)
+      throw cli::Error(path + ": no such block");
+    if (first_b.dtype == DType::kF32 || last_b.dtype == DType::kF32)
+      throw cli::Error(path + ": --raw needs quantized (s8/s16) blocks; block " +
+                       std::to_string(first_b.dtype == DType::kF32 ? fi : li) + " is f32");
+    raw_in = first_b.dtype == DType::kS8 ? "|i1" : "<i2";
+    raw_out = last_b.dtype == DType::kS8 ? "|i1" : "<i2";
+  }
+  Input x = read_input(args.required("--input"), "the input", raw_in);
+  const bool cross = args.has("--kv");
+  Input kv, v;
+  if (cross) kv = read_input(args.get("--kv"), "--kv", raw_in);
+  if (args.has("--value") && !cross) throw cli::Error("--value needs --kv");
+  if (args.has("--value")) {
+    v = read_input(args.get("--value"), "--value", raw_in);
+  } else if (cross) {
+    v = kv;
+  }
+  if (raw) {
+    dequantize_input(x, first_b, 0);
+    if (cross) {
+      dequantize_input(kv, first_b, 1);
+      if (args.has("--value")) {
+        dequantize_input(v, first_b, 2);
+      } else {
+        v = kv;
+        dequantize_input(v, first_b, 2);  // the same integers, read as the value input
+      }
+    }
+  }
   std::vector<uint32_t> blocks;
   if (args.has("--block")) {
     const long long i = args.get_int("--block", 0, 0, 0xFFFFFFFFll);
@@ -117,8 +216,6 @@ int cmd_run(int argc, char** argv) {
       throw cli::Error(path + ": block " + std::to_string(i) + " unreadable");
     const AttentionConfig& c = b.config;
     const std::string name = path + ": block " + std::to_string(i);
-    if (b.dtype != DType::kF32)
-      throw cli::Error(name + ": dtype " + cli::dtype_name(b.dtype) + " is not supported by run");
     if (width != c.embed_dim)
       throw cli::Error((i == blocks.front() ? x.path : name) + ": width " + std::to_string(width) +
                        " but block " + std::to_string(i) + " has E = " + std::to_string(c.embed_dim));
@@ -134,7 +231,7 @@ int cmd_run(int argc, char** argv) {
                        std::to_string(c.vdim) + "): pass --kv");
     }
     Plan plan;
-    const Status s = plan_attention(c, DType::kF32, static_cast<int32_t>(L), static_cast<int32_t>(S), &plan);
+    const Status s = plan_attention(c, b.dtype, static_cast<int32_t>(L), static_cast<int32_t>(S), &plan);
     if (s != Status::kOk) throw cli::Error(name + ": " + cli::describe(s));
     arena_bytes = std::max(arena_bytes, plan.arena_bytes);
     bl.push_back(b);
@@ -152,12 +249,9 @@ int cmd_run(int argc, char** argv) {
     cur.assign(x.item(b), x.item(b) + L * x.cols);
     for (size_t k = 0; k < bl.size(); ++k) {
       next.assign(static_cast<size_t>(L * bl[k].config.embed_dim), 0.0f);
-      IoF32 io;
-      io.query = cur.data();
-      io.key = cross ? kv.item(kv.batch == 0 ? 0 : b) : cur.data();
-      io.value = cross ? v.item(v.batch == 0 ? 0 : b) : cur.data();
-      io.output = next.data();
-      const Status s = forward_f32(plans[k], bl[k].f32, mask, io, arena);
+      const float* key = cross ? kv.item(kv.batch == 0 ? 0 : b) : cur.data();
+      const float* value = cross ? v.item(v.batch == 0 ? 0 : b) : cur.data();
+      const Status s = run_block(plans[k], bl[k], mask, cur.data(), key, value, next.data(), arena);
       if (s != Status::kOk)
         throw cli::Error(path + ": block " + std::to_string(blocks[k]) +
                          ": forward failed: " + cli::describe(s));
@@ -169,7 +263,19 @@ int cmd_run(int argc, char** argv) {
   if (x.batch != 0) shape.push_back(B);
   shape.push_back(L);
   shape.push_back(width);
-  const std::vector<uint8_t> file = npy::serialize_f32(shape, y.data());
+  std::vector<uint8_t> file;
+  if (raw) {
+    const QuantParams p = io_params(last_b, 3);
+    if (last_b.dtype == DType::kS8) {
+      const std::vector<int8_t> q = quantize_rows<int8_t>(y.data(), y.size(), p, DType::kS8);
+      file = npy::serialize(shape, "|i1", q.data(), 1);
+    } else {
+      const std::vector<int16_t> q = quantize_rows<int16_t>(y.data(), y.size(), p, DType::kS16);
+      file = npy::serialize(shape, "<i2", q.data(), 2);
+    }
+  } else {
+    file = npy::serialize_f32(shape, y.data());
+  }
   cli::write_file_atomic(out, file.data(), file.size());
   return 0;
 }

@@ -23,6 +23,9 @@ const Command kCommands[] = {
      "Y.npy"},
     {"emit-c", attn::cmd_emit_c, "emit-c FILE.attn -o model.h [--name SYM] [--max-L N --max-S N]"},
     {"verify", attn::cmd_verify, "verify FILE.attn"},
+    {"quantize", attn::cmd_quantize,
+     "quantize IN.attn --calib CALIB.npy [--calib-kv CKV.npy] [--calib-value CV.npy] --dtype s8|s16 "
+     "[--per-tensor] [--causal] [--key-length N] [--residual] -o OUT.attn"},
 };
 
 void usage(FILE* f) {

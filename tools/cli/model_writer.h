@@ -1,4 +1,4 @@
-// model_writer.h: builds .attn files (format v1, see include/attn/FORMAT.md).
+// model_writer.h: builds .attn files (formats v1 and v2, see include/attn/FORMAT.md).
 // Host-side only (std::vector, exceptions): used by `attn import`, later by
 // `attn quantize`, and by the tests. The library itself only reads.
 //
@@ -12,9 +12,11 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "attn/model.h"
+#include "attn/quantize.h"
 
 namespace attn {
 namespace tools {
@@ -88,6 +90,80 @@ inline void add_block_f32(ModelSpec& m, const BlockSpec& b, const std::vector<co
   }
 }
 
+template <class T>
+std::vector<uint8_t> raw_bytes(const T* p, size_t n) {
+  if (p == nullptr) throw std::runtime_error("raw_bytes: null table");
+  std::vector<uint8_t> b(n * sizeof(T));
+  if (n != 0) std::memcpy(b.data(), p, b.size());
+  return b;
+}
+
+// Append a quantized block (b.dtype kS8 or kS16) in the canonical order:
+// wq wk wv wo, bq bk bv bo (s8: always, s32; s16: with bias, s64), the
+// per-channel multipliers and shifts of q k v o, the scalar table
+// (format::QuantParam) and the I/O scales. `W` is WeightsS8 or WeightsS16,
+// `act` the activation quantization quantize_attention_* chose.
+template <class W>
+inline void add_block_quant(ModelSpec& m, const BlockSpec& b, const W& w, const ActivationQuant& act) {
+  constexpr bool is_s8 = std::is_same<W, WeightsS8>::value;
+  static_assert(is_s8 || std::is_same<W, WeightsS16>::value, "WeightsS8 or WeightsS16");
+  if (b.dtype != (is_s8 ? DType::kS8 : DType::kS16))
+    throw std::runtime_error("add_block_quant: block dtype disagrees with the weights");
+  const uint32_t idx = static_cast<uint32_t>(m.blocks.size());
+  const uint32_t d = b.num_heads * b.head_dim, e = b.embed_dim;
+  m.blocks.push_back(b);
+  const auto add = [&](format::Role role, const char* name, DType dt, std::vector<uint32_t> dims,
+                       std::vector<uint8_t> bytes) {
+    TensorSpec t;
+    t.name = block_tensor_name(idx, name);
+    t.role = role;
+    t.dtype = dt;
+    t.block = idx;
+    t.dims = std::move(dims);
+    t.bytes = std::move(bytes);
+    m.tensors.push_back(std::move(t));
+  };
+  using format::Role;
+  add(Role::kWq, "wq", DType::kS8, {d, e}, raw_bytes(w.q.weight, size_t{d} * e));
+  add(Role::kWk, "wk", DType::kS8, {d, b.kdim}, raw_bytes(w.k.weight, size_t{d} * b.kdim));
+  add(Role::kWv, "wv", DType::kS8, {d, b.vdim}, raw_bytes(w.v.weight, size_t{d} * b.vdim));
+  add(Role::kWo, "wo", DType::kS8, {e, d}, raw_bytes(w.o.weight, size_t{e} * d));
+  if (is_s8 || b.bias) {
+    const DType bdt = is_s8 ? DType::kS32 : DType::kS64;
+    add(Role::kBq, "bq", bdt, {d}, raw_bytes(w.q.bias, d));
+    add(Role::kBk, "bk", bdt, {d}, raw_bytes(w.k.bias, d));
+    add(Role::kBv, "bv", bdt, {d}, raw_bytes(w.v.bias, d));
+    add(Role::kBo, "bo", bdt, {e}, raw_bytes(w.o.bias, e));
+  }
+  add(Role::kQMultiplier, "q_multiplier", DType::kS32, {d}, raw_bytes(w.q.multiplier, d));
+  add(Role::kQShift, "q_shift", DType::kS32, {d}, raw_bytes(w.q.shift, d));
+  add(Role::kKMultiplier, "k_multiplier", DType::kS32, {d}, raw_bytes(w.k.multiplier, d));
+  add(Role::kKShift, "k_shift", DType::kS32, {d}, raw_bytes(w.k.shift, d));
+  add(Role::kVMultiplier, "v_multiplier", DType::kS32, {d}, raw_bytes(w.v.multiplier, d));
+  add(Role::kVShift, "v_shift", DType::kS32, {d}, raw_bytes(w.v.shift, d));
+  add(Role::kOMultiplier, "o_multiplier", DType::kS32, {e}, raw_bytes(w.o.multiplier, e));
+  add(Role::kOShift, "o_shift", DType::kS32, {e}, raw_bytes(w.o.shift, e));
+  int32_t qp[format::kQuantParamCount] = {};
+  qp[format::kQpQueryZeroPoint] = act.query.zero_point;
+  qp[format::kQpKeyZeroPoint] = act.key.zero_point;
+  qp[format::kQpValueZeroPoint] = act.value.zero_point;
+  qp[format::kQpOutputZeroPoint] = act.output.zero_point;
+  qp[format::kQpQZeroPoint] = act.q.zero_point;
+  qp[format::kQpKZeroPoint] = act.k.zero_point;
+  qp[format::kQpVZeroPoint] = act.v.zero_point;
+  qp[format::kQpContextZeroPoint] = act.context.zero_point;
+  std::memcpy(&qp[format::kQpExpMultiplier], &w.softmax.exp_multiplier, sizeof(int32_t));
+  qp[format::kQpExpShift] = w.softmax.exp_shift;
+  qp[format::kQpDiffLimit] = w.softmax.diff_limit;
+  qp[format::kQpScoreShift] = w.softmax.score_shift;
+  qp[format::kQpContextMultiplier] = w.context_multiplier;
+  qp[format::kQpContextShift] = w.context_shift;
+  add(Role::kQuantParams, "quant_params", DType::kS32, {format::kQuantParamCount},
+      raw_bytes(qp, format::kQuantParamCount));
+  const float io[format::kIoScaleCount] = {act.query.scale, act.key.scale, act.value.scale, act.output.scale};
+  add(Role::kIoScale, "io_scale", DType::kF32, {format::kIoScaleCount}, raw_bytes(io, format::kIoScaleCount));
+}
+
 namespace detail {
 template <class T>
 void put(std::vector<uint8_t>& out, size_t at, const T& v) {
@@ -119,7 +195,10 @@ inline std::vector<uint8_t> write_model(const ModelSpec& m) {
 
   Header h{};
   h.magic = kMagic;
-  h.version = kVersion;
+  h.version = 1;  // the lowest version that describes the file
+  for (const BlockSpec& b : m.blocks) {
+    if (b.dtype != DType::kF32) h.version = kVersionQuantized;
+  }
   h.header_size = sizeof(Header);
   h.flags = 0;
   h.file_size = file_size;

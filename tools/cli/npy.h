@@ -16,6 +16,7 @@ struct Array {
   std::vector<int64_t> shape;  // C order
   std::vector<double> f64;     // filled for "<f8"
   std::vector<float> f32;      // filled for "<f4"
+  std::vector<int32_t> ints;   // filled for "|i1" (int8) and "<i2" (int16)
   int64_t count() const {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
@@ -82,6 +83,10 @@ inline Array parse(const std::vector<uint8_t>& b) {
     item = 4;
   } else if (a.descr == "<f8") {
     item = 8;
+  } else if (a.descr == "|i1") {
+    item = 1;
+  } else if (a.descr == "<i2") {
+    item = 2;
   } else {
     throw std::runtime_error("dtype '" + a.descr + "' is not float32 ('<f4')");
   }
@@ -94,7 +99,18 @@ inline Array parse(const std::vector<uint8_t>& b) {
   if (b.size() - data_at != static_cast<size_t>(n) * item)
     throw std::runtime_error("data size " + std::to_string(b.size() - data_at) +
                              " bytes disagrees with shape " + shape + " and dtype " + a.descr);
-  if (item == 4) {
+  if (item == 1 || item == 2) {
+    a.ints.resize(static_cast<size_t>(n));
+    for (size_t i = 0; i < a.ints.size(); ++i) {
+      if (item == 1) {
+        a.ints[i] = static_cast<int8_t>(b[data_at + i]);
+      } else {
+        int16_t v = 0;
+        std::memcpy(&v, b.data() + data_at + 2 * i, 2);
+        a.ints[i] = v;
+      }
+    }
+  } else if (item == 4) {
     a.f32.resize(static_cast<size_t>(n));
     if (n) std::memcpy(a.f32.data(), b.data() + data_at, static_cast<size_t>(n) * 4);
   } else {
@@ -104,8 +120,10 @@ inline Array parse(const std::vector<uint8_t>& b) {
   return a;
 }
 
-// A float32 .npy file, version 1.0, header padded to 64 bytes as NumPy does.
-inline std::vector<uint8_t> serialize_f32(const std::vector<int64_t>& shape, const float* data) {
+// A .npy file of `descr` ("<f4", "|i1", "<i2"), version 1.0, header padded
+// to 64 bytes as NumPy does; `data` holds product(shape) items of that dtype.
+inline std::vector<uint8_t> serialize(const std::vector<int64_t>& shape, const std::string& descr,
+                                      const void* data, size_t item) {
   // NumPy writes "(3, 4)" and "(5,)": commas followed by a space except the trailing one.
   std::string pretty = "(";
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -114,7 +132,7 @@ inline std::vector<uint8_t> serialize_f32(const std::vector<int64_t>& shape, con
     if (i + 1 < shape.size()) pretty += ", ";
   }
   pretty += ")";
-  std::string h = "{'descr': '<f4', 'fortran_order': False, 'shape': " + pretty + ", }";
+  std::string h = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + pretty + ", }";
   const size_t total = (10 + h.size() + 1 + 63) / 64 * 64;
   h.append(total - 10 - h.size() - 1, ' ');
   h += '\n';
@@ -125,10 +143,14 @@ inline std::vector<uint8_t> serialize_f32(const std::vector<int64_t>& shape, con
   std::memcpy(out.data() + 10, h.data(), h.size());
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
-  const size_t bytes = static_cast<size_t>(n) * 4;
+  const size_t bytes = static_cast<size_t>(n) * item;
   out.resize(out.size() + bytes);
   if (bytes) std::memcpy(out.data() + out.size() - bytes, data, bytes);
   return out;
+}
+
+inline std::vector<uint8_t> serialize_f32(const std::vector<int64_t>& shape, const float* data) {
+  return serialize(shape, "<f4", data, 4);
 }
 
 }  // namespace npy

@@ -1,7 +1,9 @@
 // runner.cpp: the conformance runner image. Replays the golden vectors
 // embedded by tools/golden_to_c.py through the runtime compiled for this
 // board, checks every output against the float64 PyTorch values, and exits
-// non-zero on any mismatch. No heap: every buffer is static and sized at
+// non-zero on any mismatch. The fixed-point golden cases (fixed_cases.cpp,
+// bit-exact against the host) and the dispatched-vs-ref kernel checks
+// (kernel_equiv.cpp) run on every board, the M3 included. No heap: every buffer is static and sized at
 // compile time from the cases' shapes.
 //
 // Checks per case (the core issue's bound, as tests/golden_test.cpp):
@@ -14,13 +16,13 @@
 #include <cstring>
 
 #include "attn/attention.h"
+#include "conformance.h"
 #include "internal/kernels_f32.h"
+#include "internal/kernels_fixed.h"
 #include "port/port.h"
 
 #if ATTN_GOLDEN_F32
 #include "golden_f32_cases.h"
-#else
-constexpr int32_t kGoldenCaseCount = 0;
 #endif
 
 namespace {
@@ -160,20 +162,44 @@ bool run_case(const GoldenCaseF32& c) {
 
 }  // namespace
 
+#if ATTN_WITH_F32
+const char* f32_kernels() { return attn::detail::kernel_set_f32(); }
+#else
+const char* f32_kernels() { return "none"; }
+#endif
+
 int main() {
-  std::printf("conformance runner: board=%s emulator=qemu-system-arm f32 kernels=%s\n", port_board_name(),
-              attn::detail::kernel_set_f32());
-  if (kGoldenCaseCount == 0) {
-    std::printf("conformance: no cases for %s (f32 needs an FPU; fixed-point cases do not exist yet): SKIP\n",
-                port_board_name());
+  std::printf("conformance runner: board=%s emulator=qemu-system-arm f32 kernels=%s fixed kernels=%s\n",
+              port_board_name(), f32_kernels(), attn::detail::kernel_set_fixed());
+  int failed = 0;
+  int total = 0;
+#if ATTN_GOLDEN_F32
+  int failed_f32 = 0;
+  for (const GoldenCaseF32& c : kGoldenCases) failed_f32 += run_case(c) ? 0 : 1;
+  std::printf("conformance board=%s dtype=f32 kernels=%s cases=%d failed=%d: %s\n", port_board_name(),
+              f32_kernels(), static_cast<int>(kGoldenCaseCount), failed_f32, failed_f32 ? "FAIL" : "PASS");
+  failed += failed_f32;
+  total += kGoldenCaseCount;
+#endif
+  int fixed_cases = 0;
+  const int failed_fixed = run_fixed_golden_cases(&fixed_cases);
+  if (fixed_cases > 0) {
+    std::printf("conformance board=%s dtype=s8+s16 kernels=%s cases=%d failed=%d (bit-exact vs host): %s\n",
+                port_board_name(), attn::detail::kernel_set_fixed(), fixed_cases, failed_fixed,
+                failed_fixed ? "FAIL" : "PASS");
+  }
+  int checks = 0;
+  const int failed_kernels = run_kernel_equivalence(&checks);
+  if (checks > 0) {
+    std::printf("kernels board=%s fixed kernels=%s vs ref: checks=%d failed=%d: %s\n", port_board_name(),
+                attn::detail::kernel_set_fixed(), checks, failed_kernels, failed_kernels ? "FAIL" : "PASS");
+  }
+  failed += failed_fixed + failed_kernels;
+  total += fixed_cases + checks;
+  if (total == 0) {
+    std::printf("conformance: no cases for %s: SKIP\n", port_board_name());
     return kExitSkip;
   }
-  int failed = 0;
-#if ATTN_GOLDEN_F32
-  for (const GoldenCaseF32& c : kGoldenCases) failed += run_case(c) ? 0 : 1;
-#endif
-  std::printf("conformance board=%s dtype=f32 kernels=%s cases=%d failed=%d: %s\n", port_board_name(),
-              attn::detail::kernel_set_f32(), static_cast<int>(kGoldenCaseCount), failed,
-              failed ? "FAIL" : "PASS");
+  std::printf("conformance board=%s: %s\n", port_board_name(), failed ? "FAIL" : "PASS");
   return failed == 0 ? 0 : 1;
 }

@@ -1,0 +1,11 @@
+// conformance.h: the parts of the conformance runner image (runner.cpp).
+#pragma once
+
+// Fixed-point golden cases (fixed_cases.cpp): bit-exact against the host.
+// Returns the number of failed cases; *cases receives how many ran.
+int run_fixed_golden_cases(int* cases);
+
+// Every fixed-point kernel dispatch.cpp picked for this core against its ref,
+// bit-exact, on random shapes with tails (kernel_equiv.cpp). Returns the
+// number of failed checks; *checks receives how many ran.
+int run_kernel_equivalence(int* checks);
