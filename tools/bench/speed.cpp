@@ -27,6 +27,7 @@
 #include "attn/attention_fixed.h"
 #include "attn/quantize.h"
 #include "internal/kernels_f32.h"
+#include "internal/kernels_fixed.h"
 
 namespace {
 
@@ -208,9 +209,10 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i + 2 < dims.size(); i += 3) shapes.push_back({dims[i], dims[i + 1], dims[i + 2]});
   if (shapes.empty()) shapes = {{16, 64, 4}, {64, 64, 4}, {128, 128, 4}, {256, 256, 8}, {512, 256, 8}};
 
-  std::printf("# attn forwards, self-attention (S = L), single thread, f32 kernels=%s\n",
-              attn::detail::kernel_set_f32());
   std::printf("# wall_us/cpu_us/GFLOP/s/arena_bytes: f32; s8_us, s16_us: CPU us; f32/s8: cpu_us / s8_us\n");
+  // Last header line: tools/bench_vs_torch.py prints it.
+  std::printf("# attn forwards, self-attention (S = L), single thread, kernels f32=%s fixed=%s\n",
+              attn::detail::kernel_set_f32(), attn::detail::kernel_set_fixed());
   std::printf("%6s %6s %4s %6s %12s %12s %10s %12s %12s %12s %8s\n", "L", "E", "H", "tile", "wall_us", "cpu_us",
               "GFLOP/s", "arena_bytes", "s8_us", "s16_us", "f32/s8");
   for (const Shape& s : shapes) {
