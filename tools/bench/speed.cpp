@@ -112,7 +112,8 @@ double time_fixed(attn::DType dt, const attn::AttentionConfig& cfg, const attn::
   attn::Arena cal = make_arena(cal_mem, attn::calibrate_attention_bytes(cfg, L, L));
   attn::CalibrationRanges ranges;
   std::vector<float> y(x.size());
-  check(attn::calibrate_attention(fplan, w, attn::Mask(), {x.data(), x.data(), x.data(), y.data()}, cal, &ranges),
+  check(attn::calibrate_attention(fplan, w, attn::Mask(), {x.data(), x.data(), x.data(), y.data()}, cal,
+                                  &ranges),
         "calibrate");
   attn::Arena store = make_arena(store_mem, attn::quantized_attention_bytes(cfg, dt));
   attn::ActivationQuant act;
@@ -213,12 +214,12 @@ int main(int argc, char** argv) {
   // Last header line: tools/bench_vs_torch.py prints it.
   std::printf("# attn forwards, self-attention (S = L), single thread, kernels f32=%s fixed=%s\n",
               attn::detail::kernel_set_f32(), attn::detail::kernel_set_fixed());
-  std::printf("%6s %6s %4s %6s %12s %12s %10s %12s %12s %12s %8s\n", "L", "E", "H", "tile", "wall_us", "cpu_us",
-              "GFLOP/s", "arena_bytes", "s8_us", "s16_us", "f32/s8");
+  std::printf("%6s %6s %4s %6s %12s %12s %10s %12s %12s %12s %8s\n", "L", "E", "H", "tile", "wall_us",
+              "cpu_us", "GFLOP/s", "arena_bytes", "s8_us", "s16_us", "f32/s8");
   for (const Shape& s : shapes) {
     const Result r = run(s, tile_rows, min_ms);
-    std::printf("%6d %6d %4d %6d %12.2f %12.2f %10.2f %12zu %12.2f %12.2f %8.2f\n", s.L, s.E, s.H, r.tile_rows,
-                r.median_us, r.median_cpu_us, r.gflops, r.arena_bytes, r.s8_cpu_us, r.s16_cpu_us,
+    std::printf("%6d %6d %4d %6d %12.2f %12.2f %10.2f %12zu %12.2f %12.2f %8.2f\n", s.L, s.E, s.H,
+                r.tile_rows, r.median_us, r.median_cpu_us, r.gflops, r.arena_bytes, r.s8_cpu_us, r.s16_cpu_us,
                 r.median_cpu_us / r.s8_cpu_us);
     std::fflush(stdout);
   }
