@@ -51,6 +51,23 @@ void weighted_sum_s8_ref(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int
 // o[t, c] = clamp(requantize_s64(sum_j p[t, j] * v[j, c], m, sh), -32768, 32767), int64 sum.
 void weighted_sum_s16_ref(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
 
+// ---- SIMD variants (each compiled only where its ISA is: internal/arch.h) --
+// Same contracts and bit-exact results as the ref ones above.
+#define ATTN_DECLARE_FIXED_VARIANTS(isa)                                                                   \
+  void linear_s8_##isa(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y); \
+  void linear_s16_##isa(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p,        \
+                        MatS16 y);                                                                         \
+  void scores_s8_##isa(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s); \
+  void scores_s16_##isa(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);                      \
+  void weighted_sum_s8_##isa(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,   \
+                             MatS8 o);                                                                     \
+  void weighted_sum_s16_##isa(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
+ATTN_DECLARE_FIXED_VARIANTS(avx2)    // x86-64 AVX2
+ATTN_DECLARE_FIXED_VARIANTS(neon64)  // AArch64 NEON (SDOT where the target has it)
+ATTN_DECLARE_FIXED_VARIANTS(neon32)  // ARMv7-A NEON
+#undef ATTN_DECLARE_FIXED_VARIANTS
+void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+
 // ---- Cortex-M DSP extension (ATTN_HAVE_DSP: M4, M7, M33), SMLAD ------------
 void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
 void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
@@ -72,7 +89,8 @@ void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, cons
 void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
 void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
 
-// Name of the fixed-point kernel set dispatch.cpp picked: "ref", "dsp" or "mve".
+// Name of the fixed-point kernel set dispatch.cpp picked: "ref", "dsp", "mve",
+// "avx2", "neon64", "neon64-dotprod" or "neon32".
 const char* kernel_set_fixed();
 
 }  // namespace detail

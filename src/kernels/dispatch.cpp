@@ -24,6 +24,22 @@
 #define ATTN_CAT(a, b) ATTN_CAT2(a, b)
 #define ATTN_F32(op) ATTN_CAT(op##_f32_, ATTN_F32_ISA)  // e.g. ATTN_F32(linear) -> linear_f32_avx2
 
+// The fixed-point set: linear, scores, weighted_sum (s8 and s16).
+#if ATTN_HAVE_AVX2
+#define ATTN_FIXED_ISA avx2
+#define ATTN_FIXED_ISA_NAME "avx2"
+#elif ATTN_HAVE_NEON64
+#define ATTN_FIXED_ISA neon64
+#define ATTN_FIXED_ISA_NAME (ATTN_HAVE_DOTPROD ? "neon64-dotprod" : "neon64")
+#elif ATTN_HAVE_NEON32
+#define ATTN_FIXED_ISA neon32
+#define ATTN_FIXED_ISA_NAME "neon32"
+#else
+#define ATTN_FIXED_ISA ref
+#define ATTN_FIXED_ISA_NAME "ref"
+#endif
+#define ATTN_FIXED(op) ATTN_CAT(op##_, ATTN_FIXED_ISA)  // e.g. ATTN_FIXED(linear_s8) -> linear_s8_avx2
+
 namespace attn {
 namespace detail {
 
@@ -41,8 +57,9 @@ const char* kernel_set_f32() { return ATTN_F32_ISA_NAME; }
 #endif  // ATTN_WITH_F32
 
 // Fixed point: DSP (SMLAD) s8 kernels on M4/M7/M33, Helium (MVE) s8 kernels
-// on M55, ref elsewhere. Each dtype
-// under its ATTN_WITH_<DT> guard.
+// on M55, else the ATTN_FIXED_ISA set (AVX2, NEON64, NEON32 or ref). Each
+// dtype under its ATTN_WITH_<DT> guard. softmax_s8 (the stand-alone op, not
+// on the forwards' path) stays ref.
 #if ATTN_WITH_S8
 #if ATTN_HAVE_DSP
 void linear_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
@@ -66,33 +83,35 @@ void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t
 }
 #else
 void linear_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
-  linear_s8_ref(x, w, bias, p, y);
+  ATTN_FIXED(linear_s8)(x, w, bias, p, y);
 }
 void scores_s8(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s) {
-  scores_s8_ref(q, zq, k, zk, score_shift, s);
+  ATTN_FIXED(scores_s8)(q, zq, k, zk, score_shift, s);
 }
 void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o) {
-  weighted_sum_s8_ref(p, v, zv, m, sh, zo, o);
+  ATTN_FIXED(weighted_sum_s8)(p, v, zv, m, sh, zo, o);
 }
 #endif
 void softmax_s8(ConstMatS8 x, const SoftmaxS8Params& p, MatS8 y) { softmax_s8_ref(x, p, y); }
 #endif  // ATTN_WITH_S8
 #if ATTN_WITH_S16
 void linear_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y) {
-  linear_s16_ref(x, w, bias, p, y);
+  ATTN_FIXED(linear_s16)(x, w, bias, p, y);
 }
 void scores_s16(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s) {
-  scores_s16_ref(q, k, score_shift, s);
+  ATTN_FIXED(scores_s16)(q, k, score_shift, s);
 }
 void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o) {
-  weighted_sum_s16_ref(p, v, m, sh, o);
+  ATTN_FIXED(weighted_sum_s16)(p, v, m, sh, o);
 }
 #endif  // ATTN_WITH_S16
-const char* kernel_set_fixed() { return ATTN_HAVE_DSP ? "dsp" : ATTN_HAVE_MVE ? "mve" : "ref"; }
+const char* kernel_set_fixed() { return ATTN_HAVE_DSP ? "dsp" : ATTN_HAVE_MVE ? "mve" : ATTN_FIXED_ISA_NAME; }
 
 #if ATTN_WITH_S8 || ATTN_WITH_S16
 void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
-#if ATTN_HAVE_MVE
+#if ATTN_HAVE_AVX2
+  softmax_fused_row_avx2(row, begin, end, n, sm);
+#elif ATTN_HAVE_MVE
   softmax_fused_row_mve(row, begin, end, n, sm);
 #else
   softmax_fused_row_ref(row, begin, end, n, sm);

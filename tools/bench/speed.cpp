@@ -1,5 +1,8 @@
-// speed: median microseconds per float32 self-attention forward, GFLOP/s and
-// arena bytes on the standard shapes of issue 5. Single thread.
+// speed: median microseconds per self-attention forward in float32, int8 and
+// int16 (forward_f32 / forward_s8 / forward_s16, the int8/int16 blocks
+// quantized from the same float weights, calibrated on the same input),
+// GFLOP/s of the f32 forward and its arena bytes, on the standard shapes of
+// issue 5. Single thread.
 //
 //   attn_bench_speed [--min-ms N] [--tile-rows T] [L E H ...]
 //
@@ -21,7 +24,10 @@
 #include <vector>
 
 #include "attn/attention.h"
+#include "attn/attention_fixed.h"
+#include "attn/quantize.h"
 #include "internal/kernels_f32.h"
+#include "internal/kernels_fixed.h"
 
 namespace {
 
@@ -41,7 +47,100 @@ struct Result {
   double gflops;
   size_t arena_bytes;
   int tile_rows;
+  double s8_cpu_us;   // median CPU us of forward_s8
+  double s16_cpu_us;  // median CPU us of forward_s16
 };
+
+struct Times {
+  double wall_us, cpu_us;  // medians per call
+};
+
+// Median wall and thread-CPU microseconds per call of once().
+template <class F>
+Times time_it(const F& once, double min_ms) {
+  using clock = std::chrono::steady_clock;
+  // Calibrate: calls per sample so that one sample lasts about 2 ms.
+  once();
+  int inner = 1;
+  for (;;) {
+    const auto t0 = clock::now();
+    for (int i = 0; i < inner; ++i) once();
+    const double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+    if (ms >= 2.0 || inner >= (1 << 20)) break;
+    inner *= 2;
+  }
+  std::vector<double> wall, cpu;
+  const auto start = clock::now();
+  while (wall.size() < 15 ||
+         std::chrono::duration<double, std::milli>(clock::now() - start).count() < min_ms) {
+    const auto t0 = clock::now();
+    const double c0 = cpu_us();
+    for (int i = 0; i < inner; ++i) once();
+    cpu.push_back((cpu_us() - c0) / inner);
+    wall.push_back(std::chrono::duration<double, std::micro>(clock::now() - t0).count() / inner);
+  }
+  std::sort(wall.begin(), wall.end());
+  std::sort(cpu.begin(), cpu.end());
+  return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
+}
+
+// A 64-byte aligned arena of n bytes over `storage`.
+attn::Arena make_arena(std::vector<unsigned char>& storage, size_t n) {
+  storage.assign(n + ATTN_ARENA_ALIGN, 0);
+  void* base =
+      storage.data() +
+      (ATTN_ARENA_ALIGN - reinterpret_cast<uintptr_t>(storage.data()) % ATTN_ARENA_ALIGN) % ATTN_ARENA_ALIGN;
+  attn::Arena arena;
+  if (arena.init(base, n) != attn::Status::kOk) std::exit(1);
+  return arena;
+}
+
+void check(attn::Status st, const char* what) {
+  if (st != attn::Status::kOk) {
+    std::fprintf(stderr, "%s failed: %s\n", what, attn::status_name(st));
+    std::exit(1);
+  }
+}
+
+// Median CPU us of forward_s8 (dt kS8) or forward_s16 on x, quantized from w.
+double time_fixed(attn::DType dt, const attn::AttentionConfig& cfg, const attn::WeightsF32& w, int L,
+                  const std::vector<float>& x, double min_ms) {
+  // Calibrate on x, quantize the block and the input.
+  attn::Plan fplan;
+  check(attn::plan_attention(cfg, attn::DType::kF32, L, L, &fplan), "plan f32");
+  std::vector<unsigned char> cal_mem, store_mem, arena_mem;
+  attn::Arena cal = make_arena(cal_mem, attn::calibrate_attention_bytes(cfg, L, L));
+  attn::CalibrationRanges ranges;
+  std::vector<float> y(x.size());
+  check(attn::calibrate_attention(fplan, w, attn::Mask(), {x.data(), x.data(), x.data(), y.data()}, cal,
+                                  &ranges),
+        "calibrate");
+  attn::Arena store = make_arena(store_mem, attn::quantized_attention_bytes(cfg, dt));
+  attn::ActivationQuant act;
+  attn::WeightsS8 w8;
+  attn::WeightsS16 w16;
+  if (dt == attn::DType::kS8) {
+    check(attn::quantize_attention_s8(cfg, w, ranges, store, &w8, &act), "quantize s8");
+  } else {
+    check(attn::quantize_attention_s16(cfg, w, ranges, store, &w16, &act), "quantize s16");
+  }
+  attn::Plan plan;
+  check(attn::plan_attention(cfg, dt, L, L, &plan), "plan fixed");
+  attn::Arena arena = make_arena(arena_mem, plan.arena_bytes);
+  const attn::Mask mask;
+  std::vector<int8_t> x8(x.size()), y8(x.size());
+  std::vector<int16_t> x16(x.size()), y16(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    x8[i] = static_cast<int8_t>(attn::quantize_value(x[i], act.query, attn::DType::kS8));
+    x16[i] = static_cast<int16_t>(attn::quantize_value(x[i], act.query, attn::DType::kS16));
+  }
+  if (dt == attn::DType::kS8) {
+    const attn::IoS8 io{x8.data(), x8.data(), x8.data(), y8.data()};
+    return time_it([&] { check(attn::forward_s8(plan, w8, mask, io, arena), "forward_s8"); }, min_ms).cpu_us;
+  }
+  const attn::IoS16 io{x16.data(), x16.data(), x16.data(), y16.data()};
+  return time_it([&] { check(attn::forward_s16(plan, w16, mask, io, arena), "forward_s16"); }, min_ms).cpu_us;
+}
 
 std::vector<float> random_vec(size_t n, std::mt19937& rng, float scale) {
   std::normal_distribution<float> dist(0.0f, scale);
@@ -80,35 +179,16 @@ Result run(const Shape& s, int tile_rows, double min_ms) {
   const attn::IoF32 io{x.data(), x.data(), x.data(), y.data()};
   const attn::Mask mask;
 
-  using clock = std::chrono::steady_clock;
-  auto once = [&] {
-    if (attn::forward_f32(plan, w, mask, io, arena) != attn::Status::kOk) std::exit(1);
-  };
-  // Calibrate: forwards per sample so that one sample lasts about 2 ms.
-  once();
-  int inner = 1;
-  for (;;) {
-    const auto t0 = clock::now();
-    for (int i = 0; i < inner; ++i) once();
-    const double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-    if (ms >= 2.0 || inner >= (1 << 20)) break;
-    inner *= 2;
-  }
-  std::vector<double> wall, cpu;
-  const auto start = clock::now();
-  while (wall.size() < 15 ||
-         std::chrono::duration<double, std::milli>(clock::now() - start).count() < min_ms) {
-    const auto t0 = clock::now();
-    const double c0 = cpu_us();
-    for (int i = 0; i < inner; ++i) once();
-    cpu.push_back((cpu_us() - c0) / inner);
-    wall.push_back(std::chrono::duration<double, std::micro>(clock::now() - t0).count() / inner);
-  }
-  std::sort(wall.begin(), wall.end());
-  std::sort(cpu.begin(), cpu.end());
-  const double med = wall[wall.size() / 2], med_cpu = cpu[cpu.size() / 2];
+  const Times t = time_it(
+      [&] {
+        if (attn::forward_f32(plan, w, mask, io, arena) != attn::Status::kOk) std::exit(1);
+      },
+      min_ms);
+  const double med = t.wall_us, med_cpu = t.cpu_us;
   const double flops = 8.0 * s.L * s.E * s.E + 4.0 * s.L * s.L * s.E;
-  return {med, med_cpu, flops / med_cpu * 1e-3, plan.arena_bytes, plan.tile_rows};
+  const double s8 = time_fixed(attn::DType::kS8, cfg, w, s.L, x, min_ms);
+  const double s16 = time_fixed(attn::DType::kS16, cfg, w, s.L, x, min_ms);
+  return {med, med_cpu, flops / med_cpu * 1e-3, plan.arena_bytes, plan.tile_rows, s8, s16};
 }
 
 }  // namespace
@@ -130,14 +210,17 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i + 2 < dims.size(); i += 3) shapes.push_back({dims[i], dims[i + 1], dims[i + 2]});
   if (shapes.empty()) shapes = {{16, 64, 4}, {64, 64, 4}, {128, 128, 4}, {256, 256, 8}, {512, 256, 8}};
 
-  std::printf("# attn f32 forward, self-attention (S = L), single thread, kernels=%s\n",
-              attn::detail::kernel_set_f32());
-  std::printf("%6s %6s %4s %6s %12s %12s %10s %12s\n", "L", "E", "H", "tile", "wall_us", "cpu_us", "GFLOP/s",
-              "arena_bytes");
+  std::printf("# wall_us/cpu_us/GFLOP/s/arena_bytes: f32; s8_us, s16_us: CPU us; f32/s8: cpu_us / s8_us\n");
+  // Last header line: tools/bench_vs_torch.py prints it.
+  std::printf("# attn forwards, self-attention (S = L), single thread, kernels f32=%s fixed=%s\n",
+              attn::detail::kernel_set_f32(), attn::detail::kernel_set_fixed());
+  std::printf("%6s %6s %4s %6s %12s %12s %10s %12s %12s %12s %8s\n", "L", "E", "H", "tile", "wall_us",
+              "cpu_us", "GFLOP/s", "arena_bytes", "s8_us", "s16_us", "f32/s8");
   for (const Shape& s : shapes) {
     const Result r = run(s, tile_rows, min_ms);
-    std::printf("%6d %6d %4d %6d %12.2f %12.2f %10.2f %12zu\n", s.L, s.E, s.H, r.tile_rows, r.median_us,
-                r.median_cpu_us, r.gflops, r.arena_bytes);
+    std::printf("%6d %6d %4d %6d %12.2f %12.2f %10.2f %12zu %12.2f %12.2f %8.2f\n", s.L, s.E, s.H,
+                r.tile_rows, r.median_us, r.median_cpu_us, r.gflops, r.arena_bytes, r.s8_cpu_us, r.s16_cpu_us,
+                r.median_cpu_us / r.s8_cpu_us);
     std::fflush(stdout);
   }
   return 0;

@@ -1,0 +1,240 @@
+// internal/avx2_fixed.h: x86-64 AVX2 building blocks of the integer kernels.
+//
+// Only exact integer arithmetic: operands are sign-extended to int16 and
+// multiplied with _mm256_madd_epi16 (16x16 -> two products summed in int32,
+// which never saturates below (-2^15)^2 * 2); never _mm256_maddubs_epi16,
+// which saturates its int16 pair sums. Integer addition is associative, so a
+// sum taken in another order is the same bits as ref's as long as no partial
+// sum leaves the accumulator's range; each user states why it cannot.
+// Requantization stays scalar (internal/fixed_point.h): one call per output,
+// the very function ref calls.
+#pragma once
+
+#include "internal/arch.h"
+#include "internal/fixed_blocks.h"
+
+#if ATTN_HAVE_AVX2
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace attn {
+namespace detail {
+namespace avx2i {
+
+// 16 int8 at p, sign-extended to int16, minus z.
+template <bool SUB = true>
+inline __m256i load16_s8(const int8_t* p, __m256i z) {
+  const __m256i v = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  return SUB ? _mm256_sub_epi16(v, z) : v;
+}
+inline __m256i load16_s16(const int16_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+// [sum(a0), sum(a1), sum(a2), sum(a3)] of four 8 x int32 vectors (wrapping).
+inline __m128i hsum4_epi32(__m256i a0, __m256i a1, __m256i a2, __m256i a3) {
+  const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
+  return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+}
+
+inline int64_t hsum_epi64(__m256i a) {
+  const __m128i s = _mm_add_epi64(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+  return _mm_cvtsi128_si64(s) + _mm_extract_epi64(s, 1);
+}
+
+// Row-by-row dot-product blocks over a shared length K (both operands read
+// along K, any row stride): out[i][j] = sum_k a'[i, k] * b'[j, k] for i < MR,
+// j < NR. K's tail (< 16) is scalar.
+
+// int8 a and b minus their zero points: a' = a - za, b' = b - zb, int32 sum
+// (wrapping: |term| <= 255^2, an int32 lane holds 2 K / 16 terms, and the ref
+// sum, which the caller keeps in int32, decides the result).
+// SUB_A / SUB_B false: za / zb are 0 and their subtractions are skipped.
+template <int MR, int NR, bool SUB_A = true, bool SUB_B = true>
+inline void dot_block_s8(const int8_t* a, int32_t lda, int32_t za, const int8_t* b, int32_t ldb, int32_t zb,
+                         int32_t K, int32_t (*out)[4]) {
+  __m256i acc[size_t{MR}][4];
+  ATTN_UNROLL for (int i = 0; i < MR; ++i) ATTN_UNROLL for (int j = 0; j < 4; ++j) acc[i][j] =
+      _mm256_setzero_si256();
+  const __m256i vza = _mm256_set1_epi16(static_cast<int16_t>(za));
+  const __m256i vzb = _mm256_set1_epi16(static_cast<int16_t>(zb));
+  int32_t k = 0;
+  for (; k + 16 <= K; k += 16) {
+    __m256i va[size_t{MR}];  // [16] int16 per row
+    ATTN_UNROLL for (int i = 0; i < MR; ++i) va[i] =
+        load16_s8<SUB_A>(a + static_cast<ptrdiff_t>(i) * lda + k, vza);
+    ATTN_UNROLL for (int j = 0; j < NR; ++j) {
+      const __m256i vb = load16_s8<SUB_B>(b + static_cast<ptrdiff_t>(j) * ldb + k, vzb);
+      ATTN_UNROLL for (int i = 0; i < MR; ++i) acc[i][j] =
+          _mm256_add_epi32(acc[i][j], _mm256_madd_epi16(va[i], vb));
+    }
+  }
+  ATTN_UNROLL for (int i = 0; i < MR; ++i) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out[i]),
+                     hsum4_epi32(acc[i][0], acc[i][1], acc[i][2], acc[i][3]));
+  }
+  for (; k < K; ++k) {
+    ATTN_UNROLL for (int i = 0; i < MR; ++i) ATTN_UNROLL for (int j = 0; j < NR; ++j) {
+      const int32_t t = (int32_t{a[static_cast<ptrdiff_t>(i) * lda + k]} - za) *
+                        (int32_t{b[static_cast<ptrdiff_t>(j) * ldb + k]} - zb);
+      out[i][j] = static_cast<int32_t>(static_cast<uint32_t>(out[i][j]) + static_cast<uint32_t>(t));
+    }
+  }
+}
+
+// int16 a times int8 b, int64 sum. |term| <= 2^15 * 2^7 = 2^22, so int32
+// lanes are exact over chunks of 256 K (a chunk's whole sum <= 2^30, its
+// horizontal sum included); chunks add up in int64.
+template <int MR, int NR>
+inline void dot_block_s16x8(const int16_t* a, int32_t lda, const int8_t* b, int32_t ldb, int32_t K,
+                            int64_t (*out)[4]) {
+  constexpr int32_t kChunk = 256;
+  ATTN_UNROLL for (int i = 0; i < MR; ++i) ATTN_UNROLL for (int j = 0; j < 4; ++j) out[i][j] = 0;
+  const __m256i zero = _mm256_setzero_si256();
+  int32_t k = 0;
+  while (k + 16 <= K) {
+    const int32_t kend = K - k > kChunk ? k + kChunk : K;
+    __m256i acc[size_t{MR}][4];
+    ATTN_UNROLL for (int i = 0; i < MR; ++i) ATTN_UNROLL for (int j = 0; j < 4; ++j) acc[i][j] = zero;
+    for (; k + 16 <= kend; k += 16) {
+      __m256i va[size_t{MR}];  // [16] int16 per row
+      ATTN_UNROLL for (int i = 0; i < MR; ++i) va[i] = load16_s16(a + static_cast<ptrdiff_t>(i) * lda + k);
+      ATTN_UNROLL for (int j = 0; j < NR; ++j) {
+        const __m256i vb = load16_s8<false>(b + static_cast<ptrdiff_t>(j) * ldb + k, zero);
+        ATTN_UNROLL for (int i = 0; i < MR; ++i) acc[i][j] =
+            _mm256_add_epi32(acc[i][j], _mm256_madd_epi16(va[i], vb));
+      }
+    }
+    ATTN_UNROLL for (int i = 0; i < MR; ++i) {
+      int32_t s[4];
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(s),
+                       hsum4_epi32(acc[i][0], acc[i][1], acc[i][2], acc[i][3]));
+      ATTN_UNROLL for (int j = 0; j < NR; ++j) out[i][j] += s[j];
+    }
+  }
+  for (; k < K; ++k) {
+    ATTN_UNROLL for (int i = 0; i < MR; ++i) ATTN_UNROLL for (int j = 0; j < NR; ++j) {
+      out[i][j] +=
+          int32_t{a[static_cast<ptrdiff_t>(i) * lda + k]} * int32_t{b[static_cast<ptrdiff_t>(j) * ldb + k]};
+    }
+  }
+}
+
+// int16 a times int16 b, int64 sum. A madd pair sum lies in
+// [-2^31 + 2^16, 2^31]: only 2^31 (both pairs (-2^15)^2) wraps, to INT32_MIN,
+// which no other sum reaches. Subtracting 1 (wrapping) maps every pair sum
+// exactly into int32; it is widened to int64 at once, and the 1s are added
+// back at the end.
+template <int MR, int NR>
+inline void dot_block_s16x16(const int16_t* a, int32_t lda, const int16_t* b, int32_t ldb, int32_t K,
+                             int64_t (*out)[4]) {
+  __m256i acc[size_t{MR}][4];  // 4 x int64
+  ATTN_UNROLL for (int i = 0; i < MR; ++i) ATTN_UNROLL for (int j = 0; j < 4; ++j) acc[i][j] =
+      _mm256_setzero_si256();
+  const __m256i one = _mm256_set1_epi32(1);
+  int32_t k = 0;
+  for (; k + 16 <= K; k += 16) {
+    __m256i va[size_t{MR}];  // [16] int16 per row
+    ATTN_UNROLL for (int i = 0; i < MR; ++i) va[i] = load16_s16(a + static_cast<ptrdiff_t>(i) * lda + k);
+    ATTN_UNROLL for (int j = 0; j < NR; ++j) {
+      const __m256i vb = load16_s16(b + static_cast<ptrdiff_t>(j) * ldb + k);
+      ATTN_UNROLL for (int i = 0; i < MR; ++i) {
+        const __m256i t = _mm256_sub_epi32(_mm256_madd_epi16(va[i], vb), one);  // pair sums - 1
+        const __m256i w = _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(t)),
+                                           _mm256_cvtepi32_epi64(_mm256_extracti128_si256(t, 1)));
+        acc[i][j] = _mm256_add_epi64(acc[i][j], w);
+      }
+    }
+  }
+  const int64_t ones = int64_t{8} * (k / 16);
+  ATTN_UNROLL for (int i = 0; i < MR; ++i) ATTN_UNROLL for (int j = 0; j < NR; ++j) out[i][j] =
+      hsum_epi64(acc[i][j]) + ones;
+  for (; k < K; ++k) {
+    ATTN_UNROLL for (int i = 0; i < MR; ++i) ATTN_UNROLL for (int j = 0; j < NR; ++j) {
+      out[i][j] +=
+          int32_t{a[static_cast<ptrdiff_t>(i) * lda + k]} * int32_t{b[static_cast<ptrdiff_t>(j) * ldb + k]};
+    }
+  }
+}
+
+// fp::multiply_by_quantized_multiplier on 8 lanes, bit-exact, for
+// multipliers >= 0 (so SRDHM's one saturating case, INT32_MIN^2, cannot
+// occur); left = max(shift, 0), right = max(-shift, 0) per lane.
+// SRDHM: gemmlowp's (ab + nudge) / 2^31 truncated, nudge 2^30 or 1 - 2^30 by
+// the sign of ab, equals floor((ab + 2^30) / 2^31) on both signs (for
+// negative v = ab + 1 - 2^30, trunc(v / 2^31) = ceil(v / 2^31) =
+// floor((v + 2^31 - 1) / 2^31)); its low 32 bits are bits 31..62 of
+// ab + 2^30, which a logical 64-bit shift gives as well as an arithmetic one.
+inline __m256i mbqm(__m256i x, __m256i mult, __m256i left, __m256i right) {
+  const __m256i a = _mm256_sllv_epi32(x, left);  // wrapping, as fp::wrap_shl
+  const __m256i half = _mm256_set1_epi64x(int64_t{1} << 30);
+  const __m256i even = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(a, mult), half), 31);
+  const __m256i odd = _mm256_srli_epi64(
+      _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(mult, 32)), half), 31);
+  const __m256i h = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
+  // fp::rounding_divide_by_pot(h, right)
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
+  const __m256i rem = _mm256_and_si256(h, mask);
+  const __m256i thr =
+      _mm256_sub_epi32(_mm256_srai_epi32(mask, 1), _mm256_cmpgt_epi32(_mm256_setzero_si256(), h));
+  return _mm256_sub_epi32(_mm256_srav_epi32(h, right), _mm256_cmpgt_epi32(rem, thr));
+}
+
+// Requantization constants of one per-channel group, as lanes.
+struct Requant {
+  __m256i mult, left, right;
+  // From 8 channels' Q0.31 multipliers and shifts (fp::multiply_by_quantized_multiplier's).
+  static Requant of(__m256i multiplier, __m256i shift) {
+    const __m256i zero = _mm256_setzero_si256();
+    return {multiplier, _mm256_max_epi32(shift, zero), _mm256_max_epi32(_mm256_sub_epi32(zero, shift), zero)};
+  }
+};
+
+// Clamp 8 int32 lanes to [lo, hi] and store them as int8 (lo, hi within int8).
+inline void store8_s8(int8_t* dst, __m256i v, __m256i lo, __m256i hi) {
+  v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
+  const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));  // exact
+  const __m128i b = _mm_packs_epi16(w, w);
+  int64_t bytes = _mm_cvtsi128_si64(b);
+  std::memcpy(dst, &bytes, 8);
+}
+
+// Probabilities times values for MR rows and 16 value columns:
+//   out[i][c] = sum_j p[i, j] * v'(j)[c],  c < 16, int32 sum (wrapping),
+// v'(j) = load(j): row j's 16 columns as int16. Rows j and j + 1 are
+// interleaved so that one madd takes both keys' terms; an odd last key pairs
+// with a zero row. The caller bounds the sums.
+template <int MR, class LoadV>
+inline void pv_block(const int16_t* p, int32_t ldp, int32_t S, const LoadV& load, int32_t (*out)[16]) {
+  __m256i lo[size_t{MR}], hi[size_t{MR}];  // columns [0..3, 8..11] and [4..7, 12..15]
+  ATTN_UNROLL for (int i = 0; i < MR; ++i) lo[i] = hi[i] = _mm256_setzero_si256();
+  int32_t j = 0;
+  for (; j < S; j += 2) {
+    const __m256i v0 = load(j);
+    const __m256i v1 = j + 1 < S ? load(j + 1) : _mm256_setzero_si256();
+    const __m256i il = _mm256_unpacklo_epi16(v0, v1);
+    const __m256i ih = _mm256_unpackhi_epi16(v0, v1);
+    ATTN_UNROLL for (int i = 0; i < MR; ++i) {
+      const int16_t* pr = p + static_cast<ptrdiff_t>(i) * ldp;
+      const uint32_t p0 = static_cast<uint16_t>(pr[j]);
+      const uint32_t p1 = j + 1 < S ? static_cast<uint16_t>(pr[j + 1]) : 0u;
+      const __m256i pp = _mm256_set1_epi32(static_cast<int32_t>(p0 | (p1 << 16)));
+      lo[i] = _mm256_add_epi32(lo[i], _mm256_madd_epi16(il, pp));
+      hi[i] = _mm256_add_epi32(hi[i], _mm256_madd_epi16(ih, pp));
+    }
+  }
+  ATTN_UNROLL for (int i = 0; i < MR; ++i) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out[i]), _mm256_permute2x128_si256(lo[i], hi[i], 0x20));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out[i] + 8),
+                        _mm256_permute2x128_si256(lo[i], hi[i], 0x31));
+  }
+}
+
+}  // namespace avx2i
+}  // namespace detail
+}  // namespace attn
+
+#endif  // ATTN_HAVE_AVX2

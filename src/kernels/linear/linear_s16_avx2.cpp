@@ -1,0 +1,44 @@
+// linear, int16 x int8, x86-64 AVX2: linear_s16_ref's arithmetic, bit-exact.
+// acc[m, n] = bias[n] + sum_k x[m, k] w[n, k] (int64) by avx2i::dot_block_s16x8,
+// then the same scalar requantization.
+#include "internal/arch.h"
+
+#if ATTN_HAVE_AVX2
+#include "internal/avx2_fixed.h"
+#include "internal/fixed_point.h"
+#include "internal/kernels_fixed.h"
+
+namespace attn {
+namespace detail {
+namespace {
+
+struct Dots {
+  ConstMatS16 x;
+  ConstMatS8 w;
+  template <int MR, int NR>
+  void run(int32_t i, int32_t j, int64_t (*out)[4]) const {
+    avx2i::dot_block_s16x8<MR, NR>(x.row(i), x.stride, w.row(j), w.stride, x.cols, out);
+  }
+};
+
+}  // namespace
+
+void linear_s16_avx2(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y) {
+  const Dots dots{x, w};
+  for_blocks<2, int64_t>(x.rows, w.rows, dots, [&](int32_t i0, int32_t j0, int64_t(*out)[4], int mr, int nr) {
+    for (int i = 0; i < mr; ++i) {
+      int16_t* yr = y.row(i0 + i) + j0;  // [nr]
+      for (int j = 0; j < nr; ++j) {
+        const int32_t n = j0 + j;
+        const int64_t acc = (bias != nullptr ? bias[n] : 0) + out[i][j];
+        const int32_t v = fp::multiply_by_quantized_multiplier_s64(acc, p.multiplier[n], p.shift[n]);
+        yr[j] = static_cast<int16_t>(fp::clamp_i32(v, p.act_min, p.act_max));
+      }
+    }
+  });
+}
+
+}  // namespace detail
+}  // namespace attn
+
+#endif  // ATTN_HAVE_AVX2

@@ -1,0 +1,148 @@
+// The fused attention softmax, int32 scores -> Q0.15 probabilities, x86-64
+// AVX2: softmax_fused_row_ref's integer arithmetic (see that file for the
+// formulas), bit-exact, 8 keys per step:
+//   max         _mm256_max_epi32
+//   e_j         u = smax - s (uint32), t = high half of (u << exp_shift) *
+//               exp_multiplier (_mm256_mul_epu32 on even and odd lanes), the
+//               table entry by a gather, the per-lane shift by _mm256_srlv_epi32;
+//               e = 0 where u > diff_limit (unsigned compare); sum in uint32
+//               lanes (ref's sum is a uint32 too: addition mod 2^32 in any order)
+//   1 / sum     scalar, as ref
+//   p_j         high half of e * recip + 2^31, packed to int16 and stored over
+//               bytes [2 j, 2 j + 16): int32 entries [j / 2, j / 2 + 4), all
+//               read already (j / 2 + 4 <= j + 8).
+// Key tails (< 8) are scalar.
+#include "internal/arch.h"
+
+#if ATTN_HAVE_AVX2
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "internal/exp2_table.h"
+#include "internal/fixed_point.h"
+#include "internal/kernels_fixed.h"
+
+namespace attn {
+namespace detail {
+namespace {
+
+// kExp2Table widened to 32 bits for _mm256_i32gather_epi32.
+struct Table32 {
+  int32_t v[1 << kExp2TableBits];
+};
+constexpr Table32 widen_table() {
+  Table32 t{};
+  for (int i = 0; i < (1 << kExp2TableBits); ++i) t.v[i] = kExp2Table[i];
+  return t;
+}
+constexpr Table32 kTable32 = widen_table();
+
+inline void store_prob(int32_t* row, int32_t j, uint32_t p) {
+  const int16_t v = static_cast<int16_t>(p);
+  std::memcpy(reinterpret_cast<unsigned char*>(row) + 2 * static_cast<ptrdiff_t>(j), &v, sizeof v);
+}
+
+// ref's e_j for one key.
+inline uint32_t exp_scalar(uint32_t u, const FusedSoftmax& c) {
+  if (u > static_cast<uint32_t>(c.diff_limit)) return 0;
+  const uint32_t t = fused_exp_argument(u, c);
+  const uint32_t x = 2u * kExp2Table[(t >> (kExp2FracBits - kExp2TableBits)) & ((1u << kExp2TableBits) - 1)];
+  return ((x >> (t >> kExp2FracBits)) + 1) >> 1;
+}
+
+// High 32 bits of the 8 unsigned products a * b (+ add, 64-bit, per lane).
+inline __m256i mulhi_epu32(__m256i a, __m256i b, __m256i add) {
+  const __m256i even = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(a, b), add), 32);
+  const __m256i odd =
+      _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32)), add);
+  return _mm256_blend_epi32(even, odd, 0xAA);
+}
+
+}  // namespace
+
+void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+  // Output: int16 probabilities [n] over the first 2n bytes of row.
+  if (begin >= end) {
+    for (int32_t j = 0; j < n; ++j) store_prob(row, j, 0);
+    return;
+  }
+  const FusedSoftmax c = sm;
+  int32_t j = begin;
+  __m256i vmax = _mm256_set1_epi32(row[begin]);
+  for (; j + 8 <= end; j += 8) {
+    vmax = _mm256_max_epi32(vmax, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + j)));
+  }
+  __m128i m4 = _mm_max_epi32(_mm256_castsi256_si128(vmax), _mm256_extracti128_si256(vmax, 1));
+  m4 = _mm_max_epi32(m4, _mm_shuffle_epi32(m4, 0x4E));
+  m4 = _mm_max_epi32(m4, _mm_shuffle_epi32(m4, 0xB1));
+  int32_t smax = _mm_cvtsi128_si32(m4);
+  for (; j < end; ++j) smax = row[j] > smax ? row[j] : smax;
+
+  // Pass 1: e_j in place of s_j, and their sum.
+  const __m256i vsmax = _mm256_set1_epi32(smax);
+  const __m256i vlimit = _mm256_set1_epi32(c.diff_limit);
+  const __m256i vmult = _mm256_set1_epi32(static_cast<int32_t>(c.exp_multiplier));
+  const __m128i vshift = _mm_cvtsi32_si128(c.exp_shift);
+  const __m256i idx_mask = _mm256_set1_epi32((1 << kExp2TableBits) - 1);
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i zero64 = _mm256_setzero_si256();
+  __m256i vsum = _mm256_setzero_si256();
+  j = begin;
+  for (; j + 8 <= end; j += 8) {
+    int32_t* pj = row + j;  // [8]
+    const __m256i u = _mm256_sub_epi32(vsmax, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pj)));
+    const __m256i keep = _mm256_cmpeq_epi32(_mm256_min_epu32(u, vlimit), u);  // u <= diff_limit
+    const __m256i t = mulhi_epu32(_mm256_sll_epi32(u, vshift), vmult, zero64);
+    const __m256i idx = _mm256_and_si256(_mm256_srli_epi32(t, kExp2FracBits - kExp2TableBits), idx_mask);
+    const __m256i x = _mm256_slli_epi32(_mm256_i32gather_epi32(kTable32.v, idx, 4), 1);
+    // t >> 16 is in [0, 15] where kept; elsewhere srlv gives 0 for counts > 31 and keep zeroes it anyway.
+    const __m256i e = _mm256_and_si256(
+        keep, _mm256_srli_epi32(
+                  _mm256_add_epi32(_mm256_srlv_epi32(x, _mm256_srli_epi32(t, kExp2FracBits)), one), 1));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(pj), e);
+    vsum = _mm256_add_epi32(vsum, e);
+  }
+  __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(vsum), _mm256_extracti128_si256(vsum, 1));
+  s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4E));
+  s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xB1));
+  uint32_t sum = static_cast<uint32_t>(_mm_cvtsi128_si32(s4));
+  for (; j < end; ++j) {
+    const uint32_t e = exp_scalar(static_cast<uint32_t>(smax) - static_cast<uint32_t>(row[j]), c);
+    row[j] = static_cast<int32_t>(e);
+    sum += e;
+  }
+
+  // 1 / sum, as ref.
+  const int h = fp::count_leading_zeros(sum);
+  const int32_t a = static_cast<int32_t>((sum << h) - (uint32_t{1} << 31));
+  const uint32_t r31 = static_cast<uint32_t>(fp::one_over_one_plus_x_for_x_in_0_1(a));
+  const int rs = h + kProbBits - 30;
+  const uint32_t r = rs >= 0 ? r31 << rs : r31 >> -rs;
+  const uint32_t recip = r - (r >> kProbBits);
+
+  // Pass 2: p_j as int16 over the start of the row.
+  const __m256i vrecip = _mm256_set1_epi32(static_cast<int32_t>(recip));
+  const __m256i round = _mm256_set1_epi64x(int64_t{1} << 31);
+  j = begin;
+  for (; j + 8 <= end; j += 8) {
+    const __m256i e = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + j));
+    const __m256i p = mulhi_epu32(e, vrecip, round);  // <= 32767
+    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packs_epi32(p, p), 0x08);
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i*>(reinterpret_cast<unsigned char*>(row) + 2 * static_cast<ptrdiff_t>(j)),
+        _mm256_castsi256_si128(packed));
+  }
+  for (; j < end; ++j) {
+    const uint32_t pj = static_cast<uint32_t>(
+        (static_cast<uint64_t>(static_cast<uint32_t>(row[j])) * recip + (uint64_t{1} << 31)) >> 32);
+    store_prob(row, j, pj);
+  }
+  for (int32_t k = 0; k < begin; ++k) store_prob(row, k, 0);
+  for (int32_t k = end; k < n; ++k) store_prob(row, k, 0);
+}
+
+}  // namespace detail
+}  // namespace attn
+
+#endif  // ATTN_HAVE_AVX2
