@@ -206,7 +206,7 @@ TEST_CASE("f32 variants: scores and weighted_sum match ref", "[variants][f32]") 
   }
 }
 
-TEST_CASE("f32 variants: softmax matches ref; masked entries exactly 0", "[variants][f32]") {
+TEST_CASE("f32 variants: softmax matches ref, masked entries exactly 0", "[variants][f32]") {
   std::mt19937 rng(13);
   std::vector<int> lengths;
   for (int n = 1; n <= 40; ++n) lengths.push_back(n);

@@ -108,8 +108,8 @@ TEST_CASE("fixed variants: linear_s8 / linear_s16 bit-exact with ref", "[variant
       std::vector<int32_t> b32(static_cast<size_t>(N));
       std::vector<int64_t> b64(static_cast<size_t>(N));
       for (int n = 0; n < N; ++n)
-        b32[size_t(n)] = int32_t(rng() % (1u << 21)) - (1 << 20), b64[size_t(n)] = int64_t(b32[size_t(n)])
-                                                                                   << 6;
+        b32[size_t(n)] = int32_t(rng() % (1u << 21)) - (1 << 20),
+        b64[size_t(n)] = int64_t(b32[size_t(n)]) * 64;
 
       // s8
       Buf<int8_t> x8(M, K, pad, int8_t(77));
