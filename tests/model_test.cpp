@@ -827,7 +827,7 @@ TEST_CASE("GQA and RoPE: bad block records", "[model][gqa][bad]") {
   CHECK(load_patched(2, 0.0f, [&](auto& f) { poke<uint32_t>(f, hd_at, 3); }) == Status::kDimsMismatch);
 }
 
-TEST_CASE("quantized RoPE blocks carry cos/sin tables; the forward runs from the blob",
+TEST_CASE("quantized RoPE blocks carry cos/sin tables, and the forward runs from the blob",
           "[model][rope][quant]") {
   for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
     QuantFixture qf(dt, true, 1, 10000.0f);  // MQA + RoPE, head_dim 4: tables [5, 2]
