@@ -4,8 +4,9 @@
 //
 //   golden_fixed_to_c OUT.h OUT.cpp FILE.bin...
 //
-// For each golden case the integer forwards support (no additive mask, no
-// rotary embedding) and each of s8 and s16:
+// For each golden case the integer forwards support (no additive mask; GQA
+// and rotary embedding included, with cos/sin tables for max(L, S) positions)
+// and each of s8 and s16:
 //   1. calibrate on the case's own inputs (calibrate_attention, f32 forward),
 //   2. quantize the block (quantize_attention_s8 / _s16) and the inputs,
 //   3. run forward_s8 / forward_s16 on the host,
@@ -13,10 +14,12 @@
 // The board replays step 3 and must produce the same bytes. OUT.h holds the
 // shapes (constexpr, to size the runner's buffers); OUT.cpp the data, typed
 // as port/cortex-m/conformance/golden_fixed_case.h declares.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -120,16 +123,20 @@ bool emit_case(std::ostream& os, const golden::Case& c, int index, Emitted* e) {
   check(attn::calibrate_attention(fplan, c.weights(), mask, fio, carena, &ranges), c.name + ": calibrate");
 
   // 2. quantization.
-  const size_t qbytes = attn::quantized_attention_bytes(cfg, dt);
+  attn::QuantizeOptions options;
+  options.max_positions = std::max(c.L, c.S);  // rope tables: exactly the positions the case uses
+  const size_t qbytes = attn::quantized_attention_bytes(cfg, dt, options);
   Buffer qbuf(qbytes);
   attn::Arena store;
   check(store.init(qbuf.data(), qbytes), "arena");
   attn::ActivationQuant act;
   typename std::conditional<s8, attn::WeightsS8, attn::WeightsS16>::type w;
   if constexpr (s8) {
-    check(attn::quantize_attention_s8(cfg, c.weights(), ranges, store, &w, &act), c.name + ": quantize s8");
+    check(attn::quantize_attention_s8(cfg, c.weights(), ranges, store, &w, &act, nullptr, options),
+          c.name + ": quantize s8");
   } else {
-    check(attn::quantize_attention_s16(cfg, c.weights(), ranges, store, &w, &act), c.name + ": quantize s16");
+    check(attn::quantize_attention_s16(cfg, c.weights(), ranges, store, &w, &act, nullptr, options),
+          c.name + ": quantize s16");
   }
   const std::vector<T> x = quantize_input<T>(c.query, act.query, dt);
   const std::vector<T> xk = quantize_input<T>(c.key, act.key, dt);
@@ -162,11 +169,19 @@ bool emit_case(std::ostream& os, const golden::Case& c, int index, Emitted* e) {
   const std::string ak = emit(os, id + "_xk", xk.data(), xk.size());
   const std::string av = emit(os, id + "_xv", xv.data(), xv.size());
   const std::string ay = emit(os, id + "_y", y.data(), y.size());
+  std::string rope = "nullptr, nullptr, 0";
+  if (c.rope_base != 0.0f) {
+    const size_t n = static_cast<size_t>(w.rope.positions) * static_cast<size_t>(cfg.resolved_head_dim() / 2);
+    rope = emit(os, id + "_rope_cos", w.rope.cos, n) + ", " + emit(os, id + "_rope_sin", w.rope.sin, n) +
+           ", " + std::to_string(w.rope.positions);
+  }
 
+  std::ostringstream base;  // a float literal that round-trips exactly
+  base << std::scientific << std::setprecision(9) << static_cast<double>(c.rope_base) << "f";
   std::ostringstream shape;
   shape << "{" << (s8 ? 8 : 16) << ", " << c.E << ", " << c.H << ", " << cfg.resolved_head_dim() << ", "
         << cfg.resolved_kdim() << ", " << cfg.resolved_vdim() << ", " << cfg.resolved_kv_heads() << ", "
-        << (c.bias ? "true" : "false") << ", " << c.L << ", " << c.S << "}";
+        << (c.bias ? "true" : "false") << ", " << c.L << ", " << c.S << ", " << base.str() << "}";
   int32_t zp[5] = {0, 0, 0, 0, 0};
   if constexpr (s8) {
     zp[0] = w.q_zero_point, zp[1] = w.k_zero_point, zp[2] = w.v_zero_point;
@@ -178,7 +193,8 @@ bool emit_case(std::ostream& os, const golden::Case& c, int index, Emitted* e) {
         << ",\n   " << pv << ",\n   " << po << ",\n   " << zp[0] << ", " << zp[1] << ", " << zp[2] << ", "
         << zp[3] << ", " << zp[4] << ", " << w.softmax.exp_multiplier << "u, " << w.softmax.exp_shift << ", "
         << w.softmax.diff_limit << ", " << w.softmax.score_shift << ", " << w.context_multiplier << ", "
-        << w.context_shift << ",\n   " << ax << ", " << ak << ", " << av << ", " << ay << "}";
+        << w.context_shift << ",\n   " << rope << ",\n   " << ax << ", " << ak << ", " << av << ", " << ay
+        << "}";
   e->shape = shape.str();
   e->entry = entry.str();
   return true;
@@ -222,8 +238,7 @@ int main(int argc, char** argv) {
   for (const Emitted& e : cases) cpp << e.entry << ",\n";
   cpp << "};\n";
   if (!h || !cpp) die("cannot write the output files");
-  std::fprintf(stderr,
-               "golden_fixed_to_c: %zu fixed-point cases (s8 + s16), %d skipped (additive mask or rotary)\n",
+  std::fprintf(stderr, "golden_fixed_to_c: %zu fixed-point cases (s8 + s16), %d skipped (additive mask)\n",
                cases.size(), skipped);
   return 0;
 }

@@ -65,6 +65,7 @@ void common_constants(const GoldenCaseFixed& c, W* w) {
   w->softmax.score_shift = c.score_shift;
   w->context_multiplier = c.context_multiplier;
   w->context_shift = c.context_shift;
+  w->rope = attn::RopeTable{c.rope_cos, c.rope_sin, c.rope_positions};
 }
 
 attn::Status forward(const GoldenCaseFixed& c, const attn::Plan& plan, const attn::Mask& mask, uint8_t* out,
