@@ -217,11 +217,20 @@ TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>((i * 37) % 255 - 127);
     for (size_t i = 0; i < kv.size(); ++i) kv[i] = static_cast<int8_t>((i * 53) % 255 - 127);
     const attn::WeightsS8& w = qc.s8;
-    const attn_weights_s8 cw = {c_proj(w.q),          c_proj(w.k),          c_proj(w.v),
-                                c_proj(w.o),          w.q_zero_point,       w.k_zero_point,
-                                w.v_zero_point,       w.context_zero_point, w.output_zero_point,
-                                c_softmax(w.softmax), w.context_multiplier, w.context_shift};
-    const attn_io_s8 io = {x.data(), kv.data(), kv.data(), y_c.data()};
+    const attn_weights_s8 cw = {c_proj(w.q),
+                                c_proj(w.k),
+                                c_proj(w.v),
+                                c_proj(w.o),
+                                w.q_zero_point,
+                                w.k_zero_point,
+                                w.v_zero_point,
+                                w.context_zero_point,
+                                w.output_zero_point,
+                                c_softmax(w.softmax),
+                                w.context_multiplier,
+                                w.context_shift,
+                                attn_rope_table{nullptr, nullptr, 0}};
+    const attn_io_s8 io = {x.data(), kv.data(), kv.data(), y_c.data(), 0};
     REQUIRE(attn_forward_s8(&plan, &cw, &m, &io, arena, sizeof arena) == ATTN_OK);
 
     attn::Plan p;
@@ -240,11 +249,33 @@ TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
     m.additive = additive;
     CHECK(attn_forward_s8(&plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_UNSUPPORTED_MASK);
     m.additive = nullptr;
-    attn_config rope = cfg;  // rotary embedding in fixed point: C++ only (attn::RopeTable)
+    // Rotary embedding: the converter's tables through C give the C++ bytes.
+    attn_config rope = cfg;
     rope.rope_base = 10000.0f;
     attn_plan rope_plan;
     REQUIRE(attn_plan_init(&rope_plan, &rope, ATTN_DTYPE_S8, L, S, 0) == ATTN_OK);
     CHECK(attn_forward_s8(&rope_plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_NULL_ARGUMENT);
+    alignas(16) static uint8_t table_mem[4096];
+    attn::Arena tables;
+    REQUIRE(tables.init(table_mem, sizeof table_mem) == attn::Status::kOk);
+    attn::RopeTable t;
+    REQUIRE(attn::rope_table(10000.0f, qc.cfg.resolved_head_dim(), S, tables, &t) == attn::Status::kOk);
+    attn_weights_s8 rw = cw;
+    rw.rope = attn_rope_table{t.cos, t.sin, t.positions};
+    attn_io_s8 rio = io;
+    rio.query_position = S - L;  // query rows at S - L .. S - 1, keys at 0 .. S - 1
+    REQUIRE(attn_forward_s8(&rope_plan, &rw, &m, &rio, arena, sizeof arena) == ATTN_OK);
+    attn::AttentionConfig rcfg = qc.cfg;
+    rcfg.rope_base = 10000.0f;
+    REQUIRE(attn::plan_attention(rcfg, attn::DType::kS8, L, S, &p) == attn::Status::kOk);
+    attn::WeightsS8 rwc = w;
+    rwc.rope = t;
+    cio.query_position = S - L;
+    REQUIRE(attn::forward_s8(p, rwc, cm, cio, a) == attn::Status::kOk);
+    CHECK(y_c == y_cpp);
+    rio.query_position = S - L + 1;  // the last query row passes the table
+    CHECK(attn_forward_s8(&rope_plan, &rw, &m, &rio, arena, sizeof arena) ==
+          ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE);
     attn_plan f32_plan;
     REQUIRE(attn_plan_init(&f32_plan, &cfg, ATTN_DTYPE_F32, L, S, 0) == ATTN_OK);
     CHECK(attn_forward_s8(&f32_plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_BAD_DTYPE);
@@ -261,9 +292,10 @@ TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int16_t>((i * 7919) % 65535 - 32767);
     for (size_t i = 0; i < kv.size(); ++i) kv[i] = static_cast<int16_t>((i * 104729) % 65535 - 32767);
     const attn::WeightsS16& w = qc.s16;
-    const attn_weights_s16 cw = {c_proj(w.q),          c_proj(w.k),          c_proj(w.v),    c_proj(w.o),
-                                 c_softmax(w.softmax), w.context_multiplier, w.context_shift};
-    const attn_io_s16 io = {x.data(), kv.data(), kv.data(), y_c.data()};
+    const attn_weights_s16 cw = {
+        c_proj(w.q),          c_proj(w.k),          c_proj(w.v),     c_proj(w.o),
+        c_softmax(w.softmax), w.context_multiplier, w.context_shift, attn_rope_table{nullptr, nullptr, 0}};
+    const attn_io_s16 io = {x.data(), kv.data(), kv.data(), y_c.data(), 0};
     REQUIRE(attn_forward_s16(&plan, &cw, &m, &io, arena, sizeof arena) == ATTN_OK);
 
     attn::Plan p;

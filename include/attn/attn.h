@@ -356,8 +356,9 @@ ATTN_C_NODISCARD attn_status attn_decode_f32(const attn_plan* plan, const attn_w
  * (C++ attn::quantize_attention_s8 / _s16 in attn/quantize.h, or the `attn`
  * tools binary); see attn/attention_fixed.h for the scheme. Grouped-query
  * attention as in f32; masks: causal, window and key padding (an additive
- * mask gives ATTN_ERR_UNSUPPORTED_MASK). Rotary embedding runs in the C++
- * API only (attn::RopeTable): a rotary plan gives ATTN_ERR_NULL_ARGUMENT here. */
+ * mask gives ATTN_ERR_UNSUPPORTED_MASK). Rotary embedding from the
+ * converter's tables (attn_rope_table; a rotary plan without them gives
+ * ATTN_ERR_NULL_ARGUMENT). */
 #if ATTN_WITH_S8 || ATTN_WITH_S16
 
 /* Constants of the fused integer softmax (attn::FusedSoftmaxParams). */
@@ -367,6 +368,16 @@ typedef struct attn_softmax_fixed {
   int32_t diff_limit;      /* [0, (2^32 - 1) >> exp_shift] */
   int32_t score_shift;     /* scores = round(q.k / 2^score_shift); s8: usually 0 */
 } attn_softmax_fixed;
+
+/* Rotary embedding tables from the converter (attn::RopeTable), Q1.14:
+ * cos[p][i] = round(2^14 cos(p base^(-2i/head_dim))), sin likewise. Read only
+ * when the plan's rope_base is not 0; positions past `positions` give
+ * ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE. */
+typedef struct attn_rope_table {
+  const int16_t* cos; /* [positions, head_dim / 2] */
+  const int16_t* sin; /* [positions, head_dim / 2] */
+  int32_t positions;
+} attn_rope_table;
 
 /* Arena bytes of an s8 (BYTES = 1) or s16 (BYTES = 2) forward with the
  * default tile; D and DKV as for f32: K and V [S, DKV], Q and O tiles [T, D]
@@ -403,14 +414,16 @@ typedef struct attn_weights_s8 {
   attn_softmax_fixed softmax;
   int32_t context_multiplier; /* Q0.31: probabilities x V into the context scale */
   int32_t context_shift;      /* [-31, 30] */
+  attn_rope_table rope;       /* rotary embedding (all zero without) */
 } attn_weights_s8;
 
 /* int8 activations, quantized with the converter's scale and zero point. */
 typedef struct attn_io_s8 {
-  const int8_t* query; /* [L, E] */
-  const int8_t* key;   /* [S, kdim]; self-attention: the query */
-  const int8_t* value; /* [S, vdim]; self-attention: the query */
-  int8_t* output;      /* [L, E] */
+  const int8_t* query;    /* [L, E] */
+  const int8_t* key;      /* [S, kdim]; self-attention: the query */
+  const int8_t* value;    /* [S, vdim]; self-attention: the query */
+  int8_t* output;         /* [L, E] */
+  int32_t query_position; /* rotary position of query row 0 (keys at 0 .. S-1) */
 } attn_io_s8;
 
 /* One int8 forward; plan from attn_plan_init(..., ATTN_DTYPE_S8, ...).
@@ -437,14 +450,16 @@ typedef struct attn_weights_s16 {
   attn_softmax_fixed softmax;
   int32_t context_multiplier; /* Q0.31 */
   int32_t context_shift;      /* [-31, 14] */
+  attn_rope_table rope;       /* rotary embedding (all zero without) */
 } attn_weights_s16;
 
 /* int16 symmetric activations (zero point 0). */
 typedef struct attn_io_s16 {
-  const int16_t* query; /* [L, E] */
-  const int16_t* key;   /* [S, kdim] */
-  const int16_t* value; /* [S, vdim] */
-  int16_t* output;      /* [L, E] */
+  const int16_t* query;   /* [L, E] */
+  const int16_t* key;     /* [S, kdim] */
+  const int16_t* value;   /* [S, vdim] */
+  int16_t* output;        /* [L, E] */
+  int32_t query_position; /* rotary position of query row 0 (keys at 0 .. S-1) */
 } attn_io_s16;
 
 /* One int16 forward; plan from attn_plan_init(..., ATTN_DTYPE_S16, ...). */

@@ -438,11 +438,13 @@ attn_status attn_forward_s8(const attn_plan* plan, const attn_weights_s8* weight
     w.softmax = attn::to_cpp(weights->softmax);
     w.context_multiplier = weights->context_multiplier;
     w.context_shift = weights->context_shift;
+    w.rope = attn::RopeTable{weights->rope.cos, weights->rope.sin, weights->rope.positions};
     attn::IoS8 x;
     x.query = io->query;
     x.key = io->key;
     x.value = io->value;
     x.output = io->output;
+    x.query_position = io->query_position;
     return attn::forward_s8(p, w, attn::to_cpp(mask), x, a);
   });
 }
@@ -470,11 +472,13 @@ attn_status attn_forward_s16(const attn_plan* plan, const attn_weights_s16* weig
     w.softmax = attn::to_cpp(weights->softmax);
     w.context_multiplier = weights->context_multiplier;
     w.context_shift = weights->context_shift;
+    w.rope = attn::RopeTable{weights->rope.cos, weights->rope.sin, weights->rope.positions};
     attn::IoS16 x;
     x.query = io->query;
     x.key = io->key;
     x.value = io->value;
     x.output = io->output;
+    x.query_position = io->query_position;
     return attn::forward_s16(p, w, attn::to_cpp(mask), x, a);
   });
 }
