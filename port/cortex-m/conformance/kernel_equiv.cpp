@@ -71,7 +71,12 @@ void random_requant(int32_t n, int32_t shift_lo, int32_t shift_hi) {
 #if ATTN_WITH_S8
 void linear_s8_cases() {
   for (int32_t i = 0; i < kCases; ++i) {
-    const int32_t M = uniform(1, kMaxRows), N = uniform(1, 40), K = uniform(1, kMaxCols - 3);
+    // Mostly K <= kMaxCols - 3 and N up to kMaxCols (past the 64-channel groups of the MVE kernel);
+    // every 10th case a long row (K > 256: the MVE kernel's unbuffered path) with M <= 2, N <= 20.
+    const bool long_rows = i % 10 == 9;
+    const int32_t M = long_rows ? uniform(1, 2) : uniform(1, kMaxRows);
+    const int32_t N = long_rows ? uniform(1, 20) : uniform(1, kMaxCols);
+    const int32_t K = long_rows ? uniform(257, 300) : uniform(1, kMaxCols - 3);
     const int32_t xs = K + uniform(0, 3);  // row stride of x
     fill(g_x8, sizeof g_x8, -128, 127);
     fill(g_w8, static_cast<size_t>(N * K), -127, 127);

@@ -1,67 +1,216 @@
-// linear, int8, Cortex-M55 Helium (MVE): y = requant(x W^T + b). Per weight
-// row, 16 int8 MACs per VMLADAVA against up to four rows of x (the weight
-// vector is loaded once for them); tails by tail predication (VCTP), no
-// scalar loop. The input zero point is applied as -zp * sum_k w[n, k] (VADDVA
-// on the same vectors). Same int32 sums and requantization as linear_s8_ref:
-// bit-exact.
+// linear, int8, Cortex-M55 Helium (MVE): y = requant(x W^T + b), 16 int8
+// MACs per VMLADAVA, bit-exact with linear_s8_ref (same int32 sums, same
+// requantization: internal/mve_requantize.h).
+//
+// - K <= 64 (the MCU shapes): the x rows stay in registers (K / 16 vectors a
+//   row, zero-filled past K; 4 rows for K <= 16, 2 for K <= 32, else 1) and
+//   the inner loop walks the weight rows: per output channel only the weight
+//   loads, the VMLADAVAs and one store of each row's sum. The last chunk's
+//   weight load is tail-predicated (VCTP), so nothing is read past a row.
+// - K <= kMaxK: blocks of 4 x rows by 1 weight row; the 4 rows are first
+//   copied, interleaved and zero-padded, to a stack buffer walked by one
+//   pointer (loop: 1 weight load, 4 x loads, 4 VMLADAVA).
+// - larger K: 4 x 1 blocks with tail-predicated loads of both operands.
+//
+// The sums of a row go to a stack array; the row is then requantized 4
+// channels per vector (per-lane multiplier and shift) and stored as 4
+// contiguous bytes. The input zero point is applied as -zp * sum_k w[n, k].
 #include "internal/arch.h"
 
 #if ATTN_HAVE_MVE
 #include <arm_mve.h>
 
 #include "internal/kernels_fixed.h"
-#include "internal/mve_requantize.h"
+
+// Unrolling the channel loops only spills registers (clang-14).
+#if defined(__clang__)
+#define ATTN_NO_UNROLL _Pragma("clang loop unroll(disable)")
+#else
+#define ATTN_NO_UNROLL
+#endif
 
 namespace attn {
 namespace detail {
 namespace {
 
-template <int R, bool kZx>
-void rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, int32_t m) {
-  constexpr size_t kR = static_cast<size_t>(R);
-  const int32_t K = x.cols;
-  const int8_t* a[kR];  // x rows [K]
-  for (size_t r = 0; r < kR; ++r) a[r] = x.row(m + static_cast<int32_t>(r));
-  // Byte offsets of y's rows m .. m + 3 from row m.
-  const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(y.stride));
-  for (int32_t n = 0; n < w.rows; ++n) {
-    const int8_t* b = w.row(n);  // [K]
-    int32_t acc[kR] = {};
-    int32_t wsum = 0;
-    for (int32_t k = 0; k < K; k += 16) {
-      const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(K - k));
-      const int8x16_t wv = vldrbq_z_s8(b + k, pred);
-      if (kZx) wsum = vaddvaq_p_s8(wsum, wv, pred);  // the forward folds zp into the bias: 0
-      for (size_t r = 0; r < kR; ++r) acc[r] = vmladavaq_p_s8(acc[r], vldrbq_z_s8(a[r] + k, pred), wv, pred);
-    }
-    const int32_t base = (bias != nullptr ? bias[n] : 0) - p.input_zero_point * wsum;
-    int32_t sums[4] = {};  // [R] used
-    for (size_t r = 0; r < kR; ++r) sums[r] = acc[r];
-    const int32x4_t q = mve::requantize(vaddq_n_s32(vldrwq_s32(sums), base), p.multiplier[n], p.shift[n]);
-    const int32x4_t out = vminq_s32(vmaxq_s32(vaddq_n_s32(q, p.output_zero_point), vdupq_n_s32(p.act_min)),
-                                    vdupq_n_s32(p.act_max));
-    // y[m + r][n] for r < R: a scatter of the low bytes (truncating store)
-    vstrbq_scatter_offset_p_s32(y.row(m) + n, offsets, out, vctp32q(static_cast<uint32_t>(R)));
+constexpr int32_t kGroup = 64;  // output channels per pass (stack: 4 x 64 int32 sums)
+constexpr int32_t kMaxK = 256;  // columns of x held in the stack buffer (4 rows: 1 KiB)
+
+// y_row[n0 + j] = requant(acc[j] + bias[n0 + j] - zp * wsum[j]) for j < nc:
+// four channels per vector. Per lane the arithmetic of mve::requantize: a
+// left shift (shift > 0) before VQRDMULH, a rounding right shift (shift < 0)
+// after it, on v - 1 for negative v.
+void requantize_row(const int32_t* acc, const int32_t* wsum, int32_t nc, const int32_t* bias,
+                    const LinearS8Params& p, int32_t n0, int8_t* y_row) {
+  const int32x4_t zero = vdupq_n_s32(0);
+  const int32x4_t act_min = vdupq_n_s32(p.act_min);
+  const int32x4_t act_max = vdupq_n_s32(p.act_max);
+  ATTN_NO_UNROLL
+  for (int32_t j = 0; j < nc; j += 4) {
+    const mve_pred16_t live = vctp32q(static_cast<uint32_t>(nc - j));
+    int32x4_t v = vldrwq_s32(acc + j);
+    if (bias != nullptr) v = vaddq_s32(v, vldrwq_z_s32(bias + n0 + j, live));
+    if (wsum != nullptr) v = vsubq_s32(v, vmulq_n_s32(vldrwq_s32(wsum + j), p.input_zero_point));
+    const int32x4_t shift = vldrwq_z_s32(p.shift + n0 + j, live);
+    v = vqrdmulhq_s32(vshlq_s32(v, vmaxq_s32(shift, zero)), vldrwq_z_s32(p.multiplier + n0 + j, live));
+    v = vaddq_m_s32(v, v, vshrq_n_s32(v, 31), vcmpltq_s32(shift, zero));
+    v = vrshlq_s32(v, vminq_s32(shift, zero));  // a negative count: rounding right shift
+    v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, p.output_zero_point), act_min), act_max);
+    vstrbq_p_s32(y_row + n0 + j, v, live);  // 4 int8, truncating
   }
 }
 
-template <bool kZx>
-void run(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+// wsum[j] = sum_k w[n0 + j, k] for j < nc (only when the input zero point is not 0).
+void weight_sums(ConstMatS8 w, int32_t n0, int32_t nc, int32_t* wsum) {
+  for (int32_t j = 0; j < nc; ++j) {
+    const int8_t* b = w.row(n0 + j);  // [K]
+    int32_t s = 0;
+    for (int32_t k = 0; k < w.cols; k += 16) {
+      const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(w.cols - k));
+      s = vaddvaq_p_s8(s, vldrbq_z_s8(b + k, pred), pred);
+    }
+    wsum[j] = s;
+  }
+}
+
+// Rows m .. m + NR - 1 of y, 16 (CH - 1) < K <= 16 CH: x rows in registers.
+template <size_t CH, size_t NR>
+void rows_held(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, int32_t m) {
+  const int32_t K = x.cols;
+  int8x16_t xv[NR][CH];  // x rows m .. m + NR - 1, zero past K
+  for (size_t r = 0; r < NR; ++r) {
+    for (size_t c = 0; c < CH; ++c) {
+      const int32_t k = 16 * static_cast<int32_t>(c);
+      xv[r][c] = vldrbq_z_s8(x.row(m + static_cast<int32_t>(r)) + k, vctp8q(static_cast<uint32_t>(K - k)));
+    }
+  }
+  constexpr int32_t kLast = 16 * static_cast<int32_t>(CH - 1);  // first column of the last chunk
+  const mve_pred16_t tail = vctp8q(static_cast<uint32_t>(K - kLast));
+  for (int32_t n0 = 0; n0 < w.rows; n0 += kGroup) {
+    const int32_t nc = w.rows - n0 < kGroup ? w.rows - n0 : kGroup;
+    alignas(16) int32_t acc[NR][kGroup];  // [row][channel] int32 sums
+    alignas(16) int32_t wsum[kGroup];     // [channel] sum_k w[n, k]
+    const int8_t* b = w.row(n0);          // [K]
+    ATTN_NO_UNROLL
+    for (int32_t j = 0; j < nc; ++j, b += w.stride) {
+      int32_t a[NR] = {};
+      for (size_t c = 0; c + 1 < CH; ++c) {
+        const int8x16_t wv = vldrbq_s8(b + 16 * static_cast<int32_t>(c));
+        for (size_t r = 0; r < NR; ++r) a[r] = vmladavaq_s8(a[r], xv[r][c], wv);
+      }
+      const int8x16_t wv = vldrbq_z_s8(b + kLast, tail);
+      for (size_t r = 0; r < NR; ++r) acc[r][j] = vmladavaq_s8(a[r], xv[r][CH - 1], wv);
+    }
+    if (p.input_zero_point != 0) weight_sums(w, n0, nc, wsum);
+    for (size_t r = 0; r < NR; ++r) {
+      requantize_row(acc[r], p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0,
+                     y.row(m + static_cast<int32_t>(r)));
+    }
+  }
+}
+
+// Rows m .. m + R - 1 (R <= 4) of y, K <= kMaxK: 4 x 1 blocks over a stack copy of the rows.
+template <int R>
+void rows_buffered(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y,
+                   int32_t m) {
+  const int32_t K = x.cols;
+  const int32_t full = K / 16;               // unpredicated chunks
+  const bool partial = K % 16 != 0;          // and the last, partial one
+  alignas(16) int8_t xs[kMaxK / 16][4][16];  // [chunk][row][16] x rows m .. m + 3, zero-padded
+  for (int32_t c = 0; c < (K + 15) / 16; ++c) {
+    const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(K - 16 * c));
+    for (int32_t r = 0; r < 4; ++r) {
+      int8x16_t v = vdupq_n_s8(0);
+      if (r < R) v = vldrbq_z_s8(x.row(m + r) + 16 * c, pred);
+      vstrbq_s8(xs[c][r], v);
+    }
+  }
+  const mve_pred16_t tail = vctp8q(static_cast<uint32_t>(K - 16 * full));
+  for (int32_t n0 = 0; n0 < w.rows; n0 += kGroup) {
+    const int32_t nc = w.rows - n0 < kGroup ? w.rows - n0 : kGroup;
+    alignas(16) int32_t acc[4][kGroup];  // [row][channel] int32 sums
+    alignas(16) int32_t wsum[kGroup];    // [channel] sum_k w[n, k]
+    const int8_t* row = w.row(n0);       // [K]
+    ATTN_NO_UNROLL
+    for (int32_t j = 0; j < nc; ++j, row += w.stride) {
+      const int8_t* b = row;
+      const int8_t* xp = xs[0][0];
+      int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      for (int32_t c = 0; c < full; ++c, b += 16, xp += 64) {
+        const int8x16_t wv = vldrbq_s8(b);
+        a0 = vmladavaq_s8(a0, vldrbq_s8(xp), wv);
+        a1 = vmladavaq_s8(a1, vldrbq_s8(xp + 16), wv);
+        a2 = vmladavaq_s8(a2, vldrbq_s8(xp + 32), wv);
+        a3 = vmladavaq_s8(a3, vldrbq_s8(xp + 48), wv);
+      }
+      if (partial) {
+        const int8x16_t wv = vldrbq_z_s8(b, tail);
+        a0 = vmladavaq_s8(a0, vldrbq_s8(xp), wv);
+        a1 = vmladavaq_s8(a1, vldrbq_s8(xp + 16), wv);
+        a2 = vmladavaq_s8(a2, vldrbq_s8(xp + 32), wv);
+        a3 = vmladavaq_s8(a3, vldrbq_s8(xp + 48), wv);
+      }
+      acc[0][j] = a0;
+      acc[1][j] = a1;
+      acc[2][j] = a2;
+      acc[3][j] = a3;
+    }
+    if (p.input_zero_point != 0) weight_sums(w, n0, nc, wsum);
+    for (int32_t r = 0; r < R; ++r) {
+      requantize_row(acc[r], p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y.row(m + r));
+    }
+  }
+}
+
+// Row m of y, any K: tail-predicated loads of both operands.
+void row_any(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, int32_t m) {
+  const int32_t K = x.cols;
+  const int8_t* a = x.row(m);  // [K]
+  for (int32_t n0 = 0; n0 < w.rows; n0 += kGroup) {
+    const int32_t nc = w.rows - n0 < kGroup ? w.rows - n0 : kGroup;
+    alignas(16) int32_t acc[kGroup];   // [channel] int32 sums
+    alignas(16) int32_t wsum[kGroup];  // [channel] sum_k w[n, k]
+    for (int32_t j = 0; j < nc; ++j) {
+      const int8_t* b = w.row(n0 + j);  // [K]
+      int32_t s = 0;
+      for (int32_t k = 0; k < K; k += 16) {
+        const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(K - k));
+        s = vmladavaq_p_s8(s, vldrbq_z_s8(a + k, pred), vldrbq_z_s8(b + k, pred), pred);
+      }
+      acc[j] = s;
+    }
+    if (p.input_zero_point != 0) weight_sums(w, n0, nc, wsum);
+    requantize_row(acc, p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y.row(m));
+  }
+}
+
+template <size_t CH>
+void run_held(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+  constexpr size_t kRows = CH == 1 ? 4 : CH == 2 ? 2 : 1;
   int32_t m = 0;
-  for (; m + 4 <= x.rows; m += 4) rows<4, kZx>(x, w, bias, p, y, m);
-  if (x.rows - m == 3) rows<3, kZx>(x, w, bias, p, y, m);
-  if (x.rows - m == 2) rows<2, kZx>(x, w, bias, p, y, m);
-  if (x.rows - m == 1) rows<1, kZx>(x, w, bias, p, y, m);
+  for (; m + static_cast<int32_t>(kRows) <= x.rows; m += static_cast<int32_t>(kRows)) {
+    rows_held<CH, kRows>(x, w, bias, p, y, m);
+  }
+  for (; m < x.rows; ++m) rows_held<CH, 1>(x, w, bias, p, y, m);
 }
 
 }  // namespace
 
 void linear_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
-  if (p.input_zero_point == 0) {
-    run<false>(x, w, bias, p, y);
-  } else {
-    run<true>(x, w, bias, p, y);
+  const int32_t K = x.cols;
+  if (K <= 16) return run_held<1>(x, w, bias, p, y);
+  if (K <= 32) return run_held<2>(x, w, bias, p, y);
+  if (K <= 48) return run_held<3>(x, w, bias, p, y);
+  if (K <= 64) return run_held<4>(x, w, bias, p, y);
+  if (K <= kMaxK) {
+    int32_t m = 0;
+    for (; m + 4 <= x.rows; m += 4) rows_buffered<4>(x, w, bias, p, y, m);
+    if (x.rows - m == 3) rows_buffered<3>(x, w, bias, p, y, m);
+    if (x.rows - m == 2) rows_buffered<2>(x, w, bias, p, y, m);
+    if (x.rows - m == 1) rows_buffered<1>(x, w, bias, p, y, m);
+    return;
   }
+  for (int32_t m = 0; m < x.rows; ++m) row_any(x, w, bias, p, y, m);
 }
 
 }  // namespace detail
