@@ -1,7 +1,14 @@
 // weighted sum, int8 values, Q0.15 probabilities, Cortex-M55 Helium (MVE):
-// o[t, c] = requant(sum_j p[t, j] v[j, c] - zv sum_j p[t, j]). Four value
-// columns per int32 vector (VLDRB.S32, tail-predicated), one VMLA by the
-// scalar p[t, j] per row, up to four rows sharing each loaded value vector.
+// o[t, c] = requant(sum_j p[t, j] v[j, c] - zv sum_j p[t, j]).
+//
+// Per value column c and up to four rows t, the sum over j runs 8 keys at a
+// time: one gather load (VLDRB.S16 with offsets 0, stride, .., 7 stride)
+// brings v[j .. j + 8, c] widened to int16, and one VMLADAVA.S16 per row
+// multiplies it with p[t, j .. j + 8] and accumulates the 8 products (int32).
+// The last, partial chunk is tail-predicated (VCTP). Column sums go to a
+// stack array, then each row is requantized 4 columns per vector and stored
+// as contiguous bytes. Rows too far apart for 16-bit gather offsets take the
+// older path: four columns per int32 vector, VMLA by the scalar p[t, j].
 // The sums equal the ref's int32 sums: bit-exact.
 #include "internal/arch.h"
 
@@ -11,12 +18,77 @@
 #include "internal/kernels_fixed.h"
 #include "internal/mve_requantize.h"
 
+#if defined(__clang__)
+#define ATTN_NO_UNROLL _Pragma("clang loop unroll(disable)")
+#else
+#define ATTN_NO_UNROLL
+#endif
+
 namespace attn {
 namespace detail {
 namespace {
 
+constexpr int32_t kGroup = 16;              // value columns per pass (stack: 4 x 16 int32 sums)
+constexpr int32_t kMaxGatherStride = 9362;  // 7 * stride must fit the 16-bit gather offsets
+
+// o[t, c0 .. c0 + nc) = requant(acc[0 .. nc)), 4 columns per vector.
+inline void store_row(const int32_t* acc, int32_t nc, int32_t m, int32_t sh, int32_t zo, int8_t* out) {
+  for (int32_t j = 0; j < nc; j += 4) {
+    const mve_pred16_t live = vctp32q(static_cast<uint32_t>(nc - j));
+    int32x4_t v = vaddq_n_s32(mve::requantize(vldrwq_s32(acc + j), m, sh), zo);
+    v = vminq_s32(vmaxq_s32(v, vdupq_n_s32(-128)), vdupq_n_s32(127));
+    vstrbq_p_s32(out + j, v, live);  // int8, truncating
+  }
+}
+
 template <int R>
-void rows(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o, int32_t t) {
+void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o,
+                 int32_t t) {
+  constexpr size_t kR = static_cast<size_t>(R);
+  const int32_t S = p.cols;
+  const int32_t full = S / 8;         // unpredicated chunks of 8 keys
+  const int32_t rest = S - 8 * full;  // keys of the last, partial chunk
+  const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(rest));
+  const uint16x8_t offsets = vmulq_n_u16(vidupq_n_u16(0, 1), static_cast<uint16_t>(v.stride));
+  const ptrdiff_t chunk = 8 * static_cast<ptrdiff_t>(v.stride);  // bytes between chunks of 8 value rows
+  const int16_t* pr[kR];                                         // probability rows [S]
+  int32_t corr[kR];                                              // -zv * sum_j p[t, j]
+  for (size_t r = 0; r < kR; ++r) {
+    pr[r] = p.row(t + static_cast<int32_t>(r));
+    int32_t psum = 0;
+    for (int32_t j = 0; j < S; j += 8) {
+      const mve_pred16_t pred = vctp16q(static_cast<uint32_t>(S - j));
+      psum = vaddvaq_p_s16(psum, vldrhq_z_s16(pr[r] + j, pred), pred);
+    }
+    corr[r] = -zv * psum;
+  }
+  for (int32_t c0 = 0; c0 < v.cols; c0 += kGroup) {
+    const int32_t nc = v.cols - c0 < kGroup ? v.cols - c0 : kGroup;
+    alignas(16) int32_t acc[4][kGroup];  // [row][column] int32 sums
+    ATTN_NO_UNROLL
+    for (int32_t c = 0; c < nc; ++c) {
+      const int8_t* vb = v.data + c0 + c;  // v[0, c0 + c]
+      int32_t a[4] = {};
+      for (size_t r = 0; r < kR; ++r) a[r] = corr[r];
+      int32_t j = 0;
+      for (int32_t i = 0; i < full; ++i, j += 8, vb += chunk) {
+        const int16x8_t vv = vldrbq_gather_offset_s16(vb, offsets);
+        for (size_t r = 0; r < kR; ++r) a[r] = vmladavaq_s16(a[r], vldrhq_s16(pr[r] + j), vv);
+      }
+      if (rest > 0) {
+        const int16x8_t vv = vldrbq_gather_offset_z_s16(vb, offsets, tail);
+        for (size_t r = 0; r < kR; ++r) a[r] = vmladavaq_s16(a[r], vldrhq_z_s16(pr[r] + j, tail), vv);
+      }
+      for (size_t r = 0; r < kR; ++r) acc[r][c] = a[r];
+    }
+    for (size_t r = 0; r < kR; ++r) store_row(acc[r], nc, m, sh, zo, o.row(t + static_cast<int32_t>(r)) + c0);
+  }
+}
+
+// Any row stride: four value columns per int32 vector, VMLA by the scalar p[t, j].
+template <int R>
+void rows_any(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o,
+              int32_t t) {
   constexpr size_t kR = static_cast<size_t>(R);
   const int32_t S = p.cols;
   const int32_t d = v.cols;
@@ -45,6 +117,15 @@ void rows(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_
       out = vminq_s32(vmaxq_s32(out, vdupq_n_s32(-128)), vdupq_n_s32(127));
       vstrbq_p_s32(o.row(t + static_cast<int32_t>(r)) + c, out, pred);  // int8, truncating
     }
+  }
+}
+
+template <int R>
+void rows(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o, int32_t t) {
+  if (v.stride <= kMaxGatherStride) {
+    rows_gather<R>(p, v, zv, m, sh, zo, o, t);
+  } else {
+    rows_any<R>(p, v, zv, m, sh, zo, o, t);
   }
 }
 
