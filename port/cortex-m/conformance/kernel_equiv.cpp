@@ -10,7 +10,9 @@
 
 #include "attn/config.h"
 #include "conformance.h"
+#include "internal/fixed_point.h"
 #include "internal/kernels_fixed.h"
+#include "internal/mve_requantize.h"
 
 namespace {
 
@@ -215,9 +217,38 @@ void softmax_fused_cases() {
 }
 #endif
 
+#if ATTN_HAVE_MVE
+// The softmax's reciprocal on Helium lanes against fp::, over its whole
+// domain a in [0, 2^31): the ends, every power of two and its neighbours,
+// and 20000 random points. One check.
+void reciprocal_mve_cases() {
+  ++g_checks;
+  int bad = 0;
+  auto check = [&](int32_t a) {
+    if (detail::mve::one_over_one_plus_x(a) != fp::one_over_one_plus_x_for_x_in_0_1(a)) ++bad;
+  };
+  check(0);
+  check(INT32_MAX);
+  for (int b = 0; b < 31; ++b) {
+    const int32_t v = int32_t{1} << b;
+    check(v - 1);
+    check(v);
+    check(v + 1);
+  }
+  for (int i = 0; i < 20000; ++i) check(static_cast<int32_t>((next() << 8 ^ next()) & 0x7FFFFFFFu));
+  if (bad != 0) {
+    ++g_failed;
+    std::printf("FAIL kernel mve::one_over_one_plus_x: %d of 20095 values != fp::\n", bad);
+  }
+}
+#endif
+
 }  // namespace
 
 int run_kernel_equivalence(int* checks) {
+#if ATTN_HAVE_MVE
+  reciprocal_mve_cases();
+#endif
 #if ATTN_WITH_S8
   linear_s8_cases();
   scores_s8_cases();
