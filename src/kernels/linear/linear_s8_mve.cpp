@@ -36,27 +36,57 @@ namespace {
 constexpr int32_t kGroup = 64;  // output channels per pass (stack: 4 x 64 int32 sums)
 constexpr int32_t kMaxK = 256;  // columns of x held in the stack buffer (4 rows: 1 KiB)
 
-// y_row[n0 + j] = requant(acc[j] + bias[n0 + j] - zp * wsum[j]) for j < nc:
-// four channels per vector. Per lane the arithmetic of mve::requantize: a
-// left shift (shift > 0) before VQRDMULH, a rounding right shift (shift < 0)
-// after it, on v - 1 for negative v.
-void requantize_row(const int32_t* acc, const int32_t* wsum, int32_t nc, const int32_t* bias,
-                    const LinearS8Params& p, int32_t n0, int8_t* y_row) {
+// y[m + r][n0 + j] = requant(acc[r][j] + bias[n0 + j] - zp * wsum[j]) for
+// r < rows, j < nc: four channels per vector, their parameters loaded once
+// for all rows. Per lane the arithmetic of mve::requantize: a left shift
+// (shift > 0; skipped when no channel has one) before VQRDMULH, a rounding
+// right shift (shift < 0, VRSHL by the negative count) after it, on v - 1
+// for negative v: (v & count) >> 31 is -1 exactly where both are negative.
+template <bool kLeft>
+void requantize_rows(const int32_t (*acc)[kGroup], int32_t rows, const int32_t* wsum, int32_t nc,
+                     const int32_t* bias, const LinearS8Params& p, int32_t n0, MatS8 y, int32_t m) {
   const int32x4_t zero = vdupq_n_s32(0);
   const int32x4_t act_min = vdupq_n_s32(p.act_min);
   const int32x4_t act_max = vdupq_n_s32(p.act_max);
+  const int32_t zo = p.output_zero_point;  // locals: the int8 stores could alias p
+  const int32_t zp = p.input_zero_point;
+  const int32_t* const shifts = p.shift + n0;
+  const int32_t* const mults = p.multiplier + n0;
+  int8_t* const out = y.row(m) + n0;  // [rows, nc] at y.stride
   ATTN_NO_UNROLL
   for (int32_t j = 0; j < nc; j += 4) {
     const mve_pred16_t live = vctp32q(static_cast<uint32_t>(nc - j));
-    int32x4_t v = vldrwq_s32(acc + j);
-    if (bias != nullptr) v = vaddq_s32(v, vldrwq_z_s32(bias + n0 + j, live));
-    if (wsum != nullptr) v = vsubq_s32(v, vmulq_n_s32(vldrwq_s32(wsum + j), p.input_zero_point));
-    const int32x4_t shift = vldrwq_z_s32(p.shift + n0 + j, live);
-    v = vqrdmulhq_s32(vshlq_s32(v, vmaxq_s32(shift, zero)), vldrwq_z_s32(p.multiplier + n0 + j, live));
-    v = vaddq_m_s32(v, v, vshrq_n_s32(v, 31), vcmpltq_s32(shift, zero));
-    v = vrshlq_s32(v, vminq_s32(shift, zero));  // a negative count: rounding right shift
-    v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, p.output_zero_point), act_min), act_max);
-    vstrbq_p_s32(y_row + n0 + j, v, live);  // 4 int8, truncating
+    int32x4_t base = bias != nullptr ? vldrwq_z_s32(bias + n0 + j, live) : zero;
+    if (wsum != nullptr) base = vsubq_s32(base, vmulq_n_s32(vldrwq_s32(wsum + j), zp));
+    const int32x4_t shift = vldrwq_z_s32(shifts + j, live);
+    const int32x4_t mult = vldrwq_z_s32(mults + j, live);
+    const int32x4_t left = vmaxq_s32(shift, zero);
+    const int32x4_t right = vminq_s32(shift, zero);  // a negative count: rounding right shift
+    int8_t* o = out + j;
+    const bool whole = j + 4 <= nc;
+    for (int32_t r = 0; r < rows; ++r, o += y.stride) {
+      int32x4_t v = vaddq_s32(vldrwq_s32(acc[r] + j), base);
+      if (kLeft) v = vshlq_s32(v, left);
+      v = vqrdmulhq_s32(v, mult);
+      v = vrshlq_s32(vaddq_s32(v, vshrq_n_s32(vandq_s32(v, right), 31)), right);
+      v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, zo), act_min), act_max);
+      if (whole) {
+        vstrbq_s32(o, v);  // 4 int8, truncating
+      } else {
+        vstrbq_p_s32(o, v, live);
+      }
+    }
+  }
+}
+
+void requantize_rows(const int32_t (*acc)[kGroup], int32_t rows, const int32_t* wsum, int32_t nc,
+                     const int32_t* bias, const LinearS8Params& p, int32_t n0, MatS8 y, int32_t m) {
+  bool left = false;
+  for (int32_t j = 0; j < nc; ++j) left = left || p.shift[n0 + j] > 0;
+  if (left) {
+    requantize_rows<true>(acc, rows, wsum, nc, bias, p, n0, y, m);
+  } else {
+    requantize_rows<false>(acc, rows, wsum, nc, bias, p, n0, y, m);
   }
 }
 
@@ -73,9 +103,10 @@ void weight_sums(ConstMatS8 w, int32_t n0, int32_t nc, int32_t* wsum) {
   }
 }
 
-// Rows m .. m + NR - 1 of y, 16 (CH - 1) < K <= 16 CH: x rows in registers.
+// acc[r][j] = sum_k x[m + r, k] w[n0 + j, k] for r < NR, j < nc,
+// 16 (CH - 1) < K <= 16 CH: the x rows in registers.
 template <size_t CH, size_t NR>
-void rows_held(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, int32_t m) {
+void sums_held(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t n0, int32_t nc, int32_t (*acc)[kGroup]) {
   const int32_t K = x.cols;
   int8x16_t xv[NR][CH];  // x rows m .. m + NR - 1, zero past K
   for (size_t r = 0; r < NR; ++r) {
@@ -86,26 +117,16 @@ void rows_held(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Pa
   }
   constexpr int32_t kLast = 16 * static_cast<int32_t>(CH - 1);  // first column of the last chunk
   const mve_pred16_t tail = vctp8q(static_cast<uint32_t>(K - kLast));
-  for (int32_t n0 = 0; n0 < w.rows; n0 += kGroup) {
-    const int32_t nc = w.rows - n0 < kGroup ? w.rows - n0 : kGroup;
-    alignas(16) int32_t acc[NR][kGroup];  // [row][channel] int32 sums
-    alignas(16) int32_t wsum[kGroup];     // [channel] sum_k w[n, k]
-    const int8_t* b = w.row(n0);          // [K]
-    ATTN_NO_UNROLL
-    for (int32_t j = 0; j < nc; ++j, b += w.stride) {
-      int32_t a[NR] = {};
-      for (size_t c = 0; c + 1 < CH; ++c) {
-        const int8x16_t wv = vldrbq_s8(b + 16 * static_cast<int32_t>(c));
-        for (size_t r = 0; r < NR; ++r) a[r] = vmladavaq_s8(a[r], xv[r][c], wv);
-      }
-      const int8x16_t wv = vldrbq_z_s8(b + kLast, tail);
-      for (size_t r = 0; r < NR; ++r) acc[r][j] = vmladavaq_s8(a[r], xv[r][CH - 1], wv);
+  const int8_t* b = w.row(n0);  // [K]
+  ATTN_NO_UNROLL
+  for (int32_t j = 0; j < nc; ++j, b += w.stride) {
+    int32_t a[NR] = {};
+    for (size_t c = 0; c + 1 < CH; ++c) {
+      const int8x16_t wv = vldrbq_s8(b + 16 * static_cast<int32_t>(c));
+      for (size_t r = 0; r < NR; ++r) a[r] = vmladavaq_s8(a[r], xv[r][c], wv);
     }
-    if (p.input_zero_point != 0) weight_sums(w, n0, nc, wsum);
-    for (size_t r = 0; r < NR; ++r) {
-      requantize_row(acc[r], p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0,
-                     y.row(m + static_cast<int32_t>(r)));
-    }
+    const int8x16_t wv = vldrbq_z_s8(b + kLast, tail);
+    for (size_t r = 0; r < NR; ++r) acc[r][j] = vmladavaq_s8(a[r], xv[r][CH - 1], wv);
   }
 }
 
@@ -156,9 +177,7 @@ void rows_buffered(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const Linear
       acc[3][j] = a3;
     }
     if (p.input_zero_point != 0) weight_sums(w, n0, nc, wsum);
-    for (int32_t r = 0; r < R; ++r) {
-      requantize_row(acc[r], p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y.row(m + r));
-    }
+    requantize_rows(acc, R, p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y, m);
   }
 }
 
@@ -180,18 +199,28 @@ void row_any(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Para
       acc[j] = s;
     }
     if (p.input_zero_point != 0) weight_sums(w, n0, nc, wsum);
-    requantize_row(acc, p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y.row(m));
+    requantize_rows(&acc, 1, p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y, m);
   }
 }
 
+// Blocks of up to 4 rows: their sums (NR rows per pass over the weights),
+// then one requantization pass for the block.
 template <size_t CH>
 void run_held(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
-  constexpr size_t kRows = CH == 1 ? 4 : CH == 2 ? 2 : 1;
-  int32_t m = 0;
-  for (; m + static_cast<int32_t>(kRows) <= x.rows; m += static_cast<int32_t>(kRows)) {
-    rows_held<CH, kRows>(x, w, bias, p, y, m);
+  constexpr int32_t kRows = CH == 1 ? 4 : CH == 2 ? 2 : 1;  // rows held in registers per pass
+  for (int32_t m = 0; m < x.rows; m += 4) {
+    const int32_t rows = x.rows - m < 4 ? x.rows - m : 4;
+    for (int32_t n0 = 0; n0 < w.rows; n0 += kGroup) {
+      const int32_t nc = w.rows - n0 < kGroup ? w.rows - n0 : kGroup;
+      alignas(16) int32_t acc[4][kGroup];  // [row][channel] int32 sums
+      alignas(16) int32_t wsum[kGroup];    // [channel] sum_k w[n, k]
+      int32_t r = 0;
+      for (; r + kRows <= rows; r += kRows) sums_held<CH, kRows>(x, w, m + r, n0, nc, acc + r);
+      for (; r < rows; ++r) sums_held<CH, 1>(x, w, m + r, n0, nc, acc + r);
+      if (p.input_zero_point != 0) weight_sums(w, n0, nc, wsum);
+      requantize_rows(acc, rows, p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y, m);
+    }
   }
-  for (; m < x.rows; ++m) rows_held<CH, 1>(x, w, bias, p, y, m);
 }
 
 }  // namespace
