@@ -119,14 +119,18 @@ void scores_s8_cases() {
 
 void weighted_sum_s8_cases() {
   for (int32_t i = 0; i < kCases; ++i) {
-    const int32_t T = uniform(1, kMaxRows), S = uniform(1, kMaxCols), d = uniform(1, 40);
-    const int32_t vs = d + uniform(0, 40 - d + 3);
-    fill(g_p16, sizeof g_p16 / sizeof g_p16[0], 0, 32767 / (i % 2 ? 1 : 16));
+    // Every 10th case a long row (S > 128: the MVE kernel's key blocks), T <= 4, d <= 16, small p.
+    const bool long_rows = i % 10 == 5;
+    const int32_t T = long_rows ? uniform(1, 4) : uniform(1, kMaxRows);
+    const int32_t S = long_rows ? uniform(129, 300) : uniform(1, kMaxCols);
+    const int32_t d = long_rows ? uniform(1, 16) : uniform(1, 40);
+    const int32_t vs = long_rows ? d + uniform(0, 4) : d + uniform(0, 40 - d + 3);
+    fill(g_p16, sizeof g_p16 / sizeof g_p16[0], 0, 32767 / (i % 2 && !long_rows ? 1 : 16));
     fill(g_w8, sizeof g_w8, -128, 127);
     const int32_t zv = uniform(-128, 127), zo = uniform(-128, 127);
     random_requant(1, -20, -4);
     clear_outputs();
-    const ConstMatS16 p{g_p16, T, S, 2 * kMaxCols};
+    const ConstMatS16 p{g_p16, T, S, long_rows ? S : 2 * kMaxCols};
     const ConstMatS8 v{g_w8, S, d, vs};
     detail::weighted_sum_s8(p, v, zv, g_mult[0], g_shift[0], zo,
                             MatS8{reinterpret_cast<int8_t*>(g_out_a), T, d, kMaxCols});

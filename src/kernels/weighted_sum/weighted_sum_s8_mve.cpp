@@ -28,60 +28,79 @@ namespace attn {
 namespace detail {
 namespace {
 
+constexpr int32_t kKeys = 128;              // keys per block (stack: 4 x 128 int16 probabilities)
 constexpr int32_t kGroup = 16;              // value columns per pass (stack: 4 x 16 int32 sums)
 constexpr int32_t kMaxGatherStride = 9362;  // 7 * stride must fit the 16-bit gather offsets
 
-// o[t, c0 .. c0 + nc) = requant(acc[0 .. nc)), 4 columns per vector.
-inline void store_row(const int32_t* acc, int32_t nc, int32_t m, int32_t sh, int32_t zo, int8_t* out) {
+// o[t, c0 .. c0 + nc) = requant(acc[0 .. nc) + corr), 4 columns per vector.
+inline void store_row(const int32_t* acc, int32_t corr, int32_t nc, int32_t m, int32_t sh, int32_t zo,
+                      int8_t* out) {
   for (int32_t j = 0; j < nc; j += 4) {
     const mve_pred16_t live = vctp32q(static_cast<uint32_t>(nc - j));
-    int32x4_t v = vaddq_n_s32(mve::requantize(vldrwq_s32(acc + j), m, sh), zo);
+    int32x4_t v = vaddq_n_s32(mve::requantize(vaddq_n_s32(vldrwq_s32(acc + j), corr), m, sh), zo);
     v = vminq_s32(vmaxq_s32(v, vdupq_n_s32(-128)), vdupq_n_s32(127));
     vstrbq_p_s32(out + j, v, live);  // int8, truncating
   }
 }
 
+// Rows t .. t + R - 1 (R <= 4), v.stride <= kMaxGatherStride. The keys go
+// in blocks of kKeys: the block's probability rows are first copied,
+// interleaved 8 keys at a time and zero-padded, to a stack buffer walked by
+// one pointer (and summed on the way, for the zv term); then per value
+// column each 8-key step is 1 gather, 4 probability loads, 4 VMLADAVA.S16.
 template <int R>
 void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o,
                  int32_t t) {
-  constexpr size_t kR = static_cast<size_t>(R);
   const int32_t S = p.cols;
-  const int32_t full = S / 8;         // unpredicated chunks of 8 keys
-  const int32_t rest = S - 8 * full;  // keys of the last, partial chunk
-  const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(rest));
   const uint16x8_t offsets = vmulq_n_u16(vidupq_n_u16(0, 1), static_cast<uint16_t>(v.stride));
-  const ptrdiff_t chunk = 8 * static_cast<ptrdiff_t>(v.stride);  // bytes between chunks of 8 value rows
-  const int16_t* pr[kR];                                         // probability rows [S]
-  int32_t corr[kR];                                              // -zv * sum_j p[t, j]
-  for (size_t r = 0; r < kR; ++r) {
-    pr[r] = p.row(t + static_cast<int32_t>(r));
-    int32_t psum = 0;
-    for (int32_t j = 0; j < S; j += 8) {
-      const mve_pred16_t pred = vctp16q(static_cast<uint32_t>(S - j));
-      psum = vaddvaq_p_s16(psum, vldrhq_z_s16(pr[r] + j, pred), pred);
-    }
-    corr[r] = -zv * psum;
-  }
+  const ptrdiff_t step = 8 * static_cast<ptrdiff_t>(v.stride);  // bytes between 8-key steps of a column
+  alignas(16) int32_t acc[4][kGroup];       // [row][column] int32 sums of this column group
+  alignas(16) int16_t ps[kKeys / 8][4][8];  // [step][row][8] probabilities of this key block
+  int32_t psum[4] = {};                     // [R] used: sum_j p[t + r, j]
   for (int32_t c0 = 0; c0 < v.cols; c0 += kGroup) {
     const int32_t nc = v.cols - c0 < kGroup ? v.cols - c0 : kGroup;
-    alignas(16) int32_t acc[4][kGroup];  // [row][column] int32 sums
-    ATTN_NO_UNROLL
-    for (int32_t c = 0; c < nc; ++c) {
-      const int8_t* vb = v.data + c0 + c;  // v[0, c0 + c]
-      int32_t a[4] = {};
-      for (size_t r = 0; r < kR; ++r) a[r] = corr[r];
-      int32_t j = 0;
-      for (int32_t i = 0; i < full; ++i, j += 8, vb += chunk) {
-        const int16x8_t vv = vldrbq_gather_offset_s16(vb, offsets);
-        for (size_t r = 0; r < kR; ++r) a[r] = vmladavaq_s16(a[r], vldrhq_s16(pr[r] + j), vv);
+    for (int32_t j0 = 0; j0 < S; j0 += kKeys) {
+      const int32_t nk = S - j0 < kKeys ? S - j0 : kKeys;
+      const int32_t steps = (nk + 7) / 8;
+      for (int32_t i = 0; i < steps; ++i) {
+        const mve_pred16_t pred = vctp16q(static_cast<uint32_t>(nk - 8 * i));
+        for (int32_t r = 0; r < 4; ++r) {
+          int16x8_t pv = vdupq_n_s16(0);
+          if (r < R) {
+            pv = vldrhq_z_s16(p.row(t + r) + j0 + 8 * i, pred);
+            if (c0 == 0) psum[r] = vaddvaq_s16(psum[r], pv);
+          }
+          vst1q_s16(ps[i][r], pv);
+        }
       }
-      if (rest > 0) {
-        const int16x8_t vv = vldrbq_gather_offset_z_s16(vb, offsets, tail);
-        for (size_t r = 0; r < kR; ++r) a[r] = vmladavaq_s16(a[r], vldrhq_z_s16(pr[r] + j, tail), vv);
+      const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(nk - 8 * (steps - 1)));
+      const int8_t* col = v.row(j0) + c0;  // v[j0, c0]
+      ATTN_NO_UNROLL
+      for (int32_t c = 0; c < nc; ++c, ++col) {
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        if (j0 > 0) {  // later key blocks continue the sums
+          a0 = acc[0][c];
+          a1 = acc[1][c];
+          a2 = acc[2][c];
+          a3 = acc[3][c];
+        }
+        const int8_t* vb = col;
+        const int16_t* pp = ps[0][0];
+        for (int32_t i = 0; i + 1 < steps; ++i, vb += step, pp += 32) {
+          const int16x8_t vv = vldrbq_gather_offset_s16(vb, offsets);
+          a0 = vmladavaq_s16(a0, vldrhq_s16(pp), vv);
+          a1 = vmladavaq_s16(a1, vldrhq_s16(pp + 8), vv);
+          a2 = vmladavaq_s16(a2, vldrhq_s16(pp + 16), vv);
+          a3 = vmladavaq_s16(a3, vldrhq_s16(pp + 24), vv);
+        }
+        const int16x8_t vv = vldrbq_gather_offset_z_s16(vb, offsets, tail);  // the last step: keys < nk
+        acc[0][c] = vmladavaq_s16(a0, vldrhq_s16(pp), vv);
+        acc[1][c] = vmladavaq_s16(a1, vldrhq_s16(pp + 8), vv);
+        acc[2][c] = vmladavaq_s16(a2, vldrhq_s16(pp + 16), vv);
+        acc[3][c] = vmladavaq_s16(a3, vldrhq_s16(pp + 24), vv);
       }
-      for (size_t r = 0; r < kR; ++r) acc[r][c] = a[r];
     }
-    for (size_t r = 0; r < kR; ++r) store_row(acc[r], nc, m, sh, zo, o.row(t + static_cast<int32_t>(r)) + c0);
+    for (int32_t r = 0; r < R; ++r) store_row(acc[r], -zv * psum[r], nc, m, sh, zo, o.row(t + r) + c0);
   }
 }
 
