@@ -51,14 +51,18 @@ void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, 
   const uint32x4_t zero = vdupq_n_u32(0);
   const int32_t shift = sm.exp_shift;  // locals: the row stores could alias sm
   const uint32_t limit = static_cast<uint32_t>(sm.diff_limit);
-  // e = 0 where u > diff_limit, else ((2 table[(t >> 8) & 255] >> (t >> 16)) + 1) >> 1.
+  // e = 0 where u > diff_limit, else the ref's ((2 x >> o) + 1) >> 1 with
+  // x = table[(t >> 8) & 255] and o = t >> 16 in [0, 15]. That is x rounded
+  // right by o: for o = 0, (2x + 1) >> 1 = x; for o > 0, 2x >> o = x >> (o - 1)
+  // and floor((floor(a) + 1) / 2) = floor((a + 1) / 2), so the result is
+  // floor((x + 2^(o - 1)) / 2^o) = VRSHL(x, -o).
   const auto exp4 = [&](uint32x4_t s) {
     const uint32x4_t u = vsubq_u32(vmax, s);
     const uint32x4_t t = vmulhq_u32(vshlq_r_u32(u, shift), vmult);  // < 2^20 where u <= limit
     const uint32x4_t idx = vshrq_n_u32(vshlq_n_u32(t, 16), 24);     // in [0, 255] in every lane
-    const uint32x4_t x = vshlq_n_u32(vldrhq_gather_shifted_offset_u32(kExp2Table, idx), 1);
+    const uint32x4_t x = vldrhq_gather_shifted_offset_u32(kExp2Table, idx);
     const int32x4_t octave = vnegq_s32(vreinterpretq_s32_u32(vshrq_n_u32(t, kExp2FracBits)));
-    return vpselq_u32(zero, vrshrq_n_u32(vshlq_u32(x, octave), 1), vcmphiq_n_u32(u, limit));
+    return vpselq_u32(zero, vrshlq_u32(x, octave), vcmphiq_n_u32(u, limit));
   };
   uint32_t* urow = reinterpret_cast<uint32_t*>(row);
   uint32_t sum = 0;
