@@ -43,20 +43,21 @@ inline void store_row(const int32_t* acc, int32_t corr, int32_t nc, int32_t m, i
   }
 }
 
-// Rows t .. t + R - 1 (R <= 4), v.stride <= kMaxGatherStride. The keys go
+// Rows t .. t + nr - 1 (nr <= 4), v.stride <= kMaxGatherStride. The keys go
 // in blocks of kKeys: the block's probability rows are first copied,
 // interleaved 8 keys at a time and zero-padded, to a stack buffer walked by
 // one pointer (and summed on the way, for the zv term); then per value
 // column each 8-key step is 1 gather, 4 probability loads, 4 VMLADAVA.S16.
-template <int R>
+template <bool kFour>  // nr == 4, known at compile time
 void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o,
-                 int32_t t) {
+                 int32_t t, int32_t nr_any) {
+  const int32_t nr = kFour ? 4 : nr_any;
   const int32_t S = p.cols;
   const uint16x8_t offsets = vmulq_n_u16(vidupq_n_u16(0, 1), static_cast<uint16_t>(v.stride));
   const ptrdiff_t step = 8 * static_cast<ptrdiff_t>(v.stride);  // bytes between 8-key steps of a column
   alignas(16) int32_t acc[4][kGroup];       // [row][column] int32 sums of this column group
   alignas(16) int16_t ps[kKeys / 8][4][8];  // [step][row][8] probabilities of this key block
-  int32_t psum[4] = {};                     // [R] used: sum_j p[t + r, j]
+  int32_t psum[4] = {};                     // [nr] used: sum_j p[t + r, j]
   for (int32_t c0 = 0; c0 < v.cols; c0 += kGroup) {
     const int32_t nc = v.cols - c0 < kGroup ? v.cols - c0 : kGroup;
     for (int32_t j0 = 0; j0 < S; j0 += kKeys) {
@@ -66,7 +67,7 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
         const mve_pred16_t pred = vctp16q(static_cast<uint32_t>(nk - 8 * i));
         for (int32_t r = 0; r < 4; ++r) {
           int16x8_t pv = vdupq_n_s16(0);
-          if (r < R) {
+          if (r < nr) {
             pv = vldrhq_z_s16(p.row(t + r) + j0 + 8 * i, pred);
             if (c0 == 0) psum[r] = vaddvaq_s16(psum[r], pv);
           }
@@ -100,51 +101,27 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
         acc[3][c] = vmladavaq_s16(a3, vldrhq_s16(pp + 24), vv);
       }
     }
-    for (int32_t r = 0; r < R; ++r) store_row(acc[r], -zv * psum[r], nc, m, sh, zo, o.row(t + r) + c0);
+    for (int32_t r = 0; r < nr; ++r) store_row(acc[r], -zv * psum[r], nc, m, sh, zo, o.row(t + r) + c0);
   }
 }
 
-// Any row stride: four value columns per int32 vector, VMLA by the scalar p[t, j].
-template <int R>
-void rows_any(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o,
-              int32_t t) {
-  constexpr size_t kR = static_cast<size_t>(R);
+// Any row stride (row t): four value columns per int32 vector, VMLA by the scalar p[t, j].
+void row_any(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o, int32_t t) {
   const int32_t S = p.cols;
-  const int32_t d = v.cols;
-  const int16_t* pr[kR];  // probability rows [S]
-  int32_t corr[kR];       // -zv * sum_j p[t, j]
-  for (size_t r = 0; r < kR; ++r) {
-    pr[r] = p.row(t + static_cast<int32_t>(r));
-    int32_t psum = 0;
-    for (int32_t j = 0; j < S; j += 8) {
-      const mve_pred16_t pred = vctp16q(static_cast<uint32_t>(S - j));
-      psum = vaddvaq_p_s16(psum, vldrhq_z_s16(pr[r] + j, pred), pred);
-    }
-    corr[r] = -zv * psum;
+  const int16_t* pr = p.row(t);  // [S]
+  int32_t psum = 0;
+  for (int32_t j = 0; j < S; j += 8) {
+    const mve_pred16_t pred = vctp16q(static_cast<uint32_t>(S - j));
+    psum = vaddvaq_p_s16(psum, vldrhq_z_s16(pr + j, pred), pred);
   }
-  for (int32_t c = 0; c < d; c += 4) {
-    const mve_pred16_t pred = vctp32q(static_cast<uint32_t>(d - c));
-    int32x4_t acc[kR];
-    for (size_t r = 0; r < kR; ++r) acc[r] = vdupq_n_s32(corr[r]);
+  for (int32_t c = 0; c < v.cols; c += 4) {
+    const mve_pred16_t pred = vctp32q(static_cast<uint32_t>(v.cols - c));
+    int32x4_t acc = vdupq_n_s32(-zv * psum);
     const int8_t* vc = v.data + c;  // columns [c, c + 4) of row 0
-    for (int32_t j = 0; j < S; ++j, vc += v.stride) {
-      const int32x4_t vv = vldrbq_z_s32(vc, pred);
-      for (size_t r = 0; r < kR; ++r) acc[r] = vmlaq_n_s32(acc[r], vv, pr[r][j]);
-    }
-    for (size_t r = 0; r < kR; ++r) {
-      int32x4_t out = vaddq_n_s32(mve::requantize(acc[r], m, sh), zo);
-      out = vminq_s32(vmaxq_s32(out, vdupq_n_s32(-128)), vdupq_n_s32(127));
-      vstrbq_p_s32(o.row(t + static_cast<int32_t>(r)) + c, out, pred);  // int8, truncating
-    }
-  }
-}
-
-template <int R>
-void rows(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o, int32_t t) {
-  if (v.stride <= kMaxGatherStride) {
-    rows_gather<R>(p, v, zv, m, sh, zo, o, t);
-  } else {
-    rows_any<R>(p, v, zv, m, sh, zo, o, t);
+    for (int32_t j = 0; j < S; ++j, vc += v.stride) acc = vmlaq_n_s32(acc, vldrbq_z_s32(vc, pred), pr[j]);
+    int32x4_t out = vaddq_n_s32(mve::requantize(acc, m, sh), zo);
+    out = vminq_s32(vmaxq_s32(out, vdupq_n_s32(-128)), vdupq_n_s32(127));
+    vstrbq_p_s32(o.row(t) + c, out, pred);  // int8, truncating
   }
 }
 
@@ -152,11 +129,14 @@ void rows(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_
 
 void weighted_sum_s8_mve(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
                          MatS8 o) {
+  if (v.stride > kMaxGatherStride) {
+    for (int32_t t = 0; t < p.rows; ++t) row_any(p, v, zv, m, sh, zo, o, t);
+    return;
+  }
+  // Blocks of 4 rows; the last block's missing rows are zero probabilities, not stored.
   int32_t t = 0;
-  for (; t + 4 <= p.rows; t += 4) rows<4>(p, v, zv, m, sh, zo, o, t);
-  if (p.rows - t == 3) rows<3>(p, v, zv, m, sh, zo, o, t);
-  if (p.rows - t == 2) rows<2>(p, v, zv, m, sh, zo, o, t);
-  if (p.rows - t == 1) rows<1>(p, v, zv, m, sh, zo, o, t);
+  for (; t + 4 <= p.rows; t += 4) rows_gather<true>(p, v, zv, m, sh, zo, o, t, 4);
+  if (t < p.rows) rows_gather<false>(p, v, zv, m, sh, zo, o, t, p.rows - t);
 }
 
 }  // namespace detail
