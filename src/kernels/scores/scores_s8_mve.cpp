@@ -61,12 +61,13 @@ void small_rows(ConstMatS8 q, int32_t zq, ConstMatS8 k, const int32_t* base, int
     }
     ++out;
   };
-  // Keys j < safe: j * stride + 16 <= (S - 1) * stride + d, the end of k's span.
-  const int64_t span = static_cast<int64_t>(k.rows - 1) * k.stride + d;
-  const int32_t safe = span >= 16 ? static_cast<int32_t>((span - 16) / k.stride + 1) : 0;
+  // Keys j < safe: j * stride + 16 <= (S - 1) * stride + d, the end of k's
+  // span, i.e. j <= S - 1 - ceil((16 - d) / stride).
+  const int32_t short_by = d >= 16 ? 0 : (16 - d + k.stride - 1) / k.stride;
+  const int32_t safe = k.rows - short_by > 0 ? k.rows - short_by : 0;
   const int8_t* kr = k.data;
   int32_t j = 0;
-  for (; j < safe && j < k.rows; ++j, kr += k.stride) step(vldrbq_s8(kr));
+  for (; j < safe; ++j, kr += k.stride) step(vldrbq_s8(kr));
   for (; j < k.rows; ++j, kr += k.stride) step(vldrbq_z_s8(kr, pred));
 }
 
