@@ -80,9 +80,8 @@ void requantize_rows(const int32_t (*acc)[kGroup], int32_t rows, const int32_t* 
 }
 
 void requantize_rows(const int32_t (*acc)[kGroup], int32_t rows, const int32_t* wsum, int32_t nc,
-                     const int32_t* bias, const LinearS8Params& p, int32_t n0, MatS8 y, int32_t m) {
-  bool left = false;
-  for (int32_t j = 0; j < nc; ++j) left = left || p.shift[n0 + j] > 0;
+                     const int32_t* bias, const LinearS8Params& p, int32_t n0, MatS8 y, int32_t m,
+                     bool left) {
   if (left) {
     requantize_rows<true>(acc, rows, wsum, nc, bias, p, n0, y, m);
   } else {
@@ -133,7 +132,7 @@ void sums_held(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t n0, int32_t nc, in
 // Rows m .. m + R - 1 (R <= 4) of y, K <= kMaxK: 4 x 1 blocks over a stack copy of the rows.
 template <int R>
 void rows_buffered(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y,
-                   int32_t m) {
+                   int32_t m, bool left) {
   const int32_t K = x.cols;
   const int32_t full = K / 16;               // unpredicated chunks
   const bool partial = K % 16 != 0;          // and the last, partial one
@@ -177,12 +176,13 @@ void rows_buffered(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const Linear
       acc[3][j] = a3;
     }
     if (p.input_zero_point != 0) weight_sums(w, n0, nc, wsum);
-    requantize_rows(acc, R, p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y, m);
+    requantize_rows(acc, R, p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y, m, left);
   }
 }
 
 // Row m of y, any K: tail-predicated loads of both operands.
-void row_any(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, int32_t m) {
+void row_any(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, int32_t m,
+             bool left) {
   const int32_t K = x.cols;
   const int8_t* a = x.row(m);  // [K]
   for (int32_t n0 = 0; n0 < w.rows; n0 += kGroup) {
@@ -199,14 +199,14 @@ void row_any(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Para
       acc[j] = s;
     }
     if (p.input_zero_point != 0) weight_sums(w, n0, nc, wsum);
-    requantize_rows(&acc, 1, p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y, m);
+    requantize_rows(&acc, 1, p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y, m, left);
   }
 }
 
 // Blocks of up to 4 rows: their sums (NR rows per pass over the weights),
 // then one requantization pass for the block.
 template <size_t CH>
-void run_held(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+void run_held(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, bool left) {
   constexpr int32_t kRows = CH == 1 ? 4 : CH == 2 ? 2 : 1;  // rows held in registers per pass
   for (int32_t m = 0; m < x.rows; m += 4) {
     const int32_t rows = x.rows - m < 4 ? x.rows - m : 4;
@@ -218,7 +218,7 @@ void run_held(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Par
       for (; r + kRows <= rows; r += kRows) sums_held<CH, kRows>(x, w, m + r, n0, nc, acc + r);
       for (; r < rows; ++r) sums_held<CH, 1>(x, w, m + r, n0, nc, acc + r);
       if (p.input_zero_point != 0) weight_sums(w, n0, nc, wsum);
-      requantize_rows(acc, rows, p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y, m);
+      requantize_rows(acc, rows, p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y, m, left);
     }
   }
 }
@@ -227,19 +227,26 @@ void run_held(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Par
 
 void linear_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
   const int32_t K = x.cols;
-  if (K <= 16) return run_held<1>(x, w, bias, p, y);
-  if (K <= 32) return run_held<2>(x, w, bias, p, y);
-  if (K <= 48) return run_held<3>(x, w, bias, p, y);
-  if (K <= 64) return run_held<4>(x, w, bias, p, y);
+  // Whether any channel has a left shift (else the requantization skips it).
+  int32x4_t shifts = vdupq_n_s32(0);
+  for (int32_t n = 0; n < w.rows; n += 4) {
+    const mve_pred16_t live = vctp32q(static_cast<uint32_t>(w.rows - n));
+    shifts = vmaxq_s32(shifts, vldrwq_z_s32(p.shift + n, live));
+  }
+  const bool left = vmaxvq_s32(0, shifts) > 0;
+  if (K <= 16) return run_held<1>(x, w, bias, p, y, left);
+  if (K <= 32) return run_held<2>(x, w, bias, p, y, left);
+  if (K <= 48) return run_held<3>(x, w, bias, p, y, left);
+  if (K <= 64) return run_held<4>(x, w, bias, p, y, left);
   if (K <= kMaxK) {
     int32_t m = 0;
-    for (; m + 4 <= x.rows; m += 4) rows_buffered<4>(x, w, bias, p, y, m);
-    if (x.rows - m == 3) rows_buffered<3>(x, w, bias, p, y, m);
-    if (x.rows - m == 2) rows_buffered<2>(x, w, bias, p, y, m);
-    if (x.rows - m == 1) rows_buffered<1>(x, w, bias, p, y, m);
+    for (; m + 4 <= x.rows; m += 4) rows_buffered<4>(x, w, bias, p, y, m, left);
+    if (x.rows - m == 3) rows_buffered<3>(x, w, bias, p, y, m, left);
+    if (x.rows - m == 2) rows_buffered<2>(x, w, bias, p, y, m, left);
+    if (x.rows - m == 1) rows_buffered<1>(x, w, bias, p, y, m, left);
     return;
   }
-  for (int32_t m = 0; m < x.rows; ++m) row_any(x, w, bias, p, y, m);
+  for (int32_t m = 0; m < x.rows; ++m) row_any(x, w, bias, p, y, m, left);
 }
 
 }  // namespace detail
