@@ -129,10 +129,10 @@ void sums_held(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t n0, int32_t nc, in
   }
 }
 
-// Rows m .. m + R - 1 (R <= 4) of y, K <= kMaxK: 4 x 1 blocks over a stack copy of the rows.
-template <int R>
+// Rows m .. m + R - 1 (R <= 4) of y, K <= kMaxK: 4 x 1 blocks over a stack
+// copy of the rows (rows past R are zeros, computed and not stored).
 void rows_buffered(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y,
-                   int32_t m, bool left) {
+                   int32_t m, int32_t R, bool left) {
   const int32_t K = x.cols;
   const int32_t full = K / 16;               // unpredicated chunks
   const bool partial = K % 16 != 0;          // and the last, partial one
@@ -239,11 +239,8 @@ void linear_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const Linear
   if (K <= 48) return run_held<3>(x, w, bias, p, y, left);
   if (K <= 64) return run_held<4>(x, w, bias, p, y, left);
   if (K <= kMaxK) {
-    int32_t m = 0;
-    for (; m + 4 <= x.rows; m += 4) rows_buffered<4>(x, w, bias, p, y, m, left);
-    if (x.rows - m == 3) rows_buffered<3>(x, w, bias, p, y, m, left);
-    if (x.rows - m == 2) rows_buffered<2>(x, w, bias, p, y, m, left);
-    if (x.rows - m == 1) rows_buffered<1>(x, w, bias, p, y, m, left);
+    for (int32_t m = 0; m < x.rows; m += 4)
+      rows_buffered(x, w, bias, p, y, m, x.rows - m < 4 ? x.rows - m : 4, left);
     return;
   }
   for (int32_t m = 0; m < x.rows; ++m) row_any(x, w, bias, p, y, m, left);
