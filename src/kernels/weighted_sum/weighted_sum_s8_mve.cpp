@@ -35,10 +35,13 @@ constexpr int32_t kMaxGatherStride = 9362;  // 7 * stride must fit the 16-bit ga
 // o[t, c0 .. c0 + nc) = requant(acc[0 .. nc) + corr), 4 columns per vector.
 inline void store_row(const int32_t* acc, int32_t corr, int32_t nc, int32_t m, int32_t sh, int32_t zo,
                       int8_t* out) {
-  for (int32_t j = 0; j < nc; j += 4) {
+  const int32x4_t lo = vdupq_n_s32(-128);
+  const int32x4_t hi = vdupq_n_s32(127);
+  ATTN_NO_UNROLL  // unrolled, clang-14 spills the two constants once per copy (~180 instructions a call)
+      for (int32_t j = 0; j < nc; j += 4) {
     const mve_pred16_t live = vctp32q(static_cast<uint32_t>(nc - j));
     int32x4_t v = vaddq_n_s32(mve::requantize(vaddq_n_s32(vldrwq_s32(acc + j), corr), m, sh), zo);
-    v = vminq_s32(vmaxq_s32(v, vdupq_n_s32(-128)), vdupq_n_s32(127));
+    v = vminq_s32(vmaxq_s32(v, lo), hi);
     vstrbq_p_s32(out + j, v, live);  // int8, truncating
   }
 }
@@ -101,6 +104,7 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
         acc[3][c] = vmladavaq_s16(a3, vldrhq_s16(pp + 24), vv);
       }
     }
+    ATTN_NO_UNROLL
     for (int32_t r = 0; r < nr; ++r) store_row(acc[r], -zv * psum[r], nc, m, sh, zo, o.row(t + r) + c0);
   }
 }
