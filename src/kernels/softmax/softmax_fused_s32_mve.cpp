@@ -34,12 +34,32 @@ void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, 
     for (int32_t j = 0; j < n; ++j) store_zero(row, j);
     return;
   }
-  // The row max: lane-wise VMAX, one across-vector VMAXV at the end.
+  // The row max: lane-wise VMAX, one across-vector VMAXV at the end. The
+  // max and the normalization loops are written per compiler: clang-14 turns
+  // a VCTP-predicated loop into a tail-predicated low-overhead loop
+  // (DLSTP/LETP, no per-step predicate work); GCC 12 does not and moves each
+  // predicate through a general register (VMRS, SXTH, VMSR), so for GCC they
+  // run whole vectors and then one predicated step.
   int32x4_t vmaxes = vdupq_n_s32(row[begin]);
+#if defined(__clang__)
   for (int32_t j = begin; j < end; j += 4) {
     const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - j));
     vmaxes = vmaxq_m_s32(vmaxes, vmaxes, vldrwq_z_s32(row + j, p), p);
   }
+#else
+  {
+    int32_t j = begin;
+    for (; j + 4 <= end; j += 4) vmaxes = vmaxq_s32(vmaxes, vldrwq_s32(row + j));
+    if (j < end) {  // the last 1..3 scores: the 4 ending at end if there are 4 (max is idempotent)
+      if (end - begin >= 4) {
+        vmaxes = vmaxq_s32(vmaxes, vldrwq_s32(row + end - 4));
+      } else {
+        const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - j));
+        vmaxes = vmaxq_m_s32(vmaxes, vmaxes, vldrwq_z_s32(row + j, p), p);
+      }
+    }
+  }
+#endif
   const int32_t smax = vmaxvq_s32(row[begin], vmaxes);
 
   // Pass 1: e_j in place of s_j, and their sum. Few vector constants (the
@@ -91,10 +111,19 @@ void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, 
   // row. The store of entries [j, j + 4) covers int32 entries j / 2 .. j / 2 + 1,
   // read by this or an earlier iteration (or masked).
   uint16_t* prob = reinterpret_cast<uint16_t*>(row);
+#if defined(__clang__)
   for (int32_t j = begin; j < end; j += 4) {
     const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - j));
     vstrhq_p_u32(prob + j, vrmulhq_u32(vldrwq_z_u32(urow + j, p), recip), p);
   }
+#else
+  i = begin;
+  for (; i + 4 <= end; i += 4) vstrhq_u32(prob + i, vrmulhq_u32(vldrwq_u32(urow + i), recip));
+  if (i < end) {
+    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - i));
+    vstrhq_p_u32(prob + i, vrmulhq_u32(vldrwq_z_u32(urow + i, p), recip), p);
+  }
+#endif
   for (int32_t j = 0; j < begin; ++j) store_zero(row, j);
   for (int32_t j = end; j < n; ++j) store_zero(row, j);
 }
