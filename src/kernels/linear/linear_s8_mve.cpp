@@ -116,9 +116,27 @@ void sums_held(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t n0, int32_t nc, in
   }
   constexpr int32_t kLast = 16 * static_cast<int32_t>(CH - 1);  // first column of the last chunk
   const mve_pred16_t tail = vctp8q(static_cast<uint32_t>(K - kLast));
+  // Weight rows n < safe are read as whole vectors (the lanes past K meet
+  // x's zeros): n * stride + 16 CH <= (N - 1) * stride + K, the end of w's
+  // span, i.e. n <= N - 1 - ceil((16 CH - K) / stride). The rest (the last
+  // row or so) load their last chunk tail-predicated.
+  const int32_t short_by = (16 * static_cast<int32_t>(CH) - K + w.stride - 1) / w.stride;
+  const int32_t safe_end = w.rows - short_by - n0;  // channels j < safe_end of this group are safe
+  const int32_t whole = safe_end < 0 ? 0 : safe_end < nc ? safe_end : nc;
   const int8_t* b = w.row(n0);  // [K]
+  int32_t j = 0;
   ATTN_NO_UNROLL
-  for (int32_t j = 0; j < nc; ++j, b += w.stride) {
+  for (; j < whole; ++j, b += w.stride) {
+    int32_t a[NR] = {};
+    for (size_t c = 0; c + 1 < CH; ++c) {
+      const int8x16_t wv = vldrbq_s8(b + 16 * static_cast<int32_t>(c));
+      for (size_t r = 0; r < NR; ++r) a[r] = vmladavaq_s8(a[r], xv[r][c], wv);
+    }
+    const int8x16_t wv = vldrbq_s8(b + kLast);
+    for (size_t r = 0; r < NR; ++r) acc[r][j] = vmladavaq_s8(a[r], xv[r][CH - 1], wv);
+  }
+  ATTN_NO_UNROLL
+  for (; j < nc; ++j, b += w.stride) {
     int32_t a[NR] = {};
     for (size_t c = 0; c + 1 < CH; ++c) {
       const int8x16_t wv = vldrbq_s8(b + 16 * static_cast<int32_t>(c));
