@@ -5,8 +5,9 @@
 // - K <= 64 (the MCU shapes): the x rows stay in registers (K / 16 vectors a
 //   row, zero-filled past K; 4 rows for K <= 16, 2 for K <= 32, else 1) and
 //   the inner loop walks the weight rows: per output channel only the weight
-//   loads, the VMLADAVAs and one store of each row's sum. The last chunk's
-//   weight load is tail-predicated (VCTP), so nothing is read past a row.
+//   loads, the VMLADAVAs and one store of each row's sum. Weight loads are
+//   whole vectors (x is zero past K) while they stay inside W's span; the
+//   last row or so loads its last chunk tail-predicated (VCTP).
 // - K <= kMaxK: blocks of 4 x rows by 1 weight row; the 4 rows are first
 //   copied, interleaved and zero-padded, to a stack buffer walked by one
 //   pointer (loop: 1 weight load, 4 x loads, 4 VMLADAVA).
