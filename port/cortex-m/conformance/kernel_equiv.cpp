@@ -10,7 +10,9 @@
 
 #include "attn/config.h"
 #include "conformance.h"
+#include "internal/fixed_point.h"
 #include "internal/kernels_fixed.h"
+#include "internal/mve_requantize.h"
 
 namespace {
 
@@ -71,7 +73,12 @@ void random_requant(int32_t n, int32_t shift_lo, int32_t shift_hi) {
 #if ATTN_WITH_S8
 void linear_s8_cases() {
   for (int32_t i = 0; i < kCases; ++i) {
-    const int32_t M = uniform(1, kMaxRows), N = uniform(1, 40), K = uniform(1, kMaxCols - 3);
+    // Mostly K <= kMaxCols - 3 and N up to kMaxCols (past the 64-channel groups of the MVE kernel);
+    // every 10th case a long row (K > 256: the MVE kernel's unbuffered path) with M <= 2, N <= 20.
+    const bool long_rows = i % 10 == 9;
+    const int32_t M = long_rows ? uniform(1, 2) : uniform(1, kMaxRows);
+    const int32_t N = long_rows ? uniform(1, 20) : uniform(1, kMaxCols);
+    const int32_t K = long_rows ? uniform(257, 300) : uniform(1, kMaxCols - 3);
     const int32_t xs = K + uniform(0, 3);  // row stride of x
     fill(g_x8, sizeof g_x8, -128, 127);
     fill(g_w8, static_cast<size_t>(N * K), -127, 127);
@@ -98,7 +105,9 @@ void scores_s8_cases() {
     const int32_t qs = d + uniform(0, 40 - d + 3), ks = d + uniform(0, 3);
     fill(g_x8, sizeof g_x8, -128, 127);
     fill(g_w8, sizeof g_w8, -128, 127);
-    const int32_t zq = uniform(-128, 127), zk = uniform(-128, 127), sh = i % 4 == 0 ? uniform(1, 6) : 0;
+    // zq = 0 in every 5th case (the MVE kernel has a path without the zq sum(k) term).
+    const int32_t zq = i % 5 == 0 ? 0 : uniform(-128, 127), zk = uniform(-128, 127);
+    const int32_t sh = i % 4 == 0 ? uniform(1, 6) : 0;
     clear_outputs();
     const ConstMatS8 q{g_x8, T, d, qs};
     const ConstMatS8 k{g_w8, S, d, ks};
@@ -110,14 +119,18 @@ void scores_s8_cases() {
 
 void weighted_sum_s8_cases() {
   for (int32_t i = 0; i < kCases; ++i) {
-    const int32_t T = uniform(1, kMaxRows), S = uniform(1, kMaxCols), d = uniform(1, 40);
-    const int32_t vs = d + uniform(0, 40 - d + 3);
-    fill(g_p16, sizeof g_p16 / sizeof g_p16[0], 0, 32767 / (i % 2 ? 1 : 16));
+    // Every 10th case a long row (S > 128: the MVE kernel's key blocks), T <= 4, d <= 16, small p.
+    const bool long_rows = i % 10 == 5;
+    const int32_t T = long_rows ? uniform(1, 4) : uniform(1, kMaxRows);
+    const int32_t S = long_rows ? uniform(129, 300) : uniform(1, kMaxCols);
+    const int32_t d = long_rows ? uniform(1, 16) : uniform(1, 40);
+    const int32_t vs = long_rows ? d + uniform(0, 4) : d + uniform(0, 40 - d + 3);
+    fill(g_p16, sizeof g_p16 / sizeof g_p16[0], 0, 32767 / (i % 2 && !long_rows ? 1 : 16));
     fill(g_w8, sizeof g_w8, -128, 127);
     const int32_t zv = uniform(-128, 127), zo = uniform(-128, 127);
     random_requant(1, -20, -4);
     clear_outputs();
-    const ConstMatS16 p{g_p16, T, S, 2 * kMaxCols};
+    const ConstMatS16 p{g_p16, T, S, long_rows ? S : 2 * kMaxCols};
     const ConstMatS8 v{g_w8, S, d, vs};
     detail::weighted_sum_s8(p, v, zv, g_mult[0], g_shift[0], zo,
                             MatS8{reinterpret_cast<int8_t*>(g_out_a), T, d, kMaxCols});
@@ -210,9 +223,38 @@ void softmax_fused_cases() {
 }
 #endif
 
+#if ATTN_HAVE_MVE
+// The softmax's reciprocal on Helium lanes against fp::, over its whole
+// domain a in [0, 2^31): the ends, every power of two and its neighbours,
+// and 20000 random points. One check.
+void reciprocal_mve_cases() {
+  ++g_checks;
+  int bad = 0;
+  auto check = [&](int32_t a) {
+    if (detail::mve::one_over_one_plus_x(a) != fp::one_over_one_plus_x_for_x_in_0_1(a)) ++bad;
+  };
+  check(0);
+  check(INT32_MAX);
+  for (int b = 0; b < 31; ++b) {
+    const int32_t v = int32_t{1} << b;
+    check(v - 1);
+    check(v);
+    check(v + 1);
+  }
+  for (int i = 0; i < 20000; ++i) check(static_cast<int32_t>((next() << 8 ^ next()) & 0x7FFFFFFFu));
+  if (bad != 0) {
+    ++g_failed;
+    std::printf("FAIL kernel mve::one_over_one_plus_x: %d of 20095 values != fp::\n", bad);
+  }
+}
+#endif
+
 }  // namespace
 
 int run_kernel_equivalence(int* checks) {
+#if ATTN_HAVE_MVE
+  reciprocal_mve_cases();
+#endif
 #if ATTN_WITH_S8
   linear_s8_cases();
   scores_s8_cases();

@@ -1,67 +1,268 @@
-// linear, int8, Cortex-M55 Helium (MVE): y = requant(x W^T + b). Per weight
-// row, 16 int8 MACs per VMLADAVA against up to four rows of x (the weight
-// vector is loaded once for them); tails by tail predication (VCTP), no
-// scalar loop. The input zero point is applied as -zp * sum_k w[n, k] (VADDVA
-// on the same vectors). Same int32 sums and requantization as linear_s8_ref:
-// bit-exact.
+// linear, int8, Cortex-M55 Helium (MVE): y = requant(x W^T + b), 16 int8
+// MACs per VMLADAVA, bit-exact with linear_s8_ref (same int32 sums, same
+// requantization: internal/mve_requantize.h).
+//
+// - K <= 64 (the MCU shapes): the x rows stay in registers (K / 16 vectors a
+//   row, zero-filled past K; 4 rows for K <= 16, 2 for K <= 32, else 1) and
+//   the inner loop walks the weight rows: per output channel only the weight
+//   loads, the VMLADAVAs and one store of each row's sum. Weight loads are
+//   whole vectors (x is zero past K) while they stay inside W's span; the
+//   last row or so loads its last chunk tail-predicated (VCTP).
+// - K <= kMaxK: blocks of 4 x rows by 1 weight row; the 4 rows are first
+//   copied, interleaved and zero-padded, to a stack buffer walked by one
+//   pointer (loop: 1 weight load, 4 x loads, 4 VMLADAVA).
+// - larger K: 4 x 1 blocks with tail-predicated loads of both operands.
+//
+// The sums of a row go to a stack array; the row is then requantized 4
+// channels per vector (per-lane multiplier and shift) and stored as 4
+// contiguous bytes. The input zero point is applied as -zp * sum_k w[n, k].
 #include "internal/arch.h"
 
 #if ATTN_HAVE_MVE
 #include <arm_mve.h>
 
 #include "internal/kernels_fixed.h"
-#include "internal/mve_requantize.h"
+
+// Unrolling the channel loops only spills registers (clang-14).
+#if defined(__clang__)
+#define ATTN_NO_UNROLL _Pragma("clang loop unroll(disable)")
+#else
+#define ATTN_NO_UNROLL
+#endif
 
 namespace attn {
 namespace detail {
 namespace {
 
-template <int R, bool kZx>
-void rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, int32_t m) {
-  constexpr size_t kR = static_cast<size_t>(R);
-  const int32_t K = x.cols;
-  const int8_t* a[kR];  // x rows [K]
-  for (size_t r = 0; r < kR; ++r) a[r] = x.row(m + static_cast<int32_t>(r));
-  // Byte offsets of y's rows m .. m + 3 from row m.
-  const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(y.stride));
-  for (int32_t n = 0; n < w.rows; ++n) {
-    const int8_t* b = w.row(n);  // [K]
-    int32_t acc[kR] = {};
-    int32_t wsum = 0;
-    for (int32_t k = 0; k < K; k += 16) {
-      const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(K - k));
-      const int8x16_t wv = vldrbq_z_s8(b + k, pred);
-      if (kZx) wsum = vaddvaq_p_s8(wsum, wv, pred);  // the forward folds zp into the bias: 0
-      for (size_t r = 0; r < kR; ++r) acc[r] = vmladavaq_p_s8(acc[r], vldrbq_z_s8(a[r] + k, pred), wv, pred);
+constexpr int32_t kGroup = 64;  // output channels per pass (stack: 4 x 64 int32 sums)
+constexpr int32_t kMaxK = 256;  // columns of x held in the stack buffer (4 rows: 1 KiB)
+
+// y[m + r][n0 + j] = requant(acc[r][j] + bias[n0 + j] - zp * wsum[j]) for
+// r < rows, j < nc: four channels per vector, their parameters loaded once
+// for all rows. Per lane the arithmetic of mve::requantize: a left shift
+// (shift > 0; skipped when no channel has one) before VQRDMULH, a rounding
+// right shift (shift < 0, VRSHL by the negative count) after it, on v - 1
+// for negative v: (v & count) >> 31 is -1 exactly where both are negative.
+template <bool kLeft>
+void requantize_rows(const int32_t (*acc)[kGroup], int32_t rows, const int32_t* wsum, int32_t nc,
+                     const int32_t* bias, const LinearS8Params& p, int32_t n0, MatS8 y, int32_t m) {
+  const int32x4_t zero = vdupq_n_s32(0);
+  const int32x4_t act_min = vdupq_n_s32(p.act_min);
+  const int32x4_t act_max = vdupq_n_s32(p.act_max);
+  const int32_t zo = p.output_zero_point;  // locals: the int8 stores could alias p
+  const int32_t zp = p.input_zero_point;
+  const int32_t* const shifts = p.shift + n0;
+  const int32_t* const mults = p.multiplier + n0;
+  int8_t* const out = y.row(m) + n0;  // [rows, nc] at y.stride
+  ATTN_NO_UNROLL
+  for (int32_t j = 0; j < nc; j += 4) {
+    const mve_pred16_t live = vctp32q(static_cast<uint32_t>(nc - j));
+    int32x4_t base = bias != nullptr ? vldrwq_z_s32(bias + n0 + j, live) : zero;
+    if (wsum != nullptr) base = vsubq_s32(base, vmulq_n_s32(vldrwq_s32(wsum + j), zp));
+    const int32x4_t shift = vldrwq_z_s32(shifts + j, live);
+    const int32x4_t mult = vldrwq_z_s32(mults + j, live);
+    const int32x4_t left = vmaxq_s32(shift, zero);
+    const int32x4_t right = vminq_s32(shift, zero);  // a negative count: rounding right shift
+    int8_t* o = out + j;
+    const bool whole = j + 4 <= nc;
+    for (int32_t r = 0; r < rows; ++r, o += y.stride) {
+      int32x4_t v = vaddq_s32(vldrwq_s32(acc[r] + j), base);
+      if (kLeft) v = vshlq_s32(v, left);
+      v = vqrdmulhq_s32(v, mult);
+      v = vrshlq_s32(vaddq_s32(v, vshrq_n_s32(vandq_s32(v, right), 31)), right);
+      v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, zo), act_min), act_max);
+      if (whole) {
+        vstrbq_s32(o, v);  // 4 int8, truncating
+      } else {
+        vstrbq_p_s32(o, v, live);
+      }
     }
-    const int32_t base = (bias != nullptr ? bias[n] : 0) - p.input_zero_point * wsum;
-    int32_t sums[4] = {};  // [R] used
-    for (size_t r = 0; r < kR; ++r) sums[r] = acc[r];
-    const int32x4_t q = mve::requantize(vaddq_n_s32(vldrwq_s32(sums), base), p.multiplier[n], p.shift[n]);
-    const int32x4_t out = vminq_s32(vmaxq_s32(vaddq_n_s32(q, p.output_zero_point), vdupq_n_s32(p.act_min)),
-                                    vdupq_n_s32(p.act_max));
-    // y[m + r][n] for r < R: a scatter of the low bytes (truncating store)
-    vstrbq_scatter_offset_p_s32(y.row(m) + n, offsets, out, vctp32q(static_cast<uint32_t>(R)));
   }
 }
 
-template <bool kZx>
-void run(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
-  int32_t m = 0;
-  for (; m + 4 <= x.rows; m += 4) rows<4, kZx>(x, w, bias, p, y, m);
-  if (x.rows - m == 3) rows<3, kZx>(x, w, bias, p, y, m);
-  if (x.rows - m == 2) rows<2, kZx>(x, w, bias, p, y, m);
-  if (x.rows - m == 1) rows<1, kZx>(x, w, bias, p, y, m);
+void requantize_rows(const int32_t (*acc)[kGroup], int32_t rows, const int32_t* wsum, int32_t nc,
+                     const int32_t* bias, const LinearS8Params& p, int32_t n0, MatS8 y, int32_t m,
+                     bool left) {
+  if (left) {
+    requantize_rows<true>(acc, rows, wsum, nc, bias, p, n0, y, m);
+  } else {
+    requantize_rows<false>(acc, rows, wsum, nc, bias, p, n0, y, m);
+  }
+}
+
+// wsum[j] = sum_k w[n0 + j, k] for j < nc (only when the input zero point is not 0).
+void weight_sums(ConstMatS8 w, int32_t n0, int32_t nc, int32_t* wsum) {
+  for (int32_t j = 0; j < nc; ++j) {
+    const int8_t* b = w.row(n0 + j);  // [K]
+    int32_t s = 0;
+    for (int32_t k = 0; k < w.cols; k += 16) {
+      const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(w.cols - k));
+      s = vaddvaq_p_s8(s, vldrbq_z_s8(b + k, pred), pred);
+    }
+    wsum[j] = s;
+  }
+}
+
+// acc[r][j] = sum_k x[m + r, k] w[n0 + j, k] for r < NR, j < nc,
+// 16 (CH - 1) < K <= 16 CH: the x rows in registers.
+template <size_t CH, size_t NR>
+void sums_held(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t n0, int32_t nc, int32_t (*acc)[kGroup]) {
+  const int32_t K = x.cols;
+  int8x16_t xv[NR][CH];  // x rows m .. m + NR - 1, zero past K
+  for (size_t r = 0; r < NR; ++r) {
+    for (size_t c = 0; c < CH; ++c) {
+      const int32_t k = 16 * static_cast<int32_t>(c);
+      xv[r][c] = vldrbq_z_s8(x.row(m + static_cast<int32_t>(r)) + k, vctp8q(static_cast<uint32_t>(K - k)));
+    }
+  }
+  constexpr int32_t kLast = 16 * static_cast<int32_t>(CH - 1);  // first column of the last chunk
+  const mve_pred16_t tail = vctp8q(static_cast<uint32_t>(K - kLast));
+  // Weight rows n < safe are read as whole vectors (the lanes past K meet
+  // x's zeros): n * stride + 16 CH <= (N - 1) * stride + K, the end of w's
+  // span, i.e. n <= N - 1 - ceil((16 CH - K) / stride). The rest (the last
+  // row or so) load their last chunk tail-predicated.
+  const int32_t short_by = (16 * static_cast<int32_t>(CH) - K + w.stride - 1) / w.stride;
+  const int32_t safe_end = w.rows - short_by - n0;  // channels j < safe_end of this group are safe
+  const int32_t whole = safe_end < 0 ? 0 : safe_end < nc ? safe_end : nc;
+  const int8_t* b = w.row(n0);  // [K]
+  int32_t j = 0;
+  ATTN_NO_UNROLL
+  for (; j < whole; ++j, b += w.stride) {
+    int32_t a[NR] = {};
+    for (size_t c = 0; c + 1 < CH; ++c) {
+      const int8x16_t wv = vldrbq_s8(b + 16 * static_cast<int32_t>(c));
+      for (size_t r = 0; r < NR; ++r) a[r] = vmladavaq_s8(a[r], xv[r][c], wv);
+    }
+    const int8x16_t wv = vldrbq_s8(b + kLast);
+    for (size_t r = 0; r < NR; ++r) acc[r][j] = vmladavaq_s8(a[r], xv[r][CH - 1], wv);
+  }
+  ATTN_NO_UNROLL
+  for (; j < nc; ++j, b += w.stride) {
+    int32_t a[NR] = {};
+    for (size_t c = 0; c + 1 < CH; ++c) {
+      const int8x16_t wv = vldrbq_s8(b + 16 * static_cast<int32_t>(c));
+      for (size_t r = 0; r < NR; ++r) a[r] = vmladavaq_s8(a[r], xv[r][c], wv);
+    }
+    const int8x16_t wv = vldrbq_z_s8(b + kLast, tail);
+    for (size_t r = 0; r < NR; ++r) acc[r][j] = vmladavaq_s8(a[r], xv[r][CH - 1], wv);
+  }
+}
+
+// Rows m .. m + R - 1 (R <= 4) of y, K <= kMaxK: 4 x 1 blocks over a stack
+// copy of the rows (rows past R are zeros, computed and not stored).
+void rows_buffered(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y,
+                   int32_t m, int32_t R, bool left) {
+  const int32_t K = x.cols;
+  const int32_t full = K / 16;               // unpredicated chunks
+  const bool partial = K % 16 != 0;          // and the last, partial one
+  alignas(16) int8_t xs[kMaxK / 16][4][16];  // [chunk][row][16] x rows m .. m + 3, zero-padded
+  for (int32_t c = 0; c < (K + 15) / 16; ++c) {
+    const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(K - 16 * c));
+    for (int32_t r = 0; r < 4; ++r) {
+      int8x16_t v = vdupq_n_s8(0);
+      if (r < R) v = vldrbq_z_s8(x.row(m + r) + 16 * c, pred);
+      vstrbq_s8(xs[c][r], v);
+    }
+  }
+  const mve_pred16_t tail = vctp8q(static_cast<uint32_t>(K - 16 * full));
+  for (int32_t n0 = 0; n0 < w.rows; n0 += kGroup) {
+    const int32_t nc = w.rows - n0 < kGroup ? w.rows - n0 : kGroup;
+    alignas(16) int32_t acc[4][kGroup];  // [row][channel] int32 sums
+    alignas(16) int32_t wsum[kGroup];    // [channel] sum_k w[n, k]
+    const int8_t* row = w.row(n0);       // [K]
+    ATTN_NO_UNROLL
+    for (int32_t j = 0; j < nc; ++j, row += w.stride) {
+      const int8_t* b = row;
+      const int8_t* xp = xs[0][0];
+      int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      for (int32_t c = 0; c < full; ++c, b += 16, xp += 64) {
+        const int8x16_t wv = vldrbq_s8(b);
+        a0 = vmladavaq_s8(a0, vldrbq_s8(xp), wv);
+        a1 = vmladavaq_s8(a1, vldrbq_s8(xp + 16), wv);
+        a2 = vmladavaq_s8(a2, vldrbq_s8(xp + 32), wv);
+        a3 = vmladavaq_s8(a3, vldrbq_s8(xp + 48), wv);
+      }
+      if (partial) {
+        const int8x16_t wv = vldrbq_z_s8(b, tail);
+        a0 = vmladavaq_s8(a0, vldrbq_s8(xp), wv);
+        a1 = vmladavaq_s8(a1, vldrbq_s8(xp + 16), wv);
+        a2 = vmladavaq_s8(a2, vldrbq_s8(xp + 32), wv);
+        a3 = vmladavaq_s8(a3, vldrbq_s8(xp + 48), wv);
+      }
+      acc[0][j] = a0;
+      acc[1][j] = a1;
+      acc[2][j] = a2;
+      acc[3][j] = a3;
+    }
+    if (p.input_zero_point != 0) weight_sums(w, n0, nc, wsum);
+    requantize_rows(acc, R, p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y, m, left);
+  }
+}
+
+// Row m of y, any K: tail-predicated loads of both operands.
+void row_any(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, int32_t m,
+             bool left) {
+  const int32_t K = x.cols;
+  const int8_t* a = x.row(m);  // [K]
+  for (int32_t n0 = 0; n0 < w.rows; n0 += kGroup) {
+    const int32_t nc = w.rows - n0 < kGroup ? w.rows - n0 : kGroup;
+    alignas(16) int32_t acc[kGroup];   // [channel] int32 sums
+    alignas(16) int32_t wsum[kGroup];  // [channel] sum_k w[n, k]
+    for (int32_t j = 0; j < nc; ++j) {
+      const int8_t* b = w.row(n0 + j);  // [K]
+      int32_t s = 0;
+      for (int32_t k = 0; k < K; k += 16) {
+        const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(K - k));
+        s = vmladavaq_p_s8(s, vldrbq_z_s8(a + k, pred), vldrbq_z_s8(b + k, pred), pred);
+      }
+      acc[j] = s;
+    }
+    if (p.input_zero_point != 0) weight_sums(w, n0, nc, wsum);
+    requantize_rows(&acc, 1, p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y, m, left);
+  }
+}
+
+// Blocks of up to 4 rows: their sums (NR rows per pass over the weights),
+// then one requantization pass for the block.
+template <size_t CH>
+void run_held(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, bool left) {
+  constexpr int32_t kRows = CH == 1 ? 4 : CH == 2 ? 2 : 1;  // rows held in registers per pass
+  for (int32_t m = 0; m < x.rows; m += 4) {
+    const int32_t rows = x.rows - m < 4 ? x.rows - m : 4;
+    for (int32_t n0 = 0; n0 < w.rows; n0 += kGroup) {
+      const int32_t nc = w.rows - n0 < kGroup ? w.rows - n0 : kGroup;
+      alignas(16) int32_t acc[4][kGroup];  // [row][channel] int32 sums
+      alignas(16) int32_t wsum[kGroup];    // [channel] sum_k w[n, k]
+      int32_t r = 0;
+      for (; r + kRows <= rows; r += kRows) sums_held<CH, kRows>(x, w, m + r, n0, nc, acc + r);
+      for (; r < rows; ++r) sums_held<CH, 1>(x, w, m + r, n0, nc, acc + r);
+      if (p.input_zero_point != 0) weight_sums(w, n0, nc, wsum);
+      requantize_rows(acc, rows, p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y, m, left);
+    }
+  }
 }
 
 }  // namespace
 
 void linear_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
-  if (p.input_zero_point == 0) {
-    run<false>(x, w, bias, p, y);
-  } else {
-    run<true>(x, w, bias, p, y);
+  const int32_t K = x.cols;
+  // Whether any channel has a left shift (else the requantization skips it).
+  int32x4_t shifts = vdupq_n_s32(0);
+  for (int32_t n = 0; n < w.rows; n += 4) {
+    const mve_pred16_t live = vctp32q(static_cast<uint32_t>(w.rows - n));
+    shifts = vmaxq_s32(shifts, vldrwq_z_s32(p.shift + n, live));
   }
+  const bool left = vmaxvq_s32(0, shifts) > 0;
+  if (K <= 16) return run_held<1>(x, w, bias, p, y, left);
+  if (K <= 32) return run_held<2>(x, w, bias, p, y, left);
+  if (K <= 48) return run_held<3>(x, w, bias, p, y, left);
+  if (K <= 64) return run_held<4>(x, w, bias, p, y, left);
+  if (K <= kMaxK) {
+    for (int32_t m = 0; m < x.rows; m += 4)
+      rows_buffered(x, w, bias, p, y, m, x.rows - m < 4 ? x.rows - m : 4, left);
+    return;
+  }
+  for (int32_t m = 0; m < x.rows; ++m) row_any(x, w, bias, p, y, m, left);
 }
 
 }  // namespace detail

@@ -17,6 +17,60 @@ namespace attn {
 namespace detail {
 namespace {
 
+inline int32x4_t lanes(int32_t a, int32_t b, int32_t c, int32_t d) {
+  int32x4_t v = vdupq_n_s32(0);
+  v = vsetq_lane_s32(a, v, 0);
+  v = vsetq_lane_s32(b, v, 1);
+  v = vsetq_lane_s32(c, v, 2);
+  return vsetq_lane_s32(d, v, 3);
+}
+
+// head_dim <= 16: the query rows stay in registers (zero past d) and the
+// R rows' scores of a key are finished as one vector (VSHL by -shift is the
+// ref's arithmetic >>) and scattered to their rows. zq sum(k) is one more
+// VMLADAV, of the key vector with zq in lanes < d. Key loads are whole
+// vectors (the lanes past d meet zeros) while the 16 bytes stay inside k's
+// span; the last keys' loads are predicated.
+template <int R, bool kZq>
+void small_rows(ConstMatS8 q, int32_t zq, ConstMatS8 k, const int32_t* base, int32_t half, int32_t shift,
+                MatS32 s, int32_t t) {
+  constexpr size_t kR = static_cast<size_t>(R);
+  const int32_t d = q.cols;
+  const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(d));
+  int8x16_t qv[4];  // [R] used, zero past d
+  for (size_t r = 0; r < 4; ++r) {
+    qv[r] = r < kR ? vldrbq_z_s8(q.row(t + static_cast<int32_t>(r)), pred) : vdupq_n_s8(0);
+  }
+  const int8x16_t zqv = vdupq_m_n_s8(vdupq_n_s8(0), static_cast<int8_t>(zq), pred);  // zq in lanes < d
+  int32_t bases[4] = {};                                                             // [R] used
+  for (size_t r = 0; r < kR; ++r) bases[r] = base[r] + half;
+  const int32x4_t vbase = vldrwq_s32(bases);
+  // Byte offsets of rows t .. t + 3 of s from row t; lanes >= R are not stored.
+  const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(s.stride) * 4u);
+  int32_t* out = s.row(t);
+  const auto step = [&](int8x16_t kv) {
+    int32x4_t acc = vaddq_s32(
+        lanes(vmladavq_s8(qv[0], kv), vmladavq_s8(qv[1], kv), vmladavq_s8(qv[2], kv), vmladavq_s8(qv[3], kv)),
+        vbase);
+    if (kZq) acc = vsubq_n_s32(acc, vmladavq_s8(zqv, kv));
+    acc = vshlq_r_s32(acc, -shift);
+    if (R == 4) {
+      vstrwq_scatter_offset_s32(out, offsets, acc);
+    } else {
+      vstrwq_scatter_offset_p_s32(out, offsets, acc, vctp32q(static_cast<uint32_t>(R)));
+    }
+    ++out;
+  };
+  // Keys j < safe: j * stride + 16 <= (S - 1) * stride + d, the end of k's
+  // span, i.e. j <= S - 1 - ceil((16 - d) / stride).
+  const int32_t short_by = d >= 16 ? 0 : (16 - d + k.stride - 1) / k.stride;
+  const int32_t safe = k.rows - short_by > 0 ? k.rows - short_by : 0;
+  const int8_t* kr = k.data;
+  int32_t j = 0;
+  for (; j < safe; ++j, kr += k.stride) step(vldrbq_s8(kr));
+  for (; j < k.rows; ++j, kr += k.stride) step(vldrbq_z_s8(kr, pred));
+}
+
 template <int R>
 void rows(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int32_t shift, MatS32 s,
           int32_t t) {
@@ -33,25 +87,11 @@ void rows(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int3
     }
     base[r] = d * zq * zk - zk * qsum;
   }
-  if (d <= 16) {  // one vector per row: the query rows stay in registers
-    const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(d));
-    int8x16_t qv[kR];
-    for (size_t r = 0; r < kR; ++r) qv[r] = vldrbq_z_s8(a[r], pred);
-    int32_t bases[4] = {};  // [R] used
-    for (size_t r = 0; r < kR; ++r) bases[r] = base[r] + half;
-    const int32x4_t vbase = vldrwq_s32(bases);
-    const int32x4_t vshift = vdupq_n_s32(-shift);
-    // Byte offsets of rows t .. t + 3 of s from row t; lanes >= R are not stored.
-    const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(s.stride) * 4u);
-    const mve_pred16_t rows_pred = vctp32q(static_cast<uint32_t>(R));
-    int32_t* out = s.row(t);
-    for (int32_t j = 0; j < k.rows; ++j) {
-      const int8x16_t kv = vldrbq_z_s8(k.row(j), pred);
-      int32x4_t acc = vdupq_n_s32(-zq * vaddvq_p_s8(kv, pred));
-      int32_t dots[4] = {};  // [R] used
-      for (size_t r = 0; r < kR; ++r) dots[r] = vmladavq_p_s8(qv[r], kv, pred);
-      acc = vaddq_s32(vaddq_s32(acc, vbase), vldrwq_s32(dots));
-      vstrwq_scatter_offset_p_s32(out + j, offsets, vshlq_s32(acc, vshift), rows_pred);
+  if (d <= 16) {
+    if (zq != 0) {
+      small_rows<R, true>(q, zq, k, base, half, shift, s, t);
+    } else {
+      small_rows<R, false>(q, zq, k, base, half, shift, s, t);
     }
     return;
   }

@@ -15,6 +15,7 @@
 #include "internal/exp2_table.h"
 #include "internal/fixed_point.h"
 #include "internal/kernels_fixed.h"
+#include "internal/mve_requantize.h"
 
 namespace attn {
 namespace detail {
@@ -33,37 +34,75 @@ void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, 
     for (int32_t j = 0; j < n; ++j) store_zero(row, j);
     return;
   }
-  int32_t smax = row[begin];
+  // The row max: lane-wise VMAX, one across-vector VMAXV at the end. The
+  // max and the normalization loops are written per compiler: clang-14 turns
+  // a VCTP-predicated loop into a tail-predicated low-overhead loop
+  // (DLSTP/LETP, no per-step predicate work); GCC 12 does not and moves each
+  // predicate through a general register (VMRS, SXTH, VMSR), so for GCC they
+  // run whole vectors and then one predicated step.
+  int32x4_t vmaxes = vdupq_n_s32(row[begin]);
+#if defined(__clang__)
   for (int32_t j = begin; j < end; j += 4) {
     const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - j));
-    smax = vmaxvq_p_s32(smax, vldrwq_z_s32(row + j, p), p);
+    vmaxes = vmaxq_m_s32(vmaxes, vmaxes, vldrwq_z_s32(row + j, p), p);
   }
+#else
+  {
+    int32_t j = begin;
+    for (; j + 4 <= end; j += 4) vmaxes = vmaxq_s32(vmaxes, vldrwq_s32(row + j));
+    if (j < end) {  // the last 1..3 scores: the 4 ending at end if there are 4 (max is idempotent)
+      if (end - begin >= 4) {
+        vmaxes = vmaxq_s32(vmaxes, vldrwq_s32(row + end - 4));
+      } else {
+        const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - j));
+        vmaxes = vmaxq_m_s32(vmaxes, vmaxes, vldrwq_z_s32(row + j, p), p);
+      }
+    }
+  }
+#endif
+  const int32_t smax = vmaxvq_s32(row[begin], vmaxes);
 
-  // Pass 1: e_j in place of s_j, and their sum.
+  // Pass 1: e_j in place of s_j, and their sum. Few vector constants (the
+  // shift and the limit are scalar operands), so that the loop does not
+  // spill; whole vectors, then one tail-predicated step.
+  static_assert(kExp2FracBits == 16 && kExp2TableBits == 8, "index = bits 8..15 of t");
   const uint32x4_t vmax = vdupq_n_u32(static_cast<uint32_t>(smax));
-  const uint32x4_t vlimit = vdupq_n_u32(static_cast<uint32_t>(sm.diff_limit));
-  const int32x4_t vshift = vdupq_n_s32(sm.exp_shift);
   const uint32x4_t vmult = vdupq_n_u32(sm.exp_multiplier);
+  const uint32x4_t zero = vdupq_n_u32(0);
+  const int32_t shift = sm.exp_shift;  // locals: the row stores could alias sm
+  const uint32_t limit = static_cast<uint32_t>(sm.diff_limit);
+  // e = 0 where u > diff_limit, else the ref's ((2 x >> o) + 1) >> 1 with
+  // x = table[(t >> 8) & 255] and o = t >> 16 in [0, 15]. That is x rounded
+  // right by o: for o = 0, (2x + 1) >> 1 = x; for o > 0, 2x >> o = x >> (o - 1)
+  // and floor((floor(a) + 1) / 2) = floor((a + 1) / 2), so the result is
+  // floor((x + 2^(o - 1)) / 2^o) = VRSHL(x, -o).
+  const auto exp4 = [&](uint32x4_t s) {
+    const uint32x4_t u = vsubq_u32(vmax, s);
+    const uint32x4_t t = vmulhq_u32(vshlq_r_u32(u, shift), vmult);  // < 2^20 where u <= limit
+    const uint32x4_t idx = vshrq_n_u32(vshlq_n_u32(t, 16), 24);     // in [0, 255] in every lane
+    const uint32x4_t x = vldrhq_gather_shifted_offset_u32(kExp2Table, idx);
+    const int32x4_t octave = vnegq_s32(vreinterpretq_s32_u32(vshrq_n_u32(t, kExp2FracBits)));
+    return vpselq_u32(zero, vrshlq_u32(x, octave), vcmphiq_n_u32(u, limit));
+  };
   uint32_t* urow = reinterpret_cast<uint32_t*>(row);
   uint32_t sum = 0;
-  for (int32_t j = begin; j < end; j += 4) {
-    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - j));
-    const uint32x4_t u = vsubq_u32(vmax, vldrwq_z_u32(urow + j, p));
-    const mve_pred16_t live = vcmpcsq_m_u32(vlimit, u, p);         // u <= diff_limit, and j < end
-    const uint32x4_t t = vmulhq_u32(vshlq_u32(u, vshift), vmult);  // < 2^20 where live
-    const uint32x4_t idx =
-        vandq_u32(vshrq_n_u32(t, kExp2FracBits - kExp2TableBits), vdupq_n_u32((1u << kExp2TableBits) - 1));
-    const uint32x4_t x = vshlq_n_u32(vldrhq_gather_shifted_offset_u32(kExp2Table, idx), 1);
-    const int32x4_t octave = vnegq_s32(vreinterpretq_s32_u32(vshrq_n_u32(t, kExp2FracBits)));
-    const uint32x4_t e = vpselq_u32(vrshrq_n_u32(vshlq_u32(x, octave), 1), vdupq_n_u32(0), live);
-    vstrwq_p_u32(urow + j, e, p);
+  int32_t i = begin;
+  for (; i + 4 <= end; i += 4) {
+    const uint32x4_t e = exp4(vldrwq_u32(urow + i));
+    vstrwq_u32(urow + i, e);
+    sum = vaddvaq_u32(sum, e);
+  }
+  if (i < end) {  // the last 1..3 scores
+    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - i));
+    const uint32x4_t e = exp4(vldrwq_z_u32(urow + i, p));
+    vstrwq_p_u32(urow + i, e, p);
     sum = vaddvaq_p_u32(sum, e, p);
   }
 
   // The reciprocal, exactly as the ref.
   const int h = fp::count_leading_zeros(sum);
   const int32_t a = static_cast<int32_t>((sum << h) - (uint32_t{1} << 31));
-  const uint32_t r31 = static_cast<uint32_t>(fp::one_over_one_plus_x_for_x_in_0_1(a));
+  const uint32_t r31 = static_cast<uint32_t>(mve::one_over_one_plus_x(a));
   const int rs = h + kProbBits - 30;
   const uint32_t r = rs >= 0 ? r31 << rs : r31 >> -rs;
   const uint32x4_t recip = vdupq_n_u32(r - (r >> kProbBits));
@@ -72,10 +111,19 @@ void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, 
   // row. The store of entries [j, j + 4) covers int32 entries j / 2 .. j / 2 + 1,
   // read by this or an earlier iteration (or masked).
   uint16_t* prob = reinterpret_cast<uint16_t*>(row);
+#if defined(__clang__)
   for (int32_t j = begin; j < end; j += 4) {
     const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - j));
     vstrhq_p_u32(prob + j, vrmulhq_u32(vldrwq_z_u32(urow + j, p), recip), p);
   }
+#else
+  i = begin;
+  for (; i + 4 <= end; i += 4) vstrhq_u32(prob + i, vrmulhq_u32(vldrwq_u32(urow + i), recip));
+  if (i < end) {
+    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - i));
+    vstrhq_p_u32(prob + i, vrmulhq_u32(vldrwq_z_u32(urow + i, p), recip), p);
+  }
+#endif
   for (int32_t j = 0; j < begin; ++j) store_zero(row, j);
   for (int32_t j = end; j < n; ++j) store_zero(row, j);
 }
