@@ -107,10 +107,7 @@ bool emit_case(std::ostream& os, const golden::Case& c, int index, Emitted* e) {
   const attn::AttentionConfig cfg = c.config();
   const attn::Mask mask = c.mask();
   attn::Plan plan;
-  // The board runner carries no rotary tables (FixedShape): rotary cases stay host-only, as the
-  // header says, now that plan_attention accepts them for the integer dtypes too.
-  if (mask.additive || cfg.rope_base != 0.0f) return false;
-  if (attn::plan_attention(cfg, dt, c.L, c.S, &plan) != attn::Status::kOk) return false;
+  if (mask.additive || attn::plan_attention(cfg, dt, c.L, c.S, &plan) != attn::Status::kOk) return false;
 
   // 1. calibration on the case's own inputs.
   attn::Plan fplan;
