@@ -412,11 +412,7 @@ TEST_CASE("attn error paths: one line naming the file, non-zero exit, no output"
                      quote(out),
                  tmp),
         "--incremental", "--kv");
-    check_error(
-        run_attn(
-            "run quant/mha_self.s8.attn --input quant/mha_self.x.npy --causal --incremental -o " + quote(out),
-            tmp),
-        "mha_self.s8.attn", "f32 blocks only");
+    check_error(run_attn("run llama_hf.attn --causal --incremental --raw" + x, tmp), "--raw", "quantized");
     no_output();
   }
   SECTION("usage errors and unwritable outputs") {
