@@ -475,9 +475,12 @@ namespace {
 // Block 0 of Fixture quantized to `dtype` (ranges made up: every stage [-2, 2]),
 // plus the user tensor; `q` keeps the quantizer's own arrays.
 struct QuantFixture {
-  explicit QuantFixture(attn::DType dtype, bool bias = true) : storage(std::vector<uint8_t>(1 << 16, 0)) {
+  // kv_heads 1: multi-query (Wk, Wv and their tables [4, ...], the first rows of Fixture's).
+  explicit QuantFixture(attn::DType dtype, bool bias = true, int32_t kv_heads = 0)
+      : storage(std::vector<uint8_t>(1 << 16, 0)) {
     attn::AttentionConfig c{8, 2};
     c.bias = bias;
+    c.num_kv_heads = kv_heads;
     attn::WeightsF32 w{fx.w0[0].data(), fx.w0[1].data(), fx.w0[2].data(), fx.w0[3].data()};
     if (bias)
       w = {fx.w0[0].data(), fx.w0[1].data(), fx.w0[2].data(), fx.w0[3].data(),
@@ -487,6 +490,7 @@ struct QuantFixture {
       *x = {-2.0f, 1.5f};
     REQUIRE(arena.init(storage.p, storage.n) == Status::kOk);
     attn::tools::BlockSpec b{8, 2, 4, 8, 8, bias, dtype};
+    b.n_kv_heads = static_cast<uint32_t>(kv_heads);
     if (dtype == attn::DType::kS8) {
       REQUIRE(attn::quantize_attention_s8(c, w, r, arena, &s8, &act) == Status::kOk);
       attn::tools::add_block_quant(spec, b, s8, act);
@@ -818,7 +822,7 @@ TEST_CASE("GQA and RoPE: bad block records", "[model][gqa][bad]") {
   CHECK(load_patched(2, 0.0f, [&](auto& f) { poke<uint32_t>(f, hd_at, 3); }) == Status::kDimsMismatch);
 }
 
-TEST_CASE("quantized blocks with rope or grouped K/V heads are rejected", "[model][gqa][quant][bad]") {
+TEST_CASE("quantized blocks with rope are rejected", "[model][gqa][quant][bad]") {
   for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
     QuantFixture qf(dt);
     std::vector<uint8_t> f = attn::tools::write_model(qf.spec);
@@ -828,14 +832,86 @@ TEST_CASE("quantized blocks with rope or grouped K/V heads are rejected", "[mode
     attn::tools::fix_crc(g);
     CHECK(load_bytes(g) == Status::kQuantizedVariant);
     const uint32_t heads = qf.spec.blocks[0].num_heads;
-    REQUIRE(heads % 2 == 0);
-    g = f;
-    poke<uint32_t>(g, sizeof(Header) + offsetof(BlockRecord, n_kv_heads), heads / 2);
-    attn::tools::fix_crc(g);
-    CHECK(load_bytes(g) == Status::kQuantizedVariant);
     g = f;  // n_kv_heads == num_heads is plain multi-head attention
     poke<uint32_t>(g, sizeof(Header) + offsetof(BlockRecord, n_kv_heads), heads);
     attn::tools::fix_crc(g);
     CHECK(load_bytes(g) == Status::kOk);
+  }
+}
+
+TEST_CASE("quantized GQA/MQA blocks: K/V tables are [Dkv], and the forward runs from the blob",
+          "[model][gqa][quant]") {
+  for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
+    QuantFixture qf(dt, true, 1);  // H = 2, one K/V head: Dkv = 4, D = 8
+    const std::vector<uint8_t> f = attn::tools::write_model(qf.spec);
+    AlignedCopy c(f);
+    attn::Model m;
+    REQUIRE(attn::Model::load(c.p, c.n, &m) == Status::kOk);
+    attn::Block b;
+    REQUIRE(m.block(0, &b) == Status::kOk);
+    CHECK(b.config.num_kv_heads == 1);
+    CHECK(b.config.kv_dim() == 4);
+    for (const char* n : {"wk", "wv", "bk", "bv", "k_multiplier", "k_shift", "v_multiplier", "v_shift"}) {
+      INFO(n);
+      CHECK(qf.tensor(std::string("block.0.") + n).dims[0] == 4u);
+    }
+    CHECK(qf.tensor("block.0.q_multiplier").dims[0] == 8u);
+    attn::Plan plan;
+    REQUIRE(attn::plan_attention(b.config, dt, 3, 3, &plan) == Status::kOk);
+    AlignedCopy arena_mem(std::vector<uint8_t>(plan.arena_bytes, 0));
+    attn::Arena arena;
+    REQUIRE(arena.init(arena_mem.p, arena_mem.n) == Status::kOk);
+    if (dt == attn::DType::kS8) {
+      std::vector<int8_t> x(24), y0(24), y1(24);
+      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
+      REQUIRE(attn::forward_s8(plan, b.s8, {}, {x.data(), x.data(), x.data(), y0.data()}, arena) ==
+              Status::kOk);
+      REQUIRE(attn::forward_s8(plan, qf.s8, {}, {x.data(), x.data(), x.data(), y1.data()}, arena) ==
+              Status::kOk);
+      CHECK(y0 == y1);
+    } else {
+      std::vector<int16_t> x(24), y0(24), y1(24);
+      for (size_t i = 0; i < x.size(); ++i)
+        x[i] = static_cast<int16_t>(static_cast<int>(i * 2731 % 65535) - 32767);
+      REQUIRE(attn::forward_s16(plan, b.s16, {}, {x.data(), x.data(), x.data(), y0.data()}, arena) ==
+              Status::kOk);
+      REQUIRE(attn::forward_s16(plan, qf.s16, {}, {x.data(), x.data(), x.data(), y1.data()}, arena) ==
+              Status::kOk);
+      CHECK(y0 == y1);
+    }
+  }
+}
+
+TEST_CASE("quantized GQA/MQA blocks: tables sized for the wrong head count", "[model][gqa][quant][bad]") {
+  for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
+    {  // the record says MQA, but the file is multi-head: every K/V tensor is [D]
+      QuantFixture qf(dt);
+      qf.spec.blocks[0].n_kv_heads = 1;
+      CHECK(qf.load() == Status::kDimsMismatch);
+    }
+    // An MQA block with one K/V table of the multi-head length: each of them is caught.
+    for (const char* n : {"k_multiplier", "k_shift", "v_multiplier", "v_shift", "bk", "bv"}) {
+      QuantFixture qf(dt, true, 1);
+      REQUIRE(qf.load() == Status::kOk);
+      auto& t = qf.tensor(std::string("block.0.") + n);
+      t.dims = {8};
+      t.bytes.resize(t.bytes.size() * 2);
+      INFO(n);
+      CHECK(qf.load() == Status::kDimsMismatch);
+    }
+    {  // Wk of the multi-head shape [D, E]
+      QuantFixture qf(dt, true, 1);
+      auto& t = qf.tensor("block.0.wk");
+      t.dims = {8, 8};
+      t.bytes.resize(64);
+      CHECK(qf.load() == Status::kDimsMismatch);
+    }
+    {  // n_kv_heads that does not divide the heads
+      QuantFixture qf(dt, true, 1);
+      std::vector<uint8_t> f = attn::tools::write_model(qf.spec);
+      poke<uint32_t>(f, sizeof(Header) + offsetof(BlockRecord, n_kv_heads), 3);
+      attn::tools::fix_crc(f);
+      CHECK(load_bytes(f) == Status::kBadKvHeads);
+    }
   }
 }

@@ -114,7 +114,7 @@ enum {
   ATTN_ERR_TOO_MANY_ENTRIES = 91, /* more blocks or tensors than ATTN_MAX_BLOCKS / _TENSORS */
   ATTN_ERR_DUPLICATE_NAME = 92,
   ATTN_ERR_DTYPE_MISMATCH = 93,
-  ATTN_ERR_QUANTIZED_VARIANT = 94, /* an s8/s16 block with rotary embeddings or grouped K/V heads */
+  ATTN_ERR_QUANTIZED_VARIANT = 94, /* an s8/s16 block with rotary embeddings */
 
   /* Fixed point (96..) */
   ATTN_ERR_BAD_QUANT_PARAMS = 96, /* a multiplier, shift, zero point or softmax constant out of range */

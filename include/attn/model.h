@@ -68,9 +68,11 @@ constexpr uint16_t kKnownBlockFlags = kBlockBias;
 // Dkv = D when n_kv_heads is 0; Wk, Wv, bk, bv are [Dkv, ...]):
 //            f32 block      s8 block                     s16 block
 //   Wq..Wo   f32 as below   s8 as below                  s8 as below
-//   bq bk bv f32 [D]        s32 [D], always present      s64 [D], iff kBlockBias
+//   bq       f32 [D]        s32 [D], always present      s64 [D], iff kBlockBias
+//   bk bv    f32 [Dkv]      s32 [Dkv], always present    s64 [Dkv], iff kBlockBias
 //   bo       f32 [E]        s32 [E], always present      s64 [E], iff kBlockBias
-//   16..23   -              s32 per-channel multipliers (Q0.31, >= 0) and shifts of Q, K, V, output
+//   16..23   -              s32 per-channel multipliers (Q0.31, >= 0) and shifts of Q [D], K, V [Dkv],
+//                           output [E]
 //   24       -              s32 [kQuantParamCount]: the block's scalar constants (QuantParam)
 //   25       -              f32 [4]: I/O scales (query, key, value, output) for the caller's
 //                           float <-> int conversion; the integer forward never reads them
@@ -87,10 +89,10 @@ enum class Role : uint16_t {
   kUser = 15,         // a named tensor of the user (embedding, classifier head, ...), block = kNoBlock
   kQMultiplier = 16,  // s32 [D]  Q0.31 of s_query * s_wq[c] / s_q
   kQShift = 17,       // s32 [D]  [-31, 30] (s8) / [-31, 14] (s16)
-  kKMultiplier = 18,  // s32 [D] (s8/s16 blocks have n_kv_heads 0: Dkv = D)
-  kKShift = 19,       // s32 [D]
-  kVMultiplier = 20,  // s32 [D]
-  kVShift = 21,       // s32 [D]
+  kKMultiplier = 18,  // s32 [Dkv] (grouped-query: K/V have n_kv_heads heads)
+  kKShift = 19,       // s32 [Dkv]
+  kVMultiplier = 20,  // s32 [Dkv]
+  kVShift = 21,       // s32 [Dkv]
   kOMultiplier = 22,  // s32 [E]
   kOShift = 23,       // s32 [E]
   kQuantParams = 24,  // s32 [kQuantParamCount], indexed by QuantParam
@@ -242,9 +244,11 @@ class Model {
   // kBadByteSize, kTensorMisaligned, kTensorOverlap, kDtypeMismatch,
   // kDuplicateRole, kMissingTensor, kDimsMismatch, kBadKvHeads (n_kv_heads
   // not dividing num_heads), kBadRope (rope base not finite and > 0, or an odd
-  // head_dim with rope); for s8/s16 blocks also kQuantizedVariant (rope or
-  // grouped K/V heads), kBadQuantParams (a multiplier, shift, zero point, softmax constant or
+  // head_dim with rope); for s8/s16 blocks also kQuantizedVariant (rope),
+  // kBadQuantParams (a multiplier, shift, zero point, softmax constant or
   // I/O scale out of the range the integer forward accepts).
+  // s8/s16 blocks may have grouped K/V heads (Wk, Wv, bk, bv and the K/V
+  // multiplier and shift tables are then [Dkv, ...]).
   static Status load(const void* data, size_t size, Model* out);
 
   // The file size a blob's header declares, for a blob at the start of a

@@ -66,7 +66,7 @@ enum class [[nodiscard]] Status : int32_t{
     kTooManyEntries = 91,    // block or tensor count above ATTN_MAX_BLOCKS / ATTN_MAX_TENSORS
     kDuplicateName = 92,     // two tensors share a name
     kDtypeMismatch = 93,     // a block tensor's dtype differs from its block's
-    kQuantizedVariant = 94,  // an s8/s16 block with rotary embeddings or grouped K/V heads
+    kQuantizedVariant = 94,  // an s8/s16 block with rotary embeddings
 
     // Fixed point (96..)
     kBadQuantParams = 96,   // a multiplier, shift or zero point is out of range

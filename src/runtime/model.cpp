@@ -106,11 +106,13 @@ bool expected_tensor(const BlockRecord& b, uint16_t role, Expected* e) {
       return true;
     case Role::kQMultiplier:
     case Role::kQShift:
+      *e = {kS32, 1, {d, 0}, true};
+      return quant;
     case Role::kKMultiplier:
     case Role::kKShift:
     case Role::kVMultiplier:
     case Role::kVShift:
-      *e = {kS32, 1, {d, 0}, true};
+      *e = {kS32, 1, {dkv, 0}, true};
       return quant;
     case Role::kOMultiplier:
     case Role::kOShift:
@@ -235,9 +237,8 @@ Status check_block(const BlockRecord& b, uint16_t version) {
   // RoPE: the base as float32 bits in (0, 1e30], the planner's range (positive
   // floats order like their bits; sign, inf, NaN exceed it); rotary pairs need an even head_dim.
   if (b.rope != 0 && (b.rope > kMaxRopeBaseBits || b.head_dim % 2 != 0)) return Status::kBadRope;
-  // The file's integer forwards (and `attn quantize`) run plain multi-head blocks only.
-  if (b.dtype != kF32 && (b.rope != 0 || (b.n_kv_heads != 0 && b.n_kv_heads != b.num_heads)))
-    return Status::kQuantizedVariant;
+  // The integer forwards have no rotary embedding yet; grouped K/V heads they run.
+  if (b.dtype != kF32 && b.rope != 0) return Status::kQuantizedVariant;
   return Status::kOk;
 }
 

@@ -169,12 +169,9 @@ int cmd_quantize(int argc, char** argv) {
     if (b.dtype != DType::kF32)
       throw cli::Error(name + " is already " + cli::dtype_name(b.dtype) + ": quantize needs a float32 file");
     const AttentionConfig& c = b.config;
-    // The .attn format has no s8/s16 block with rope or grouped K/V heads (kQuantizedVariant).
+    // The .attn format has no s8/s16 block with rope yet (kQuantizedVariant).
     if (c.rope_base != 0.0f)
       throw cli::Error(name + " uses rotary embeddings, which s8/s16 files do not support");
-    if (c.resolved_kv_heads() != c.num_heads)
-      throw cli::Error(name + " has " + std::to_string(c.num_kv_heads) +
-                       " K/V heads (grouped-query attention), which s8/s16 files do not support");
     if (width != c.embed_dim)
       throw cli::Error((bi == 0 ? x.path : name) + ": width " + std::to_string(width) + " but block " +
                        std::to_string(bi) + " has E = " + std::to_string(c.embed_dim));
@@ -268,14 +265,14 @@ int cmd_quantize(int argc, char** argv) {
       if (s != Status::kOk) throw cli::Error(name + ": integer forward failed: " + cli::describe(s));
       e2e.add(ref.y, got);
     }
-    const int32_t D = c.num_heads * c.head_dim;
+    const int32_t D = c.num_heads * c.head_dim, Dkv = c.kv_dim();
     const auto proj = [&](const auto& w) {
       return std::make_tuple(w.q.weight, w.k.weight, w.v.weight, w.o.weight);
     };
     const auto wts = dtype == DType::kS8 ? proj(q.s8) : proj(q.s16);
     const double wq_db = weight_sqnr(b.f32.wq, std::get<0>(wts), q.scales.q, D, c.embed_dim);
-    const double wk_db = weight_sqnr(b.f32.wk, std::get<1>(wts), q.scales.k, D, c.kdim);
-    const double wv_db = weight_sqnr(b.f32.wv, std::get<2>(wts), q.scales.v, D, c.vdim);
+    const double wk_db = weight_sqnr(b.f32.wk, std::get<1>(wts), q.scales.k, Dkv, c.kdim);
+    const double wv_db = weight_sqnr(b.f32.wv, std::get<2>(wts), q.scales.v, Dkv, c.vdim);
     const double wo_db = weight_sqnr(b.f32.wo, std::get<3>(wts), q.scales.o, c.embed_dim, D);
 
     const size_t before = spec.tensors.size();
@@ -286,6 +283,7 @@ int cmd_quantize(int argc, char** argv) {
                         static_cast<uint32_t>(c.vdim),
                         c.bias,
                         dtype};
+    bs.n_kv_heads = static_cast<uint32_t>(c.resolved_kv_heads());  // written as 0 when it equals H
     if (dtype == DType::kS8) {
       tools::add_block_quant(spec, bs, q.s8, q.act);
     } else {
@@ -294,8 +292,8 @@ int cmd_quantize(int argc, char** argv) {
     size_t block_bytes = 0;
     for (size_t t = before; t < spec.tensors.size(); ++t) block_bytes += spec.tensors[t].bytes.size();
 
-    std::printf("block %u: %s E=%d heads=%d head_dim=%d kdim=%d vdim=%d\n", bi, dt.c_str(), c.embed_dim,
-                c.num_heads, c.head_dim, c.kdim, c.vdim);
+    std::printf("block %u: %s E=%d heads=%d kv_heads=%d head_dim=%d kdim=%d vdim=%d\n", bi, dt.c_str(),
+                c.embed_dim, c.num_heads, c.resolved_kv_heads(), c.head_dim, c.kdim, c.vdim);
     std::printf(
         "  stage SQNR (dB, float stage on its %s grid): x %.1f  Q %.1f  K %.1f  V %.1f  context %.1f  y "
         "%.1f\n",

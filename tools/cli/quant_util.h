@@ -17,8 +17,8 @@ namespace tools {
 // Every stage of one float forward, float64, row-major.
 struct Stages {
   std::vector<double> q;    // [L, D]
-  std::vector<double> k;    // [S, D]
-  std::vector<double> v;    // [S, D]
+  std::vector<double> k;    // [S, Dkv]
+  std::vector<double> v;    // [S, Dkv]
   std::vector<double> ctx;  // [L, D]
   std::vector<double> y;    // [L, E]
 };
