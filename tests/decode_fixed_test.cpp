@@ -44,8 +44,8 @@ struct S8 {
   static constexpr DType kDtype = DType::kS8;
   static Status quantize(const attn::AttentionConfig& c, const attn::WeightsF32& w,
                          const attn::CalibrationRanges& r, attn::Arena& st, Weights* out,
-                         attn::ActivationQuant* act) {
-    return attn::quantize_attention_s8(c, w, r, st, out, act);
+                         attn::ActivationQuant* act, const attn::QuantizeOptions& o) {
+    return attn::quantize_attention_s8(c, w, r, st, out, act, nullptr, o);
   }
   static Status forward(const attn::Plan& p, const Weights& w, const attn::Mask& m, const Io& io,
                         attn::Arena& a) {
@@ -68,8 +68,8 @@ struct S16 {
   static constexpr DType kDtype = DType::kS16;
   static Status quantize(const attn::AttentionConfig& c, const attn::WeightsF32& w,
                          const attn::CalibrationRanges& r, attn::Arena& st, Weights* out,
-                         attn::ActivationQuant* act) {
-    return attn::quantize_attention_s16(c, w, r, st, out, act);
+                         attn::ActivationQuant* act, const attn::QuantizeOptions& o) {
+    return attn::quantize_attention_s16(c, w, r, st, out, act, nullptr, o);
   }
   static Status forward(const attn::Plan& p, const Weights& w, const attn::Mask& m, const Io& io,
                         attn::Arena& a) {
@@ -100,7 +100,8 @@ struct Quantized {
 };
 
 template <class D>
-void quantize(Quantized<D>* q, attn::AttentionConfig cfg, uint32_t seed) {
+void quantize(Quantized<D>* q, attn::AttentionConfig cfg, uint32_t seed,
+              const attn::QuantizeOptions& options = attn::QuantizeOptions()) {
   std::mt19937 rng(seed);
   const size_t E = size_t(cfg.embed_dim), Dm = size_t(cfg.inner_dim()), Dkv = size_t(cfg.kv_dim());
   q->cfg = cfg;
@@ -125,11 +126,11 @@ void quantize(Quantized<D>* q, attn::AttentionConfig cfg, uint32_t seed) {
     attn::IoF32 io{x.data(), x.data(), x.data(), nullptr};
     REQUIRE(attn::calibrate_attention(plan, q->f32(), mask, io, arena, &ranges) == Status::kOk);
   }
-  const size_t st_bytes = attn::quantized_attention_bytes(cfg, D::kDtype);
+  const size_t st_bytes = attn::quantized_attention_bytes(cfg, D::kDtype, options);
   q->storage = Buffer(st_bytes);
   attn::Arena st;
   REQUIRE(st.init(q->storage.data, st_bytes) == Status::kOk);
-  REQUIRE(D::quantize(cfg, q->f32(), ranges, st, &q->w, &q->act) == Status::kOk);
+  REQUIRE(D::quantize(cfg, q->f32(), ranges, st, &q->w, &q->act, options) == Status::kOk);
 }
 
 template <class D>
@@ -210,7 +211,7 @@ void check_equivalence(const attn::AttentionConfig& cfg) {
 template <class D>
 void check_window() {
   Quantized<D> q;
-  quantize(&q, {16, 4, 0, 0, 0, true, 2}, 23);
+  quantize(&q, {16, 4, 0, 0, 0, true, 2, 10000.0f}, 23);  // Llama-style: GQA + RoPE
   const int L = 30;
   const auto x = quantized_input(q, L, 6);
   for (int window : {1, 4, 8}) {
@@ -320,6 +321,36 @@ void check_errors() {
   CHECK(ring.length == 4);
 }
 
+// A RoPE table of 6 positions: decoding stops with kRopePositionOutOfRange at
+// position 6, cache untouched; a reset starts over.
+template <class D>
+void check_rope_limit() {
+  Quantized<D> q;
+  attn::QuantizeOptions options;
+  options.max_positions = 6;
+  quantize(&q, {16, 4, 0, 0, 0, true, 2, 10000.0f}, 29, options);
+  REQUIRE(q.w.rope.positions == 6);
+  attn::Plan plan;
+  REQUIRE(attn::plan_decode(q.cfg, D::kDtype, 4, 8, &plan) == Status::kOk);
+  Buffer buf(4096);
+  attn::Arena arena;
+  REQUIRE(arena.init(buf.data, 4096) == Status::kOk);
+  typename D::Cache cache;
+  REQUIRE(D::init(plan, 3, arena, &cache) == Status::kOk);  // a window: never full, positions keep growing
+  const auto x = quantized_input(q, 8, 31);
+  std::vector<typename D::T> y(x.size());
+  REQUIRE(D::decode(plan, q.w, &cache, x.data(), 4, y.data(), arena) == Status::kOk);
+  CHECK(D::decode(plan, q.w, &cache, x.data(), 3, y.data(), arena) == Status::kRopePositionOutOfRange);
+  CHECK(cache.next_position() == 4);
+  REQUIRE(D::decode(plan, q.w, &cache, x.data(), 2, y.data(), arena) == Status::kOk);
+  CHECK(D::decode(plan, q.w, &cache, x.data(), 1, y.data(), arena) == Status::kRopePositionOutOfRange);
+  typename D::Weights no_table = q.w;
+  no_table.rope.sin = nullptr;
+  REQUIRE(attn::kv_cache_reset(&cache) == Status::kOk);
+  CHECK(D::decode(plan, no_table, &cache, x.data(), 1, y.data(), arena) == Status::kNullArgument);
+  CHECK(D::decode(plan, q.w, &cache, x.data(), 1, y.data(), arena) == Status::kOk);
+}
+
 }  // namespace
 
 static_assert(attn::kv_cache_arena_bytes({64, 8, 0, 0, 0, true, 4}, DType::kS8, 256) == 2 * 256 * 32,
@@ -332,20 +363,30 @@ static_assert(attn::decode_arena_bytes({64, 8}, DType::kS8, 1, 256, 4) == 64 + 6
 
 TEST_CASE("decode_s8: token by token equals one causal forward_s8, bit for bit", "[decode][s8]") {
   check_equivalence<S8>({16, 4});
-  check_equivalence<S8>({16, 4, 0, 0, 0, true, 2});  // grouped-query
-  check_equivalence<S8>({24, 6, 4, 0, 0, true, 1});  // multi-query, head_dim != E / H
+  check_equivalence<S8>({16, 4, 0, 0, 0, true, 2});            // grouped-query
+  check_equivalence<S8>({24, 6, 4, 0, 0, true, 1});            // multi-query, head_dim != E / H
+  check_equivalence<S8>({16, 4, 0, 0, 0, true, 2, 10000.0f});  // grouped-query + RoPE (Llama-style)
+  check_equivalence<S8>({24, 6, 4, 0, 0, false, 1, 500.0f});   // multi-query + RoPE, no biases
+  check_equivalence<S8>({16, 4, 0, 0, 0, true, 0, 10000.0f});  // RoPE alone
 }
 
 TEST_CASE("decode_s16: token by token equals one causal forward_s16, bit for bit", "[decode][s16]") {
   check_equivalence<S16>({16, 4});
   check_equivalence<S16>({16, 4, 0, 0, 0, true, 2});
-  check_equivalence<S16>({24, 6, 4, 0, 0, false, 1});  // multi-query, no biases
+  check_equivalence<S16>({24, 6, 4, 0, 0, false, 1});           // multi-query, no biases
+  check_equivalence<S16>({16, 4, 0, 0, 0, true, 2, 10000.0f});  // grouped-query + RoPE
+  check_equivalence<S16>({24, 6, 4, 0, 0, true, 1, 500.0f});    // multi-query + RoPE
 }
 
 TEST_CASE("decode_s8 / decode_s16: a windowed cache equals a sliding-window causal forward",
           "[decode][s8][s16]") {
   check_window<S8>();
   check_window<S16>();
+}
+
+TEST_CASE("decode_s8 / decode_s16: positions past the RoPE tables", "[decode][errors]") {
+  check_rope_limit<S8>();
+  check_rope_limit<S16>();
 }
 
 TEST_CASE("decode_s8 / decode_s16: full cache, reset and every misuse", "[decode][errors]") {

@@ -118,9 +118,13 @@ Status decode_f32(const Plan& plan, const WeightsF32& weights, KvCacheF32* cache
 // (forward_s16's) query input, y [n, E] in its output quantization; weights
 // as for the forward. Same contract as decode_f32; in addition the weights'
 // checks of the forward: kBadQuantParams, kBadHeadDim (s8: head_dim >= 2^14).
+// With rotary embedding the rows at positions next_position() .. + n - 1 are
+// rotated by the weights' RopeTable; a position past its rows gives
+// kRopePositionOutOfRange (nothing changed), so a windowed cache decodes as
+// far as the converter's --max-positions reach.
 // Errors: kNullArgument, kBadDtype, kPlanMismatch (also: a cache made for
 // another plan), kBadQueryLength, kCacheFull, kBadQuantParams, kBadHeadDim,
-// kArenaTooSmall.
+// kRopePositionOutOfRange, kArenaTooSmall.
 Status decode_s8(const Plan& plan, const WeightsS8& weights, KvCacheS8* cache, const int8_t* x, int32_t n,
                  int8_t* y, Arena& arena);
 Status decode_s16(const Plan& plan, const WeightsS16& weights, KvCacheS16* cache, const int16_t* x, int32_t n,

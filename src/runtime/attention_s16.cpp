@@ -22,7 +22,8 @@ Status check_args(const Plan& plan, const WeightsS16& w, const Mask& mask, const
   if (io.query == nullptr || io.key == nullptr || io.value == nullptr || io.output == nullptr) {
     return Status::kNullArgument;
   }
-  return detail::check_weights_s16(plan.config, w);
+  ATTN_TRY(detail::check_weights_s16(plan.config, w));
+  return detail::check_forward_rope(plan, w.rope, io.query_position);
 }
 
 LinearS16Params linear_params(const ProjectionS16& p) {
@@ -58,12 +59,12 @@ Status check_weights_s16(const AttentionConfig& c, const WeightsS16& w) {
 void project_kv_s16(const AttentionConfig& c, const WeightsS16& w, const int16_t* key, const int16_t* value,
                     int32_t rows, int32_t k_pos, MatS16 K, MatS16 V) {
   const int32_t Dkv = c.num_kv_heads * c.head_dim;
-  (void)k_pos;  // rotary positions of the K rows (no rotary embedding in fixed point yet)
-  // K = Xk Wk^T + bk, V = Xv Wv^T + bv
+  // K = Xk Wk^T + bk (rotated to positions k_pos ..), V = Xv Wv^T + bv
   detail::linear_s16(matrix(key, rows, c.kdim), matrix(w.k.weight, Dkv, c.kdim), c.bias ? w.k.bias : nullptr,
                      linear_params(w.k), K);
   detail::linear_s16(matrix(value, rows, c.vdim), matrix(w.v.weight, Dkv, c.vdim),
                      c.bias ? w.v.bias : nullptr, linear_params(w.v), V);
+  if (rope_enabled(c)) detail::rope_s16(K, c.head_dim, k_pos, w.rope);  // K rows at their positions
 }
 
 void attend_s16(const AttentionConfig& c, int32_t tile_rows, const WeightsS16& w, const Mask& mask,
@@ -72,13 +73,12 @@ void attend_s16(const AttentionConfig& c, int32_t tile_rows, const WeightsS16& w
   const int32_t E = c.embed_dim;
   const int32_t H = c.num_heads;
   const int32_t hd = c.head_dim;
-  const int32_t D = H * hd;                  // width of Q and O
-  const int32_t group = H / c.num_kv_heads;  // query heads per K/V head
+  const int32_t D = H * hd;  // width of Q and O
   const int32_t S = K.rows;
   const int32_t T = tile_rows;
   const bool bias = c.bias;
   const FusedSoftmax sm{w.softmax.exp_multiplier, w.softmax.exp_shift, w.softmax.diff_limit};
-  (void)q_pos;  // rotary position of query row 0 (no rotary embedding in fixed point yet)
+  const bool rope = rope_enabled(c);
 
   for (int32_t t0 = 0; t0 < L; t0 += T) {
     const int32_t rows = T < L - t0 ? T : L - t0;
@@ -90,13 +90,14 @@ void attend_s16(const AttentionConfig& c, int32_t tile_rows, const WeightsS16& w
     const MatS32 scores = MatS32{scratch.s, rows, n, S};  // [rows, n] of the [T, S] scratch
     const ConstMatS16 P = ConstMatS16{reinterpret_cast<const int16_t*>(scratch.s), rows, n, 2 * S};
 
-    // Q_t = X_t Wq^T + bq
+    // Q_t = X_t Wq^T + bq (rotated to positions q_pos + t0 ..)
     detail::linear_s16(matrix(query + static_cast<ptrdiff_t>(t0) * E, rows, E), matrix(w.q.weight, D, E),
                        bias ? w.q.bias : nullptr, linear_params(w.q), Q);
+    if (rope) detail::rope_s16(Q, hd, q_pos + t0, w.rope);
 
     for (int32_t h = 0; h < H; ++h) {
-      const int32_t c0 = h * hd;            // head h owns columns [c0, c0 + hd) of Q and O
-      const int32_t g0 = (h / group) * hd;  // and reads columns [g0, g0 + hd) of K and V
+      const int32_t c0 = h * hd;              // head h owns columns [c0, c0 + hd) of Q and O
+      const int32_t g0 = kv_head(c, h) * hd;  // and reads columns [g0, g0 + hd) of K and V
       // s = round(Q_h K_h^T / 2^score_shift), int64 sums narrowed to int32
       detail::scores_s16(Q.cols_slice(c0, hd), K.rows_slice(k0, n).cols_slice(g0, hd), w.softmax.score_shift,
                          scores);
@@ -145,7 +146,8 @@ Status forward_s16(const Plan& plan, const WeightsS16& w, const Mask& mask, cons
 
   // K, V once for all query tiles (key j at position j).
   detail::project_kv_s16(c, w, io.key, io.value, plan.key_len, 0, K, V);
-  detail::attend_s16(c, plan.tile_rows, w, mask, io.query, plan.query_len, 0, K, V, io.output, scratch);
+  detail::attend_s16(c, plan.tile_rows, w, mask, io.query, plan.query_len, io.query_position, K, V, io.output,
+                     scratch);
   arena.release(mark);
   return Status::kOk;
 }

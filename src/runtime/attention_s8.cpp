@@ -1,7 +1,8 @@
 // attention_s8.cpp: the int8 multi-head attention forward, integers only.
 //
 // Same row-tiled schedule as forward_f32: K and V are projected once into
-// the arena; then, per tile of T query rows, Q is projected and every head
+// the arena (K rotated to positions 0 .. S-1 with rotary embedding); then, per
+// tile of T query rows, Q is projected (and rotated) and every head
 // computes int32 scores, the fused softmax (Q0.15 probabilities written over
 // the scores), P.V with int32 accumulation and its requantization into the
 // head's columns of the context tile; the tile's context goes through the
@@ -29,7 +30,8 @@ Status check_args(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
   if (io.query == nullptr || io.key == nullptr || io.value == nullptr || io.output == nullptr) {
     return Status::kNullArgument;
   }
-  return detail::check_weights_s8(plan.config, w);
+  ATTN_TRY(detail::check_weights_s8(plan.config, w));
+  return detail::check_forward_rope(plan, w.rope, io.query_position);
 }
 
 // The projection's per-channel requantization; the input zero point is folded into the bias.
@@ -68,12 +70,13 @@ Status check_weights_s8(const AttentionConfig& c, const WeightsS8& w) {
 void project_kv_s8(const AttentionConfig& c, const WeightsS8& w, const int8_t* key, const int8_t* value,
                    int32_t rows, int32_t k_pos, MatS8 K, MatS8 V) {
   const int32_t Dkv = c.num_kv_heads * c.head_dim;
-  (void)k_pos;  // rotary positions of the K rows (no rotary embedding in fixed point yet)
-  // K = Xk Wk^T + bk, V = Xv Wv^T + bv
+  // K = Xk Wk^T + bk (rotated to positions k_pos ..), V = Xv Wv^T + bv
   detail::linear_s8(matrix(key, rows, c.kdim), matrix(w.k.weight, Dkv, c.kdim), w.k.bias,
                     linear_params(w.k, w.k_zero_point), K);
   detail::linear_s8(matrix(value, rows, c.vdim), matrix(w.v.weight, Dkv, c.vdim), w.v.bias,
                     linear_params(w.v, w.v_zero_point), V);
+  if (rope_enabled(c))
+    detail::rope_s8(K, c.head_dim, w.k_zero_point, k_pos, w.rope);  // K rows at their positions
 }
 
 void attend_s8(const AttentionConfig& c, int32_t tile_rows, const WeightsS8& w, const Mask& mask,
@@ -82,12 +85,11 @@ void attend_s8(const AttentionConfig& c, int32_t tile_rows, const WeightsS8& w, 
   const int32_t E = c.embed_dim;
   const int32_t H = c.num_heads;
   const int32_t hd = c.head_dim;
-  const int32_t D = H * hd;                  // width of Q and O
-  const int32_t group = H / c.num_kv_heads;  // query heads per K/V head
+  const int32_t D = H * hd;  // width of Q and O
   const int32_t S = K.rows;
   const int32_t T = tile_rows;
   const FusedSoftmax sm{w.softmax.exp_multiplier, w.softmax.exp_shift, w.softmax.diff_limit};
-  (void)q_pos;  // rotary position of query row 0 (no rotary embedding in fixed point yet)
+  const bool rope = rope_enabled(c);
 
   for (int32_t t0 = 0; t0 < L; t0 += T) {
     const int32_t rows = T < L - t0 ? T : L - t0;
@@ -100,13 +102,14 @@ void attend_s8(const AttentionConfig& c, int32_t tile_rows, const WeightsS8& w, 
     // The same memory as int16 probabilities: row r starts at byte 4*S*r.
     const ConstMatS16 P = ConstMatS16{reinterpret_cast<const int16_t*>(scratch.s), rows, n, 2 * S};
 
-    // Q_t = X_t Wq^T + bq
+    // Q_t = X_t Wq^T + bq (rotated to positions q_pos + t0 ..)
     detail::linear_s8(matrix(query + static_cast<ptrdiff_t>(t0) * E, rows, E), matrix(w.q.weight, D, E),
                       w.q.bias, linear_params(w.q, w.q_zero_point), Q);
+    if (rope) detail::rope_s8(Q, hd, w.q_zero_point, q_pos + t0, w.rope);
 
     for (int32_t h = 0; h < H; ++h) {
-      const int32_t c0 = h * hd;            // head h owns columns [c0, c0 + hd) of Q and O
-      const int32_t g0 = (h / group) * hd;  // and reads columns [g0, g0 + hd) of K and V
+      const int32_t c0 = h * hd;              // head h owns columns [c0, c0 + hd) of Q and O
+      const int32_t g0 = kv_head(c, h) * hd;  // and reads columns [g0, g0 + hd) of K and V
       // s = (Q_h - zq)(K_h - zk)^T over the visible keys, int32
       detail::scores_s8(Q.cols_slice(c0, hd), w.q_zero_point, K.rows_slice(k0, n).cols_slice(g0, hd),
                         w.k_zero_point, w.softmax.score_shift, scores);
@@ -157,7 +160,8 @@ Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
 
   // K, V once for all query tiles (key j at position j).
   detail::project_kv_s8(c, w, io.key, io.value, plan.key_len, 0, K, V);
-  detail::attend_s8(c, plan.tile_rows, w, mask, io.query, plan.query_len, 0, K, V, io.output, scratch);
+  detail::attend_s8(c, plan.tile_rows, w, mask, io.query, plan.query_len, io.query_position, K, V, io.output,
+                    scratch);
   arena.release(mark);
   return Status::kOk;
 }

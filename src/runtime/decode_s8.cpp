@@ -2,13 +2,15 @@
 //
 // The schedule of decode_f32 on forward_s8's stages (internal/attend_fixed.h):
 // each call handles its rows in chunks; a chunk makes room (drops the oldest
-// rows when the cache has a window), projects its K and V rows straight into
+// rows when the cache has a window), projects its K and V rows (K rotated to
+// their positions with rotary embedding) straight into
 // the cache with project_kv_s8(), then attends its queries over every cached
 // row with the causal (and window) mask through attend_s8(). The arithmetic
 // is the forward's, and every sum is exact in integers, so the outputs are
 // bit-identical to one causal forward_s8 over the same rows.
 #include "attn/decode.h"
 #include "internal/attend_fixed.h"
+#include "internal/attention_fixed_common.h"
 #include "internal/kv_cache.h"
 
 namespace attn {
@@ -22,6 +24,10 @@ Status decode_s8(const Plan& plan, const WeightsS8& w, KvCacheS8* cache, const i
   ATTN_TRY(detail::check_decode_step(plan, DType::kS8, cache, x, n, y));
   ATTN_TRY(detail::check_weights_s8(plan.config, w));
   const AttentionConfig& c = plan.config;
+  if (detail::rope_enabled(c)) {  // the new rows' positions need rows of the converter's tables
+    ATTN_TRY(detail::check_rope_table(w.rope));
+    ATTN_TRY(detail::check_rope_positions(w.rope, cache->next_position(), n));
+  }
   const int32_t E = c.embed_dim;
   const int32_t D = c.num_heads * c.head_dim;       // width of Q and O
   const int32_t Dkv = c.num_kv_heads * c.head_dim;  // width of K and V

@@ -105,7 +105,8 @@ std::vector<uint8_t> raw_bytes(const T* p, size_t n) {
 // Append a quantized block (b.dtype kS8 or kS16) in the canonical order:
 // wq wk wv wo, bq bk bv bo (s8: always, s32; s16: with bias, s64), the
 // per-channel multipliers and shifts of q k v o, the scalar table
-// (format::QuantParam) and the I/O scales. `W` is WeightsS8 or WeightsS16,
+// (format::QuantParam), the I/O scales, and with b.rope_base the rope cos and
+// sin tables (w.rope). `W` is WeightsS8 or WeightsS16,
 // `act` the activation quantization quantize_attention_* chose.
 template <class W>
 inline void add_block_quant(ModelSpec& m, const BlockSpec& b, const W& w, const ActivationQuant& act) {
@@ -167,6 +168,11 @@ inline void add_block_quant(ModelSpec& m, const BlockSpec& b, const W& w, const 
       raw_bytes(qp, format::kQuantParamCount));
   const float io[format::kIoScaleCount] = {act.query.scale, act.key.scale, act.value.scale, act.output.scale};
   add(Role::kIoScale, "io_scale", DType::kF32, {format::kIoScaleCount}, raw_bytes(io, format::kIoScaleCount));
+  if (b.rope_base != 0.0f) {  // the converter's Q1.14 tables [positions, head_dim / 2]
+    const uint32_t p = static_cast<uint32_t>(w.rope.positions), half = b.head_dim / 2;
+    add(Role::kRopeCos, "rope_cos", DType::kS16, {p, half}, raw_bytes(w.rope.cos, size_t{p} * half));
+    add(Role::kRopeSin, "rope_sin", DType::kS16, {p, half}, raw_bytes(w.rope.sin, size_t{p} * half));
+  }
 }
 
 namespace detail {
