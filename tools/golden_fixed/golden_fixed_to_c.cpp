@@ -119,17 +119,21 @@ bool emit_case(std::ostream& os, const golden::Case& c, int index, Emitted* e) {
   fio.value = c.value.data();
   check(attn::calibrate_attention(fplan, c.weights(), mask, fio, carena, &ranges), c.name + ": calibrate");
 
-  // 2. quantization.
-  const size_t qbytes = attn::quantized_attention_bytes(cfg, dt);
+  // 2. quantization (rotary tables: as many positions as the case uses).
+  attn::QuantizeOptions options;
+  options.max_positions = c.L > c.S ? c.L : c.S;
+  const size_t qbytes = attn::quantized_attention_bytes(cfg, dt, options);
   Buffer qbuf(qbytes);
   attn::Arena store;
   check(store.init(qbuf.data(), qbytes), "arena");
   attn::ActivationQuant act;
   typename std::conditional<s8, attn::WeightsS8, attn::WeightsS16>::type w;
   if constexpr (s8) {
-    check(attn::quantize_attention_s8(cfg, c.weights(), ranges, store, &w, &act), c.name + ": quantize s8");
+    check(attn::quantize_attention_s8(cfg, c.weights(), ranges, store, &w, &act, nullptr, options),
+          c.name + ": quantize s8");
   } else {
-    check(attn::quantize_attention_s16(cfg, c.weights(), ranges, store, &w, &act), c.name + ": quantize s16");
+    check(attn::quantize_attention_s16(cfg, c.weights(), ranges, store, &w, &act, nullptr, options),
+          c.name + ": quantize s16");
   }
   const std::vector<T> x = quantize_input<T>(c.query, act.query, dt);
   const std::vector<T> xk = quantize_input<T>(c.key, act.key, dt);
@@ -162,11 +166,17 @@ bool emit_case(std::ostream& os, const golden::Case& c, int index, Emitted* e) {
   const std::string ak = emit(os, id + "_xk", xk.data(), xk.size());
   const std::string av = emit(os, id + "_xv", xv.data(), xv.size());
   const std::string ay = emit(os, id + "_y", y.data(), y.size());
+  const bool rope = c.rope_base != 0.0f;
+  const size_t table =
+      rope ? static_cast<size_t>(w.rope.positions) * (static_cast<size_t>(cfg.resolved_head_dim()) / 2) : 0;
+  const std::string rcos = rope ? emit(os, id + "_rcos", w.rope.cos, table) : "nullptr";
+  const std::string rsin = rope ? emit(os, id + "_rsin", w.rope.sin, table) : "nullptr";
 
   std::ostringstream shape;
   shape << "{" << (s8 ? 8 : 16) << ", " << c.E << ", " << c.H << ", " << cfg.resolved_head_dim() << ", "
         << cfg.resolved_kdim() << ", " << cfg.resolved_vdim() << ", " << cfg.resolved_kv_heads() << ", "
-        << (c.bias ? "true" : "false") << ", " << c.L << ", " << c.S << "}";
+        << (c.bias ? "true" : "false") << ", " << c.L << ", " << c.S << ", " << std::hexfloat
+        << static_cast<double>(c.rope_base) << std::defaultfloat << "f}";
   int32_t zp[5] = {0, 0, 0, 0, 0};
   if constexpr (s8) {
     zp[0] = w.q_zero_point, zp[1] = w.k_zero_point, zp[2] = w.v_zero_point;
@@ -178,7 +188,8 @@ bool emit_case(std::ostream& os, const golden::Case& c, int index, Emitted* e) {
         << ",\n   " << pv << ",\n   " << po << ",\n   " << zp[0] << ", " << zp[1] << ", " << zp[2] << ", "
         << zp[3] << ", " << zp[4] << ", " << w.softmax.exp_multiplier << "u, " << w.softmax.exp_shift << ", "
         << w.softmax.diff_limit << ", " << w.softmax.score_shift << ", " << w.context_multiplier << ", "
-        << w.context_shift << ",\n   " << ax << ", " << ak << ", " << av << ", " << ay << "}";
+        << w.context_shift << ",\n   " << ax << ", " << ak << ", " << av << ", " << ay << ",\n   " << rcos
+        << ", " << rsin << ", " << (rope ? w.rope.positions : 0) << "}";
   e->shape = shape.str();
   e->entry = entry.str();
   return true;
@@ -222,8 +233,7 @@ int main(int argc, char** argv) {
   for (const Emitted& e : cases) cpp << e.entry << ",\n";
   cpp << "};\n";
   if (!h || !cpp) die("cannot write the output files");
-  std::fprintf(stderr,
-               "golden_fixed_to_c: %zu fixed-point cases (s8 + s16), %d skipped (additive mask or rotary)\n",
+  std::fprintf(stderr, "golden_fixed_to_c: %zu fixed-point cases (s8 + s16), %d skipped (additive mask)\n",
                cases.size(), skipped);
   return 0;
 }

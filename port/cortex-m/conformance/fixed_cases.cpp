@@ -66,6 +66,9 @@ Proj projection(const FixedProjection& f) {
 
 template <typename W>
 void common_constants(const GoldenCaseFixed& c, W* w) {
+  w->rope.cos = c.rope_cos;
+  w->rope.sin = c.rope_sin;
+  w->rope.positions = c.rope_positions;
   w->softmax.exp_multiplier = c.exp_multiplier;
   w->softmax.exp_shift = c.exp_shift;
   w->softmax.diff_limit = c.diff_limit;

@@ -21,6 +21,7 @@ struct FixedShape {
   int32_t E, H, head_dim, kdim, vdim, kv_heads;
   bool bias;
   int32_t L, S;
+  float rope_base;  // 0: no rotary embedding
 
   constexpr attn::DType dtype() const { return bits == 8 ? attn::DType::kS8 : attn::DType::kS16; }
   constexpr attn::AttentionConfig config() const {
@@ -32,6 +33,7 @@ struct FixedShape {
     c.vdim = vdim;
     c.num_kv_heads = kv_heads;
     c.bias = bias;
+    c.rope_base = rope_base;
     return c;
   }
 };
@@ -57,8 +59,11 @@ struct GoldenCaseFixed {
   uint32_t exp_multiplier;
   int32_t exp_shift, diff_limit, score_shift;
   int32_t context_multiplier, context_shift;
-  const void* query;     // [L, E] int8 / int16
-  const void* key;       // [S, kdim]
-  const void* value;     // [S, vdim]
-  const void* expected;  // [L, E] the host's forward output, int8 / int16
+  const void* query;        // [L, E] int8 / int16
+  const void* key;          // [S, kdim]
+  const void* value;        // [S, vdim]
+  const void* expected;     // [L, E] the host's forward output, int8 / int16
+  const int16_t* rope_cos;  // [rope_positions, head_dim / 2] Q1.14, or null without rotary embedding
+  const int16_t* rope_sin;  // [rope_positions, head_dim / 2]
+  int32_t rope_positions;   // max(L, S) with rotary embedding, else 0
 };
