@@ -8,9 +8,8 @@
 //
 // Config: stories260K-class attention (llama2.c): dim 64, 8 heads, 4 KV
 // heads (head_dim 8), RoPE theta 10000, no biases. s8 / s16: the same float
-// weights quantized by the library's converter (calibrated on the tokens),
-// without RoPE while the fixed-point forwards have none (kBadDtype), so the
-// fixed rows price GQA decoding without the rotation.
+// weights quantized by the library's converter (calibrated on the tokens,
+// RoPE tables of 1024 positions).
 //
 // At context C, one "token" is the step that makes position C - 1 attend
 // over C positions:
@@ -274,8 +273,8 @@ struct S8 {
   static constexpr const char* kName = "s8";
   static attn::Status quantize(const attn::AttentionConfig& c, const attn::WeightsF32& w,
                                const attn::CalibrationRanges& r, attn::Arena& st, Weights* out,
-                               attn::ActivationQuant* act) {
-    return attn::quantize_attention_s8(c, w, r, st, out, act);
+                               attn::ActivationQuant* act, const attn::QuantizeOptions& o) {
+    return attn::quantize_attention_s8(c, w, r, st, out, act, nullptr, o);
   }
   static attn::Status forward(const attn::Plan& p, const Weights& w, const attn::Mask& m, const T* q,
                               const T* kv, T* y, attn::Arena& a) {
@@ -297,8 +296,8 @@ struct S16 {
   static constexpr const char* kName = "s16";
   static attn::Status quantize(const attn::AttentionConfig& c, const attn::WeightsF32& w,
                                const attn::CalibrationRanges& r, attn::Arena& st, Weights* out,
-                               attn::ActivationQuant* act) {
-    return attn::quantize_attention_s16(c, w, r, st, out, act);
+                               attn::ActivationQuant* act, const attn::QuantizeOptions& o) {
+    return attn::quantize_attention_s16(c, w, r, st, out, act, nullptr, o);
   }
   static attn::Status forward(const attn::Plan& p, const Weights& w, const attn::Mask& m, const T* q,
                               const T* kv, T* y, attn::Arena& a) {
@@ -318,11 +317,11 @@ struct S16 {
 template <class DT>
 bool bench_fixed(int32_t C, double target_s, Row* out) {
   using T = typename DT::T;
-  const FloatCase fc = make_case(stories_config(false), C);
+  const FloatCase fc = make_case(stories_config(true), C);
   const attn::AttentionConfig& cfg = fc.cfg;
   const size_t E = static_cast<size_t>(cfg.embed_dim), c = static_cast<size_t>(C);
 
-  // Calibrate and quantize.
+  // Calibrate and quantize (RoPE tables for the largest context).
   attn::Plan cplan;
   if (!ok(attn::plan_attention(cfg, attn::DType::kF32, C, C, &cplan), "plan_attention")) return false;
   const size_t cal_bytes = attn::calibrate_attention_bytes(cfg, C, C);
@@ -336,13 +335,15 @@ bool bench_fixed(int32_t C, double target_s, Row* out) {
   cio.query = cio.key = cio.value = fc.x.data();
   if (!ok(attn::calibrate_attention(cplan, fc.weights(), causal, cio, carena, &ranges), "calibrate"))
     return false;
-  const size_t st_bytes = attn::quantized_attention_bytes(cfg, DT::kDtype);
+  attn::QuantizeOptions options;
+  options.max_positions = kContexts[sizeof kContexts / sizeof kContexts[0] - 1];
+  const size_t st_bytes = attn::quantized_attention_bytes(cfg, DT::kDtype, options);
   AlignedBuffer sbuf(st_bytes);
   attn::Arena storage;
   if (!ok(storage.init(sbuf.data, st_bytes), "arena.init")) return false;
   typename DT::Weights w;
   attn::ActivationQuant act;
-  if (!ok(DT::quantize(cfg, fc.weights(), ranges, storage, &w, &act), "quantize")) return false;
+  if (!ok(DT::quantize(cfg, fc.weights(), ranges, storage, &w, &act, options), "quantize")) return false;
   std::vector<T> x(c * E);  // [C, E]
   for (size_t i = 0; i < x.size(); ++i)
     x[i] = static_cast<T>(attn::quantize_value(fc.x[i], act.query, DT::kDtype));
@@ -492,7 +493,7 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "attn incremental decoding, stories260K-class attention: dim 64, 8 heads, 4 KV heads (head_dim 8),\n"
-      "no bias; f32 with RoPE theta 10000, s8/s16 without (no fixed-point RoPE yet); single thread,\n"
+      "no bias, RoPE theta 10000 (s8/s16: the converter's tables); single thread,\n"
       "f32 kernels: %s, fixed kernels: %s, tile rows %d.\n"
       "Medians per token at context C, in %s.\n",
       attn::detail::kernel_set_f32(), attn::detail::kernel_set_fixed(), ATTN_TILE_ROWS,

@@ -1,9 +1,9 @@
 // cost_decode.cpp: instructions per decoded token on this board, for
 // tools/mcu-cost. stories260K-class attention (llama2.c): dim 64, 8 heads,
-// 4 KV heads (head_dim 8), no biases; f32 with RoPE theta 10000, s8 without
-// (the fixed-point forwards have no rotary embedding yet). Random weights and
-// tokens; s8 constants chosen as in cost_fixed.cpp so every stage holds a
-// realistic spread. Built per dtype: ATTN_COST_DECODE_F32=1
+// 4 KV heads (head_dim 8), no biases, RoPE theta 10000 (s8: the converter's
+// Q1.14 tables, made here by attn::rope_table before counting). Random
+// weights and tokens; s8 constants chosen as in cost_fixed.cpp so every stage
+// holds a realistic spread. Built per dtype: ATTN_COST_DECODE_F32=1
 // (attn_cost_decode_f32, FPU boards) or 0 (attn_cost_decode_s8).
 //
 // One cache of capacity kMaxContext is filled in one pass: prefill calls of
@@ -20,6 +20,7 @@
 #include <cstdio>
 
 #include "attn/decode.h"
+#include "attn/quantize.h"
 #include "internal/kernels_f32.h"
 #include "internal/kernels_fixed.h"
 #include "port/port.h"
@@ -46,7 +47,7 @@ constexpr attn::AttentionConfig config() {
   c.num_heads = 8;
   c.num_kv_heads = 4;
   c.bias = false;
-  c.rope_base = ATTN_COST_DECODE_F32 ? 10000.0f : 0.0f;
+  c.rope_base = 10000.0f;
   return c;
 }
 constexpr attn::AttentionConfig kCfg = config();
@@ -117,6 +118,11 @@ attn::ProjectionS8 projection(size_t w0, size_t c0) {
   p.shift = g_shift + c0;
   return p;
 }
+// RoPE tables [kMaxContext, head_dim / 2] cos and sin, Q1.14.
+alignas(ATTN_ARENA_ALIGN) uint8_t
+    g_rope[2 * ((static_cast<size_t>(kMaxContext) * (static_cast<size_t>(kCfg.resolved_head_dim()) / 2) * 2 +
+                 15) /
+                16 * 16)];
 Weights make_weights() {
   for (int8_t& w : g_w) w = static_cast<int8_t>(uniform(127));
   for (size_t i = 0; i < sizeof g_bias / sizeof g_bias[0]; ++i) {
@@ -140,6 +146,12 @@ Weights make_weights() {
   w.softmax.score_shift = 0;
   w.context_multiplier = 0x50000000;
   w.context_shift = -14;
+  attn::Arena tables;
+  if (tables.init(g_rope, sizeof g_rope) != attn::Status::kOk ||
+      attn::rope_table(kCfg.rope_base, kCfg.resolved_head_dim(), kMaxContext, tables, &w.rope) !=
+          attn::Status::kOk) {
+    w.rope = attn::RopeTable();  // decode then fails with kNullArgument
+  }
   return w;
 }
 Act input_value() { return static_cast<Act>(uniform(40)); }
