@@ -277,8 +277,10 @@ struct S8 {
     return attn::quantize_attention_s8(c, w, r, st, out, act, nullptr, o);
   }
   static attn::Status forward(const attn::Plan& p, const Weights& w, const attn::Mask& m, const T* q,
-                              const T* kv, T* y, attn::Arena& a) {
-    return attn::forward_s8(p, w, m, attn::IoS8{q, kv, kv, y}, a);
+                              const T* kv, T* y, attn::Arena& a, int32_t q_pos = 0) {
+    attn::IoS8 io{q, kv, kv, y};
+    io.query_position = q_pos;
+    return attn::forward_s8(p, w, m, io, a);
   }
   static attn::Status init(const attn::Plan& p, attn::Arena& a, Cache* c) {
     return attn::kv_cache_init_s8(p, 0, a, c);
@@ -300,8 +302,10 @@ struct S16 {
     return attn::quantize_attention_s16(c, w, r, st, out, act, nullptr, o);
   }
   static attn::Status forward(const attn::Plan& p, const Weights& w, const attn::Mask& m, const T* q,
-                              const T* kv, T* y, attn::Arena& a) {
-    return attn::forward_s16(p, w, m, attn::IoS16{q, kv, kv, y}, a);
+                              const T* kv, T* y, attn::Arena& a, int32_t q_pos = 0) {
+    attn::IoS16 io{q, kv, kv, y};
+    io.query_position = q_pos;
+    return attn::forward_s16(p, w, m, io, a);
   }
   static attn::Status init(const attn::Plan& p, attn::Arena& a, Cache* c) {
     return attn::kv_cache_init_s16(p, 0, a, c);
@@ -403,7 +407,7 @@ bool bench_fixed(int32_t C, double target_s, Row* out) {
   out->kv_only_us = median_us(
       [&]() -> double {
         const double a = now_us();
-        const attn::Status st = DT::forward(kplan, w, last_row, last, x.data(), y_kv.data(), karena);
+        const attn::Status st = DT::forward(kplan, w, last_row, last, x.data(), y_kv.data(), karena, C - 1);
         const double us = now_us() - a;
         return ok(st, "forward (kv-only)") ? us : -1.0;
       },
