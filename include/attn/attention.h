@@ -105,7 +105,7 @@ struct Plan {
   int32_t key_len = 0;    // S
   int32_t tile_rows = 0;  // T = min(requested tile rows, L)
   size_t arena_bytes = 0;
-  bool decode = false;  // made by plan_decode() (attn/decode.h) for decode_f32()
+  bool decode = false;  // made by plan_decode() (attn/decode.h) for decode_f32/_s8/_s16()
 };
 
 // Arena bytes of one forward; the same number plan_attention() reports, as a

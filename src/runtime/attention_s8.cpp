@@ -7,8 +7,11 @@
 // the scores), P.V with int32 accumulation and its requantization into the
 // head's columns of the context tile; the tile's context goes through the
 // output projection straight into the caller's output. Arena use:
-// 2*S*D + 2*T*D bytes of int8 plus T*S int32, independent of H and L.
+// 2*S*Dkv + 2*T*D bytes of int8 plus T*S int32, independent of H and L.
+// The two stages (project_kv_s8, attend_s8) are decode_s8's too
+// (internal/attend_fixed.h).
 #include "attn/attention_fixed.h"
+#include "internal/attend_fixed.h"
 #include "internal/attention_fixed_common.h"
 #include "internal/kernels_fixed.h"
 
@@ -24,25 +27,10 @@ Status check_projection(const ProjectionS8& p, int32_t out) {
 
 Status check_args(const Plan& plan, const WeightsS8& w, const Mask& mask, const IoS8& io) {
   ATTN_TRY(detail::check_plan_and_mask(plan, DType::kS8, mask));
-  const AttentionConfig& c = plan.config;
-  // |score| <= head_dim * 255^2 must stay below 2^30 (the max - score difference fits int32).
-  if (c.head_dim >= (1 << 14)) return Status::kBadHeadDim;
   if (io.query == nullptr || io.key == nullptr || io.value == nullptr || io.output == nullptr) {
     return Status::kNullArgument;
   }
-  const int32_t D = c.num_heads * c.head_dim;
-  const int32_t Dkv = c.num_kv_heads * c.head_dim;
-  ATTN_TRY(check_projection(w.q, D));
-  ATTN_TRY(check_projection(w.k, Dkv));
-  ATTN_TRY(check_projection(w.v, Dkv));
-  ATTN_TRY(check_projection(w.o, c.embed_dim));
-  if (!zp_ok(w.q_zero_point) || !zp_ok(w.k_zero_point) || !zp_ok(w.v_zero_point) ||
-      !zp_ok(w.context_zero_point) || !zp_ok(w.output_zero_point)) {
-    return Status::kBadQuantParams;
-  }
-  ATTN_TRY(detail::check_softmax(w.softmax));
-  if (w.softmax.score_shift > 30) return Status::kBadQuantParams;
-  if (w.context_multiplier < 0 || !detail::shift_ok(w.context_shift, 30)) return Status::kBadQuantParams;
+  ATTN_TRY(detail::check_weights_s8(plan.config, w));
   return detail::check_forward_rope(plan, w.rope, io.query_position);
 }
 
@@ -58,75 +46,76 @@ LinearS8Params linear_params(const ProjectionS8& p, int32_t output_zero_point) {
 
 }  // namespace
 
-Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const IoS8& io, Arena& arena) {
-  ATTN_TRY(check_args(plan, w, mask, io));
-  const AttentionConfig& c = plan.config;
+namespace detail {
+
+Status check_weights_s8(const AttentionConfig& c, const WeightsS8& w) {
+  // |score| <= head_dim * 255^2 must stay below 2^30 (the max - score difference fits int32).
+  if (c.head_dim >= (1 << 14)) return Status::kBadHeadDim;
+  const int32_t D = c.num_heads * c.head_dim;
+  const int32_t Dkv = c.num_kv_heads * c.head_dim;
+  ATTN_TRY(check_projection(w.q, D));
+  ATTN_TRY(check_projection(w.k, Dkv));
+  ATTN_TRY(check_projection(w.v, Dkv));
+  ATTN_TRY(check_projection(w.o, c.embed_dim));
+  if (!zp_ok(w.q_zero_point) || !zp_ok(w.k_zero_point) || !zp_ok(w.v_zero_point) ||
+      !zp_ok(w.context_zero_point) || !zp_ok(w.output_zero_point)) {
+    return Status::kBadQuantParams;
+  }
+  ATTN_TRY(check_softmax(w.softmax));
+  if (w.softmax.score_shift > 30) return Status::kBadQuantParams;
+  if (w.context_multiplier < 0 || !shift_ok(w.context_shift, 30)) return Status::kBadQuantParams;
+  return Status::kOk;
+}
+
+void project_kv_s8(const AttentionConfig& c, const WeightsS8& w, const int8_t* key, const int8_t* value,
+                   int32_t rows, int32_t k_pos, MatS8 K, MatS8 V) {
+  const int32_t Dkv = c.num_kv_heads * c.head_dim;
+  // K = Xk Wk^T + bk (rotated to positions k_pos ..), V = Xv Wv^T + bv
+  detail::linear_s8(matrix(key, rows, c.kdim), matrix(w.k.weight, Dkv, c.kdim), w.k.bias,
+                    linear_params(w.k, w.k_zero_point), K);
+  detail::linear_s8(matrix(value, rows, c.vdim), matrix(w.v.weight, Dkv, c.vdim), w.v.bias,
+                    linear_params(w.v, w.v_zero_point), V);
+  if (rope_enabled(c))
+    detail::rope_s8(K, c.head_dim, w.k_zero_point, k_pos, w.rope);  // K rows at their positions
+}
+
+void attend_s8(const AttentionConfig& c, int32_t tile_rows, const WeightsS8& w, const Mask& mask,
+               const int8_t* query, int32_t L, int32_t q_pos, ConstMatS8 K, ConstMatS8 V, int8_t* output,
+               const AttendScratchS8& scratch) {
   const int32_t E = c.embed_dim;
   const int32_t H = c.num_heads;
   const int32_t hd = c.head_dim;
-  const int32_t D = H * hd;                 // width of Q and O
-  const int32_t Dkv = c.num_kv_heads * hd;  // width of K and V
-  const bool rope = detail::rope_enabled(c);
-  const int32_t L = plan.query_len;
-  const int32_t S = plan.key_len;
-  const int32_t T = plan.tile_rows;
-
-  // Carve every buffer before writing anything: a short arena fails cleanly.
-  const size_t mark = arena.mark();
-  int8_t* k_buf = nullptr;   // K  [S, Dkv]
-  int8_t* v_buf = nullptr;   // V  [S, Dkv]
-  int8_t* q_buf = nullptr;   // Q tile  [T, D]
-  int32_t* s_buf = nullptr;  // scores [T, S] int32, then probabilities [T, S] int16 (row stride 2S) in place
-  int8_t* o_buf = nullptr;   // context tile, heads concatenated  [T, D]
-  const Status carved = [&] {
-    ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(Dkv), &k_buf));
-    ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(Dkv), &v_buf));
-    ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(D), &q_buf));
-    ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(S), &s_buf));
-    ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(D), &o_buf));
-    return Status::kOk;
-  }();
-  if (carved != Status::kOk) {
-    arena.release(mark);
-    return carved;
-  }
-  const MatS8 K = matrix(k_buf, S, Dkv);
-  const MatS8 V = matrix(v_buf, S, Dkv);
-  const detail::FusedSoftmax sm{w.softmax.exp_multiplier, w.softmax.exp_shift, w.softmax.diff_limit};
-
-  // K = Xk Wk^T + bk (rotated), V = Xv Wv^T + bv, once for all query tiles.
-  detail::linear_s8(matrix(io.key, S, c.kdim), matrix(w.k.weight, Dkv, c.kdim), w.k.bias,
-                    linear_params(w.k, w.k_zero_point), K);
-  detail::linear_s8(matrix(io.value, S, c.vdim), matrix(w.v.weight, Dkv, c.vdim), w.v.bias,
-                    linear_params(w.v, w.v_zero_point), V);
-  if (rope) detail::rope_s8(K, hd, w.k_zero_point, 0, w.rope);  // key j at position j
+  const int32_t D = H * hd;  // width of Q and O
+  const int32_t S = K.rows;
+  const int32_t T = tile_rows;
+  const FusedSoftmax sm{w.softmax.exp_multiplier, w.softmax.exp_shift, w.softmax.diff_limit};
+  const bool rope = rope_enabled(c);
 
   for (int32_t t0 = 0; t0 < L; t0 += T) {
     const int32_t rows = T < L - t0 ? T : L - t0;
-    const MatS8 Q = matrix(q_buf, rows, D);  // [rows, D]
-    const MatS8 O = matrix(o_buf, rows, D);  // [rows, D]
+    const MatS8 Q = matrix(scratch.q, rows, D);  // [rows, D]
+    const MatS8 O = matrix(scratch.o, rows, D);  // [rows, D]
     // Keys any row of this tile may see: from the first row's begin to the last row's end.
     const int32_t k0 = detail::visible_keys(mask, t0, S).begin;
     const int32_t n = detail::visible_keys(mask, t0 + rows - 1, S).end - k0;
-    const MatS32 scores = MatS32{s_buf, rows, n, S};  // [rows, n] of the [T, S] scratch
+    const MatS32 scores = MatS32{scratch.s, rows, n, S};  // [rows, n] of the [T, S] scratch
     // The same memory as int16 probabilities: row r starts at byte 4*S*r.
-    const ConstMatS16 P = ConstMatS16{reinterpret_cast<const int16_t*>(s_buf), rows, n, 2 * S};
+    const ConstMatS16 P = ConstMatS16{reinterpret_cast<const int16_t*>(scratch.s), rows, n, 2 * S};
 
-    // Q_t = X_t Wq^T + bq (rotated)
-    detail::linear_s8(matrix(io.query + static_cast<ptrdiff_t>(t0) * E, rows, E), matrix(w.q.weight, D, E),
+    // Q_t = X_t Wq^T + bq (rotated to positions q_pos + t0 ..)
+    detail::linear_s8(matrix(query + static_cast<ptrdiff_t>(t0) * E, rows, E), matrix(w.q.weight, D, E),
                       w.q.bias, linear_params(w.q, w.q_zero_point), Q);
-    if (rope)
-      detail::rope_s8(Q, hd, w.q_zero_point, io.query_position + t0, w.rope);  // rows at their positions
+    if (rope) detail::rope_s8(Q, hd, w.q_zero_point, q_pos + t0, w.rope);
 
     for (int32_t h = 0; h < H; ++h) {
-      const int32_t c0 = h * hd;                      // head h owns columns [c0, c0 + hd) of Q and O
-      const int32_t g0 = detail::kv_head(c, h) * hd;  // and reads columns [g0, g0 + hd) of K and V
+      const int32_t c0 = h * hd;              // head h owns columns [c0, c0 + hd) of Q and O
+      const int32_t g0 = kv_head(c, h) * hd;  // and reads columns [g0, g0 + hd) of K and V
       // s = (Q_h - zq)(K_h - zk)^T over the visible keys, int32
       detail::scores_s8(Q.cols_slice(c0, hd), w.q_zero_point, K.rows_slice(k0, n).cols_slice(g0, hd),
                         w.k_zero_point, w.softmax.score_shift, scores);
       // p = softmax(s * score_scale), Q0.15, over each row's own visible keys
       for (int32_t r = 0; r < rows; ++r) {
-        const detail::KeyRange own = detail::visible_keys(mask, t0 + r, S);
+        const KeyRange own = detail::visible_keys(mask, t0 + r, S);
         detail::softmax_fused_row(scores.row(r), own.begin - k0, own.end - k0, n, sm);
       }
       // O_h = P (V_h - zv), requantized into head h's columns of the context
@@ -135,8 +124,44 @@ Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
     }
     // Y_t = O_t Wo^T + bo, straight into the caller's output
     detail::linear_s8(O, matrix(w.o.weight, E, D), w.o.bias, linear_params(w.o, w.output_zero_point),
-                      matrix(io.output + static_cast<ptrdiff_t>(t0) * E, rows, E));
+                      matrix(output + static_cast<ptrdiff_t>(t0) * E, rows, E));
   }
+}
+
+}  // namespace detail
+
+Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const IoS8& io, Arena& arena) {
+  ATTN_TRY(check_args(plan, w, mask, io));
+  const AttentionConfig& c = plan.config;
+  const int32_t D = c.num_heads * c.head_dim;       // width of Q and O
+  const int32_t Dkv = c.num_kv_heads * c.head_dim;  // width of K and V
+  const size_t S = static_cast<size_t>(plan.key_len);
+  const size_t T = static_cast<size_t>(plan.tile_rows);
+
+  // Carve every buffer before writing anything: a short arena fails cleanly.
+  const size_t mark = arena.mark();
+  int8_t* k_buf = nullptr;            // K  [S, Dkv]
+  int8_t* v_buf = nullptr;            // V  [S, Dkv]
+  detail::AttendScratchS8 scratch{};  // Q tile [T, D], scores [T, S] int32, context tile [T, D]
+  const Status carved = [&] {
+    ATTN_TRY(arena.alloc_array(S * static_cast<size_t>(Dkv), &k_buf));
+    ATTN_TRY(arena.alloc_array(S * static_cast<size_t>(Dkv), &v_buf));
+    ATTN_TRY(arena.alloc_array(T * static_cast<size_t>(D), &scratch.q));
+    ATTN_TRY(arena.alloc_array(T * S, &scratch.s));
+    ATTN_TRY(arena.alloc_array(T * static_cast<size_t>(D), &scratch.o));
+    return Status::kOk;
+  }();
+  if (carved != Status::kOk) {
+    arena.release(mark);
+    return carved;
+  }
+  const MatS8 K = matrix(k_buf, plan.key_len, Dkv);
+  const MatS8 V = matrix(v_buf, plan.key_len, Dkv);
+
+  // K, V once for all query tiles (key j at position j).
+  detail::project_kv_s8(c, w, io.key, io.value, plan.key_len, 0, K, V);
+  detail::attend_s8(c, plan.tile_rows, w, mask, io.query, plan.query_len, io.query_position, K, V, io.output,
+                    scratch);
   arena.release(mark);
   return Status::kOk;
 }

@@ -1,12 +1,15 @@
 // attn_bench_decode: per-token cost of incremental decoding over a KV cache
-// against recomputing, float32, single thread, on the host.
+// against recomputing, in float32, int8 and int16, single thread, on the host.
 //
-//   attn_bench_decode            about 3 s per context
-//   attn_bench_decode --quick    about 0.6 s per context
+//   attn_bench_decode            about 3 s per context and dtype
+//   attn_bench_decode --quick    about 0.6 s per context and dtype
 //   attn_bench_decode --wall     wall-clock time instead of thread CPU time
+//   attn_bench_decode --dtype s8 one dtype only (f32, s8 or s16)
 //
 // Config: stories260K-class attention (llama2.c): dim 64, 8 heads, 4 KV
-// heads (head_dim 8), RoPE theta 10000, no biases.
+// heads (head_dim 8), RoPE theta 10000, no biases. s8 / s16: the same float
+// weights quantized by the library's converter (calibrated on the tokens,
+// RoPE tables of 1024 positions).
 //
 // At context C, one "token" is the step that makes position C - 1 attend
 // over C positions:
@@ -25,7 +28,8 @@
 // time of a long sample (a full recompute takes 100+ ms) counts the time
 // other processes ran; --wall uses std::chrono::steady_clock. The table
 // gives medians. The decode output is checked against row C - 1 of the full
-// forward (golden bound), so the timed step computes the right thing.
+// forward (golden bound; s8 / s16: bit-exact), so the timed step computes
+// the right thing.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -41,8 +45,11 @@
 #include <time.h>
 
 #include "attn/attention.h"
+#include "attn/attention_fixed.h"
 #include "attn/decode.h"
+#include "attn/quantize.h"
 #include "internal/kernels_f32.h"
+#include "internal/kernels_fixed.h"
 
 namespace {
 
@@ -116,28 +123,51 @@ struct Row {
   double check_rel = 0;  // max |decode - forward| / max |forward| over the step's row
 };
 
-bool bench(int32_t C, double target_s, Row* out) {
+attn::AttentionConfig stories_config(bool rope) {
   attn::AttentionConfig cfg;
   cfg.embed_dim = 64;
   cfg.num_heads = 8;
   cfg.num_kv_heads = 4;
   cfg.bias = false;
-  cfg.rope_base = 10000.0f;
+  cfg.rope_base = rope ? 10000.0f : 0.0f;
+  return cfg;
+}
+
+// Random float weights and C tokens of the bench config.
+struct FloatCase {
+  attn::AttentionConfig cfg;
+  std::vector<float> wq, wk, wv, wo, x;  // [D, E], [Dkv, E], [Dkv, E], [E, D], [C, E]
+  attn::WeightsF32 weights() const {
+    attn::WeightsF32 w;
+    w.wq = wq.data();
+    w.wk = wk.data();
+    w.wv = wv.data();
+    w.wo = wo.data();
+    return w;
+  }
+};
+
+FloatCase make_case(const attn::AttentionConfig& cfg, int32_t C) {
   const size_t E = static_cast<size_t>(cfg.embed_dim), D = static_cast<size_t>(cfg.inner_dim());
   const size_t Dkv = static_cast<size_t>(cfg.kv_dim()), c = static_cast<size_t>(C);
-
   std::mt19937 rng(4321u + static_cast<unsigned>(C));
   const float ws = 1.0f / std::sqrt(static_cast<float>(E));
-  const std::vector<float> wq = random_vector(rng, D * E, ws);    // [D, E]
-  const std::vector<float> wk = random_vector(rng, Dkv * E, ws);  // [Dkv, E]
-  const std::vector<float> wv = random_vector(rng, Dkv * E, ws);  // [Dkv, E]
-  const std::vector<float> wo = random_vector(rng, E * D, ws);    // [E, D]
-  const std::vector<float> x = random_vector(rng, c * E, 1.0f);   // [C, E]: the tokens
-  attn::WeightsF32 w;
-  w.wq = wq.data();
-  w.wk = wk.data();
-  w.wv = wv.data();
-  w.wo = wo.data();
+  FloatCase fc;
+  fc.cfg = cfg;
+  fc.wq = random_vector(rng, D * E, ws);
+  fc.wk = random_vector(rng, Dkv * E, ws);
+  fc.wv = random_vector(rng, Dkv * E, ws);
+  fc.wo = random_vector(rng, E * D, ws);
+  fc.x = random_vector(rng, c * E, 1.0f);
+  return fc;
+}
+
+bool bench(int32_t C, double target_s, Row* out) {
+  const FloatCase fc = make_case(stories_config(true), C);
+  const attn::AttentionConfig& cfg = fc.cfg;
+  const size_t E = static_cast<size_t>(cfg.embed_dim), c = static_cast<size_t>(C);
+  const std::vector<float>& x = fc.x;
+  const attn::WeightsF32 w = fc.weights();
   const float* last = x.data() + (c - 1) * E;  // [1, E]: token C - 1
 
   // --- decode: cache of C rows, C - 1 prefilled, one step timed.
@@ -234,46 +264,198 @@ bool bench(int32_t C, double target_s, Row* out) {
   return true;
 }
 
-}  // namespace
+// The integer dtypes' types and entries.
+struct S8 {
+  using T = int8_t;
+  using Weights = attn::WeightsS8;
+  using Cache = attn::KvCacheS8;
+  static constexpr attn::DType kDtype = attn::DType::kS8;
+  static constexpr const char* kName = "s8";
+  static attn::Status quantize(const attn::AttentionConfig& c, const attn::WeightsF32& w,
+                               const attn::CalibrationRanges& r, attn::Arena& st, Weights* out,
+                               attn::ActivationQuant* act, const attn::QuantizeOptions& o) {
+    return attn::quantize_attention_s8(c, w, r, st, out, act, nullptr, o);
+  }
+  static attn::Status forward(const attn::Plan& p, const Weights& w, const attn::Mask& m, const T* q,
+                              const T* kv, T* y, attn::Arena& a, int32_t q_pos = 0) {
+    attn::IoS8 io{q, kv, kv, y};
+    io.query_position = q_pos;
+    return attn::forward_s8(p, w, m, io, a);
+  }
+  static attn::Status init(const attn::Plan& p, attn::Arena& a, Cache* c) {
+    return attn::kv_cache_init_s8(p, 0, a, c);
+  }
+  static attn::Status decode(const attn::Plan& p, const Weights& w, Cache* c, const T* x, int32_t n, T* y,
+                             attn::Arena& a) {
+    return attn::decode_s8(p, w, c, x, n, y, a);
+  }
+};
+struct S16 {
+  using T = int16_t;
+  using Weights = attn::WeightsS16;
+  using Cache = attn::KvCacheS16;
+  static constexpr attn::DType kDtype = attn::DType::kS16;
+  static constexpr const char* kName = "s16";
+  static attn::Status quantize(const attn::AttentionConfig& c, const attn::WeightsF32& w,
+                               const attn::CalibrationRanges& r, attn::Arena& st, Weights* out,
+                               attn::ActivationQuant* act, const attn::QuantizeOptions& o) {
+    return attn::quantize_attention_s16(c, w, r, st, out, act, nullptr, o);
+  }
+  static attn::Status forward(const attn::Plan& p, const Weights& w, const attn::Mask& m, const T* q,
+                              const T* kv, T* y, attn::Arena& a, int32_t q_pos = 0) {
+    attn::IoS16 io{q, kv, kv, y};
+    io.query_position = q_pos;
+    return attn::forward_s16(p, w, m, io, a);
+  }
+  static attn::Status init(const attn::Plan& p, attn::Arena& a, Cache* c) {
+    return attn::kv_cache_init_s16(p, 0, a, c);
+  }
+  static attn::Status decode(const attn::Plan& p, const Weights& w, Cache* c, const T* x, int32_t n, T* y,
+                             attn::Arena& a) {
+    return attn::decode_s16(p, w, c, x, n, y, a);
+  }
+};
 
-int main(int argc, char** argv) {
-  double target_s = 1.0;  // per measured quantity: three per context
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
-      target_s = 0.2;
-    } else if (std::strcmp(argv[i], "--wall") == 0) {
-      g_wall = true;
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick] [--wall]\n", argv[0]);
-      return 2;
-    }
+// The same three measurements in fixed point: the float case quantized by
+// the library's converter, calibrated on its own tokens (causal).
+template <class DT>
+bool bench_fixed(int32_t C, double target_s, Row* out) {
+  using T = typename DT::T;
+  const FloatCase fc = make_case(stories_config(true), C);
+  const attn::AttentionConfig& cfg = fc.cfg;
+  const size_t E = static_cast<size_t>(cfg.embed_dim), c = static_cast<size_t>(C);
+
+  // Calibrate and quantize (RoPE tables for the largest context).
+  attn::Plan cplan;
+  if (!ok(attn::plan_attention(cfg, attn::DType::kF32, C, C, &cplan), "plan_attention")) return false;
+  const size_t cal_bytes = attn::calibrate_attention_bytes(cfg, C, C);
+  AlignedBuffer cbuf(cal_bytes);
+  attn::Arena carena;
+  if (!ok(carena.init(cbuf.data, cal_bytes), "arena.init")) return false;
+  attn::Mask causal;
+  causal.causal = true;
+  attn::CalibrationRanges ranges;
+  attn::IoF32 cio;
+  cio.query = cio.key = cio.value = fc.x.data();
+  if (!ok(attn::calibrate_attention(cplan, fc.weights(), causal, cio, carena, &ranges), "calibrate"))
+    return false;
+  attn::QuantizeOptions options;
+  options.max_positions = kContexts[sizeof kContexts / sizeof kContexts[0] - 1];
+  const size_t st_bytes = attn::quantized_attention_bytes(cfg, DT::kDtype, options);
+  AlignedBuffer sbuf(st_bytes);
+  attn::Arena storage;
+  if (!ok(storage.init(sbuf.data, st_bytes), "arena.init")) return false;
+  typename DT::Weights w;
+  attn::ActivationQuant act;
+  if (!ok(DT::quantize(cfg, fc.weights(), ranges, storage, &w, &act, options), "quantize")) return false;
+  std::vector<T> x(c * E);  // [C, E]
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<T>(attn::quantize_value(fc.x[i], act.query, DT::kDtype));
+  const T* last = x.data() + (c - 1) * E;  // [1, E]: token C - 1
+
+  // --- decode
+  attn::Plan dplan;
+  if (!ok(attn::plan_decode(cfg, DT::kDtype, C - 1 > 0 ? C - 1 : 1, C, &dplan), "plan_decode")) return false;
+  const size_t cache_bytes = attn::kv_cache_arena_bytes(cfg, DT::kDtype, C);
+  AlignedBuffer dbuf(cache_bytes + dplan.arena_bytes);
+  attn::Arena darena;
+  if (!ok(darena.init(dbuf.data, cache_bytes + dplan.arena_bytes), "arena.init")) return false;
+  typename DT::Cache cache;
+  if (!ok(DT::init(dplan, darena, &cache), "kv_cache_init")) return false;
+  std::vector<T> yp(c * E);  // [C - 1, E] prefill outputs
+  if (C > 1 && !ok(DT::decode(dplan, w, &cache, x.data(), C - 1, yp.data(), darena), "prefill")) return false;
+  const typename DT::Cache at_c_minus_1 = cache;
+  std::vector<T> y_step(E);  // [1, E]
+  out->decode_us = median_us(
+      [&]() -> double {
+        cache = at_c_minus_1;
+        const double a = now_us();
+        const attn::Status st = DT::decode(dplan, w, &cache, last, 1, y_step.data(), darena);
+        const double us = now_us() - a;
+        return ok(st, "decode") && cache.length == C ? us : -1.0;
+      },
+      target_s, &out->decode_runs);
+  if (out->decode_us < 0) return false;
+
+  // --- recompute: one causal forward over C rows.
+  attn::Plan fplan;
+  if (!ok(attn::plan_attention(cfg, DT::kDtype, C, C, &fplan), "plan_attention")) return false;
+  AlignedBuffer fbuf(fplan.arena_bytes);
+  attn::Arena farena;
+  if (!ok(farena.init(fbuf.data, fplan.arena_bytes), "arena.init")) return false;
+  std::vector<T> y_full(c * E);  // [C, E]
+  out->recompute_us = median_us(
+      [&]() -> double {
+        const double a = now_us();
+        const attn::Status st = DT::forward(fplan, w, causal, x.data(), x.data(), y_full.data(), farena);
+        const double us = now_us() - a;
+        return ok(st, "forward") ? us : -1.0;
+      },
+      target_s, &out->recompute_runs);
+  if (out->recompute_us < 0) return false;
+
+  // --- kv-only: K, V of all C rows, the last query row only.
+  attn::Plan kplan;
+  if (!ok(attn::plan_attention(cfg, DT::kDtype, 1, C, &kplan), "plan_attention")) return false;
+  AlignedBuffer kbuf(kplan.arena_bytes);
+  attn::Arena karena;
+  if (!ok(karena.init(kbuf.data, kplan.arena_bytes), "arena.init")) return false;
+  std::vector<T> y_kv(E);  // [1, E]
+  attn::Mask last_row;
+  last_row.causal = true;
+  last_row.causal_offset = C - 1;
+  out->kv_only_us = median_us(
+      [&]() -> double {
+        const double a = now_us();
+        const attn::Status st = DT::forward(kplan, w, last_row, last, x.data(), y_kv.data(), karena, C - 1);
+        const double us = now_us() - a;
+        return ok(st, "forward (kv-only)") ? us : -1.0;
+      },
+      target_s, &out->kv_only_runs);
+  if (out->kv_only_us < 0) return false;
+
+  // Bit-exact: the decode step, the kv-only row and the prefill rows against the full forward.
+  const bool step_same =
+      std::equal(y_step.begin(), y_step.end(), y_full.begin() + static_cast<ptrdiff_t>((c - 1) * E));
+  const bool kv_same =
+      std::equal(y_kv.begin(), y_kv.end(), y_full.begin() + static_cast<ptrdiff_t>((c - 1) * E));
+  const bool prefill_same =
+      std::equal(yp.begin(), yp.begin() + static_cast<ptrdiff_t>((c - 1) * E), y_full.begin());
+  if (!step_same || !kv_same || !prefill_same) {
+    std::fprintf(stderr,
+                 "context %d: %s decode differs from the full forward (step %d, kv-only %d, prefill %d)\n", C,
+                 DT::kName, step_same, kv_same, prefill_same);
+    return false;
   }
-  std::printf(
-      "attn f32 incremental decoding, stories260K-class attention: dim 64, 8 heads, 4 KV heads (head_dim "
-      "8),\n"
-      "RoPE theta 10000, no bias; single thread, kernels: %s, tile rows %d.\n"
-      "Medians per token at context C, in %s.\n",
-      attn::detail::kernel_set_f32(), ATTN_TILE_ROWS,
-      g_wall ? "wall-clock time" : "thread CPU time (--wall for wall-clock)");
+  out->context = C;
+  out->cache_bytes = cache_bytes;
+  out->step_bytes = dplan.arena_bytes;
+  out->check_rel = 0;
+  return true;
+}
+
+void print_header(const char* dtype) {
   char header[200];
-  const int n = std::snprintf(header, sizeof header, "%6s | %10s %11s | %13s %8s | %11s %8s | %9s %9s | %8s",
-                              "C", "decode us", "ns/position", "recompute us", "x decode", "kv-only us",
-                              "x decode", "cache B", "step B", "dec runs");
+  const int n =
+      std::snprintf(header, sizeof header, "%4s %6s | %10s %11s | %13s %8s | %11s %8s | %9s %9s | %8s", "",
+                    "C", "decode us", "ns/position", "recompute us", "x decode", "kv-only us", "x decode",
+                    "cache B", "step B", "dec runs");
   std::printf("%s\n%s\n", header, std::string(static_cast<size_t>(n), '-').c_str());
-  std::vector<Row> rows;
-  for (const int32_t C : kContexts) {
-    Row r;
-    if (!bench(C, target_s, &r)) return 1;
-    std::printf("%6d | %10.2f %11.2f | %13.1f %8.1f | %11.2f %8.1f | %9zu %9zu | %8d\n", C, r.decode_us,
-                1e3 * r.decode_us / C, r.recompute_us, r.recompute_us / r.decode_us, r.kv_only_us,
-                r.kv_only_us / r.decode_us, r.cache_bytes, r.step_bytes, r.decode_runs);
-    std::fflush(stdout);
-    rows.push_back(r);
-  }
-  // Linear in C: the slope between successive contexts (marginal cost of one
-  // more cached position) should stay about constant, while the full
-  // recompute grows about quadratically.
-  std::printf("\nmarginal decode cost per added cached position (slope between contexts):\n");
+  (void)dtype;
+}
+
+void print_row(const char* dtype, const Row& r) {
+  std::printf("%4s %6d | %10.2f %11.2f | %13.1f %8.1f | %11.2f %8.1f | %9zu %9zu | %8d\n", dtype, r.context,
+              r.decode_us, 1e3 * r.decode_us / r.context, r.recompute_us, r.recompute_us / r.decode_us,
+              r.kv_only_us, r.kv_only_us / r.decode_us, r.cache_bytes, r.step_bytes, r.decode_runs);
+  std::fflush(stdout);
+}
+
+// Linear in C: the slope between successive contexts (marginal cost of one
+// more cached position) should stay about constant, while the full
+// recompute grows about quadratically.
+void print_slopes(const char* dtype, const std::vector<Row>& rows) {
+  std::printf("%s: marginal decode cost per added cached position (slope between contexts):\n", dtype);
   for (size_t i = 1; i < rows.size(); ++i) {
     const Row& a = rows[i - 1];
     const Row& b = rows[i];
@@ -287,8 +469,70 @@ int main(int argc, char** argv) {
   const double slope = (hi.decode_us - lo.decode_us) / (hi.context - lo.context);
   std::printf("  fit decode_us ~= %.2f + %.4f * C (from C = %d and %d)\n", lo.decode_us - slope * lo.context,
               slope, lo.context, hi.context);
-  double worst = 0;
-  for (const Row& r : rows) worst = std::max(worst, r.check_rel);
-  std::printf("decode step output vs the full forward's last row: max rel err %.2g (bound 1e-5)\n", worst);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double target_s = 1.0;  // per measured quantity: three per context
+  bool run_f32 = true, run_s8 = true, run_s16 = true;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      target_s = 0.2;
+    } else if (std::strcmp(argv[i], "--wall") == 0) {
+      g_wall = true;
+    } else if (std::strcmp(argv[i], "--dtype") == 0 && i + 1 < argc) {
+      const std::string d = argv[++i];
+      run_f32 = d == "f32";
+      run_s8 = d == "s8";
+      run_s16 = d == "s16";
+      if (!run_f32 && !run_s8 && !run_s16) {
+        std::fprintf(stderr, "--dtype: f32, s8 or s16\n");
+        return 2;
+      }
+    } else {
+      std::fprintf(stderr, "usage: %s [--quick] [--wall] [--dtype f32|s8|s16]\n", argv[0]);
+      return 2;
+    }
+  }
+  std::printf(
+      "attn incremental decoding, stories260K-class attention: dim 64, 8 heads, 4 KV heads (head_dim 8),\n"
+      "no bias, RoPE theta 10000 (s8/s16: the converter's tables); single thread,\n"
+      "f32 kernels: %s, fixed kernels: %s, tile rows %d.\n"
+      "Medians per token at context C, in %s.\n",
+      attn::detail::kernel_set_f32(), attn::detail::kernel_set_fixed(), ATTN_TILE_ROWS,
+      g_wall ? "wall-clock time" : "thread CPU time (--wall for wall-clock)");
+  print_header("");
+  std::vector<Row> f32_rows, s8_rows, s16_rows;
+  for (const int32_t C : kContexts) {
+    Row r;
+    if (run_f32) {
+      if (!bench(C, target_s, &r)) return 1;
+      print_row("f32", r);
+      f32_rows.push_back(r);
+    }
+    if (run_s8) {
+      if (!bench_fixed<S8>(C, target_s, &r)) return 1;
+      print_row("s8", r);
+      s8_rows.push_back(r);
+    }
+    if (run_s16) {
+      if (!bench_fixed<S16>(C, target_s, &r)) return 1;
+      print_row("s16", r);
+      s16_rows.push_back(r);
+    }
+  }
+  std::printf("\n");
+  if (run_f32) print_slopes("f32", f32_rows);
+  if (run_s8) print_slopes("s8", s8_rows);
+  if (run_s16) print_slopes("s16", s16_rows);
+  if (run_f32) {
+    double worst = 0;
+    for (const Row& r : f32_rows) worst = std::max(worst, r.check_rel);
+    std::printf("f32 decode step output vs the full forward's last row: max rel err %.2g (bound 1e-5)\n",
+                worst);
+  }
+  if (run_s8 || run_s16)
+    std::printf("s8/s16 decode step and prefill outputs == the full forward's: bit-exact\n");
   return 0;
 }

@@ -10,12 +10,13 @@
 // at index >= N (key padding). --window W (with --causal) also masks keys
 // j <= i - W: each query sees the last W positions, itself included.
 //
-// --incremental (f32 self-attention blocks, with --causal) decodes X through a
-// KV cache per block (attn/decode.h, decode_f32): the first N rows (--prefill,
-// default 0) in one call, then one row at a time, each row through every
-// block before the next row. With --window W the cache holds min(W, L)
-// positions and drops the oldest. Y has the full forward's shape and, within
-// the float tolerance, its values.
+// --incremental (self-attention blocks, with --causal) decodes X through a
+// KV cache per block (attn/decode.h: decode_f32, decode_s8, decode_s16): the
+// first N rows (--prefill, default 0) in one call, then one row at a time,
+// each row through every block before the next row. With --window W the cache
+// holds min(W, L) positions and drops the oldest. Y has the full forward's
+// shape and its values: within the float tolerance for f32 blocks, bit for
+// bit for s8/s16 blocks (also with --raw).
 //
 // Quantized (s8/s16) blocks run forward_s8 / forward_s16: float inputs are
 // quantized with the block's I/O parameters (format::Role::kIoScale and the
@@ -100,11 +101,56 @@ Status run_block(const Plan& plan, const Block& b, const Mask& mask, const float
   return s;
 }
 
+// A block's KV cache: the one of its dtype is used.
+struct BlockCache {
+  KvCacheF32 f32;
+  KvCacheS8 s8;
+  KvCacheS16 s16;
+
+  Status init(const Plan& plan, int32_t window, Arena& arena) {
+    switch (plan.dtype) {
+      case DType::kS8:
+        return kv_cache_init_s8(plan, window, arena, &s8);
+      case DType::kS16:
+        return kv_cache_init_s16(plan, window, arena, &s16);
+      default:
+        return kv_cache_init_f32(plan, window, arena, &f32);
+    }
+  }
+  void reset() {
+    (void)kv_cache_reset(&f32);
+    (void)kv_cache_reset(&s8);
+    (void)kv_cache_reset(&s16);
+  }
+};
+
+// n rows of one block through its cache, on float rows: decode_f32, or
+// quantize -> decode_s8/s16 -> dequantize (as run_block does for the forward).
+Status decode_block(const Plan& plan, const Block& b, BlockCache& cache, const float* x, int32_t n, float* y,
+                    Arena& arena) {
+  if (b.dtype == DType::kF32) return decode_f32(plan, b.f32, &cache.f32, x, n, y, arena);
+  const size_t count = static_cast<size_t>(n) * static_cast<size_t>(b.config.embed_dim);
+  const QuantParams out = io_params(b, 3);
+  if (b.dtype == DType::kS8) {
+    const std::vector<int8_t> ix = quantize_rows<int8_t>(x, count, io_params(b, 0), b.dtype);
+    std::vector<int8_t> iy(count);
+    ATTN_TRY(decode_s8(plan, b.s8, &cache.s8, ix.data(), n, iy.data(), arena));
+    for (size_t i = 0; i < count; ++i)
+      y[i] = static_cast<float>(static_cast<double>(out.scale) * static_cast<double>(iy[i] - out.zero_point));
+    return Status::kOk;
+  }
+  const std::vector<int16_t> ix = quantize_rows<int16_t>(x, count, io_params(b, 0), b.dtype);
+  std::vector<int16_t> iy(count);
+  ATTN_TRY(decode_s16(plan, b.s16, &cache.s16, ix.data(), n, iy.data(), arena));
+  for (size_t i = 0; i < count; ++i) y[i] = static_cast<float>(static_cast<double>(out.scale) * iy[i]);
+  return Status::kOk;
+}
+
 // --incremental: rows [0, L) of one batch item through the blocks' KV caches
-// (reset first): rows [0, prefill) in one decode_f32 call per block, then one
+// (reset first): rows [0, prefill) in one decode call per block, then one
 // row at a time. x [L, E0] -> y [L, E_last].
 void run_incremental(const std::string& path, const std::vector<uint32_t>& ids, const std::vector<Block>& bl,
-                     const std::vector<Plan>& plans, std::vector<KvCacheF32>& caches, const float* x,
+                     const std::vector<Plan>& plans, std::vector<BlockCache>& caches, const float* x,
                      int64_t L, int64_t prefill, float* y, Arena& arena) {
   std::vector<float> cur, next;
   int64_t r = 0;
@@ -113,8 +159,8 @@ void run_incremental(const std::string& path, const std::vector<uint32_t>& ids, 
     cur.assign(x + r * bl.front().config.embed_dim, x + (r + n) * bl.front().config.embed_dim);
     for (size_t k = 0; k < bl.size(); ++k) {
       next.assign(static_cast<size_t>(n * bl[k].config.embed_dim), 0.0f);
-      const Status s = decode_f32(plans[k], bl[k].f32, &caches[k], cur.data(), static_cast<int32_t>(n),
-                                  next.data(), arena);
+      const Status s =
+          decode_block(plans[k], bl[k], caches[k], cur.data(), static_cast<int32_t>(n), next.data(), arena);
       if (s != Status::kOk)
         throw cli::Error(path + ": block " + std::to_string(ids[k]) + ": decode failed at row " +
                          std::to_string(r) + ": " + cli::describe(s));
@@ -176,7 +222,7 @@ int cmd_run(int argc, char** argv) {
     throw cli::Error("--incremental needs --causal (decoding attends each row over the rows before it)");
   if (args.has("--prefill") && !incremental) throw cli::Error("--prefill needs --incremental");
   if (incremental) {
-    for (const char* opt : {"--kv", "--value", "--key-length", "--raw"})
+    for (const char* opt : {"--kv", "--value", "--key-length"})
       if (args.has(opt)) throw cli::Error(std::string("--incremental does not take ") + opt);
   }
   cli::LoadedModel lm;
@@ -265,8 +311,6 @@ int cmd_run(int argc, char** argv) {
       throw cli::Error(path + ": block " + std::to_string(i) + " unreadable");
     const AttentionConfig& c = b.config;
     const std::string name = path + ": block " + std::to_string(i);
-    if (incremental && b.dtype != DType::kF32)
-      throw cli::Error(name + " is " + cli::dtype_name(b.dtype) + ": --incremental runs f32 blocks only");
     if (incremental && (c.kdim != c.embed_dim || c.vdim != c.embed_dim))
       throw cli::Error(name + " is cross-attention (kdim " + std::to_string(c.kdim) + ", vdim " +
                        std::to_string(c.vdim) + "): --incremental needs self-attention");
@@ -291,7 +335,7 @@ int cmd_run(int argc, char** argv) {
             : plan_attention(c, b.dtype, static_cast<int32_t>(L), static_cast<int32_t>(S), &plan);
     if (s != Status::kOk) throw cli::Error(name + ": " + cli::describe(s));
     arena_bytes = std::max(arena_bytes, plan.arena_bytes);
-    if (incremental) cache_bytes += kv_cache_arena_bytes(plan.config, DType::kF32, capacity);
+    if (incremental) cache_bytes += kv_cache_arena_bytes(plan.config, b.dtype, capacity);
     bl.push_back(b);
     plans.push_back(plan);
     width = c.embed_dim;
@@ -306,18 +350,18 @@ int cmd_run(int argc, char** argv) {
   // --incremental: one KV cache per block, carved once, reset per batch item.
   cli::AlignedBytes cache_buf(cache_bytes);
   Arena cache_arena;
-  std::vector<KvCacheF32> caches(incremental ? bl.size() : 0);
+  std::vector<BlockCache> caches(incremental ? bl.size() : 0);
   if (incremental) {
     if (cache_arena.init(cache_buf.data(), cache_bytes == 0 ? 1 : cache_bytes) != Status::kOk)
       throw cli::Error("arena init failed");
     for (size_t k = 0; k < bl.size(); ++k) {
-      const Status s = kv_cache_init_f32(plans[k], window, cache_arena, &caches[k]);
+      const Status s = caches[k].init(plans[k], window, cache_arena);
       if (s != Status::kOk)
         throw cli::Error(path + ": block " + std::to_string(blocks[k]) + ": KV cache: " + cli::describe(s));
     }
   }
   for (int64_t b = 0; b < B && incremental; ++b) {
-    for (KvCacheF32& c : caches) (void)kv_cache_reset(&c);
+    for (BlockCache& c : caches) c.reset();
     run_incremental(path, blocks, bl, plans, caches, x.item(b), L, prefill, y.data() + b * L * width, arena);
   }
   for (int64_t b = 0; b < B && !incremental; ++b) {

@@ -5,6 +5,12 @@
 // Returns the number of failed cases; *cases receives how many ran.
 int run_fixed_golden_cases(int* cases);
 
+// decode_s8 / decode_s16 over a KV cache, in several prefill/step splits and
+// with a window, against one causal forward on this board, bit-exact, for
+// every fixed-point case of self-attention shape (fixed_cases.cpp). Returns
+// the number of failed checks; *checks receives how many ran.
+int run_decode_equivalence(int* checks);
+
 // Every fixed-point kernel dispatch.cpp picked for this core against its ref,
 // bit-exact, on random shapes with tails (kernel_equiv.cpp). Returns the
 // number of failed checks; *checks receives how many ran.

@@ -188,6 +188,16 @@ int main() {
                 port_board_name(), attn::detail::kernel_set_fixed(), fixed_cases, failed_fixed,
                 failed_fixed ? "FAIL" : "PASS");
   }
+  int decode_checks = 0;
+  const int failed_decode = run_decode_equivalence(&decode_checks);
+  if (decode_checks > 0) {
+    std::printf(
+        "decode board=%s dtype=s8+s16 kernels=%s checks=%d failed=%d (decode == causal forward): %s\n",
+        port_board_name(), attn::detail::kernel_set_fixed(), decode_checks, failed_decode,
+        failed_decode ? "FAIL" : "PASS");
+  }
+  failed += failed_decode;
+  total += decode_checks;
   int checks = 0;
   const int failed_kernels = run_kernel_equivalence(&checks);
   if (checks > 0) {

@@ -1,0 +1,212 @@
+// cost_decode.cpp: instructions per decoded token on this board, for
+// tools/mcu-cost. stories260K-class attention (llama2.c): dim 64, 8 heads,
+// 4 KV heads (head_dim 8), no biases, RoPE theta 10000 (s8: the converter's
+// Q1.14 tables, made here by attn::rope_table before counting). Random
+// weights and tokens; s8 constants chosen as in cost_fixed.cpp so every stage
+// holds a realistic spread. Built per dtype: ATTN_COST_DECODE_F32=1
+// (attn_cost_decode_f32, FPU boards) or 0 (attn_cost_decode_s8).
+//
+// One cache of capacity kMaxContext is filled in one pass: prefill calls of
+// up to kChunk rows bring it to C - 1 positions, then one decode call of one
+// row -- the token at context C -- is counted. Prints per context C:
+//
+//   measure-decode board=mps3-an547 dtype=s8 ctx=256 E=64 H=8 KVH=4 insns_per_token=N cache=N step=N
+//   kernels=mve compiler=...
+//
+// cache: kv_cache_arena_bytes at capacity kMaxContext; step: the plan's
+// arena bytes of one decode call. Exits non-zero if a call fails or the
+// outputs are constant (saturated).
+#include <cstdint>
+#include <cstdio>
+
+#include "attn/decode.h"
+#include "attn/quantize.h"
+#include "internal/kernels_f32.h"
+#include "internal/kernels_fixed.h"
+#include "port/port.h"
+
+#ifndef ATTN_COST_DECODE_F32
+#define ATTN_COST_DECODE_F32 0
+#endif
+
+namespace {
+
+#if defined(__clang__)
+constexpr const char* kCompiler = "clang-" __clang_version__;
+#else
+constexpr const char* kCompiler = "gcc-" __VERSION__;
+#endif
+
+constexpr int32_t kContexts[] = {64, 256, 1024};
+constexpr int32_t kMaxContext = 1024;
+constexpr int32_t kChunk = 32;  // rows per prefill call
+
+constexpr attn::AttentionConfig config() {
+  attn::AttentionConfig c;
+  c.embed_dim = 64;
+  c.num_heads = 8;
+  c.num_kv_heads = 4;
+  c.bias = false;
+  c.rope_base = 10000.0f;
+  return c;
+}
+constexpr attn::AttentionConfig kCfg = config();
+constexpr int32_t kE = kCfg.embed_dim;
+constexpr size_t kD = static_cast<size_t>(kCfg.inner_dim());
+constexpr size_t kDkv = static_cast<size_t>(kCfg.kv_dim());
+
+#if ATTN_COST_DECODE_F32
+using Act = float;
+using Weights = attn::WeightsF32;
+using Cache = attn::KvCacheF32;
+constexpr attn::DType kDType = attn::DType::kF32;
+constexpr const char* kName = "f32";
+#else
+using Act = int8_t;
+using Weights = attn::WeightsS8;
+using Cache = attn::KvCacheS8;
+constexpr attn::DType kDType = attn::DType::kS8;
+constexpr const char* kName = "s8";
+#endif
+
+constexpr size_t kCacheBytes = attn::kv_cache_arena_bytes(kCfg, kDType, kMaxContext);
+constexpr size_t kStepBytes = attn::decode_arena_bytes(kCfg, kDType, kChunk, kMaxContext);
+static_assert(kCacheBytes > 0 && kStepBytes > 0, "the probe's config must plan");
+
+alignas(ATTN_ARENA_ALIGN) uint8_t g_arena[kCacheBytes + kStepBytes];
+Act g_x[static_cast<size_t>(kChunk) * kE];  // [kChunk, E] the rows of one call
+Act g_y[static_cast<size_t>(kChunk) * kE];  // [kChunk, E]
+
+uint32_t g_rng = 12345u;
+int32_t uniform(int32_t spread) {  // [-spread, spread]
+  g_rng = g_rng * 1664525u + 1013904223u;
+  return static_cast<int32_t>((g_rng >> 8) % static_cast<uint32_t>(2 * spread + 1)) - spread;
+}
+
+#if ATTN_COST_DECODE_F32
+float g_w[4 * kD * static_cast<size_t>(kE)];  // wq [D, E], wk wv [Dkv, E], wo [E, D]
+float uniform_f(float scale) { return scale * static_cast<float>(uniform(1000)) / 1000.0f; }
+Weights make_weights() {
+  for (float& w : g_w) w = uniform_f(0.125f);  // ~ 1 / sqrt(E)
+  Weights w;
+  w.wq = g_w;
+  w.wk = g_w + kD * kE;
+  w.wv = w.wk + kDkv * kE;
+  w.wo = w.wv + kDkv * kE;
+  return w;
+}
+Act input_value() { return uniform_f(1.0f); }
+attn::Status init(const attn::Plan& p, attn::Arena& a, Cache* c) {
+  return attn::kv_cache_init_f32(p, 0, a, c);
+}
+attn::Status decode(const attn::Plan& p, const Weights& w, Cache* c, int32_t n, attn::Arena& a) {
+  return attn::decode_f32(p, w, c, g_x, n, g_y, a);
+}
+const char* kernels() { return attn::detail::kernel_set_f32(); }
+#else
+// Projections: weights [out, E], biases (zero-point folds only, as the
+// converter writes them for a bias-free block), multipliers, shifts.
+int8_t g_w[4 * kD * static_cast<size_t>(kE)];
+int32_t g_bias[3 * kD + kE];
+int32_t g_mult[3 * kD + kE];
+int32_t g_shift[3 * kD + kE];
+attn::ProjectionS8 projection(size_t w0, size_t c0) {
+  attn::ProjectionS8 p;
+  p.weight = g_w + w0;
+  p.bias = g_bias + c0;
+  p.multiplier = g_mult + c0;
+  p.shift = g_shift + c0;
+  return p;
+}
+// RoPE tables [kMaxContext, head_dim / 2] cos and sin, Q1.14.
+alignas(ATTN_ARENA_ALIGN) uint8_t
+    g_rope[2 * ((static_cast<size_t>(kMaxContext) * (static_cast<size_t>(kCfg.resolved_head_dim()) / 2) * 2 +
+                 15) /
+                16 * 16)];
+Weights make_weights() {
+  for (int8_t& w : g_w) w = static_cast<int8_t>(uniform(127));
+  for (size_t i = 0; i < sizeof g_bias / sizeof g_bias[0]; ++i) {
+    g_bias[i] = uniform(2000);
+    g_mult[i] = 0x40000000 + uniform(0x3FFFFFFF / 2) + 0x1FFFFFFF;
+    g_shift[i] = -9;  // acc ~ sqrt(E) 40 * 64 -> ~ +-30
+  }
+  Weights w;
+  w.q = projection(0, 0);
+  w.k = projection(kD * kE, kD);
+  w.v = projection(kD * kE + kDkv * kE, kD + kDkv);
+  w.o = projection(kD * kE + 2 * kDkv * kE, kD + 2 * kDkv);
+  w.q_zero_point = 3;
+  w.k_zero_point = -2;
+  w.v_zero_point = 1;
+  w.context_zero_point = -1;
+  w.output_zero_point = 2;
+  w.softmax.exp_multiplier = 3150000000u;  // t = u * 47 / 2^16 per score step
+  w.softmax.exp_shift = 6;
+  w.softmax.diff_limit = 22000;  // t < 2^20
+  w.softmax.score_shift = 0;
+  w.context_multiplier = 0x50000000;
+  w.context_shift = -14;
+  attn::Arena tables;
+  if (tables.init(g_rope, sizeof g_rope) != attn::Status::kOk ||
+      attn::rope_table(kCfg.rope_base, kCfg.resolved_head_dim(), kMaxContext, tables, &w.rope) !=
+          attn::Status::kOk) {
+    w.rope = attn::RopeTable();  // decode then fails with kNullArgument
+  }
+  return w;
+}
+Act input_value() { return static_cast<Act>(uniform(40)); }
+attn::Status init(const attn::Plan& p, attn::Arena& a, Cache* c) {
+  return attn::kv_cache_init_s8(p, 0, a, c);
+}
+attn::Status decode(const attn::Plan& p, const Weights& w, Cache* c, int32_t n, attn::Arena& a) {
+  return attn::decode_s8(p, w, c, g_x, n, g_y, a);
+}
+const char* kernels() { return attn::detail::kernel_set_fixed(); }
+#endif
+
+void fill_rows(int32_t n) {
+  for (size_t i = 0; i < static_cast<size_t>(n) * kE; ++i) g_x[i] = input_value();
+}
+
+}  // namespace
+
+int main() {
+  const Weights w = make_weights();
+  attn::Plan plan;
+  attn::Status st = attn::plan_decode(kCfg, kDType, kChunk, kMaxContext, &plan);
+  attn::Arena arena;
+  if (st == attn::Status::kOk) st = arena.init(g_arena, sizeof g_arena);
+  Cache cache;
+  if (st == attn::Status::kOk) st = init(plan, arena, &cache);
+  bool varied = false;
+  for (const int32_t C : kContexts) {
+    // Prefill to C - 1 positions, kChunk rows per call.
+    while (st == attn::Status::kOk && cache.next_position() < C - 1) {
+      const int32_t left = C - 1 - cache.next_position();
+      const int32_t n = left < kChunk ? left : kChunk;
+      fill_rows(n);
+      st = decode(plan, w, &cache, n, arena);
+    }
+    if (st != attn::Status::kOk) break;
+    // The token at context C.
+    fill_rows(1);
+    port_counter_start();
+    st = decode(plan, w, &cache, 1, arena);
+    const uint64_t insns = port_counter_stop();
+    if (st != attn::Status::kOk) break;
+    for (int32_t i = 1; i < kE; ++i) varied = varied || g_y[i] != g_y[0];
+    std::printf(
+        "measure-decode board=%s dtype=%s ctx=%ld E=%ld H=%ld KVH=%ld insns_per_token=%lu cache=%lu step=%lu "
+        "kernels=%s compiler=%s\n",
+        port_board_name(), kName, static_cast<long>(C), static_cast<long>(kE),
+        static_cast<long>(kCfg.num_heads), static_cast<long>(kCfg.num_kv_heads),
+        static_cast<unsigned long>(insns), static_cast<unsigned long>(kCacheBytes),
+        static_cast<unsigned long>(plan.arena_bytes), kernels(), kCompiler);
+  }
+  if (st != attn::Status::kOk || !varied) {
+    std::printf("cost decode %s failed: %s%s\n", kName, attn::status_name(st),
+                varied ? "" : " (constant output)");
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,39 @@
+// decode.cpp: what every dtype's decode shares: the decode planner, its plan
+// check and the cache reset (attn/decode.h). Free of float code, so an
+// integer-only build (ATTN_DTYPES=s8) has them without decode_f32.cpp.
+#include "attn/decode.h"
+#include "internal/kv_cache.h"
+
+namespace attn {
+
+Status plan_decode(const AttentionConfig& config, DType dtype, int32_t max_rows, int32_t capacity, Plan* out,
+                   int32_t tile_rows) {
+  ATTN_TRY(plan_attention(config, dtype, max_rows, capacity, out, tile_rows));
+  if (out->config.kdim != out->config.embed_dim) return Status::kBadKeyDim;
+  if (out->config.vdim != out->config.embed_dim) return Status::kBadValueDim;
+  out->arena_bytes = decode_arena_bytes(config, dtype, max_rows, capacity, tile_rows);
+  out->decode = true;
+  return out->arena_bytes != 0 ? Status::kOk : Status::kBadDtype;
+}
+
+namespace detail {
+
+Status check_decode_plan(const Plan& plan, DType dtype) {
+  if (plan.dtype != dtype) return Status::kBadDtype;
+  Plan fresh;
+  if (!plan.decode ||
+      plan_decode(plan.config, plan.dtype, plan.query_len, plan.key_len, &fresh, plan.tile_rows) !=
+          Status::kOk ||
+      fresh.arena_bytes != plan.arena_bytes || fresh.tile_rows != plan.tile_rows) {
+    return Status::kPlanMismatch;
+  }
+  return Status::kOk;
+}
+
+}  // namespace detail
+
+Status kv_cache_reset(KvCacheF32* cache) { return detail::kv_cache_reset(cache); }
+Status kv_cache_reset(KvCacheS8* cache) { return detail::kv_cache_reset(cache); }
+Status kv_cache_reset(KvCacheS16* cache) { return detail::kv_cache_reset(cache); }
+
+}  // namespace attn
