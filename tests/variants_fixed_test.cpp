@@ -46,6 +46,10 @@ std::vector<FixedSet> sets_under_test() {
 #if ATTN_HAVE_AVX2
   ATTN_SET(avx2);
 #endif
+#if ATTN_HAVE_AVX512VNNI  // int8 kernels; its s16 slots are the AVX2 ones
+  sets.push_back({"avx512vnni", d::linear_s8_avx512vnni, d::linear_s16_avx2, d::scores_s8_avx512vnni,
+                  d::scores_s16_avx2, d::weighted_sum_s8_avx512vnni, d::weighted_sum_s16_avx2});
+#endif
 #if ATTN_HAVE_NEON64
   ATTN_SET(neon64);
 #endif
