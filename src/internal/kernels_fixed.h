@@ -72,6 +72,7 @@ void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n,
 // vpdpbusd / vpdpwssd on 512-bit vectors; s16 stays on the AVX2 kernels.
 void linear_s8_avx512vnni(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
 void scores_s8_avx512vnni(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
+void softmax_fused_row_avx512(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 void weighted_sum_s8_avx512vnni(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
                                 MatS8 o);
 

@@ -124,7 +124,9 @@ const char* kernel_set_fixed() {
 
 #if ATTN_WITH_S8 || ATTN_WITH_S16
 void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
-#if ATTN_HAVE_AVX2
+#if ATTN_HAVE_AVX512VNNI
+  softmax_fused_row_avx512(row, begin, end, n, sm);
+#elif ATTN_HAVE_AVX2
   softmax_fused_row_avx2(row, begin, end, n, sm);
 #elif ATTN_HAVE_MVE
   softmax_fused_row_mve(row, begin, end, n, sm);
