@@ -46,6 +46,28 @@ constexpr int32_t kPanel = 32;      // output columns per packed panel: 2 x 16 l
 constexpr int32_t kMaxK = 1024;     // longest K of the packed path
 constexpr int32_t kRowChunk = 256;  // rows whose sums are kept on the stack at once
 
+// acc + the u8 x s8 dot products of each dword lane (vpdpbusd), and
+// acc + the int16 pair products (vpdpwssd). GCC 12 copies the accumulator of
+// _mm512_dpbusd_epi32 into a fresh register before each use (one extra move
+// per product in the hot loops, and spills); the asm form ties it to the
+// destination. Same instruction, same bits.
+inline __m512i dpbusd(__m512i acc, __m512i u8, __m512i s8) {
+#if defined(__GNUC__) && !defined(__clang__)
+  __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u8), "v"(s8));
+  return acc;
+#else
+  return _mm512_dpbusd_epi32(acc, u8, s8);
+#endif
+}
+inline __m512i dpwssd(__m512i acc, __m512i a, __m512i b) {
+#if defined(__GNUC__) && !defined(__clang__)
+  __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b));
+  return acc;
+#else
+  return _mm512_dpwssd_epi32(acc, a, b);
+#endif
+}
+
 // Lanes [0, n) of 16, n in [0, 16].
 inline __mmask16 mask16(int32_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
 // Bytes [0, n) of 64, n in [0, 64].
@@ -138,8 +160,8 @@ inline void panel_rows(const int8_t* x, int32_t ldx, int32_t K, const int32_t* p
     const __m512i p1 = _mm512_load_si512(pg + 16);
     ATTN_UNROLL for (int r = 0; r < MR; ++r) {
       const __m512i b = _mm512_set1_epi32(word(x + static_cast<ptrdiff_t>(r) * ldx + 4 * g));
-      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], p0, b);
-      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], p1, b);
+      acc[r][0] = dpbusd(acc[r][0], p0, b);
+      acc[r][1] = dpbusd(acc[r][1], p1, b);
     }
   }
   if (K % 4 != 0) {  // last word: the bytes past K read as 0
@@ -149,8 +171,8 @@ inline void panel_rows(const int8_t* x, int32_t ldx, int32_t K, const int32_t* p
       int32_t v = 0;
       std::memcpy(&v, x + static_cast<ptrdiff_t>(r) * ldx + 4 * G, static_cast<size_t>(K % 4));
       const __m512i b = _mm512_set1_epi32(v);
-      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], p0, b);
-      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], p1, b);
+      acc[r][0] = dpbusd(acc[r][0], p0, b);
+      acc[r][1] = dpbusd(acc[r][1], p1, b);
     }
   }
   ATTN_UNROLL for (int r = 0; r < MR; ++r) {

@@ -49,8 +49,8 @@ void block(const Ctx& x, int32_t t0, int32_t c0, int32_t nc) {
     const __m512i il = _mm512_unpacklo_epi16(v0, v1), ih = _mm512_unpackhi_epi16(v0, v1);
     ATTN_UNROLL for (int r = 0; r < MR; ++r) {
       const __m512i pp = _mm512_set1_epi32(prob_pair(pr[r], j, true));
-      lo[r] = _mm512_dpwssd_epi32(lo[r], il, pp);
-      hi[r] = _mm512_dpwssd_epi32(hi[r], ih, pp);
+      lo[r] = avx512i::dpwssd(lo[r], il, pp);
+      hi[r] = avx512i::dpwssd(hi[r], ih, pp);
     }
   }
   if (j < S) {
@@ -58,8 +58,8 @@ void block(const Ctx& x, int32_t t0, int32_t c0, int32_t nc) {
     const __m512i il = _mm512_unpacklo_epi16(v0, v1), ih = _mm512_unpackhi_epi16(v0, v1);
     ATTN_UNROLL for (int r = 0; r < MR; ++r) {
       const __m512i pp = _mm512_set1_epi32(prob_pair(pr[r], j, false));
-      lo[r] = _mm512_dpwssd_epi32(lo[r], il, pp);
-      hi[r] = _mm512_dpwssd_epi32(hi[r], ih, pp);
+      lo[r] = avx512i::dpwssd(lo[r], il, pp);
+      hi[r] = avx512i::dpwssd(hi[r], ih, pp);
     }
   }
   const __m512i first = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);     // columns 0..15
