@@ -117,6 +117,10 @@ inline void pack_panel(const int8_t* w, int32_t ldw, int32_t n, int32_t K, int32
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   for (int32_t h = 0; h < 2; ++h) {
     __m512i s = _mm512_setzero_si512();
+    if (16 * h >= n) {  // no columns in this half: gemm_s8 reads only the first
+      wsum[h] = s;
+      continue;
+    }
     for (int32_t k = 0; k < K; k += 64) {
       const __mmask64 km = mask64(K - k);
       __m512i r[16];  // rows 16h + c: bytes [k, k + 64)
@@ -146,39 +150,56 @@ inline int32_t word(const int8_t* p) {
 }
 
 // Rows [r0, r0 + MR) of x (a chunk whose row sums are xsum) against the
-// packed panel: acc[r][h] = sum over the panel's words of x row r against
-// columns [16h, 16h + 16), then epi.out for each row and half.
-template <int MR, class Epi>
+// packed panel's first NH halves (16 columns each): acc[r][h] = sum over the
+// panel's words of x row r against columns [16h, 16h + 16), then epi.out
+// for each row and half.
+template <int MR, int NH, class Epi>
 inline void panel_rows(const int8_t* x, int32_t ldx, int32_t K, const int32_t* panel, int32_t m0,
-                       const int32_t* xsum, int halves, Epi& epi) {
-  __m512i acc[size_t{MR}][2];
-  ATTN_UNROLL for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_si512();
+                       const int32_t* xsum, Epi& epi) {
+  __m512i acc[size_t{MR}][size_t{NH}];
+  ATTN_UNROLL for (int r = 0; r < MR; ++r) ATTN_UNROLL for (int h = 0; h < NH; ++h) acc[r][h] =
+      _mm512_setzero_si512();
   const int32_t G = K / 4;
   const int32_t* pg = panel;
   for (int32_t g = 0; g < G; ++g, pg += kPanel) {
-    const __m512i p0 = _mm512_load_si512(pg);
-    const __m512i p1 = _mm512_load_si512(pg + 16);
+    __m512i p[size_t{NH}];
+    ATTN_UNROLL for (int h = 0; h < NH; ++h) p[h] = _mm512_load_si512(pg + 16 * h);
     ATTN_UNROLL for (int r = 0; r < MR; ++r) {
       const __m512i b = _mm512_set1_epi32(word(x + static_cast<ptrdiff_t>(r) * ldx + 4 * g));
-      acc[r][0] = dpbusd(acc[r][0], p0, b);
-      acc[r][1] = dpbusd(acc[r][1], p1, b);
+      ATTN_UNROLL for (int h = 0; h < NH; ++h) acc[r][h] = dpbusd(acc[r][h], p[h], b);
     }
   }
   if (K % 4 != 0) {  // last word: the bytes past K read as 0
-    const __m512i p0 = _mm512_load_si512(pg);
-    const __m512i p1 = _mm512_load_si512(pg + 16);
+    __m512i p[size_t{NH}];
+    ATTN_UNROLL for (int h = 0; h < NH; ++h) p[h] = _mm512_load_si512(pg + 16 * h);
     ATTN_UNROLL for (int r = 0; r < MR; ++r) {
       int32_t v = 0;
       std::memcpy(&v, x + static_cast<ptrdiff_t>(r) * ldx + 4 * G, static_cast<size_t>(K % 4));
       const __m512i b = _mm512_set1_epi32(v);
-      acc[r][0] = dpbusd(acc[r][0], p0, b);
-      acc[r][1] = dpbusd(acc[r][1], p1, b);
+      ATTN_UNROLL for (int h = 0; h < NH; ++h) acc[r][h] = dpbusd(acc[r][h], p[h], b);
     }
   }
   ATTN_UNROLL for (int r = 0; r < MR; ++r) {
     const int32_t xs = xsum[r];
     const __m512i corr = _mm512_set1_epi32(static_cast<int32_t>(static_cast<uint32_t>(xs) << 7));  // 128 xsum
-    for (int h = 0; h < halves; ++h) epi.out(m0 + r, h, _mm512_sub_epi32(acc[r][h], corr), xs);
+    ATTN_UNROLL for (int h = 0; h < NH; ++h) epi.out(m0 + r, h, _mm512_sub_epi32(acc[r][h], corr), xs);
+  }
+}
+
+// Every row of the chunk against one packed panel, NH halves.
+template <int NH, class Epi>
+inline void panel_all_rows(const int8_t* xc, int32_t ldx, int32_t mc, int32_t K, const int32_t* panel, int32_t m0,
+                           const int32_t* xsum, Epi& epi) {
+  int32_t r = 0;
+  for (; r + 8 <= mc; r += 8) {
+    panel_rows<8, NH>(xc + static_cast<ptrdiff_t>(r) * ldx, ldx, K, panel, m0 + r, xsum + r, epi);
+  }
+  if (mc - r >= 4) {
+    panel_rows<4, NH>(xc + static_cast<ptrdiff_t>(r) * ldx, ldx, K, panel, m0 + r, xsum + r, epi);
+    r += 4;
+  }
+  for (; r < mc; ++r) {
+    panel_rows<1, NH>(xc + static_cast<ptrdiff_t>(r) * ldx, ldx, K, panel, m0 + r, xsum + r, epi);
   }
 }
 
@@ -202,17 +223,10 @@ inline void gemm_s8(const int8_t* x, int32_t ldx, int32_t M, const int8_t* w, in
       const int32_t n = N - j0 < kPanel ? N - j0 : kPanel;
       pack_panel(w + static_cast<ptrdiff_t>(j0) * ldw, ldw, n, K, panel, wsum);
       epi.panel(j0, n, wsum);
-      const int halves = n > 16 ? 2 : 1;
-      int32_t r = 0;
-      for (; r + 8 <= mc; r += 8) {
-        panel_rows<8>(xc + static_cast<ptrdiff_t>(r) * ldx, ldx, K, panel, m0 + r, xsum + r, halves, epi);
-      }
-      if (mc - r >= 4) {
-        panel_rows<4>(xc + static_cast<ptrdiff_t>(r) * ldx, ldx, K, panel, m0 + r, xsum + r, halves, epi);
-        r += 4;
-      }
-      for (; r < mc; ++r) {
-        panel_rows<1>(xc + static_cast<ptrdiff_t>(r) * ldx, ldx, K, panel, m0 + r, xsum + r, halves, epi);
+      if (n > 16) {
+        panel_all_rows<2>(xc, ldx, mc, K, panel, m0, xsum, epi);
+      } else {
+        panel_all_rows<1>(xc, ldx, mc, K, panel, m0, xsum, epi);
       }
     }
   }

@@ -1,5 +1,5 @@
 // weighted sum, int8 values, Q0.15 probabilities, x86-64 AVX-512 VNNI:
-// weighted_sum_s8_ref's arithmetic, bit-exact. 8 rows x 32 value columns
+// weighted_sum_s8_ref's arithmetic, bit-exact. 12 rows x 32 value columns
 // per block: keys j, j + 1 are widened to int16 (minus zv, |.| <= 255) and
 // interleaved, and vpdpwssd adds p[t, j] v'[j, c] + p[t, j + 1] v'[j + 1, c]
 // (exact int16 products) into int32 lanes, wrapping as ref's int32 sum
@@ -89,7 +89,7 @@ void weighted_sum_s8_avx512vnni(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t
   for (int32_t c0 = 0; c0 < v.cols; c0 += 32) {
     const int32_t nc = v.cols - c0 < 32 ? v.cols - c0 : 32;
     int32_t t = 0;
-    for (; t + 8 <= p.rows; t += 8) block<8>(x, t, c0, nc);
+    for (; t + 12 <= p.rows; t += 12) block<12>(x, t, c0, nc);
     if (p.rows - t >= 4) {
       block<4>(x, t, c0, nc);
       t += 4;
