@@ -188,8 +188,8 @@ inline void panel_rows(const int8_t* x, int32_t ldx, int32_t K, const int32_t* p
 
 // Every row of the chunk against one packed panel, NH halves.
 template <int NH, class Epi>
-inline void panel_all_rows(const int8_t* xc, int32_t ldx, int32_t mc, int32_t K, const int32_t* panel, int32_t m0,
-                           const int32_t* xsum, Epi& epi) {
+inline void panel_all_rows(const int8_t* xc, int32_t ldx, int32_t mc, int32_t K, const int32_t* panel,
+                           int32_t m0, const int32_t* xsum, Epi& epi) {
   int32_t r = 0;
   for (; r + 8 <= mc; r += 8) {
     panel_rows<8, NH>(xc + static_cast<ptrdiff_t>(r) * ldx, ldx, K, panel, m0 + r, xsum + r, epi);

@@ -83,6 +83,18 @@ AlignedBytes::AlignedBytes(size_t n)
 std::vector<uint8_t> read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
+  // A regular file: its size, then one read (byte by byte through
+  // istreambuf_iterator took a tenth of `attn run` on a 16 MB batch).
+  f.seekg(0, std::ios::end);
+  const std::streamoff size = f.tellg();
+  if (f && size >= 0) {
+    f.seekg(0, std::ios::beg);
+    std::vector<uint8_t> v(static_cast<size_t>(size));
+    if (size > 0 && !f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(size)))
+      throw Error(path + ": read error");
+    return v;
+  }
+  f.clear();  // not seekable (a pipe): read to the end
   std::vector<uint8_t> v((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (f.bad()) throw Error(path + ": read error");
   return v;

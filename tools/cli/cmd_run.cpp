@@ -34,6 +34,7 @@
 #include "attn/quantize.h"
 #include "cli/cli.h"
 #include "cli/npy.h"
+#include "cli/quant_util.h"
 
 namespace attn {
 namespace {
@@ -61,9 +62,30 @@ void dequantize_input(Input& in, const Block& b, int k) {
 template <class T>
 std::vector<T> quantize_rows(const float* x, size_t n, QuantParams p, DType dt) {
   std::vector<T> q(n);
-  for (size_t i = 0; i < n; ++i) q[i] = static_cast<T>(quantize_value(x[i], p, dt));
+  tools::quantize_values(x, n, p, dt, q.data());
   return q;
 }
+
+bool same_params(QuantParams a, QuantParams b) { return a.scale == b.scale && a.zero_point == b.zero_point; }
+
+// The integer query, key and value inputs of one quantized forward: a key or
+// value input that is the query's own data with its parameters (self-attention)
+// is quantized once and shared.
+template <class T>
+struct QuantIo {
+  std::vector<T> q, k, v;
+  const T *pk = nullptr, *pv = nullptr;
+  QuantIo(const Block& b, const float* xq, const float* xk, const float* xv, size_t nq, size_t nk, size_t nv)
+      : q(quantize_rows<T>(xq, nq, io_params(b, 0), b.dtype)) {
+    const auto one = [&](const float* x, size_t n, int i, std::vector<T>* own) -> const T* {
+      if (x == xq && n == nq && same_params(io_params(b, i), io_params(b, 0))) return q.data();
+      *own = quantize_rows<T>(x, n, io_params(b, i), b.dtype);
+      return own->data();
+    };
+    pk = one(xk, nk, 1, &k);
+    pv = one(xv, nv, 2, &v);
+  }
+};
 
 // One block on float inputs: forward_f32, or quantize -> forward_s8/s16 -> dequantize.
 Status run_block(const Plan& plan, const Block& b, const Mask& mask, const float* q, const float* k,
@@ -82,19 +104,15 @@ Status run_block(const Plan& plan, const Block& b, const Mask& mask, const float
   const QuantParams out = io_params(b, 3);
   Status s = Status::kOk;
   if (b.dtype == DType::kS8) {
-    const std::vector<int8_t> iq = quantize_rows<int8_t>(q, nq, io_params(b, 0), b.dtype);
-    const std::vector<int8_t> ik = quantize_rows<int8_t>(k, nk, io_params(b, 1), b.dtype);
-    const std::vector<int8_t> iv = quantize_rows<int8_t>(v, nv, io_params(b, 2), b.dtype);
+    const QuantIo<int8_t> in(b, q, k, v, nq, nk, nv);
     std::vector<int8_t> iy(nq);
-    s = forward_s8(plan, b.s8, mask, IoS8{iq.data(), ik.data(), iv.data(), iy.data()}, arena);
+    s = forward_s8(plan, b.s8, mask, IoS8{in.q.data(), in.pk, in.pv, iy.data()}, arena);
     for (size_t i = 0; i < nq; ++i)
       y[i] = static_cast<float>(static_cast<double>(out.scale) * static_cast<double>(iy[i] - out.zero_point));
   } else {
-    const std::vector<int16_t> iq = quantize_rows<int16_t>(q, nq, io_params(b, 0), b.dtype);
-    const std::vector<int16_t> ik = quantize_rows<int16_t>(k, nk, io_params(b, 1), b.dtype);
-    const std::vector<int16_t> iv = quantize_rows<int16_t>(v, nv, io_params(b, 2), b.dtype);
+    const QuantIo<int16_t> in(b, q, k, v, nq, nk, nv);
     std::vector<int16_t> iy(nq);
-    s = forward_s16(plan, b.s16, mask, IoS16{iq.data(), ik.data(), iv.data(), iy.data()}, arena);
+    s = forward_s16(plan, b.s16, mask, IoS16{in.q.data(), in.pk, in.pv, iy.data()}, arena);
     for (size_t i = 0; i < nq; ++i) y[i] = static_cast<float>(static_cast<double>(out.scale) * iy[i]);
   }
   return s;
