@@ -119,8 +119,8 @@ void softmax_fused_row_avx512(int32_t* row, int32_t begin, int32_t end, int32_t 
     const __m512i p = mulhi_epu32(e, vrecip, round);  // <= 32767
     _mm256_mask_storeu_epi16(bytes + 2 * static_cast<ptrdiff_t>(j), k, _mm512_cvtepi32_epi16(p));
   }
-  std::memset(bytes, 0, 2 * static_cast<size_t>(begin));
-  std::memset(bytes + 2 * static_cast<ptrdiff_t>(end), 0, 2 * static_cast<size_t>(n - end));
+  if (begin > 0) std::memset(bytes, 0, 2 * static_cast<size_t>(begin));
+  if (end < n) std::memset(bytes + 2 * static_cast<ptrdiff_t>(end), 0, 2 * static_cast<size_t>(n - end));
 }
 
 }  // namespace detail
