@@ -108,10 +108,16 @@ AlignedBytes read_file_aligned(const std::string& path) {
 }
 
 void write_file_atomic(const std::string& path, const void* data, size_t size) {
+  write_file_atomic(path, data, size, nullptr, 0);
+}
+
+void write_file_atomic(const std::string& path, const void* head, size_t head_size, const void* data,
+                       size_t size) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
-  const bool ok = (size == 0 || std::fwrite(data, 1, size, f) == size) && std::fflush(f) == 0;
+  const bool ok = (head_size == 0 || std::fwrite(head, 1, head_size, f) == head_size) &&
+                  (size == 0 || std::fwrite(data, 1, size, f) == size) && std::fflush(f) == 0;
   const bool closed = std::fclose(f) == 0;
   if (!ok || !closed) {
     std::remove(tmp.c_str());

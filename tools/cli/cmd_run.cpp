@@ -329,7 +329,16 @@ int cmd_run(int argc, char** argv) {
   Arena arena;
   if (arena.init(arena_buf.data(), arena_bytes == 0 ? 1 : arena_bytes) != Status::kOk)
     throw cli::Error("arena init failed");
-  std::vector<float> y(static_cast<size_t>(B * L * width));
+  // Y [B, L, width]. width == x.cols (every block maps E to E), so without
+  // --incremental Y takes over x's storage: item b of x is copied into `cur`
+  // before item b of Y is written, and no other item is touched.
+  std::vector<float> y;
+  const bool y_is_x = !incremental && static_cast<size_t>(B * L * width) == x.data.size();
+  if (y_is_x) {
+    y = std::move(x.data);
+  } else {
+    y.assign(static_cast<size_t>(B * L * width), 0.0f);
+  }
   std::vector<float> cur, next;
   // --incremental: one KV cache per block, carved once, reset per batch item.
   cli::AlignedBytes cache_buf(cache_bytes);
@@ -349,7 +358,8 @@ int cmd_run(int argc, char** argv) {
     run_incremental(path, blocks, bl, plans, caches, x.item(b), L, prefill, y.data() + b * L * width, arena);
   }
   for (int64_t b = 0; b < B && !incremental; ++b) {
-    cur.assign(x.item(b), x.item(b) + L * x.cols);
+    const float* xb = y_is_x ? y.data() + b * L * x.cols : x.item(b);  // x item b
+    cur.assign(xb, xb + L * x.cols);
     for (size_t k = 0; k < bl.size(); ++k) {
       next.assign(static_cast<size_t>(L * bl[k].config.embed_dim), 0.0f);
       const float* key = cross ? kv.item(kv.batch == 0 ? 0 : b) : cur.data();
@@ -376,8 +386,10 @@ int cmd_run(int argc, char** argv) {
       const std::vector<int16_t> q = quantize_rows<int16_t>(y.data(), y.size(), p, DType::kS16);
       file = npy::serialize(shape, "<i2", q.data(), 2);
     }
-  } else {
-    file = npy::serialize_f32(shape, y.data());
+  } else {  // the header, then Y's floats straight from y
+    file = npy::serialize(shape, "<f4", nullptr, 0);
+    cli::write_file_atomic(out, file.data(), file.size(), y.data(), y.size() * sizeof(float));
+    return 0;
   }
   cli::write_file_atomic(out, file.data(), file.size());
   return 0;
