@@ -56,8 +56,9 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 SHAPES = [(16, 64, 4), (64, 64, 4), (128, 128, 4), (256, 256, 8), (512, 256, 8)]
-# Batch items per `attn run` in the end-to-end table: the f32 forwards alone take ~5-30 ms.
-E2E_BATCH = {16: 512, 64: 128, 128: 32, 256: 8, 512: 4}
+# Batch items per `attn run` in the end-to-end table: 8 MiB batch files (B * L * E * 4 bytes),
+# f32 forwards of about 20-120 ms per run.
+E2E_BATCH = {16: 2048, 64: 512, 128: 128, 256: 32, 512: 16}
 
 
 def flops(L, E):
