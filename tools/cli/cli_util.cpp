@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "cli/cli.h"
+#include "cli/npy.h"
 
 namespace attn {
 namespace cli {
@@ -89,7 +90,8 @@ std::vector<uint8_t> read_file(const std::string& path) {
   const std::streamoff size = f.tellg();
   if (f && size >= 0) {
     f.seekg(0, std::ios::beg);
-    std::vector<uint8_t> v(static_cast<size_t>(size));
+    std::vector<uint8_t> v;
+    npy::resize_huge(v, static_cast<size_t>(size));
     if (size > 0 && !f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(size)))
       throw Error(path + ": read error");
     return v;
