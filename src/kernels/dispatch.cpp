@@ -103,6 +103,10 @@ void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t
 }
 #endif
 void softmax_s8(ConstMatS8 x, const SoftmaxS8Params& p, MatS8 y) { softmax_s8_ref(x, p, y); }
+// Rotary embedding: hd/2 pairs per head and row, a small share of a forward; ref everywhere.
+void rope_s8(MatS8 x, int32_t head_dim, int32_t zp, int32_t pos0, const RopeTable& t) {
+  rope_s8_ref(x, head_dim, zp, pos0, t);
+}
 #endif  // ATTN_WITH_S8
 #if ATTN_WITH_S16
 void linear_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y) {
@@ -113,6 +117,9 @@ void scores_s16(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s) {
 }
 void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o) {
   ATTN_FIXED(weighted_sum_s16)(p, v, m, sh, o);
+}
+void rope_s16(MatS16 x, int32_t head_dim, int32_t pos0, const RopeTable& t) {
+  rope_s16_ref(x, head_dim, pos0, t);
 }
 #endif  // ATTN_WITH_S16
 const char* kernel_set_fixed() {
