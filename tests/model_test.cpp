@@ -105,6 +105,23 @@ TEST_CASE("crc32 matches zlib's check value", "[model]") {
   CHECK(attn::crc32(s, 9) == 0xCBF43926u);
   CHECK(attn::crc32(s + 4, 5, attn::crc32(s, 4)) == 0xCBF43926u);  // chunked
   CHECK(attn::crc32(s, 0) == 0u);
+  // Long buffers in uneven chunks (the 8-byte steps of hosts and their tails)
+  // against the bit-by-bit definition.
+  std::vector<unsigned char> buf(1000);
+  for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
+  const auto bitwise = [](const unsigned char* p, size_t n) {
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; ++i) {
+      c ^= p[i];
+      for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return ~c;
+  };
+  for (size_t n : {size_t{7}, size_t{8}, size_t{63}, size_t{1000}}) {
+    for (size_t cut : {size_t{0}, size_t{3}, n / 2}) {
+      CHECK(attn::crc32(buf.data() + cut, n - cut, attn::crc32(buf.data(), cut)) == bitwise(buf.data(), n));
+    }
+  }
 }
 
 TEST_CASE("a valid file loads and its views point into the blob", "[model]") {

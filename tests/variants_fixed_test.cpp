@@ -46,6 +46,10 @@ std::vector<FixedSet> sets_under_test() {
 #if ATTN_HAVE_AVX2
   ATTN_SET(avx2);
 #endif
+#if ATTN_HAVE_AVX512VNNI  // int8 kernels; its s16 slots are the AVX2 ones
+  sets.push_back({"avx512vnni", d::linear_s8_avx512vnni, d::linear_s16_avx2, d::scores_s8_avx512vnni,
+                  d::scores_s16_avx2, d::weighted_sum_s8_avx512vnni, d::weighted_sum_s16_avx2});
+#endif
 #if ATTN_HAVE_NEON64
   ATTN_SET(neon64);
 #endif
@@ -404,7 +408,7 @@ TEST_CASE("forward_s8 / forward_s16 (dispatched kernels) give the ref kernels' b
 }
 
 #if ATTN_HAVE_AVX2
-TEST_CASE("fixed variants: softmax_fused_row avx2 bit-exact with ref", "[variants_fixed]") {
+TEST_CASE("fixed variants: softmax_fused_row avx2 (and avx512) bit-exact with ref", "[variants_fixed]") {
   std::mt19937 rng(14);
   for (int iter = 0; iter < 600; ++iter) {
     d::FusedSoftmax sm{};
@@ -432,10 +436,16 @@ TEST_CASE("fixed variants: softmax_fused_row avx2 bit-exact with ref", "[variant
     b = a;
     INFO("n=" << n << " begin=" << begin << " end=" << end << " exp_shift=" << sm.exp_shift);
     d::softmax_fused_row_ref(a.data(), begin, end, n, sm);
+    std::vector<int32_t> c = b;
     d::softmax_fused_row_avx2(b.data(), begin, end, n, sm);
     // The probabilities (first 2n bytes) and the rest of the row.
     CHECK(std::memcmp(a.data(), b.data(), 2 * size_t(n)) == 0);
     CHECK(std::equal(a.begin() + (n + 1) / 2 + 1, a.end(), b.begin() + (n + 1) / 2 + 1));
+#if ATTN_HAVE_AVX512VNNI
+    d::softmax_fused_row_avx512(c.data(), begin, end, n, sm);
+    CHECK(std::memcmp(a.data(), c.data(), 2 * size_t(n)) == 0);
+    CHECK(std::equal(a.begin() + (n + 1) / 2 + 1, a.end(), c.begin() + (n + 1) / 2 + 1));
+#endif
   }
 }
 #endif

@@ -9,6 +9,26 @@ shapes, single thread:
     practical single-core sgemm peak.
 and prints the ratios against the targets of issue 5.
 
+Then end to end (issue 5: "the same ratios hold for `attn run` over a batch
+file [B, L, E] against PyTorch's forward loop over the same B inputs"): per
+shape, the same torch.nn.MultiheadAttention is exported with
+tools/attn_export.py (f32) and quantized with `attn quantize --dtype s8`
+(calibrated on 16 inputs of the same distribution), and a batch x [B, L, E]
+is written as .npy. Timed, as CPU time (user + sys):
+  * `attn run m.attn --input x.npy -o y.npy` (and the s8 file) as a child
+    process, by os.wait4's resource usage: exec, loading and checking the
+    model, .npy read, B forwards (quantizing and dequantizing for s8), .npy
+    write -- the whole process;
+  * torch's loop `for b in range(B): mha(x[b:b+1], ...)` in this process
+    (thread CPU time), the comparison the issue asks for;
+  * torch as a whole process (python3 + import torch + load the weights and
+    x.npy + the loop + save y.npy), by wait4 as well, for fairness; its
+    import alone is most of it.
+Each is the median of --e2e-runs runs. The ratios: torch loop / attn f32
+(targets as above) and attn f32 / attn s8 (>= 2 at L >= 128); err is
+max|y_attn - y_torch| / max|y_torch| of the f32 run, a check that both
+computed the same thing.
+
 Each figure is a median over samples of back-to-back calls (about 2 ms per
 sample), in both wall time and this thread's CPU time. The machine is shared
 and often loaded: CPU time leaves out the time other processes held the core,
@@ -16,6 +36,7 @@ so the ratios use it; wall-time ratios are printed beside them.
 
 Run with Debian's python (torch 1.13 + libopenblas0-pthread live there):
   /usr/bin/python3 tools/bench_vs_torch.py [--bench build/host-release/tools/attn_bench_speed] [--min-ms 300]
+      [--attn build/host-release/tools/attn] [--e2e-runs 5] [--no-e2e]
 """
 import os
 
@@ -28,12 +49,16 @@ import argparse  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 SHAPES = [(16, 64, 4), (64, 64, 4), (128, 128, 4), (256, 256, 8), (512, 256, 8)]
+# Batch items per `attn run` in the end-to-end table: 8 MiB batch files (B * L * E * 4 bytes),
+# f32 forwards of about 20-120 ms per run.
+E2E_BATCH = {16: 2048, 64: 512, 128: 128, 256: 32, 512: 16}
 
 
 def flops(L, E):
@@ -74,7 +99,8 @@ def run_ours(binary, min_ms):
         if not f or not f[0].isdigit():
             continue
         L, E, H, tile = map(int, f[:4])
-        rows[(L, E, H)] = dict(tile=tile, wall=float(f[4]), cpu=float(f[5]), gflops=float(f[6]), arena=int(f[7]))
+        rows[(L, E, H)] = dict(tile=tile, wall=float(f[4]), cpu=float(f[5]), gflops=float(f[6]), arena=int(f[7]),
+                               s8=float(f[8]), s16=float(f[9]))
     return header, rows
 
 
@@ -95,12 +121,122 @@ def time_sgemm(min_s):
     return 2.0 * 1024**3 / (cpu * 1e3), 2.0 * 1024**3 / (wall * 1e3)
 
 
+def child_cpu_s(argv, env=None):
+    """(user + sys CPU seconds, wall seconds) of one child process, from os.wait4's rusage."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed ({proc.returncode}): {err}")
+    return ru.ru_utime + ru.ru_stime, wall
+
+
+TORCH_PROCESS = """
+import os, sys
+for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[v] = "1"
+import numpy as np, torch
+torch.set_num_threads(1)
+E, H, state, xin, yout = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+mha = torch.nn.MultiheadAttention(E, H, batch_first=True).eval()
+mha.load_state_dict(torch.load(state))
+x = torch.from_numpy(np.load(xin))
+y = torch.empty_like(x)
+with torch.inference_mode():
+    for b in range(x.shape[0]):
+        y[b:b + 1] = mha(x[b:b + 1], x[b:b + 1], x[b:b + 1], need_weights=False)[0]
+np.save(yout, y.numpy())
+"""
+
+
+def end_to_end(attn_bin, runs, shapes):
+    """Per shape: median CPU seconds of `attn run` (f32, s8), torch's loop and torch's process."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import attn_export  # noqa: E402
+
+    rows = {}
+    with tempfile.TemporaryDirectory(prefix="attn_e2e_") as tmp:
+        for (L, E, H) in shapes:
+            B = E2E_BATCH[L]
+            f = lambda name: os.path.join(tmp, f"{L}_{E}_{H}_{name}")  # noqa: E731
+            torch.manual_seed(0)
+            mha = torch.nn.MultiheadAttention(E, H, batch_first=True).eval()
+            attn_export.export(mha, f("m.attn"))
+            torch.save(mha.state_dict(), f("state.pt"))
+            rng = np.random.default_rng(L)
+            np.save(f("calib.npy"), rng.standard_normal((16, L, E), dtype=np.float32))
+            x = rng.standard_normal((B, L, E), dtype=np.float32)
+            np.save(f("x.npy"), x)
+            subprocess.run([attn_bin, "quantize", f("m.attn"), "--calib", f("calib.npy"), "--dtype", "s8", "-o",
+                            f("q8.attn")], check=True, capture_output=True)
+
+            def attn_cpu(model, out):
+                return statistics.median(
+                    child_cpu_s([attn_bin, "run", model, "--input", f("x.npy"), "-o", out])[0] for _ in range(runs))
+
+            t_f32 = attn_cpu(f("m.attn"), f("y32.npy"))
+            t_s8 = attn_cpu(f("q8.attn"), f("y8.npy"))
+            xt = torch.from_numpy(x)
+            yt = torch.empty_like(xt)
+
+            def loop():
+                with torch.inference_mode():
+                    for b in range(B):
+                        yt[b:b + 1] = mha(xt[b:b + 1], xt[b:b + 1], xt[b:b + 1], need_weights=False)[0]
+
+            loop()
+            loop_cpu = []
+            for _ in range(runs):
+                c0 = time.thread_time()
+                loop()
+                loop_cpu.append(time.thread_time() - c0)
+            t_loop = statistics.median(loop_cpu)
+            env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+            t_proc = statistics.median(
+                child_cpu_s([sys.executable, "-c", TORCH_PROCESS, str(E), str(H), f("state.pt"), f("x.npy"),
+                             f("yt.npy")], env)[0] for _ in range(runs))
+            y_ref = yt.numpy()
+            err = float(np.max(np.abs(np.load(f("y32.npy")) - y_ref)) / np.max(np.abs(y_ref)))
+            rows[(L, E, H)] = dict(B=B, f32=t_f32, s8=t_s8, loop=t_loop, proc=t_proc, err=err)
+    return rows
+
+
+def print_end_to_end(rows):
+    print("# end to end: `attn run` over x [B, L, E] as a child process (exec, load, .npy I/O, B forwards),")
+    print("# whole-process CPU ms (user + sys, os.wait4); torch: its forward loop in this process (thread CPU),")
+    print("# and torch as a whole process (python + import torch + load + loop + save). Medians.")
+    cols = ("L", "E", "H", "B", "f32_ms", "s8_ms", "loop_ms", "tproc_ms", "loop/f32", "target", "f32/s8",
+            "target", "proc/f32", "err", "met")
+    print("{:>5} {:>5} {:>3} {:>4} {:>9} {:>9} {:>9} {:>9} {:>8} {:>6} {:>7} {:>6} {:>8} {:>8} {:>4}".format(*cols))
+    all_met = True
+    for (L, E, H), r in rows.items():
+        speed = r["loop"] / r["f32"]
+        s8 = r["f32"] / r["s8"]
+        target = 8.0 if L <= 16 else 3.0 if L <= 64 else 1.3
+        met = speed >= target and (L < 128 or s8 >= 2.0)
+        all_met &= met
+        s8_target = ">=2" if L >= 128 else "-"
+        print(f"{L:5d} {E:5d} {H:3d} {r['B']:4d} {r['f32'] * 1e3:9.1f} {r['s8'] * 1e3:9.1f} {r['loop'] * 1e3:9.1f} "
+              f"{r['proc'] * 1e3:9.1f} {speed:7.2f}x {'>=' + format(target, 'g'):>6} {s8:6.2f}x {s8_target:>6} "
+              f"{r['proc'] / r['f32']:7.1f}x {r['err']:8.1e} {'yes' if met else 'NO':>4}")
+    print("# all end-to-end targets met" if all_met else "# some end-to-end targets NOT met")
+    return all_met
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     default_bin = os.path.join(here, "..", "build", "host-release", "tools", "attn_bench_speed")
+    default_attn = os.path.join(here, "..", "build", "host-release", "tools", "attn")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bench", default=default_bin, help="path of attn_bench_speed")
     ap.add_argument("--min-ms", type=float, default=300.0, help="minimum timing per shape and per library")
+    ap.add_argument("--attn", default=default_attn, help="path of the attn tools binary (end-to-end table)")
+    ap.add_argument("--e2e-runs", type=int, default=5, help="runs per end-to-end figure (median)")
+    ap.add_argument("--no-e2e", action="store_true", help="skip the end-to-end `attn run` table")
     args = ap.parse_args()
 
     torch.set_num_threads(1)
@@ -113,9 +249,11 @@ def main():
           f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}")
     print(f"# numpy sgemm 1024^3 (OpenBLAS): {peak_cpu:.1f} GFLOP/s by CPU time, {peak_wall:.1f} by wall time")
     print("# times are medians in microseconds; ratios use thread CPU time (wall-time ratio in brackets)")
+    print("# s8_us / s16_us: forward_s8 / forward_s16 CPU us (attn_bench_speed); f32/s8 target >= 2 at L >= 128")
     cols = ("L", "E", "H", "tile", "arena_B", "attn_us", "torch_us", "speedup", "target", "attn_GF", "torch_GF",
-            "%sgemm", "met")
-    print("{:>5} {:>5} {:>3} {:>5} {:>9} {:>9} {:>9} {:>15} {:>7} {:>8} {:>8} {:>7} {:>4}".format(*cols))
+            "%sgemm", "met", "s8_us", "s16_us", "f32/s8", "met")
+    print("{:>5} {:>5} {:>3} {:>5} {:>9} {:>9} {:>9} {:>15} {:>7} {:>8} {:>8} {:>7} {:>4} {:>9} {:>9} {:>7} {:>4}"
+          .format(*cols))
     all_met = True
     for (L, E, H) in SHAPES:
         o = ours.get((L, E, H))
@@ -133,12 +271,17 @@ def main():
             target, met = 3.0, speed >= 3.0
         else:
             target, met = 1.3, speed >= 1.3 and pct >= 65.0
-        all_met &= met
+        s8_ratio = o["cpu"] / o["s8"]
+        s8_met = "-" if L < 128 else "yes" if s8_ratio >= 2.0 else "NO"
+        all_met &= met and s8_met != "NO"
         tgt = f">={target:g}x" + (",65%" if L >= 128 else "")
         print(f"{L:5d} {E:5d} {H:3d} {o['tile']:5d} {o['arena']:9d} {o['cpu']:9.1f} {t_cpu:9.1f} "
               f"{speed:6.2f}x ({speed_wall:5.2f}x) {tgt:>7} {o['gflops']:8.1f} {fl / t_cpu * 1e-3:8.1f} "
-              f"{pct:6.1f}% {'yes' if met else 'NO':>4}")
+              f"{pct:6.1f}% {'yes' if met else 'NO':>4} {o['s8']:9.1f} {o['s16']:9.1f} {s8_ratio:6.2f}x "
+              f"{s8_met:>4}")
     print("# all targets met" if all_met else "# some targets NOT met")
+    if not args.no_e2e:
+        print_end_to_end(end_to_end(args.attn, args.e2e_runs, SHAPES))
     return 0
 
 

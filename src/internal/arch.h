@@ -9,6 +9,16 @@
 #define ATTN_HAVE_AVX2 0
 #endif
 
+// AVX-512 VNNI with 256/512-bit integer ops (vpdpbusd, vpdpwssd): the
+// integer kernels' x86-64 tier above AVX2. CMake adds the flags at configure
+// time when the build machine runs them (ATTN_X86_AVX512VNNI).
+#if ATTN_HAVE_AVX2 && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
+    defined(__AVX512VNNI__)
+#define ATTN_HAVE_AVX512VNNI 1
+#else
+#define ATTN_HAVE_AVX512VNNI 0
+#endif
+
 #if !defined(ATTN_FORCE_REF) && defined(__ARM_NEON) && defined(__aarch64__)
 #define ATTN_HAVE_NEON64 1
 #else

@@ -78,6 +78,14 @@ ATTN_DECLARE_FIXED_VARIANTS(neon32)  // ARMv7-A NEON
 #undef ATTN_DECLARE_FIXED_VARIANTS
 void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 
+// ---- x86-64 AVX-512 VNNI (ATTN_HAVE_AVX512VNNI): the int8 dot products ------
+// vpdpbusd / vpdpwssd on 512-bit vectors; s16 stays on the AVX2 kernels.
+void linear_s8_avx512vnni(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
+void scores_s8_avx512vnni(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
+void softmax_fused_row_avx512(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+void weighted_sum_s8_avx512vnni(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
+                                MatS8 o);
+
 // ---- Cortex-M DSP extension (ATTN_HAVE_DSP: M4, M7, M33), SMLAD ------------
 void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
 void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);

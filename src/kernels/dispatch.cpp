@@ -57,9 +57,9 @@ const char* kernel_set_f32() { return ATTN_F32_ISA_NAME; }
 #endif  // ATTN_WITH_F32
 
 // Fixed point: DSP (SMLAD) s8 kernels on M4/M7/M33, Helium (MVE) s8 kernels
-// on M55, else the ATTN_FIXED_ISA set (AVX2, NEON64, NEON32 or ref). Each
-// dtype under its ATTN_WITH_<DT> guard. softmax_s8 (the stand-alone op, not
-// on the forwards' path) stays ref.
+// on M55, AVX-512 VNNI s8 kernels on x86-64 hosts that have it, else the ATTN_FIXED_ISA set (AVX2, NEON64,
+// NEON32 or ref). Each dtype under its ATTN_WITH_<DT> guard. softmax_s8 (the stand-alone op, not on the
+// forwards' path) stays ref.
 #if ATTN_WITH_S8
 #if ATTN_HAVE_DSP
 void linear_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
@@ -70,6 +70,16 @@ void scores_s8(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score
 }
 void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o) {
   weighted_sum_s8_dsp(p, v, zv, m, sh, zo, o);
+}
+#elif ATTN_HAVE_AVX512VNNI
+void linear_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+  linear_s8_avx512vnni(x, w, bias, p, y);
+}
+void scores_s8(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s) {
+  scores_s8_avx512vnni(q, zq, k, zk, score_shift, s);
+}
+void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o) {
+  weighted_sum_s8_avx512vnni(p, v, zv, m, sh, zo, o);
 }
 #elif ATTN_HAVE_MVE
 void linear_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
@@ -112,11 +122,18 @@ void rope_s16(MatS16 x, int32_t head_dim, int32_t pos0, const RopeTable& t) {
   rope_s16_ref(x, head_dim, pos0, t);
 }
 #endif  // ATTN_WITH_S16
-const char* kernel_set_fixed() { return ATTN_HAVE_DSP ? "dsp" : ATTN_HAVE_MVE ? "mve" : ATTN_FIXED_ISA_NAME; }
+const char* kernel_set_fixed() {
+  return ATTN_HAVE_DSP          ? "dsp"
+         : ATTN_HAVE_MVE        ? "mve"
+         : ATTN_HAVE_AVX512VNNI ? "avx512vnni"
+                                : ATTN_FIXED_ISA_NAME;
+}
 
 #if ATTN_WITH_S8 || ATTN_WITH_S16
 void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
-#if ATTN_HAVE_AVX2
+#if ATTN_HAVE_AVX512VNNI
+  softmax_fused_row_avx512(row, begin, end, n, sm);
+#elif ATTN_HAVE_AVX2
   softmax_fused_row_avx2(row, begin, end, n, sm);
 #elif ATTN_HAVE_MVE
   softmax_fused_row_mve(row, begin, end, n, sm);

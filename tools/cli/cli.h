@@ -69,6 +69,9 @@ AlignedBytes read_file_aligned(const std::string& path);
 // Write to PATH.tmp.<pid> beside it, then rename over PATH: readers never see
 // a partial file, and a failure leaves no file behind.
 void write_file_atomic(const std::string& path, const void* data, size_t size);
+// The same with the file made of two parts (e.g. a .npy header and the data, uncopied).
+void write_file_atomic(const std::string& path, const void* head, size_t head_size, const void* data,
+                       size_t size);
 
 // A .attn file read and validated: Error "PATH: invalid .attn file: kCrcMismatch (...)".
 struct LoadedModel {

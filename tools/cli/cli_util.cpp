@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "cli/cli.h"
+#include "cli/npy.h"
 
 namespace attn {
 namespace cli {
@@ -83,6 +84,19 @@ AlignedBytes::AlignedBytes(size_t n)
 std::vector<uint8_t> read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
+  // A regular file: its size, then one read (byte by byte through
+  // istreambuf_iterator took a tenth of `attn run` on a 16 MB batch).
+  f.seekg(0, std::ios::end);
+  const std::streamoff size = f.tellg();
+  if (f && size >= 0) {
+    f.seekg(0, std::ios::beg);
+    std::vector<uint8_t> v;
+    npy::resize_huge(v, static_cast<size_t>(size));
+    if (size > 0 && !f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(size)))
+      throw Error(path + ": read error");
+    return v;
+  }
+  f.clear();  // not seekable (a pipe): read to the end
   std::vector<uint8_t> v((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (f.bad()) throw Error(path + ": read error");
   return v;
@@ -96,10 +110,16 @@ AlignedBytes read_file_aligned(const std::string& path) {
 }
 
 void write_file_atomic(const std::string& path, const void* data, size_t size) {
+  write_file_atomic(path, data, size, nullptr, 0);
+}
+
+void write_file_atomic(const std::string& path, const void* head, size_t head_size, const void* data,
+                       size_t size) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
-  const bool ok = (size == 0 || std::fwrite(data, 1, size, f) == size) && std::fflush(f) == 0;
+  const bool ok = (head_size == 0 || std::fwrite(head, 1, head_size, f) == head_size) &&
+                  (size == 0 || std::fwrite(data, 1, size, f) == size) && std::fflush(f) == 0;
   const bool closed = std::fclose(f) == 0;
   if (!ok || !closed) {
     std::remove(tmp.c_str());

@@ -28,6 +28,9 @@
 // be quantized).
 #include <algorithm>
 #include <cstdio>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "attn/attention.h"
 #include "attn/attention_fixed.h"
@@ -35,6 +38,7 @@
 #include "attn/quantize.h"
 #include "cli/cli.h"
 #include "cli/npy.h"
+#include "cli/quant_util.h"
 
 namespace attn {
 namespace {
@@ -62,9 +66,30 @@ void dequantize_input(Input& in, const Block& b, int k) {
 template <class T>
 std::vector<T> quantize_rows(const float* x, size_t n, QuantParams p, DType dt) {
   std::vector<T> q(n);
-  for (size_t i = 0; i < n; ++i) q[i] = static_cast<T>(quantize_value(x[i], p, dt));
+  tools::quantize_values(x, n, p, dt, q.data());
   return q;
 }
+
+bool same_params(QuantParams a, QuantParams b) { return a.scale == b.scale && a.zero_point == b.zero_point; }
+
+// The integer query, key and value inputs of one quantized forward: a key or
+// value input that is the query's own data with its parameters (self-attention)
+// is quantized once and shared.
+template <class T>
+struct QuantIo {
+  std::vector<T> q, k, v;
+  const T *pk = nullptr, *pv = nullptr;
+  QuantIo(const Block& b, const float* xq, const float* xk, const float* xv, size_t nq, size_t nk, size_t nv)
+      : q(quantize_rows<T>(xq, nq, io_params(b, 0), b.dtype)) {
+    const auto one = [&](const float* x, size_t n, int i, std::vector<T>* own) -> const T* {
+      if (x == xq && n == nq && same_params(io_params(b, i), io_params(b, 0))) return q.data();
+      *own = quantize_rows<T>(x, n, io_params(b, i), b.dtype);
+      return own->data();
+    };
+    pk = one(xk, nk, 1, &k);
+    pv = one(xv, nv, 2, &v);
+  }
+};
 
 // One block on float inputs: forward_f32, or quantize -> forward_s8/s16 -> dequantize.
 Status run_block(const Plan& plan, const Block& b, const Mask& mask, const float* q, const float* k,
@@ -83,19 +108,15 @@ Status run_block(const Plan& plan, const Block& b, const Mask& mask, const float
   const QuantParams out = io_params(b, 3);
   Status s = Status::kOk;
   if (b.dtype == DType::kS8) {
-    const std::vector<int8_t> iq = quantize_rows<int8_t>(q, nq, io_params(b, 0), b.dtype);
-    const std::vector<int8_t> ik = quantize_rows<int8_t>(k, nk, io_params(b, 1), b.dtype);
-    const std::vector<int8_t> iv = quantize_rows<int8_t>(v, nv, io_params(b, 2), b.dtype);
+    const QuantIo<int8_t> in(b, q, k, v, nq, nk, nv);
     std::vector<int8_t> iy(nq);
-    s = forward_s8(plan, b.s8, mask, IoS8{iq.data(), ik.data(), iv.data(), iy.data()}, arena);
+    s = forward_s8(plan, b.s8, mask, IoS8{in.q.data(), in.pk, in.pv, iy.data()}, arena);
     for (size_t i = 0; i < nq; ++i)
       y[i] = static_cast<float>(static_cast<double>(out.scale) * static_cast<double>(iy[i] - out.zero_point));
   } else {
-    const std::vector<int16_t> iq = quantize_rows<int16_t>(q, nq, io_params(b, 0), b.dtype);
-    const std::vector<int16_t> ik = quantize_rows<int16_t>(k, nk, io_params(b, 1), b.dtype);
-    const std::vector<int16_t> iv = quantize_rows<int16_t>(v, nv, io_params(b, 2), b.dtype);
+    const QuantIo<int16_t> in(b, q, k, v, nq, nk, nv);
     std::vector<int16_t> iy(nq);
-    s = forward_s16(plan, b.s16, mask, IoS16{iq.data(), ik.data(), iv.data(), iy.data()}, arena);
+    s = forward_s16(plan, b.s16, mask, IoS16{in.q.data(), in.pk, in.pv, iy.data()}, arena);
     for (size_t i = 0; i < nq; ++i) y[i] = static_cast<float>(static_cast<double>(out.scale) * iy[i]);
   }
   return s;
@@ -210,6 +231,13 @@ Input read_input(const std::string& path, const char* what, const char* raw_desc
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
+#if defined(__GLIBC__)
+  // Batch files and outputs are megabytes: keep such buffers on the heap
+  // instead of fresh mmaps, so that a freed one (the file bytes, once parsed)
+  // is reused without a page fault per 4 KiB page.
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
   const cli::Args args(
       argc, argv,
       {"--input", "--kv", "--value", "--key-length", "--block", "--window", "--prefill", "-o", "--output"},
@@ -345,7 +373,16 @@ int cmd_run(int argc, char** argv) {
   Arena arena;
   if (arena.init(arena_buf.data(), arena_bytes == 0 ? 1 : arena_bytes) != Status::kOk)
     throw cli::Error("arena init failed");
-  std::vector<float> y(static_cast<size_t>(B * L * width));
+  // Y [B, L, width]. width == x.cols (every block maps E to E), so without
+  // --incremental Y takes over x's storage: item b of x is copied into `cur`
+  // before item b of Y is written, and no other item is touched.
+  std::vector<float> y;
+  const bool y_is_x = !incremental && static_cast<size_t>(B * L * width) == x.data.size();
+  if (y_is_x) {
+    y = std::move(x.data);
+  } else {
+    y.assign(static_cast<size_t>(B * L * width), 0.0f);
+  }
   std::vector<float> cur, next;
   // --incremental: one KV cache per block, carved once, reset per batch item.
   cli::AlignedBytes cache_buf(cache_bytes);
@@ -365,7 +402,8 @@ int cmd_run(int argc, char** argv) {
     run_incremental(path, blocks, bl, plans, caches, x.item(b), L, prefill, y.data() + b * L * width, arena);
   }
   for (int64_t b = 0; b < B && !incremental; ++b) {
-    cur.assign(x.item(b), x.item(b) + L * x.cols);
+    const float* xb = y_is_x ? y.data() + b * L * x.cols : x.item(b);  // x item b
+    cur.assign(xb, xb + L * x.cols);
     for (size_t k = 0; k < bl.size(); ++k) {
       next.assign(static_cast<size_t>(L * bl[k].config.embed_dim), 0.0f);
       const float* key = cross ? kv.item(kv.batch == 0 ? 0 : b) : cur.data();
@@ -392,8 +430,10 @@ int cmd_run(int argc, char** argv) {
       const std::vector<int16_t> q = quantize_rows<int16_t>(y.data(), y.size(), p, DType::kS16);
       file = npy::serialize(shape, "<i2", q.data(), 2);
     }
-  } else {
-    file = npy::serialize_f32(shape, y.data());
+  } else {  // the header, then Y's floats straight from y
+    file = npy::serialize(shape, "<f4", nullptr, 0);
+    cli::write_file_atomic(out, file.data(), file.size(), y.data(), y.size() * sizeof(float));
+    return 0;
   }
   cli::write_file_atomic(out, file.data(), file.size());
   return 0;

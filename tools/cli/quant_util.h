@@ -5,6 +5,9 @@
 
 #include <cmath>
 #include <cstdint>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 #include <limits>
 #include <vector>
 
@@ -139,6 +142,49 @@ struct Sqnr {
 
 inline double dequantize_value(int32_t q, float scale, int32_t zero_point) {
   return static_cast<double>(scale) * static_cast<double>(q - zero_point);
+}
+
+// attn::quantize_value(x[i], p, dtype) for i < n, into out (int8_t or
+// int16_t), the same bits without a libm call per value: quantize_value
+// rounds x / scale (float64) half away from zero with std::round, which GCC
+// does not inline; here round(d) = t + (f >= 1/2) - (f <= -1/2) with
+// t = trunc(d) and f = d - t (exact in float64 for |d| < 2^52, and beyond
+// that d is an integer already: f = 0), which compiles to vector code.
+// NaN and infinities take the same clamps as in quantize_value.
+template <class T>
+void quantize_values(const float* x, size_t n, QuantParams p, DType dtype, T* out) {
+  const double lo = dtype == DType::kS16 ? -32768.0 : -128.0;
+  const double hi = dtype == DType::kS16 ? 32767.0 : 127.0;
+  const double scale = static_cast<double>(p.scale), zp = static_cast<double>(p.zero_point);
+  size_t i = 0;
+#if defined(__AVX2__)
+  // The same operations, 4 values at a time (GCC leaves the scalar loop scalar).
+  const __m256d vs = _mm256_set1_pd(scale), vzp = _mm256_set1_pd(zp);
+  const __m256d vlo = _mm256_set1_pd(lo), vhi = _mm256_set1_pd(hi), one = _mm256_set1_pd(1.0);
+  const __m256d half = _mm256_set1_pd(0.5), mhalf = _mm256_set1_pd(-0.5);
+  for (; i + 4 <= n; i += 4) {
+    const __m256d d = _mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), vs);
+    const __m256d t = _mm256_round_pd(d, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __m256d f = _mm256_sub_pd(d, t);
+    const __m256d up = _mm256_and_pd(_mm256_cmp_pd(f, half, _CMP_GE_OQ), one);
+    const __m256d dn = _mm256_and_pd(_mm256_cmp_pd(f, mhalf, _CMP_LE_OQ), one);
+    __m256d q = _mm256_add_pd(_mm256_add_pd(t, _mm256_sub_pd(up, dn)), vzp);
+    q = _mm256_blendv_pd(q, vlo, _mm256_cmp_pd(q, vlo, _CMP_LT_OQ));
+    q = _mm256_blendv_pd(q, vhi, _mm256_cmp_pd(q, vhi, _CMP_GT_OQ));
+    alignas(16) int32_t v[4];
+    _mm_store_si128(reinterpret_cast<__m128i*>(v), _mm256_cvttpd_epi32(q));  // NaN: INT32_MIN, as cvttsd2si
+    for (int j = 0; j < 4; ++j) out[i + static_cast<size_t>(j)] = static_cast<T>(v[j]);
+  }
+#endif
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) / scale;
+    const double t = std::trunc(d);
+    const double f = d - t;
+    double q = t + ((f >= 0.5 ? 1.0 : 0.0) - (f <= -0.5 ? 1.0 : 0.0)) + zp;
+    q = q < lo ? lo : q;  // two selects (vector min/max); NaN passes both, as in quantize_value
+    q = q > hi ? hi : q;
+    out[i] = static_cast<T>(static_cast<int32_t>(q));
+  }
 }
 
 // The values rounded to the (scale, zero point) grid of `dtype` and back.
