@@ -23,7 +23,12 @@ void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params
   const int32_t K4 = K & ~3;
   int32_t buf[2 * dsp::kExpandMaxK];  // [K / 4][4 rows][even, odd] int16 pairs
   const int8_t* a[4] = {x.row(m), x.row(m + 1), x.row(m + 2), x.row(m + 3)};  // [K]
+  int8_t* out[4] = {y.row(m), y.row(m + 1), y.row(m + 2), y.row(m + 3)};      // [N]
   dsp::expand4(a, K4, p.input_zero_point, buf);
+  // Locals: the int8 stores below could alias p as far as the compiler knows.
+  const int32_t zo = p.output_zero_point, lo = p.act_min, hi = p.act_max;
+  const int32_t* const mult = p.multiplier;  // [N]
+  const int32_t* const shift = p.shift;      // [N]
   for (int32_t n = 0; n < w.rows; ++n) {
     const int8_t* b = w.row(n);  // [K]
     const int32_t b0 = bias != nullptr ? bias[n] : 0;
@@ -32,10 +37,8 @@ void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params
     for (int32_t k = K4; k < K; ++k) {
       for (size_t r = 0; r < 4; ++r) acc[r] += (int32_t{a[r][k]} - p.input_zero_point) * int32_t{b[k]};
     }
-    for (size_t r = 0; r < 4; ++r) {
-      const int32_t out = p.output_zero_point + fast::requantize(acc[r], p.multiplier[n], p.shift[n]);
-      y.row(m + static_cast<int32_t>(r))[n] = static_cast<int8_t>(fp::clamp_i32(out, p.act_min, p.act_max));
-    }
+    const fast::Requant rq(mult[n], shift[n]);
+    for (size_t r = 0; r < 4; ++r) out[r][n] = static_cast<int8_t>(fp::clamp_i32(zo + rq(acc[r]), lo, hi));
   }
 }
 
