@@ -47,6 +47,13 @@ inline void unpack(int32_t w, int32_t z2, int32_t* even, int32_t* odd) {
   *odd = o;
 }
 
+// clamp(v, -128, 127) in one SSAT.
+inline int32_t ssat8(int32_t v) {
+  int32_t r;
+  __asm__("ssat %0, #8, %1" : "=r"(r) : "r"(v));
+  return r;
+}
+
 // Rows of up to kExpandMaxK int8 are expanded once to SMLAD pairs, so that
 // the weights (or keys) are unpacked once for four rows: 1 KiB of stack.
 constexpr int32_t kExpandRows = 4;
