@@ -46,6 +46,9 @@ void scores_s16_ref(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s)
 // int16 over the first 2*n bytes of the same row (entry j at bytes [2j, 2j+2));
 // entries outside [begin, end) (masked keys) become 0. 0 <= begin <= end <= n.
 void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+// The fused softmax's normalizer for a row whose exps sum to `sum` (>= 65447,
+// the largest exp): p_j = (e_j * recip + 2^31) >> 32 <= 32767.
+uint32_t fused_softmax_reciprocal(uint32_t sum);
 // o[t, c] = clamp(zo + MBQM(sum_j p[t, j] * (v[j, c] - zv), m, sh), -128, 127), int32 sum.
 void weighted_sum_s8_ref(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
 // o[t, c] = clamp(requantize_s64(sum_j p[t, j] * v[j, c], m, sh), -32768, 32767), int64 sum.
@@ -72,6 +75,7 @@ void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n,
 void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
 void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
 void weighted_sum_s8_dsp(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
+void softmax_fused_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 
 // ---- Cortex-M55 Helium (ATTN_HAVE_MVE) ----------------------------------------
 void linear_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);

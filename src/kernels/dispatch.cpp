@@ -113,6 +113,8 @@ void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, cons
   softmax_fused_row_avx2(row, begin, end, n, sm);
 #elif ATTN_HAVE_MVE
   softmax_fused_row_mve(row, begin, end, n, sm);
+#elif ATTN_HAVE_DSP
+  softmax_fused_row_dsp(row, begin, end, n, sm);
 #else
   softmax_fused_row_ref(row, begin, end, n, sm);
 #endif

@@ -48,6 +48,19 @@ inline void store_prob(int32_t* row, int32_t j, int32_t p) {
 
 }  // namespace
 
+uint32_t fused_softmax_reciprocal(uint32_t sum) {
+  // sum = 2^(31 - h) (1 + a), a in [0, 1): R = 2^(32 + P) / sum = R31 * 2^(h + P - 30)
+  // with R31 = 1 / (1 + a) in Q0.31, P = kProbBits and h in [0, 16] (sum >= e_max = 65447).
+  const int h = fp::count_leading_zeros(sum);
+  const int32_t a = static_cast<int32_t>((sum << h) - (uint32_t{1} << 31));
+  const uint32_t r31 = static_cast<uint32_t>(fp::one_over_one_plus_x_for_x_in_0_1(a));
+  const int rs = h + kProbBits - 30;  // <= 1: R < 2^32
+  const uint32_t r = rs >= 0 ? r31 << rs : r31 >> -rs;
+  // Scaled by 1 - 2^-15 so that p_j <= 32767 needs no clamp: a key holding
+  // all the mass gets (2^15 - 1) + 1/2 + (r31's error, < 1e-8 relative), floored.
+  return r - (r >> kProbBits);
+}
+
 void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
   // Output: int16 probabilities [n] over the first 2n bytes of row.
   if (begin >= end) {  // fully masked: all-zero weights
@@ -75,16 +88,7 @@ void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, 
     sum += e;
   }
 
-  // sum = 2^(31 - h) (1 + a), a in [0, 1): R = 2^(32 + P) / sum = R31 * 2^(h + P - 30)
-  // with R31 = 1 / (1 + a) in Q0.31, P = kProbBits and h in [0, 16] (sum >= e_max = 65447).
-  const int h = fp::count_leading_zeros(sum);
-  const int32_t a = static_cast<int32_t>((sum << h) - (uint32_t{1} << 31));
-  const uint32_t r31 = static_cast<uint32_t>(fp::one_over_one_plus_x_for_x_in_0_1(a));
-  const int rs = h + kProbBits - 30;  // <= 1: R < 2^32
-  const uint32_t r = rs >= 0 ? r31 << rs : r31 >> -rs;
-  // Scaled by 1 - 2^-15 so that p_j <= 32767 needs no clamp: a key holding
-  // all the mass gets (2^15 - 1) + 1/2 + (r31's error, < 1e-8 relative), floored.
-  const uint32_t recip = r - (r >> kProbBits);
+  const uint32_t recip = fused_softmax_reciprocal(sum);
 
   // Pass 2: p_j as int16 over the start of the row (entry j's bytes are
   // inside entry j / 2 <= j: already read, or masked).
