@@ -8,6 +8,7 @@
 
 #include "attn/kernels_fixed.h"
 #include "attn/tensor.h"
+#include "internal/arch.h"
 
 namespace attn {
 namespace detail {
@@ -51,6 +52,10 @@ void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, 
 uint32_t fused_softmax_reciprocal(uint32_t sum);
 // o[t, c] = clamp(zo + MBQM(sum_j p[t, j] * (v[j, c] - zv), m, sh), -128, 127), int32 sum.
 void weighted_sum_s8_ref(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
+// The same with V transposed: vt [d, S], vt[c, j] = v[j, c] (the arena layout
+// of V where kValuesTransposedS8).
+void weighted_sum_vt_s8_ref(ConstMatS16 p, ConstMatS8 vt, int32_t zv, int32_t m, int32_t sh, int32_t zo,
+                            MatS8 o);
 // o[t, c] = clamp(requantize_s64(sum_j p[t, j] * v[j, c], m, sh), -32768, 32767), int64 sum.
 void weighted_sum_s16_ref(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
 
@@ -75,6 +80,8 @@ void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n,
 void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
 void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
 void weighted_sum_s8_dsp(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
+void weighted_sum_vt_s8_dsp(ConstMatS16 p, ConstMatS8 vt, int32_t zv, int32_t m, int32_t sh, int32_t zo,
+                            MatS8 o);
 void softmax_fused_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 
 // ---- Cortex-M55 Helium (ATTN_HAVE_MVE) ----------------------------------------
@@ -92,6 +99,12 @@ void scores_s16(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);
 void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
 void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
+void weighted_sum_vt_s8(ConstMatS16 p, ConstMatS8 vt, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
+// Whether forward_s8 keeps V transposed in its arena ([Dkv, S], read by
+// weighted_sum_vt_s8) instead of [S, Dkv] (weighted_sum_s8): where the
+// transposed kernel is the faster one (DSP). A constant, so that the other
+// targets link neither path's extra code.
+constexpr bool kValuesTransposedS8 = ATTN_HAVE_DSP != 0;
 
 // Name of the fixed-point kernel set dispatch.cpp picked: "ref", "dsp", "mve",
 // "avx2", "neon64", "neon64-dotprod" or "neon32".

@@ -93,6 +93,14 @@ void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t
 }
 #endif
 void softmax_s8(ConstMatS8 x, const SoftmaxS8Params& p, MatS8 y) { softmax_s8_ref(x, p, y); }
+void weighted_sum_vt_s8(ConstMatS16 p, ConstMatS8 vt, int32_t zv, int32_t m, int32_t sh, int32_t zo,
+                        MatS8 o) {
+#if ATTN_HAVE_DSP
+  weighted_sum_vt_s8_dsp(p, vt, zv, m, sh, zo, o);
+#else
+  weighted_sum_vt_s8_ref(p, vt, zv, m, sh, zo, o);
+#endif
+}
 #endif  // ATTN_WITH_S8
 #if ATTN_WITH_S16
 void linear_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y) {

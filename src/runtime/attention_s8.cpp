@@ -7,6 +7,9 @@
 // head's columns of the context tile; the tile's context goes through the
 // output projection straight into the caller's output. Arena use:
 // 2*S*D + 2*T*D bytes of int8 plus T*S int32, independent of H and L.
+// V is stored [S, Dkv], or transposed [Dkv, S] where the kernels want it so
+// (detail::kValuesTransposedS8: the DSP targets, whose P.V then streams each
+// value column as one contiguous row).
 #include "attn/attention_fixed.h"
 #include "internal/attention_fixed_common.h"
 #include "internal/kernels_fixed.h"
@@ -55,6 +58,28 @@ LinearS8Params linear_params(const ProjectionS8& p, int32_t output_zero_point) {
   return lp;
 }
 
+// yt = (x w^T + b)^T, yt [N, M]: four rows of y at a time through linear_s8
+// into a stack tile of up to 64 columns, scattered into columns of yt.
+void linear_s8_transposed(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p,
+                          MatS8 yt) {
+  constexpr int32_t kRows = 4, kCols = 64;
+  int8_t tile[kRows * kCols];  // [rows, nc]
+  for (int32_t m0 = 0; m0 < x.rows; m0 += kRows) {
+    const int32_t rows = x.rows - m0 < kRows ? x.rows - m0 : kRows;
+    for (int32_t n0 = 0; n0 < w.rows; n0 += kCols) {
+      const int32_t nc = w.rows - n0 < kCols ? w.rows - n0 : kCols;
+      LinearS8Params q = p;
+      q.multiplier += n0;
+      q.shift += n0;
+      detail::linear_s8(x.rows_slice(m0, rows), w.rows_slice(n0, nc), bias != nullptr ? bias + n0 : nullptr,
+                        q, matrix(tile, rows, nc));
+      for (int32_t r = 0; r < rows; ++r) {
+        for (int32_t c = 0; c < nc; ++c) yt.row(n0 + c)[m0 + r] = tile[r * nc + c];
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const IoS8& io, Arena& arena) {
@@ -73,7 +98,7 @@ Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
   // Carve every buffer before writing anything: a short arena fails cleanly.
   const size_t mark = arena.mark();
   int8_t* k_buf = nullptr;   // K  [S, Dkv]
-  int8_t* v_buf = nullptr;   // V  [S, Dkv]
+  int8_t* v_buf = nullptr;   // V  [S, Dkv], or V^T [Dkv, S] (kValuesTransposedS8)
   int8_t* q_buf = nullptr;   // Q tile  [T, D]
   int32_t* s_buf = nullptr;  // scores [T, S] int32, then probabilities [T, S] int16 (row stride 2S) in place
   int8_t* o_buf = nullptr;   // context tile, heads concatenated  [T, D]
@@ -90,14 +115,20 @@ Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
     return carved;
   }
   const MatS8 K = matrix(k_buf, S, Dkv);
-  const MatS8 V = matrix(v_buf, S, Dkv);
+  const MatS8 V = matrix(v_buf, S, Dkv);   // when !kValuesTransposedS8
+  const MatS8 Vt = matrix(v_buf, Dkv, S);  // when kValuesTransposedS8
   const detail::FusedSoftmax sm{w.softmax.exp_multiplier, w.softmax.exp_shift, w.softmax.diff_limit};
 
   // K = Xk Wk^T + bk, V = Xv Wv^T + bv, once for all query tiles.
   detail::linear_s8(matrix(io.key, S, c.kdim), matrix(w.k.weight, Dkv, c.kdim), w.k.bias,
                     linear_params(w.k, w.k_zero_point), K);
-  detail::linear_s8(matrix(io.value, S, c.vdim), matrix(w.v.weight, Dkv, c.vdim), w.v.bias,
-                    linear_params(w.v, w.v_zero_point), V);
+  if (detail::kValuesTransposedS8) {
+    linear_s8_transposed(matrix(io.value, S, c.vdim), matrix(w.v.weight, Dkv, c.vdim), w.v.bias,
+                         linear_params(w.v, w.v_zero_point), Vt);
+  } else {
+    detail::linear_s8(matrix(io.value, S, c.vdim), matrix(w.v.weight, Dkv, c.vdim), w.v.bias,
+                      linear_params(w.v, w.v_zero_point), V);
+  }
 
   for (int32_t t0 = 0; t0 < L; t0 += T) {
     const int32_t rows = T < L - t0 ? T : L - t0;
@@ -126,8 +157,15 @@ Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
         detail::softmax_fused_row(scores.row(r), own.begin - k0, own.end - k0, n, sm);
       }
       // O_h = P (V_h - zv), requantized into head h's columns of the context
-      detail::weighted_sum_s8(P, V.rows_slice(k0, n).cols_slice(g0, hd), w.v_zero_point, w.context_multiplier,
-                              w.context_shift, w.context_zero_point, O.cols_slice(c0, hd));
+      if (detail::kValuesTransposedS8) {
+        detail::weighted_sum_vt_s8(P, Vt.rows_slice(g0, hd).cols_slice(k0, n), w.v_zero_point,
+                                   w.context_multiplier, w.context_shift, w.context_zero_point,
+                                   O.cols_slice(c0, hd));
+      } else {
+        detail::weighted_sum_s8(P, V.rows_slice(k0, n).cols_slice(g0, hd), w.v_zero_point,
+                                w.context_multiplier, w.context_shift, w.context_zero_point,
+                                O.cols_slice(c0, hd));
+      }
     }
     // Y_t = O_t Wo^T + bo, straight into the caller's output
     detail::linear_s8(O, matrix(w.o.weight, E, D), w.o.bias, linear_params(w.o, w.output_zero_point),

@@ -126,6 +126,28 @@ void weighted_sum_s8_cases() {
     compare("weighted_sum_s8", T, S, d);
   }
 }
+
+// P.V over V stored transposed (vt [d, S]), S up to 2 * kMaxCols: past the
+// DSP kernel's 128-key expansion block.
+void weighted_sum_vt_s8_cases() {
+  for (int32_t i = 0; i < kCases; ++i) {
+    const int32_t T = uniform(1, kMaxRows), S = uniform(1, 2 * kMaxCols), d = uniform(1, 40);
+    const int32_t vs = S + uniform(0, 3);
+    if (d * vs > static_cast<int32_t>(sizeof g_w8)) continue;
+    fill(g_p16, sizeof g_p16 / sizeof g_p16[0], 0, 32767 / (i % 2 ? 1 : 16));
+    fill(g_w8, sizeof g_w8, -128, 127);
+    const int32_t zv = uniform(-128, 127), zo = uniform(-128, 127);
+    random_requant(1, -20, -1);
+    clear_outputs();
+    const ConstMatS16 p{g_p16, T, S, 2 * kMaxCols};
+    const ConstMatS8 vt{g_w8, d, S, vs};
+    detail::weighted_sum_vt_s8(p, vt, zv, g_mult[0], g_shift[0], zo,
+                               MatS8{reinterpret_cast<int8_t*>(g_out_a), T, d, kMaxCols});
+    detail::weighted_sum_vt_s8_ref(p, vt, zv, g_mult[0], g_shift[0], zo,
+                                   MatS8{reinterpret_cast<int8_t*>(g_out_b), T, d, kMaxCols});
+    compare("weighted_sum_vt_s8", T, S, d);
+  }
+}
 #endif  // ATTN_WITH_S8
 
 #if ATTN_WITH_S16
@@ -217,6 +239,7 @@ int run_kernel_equivalence(int* checks) {
   linear_s8_cases();
   scores_s8_cases();
   weighted_sum_s8_cases();
+  weighted_sum_vt_s8_cases();
 #endif
 #if ATTN_WITH_S16
   linear_s16_cases();

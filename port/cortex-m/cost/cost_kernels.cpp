@@ -93,5 +93,10 @@ int main() {
   report("weighted_sum_s8", "Tx64x16", calls,
          count(calls, [&] { detail::weighted_sum_s8(p, v, 1, 0x50000000, -14, -1, o); }),
          count(calls, [&] { detail::weighted_sum_s8_ref(p, v, 1, 0x50000000, -14, -1, o); }));
+  // The same P.V over V stored transposed [d, S] (the DSP targets' arena layout).
+  const ConstMatS8 vt{g_w, kD, kL, kL};
+  report("weighted_sum_vt_s8", "Tx64x16", calls,
+         count(calls, [&] { detail::weighted_sum_vt_s8(p, vt, 1, 0x50000000, -14, -1, o); }),
+         count(calls, [&] { detail::weighted_sum_vt_s8_ref(p, vt, 1, 0x50000000, -14, -1, o); }));
   return 0;
 }

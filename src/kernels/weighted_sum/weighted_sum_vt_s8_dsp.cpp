@@ -1,0 +1,94 @@
+// weighted sum over transposed values, int8, Q0.15 probabilities, Cortex-M
+// DSP extension: o[t, c] = requant(sum_j p[t, j] vt[c, j] - zv sum_j p[t, j]).
+// With V stored [d, S], a column of V is a contiguous row of vt, and P.V is
+// the linear kernel's loop with the roles swapped: four rows of P are
+// expanded once (per block of up to dsp::kExpandMaxK keys) into the SMLAD
+// pair order of a value word ((p0, p2), (p1, p3) against SXTB16's (v0, v2),
+// (v1, v3)), then each value row is streamed once for the four rows
+// (dsp::dot4_expanded: 17 instructions per 16 MACs). The zero point is one
+// correction per row. Same int32 sums and requantization as
+// weighted_sum_vt_s8_ref / weighted_sum_s8_ref: bit-exact.
+#include "internal/arch.h"
+
+#if ATTN_HAVE_DSP
+#include "internal/dsp_s8.h"
+#include "internal/kernels_fixed.h"
+#include "internal/requantize.h"
+
+namespace attn {
+namespace detail {
+namespace {
+
+constexpr int32_t kCols = 16;  // value columns per block of accumulators
+
+// buf[(k / 4) * 8 + 2 r + {0, 1}] = (p[r][k], p[r][k + 2]), (p[r][k + 1], p[r][k + 3])
+// for r < 4, k < K4 (a multiple of 4, <= dsp::kExpandMaxK); sum[r] += sum_{k < K4} p[r][k].
+void expand_p4(const int16_t* const* p, int32_t K4, int32_t* buf, int32_t* sum) {
+  constexpr int32_t kOnes = 0x00010001;  // SMLAD against it adds both halves
+  for (int32_t k = 0; k < K4; k += 4, buf += 8) {
+    for (size_t r = 0; r < 4; ++r) {
+      const int32_t a = dsp::load2x16(p[r] + k);      // (p0, p1)
+      const int32_t b = dsp::load2x16(p[r] + k + 2);  // (p2, p3)
+      const uint32_t ua = static_cast<uint32_t>(a), ub = static_cast<uint32_t>(b);
+      buf[2 * r] = static_cast<int32_t>((ua & 0xFFFFu) | (ub << 16));
+      buf[2 * r + 1] = static_cast<int32_t>((ua >> 16) | (ub & 0xFFFF0000u));
+      sum[r] = __smlad(b, kOnes, __smlad(a, kOnes, sum[r]));
+    }
+  }
+}
+
+// Rows [t, t + R) of o, R in [1, 4] (rows past R repeat the last one and are
+// not stored).
+void rows4(ConstMatS16 p, ConstMatS8 vt, int32_t zv, const fast::Requant& rq, int32_t zo, MatS8 o, int32_t t,
+           int32_t R) {
+  const int32_t S = p.cols;
+  const int32_t d = vt.rows;
+  const int16_t* pr[4];  // [S] each
+  for (int32_t r = 0; r < 4; ++r) pr[r] = p.row(t + (r < R ? r : R - 1));
+  // -zv * sum_j p[r, j], the sums taken while expanding the first block of columns.
+  int32_t corr[4] = {0, 0, 0, 0};
+  int32_t buf[2 * dsp::kExpandMaxK];  // [keys / 4][4 rows][2] int16 pairs
+  for (int32_t c0 = 0; c0 < d; c0 += kCols) {
+    const int32_t nc = d - c0 < kCols ? d - c0 : kCols;
+    int32_t acc[kCols][4] = {};  // [column][row], the sums without the zero point
+    for (int32_t j0 = 0; j0 < S; j0 += dsp::kExpandMaxK) {
+      const int32_t nj = S - j0 < dsp::kExpandMaxK ? S - j0 : dsp::kExpandMaxK;
+      const int32_t nj4 = nj & ~3;
+      const int16_t* pj[4] = {pr[0] + j0, pr[1] + j0, pr[2] + j0, pr[3] + j0};  // [nj] each
+      int32_t again[4] = {0, 0, 0, 0};  // the sums of later column blocks, unused
+      expand_p4(pj, nj4, buf, c0 == 0 ? corr : again);
+      for (int32_t j = nj4; j < nj && c0 == 0; ++j) {
+        for (size_t r = 0; r < 4; ++r) corr[r] += pj[r][j];
+      }
+      for (int32_t c = 0; c < nc; ++c) {
+        const int8_t* v = vt.row(c0 + c) + j0;  // [nj]
+        dsp::dot4_expanded(buf, v, nj4, acc[c]);
+        for (int32_t j = nj4; j < nj; ++j) {
+          for (size_t r = 0; r < 4; ++r) acc[c][r] += int32_t{pj[r][j]} * int32_t{v[j]};
+        }
+      }
+    }
+    if (c0 == 0) {
+      for (size_t r = 0; r < 4; ++r) corr[r] *= -zv;
+    }
+    for (int32_t c = 0; c < nc; ++c) {
+      for (size_t r = 0; r < 4; ++r) acc[c][r] += corr[r];
+    }
+    for (int32_t r = 0; r < R; ++r) {
+      int8_t* orow = o.row(t + r) + c0;  // [nc]
+      for (int32_t c = 0; c < nc; ++c) orow[c] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[c][r])));
+    }
+  }
+}
+
+}  // namespace
+
+void weighted_sum_vt_s8_dsp(ConstMatS16 p, ConstMatS8 vt, int32_t zv, int32_t m, int32_t sh, int32_t zo,
+                            MatS8 o) {
+  const fast::Requant rq(m, sh);
+  for (int32_t t = 0; t < p.rows; t += 4) rows4(p, vt, zv, rq, zo, o, t, p.rows - t < 4 ? p.rows - t : 4);
+}
+
+}  // namespace detail
+}  // namespace attn
+#endif  // ATTN_HAVE_DSP
