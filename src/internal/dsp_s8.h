@@ -68,19 +68,11 @@ inline void expand4(const int8_t* const* a, int32_t K4, int32_t za, int32_t* buf
   }
 }
 
-// acc[r] += sum_{k < K4} (a[r][k] - za) * b[k] over rows expanded by expand4:
-// per four k, one load and two SXTB16 of b, eight SMLADs.
-inline void dot4_expanded(const int32_t* buf, const int8_t* b, int32_t K4, int32_t* acc) {
-  if (K4 <= 0) return;
-  int32_t s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3];
-  const int8_t* const end = b + K4;
-  int32_t t0, t1, be, bo;
-  // Hand-scheduled: GCC 12 spills the eight pairs of the C version (33
-  // instructions per step instead of 17). Per four k: ldr + 2 sxtb16 of b,
-  // then per row one ldrd of its two pairs and two SMLADs. Two steps per
-  // loop iteration (16 instructions per 16 MACs); an odd number of steps
-  // enters at the second one.
-#define ATTN_DSP_STEP                     \
+// One step of the SMLAD loops (asm text): four k of b (pointer %[b], post-
+// incremented) against four rows expanded by expand4 (%[buf], post-
+// incremented by 32 bytes), accumulated into %[s0..s3]; scratch %[t0],
+// %[t1], %[be], %[bo]. 15 instructions per 16 MACs.
+#define ATTN_DSP_SMLAD_STEP               \
   "ldr    %[t0], [%[b]], #4\n\t"          \
   "sxtb16 %[be], %[t0]\n\t"               \
   "sxtb16 %[bo], %[t0], ror #8\n\t"       \
@@ -96,17 +88,29 @@ inline void dot4_expanded(const int32_t* buf, const int8_t* b, int32_t K4, int32
   "ldrd   %[t0], %[t1], [%[buf]], #8\n\t" \
   "smlad  %[s3], %[t0], %[be], %[s3]\n\t" \
   "smlad  %[s3], %[t1], %[bo], %[s3]\n\t"
+
+// acc[r] += sum_{k < K4} (a[r][k] - za) * b[k] over rows expanded by expand4:
+// per four k, one load and two SXTB16 of b, eight SMLADs.
+inline void dot4_expanded(const int32_t* buf, const int8_t* b, int32_t K4, int32_t* acc) {
+  if (K4 <= 0) return;
+  int32_t s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3];
+  const int8_t* const end = b + K4;
+  int32_t t0, t1, be, bo;
+  // Hand-scheduled: GCC 12 spills the eight pairs of the C version (33
+  // instructions per step instead of 17). Per four k: ldr + 2 sxtb16 of b,
+  // then per row one ldrd of its two pairs and two SMLADs. Two steps per
+  // loop iteration (16 instructions per 16 MACs); an odd number of steps
+  // enters at the second one.
   __asm__ volatile(
       "tst    %[n], #4\n\t"
       "bne    2f\n\t"
-      "1:\n\t" ATTN_DSP_STEP "2:\n\t" ATTN_DSP_STEP
+      "1:\n\t" ATTN_DSP_SMLAD_STEP "2:\n\t" ATTN_DSP_SMLAD_STEP
       "cmp    %[b], %[end]\n\t"
       "bne    1b\n\t"
       : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [buf] "+r"(buf), [b] "+r"(b),
         [t0] "=&r"(t0), [t1] "=&r"(t1), [be] "=&r"(be), [bo] "=&r"(bo)
       : [end] "r"(end), [n] "r"(K4)
       : "cc", "memory");
-#undef ATTN_DSP_STEP
   acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3;
 }
 
