@@ -71,12 +71,16 @@ void random_requant(int32_t n, int32_t shift_lo, int32_t shift_hi) {
 #if ATTN_WITH_S8
 void linear_s8_cases() {
   for (int32_t i = 0; i < kCases; ++i) {
-    const int32_t M = uniform(1, kMaxRows), N = uniform(1, 40), K = uniform(1, kMaxCols - 3);
+    // Odd cases: any K and shifts in [-14, 1]; even ones: K a multiple of 4 and
+    // every shift <= -2 (the DSP kernel's all-asm path when there is a bias).
+    const bool folded = i % 2 == 0;
+    const int32_t M = uniform(1, kMaxRows), N = uniform(1, 40);
+    const int32_t K = folded ? 4 * uniform(1, (kMaxCols - 3) / 4) : uniform(1, kMaxCols - 3);
     const int32_t xs = K + uniform(0, 3);  // row stride of x
     fill(g_x8, sizeof g_x8, -128, 127);
     fill(g_w8, static_cast<size_t>(N * K), -127, 127);
     fill(g_bias32, static_cast<size_t>(N), -100000, 100000);
-    random_requant(N, -14, 1);
+    random_requant(N, -14, folded ? -2 : 1);
     LinearS8Params p;
     p.input_zero_point = i % 3 == 0 ? 0 : uniform(-128, 127);
     p.output_zero_point = uniform(-128, 127);
