@@ -38,8 +38,8 @@ inline uint32_t exp_one(uint32_t u, const FusedSoftmax& c) {
 
 void softmax_fused_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
   // Output: int16 probabilities [n] over the first 2n bytes of row.
-  if (begin >= end) {
-    softmax_fused_row_ref(row, begin, end, n, sm);  // fully masked: all zeros
+  if (begin >= end) {  // fully masked: all-zero weights
+    for (int32_t j = 0; j < n; ++j) store_prob(row, j, 0);
     return;
   }
   int32_t m0 = row[begin], m1 = m0;

@@ -37,6 +37,13 @@ void expand_p4(const int16_t* const* p, int32_t K4, int32_t* buf, int32_t* sum) 
   }
 }
 
+// o[c] = requant(acc[c][r] + corr), c < nc. Out of line: one copy of the
+// requantization (flash).
+__attribute__((noinline)) void store_row(const int32_t (*acc)[4], int32_t nc, int32_t r, int32_t corr,
+                                         const fast::Requant& rq, int32_t zo, int8_t* o) {
+  for (int32_t c = 0; c < nc; ++c) o[c] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[c][r] + corr)));
+}
+
 // Rows [t, t + R) of o, R in [1, 4] (rows past R repeat the last one and are
 // not stored).
 void rows4(ConstMatS16 p, ConstMatS8 vt, int32_t zv, const fast::Requant& rq, int32_t zo, MatS8 o, int32_t t,
@@ -71,13 +78,7 @@ void rows4(ConstMatS16 p, ConstMatS8 vt, int32_t zv, const fast::Requant& rq, in
     if (c0 == 0) {
       for (size_t r = 0; r < 4; ++r) corr[r] *= -zv;
     }
-    for (int32_t c = 0; c < nc; ++c) {
-      for (size_t r = 0; r < 4; ++r) acc[c][r] += corr[r];
-    }
-    for (int32_t r = 0; r < R; ++r) {
-      int8_t* orow = o.row(t + r) + c0;  // [nc]
-      for (int32_t c = 0; c < nc; ++c) orow[c] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[c][r])));
-    }
+    for (int32_t r = 0; r < R; ++r) store_row(acc, nc, r, corr[r], rq, zo, o.row(t + r) + c0);
   }
 }
 
