@@ -151,21 +151,32 @@ Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
       // s = (Q_h - zq)(K_h - zk)^T over the visible keys, int32
       detail::scores_s8(Q.cols_slice(c0, hd), w.q_zero_point, K.rows_slice(k0, n).cols_slice(g0, hd),
                         w.k_zero_point, w.softmax.score_shift, scores);
+      if (detail::kValuesTransposedS8) {
+        // Four rows at a time: the softmax's exps and normalizers over each
+        // row's own visible keys, then O_h = P (V_h - zv) with P normalized
+        // on the fly (p = fused_prob(e, recip), the same Q0.15 probabilities).
+        for (int32_t r0 = 0; r0 < rows; r0 += 4) {
+          const int32_t rr = rows - r0 < 4 ? rows - r0 : 4;
+          uint32_t recip[4];  // [rr]
+          for (int32_t r = 0; r < rr; ++r) {
+            const detail::KeyRange own = detail::visible_keys(mask, t0 + r0 + r, S);
+            recip[r] = detail::softmax_exps_row(scores.row(r0 + r), own.begin - k0, own.end - k0, n, sm);
+          }
+          const ConstMatS32 exps{s_buf + static_cast<ptrdiff_t>(r0) * S, rr, n, S};  // [rr, n]
+          detail::weighted_sum_vt_s8(exps, recip, Vt.rows_slice(g0, hd).cols_slice(k0, n), w.v_zero_point,
+                                     w.context_multiplier, w.context_shift, w.context_zero_point,
+                                     O.rows_slice(r0, rr).cols_slice(c0, hd));
+        }
+        continue;
+      }
       // p = softmax(s * score_scale), Q0.15, over each row's own visible keys
       for (int32_t r = 0; r < rows; ++r) {
         const detail::KeyRange own = detail::visible_keys(mask, t0 + r, S);
         detail::softmax_fused_row(scores.row(r), own.begin - k0, own.end - k0, n, sm);
       }
       // O_h = P (V_h - zv), requantized into head h's columns of the context
-      if (detail::kValuesTransposedS8) {
-        detail::weighted_sum_vt_s8(P, Vt.rows_slice(g0, hd).cols_slice(k0, n), w.v_zero_point,
-                                   w.context_multiplier, w.context_shift, w.context_zero_point,
-                                   O.cols_slice(c0, hd));
-      } else {
-        detail::weighted_sum_s8(P, V.rows_slice(k0, n).cols_slice(g0, hd), w.v_zero_point,
-                                w.context_multiplier, w.context_shift, w.context_zero_point,
-                                O.cols_slice(c0, hd));
-      }
+      detail::weighted_sum_s8(P, V.rows_slice(k0, n).cols_slice(g0, hd), w.v_zero_point, w.context_multiplier,
+                              w.context_shift, w.context_zero_point, O.cols_slice(c0, hd));
     }
     // Y_t = O_t Wo^T + bo, straight into the caller's output
     detail::linear_s8(O, matrix(w.o.weight, E, D), w.o.bias, linear_params(w.o, w.output_zero_point),

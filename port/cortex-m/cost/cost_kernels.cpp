@@ -25,6 +25,7 @@ int32_t g_bias[kE];
 int32_t g_mult[kE];
 int32_t g_shift[kE];
 alignas(16) int32_t g_s[kT * kL];  // [T, S]
+uint32_t g_recip[kT];              // [T]
 
 uint32_t g_rng = 99u;
 int32_t uniform(int32_t spread) {
@@ -93,10 +94,22 @@ int main() {
   report("weighted_sum_s8", "Tx64x16", calls,
          count(calls, [&] { detail::weighted_sum_s8(p, v, 1, 0x50000000, -14, -1, o); }),
          count(calls, [&] { detail::weighted_sum_s8_ref(p, v, 1, 0x50000000, -14, -1, o); }));
-  // The same P.V over V stored transposed [d, S] (the DSP targets' arena layout).
+  // The DSP targets' path (V stored transposed [d, S]): the softmax's first
+  // pass (exps and normalizer per row), then P.V normalizing P on the fly.
+  auto exps = [&](bool ref) {
+    detail::scores_s8(q, 3, k, -2, 0, s);
+    for (int32_t r = 0; r < kT; ++r) {
+      g_recip[r] = ref ? detail::softmax_exps_row_ref(s.row(r), 0, kL, kL, sm)
+                       : detail::softmax_exps_row(s.row(r), 0, kL, kL, sm);
+    }
+  };
+  report("softmax_exps_row", "64", calls * kT, count(calls, [&] { exps(false); }) - scores_only,
+         count(calls, [&] { exps(true); }) - scores_only);
+  exps(false);
+  const ConstMatS32 e{g_s, kT, kL, kL};
   const ConstMatS8 vt{g_w, kD, kL, kL};
   report("weighted_sum_vt_s8", "Tx64x16", calls,
-         count(calls, [&] { detail::weighted_sum_vt_s8(p, vt, 1, 0x50000000, -14, -1, o); }),
-         count(calls, [&] { detail::weighted_sum_vt_s8_ref(p, vt, 1, 0x50000000, -14, -1, o); }));
+         count(calls, [&] { detail::weighted_sum_vt_s8(e, g_recip, vt, 1, 0x50000000, -14, -1, o); }),
+         count(calls, [&] { detail::weighted_sum_vt_s8_ref(e, g_recip, vt, 1, 0x50000000, -14, -1, o); }));
   return 0;
 }

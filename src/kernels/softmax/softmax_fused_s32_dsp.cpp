@@ -36,12 +36,10 @@ inline uint32_t exp_one(uint32_t u, const FusedSoftmax& c) {
 
 }  // namespace
 
-void softmax_fused_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
-  // Output: int16 probabilities [n] over the first 2n bytes of row.
-  if (begin >= end) {  // fully masked: all-zero weights
-    for (int32_t j = 0; j < n; ++j) store_prob(row, j, 0);
-    return;
-  }
+uint32_t softmax_exps_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+  for (int32_t j = 0; j < begin; ++j) row[j] = 0;
+  for (int32_t j = end; j < n; ++j) row[j] = 0;
+  if (begin >= end) return 0;  // fully masked: all-zero weights
   int32_t m0 = row[begin], m1 = m0;
   int32_t j = begin + 1;
   for (; j + 2 <= end; j += 2) {
@@ -117,7 +115,16 @@ void softmax_fused_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, 
     sum += e;
   }
 
-  const uint32_t recip = fused_softmax_reciprocal(sum);
+  return fused_softmax_reciprocal(sum);
+}
+
+void softmax_fused_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+  // Output: int16 probabilities [n] over the first 2n bytes of row.
+  if (begin >= end) {  // fully masked: all-zero weights
+    for (int32_t j = 0; j < n; ++j) store_prob(row, j, 0);
+    return;
+  }
+  const uint32_t recip = softmax_exps_row_dsp(row, begin, end, n, sm);
 
   // Pass 2: p_j as int16 at bytes [2j, 2j + 2) (inside entry j / 2 <= j:
   // already read). Pairs (j, j + 1) with j even from an even start.

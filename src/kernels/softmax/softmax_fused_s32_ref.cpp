@@ -61,17 +61,15 @@ uint32_t fused_softmax_reciprocal(uint32_t sum) {
   return r - (r >> kProbBits);
 }
 
-void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
-  // Output: int16 probabilities [n] over the first 2n bytes of row.
-  if (begin >= end) {  // fully masked: all-zero weights
-    for (int32_t j = 0; j < n; ++j) store_prob(row, j, 0);
-    return;
-  }
+uint32_t softmax_exps_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+  for (int32_t j = 0; j < begin; ++j) row[j] = 0;
+  for (int32_t j = end; j < n; ++j) row[j] = 0;
+  if (begin >= end) return 0;  // fully masked: all-zero weights
   int32_t smax = row[begin];
   for (int32_t j = begin + 1; j < end; ++j) smax = row[j] > smax ? row[j] : smax;
 
-  // Pass 1: e_j in place of s_j, and their sum. (Constants in a local copy:
-  // row stores could alias sm as far as the compiler knows.)
+  // e_j in place of s_j, and their sum. (Constants in a local copy: row
+  // stores could alias sm as far as the compiler knows.)
   const FusedSoftmax c = sm;
   const uint32_t limit = static_cast<uint32_t>(c.diff_limit);
   uint32_t sum = 0;
@@ -87,15 +85,22 @@ void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, 
     row[j] = static_cast<int32_t>(e);
     sum += e;
   }
+  return fused_softmax_reciprocal(sum);
+}
 
-  const uint32_t recip = fused_softmax_reciprocal(sum);
+void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+  // Output: int16 probabilities [n] over the first 2n bytes of row.
+  if (begin >= end) {  // fully masked: all-zero weights
+    for (int32_t j = 0; j < n; ++j) store_prob(row, j, 0);
+    return;
+  }
+  // Pass 1: e_j over s_j (0 outside [begin, end)), and the normalizer.
+  const uint32_t recip = softmax_exps_row_ref(row, begin, end, n, sm);
 
   // Pass 2: p_j as int16 over the start of the row (entry j's bytes are
   // inside entry j / 2 <= j: already read, or masked).
   for (int32_t j = begin; j < end; ++j) {
-    const uint32_t pj = static_cast<uint32_t>(
-        (static_cast<uint64_t>(static_cast<uint32_t>(row[j])) * recip + (uint64_t{1} << 31)) >> 32);
-    store_prob(row, j, static_cast<int32_t>(pj));
+    store_prob(row, j, fused_prob(static_cast<uint32_t>(row[j]), recip));
   }
   for (int32_t j = 0; j < begin; ++j) store_prob(row, j, 0);
   for (int32_t j = end; j < n; ++j) store_prob(row, j, 0);

@@ -1,5 +1,8 @@
-// weighted sum over transposed values, int8, Q0.15 probabilities, Cortex-M
-// DSP extension: o[t, c] = requant(sum_j p[t, j] vt[c, j] - zv sum_j p[t, j]).
+// weighted sum over transposed values, int8, probabilities from the fused
+// softmax's exps, Cortex-M DSP extension:
+// o[t, c] = requant(sum_j p[t, j] vt[c, j] - zv sum_j p[t, j]), p[t, j] =
+// fused_prob(e[t, j], recip[t]): the softmax's normalization pass is done
+// here, while expanding P (UMLAL per probability), instead of a pass of its own.
 // With V stored [d, S], a column of V is a contiguous row of vt, and P.V is
 // the linear kernel's loop with the roles swapped: four rows of P are
 // expanded once (per block of up to dsp::kExpandMaxK keys) into the SMLAD
@@ -22,18 +25,27 @@ namespace {
 constexpr int32_t kCols = 16;  // value columns per block of accumulators
 
 // buf[(k / 4) * 8 + 2 r + {0, 1}] = (p[r][k], p[r][k + 2]), (p[r][k + 1], p[r][k + 3])
-// for r < 4, k < K4 (a multiple of 4, <= dsp::kExpandMaxK); sum[r] += sum_{k < K4} p[r][k].
-void expand_p4(const int16_t* const* p, int32_t K4, int32_t* buf, int32_t* sum) {
+// with p[r][k] = fused_prob(e[r][k], recip[r]), for r < 4, k < K4 (a multiple
+// of 4, <= dsp::kExpandMaxK); sum[r] += sum_{k < K4} p[r][k].
+void expand_p4(const int32_t* const* e, const uint32_t* recip, int32_t K4, int32_t* buf, int32_t* sum) {
   constexpr int32_t kOnes = 0x00010001;  // SMLAD against it adds both halves
-  for (int32_t k = 0; k < K4; k += 4, buf += 8) {
-    for (size_t r = 0; r < 4; ++r) {
-      const int32_t a = dsp::load2x16(p[r] + k);      // (p0, p1)
-      const int32_t b = dsp::load2x16(p[r] + k + 2);  // (p2, p3)
-      const uint32_t ua = static_cast<uint32_t>(a), ub = static_cast<uint32_t>(b);
-      buf[2 * r] = static_cast<int32_t>((ua & 0xFFFFu) | (ub << 16));
-      buf[2 * r + 1] = static_cast<int32_t>((ua >> 16) | (ub & 0xFFFF0000u));
-      sum[r] = __smlad(b, kOnes, __smlad(a, kOnes, sum[r]));
+  for (size_t r = 0; r < 4; ++r) {
+    const int32_t* er = e[r];  // [K4]
+    const uint32_t rc = recip[r];
+    int32_t* br = buf + 2 * r;
+    int32_t s = sum[r];
+    for (int32_t k = 0; k < K4; k += 4, er += 4, br += 8) {
+      const uint32_t p0 = static_cast<uint32_t>(fused_prob(static_cast<uint32_t>(er[0]), rc));
+      const uint32_t p1 = static_cast<uint32_t>(fused_prob(static_cast<uint32_t>(er[1]), rc));
+      const uint32_t p2 = static_cast<uint32_t>(fused_prob(static_cast<uint32_t>(er[2]), rc));
+      const uint32_t p3 = static_cast<uint32_t>(fused_prob(static_cast<uint32_t>(er[3]), rc));
+      const int32_t even = static_cast<int32_t>(p0 | (p2 << 16));  // p <= 32767
+      const int32_t odd = static_cast<int32_t>(p1 | (p3 << 16));
+      br[0] = even;
+      br[1] = odd;
+      s = __smlad(odd, kOnes, __smlad(even, kOnes, s));
     }
+    sum[r] = s;
   }
 }
 
@@ -46,12 +58,16 @@ __attribute__((noinline)) void store_row(const int32_t (*acc)[4], int32_t nc, in
 
 // Rows [t, t + R) of o, R in [1, 4] (rows past R repeat the last one and are
 // not stored).
-void rows4(ConstMatS16 p, ConstMatS8 vt, int32_t zv, const fast::Requant& rq, int32_t zo, MatS8 o, int32_t t,
-           int32_t R) {
-  const int32_t S = p.cols;
+void rows4(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, const fast::Requant& rq,
+           int32_t zo, MatS8 o, int32_t t, int32_t R) {
+  const int32_t S = e.cols;
   const int32_t d = vt.rows;
-  const int16_t* pr[4];  // [S] each
-  for (int32_t r = 0; r < 4; ++r) pr[r] = p.row(t + (r < R ? r : R - 1));
+  const int32_t* pr[4];  // exps [S] each
+  uint32_t rc[4];        // their normalizers
+  for (int32_t r = 0; r < 4; ++r) {
+    pr[r] = e.row(t + (r < R ? r : R - 1));
+    rc[r] = recip[t + (r < R ? r : R - 1)];
+  }
   // -zv * sum_j p[r, j], the sums taken while expanding the first block of columns.
   int32_t corr[4] = {0, 0, 0, 0};
   int32_t buf[2 * dsp::kExpandMaxK];  // [keys / 4][4 rows][2] int16 pairs
@@ -61,17 +77,21 @@ void rows4(ConstMatS16 p, ConstMatS8 vt, int32_t zv, const fast::Requant& rq, in
     for (int32_t j0 = 0; j0 < S; j0 += dsp::kExpandMaxK) {
       const int32_t nj = S - j0 < dsp::kExpandMaxK ? S - j0 : dsp::kExpandMaxK;
       const int32_t nj4 = nj & ~3;
-      const int16_t* pj[4] = {pr[0] + j0, pr[1] + j0, pr[2] + j0, pr[3] + j0};  // [nj] each
+      const int32_t* pj[4] = {pr[0] + j0, pr[1] + j0, pr[2] + j0, pr[3] + j0};  // [nj] each
       int32_t again[4] = {0, 0, 0, 0};  // the sums of later column blocks, unused
-      expand_p4(pj, nj4, buf, c0 == 0 ? corr : again);
-      for (int32_t j = nj4; j < nj && c0 == 0; ++j) {
-        for (size_t r = 0; r < 4; ++r) corr[r] += pj[r][j];
+      expand_p4(pj, rc, nj4, buf, c0 == 0 ? corr : again);
+      int32_t ptail[4][3];  // the last nj % 4 probabilities of each row
+      for (int32_t j = nj4; j < nj; ++j) {
+        for (size_t r = 0; r < 4; ++r) {
+          ptail[r][j - nj4] = fused_prob(static_cast<uint32_t>(pj[r][j]), rc[r]);
+          if (c0 == 0) corr[r] += ptail[r][j - nj4];
+        }
       }
       for (int32_t c = 0; c < nc; ++c) {
         const int8_t* v = vt.row(c0 + c) + j0;  // [nj]
         dsp::dot4_expanded(buf, v, nj4, acc[c]);
         for (int32_t j = nj4; j < nj; ++j) {
-          for (size_t r = 0; r < 4; ++r) acc[c][r] += int32_t{pj[r][j]} * int32_t{v[j]};
+          for (size_t r = 0; r < 4; ++r) acc[c][r] += ptail[r][j - nj4] * int32_t{v[j]};
         }
       }
     }
@@ -84,10 +104,11 @@ void rows4(ConstMatS16 p, ConstMatS8 vt, int32_t zv, const fast::Requant& rq, in
 
 }  // namespace
 
-void weighted_sum_vt_s8_dsp(ConstMatS16 p, ConstMatS8 vt, int32_t zv, int32_t m, int32_t sh, int32_t zo,
-                            MatS8 o) {
+void weighted_sum_vt_s8_dsp(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,
+                            int32_t sh, int32_t zo, MatS8 o) {
   const fast::Requant rq(m, sh);
-  for (int32_t t = 0; t < p.rows; t += 4) rows4(p, vt, zv, rq, zo, o, t, p.rows - t < 4 ? p.rows - t : 4);
+  for (int32_t t = 0; t < e.rows; t += 4)
+    rows4(e, recip, vt, zv, rq, zo, o, t, e.rows - t < 4 ? e.rows - t : 4);
 }
 
 }  // namespace detail
