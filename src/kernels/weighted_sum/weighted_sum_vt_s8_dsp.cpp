@@ -27,7 +27,8 @@ constexpr int32_t kCols = 16;  // value columns per block of accumulators
 // buf[(k / 4) * 8 + 2 r + {0, 1}] = (p[r][k], p[r][k + 2]), (p[r][k + 1], p[r][k + 3])
 // with p[r][k] = fused_prob(e[r][k], recip[r]), for r < 4, k < K4 (a multiple
 // of 4, <= dsp::kExpandMaxK); sum[r] += sum_{k < K4} p[r][k].
-void expand_p4(const int32_t* const* e, const uint32_t* recip, int32_t K4, int32_t* buf, int32_t* sum) {
+__attribute__((noinline)) void expand_p4(const int32_t* const* e, const uint32_t* recip, int32_t K4,
+                                         int32_t* buf, int32_t* sum) {
   constexpr int32_t kOnes = 0x00010001;  // SMLAD against it adds both halves
   for (size_t r = 0; r < 4; ++r) {
     if (K4 <= 0) break;
