@@ -36,10 +36,11 @@ inline uint32_t exp_one(uint32_t u, const FusedSoftmax& c) {
 
 }  // namespace
 
-uint32_t softmax_exps_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
-  for (int32_t j = 0; j < begin; ++j) row[j] = 0;
-  for (int32_t j = end; j < n; ++j) row[j] = 0;
-  if (begin >= end) return 0;  // fully masked: all-zero weights
+namespace {
+
+// The exps over row[begin, end) (begin < end), in place; returns the
+// normalizer. Entries outside the range are left as they are.
+uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax& sm) {
   int32_t m0 = row[begin], m1 = m0;
   int32_t j = begin + 1;
   for (; j + 2 <= end; j += 2) {
@@ -118,13 +119,21 @@ uint32_t softmax_exps_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t 
   return fused_softmax_reciprocal(sum);
 }
 
+}  // namespace
+
+uint32_t softmax_exps_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+  for (int32_t j = 0; j < begin; ++j) row[j] = 0;
+  for (int32_t j = end; j < n; ++j) row[j] = 0;
+  return begin < end ? exps_pass(row, begin, end, sm) : 0;  // fully masked: all-zero weights
+}
+
 void softmax_fused_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
   // Output: int16 probabilities [n] over the first 2n bytes of row.
   if (begin >= end) {  // fully masked: all-zero weights
     for (int32_t j = 0; j < n; ++j) store_prob(row, j, 0);
     return;
   }
-  const uint32_t recip = softmax_exps_row_dsp(row, begin, end, n, sm);
+  const uint32_t recip = exps_pass(row, begin, end, sm);
 
   // Pass 2: p_j as int16 at bytes [2j, 2j + 2) (inside entry j / 2 <= j:
   // already read). Pairs (j, j + 1) with j even from an even start.

@@ -61,10 +61,11 @@ uint32_t fused_softmax_reciprocal(uint32_t sum) {
   return r - (r >> kProbBits);
 }
 
-uint32_t softmax_exps_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
-  for (int32_t j = 0; j < begin; ++j) row[j] = 0;
-  for (int32_t j = end; j < n; ++j) row[j] = 0;
-  if (begin >= end) return 0;  // fully masked: all-zero weights
+namespace {
+
+// The exps over row[begin, end) (begin < end), in place; returns the
+// normalizer. Entries outside the range are left as they are.
+uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax& sm) {
   int32_t smax = row[begin];
   for (int32_t j = begin + 1; j < end; ++j) smax = row[j] > smax ? row[j] : smax;
 
@@ -88,6 +89,14 @@ uint32_t softmax_exps_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t 
   return fused_softmax_reciprocal(sum);
 }
 
+}  // namespace
+
+uint32_t softmax_exps_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+  for (int32_t j = 0; j < begin; ++j) row[j] = 0;
+  for (int32_t j = end; j < n; ++j) row[j] = 0;
+  return begin < end ? exps_pass(row, begin, end, sm) : 0;  // fully masked: all-zero weights
+}
+
 void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
   // Output: int16 probabilities [n] over the first 2n bytes of row.
   if (begin >= end) {  // fully masked: all-zero weights
@@ -95,7 +104,7 @@ void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, 
     return;
   }
   // Pass 1: e_j over s_j (0 outside [begin, end)), and the normalizer.
-  const uint32_t recip = softmax_exps_row_ref(row, begin, end, n, sm);
+  const uint32_t recip = exps_pass(row, begin, end, sm);
 
   // Pass 2: p_j as int16 over the start of the row (entry j's bytes are
   // inside entry j / 2 <= j: already read, or masked).
