@@ -24,52 +24,47 @@ namespace {
 
 constexpr int32_t kCols = 16;  // value columns per block of accumulators
 
-// buf[(k / 4) * 8 + 2 r + {0, 1}] = (p[r][k], p[r][k + 2]), (p[r][k + 1], p[r][k + 3])
-// with p[r][k] = fused_prob(e[r][k], recip[r]), for r < 4, k < K4 (a multiple
-// of 4, <= dsp::kExpandMaxK); sum[r] += sum_{k < K4} p[r][k].
-__attribute__((noinline)) void expand_p4(const int32_t* const* e, const uint32_t* recip, int32_t K4,
-                                         int32_t* buf, int32_t* sum) {
+// Row r of the expansion: br[(k / 4) * 8 + {0, 1}] = (p[k], p[k + 2]), (p[k + 1], p[k + 3])
+// with p[k] = fused_prob(er[k], rc), k < K4 (a multiple of 4, > 0, <= dsp::kExpandMaxK);
+// returns sum + sum_k p[k]. One row per call: one copy of the asm (flash).
+__attribute__((noinline)) int32_t expand_p1(const int32_t* er, uint32_t rc, int32_t K4, int32_t* br,
+                                            int32_t sum) {
   constexpr int32_t kOnes = 0x00010001;  // SMLAD against it adds both halves
-  for (size_t r = 0; r < 4; ++r) {
-    if (K4 <= 0) break;
-    const int32_t* er = e[r];  // [K4]
-    const int32_t* const end = er + K4;
-    int32_t* br = buf + 2 * r;
-    int32_t s = sum[r];
-    uint32_t e0, e1, lo, p0, p1, p2, p3;
-    // Per four keys: two LDRD of exps, four UMLAL onto 2^31 (fused_prob), two
-    // ORR to pair them, one STRD, two SMLAD for the sum: 22 instructions
-    // (GCC: 27).
-    __asm__ volatile(
-        "1:\n\t"
-        "ldrd   %[e0], %[e1], [%[er]], #8\n\t"
-        "mov    %[lo], #0x80000000\n\t"
-        "mov    %[p0], #0\n\t"
-        "umlal  %[lo], %[p0], %[e0], %[rc]\n\t"
-        "mov    %[lo], #0x80000000\n\t"
-        "mov    %[p1], #0\n\t"
-        "umlal  %[lo], %[p1], %[e1], %[rc]\n\t"
-        "ldrd   %[e0], %[e1], [%[er]], #8\n\t"
-        "mov    %[lo], #0x80000000\n\t"
-        "mov    %[p2], #0\n\t"
-        "umlal  %[lo], %[p2], %[e0], %[rc]\n\t"
-        "mov    %[lo], #0x80000000\n\t"
-        "mov    %[p3], #0\n\t"
-        "umlal  %[lo], %[p3], %[e1], %[rc]\n\t"
-        "orr    %[p0], %[p0], %[p2], lsl #16\n\t"
-        "orr    %[p1], %[p1], %[p3], lsl #16\n\t"
-        "strd   %[p0], %[p1], [%[br]]\n\t"
-        "add    %[br], %[br], #32\n\t"
-        "smlad  %[s], %[p0], %[ones], %[s]\n\t"
-        "smlad  %[s], %[p1], %[ones], %[s]\n\t"
-        "cmp    %[er], %[end]\n\t"
-        "bne    1b\n\t"
-        : [er] "+r"(er), [br] "+r"(br), [s] "+r"(s), [e0] "=&r"(e0), [e1] "=&r"(e1), [lo] "=&r"(lo),
-          [p0] "=&r"(p0), [p1] "=&r"(p1), [p2] "=&r"(p2), [p3] "=&r"(p3)
-        : [end] "r"(end), [rc] "r"(recip[r]), [ones] "r"(kOnes)
-        : "cc", "memory");
-    sum[r] = s;
-  }
+  const int32_t* const end = er + K4;
+  int32_t s = sum;
+  uint32_t e0, e1, lo, p0, p1, p2, p3;
+  // Per four keys: two LDRD of exps, four UMLAL onto 2^31 (fused_prob), two
+  // ORR to pair them, one STRD, two SMLAD for the sum: 22 instructions
+  // (GCC: 27).
+  __asm__ volatile(
+      "1:\n\t"
+      "ldrd   %[e0], %[e1], [%[er]], #8\n\t"
+      "mov    %[lo], #0x80000000\n\t"
+      "mov    %[p0], #0\n\t"
+      "umlal  %[lo], %[p0], %[e0], %[rc]\n\t"
+      "mov    %[lo], #0x80000000\n\t"
+      "mov    %[p1], #0\n\t"
+      "umlal  %[lo], %[p1], %[e1], %[rc]\n\t"
+      "ldrd   %[e0], %[e1], [%[er]], #8\n\t"
+      "mov    %[lo], #0x80000000\n\t"
+      "mov    %[p2], #0\n\t"
+      "umlal  %[lo], %[p2], %[e0], %[rc]\n\t"
+      "mov    %[lo], #0x80000000\n\t"
+      "mov    %[p3], #0\n\t"
+      "umlal  %[lo], %[p3], %[e1], %[rc]\n\t"
+      "orr    %[p0], %[p0], %[p2], lsl #16\n\t"
+      "orr    %[p1], %[p1], %[p3], lsl #16\n\t"
+      "strd   %[p0], %[p1], [%[br]]\n\t"
+      "add    %[br], %[br], #32\n\t"
+      "smlad  %[s], %[p0], %[ones], %[s]\n\t"
+      "smlad  %[s], %[p1], %[ones], %[s]\n\t"
+      "cmp    %[er], %[end]\n\t"
+      "bne    1b\n\t"
+      : [er] "+r"(er), [br] "+r"(br), [s] "+r"(s), [e0] "=&r"(e0), [e1] "=&r"(e1), [lo] "=&r"(lo),
+        [p0] "=&r"(p0), [p1] "=&r"(p1), [p2] "=&r"(p2), [p3] "=&r"(p3)
+      : [end] "r"(end), [rc] "r"(rc), [ones] "r"(kOnes)
+      : "cc", "memory");
+  return s;
 }
 
 // o[c] = requant(acc[c][r] + corr), c < nc. Out of line: one copy of the
@@ -102,7 +97,8 @@ void rows4(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, cons
       const int32_t nj4 = nj & ~3;
       const int32_t* pj[4] = {pr[0] + j0, pr[1] + j0, pr[2] + j0, pr[3] + j0};  // [nj] each
       int32_t again[4] = {0, 0, 0, 0};  // the sums of later column blocks, unused
-      expand_p4(pj, rc, nj4, buf, c0 == 0 ? corr : again);
+      int32_t* const sums = c0 == 0 ? corr : again;
+      for (size_t r = 0; r < 4 && nj4 > 0; ++r) sums[r] = expand_p1(pj[r], rc[r], nj4, buf + 2 * r, sums[r]);
       int32_t ptail[4][3];  // the last nj % 4 probabilities of each row
       for (int32_t j = nj4; j < nj; ++j) {
         for (size_t r = 0; r < 4; ++r) {
