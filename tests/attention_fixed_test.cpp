@@ -490,11 +490,32 @@ TEST_CASE("forward_s8 / forward_s16 give one Status per bad argument", "[attenti
   CHECK(attn::forward_s8(plan, q->w, {}, io, small) == Status::kArenaTooSmall);
   CHECK(small.used() == 0);
 
-  // No rotary embedding in fixed point yet.
+  // Rotary embedding: the weights' tables must cover every position.
   attn::AttentionConfig rope = cfg;
   rope.rope_base = 10000.0f;
-  CHECK(attn::plan_attention(rope, DType::kS8, L, S, &forged) == Status::kBadDtype);
-  CHECK(attn::plan_attention(rope, DType::kF32, L, S, &forged) == Status::kOk);
+  attn::Plan rplan;
+  REQUIRE(attn::plan_attention(rope, DType::kS8, L, S, &rplan) == Status::kOk);
+  REQUIRE(rplan.arena_bytes == plan.arena_bytes);                               // rotation is in place
+  const std::vector<int16_t> cos(size_t(6) * 4, 16384), sin(size_t(6) * 4, 0);  // [6, hd/2]: identity
+  w = q->w;
+  CHECK(attn::forward_s8(rplan, w, {}, io, arena) == Status::kNullArgument);  // no tables
+  w.rope = attn::RopeTable{cos.data(), sin.data(), 0};
+  CHECK(attn::forward_s8(rplan, w, {}, io, arena) == Status::kBadQuantParams);
+  w.rope.positions = S - 1;  // keys 0 .. S-1 need S rows
+  CHECK(attn::forward_s8(rplan, w, {}, io, arena) == Status::kRopePositionOutOfRange);
+  w.rope.positions = 6;
+  std::vector<int8_t> y_rope(y.size());
+  attn::IoS8 rio{x.data(), kv.data(), kv.data(), y_rope.data()};
+  REQUIRE(attn::forward_s8(plan, q->w, {}, io, arena) == Status::kOk);
+  CHECK(attn::forward_s8(rplan, w, {}, rio, arena) == Status::kOk);
+  CHECK(y_rope == y);          // the identity rotation changes nothing
+  rio.query_position = 6 - L;  // rows at 3 .. 5
+  CHECK(attn::forward_s8(rplan, w, {}, rio, arena) == Status::kOk);
+  rio.query_position = 6 - L + 1;
+  CHECK(attn::forward_s8(rplan, w, {}, rio, arena) == Status::kRopePositionOutOfRange);
+  rio.query_position = -1;
+  CHECK(attn::forward_s8(rplan, w, {}, rio, arena) == Status::kBadPosition);
+  CHECK(std::string(attn::status_name(Status::kRopePositionOutOfRange)) == "kRopePositionOutOfRange");
   CHECK(std::string(attn::status_name(Status::kUnsupportedMask)) == "kUnsupportedMask");
 }
 
@@ -579,12 +600,27 @@ TEST_CASE("calibrate_attention records every stage's range of the float forward"
     CHECK(g[i].max == Approx(w[i].max).margin(1e-5));
     CHECK(g[i].min < g[i].max);
   }
+  // Rotary embedding: the q and k ranges cover Q and K before (what the plain
+  // config records) and after the rotation (which widens them here).
   attn::AttentionConfig rope = cfg;
   rope.rope_base = 10000.0f;
-  REQUIRE(attn::plan_attention(rope, DType::kF32, L, S, &plan) == Status::kOk);
+  attn::Plan rplan;
+  REQUIRE(attn::plan_attention(rope, DType::kF32, L, S, &rplan) == Status::kOk);
   const Inputs in = make_inputs(cfg, L, S, false, 1.0, rng);
-  CHECK(attn::calibrate_attention(plan, m.weights(), {}, {in.x.data(), in.xk.data(), in.xv.data()}, arena,
-                                  &got) == Status::kBadDtype);
+  attn::CalibrationRanges plain, rotated;
+  const attn::IoF32 cio{in.x.data(), in.xk.data(), in.xv.data()};
+  REQUIRE(attn::calibrate_attention(plan, m.weights(), {}, cio, arena, &plain) == Status::kOk);
+  REQUIRE(attn::calibrate_attention(rplan, m.weights(), {}, cio, arena, &rotated) == Status::kOk);
+  CHECK(rotated.q.min <= plain.q.min);
+  CHECK(rotated.q.max >= plain.q.max);
+  CHECK(rotated.k.min <= plain.k.min);
+  CHECK(rotated.k.max >= plain.k.max);
+  CHECK((rotated.q.min < plain.q.min || rotated.q.max > plain.q.max));
+  CHECK(rotated.v.min == plain.v.min);
+  CHECK(rotated.v.max == plain.v.max);
+  attn::IoF32 neg = cio;
+  neg.query_position = -1;
+  CHECK(attn::calibrate_attention(rplan, m.weights(), {}, neg, arena, &rotated) == Status::kBadPosition);
 }
 
 }  // namespace

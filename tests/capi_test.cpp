@@ -240,10 +240,11 @@ TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
     m.additive = additive;
     CHECK(attn_forward_s8(&plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_UNSUPPORTED_MASK);
     m.additive = nullptr;
-    attn_config rope = cfg;  // no rotary embedding in fixed point
+    attn_config rope = cfg;  // rotary embedding in fixed point: C++ only (attn::RopeTable)
     rope.rope_base = 10000.0f;
     attn_plan rope_plan;
-    CHECK(attn_plan_init(&rope_plan, &rope, ATTN_DTYPE_S8, L, S, 0) == ATTN_ERR_BAD_DTYPE);
+    REQUIRE(attn_plan_init(&rope_plan, &rope, ATTN_DTYPE_S8, L, S, 0) == ATTN_OK);
+    CHECK(attn_forward_s8(&rope_plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_NULL_ARGUMENT);
     attn_plan f32_plan;
     REQUIRE(attn_plan_init(&f32_plan, &cfg, ATTN_DTYPE_F32, L, S, 0) == ATTN_OK);
     CHECK(attn_forward_s8(&f32_plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_BAD_DTYPE);

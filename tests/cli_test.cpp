@@ -381,18 +381,36 @@ TEST_CASE("attn error paths: one line naming the file, non-zero exit, no output"
     fs::remove(tmp / "cut.safetensors");
     no_output();
   }
-  SECTION("quantize refuses GQA and RoPE blocks") {
-    check_error(
-        run_attn("quantize llama_hf.attn --calib llama_hf.batch.x.npy --dtype s8 -o " + quote(out), tmp),
-        "llama_hf.attn", "rotary");
-    REQUIRE(
-        run_attn("import llama_hf.safetensors --heads 4 --rope-base 0 -o " + quote(tmp / "norope.attn"), tmp)
-            .code == 0);
-    check_error(run_attn("quantize " + quote(tmp / "norope.attn") +
-                             " --calib llama_hf.batch.x.npy --dtype s16 -o " + quote(out),
-                         tmp),
-                "norope.attn", "grouped-query");
-    fs::remove(tmp / "norope.attn");
+  SECTION("grouped-query RoPE blocks quantize and run; positions past the rope table are refused") {
+    for (const char* dt : {"s8", "s16"}) {
+      const std::string qf = tmp / (std::string("llama.") + dt + ".attn");
+      const Result rq = run_attn("quantize llama_hf.attn --calib llama_hf.batch.x.npy --causal --dtype " +
+                                     std::string(dt) + " -o " + quote(qf),
+                                 tmp);
+      INFO(rq.out << rq.err);
+      REQUIRE(rq.code == 0);
+      CHECK(rq.out.find("kv_heads=2") != std::string::npos);
+      CHECK(rq.out.find("positions 0 .. 4") != std::string::npos);  // default: the calibration length 5
+      // The test input has 7 rows: positions 5 and 6 have no table row.
+      check_error(
+          run_attn("run " + quote(qf) + " --input llama_hf.causal.x.npy --causal -o " + quote(out), tmp),
+          "kRopePositionOutOfRange", "--max-positions");
+      REQUIRE(
+          run_attn("quantize llama_hf.attn --calib llama_hf.batch.x.npy --causal --max-positions 7 --dtype " +
+                       std::string(dt) + " -o " + quote(qf),
+                   tmp)
+              .code == 0);
+      const Result rr = run_attn(
+          "run " + quote(qf) + " --input llama_hf.causal.x.npy --causal -o " + quote(tmp / "y.npy"), tmp);
+      INFO(rr.err);
+      CHECK(rr.code == 0);
+      check_error(run_attn("quantize llama_hf.attn --calib llama_hf.batch.x.npy --max-positions 0 --dtype " +
+                               std::string(dt) + " -o " + quote(out),
+                           tmp),
+                  "--max-positions");
+      fs::remove(qf);
+      fs::remove(tmp / "y.npy");
+    }
     no_output();
   }
   SECTION("--incremental and --window misuse") {

@@ -1,8 +1,8 @@
 // golden_fixed_test.cpp: accuracy of the integer forwards on the golden cases.
 //
-// Every golden case the integer forwards can run (no additive mask, no RoPE)
-// has a sidecar tests/data/golden/quant/<case>.bin (tools/gen_golden.py) with
-// N calibration inputs drawn like the case's input and the SQNR of the ideal
+// Every golden case the integer forwards can run (no additive mask; the
+// Llama-style GQA/MQA/RoPE/window cases included) has a sidecar tests/data/golden/quant/<case>.bin
+// (tools/gen_golden.py) with N calibration inputs drawn like the case's input and the SQNR of the ideal
 // float64 fake-quantized forward of the same scheme. Here the C++ converter
 // calibrates on those inputs (calibrate_attention), quantizes
 // (quantize_attention_s8 / _s16), and forward_s8 / forward_s16 run the case's
@@ -81,7 +81,9 @@ double integer_sqnr(const golden::Case& c, const golden::QuantCalib& q, attn::DT
     io.value = q.value.data() + static_cast<size_t>(n) * nv;
     REQUIRE(attn::calibrate_attention(fplan, w, mask, io, cal, &ranges) == attn::Status::kOk);
   }
-  Buffer st_buf(attn::quantized_attention_bytes(cfg, dtype));
+  attn::QuantizeOptions options;
+  options.max_positions = std::max(c.L, c.S);  // RoPE tables for exactly the positions the case uses
+  Buffer st_buf(attn::quantized_attention_bytes(cfg, dtype, options));
   attn::Arena st;
   REQUIRE(st.init(st_buf.p.get(), st_buf.size) == attn::Status::kOk);
   Buffer run_buf(qplan.arena_bytes);
@@ -91,7 +93,8 @@ double integer_sqnr(const golden::Case& c, const golden::QuantCalib& q, attn::DT
   std::vector<double> got(nq);
   if (dtype == attn::DType::kS8) {
     attn::WeightsS8 ws;
-    REQUIRE(attn::quantize_attention_s8(cfg, w, ranges, st, &ws, &act) == attn::Status::kOk);
+    REQUIRE(attn::quantize_attention_s8(cfg, w, ranges, st, &ws, &act, nullptr, options) ==
+            attn::Status::kOk);
     const auto iq = quantize_all<int8_t>(c.query, act.query, dtype);
     const auto ik = quantize_all<int8_t>(c.key, act.key, dtype);
     const auto iv = quantize_all<int8_t>(c.value, act.value, dtype);
@@ -102,7 +105,8 @@ double integer_sqnr(const golden::Case& c, const golden::QuantCalib& q, attn::DT
       got[i] = static_cast<double>(act.output.scale) * static_cast<double>(iy[i] - act.output.zero_point);
   } else {
     attn::WeightsS16 ws;
-    REQUIRE(attn::quantize_attention_s16(cfg, w, ranges, st, &ws, &act) == attn::Status::kOk);
+    REQUIRE(attn::quantize_attention_s16(cfg, w, ranges, st, &ws, &act, nullptr, options) ==
+            attn::Status::kOk);
     const auto iq = quantize_all<int16_t>(c.query, act.query, dtype);
     const auto ik = quantize_all<int16_t>(c.key, act.key, dtype);
     const auto iv = quantize_all<int16_t>(c.value, act.value, dtype);
@@ -124,6 +128,13 @@ double integer_sqnr(const golden::Case& c, const golden::QuantCalib& q, attn::DT
 // 93.78 dB). Everywhere else the ideal is < 58 dB and this error is invisible.
 bool known_s16_deviation(const std::string& name) { return name == "fullmask_keylen0_cross_e12_h3_l4_s5"; }
 
+// Calibration-limited (the absolute floors of 19 / 26 dB do not apply; "within
+// 1 dB of the ideal" does): a single decode-like row, whose V row (and so its
+// whole context and output) has a value at -2.49 while 64 calibration
+// examples reach -1.48. The ideal fake-quantized forward loses the same (15.4 /
+// 16.4 dB); the test asserts that the ideal is indeed below the floor.
+bool calibration_limited(const std::string& name) { return name == "llama_stories260k_e64_h8_kv4_l1"; }
+
 }  // namespace
 
 TEST_CASE("golden cases: integer forwards within 1 dB of the ideal fake-quantized forward, and the targets",
@@ -138,8 +149,8 @@ TEST_CASE("golden cases: integer forwards within 1 dB of the ideal fake-quantize
     golden::Case c;
     std::string error;
     REQUIRE(golden::load(path, &c, &error));
-    if (c.has_additive || c.rope_base != 0) {
-      skipped.push_back(c.name + (c.has_additive ? " (additive mask)" : " (RoPE)"));
+    if (c.has_additive) {
+      skipped.push_back(c.name + " (additive mask)");
       continue;
     }
     golden::QuantCalib q;
@@ -152,19 +163,23 @@ TEST_CASE("golden cases: integer forwards within 1 dB of the ideal fake-quantize
                 << " (ideal " << q.ideal_s16 << ")");
     CHECK(s8 >= q.ideal_s8 - 1.0);
     if (!known_s16_deviation(c.name)) CHECK(s16 >= q.ideal_s16 - 1.0);
-    CHECK(s8 >= 19.0);
-    CHECK(s16 >= 26.0);
+    if (calibration_limited(c.name)) {
+      CHECK(q.ideal_s8 < 19.0);
+      CHECK(q.ideal_s16 < 26.0);
+    } else {
+      CHECK(s8 >= 19.0);
+      CHECK(s16 >= 26.0);
+    }
     s8_all.push_back(s8);
     s16_all.push_back(s16);
   }
-  std::printf("%zu cases; skipped (the integer forwards have no additive mask and no RoPE):\n",
-              s8_all.size());
+  std::printf("%zu cases; skipped (the integer forwards have no additive mask):\n", s8_all.size());
   for (const std::string& s : skipped) std::printf("  %s\n", s.c_str());
   const double m8 = median(s8_all), m16 = median(s16_all);
   std::printf("median SQNR: s8 %.2f dB, s16 %.2f dB; minimum: s8 %.2f dB, s16 %.2f dB\n", m8, m16,
               *std::min_element(s8_all.begin(), s8_all.end()),
               *std::min_element(s16_all.begin(), s16_all.end()));
-  CHECK(s8_all.size() >= 30);
+  CHECK(s8_all.size() >= 44);  // the 9 Llama-style GQA/MQA/RoPE/window cases included
   CHECK(m8 >= 28.0);
   CHECK(m16 >= 37.0);
 }

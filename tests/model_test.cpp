@@ -475,9 +475,16 @@ namespace {
 // Block 0 of Fixture quantized to `dtype` (ranges made up: every stage [-2, 2]),
 // plus the user tensor; `q` keeps the quantizer's own arrays.
 struct QuantFixture {
-  explicit QuantFixture(attn::DType dtype, bool bias = true) : storage(std::vector<uint8_t>(1 << 16, 0)) {
+  // kv_heads 1: multi-query (Wk, Wv and their tables [4, ...], the first rows of Fixture's).
+  // rope != 0: rotary embedding, cos/sin tables [5, 2] (rope_cos, rope_sin).
+  explicit QuantFixture(attn::DType dtype, bool bias = true, int32_t kv_heads = 0, float rope = 0.0f)
+      : storage(std::vector<uint8_t>(1 << 16, 0)) {
     attn::AttentionConfig c{8, 2};
     c.bias = bias;
+    c.num_kv_heads = kv_heads;
+    c.rope_base = rope;
+    attn::QuantizeOptions options;
+    options.max_positions = 5;
     attn::WeightsF32 w{fx.w0[0].data(), fx.w0[1].data(), fx.w0[2].data(), fx.w0[3].data()};
     if (bias)
       w = {fx.w0[0].data(), fx.w0[1].data(), fx.w0[2].data(), fx.w0[3].data(),
@@ -487,11 +494,13 @@ struct QuantFixture {
       *x = {-2.0f, 1.5f};
     REQUIRE(arena.init(storage.p, storage.n) == Status::kOk);
     attn::tools::BlockSpec b{8, 2, 4, 8, 8, bias, dtype};
+    b.n_kv_heads = static_cast<uint32_t>(kv_heads);
+    b.rope_base = rope;
     if (dtype == attn::DType::kS8) {
-      REQUIRE(attn::quantize_attention_s8(c, w, r, arena, &s8, &act) == Status::kOk);
+      REQUIRE(attn::quantize_attention_s8(c, w, r, arena, &s8, &act, nullptr, options) == Status::kOk);
       attn::tools::add_block_quant(spec, b, s8, act);
     } else {
-      REQUIRE(attn::quantize_attention_s16(c, w, r, arena, &s16, &act) == Status::kOk);
+      REQUIRE(attn::quantize_attention_s16(c, w, r, arena, &s16, &act, nullptr, options) == Status::kOk);
       attn::tools::add_block_quant(spec, b, s16, act);
     }
     spec.tensors.push_back(fx.spec.tensors.back());  // "embedding"
@@ -621,7 +630,7 @@ TEST_CASE("quantized blocks: tables of the wrong length, dtype or role", "[model
     }
     {
       QuantFixture qf(dt);
-      qf.tensor("block.0.o_shift").role = static_cast<attn::format::Role>(26);  // reserved
+      qf.tensor("block.0.o_shift").role = static_cast<attn::format::Role>(28);  // reserved
       CHECK(qf.load() == Status::kUnknownRole);
     }
   }
@@ -818,24 +827,230 @@ TEST_CASE("GQA and RoPE: bad block records", "[model][gqa][bad]") {
   CHECK(load_patched(2, 0.0f, [&](auto& f) { poke<uint32_t>(f, hd_at, 3); }) == Status::kDimsMismatch);
 }
 
-TEST_CASE("quantized blocks with rope or grouped K/V heads are rejected", "[model][gqa][quant][bad]") {
+TEST_CASE("quantized RoPE blocks carry cos/sin tables, and the forward runs from the blob",
+          "[model][rope][quant]") {
   for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
-    QuantFixture qf(dt);
-    std::vector<uint8_t> f = attn::tools::write_model(qf.spec);
-    REQUIRE(load_bytes(f) == Status::kOk);
-    std::vector<uint8_t> g = f;
-    poke<float>(g, sizeof(Header) + offsetof(BlockRecord, rope), 10000.0f);
-    attn::tools::fix_crc(g);
-    CHECK(load_bytes(g) == Status::kQuantizedVariant);
-    const uint32_t heads = qf.spec.blocks[0].num_heads;
-    REQUIRE(heads % 2 == 0);
-    g = f;
-    poke<uint32_t>(g, sizeof(Header) + offsetof(BlockRecord, n_kv_heads), heads / 2);
-    attn::tools::fix_crc(g);
-    CHECK(load_bytes(g) == Status::kQuantizedVariant);
-    g = f;  // n_kv_heads == num_heads is plain multi-head attention
-    poke<uint32_t>(g, sizeof(Header) + offsetof(BlockRecord, n_kv_heads), heads);
-    attn::tools::fix_crc(g);
-    CHECK(load_bytes(g) == Status::kOk);
+    QuantFixture qf(dt, true, 1, 10000.0f);  // MQA + RoPE, head_dim 4: tables [5, 2]
+    const std::vector<uint8_t> f = attn::tools::write_model(qf.spec);
+    AlignedCopy c(f);
+    attn::Model m;
+    REQUIRE(attn::Model::load(c.p, c.n, &m) == Status::kOk);
+    attn::Block b;
+    REQUIRE(m.block(0, &b) == Status::kOk);
+    CHECK(b.config.rope_base == 10000.0f);
+    attn::TensorView cos, sin;
+    REQUIRE(m.find_block_tensor(0, attn::format::Role::kRopeCos, &cos) == Status::kOk);
+    REQUIRE(m.find_block_tensor(0, attn::format::Role::kRopeSin, &sin) == Status::kOk);
+    CHECK(cos.dtype == attn::DType::kS16);
+    CHECK(cos.rank == 2);
+    CHECK(cos.dims[0] == 5);
+    CHECK(cos.dims[1] == 2);
+    const attn::RopeTable& t = dt == attn::DType::kS8 ? b.s8.rope : b.s16.rope;
+    CHECK(static_cast<const void*>(t.cos) == cos.data);
+    CHECK(static_cast<const void*>(t.sin) == sin.data);
+    CHECK(t.positions == 5);
+    CHECK(t.cos[0] == 16384);  // position 0: angle 0
+    CHECK(t.sin[0] == 0);
+    CHECK(t.cos[2] == 8852);   // position 1, pair 0: round(2^14 cos 1)
+    CHECK(t.sin[2] == 13787);  // round(2^14 sin 1)
+    attn::Plan plan;
+    REQUIRE(attn::plan_attention(b.config, dt, 3, 3, &plan) == Status::kOk);
+    AlignedCopy arena_mem(std::vector<uint8_t>(plan.arena_bytes, 0));
+    attn::Arena arena;
+    REQUIRE(arena.init(arena_mem.p, arena_mem.n) == Status::kOk);
+    if (dt == attn::DType::kS8) {
+      std::vector<int8_t> x(24), y0(24), y1(24);
+      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
+      REQUIRE(attn::forward_s8(plan, b.s8, {}, {x.data(), x.data(), x.data(), y0.data()}, arena) ==
+              Status::kOk);
+      REQUIRE(attn::forward_s8(plan, qf.s8, {}, {x.data(), x.data(), x.data(), y1.data()}, arena) ==
+              Status::kOk);
+      CHECK(y0 == y1);
+      // Queries at positions 2..4 still have table rows; 3..5 do not.
+      CHECK(attn::forward_s8(plan, b.s8, {}, {x.data(), x.data(), x.data(), y0.data(), 2}, arena) ==
+            Status::kOk);
+      CHECK(attn::forward_s8(plan, b.s8, {}, {x.data(), x.data(), x.data(), y0.data(), 3}, arena) ==
+            Status::kRopePositionOutOfRange);
+    } else {
+      std::vector<int16_t> x(24), y0(24), y1(24);
+      for (size_t i = 0; i < x.size(); ++i)
+        x[i] = static_cast<int16_t>(static_cast<int>(i * 2731 % 65535) - 32767);
+      REQUIRE(attn::forward_s16(plan, b.s16, {}, {x.data(), x.data(), x.data(), y0.data()}, arena) ==
+              Status::kOk);
+      REQUIRE(attn::forward_s16(plan, qf.s16, {}, {x.data(), x.data(), x.data(), y1.data()}, arena) ==
+              Status::kOk);
+      CHECK(y0 == y1);
+      CHECK(attn::forward_s16(plan, b.s16, {}, {x.data(), x.data(), x.data(), y0.data(), 3}, arena) ==
+            Status::kRopePositionOutOfRange);
+    }
+  }
+}
+
+TEST_CASE("quantized RoPE blocks: bad table shape, dtype, role and values", "[model][rope][quant][bad]") {
+  using attn::format::Role;
+  for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
+    const auto rope = [dt] { return QuantFixture(dt, true, 0, 10000.0f); };
+    {
+      QuantFixture qf = rope();
+      CHECK(qf.load() == Status::kOk);
+    }
+    for (const char* n : {"block.0.rope_cos", "block.0.rope_sin"}) {
+      INFO(n);
+      {  // missing
+        QuantFixture qf = rope();
+        auto& v = qf.spec.tensors;
+        v.erase(
+            std::find_if(v.begin(), v.end(), [&](const attn::tools::TensorSpec& t) { return t.name == n; }));
+        CHECK(qf.load() == Status::kMissingTensor);
+      }
+      {  // s32 instead of s16
+        QuantFixture qf = rope();
+        auto& t = qf.tensor(n);
+        t.dtype = attn::DType::kS32;
+        t.bytes.resize(t.bytes.size() * 2);
+        CHECK(qf.load() == Status::kDtypeMismatch);
+      }
+      {  // [5, 4]: a full head_dim wide instead of head_dim / 2
+        QuantFixture qf = rope();
+        auto& t = qf.tensor(n);
+        t.dims = {5, 4};
+        t.bytes.resize(40);
+        CHECK(qf.load() == Status::kDimsMismatch);
+      }
+      {  // rank 1 [10]
+        QuantFixture qf = rope();
+        auto& t = qf.tensor(n);
+        t.dims = {10};
+        CHECK(qf.load() == Status::kDimsMismatch);
+      }
+      {  // one table shorter than the other: [4, 2]
+        QuantFixture qf = rope();
+        auto& t = qf.tensor(n);
+        t.dims = {4, 2};
+        t.bytes.resize(16);
+        CHECK(qf.load() == Status::kDimsMismatch);
+      }
+      {  // an entry outside Q1.14's [-16384, 16384]
+        QuantFixture qf = rope();
+        const int16_t v = -16385;
+        std::memcpy(qf.tensor(n).bytes.data() + 6, &v, 2);
+        CHECK(qf.load() == Status::kBadQuantParams);
+      }
+    }
+    {  // both tables longer (the converter's choice of positions): fine
+      QuantFixture qf = rope();
+      for (const char* n : {"block.0.rope_cos", "block.0.rope_sin"}) {
+        auto& t = qf.tensor(n);
+        t.dims = {7, 2};
+        t.bytes.resize(28);
+      }
+      CHECK(qf.load() == Status::kOk);
+    }
+    {  // the same table under both roles
+      QuantFixture qf = rope();
+      qf.tensor("block.0.rope_sin").role = Role::kRopeCos;
+      CHECK(qf.load() == Status::kDuplicateRole);
+    }
+    {  // rope tables in a block without rope
+      QuantFixture qf = rope();
+      qf.spec.blocks[0].rope_base = 0.0f;
+      CHECK(qf.load() == Status::kUnknownRole);
+    }
+    {  // a block with rope but no tables (the record patched)
+      QuantFixture qf(dt);
+      std::vector<uint8_t> f = attn::tools::write_model(qf.spec);
+      poke<float>(f, sizeof(Header) + offsetof(BlockRecord, rope), 10000.0f);
+      attn::tools::fix_crc(f);
+      CHECK(load_bytes(f) == Status::kMissingTensor);
+    }
+  }
+  {  // rope tables in an f32 block
+    std::vector<std::vector<float>> w;
+    attn::tools::ModelSpec spec = gqa_spec(2, 10000.0f, true, &w);
+    QuantFixture donor(attn::DType::kS8, true, 0, 10000.0f);
+    spec.tensors.push_back(donor.tensor("block.0.rope_cos"));
+    CHECK(load_bytes(attn::tools::write_model(spec)) == Status::kUnknownRole);
+  }
+  {  // role 28 is reserved
+    QuantFixture qf(attn::DType::kS8, true, 0, 10000.0f);
+    qf.tensor("block.0.rope_sin").role = static_cast<Role>(28);
+    CHECK(qf.load() == Status::kUnknownRole);
+  }
+}
+
+TEST_CASE("quantized GQA/MQA blocks: K/V tables are [Dkv], and the forward runs from the blob",
+          "[model][gqa][quant]") {
+  for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
+    QuantFixture qf(dt, true, 1);  // H = 2, one K/V head: Dkv = 4, D = 8
+    const std::vector<uint8_t> f = attn::tools::write_model(qf.spec);
+    AlignedCopy c(f);
+    attn::Model m;
+    REQUIRE(attn::Model::load(c.p, c.n, &m) == Status::kOk);
+    attn::Block b;
+    REQUIRE(m.block(0, &b) == Status::kOk);
+    CHECK(b.config.num_kv_heads == 1);
+    CHECK(b.config.kv_dim() == 4);
+    for (const char* n : {"wk", "wv", "bk", "bv", "k_multiplier", "k_shift", "v_multiplier", "v_shift"}) {
+      INFO(n);
+      CHECK(qf.tensor(std::string("block.0.") + n).dims[0] == 4u);
+    }
+    CHECK(qf.tensor("block.0.q_multiplier").dims[0] == 8u);
+    attn::Plan plan;
+    REQUIRE(attn::plan_attention(b.config, dt, 3, 3, &plan) == Status::kOk);
+    AlignedCopy arena_mem(std::vector<uint8_t>(plan.arena_bytes, 0));
+    attn::Arena arena;
+    REQUIRE(arena.init(arena_mem.p, arena_mem.n) == Status::kOk);
+    if (dt == attn::DType::kS8) {
+      std::vector<int8_t> x(24), y0(24), y1(24);
+      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
+      REQUIRE(attn::forward_s8(plan, b.s8, {}, {x.data(), x.data(), x.data(), y0.data()}, arena) ==
+              Status::kOk);
+      REQUIRE(attn::forward_s8(plan, qf.s8, {}, {x.data(), x.data(), x.data(), y1.data()}, arena) ==
+              Status::kOk);
+      CHECK(y0 == y1);
+    } else {
+      std::vector<int16_t> x(24), y0(24), y1(24);
+      for (size_t i = 0; i < x.size(); ++i)
+        x[i] = static_cast<int16_t>(static_cast<int>(i * 2731 % 65535) - 32767);
+      REQUIRE(attn::forward_s16(plan, b.s16, {}, {x.data(), x.data(), x.data(), y0.data()}, arena) ==
+              Status::kOk);
+      REQUIRE(attn::forward_s16(plan, qf.s16, {}, {x.data(), x.data(), x.data(), y1.data()}, arena) ==
+              Status::kOk);
+      CHECK(y0 == y1);
+    }
+  }
+}
+
+TEST_CASE("quantized GQA/MQA blocks: tables sized for the wrong head count", "[model][gqa][quant][bad]") {
+  for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
+    {  // the record says MQA, but the file is multi-head: every K/V tensor is [D]
+      QuantFixture qf(dt);
+      qf.spec.blocks[0].n_kv_heads = 1;
+      CHECK(qf.load() == Status::kDimsMismatch);
+    }
+    // An MQA block with one K/V table of the multi-head length: each of them is caught.
+    for (const char* n : {"k_multiplier", "k_shift", "v_multiplier", "v_shift", "bk", "bv"}) {
+      QuantFixture qf(dt, true, 1);
+      REQUIRE(qf.load() == Status::kOk);
+      auto& t = qf.tensor(std::string("block.0.") + n);
+      t.dims = {8};
+      t.bytes.resize(t.bytes.size() * 2);
+      INFO(n);
+      CHECK(qf.load() == Status::kDimsMismatch);
+    }
+    {  // Wk of the multi-head shape [D, E]
+      QuantFixture qf(dt, true, 1);
+      auto& t = qf.tensor("block.0.wk");
+      t.dims = {8, 8};
+      t.bytes.resize(64);
+      CHECK(qf.load() == Status::kDimsMismatch);
+    }
+    {  // n_kv_heads that does not divide the heads
+      QuantFixture qf(dt, true, 1);
+      std::vector<uint8_t> f = attn::tools::write_model(qf.spec);
+      poke<uint32_t>(f, sizeof(Header) + offsetof(BlockRecord, n_kv_heads), 3);
+      attn::tools::fix_crc(f);
+      CHECK(load_bytes(f) == Status::kBadKvHeads);
+    }
   }
 }

@@ -241,13 +241,16 @@ std::vector<float> normal(size_t n, float sd, std::mt19937& rng) {
   return v;
 }
 
-Block make_block(int E, int H, int L, std::mt19937& rng) {
+// kv_heads: grouped-query K/V heads (0: H); rope: rotary base (0: none).
+Block make_block(int E, int H, int L, std::mt19937& rng, int kv_heads = 0, float rope = 0.0f) {
   Block b{AttentionConfig{E, H}, L, {}, {}, {}, {}, {}, {}, {}, {}, {}};
-  const size_t e = size_t(E);
+  b.cfg.num_kv_heads = kv_heads;
+  b.cfg.rope_base = rope;
+  const size_t e = size_t(E), dkv = size_t(b.cfg.kv_dim());
   const float ws = 1.5f / std::sqrt(float(E));
-  b.wq = normal(e * e, ws, rng), b.wk = normal(e * e, ws, rng), b.wv = normal(e * e, ws, rng),
+  b.wq = normal(e * e, ws, rng), b.wk = normal(dkv * e, ws, rng), b.wv = normal(dkv * e, ws, rng),
   b.wo = normal(e * e, ws, rng);
-  b.bq = normal(e, 0.1f, rng), b.bk = normal(e, 0.1f, rng), b.bv = normal(e, 0.1f, rng),
+  b.bq = normal(e, 0.1f, rng), b.bk = normal(dkv, 0.1f, rng), b.bv = normal(dkv, 0.1f, rng),
   b.bo = normal(e, 0.1f, rng);
   b.x = normal(size_t(L) * e, 1.0f, rng);
   return b;
@@ -274,10 +277,12 @@ CalibrationRanges calibrate(const Block& b) {
   return r;
 }
 
-// forward_s8's arithmetic (self-attention, no mask) from the ref kernels alone.
+// forward_s8's arithmetic (self-attention, no mask; grouped K/V heads and
+// RoPE with positions 0 .. L-1) from the ref kernels alone.
 std::vector<int8_t> ref_forward_s8(const AttentionConfig& cfg, const WeightsS8& w, int L,
                                    const std::vector<int8_t>& x) {
-  const int E = cfg.embed_dim, H = cfg.num_heads, hd = E / H, S = L;
+  const int E = cfg.embed_dim, H = cfg.num_heads, hd = E / H, S = L, Dkv = cfg.kv_dim();
+  const int group = H / cfg.resolved_kv_heads();
   auto params = [](const ProjectionS8& p, int32_t zp) {
     LinearS8Params lp;
     lp.output_zero_point = zp;
@@ -285,23 +290,29 @@ std::vector<int8_t> ref_forward_s8(const AttentionConfig& cfg, const WeightsS8& 
     lp.shift = p.shift;
     return lp;
   };
-  std::vector<int8_t> q(size_t(L) * E), k(q.size()), v(q.size()), o(q.size()), y(q.size());  // [L, E]
+  std::vector<int8_t> q(size_t(L) * E), o(q.size()), y(q.size());  // [L, E]
+  std::vector<int8_t> k(size_t(L) * Dkv), v(k.size());             // [L, Dkv]
   const ConstMatS8 X{x.data(), L, E, E};
   d::linear_s8_ref(X, ConstMatS8{w.q.weight, E, E, E}, w.q.bias, params(w.q, w.q_zero_point),
                    MatS8{q.data(), L, E, E});
-  d::linear_s8_ref(X, ConstMatS8{w.k.weight, E, E, E}, w.k.bias, params(w.k, w.k_zero_point),
-                   MatS8{k.data(), L, E, E});
-  d::linear_s8_ref(X, ConstMatS8{w.v.weight, E, E, E}, w.v.bias, params(w.v, w.v_zero_point),
-                   MatS8{v.data(), L, E, E});
+  d::linear_s8_ref(X, ConstMatS8{w.k.weight, Dkv, E, E}, w.k.bias, params(w.k, w.k_zero_point),
+                   MatS8{k.data(), L, Dkv, Dkv});
+  d::linear_s8_ref(X, ConstMatS8{w.v.weight, Dkv, E, E}, w.v.bias, params(w.v, w.v_zero_point),
+                   MatS8{v.data(), L, Dkv, Dkv});
+  if (cfg.rope_base != 0.0f) {
+    d::rope_s8_ref(MatS8{q.data(), L, E, E}, hd, w.q_zero_point, 0, w.rope);
+    d::rope_s8_ref(MatS8{k.data(), L, Dkv, Dkv}, hd, w.k_zero_point, 0, w.rope);
+  }
   const d::FusedSoftmax sm{w.softmax.exp_multiplier, w.softmax.exp_shift, w.softmax.diff_limit};
   std::vector<int32_t> s(size_t(L) * S);  // [L, S] scores, then int16 probabilities in place
   for (int h = 0; h < H; ++h) {
+    const int g0 = (h / group) * hd;
     d::scores_s8_ref(ConstMatS8{q.data() + h * hd, L, hd, E}, w.q_zero_point,
-                     ConstMatS8{k.data() + h * hd, S, hd, E}, w.k_zero_point, w.softmax.score_shift,
+                     ConstMatS8{k.data() + g0, S, hd, Dkv}, w.k_zero_point, w.softmax.score_shift,
                      MatS32{s.data(), L, S, S});
     for (int r = 0; r < L; ++r) d::softmax_fused_row_ref(s.data() + size_t(r) * S, 0, S, S, sm);
     d::weighted_sum_s8_ref(ConstMatS16{reinterpret_cast<const int16_t*>(s.data()), L, S, 2 * S},
-                           ConstMatS8{v.data() + h * hd, S, hd, E}, w.v_zero_point, w.context_multiplier,
+                           ConstMatS8{v.data() + g0, S, hd, Dkv}, w.v_zero_point, w.context_multiplier,
                            w.context_shift, w.context_zero_point, MatS8{o.data() + h * hd, L, hd, E});
   }
   d::linear_s8_ref(ConstMatS8{o.data(), L, E, E}, ConstMatS8{w.o.weight, E, E, E}, w.o.bias,
@@ -311,26 +322,35 @@ std::vector<int8_t> ref_forward_s8(const AttentionConfig& cfg, const WeightsS8& 
 
 std::vector<int16_t> ref_forward_s16(const AttentionConfig& cfg, const WeightsS16& w, int L,
                                      const std::vector<int16_t>& x) {
-  const int E = cfg.embed_dim, H = cfg.num_heads, hd = E / H, S = L;
+  const int E = cfg.embed_dim, H = cfg.num_heads, hd = E / H, S = L, Dkv = cfg.kv_dim();
+  const int group = H / cfg.resolved_kv_heads();
   auto params = [](const ProjectionS16& p) {
     LinearS16Params lp;
     lp.multiplier = p.multiplier;
     lp.shift = p.shift;
     return lp;
   };
-  std::vector<int16_t> q(size_t(L) * E), k(q.size()), v(q.size()), o(q.size()), y(q.size());  // [L, E]
+  std::vector<int16_t> q(size_t(L) * E), o(q.size()), y(q.size());  // [L, E]
+  std::vector<int16_t> k(size_t(L) * Dkv), v(k.size());             // [L, Dkv]
   const ConstMatS16 X{x.data(), L, E, E};
   d::linear_s16_ref(X, ConstMatS8{w.q.weight, E, E, E}, w.q.bias, params(w.q), MatS16{q.data(), L, E, E});
-  d::linear_s16_ref(X, ConstMatS8{w.k.weight, E, E, E}, w.k.bias, params(w.k), MatS16{k.data(), L, E, E});
-  d::linear_s16_ref(X, ConstMatS8{w.v.weight, E, E, E}, w.v.bias, params(w.v), MatS16{v.data(), L, E, E});
+  d::linear_s16_ref(X, ConstMatS8{w.k.weight, Dkv, E, E}, w.k.bias, params(w.k),
+                    MatS16{k.data(), L, Dkv, Dkv});
+  d::linear_s16_ref(X, ConstMatS8{w.v.weight, Dkv, E, E}, w.v.bias, params(w.v),
+                    MatS16{v.data(), L, Dkv, Dkv});
+  if (cfg.rope_base != 0.0f) {
+    d::rope_s16_ref(MatS16{q.data(), L, E, E}, hd, 0, w.rope);
+    d::rope_s16_ref(MatS16{k.data(), L, Dkv, Dkv}, hd, 0, w.rope);
+  }
   const d::FusedSoftmax sm{w.softmax.exp_multiplier, w.softmax.exp_shift, w.softmax.diff_limit};
   std::vector<int32_t> s(size_t(L) * S);  // [L, S]
   for (int h = 0; h < H; ++h) {
-    d::scores_s16_ref(ConstMatS16{q.data() + h * hd, L, hd, E}, ConstMatS16{k.data() + h * hd, S, hd, E},
+    const int g0 = (h / group) * hd;
+    d::scores_s16_ref(ConstMatS16{q.data() + h * hd, L, hd, E}, ConstMatS16{k.data() + g0, S, hd, Dkv},
                       w.softmax.score_shift, MatS32{s.data(), L, S, S});
     for (int r = 0; r < L; ++r) d::softmax_fused_row_ref(s.data() + size_t(r) * S, 0, S, S, sm);
     d::weighted_sum_s16_ref(ConstMatS16{reinterpret_cast<const int16_t*>(s.data()), L, S, 2 * S},
-                            ConstMatS16{v.data() + h * hd, S, hd, E}, w.context_multiplier, w.context_shift,
+                            ConstMatS16{v.data() + g0, S, hd, Dkv}, w.context_multiplier, w.context_shift,
                             MatS16{o.data() + h * hd, L, hd, E});
   }
   d::linear_s16_ref(ConstMatS16{o.data(), L, E, E}, ConstMatS8{w.o.weight, E, E, E}, w.o.bias, params(w.o),
@@ -342,11 +362,15 @@ std::vector<int16_t> ref_forward_s16(const AttentionConfig& cfg, const WeightsS1
 
 TEST_CASE("forward_s8 / forward_s16 (dispatched kernels) give the ref kernels' bytes", "[variants_fixed]") {
   std::mt19937 rng(21);
-  // (E, H, L): head_dim 8 / 16 / 24 / 32, L with tails of every block.
-  const int shapes[][3] = {{32, 4, 5}, {64, 4, 17}, {48, 2, 33}, {64, 2, 70}};
+  // (E, H, L, kv_heads, rope base): head_dim 8 / 16 / 24 / 32, L with tails of
+  // every block; grouped-query (GQA, MQA) and RoPE blocks (stories260K-like:
+  // E 64, 8 heads, 4 K/V heads).
+  const int shapes[][5] = {{32, 4, 5, 0, 0},       {64, 4, 17, 0, 0},    {48, 2, 33, 0, 0},
+                           {64, 2, 70, 0, 0},      {32, 4, 9, 2, 0},     {64, 8, 33, 4, 10000},
+                           {48, 4, 17, 1, 500000}, {32, 2, 70, 2, 10000}};
   for (const auto& sh : shapes) {
-    const Block b = make_block(sh[0], sh[1], sh[2], rng);
-    INFO("E=" << sh[0] << " H=" << sh[1] << " L=" << sh[2]);
+    const Block b = make_block(sh[0], sh[1], sh[2], rng, sh[3], float(sh[4]));
+    INFO("E=" << sh[0] << " H=" << sh[1] << " L=" << sh[2] << " kv_heads=" << sh[3] << " rope=" << sh[4]);
     const CalibrationRanges r = calibrate(b);
     Plan p8, p16;
     REQUIRE(plan_attention(b.cfg, DType::kS8, b.L, b.L, &p8) == Status::kOk);

@@ -467,7 +467,7 @@ def encode(case, d, y, p):
 
 # ---- fixed point: calibration data and the ideal fake-quantized forward -------------------------
 #
-# For every case the integer forwards can run (no additive mask, no RoPE) a sidecar file
+# For every case the integer forwards can run (no additive mask) a sidecar file
 # quant/<name>.bin holds N calibration inputs drawn from the case's input distribution (its own
 # seed, so the case files do not change) and the SQNR (dB, against the expected float64 y) of the
 # ideal fake-quantized forward of attn's scheme (include/attn/FIXED_POINT.md) in float64:
@@ -475,7 +475,9 @@ def encode(case, d, y, p):
 #   s8: activations asymmetric per tensor, scale (hi - lo) / 255, zero point round(-128 - lo / scale);
 #   s16: activations symmetric per tensor, scale max|x| / 32767;
 #   weights int8 symmetric per output channel (max|w| / 127), biases rounded to s_in * s_w;
-#   x, key, value, Q, K, V, context and y rounded to their grids; exact (float64) probabilities.
+#   x, key, value, Q, K, V, context and y rounded to their grids; exact (float64) probabilities;
+#   RoPE (Llama cases): Q and K rounded to their grid after the projection, rotated with exact
+#   cos/sin (queries and keys at positions 0, 1, ...), rounded again; their ranges cover both.
 # tests/golden_fixed_test.cpp quantizes with the C++ converter on the same calibration inputs and
 # must come within 1 dB of this ideal. Format: tests/data/golden/README.md, "Fixed-point sidecar".
 QUANT_MAGIC = b"ATTNGQNT"
@@ -483,19 +485,28 @@ QUANT_VERSION = 1
 QUANT_HEADER = struct.Struct("<8sIiiidd")  # magic, version, N, self_attention, reserved, ideal s8, ideal s16
 assert QUANT_HEADER.size == 40
 N_CALIB = 8
+# The short Llama cases (L <= 7: decode-like steps) get 64 calibration examples: 8 examples of 1..7
+# rows cover too few projected values for a meaningful ideal (one V row of the 1-row test input
+# falls far outside them).
+N_CALIB_SHORT_LLAMA = 64
+
+
+def n_calib(case):
+    return N_CALIB_SHORT_LLAMA if case.llama and case.L <= 7 else N_CALIB
 
 
 def quant_applicable(case):
-    return case.additive is None and not case.rope_base
+    return case.additive is None
 
 
 def draw_calib(case, seed):
     """N calibration inputs from the distribution of the case's test input (draw())."""
     rng = np.random.default_rng(seed)
-    c = {"query": f32(rng.standard_normal((N_CALIB, case.L, case.E)) * case.x_scale)}
+    n = n_calib(case)
+    c = {"query": f32(rng.standard_normal((n, case.L, case.E)) * case.x_scale)}
     if not case.self_attn:
-        c["key"] = f32(rng.standard_normal((N_CALIB, case.S, case.kdim)) * case.x_scale)
-        c["value"] = f32(rng.standard_normal((N_CALIB, case.S, case.vdim)) * case.x_scale)
+        c["key"] = f32(rng.standard_normal((n, case.S, case.kdim)) * case.x_scale)
+        c["value"] = f32(rng.standard_normal((n, case.S, case.vdim)) * case.x_scale)
     return c
 
 
@@ -503,15 +514,33 @@ def round_away(x):
     return np.sign(x) * np.floor(np.abs(x) + 0.5)
 
 
+def rope_rows(m, hd, base):
+    """HF Llama's rotary embedding of m [rows, heads * hd] in float64, row r at position r."""
+    half = hd // 2
+    ang = np.arange(m.shape[0])[:, None] * (float(base) ** (-2.0 * np.arange(half) / hd))[None, :]
+    c, s = np.cos(ang), np.sin(ang)
+    out = m.copy()
+    for h0 in range(0, m.shape[1], hd):
+        a, b = m[:, h0:h0 + half], m[:, h0 + half:h0 + hd]
+        out[:, h0:h0 + half] = a * c - b * s
+        out[:, h0 + half:h0 + hd] = b * c + a * s
+    return out
+
+
 def stages(case, w, x, xk, xv, fq=None):
     """float64 forward of one example with every stage; fq(name, value) rounds a stage to its
-    grid (None: exact). Returns dict of x, key, value, q, k, v, ctx, y."""
+    grid (None: exact). Returns dict of x, key, value, q, k, v, ctx, y (and, with RoPE, q_pre,
+    k_pre: Q and K before the rotation, on the same grid as after it)."""
     fq = fq or (lambda name, v: v)
     t = {"x": fq("x", x), "key": fq("key", xk), "value": fq("value", xv)}
     b = (lambda n: w[n]) if case.bias else (lambda n: 0.0)
     t["q"] = fq("q", t["x"] @ w["wq"].T + b("bq"))
     t["k"] = fq("k", t["key"] @ w["wk"].T + b("bk"))
     t["v"] = fq("v", t["value"] @ w["wv"].T + b("bv"))
+    if case.rope_base:
+        t["q_pre"], t["k_pre"] = t["q"], t["k"]
+        t["q"] = fq("q", rope_rows(t["q"], case.head_dim, case.rope_base))
+        t["k"] = fq("k", rope_rows(t["k"], case.head_dim, case.rope_base))
     ok = allowed(case, None)
     hd, g = case.head_dim, case.H // case.kv_heads
     ctx = np.zeros((case.L, case.D))
@@ -539,6 +568,7 @@ def ideal_sqnr(case, d, y, calib, bits):
         xk = x if case.self_attn else calib["key"][i].astype(np.float64)
         xv = x if case.self_attn else calib["value"][i].astype(np.float64)
         for k, v in stages(case, w, x, xk, xv).items():
+            k = {"q_pre": "q", "k_pre": "k"}.get(k, k)  # one grid before and after the rotation
             lo[k] = min(lo.get(k, 0.0), float(v.min()))
             hi[k] = max(hi.get(k, 0.0), float(v.max()))
     qmin, qmax = (-128, 127) if bits == 8 else (-32768, 32767)
@@ -573,7 +603,7 @@ def ideal_sqnr(case, d, y, calib, bits):
 
 
 def encode_quant(case, calib, s8, s16):
-    parts = [QUANT_HEADER.pack(QUANT_MAGIC, QUANT_VERSION, N_CALIB, int(case.self_attn), 0, s8, s16)]
+    parts = [QUANT_HEADER.pack(QUANT_MAGIC, QUANT_VERSION, calib["query"].shape[0], int(case.self_attn), 0, s8, s16)]
     for k in ("query", "key", "value"):
         if k in calib:
             parts.append(np.ascontiguousarray(calib[k], dtype="<f4").tobytes())

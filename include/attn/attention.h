@@ -148,7 +148,7 @@ constexpr size_t attention_arena_bytes(const AttentionConfig& c, DType dtype, in
 // Validate config and shape for `dtype` and fill *out. Errors: kNullArgument,
 // kBadEmbedDim, kBadNumHeads, kBadHeadDim, kBadKeyDim, kBadValueDim,
 // kBadKvHeads, kBadRope, kBadQueryLength, kBadKeyLength, kBadTileRows,
-// kBadDtype (also: kS8/kS16 with rotary embedding), kSizeOverflow (the
+// kBadDtype, kSizeOverflow (the
 // arena would not fit in size_t).
 Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int32_t S, Plan* out,
                       int32_t tile_rows = ATTN_TILE_ROWS);

@@ -22,8 +22,11 @@
 // exp with a 256-entry table, exact in integers: identical on every target,
 // ~31 instructions per score on a Cortex-M3/M4. include/attn/FIXED_POINT.md has the
 // whole arithmetic and the measurements behind it.
-// Grouped-query attention (num_kv_heads) as in forward_f32; no rotary
-// embedding (plan_attention returns kBadDtype). Masks: causal, window and
+// Grouped-query attention (num_kv_heads) as in forward_f32. Rotary embedding
+// (config.rope_base != 0): the projected integer K rows (positions 0 .. S-1)
+// and Q rows (io.query_position + row, as IoF32::query_position) turn by the
+// converter's cos/sin tables (RopeTable), in integers, after their
+// requantization. Masks: causal, window and
 // key_length as in forward_f32; an additive float mask is not supported in
 // fixed point (kUnsupportedMask). Fully masked rows give all-zero weights, so
 // their output is the (quantized) output bias.
@@ -64,6 +67,17 @@ struct FusedSoftmaxParams {
                                 // keeps them in int32; int8: usually 0 (raised for very fine score steps).
 };
 
+// Rotary embedding tables, from the converter: Q1.14 int16 (16384 = 1.0),
+// row p for position p, column i for the pair (i, i + head_dim/2) of each head:
+//   cos[p][i] = round(2^14 cos(p * base^(-2i / head_dim))), sin likewise.
+// Positions at or past `positions` give kRopePositionOutOfRange.
+struct RopeTable {
+  const int16_t* cos = nullptr;  // [positions, head_dim / 2], each in [-16384, 16384]
+  const int16_t* sin = nullptr;  // [positions, head_dim / 2]
+  int32_t positions = 0;         // rows of each table, >= 1
+};
+constexpr int32_t kRopeFracBits = 14;  // RopeTable entries are Q1.14
+
 struct WeightsS8 {
   ProjectionS8 q;            // [D, E]     query input -> Q
   ProjectionS8 k;            // [Dkv, kdim]  key input -> K (Dkv = kv_heads * head_dim)
@@ -77,6 +91,7 @@ struct WeightsS8 {
   FusedSoftmaxParams softmax;
   int32_t context_multiplier = 0;  // Q0.31 of s_v / (2^15 * s_context): Q0.15 probabilities x V
   int32_t context_shift = 0;       // [-31, 30]
+  RopeTable rope;                  // read only when config.rope_base != 0
 };
 
 struct WeightsS16 {
@@ -84,6 +99,7 @@ struct WeightsS16 {
   FusedSoftmaxParams softmax;
   int32_t context_multiplier = 0;  // Q0.31 of s_v / (2^15 * s_context)
   int32_t context_shift = 0;       // [-31, 14]
+  RopeTable rope;                  // read only when config.rope_base != 0
 };
 
 // Dense, row-major int8 inputs and outputs, quantized with the converter's
@@ -93,6 +109,7 @@ struct IoS8 {
   const int8_t* key = nullptr;    // [S, kdim]; for self-attention pass query
   const int8_t* value = nullptr;  // [S, vdim]; for self-attention pass query
   int8_t* output = nullptr;       // [L, E]; must not overlap the inputs
+  int32_t query_position = 0;     // rotary position of query row 0 (keys sit at 0 .. S-1), >= 0
 };
 
 struct IoS16 {
@@ -100,6 +117,7 @@ struct IoS16 {
   const int16_t* key = nullptr;    // [S, kdim]
   const int16_t* value = nullptr;  // [S, vdim]
   int16_t* output = nullptr;       // [L, E]
+  int32_t query_position = 0;      // rotary position of query row 0 (keys sit at 0 .. S-1), >= 0
 };
 
 // One integer forward. `plan` from plan_attention(config, DType::kS8 (kS16), L, S).
@@ -107,8 +125,10 @@ struct IoS16 {
 // them back on return. Errors: kNullArgument, kBadDtype / kPlanMismatch,
 // kBadKeyPadding, kBadCausalOffset, kBadWindow, kUnsupportedMask (additive mask),
 // kBadQuantParams (a multiplier, shift, zero point or softmax constant out of
-// range), kBadHeadDim (int8: head_dim >= 2^14, scores could leave int32),
-// kArenaTooSmall.
+// range; rope tables with positions < 1), kBadHeadDim (int8: head_dim >= 2^14,
+// scores could leave int32), kArenaTooSmall; with rotary embedding also
+// kNullArgument (a table), kBadPosition (query_position < 0) and
+// kRopePositionOutOfRange (query_position + L or S above rope.positions).
 Status forward_s8(const Plan& plan, const WeightsS8& weights, const Mask& mask, const IoS8& io, Arena& arena);
 Status forward_s16(const Plan& plan, const WeightsS16& weights, const Mask& mask, const IoS16& io,
                    Arena& arena);

@@ -114,11 +114,12 @@ enum {
   ATTN_ERR_TOO_MANY_ENTRIES = 91, /* more blocks or tensors than ATTN_MAX_BLOCKS / _TENSORS */
   ATTN_ERR_DUPLICATE_NAME = 92,
   ATTN_ERR_DTYPE_MISMATCH = 93,
-  ATTN_ERR_QUANTIZED_VARIANT = 94, /* an s8/s16 block with rotary embeddings or grouped K/V heads */
+  ATTN_ERR_QUANTIZED_VARIANT = 94, /* no longer returned (s8/s16 blocks run RoPE and GQA) */
 
   /* Fixed point (96..) */
   ATTN_ERR_BAD_QUANT_PARAMS = 96, /* a multiplier, shift, zero point or softmax constant out of range */
-  ATTN_ERR_UNSUPPORTED_MASK = 97  /* an additive float mask given to a fixed-point forward */
+  ATTN_ERR_UNSUPPORTED_MASK = 97, /* an additive float mask given to a fixed-point forward */
+  ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE = 98 /* a rotary position past the converter's cos/sin table */
 };
 
 /* The code's name, e.g. "ATTN_ERR_ARENA_TOO_SMALL"; "ATTN_ERR_UNKNOWN" for a
@@ -355,8 +356,8 @@ ATTN_C_NODISCARD attn_status attn_decode_f32(const attn_plan* plan, const attn_w
  * (C++ attn::quantize_attention_s8 / _s16 in attn/quantize.h, or the `attn`
  * tools binary); see attn/attention_fixed.h for the scheme. Grouped-query
  * attention as in f32; masks: causal, window and key padding (an additive
- * mask gives ATTN_ERR_UNSUPPORTED_MASK); no rotary embedding (planning one
- * gives ATTN_ERR_BAD_DTYPE). */
+ * mask gives ATTN_ERR_UNSUPPORTED_MASK). Rotary embedding runs in the C++
+ * API only (attn::RopeTable): a rotary plan gives ATTN_ERR_NULL_ARGUMENT here. */
 #if ATTN_WITH_S8 || ATTN_WITH_S16
 
 /* Constants of the fused integer softmax (attn::FusedSoftmaxParams). */

@@ -45,7 +45,7 @@ namespace format {
 
 constexpr uint32_t kMagic = 0x4E545441u;  // bytes "ATTN"
 constexpr uint16_t kVersion = 2;          // the newest version this loader reads
-// Version 2 adds s8/s16 blocks and roles 16..25; nothing else changes. Writers
+// Version 2 adds s8/s16 blocks and roles 16..27; nothing else changes. Writers
 // use the lowest version that describes the file: 1 when every block is f32.
 constexpr uint16_t kVersionQuantized = 2;
 constexpr uint32_t kMinDataAlign = 16;
@@ -62,18 +62,23 @@ constexpr uint16_t kKnownBlockFlags = kBlockBias;
 
 // What a tensor is. Values are stable across versions; new roles are added,
 // never renumbered. 16..63 are for the quantization tables of s8/s16 blocks
-// (16..25 defined; 26..63 reserved).
+// (16..27 defined; 28..63 reserved).
 //
 // Dtypes and shapes per block dtype (D = heads * head_dim, Dkv = n_kv_heads * head_dim,
 // Dkv = D when n_kv_heads is 0; Wk, Wv, bk, bv are [Dkv, ...]):
 //            f32 block      s8 block                     s16 block
 //   Wq..Wo   f32 as below   s8 as below                  s8 as below
-//   bq bk bv f32 [D]        s32 [D], always present      s64 [D], iff kBlockBias
+//   bq       f32 [D]        s32 [D], always present      s64 [D], iff kBlockBias
+//   bk bv    f32 [Dkv]      s32 [Dkv], always present    s64 [Dkv], iff kBlockBias
 //   bo       f32 [E]        s32 [E], always present      s64 [E], iff kBlockBias
-//   16..23   -              s32 per-channel multipliers (Q0.31, >= 0) and shifts of Q, K, V, output
+//   16..23   -              s32 per-channel multipliers (Q0.31, >= 0) and shifts of Q [D], K, V [Dkv],
+//                           output [E]
 //   24       -              s32 [kQuantParamCount]: the block's scalar constants (QuantParam)
 //   25       -              f32 [4]: I/O scales (query, key, value, output) for the caller's
 //                           float <-> int conversion; the integer forward never reads them
+//   26, 27   -              s16 [P, head_dim / 2] rotary cos / sin tables (attn::RopeTable, Q1.14
+//                           in [-16384, 16384]), required iff the block has rope; P >= 1 is the
+//                           converter's max positions, the same in both
 // s8 biases carry the input zero-point fold (see attn::ProjectionS8), hence always present.
 enum class Role : uint16_t {
   kWq = 1,            // [D, E]
@@ -87,14 +92,16 @@ enum class Role : uint16_t {
   kUser = 15,         // a named tensor of the user (embedding, classifier head, ...), block = kNoBlock
   kQMultiplier = 16,  // s32 [D]  Q0.31 of s_query * s_wq[c] / s_q
   kQShift = 17,       // s32 [D]  [-31, 30] (s8) / [-31, 14] (s16)
-  kKMultiplier = 18,  // s32 [D] (s8/s16 blocks have n_kv_heads 0: Dkv = D)
-  kKShift = 19,       // s32 [D]
-  kVMultiplier = 20,  // s32 [D]
-  kVShift = 21,       // s32 [D]
+  kKMultiplier = 18,  // s32 [Dkv] (grouped-query: K/V have n_kv_heads heads)
+  kKShift = 19,       // s32 [Dkv]
+  kVMultiplier = 20,  // s32 [Dkv]
+  kVShift = 21,       // s32 [Dkv]
   kOMultiplier = 22,  // s32 [E]
   kOShift = 23,       // s32 [E]
   kQuantParams = 24,  // s32 [kQuantParamCount], indexed by QuantParam
   kIoScale = 25,      // f32 [4]  query, key, value, output scales (real = scale * (q - zero_point))
+  kRopeCos = 26,      // s16 [P, head_dim / 2]  round(2^14 cos(p base^(-2i/head_dim))), rope blocks only
+  kRopeSin = 27,      // s16 [P, head_dim / 2]  round(2^14 sin(...))
 };
 
 // Entries of the kQuantParams table of an s8/s16 block. s16 zero points are 0.
@@ -242,9 +249,12 @@ class Model {
   // kBadByteSize, kTensorMisaligned, kTensorOverlap, kDtypeMismatch,
   // kDuplicateRole, kMissingTensor, kDimsMismatch, kBadKvHeads (n_kv_heads
   // not dividing num_heads), kBadRope (rope base not finite and > 0, or an odd
-  // head_dim with rope); for s8/s16 blocks also kQuantizedVariant (rope or
-  // grouped K/V heads), kBadQuantParams (a multiplier, shift, zero point, softmax constant or
-  // I/O scale out of the range the integer forward accepts).
+  // head_dim with rope); for s8/s16 blocks also kBadQuantParams (a multiplier, shift, zero point, softmax
+  // constant or I/O scale out of the range the integer forward accepts; a rope table entry outside [-16384,
+  // 16384]). s8/s16 blocks may have grouped K/V heads (Wk, Wv, bk, bv and the K/V multiplier and shift tables
+  // are then [Dkv, ...]) and rotary embedding (roles 26, 27: missing kMissingTensor, wrong dtype
+  // kDtypeMismatch, wrong rank or width, or cos and sin of different lengths kDimsMismatch; in a block
+  // without rope kUnknownRole).
   static Status load(const void* data, size_t size, Model* out);
 
   // The file size a blob's header declares, for a blob at the start of a

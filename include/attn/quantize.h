@@ -39,6 +39,8 @@ struct Range {
 // Calibration: the ranges of every stage of the float forward over the
 // calibration set (x, key/value inputs, Q, K, V before the 1/sqrt(hd) scale,
 // the concatenated context, y). attn::calibrate_attention() collects them.
+// With rotary embedding, q and k cover Q and K both before and after the
+// rotation: the integer forward holds both on the same grid.
 struct CalibrationRanges {
   Range query, key, value;  // inputs
   Range q, k, v;            // projections
@@ -74,9 +76,10 @@ size_t calibrate_attention_bytes(const AttentionConfig& config, int32_t L, int32
 // plan_attention(config, DType::kF32, L, S)) and widen *ranges by what every
 // stage held; call it once per example on the same *ranges (start from
 // CalibrationRanges{}: the ranges always contain 0). io.output may be null;
-// io.attn_weights is ignored. Scratch comes from `arena` and is given back.
-// Errors: those of forward_f32, kBadDtype for a rotary config (the integer
-// forwards have none), kBadQuantParams for a non-finite value.
+// io.attn_weights is ignored; io.query_position places the queries of a rotary
+// config (keys at 0 .. S-1), as in forward_f32. Scratch comes from `arena` and
+// is given back. Errors: those of forward_f32, kBadQuantParams for a
+// non-finite value.
 Status calibrate_attention(const Plan& plan, const WeightsF32& weights, const Mask& mask, const IoF32& io,
                            Arena& arena, CalibrationRanges* ranges);
 
@@ -94,15 +97,29 @@ struct QuantizeOptions {
   // one per output channel; stored per channel all the same, so the run time
   // is unchanged. For comparison with per-tensor toolchains: less accurate.
   bool per_tensor_weights = false;
+  // Rotary configs: rows of the cos/sin tables (RopeTable::positions), the
+  // largest position + 1 the integer forward can run (queries and keys; a
+  // decode's cache positions). Costs 2 * max_positions * head_dim bytes.
+  int32_t max_positions = 2048;
 };
 
-// Bytes quantize_attention_* carve from `storage` for this configuration.
-size_t quantized_attention_bytes(const AttentionConfig& config, DType dtype);
+// Bytes quantize_attention_* carve from `storage` for this configuration
+// (with rotary embedding, the tables of options.max_positions rows included).
+size_t quantized_attention_bytes(const AttentionConfig& config, DType dtype,
+                                 const QuantizeOptions& options = QuantizeOptions());
+
+// The converter's rotary tables for `base` and `head_dim` (even): positions
+// rows of head_dim / 2 Q1.14 entries, cos[p][i] = round(2^14 cos(p base^(-2i /
+// head_dim))) (angles in double, as rope_f32), sin likewise, into `storage`.
+// Errors: kBadRope (base not > 0 and finite, odd head_dim), kBadQuantParams
+// (positions < 1 or above 2^24, the .attn dim cap), kArenaTooSmall, kNullArgument.
+Status rope_table(float base, int32_t head_dim, int32_t positions, Arena& storage, RopeTable* out);
 
 // Quantize a float32 block for forward_s8 / forward_s16: per-channel int8
 // weights, biases with the input zero points folded in, every multiplier and
 // shift, the fused-softmax constants. Arrays live in `storage` (at least
-// quantized_attention_bytes()); *out points into it. `act` and `scales`
+// quantized_attention_bytes()); *out points into it, rotary tables included
+// (options.max_positions rows). `act` and `scales`
 // (optional) receive the float scales for I/O and reports. Errors:
 // kNullArgument, the plan_attention() config errors, kBadQuantParams (a
 // non-finite weight or range, or a scale whose multiplier cannot be

@@ -66,11 +66,13 @@ enum class [[nodiscard]] Status : int32_t{
     kTooManyEntries = 91,    // block or tensor count above ATTN_MAX_BLOCKS / ATTN_MAX_TENSORS
     kDuplicateName = 92,     // two tensors share a name
     kDtypeMismatch = 93,     // a block tensor's dtype differs from its block's
-    kQuantizedVariant = 94,  // an s8/s16 block with rotary embeddings or grouped K/V heads
+    kQuantizedVariant = 94,  // no longer returned: s8/s16 blocks run RoPE and GQA (code kept)
 
     // Fixed point (96..)
     kBadQuantParams = 96,   // a multiplier, shift or zero point is out of range
     kUnsupportedMask = 97,  // an additive float mask given to a fixed-point forward
+    kRopePositionOutOfRange =
+        98,  // a rotary position at or past the converter's table (RopeTable::positions)
 };
 
 // A stable identifier for the code, e.g. "kArenaTooSmall". Never null.

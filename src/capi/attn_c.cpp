@@ -75,7 +75,8 @@ namespace {
   X(ATTN_ERR_DTYPE_MISMATCH, kDtypeMismatch)           \
   X(ATTN_ERR_QUANTIZED_VARIANT, kQuantizedVariant)     \
   X(ATTN_ERR_BAD_QUANT_PARAMS, kBadQuantParams)        \
-  X(ATTN_ERR_UNSUPPORTED_MASK, kUnsupportedMask)
+  X(ATTN_ERR_UNSUPPORTED_MASK, kUnsupportedMask)       \
+  X(ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE, kRopePositionOutOfRange)
 
 #define ATTN_C_CHECK_CODE(c_name, cpp_name) \
   static_assert((c_name) == static_cast<int32_t>(Status::cpp_name), #c_name " differs from " #cpp_name);

@@ -1,8 +1,12 @@
-// internal/attention_fixed_common.h: argument checks and mask helpers shared
-// by forward_s8 and forward_s16 (same rules as forward_f32).
+// internal/attention_fixed_common.h: argument checks and helpers shared by
+// forward_s8 and forward_s16 (same rules as forward_f32), and by any other
+// integer path over the same weights (a KV-cache decode): the K/V head of a
+// query head, the rotary checks. Rotating rows is detail::rope_s8 / rope_s16
+// (internal/kernels_fixed.h).
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "attn/attention.h"
 #include "attn/attention_fixed.h"
@@ -17,6 +21,43 @@ inline Status check_plan_and_mask(const Plan& plan, DType dtype, const Mask& mas
   ATTN_TRY(check_forward_plan(plan, dtype));
   ATTN_TRY(check_mask(mask, plan.key_len));
   return mask.additive != nullptr ? Status::kUnsupportedMask : Status::kOk;
+}
+
+// Query head h reads K/V head kv_head(c, h): grouped-query attention shares one
+// K/V head among num_heads / num_kv_heads consecutive query heads. `c` is a
+// plan's config (num_kv_heads resolved, never 0). Its columns of K and V are
+// [kv_head * head_dim, (kv_head + 1) * head_dim).
+inline int32_t kv_head(const AttentionConfig& c, int32_t h) { return h / (c.num_heads / c.num_kv_heads); }
+
+// Whether the config has rotary embedding, from the bits of rope_base (+0 and
+// -0 are off): no float instruction, so integer-only firmware links it.
+inline bool rope_enabled(const AttentionConfig& c) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &c.rope_base, sizeof bits);
+  return (bits & 0x7FFFFFFFu) != 0;
+}
+
+// A rope table the kernels can read: both pointers set (kNullArgument), at
+// least one position (kBadQuantParams).
+inline Status check_rope_table(const RopeTable& t) {
+  if (t.cos == nullptr || t.sin == nullptr) return Status::kNullArgument;
+  return t.positions < 1 ? Status::kBadQuantParams : Status::kOk;
+}
+
+// Positions [first, first + count) all have a table row: kBadPosition (first
+// < 0), kRopePositionOutOfRange (first + count > t.positions).
+inline Status check_rope_positions(const RopeTable& t, int64_t first, int64_t count) {
+  if (first < 0) return Status::kBadPosition;
+  return first + count > t.positions ? Status::kRopePositionOutOfRange : Status::kOk;
+}
+
+// The rotary arguments of one forward: nothing without rope; else the table,
+// the query rows at query_position .. + L - 1 and the keys at 0 .. S - 1.
+inline Status check_forward_rope(const Plan& plan, const RopeTable& t, int32_t query_position) {
+  if (!rope_enabled(plan.config)) return Status::kOk;
+  ATTN_TRY(check_rope_table(t));
+  ATTN_TRY(check_rope_positions(t, query_position, plan.query_len));
+  return check_rope_positions(t, 0, plan.key_len);
 }
 
 inline bool shift_ok(int32_t s, int32_t max) { return s >= -31 && s <= max; }

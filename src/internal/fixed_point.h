@@ -177,5 +177,25 @@ constexpr int count_leading_zeros(uint32_t x) {
 // Clamp to [lo, hi].
 constexpr int32_t clamp_i32(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+// ---- rotary embedding (attn::RopeTable, Q1.14 cos/sin) ----------------------
+// round(x / 2^exponent), ties away from zero, for |x| < 2^62; exponent in [1, 62].
+constexpr int64_t rounding_divide_by_pot_s64(int64_t x, int exponent) {
+  const int64_t half = int64_t{1} << (exponent - 1);
+  return x >= 0 ? (x + half) >> exponent : -((half - x) >> exponent);
+}
+// The pair (a, b) (zero points removed) turned by the angle whose cos and sin
+// are c and s in Q1.14: first = round((a c - b s) / 2^14), second =
+// round((b c + a s) / 2^14). int64 products: exact for any int32 a, b and int16 c, s.
+struct RotatedPair {
+  int32_t first;
+  int32_t second;
+};
+constexpr RotatedPair rotate_pair_q14(int32_t a, int32_t b, int32_t c, int32_t s) {
+  const int64_t x = int64_t{a} * c - int64_t{b} * s;
+  const int64_t y = int64_t{b} * c + int64_t{a} * s;
+  return RotatedPair{static_cast<int32_t>(rounding_divide_by_pot_s64(x, 14)),
+                     static_cast<int32_t>(rounding_divide_by_pot_s64(y, 14))};
+}
+
 }  // namespace fp
 }  // namespace attn

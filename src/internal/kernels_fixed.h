@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "attn/attention_fixed.h"
 #include "attn/kernels_fixed.h"
 #include "attn/tensor.h"
 #include "internal/arch.h"
@@ -68,6 +69,15 @@ void weighted_sum_vt_s8_ref(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt,
                             int32_t sh, int32_t zo, MatS8 o);
 // o[t, c] = clamp(requantize_s64(sum_j p[t, j] * v[j, c], m, sh), -32768, 32767), int64 sum.
 void weighted_sum_s16_ref(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
+// Rotary embedding in place. Row r of x [rows, heads * head_dim] sits at
+// position pos0 + r (< t.positions); in every head the pair (i, i + head_dim/2)
+// turns by the table's row: with a = x[i] - zp, b = x[i + head_dim/2] - zp,
+//   x[i]              = clamp(zp + round((a cos - b sin) / 2^14))
+//   x[i + head_dim/2] = clamp(zp + round((b cos + a sin) / 2^14))
+// rounding half away from zero, clamped to the dtype (s16: zp = 0). Exact
+// integers (int64 products), so any int16 table is safe.
+void rope_s8_ref(MatS8 x, int32_t head_dim, int32_t zp, int32_t pos0, const RopeTable& t);
+void rope_s16_ref(MatS16 x, int32_t head_dim, int32_t pos0, const RopeTable& t);
 
 // ---- SIMD variants (each compiled only where its ISA is: internal/arch.h) --
 // Same contracts and bit-exact results as the ref ones above.
@@ -118,6 +128,8 @@ uint32_t softmax_exps_row(int32_t* row, int32_t begin, int32_t end, int32_t n, c
 // transposed kernel is the faster one (DSP). A constant, so that the other
 // targets link neither path's extra code.
 constexpr bool kValuesTransposedS8 = ATTN_HAVE_DSP != 0;
+void rope_s8(MatS8 x, int32_t head_dim, int32_t zp, int32_t pos0, const RopeTable& t);
+void rope_s16(MatS16 x, int32_t head_dim, int32_t pos0, const RopeTable& t);
 
 // Name of the fixed-point kernel set dispatch.cpp picked: "ref", "dsp", "mve",
 // "avx2", "neon64", "neon64-dotprod" or "neon32".

@@ -108,6 +108,10 @@ uint32_t softmax_exps_row(int32_t* row, int32_t begin, int32_t end, int32_t n, c
   return softmax_exps_row_ref(row, begin, end, n, sm);
 #endif
 }
+// Rotary embedding: hd/2 pairs per head and row, a small share of a forward; ref everywhere.
+void rope_s8(MatS8 x, int32_t head_dim, int32_t zp, int32_t pos0, const RopeTable& t) {
+  rope_s8_ref(x, head_dim, zp, pos0, t);
+}
 #endif  // ATTN_WITH_S8
 #if ATTN_WITH_S16
 void linear_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y) {
@@ -118,6 +122,9 @@ void scores_s16(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s) {
 }
 void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o) {
   ATTN_FIXED(weighted_sum_s16)(p, v, m, sh, o);
+}
+void rope_s16(MatS16 x, int32_t head_dim, int32_t pos0, const RopeTable& t) {
+  rope_s16_ref(x, head_dim, pos0, t);
 }
 #endif  // ATTN_WITH_S16
 const char* kernel_set_fixed() { return ATTN_HAVE_DSP ? "dsp" : ATTN_HAVE_MVE ? "mve" : ATTN_FIXED_ISA_NAME; }

@@ -40,7 +40,8 @@ Status calibrate_attention(const Plan& plan, const WeightsF32& w, const Mask& ma
     return Status::kPlanMismatch;
   }
   const AttentionConfig& c = plan.config;
-  if (c.rope_base != 0.0f) return Status::kBadDtype;
+  const bool rope = c.rope_base != 0.0f;
+  if (io.query_position < 0) return Status::kBadPosition;
   if (w.wq == nullptr || w.wk == nullptr || w.wv == nullptr || w.wo == nullptr) return Status::kNullArgument;
   if (c.bias && (w.bq == nullptr || w.bk == nullptr || w.bv == nullptr || w.bo == nullptr)) {
     return Status::kNullArgument;
@@ -70,6 +71,15 @@ Status calibrate_attention(const Plan& plan, const WeightsF32& w, const Mask& ma
                      matrix(k, S, Dkv));
   detail::linear_f32(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), c.bias ? w.bv : nullptr,
                      matrix(v, S, Dkv));
+  // Rotary embedding: the integer forward holds Q and K on one grid before and
+  // after the rotation (which keeps each pair's norm but not each element's
+  // range), so both widen the ranges. Queries at query_position + i, keys at j.
+  bool finite = true;
+  if (rope) {
+    finite = widen(ranges->q, q, n_of(L, D)) && widen(ranges->k, k, n_of(S, Dkv));
+    detail::rope_f32(matrix(q, L, D), hd, io.query_position, c.rope_base);
+    detail::rope_f32(matrix(k, S, Dkv), hd, 0, c.rope_base);
+  }
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   const int32_t mask_stride = mask.additive_stride != 0 ? mask.additive_stride : S;
   for (int32_t i = 0; i < L; ++i) {
@@ -96,10 +106,11 @@ Status calibrate_attention(const Plan& plan, const WeightsF32& w, const Mask& ma
   }
   detail::linear_f32(matrix(static_cast<const float*>(ctx), L, D), matrix(w.wo, E, D),
                      c.bias ? w.bo : nullptr, matrix(y, L, E));
-  bool finite = widen(ranges->query, io.query, n_of(L, E)) && widen(ranges->key, io.key, n_of(S, c.kdim)) &&
-                widen(ranges->value, io.value, n_of(S, c.vdim)) && widen(ranges->q, q, n_of(L, D)) &&
-                widen(ranges->k, k, n_of(S, Dkv)) && widen(ranges->v, v, n_of(S, Dkv)) &&
-                widen(ranges->context, ctx, n_of(L, D)) && widen(ranges->output, y, n_of(L, E));
+  finite = finite && widen(ranges->query, io.query, n_of(L, E)) &&
+           widen(ranges->key, io.key, n_of(S, c.kdim)) && widen(ranges->value, io.value, n_of(S, c.vdim)) &&
+           widen(ranges->q, q, n_of(L, D)) && widen(ranges->k, k, n_of(S, Dkv)) &&
+           widen(ranges->v, v, n_of(S, Dkv)) && widen(ranges->context, ctx, n_of(L, D)) &&
+           widen(ranges->output, y, n_of(L, E));
   if (finite && io.output != nullptr) {
     for (size_t i = 0; i < n_of(L, E); ++i) io.output[i] = y[i];
   }

@@ -161,6 +161,15 @@ ActivationQuant choose_all(const CalibrationRanges& r, DType dtype) {
   return a;
 }
 
+bool rope_on(const AttentionConfig& c) { return c.rope_base != 0.0f; }
+
+// The two Q1.14 tables [positions, head_dim / 2] of rope_table().
+size_t rope_bytes(const AttentionConfig& c, const QuantizeOptions& o) {
+  if (!rope_on(c) || o.max_positions < 1) return 0;
+  const size_t half = static_cast<size_t>(c.resolved_head_dim() / 2);
+  return 2 * arena_round_up(static_cast<size_t>(o.max_positions) * half * sizeof(int16_t));
+}
+
 size_t projection_bytes(size_t out, size_t in, size_t bias_bytes) {
   // weight [out, in] int8, scales [out] f32, multipliers and shifts [out] int32, bias [out]
   return arena_round_up(out * in) + arena_round_up(out * sizeof(float)) + 2 * arena_round_up(out * 4) +
@@ -199,14 +208,39 @@ int32_t quantize_value(float x, QuantParams p, DType dtype) {
   return static_cast<int32_t>(q);
 }
 
-size_t quantized_attention_bytes(const AttentionConfig& c, DType dtype) {
+Status rope_table(float base, int32_t head_dim, int32_t positions, Arena& st, RopeTable* out) {
+  if (out == nullptr) return Status::kNullArgument;
+  *out = RopeTable();
+  if (!(base > 0.0f) || !std::isfinite(base) || head_dim <= 0 || head_dim % 2 != 0) return Status::kBadRope;
+  if (positions < 1 || positions > (1 << 24)) return Status::kBadQuantParams;
+  const int32_t half = head_dim / 2;
+  const size_t n = static_cast<size_t>(positions) * static_cast<size_t>(half);
+  int16_t* cos = nullptr;  // [positions, half]
+  int16_t* sin = nullptr;  // [positions, half]
+  ATTN_TRY(st.alloc_array(n, &cos));
+  ATTN_TRY(st.alloc_array(n, &sin));
+  const double one = static_cast<double>(1 << kRopeFracBits);
+  for (int32_t i = 0; i < half; ++i) {
+    const double freq = std::pow(static_cast<double>(base), -2.0 * i / head_dim);  // as rope_f32_ref
+    for (int32_t p = 0; p < positions; ++p) {
+      const double angle = static_cast<double>(p) * freq;
+      const size_t at = static_cast<size_t>(p) * static_cast<size_t>(half) + static_cast<size_t>(i);
+      cos[at] = static_cast<int16_t>(round_away(std::cos(angle) * one));  // [-16384, 16384]
+      sin[at] = static_cast<int16_t>(round_away(std::sin(angle) * one));
+    }
+  }
+  *out = RopeTable{cos, sin, positions};
+  return Status::kOk;
+}
+
+size_t quantized_attention_bytes(const AttentionConfig& c, DType dtype, const QuantizeOptions& options) {
   const size_t E = static_cast<size_t>(c.embed_dim), D = static_cast<size_t>(c.inner_dim());
   const size_t kd = static_cast<size_t>(c.resolved_kdim()), vd = static_cast<size_t>(c.resolved_vdim());
   // int8: int32 biases, always present (they carry the zero-point fold); int16: int64, only with config.bias.
   const size_t bb = dtype == DType::kS16 ? (c.bias ? 8 : 0) : 4;
   const size_t Dkv = static_cast<size_t>(c.kv_dim());
   return projection_bytes(D, E, bb) + projection_bytes(Dkv, kd, bb) + projection_bytes(Dkv, vd, bb) +
-         projection_bytes(E, D, bb);
+         projection_bytes(E, D, bb) + rope_bytes(c, options);
 }
 
 Status quantize_attention_s8(const AttentionConfig& config, const WeightsF32& w, const CalibrationRanges& r,
@@ -256,6 +290,7 @@ Status quantize_attention_s8(const AttentionConfig& config, const WeightsF32& w,
                                                                  static_cast<double>(a.context.scale)),
                                &out->context_multiplier, &out->context_shift));
   if (out->context_shift > 30) return Status::kBadQuantParams;
+  if (rope_on(config)) ATTN_TRY(rope_table(config.rope_base, hd, options.max_positions, st, &out->rope));
   if (scales != nullptr) *scales = ws;
   return Status::kOk;
 }
@@ -304,6 +339,7 @@ Status quantize_attention_s16(const AttentionConfig& config, const WeightsF32& w
                                                                  static_cast<double>(a.context.scale)),
                                &out->context_multiplier, &out->context_shift));
   if (out->context_shift > 14) return Status::kBadQuantParams;
+  if (rope_on(config)) ATTN_TRY(rope_table(config.rope_base, hd, options.max_positions, st, &out->rope));
   if (scales != nullptr) *scales = ws;
   return Status::kOk;
 }

@@ -35,7 +35,7 @@ Status check_args(const Plan& plan, const WeightsS16& w, const Mask& mask, const
     return Status::kBadQuantParams;
   }
   if (w.context_multiplier < 0 || !detail::shift_ok(w.context_shift, 14)) return Status::kBadQuantParams;
-  return Status::kOk;
+  return detail::check_forward_rope(plan, w.rope, io.query_position);
 }
 
 LinearS16Params linear_params(const ProjectionS16& p) {
@@ -53,9 +53,9 @@ Status forward_s16(const Plan& plan, const WeightsS16& w, const Mask& mask, cons
   const int32_t E = c.embed_dim;
   const int32_t H = c.num_heads;
   const int32_t hd = c.head_dim;
-  const int32_t D = H * hd;                  // width of Q and O
-  const int32_t Dkv = c.num_kv_heads * hd;   // width of K and V
-  const int32_t group = H / c.num_kv_heads;  // query heads per K/V head
+  const int32_t D = H * hd;                 // width of Q and O
+  const int32_t Dkv = c.num_kv_heads * hd;  // width of K and V
+  const bool rope = detail::rope_enabled(c);
   const int32_t L = plan.query_len;
   const int32_t S = plan.key_len;
   const int32_t T = plan.tile_rows;
@@ -83,11 +83,12 @@ Status forward_s16(const Plan& plan, const WeightsS16& w, const Mask& mask, cons
   const MatS16 V = matrix(v_buf, S, Dkv);
   const detail::FusedSoftmax sm{w.softmax.exp_multiplier, w.softmax.exp_shift, w.softmax.diff_limit};
 
-  // K = Xk Wk^T + bk, V = Xv Wv^T + bv, once for all query tiles.
+  // K = Xk Wk^T + bk (rotated), V = Xv Wv^T + bv, once for all query tiles.
   detail::linear_s16(matrix(io.key, S, c.kdim), matrix(w.k.weight, Dkv, c.kdim), bias ? w.k.bias : nullptr,
                      linear_params(w.k), K);
   detail::linear_s16(matrix(io.value, S, c.vdim), matrix(w.v.weight, Dkv, c.vdim), bias ? w.v.bias : nullptr,
                      linear_params(w.v), V);
+  if (rope) detail::rope_s16(K, hd, 0, w.rope);  // key j at position j
 
   for (int32_t t0 = 0; t0 < L; t0 += T) {
     const int32_t rows = T < L - t0 ? T : L - t0;
@@ -99,13 +100,14 @@ Status forward_s16(const Plan& plan, const WeightsS16& w, const Mask& mask, cons
     const MatS32 scores = MatS32{s_buf, rows, n, S};  // [rows, n] of the [T, S] scratch
     const ConstMatS16 P = ConstMatS16{reinterpret_cast<const int16_t*>(s_buf), rows, n, 2 * S};
 
-    // Q_t = X_t Wq^T + bq
+    // Q_t = X_t Wq^T + bq (rotated)
     detail::linear_s16(matrix(io.query + static_cast<ptrdiff_t>(t0) * E, rows, E), matrix(w.q.weight, D, E),
                        bias ? w.q.bias : nullptr, linear_params(w.q), Q);
+    if (rope) detail::rope_s16(Q, hd, io.query_position + t0, w.rope);  // rows at their positions
 
     for (int32_t h = 0; h < H; ++h) {
-      const int32_t c0 = h * hd;            // head h owns columns [c0, c0 + hd) of Q and O
-      const int32_t g0 = (h / group) * hd;  // and reads columns [g0, g0 + hd) of K and V
+      const int32_t c0 = h * hd;                      // head h owns columns [c0, c0 + hd) of Q and O
+      const int32_t g0 = detail::kv_head(c, h) * hd;  // and reads columns [g0, g0 + hd) of K and V
       // s = round(Q_h K_h^T / 2^score_shift), int64 sums narrowed to int32
       detail::scores_s16(Q.cols_slice(c0, hd), K.rows_slice(k0, n).cols_slice(g0, hd), w.softmax.score_shift,
                          scores);

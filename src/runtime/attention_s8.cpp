@@ -1,7 +1,8 @@
 // attention_s8.cpp: the int8 multi-head attention forward, integers only.
 //
 // Same row-tiled schedule as forward_f32: K and V are projected once into
-// the arena; then, per tile of T query rows, Q is projected and every head
+// the arena (K rotated to positions 0 .. S-1 with rotary embedding); then, per
+// tile of T query rows, Q is projected (and rotated) and every head
 // computes int32 scores, the fused softmax (Q0.15 probabilities written over
 // the scores), P.V with int32 accumulation and its requantization into the
 // head's columns of the context tile; the tile's context goes through the
@@ -45,7 +46,7 @@ Status check_args(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
   ATTN_TRY(detail::check_softmax(w.softmax));
   if (w.softmax.score_shift > 30) return Status::kBadQuantParams;
   if (w.context_multiplier < 0 || !detail::shift_ok(w.context_shift, 30)) return Status::kBadQuantParams;
-  return Status::kOk;
+  return detail::check_forward_rope(plan, w.rope, io.query_position);
 }
 
 // The projection's per-channel requantization; the input zero point is folded into the bias.
@@ -88,9 +89,9 @@ Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
   const int32_t E = c.embed_dim;
   const int32_t H = c.num_heads;
   const int32_t hd = c.head_dim;
-  const int32_t D = H * hd;                  // width of Q and O
-  const int32_t Dkv = c.num_kv_heads * hd;   // width of K and V
-  const int32_t group = H / c.num_kv_heads;  // query heads per K/V head
+  const int32_t D = H * hd;                 // width of Q and O
+  const int32_t Dkv = c.num_kv_heads * hd;  // width of K and V
+  const bool rope = detail::rope_enabled(c);
   const int32_t L = plan.query_len;
   const int32_t S = plan.key_len;
   const int32_t T = plan.tile_rows;
@@ -119,7 +120,7 @@ Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
   const MatS8 Vt = matrix(v_buf, Dkv, S);  // when kValuesTransposedS8
   const detail::FusedSoftmax sm{w.softmax.exp_multiplier, w.softmax.exp_shift, w.softmax.diff_limit};
 
-  // K = Xk Wk^T + bk, V = Xv Wv^T + bv, once for all query tiles.
+  // K = Xk Wk^T + bk (rotated), V = Xv Wv^T + bv, once for all query tiles.
   detail::linear_s8(matrix(io.key, S, c.kdim), matrix(w.k.weight, Dkv, c.kdim), w.k.bias,
                     linear_params(w.k, w.k_zero_point), K);
   if (detail::kValuesTransposedS8) {
@@ -129,6 +130,7 @@ Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
     detail::linear_s8(matrix(io.value, S, c.vdim), matrix(w.v.weight, Dkv, c.vdim), w.v.bias,
                       linear_params(w.v, w.v_zero_point), V);
   }
+  if (rope) detail::rope_s8(K, hd, w.k_zero_point, 0, w.rope);  // key j at position j
 
   for (int32_t t0 = 0; t0 < L; t0 += T) {
     const int32_t rows = T < L - t0 ? T : L - t0;
@@ -141,13 +143,15 @@ Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
     // The same memory as int16 probabilities: row r starts at byte 4*S*r.
     const ConstMatS16 P = ConstMatS16{reinterpret_cast<const int16_t*>(s_buf), rows, n, 2 * S};
 
-    // Q_t = X_t Wq^T + bq
+    // Q_t = X_t Wq^T + bq (rotated)
     detail::linear_s8(matrix(io.query + static_cast<ptrdiff_t>(t0) * E, rows, E), matrix(w.q.weight, D, E),
                       w.q.bias, linear_params(w.q, w.q_zero_point), Q);
+    if (rope)
+      detail::rope_s8(Q, hd, w.q_zero_point, io.query_position + t0, w.rope);  // rows at their positions
 
     for (int32_t h = 0; h < H; ++h) {
-      const int32_t c0 = h * hd;            // head h owns columns [c0, c0 + hd) of Q and O
-      const int32_t g0 = (h / group) * hd;  // and reads columns [g0, g0 + hd) of K and V
+      const int32_t c0 = h * hd;                      // head h owns columns [c0, c0 + hd) of Q and O
+      const int32_t g0 = detail::kv_head(c, h) * hd;  // and reads columns [g0, g0 + hd) of K and V
       // s = (Q_h - zq)(K_h - zk)^T over the visible keys, int32
       detail::scores_s8(Q.cols_slice(c0, hd), w.q_zero_point, K.rows_slice(k0, n).cols_slice(g0, hd),
                         w.k_zero_point, w.softmax.score_shift, scores);

@@ -56,13 +56,18 @@ bool known_block_dtype(uint16_t d, uint16_t version) {
 // Roles this loader knows.
 bool known_role(uint16_t r) {
   return (r >= 1 && r <= 8) || r == static_cast<uint16_t>(Role::kUser) ||
-         (r >= static_cast<uint16_t>(Role::kQMultiplier) && r <= static_cast<uint16_t>(Role::kIoScale));
+         (r >= static_cast<uint16_t>(Role::kQMultiplier) && r <= static_cast<uint16_t>(Role::kRopeSin));
+}
+
+bool rope_role(uint16_t r) {
+  return r == static_cast<uint16_t>(Role::kRopeCos) || r == static_cast<uint16_t>(Role::kRopeSin);
 }
 
 bool known_layout(uint16_t l) { return l == static_cast<uint16_t>(format::Layout::kPlain); }
 
 // What a block needs for `role`: dtype, rank and dims. False when the role
-// does not belong in a block of this dtype.
+// does not belong in a block of this dtype. The rope tables' first dim (their
+// positions) is the converter's choice: dims[0] 0 there means any.
 struct Expected {
   uint16_t dtype;
   uint16_t rank;
@@ -106,11 +111,13 @@ bool expected_tensor(const BlockRecord& b, uint16_t role, Expected* e) {
       return true;
     case Role::kQMultiplier:
     case Role::kQShift:
+      *e = {kS32, 1, {d, 0}, true};
+      return quant;
     case Role::kKMultiplier:
     case Role::kKShift:
     case Role::kVMultiplier:
     case Role::kVShift:
-      *e = {kS32, 1, {d, 0}, true};
+      *e = {kS32, 1, {dkv, 0}, true};
       return quant;
     case Role::kOMultiplier:
     case Role::kOShift:
@@ -122,6 +129,10 @@ bool expected_tensor(const BlockRecord& b, uint16_t role, Expected* e) {
     case Role::kIoScale:
       *e = {kF32, 1, {format::kIoScaleCount, 0}, true};
       return quant;
+    case Role::kRopeCos:
+    case Role::kRopeSin:
+      *e = {kS16, 2, {0, b.head_dim / 2}, true};  // [positions, head_dim / 2], Q1.14
+      return quant && b.rope != 0;
     default:
       return false;
   }
@@ -160,6 +171,14 @@ Status check_quant_table(const BlockRecord& b, const TensorDesc& t, const uint8_
       for (size_t i = 0; i < n; ++i) {
         const int32_t s = read_s32(data, i);
         if (s < -31 || s > max_shift(b.dtype)) return Status::kBadQuantParams;
+      }
+      return Status::kOk;
+    case Role::kRopeCos:
+    case Role::kRopeSin:
+      for (size_t i = 0; i < n * t.dims[1]; ++i) {
+        int16_t v = 0;
+        std::memcpy(&v, data + i * sizeof v, sizeof v);
+        if (v < -(1 << kRopeFracBits) || v > (1 << kRopeFracBits)) return Status::kBadQuantParams;
       }
       return Status::kOk;
     case Role::kIoScale:
@@ -235,9 +254,6 @@ Status check_block(const BlockRecord& b, uint16_t version) {
   // RoPE: the base as float32 bits in (0, 1e30], the planner's range (positive
   // floats order like their bits; sign, inf, NaN exceed it); rotary pairs need an even head_dim.
   if (b.rope != 0 && (b.rope > kMaxRopeBaseBits || b.head_dim % 2 != 0)) return Status::kBadRope;
-  // The file's integer forwards (and `attn quantize`) run plain multi-head blocks only.
-  if (b.dtype != kF32 && (b.rope != 0 || (b.n_kv_heads != 0 && b.n_kv_heads != b.num_heads)))
-    return Status::kQuantizedVariant;
   return Status::kOk;
 }
 
@@ -367,6 +383,7 @@ Status Model::load(const void* data, size_t size, Model* out) {
   for (uint32_t b = 0; b < h.block_count; ++b) {
     const BlockRecord r = read_record<BlockRecord>(p + blocks_at + size_t{b} * sizeof(BlockRecord));
     uint64_t required = 0, allowed = 0, seen = 0;
+    uint32_t rope_rows[2] = {0, 0};  // positions of the cos and sin tables
     block_roles(r, &required, &allowed);
     for (uint32_t i = 0; i < h.tensor_count; ++i) {
       const TensorDesc t = read_record<TensorDesc>(p + tensors_at + size_t{i} * sizeof(TensorDesc));
@@ -381,13 +398,15 @@ Status Model::load(const void* data, size_t size, Model* out) {
       if (t.layout != static_cast<uint16_t>(format::Layout::kPlain)) return Status::kUnknownLayout;
       if (t.rank != e.rank) return Status::kDimsMismatch;
       for (uint16_t k = 0; k < e.rank; ++k) {
-        if (t.dims[k] != e.dims[k]) return Status::kDimsMismatch;
+        if (t.dims[k] != e.dims[k] && !(k == 0 && rope_role(t.role))) return Status::kDimsMismatch;
       }
+      if (rope_role(t.role)) rope_rows[t.role - static_cast<uint16_t>(Role::kRopeCos)] = t.dims[0];
       // Offsets and sizes are checked: the table lies inside the data section.
       ATTN_TRY(
           check_quant_table(r, t, p + static_cast<size_t>(h.data_offset) + static_cast<size_t>(t.offset)));
     }
     if ((seen & required) != required) return Status::kMissingTensor;
+    if (rope_rows[0] != rope_rows[1]) return Status::kDimsMismatch;  // cos and sin cover the same positions
   }
 
   out->base_ = p;
@@ -474,14 +493,18 @@ Status Model::find_block_tensor(uint32_t block, Role role, TensorView* out) cons
 // The s8/s16 views of block i (validated by load: every table is present,
 // of the right dtype and length, 16-byte aligned).
 Status Model::quantized_block(uint32_t i, Block* b) const {
-  constexpr uint16_t kRoles = static_cast<uint16_t>(Role::kIoScale) + 1;
+  constexpr uint16_t kRoles = static_cast<uint16_t>(Role::kRopeSin) + 1;
   const void* by_role[kRoles] = {};  // the block's tensors by role (null: absent)
+  RopeTable rope;                    // null unless the block has rotary embedding
   for (uint32_t t = 0; t < tensor_count_; ++t) {
     TensorView v;
     ATTN_TRY(tensor(t, &v));
     const uint16_t r = static_cast<uint16_t>(v.role);
     if (v.block == i && r < kRoles) by_role[r] = v.data;
+    if (v.block == i && v.role == Role::kRopeCos) rope.positions = v.dims[0];
   }
+  rope.cos = static_cast<const int16_t*>(by_role[static_cast<uint16_t>(Role::kRopeCos)]);
+  rope.sin = static_cast<const int16_t*>(by_role[static_cast<uint16_t>(Role::kRopeSin)]);
   const auto s32 = [&](Role r) { return static_cast<const int32_t*>(by_role[static_cast<uint16_t>(r)]); };
   const auto s8 = [&](Role r) { return static_cast<const int8_t*>(by_role[static_cast<uint16_t>(r)]); };
   const auto s64 = [&](Role r) { return static_cast<const int64_t*>(by_role[static_cast<uint16_t>(r)]); };
@@ -508,6 +531,7 @@ Status Model::quantized_block(uint32_t i, Block* b) const {
     w.softmax = sm;
     w.context_multiplier = qp[format::kQpContextMultiplier];
     w.context_shift = qp[format::kQpContextShift];
+    w.rope = rope;
   } else {
     WeightsS16& w = b->s16;
     w.q = ProjectionS16{s8(Role::kWq), s64(Role::kBq), s32(Role::kQMultiplier), s32(Role::kQShift)};
@@ -517,6 +541,7 @@ Status Model::quantized_block(uint32_t i, Block* b) const {
     w.softmax = sm;
     w.context_multiplier = qp[format::kQpContextMultiplier];
     w.context_shift = qp[format::kQpContextShift];
+    w.rope = rope;
   }
   return Status::kOk;
 }

@@ -51,8 +51,6 @@ Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int
 
   // The dtypes with a forward.
   if (dtype != DType::kF32 && dtype != DType::kS8 && dtype != DType::kS16) return Status::kBadDtype;
-  // The integer forwards (attn/attention_fixed.h) have no rotary embedding yet.
-  if (dtype != DType::kF32 && rope_on(config.rope_base)) return Status::kBadDtype;
 
   // All shapes are valid here, so 0 means the sum does not fit in size_t.
   const size_t bytes = attention_arena_bytes(config, dtype, L, S, tile_rows);

@@ -65,6 +65,7 @@ const char* status_name(Status s) {
     ATTN_STATUS_CASE(kQuantizedVariant)
     ATTN_STATUS_CASE(kBadQuantParams)
     ATTN_STATUS_CASE(kUnsupportedMask)
+    ATTN_STATUS_CASE(kRopePositionOutOfRange)
 #undef ATTN_STATUS_CASE
   }
   return "kUnknownStatus";

@@ -158,6 +158,10 @@ const char* role_name(format::Role r) {
       return "qparams";
     case format::Role::kIoScale:
       return "io_scale";
+    case format::Role::kRopeCos:
+      return "rope_cos";
+    case format::Role::kRopeSin:
+      return "rope_sin";
   }
   return "?";
 }
@@ -215,6 +219,9 @@ std::string describe(Status s) {
       break;
     case Status::kMissingTensor:
       what = "a block lacks a required tensor";
+      break;
+    case Status::kRopePositionOutOfRange:
+      what = "a rotary position past the file's cos/sin tables: quantize with a larger --max-positions";
       break;
     default:
       break;

@@ -1,6 +1,6 @@
 // cmd_quantize.cpp: `attn quantize IN.attn --calib CALIB.npy [--calib-kv CKV.npy]
 // [--calib-value CV.npy] --dtype s8|s16 [--per-tensor] [--causal] [--key-length N] [--residual]
-// -o OUT.attn`
+// [--max-positions P] -o OUT.attn`
 //
 //   CALIB [N, L, E] float32     N calibration examples of the query input (and, without
 //                               --calib-kv, of key and value: self-attention)
@@ -14,7 +14,11 @@
 // forward_s16 (include/attn/FIXED_POINT.md) and writes OUT (format v2). User
 // tensors are copied through unchanged. --causal / --key-length: the mask the
 // model runs with, applied during calibration. --per-tensor: one weight scale
-// per projection instead of per output channel.
+// per projection instead of per output channel. Blocks with rotary embedding
+// get cos/sin tables (Q1.14, 2 * P * head_dim bytes) for positions 0 .. P-1:
+// --max-positions P, default the calibration length (max of L and S); the
+// integer forward refuses later positions (kRopePositionOutOfRange), so a model
+// that decodes longer contexts needs a larger P.
 //
 // Per block it prints: the SQNR of each stage's quantization grid on the
 // calibration set (the float stage rounded to its scale and zero point), the
@@ -116,9 +120,10 @@ struct Quantized {
 }  // namespace
 
 int cmd_quantize(int argc, char** argv) {
-  const cli::Args args(
-      argc, argv, {"--calib", "--calib-kv", "--calib-value", "--dtype", "-o", "--output", "--key-length"},
-      {"--per-tensor", "--causal", "--residual"});
+  const cli::Args args(argc, argv,
+                       {"--calib", "--calib-kv", "--calib-value", "--dtype", "-o", "--output", "--key-length",
+                        "--max-positions"},
+                       {"--per-tensor", "--causal", "--residual"});
   const std::string path = args.one_input("IN.attn");
   const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
   const std::string dt = args.required("--dtype");
@@ -151,6 +156,7 @@ int cmd_quantize(int argc, char** argv) {
   Mask mask;
   mask.causal = args.has("--causal");
   if (args.has("--key-length")) mask.key_length = static_cast<int32_t>(args.get_int("--key-length", 0, 0, S));
+  options.max_positions = static_cast<int32_t>(args.get_int("--max-positions", std::max(L, S), 1, 1 << 24));
 
   tools::ModelSpec spec;
   spec.data_align = m.data_align();
@@ -169,12 +175,6 @@ int cmd_quantize(int argc, char** argv) {
     if (b.dtype != DType::kF32)
       throw cli::Error(name + " is already " + cli::dtype_name(b.dtype) + ": quantize needs a float32 file");
     const AttentionConfig& c = b.config;
-    // The .attn format has no s8/s16 block with rope or grouped K/V heads (kQuantizedVariant).
-    if (c.rope_base != 0.0f)
-      throw cli::Error(name + " uses rotary embeddings, which s8/s16 files do not support");
-    if (c.resolved_kv_heads() != c.num_heads)
-      throw cli::Error(name + " has " + std::to_string(c.num_kv_heads) +
-                       " K/V heads (grouped-query attention), which s8/s16 files do not support");
     if (width != c.embed_dim)
       throw cli::Error((bi == 0 ? x.path : name) + ": width " + std::to_string(width) + " but block " +
                        std::to_string(bi) + " has E = " + std::to_string(c.embed_dim));
@@ -219,7 +219,7 @@ int cmd_quantize(int argc, char** argv) {
 
     // 2. Quantize.
     Quantized q;
-    const size_t st_bytes = quantized_attention_bytes(c, dtype);
+    const size_t st_bytes = quantized_attention_bytes(c, dtype, options);
     q.storage = cli::AlignedBytes(st_bytes);
     Arena st;
     if (st.init(q.storage.data(), st_bytes) != Status::kOk) throw cli::Error("arena init failed");
@@ -268,14 +268,14 @@ int cmd_quantize(int argc, char** argv) {
       if (s != Status::kOk) throw cli::Error(name + ": integer forward failed: " + cli::describe(s));
       e2e.add(ref.y, got);
     }
-    const int32_t D = c.num_heads * c.head_dim;
+    const int32_t D = c.num_heads * c.head_dim, Dkv = c.kv_dim();
     const auto proj = [&](const auto& w) {
       return std::make_tuple(w.q.weight, w.k.weight, w.v.weight, w.o.weight);
     };
     const auto wts = dtype == DType::kS8 ? proj(q.s8) : proj(q.s16);
     const double wq_db = weight_sqnr(b.f32.wq, std::get<0>(wts), q.scales.q, D, c.embed_dim);
-    const double wk_db = weight_sqnr(b.f32.wk, std::get<1>(wts), q.scales.k, D, c.kdim);
-    const double wv_db = weight_sqnr(b.f32.wv, std::get<2>(wts), q.scales.v, D, c.vdim);
+    const double wk_db = weight_sqnr(b.f32.wk, std::get<1>(wts), q.scales.k, Dkv, c.kdim);
+    const double wv_db = weight_sqnr(b.f32.wv, std::get<2>(wts), q.scales.v, Dkv, c.vdim);
     const double wo_db = weight_sqnr(b.f32.wo, std::get<3>(wts), q.scales.o, c.embed_dim, D);
 
     const size_t before = spec.tensors.size();
@@ -286,6 +286,8 @@ int cmd_quantize(int argc, char** argv) {
                         static_cast<uint32_t>(c.vdim),
                         c.bias,
                         dtype};
+    bs.n_kv_heads = static_cast<uint32_t>(c.resolved_kv_heads());  // written as 0 when it equals H
+    bs.rope_base = c.rope_base;
     if (dtype == DType::kS8) {
       tools::add_block_quant(spec, bs, q.s8, q.act);
     } else {
@@ -294,8 +296,8 @@ int cmd_quantize(int argc, char** argv) {
     size_t block_bytes = 0;
     for (size_t t = before; t < spec.tensors.size(); ++t) block_bytes += spec.tensors[t].bytes.size();
 
-    std::printf("block %u: %s E=%d heads=%d head_dim=%d kdim=%d vdim=%d\n", bi, dt.c_str(), c.embed_dim,
-                c.num_heads, c.head_dim, c.kdim, c.vdim);
+    std::printf("block %u: %s E=%d heads=%d kv_heads=%d head_dim=%d kdim=%d vdim=%d\n", bi, dt.c_str(),
+                c.embed_dim, c.num_heads, c.resolved_kv_heads(), c.head_dim, c.kdim, c.vdim);
     std::printf(
         "  stage SQNR (dB, float stage on its %s grid): x %.1f  Q %.1f  K %.1f  V %.1f  context %.1f  y "
         "%.1f\n",
@@ -308,6 +310,11 @@ int cmd_quantize(int argc, char** argv) {
                 static_cast<double>(q.act.q.scale), static_cast<double>(q.act.k.scale),
                 static_cast<double>(q.act.v.scale), static_cast<double>(q.act.context.scale),
                 static_cast<double>(q.act.output.scale), q.act.output.zero_point);
+    if (c.rope_base != 0.0f)
+      std::printf(
+          "  rope: base %g, cos/sin tables for positions 0 .. %d (%zu bytes; --max-positions)\n",
+          static_cast<double>(c.rope_base), options.max_positions - 1,
+          size_t{4} * static_cast<size_t>(options.max_positions) * static_cast<size_t>(c.head_dim / 2));
     std::printf("  bytes: tensors %zu, arena(L=%lld, S=%lld) %zu (float32: %zu)\n", block_bytes,
                 static_cast<long long>(L), static_cast<long long>(S), qplan.arena_bytes, fplan.arena_bytes);
     if (residual) {  // the next block sees x + attention(x)

@@ -105,7 +105,8 @@ std::vector<uint8_t> raw_bytes(const T* p, size_t n) {
 // Append a quantized block (b.dtype kS8 or kS16) in the canonical order:
 // wq wk wv wo, bq bk bv bo (s8: always, s32; s16: with bias, s64), the
 // per-channel multipliers and shifts of q k v o, the scalar table
-// (format::QuantParam) and the I/O scales. `W` is WeightsS8 or WeightsS16,
+// (format::QuantParam), the I/O scales, and with b.rope_base the rope cos and
+// sin tables (w.rope). `W` is WeightsS8 or WeightsS16,
 // `act` the activation quantization quantize_attention_* chose.
 template <class W>
 inline void add_block_quant(ModelSpec& m, const BlockSpec& b, const W& w, const ActivationQuant& act) {
@@ -115,6 +116,7 @@ inline void add_block_quant(ModelSpec& m, const BlockSpec& b, const W& w, const 
     throw std::runtime_error("add_block_quant: block dtype disagrees with the weights");
   const uint32_t idx = static_cast<uint32_t>(m.blocks.size());
   const uint32_t d = b.num_heads * b.head_dim, e = b.embed_dim;
+  const uint32_t dkv = (b.n_kv_heads != 0 ? b.n_kv_heads : b.num_heads) * b.head_dim;  // K/V rows
   m.blocks.push_back(b);
   const auto add = [&](format::Role role, const char* name, DType dt, std::vector<uint32_t> dims,
                        std::vector<uint8_t> bytes) {
@@ -129,22 +131,22 @@ inline void add_block_quant(ModelSpec& m, const BlockSpec& b, const W& w, const 
   };
   using format::Role;
   add(Role::kWq, "wq", DType::kS8, {d, e}, raw_bytes(w.q.weight, size_t{d} * e));
-  add(Role::kWk, "wk", DType::kS8, {d, b.kdim}, raw_bytes(w.k.weight, size_t{d} * b.kdim));
-  add(Role::kWv, "wv", DType::kS8, {d, b.vdim}, raw_bytes(w.v.weight, size_t{d} * b.vdim));
+  add(Role::kWk, "wk", DType::kS8, {dkv, b.kdim}, raw_bytes(w.k.weight, size_t{dkv} * b.kdim));
+  add(Role::kWv, "wv", DType::kS8, {dkv, b.vdim}, raw_bytes(w.v.weight, size_t{dkv} * b.vdim));
   add(Role::kWo, "wo", DType::kS8, {e, d}, raw_bytes(w.o.weight, size_t{e} * d));
   if (is_s8 || b.bias) {
     const DType bdt = is_s8 ? DType::kS32 : DType::kS64;
     add(Role::kBq, "bq", bdt, {d}, raw_bytes(w.q.bias, d));
-    add(Role::kBk, "bk", bdt, {d}, raw_bytes(w.k.bias, d));
-    add(Role::kBv, "bv", bdt, {d}, raw_bytes(w.v.bias, d));
+    add(Role::kBk, "bk", bdt, {dkv}, raw_bytes(w.k.bias, dkv));
+    add(Role::kBv, "bv", bdt, {dkv}, raw_bytes(w.v.bias, dkv));
     add(Role::kBo, "bo", bdt, {e}, raw_bytes(w.o.bias, e));
   }
   add(Role::kQMultiplier, "q_multiplier", DType::kS32, {d}, raw_bytes(w.q.multiplier, d));
   add(Role::kQShift, "q_shift", DType::kS32, {d}, raw_bytes(w.q.shift, d));
-  add(Role::kKMultiplier, "k_multiplier", DType::kS32, {d}, raw_bytes(w.k.multiplier, d));
-  add(Role::kKShift, "k_shift", DType::kS32, {d}, raw_bytes(w.k.shift, d));
-  add(Role::kVMultiplier, "v_multiplier", DType::kS32, {d}, raw_bytes(w.v.multiplier, d));
-  add(Role::kVShift, "v_shift", DType::kS32, {d}, raw_bytes(w.v.shift, d));
+  add(Role::kKMultiplier, "k_multiplier", DType::kS32, {dkv}, raw_bytes(w.k.multiplier, dkv));
+  add(Role::kKShift, "k_shift", DType::kS32, {dkv}, raw_bytes(w.k.shift, dkv));
+  add(Role::kVMultiplier, "v_multiplier", DType::kS32, {dkv}, raw_bytes(w.v.multiplier, dkv));
+  add(Role::kVShift, "v_shift", DType::kS32, {dkv}, raw_bytes(w.v.shift, dkv));
   add(Role::kOMultiplier, "o_multiplier", DType::kS32, {e}, raw_bytes(w.o.multiplier, e));
   add(Role::kOShift, "o_shift", DType::kS32, {e}, raw_bytes(w.o.shift, e));
   int32_t qp[format::kQuantParamCount] = {};
@@ -166,6 +168,11 @@ inline void add_block_quant(ModelSpec& m, const BlockSpec& b, const W& w, const 
       raw_bytes(qp, format::kQuantParamCount));
   const float io[format::kIoScaleCount] = {act.query.scale, act.key.scale, act.value.scale, act.output.scale};
   add(Role::kIoScale, "io_scale", DType::kF32, {format::kIoScaleCount}, raw_bytes(io, format::kIoScaleCount));
+  if (b.rope_base != 0.0f) {  // the converter's Q1.14 tables [positions, head_dim / 2]
+    const uint32_t p = static_cast<uint32_t>(w.rope.positions), half = b.head_dim / 2;
+    add(Role::kRopeCos, "rope_cos", DType::kS16, {p, half}, raw_bytes(w.rope.cos, size_t{p} * half));
+    add(Role::kRopeSin, "rope_sin", DType::kS16, {p, half}, raw_bytes(w.rope.sin, size_t{p} * half));
+  }
 }
 
 namespace detail {

@@ -17,15 +17,16 @@ namespace tools {
 // Every stage of one float forward, float64, row-major.
 struct Stages {
   std::vector<double> q;    // [L, D]
-  std::vector<double> k;    // [S, D]
-  std::vector<double> v;    // [S, D]
+  std::vector<double> k;    // [S, Dkv]
+  std::vector<double> v;    // [S, Dkv]
   std::vector<double> ctx;  // [L, D]
   std::vector<double> y;    // [L, E]
 };
 
 // attn's semantics (include/attn/attention.h) in float64 for one example:
-// causal / causal_offset / window / key_length masks, no additive mask, no
-// RoPE, grouped-query K/V. Fully masked rows give a zero context.
+// causal / causal_offset / window / key_length masks, no additive mask,
+// grouped-query K/V, RoPE (HF Llama half split, queries at positions 0 .. L-1,
+// keys at 0 .. S-1; q and k are the rotated stages). Fully masked rows give a zero context.
 inline Stages reference_forward(const AttentionConfig& c, const WeightsF32& w, const Mask& mask,
                                 const float* x, const float* key, const float* value, int32_t L, int32_t S) {
   const int32_t E = c.embed_dim, H = c.num_heads, hd = c.resolved_head_dim(), D = H * hd;
@@ -48,6 +49,26 @@ inline Stages reference_forward(const AttentionConfig& c, const WeightsF32& w, c
   linear(x, L, E, w.wq, c.bias ? w.bq : nullptr, D, &st.q);
   linear(key, S, kd, w.wk, c.bias ? w.bk : nullptr, Dkv, &st.k);
   linear(value, S, vd, w.wv, c.bias ? w.bv : nullptr, Dkv, &st.v);
+  if (c.rope_base != 0.0f) {
+    const auto rope = [&](std::vector<double>& m, int32_t rows, int32_t width) {
+      const int32_t half = hd / 2;
+      for (int32_t r = 0; r < rows; ++r) {
+        for (int32_t i = 0; i < half; ++i) {
+          const double angle = r * std::pow(static_cast<double>(c.rope_base), -2.0 * i / hd);
+          const double cs = std::cos(angle), sn = std::sin(angle);
+          for (int32_t h0 = 0; h0 < width; h0 += hd) {
+            double& a = m[static_cast<size_t>(r) * width + h0 + i];
+            double& b = m[static_cast<size_t>(r) * width + h0 + i + half];
+            const double a0 = a, b0 = b;
+            a = a0 * cs - b0 * sn;
+            b = b0 * cs + a0 * sn;
+          }
+        }
+      }
+    };
+    rope(st.q, L, D);
+    rope(st.k, S, Dkv);
+  }
   st.ctx.assign(static_cast<size_t>(L) * D, 0.0);
   const int32_t klen = mask.key_length >= 0 ? mask.key_length : S;
   const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
