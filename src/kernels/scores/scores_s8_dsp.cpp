@@ -1,8 +1,9 @@
 // scores, int8, Cortex-M DSP extension: s = round((q - zq)(k - zk)^T / 2^shift),
 // four query rows at a time, expanded once to SMLAD pairs; each key word is
-// unpacked once for the four rows (dsp::dot4_expanded). The last T % 4 rows and
-// head_dim > dsp::kExpandMaxK go through scores_s8_ref. Same int32 sums as
-// scores_s8_ref: bit-exact.
+// unpacked once for the four rows, and the loop over keys is one asm block
+// (keys_asm). The last T % 4 rows, and head_dim not a multiple of 4 or above
+// dsp::kExpandMaxK, go through scores_s8_ref (flash: the s8 runtime must fit
+// 12 KiB). Same int32 sums as scores_s8_ref: bit-exact.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_DSP
@@ -80,7 +81,7 @@ void keys_asm(const int32_t* buf, const int32_t* corr, ConstMatS8 k, int32_t hal
       : "cc", "memory");
 }
 
-// Rows [t, t + 4) of s, q expanded once (d <= dsp::kExpandMaxK). The key
+// Rows [t, t + 4) of s, q expanded once (d a multiple of 4, <= dsp::kExpandMaxK). The key
 // zero point is folded: sum (q - zq)(k - zk) = sum (q - zq) k - zk sum (q - zq).
 void rows4(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int32_t shift, MatS32 s,
            int32_t t) {
@@ -95,26 +96,14 @@ void rows4(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int
     for (int32_t c = 0; c < d4; ++c) sum += int32_t{a[r][c]} - zq;
     corr[r] = -zk * sum;
   }
-  if (d4 == d && d4 > 0 && k.rows > 0) {
-    keys_asm(buf, corr, k, half, shift, s, t);
-    return;
-  }
-  int32_t* out[4] = {s.row(t), s.row(t + 1), s.row(t + 2), s.row(t + 3)};  // [S]
-  for (int32_t j = 0; j < k.rows; ++j) {
-    const int8_t* b = k.row(j);  // [d]
-    int32_t acc[4] = {corr[0], corr[1], corr[2], corr[3]};
-    dsp::dot4_expanded(buf, b, d4, acc);
-    for (int32_t c = d4; c < d; ++c) {
-      for (size_t r = 0; r < 4; ++r) acc[r] += (int32_t{a[r][c]} - zq) * (int32_t{b[c]} - zk);
-    }
-    for (size_t r = 0; r < 4; ++r) out[r][j] = (acc[r] + half) >> shift;
-  }
+  if (k.rows > 0) keys_asm(buf, corr, k, half, shift, s, t);
 }
 
 }  // namespace
 
 void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s) {
-  if (q.cols > dsp::kExpandMaxK) {
+  // head_dim wider than the stack buffer or not a multiple of 4: the portable kernel.
+  if (q.cols > dsp::kExpandMaxK || q.cols % 4 != 0 || q.cols == 0) {
     scores_s8_ref(q, zq, k, zk, score_shift, s);
     return;
   }
