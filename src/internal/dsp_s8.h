@@ -102,14 +102,15 @@ inline void dot4_expanded(const int32_t* buf, const int8_t* b, int32_t K4, int32
   // loop iteration (16 instructions per 16 MACs); an odd number of steps
   // enters at the second one.
   __asm__ volatile(
-      "tst    %[n], #4\n\t"
+      "sub    %[t0], %[end], %[b]\n\t"
+      "tst    %[t0], #4\n\t"
       "bne    2f\n\t"
       "1:\n\t" ATTN_DSP_SMLAD_STEP "2:\n\t" ATTN_DSP_SMLAD_STEP
       "cmp    %[b], %[end]\n\t"
       "bne    1b\n\t"
       : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [buf] "+r"(buf), [b] "+r"(b),
         [t0] "=&r"(t0), [t1] "=&r"(t1), [be] "=&r"(be), [bo] "=&r"(bo)
-      : [end] "r"(end), [n] "r"(K4)
+      : [end] "r"(end)
       : "cc", "memory");
   acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3;
 }

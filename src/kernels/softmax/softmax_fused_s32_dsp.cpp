@@ -61,8 +61,16 @@ uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax&
     sum += e;
   }
   int32_t* const pairs_end = p + ((row + end - p) & ~ptrdiff_t{1});
+#if !defined(__OPTIMIZE__)
+  // -O0 (a debug build) cannot give the asm its 11 registers: the same exps in C.
+  for (; p != pairs_end; ++p) {
+    const uint32_t e = exp_one(static_cast<uint32_t>(smax) - static_cast<uint32_t>(*p), c);
+    *p = static_cast<int32_t>(e);
+    sum += e;
+  }
+#else
   if (p != pairs_end) {
-    int32_t s0, s1, x, t;
+    int32_t s0, s1, t;  // 11 asm operands: fits beside a frame pointer (-fno-omit-frame-pointer)
     __asm__ volatile(
         "1:\n\t"
         "ldrd   %[s0], %[s1], [%[p]]\n\t"
@@ -70,28 +78,28 @@ uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax&
         "cmp    %[s0], %[lim]\n\t"
         "bhi    5f\n\t"
         "lsl    %[s0], %[s0], %[sh]\n\t"
-        "umull  %[x], %[t], %[s0], %[mul]\n\t"
-        "ubfx   %[x], %[t], #8, #8\n\t"
-        "ldrh   %[x], [%[tab], %[x], lsl #1]\n\t"
+        "umull  %[s0], %[t], %[s0], %[mul]\n\t"
+        "ubfx   %[s0], %[t], #8, #8\n\t"
+        "ldrh   %[s0], [%[tab], %[s0], lsl #1]\n\t"
         "lsr    %[t], %[t], #16\n\t"
-        "lsl    %[x], %[x], #1\n\t"
-        "lsr    %[x], %[x], %[t]\n\t"
-        "add    %[x], %[x], #1\n\t"
-        "lsr    %[s0], %[x], #1\n\t"
+        "lsl    %[s0], %[s0], #1\n\t"
+        "lsr    %[s0], %[s0], %[t]\n\t"
+        "add    %[s0], %[s0], #1\n\t"
+        "lsr    %[s0], %[s0], #1\n\t"
         "add    %[sum], %[sum], %[s0]\n\t"
         "2:\n\t"
         "sub    %[s1], %[smax], %[s1]\n\t"
         "cmp    %[s1], %[lim]\n\t"
         "bhi    6f\n\t"
         "lsl    %[s1], %[s1], %[sh]\n\t"
-        "umull  %[x], %[t], %[s1], %[mul]\n\t"
-        "ubfx   %[x], %[t], #8, #8\n\t"
-        "ldrh   %[x], [%[tab], %[x], lsl #1]\n\t"
+        "umull  %[s1], %[t], %[s1], %[mul]\n\t"
+        "ubfx   %[s1], %[t], #8, #8\n\t"
+        "ldrh   %[s1], [%[tab], %[s1], lsl #1]\n\t"
         "lsr    %[t], %[t], #16\n\t"
-        "lsl    %[x], %[x], #1\n\t"
-        "lsr    %[x], %[x], %[t]\n\t"
-        "add    %[x], %[x], #1\n\t"
-        "lsr    %[s1], %[x], #1\n\t"
+        "lsl    %[s1], %[s1], #1\n\t"
+        "lsr    %[s1], %[s1], %[t]\n\t"
+        "add    %[s1], %[s1], #1\n\t"
+        "lsr    %[s1], %[s1], #1\n\t"
         "add    %[sum], %[sum], %[s1]\n\t"
         "3:\n\t"
         "strd   %[s0], %[s1], [%[p]], #8\n\t"
@@ -105,11 +113,12 @@ uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax&
         "mov    %[s1], #0\n\t"
         "b      3b\n\t"
         "7:\n\t"
-        : [p] "+r"(p), [sum] "+r"(sum), [s0] "=&r"(s0), [s1] "=&r"(s1), [x] "=&r"(x), [t] "=&r"(t)
+        : [p] "+r"(p), [sum] "+r"(sum), [s0] "=&r"(s0), [s1] "=&r"(s1), [t] "=&r"(t)
         : [end] "r"(pairs_end), [smax] "r"(smax), [lim] "r"(c.diff_limit), [sh] "r"(c.exp_shift),
           [mul] "r"(c.exp_multiplier), [tab] "r"(kExp2Table)
         : "cc", "memory");
   }
+#endif
   if (p != row + end) {
     const uint32_t e = exp_one(static_cast<uint32_t>(smax) - static_cast<uint32_t>(*p), c);
     *p = static_cast<int32_t>(e);
