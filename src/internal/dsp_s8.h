@@ -47,6 +47,13 @@ inline void unpack(int32_t w, int32_t z2, int32_t* even, int32_t* odd) {
   *odd = o;
 }
 
+// clamp(v, -128, 127) in one SSAT.
+inline int32_t ssat8(int32_t v) {
+  int32_t r;
+  __asm__("ssat %0, #8, %1" : "=r"(r) : "r"(v));
+  return r;
+}
+
 // Rows of up to kExpandMaxK int8 are expanded once to SMLAD pairs, so that
 // the weights (or keys) are unpacked once for four rows: 1 KiB of stack.
 constexpr int32_t kExpandRows = 4;
@@ -61,6 +68,27 @@ inline void expand4(const int8_t* const* a, int32_t K4, int32_t za, int32_t* buf
   }
 }
 
+// One step of the SMLAD loops (asm text): four k of b (pointer %[b], post-
+// incremented) against four rows expanded by expand4 (%[buf], post-
+// incremented by 32 bytes), accumulated into %[s0..s3]; scratch %[t0],
+// %[t1], %[be], %[bo]. 15 instructions per 16 MACs.
+#define ATTN_DSP_SMLAD_STEP               \
+  "ldr    %[t0], [%[b]], #4\n\t"          \
+  "sxtb16 %[be], %[t0]\n\t"               \
+  "sxtb16 %[bo], %[t0], ror #8\n\t"       \
+  "ldrd   %[t0], %[t1], [%[buf]], #8\n\t" \
+  "smlad  %[s0], %[t0], %[be], %[s0]\n\t" \
+  "smlad  %[s0], %[t1], %[bo], %[s0]\n\t" \
+  "ldrd   %[t0], %[t1], [%[buf]], #8\n\t" \
+  "smlad  %[s1], %[t0], %[be], %[s1]\n\t" \
+  "smlad  %[s1], %[t1], %[bo], %[s1]\n\t" \
+  "ldrd   %[t0], %[t1], [%[buf]], #8\n\t" \
+  "smlad  %[s2], %[t0], %[be], %[s2]\n\t" \
+  "smlad  %[s2], %[t1], %[bo], %[s2]\n\t" \
+  "ldrd   %[t0], %[t1], [%[buf]], #8\n\t" \
+  "smlad  %[s3], %[t0], %[be], %[s3]\n\t" \
+  "smlad  %[s3], %[t1], %[bo], %[s3]\n\t"
+
 // acc[r] += sum_{k < K4} (a[r][k] - za) * b[k] over rows expanded by expand4:
 // per four k, one load and two SXTB16 of b, eight SMLADs.
 inline void dot4_expanded(const int32_t* buf, const int8_t* b, int32_t K4, int32_t* acc) {
@@ -70,24 +98,14 @@ inline void dot4_expanded(const int32_t* buf, const int8_t* b, int32_t K4, int32
   int32_t t0, t1, be, bo;
   // Hand-scheduled: GCC 12 spills the eight pairs of the C version (33
   // instructions per step instead of 17). Per four k: ldr + 2 sxtb16 of b,
-  // then per row one ldrd of its two pairs and two SMLADs.
+  // then per row one ldrd of its two pairs and two SMLADs. Two steps per
+  // loop iteration (16 instructions per 16 MACs); an odd number of steps
+  // enters at the second one.
   __asm__ volatile(
-      "1:\n\t"
-      "ldr    %[t0], [%[b]], #4\n\t"
-      "sxtb16 %[be], %[t0]\n\t"
-      "sxtb16 %[bo], %[t0], ror #8\n\t"
-      "ldrd   %[t0], %[t1], [%[buf]], #8\n\t"
-      "smlad  %[s0], %[t0], %[be], %[s0]\n\t"
-      "smlad  %[s0], %[t1], %[bo], %[s0]\n\t"
-      "ldrd   %[t0], %[t1], [%[buf]], #8\n\t"
-      "smlad  %[s1], %[t0], %[be], %[s1]\n\t"
-      "smlad  %[s1], %[t1], %[bo], %[s1]\n\t"
-      "ldrd   %[t0], %[t1], [%[buf]], #8\n\t"
-      "smlad  %[s2], %[t0], %[be], %[s2]\n\t"
-      "smlad  %[s2], %[t1], %[bo], %[s2]\n\t"
-      "ldrd   %[t0], %[t1], [%[buf]], #8\n\t"
-      "smlad  %[s3], %[t0], %[be], %[s3]\n\t"
-      "smlad  %[s3], %[t1], %[bo], %[s3]\n\t"
+      "sub    %[t0], %[end], %[b]\n\t"
+      "tst    %[t0], #4\n\t"
+      "bne    2f\n\t"
+      "1:\n\t" ATTN_DSP_SMLAD_STEP "2:\n\t" ATTN_DSP_SMLAD_STEP
       "cmp    %[b], %[end]\n\t"
       "bne    1b\n\t"
       : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [buf] "+r"(buf), [b] "+r"(b),

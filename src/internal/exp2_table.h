@@ -18,7 +18,7 @@ namespace detail {
 constexpr int kExp2TableBits = 8;  // 256 steps per octave
 constexpr int kExp2FracBits = 16;  // the exp argument t is Q15.16 in log2 units
 
-constexpr uint16_t kExp2Table[1 << kExp2TableBits] = {
+inline constexpr uint16_t kExp2Table[1 << kExp2TableBits] = {
     65447, 65270, 65094, 64918, 64742, 64567, 64393, 64219, 64045, 63872, 63699, 63527, 63355, 63184, 63013,
     62843, 62673, 62503, 62334, 62166, 61997, 61830, 61663, 61496, 61330, 61164, 60998, 60833, 60669, 60505,
     60341, 60178, 60015, 59853, 59691, 59530, 59369, 59208, 59048, 58889, 58729, 58571, 58412, 58254, 58097,

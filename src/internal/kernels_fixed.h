@@ -9,6 +9,7 @@
 #include "attn/attention_fixed.h"
 #include "attn/kernels_fixed.h"
 #include "attn/tensor.h"
+#include "internal/arch.h"
 
 namespace attn {
 namespace detail {
@@ -47,8 +48,25 @@ void scores_s16_ref(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s)
 // int16 over the first 2*n bytes of the same row (entry j at bytes [2j, 2j+2));
 // entries outside [begin, end) (masked keys) become 0. 0 <= begin <= end <= n.
 void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+// The fused softmax's normalizer for a row whose exps sum to `sum` (>= 65447,
+// the largest exp): p_j = (e_j * recip + 2^31) >> 32 <= 32767.
+uint32_t fused_softmax_reciprocal(uint32_t sum);
+// Probability j of a row from its exp and the row's normalizer (Q0.15).
+inline int32_t fused_prob(uint32_t e, uint32_t recip) {
+  return static_cast<int32_t>((static_cast<uint64_t>(e) * recip + (uint64_t{1} << 31)) >> 32);
+}
+// The fused softmax's first pass: e_j (int32) over s_j for j in [begin, end),
+// 0 over the rest of [0, n); returns the row's normalizer (0 when begin >= end),
+// so that fused_prob(e_j, recip) is softmax_fused_row's probability j.
+uint32_t softmax_exps_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 // o[t, c] = clamp(zo + MBQM(sum_j p[t, j] * (v[j, c] - zv), m, sh), -128, 127), int32 sum.
 void weighted_sum_s8_ref(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
+// The same with V transposed, vt [d, S] (vt[c, j] = v[j, c], the arena layout
+// of V where kValuesTransposedS8), and the probabilities given as the fused
+// softmax's exps e [T, S] (softmax_exps_row) and per-row normalizers recip [T]:
+// p[t, j] = fused_prob(e[t, j], recip[t]) (<= 32767: recip of the row's own exps).
+void weighted_sum_vt_s8_ref(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,
+                            int32_t sh, int32_t zo, MatS8 o);
 // o[t, c] = clamp(requantize_s64(sum_j p[t, j] * v[j, c], m, sh), -32768, 32767), int64 sum.
 void weighted_sum_s16_ref(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
 // Rotary embedding in place. Row r of x [rows, heads * head_dim] sits at
@@ -90,6 +108,10 @@ void weighted_sum_s8_avx512vnni(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t
 void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
 void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
 void weighted_sum_s8_dsp(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
+void weighted_sum_vt_s8_dsp(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,
+                            int32_t sh, int32_t zo, MatS8 o);
+uint32_t softmax_exps_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+void softmax_fused_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 
 // ---- Cortex-M55 Helium (ATTN_HAVE_MVE) ----------------------------------------
 void linear_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
@@ -106,6 +128,14 @@ void scores_s16(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);
 void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
 void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
+void weighted_sum_vt_s8(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,
+                        int32_t sh, int32_t zo, MatS8 o);
+uint32_t softmax_exps_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+// Whether forward_s8 keeps V transposed in its arena ([Dkv, S], read by
+// weighted_sum_vt_s8) instead of [S, Dkv] (weighted_sum_s8): where the
+// transposed kernel is the faster one (DSP). A constant, so that the other
+// targets link neither path's extra code.
+constexpr bool kValuesTransposedS8 = ATTN_HAVE_DSP != 0;
 void rope_s8(MatS8 x, int32_t head_dim, int32_t zp, int32_t pos0, const RopeTable& t);
 void rope_s16(MatS16 x, int32_t head_dim, int32_t pos0, const RopeTable& t);
 

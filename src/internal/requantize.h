@@ -25,6 +25,38 @@ inline int32_t requantize(int32_t x, int32_t multiplier, int32_t shift) {
                               right);
 }
 
+// fast::requantize for one channel, with its constants worked out once
+// (per output channel, not per output). For shift <= -2 (right = -shift >= 2)
+// the two roundings of fast::requantize fold into one 64-bit sum:
+//   floor((x m + 2^30 + 2^(30 + right) - [x < 0] 2^31) / 2^(31 + right)),
+// whose constant part has low word 2^30 + [x < 0] 2^31 and high word
+// 2^(right - 2) - [x < 0]: two ALU instructions, one SMLAL and one shift of
+// the high word. ([x < 0] stands for fast::requantize's [v < 0]: the two
+// differ only when -2^30 <= x m < 0, where both give the same floor for
+// right >= 1; tests/requant_fold_test.cpp checks the identity.) Other shifts
+// take fast::requantize itself.
+struct Requant {
+  int32_t multiplier;
+  int32_t shift;     // fast::requantize's shift
+  int32_t hi_shift;  // right - 1
+  int32_t hi_base;   // 2^(right - 2)
+
+  Requant(int32_t m, int32_t s)
+      : multiplier(m),
+        shift(s),
+        hi_shift(s <= -2 ? -s - 1 : 0),
+        hi_base(s <= -2 ? int32_t{1} << (-s - 2) : 0) {}
+
+  int32_t operator()(int32_t x) const {
+    if (shift > -2) return requantize(x, multiplier, shift);
+    const uint32_t lo = (static_cast<uint32_t>(x) & 0x80000000u) | 0x40000000u;
+    const uint32_t hi = static_cast<uint32_t>(hi_base + (x >> 31));
+    const int64_t base = static_cast<int64_t>((static_cast<uint64_t>(hi) << 32) | lo);
+    const int64_t acc = base + static_cast<int64_t>(x) * multiplier;
+    return static_cast<int32_t>(acc >> 32) >> hi_shift;
+  }
+};
+
 }  // namespace fast
 }  // namespace detail
 }  // namespace attn

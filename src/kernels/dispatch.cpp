@@ -103,6 +103,21 @@ void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t
 }
 #endif
 void softmax_s8(ConstMatS8 x, const SoftmaxS8Params& p, MatS8 y) { softmax_s8_ref(x, p, y); }
+void weighted_sum_vt_s8(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,
+                        int32_t sh, int32_t zo, MatS8 o) {
+#if ATTN_HAVE_DSP
+  weighted_sum_vt_s8_dsp(e, recip, vt, zv, m, sh, zo, o);
+#else
+  weighted_sum_vt_s8_ref(e, recip, vt, zv, m, sh, zo, o);
+#endif
+}
+uint32_t softmax_exps_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+#if ATTN_HAVE_DSP
+  return softmax_exps_row_dsp(row, begin, end, n, sm);
+#else
+  return softmax_exps_row_ref(row, begin, end, n, sm);
+#endif
+}
 // Rotary embedding: hd/2 pairs per head and row, a small share of a forward; ref everywhere.
 void rope_s8(MatS8 x, int32_t head_dim, int32_t zp, int32_t pos0, const RopeTable& t) {
   rope_s8_ref(x, head_dim, zp, pos0, t);
@@ -137,6 +152,8 @@ void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, cons
   softmax_fused_row_avx2(row, begin, end, n, sm);
 #elif ATTN_HAVE_MVE
   softmax_fused_row_mve(row, begin, end, n, sm);
+#elif ATTN_HAVE_DSP
+  softmax_fused_row_dsp(row, begin, end, n, sm);
 #else
   softmax_fused_row_ref(row, begin, end, n, sm);
 #endif

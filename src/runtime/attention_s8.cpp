@@ -8,8 +8,11 @@
 // head's columns of the context tile; the tile's context goes through the
 // output projection straight into the caller's output. Arena use:
 // 2*S*Dkv + 2*T*D bytes of int8 plus T*S int32, independent of H and L.
-// The two stages (project_kv_s8, attend_s8) are decode_s8's too
-// (internal/attend_fixed.h).
+// V is stored [S, Dkv], or transposed [Dkv, S] where the kernels want it so
+// (detail::kValuesTransposedS8: the DSP targets, whose P.V then streams each
+// value column as one contiguous row). The two stages (project_kv_s8,
+// attend_s8) are decode_s8's too (internal/attend_fixed.h); decode keeps V
+// untransposed in its cache.
 #include "attn/attention_fixed.h"
 #include "internal/attend_fixed.h"
 #include "internal/attention_fixed_common.h"
@@ -44,6 +47,28 @@ LinearS8Params linear_params(const ProjectionS8& p, int32_t output_zero_point) {
   return lp;
 }
 
+// yt = (x w^T + b)^T, yt [N, M]: four rows of y at a time through linear_s8
+// into a stack tile of up to 64 columns, scattered into columns of yt.
+__attribute__((noinline)) void linear_s8_transposed(ConstMatS8 x, ConstMatS8 w, const int32_t* bias,
+                                                    const LinearS8Params& p, MatS8 yt) {
+  constexpr int32_t kRows = 4, kCols = 64;
+  int8_t tile[kRows * kCols];  // [rows, nc]
+  for (int32_t m0 = 0; m0 < x.rows; m0 += kRows) {
+    const int32_t rows = x.rows - m0 < kRows ? x.rows - m0 : kRows;
+    for (int32_t n0 = 0; n0 < w.rows; n0 += kCols) {
+      const int32_t nc = w.rows - n0 < kCols ? w.rows - n0 : kCols;
+      LinearS8Params q = p;
+      q.multiplier += n0;
+      q.shift += n0;
+      detail::linear_s8(x.rows_slice(m0, rows), w.rows_slice(n0, nc), bias != nullptr ? bias + n0 : nullptr,
+                        q, matrix(tile, rows, nc));
+      for (int32_t r = 0; r < rows; ++r) {
+        for (int32_t c = 0; c < nc; ++c) yt.row(n0 + c)[m0 + r] = tile[r * nc + c];
+      }
+    }
+  }
+}
+
 }  // namespace
 
 namespace detail {
@@ -68,20 +93,25 @@ Status check_weights_s8(const AttentionConfig& c, const WeightsS8& w) {
 }
 
 void project_kv_s8(const AttentionConfig& c, const WeightsS8& w, const int8_t* key, const int8_t* value,
-                   int32_t rows, int32_t k_pos, MatS8 K, MatS8 V) {
+                   int32_t rows, int32_t k_pos, MatS8 K, MatS8 V, bool v_transposed) {
   const int32_t Dkv = c.num_kv_heads * c.head_dim;
-  // K = Xk Wk^T + bk (rotated to positions k_pos ..), V = Xv Wv^T + bv
+  // K = Xk Wk^T + bk (rotated to positions k_pos ..), V = Xv Wv^T + bv (or V^T)
   detail::linear_s8(matrix(key, rows, c.kdim), matrix(w.k.weight, Dkv, c.kdim), w.k.bias,
                     linear_params(w.k, w.k_zero_point), K);
-  detail::linear_s8(matrix(value, rows, c.vdim), matrix(w.v.weight, Dkv, c.vdim), w.v.bias,
-                    linear_params(w.v, w.v_zero_point), V);
+  if (v_transposed) {
+    linear_s8_transposed(matrix(value, rows, c.vdim), matrix(w.v.weight, Dkv, c.vdim), w.v.bias,
+                         linear_params(w.v, w.v_zero_point), V);
+  } else {
+    detail::linear_s8(matrix(value, rows, c.vdim), matrix(w.v.weight, Dkv, c.vdim), w.v.bias,
+                      linear_params(w.v, w.v_zero_point), V);
+  }
   if (rope_enabled(c))
     detail::rope_s8(K, c.head_dim, w.k_zero_point, k_pos, w.rope);  // K rows at their positions
 }
 
 void attend_s8(const AttentionConfig& c, int32_t tile_rows, const WeightsS8& w, const Mask& mask,
-               const int8_t* query, int32_t L, int32_t q_pos, ConstMatS8 K, ConstMatS8 V, int8_t* output,
-               const AttendScratchS8& scratch) {
+               const int8_t* query, int32_t L, int32_t q_pos, ConstMatS8 K, ConstMatS8 V, bool v_transposed,
+               int8_t* output, const AttendScratchS8& scratch) {
   const int32_t E = c.embed_dim;
   const int32_t H = c.num_heads;
   const int32_t hd = c.head_dim;
@@ -113,6 +143,24 @@ void attend_s8(const AttentionConfig& c, int32_t tile_rows, const WeightsS8& w, 
       // s = (Q_h - zq)(K_h - zk)^T over the visible keys, int32
       detail::scores_s8(Q.cols_slice(c0, hd), w.q_zero_point, K.rows_slice(k0, n).cols_slice(g0, hd),
                         w.k_zero_point, w.softmax.score_shift, scores);
+      if (v_transposed) {
+        // Four rows at a time: the softmax's exps and normalizers over each
+        // row's own visible keys, then O_h = P (V_h - zv) with P normalized
+        // on the fly (p = fused_prob(e, recip), the same Q0.15 probabilities).
+        for (int32_t r0 = 0; r0 < rows; r0 += 4) {
+          const int32_t rr = rows - r0 < 4 ? rows - r0 : 4;
+          uint32_t recip[4];  // [rr]
+          for (int32_t r = 0; r < rr; ++r) {
+            const KeyRange own = detail::visible_keys(mask, t0 + r0 + r, S);
+            recip[r] = detail::softmax_exps_row(scores.row(r0 + r), own.begin - k0, own.end - k0, n, sm);
+          }
+          const ConstMatS32 exps{scratch.s + static_cast<ptrdiff_t>(r0) * S, rr, n, S};  // [rr, n]
+          detail::weighted_sum_vt_s8(exps, recip, V.rows_slice(g0, hd).cols_slice(k0, n), w.v_zero_point,
+                                     w.context_multiplier, w.context_shift, w.context_zero_point,
+                                     O.rows_slice(r0, rr).cols_slice(c0, hd));
+        }
+        continue;
+      }
       // p = softmax(s * score_scale), Q0.15, over each row's own visible keys
       for (int32_t r = 0; r < rows; ++r) {
         const KeyRange own = detail::visible_keys(mask, t0 + r, S);
@@ -141,7 +189,7 @@ Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
   // Carve every buffer before writing anything: a short arena fails cleanly.
   const size_t mark = arena.mark();
   int8_t* k_buf = nullptr;            // K  [S, Dkv]
-  int8_t* v_buf = nullptr;            // V  [S, Dkv]
+  int8_t* v_buf = nullptr;            // V  [S, Dkv], or V^T [Dkv, S] (kValuesTransposedS8)
   detail::AttendScratchS8 scratch{};  // Q tile [T, D], scores [T, S] int32, context tile [T, D]
   const Status carved = [&] {
     ATTN_TRY(arena.alloc_array(S * static_cast<size_t>(Dkv), &k_buf));
@@ -156,12 +204,13 @@ Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
     return carved;
   }
   const MatS8 K = matrix(k_buf, plan.key_len, Dkv);
-  const MatS8 V = matrix(v_buf, plan.key_len, Dkv);
+  const bool vt = detail::kValuesTransposedS8;
+  const MatS8 V = vt ? matrix(v_buf, Dkv, plan.key_len) : matrix(v_buf, plan.key_len, Dkv);
 
   // K, V once for all query tiles (key j at position j).
-  detail::project_kv_s8(c, w, io.key, io.value, plan.key_len, 0, K, V);
-  detail::attend_s8(c, plan.tile_rows, w, mask, io.query, plan.query_len, io.query_position, K, V, io.output,
-                    scratch);
+  detail::project_kv_s8(c, w, io.key, io.value, plan.key_len, 0, K, V, vt);
+  detail::attend_s8(c, plan.tile_rows, w, mask, io.query, plan.query_len, io.query_position, K, V, vt,
+                    io.output, scratch);
   arena.release(mark);
   return Status::kOk;
 }

@@ -5,7 +5,9 @@
 // rows when the cache has a window), projects its K and V rows (K rotated to
 // their positions with rotary embedding) straight into
 // the cache with project_kv_s8(), then attends its queries over every cached
-// row with the causal (and window) mask through attend_s8(). The arithmetic
+// row with the causal (and window) mask through attend_s8(). V stays
+// [rows, Dkv] in the cache on every target (the DSP forward's V^T layout
+// would not let a window drop rows). The arithmetic
 // is the forward's, and every sum is exact in integers, so the outputs are
 // bit-identical to one causal forward_s8 over the same rows.
 #include "attn/decode.h"
@@ -53,14 +55,14 @@ Status decode_s8(const Plan& plan, const WeightsS8& w, KvCacheS8* cache, const i
     // New K, V rows [rows, Dkv] at cache rows [length, length + rows), positions next_position() ..
     const MatS8 k_new = matrix(cache->k + static_cast<ptrdiff_t>(cache->length) * Dkv, rows, Dkv);
     const MatS8 v_new = matrix(cache->v + static_cast<ptrdiff_t>(cache->length) * Dkv, rows, Dkv);
-    detail::project_kv_s8(c, w, xr, xr, rows, cache->next_position(), k_new, v_new);
+    detail::project_kv_s8(c, w, xr, xr, rows, cache->next_position(), k_new, v_new, /*v_transposed=*/false);
     cache->length += rows;
 
     // The chunk's queries are cache rows [length - rows, length).
     detail::attend_s8(c, plan.tile_rows, w, detail::decode_mask(*cache, rows), xr, rows,
                       cache->next_position() - rows, matrix<const int8_t>(cache->k, cache->length, Dkv),
-                      matrix<const int8_t>(cache->v, cache->length, Dkv), y + static_cast<ptrdiff_t>(r0) * E,
-                      scratch);
+                      matrix<const int8_t>(cache->v, cache->length, Dkv), /*v_transposed=*/false,
+                      y + static_cast<ptrdiff_t>(r0) * E, scratch);
   }
   arena.release(mark);
   return Status::kOk;

@@ -75,15 +75,20 @@ void linear_s8_cases() {
   for (int32_t i = 0; i < kCases; ++i) {
     // Mostly K <= kMaxCols - 3 and N up to kMaxCols (past the 64-channel groups of the MVE kernel);
     // every 10th case a long row (K > 256: the MVE kernel's unbuffered path) with M <= 2, N <= 20.
+    // Even cases: K a multiple of 4 and every shift <= -2 (the DSP kernel's all-asm path when
+    // there is a bias); odd ones: any K and shifts in [-14, 1].
     const bool long_rows = i % 10 == 9;
+    const bool folded = i % 2 == 0;
     const int32_t M = long_rows ? uniform(1, 2) : uniform(1, kMaxRows);
     const int32_t N = long_rows ? uniform(1, 20) : uniform(1, kMaxCols);
-    const int32_t K = long_rows ? uniform(257, 300) : uniform(1, kMaxCols - 3);
+    const int32_t K = long_rows ? uniform(257, 300)
+                      : folded  ? 4 * uniform(1, (kMaxCols - 3) / 4)
+                                : uniform(1, kMaxCols - 3);
     const int32_t xs = K + uniform(0, 3);  // row stride of x
     fill(g_x8, sizeof g_x8, -128, 127);
     fill(g_w8, static_cast<size_t>(N * K), -127, 127);
     fill(g_bias32, static_cast<size_t>(N), -100000, 100000);
-    random_requant(N, -14, 1);
+    random_requant(N, -14, folded ? -2 : 1);
     LinearS8Params p;
     p.input_zero_point = i % 3 == 0 ? 0 : uniform(-128, 127);
     p.output_zero_point = uniform(-128, 127);
@@ -137,6 +142,70 @@ void weighted_sum_s8_cases() {
     detail::weighted_sum_s8_ref(p, v, zv, g_mult[0], g_shift[0], zo,
                                 MatS8{reinterpret_cast<int8_t*>(g_out_b), T, d, kMaxCols});
     compare("weighted_sum_s8", T, S, d);
+  }
+}
+
+// A fused-softmax configuration with its largest diff_limit (t < 2^20).
+detail::FusedSoftmax random_softmax() {
+  detail::FusedSoftmax sm;
+  sm.exp_multiplier = 0x80000000u + (next() << 7);
+  sm.exp_shift = uniform(4, 16);
+  const uint32_t lim = ((uint32_t{1} << 20) / (sm.exp_multiplier >> 16)) << (16 - sm.exp_shift);
+  sm.diff_limit = static_cast<int32_t>(lim);
+  return sm;
+}
+
+alignas(16) int32_t g_e32[kMaxRows * 2 * kMaxCols];  // exps [rows, S] at stride 2 * kMaxCols
+uint32_t g_recip[kMaxRows];
+
+// P.V over V stored transposed (vt [d, S]) with P given as the softmax's exps
+// and per-row normalizers, S up to 2 * kMaxCols: past the DSP kernel's
+// 128-key expansion block. The exps come from softmax_exps_row_ref over
+// random scores with masked ranges, so the probabilities are real ones.
+void weighted_sum_vt_s8_cases() {
+  for (int32_t i = 0; i < kCases; ++i) {
+    const int32_t T = uniform(1, kMaxRows), S = uniform(1, 2 * kMaxCols), d = uniform(1, 40);
+    const int32_t vs = S + uniform(0, 3);
+    if (d * vs > static_cast<int32_t>(sizeof g_w8)) continue;
+    const detail::FusedSoftmax sm = random_softmax();
+    const int32_t spread = i % 2 ? sm.diff_limit : sm.diff_limit / 8 + 1;
+    for (int32_t t = 0; t < T; ++t) {
+      int32_t* row = g_e32 + t * 2 * kMaxCols;
+      for (int32_t j = 0; j < S; ++j) row[j] = uniform(-spread, spread);
+      const int32_t begin = i % 3 == 0 ? uniform(0, S) : 0;
+      const int32_t end = i % 3 == 0 ? uniform(begin, S) : S;
+      g_recip[t] = detail::softmax_exps_row_ref(row, begin, end, S, sm);
+    }
+    fill(g_w8, sizeof g_w8, -128, 127);
+    const int32_t zv = uniform(-128, 127), zo = uniform(-128, 127);
+    random_requant(1, -20, -1);
+    clear_outputs();
+    const ConstMatS32 e{g_e32, T, S, 2 * kMaxCols};
+    const ConstMatS8 vt{g_w8, d, S, vs};
+    detail::weighted_sum_vt_s8(e, g_recip, vt, zv, g_mult[0], g_shift[0], zo,
+                               MatS8{reinterpret_cast<int8_t*>(g_out_a), T, d, kMaxCols});
+    detail::weighted_sum_vt_s8_ref(e, g_recip, vt, zv, g_mult[0], g_shift[0], zo,
+                                   MatS8{reinterpret_cast<int8_t*>(g_out_b), T, d, kMaxCols});
+    compare("weighted_sum_vt_s8", T, S, d);
+  }
+}
+
+// The softmax's first pass alone (exps over the row, its normalizer).
+void softmax_exps_cases() {
+  for (int32_t i = 0; i < kCases; ++i) {
+    const int32_t n = uniform(1, kMaxCols);
+    const int32_t begin = i % 3 == 0 ? uniform(0, n) : 0;
+    const int32_t end = i % 3 == 0 ? uniform(begin, n) : n;
+    const detail::FusedSoftmax sm = random_softmax();
+    auto* a = reinterpret_cast<int32_t*>(g_out_a);
+    auto* b = reinterpret_cast<int32_t*>(g_out_b);
+    clear_outputs();
+    const int32_t spread = i % 2 ? sm.diff_limit : sm.diff_limit / 8 + 1;
+    for (int32_t j = 0; j < n; ++j) a[j] = b[j] = uniform(-spread, spread);
+    const uint32_t ra = detail::softmax_exps_row(a, begin, end, n, sm);
+    const uint32_t rb = detail::softmax_exps_row_ref(b, begin, end, n, sm);
+    a[n] = static_cast<int32_t>(ra), b[n] = static_cast<int32_t>(rb);  // compared with the row
+    compare("softmax_exps_row", 1, n, end - begin);
   }
 }
 #endif  // ATTN_WITH_S8
@@ -259,6 +328,8 @@ int run_kernel_equivalence(int* checks) {
   linear_s8_cases();
   scores_s8_cases();
   weighted_sum_s8_cases();
+  weighted_sum_vt_s8_cases();
+  softmax_exps_cases();
 #endif
 #if ATTN_WITH_S16
   linear_s16_cases();

@@ -115,7 +115,7 @@ P projection(size_t w0, size_t c0) {
 // softmax (shared with s8) is vectorized.
 const char* kernels() {
 #if ATTN_COST_BITS == 16
-  return ATTN_HAVE_MVE ? "mve-softmax" : "ref";
+  return ATTN_HAVE_MVE ? "mve-softmax" : ATTN_HAVE_DSP ? "dsp-softmax" : "ref";
 #else
   return attn::detail::kernel_set_fixed();
 #endif

@@ -7,7 +7,8 @@
 //
 // linear_s8: the four projections ([L, E] x [E, E]; Q and O run per tile of
 // T rows in the forward, the same blocks); scores_s8, softmax_fused_row and
-// weighted_sum_s8: per tile of T query rows and per head. The forward has no
+// weighted_sum_s8: per tile of T query rows and per head; softmax_exps_row
+// and weighted_sum_vt_s8 are the DSP targets' softmax + P.V (V^T in the arena). The forward has no
 // head split/concat stage: heads are column slices of Q, K, V and O.
 #include <cstdint>
 #include <cstdio>
@@ -30,6 +31,7 @@ int32_t g_bias[kMaxE];
 int32_t g_mult[kMaxE];
 int32_t g_shift[kMaxE];
 alignas(16) int32_t g_s[kT * kMaxL];  // [T, S]
+uint32_t g_recip[kT];                 // [T]
 
 uint32_t g_rng = 99u;
 int32_t uniform(int32_t spread) {
@@ -91,6 +93,24 @@ void profile(int32_t L, int32_t E, int32_t H) {
   report("weighted_sum_s8", L, E, H, calls,
          count(calls, [&] { detail::weighted_sum_s8(p, v, 1, 0x50000000, -14, -1, o); }),
          count(calls, [&] { detail::weighted_sum_s8_ref(p, v, 1, 0x50000000, -14, -1, o); }));
+
+  // The DSP targets' path (V stored transposed [hd, S]): the softmax's first
+  // pass (exps and normalizer per row), then P.V normalizing P on the fly.
+  auto exps = [&](bool ref) {
+    detail::scores_s8(q, 3, k, -2, 0, s);
+    for (int32_t r = 0; r < kT; ++r) {
+      g_recip[r] = ref ? detail::softmax_exps_row_ref(s.row(r), 0, S, S, sm)
+                       : detail::softmax_exps_row(s.row(r), 0, S, S, sm);
+    }
+  };
+  report("softmax_exps_row", L, E, H, calls * kT, count(calls, [&] { exps(false); }) - scores_only,
+         count(calls, [&] { exps(true); }) - scores_only);
+  exps(false);
+  const ConstMatS32 e{g_s, kT, S, S};
+  const ConstMatS8 vt{g_k, hd, S, S};
+  report("weighted_sum_vt_s8", L, E, H, calls,
+         count(calls, [&] { detail::weighted_sum_vt_s8(e, g_recip, vt, 1, 0x50000000, -14, -1, o); }),
+         count(calls, [&] { detail::weighted_sum_vt_s8_ref(e, g_recip, vt, 1, 0x50000000, -14, -1, o); }));
 }
 
 }  // namespace

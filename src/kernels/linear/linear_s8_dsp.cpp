@@ -13,37 +13,180 @@
 #include "internal/kernels_fixed.h"
 #include "internal/requantize.h"
 
+#include <cstdint>
+
 namespace attn {
 namespace detail {
 namespace {
 
-// Rows [m, m + 4) of y, x expanded once (K <= dsp::kExpandMaxK).
+// acc[r] += sum_{K4 <= k < K} (a[r][k] - za) b[k]: the last K % 4 columns.
+// Out of line: keeps rows4's registers for its hot loop.
+__attribute__((noinline)) void tail4(const int8_t* const* a, const int8_t* b, int32_t K4, int32_t K,
+                                     int32_t za, int32_t* acc) {
+  for (int32_t k = K4; k < K; ++k) {
+    for (size_t r = 0; r < 4; ++r) acc[r] += (int32_t{a[r][k]} - za) * int32_t{b[k]};
+  }
+}
+
+// Rows [m, m + 4) of y, x expanded once (K <= dsp::kExpandMaxK), output clamp
+// [-128, 127].
 void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, int32_t m) {
   const int32_t K = x.cols;
   const int32_t K4 = K & ~3;
   int32_t buf[2 * dsp::kExpandMaxK];  // [K / 4][4 rows][even, odd] int16 pairs
   const int8_t* a[4] = {x.row(m), x.row(m + 1), x.row(m + 2), x.row(m + 3)};  // [K]
   dsp::expand4(a, K4, p.input_zero_point, buf);
-  for (int32_t n = 0; n < w.rows; ++n) {
+  // Locals: the int8 stores below could alias p as far as the compiler knows.
+  const int32_t zo = p.output_zero_point;
+  const int32_t* const mult = p.multiplier;  // [N]
+  const int32_t* const shift = p.shift;      // [N]
+  const ptrdiff_t ys = y.stride;
+  int8_t* yo = y.row(m);  // y[m .. m + 3, n]
+  for (int32_t n = 0; n < w.rows; ++n, ++yo) {
     const int8_t* b = w.row(n);  // [K]
     const int32_t b0 = bias != nullptr ? bias[n] : 0;
     int32_t acc[4] = {b0, b0, b0, b0};
     dsp::dot4_expanded(buf, b, K4, acc);
-    for (int32_t k = K4; k < K; ++k) {
-      for (size_t r = 0; r < 4; ++r) acc[r] += (int32_t{a[r][k]} - p.input_zero_point) * int32_t{b[k]};
+    if (K4 < K) tail4(a, b, K4, K, p.input_zero_point, acc);
+    const fast::Requant rq(mult[n], shift[n]);
+    yo[0] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[0])));
+    yo[ys] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[1])));
+    yo[2 * ys] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[2])));
+    yo[3 * ys] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[3])));
+  }
+}
+
+// The folded requantization (fast::Requant, shift <= -2) of the accumulator
+// in register %[s], in place: + output zero point (%[buf]), SSAT to int8.
+// Channel constants: %[t0] multiplier, %[t1] 2^(right - 2), %[bo] right - 1.
+#define ATTN_DSP_REQUANT(s)              \
+  "and    %[be], %[" s                   \
+  "], #0x80000000\n\t"                   \
+  "orr    %[be], %[be], #0x40000000\n\t" \
+  "add    %[end], %[t1], %[" s           \
+  "], asr #31\n\t"                       \
+  "smlal  %[be], %[end], %[" s           \
+  "], %[t0]\n\t"                         \
+  "asr    %[end], %[end], %[bo]\n\t"     \
+  "add    %[end], %[end], %[buf]\n\t"    \
+  "ssat   %[" s "], #8, %[end]\n\t"
+
+// Per output channel, worked out once per call (blocks of kChannels).
+struct Channel {
+  int32_t bias;
+  int32_t multiplier;
+  int32_t hi_base;   // fast::Requant::hi_base
+  int32_t hi_shift;  // fast::Requant::hi_shift
+};
+constexpr int32_t kChannels = 32;  // 512 B of stack
+
+// Rows [0, 4) of the output block o (row stride ys) for the channels
+// ch[0, nc) (weights from w, one row per channel), x expanded in buf
+// (K = 4 * steps > 0): the whole channel loop in one asm block, ~57
+// instructions per channel around the SMLAD steps (bias, requantization,
+// four strided stores) instead of GCC's ~110. Twelve registers: the loop's
+// constants and moving pointers live in ctx.
+void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_t* w, ptrdiff_t ws, int32_t K,
+                  int32_t zo, int8_t* o, ptrdiff_t ys) {
+  int32_t ctx[8] = {
+      static_cast<int32_t>(reinterpret_cast<uintptr_t>(buf)),      // 0: start of the expanded rows
+      K,                                                           // 4: bytes of a weight row
+      static_cast<int32_t>(ws - K),                                // 8: from a row's end to the next row
+      zo,                                                          // 12
+      static_cast<int32_t>(ys),                                    // 16: bytes between rows of y
+      static_cast<int32_t>(reinterpret_cast<uintptr_t>(ch + nc)),  // 20: end of the channels
+      static_cast<int32_t>(reinterpret_cast<uintptr_t>(o)),        // 24: y[0, n] (moves)
+      static_cast<int32_t>(reinterpret_cast<uintptr_t>(ch)),       // 28: channel n (moves)
+  };
+  const int8_t* b = w;
+  const int32_t* bp;
+  const int8_t* end;
+  int32_t s0, s1, s2, s3, t0, t1, be, bo;
+  __asm__ volatile(
+      "0:\n\t"
+      "ldr    %[t0], [%[ctx], #28]\n\t"
+      "ldr    %[s0], [%[t0]]\n\t"
+      "mov    %[s1], %[s0]\n\t"
+      "mov    %[s2], %[s0]\n\t"
+      "mov    %[s3], %[s0]\n\t"
+      "ldr    %[buf], [%[ctx]]\n\t"
+      "ldr    %[t0], [%[ctx], #4]\n\t"
+      "add    %[end], %[b], %[t0]\n\t"
+      "tst    %[t0], #4\n\t"
+      "bne    2f\n\t"
+      "1:\n\t" ATTN_DSP_SMLAD_STEP "2:\n\t" ATTN_DSP_SMLAD_STEP
+      "cmp    %[b], %[end]\n\t"
+      "bne    1b\n\t"
+      "ldr    %[t0], [%[ctx], #8]\n\t"
+      "add    %[b], %[b], %[t0]\n\t"
+      "ldr    %[be], [%[ctx], #28]\n\t"
+      "ldrd   %[t0], %[t1], [%[be], #4]\n\t"
+      "ldr    %[bo], [%[be], #12]\n\t"
+      "add    %[be], %[be], #16\n\t"
+      "str    %[be], [%[ctx], #28]\n\t"
+      "ldr    %[end], [%[ctx], #20]\n\t"
+      "cmp    %[be], %[end]\n\t"  // the flags live to the final bne
+      "ldr    %[buf], [%[ctx], #12]\n\t" ATTN_DSP_REQUANT("s0") ATTN_DSP_REQUANT("s1") ATTN_DSP_REQUANT("s2")
+          ATTN_DSP_REQUANT("s3")
+      "ldr    %[t0], [%[ctx], #16]\n\t"
+      "ldr    %[be], [%[ctx], #24]\n\t"
+      "strb   %[s1], [%[be], %[t0]]\n\t"
+      "add    %[t1], %[be], %[t0], lsl #1\n\t"
+      "strb   %[s2], [%[t1]]\n\t"
+      "strb   %[s3], [%[t1], %[t0]]\n\t"
+      "strb   %[s0], [%[be]], #1\n\t"
+      "str    %[be], [%[ctx], #24]\n\t"
+      "bne    0b\n\t"
+      : [b] "+r"(b), [buf] "=&r"(bp), [end] "=&r"(end), [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2),
+        [s3] "=&r"(s3), [t0] "=&r"(t0), [t1] "=&r"(t1), [be] "=&r"(be), [bo] "=&r"(bo)
+      : [ctx] "r"(ctx)
+      : "cc", "memory");
+}
+#undef ATTN_DSP_REQUANT
+
+// The whole of y when every row of x is a multiple of 4 bytes, there is a
+// bias and every channel's shift folds (<= -2): channels in blocks of
+// kChannels (constants worked out once per block), four rows at a time
+// through channels_asm, the last M % 4 rows by linear_s8_ref.
+void all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+  const int32_t K = x.cols;
+  const int32_t m4 = x.rows & ~3;
+  Channel ch[kChannels];
+  int32_t buf[2 * dsp::kExpandMaxK];  // [K / 4][4 rows][even, odd] int16 pairs
+  for (int32_t n0 = 0; n0 < w.rows; n0 += kChannels) {
+    const int32_t nc = w.rows - n0 < kChannels ? w.rows - n0 : kChannels;
+    for (int32_t i = 0; i < nc; ++i) {
+      const fast::Requant rq(p.multiplier[n0 + i], p.shift[n0 + i]);
+      ch[i] = Channel{bias[n0 + i], rq.multiplier, rq.hi_base, rq.hi_shift};
     }
-    for (size_t r = 0; r < 4; ++r) {
-      const int32_t out = p.output_zero_point + fast::requantize(acc[r], p.multiplier[n], p.shift[n]);
-      y.row(m + static_cast<int32_t>(r))[n] = static_cast<int8_t>(fp::clamp_i32(out, p.act_min, p.act_max));
+    for (int32_t m = 0; m < m4; m += 4) {
+      const int8_t* a[4] = {x.row(m), x.row(m + 1), x.row(m + 2), x.row(m + 3)};  // [K]
+      dsp::expand4(a, K, p.input_zero_point, buf);
+      channels_asm(buf, ch, nc, w.row(n0), w.stride, K, p.output_zero_point, y.row(m) + n0, y.stride);
     }
   }
+  if (m4 < x.rows) linear_s8_ref(x.rows_slice(m4, x.rows - m4), w, bias, p, y.rows_slice(m4, y.rows - m4));
+}
+
+// Whether all_asm applies (see there).
+bool all_asm_fits(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p) {
+  if (bias == nullptr || x.cols % 4 != 0 || x.cols == 0 || x.rows < 4) return false;
+  for (int32_t n = 0; n < w.rows; ++n) {
+    if (p.shift[n] > -2) return false;
+  }
+  return true;
 }
 
 }  // namespace
 
 void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
-  if (x.cols > dsp::kExpandMaxK) {  // wider than the stack buffer: the portable kernel
+  // Wider than the stack buffer, or a narrower output clamp: the portable kernel.
+  if (x.cols > dsp::kExpandMaxK || p.act_min != -128 || p.act_max != 127) {
     linear_s8_ref(x, w, bias, p, y);
+    return;
+  }
+  if (all_asm_fits(x, w, bias, p)) {
+    all_asm(x, w, bias, p, y);
     return;
   }
   const int32_t m4 = x.rows & ~3;

@@ -1,19 +1,87 @@
 // scores, int8, Cortex-M DSP extension: s = round((q - zq)(k - zk)^T / 2^shift),
 // four query rows at a time, expanded once to SMLAD pairs; each key word is
-// unpacked once for the four rows (dsp::dot4_expanded). The last T % 4 rows and
-// head_dim > dsp::kExpandMaxK go through scores_s8_ref. Same int32 sums as
-// scores_s8_ref: bit-exact.
+// unpacked once for the four rows, and the loop over keys is one asm block
+// (keys_asm). The last T % 4 rows, and head_dim not a multiple of 4 or above
+// dsp::kExpandMaxK, go through scores_s8_ref (flash: the s8 runtime must fit
+// 12 KiB). Same int32 sums as scores_s8_ref: bit-exact.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_DSP
 #include "internal/dsp_s8.h"
 #include "internal/kernels_fixed.h"
 
+#include <cstdint>
+
 namespace attn {
 namespace detail {
 namespace {
 
-// Rows [t, t + 4) of s, q expanded once (d <= dsp::kExpandMaxK). The key
+// Every key j of rows [t, t + 4) of s, for head_dim d a multiple of 4
+// (= 4 * steps, d > 0): the whole key loop in one asm block, so that the
+// per-key work around the SMLAD steps (accumulators from the zero-point
+// correction, rounding shift, four strided stores) is ~28 instructions
+// instead of GCC's ~54 (it spills the four output pointers).
+void keys_asm(const int32_t* buf, const int32_t* corr, ConstMatS8 k, int32_t half, int32_t shift, MatS32 s,
+              int32_t t) {
+  const int32_t d = k.cols;
+  // The loop's constants, read by offset from one pointer (registers are short).
+  const int32_t ctx[11] = {
+      corr[0],
+      corr[1],
+      corr[2],
+      corr[3],
+      static_cast<int32_t>(reinterpret_cast<uintptr_t>(buf)),  // 16: start of the expanded rows
+      d,                                                       // 20: bytes of a key
+      half,                                                    // 24
+      shift,                                                   // 28
+      static_cast<int32_t>(s.stride * 4),                      // 32: bytes between rows of s
+      static_cast<int32_t>(k.stride - d),                      // 36: from a key's end to the next key
+      static_cast<int32_t>(reinterpret_cast<uintptr_t>(s.row(t) + k.rows)),  // 40: end of row t of s
+  };
+  const int8_t* b = k.data;  // key j
+  int32_t* o = s.row(t);     // s[t, j]
+  const int32_t* bp;
+  const int8_t* end;
+  int32_t s0, s1, s2, s3, t0, t1, be, bo;
+  __asm__ volatile(
+      "0:\n\t"
+      "ldrd   %[s0], %[s1], [%[ctx]]\n\t"
+      "ldrd   %[s2], %[s3], [%[ctx], #8]\n\t"
+      "ldr    %[buf], [%[ctx], #16]\n\t"
+      "ldr    %[t0], [%[ctx], #20]\n\t"
+      "add    %[end], %[b], %[t0]\n\t"
+      "tst    %[t0], #4\n\t"
+      "bne    2f\n\t"
+      "1:\n\t" ATTN_DSP_SMLAD_STEP "2:\n\t" ATTN_DSP_SMLAD_STEP
+      "cmp    %[b], %[end]\n\t"
+      "bne    1b\n\t"
+      "ldr    %[t0], [%[ctx], #36]\n\t"
+      "add    %[b], %[b], %[t0]\n\t"
+      "ldrd   %[t0], %[t1], [%[ctx], #24]\n\t"
+      "add    %[s0], %[s0], %[t0]\n\t"
+      "asr    %[s0], %[s0], %[t1]\n\t"
+      "add    %[s1], %[s1], %[t0]\n\t"
+      "asr    %[s1], %[s1], %[t1]\n\t"
+      "add    %[s2], %[s2], %[t0]\n\t"
+      "asr    %[s2], %[s2], %[t1]\n\t"
+      "add    %[s3], %[s3], %[t0]\n\t"
+      "asr    %[s3], %[s3], %[t1]\n\t"
+      "ldr    %[t0], [%[ctx], #32]\n\t"
+      "str    %[s1], [%[o], %[t0]]\n\t"
+      "add    %[be], %[o], %[t0], lsl #1\n\t"
+      "str    %[s2], [%[be]]\n\t"
+      "str    %[s3], [%[be], %[t0]]\n\t"
+      "str    %[s0], [%[o]], #4\n\t"
+      "ldr    %[t0], [%[ctx], #40]\n\t"
+      "cmp    %[o], %[t0]\n\t"
+      "bne    0b\n\t"
+      : [b] "+r"(b), [o] "+r"(o), [buf] "=&r"(bp), [end] "=&r"(end), [s0] "=&r"(s0), [s1] "=&r"(s1),
+        [s2] "=&r"(s2), [s3] "=&r"(s3), [t0] "=&r"(t0), [t1] "=&r"(t1), [be] "=&r"(be), [bo] "=&r"(bo)
+      : [ctx] "r"(ctx)
+      : "cc", "memory");
+}
+
+// Rows [t, t + 4) of s, q expanded once (d a multiple of 4, <= dsp::kExpandMaxK). The key
 // zero point is folded: sum (q - zq)(k - zk) = sum (q - zq) k - zk sum (q - zq).
 void rows4(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int32_t shift, MatS32 s,
            int32_t t) {
@@ -28,22 +96,14 @@ void rows4(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int
     for (int32_t c = 0; c < d4; ++c) sum += int32_t{a[r][c]} - zq;
     corr[r] = -zk * sum;
   }
-  int32_t* out[4] = {s.row(t), s.row(t + 1), s.row(t + 2), s.row(t + 3)};  // [S]
-  for (int32_t j = 0; j < k.rows; ++j) {
-    const int8_t* b = k.row(j);  // [d]
-    int32_t acc[4] = {corr[0], corr[1], corr[2], corr[3]};
-    dsp::dot4_expanded(buf, b, d4, acc);
-    for (int32_t c = d4; c < d; ++c) {
-      for (size_t r = 0; r < 4; ++r) acc[r] += (int32_t{a[r][c]} - zq) * (int32_t{b[c]} - zk);
-    }
-    for (size_t r = 0; r < 4; ++r) out[r][j] = (acc[r] + half) >> shift;
-  }
+  if (k.rows > 0) keys_asm(buf, corr, k, half, shift, s, t);
 }
 
 }  // namespace
 
 void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s) {
-  if (q.cols > dsp::kExpandMaxK) {
+  // head_dim wider than the stack buffer or not a multiple of 4: the portable kernel.
+  if (q.cols > dsp::kExpandMaxK || q.cols % 4 != 0 || q.cols == 0) {
     scores_s8_ref(q, zq, k, zk, score_shift, s);
     return;
   }

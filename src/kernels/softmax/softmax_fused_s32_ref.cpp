@@ -48,17 +48,29 @@ inline void store_prob(int32_t* row, int32_t j, int32_t p) {
 
 }  // namespace
 
-void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
-  // Output: int16 probabilities [n] over the first 2n bytes of row.
-  if (begin >= end) {  // fully masked: all-zero weights
-    for (int32_t j = 0; j < n; ++j) store_prob(row, j, 0);
-    return;
-  }
+uint32_t fused_softmax_reciprocal(uint32_t sum) {
+  // sum = 2^(31 - h) (1 + a), a in [0, 1): R = 2^(32 + P) / sum = R31 * 2^(h + P - 30)
+  // with R31 = 1 / (1 + a) in Q0.31, P = kProbBits and h in [0, 16] (sum >= e_max = 65447).
+  const int h = fp::count_leading_zeros(sum);
+  const int32_t a = static_cast<int32_t>((sum << h) - (uint32_t{1} << 31));
+  const uint32_t r31 = static_cast<uint32_t>(fp::one_over_one_plus_x_for_x_in_0_1(a));
+  const int rs = h + kProbBits - 30;  // <= 1: R < 2^32
+  const uint32_t r = rs >= 0 ? r31 << rs : r31 >> -rs;
+  // Scaled by 1 - 2^-15 so that p_j <= 32767 needs no clamp: a key holding
+  // all the mass gets (2^15 - 1) + 1/2 + (r31's error, < 1e-8 relative), floored.
+  return r - (r >> kProbBits);
+}
+
+namespace {
+
+// The exps over row[begin, end) (begin < end), in place; returns the
+// normalizer. Entries outside the range are left as they are.
+uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax& sm) {
   int32_t smax = row[begin];
   for (int32_t j = begin + 1; j < end; ++j) smax = row[j] > smax ? row[j] : smax;
 
-  // Pass 1: e_j in place of s_j, and their sum. (Constants in a local copy:
-  // row stores could alias sm as far as the compiler knows.)
+  // e_j in place of s_j, and their sum. (Constants in a local copy: row
+  // stores could alias sm as far as the compiler knows.)
   const FusedSoftmax c = sm;
   const uint32_t limit = static_cast<uint32_t>(c.diff_limit);
   uint32_t sum = 0;
@@ -74,24 +86,30 @@ void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, 
     row[j] = static_cast<int32_t>(e);
     sum += e;
   }
+  return fused_softmax_reciprocal(sum);
+}
 
-  // sum = 2^(31 - h) (1 + a), a in [0, 1): R = 2^(32 + P) / sum = R31 * 2^(h + P - 30)
-  // with R31 = 1 / (1 + a) in Q0.31, P = kProbBits and h in [0, 16] (sum >= e_max = 65447).
-  const int h = fp::count_leading_zeros(sum);
-  const int32_t a = static_cast<int32_t>((sum << h) - (uint32_t{1} << 31));
-  const uint32_t r31 = static_cast<uint32_t>(fp::one_over_one_plus_x_for_x_in_0_1(a));
-  const int rs = h + kProbBits - 30;  // <= 1: R < 2^32
-  const uint32_t r = rs >= 0 ? r31 << rs : r31 >> -rs;
-  // Scaled by 1 - 2^-15 so that p_j <= 32767 needs no clamp: a key holding
-  // all the mass gets (2^15 - 1) + 1/2 + (r31's error, < 1e-8 relative), floored.
-  const uint32_t recip = r - (r >> kProbBits);
+}  // namespace
+
+uint32_t softmax_exps_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+  for (int32_t j = 0; j < begin; ++j) row[j] = 0;
+  for (int32_t j = end; j < n; ++j) row[j] = 0;
+  return begin < end ? exps_pass(row, begin, end, sm) : 0;  // fully masked: all-zero weights
+}
+
+void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+  // Output: int16 probabilities [n] over the first 2n bytes of row.
+  if (begin >= end) {  // fully masked: all-zero weights
+    for (int32_t j = 0; j < n; ++j) store_prob(row, j, 0);
+    return;
+  }
+  // Pass 1: e_j over s_j (0 outside [begin, end)), and the normalizer.
+  const uint32_t recip = exps_pass(row, begin, end, sm);
 
   // Pass 2: p_j as int16 over the start of the row (entry j's bytes are
   // inside entry j / 2 <= j: already read, or masked).
   for (int32_t j = begin; j < end; ++j) {
-    const uint32_t pj = static_cast<uint32_t>(
-        (static_cast<uint64_t>(static_cast<uint32_t>(row[j])) * recip + (uint64_t{1} << 31)) >> 32);
-    store_prob(row, j, static_cast<int32_t>(pj));
+    store_prob(row, j, fused_prob(static_cast<uint32_t>(row[j]), recip));
   }
   for (int32_t j = 0; j < begin; ++j) store_prob(row, j, 0);
   for (int32_t j = end; j < n; ++j) store_prob(row, j, 0);

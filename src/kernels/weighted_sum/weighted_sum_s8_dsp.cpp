@@ -24,8 +24,8 @@ inline int32_t load_u16(const int8_t* p) {
   return v;
 }
 
-inline int8_t out_s8(int32_t acc, int32_t m, int32_t sh, int32_t zo) {
-  return static_cast<int8_t>(fp::clamp_i32(zo + fast::requantize(acc, m, sh), -128, 127));
+inline int8_t out_s8(int32_t acc, const fast::Requant& rq, int32_t zo) {
+  return static_cast<int8_t>(fp::clamp_i32(zo + rq(acc), -128, 127));
 }
 
 // Rows [t, t + R) of o (R = 1 or 2), every column. R at run time: one copy
@@ -41,6 +41,7 @@ void rows(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_
   for (int32_t j = 0; j < S; ++j) corr0 += p0[j], corr1 += p1[j];
   corr0 *= -zv, corr1 *= -zv;
   const ptrdiff_t vs = v.stride;
+  const fast::Requant rq(m, sh);
   int32_t c = 0;
   for (; c + 2 <= d; c += 2) {
     int32_t a00 = corr0, a01 = corr0, a10 = corr1, a11 = corr1;  // a<row><column>
@@ -61,12 +62,12 @@ void rows(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_
       a00 += p0[S2] * v0, a01 += p0[S2] * v1, a10 += p1[S2] * v0, a11 += p1[S2] * v1;
     }
     int8_t* o0 = o.row(t) + c;
-    o0[0] = out_s8(a00, m, sh, zo);
-    o0[1] = out_s8(a01, m, sh, zo);
+    o0[0] = out_s8(a00, rq, zo);
+    o0[1] = out_s8(a01, rq, zo);
     if (R == 2) {
       int8_t* o1 = o.row(t + 1) + c;
-      o1[0] = out_s8(a10, m, sh, zo);
-      o1[1] = out_s8(a11, m, sh, zo);
+      o1[0] = out_s8(a10, rq, zo);
+      o1[1] = out_s8(a11, rq, zo);
     }
   }
   if (c < d) {  // the last, odd column
@@ -75,8 +76,8 @@ void rows(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_
       const int32_t vj = v.data[j * vs + c];
       a0 += p0[j] * vj, a1 += p1[j] * vj;
     }
-    o.row(t)[c] = out_s8(a0, m, sh, zo);
-    if (R == 2) o.row(t + 1)[c] = out_s8(a1, m, sh, zo);
+    o.row(t)[c] = out_s8(a0, rq, zo);
+    if (R == 2) o.row(t + 1)[c] = out_s8(a1, rq, zo);
   }
 }
 

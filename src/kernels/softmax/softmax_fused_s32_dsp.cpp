@@ -1,0 +1,192 @@
+// The fused attention softmax, Cortex-M DSP-extension cores (M4, M7, M33):
+// the arithmetic of softmax_fused_row_ref (see there), bit-exact, with its
+// two per-score passes hand-scheduled. GCC 12 reloads the table address and
+// keeps one score per iteration (18 + 7 instructions per score); here:
+//   exps: two scores per iteration (LDRD / STRD), 15 instructions per score;
+//   probabilities: two per iteration, UMLAL onto the rounding constant, the
+//   pair packed by PKHBT into one store: 5.5 instructions per score.
+// The max pass and the masked / odd tails stay in C.
+#include "internal/arch.h"
+
+#if ATTN_HAVE_DSP
+#include <cstring>
+
+#include "internal/exp2_table.h"
+#include "internal/kernels_fixed.h"
+
+namespace attn {
+namespace detail {
+namespace {
+
+static_assert(kExp2FracBits - kExp2TableBits == 8 && kExp2TableBits == 8,
+              "the asm reads t[8..16) and t >> 16");
+
+inline void store_prob(int32_t* row, int32_t j, int32_t p) {
+  const int16_t v = static_cast<int16_t>(p);
+  std::memcpy(reinterpret_cast<unsigned char*>(row) + 2 * static_cast<ptrdiff_t>(j), &v, sizeof v);
+}
+
+// e_j of the reference for one score (u = smax - s).
+inline uint32_t exp_one(uint32_t u, const FusedSoftmax& c) {
+  if (u > static_cast<uint32_t>(c.diff_limit)) return 0;
+  const uint32_t t = fused_exp_argument(u, c);
+  const uint32_t x = 2u * kExp2Table[(t >> 8) & 255u];
+  return ((x >> (t >> 16)) + 1) >> 1;
+}
+
+}  // namespace
+
+namespace {
+
+// The exps over row[begin, end) (begin < end), in place; returns the
+// normalizer. Entries outside the range are left as they are.
+uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax& sm) {
+  int32_t m0 = row[begin], m1 = m0;
+  int32_t j = begin + 1;
+  for (; j + 2 <= end; j += 2) {
+    m0 = row[j] > m0 ? row[j] : m0;
+    m1 = row[j + 1] > m1 ? row[j + 1] : m1;
+  }
+  if (j < end) m0 = row[j] > m0 ? row[j] : m0;
+  const int32_t smax = m0 > m1 ? m0 : m1;
+
+  // Pass 1: e_j over s_j, and their sum. The first score alone if begin is
+  // odd (LDRD / STRD want 8-byte pairs), the pairs in asm, the last alone.
+  const FusedSoftmax c = sm;
+  uint32_t sum = 0;
+  int32_t* p = row + begin;
+  if ((begin & 1) != 0) {
+    const uint32_t e = exp_one(static_cast<uint32_t>(smax) - static_cast<uint32_t>(*p), c);
+    *p++ = static_cast<int32_t>(e);
+    sum += e;
+  }
+  int32_t* const pairs_end = p + ((row + end - p) & ~ptrdiff_t{1});
+#if !defined(__OPTIMIZE__)
+  // -O0 (a debug build) cannot give the asm its 11 registers: the same exps in C.
+  for (; p != pairs_end; ++p) {
+    const uint32_t e = exp_one(static_cast<uint32_t>(smax) - static_cast<uint32_t>(*p), c);
+    *p = static_cast<int32_t>(e);
+    sum += e;
+  }
+#else
+  if (p != pairs_end) {
+    int32_t s0, s1, t;  // 11 asm operands: fits beside a frame pointer (-fno-omit-frame-pointer)
+    __asm__ volatile(
+        "1:\n\t"
+        "ldrd   %[s0], %[s1], [%[p]]\n\t"
+        "sub    %[s0], %[smax], %[s0]\n\t"
+        "cmp    %[s0], %[lim]\n\t"
+        "bhi    5f\n\t"
+        "lsl    %[s0], %[s0], %[sh]\n\t"
+        "umull  %[s0], %[t], %[s0], %[mul]\n\t"
+        "ubfx   %[s0], %[t], #8, #8\n\t"
+        "ldrh   %[s0], [%[tab], %[s0], lsl #1]\n\t"
+        "lsr    %[t], %[t], #16\n\t"
+        "lsl    %[s0], %[s0], #1\n\t"
+        "lsr    %[s0], %[s0], %[t]\n\t"
+        "add    %[s0], %[s0], #1\n\t"
+        "lsr    %[s0], %[s0], #1\n\t"
+        "add    %[sum], %[sum], %[s0]\n\t"
+        "2:\n\t"
+        "sub    %[s1], %[smax], %[s1]\n\t"
+        "cmp    %[s1], %[lim]\n\t"
+        "bhi    6f\n\t"
+        "lsl    %[s1], %[s1], %[sh]\n\t"
+        "umull  %[s1], %[t], %[s1], %[mul]\n\t"
+        "ubfx   %[s1], %[t], #8, #8\n\t"
+        "ldrh   %[s1], [%[tab], %[s1], lsl #1]\n\t"
+        "lsr    %[t], %[t], #16\n\t"
+        "lsl    %[s1], %[s1], #1\n\t"
+        "lsr    %[s1], %[s1], %[t]\n\t"
+        "add    %[s1], %[s1], #1\n\t"
+        "lsr    %[s1], %[s1], #1\n\t"
+        "add    %[sum], %[sum], %[s1]\n\t"
+        "3:\n\t"
+        "strd   %[s0], %[s1], [%[p]], #8\n\t"
+        "cmp    %[p], %[end]\n\t"
+        "bne    1b\n\t"
+        "b      7f\n\t"
+        "5:\n\t"
+        "mov    %[s0], #0\n\t"
+        "b      2b\n\t"
+        "6:\n\t"
+        "mov    %[s1], #0\n\t"
+        "b      3b\n\t"
+        "7:\n\t"
+        : [p] "+r"(p), [sum] "+r"(sum), [s0] "=&r"(s0), [s1] "=&r"(s1), [t] "=&r"(t)
+        : [end] "r"(pairs_end), [smax] "r"(smax), [lim] "r"(c.diff_limit), [sh] "r"(c.exp_shift),
+          [mul] "r"(c.exp_multiplier), [tab] "r"(kExp2Table)
+        : "cc", "memory");
+  }
+#endif
+  if (p != row + end) {
+    const uint32_t e = exp_one(static_cast<uint32_t>(smax) - static_cast<uint32_t>(*p), c);
+    *p = static_cast<int32_t>(e);
+    sum += e;
+  }
+
+  return fused_softmax_reciprocal(sum);
+}
+
+}  // namespace
+
+uint32_t softmax_exps_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+  for (int32_t j = 0; j < begin; ++j) row[j] = 0;
+  for (int32_t j = end; j < n; ++j) row[j] = 0;
+  return begin < end ? exps_pass(row, begin, end, sm) : 0;  // fully masked: all-zero weights
+}
+
+void softmax_fused_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+  // Output: int16 probabilities [n] over the first 2n bytes of row.
+  if (begin >= end) {  // fully masked: all-zero weights
+    for (int32_t j = 0; j < n; ++j) store_prob(row, j, 0);
+    return;
+  }
+  const uint32_t recip = exps_pass(row, begin, end, sm);
+
+  // Pass 2: p_j as int16 at bytes [2j, 2j + 2) (inside entry j / 2 <= j:
+  // already read). Pairs (j, j + 1) with j even from an even start.
+  int32_t k = begin;
+  if ((k & 1) != 0) {
+    store_prob(
+        row, k,
+        static_cast<int32_t>((uint64_t{static_cast<uint32_t>(row[k])} * recip + (uint64_t{1} << 31)) >> 32));
+    ++k;
+  }
+  const int32_t k2 = k + ((end - k) & ~int32_t{1});
+  if (k < k2) {
+    const int32_t* src = row + k;
+    const int32_t* const src_end = row + k2;
+    auto* dst = reinterpret_cast<unsigned char*>(row) + 2 * static_cast<ptrdiff_t>(k);  // 4-byte aligned
+    uint32_t e0, e1, l0, h0, l1, h1;
+    __asm__ volatile(
+        "1:\n\t"
+        "ldrd   %[e0], %[e1], [%[src]], #8\n\t"
+        "mov    %[l0], #0x80000000\n\t"
+        "mov    %[h0], #0\n\t"
+        "umlal  %[l0], %[h0], %[e0], %[r]\n\t"
+        "mov    %[l1], #0x80000000\n\t"
+        "mov    %[h1], #0\n\t"
+        "umlal  %[l1], %[h1], %[e1], %[r]\n\t"
+        "pkhbt  %[h0], %[h0], %[h1], lsl #16\n\t"
+        "str    %[h0], [%[dst]], #4\n\t"
+        "cmp    %[src], %[end]\n\t"
+        "bne    1b\n\t"
+        : [src] "+r"(src), [dst] "+r"(dst), [e0] "=&r"(e0), [e1] "=&r"(e1), [l0] "=&r"(l0), [h0] "=&r"(h0),
+          [l1] "=&r"(l1), [h1] "=&r"(h1)
+        : [end] "r"(src_end), [r] "r"(recip)
+        : "cc", "memory");
+    k = k2;
+  }
+  if (k < end) {
+    store_prob(
+        row, k,
+        static_cast<int32_t>((uint64_t{static_cast<uint32_t>(row[k])} * recip + (uint64_t{1} << 31)) >> 32));
+  }
+  for (int32_t i = 0; i < begin; ++i) store_prob(row, i, 0);
+  for (int32_t i = end; i < n; ++i) store_prob(row, i, 0);
+}
+
+}  // namespace detail
+}  // namespace attn
+#endif  // ATTN_HAVE_DSP

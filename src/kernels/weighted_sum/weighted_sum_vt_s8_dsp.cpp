@@ -1,0 +1,135 @@
+// weighted sum over transposed values, int8, probabilities from the fused
+// softmax's exps, Cortex-M DSP extension:
+// o[t, c] = requant(sum_j p[t, j] vt[c, j] - zv sum_j p[t, j]), p[t, j] =
+// fused_prob(e[t, j], recip[t]): the softmax's normalization pass is done
+// here, while expanding P (UMLAL per probability), instead of a pass of its own.
+// With V stored [d, S], a column of V is a contiguous row of vt, and P.V is
+// the linear kernel's loop with the roles swapped: four rows of P are
+// expanded once (per block of up to dsp::kExpandMaxK keys) into the SMLAD
+// pair order of a value word ((p0, p2), (p1, p3) against SXTB16's (v0, v2),
+// (v1, v3)), then each value row is streamed once for the four rows
+// (dsp::dot4_expanded: 17 instructions per 16 MACs). The zero point is one
+// correction per row. Same int32 sums and requantization as
+// weighted_sum_vt_s8_ref / weighted_sum_s8_ref: bit-exact.
+#include "internal/arch.h"
+
+#if ATTN_HAVE_DSP
+#include "internal/dsp_s8.h"
+#include "internal/kernels_fixed.h"
+#include "internal/requantize.h"
+
+namespace attn {
+namespace detail {
+namespace {
+
+constexpr int32_t kCols = 16;  // value columns per block of accumulators
+
+// Row r of the expansion: br[(k / 4) * 8 + {0, 1}] = (p[k], p[k + 2]), (p[k + 1], p[k + 3])
+// with p[k] = fused_prob(er[k], rc), k < K4 (a multiple of 4, > 0, <= dsp::kExpandMaxK);
+// returns sum + sum_k p[k]. One row per call: one copy of the asm (flash).
+__attribute__((noinline)) int32_t expand_p1(const int32_t* er, uint32_t rc, int32_t K4, int32_t* br,
+                                            int32_t sum) {
+  constexpr int32_t kOnes = 0x00010001;  // SMLAD against it adds both halves
+  const int32_t* const end = er + K4;
+  int32_t s = sum;
+  uint32_t e0, e1, lo, p0, p1, p2, p3;
+  // Per four keys: two LDRD of exps, four UMLAL onto 2^31 (fused_prob), two
+  // ORR to pair them, one STRD, two SMLAD for the sum: 22 instructions
+  // (GCC: 27).
+  __asm__ volatile(
+      "1:\n\t"
+      "ldrd   %[e0], %[e1], [%[er]], #8\n\t"
+      "mov    %[lo], #0x80000000\n\t"
+      "mov    %[p0], #0\n\t"
+      "umlal  %[lo], %[p0], %[e0], %[rc]\n\t"
+      "mov    %[lo], #0x80000000\n\t"
+      "mov    %[p1], #0\n\t"
+      "umlal  %[lo], %[p1], %[e1], %[rc]\n\t"
+      "ldrd   %[e0], %[e1], [%[er]], #8\n\t"
+      "mov    %[lo], #0x80000000\n\t"
+      "mov    %[p2], #0\n\t"
+      "umlal  %[lo], %[p2], %[e0], %[rc]\n\t"
+      "mov    %[lo], #0x80000000\n\t"
+      "mov    %[p3], #0\n\t"
+      "umlal  %[lo], %[p3], %[e1], %[rc]\n\t"
+      "orr    %[p0], %[p0], %[p2], lsl #16\n\t"
+      "orr    %[p1], %[p1], %[p3], lsl #16\n\t"
+      "strd   %[p0], %[p1], [%[br]]\n\t"
+      "add    %[br], %[br], #32\n\t"
+      "smlad  %[s], %[p0], %[ones], %[s]\n\t"
+      "smlad  %[s], %[p1], %[ones], %[s]\n\t"
+      "cmp    %[er], %[end]\n\t"
+      "bne    1b\n\t"
+      : [er] "+r"(er), [br] "+r"(br), [s] "+r"(s), [e0] "=&r"(e0), [e1] "=&r"(e1), [lo] "=&r"(lo),
+        [p0] "=&r"(p0), [p1] "=&r"(p1), [p2] "=&r"(p2), [p3] "=&r"(p3)
+      : [end] "r"(end), [rc] "r"(rc), [ones] "r"(kOnes)
+      : "cc", "memory");
+  return s;
+}
+
+// o[c] = requant(acc[c][r] + corr), c < nc. Out of line: one copy of the
+// requantization (flash).
+__attribute__((noinline)) void store_row(const int32_t (*acc)[4], int32_t nc, int32_t r, int32_t corr,
+                                         const fast::Requant& rq, int32_t zo, int8_t* o) {
+  for (int32_t c = 0; c < nc; ++c) o[c] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[c][r] + corr)));
+}
+
+// Rows [t, t + R) of o, R in [1, 4] (rows past R repeat the last one and are
+// not stored).
+void rows4(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, const fast::Requant& rq,
+           int32_t zo, MatS8 o, int32_t t, int32_t R) {
+  const int32_t S = e.cols;
+  const int32_t d = vt.rows;
+  const int32_t* pr[4];  // exps [S] each
+  uint32_t rc[4];        // their normalizers
+  for (int32_t r = 0; r < 4; ++r) {
+    pr[r] = e.row(t + (r < R ? r : R - 1));
+    rc[r] = recip[t + (r < R ? r : R - 1)];
+  }
+  // -zv * sum_j p[r, j], the sums taken while expanding the first block of columns.
+  int32_t corr[4] = {0, 0, 0, 0};
+  int32_t buf[2 * dsp::kExpandMaxK];  // [keys / 4][4 rows][2] int16 pairs
+  for (int32_t c0 = 0; c0 < d; c0 += kCols) {
+    const int32_t nc = d - c0 < kCols ? d - c0 : kCols;
+    int32_t acc[kCols][4] = {};  // [column][row], the sums without the zero point
+    for (int32_t j0 = 0; j0 < S; j0 += dsp::kExpandMaxK) {
+      const int32_t nj = S - j0 < dsp::kExpandMaxK ? S - j0 : dsp::kExpandMaxK;
+      const int32_t nj4 = nj & ~3;
+      const int32_t* pj[4] = {pr[0] + j0, pr[1] + j0, pr[2] + j0, pr[3] + j0};  // [nj] each
+      int32_t again[4] = {0, 0, 0, 0};  // the sums of later column blocks, unused
+      int32_t* const sums = c0 == 0 ? corr : again;
+      for (size_t r = 0; r < 4 && nj4 > 0; ++r) sums[r] = expand_p1(pj[r], rc[r], nj4, buf + 2 * r, sums[r]);
+      int32_t ptail[4][3];  // the last nj % 4 probabilities of each row
+      for (int32_t j = nj4; j < nj; ++j) {
+        for (size_t r = 0; r < 4; ++r) {
+          ptail[r][j - nj4] = fused_prob(static_cast<uint32_t>(pj[r][j]), rc[r]);
+          if (c0 == 0) corr[r] += ptail[r][j - nj4];
+        }
+      }
+      for (int32_t c = 0; c < nc; ++c) {
+        const int8_t* v = vt.row(c0 + c) + j0;  // [nj]
+        dsp::dot4_expanded(buf, v, nj4, acc[c]);
+        for (int32_t j = nj4; j < nj; ++j) {
+          for (size_t r = 0; r < 4; ++r) acc[c][r] += ptail[r][j - nj4] * int32_t{v[j]};
+        }
+      }
+    }
+    if (c0 == 0) {
+      for (size_t r = 0; r < 4; ++r) corr[r] *= -zv;
+    }
+    for (int32_t r = 0; r < R; ++r) store_row(acc, nc, r, corr[r], rq, zo, o.row(t + r) + c0);
+  }
+}
+
+}  // namespace
+
+void weighted_sum_vt_s8_dsp(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,
+                            int32_t sh, int32_t zo, MatS8 o) {
+  const fast::Requant rq(m, sh);
+  for (int32_t t = 0; t < e.rows; t += 4)
+    rows4(e, recip, vt, zv, rq, zo, o, t, e.rows - t < 4 ? e.rows - t : 4);
+}
+
+}  // namespace detail
+}  // namespace attn
+#endif  // ATTN_HAVE_DSP
