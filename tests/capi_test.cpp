@@ -1,13 +1,16 @@
 // capi_test.cpp: the C API (attn/attn.h) agrees with the C++ API it wraps.
 // The numbers themselves are tested from C in c_api_test.c.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cctype>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "attn/attention.h"
 #include "attn/attention_fixed.h"
 #include "attn/attn.h"
+#include "attn/decode.h"
 #include "attn/quantize.h"
 
 namespace {
@@ -309,6 +312,296 @@ TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
     REQUIRE(attn::forward_s16(p, w, cm, cio, a) == attn::Status::kOk);
     CHECK(y_c == y_cpp);
   }
+}
+
+namespace {
+
+// The C and C++ names of one integer dtype, for the decode test below.
+struct S8Api {
+  using T = int8_t;
+  using CWeights = attn_weights_s8;
+  using Cache = attn_kv_cache_s8;
+  static constexpr attn_dtype kCDtype = ATTN_DTYPE_S8;
+  static constexpr attn::DType kDtype = attn::DType::kS8;
+  static CWeights c_weights(const attn::WeightsS8& w, const attn::RopeTable& t) {
+    return {c_proj(w.q),
+            c_proj(w.k),
+            c_proj(w.v),
+            c_proj(w.o),
+            w.q_zero_point,
+            w.k_zero_point,
+            w.v_zero_point,
+            w.context_zero_point,
+            w.output_zero_point,
+            c_softmax(w.softmax),
+            w.context_multiplier,
+            w.context_shift,
+            attn_rope_table{t.cos, t.sin, t.positions}};
+  }
+  static const attn::WeightsS8& weights(const QuantCase& qc) { return qc.s8; }
+  static T input(size_t i) { return static_cast<T>((i * 37) % 255 - 127); }
+  static attn_status init(Cache* c, const attn_plan* p, int32_t w, void* b, size_t n) {
+    return attn_kv_cache_init_s8(c, p, w, b, n);
+  }
+  static attn_status reset(Cache* c) { return attn_kv_cache_reset_s8(c); }
+  static attn_status length(const Cache* c, int32_t* l, int32_t* n) {
+    return attn_kv_cache_length_s8(c, l, n);
+  }
+  static attn_status decode(const attn_plan* p, const CWeights* w, Cache* c, const T* x, int32_t n, T* y,
+                            void* a, size_t b) {
+    return attn_decode_s8(p, w, c, x, n, y, a, b);
+  }
+  static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const T* x, T* y,
+                             void* a, size_t b) {
+    const attn_io_s8 io = {x, x, x, y, 0};
+    return attn_forward_s8(p, w, m, &io, a, b);
+  }
+  static attn::Status cpp_init(const attn::Plan& p, int32_t w, attn::Arena& a, attn::KvCacheS8* c) {
+    return attn::kv_cache_init_s8(p, w, a, c);
+  }
+  static attn::Status cpp_decode(const attn::Plan& p, const attn::WeightsS8& w, attn::KvCacheS8* c,
+                                 const T* x, int32_t n, T* y, attn::Arena& a) {
+    return attn::decode_s8(p, w, c, x, n, y, a);
+  }
+  using CppCache = attn::KvCacheS8;
+};
+
+struct S16Api {
+  using T = int16_t;
+  using CWeights = attn_weights_s16;
+  using Cache = attn_kv_cache_s16;
+  static constexpr attn_dtype kCDtype = ATTN_DTYPE_S16;
+  static constexpr attn::DType kDtype = attn::DType::kS16;
+  static CWeights c_weights(const attn::WeightsS16& w, const attn::RopeTable& t) {
+    return {c_proj(w.q),          c_proj(w.k),
+            c_proj(w.v),          c_proj(w.o),
+            c_softmax(w.softmax), w.context_multiplier,
+            w.context_shift,      attn_rope_table{t.cos, t.sin, t.positions}};
+  }
+  static const attn::WeightsS16& weights(const QuantCase& qc) { return qc.s16; }
+  static T input(size_t i) { return static_cast<T>((i * 7919) % 65535 - 32767); }
+  static attn_status init(Cache* c, const attn_plan* p, int32_t w, void* b, size_t n) {
+    return attn_kv_cache_init_s16(c, p, w, b, n);
+  }
+  static attn_status reset(Cache* c) { return attn_kv_cache_reset_s16(c); }
+  static attn_status length(const Cache* c, int32_t* l, int32_t* n) {
+    return attn_kv_cache_length_s16(c, l, n);
+  }
+  static attn_status decode(const attn_plan* p, const CWeights* w, Cache* c, const T* x, int32_t n, T* y,
+                            void* a, size_t b) {
+    return attn_decode_s16(p, w, c, x, n, y, a, b);
+  }
+  static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const T* x, T* y,
+                             void* a, size_t b) {
+    const attn_io_s16 io = {x, x, x, y, 0};
+    return attn_forward_s16(p, w, m, &io, a, b);
+  }
+  static attn::Status cpp_init(const attn::Plan& p, int32_t w, attn::Arena& a, attn::KvCacheS16* c) {
+    return attn::kv_cache_init_s16(p, w, a, c);
+  }
+  static attn::Status cpp_decode(const attn::Plan& p, const attn::WeightsS16& w, attn::KvCacheS16* c,
+                                 const T* x, int32_t n, T* y, attn::Arena& a) {
+    return attn::decode_s16(p, w, c, x, n, y, a);
+  }
+  using CppCache = attn::KvCacheS16;
+};
+
+// L rows decoded through C in chunks of up to 4, through C++ in the same
+// chunks, and one causal C forward over the L rows: three identical byte
+// strings. With rope_base != 0 the converter's tables rotate Q and K; with a
+// window the cache keeps the last `window` positions (capacity window + 1).
+template <class Api>
+void check_c_decode(const QuantCase& qc, float rope_base, int32_t window) {
+  using T = typename Api::T;
+  constexpr int32_t L = 11, E = QuantCase::kE, kChunk = 4;
+  const int32_t capacity = window > 0 ? window + 1 : L;
+  attn_config cfg = {};
+  cfg.embed_dim = E;
+  cfg.num_heads = QuantCase::kH;
+  cfg.bias = 1;
+  cfg.rope_base = rope_base;
+  attn::AttentionConfig ccfg = qc.cfg;
+  ccfg.rope_base = rope_base;
+  alignas(16) static uint8_t table_mem[4096];
+  attn::Arena tables;
+  REQUIRE(tables.init(table_mem, sizeof table_mem) == attn::Status::kOk);
+  attn::RopeTable t;
+  if (rope_base != 0.0f) {
+    REQUIRE(attn::rope_table(rope_base, ccfg.resolved_head_dim(), L, tables, &t) == attn::Status::kOk);
+  }
+  auto w = Api::weights(qc);
+  w.rope = t;
+  const typename Api::CWeights cw = Api::c_weights(w, t);
+
+  std::vector<T> x(L * E), y_c(L * E, 0), y_cpp(L * E, 1), y_fwd(L * E, 2);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = Api::input(i);
+  alignas(ATTN_ARENA_ALIGN) static uint8_t arena[8192];
+  alignas(ATTN_ARENA_ALIGN) static uint8_t cache_buf[4096];
+  alignas(ATTN_ARENA_ALIGN) static uint8_t cpp_cache_buf[4096];
+
+  attn_plan plan;
+  REQUIRE(attn_plan_init_decode(&plan, &cfg, Api::kCDtype, kChunk, capacity, 0) == ATTN_OK);
+  size_t arena_bytes = 0, cache_bytes = 0;
+  REQUIRE(attn_plan_arena_bytes(&plan, &arena_bytes) == ATTN_OK);
+  REQUIRE(attn_kv_cache_bytes(&plan, &cache_bytes) == ATTN_OK);
+  CHECK(arena_bytes == attn::decode_arena_bytes(ccfg, Api::kDtype, kChunk, capacity));
+  CHECK(cache_bytes == attn::kv_cache_arena_bytes(ccfg, Api::kDtype, capacity));
+  REQUIRE(arena_bytes <= sizeof arena);
+  REQUIRE(cache_bytes <= sizeof cache_buf);
+  typename Api::Cache cache;
+  REQUIRE(Api::init(&cache, &plan, window, cache_buf, cache_bytes) == ATTN_OK);
+
+  attn::Plan p;
+  REQUIRE(attn::plan_decode(ccfg, Api::kDtype, kChunk, capacity, &p) == attn::Status::kOk);
+  attn::Arena cache_arena, step_arena;
+  REQUIRE(cache_arena.init(cpp_cache_buf, sizeof cpp_cache_buf) == attn::Status::kOk);
+  REQUIRE(step_arena.init(arena, sizeof arena) == attn::Status::kOk);
+  typename Api::CppCache cpp_cache;
+  REQUIRE(Api::cpp_init(p, window, cache_arena, &cpp_cache) == attn::Status::kOk);
+
+  for (int32_t row = 0; row < L; row += kChunk) {
+    const int32_t n = L - row < kChunk ? L - row : kChunk;
+    const size_t at = static_cast<size_t>(row) * E;
+    REQUIRE(Api::decode(&plan, &cw, &cache, x.data() + at, n, y_c.data() + at, arena, arena_bytes) ==
+            ATTN_OK);
+    REQUIRE(Api::cpp_decode(p, w, &cpp_cache, x.data() + at, n, y_cpp.data() + at, step_arena) ==
+            attn::Status::kOk);
+  }
+  CHECK(y_c == y_cpp);
+
+  attn_plan fwd_plan;
+  REQUIRE(attn_plan_init(&fwd_plan, &cfg, Api::kCDtype, L, L, 0) == ATTN_OK);
+  attn_mask m = {};
+  m.causal = 1;
+  m.window = window;
+  REQUIRE(Api::forward(&fwd_plan, &cw, &m, x.data(), y_fwd.data(), arena, sizeof arena) == ATTN_OK);
+  CHECK(y_c == y_fwd);
+  // Not all one value: the comparison could tell two decoders apart.
+  CHECK(std::count(y_c.begin(), y_c.end(), y_c[0]) < static_cast<long>(y_c.size()));
+
+  int32_t length = -1, next = -1;
+  REQUIRE(Api::length(&cache, &length, &next) == ATTN_OK);
+  CHECK(next == L);
+  CHECK(length == (window > 0 ? std::min(capacity, L) : L));
+  REQUIRE(Api::reset(&cache) == ATTN_OK);
+  REQUIRE(Api::length(&cache, &length, &next) == ATTN_OK);
+  CHECK((length == 0 && next == 0));
+  // After a reset the same rows give the same bytes again.
+  std::vector<T> again(static_cast<size_t>(kChunk) * E, 3);
+  REQUIRE(Api::decode(&plan, &cw, &cache, x.data(), kChunk, again.data(), arena, arena_bytes) == ATTN_OK);
+  CHECK(std::equal(again.begin(), again.end(), y_c.begin()));
+}
+
+// Each misuse gets its code, and a refused call leaves the cache as it was.
+template <class Api>
+void check_c_decode_errors(const QuantCase& qc) {
+  using T = typename Api::T;
+  constexpr int32_t E = QuantCase::kE, kCap = 3;
+  attn_config cfg = {};
+  cfg.embed_dim = E;
+  cfg.num_heads = QuantCase::kH;
+  cfg.bias = 1;
+  const typename Api::CWeights cw = Api::c_weights(Api::weights(qc), attn::RopeTable{});
+  alignas(ATTN_ARENA_ALIGN) static uint8_t arena[8192];
+  alignas(ATTN_ARENA_ALIGN) static uint8_t cache_buf[4096];
+  std::vector<T> x(4 * E), y(4 * E);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = Api::input(i);
+
+  attn_plan plan, f32_plan, other_plan, fwd_plan;
+  REQUIRE(attn_plan_init_decode(&plan, &cfg, Api::kCDtype, 2, kCap, 0) == ATTN_OK);
+  REQUIRE(attn_plan_init_decode(&f32_plan, &cfg, ATTN_DTYPE_F32, 2, kCap, 0) == ATTN_OK);
+  REQUIRE(attn_plan_init_decode(&other_plan, &cfg,
+                                Api::kCDtype == ATTN_DTYPE_S8 ? ATTN_DTYPE_S16 : ATTN_DTYPE_S8, 2, kCap,
+                                0) == ATTN_OK);
+  REQUIRE(attn_plan_init(&fwd_plan, &cfg, Api::kCDtype, 2, kCap, 0) == ATTN_OK);
+  size_t cache_bytes = 0, bytes = 0;
+  REQUIRE(attn_kv_cache_bytes(&plan, &cache_bytes) == ATTN_OK);
+  REQUIRE(attn_plan_arena_bytes(&plan, &bytes) == ATTN_OK);
+  CHECK(attn_kv_cache_bytes(&fwd_plan, &cache_bytes) == ATTN_ERR_PLAN_MISMATCH);
+  REQUIRE(attn_kv_cache_bytes(&plan, &cache_bytes) == ATTN_OK);
+
+  typename Api::Cache cache;
+  // Wrong dtype, a forward plan, bad window, small or misaligned buffer, null args.
+  CHECK(Api::init(&cache, &f32_plan, 0, cache_buf, cache_bytes) == ATTN_ERR_BAD_DTYPE);
+  CHECK(Api::init(&cache, &other_plan, 0, cache_buf, cache_bytes) == ATTN_ERR_BAD_DTYPE);
+  CHECK(Api::init(&cache, &fwd_plan, 0, cache_buf, cache_bytes) == ATTN_ERR_PLAN_MISMATCH);
+  CHECK(Api::init(&cache, &plan, kCap + 1, cache_buf, cache_bytes) == ATTN_ERR_BAD_WINDOW);
+  CHECK(Api::init(&cache, &plan, -1, cache_buf, cache_bytes) == ATTN_ERR_BAD_WINDOW);
+  CHECK(Api::init(&cache, &plan, 0, cache_buf, cache_bytes - 1) == ATTN_ERR_ARENA_TOO_SMALL);
+  CHECK(Api::init(&cache, &plan, 0, cache_buf + 4, cache_bytes) == ATTN_ERR_ARENA_MISALIGNED);
+  CHECK(Api::init(&cache, &plan, 0, nullptr, cache_bytes) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(Api::init(&cache, nullptr, 0, cache_buf, cache_bytes) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(Api::init(nullptr, &plan, 0, cache_buf, cache_bytes) == ATTN_ERR_NULL_ARGUMENT);
+  // A failed init leaves no usable cache.
+  int32_t length = -1, next = -1;
+  CHECK(Api::length(&cache, &length, &next) == ATTN_ERR_BAD_HANDLE);
+  CHECK(Api::decode(&plan, &cw, &cache, x.data(), 1, y.data(), arena, bytes) == ATTN_ERR_BAD_HANDLE);
+  CHECK(Api::reset(&cache) == ATTN_ERR_BAD_HANDLE);
+  CHECK(Api::reset(nullptr) == ATTN_ERR_NULL_ARGUMENT);
+
+  REQUIRE(Api::init(&cache, &plan, 0, cache_buf, cache_bytes) == ATTN_OK);
+  CHECK(Api::length(&cache, nullptr, &next) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(Api::length(&cache, &length, nullptr) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(Api::length(nullptr, &length, &next) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(Api::decode(nullptr, &cw, &cache, x.data(), 1, y.data(), arena, bytes) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(Api::decode(&plan, nullptr, &cache, x.data(), 1, y.data(), arena, bytes) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(Api::decode(&plan, &cw, nullptr, x.data(), 1, y.data(), arena, bytes) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(Api::decode(&plan, &cw, &cache, nullptr, 1, y.data(), arena, bytes) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(Api::decode(&plan, &cw, &cache, x.data(), 1, nullptr, arena, bytes) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(Api::decode(&plan, &cw, &cache, x.data(), 1, y.data(), nullptr, bytes) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(Api::decode(&plan, &cw, &cache, x.data(), 0, y.data(), arena, bytes) == ATTN_ERR_BAD_QUERY_LENGTH);
+  CHECK(Api::decode(&plan, &cw, &cache, x.data(), 3, y.data(), arena, bytes) == ATTN_ERR_BAD_QUERY_LENGTH);
+  CHECK(Api::decode(&plan, &cw, &cache, x.data(), 1, y.data(), arena, bytes - 1) == ATTN_ERR_ARENA_TOO_SMALL);
+  CHECK(Api::decode(&plan, &cw, &cache, x.data(), 1, y.data(), arena + 4, bytes) ==
+        ATTN_ERR_ARENA_MISALIGNED);
+  // The cache's own dtype is checked against the plan's.
+  CHECK(Api::decode(&f32_plan, &cw, &cache, x.data(), 1, y.data(), arena, bytes) == ATTN_ERR_BAD_DTYPE);
+  CHECK(Api::decode(&other_plan, &cw, &cache, x.data(), 1, y.data(), arena, bytes) == ATTN_ERR_BAD_DTYPE);
+  CHECK(Api::decode(&fwd_plan, &cw, &cache, x.data(), 1, y.data(), arena, bytes) == ATTN_ERR_PLAN_MISMATCH);
+  // Broken constants reach C as their code.
+  typename Api::CWeights bad = cw;
+  bad.softmax.exp_multiplier = 1;
+  CHECK(Api::decode(&plan, &bad, &cache, x.data(), 1, y.data(), arena, bytes) == ATTN_ERR_BAD_QUANT_PARAMS);
+  REQUIRE(Api::length(&cache, &length, &next) == ATTN_OK);
+  CHECK((length == 0 && next == 0));  // every refusal above left the cache empty
+
+  // Full: 2 + 1 rows fill it, the next row is refused and changes nothing.
+  REQUIRE(Api::decode(&plan, &cw, &cache, x.data(), 2, y.data(), arena, bytes) == ATTN_OK);
+  REQUIRE(Api::decode(&plan, &cw, &cache, x.data() + 2 * E, 1, y.data(), arena, bytes) == ATTN_OK);
+  CHECK(Api::decode(&plan, &cw, &cache, x.data(), 1, y.data(), arena, bytes) == ATTN_ERR_CACHE_FULL);
+  REQUIRE(Api::length(&cache, &length, &next) == ATTN_OK);
+  CHECK((length == kCap && next == kCap));
+
+  // A zeroed handle and another dtype's handle are no cache of this dtype.
+  typename Api::Cache zero = {};
+  CHECK(Api::decode(&plan, &cw, &zero, x.data(), 1, y.data(), arena, bytes) == ATTN_ERR_BAD_HANDLE);
+  attn_kv_cache_f32 f32_cache;
+  alignas(ATTN_ARENA_ALIGN) static uint8_t f32_buf[4096];
+  size_t f32_bytes = 0;
+  REQUIRE(attn_kv_cache_bytes(&f32_plan, &f32_bytes) == ATTN_OK);
+  REQUIRE(attn_kv_cache_init_f32(&f32_cache, &f32_plan, 0, f32_buf, f32_bytes) == ATTN_OK);
+  static_assert(sizeof f32_cache == sizeof zero, "cache handles share one size");
+  typename Api::Cache cast;
+  std::memcpy(&cast, &f32_cache, sizeof cast);
+  CHECK(Api::decode(&plan, &cw, &cast, x.data(), 1, y.data(), arena, bytes) == ATTN_ERR_BAD_HANDLE);
+  CHECK(Api::length(&cast, &length, &next) == ATTN_ERR_BAD_HANDLE);
+}
+
+}  // namespace
+
+TEST_CASE("C s8 and s16 decoding gives the C++ decode's and one causal forward's bytes") {
+  static QuantCase qc;
+  SECTION("s8") { check_c_decode<S8Api>(qc, 0.0f, 0); }
+  SECTION("s8 with rope") { check_c_decode<S8Api>(qc, 10000.0f, 0); }
+  SECTION("s8 with a sliding window") { check_c_decode<S8Api>(qc, 0.0f, 5); }
+  SECTION("s16") { check_c_decode<S16Api>(qc, 0.0f, 0); }
+  SECTION("s16 with rope and a sliding window") { check_c_decode<S16Api>(qc, 10000.0f, 5); }
+}
+
+TEST_CASE("C s8 and s16 decoding: misuse gets its error code") {
+  static QuantCase qc;
+  SECTION("s8") { check_c_decode_errors<S8Api>(qc); }
+  SECTION("s16") { check_c_decode_errors<S16Api>(qc); }
 }
 
 TEST_CASE("ATTN_ARENA_BYTES_S8 / _S16 are attention_arena_bytes") {

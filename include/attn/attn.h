@@ -294,41 +294,54 @@ ATTN_C_NODISCARD attn_status attn_forward_f32(const attn_plan* plan, const attn_
                                               const attn_mask* mask, const attn_io_f32* io, void* arena,
                                               size_t arena_bytes);
 
-/* ------------------------------------------- f32 incremental decoding --- */
+#endif /* ATTN_WITH_F32 */
+
+/* ----------------------------------------------- incremental decoding --- */
 /* Autoregressive self-attention over a KV cache (attn/decode.h): each call
  * appends n new rows (tokens) and attends them causally over everything
  * cached, so a step costs O(n * length) instead of recomputing the history.
+ * Decoding L rows, in any split into calls, gives what one forward over the
+ * L rows (query = key = value) with a causal mask gives (and the cache's
+ * window as the mask's window): within f32 rounding for f32, byte for byte
+ * for s8 and s16.
  *
- *   attn_plan plan;  attn_kv_cache_f32 cache;
+ *   attn_plan plan;  attn_kv_cache_f32 cache;   (or _s8 / _s16)
  *   ATTN_CHECK(attn_plan_init_decode(&plan, &cfg, ATTN_DTYPE_F32, max_rows, capacity, 0));
  *   ATTN_CHECK(attn_kv_cache_init_f32(&cache, &plan, 0, cache_buf, sizeof cache_buf));
  *   ATTN_CHECK(attn_decode_f32(&plan, &w, &cache, prompt, n_prompt, y, arena, sizeof arena));
  *   ATTN_CHECK(attn_decode_f32(&plan, &w, &cache, x, 1, y, arena, sizeof arena));  // one token
  */
 
-/* A KV cache: K and V [capacity, Dkv] in a buffer the caller owns. */
-typedef struct attn_kv_cache_f32 {
-  attn_storage_word_ opaque_[10]; /* 80 bytes */
-} attn_kv_cache_f32;
-
-/* Validate a self-attention config (kdim, vdim 0 or E) for calls of at most
- * max_rows rows over a cache of `capacity` positions, and fill *plan (its
- * arena bytes are those of one attn_decode_f32 call, the cache aside).
+/* Validate a self-attention config (kdim, vdim 0 or E) for `dtype` (f32, s8
+ * or s16) and calls of at most max_rows rows over a cache of `capacity`
+ * positions, and fill *plan (its arena bytes are those of one attn_decode_*
+ * call, the cache aside: Q and O tiles [T, D] of the dtype, scores
+ * [T, capacity] float (f32) or int32 (s8, s16), T = min(tile, max_rows)).
  * Errors: those of attn_plan_init, ATTN_ERR_BAD_KEY_DIM / _VALUE_DIM for
  * cross-attention. */
 ATTN_C_NODISCARD attn_status attn_plan_init_decode(attn_plan* plan, const attn_config* config,
                                                    attn_dtype dtype, int32_t max_rows, int32_t capacity,
                                                    int32_t tile_rows);
 
-/* Bytes of the cache buffer for a decode plan: K and V [capacity, Dkv] f32. */
+/* Bytes of the cache buffer for a decode plan: K and V [capacity, Dkv] of the
+ * plan's dtype (float, int8 or int16), each rounded up to ATTN_ARENA_ALIGN.
+ * Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_PLAN_MISMATCH
+ * (not a decode plan). */
 ATTN_C_NODISCARD attn_status attn_kv_cache_bytes(const attn_plan* plan, size_t* bytes);
+
+#if ATTN_WITH_F32
+
+/* A float32 KV cache: K and V [capacity, Dkv] float in a buffer the caller owns. */
+typedef struct attn_kv_cache_f32 {
+  attn_storage_word_ opaque_[10]; /* 80 bytes */
+} attn_kv_cache_f32;
 
 /* Set up *cache in `buffer` (ATTN_ARENA_ALIGN-aligned, >= attn_kv_cache_bytes;
  * it must outlive the cache). window: 0 keeps every position (then
  * ATTN_ERR_CACHE_FULL when full); W in [1, capacity] keeps the last W.
- * Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_PLAN_MISMATCH
- * (not a decode plan), ATTN_ERR_BAD_WINDOW, ATTN_ERR_ARENA_MISALIGNED,
- * ATTN_ERR_ARENA_TOO_SMALL. */
+ * Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_BAD_DTYPE
+ * (a plan of another dtype), ATTN_ERR_PLAN_MISMATCH (not a decode plan),
+ * ATTN_ERR_BAD_WINDOW, ATTN_ERR_ARENA_MISALIGNED, ATTN_ERR_ARENA_TOO_SMALL. */
 ATTN_C_NODISCARD attn_status attn_kv_cache_init_f32(attn_kv_cache_f32* cache, const attn_plan* plan,
                                                     int32_t window, void* buffer, size_t buffer_bytes);
 
@@ -433,6 +446,42 @@ ATTN_C_NODISCARD attn_status attn_forward_s8(const attn_plan* plan, const attn_w
                                              const attn_mask* mask, const attn_io_s8* io, void* arena,
                                              size_t arena_bytes);
 
+/* int8 incremental decoding (attn_plan_init_decode(..., ATTN_DTYPE_S8, ...)).
+ * The cache holds the projected (and rotated) K and V as int8, with the
+ * weights' k_zero_point / v_zero_point: attn_kv_cache_bytes gives
+ * 2 x [capacity, Dkv] int8, each part rounded up to ATTN_ARENA_ALIGN. */
+typedef struct attn_kv_cache_s8 {
+  attn_storage_word_ opaque_[10]; /* 80 bytes */
+} attn_kv_cache_s8;
+
+/* As attn_kv_cache_init_f32, for an s8 decode plan (ATTN_ERR_BAD_DTYPE for
+ * a plan of another dtype). */
+ATTN_C_NODISCARD attn_status attn_kv_cache_init_s8(attn_kv_cache_s8* cache, const attn_plan* plan,
+                                                   int32_t window, void* buffer, size_t buffer_bytes);
+
+/* Forget every cached position: the next row sits at position 0. */
+ATTN_C_NODISCARD attn_status attn_kv_cache_reset_s8(attn_kv_cache_s8* cache);
+
+/* Rows in use, and the position the next row gets. */
+ATTN_C_NODISCARD attn_status attn_kv_cache_length_s8(const attn_kv_cache_s8* cache, int32_t* length,
+                                                     int32_t* next_position);
+
+/* Append int8 rows x [n, E] (n in [1, max_rows]), quantized as the query
+ * input of attn_forward_s8, and write their outputs y [n, E] int8 in its
+ * output quantization. Rows sit at positions next_position .. + n - 1; with
+ * rotary embedding they are rotated by weights->rope, and a position past
+ * its table gives ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE (nothing changed).
+ * `arena` as in attn_forward_f32, of at least the plan's arena bytes.
+ * Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_BAD_DTYPE,
+ * ATTN_ERR_PLAN_MISMATCH (also: a cache made for another plan),
+ * ATTN_ERR_BAD_QUERY_LENGTH, ATTN_ERR_CACHE_FULL (nothing changed),
+ * ATTN_ERR_BAD_QUANT_PARAMS, ATTN_ERR_BAD_HEAD_DIM,
+ * ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE, ATTN_ERR_ARENA_MISALIGNED,
+ * ATTN_ERR_ARENA_TOO_SMALL. */
+ATTN_C_NODISCARD attn_status attn_decode_s8(const attn_plan* plan, const attn_weights_s8* weights,
+                                            attn_kv_cache_s8* cache, const int8_t* x, int32_t n, int8_t* y,
+                                            void* arena, size_t arena_bytes);
+
 #endif /* ATTN_WITH_S8 */
 
 #if ATTN_WITH_S16
@@ -466,6 +515,29 @@ typedef struct attn_io_s16 {
 ATTN_C_NODISCARD attn_status attn_forward_s16(const attn_plan* plan, const attn_weights_s16* weights,
                                               const attn_mask* mask, const attn_io_s16* io, void* arena,
                                               size_t arena_bytes);
+
+/* int16 incremental decoding (attn_plan_init_decode(..., ATTN_DTYPE_S16, ...)):
+ * the cache holds K and V as symmetric int16, 2 x [capacity, Dkv]. */
+typedef struct attn_kv_cache_s16 {
+  attn_storage_word_ opaque_[10]; /* 80 bytes */
+} attn_kv_cache_s16;
+
+/* As attn_kv_cache_init_f32, for an s16 decode plan. */
+ATTN_C_NODISCARD attn_status attn_kv_cache_init_s16(attn_kv_cache_s16* cache, const attn_plan* plan,
+                                                    int32_t window, void* buffer, size_t buffer_bytes);
+
+/* Forget every cached position: the next row sits at position 0. */
+ATTN_C_NODISCARD attn_status attn_kv_cache_reset_s16(attn_kv_cache_s16* cache);
+
+/* Rows in use, and the position the next row gets. */
+ATTN_C_NODISCARD attn_status attn_kv_cache_length_s16(const attn_kv_cache_s16* cache, int32_t* length,
+                                                      int32_t* next_position);
+
+/* As attn_decode_s8 with int16 rows x [n, E] and outputs y [n, E] in the
+ * quantization of attn_forward_s16. Errors: those of attn_decode_s8. */
+ATTN_C_NODISCARD attn_status attn_decode_s16(const attn_plan* plan, const attn_weights_s16* weights,
+                                             attn_kv_cache_s16* cache, const int16_t* x, int32_t n,
+                                             int16_t* y, void* arena, size_t arena_bytes);
 
 #endif /* ATTN_WITH_S16 */
 

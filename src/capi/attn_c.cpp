@@ -110,16 +110,31 @@ struct ModelBox {
   uint32_t magic;
   Model model;
 };
-#if ATTN_WITH_F32
+// One magic per cache dtype: a cache handle cast to another dtype's is no handle.
+constexpr uint32_t kCacheS8Magic = 0x3853434Bu;   // "KCS8"
+constexpr uint32_t kCacheS16Magic = 0x3631434Bu;  // "KC16"
+
+template <class T>
 struct CacheBox {
   uint32_t magic;
-  KvCacheF32 cache;
+  KvCache<T> cache;
 };
-static_assert(std::is_trivially_copyable<CacheBox>::value, "attn_kv_cache_f32 is copied with memcpy");
-static_assert(sizeof(CacheBox) <= sizeof(attn_kv_cache_f32),
-              "grow attn_kv_cache_f32's storage in attn/attn.h");
-static_assert(alignof(CacheBox) <= alignof(attn_kv_cache_f32),
-              "attn_kv_cache_f32's storage is under-aligned");
+template <class T, class Handle>
+constexpr bool fits_handle() {
+  return std::is_trivially_copyable<CacheBox<T>>::value && sizeof(CacheBox<T>) <= sizeof(Handle) &&
+         alignof(CacheBox<T>) <= alignof(Handle);
+}
+#if ATTN_WITH_F32
+static_assert(fits_handle<float, attn_kv_cache_f32>(),
+              "grow or align attn_kv_cache_f32's storage in attn/attn.h");
+#endif
+#if ATTN_WITH_S8
+static_assert(fits_handle<int8_t, attn_kv_cache_s8>(),
+              "grow or align attn_kv_cache_s8's storage in attn/attn.h");
+#endif
+#if ATTN_WITH_S16
+static_assert(fits_handle<int16_t, attn_kv_cache_s16>(),
+              "grow or align attn_kv_cache_s16's storage in attn/attn.h");
 #endif
 static_assert(std::is_trivially_copyable<PlanBox>::value, "attn_plan is copied with memcpy");
 static_assert(std::is_trivially_copyable<ModelBox>::value, "attn_model is copied with memcpy");
@@ -219,6 +234,109 @@ FusedSoftmaxParams to_cpp(const attn_softmax_fixed& s) {
 }
 #endif
 
+// The C side of kv_cache_init_* / kv_cache_reset / decode_*, for any dtype.
+template <class T, class Handle, class Init>
+attn_status cache_init(Handle* cache, uint32_t magic, const attn_plan* plan, int32_t window, void* buffer,
+                       size_t buffer_bytes, Init init) {
+  if (cache == nullptr) return to_c(Status::kNullArgument);
+  std::memset(cache, 0, sizeof *cache);
+  PlanBox plan_box;
+  ATTN_TRY_C(fetch(plan, kPlanMagic, &plan_box));
+  // The cache keeps pointers into `buffer`, not into this Arena: it may go.
+  Arena arena;
+  ATTN_TRY_C(arena.init(buffer, buffer_bytes));
+  CacheBox<T> box;
+  box.magic = magic;
+  ATTN_TRY_C(init(plan_box.plan, window, arena, &box.cache));
+  store(cache, box);
+  return ATTN_OK;
+}
+
+template <class T, class Handle>
+attn_status cache_reset(Handle* cache, uint32_t magic) {
+  CacheBox<T> box;
+  ATTN_TRY_C(fetch(cache, magic, &box));
+  ATTN_TRY_C(kv_cache_reset(&box.cache));
+  store(cache, box);
+  return ATTN_OK;
+}
+
+template <class T, class Handle>
+attn_status cache_length(const Handle* cache, uint32_t magic, int32_t* length, int32_t* next_position) {
+  if (length == nullptr || next_position == nullptr) return to_c(Status::kNullArgument);
+  *length = 0;
+  *next_position = 0;
+  CacheBox<T> box;
+  ATTN_TRY_C(fetch(cache, magic, &box));
+  *length = box.cache.length;
+  *next_position = box.cache.next_position();
+  return ATTN_OK;
+}
+
+// decode(plan, cache, arena) on the C++ side, the cache stored back after
+// (its length and start moved, or not on error).
+template <class T, class Handle, class Decode>
+attn_status run_decode(const attn_plan* plan, const void* weights, Handle* cache, uint32_t magic,
+                       void* buffer, size_t bytes, Decode decode) {
+  CacheBox<T> box;
+  ATTN_TRY_C(fetch(cache, magic, &box));
+  const attn_status s = run_forward(plan, weights, cache, buffer, bytes,
+                                    [&](const Plan& p, Arena& a) { return decode(p, &box.cache, a); });
+  store(cache, box);
+  return s;
+}
+
+#if ATTN_WITH_S8
+WeightsS8 to_cpp(const attn_weights_s8& c) {
+  const auto proj = [](const attn_projection_s8& p) {
+    ProjectionS8 out;
+    out.weight = p.weight;
+    out.bias = p.bias;
+    out.multiplier = p.multiplier;
+    out.shift = p.shift;
+    return out;
+  };
+  WeightsS8 w;
+  w.q = proj(c.q);
+  w.k = proj(c.k);
+  w.v = proj(c.v);
+  w.o = proj(c.o);
+  w.q_zero_point = c.q_zero_point;
+  w.k_zero_point = c.k_zero_point;
+  w.v_zero_point = c.v_zero_point;
+  w.context_zero_point = c.context_zero_point;
+  w.output_zero_point = c.output_zero_point;
+  w.softmax = to_cpp(c.softmax);
+  w.context_multiplier = c.context_multiplier;
+  w.context_shift = c.context_shift;
+  w.rope = RopeTable{c.rope.cos, c.rope.sin, c.rope.positions};
+  return w;
+}
+#endif
+
+#if ATTN_WITH_S16
+WeightsS16 to_cpp(const attn_weights_s16& c) {
+  const auto proj = [](const attn_projection_s16& p) {
+    ProjectionS16 out;
+    out.weight = p.weight;
+    out.bias = p.bias;
+    out.multiplier = p.multiplier;
+    out.shift = p.shift;
+    return out;
+  };
+  WeightsS16 w;
+  w.q = proj(c.q);
+  w.k = proj(c.k);
+  w.v = proj(c.v);
+  w.o = proj(c.o);
+  w.softmax = to_cpp(c.softmax);
+  w.context_multiplier = c.context_multiplier;
+  w.context_shift = c.context_shift;
+  w.rope = RopeTable{c.rope.cos, c.rope.sin, c.rope.positions};
+  return w;
+}
+#endif
+
 Status model_block(const attn_model* model, uint32_t index, Block* block) {
   ModelBox box;
   ATTN_TRY(fetch(model, kModelMagic, &box));
@@ -313,6 +431,28 @@ attn_status attn_model_find_tensor(const attn_model* model, const char* name, at
   return ATTN_OK;
 }
 
+attn_status attn_plan_init_decode(attn_plan* plan, const attn_config* config, attn_dtype dtype,
+                                  int32_t max_rows, int32_t capacity, int32_t tile_rows) {
+  if (plan == nullptr || config == nullptr) return attn::to_c(Status::kNullArgument);
+  std::memset(plan, 0, sizeof *plan);
+  attn::PlanBox box;
+  box.magic = attn::kPlanMagic;
+  const Status s = attn::plan_decode(attn::to_cpp(*config), static_cast<attn::DType>(dtype), max_rows,
+                                     capacity, &box.plan, tile_rows == 0 ? ATTN_TILE_ROWS : tile_rows);
+  if (s == Status::kOk) attn::store(plan, box);
+  return attn::to_c(s);
+}
+
+attn_status attn_kv_cache_bytes(const attn_plan* plan, size_t* bytes) {
+  if (bytes == nullptr) return attn::to_c(Status::kNullArgument);
+  *bytes = 0;
+  attn::PlanBox box;
+  ATTN_CHECK(attn::to_c(attn::fetch(plan, attn::kPlanMagic, &box)));
+  if (!box.plan.decode) return attn::to_c(Status::kPlanMismatch);
+  *bytes = attn::kv_cache_arena_bytes(box.plan.config, box.plan.dtype, box.plan.key_len);
+  return ATTN_OK;
+}
+
 #if ATTN_WITH_F32
 
 attn_status attn_model_block_weights_f32(const attn_model* model, uint32_t index, attn_weights_f32* weights) {
@@ -341,73 +481,28 @@ attn_status attn_forward_f32(const attn_plan* plan, const attn_weights_f32* weig
   });
 }
 
-attn_status attn_plan_init_decode(attn_plan* plan, const attn_config* config, attn_dtype dtype,
-                                  int32_t max_rows, int32_t capacity, int32_t tile_rows) {
-  if (plan == nullptr || config == nullptr) return attn::to_c(Status::kNullArgument);
-  std::memset(plan, 0, sizeof *plan);
-  attn::PlanBox box;
-  box.magic = attn::kPlanMagic;
-  const Status s = attn::plan_decode(attn::to_cpp(*config), static_cast<attn::DType>(dtype), max_rows,
-                                     capacity, &box.plan, tile_rows == 0 ? ATTN_TILE_ROWS : tile_rows);
-  if (s == Status::kOk) attn::store(plan, box);
-  return attn::to_c(s);
-}
-
-attn_status attn_kv_cache_bytes(const attn_plan* plan, size_t* bytes) {
-  if (bytes == nullptr) return attn::to_c(Status::kNullArgument);
-  *bytes = 0;
-  attn::PlanBox box;
-  ATTN_CHECK(attn::to_c(attn::fetch(plan, attn::kPlanMagic, &box)));
-  if (!box.plan.decode) return attn::to_c(Status::kPlanMismatch);
-  *bytes = attn::kv_cache_arena_bytes(box.plan.config, box.plan.dtype, box.plan.key_len);
-  return ATTN_OK;
-}
-
 attn_status attn_kv_cache_init_f32(attn_kv_cache_f32* cache, const attn_plan* plan, int32_t window,
                                    void* buffer, size_t buffer_bytes) {
-  if (cache == nullptr) return attn::to_c(Status::kNullArgument);
-  std::memset(cache, 0, sizeof *cache);
-  attn::PlanBox plan_box;
-  ATTN_CHECK(attn::to_c(attn::fetch(plan, attn::kPlanMagic, &plan_box)));
-  // The cache keeps pointers into `buffer`, not into this Arena: it may go.
-  attn::Arena arena;
-  ATTN_CHECK(attn::to_c(arena.init(buffer, buffer_bytes)));
-  attn::CacheBox box;
-  box.magic = attn::kCacheMagic;
-  ATTN_CHECK(attn::to_c(attn::kv_cache_init_f32(plan_box.plan, window, arena, &box.cache)));
-  attn::store(cache, box);
-  return ATTN_OK;
+  return attn::cache_init<float>(cache, attn::kCacheMagic, plan, window, buffer, buffer_bytes,
+                                 [](const attn::Plan& p, int32_t win, attn::Arena& a, attn::KvCacheF32* c) {
+                                   return attn::kv_cache_init_f32(p, win, a, c);
+                                 });
 }
 
 attn_status attn_kv_cache_reset(attn_kv_cache_f32* cache) {
-  attn::CacheBox box;
-  ATTN_CHECK(attn::to_c(attn::fetch(cache, attn::kCacheMagic, &box)));
-  ATTN_CHECK(attn::to_c(attn::kv_cache_reset(&box.cache)));
-  attn::store(cache, box);
-  return ATTN_OK;
+  return attn::cache_reset<float>(cache, attn::kCacheMagic);
 }
 
 attn_status attn_kv_cache_length(const attn_kv_cache_f32* cache, int32_t* length, int32_t* next_position) {
-  if (length == nullptr || next_position == nullptr) return attn::to_c(Status::kNullArgument);
-  *length = 0;
-  *next_position = 0;
-  attn::CacheBox box;
-  ATTN_CHECK(attn::to_c(attn::fetch(cache, attn::kCacheMagic, &box)));
-  *length = box.cache.length;
-  *next_position = box.cache.next_position();
-  return ATTN_OK;
+  return attn::cache_length<float>(cache, attn::kCacheMagic, length, next_position);
 }
 
 attn_status attn_decode_f32(const attn_plan* plan, const attn_weights_f32* weights, attn_kv_cache_f32* cache,
                             const float* x, int32_t n, float* y, void* arena, size_t arena_bytes) {
-  attn::CacheBox box;
-  ATTN_CHECK(attn::to_c(attn::fetch(cache, attn::kCacheMagic, &box)));
-  const attn_status s =
-      attn::run_forward(plan, weights, cache, arena, arena_bytes, [&](const attn::Plan& p, attn::Arena& a) {
-        return attn::decode_f32(p, attn::to_cpp(*weights), &box.cache, x, n, y, a);
-      });
-  attn::store(cache, box);  // the cache's length and start moved (or not, on error)
-  return s;
+  return attn::run_decode<float>(plan, weights, cache, attn::kCacheMagic, arena, arena_bytes,
+                                 [&](const attn::Plan& p, attn::KvCacheF32* c, attn::Arena& a) {
+                                   return attn::decode_f32(p, attn::to_cpp(*weights), c, x, n, y, a);
+                                 });
 }
 
 #endif  // ATTN_WITH_F32
@@ -417,36 +512,38 @@ attn_status attn_decode_f32(const attn_plan* plan, const attn_weights_f32* weigh
 attn_status attn_forward_s8(const attn_plan* plan, const attn_weights_s8* weights, const attn_mask* mask,
                             const attn_io_s8* io, void* arena, size_t arena_bytes) {
   return attn::run_forward(plan, weights, io, arena, arena_bytes, [&](const attn::Plan& p, attn::Arena& a) {
-    const auto proj = [](const attn_projection_s8& c) {
-      attn::ProjectionS8 out;
-      out.weight = c.weight;
-      out.bias = c.bias;
-      out.multiplier = c.multiplier;
-      out.shift = c.shift;
-      return out;
-    };
-    attn::WeightsS8 w;
-    w.q = proj(weights->q);
-    w.k = proj(weights->k);
-    w.v = proj(weights->v);
-    w.o = proj(weights->o);
-    w.q_zero_point = weights->q_zero_point;
-    w.k_zero_point = weights->k_zero_point;
-    w.v_zero_point = weights->v_zero_point;
-    w.context_zero_point = weights->context_zero_point;
-    w.output_zero_point = weights->output_zero_point;
-    w.softmax = attn::to_cpp(weights->softmax);
-    w.context_multiplier = weights->context_multiplier;
-    w.context_shift = weights->context_shift;
-    w.rope = attn::RopeTable{weights->rope.cos, weights->rope.sin, weights->rope.positions};
     attn::IoS8 x;
     x.query = io->query;
     x.key = io->key;
     x.value = io->value;
     x.output = io->output;
     x.query_position = io->query_position;
-    return attn::forward_s8(p, w, attn::to_cpp(mask), x, a);
+    return attn::forward_s8(p, attn::to_cpp(*weights), attn::to_cpp(mask), x, a);
   });
+}
+
+attn_status attn_kv_cache_init_s8(attn_kv_cache_s8* cache, const attn_plan* plan, int32_t window,
+                                  void* buffer, size_t buffer_bytes) {
+  return attn::cache_init<int8_t>(cache, attn::kCacheS8Magic, plan, window, buffer, buffer_bytes,
+                                  [](const attn::Plan& p, int32_t win, attn::Arena& a, attn::KvCacheS8* c) {
+                                    return attn::kv_cache_init_s8(p, win, a, c);
+                                  });
+}
+
+attn_status attn_kv_cache_reset_s8(attn_kv_cache_s8* cache) {
+  return attn::cache_reset<int8_t>(cache, attn::kCacheS8Magic);
+}
+
+attn_status attn_kv_cache_length_s8(const attn_kv_cache_s8* cache, int32_t* length, int32_t* next_position) {
+  return attn::cache_length<int8_t>(cache, attn::kCacheS8Magic, length, next_position);
+}
+
+attn_status attn_decode_s8(const attn_plan* plan, const attn_weights_s8* weights, attn_kv_cache_s8* cache,
+                           const int8_t* x, int32_t n, int8_t* y, void* arena, size_t arena_bytes) {
+  return attn::run_decode<int8_t>(plan, weights, cache, attn::kCacheS8Magic, arena, arena_bytes,
+                                  [&](const attn::Plan& p, attn::KvCacheS8* c, attn::Arena& a) {
+                                    return attn::decode_s8(p, attn::to_cpp(*weights), c, x, n, y, a);
+                                  });
 }
 
 #endif  // ATTN_WITH_S8
@@ -456,31 +553,39 @@ attn_status attn_forward_s8(const attn_plan* plan, const attn_weights_s8* weight
 attn_status attn_forward_s16(const attn_plan* plan, const attn_weights_s16* weights, const attn_mask* mask,
                              const attn_io_s16* io, void* arena, size_t arena_bytes) {
   return attn::run_forward(plan, weights, io, arena, arena_bytes, [&](const attn::Plan& p, attn::Arena& a) {
-    const auto proj = [](const attn_projection_s16& c) {
-      attn::ProjectionS16 out;
-      out.weight = c.weight;
-      out.bias = c.bias;
-      out.multiplier = c.multiplier;
-      out.shift = c.shift;
-      return out;
-    };
-    attn::WeightsS16 w;
-    w.q = proj(weights->q);
-    w.k = proj(weights->k);
-    w.v = proj(weights->v);
-    w.o = proj(weights->o);
-    w.softmax = attn::to_cpp(weights->softmax);
-    w.context_multiplier = weights->context_multiplier;
-    w.context_shift = weights->context_shift;
-    w.rope = attn::RopeTable{weights->rope.cos, weights->rope.sin, weights->rope.positions};
     attn::IoS16 x;
     x.query = io->query;
     x.key = io->key;
     x.value = io->value;
     x.output = io->output;
     x.query_position = io->query_position;
-    return attn::forward_s16(p, w, attn::to_cpp(mask), x, a);
+    return attn::forward_s16(p, attn::to_cpp(*weights), attn::to_cpp(mask), x, a);
   });
+}
+
+attn_status attn_kv_cache_init_s16(attn_kv_cache_s16* cache, const attn_plan* plan, int32_t window,
+                                   void* buffer, size_t buffer_bytes) {
+  return attn::cache_init<int16_t>(cache, attn::kCacheS16Magic, plan, window, buffer, buffer_bytes,
+                                   [](const attn::Plan& p, int32_t win, attn::Arena& a, attn::KvCacheS16* c) {
+                                     return attn::kv_cache_init_s16(p, win, a, c);
+                                   });
+}
+
+attn_status attn_kv_cache_reset_s16(attn_kv_cache_s16* cache) {
+  return attn::cache_reset<int16_t>(cache, attn::kCacheS16Magic);
+}
+
+attn_status attn_kv_cache_length_s16(const attn_kv_cache_s16* cache, int32_t* length,
+                                     int32_t* next_position) {
+  return attn::cache_length<int16_t>(cache, attn::kCacheS16Magic, length, next_position);
+}
+
+attn_status attn_decode_s16(const attn_plan* plan, const attn_weights_s16* weights, attn_kv_cache_s16* cache,
+                            const int16_t* x, int32_t n, int16_t* y, void* arena, size_t arena_bytes) {
+  return attn::run_decode<int16_t>(plan, weights, cache, attn::kCacheS16Magic, arena, arena_bytes,
+                                   [&](const attn::Plan& p, attn::KvCacheS16* c, attn::Arena& a) {
+                                     return attn::decode_s16(p, attn::to_cpp(*weights), c, x, n, y, a);
+                                   });
 }
 
 #endif  // ATTN_WITH_S16
