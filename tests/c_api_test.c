@@ -6,7 +6,9 @@
  * each golden case (tests/data/golden/README.md) twice: once with the weights
  * passed directly, once through a .attn blob this program writes in memory
  * and loads with attn_model_load(). Bound, for outputs and attention weights:
- * max|got - want| <= 1e-5 * max|want| + 1e-6. Exits 1 on any failure. */
+ * max|got - want| <= 1e-5 * max|want| + 1e-6. Also decodes a hand-made s8 and
+ * s16 block (GQA, RoPE, window) over a KV cache: byte for byte the causal
+ * forward's output. Exits 1 on any failure. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -618,10 +620,272 @@ done:
   free(raw_file);
 }
 
+/* ------------------------------------------- s8 / s16 decoding --- */
+
+/* A hand-made integer block: E = 8, H = 2 query heads sharing one K/V head
+ * (head_dim 4, Dkv 4), biases, rotary embedding. The constants are valid,
+ * not calibrated: decoding is compared byte for byte with one causal
+ * forward through the same API, not with floats. */
+enum { QE = 8, QH = 2, QKV = 1, QHD = 4, QDKV = 4, QL = 7, QCHUNK = 3 };
+
+static int8_t g_qw[4][QE * QE]; /* wq [D, E], wk [Dkv, E], wv [Dkv, E], wo [E, D] */
+static int32_t g_qb32[4][QE];   /* s8 biases */
+static int64_t g_qb64[4][QE];   /* s16 biases */
+static int32_t g_qmul[QE];      /* every projection: 0.5 ... */
+static int32_t g_qshift8[QE];   /* ... x 2^-5 (s8) */
+static int32_t g_qshift16[QE];  /* ... x 2^-7 (s16) */
+static int16_t g_qcos[QL * QHD / 2], g_qsin[QL * QHD / 2]; /* [QL, head_dim / 2] Q1.14 */
+
+static void make_integer_block(attn_config* cfg) {
+  int i, j;
+  for (i = 0; i < 4; ++i) {
+    for (j = 0; j < QE * QE; ++j) g_qw[i][j] = (int8_t)((j * 29 + i * 11 + 7) % 61 - 30);
+    for (j = 0; j < QE; ++j) {
+      g_qb32[i][j] = (j * 13 + i * 5) % 200 - 100;
+      g_qb64[i][j] = (int64_t)g_qb32[i][j] * 300;
+    }
+  }
+  for (j = 0; j < QE; ++j) {
+    g_qmul[j] = 1 << 30;
+    g_qshift8[j] = -5;
+    g_qshift16[j] = -7;
+  }
+  for (i = 0; i < QL; ++i) {
+    for (j = 0; j < QHD / 2; ++j) {
+      const double angle = i * pow(10000.0, -2.0 * j / QHD);
+      g_qcos[i * QHD / 2 + j] = (int16_t)floor(16384.0 * cos(angle) + 0.5);
+      g_qsin[i * QHD / 2 + j] = (int16_t)floor(16384.0 * sin(angle) + 0.5);
+    }
+  }
+  memset(cfg, 0, sizeof *cfg);
+  cfg->embed_dim = QE;
+  cfg->num_heads = QH;
+  cfg->num_kv_heads = QKV;
+  cfg->bias = 1;
+  cfg->rope_base = 10000.0f;
+}
+
+/* exp(-u * step): exp_multiplier = log2(e) 2^31, so t = u 2^(exp_shift - 1) log2(e). */
+static attn_softmax_fixed make_softmax(int32_t exp_shift, int32_t diff_limit, int32_t score_shift) {
+  attn_softmax_fixed sm;
+  sm.exp_multiplier = 0xB8AA3B29u;
+  sm.exp_shift = exp_shift;
+  sm.diff_limit = diff_limit;
+  sm.score_shift = score_shift;
+  return sm;
+}
+
+static int all_same(const void* p, size_t n, size_t elem) {
+  const unsigned char* b = (const unsigned char*)p;
+  size_t i;
+  for (i = elem; i < n * elem; ++i) {
+    if (b[i] != b[i % elem]) return 0;
+  }
+  return 1;
+}
+
+#if ATTN_WITH_S8
+static void test_decode_s8(void) {
+  static ATTN_ALIGNED_ARENA uint8_t arena[ATTN_ARENA_BYTES_S8(QE, QDKV, QL, QL)];
+  static ATTN_ALIGNED_ARENA uint8_t cache_buf[2 * ATTN_ALIGN_UP_(QL * QDKV)];
+  attn_config cfg;
+  attn_weights_s8 w;
+  attn_plan plan, fwd_plan, f32_plan;
+  attn_kv_cache_s8 cache, zero;
+  attn_mask mask;
+  attn_io_s8 io;
+  int8_t x[QL * QE], y_dec[QL * QE], y_fwd[QL * QE];
+  size_t cache_bytes = 0, bytes = 0;
+  int32_t row, length = -1, next = -1, window;
+  int i;
+
+  make_integer_block(&cfg);
+  memset(&w, 0, sizeof w);
+#define PROJ8(field, idx)      \
+  w.field.weight = g_qw[idx];  \
+  w.field.bias = g_qb32[idx];  \
+  w.field.multiplier = g_qmul; \
+  w.field.shift = g_qshift8
+  PROJ8(q, 0);
+  PROJ8(k, 1);
+  PROJ8(v, 2);
+  PROJ8(o, 3);
+#undef PROJ8
+  w.q_zero_point = 3;
+  w.k_zero_point = -2;
+  w.v_zero_point = 1;
+  w.context_zero_point = -1;
+  w.output_zero_point = 2;
+  w.softmax = make_softmax(7, 11000, 0); /* score step 2^-10 */
+  w.context_multiplier = 1 << 30;        /* Q0.15 probabilities: 0.5 x 2^-14 = 2^-15 */
+  w.context_shift = -14;
+  w.rope.cos = g_qcos;
+  w.rope.sin = g_qsin;
+  w.rope.positions = QL;
+  for (i = 0; i < QL * QE; ++i) x[i] = (int8_t)((i * 37) % 255 - 127);
+
+  /* window 0 (capacity QL) and window 3 (capacity 4, the oldest rows dropped) */
+  for (window = 0; window <= 3; window += 3) {
+    const int32_t capacity = window == 0 ? QL : window + 1;
+    memset(y_dec, 0, sizeof y_dec);
+    memset(y_fwd, 1, sizeof y_fwd);
+    CHECK_STATUS(attn_plan_init_decode(&plan, &cfg, ATTN_DTYPE_S8, QCHUNK, capacity, 0), ATTN_OK);
+    CHECK_STATUS(attn_plan_arena_bytes(&plan, &bytes), ATTN_OK);
+    CHECK_STATUS(attn_kv_cache_bytes(&plan, &cache_bytes), ATTN_OK);
+    CHECK(bytes <= sizeof arena && cache_bytes <= sizeof cache_buf);
+    CHECK(cache_bytes == 2 * ATTN_ALIGN_UP_((size_t)capacity * QDKV));
+    CHECK_STATUS(attn_kv_cache_init_s8(&cache, &plan, window, cache_buf, cache_bytes), ATTN_OK);
+    for (row = 0; row < QL; row += QCHUNK) {
+      const int32_t n = QL - row < QCHUNK ? QL - row : QCHUNK;
+      CHECK_STATUS(attn_decode_s8(&plan, &w, &cache, x + row * QE, n, y_dec + row * QE, arena, bytes),
+                   ATTN_OK);
+    }
+    CHECK_STATUS(attn_kv_cache_length_s8(&cache, &length, &next), ATTN_OK);
+    CHECK(next == QL && length == (window == 0 ? QL : capacity));
+
+    CHECK_STATUS(attn_plan_init(&fwd_plan, &cfg, ATTN_DTYPE_S8, QL, QL, 0), ATTN_OK);
+    memset(&mask, 0, sizeof mask);
+    mask.causal = 1;
+    mask.window = window;
+    io.query = x;
+    io.key = x;
+    io.value = x;
+    io.output = y_fwd;
+    io.query_position = 0;
+    CHECK_STATUS(attn_forward_s8(&fwd_plan, &w, &mask, &io, arena, sizeof arena), ATTN_OK);
+    CHECK(memcmp(y_dec, y_fwd, sizeof y_dec) == 0); /* same kernels, integer sums: byte for byte */
+    CHECK(!all_same(y_dec, QL * QE, 1));            /* the comparison can tell outputs apart */
+  }
+
+  /* Full (window 0, capacity QL): refused, nothing changed; then reset. */
+  CHECK_STATUS(attn_plan_init_decode(&plan, &cfg, ATTN_DTYPE_S8, QCHUNK, QL, 0), ATTN_OK);
+  CHECK_STATUS(attn_plan_arena_bytes(&plan, &bytes), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_bytes(&plan, &cache_bytes), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_init_s8(&cache, &plan, 0, cache_buf, cache_bytes), ATTN_OK);
+  for (row = 0; row < QL; row += QCHUNK) {
+    const int32_t n = QL - row < QCHUNK ? QL - row : QCHUNK;
+    CHECK_STATUS(attn_decode_s8(&plan, &w, &cache, x + row * QE, n, y_dec + row * QE, arena, bytes), ATTN_OK);
+  }
+  CHECK_STATUS(attn_decode_s8(&plan, &w, &cache, x, 1, y_dec, arena, bytes), ATTN_ERR_CACHE_FULL);
+  CHECK_STATUS(attn_kv_cache_length_s8(&cache, &length, &next), ATTN_OK);
+  CHECK(length == QL && next == QL);
+  CHECK_STATUS(attn_kv_cache_reset_s8(&cache), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_length_s8(&cache, &length, &next), ATTN_OK);
+  CHECK(length == 0 && next == 0);
+
+  /* Misuse: a float plan, null arguments, too many rows, a zeroed cache, bad constants. */
+  CHECK_STATUS(attn_plan_init_decode(&f32_plan, &cfg, ATTN_DTYPE_F32, QCHUNK, QL, 0), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_init_s8(&cache, &f32_plan, 0, cache_buf, cache_bytes), ATTN_ERR_BAD_DTYPE);
+  CHECK_STATUS(attn_kv_cache_length_s8(&cache, &length, &next), ATTN_ERR_BAD_HANDLE);
+  CHECK_STATUS(attn_kv_cache_init_s8(&cache, &fwd_plan, 0, cache_buf, cache_bytes), ATTN_ERR_PLAN_MISMATCH);
+  CHECK_STATUS(attn_kv_cache_init_s8(NULL, &plan, 0, cache_buf, cache_bytes), ATTN_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(attn_kv_cache_init_s8(&cache, &plan, 0, cache_buf, cache_bytes - 1), ATTN_ERR_ARENA_TOO_SMALL);
+  CHECK_STATUS(attn_kv_cache_init_s8(&cache, &plan, 0, cache_buf, cache_bytes), ATTN_OK);
+  CHECK_STATUS(attn_decode_s8(&f32_plan, &w, &cache, x, 1, y_dec, arena, bytes), ATTN_ERR_BAD_DTYPE);
+  CHECK_STATUS(attn_decode_s8(&plan, NULL, &cache, x, 1, y_dec, arena, bytes), ATTN_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(attn_decode_s8(&plan, &w, NULL, x, 1, y_dec, arena, bytes), ATTN_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(attn_decode_s8(&plan, &w, &cache, NULL, 1, y_dec, arena, bytes), ATTN_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(attn_decode_s8(&plan, &w, &cache, x, 1, NULL, arena, bytes), ATTN_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(attn_decode_s8(&plan, &w, &cache, x, QCHUNK + 1, y_dec, arena, bytes),
+               ATTN_ERR_BAD_QUERY_LENGTH);
+  CHECK_STATUS(attn_decode_s8(&plan, &w, &cache, x, 1, y_dec, arena, bytes - 1), ATTN_ERR_ARENA_TOO_SMALL);
+  memset(&zero, 0, sizeof zero);
+  CHECK_STATUS(attn_decode_s8(&plan, &w, &zero, x, 1, y_dec, arena, bytes), ATTN_ERR_BAD_HANDLE);
+  w.context_shift = 31;
+  CHECK_STATUS(attn_decode_s8(&plan, &w, &cache, x, 1, y_dec, arena, bytes), ATTN_ERR_BAD_QUANT_PARAMS);
+  w.context_shift = -14;
+  w.rope.positions = 1; /* row 1 sits past the table */
+  CHECK_STATUS(attn_decode_s8(&plan, &w, &cache, x, 2, y_dec, arena, bytes),
+               ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE);
+  CHECK_STATUS(attn_kv_cache_length_s8(&cache, &length, &next), ATTN_OK);
+  CHECK(length == 0 && next == 0); /* every refusal left the cache empty */
+}
+#endif /* ATTN_WITH_S8 */
+
+#if ATTN_WITH_S16
+static void test_decode_s16(void) {
+  static ATTN_ALIGNED_ARENA uint8_t arena[ATTN_ARENA_BYTES_S16(QE, QDKV, QL, QL)];
+  static ATTN_ALIGNED_ARENA uint8_t cache_buf[2 * ATTN_ALIGN_UP_(QL * QDKV * 2)];
+  attn_config cfg;
+  attn_weights_s16 w;
+  attn_plan plan, fwd_plan, s8_plan;
+  attn_kv_cache_s16 cache;
+  attn_mask mask;
+  attn_io_s16 io;
+  int16_t x[QL * QE], y_dec[QL * QE], y_fwd[QL * QE];
+  size_t cache_bytes = 0, bytes = 0;
+  int32_t row, length = -1, next = -1;
+  int i;
+
+  make_integer_block(&cfg);
+  memset(&w, 0, sizeof w);
+#define PROJ16(field, idx)     \
+  w.field.weight = g_qw[idx];  \
+  w.field.bias = g_qb64[idx];  \
+  w.field.multiplier = g_qmul; \
+  w.field.shift = g_qshift16
+  PROJ16(q, 0);
+  PROJ16(k, 1);
+  PROJ16(v, 2);
+  PROJ16(o, 3);
+#undef PROJ16
+  w.softmax = make_softmax(0, 1400000, 3); /* head_dim 4 < 2^3; score step 2^-17 */
+  w.context_multiplier = 1 << 30;
+  w.context_shift = -14;
+  w.rope.cos = g_qcos;
+  w.rope.sin = g_qsin;
+  w.rope.positions = QL;
+  for (i = 0; i < QL * QE; ++i) x[i] = (int16_t)((i * 7919) % 65535 - 32767);
+  memset(y_fwd, 1, sizeof y_fwd);
+
+  CHECK_STATUS(attn_plan_init_decode(&plan, &cfg, ATTN_DTYPE_S16, QCHUNK, QL, 0), ATTN_OK);
+  CHECK_STATUS(attn_plan_arena_bytes(&plan, &bytes), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_bytes(&plan, &cache_bytes), ATTN_OK);
+  CHECK(bytes <= sizeof arena && cache_bytes == sizeof cache_buf);
+  CHECK_STATUS(attn_plan_init_decode(&s8_plan, &cfg, ATTN_DTYPE_S8, QCHUNK, QL, 0), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_init_s16(&cache, &s8_plan, 0, cache_buf, cache_bytes), ATTN_ERR_BAD_DTYPE);
+  CHECK_STATUS(attn_kv_cache_init_s16(&cache, &plan, 0, cache_buf, cache_bytes), ATTN_OK);
+  CHECK_STATUS(attn_decode_s16(&s8_plan, &w, &cache, x, 1, y_dec, arena, bytes), ATTN_ERR_BAD_DTYPE);
+  for (row = 0; row < QL; row += QCHUNK) {
+    const int32_t n = QL - row < QCHUNK ? QL - row : QCHUNK;
+    CHECK_STATUS(attn_decode_s16(&plan, &w, &cache, x + row * QE, n, y_dec + row * QE, arena, bytes),
+                 ATTN_OK);
+  }
+  CHECK_STATUS(attn_decode_s16(&plan, &w, &cache, x, 1, y_dec, arena, bytes), ATTN_ERR_CACHE_FULL);
+  CHECK_STATUS(attn_decode_s16(&plan, &w, &cache, NULL, 1, y_dec, arena, bytes), ATTN_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(attn_kv_cache_length_s16(&cache, &length, &next), ATTN_OK);
+  CHECK(length == QL && next == QL);
+
+  CHECK_STATUS(attn_plan_init(&fwd_plan, &cfg, ATTN_DTYPE_S16, QL, QL, 0), ATTN_OK);
+  memset(&mask, 0, sizeof mask);
+  mask.causal = 1;
+  io.query = x;
+  io.key = x;
+  io.value = x;
+  io.output = y_fwd;
+  io.query_position = 0;
+  CHECK_STATUS(attn_forward_s16(&fwd_plan, &w, &mask, &io, arena, sizeof arena), ATTN_OK);
+  CHECK(memcmp(y_dec, y_fwd, sizeof y_dec) == 0);
+  CHECK(!all_same(y_dec, QL * QE, 2));
+
+  CHECK_STATUS(attn_kv_cache_reset_s16(&cache), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_reset_s16(NULL), ATTN_ERR_NULL_ARGUMENT);
+  CHECK_STATUS(attn_kv_cache_length_s16(&cache, &length, &next), ATTN_OK);
+  CHECK(length == 0 && next == 0);
+  CHECK_STATUS(attn_kv_cache_length_s16(&cache, NULL, &next), ATTN_ERR_NULL_ARGUMENT);
+}
+#endif /* ATTN_WITH_S16 */
+
 int main(int argc, char** argv) {
   int i;
   test_hand_case();
   test_errors();
+#if ATTN_WITH_S8
+  test_decode_s8();
+#endif
+#if ATTN_WITH_S16
+  test_decode_s16();
+#endif
   for (i = 1; i < argc; ++i) test_golden(argv[i]);
   printf(
       "c_api_test: %d golden cases (%d also decoded over a KV cache, %d not expressible as a v1 .attn blob), "
