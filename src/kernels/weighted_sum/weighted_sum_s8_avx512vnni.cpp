@@ -90,10 +90,7 @@ void weighted_sum_s8_avx512vnni(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t
     const int32_t nc = v.cols - c0 < 32 ? v.cols - c0 : 32;
     int32_t t = 0;
     for (; t + 12 <= p.rows; t += 12) block<12>(x, t, c0, nc);
-    if (p.rows - t >= 4) {
-      block<4>(x, t, c0, nc);
-      t += 4;
-    }
+    for (; t + 4 <= p.rows; t += 4) block<4>(x, t, c0, nc);
     for (; t < p.rows; ++t) block<1>(x, t, c0, nc);
   }
 }
