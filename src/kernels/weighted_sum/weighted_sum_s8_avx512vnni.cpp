@@ -68,7 +68,7 @@ void block(const Ctx& x, int32_t t0, int32_t c0, int32_t nc) {
     int8_t* orow = x.o.row(t0 + r) + c0;  // [nc]
     for (int h = 0; h < 2 && 16 * h < nc; ++h) {
       const __m512i acc = _mm512_permutex2var_epi64(lo[r], h == 0 ? first : second, hi[r]);
-      const __m512i q = _mm512_add_epi32(x.zo, avx512i::mbqm(acc, x.rq.mult, x.rq.left, x.rq.right));
+      const __m512i q = _mm512_add_epi32(x.zo, avx512i::mbqm(acc, x.rq));
       avx512i::store16_s8(orow + 16 * h, q, x.lo, x.hi, nc - 16 * h > 16 ? 16 : nc - 16 * h);
     }
   }
