@@ -179,6 +179,11 @@ inline void panel_rows(const int8_t* x, int32_t ldx, int32_t K, const int32_t* p
       ATTN_UNROLL for (int h = 0; h < NH; ++h) acc[r][h] = dpbusd(acc[r][h], p[h], b);
     }
   }
+  if constexpr (Epi::kRawSums) {  // the epilogue takes 128 xsum[m] off itself
+    ATTN_UNROLL for (int r = 0; r < MR; ++r) ATTN_UNROLL for (int h = 0; h < NH; ++h)
+        epi.out(m0 + r, h, acc[r][h], xsum[r]);
+    return;
+  }
   ATTN_UNROLL for (int r = 0; r < MR; ++r) {
     const int32_t xs = xsum[r];
     const __m512i corr = _mm512_set1_epi32(static_cast<int32_t>(static_cast<uint32_t>(xs) << 7));  // 128 xsum
@@ -208,7 +213,8 @@ inline void panel_all_rows(const int8_t* xc, int32_t ldx, int32_t mc, int32_t K,
 // half h with columns left,
 //   epi.out(m, h, dot, xsum[m])
 // with dot lane c = sum_k x[m, k] w[j0 + 16h + c, k] (mod 2^32; lanes past
-// the last column are garbage). K in [1, kMaxK].
+// the last column are garbage). K in [1, kMaxK]. An Epi whose kRawSums is
+// true gets dot + 128 xsum[m] instead (the panel's unsigned bias left in).
 template <class Epi>
 inline void gemm_s8(const int8_t* x, int32_t ldx, int32_t M, const int8_t* w, int32_t ldw, int32_t N,
                     int32_t K, Epi& epi) {

@@ -15,6 +15,7 @@ namespace detail {
 namespace {
 
 struct LinearEpi {
+  static constexpr bool kRawSums = false;
   const int32_t* bias;
   const LinearS8Params& p;
   MatS8 y;
