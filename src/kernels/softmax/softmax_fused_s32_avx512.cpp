@@ -21,6 +21,7 @@
 #if ATTN_HAVE_AVX512VNNI
 #include <immintrin.h>
 
+#include <climits>
 #include <cstring>
 
 #include "internal/avx512_fixed.h"
@@ -124,6 +125,66 @@ inline __m512i row_exps(int32_t* row, int32_t begin, int32_t end, int32_t smax, 
   return vsum;
 }
 
+// fp::saturating_rounding_doubling_high_mul on 8 int64 lanes holding int32
+// values (sign-extended), exactly: the product and its nudge in 64 bits,
+// the division by 2^31 truncating toward zero.
+inline __m512i srdhm64(__m512i a, __m512i b) {
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i ab = _mm512_mul_epi32(a, b);
+  const __mmask8 neg = _mm512_cmplt_epi64_mask(ab, zero);
+  const __m512i nudge = _mm512_mask_blend_epi64(neg, _mm512_set1_epi64(int64_t{1} << 30),
+                                                _mm512_set1_epi64(1 - (int64_t{1} << 30)));
+  __m512i n = _mm512_add_epi64(ab, nudge);
+  // n / 2^31 toward zero: negative n gets 2^31 - 1 added before the shift
+  n = _mm512_mask_add_epi64(n, _mm512_cmplt_epi64_mask(n, zero), n,
+                            _mm512_set1_epi64((int64_t{1} << 31) - 1));
+  const __m512i q = _mm512_srai_epi64(n, 31);
+  const __m512i min32 = _mm512_set1_epi64(INT32_MIN);
+  const __mmask8 both_min = _mm512_cmpeq_epi64_mask(a, min32) & _mm512_cmpeq_epi64_mask(b, min32);
+  return _mm512_mask_mov_epi64(q, both_min, _mm512_set1_epi64(INT32_MAX));
+}
+// fp::wrap_add on int64 lanes holding int32 values: the sum's low 32 bits, sign-extended.
+inline __m512i wrap_add64(__m512i a, __m512i b) {
+  return _mm512_srai_epi64(_mm512_slli_epi64(_mm512_add_epi64(a, b), 32), 32);
+}
+// fp::saturating_shift_left by e (1 or 2): x << e clamped to int32.
+inline __m512i sat_shl64(__m512i x, int e) {
+  const __m512i v = _mm512_slli_epi64(x, static_cast<unsigned>(e));
+  return _mm512_min_epi64(_mm512_max_epi64(v, _mm512_set1_epi64(INT32_MIN)), _mm512_set1_epi64(INT32_MAX));
+}
+
+// fused_softmax_reciprocal of sum[0 .. g), g <= 8, into recip: the
+// normalization and the final shift scalar, the Newton-Raphson steps of
+// fp::one_over_one_plus_x_for_x_in_0_1 on 8 int64 lanes at once.
+inline void reciprocals(const uint32_t* sum, int32_t g, uint32_t* recip) {
+  alignas(64) int64_t a[8] = {};  // (sum << h) - 2^31, in [0, 2^31)
+  int h[8] = {};
+  for (int32_t r = 0; r < g; ++r) {
+    h[r] = fp::count_leading_zeros(sum[r]);
+    a[r] = static_cast<int32_t>((sum[r] << h[r]) - (uint32_t{1} << 31));
+  }
+  const __m512i va = _mm512_load_si512(a);
+  // rounding_half_sum(a, INT32_MAX) = (a + 2^31) / 2 for a >= 0
+  const __m512i hd = _mm512_srai_epi64(_mm512_add_epi64(va, _mm512_set1_epi64(int64_t{1} << 31)), 1);
+  const __m512i k48_17 = _mm512_set1_epi64(1515870810);  // Q2.29
+  const __m512i kn32_17 = _mm512_set1_epi64(-1010580540);
+  const __m512i one_q2 = _mm512_set1_epi64(int64_t{1} << 29);
+  __m512i x = wrap_add64(k48_17, srdhm64(hd, kn32_17));
+  for (int i = 0; i < 3; ++i) {
+    const __m512i one_minus =
+        _mm512_srai_epi64(_mm512_slli_epi64(_mm512_sub_epi64(one_q2, srdhm64(hd, x)), 32), 32);
+    x = wrap_add64(x, sat_shl64(srdhm64(x, one_minus), 2));
+  }
+  alignas(64) int64_t r31[8];
+  _mm512_store_si512(r31, sat_shl64(x, 1));
+  for (int32_t r = 0; r < g; ++r) {
+    const uint32_t v = static_cast<uint32_t>(static_cast<int32_t>(r31[r]));
+    const int rs = h[r] + kProbBits - 30;
+    const uint32_t q = rs >= 0 ? v << rs : v >> -rs;
+    recip[r] = q - (q >> kProbBits);
+  }
+}
+
 // Pass 2: p_j as int16 over the first 2n bytes of the row, 0 outside [begin, end).
 inline void row_probs(int32_t* row, int32_t begin, int32_t end, int32_t n, uint32_t recip) {
   unsigned char* bytes = reinterpret_cast<unsigned char*>(row);
@@ -145,7 +206,7 @@ void softmax_fused_rows_avx512(int32_t* s, int32_t stride, int32_t rows, const i
                                const int32_t* end, int32_t n, const FusedSoftmax& sm) {
   // Each phase over a group of rows before the next phase, so that the rows'
   // serial parts (the max and sum reductions, the scalar reciprocal) overlap.
-  constexpr int32_t kGroup = 4;
+  constexpr int32_t kGroup = 8;  // reciprocals' lanes
   const ExpConsts c(sm);
   for (int32_t r0 = 0; r0 < rows; r0 += kGroup) {
     const int32_t g = rows - r0 < kGroup ? rows - r0 : kGroup;
@@ -158,10 +219,12 @@ void softmax_fused_rows_avx512(int32_t* s, int32_t stride, int32_t rows, const i
       if (begin[r0 + r] < end[r0 + r]) smax[r] = row_max(row[r], begin[r0 + r], end[r0 + r]);
     }
     for (int32_t r = 0; r < g; ++r) vsum[r] = row_exps(row[r], begin[r0 + r], end[r0 + r], smax[r], c);
+    uint32_t sum[kGroup];  // [g]
     for (int32_t r = 0; r < g; ++r) {
-      if (begin[r0 + r] < end[r0 + r])
-        recip[r] = fused_softmax_reciprocal(static_cast<uint32_t>(_mm512_reduce_add_epi32(vsum[r])));
+      // an empty row's sum is 0 (no exps); any value >= 65447 keeps reciprocals in its domain
+      sum[r] = begin[r0 + r] < end[r0 + r] ? static_cast<uint32_t>(_mm512_reduce_add_epi32(vsum[r])) : 65536u;
     }
+    reciprocals(sum, g, recip);
     for (int32_t r = 0; r < g; ++r) {
       if (begin[r0 + r] < end[r0 + r]) {
         row_probs(row[r], begin[r0 + r], end[r0 + r], n, recip[r]);
