@@ -157,6 +157,10 @@ inline __m512i sat_shl64(__m512i x, int e) {
 // normalization and the final shift scalar, the Newton-Raphson steps of
 // fp::one_over_one_plus_x_for_x_in_0_1 on 8 int64 lanes at once.
 inline void reciprocals(const uint32_t* sum, int32_t g, uint32_t* recip) {
+  if (g == 1) {  // one row: the scalar chain is shorter than the vector one
+    recip[0] = fused_softmax_reciprocal(sum[0]);
+    return;
+  }
   alignas(64) int64_t a[8] = {};  // (sum << h) - 2^31, in [0, 2^31)
   int h[8] = {};
   for (int32_t r = 0; r < g; ++r) {
