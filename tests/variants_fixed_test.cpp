@@ -449,3 +449,46 @@ TEST_CASE("fixed variants: softmax_fused_row avx2 (and avx512) bit-exact with re
   }
 }
 #endif
+
+TEST_CASE("fixed variants: softmax_fused_rows (dispatched) gives softmax_fused_row_ref's rows",
+          "[variants_fixed]") {
+  // Groups of rows with their own key ranges (empty ones too) and partial
+  // last groups: the AVX-512 variant runs each phase, and the reciprocals
+  // on vector lanes, across a group of rows.
+  std::mt19937 rng(15);
+  for (int iter = 0; iter < 300; ++iter) {
+    d::FusedSoftmax sm{};
+    sm.exp_shift = int32_t(rng() % 24);
+    sm.exp_multiplier = 0x80000000u | uint32_t(rng());
+    uint32_t lo = 0, hi = uint32_t(0xFFFFFFFFu >> sm.exp_shift);  // as the test above
+    while (lo < hi) {
+      const uint32_t mid = uint32_t((uint64_t(lo) + uint64_t(hi) + 1) / 2);
+      if (d::fused_exp_argument(mid, sm) < (1u << 20))
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    sm.diff_limit = int32_t(lo > 0x7FFFFFFFu ? 0x7FFFFFFFu : lo);
+    const int n = 1 + int(rng() % 90), rows = 1 + int(rng() % 21), stride = n + int(rng() % 4);
+    std::vector<int32_t> begin(size_t(rows), 0), end(size_t(rows), n);
+    for (int r = 0; r < rows; ++r) {
+      if (rng() % 3 == 0) begin[size_t(r)] = int(rng() % unsigned(n));
+      if (rng() % 3 == 0) end[size_t(r)] = begin[size_t(r)] + int(rng() % unsigned(n - begin[size_t(r)] + 1));
+    }
+    const int32_t spread = int32_t(std::min<uint32_t>(uint32_t(sm.diff_limit) * 2u + 1u, 1u << 29));
+    const int32_t base = int32_t(rng() % (1u << 28)) - (1 << 27);
+    std::vector<int32_t> a(size_t(rows) * size_t(stride));  // [rows, stride]
+    for (int32_t& s : a) s = base + int32_t(rng() % uint32_t(spread));
+    std::vector<int32_t> b = a;
+    for (int r = 0; r < rows; ++r)
+      d::softmax_fused_row_ref(a.data() + size_t(r) * size_t(stride), begin[size_t(r)], end[size_t(r)], n,
+                               sm);
+    d::softmax_fused_rows(b.data(), stride, rows, begin.data(), end.data(), n, sm);
+    for (int r = 0; r < rows; ++r) {
+      INFO("n=" << n << " rows=" << rows << " row " << r << " begin=" << begin[size_t(r)]
+                << " end=" << end[size_t(r)]);
+      CHECK(std::memcmp(a.data() + size_t(r) * size_t(stride), b.data() + size_t(r) * size_t(stride),
+                        2 * size_t(n)) == 0);
+    }
+  }
+}

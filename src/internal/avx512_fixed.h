@@ -179,6 +179,11 @@ inline void panel_rows(const int8_t* x, int32_t ldx, int32_t K, const int32_t* p
       ATTN_UNROLL for (int h = 0; h < NH; ++h) acc[r][h] = dpbusd(acc[r][h], p[h], b);
     }
   }
+  if constexpr (Epi::kRawSums) {  // the epilogue takes 128 xsum[m] off itself
+    ATTN_UNROLL for (int r = 0; r < MR; ++r) ATTN_UNROLL for (int h = 0; h < NH; ++h)
+        epi.out(m0 + r, h, acc[r][h], xsum[r]);
+    return;
+  }
   ATTN_UNROLL for (int r = 0; r < MR; ++r) {
     const int32_t xs = xsum[r];
     const __m512i corr = _mm512_set1_epi32(static_cast<int32_t>(static_cast<uint32_t>(xs) << 7));  // 128 xsum
@@ -208,7 +213,8 @@ inline void panel_all_rows(const int8_t* xc, int32_t ldx, int32_t mc, int32_t K,
 // half h with columns left,
 //   epi.out(m, h, dot, xsum[m])
 // with dot lane c = sum_k x[m, k] w[j0 + 16h + c, k] (mod 2^32; lanes past
-// the last column are garbage). K in [1, kMaxK].
+// the last column are garbage). K in [1, kMaxK]. An Epi whose kRawSums is
+// true gets dot + 128 xsum[m] instead (the panel's unsigned bias left in).
 template <class Epi>
 inline void gemm_s8(const int8_t* x, int32_t ldx, int32_t M, const int8_t* w, int32_t ldw, int32_t N,
                     int32_t K, Epi& epi) {
@@ -232,34 +238,39 @@ inline void gemm_s8(const int8_t* x, int32_t ldx, int32_t M, const int8_t* w, in
   }
 }
 
-// fp::multiply_by_quantized_multiplier on 16 lanes, bit-exact, for
-// multipliers >= 0; left = max(shift, 0), right = max(-shift, 0) per lane.
-// The same steps as avx2i::mbqm (see internal/avx2_fixed.h for why they are
-// exact), on 512-bit vectors and mask registers.
-inline __m512i mbqm(__m512i x, __m512i mult, __m512i left, __m512i right) {
-  const __m512i a = _mm512_sllv_epi32(x, left);
-  const __m512i half = _mm512_set1_epi64(int64_t{1} << 30);
-  const __m512i even = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, mult), half), 31);
-  const __m512i odd = _mm512_srli_epi64(
-      _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(mult, 32)), half), 31);
-  const __m512i h = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
-  const __m512i one = _mm512_set1_epi32(1);
-  const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
-  const __m512i rem = _mm512_and_si512(h, mask);
-  __m512i thr = _mm512_srai_epi32(mask, 1);
-  thr = _mm512_mask_add_epi32(thr, _mm512_cmplt_epi32_mask(h, _mm512_setzero_si512()), thr, one);
-  const __m512i q = _mm512_srav_epi32(h, right);
-  return _mm512_mask_add_epi32(q, _mm512_cmpgt_epi32_mask(rem, thr), q, one);
-}
-
-// Requantization constants of 16 channels, as lanes.
+// Requantization constants of 16 channels, as lanes: the multiplier (and
+// its odd lanes moved down), left = max(shift, 0), right = max(-shift, 0),
+// and the rounding mask 2^right - 1 and threshold mask >> 1 of mbqm.
 struct Requant {
-  __m512i mult, left, right;
+  __m512i mult, mult_odd, left, right, mask, thr;
   static Requant of(__m512i multiplier, __m512i shift) {
     const __m512i zero = _mm512_setzero_si512();
-    return {multiplier, _mm512_max_epi32(shift, zero), _mm512_max_epi32(_mm512_sub_epi32(zero, shift), zero)};
+    const __m512i one = _mm512_set1_epi32(1);
+    const __m512i right = _mm512_max_epi32(_mm512_sub_epi32(zero, shift), zero);
+    const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
+    return {multiplier, _mm512_srli_epi64(multiplier, 32), _mm512_max_epi32(shift, zero), right,
+            mask,       _mm512_srai_epi32(mask, 1)};
   }
 };
+
+// fp::multiply_by_quantized_multiplier on 16 lanes, bit-exact, for
+// multipliers >= 0 (rq: Requant::of the multipliers and shifts). The same
+// steps as avx2i::mbqm (see internal/avx2_fixed.h for why they are exact),
+// on 512-bit vectors and mask registers.
+inline __m512i mbqm(__m512i x, const Requant& rq) {
+  const __m512i a = _mm512_sllv_epi32(x, rq.left);
+  const __m512i half = _mm512_set1_epi64(int64_t{1} << 30);
+  const __m512i even = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, rq.mult), half), 31);
+  const __m512i odd =
+      _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), rq.mult_odd), half), 31);
+  const __m512i h = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+  const __m512i one = _mm512_set1_epi32(1);
+  const __m512i rem = _mm512_and_si512(h, rq.mask);
+  const __m512i thr =
+      _mm512_mask_add_epi32(rq.thr, _mm512_cmplt_epi32_mask(h, _mm512_setzero_si512()), rq.thr, one);
+  const __m512i q = _mm512_srav_epi32(h, rq.right);
+  return _mm512_mask_add_epi32(q, _mm512_cmpgt_epi32_mask(rem, thr), q, one);
+}
 
 // Clamps 16 int32 lanes to [lo, hi] (within int8) and stores lanes [0, n) as int8 at dst.
 inline void store16_s8(int8_t* dst, __m512i v, __m512i lo, __m512i hi, int32_t n) {

@@ -101,6 +101,10 @@ void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n,
 void linear_s8_avx512vnni(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
 void scores_s8_avx512vnni(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
 void softmax_fused_row_avx512(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+// softmax_fused_row over rows [0, rows) of s (row stride `stride` int32), row r
+// over its own keys [begin[r], end[r]), the rows' phases interleaved.
+void softmax_fused_rows_avx512(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
+                               const int32_t* end, int32_t n, const FusedSoftmax& sm);
 void weighted_sum_s8_avx512vnni(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
                                 MatS8 o);
 
@@ -126,6 +130,10 @@ void softmax_s8(ConstMatS8 x, const SoftmaxS8Params& p, MatS8 y);
 void scores_s8(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
 void scores_s16(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);
 void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+// softmax_fused_row on rows [0, rows) of s (row stride `stride` int32), row r
+// over its own keys [begin[r], end[r]).
+void softmax_fused_rows(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin, const int32_t* end,
+                        int32_t n, const FusedSoftmax& sm);
 void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
 void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
 void weighted_sum_vt_s8(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,

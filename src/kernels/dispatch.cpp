@@ -158,6 +158,15 @@ void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, cons
   softmax_fused_row_ref(row, begin, end, n, sm);
 #endif
 }
+void softmax_fused_rows(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin, const int32_t* end,
+                        int32_t n, const FusedSoftmax& sm) {
+#if ATTN_HAVE_AVX512VNNI
+  softmax_fused_rows_avx512(s, stride, rows, begin, end, n, sm);
+#else
+  for (int32_t r = 0; r < rows; ++r)
+    softmax_fused_row(s + static_cast<ptrdiff_t>(r) * stride, begin[r], end[r], n, sm);
+#endif
+}
 #endif
 
 }  // namespace detail

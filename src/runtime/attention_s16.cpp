@@ -12,6 +12,8 @@
 namespace attn {
 namespace {
 
+constexpr int32_t kSoftmaxRows = 16;  // rows per softmax_fused_rows call
+
 Status check_projection(const ProjectionS16& p, int32_t out) {
   if (p.weight == nullptr) return Status::kNullArgument;
   return detail::check_requant(p.multiplier, p.shift, out, 14);
@@ -101,9 +103,15 @@ void attend_s16(const AttentionConfig& c, int32_t tile_rows, const WeightsS16& w
       // s = round(Q_h K_h^T / 2^score_shift), int64 sums narrowed to int32
       detail::scores_s16(Q.cols_slice(c0, hd), K.rows_slice(k0, n).cols_slice(g0, hd), w.softmax.score_shift,
                          scores);
-      for (int32_t r = 0; r < rows; ++r) {
-        const KeyRange own = detail::visible_keys(mask, t0 + r, S);
-        detail::softmax_fused_row(scores.row(r), own.begin - k0, own.end - k0, n, sm);
+      for (int32_t r0 = 0; r0 < rows; r0 += kSoftmaxRows) {
+        const int32_t rr = rows - r0 < kSoftmaxRows ? rows - r0 : kSoftmaxRows;
+        int32_t begin[kSoftmaxRows], end[kSoftmaxRows];  // [rr] each row's keys, from k0
+        for (int32_t r = 0; r < rr; ++r) {
+          const KeyRange own = detail::visible_keys(mask, t0 + r0 + r, S);
+          begin[r] = own.begin - k0;
+          end[r] = own.end - k0;
+        }
+        detail::softmax_fused_rows(scores.row(r0), S, rr, begin, end, n, sm);
       }
       // O_h = P V_h, int64 sums, requantized into head h's columns
       detail::weighted_sum_s16(P, V.rows_slice(k0, n).cols_slice(g0, hd), w.context_multiplier,

@@ -21,6 +21,8 @@
 namespace attn {
 namespace {
 
+constexpr int32_t kSoftmaxRows = 16;  // rows per softmax_fused_rows call
+
 bool zp_ok(int32_t zp) { return zp >= -128 && zp <= 127; }
 
 Status check_projection(const ProjectionS8& p, int32_t out) {
@@ -162,9 +164,15 @@ void attend_s8(const AttentionConfig& c, int32_t tile_rows, const WeightsS8& w, 
         continue;
       }
       // p = softmax(s * score_scale), Q0.15, over each row's own visible keys
-      for (int32_t r = 0; r < rows; ++r) {
-        const KeyRange own = detail::visible_keys(mask, t0 + r, S);
-        detail::softmax_fused_row(scores.row(r), own.begin - k0, own.end - k0, n, sm);
+      for (int32_t r0 = 0; r0 < rows; r0 += kSoftmaxRows) {
+        const int32_t rr = rows - r0 < kSoftmaxRows ? rows - r0 : kSoftmaxRows;
+        int32_t begin[kSoftmaxRows], end[kSoftmaxRows];  // [rr] each row's keys, from k0
+        for (int32_t r = 0; r < rr; ++r) {
+          const KeyRange own = detail::visible_keys(mask, t0 + r0 + r, S);
+          begin[r] = own.begin - k0;
+          end[r] = own.end - k0;
+        }
+        detail::softmax_fused_rows(scores.row(r0), S, rr, begin, end, n, sm);
       }
       // O_h = P (V_h - zv), requantized into head h's columns of the context
       detail::weighted_sum_s8(P, V.rows_slice(k0, n).cols_slice(g0, hd), w.v_zero_point, w.context_multiplier,

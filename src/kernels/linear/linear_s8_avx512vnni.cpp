@@ -15,13 +15,14 @@ namespace detail {
 namespace {
 
 struct LinearEpi {
+  static constexpr bool kRawSums = false;
   const int32_t* bias;
   const LinearS8Params& p;
   MatS8 y;
   __m512i zx, zo, lo, hi;
   // This panel's channels [j0, j0 + n): per half, bias, requantization and weight-sum lanes.
   int32_t j0 = 0, n = 0;
-  __m512i b[2] = {}, ws[2] = {};
+  __m512i b[2] = {};  // bias - zx * wsum per half
   avx512i::Requant rq[2] = {};
 
   LinearEpi(const int32_t* bias_, const LinearS8Params& p_, MatS8 y_)
@@ -34,22 +35,21 @@ struct LinearEpi {
         hi(_mm512_set1_epi32(p_.act_max)) {}
 
   void panel(int32_t j, int32_t cols, const __m512i* wsum) {
-    ws[0] = wsum[0];
-    ws[1] = wsum[1];
     j0 = j;
     n = cols;
     for (int h = 0; h < 2; ++h) {
       const int32_t c = cols - 16 * h;
       const __mmask16 k = avx512i::mask16(c <= 0 ? 0 : c > 16 ? 16 : c);
       const int32_t off = j + 16 * h;
-      b[h] = bias != nullptr ? _mm512_maskz_loadu_epi32(k, bias + off) : _mm512_setzero_si512();
+      const __m512i bh = bias != nullptr ? _mm512_maskz_loadu_epi32(k, bias + off) : _mm512_setzero_si512();
+      b[h] = _mm512_sub_epi32(bh, _mm512_mullo_epi32(zx, wsum[h]));
       rq[h] = avx512i::Requant::of(_mm512_maskz_loadu_epi32(k, p.multiplier + off),
                                    _mm512_maskz_loadu_epi32(k, p.shift + off));
     }
   }
   void out(int32_t m, int h, __m512i dot, int32_t /*xsum*/) const {
-    const __m512i acc = _mm512_sub_epi32(_mm512_add_epi32(b[h], dot), _mm512_mullo_epi32(zx, ws[h]));
-    const __m512i v = _mm512_add_epi32(zo, avx512i::mbqm(acc, rq[h].mult, rq[h].left, rq[h].right));
+    const __m512i acc = _mm512_add_epi32(b[h], dot);
+    const __m512i v = _mm512_add_epi32(zo, avx512i::mbqm(acc, rq[h]));
     const int32_t c = n - 16 * h;
     avx512i::store16_s8(y.row(m) + j0 + 16 * h, v, lo, hi, c > 16 ? 16 : c);
   }

@@ -15,24 +15,25 @@ namespace detail {
 namespace {
 
 struct ScoresEpi {
+  static constexpr bool kRawSums = true;  // out() gets dot + 128 qsum
   MatS32 s;
   int32_t zq, zk;
   __m512i vzq, bias;  // bias = half + d * zq * zk (wrapping)
   __m128i shift;
   int32_t j0 = 0, n = 0;
-  __m512i zq_ksum[2] = {};  // zq * ksum per half
+  __m512i col[2] = {};  // bias - zq * ksum per half
 
   void panel(int32_t j, int32_t cols, const __m512i* ksum) {
-    zq_ksum[0] = _mm512_mullo_epi32(vzq, ksum[0]);
-    zq_ksum[1] = _mm512_mullo_epi32(vzq, ksum[1]);
+    col[0] = _mm512_sub_epi32(bias, _mm512_mullo_epi32(vzq, ksum[0]));
+    col[1] = _mm512_sub_epi32(bias, _mm512_mullo_epi32(vzq, ksum[1]));
     j0 = j;
     n = cols;
   }
-  void out(int32_t t, int h, __m512i dot, int32_t qsum) const {
-    const int32_t qc = static_cast<int32_t>(static_cast<uint32_t>(zk) * static_cast<uint32_t>(qsum));
-    __m512i acc = _mm512_sub_epi32(dot, _mm512_set1_epi32(qc));
-    acc = _mm512_sub_epi32(acc, zq_ksum[h]);
-    acc = _mm512_sra_epi32(_mm512_add_epi32(acc, bias), shift);
+  // raw = dot + 128 qsum: dot - zk qsum = raw - (128 + zk) qsum.
+  void out(int32_t t, int h, __m512i raw, int32_t qsum) const {
+    const int32_t qc = static_cast<int32_t>(static_cast<uint32_t>(zk + 128) * static_cast<uint32_t>(qsum));
+    __m512i acc = _mm512_add_epi32(_mm512_sub_epi32(raw, _mm512_set1_epi32(qc)), col[h]);
+    acc = _mm512_sra_epi32(acc, shift);
     const int32_t c = n - 16 * h;
     _mm512_mask_storeu_epi32(s.row(t) + j0 + 16 * h, avx512i::mask16(c > 16 ? 16 : c), acc);
   }

@@ -68,7 +68,7 @@ void block(const Ctx& x, int32_t t0, int32_t c0, int32_t nc) {
     int8_t* orow = x.o.row(t0 + r) + c0;  // [nc]
     for (int h = 0; h < 2 && 16 * h < nc; ++h) {
       const __m512i acc = _mm512_permutex2var_epi64(lo[r], h == 0 ? first : second, hi[r]);
-      const __m512i q = _mm512_add_epi32(x.zo, avx512i::mbqm(acc, x.rq.mult, x.rq.left, x.rq.right));
+      const __m512i q = _mm512_add_epi32(x.zo, avx512i::mbqm(acc, x.rq));
       avx512i::store16_s8(orow + 16 * h, q, x.lo, x.hi, nc - 16 * h > 16 ? 16 : nc - 16 * h);
     }
   }
@@ -90,10 +90,7 @@ void weighted_sum_s8_avx512vnni(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t
     const int32_t nc = v.cols - c0 < 32 ? v.cols - c0 : 32;
     int32_t t = 0;
     for (; t + 12 <= p.rows; t += 12) block<12>(x, t, c0, nc);
-    if (p.rows - t >= 4) {
-      block<4>(x, t, c0, nc);
-      t += 4;
-    }
+    for (; t + 4 <= p.rows; t += 4) block<4>(x, t, c0, nc);
     for (; t < p.rows; ++t) block<1>(x, t, c0, nc);
   }
 }
