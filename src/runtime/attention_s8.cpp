@@ -94,13 +94,14 @@ Status check_weights_s8(const AttentionConfig& c, const WeightsS8& w) {
   return Status::kOk;
 }
 
+template <bool kVt>
 void project_kv_s8(const AttentionConfig& c, const WeightsS8& w, const int8_t* key, const int8_t* value,
-                   int32_t rows, int32_t k_pos, MatS8 K, MatS8 V, bool v_transposed) {
+                   int32_t rows, int32_t k_pos, MatS8 K, MatS8 V) {
   const int32_t Dkv = c.num_kv_heads * c.head_dim;
   // K = Xk Wk^T + bk (rotated to positions k_pos ..), V = Xv Wv^T + bv (or V^T)
   detail::linear_s8(matrix(key, rows, c.kdim), matrix(w.k.weight, Dkv, c.kdim), w.k.bias,
                     linear_params(w.k, w.k_zero_point), K);
-  if (v_transposed) {
+  if constexpr (kVt) {
     linear_s8_transposed(matrix(value, rows, c.vdim), matrix(w.v.weight, Dkv, c.vdim), w.v.bias,
                          linear_params(w.v, w.v_zero_point), V);
   } else {
@@ -111,9 +112,10 @@ void project_kv_s8(const AttentionConfig& c, const WeightsS8& w, const int8_t* k
     detail::rope_s8(K, c.head_dim, w.k_zero_point, k_pos, w.rope);  // K rows at their positions
 }
 
+template <bool kVt>
 void attend_s8(const AttentionConfig& c, int32_t tile_rows, const WeightsS8& w, const Mask& mask,
-               const int8_t* query, int32_t L, int32_t q_pos, ConstMatS8 K, ConstMatS8 V, bool v_transposed,
-               int8_t* output, const AttendScratchS8& scratch) {
+               const int8_t* query, int32_t L, int32_t q_pos, ConstMatS8 K, ConstMatS8 V, int8_t* output,
+               const AttendScratchS8& scratch) {
   const int32_t E = c.embed_dim;
   const int32_t H = c.num_heads;
   const int32_t hd = c.head_dim;
@@ -145,7 +147,7 @@ void attend_s8(const AttentionConfig& c, int32_t tile_rows, const WeightsS8& w, 
       // s = (Q_h - zq)(K_h - zk)^T over the visible keys, int32
       detail::scores_s8(Q.cols_slice(c0, hd), w.q_zero_point, K.rows_slice(k0, n).cols_slice(g0, hd),
                         w.k_zero_point, w.softmax.score_shift, scores);
-      if (v_transposed) {
+      if constexpr (kVt) {
         // Four rows at a time: the softmax's exps and normalizers over each
         // row's own visible keys, then O_h = P (V_h - zv) with P normalized
         // on the fly (p = fused_prob(e, recip), the same Q0.15 probabilities).
@@ -184,6 +186,13 @@ void attend_s8(const AttentionConfig& c, int32_t tile_rows, const WeightsS8& w, 
   }
 }
 
+// decode_s8 keeps V untransposed on every target; forward_s8 instantiates
+// the layout of its target (kValuesTransposedS8) itself.
+template void project_kv_s8<false>(const AttentionConfig&, const WeightsS8&, const int8_t*, const int8_t*,
+                                   int32_t, int32_t, MatS8, MatS8);
+template void attend_s8<false>(const AttentionConfig&, int32_t, const WeightsS8&, const Mask&, const int8_t*,
+                               int32_t, int32_t, ConstMatS8, ConstMatS8, int8_t*, const AttendScratchS8&);
+
 }  // namespace detail
 
 Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const IoS8& io, Arena& arena) {
@@ -212,13 +221,13 @@ Status forward_s8(const Plan& plan, const WeightsS8& w, const Mask& mask, const 
     return carved;
   }
   const MatS8 K = matrix(k_buf, plan.key_len, Dkv);
-  const bool vt = detail::kValuesTransposedS8;
+  constexpr bool vt = detail::kValuesTransposedS8;
   const MatS8 V = vt ? matrix(v_buf, Dkv, plan.key_len) : matrix(v_buf, plan.key_len, Dkv);
 
   // K, V once for all query tiles (key j at position j).
-  detail::project_kv_s8(c, w, io.key, io.value, plan.key_len, 0, K, V, vt);
-  detail::attend_s8(c, plan.tile_rows, w, mask, io.query, plan.query_len, io.query_position, K, V, vt,
-                    io.output, scratch);
+  detail::project_kv_s8<vt>(c, w, io.key, io.value, plan.key_len, 0, K, V);
+  detail::attend_s8<vt>(c, plan.tile_rows, w, mask, io.query, plan.query_len, io.query_position, K, V,
+                        io.output, scratch);
   arena.release(mark);
   return Status::kOk;
 }

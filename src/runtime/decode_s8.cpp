@@ -55,14 +55,14 @@ Status decode_s8(const Plan& plan, const WeightsS8& w, KvCacheS8* cache, const i
     // New K, V rows [rows, Dkv] at cache rows [length, length + rows), positions next_position() ..
     const MatS8 k_new = matrix(cache->k + static_cast<ptrdiff_t>(cache->length) * Dkv, rows, Dkv);
     const MatS8 v_new = matrix(cache->v + static_cast<ptrdiff_t>(cache->length) * Dkv, rows, Dkv);
-    detail::project_kv_s8(c, w, xr, xr, rows, cache->next_position(), k_new, v_new, /*v_transposed=*/false);
+    detail::project_kv_s8<false>(c, w, xr, xr, rows, cache->next_position(), k_new, v_new);
     cache->length += rows;
 
     // The chunk's queries are cache rows [length - rows, length).
-    detail::attend_s8(c, plan.tile_rows, w, detail::decode_mask(*cache, rows), xr, rows,
-                      cache->next_position() - rows, matrix<const int8_t>(cache->k, cache->length, Dkv),
-                      matrix<const int8_t>(cache->v, cache->length, Dkv), /*v_transposed=*/false,
-                      y + static_cast<ptrdiff_t>(r0) * E, scratch);
+    detail::attend_s8<false>(
+        c, plan.tile_rows, w, detail::decode_mask(*cache, rows), xr, rows, cache->next_position() - rows,
+        matrix<const int8_t>(cache->k, cache->length, Dkv),
+        matrix<const int8_t>(cache->v, cache->length, Dkv), y + static_cast<ptrdiff_t>(r0) * E, scratch);
   }
   arena.release(mark);
   return Status::kOk;
