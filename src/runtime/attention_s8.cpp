@@ -51,8 +51,9 @@ LinearS8Params linear_params(const ProjectionS8& p, int32_t output_zero_point) {
 
 // yt = (x w^T + b)^T, yt [N, M]: four rows of y at a time through linear_s8
 // into a stack tile of up to 64 columns, scattered into columns of yt.
-__attribute__((noinline)) void linear_s8_transposed(ConstMatS8 x, ConstMatS8 w, const int32_t* bias,
-                                                    const LinearS8Params& p, MatS8 yt) {
+[[maybe_unused]] __attribute__((noinline)) void linear_s8_transposed(ConstMatS8 x, ConstMatS8 w,
+                                                                     const int32_t* bias,
+                                                                     const LinearS8Params& p, MatS8 yt) {
   constexpr int32_t kRows = 4, kCols = 64;
   int8_t tile[kRows * kCols];  // [rows, nc]
   for (int32_t m0 = 0; m0 < x.rows; m0 += kRows) {
