@@ -107,10 +107,7 @@ bool emit_case(std::ostream& os, const golden::Case& c, int index, Emitted* e) {
   const attn::AttentionConfig cfg = c.config();
   const attn::Mask mask = c.mask();
   attn::Plan plan;
-  // The embedded case carries no rotary tables (golden_fixed_case.h): skip rotary cases,
-  // which the integer forwards support since RoPE landed in them.
-  if (mask.additive || cfg.rope_base != 0.0f) return false;
-  if (attn::plan_attention(cfg, dt, c.L, c.S, &plan) != attn::Status::kOk) return false;
+  if (mask.additive || attn::plan_attention(cfg, dt, c.L, c.S, &plan) != attn::Status::kOk) return false;
 
   // 1. calibration on the case's own inputs.
   attn::Plan fplan;
