@@ -19,20 +19,20 @@ namespace {
 // Every key j of rows [t, t + 4) of s, for head_dim d a multiple of 4
 // (= 4 * steps, d > 0): the whole key loop in one asm block, so that the
 // per-key work around the SMLAD steps (accumulators from the zero-point
-// correction, rounding shift, four strided stores) is ~28 instructions
-// instead of GCC's ~54 (it spills the four output pointers).
+// correction plus the rounding constant, shift, four strided stores) is ~24
+// instructions instead of GCC's ~54 (it spills the four output pointers).
 void keys_asm(const int32_t* buf, const int32_t* corr, ConstMatS8 k, int32_t half, int32_t shift, MatS32 s,
               int32_t t) {
   const int32_t d = k.cols;
   // The loop's constants, read by offset from one pointer (registers are short).
   const int32_t ctx[11] = {
-      corr[0],
-      corr[1],
-      corr[2],
-      corr[3],
+      corr[0] + half,  // 0..12: the accumulators' start, rounding included
+      corr[1] + half,
+      corr[2] + half,
+      corr[3] + half,
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(buf)),  // 16: start of the expanded rows
       d,                                                       // 20: bytes of a key
-      half,                                                    // 24
+      0,                                                       // 24: unused
       shift,                                                   // 28
       static_cast<int32_t>(s.stride * 4),                      // 32: bytes between rows of s
       static_cast<int32_t>(k.stride - d),                      // 36: from a key's end to the next key
@@ -57,14 +57,10 @@ void keys_asm(const int32_t* buf, const int32_t* corr, ConstMatS8 k, int32_t hal
       "bne    1b\n\t"
       "ldr    %[t0], [%[ctx], #36]\n\t"
       "add    %[b], %[b], %[t0]\n\t"
-      "ldrd   %[t0], %[t1], [%[ctx], #24]\n\t"
-      "add    %[s0], %[s0], %[t0]\n\t"
+      "ldr    %[t1], [%[ctx], #28]\n\t"
       "asr    %[s0], %[s0], %[t1]\n\t"
-      "add    %[s1], %[s1], %[t0]\n\t"
       "asr    %[s1], %[s1], %[t1]\n\t"
-      "add    %[s2], %[s2], %[t0]\n\t"
       "asr    %[s2], %[s2], %[t1]\n\t"
-      "add    %[s3], %[s3], %[t0]\n\t"
       "asr    %[s3], %[s3], %[t1]\n\t"
       "ldr    %[t0], [%[ctx], #32]\n\t"
       "str    %[s1], [%[o], %[t0]]\n\t"
