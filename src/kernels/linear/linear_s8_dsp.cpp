@@ -147,7 +147,7 @@ void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_
 // The whole of y when every row of x is a multiple of 4 bytes, there is a
 // bias and every channel's shift folds (<= -2): channels in blocks of
 // kChannels (constants worked out once per block), four rows at a time
-// through channels_asm, the last M % 4 rows by linear_s8_ref.
+// through channels_asm, then the last M % 4 rows one by one.
 void all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
   const int32_t K = x.cols;
   const int32_t m4 = x.rows & ~3;
@@ -164,13 +164,21 @@ void all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Para
       dsp::expand4(a, K, p.input_zero_point, buf);
       channels_asm(buf, ch, nc, w.row(n0), w.stride, K, p.output_zero_point, y.row(m) + n0, y.stride);
     }
+    // The last M % 4 rows one at a time, each as four copies of itself with
+    // output row stride 0: channels_asm stores row 0 last, so the row ends
+    // right (a quarter of the work is used, still ~5x fewer instructions
+    // than linear_s8_ref).
+    for (int32_t m = m4; m < x.rows; ++m) {
+      const int8_t* a[4] = {x.row(m), x.row(m), x.row(m), x.row(m)};  // [K]
+      dsp::expand4(a, K, p.input_zero_point, buf);
+      channels_asm(buf, ch, nc, w.row(n0), w.stride, K, p.output_zero_point, y.row(m) + n0, 0);
+    }
   }
-  if (m4 < x.rows) linear_s8_ref(x.rows_slice(m4, x.rows - m4), w, bias, p, y.rows_slice(m4, y.rows - m4));
 }
 
 // Whether all_asm applies (see there).
 bool all_asm_fits(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p) {
-  if (bias == nullptr || x.cols % 4 != 0 || x.cols == 0 || x.rows < 4) return false;
+  if (bias == nullptr || x.cols % 4 != 0 || x.cols == 0) return false;
   for (int32_t n = 0; n < w.rows; ++n) {
     if (p.shift[n] > -2) return false;
   }
