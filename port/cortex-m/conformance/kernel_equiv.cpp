@@ -106,7 +106,8 @@ void linear_s8_cases() {
 
 void scores_s8_cases() {
   for (int32_t i = 0; i < kCases; ++i) {
-    const int32_t T = uniform(1, kMaxRows), S = uniform(1, kMaxCols), d = uniform(1, 40);
+    // Every 7th case head_dim 4 (the DSP kernel's one-step key loop).
+    const int32_t T = uniform(1, kMaxRows), S = uniform(1, kMaxCols), d = i % 7 == 3 ? 4 : uniform(1, 40);
     const int32_t qs = d + uniform(0, 40 - d + 3), ks = d + uniform(0, 3);
     fill(g_x8, sizeof g_x8, -128, 127);
     fill(g_w8, sizeof g_w8, -128, 127);
@@ -234,7 +235,8 @@ void linear_s16_cases() {
 
 void scores_s16_cases() {
   for (int32_t i = 0; i < kCases; ++i) {
-    const int32_t T = uniform(1, kMaxRows), S = uniform(1, kMaxCols), d = uniform(1, 40);
+    // Every 7th case head_dim 4 (the DSP kernel's one-step key loop).
+    const int32_t T = uniform(1, kMaxRows), S = uniform(1, kMaxCols), d = i % 7 == 3 ? 4 : uniform(1, 40);
     const int32_t qs = d + uniform(0, 3), ks = d + uniform(0, 3);
     fill(g_x16, sizeof g_x16 / 2, -32768, 32767);
     fill(g_w16, sizeof g_w16 / 2, -32768, 32767);
@@ -250,7 +252,8 @@ void scores_s16_cases() {
 
 void weighted_sum_s16_cases() {
   for (int32_t i = 0; i < kCases; ++i) {
-    const int32_t T = uniform(1, kMaxRows), S = uniform(1, kMaxCols), d = uniform(1, 40);
+    // Every 7th case head_dim 4 (the DSP kernel's one-step key loop).
+    const int32_t T = uniform(1, kMaxRows), S = uniform(1, kMaxCols), d = i % 7 == 3 ? 4 : uniform(1, 40);
     const int32_t vs = d + uniform(0, 3);
     fill(g_p16, sizeof g_p16 / sizeof g_p16[0], 0, 32767 / (i % 2 ? 1 : 16));
     fill(g_w16, sizeof g_w16 / 2, -32768, 32767);

@@ -1,8 +1,8 @@
 // scores, int8, Cortex-M DSP extension: s = round((q - zq)(k - zk)^T / 2^shift),
 // four query rows at a time, expanded once to SMLAD pairs; each key word is
 // unpacked once for the four rows, and the loop over keys is one asm block
-// (keys_asm). The last T % 4 rows, and head_dim not a multiple of 4 or above
-// dsp::kExpandMaxK, go through scores_s8_ref (flash: the s8 runtime must fit
+// (keys_asm). Head_dim not a multiple of 4 or above dsp::kExpandMaxK goes
+// through scores_s8_ref (flash: the s8 runtime must fit
 // 12 KiB). Same int32 sums as scores_s8_ref: bit-exact.
 #include "internal/arch.h"
 
@@ -172,9 +172,17 @@ void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t s
   }
   const int32_t half = score_shift > 0 ? int32_t{1} << (score_shift - 1) : 0;
   const int32_t t4 = q.rows & ~3;
-  for (int32_t t = 0; t < t4; t += 4) rows4(q, zq, k, zk, half, score_shift, s, t);
-  if (t4 < q.rows)
-    scores_s8_ref(q.rows_slice(t4, q.rows - t4), zq, k, zk, score_shift, s.rows_slice(t4, s.rows - t4));
+  for (int32_t t = 0; t < q.rows;) {
+    // Four rows at a time, then the last T % 4 rows one at a time, each as
+    // four copies of itself (row stride 0) into one output row: the asm
+    // stores row 0 last. A quarter of that pass is used, still fewer
+    // instructions than scores_s8_ref.
+    const bool four = t < t4;
+    const ConstMatS8 qt{q.row(t), 4, q.cols, four ? q.stride : 0};  // [4, d]
+    const MatS32 st{s.row(t), 4, s.cols, four ? s.stride : 0};      // [4, S]
+    rows4(qt, zq, k, zk, half, score_shift, st, 0);
+    t += four ? 4 : 1;
+  }
 }
 
 }  // namespace detail
