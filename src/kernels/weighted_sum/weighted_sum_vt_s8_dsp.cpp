@@ -68,7 +68,17 @@ __attribute__((noinline)) int32_t expand_p1(const int32_t* er, uint32_t rc, int3
 // requantization (flash).
 __attribute__((noinline)) void store_row(const int32_t (*acc)[4], int32_t nc, int32_t r, int32_t corr,
                                          const fast::Requant& rq, int32_t zo, int8_t* o) {
-  for (int32_t c = 0; c < nc; ++c) o[c] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[c][r] + corr)));
+  // The shift tested once, the constants in a local copy: the int8 stores
+  // could alias rq as far as GCC knows, and it would reload its fields and
+  // re-test its shift per output (~21 instructions per output, ~12 here).
+  const fast::Requant q = rq;
+  if (q.shift > -2) {
+#pragma GCC unroll 1
+    for (int32_t c = 0; c < nc; ++c) o[c] = static_cast<int8_t>(dsp::ssat8(zo + q(acc[c][r] + corr)));
+    return;
+  }
+#pragma GCC unroll 1
+  for (int32_t c = 0; c < nc; ++c) o[c] = static_cast<int8_t>(dsp::ssat8(zo + q.folded(acc[c][r] + corr)));
 }
 
 // Rows [t, t + R) of o, R in [1, 4] (rows past R repeat the last one and are
