@@ -57,8 +57,10 @@ void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params
 }
 
 // The folded requantization (fast::Requant, shift <= -2) of the accumulator
-// in register %[s], in place: + output zero point (%[buf]), SSAT to int8.
-// Channel constants: %[t0] multiplier, %[t1] 2^(right - 2), %[bo] right - 1.
+// in register %[s], in place, plus the output zero point, SSAT to int8.
+// Channel constants: %[t0] multiplier, %[t1] 2^(right - 2) + zo 2^(right - 1)
+// (the zero point added before the shift: exact for right <= 23, where
+// |hi word| + 128 * 2^(right - 1) stays below 2^31), %[bo] right - 1.
 #define ATTN_DSP_REQUANT(s)              \
   "and    %[be], %[" s                   \
   "], #0x80000000\n\t"                   \
@@ -68,44 +70,42 @@ void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params
   "smlal  %[be], %[end], %[" s           \
   "], %[t0]\n\t"                         \
   "asr    %[end], %[end], %[bo]\n\t"     \
-  "add    %[end], %[end], %[buf]\n\t"    \
   "ssat   %[" s "], #8, %[end]\n\t"
 
 // Per output channel, worked out once per call (blocks of kChannels).
 struct Channel {
   int32_t bias;
   int32_t multiplier;
-  int32_t hi_base;   // fast::Requant::hi_base
+  int32_t hi_base;   // fast::Requant::hi_base + (output zero point << hi_shift)
   int32_t hi_shift;  // fast::Requant::hi_shift
 };
 constexpr int32_t kChannels = 32;  // 512 B of stack
 
 // Rows [0, 4) of the output block o (row stride ys) for the channels
 // ch[0, nc) (weights from w, one row per channel), x expanded in buf
-// (K = 4 * steps > 0): the whole channel loop in one asm block, ~57
+// (K = 4 * steps > 0): the whole channel loop in one asm block, ~49
 // instructions per channel around the SMLAD steps (bias, requantization,
-// four strided stores) instead of GCC's ~110. Twelve registers: the loop's
-// constants and moving pointers live in ctx.
+// four strided stores) instead of GCC's ~110. Thirteen registers: the
+// loop's other constants and the output pointer live in ctx.
 void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_t* w, ptrdiff_t ws, int32_t K,
-                  int32_t zo, int8_t* o, ptrdiff_t ys) {
-  int32_t ctx[8] = {
+                  int8_t* o, ptrdiff_t ys) {
+  int32_t ctx[7] = {
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(buf)),      // 0: start of the expanded rows
       K,                                                           // 4: bytes of a weight row
       static_cast<int32_t>(ws - K),                                // 8: from a row's end to the next row
-      zo,                                                          // 12
+      0,                                                           // 12: unused
       static_cast<int32_t>(ys),                                    // 16: bytes between rows of y
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(ch + nc)),  // 20: end of the channels
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(o)),        // 24: y[0, n] (moves)
-      static_cast<int32_t>(reinterpret_cast<uintptr_t>(ch)),       // 28: channel n (moves)
   };
   const int8_t* b = w;
+  const Channel* c = ch;  // channel n
   const int32_t* bp;
   const int8_t* end;
   int32_t s0, s1, s2, s3, t0, t1, be, bo;
   __asm__ volatile(
       "0:\n\t"
-      "ldr    %[t0], [%[ctx], #28]\n\t"
-      "ldr    %[s0], [%[t0]]\n\t"
+      "ldr    %[s0], [%[ch]]\n\t"
       "mov    %[s1], %[s0]\n\t"
       "mov    %[s2], %[s0]\n\t"
       "mov    %[s3], %[s0]\n\t"
@@ -119,15 +119,12 @@ void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_
       "bne    1b\n\t"
       "ldr    %[t0], [%[ctx], #8]\n\t"
       "add    %[b], %[b], %[t0]\n\t"
-      "ldr    %[be], [%[ctx], #28]\n\t"
-      "ldrd   %[t0], %[t1], [%[be], #4]\n\t"
-      "ldr    %[bo], [%[be], #12]\n\t"
-      "add    %[be], %[be], #16\n\t"
-      "str    %[be], [%[ctx], #28]\n\t"
+      "ldrd   %[t0], %[t1], [%[ch], #4]\n\t"
+      "ldr    %[bo], [%[ch], #12]\n\t"
+      "add    %[ch], %[ch], #16\n\t"
       "ldr    %[end], [%[ctx], #20]\n\t"
-      "cmp    %[be], %[end]\n\t"  // the flags live to the final bne
-      "ldr    %[buf], [%[ctx], #12]\n\t" ATTN_DSP_REQUANT("s0") ATTN_DSP_REQUANT("s1") ATTN_DSP_REQUANT("s2")
-          ATTN_DSP_REQUANT("s3")
+      "cmp    %[ch], %[end]\n\t"  // the flags live to the final bne
+      ATTN_DSP_REQUANT("s0") ATTN_DSP_REQUANT("s1") ATTN_DSP_REQUANT("s2") ATTN_DSP_REQUANT("s3")
       "ldr    %[t0], [%[ctx], #16]\n\t"
       "ldr    %[be], [%[ctx], #24]\n\t"
       "strb   %[s1], [%[be], %[t0]]\n\t"
@@ -137,15 +134,15 @@ void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_
       "strb   %[s0], [%[be]], #1\n\t"
       "str    %[be], [%[ctx], #24]\n\t"
       "bne    0b\n\t"
-      : [b] "+r"(b), [buf] "=&r"(bp), [end] "=&r"(end), [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2),
-        [s3] "=&r"(s3), [t0] "=&r"(t0), [t1] "=&r"(t1), [be] "=&r"(be), [bo] "=&r"(bo)
+      : [b] "+r"(b), [ch] "+r"(c), [buf] "=&r"(bp), [end] "=&r"(end), [s0] "=&r"(s0), [s1] "=&r"(s1),
+        [s2] "=&r"(s2), [s3] "=&r"(s3), [t0] "=&r"(t0), [t1] "=&r"(t1), [be] "=&r"(be), [bo] "=&r"(bo)
       : [ctx] "r"(ctx)
       : "cc", "memory");
 }
 #undef ATTN_DSP_REQUANT
 
 // The whole of y when every row of x is a multiple of 4 bytes, there is a
-// bias and every channel's shift folds (<= -2): channels in blocks of
+// bias and every channel's shift folds (in [-23, -2]): channels in blocks of
 // kChannels (constants worked out once per block), four rows at a time
 // through channels_asm, then the last M % 4 rows one by one.
 void all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
@@ -157,7 +154,8 @@ void all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Para
     const int32_t nc = w.rows - n0 < kChannels ? w.rows - n0 : kChannels;
     for (int32_t i = 0; i < nc; ++i) {
       const fast::Requant rq(p.multiplier[n0 + i], p.shift[n0 + i]);
-      ch[i] = Channel{bias[n0 + i], rq.multiplier, rq.hi_base, rq.hi_shift};
+      ch[i] = Channel{bias[n0 + i], rq.multiplier,
+                      rq.hi_base + p.output_zero_point * (int32_t{1} << rq.hi_shift), rq.hi_shift};
     }
     // Four rows at a time, then the last M % 4 rows one at a time, each as
     // four copies of itself with output row stride 0 (channels_asm stores
@@ -168,8 +166,7 @@ void all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Para
       const int8_t* a[4] = {x.row(m), x.row(four ? m + 1 : m), x.row(four ? m + 2 : m),
                             x.row(four ? m + 3 : m)};  // [K]
       dsp::expand4(a, K, p.input_zero_point, buf);
-      channels_asm(buf, ch, nc, w.row(n0), w.stride, K, p.output_zero_point, y.row(m) + n0,
-                   four ? y.stride : 0);
+      channels_asm(buf, ch, nc, w.row(n0), w.stride, K, y.row(m) + n0, four ? y.stride : 0);
       m += four ? 4 : 1;
     }
   }
@@ -179,7 +176,7 @@ void all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Para
 bool all_asm_fits(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p) {
   if (bias == nullptr || x.cols % 4 != 0 || x.cols == 0) return false;
   for (int32_t n = 0; n < w.rows; ++n) {
-    if (p.shift[n] > -2) return false;
+    if (p.shift[n] > -2 || p.shift[n] < -23) return false;  // the folded forms of channels_asm
   }
   return true;
 }
