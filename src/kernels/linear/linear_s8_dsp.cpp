@@ -49,10 +49,8 @@ void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params
     dsp::dot4_expanded(buf, b, K4, acc);
     if (K4 < K) tail4(a, b, K4, K, p.input_zero_point, acc);
     const fast::Requant rq(mult[n], shift[n]);
-    yo[0] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[0])));
-    yo[ys] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[1])));
-    yo[2 * ys] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[2])));
-    yo[3 * ys] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[3])));
+#pragma GCC unroll 1  // one copy of the requantization (flash: a path for rare shifts)
+    for (ptrdiff_t r = 0; r < 4; ++r) yo[r * ys] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[r])));
   }
 }
 
