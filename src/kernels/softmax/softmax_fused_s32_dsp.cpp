@@ -38,6 +38,36 @@ inline uint32_t exp_one(uint32_t u, const FusedSoftmax& c) {
 
 namespace {
 
+// e of the score in register s (u = smax - s), in place, added to %[sum]:
+// 13 instructions. Past the limit it branches to label z (ATTN_EXP_ZERO),
+// which zeroes it and comes back to label r.
+#define ATTN_EXP_SCORE(s, z, r)    \
+  "sub    %[" s "], %[smax], %[" s \
+  "]\n\t"                          \
+  "cmp    %[" s                    \
+  "], %[lim]\n\t"                  \
+  "bhi    " z                      \
+  "f\n\t"                          \
+  "lsl    %[" s "], %[" s          \
+  "], %[sh]\n\t"                   \
+  "umull  %[" s "], %[t], %[" s    \
+  "], %[mul]\n\t"                  \
+  "ubfx   %[" s                    \
+  "], %[t], #8, #8\n\t"            \
+  "ldrh   %[" s "], [%[tab], %[" s \
+  "], lsl #1]\n\t"                 \
+  "lsr    %[t], %[t], #16\n\t"     \
+  "lsl    %[" s "], %[" s          \
+  "], #1\n\t"                      \
+  "lsr    %[" s "], %[" s          \
+  "], %[t]\n\t"                    \
+  "add    %[" s "], %[" s          \
+  "], #1\n\t"                      \
+  "lsr    %[" s "], %[" s          \
+  "], #1\n\t"                      \
+  "add    %[sum], %[sum], %[" s "]\n\t" r ":\n\t"
+#define ATTN_EXP_ZERO(s, z, r) z ":\n\tmov    %[" s "], #0\n\tb      " r "b\n\t"
+
 // The exps over row[begin, end) (begin < end), in place; returns the
 // normalizer. Entries outside the range are left as they are.
 uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax& sm) {
@@ -96,48 +126,22 @@ uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax&
 #else
   if (p != pairs_end) {
     int32_t s0, s1, t;  // 11 asm operands: fits beside a frame pointer (-fno-omit-frame-pointer)
+    // Two pairs per iteration (an odd number of pairs enters at the second);
+    // a score past the limit branches to a stub that zeroes it.
     __asm__ volatile(
+        "sub    %[t], %[end], %[p]\n\t"
+        "tst    %[t], #8\n\t"
+        "bne    2f\n\t"
         "1:\n\t"
-        "ldrd   %[s0], %[s1], [%[p]]\n\t"
-        "sub    %[s0], %[smax], %[s0]\n\t"
-        "cmp    %[s0], %[lim]\n\t"
-        "bhi    5f\n\t"
-        "lsl    %[s0], %[s0], %[sh]\n\t"
-        "umull  %[s0], %[t], %[s0], %[mul]\n\t"
-        "ubfx   %[s0], %[t], #8, #8\n\t"
-        "ldrh   %[s0], [%[tab], %[s0], lsl #1]\n\t"
-        "lsr    %[t], %[t], #16\n\t"
-        "lsl    %[s0], %[s0], #1\n\t"
-        "lsr    %[s0], %[s0], %[t]\n\t"
-        "add    %[s0], %[s0], #1\n\t"
-        "lsr    %[s0], %[s0], #1\n\t"
-        "add    %[sum], %[sum], %[s0]\n\t"
+        "ldrd   %[s0], %[s1], [%[p]]\n\t" ATTN_EXP_SCORE("s0", "10", "11") ATTN_EXP_SCORE("s1", "12", "13")
+        "strd   %[s0], %[s1], [%[p]], #8\n\t"
         "2:\n\t"
-        "sub    %[s1], %[smax], %[s1]\n\t"
-        "cmp    %[s1], %[lim]\n\t"
-        "bhi    6f\n\t"
-        "lsl    %[s1], %[s1], %[sh]\n\t"
-        "umull  %[s1], %[t], %[s1], %[mul]\n\t"
-        "ubfx   %[s1], %[t], #8, #8\n\t"
-        "ldrh   %[s1], [%[tab], %[s1], lsl #1]\n\t"
-        "lsr    %[t], %[t], #16\n\t"
-        "lsl    %[s1], %[s1], #1\n\t"
-        "lsr    %[s1], %[s1], %[t]\n\t"
-        "add    %[s1], %[s1], #1\n\t"
-        "lsr    %[s1], %[s1], #1\n\t"
-        "add    %[sum], %[sum], %[s1]\n\t"
-        "3:\n\t"
+        "ldrd   %[s0], %[s1], [%[p]]\n\t" ATTN_EXP_SCORE("s0", "14", "15") ATTN_EXP_SCORE("s1", "16", "17")
         "strd   %[s0], %[s1], [%[p]], #8\n\t"
         "cmp    %[p], %[end]\n\t"
         "bne    1b\n\t"
-        "b      7f\n\t"
-        "5:\n\t"
-        "mov    %[s0], #0\n\t"
-        "b      2b\n\t"
-        "6:\n\t"
-        "mov    %[s1], #0\n\t"
-        "b      3b\n\t"
-        "7:\n\t"
+        "b      9f\n\t" ATTN_EXP_ZERO("s0", "10", "11") ATTN_EXP_ZERO("s1", "12", "13")
+            ATTN_EXP_ZERO("s0", "14", "15") ATTN_EXP_ZERO("s1", "16", "17") "9:\n\t"
         : [p] "+r"(p), [sum] "+r"(sum), [s0] "=&r"(s0), [s1] "=&r"(s1), [t] "=&r"(t)
         : [end] "r"(pairs_end), [smax] "r"(smax), [lim] "r"(c.diff_limit), [sh] "r"(c.exp_shift),
           [mul] "r"(c.exp_multiplier), [tab] "r"(kExp2Table)
