@@ -139,11 +139,12 @@ void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_
 }
 #undef ATTN_DSP_REQUANT
 
-// The whole of y when every row of x is a multiple of 4 bytes, there is a
-// bias and every channel's shift folds (in [-23, -2]): channels in blocks of
-// kChannels (constants worked out once per block), four rows at a time
-// through channels_asm, then the last M % 4 rows one by one.
-void all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+// Channels [0, n) of y, n returned: blocks of kChannels channels while every
+// shift of a block folds (in [-23, -2]; checked while working out the
+// block's constants, before any of its outputs is written), four rows at a
+// time through channels_asm, then the last M % 4 rows one by one. Needs a
+// bias and K a multiple of 4.
+int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
   const int32_t K = x.cols;
   const int32_t m4 = x.rows & ~3;
   Channel ch[kChannels];
@@ -151,7 +152,9 @@ void all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Para
   for (int32_t n0 = 0; n0 < w.rows; n0 += kChannels) {
     const int32_t nc = w.rows - n0 < kChannels ? w.rows - n0 : kChannels;
     for (int32_t i = 0; i < nc; ++i) {
-      const fast::Requant rq(p.multiplier[n0 + i], p.shift[n0 + i]);
+      const int32_t sh = p.shift[n0 + i];
+      if (sh > -2 || sh < -23) return n0;  // the folded forms of channels_asm
+      const fast::Requant rq(p.multiplier[n0 + i], sh);
       ch[i] = Channel{bias[n0 + i], rq.multiplier,
                       rq.hi_base + p.output_zero_point * (int32_t{1} << rq.hi_shift), rq.hi_shift};
     }
@@ -168,15 +171,7 @@ void all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Para
       m += four ? 4 : 1;
     }
   }
-}
-
-// Whether all_asm applies (see there).
-bool all_asm_fits(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p) {
-  if (bias == nullptr || x.cols % 4 != 0 || x.cols == 0) return false;
-  for (int32_t n = 0; n < w.rows; ++n) {
-    if (p.shift[n] > -2 || p.shift[n] < -23) return false;  // the folded forms of channels_asm
-  }
-  return true;
+  return w.rows;
 }
 
 }  // namespace
@@ -187,13 +182,20 @@ void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const Linear
     linear_s8_ref(x, w, bias, p, y);
     return;
   }
-  if (all_asm_fits(x, w, bias, p)) {
-    all_asm(x, w, bias, p, y);
-    return;
-  }
+  // The channels all_asm cannot take (from the first block with a shift it
+  // does not fold on, or all of them) through rows4 and linear_s8_ref.
+  const int32_t n0 = bias != nullptr && x.cols % 4 == 0 && x.cols > 0 ? all_asm(x, w, bias, p, y) : 0;
+  if (n0 == w.rows) return;
+  const int32_t n = w.rows - n0;
+  LinearS8Params q = p;
+  q.multiplier += n0;
+  q.shift += n0;
+  const ConstMatS8 wn = w.rows_slice(n0, n);
+  const int32_t* const bn = bias != nullptr ? bias + n0 : nullptr;
+  const MatS8 yn = y.cols_slice(n0, n);
   const int32_t m4 = x.rows & ~3;
-  for (int32_t m = 0; m < m4; m += 4) rows4(x, w, bias, p, y, m);
-  if (m4 < x.rows) linear_s8_ref(x.rows_slice(m4, x.rows - m4), w, bias, p, y.rows_slice(m4, y.rows - m4));
+  for (int32_t m = 0; m < m4; m += 4) rows4(x, wn, bn, q, yn, m);
+  if (m4 < x.rows) linear_s8_ref(x.rows_slice(m4, x.rows - m4), wn, bn, q, yn.rows_slice(m4, yn.rows - m4));
 }
 
 }  // namespace detail
