@@ -60,11 +60,13 @@ constexpr int32_t kExpandRows = 4;
 constexpr int32_t kExpandMaxK = 128;
 
 // buf[(k / 4) * 8 + 2 r + {0, 1}] = the even / odd int16 pair of a[r][k, k + 4)
-// minus za, for r < 4 and k < K4 (a multiple of 4, <= kExpandMaxK).
+// minus za, for r < 4 and k < K4 (a multiple of 4, <= kExpandMaxK). kZ =
+// false: za is 0 (no subtraction).
+template <bool kZ = true>
 inline void expand4(const int8_t* const* a, int32_t K4, int32_t za, int32_t* buf) {
   const int32_t za2 = splat16(za);
   for (int32_t k = 0; k < K4; k += 4, buf += 8) {
-    for (size_t r = 0; r < 4; ++r) unpack<true>(load4(a[r] + k), za2, &buf[2 * r], &buf[2 * r + 1]);
+    for (size_t r = 0; r < 4; ++r) unpack<kZ>(load4(a[r] + k), za2, &buf[2 * r], &buf[2 * r + 1]);
   }
 }
 

@@ -166,7 +166,11 @@ int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8P
       const bool four = m < m4;
       const int8_t* a[4] = {x.row(m), x.row(four ? m + 1 : m), x.row(four ? m + 2 : m),
                             x.row(four ? m + 3 : m)};  // [K]
-      dsp::expand4(a, K, p.input_zero_point, buf);
+      if (p.input_zero_point == 0) {  // the forward's projections (zero point folded into the bias)
+        dsp::expand4<false>(a, K, 0, buf);
+      } else {
+        dsp::expand4(a, K, p.input_zero_point, buf);
+      }
       channels_asm(buf, ch, nc, w.row(n0), w.stride, K, y.row(m) + n0, four ? y.stride : 0);
       m += four ? 4 : 1;
     }
