@@ -151,12 +151,15 @@ int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8P
   int32_t buf[2 * dsp::kExpandMaxK];  // [K / 4][4 rows][even, odd] int16 pairs
   for (int32_t n0 = 0; n0 < w.rows; n0 += kChannels) {
     const int32_t nc = w.rows - n0 < kChannels ? w.rows - n0 : kChannels;
+    // Locals: the stores into ch could alias p as far as GCC knows.
+    const int32_t* const mult = p.multiplier + n0;
+    const int32_t* const shift = p.shift + n0;
+    const int32_t* const b = bias + n0;
+    const int32_t zo = p.output_zero_point;
     for (int32_t i = 0; i < nc; ++i) {
-      const int32_t sh = p.shift[n0 + i];
-      if (sh > -2 || sh < -23) return n0;  // the folded forms of channels_asm
-      const fast::Requant rq(p.multiplier[n0 + i], sh);
-      ch[i] = Channel{bias[n0 + i], rq.multiplier,
-                      rq.hi_base + p.output_zero_point * (int32_t{1} << rq.hi_shift), rq.hi_shift};
+      if (shift[i] > -2 || shift[i] < -23) return n0;  // the folded forms of channels_asm
+      const fast::Requant rq(mult[i], shift[i]);
+      ch[i] = Channel{b[i], rq.multiplier, rq.hi_base + zo * (int32_t{1} << rq.hi_shift), rq.hi_shift};
     }
     // Four rows at a time, then the last M % 4 rows one at a time, each as
     // four copies of itself with output row stride 0 (channels_asm stores
