@@ -103,7 +103,8 @@ void keys_asm(const int32_t* buf, const int32_t* init, ConstMatS8 k, int32_t shi
 // work is a large part of a score): the four rows' n steps expanded into
 // ctx by the caller and read at fixed offsets, the steps unrolled (TBB
 // enters at step 4 - n), the key stride and the shift in registers:
-// 17 + 15 n instructions per key instead of keys_asm's ~24 + 16 n.
+// 13 + 15 n instructions per key (17 + 15 n with a score shift) instead of
+// keys_asm's ~24 + 16 n.
 constexpr int32_t kShortSteps = 4;
 void keys_short_asm(int32_t* ctx, const int32_t* init, ConstMatS8 k, int32_t shift, MatS32 s, int32_t t) {
   // ctx (int32 words): the loop's constants, then the rows, read by offset
@@ -111,7 +112,7 @@ void keys_short_asm(int32_t* ctx, const int32_t* init, ConstMatS8 k, int32_t shi
   // rows' n steps already (the caller expands them there).
   const int32_t n = k.cols / 4;
   for (size_t r = 0; r < 4; ++r) ctx[r] = init[r];  // 0..12: the accumulators' start
-  // 16: the entry step's address (set by the asm)
+  // 16: the entry step's address, 28: the shifts' or the stores' (set by the asm)
   ctx[5] = static_cast<int32_t>(s.stride * 4);  // 20: bytes between rows of s
   ctx[6] = static_cast<int32_t>(reinterpret_cast<uintptr_t>(s.row(t) + k.rows));  // 24: end of row t of s
   const int8_t* b = k.data;                                                       // key j
@@ -122,8 +123,16 @@ void keys_short_asm(int32_t* ctx, const int32_t* init, ConstMatS8 k, int32_t shi
   // The first key enters at step 4 - n through a byte table of step
   // offsets; the entry's address (Thumb bit set) goes to ctx[4], and every
   // later key loads it into pc at the loop's end, its accumulators already
-  // loaded.
+  // loaded. After the steps, pc is loaded from ctx[7]: the four shifts, or
+  // past them when the shift is 0 (s8's usual score_shift).
   __asm__ volatile(
+      "adr.w  %[be], 20f\n\t"
+      "adr.w  %[bo], 21f\n\t"
+      "cmp    %[sh], #0\n\t"
+      "it     eq\n\t"
+      "moveq  %[be], %[bo]\n\t"
+      "orr    %[be], %[be], #1\n\t"
+      "str    %[be], [%[ctx], #28]\n\t"
       "adr.w  %[t1], 5f\n\t"
       "ldrb   %[t0], [%[t1], %[t0]]\n\t"
       "add    %[t1], %[t1], %[t0], lsl #1\n\t"
@@ -136,11 +145,14 @@ void keys_short_asm(int32_t* ctx, const int32_t* init, ConstMatS8 k, int32_t shi
       ".byte  (10f - 5b) / 2, (11f - 5b) / 2, (12f - 5b) / 2, (13f - 5b) / 2\n\t"
       "10:\n\t" ATTN_SCORES_STEP(0) "11:\n\t" ATTN_SCORES_STEP(1) "12:\n\t" ATTN_SCORES_STEP(2)
       "13:\n\t" ATTN_SCORES_STEP(3)
-      "add    %[b], %[b], %[gap]\n\t"
+      "ldr    pc, [%[ctx], #28]\n\t"
+      "20:\n\t"
       "asr    %[s0], %[s0], %[sh]\n\t"
       "asr    %[s1], %[s1], %[sh]\n\t"
       "asr    %[s2], %[s2], %[sh]\n\t"
       "asr    %[s3], %[s3], %[sh]\n\t"
+      "21:\n\t"
+      "add    %[b], %[b], %[gap]\n\t"
       "ldrd   %[t0], %[t1], [%[ctx], #20]\n\t"
       "str    %[s1], [%[o], %[t0]]\n\t"
       "add    %[be], %[o], %[t0], lsl #1\n\t"
