@@ -1,10 +1,13 @@
 // linear, int8, Cortex-M DSP extension: y = requant(x W^T + b), four rows of
 // x at a time: the rows are expanded once to SMLAD pairs (minus the input zero
 // point) in a stack buffer, and each weight word is unpacked once (SXTB16)
-// for the four rows (dsp::dot4_expanded, 17 instructions per 16 MACs). The
-// last M % 4 rows, and inputs wider than dsp::kExpandMaxK, go through
-// linear_s8_ref (small code: the flash budget of an s8 image is 12 KiB). Same
-// int32 sums and the same requantization as linear_s8_ref: bit-exact.
+// for the four rows (ATTN_DSP_SMLAD_STEP, 16 instructions per 16 MACs). With a
+// bias, K a multiple of 4 and shifts in [-23, -2] (the forward's projections)
+// the whole channel loop is asm (channels_asm), the last M % 4 rows included;
+// otherwise rows4, whose last M % 4 rows, like inputs wider than
+// dsp::kExpandMaxK, go through linear_s8_ref (small code: the flash budget of
+// an s8 image is 12 KiB). Same int32 sums and the same requantization as
+// linear_s8_ref: bit-exact.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_DSP

@@ -1,8 +1,9 @@
 // scores, int8, Cortex-M DSP extension: s = round((q - zq)(k - zk)^T / 2^shift),
-// four query rows at a time, expanded once to SMLAD pairs; each key word is
-// unpacked once for the four rows, and the loop over keys is one asm block
-// (keys_asm). Head_dim not a multiple of 4 or above dsp::kExpandMaxK goes
-// through scores_s8_ref (flash: the s8 runtime must fit
+// four query rows at a time (the last T % 4 one at a time), expanded once to
+// SMLAD pairs; each key word is unpacked once for the four rows, and the loop
+// over keys is one asm block (keys_short_asm for head_dim <= 16, its steps
+// unrolled; keys_asm above). Head_dim not a multiple of 4 or above
+// dsp::kExpandMaxK goes through scores_s8_ref (flash: the s8 runtime must fit
 // 12 KiB). Same int32 sums as scores_s8_ref: bit-exact.
 #include "internal/arch.h"
 

@@ -79,27 +79,22 @@ uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax&
 #if defined(__OPTIMIZE__)
   if (q != q4) {
     int32_t a, b;
-    __asm__(
-        "1:\n\t"
-        "ldrd   %[a], %[b], [%[q]], #8\n\t"
-        "cmp    %[a], %[m0]\n\t"
-        "it     gt\n\t"
-        "movgt  %[m0], %[a]\n\t"
-        "cmp    %[b], %[m1]\n\t"
-        "it     gt\n\t"
-        "movgt  %[m1], %[b]\n\t"
-        "ldrd   %[a], %[b], [%[q]], #8\n\t"
-        "cmp    %[a], %[m0]\n\t"
-        "it     gt\n\t"
-        "movgt  %[m0], %[a]\n\t"
-        "cmp    %[b], %[m1]\n\t"
-        "it     gt\n\t"
-        "movgt  %[m1], %[b]\n\t"
-        "cmp    %[q], %[end]\n\t"
-        "bne    1b\n\t"
-        : [q] "+r"(q), [m0] "+r"(m0), [m1] "+r"(m1), [a] "=&r"(a), [b] "=&r"(b)
-        : [end] "r"(q4)
-        : "cc", "memory");
+    // One pair: m0 = max(m0, q[0]), m1 = max(m1, q[1]), q += 2.
+#define ATTN_MAX_PAIR                 \
+  "ldrd   %[a], %[b], [%[q]], #8\n\t" \
+  "cmp    %[a], %[m0]\n\t"            \
+  "it     gt\n\t"                     \
+  "movgt  %[m0], %[a]\n\t"            \
+  "cmp    %[b], %[m1]\n\t"            \
+  "it     gt\n\t"                     \
+  "movgt  %[m1], %[b]\n\t"
+    __asm__("1:\n\t" ATTN_MAX_PAIR ATTN_MAX_PAIR
+            "cmp    %[q], %[end]\n\t"
+            "bne    1b\n\t"
+            : [q] "+r"(q), [m0] "+r"(m0), [m1] "+r"(m1), [a] "=&r"(a), [b] "=&r"(b)
+            : [end] "r"(q4)
+            : "cc", "memory");
+#undef ATTN_MAX_PAIR
   }
 #endif
   for (; q != row + end; ++q) m0 = *q > m0 ? *q : m0;
