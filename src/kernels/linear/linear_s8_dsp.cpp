@@ -84,17 +84,18 @@ constexpr int32_t kChannels = 32;  // 512 B of stack
 
 // Rows [0, 4) of the output block o (row stride ys) for the channels
 // ch[0, nc) (weights from w, one row per channel), x expanded in buf
-// (K = 4 * steps > 0): the whole channel loop in one asm block, ~49
+// (K = 4 * steps > 0): the whole channel loop in one asm block, ~48
 // instructions per channel around the SMLAD steps (bias, requantization,
-// four strided stores) instead of GCC's ~110. Thirteen registers: the
-// loop's other constants and the output pointer live in ctx.
+// four strided stores) instead of GCC's ~110, and the steps four to a loop
+// iteration (15 instructions per 16 MACs, plus 2 per 64). Thirteen
+// registers: the loop's other constants and the output pointer live in ctx.
 void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_t* w, ptrdiff_t ws, int32_t K,
                   int8_t* o, ptrdiff_t ys) {
   int32_t ctx[7] = {
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(buf)),      // 0: start of the expanded rows
       K,                                                           // 4: bytes of a weight row
       static_cast<int32_t>(ws - K),                                // 8: from a row's end to the next row
-      0,                                                           // 12: unused
+      0,                                                           // 12: the steps' entry (set by the asm)
       static_cast<int32_t>(ys),                                    // 16: bytes between rows of y
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(ch + nc)),  // 20: end of the channels
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(o)),        // 24: y[0, n] (moves)
@@ -103,8 +104,21 @@ void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_
   const Channel* c = ch;  // channel n
   const int32_t* bp;
   const int8_t* end;
-  int32_t s0, s1, s2, s3, t0, t1, be, bo;
+  int32_t s0, s1, s2, s3, t1, be, bo;
+  int32_t t0 = K;  // bytes of a weight row: 4 * steps
   __asm__ volatile(
+      // The steps' loop is unrolled four times; a channel enters it at
+      // step (4 - steps % 4) % 4, whose address (Thumb bit set) is worked
+      // out here once, from a byte table of step offsets, into ctx[3].
+      "ubfx   %[t0], %[t0], #2, #2\n\t"
+      "adr.w  %[t1], 5f\n\t"
+      "ldrb   %[t0], [%[t1], %[t0]]\n\t"
+      "add    %[t1], %[t1], %[t0], lsl #1\n\t"
+      "orr    %[t1], %[t1], #1\n\t"
+      "str    %[t1], [%[ctx], #12]\n\t"
+      "b      0f\n\t"
+      "5:\n\t"
+      ".byte  (10f - 5b) / 2, (13f - 5b) / 2, (12f - 5b) / 2, (11f - 5b) / 2\n\t"
       "0:\n\t"
       "ldr    %[s0], [%[ch]]\n\t"
       "mov    %[s1], %[s0]\n\t"
@@ -113,11 +127,11 @@ void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_
       "ldr    %[buf], [%[ctx]]\n\t"
       "ldr    %[t0], [%[ctx], #4]\n\t"
       "add    %[end], %[b], %[t0]\n\t"
-      "tst    %[t0], #4\n\t"
-      "bne    2f\n\t"
-      "1:\n\t" ATTN_DSP_SMLAD_STEP "2:\n\t" ATTN_DSP_SMLAD_STEP
+      "ldr    pc, [%[ctx], #12]\n\t"
+      "10:\n\t" ATTN_DSP_SMLAD_STEP "11:\n\t" ATTN_DSP_SMLAD_STEP "12:\n\t" ATTN_DSP_SMLAD_STEP
+      "13:\n\t" ATTN_DSP_SMLAD_STEP
       "cmp    %[b], %[end]\n\t"
-      "bne    1b\n\t"
+      "bne    10b\n\t"
       "ldr    %[t0], [%[ctx], #8]\n\t"
       "add    %[b], %[b], %[t0]\n\t"
       "ldrd   %[t0], %[t1], [%[ch], #4]\n\t"
@@ -136,7 +150,7 @@ void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_
       "str    %[be], [%[ctx], #24]\n\t"
       "bne    0b\n\t"
       : [b] "+r"(b), [ch] "+r"(c), [buf] "=&r"(bp), [end] "=&r"(end), [s0] "=&r"(s0), [s1] "=&r"(s1),
-        [s2] "=&r"(s2), [s3] "=&r"(s3), [t0] "=&r"(t0), [t1] "=&r"(t1), [be] "=&r"(be), [bo] "=&r"(bo)
+        [s2] "=&r"(s2), [s3] "=&r"(s3), [t0] "+&r"(t0), [t1] "=&r"(t1), [be] "=&r"(be), [bo] "=&r"(bo)
       : [ctx] "r"(ctx)
       : "cc", "memory");
 }
