@@ -30,7 +30,7 @@ Status check_projection(const ProjectionS8& p, int32_t out) {
   return detail::check_requant(p.multiplier, p.shift, out, 30);
 }
 
-Status check_args(const Plan& plan, const WeightsS8& w, const Mask& mask, const IoS8& io) {
+ATTN_COLD_CODE Status check_args(const Plan& plan, const WeightsS8& w, const Mask& mask, const IoS8& io) {
   ATTN_TRY(detail::check_plan_and_mask(plan, DType::kS8, mask));
   if (io.query == nullptr || io.key == nullptr || io.value == nullptr || io.output == nullptr) {
     return Status::kNullArgument;
@@ -77,7 +77,7 @@ LinearS8Params linear_params(const ProjectionS8& p, int32_t output_zero_point) {
 
 namespace detail {
 
-Status check_weights_s8(const AttentionConfig& c, const WeightsS8& w) {
+ATTN_COLD_CODE Status check_weights_s8(const AttentionConfig& c, const WeightsS8& w) {
   // |score| <= head_dim * 255^2 must stay below 2^30 (the max - score difference fits int32).
   if (c.head_dim >= (1 << 14)) return Status::kBadHeadDim;
   const int32_t D = c.num_heads * c.head_dim;
