@@ -32,8 +32,10 @@ __attribute__((noinline)) void tail4(const int8_t* const* a, const int8_t* b, in
 }
 
 // Rows [m, m + 4) of y, x expanded once (K <= dsp::kExpandMaxK), output clamp
-// [-128, 127].
-void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, int32_t m) {
+// [-128, 127]. Compiled for size (flash): the forward's projections take
+// all_asm; this is for no bias, K % 4 != 0 and shifts all_asm does not fold.
+ATTN_COLD_CODE void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y,
+                          int32_t m) {
   const int32_t K = x.cols;
   const int32_t K4 = K & ~3;
   int32_t buf[2 * dsp::kExpandMaxK];  // [K / 4][4 rows][even, odd] int16 pairs
