@@ -28,84 +28,72 @@ namespace attn {
 namespace detail {
 namespace {
 
-constexpr int32_t kKeys = 128;              // keys per block (stack: 4 x 128 int16 probabilities)
 constexpr int32_t kGroup = 16;              // value columns per pass (stack: 4 x 16 int32 sums)
 constexpr int32_t kMaxGatherStride = 9362;  // 7 * stride must fit the 16-bit gather offsets
 
-// o[t, c0 .. c0 + nc) = requant(acc[0 .. nc) + corr), 4 columns per vector.
-inline void store_row(const int32_t* acc, int32_t corr, int32_t nc, int32_t m, int32_t sh, int32_t zo,
+// o[t, c0 .. c0 + nc) = requant(acc[0 .. nc)), 4 columns per vector.
+inline void store_row(const int32_t* acc, int32_t nc, int32_t m, int32_t sh, int32_t zo,
                       int8_t* out) {
   const int32x4_t lo = vdupq_n_s32(-128);
   const int32x4_t hi = vdupq_n_s32(127);
   ATTN_NO_UNROLL  // unrolled, clang-14 spills the two constants once per copy (~180 instructions a call)
       for (int32_t j = 0; j < nc; j += 4) {
     const mve_pred16_t live = vctp32q(static_cast<uint32_t>(nc - j));
-    int32x4_t v = vaddq_n_s32(mve::requantize(vaddq_n_s32(vldrwq_s32(acc + j), corr), m, sh), zo);
+    int32x4_t v = vaddq_n_s32(mve::requantize(vldrwq_s32(acc + j), m, sh), zo);
     v = vminq_s32(vmaxq_s32(v, lo), hi);
     vstrbq_p_s32(out + j, v, live);  // int8, truncating
   }
 }
 
-// Rows t .. t + nr - 1 (nr <= 4), v.stride <= kMaxGatherStride. The keys go
-// in blocks of kKeys: the block's probability rows are first copied,
-// interleaved 8 keys at a time and zero-padded, to a stack buffer walked by
-// one pointer (and summed on the way, for the zv term); then per value
-// column each 8-key step is 1 gather, 4 probability loads, 4 VMLADAVA.S16.
-template <bool kFour>  // nr == 4, known at compile time
+// Rows t .. t + nr - 1 (nr <= 4), v.stride <= kMaxGatherStride. Per value
+// column each 8-key step is 1 gather, 4 probability loads straight from the
+// rows of p (post-incremented pointers), 4 VMLADAVA.S16; the last 1..7 keys
+// one predicated step. The gathered values are v - zv (int16), so the sums
+// are the ref's sum_j p (v - zv) directly. Rows >= nr (kFull false) repeat
+// row nr - 1 and are not stored.
+template <bool kFull>  // nr == 4, known at compile time
 void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o,
                  int32_t t, int32_t nr_any) {
-  const int32_t nr = kFour ? 4 : nr_any;
+  const int32_t nr = kFull ? 4 : nr_any;
   const int32_t S = p.cols;
+  const int32_t full = S & ~7;  // keys in whole 8-key steps
+  const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(S - full));
   const uint16x8_t offsets = vmulq_n_u16(vidupq_n_u16(0, 1), static_cast<uint16_t>(v.stride));
   const ptrdiff_t step = 8 * static_cast<ptrdiff_t>(v.stride);  // bytes between 8-key steps of a column
-  alignas(16) int32_t acc[4][kGroup];       // [row][column] int32 sums of this column group
-  alignas(16) int16_t ps[kKeys / 8][4][8];  // [step][row][8] probabilities of this key block
-  int32_t psum[4] = {};                     // [nr] used: sum_j p[t + r, j]
+  const int16_t zv16 = static_cast<int16_t>(zv);                 // v - zv in [-255, 255]: exact in int16
+  const int16_t* rows[4];  // [4] probability rows [S]
+  for (int32_t r = 0; r < 4; ++r) rows[r] = p.row(t + (r < nr ? r : nr - 1));
+  alignas(16) int32_t acc[4][kGroup];  // [row][column] int32 sums of this column group
   for (int32_t c0 = 0; c0 < v.cols; c0 += kGroup) {
     const int32_t nc = v.cols - c0 < kGroup ? v.cols - c0 : kGroup;
-    for (int32_t j0 = 0; j0 < S; j0 += kKeys) {
-      const int32_t nk = S - j0 < kKeys ? S - j0 : kKeys;
-      const int32_t steps = (nk + 7) / 8;
-      for (int32_t i = 0; i < steps; ++i) {
-        const mve_pred16_t pred = vctp16q(static_cast<uint32_t>(nk - 8 * i));
-        for (int32_t r = 0; r < 4; ++r) {
-          int16x8_t pv = vdupq_n_s16(0);
-          if (r < nr) {
-            pv = vldrhq_z_s16(p.row(t + r) + j0 + 8 * i, pred);
-            if (c0 == 0) psum[r] = vaddvaq_s16(psum[r], pv);
-          }
-          vst1q_s16(ps[i][r], pv);
-        }
+    const int8_t* col = v.data + c0;  // v[0, c0]
+    ATTN_NO_UNROLL
+    for (int32_t c = 0; c < nc; ++c, ++col) {
+      int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      const int16_t *p0 = rows[0], *p1 = rows[1], *p2 = rows[2], *p3 = rows[3];
+      const int8_t* vb = col;
+      for (int32_t j = 0; j < full; j += 8, vb += step) {
+        const int16x8_t vv = vsubq_n_s16(vldrbq_gather_offset_s16(vb, offsets), zv16);
+        a0 = vmladavaq_s16(a0, vldrhq_s16(p0), vv);
+        a1 = vmladavaq_s16(a1, vldrhq_s16(p1), vv);
+        a2 = vmladavaq_s16(a2, vldrhq_s16(p2), vv);
+        a3 = vmladavaq_s16(a3, vldrhq_s16(p3), vv);
+        p0 += 8, p1 += 8, p2 += 8, p3 += 8;
       }
-      const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(nk - 8 * (steps - 1)));
-      const int8_t* col = v.row(j0) + c0;  // v[j0, c0]
-      ATTN_NO_UNROLL
-      for (int32_t c = 0; c < nc; ++c, ++col) {
-        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-        if (j0 > 0) {  // later key blocks continue the sums
-          a0 = acc[0][c];
-          a1 = acc[1][c];
-          a2 = acc[2][c];
-          a3 = acc[3][c];
-        }
-        const int8_t* vb = col;
-        const int16_t* pp = ps[0][0];
-        for (int32_t i = 0; i + 1 < steps; ++i, vb += step, pp += 32) {
-          const int16x8_t vv = vldrbq_gather_offset_s16(vb, offsets);
-          a0 = vmladavaq_s16(a0, vldrhq_s16(pp), vv);
-          a1 = vmladavaq_s16(a1, vldrhq_s16(pp + 8), vv);
-          a2 = vmladavaq_s16(a2, vldrhq_s16(pp + 16), vv);
-          a3 = vmladavaq_s16(a3, vldrhq_s16(pp + 24), vv);
-        }
-        const int16x8_t vv = vldrbq_gather_offset_z_s16(vb, offsets, tail);  // the last step: keys < nk
-        acc[0][c] = vmladavaq_s16(a0, vldrhq_s16(pp), vv);
-        acc[1][c] = vmladavaq_s16(a1, vldrhq_s16(pp + 8), vv);
-        acc[2][c] = vmladavaq_s16(a2, vldrhq_s16(pp + 16), vv);
-        acc[3][c] = vmladavaq_s16(a3, vldrhq_s16(pp + 24), vv);
+      if (full < S) {  // the last 1..7 keys
+        const int16x8_t vv = vsubq_n_s16(vldrbq_gather_offset_z_s16(vb, offsets, tail), zv16);
+        a0 = vmladavaq_p_s16(a0, vldrhq_z_s16(p0, tail), vv, tail);
+        a1 = vmladavaq_p_s16(a1, vldrhq_z_s16(p1, tail), vv, tail);
+        a2 = vmladavaq_p_s16(a2, vldrhq_z_s16(p2, tail), vv, tail);
+        a3 = vmladavaq_p_s16(a3, vldrhq_z_s16(p3, tail), vv, tail);
       }
+      acc[0][c] = a0;
+      acc[1][c] = a1;
+      acc[2][c] = a2;
+      acc[3][c] = a3;
     }
     ATTN_NO_UNROLL
-    for (int32_t r = 0; r < nr; ++r) store_row(acc[r], -zv * psum[r], nc, m, sh, zo, o.row(t + r) + c0);
+    for (int32_t r = 0; r < nr; ++r) store_row(acc[r], nc, m, sh, zo, o.row(t + r) + c0);
   }
 }
 
