@@ -74,7 +74,7 @@ void small_block(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t hal
                  int32_t t, int32_t nr) {
   const int32_t d = q.cols;
   const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(d));
-  int8x16_t qv[4];                // [4] rows, zero past d and in rows >= nr
+  int8x16_t qv[4];             // [4] rows, zero past d and in rows >= nr
   int8_t lo = 127, hi = -128;  // min and max of q[0 .. nr) over the lanes < d
   for (int32_t r = 0; r < 4; ++r) {
     qv[r] = vdupq_n_s8(0);

@@ -32,8 +32,7 @@ constexpr int32_t kGroup = 16;              // value columns per pass (stack: 4 
 constexpr int32_t kMaxGatherStride = 9362;  // 7 * stride must fit the 16-bit gather offsets
 
 // o[t, c0 .. c0 + nc) = requant(acc[0 .. nc)), 4 columns per vector.
-inline void store_row(const int32_t* acc, int32_t nc, int32_t m, int32_t sh, int32_t zo,
-                      int8_t* out) {
+inline void store_row(const int32_t* acc, int32_t nc, int32_t m, int32_t sh, int32_t zo, int8_t* out) {
   const int32x4_t lo = vdupq_n_s32(-128);
   const int32x4_t hi = vdupq_n_s32(127);
   ATTN_NO_UNROLL  // unrolled, clang-14 spills the two constants once per copy (~180 instructions a call)
@@ -60,8 +59,8 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
   const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(S - full));
   const uint16x8_t offsets = vmulq_n_u16(vidupq_n_u16(0, 1), static_cast<uint16_t>(v.stride));
   const ptrdiff_t step = 8 * static_cast<ptrdiff_t>(v.stride);  // bytes between 8-key steps of a column
-  const int16_t zv16 = static_cast<int16_t>(zv);                 // v - zv in [-255, 255]: exact in int16
-  const int16_t* rows[4];  // [4] probability rows [S]
+  const int16_t zv16 = static_cast<int16_t>(zv);                // v - zv in [-255, 255]: exact in int16
+  const int16_t* rows[4];                                       // [4] probability rows [S]
   for (int32_t r = 0; r < 4; ++r) rows[r] = p.row(t + (r < nr ? r : nr - 1));
   alignas(16) int32_t acc[4][kGroup];  // [row][column] int32 sums of this column group
   for (int32_t c0 = 0; c0 < v.cols; c0 += kGroup) {
