@@ -10,6 +10,7 @@
 #if ATTN_HAVE_MVE
 #include <arm_mve.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include "internal/exp2_table.h"
@@ -66,36 +67,46 @@ void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, 
   // shift and the limit are scalar operands), so that the loop does not
   // spill; whole vectors, then one tail-predicated step.
   static_assert(kExp2FracBits == 16 && kExp2TableBits == 8, "index = bits 8..15 of t");
-  const uint32x4_t vmax = vdupq_n_u32(static_cast<uint32_t>(smax));
-  const uint32x4_t vmult = vdupq_n_u32(sm.exp_multiplier);
-  const uint32x4_t zero = vdupq_n_u32(0);
   const int32_t shift = sm.exp_shift;  // locals: the row stores could alias sm
-  const uint32_t limit = static_cast<uint32_t>(sm.diff_limit);
+  const int32_t limit = sm.diff_limit;
+  const uint32x4_t vmult = vdupq_n_u32(sm.exp_multiplier);
+  // (smax - s) << shift = s * -2^shift + (smax << shift) (mod 2^32): one VMLAS.
+  uint32x4_t vneg_step = vdupq_n_u32(0u - (uint32_t{1} << shift));
+  // Opaque to the compiler: as a known splat, clang-14 makes it a scalar
+  // operand of VMLA (plus a VMOV of the accumulator per step) instead.
+  __asm__("" : "+w"(vneg_step));
+  const uint32_t top = static_cast<uint32_t>(smax) << shift;
+  // u = smax - s <= diff_limit exactly where s >= smax - diff_limit (every s when that is below INT32_MIN).
+  const int64_t floor64 = static_cast<int64_t>(smax) - limit;
+  const int32_t floor = floor64 < INT32_MIN ? INT32_MIN : static_cast<int32_t>(floor64);
   // e = 0 where u > diff_limit, else the ref's ((2 x >> o) + 1) >> 1 with
   // x = table[(t >> 8) & 255] and o = t >> 16 in [0, 15]. That is x rounded
   // right by o: for o = 0, (2x + 1) >> 1 = x; for o > 0, 2x >> o = x >> (o - 1)
   // and floor((floor(a) + 1) / 2) = floor((a + 1) / 2), so the result is
-  // floor((x + 2^(o - 1)) / 2^o) = VRSHL(x, -o).
-  const auto exp4 = [&](uint32x4_t s) {
-    const uint32x4_t u = vsubq_u32(vmax, s);
-    const uint32x4_t t = vmulhq_u32(vshlq_r_u32(u, shift), vmult);  // < 2^20 where u <= limit
-    const uint32x4_t idx = vshrq_n_u32(vshlq_n_u32(t, 16), 24);     // in [0, 255] in every lane
-    const uint32x4_t x = vldrhq_gather_shifted_offset_u32(kExp2Table, idx);
+  // floor((x + 2^(o - 1)) / 2^o) = VRSHL(x, -o). Lanes past the limit
+  // (`live` false) skip the gather (predicated: x = 0), and VRSHL of 0 is 0
+  // whatever their octave; so do the lanes past the row's end in the last step.
+  const auto exp4 = [&](int32x4_t s, mve_pred16_t live) {
+    const uint32x4_t t = vmulhq_u32(vmlasq_n_u32(vreinterpretq_u32_s32(s), vneg_step, top), vmult);
+    const uint32x4_t idx = vshrq_n_u32(vshlq_n_u32(t, 16), 24);  // in [0, 255] in every lane
+    const uint32x4_t x = vldrhq_gather_shifted_offset_z_u32(kExp2Table, idx, live);
     const int32x4_t octave = vnegq_s32(vreinterpretq_s32_u32(vshrq_n_u32(t, kExp2FracBits)));
-    return vpselq_u32(zero, vrshlq_u32(x, octave), vcmphiq_n_u32(u, limit));
+    return vrshlq_u32(x, octave);
   };
   uint32_t* urow = reinterpret_cast<uint32_t*>(row);
   uint32_t sum = 0;
-  int32_t i = begin;
-  for (; i + 4 <= end; i += 4) {
-    const uint32x4_t e = exp4(vldrwq_u32(urow + i));
-    vstrwq_u32(urow + i, e);
+  int32_t* pos = row + begin;  // one pointer walks the row (no index kept)
+  for (int32_t k = (end - begin) / 4; k > 0; --k, pos += 4) {
+    const int32x4_t sv = vldrwq_s32(pos);
+    const uint32x4_t e = exp4(sv, vcmpgeq_n_s32(sv, floor));
+    vstrwq_u32(reinterpret_cast<uint32_t*>(pos), e);
     sum = vaddvaq_u32(sum, e);
   }
-  if (i < end) {  // the last 1..3 scores
-    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - i));
-    const uint32x4_t e = exp4(vldrwq_z_u32(urow + i, p));
-    vstrwq_p_u32(urow + i, e, p);
+  if (((end - begin) & 3) != 0) {  // the last 1..3 scores
+    const mve_pred16_t p = vctp32q(static_cast<uint32_t>((end - begin) & 3));
+    const int32x4_t sv = vldrwq_z_s32(pos, p);
+    const uint32x4_t e = exp4(sv, vcmpgeq_m_n_s32(sv, floor, p));  // lanes past end: no gather
+    vstrwq_p_u32(reinterpret_cast<uint32_t*>(pos), e, p);
     sum = vaddvaq_p_u32(sum, e, p);
   }
 
@@ -117,7 +128,7 @@ void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, 
     vstrhq_p_u32(prob + j, vrmulhq_u32(vldrwq_z_u32(urow + j, p), recip), p);
   }
 #else
-  i = begin;
+  int32_t i = begin;
   for (; i + 4 <= end; i += 4) vstrhq_u32(prob + i, vrmulhq_u32(vldrwq_u32(urow + i), recip));
   if (i < end) {
     const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - i));
