@@ -126,6 +126,27 @@ void sums_held(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t n0, int32_t nc, in
   const int32_t whole = safe_end < 0 ? 0 : safe_end < nc ? safe_end : nc;
   const int8_t* b = w.row(n0);  // [K]
   int32_t j = 0;
+  // K = 64 and K = 32 (the MCU shapes' E): two weight rows per step, half
+  // the loop overhead (2 NR sums fit the even registers VMLADAVA needs).
+  if ((CH == 4 && NR == 1) || (CH == 2 && NR == 2)) {
+    const ptrdiff_t ws = w.stride;
+    ATTN_NO_UNROLL
+    for (; j + 2 <= whole; j += 2, b += 2 * ws) {
+      int32_t a[NR] = {}, a2[NR] = {};
+      for (size_t c = 0; c < CH; ++c) {
+        const int8x16_t wv = vldrbq_s8(b + 16 * static_cast<int32_t>(c));
+        const int8x16_t wv2 = vldrbq_s8(b + ws + 16 * static_cast<int32_t>(c));
+        for (size_t r = 0; r < NR; ++r) {
+          a[r] = vmladavaq_s8(a[r], xv[r][c], wv);
+          a2[r] = vmladavaq_s8(a2[r], xv[r][c], wv2);
+        }
+      }
+      for (size_t r = 0; r < NR; ++r) {
+        acc[r][j] = a[r];
+        acc[r][j + 1] = a2[r];
+      }
+    }
+  }
   ATTN_NO_UNROLL
   for (; j < whole; ++j, b += w.stride) {
     int32_t a[NR] = {};
