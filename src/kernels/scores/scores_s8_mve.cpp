@@ -11,6 +11,8 @@
 #if ATTN_HAVE_MVE
 #include <arm_mve.h>
 
+#include <cstdint>
+
 #include "internal/kernels_fixed.h"
 
 namespace attn {
@@ -44,17 +46,27 @@ void small_rows(const int8x16_t* qv, int32_t nr, int8x16_t zqv, int32x4_t vbase,
   const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(s.stride) * 4u);
   const int8x16_t q0 = qv[0], q1 = qv[1], q2 = qv[2], q3 = qv[3];
   int32_t* out = s.row(t);
+#if defined(__clang__)
+  // kFull: the 4 rows' addresses of the next score minus 4, advanced by the
+  // store itself (VSTRW with writeback), so no pointer step per key.
+  uint32x4_t addr = vaddq_n_u32(offsets, static_cast<uint32_t>(reinterpret_cast<uintptr_t>(out)) - 4u);
+#endif
   const auto step = [&](int8x16_t kv) {
     int32x4_t acc = vaddq_s32(
         lanes(vmladavq_s8(q0, kv), vmladavq_s8(q1, kv), vmladavq_s8(q2, kv), vmladavq_s8(q3, kv)), vbase);
     if (!kFold) acc = vsubq_n_s32(acc, vmladavq_s8(zqv, kv));
     if (kShift) acc = vshlq_r_s32(acc, -shift);
     if (kFull) {
+#if defined(__clang__)
+      vstrwq_scatter_base_wb_u32(&addr, 4, vreinterpretq_u32_s32(acc));
+#else  // GCC 12 rejects the writeback scatter ("builtin not supported")
       vstrwq_scatter_offset_s32(out, offsets, acc);
+      ++out;
+#endif
     } else {
       vstrwq_scatter_offset_p_s32(out, offsets, acc, live);
+      ++out;
     }
-    ++out;
   };
   // Keys j < safe: j * stride + 16 <= (S - 1) * stride + d, the end of k's
   // span, i.e. j <= S - 1 - ceil((16 - d) / stride).
