@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "internal/exp2_table.h"
 #include "internal/fixed_point.h"
@@ -86,26 +87,40 @@ void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, 
   // floor((x + 2^(o - 1)) / 2^o) = VRSHL(x, -o). Lanes past the limit
   // (`live` false) skip the gather (predicated: x = 0), and VRSHL of 0 is 0
   // whatever their octave; so do the lanes past the row's end in the last step.
-  const auto exp4 = [&](int32x4_t s, mve_pred16_t live) {
+  // The index (t >> 8) & 255 takes two shifts; where t(diff_limit) < 2^24
+  // (so byte 3 of t is 0 in every live lane: t grows with u) it is VMOVLT.U8,
+  // bytes 1 and 3 of each lane, in one (the converter keeps t < 2^20).
+  const auto exp4 = [&](int32x4_t s, mve_pred16_t live, auto narrow) {
     const uint32x4_t t = vmulhq_u32(vmlasq_n_u32(vreinterpretq_u32_s32(s), vneg_step, top), vmult);
-    const uint32x4_t idx = vshrq_n_u32(vshlq_n_u32(t, 16), 24);  // in [0, 255] in every lane
+    uint32x4_t idx;
+    if constexpr (decltype(narrow)::value) {
+      idx = vreinterpretq_u32_u16(vmovltq_u8(vreinterpretq_u8_u32(t)));  // in [0, 255] where live
+    } else {
+      idx = vshrq_n_u32(vshlq_n_u32(t, 16), 24);  // in [0, 255] in every lane
+    }
     const uint32x4_t x = vldrhq_gather_shifted_offset_z_u32(kExp2Table, idx, live);
     const int32x4_t octave = vnegq_s32(vreinterpretq_s32_u32(vshrq_n_u32(t, kExp2FracBits)));
     return vrshlq_u32(x, octave);
   };
-  uint32_t* urow = reinterpret_cast<uint32_t*>(row);
   uint32_t sum = 0;
   int32_t* pos = row + begin;  // one pointer walks the row (no index kept)
-  for (int32_t k = (end - begin) / 4; k > 0; --k, pos += 4) {
-    const int32x4_t sv = vldrwq_s32(pos);
-    const uint32x4_t e = exp4(sv, vcmpgeq_n_s32(sv, floor));
-    vstrwq_u32(reinterpret_cast<uint32_t*>(pos), e);
-    sum = vaddvaq_u32(sum, e);
+  const auto whole_vectors = [&](auto narrow) {
+    for (int32_t k = (end - begin) / 4; k > 0; --k, pos += 4) {
+      const int32x4_t sv = vldrwq_s32(pos);
+      const uint32x4_t e = exp4(sv, vcmpgeq_n_s32(sv, floor), narrow);
+      vstrwq_u32(reinterpret_cast<uint32_t*>(pos), e);
+      sum = vaddvaq_u32(sum, e);
+    }
+  };
+  if (fused_exp_argument(static_cast<uint32_t>(limit), sm) < (uint32_t{1} << 24)) {
+    whole_vectors(std::true_type{});
+  } else {
+    whole_vectors(std::false_type{});
   }
   if (((end - begin) & 3) != 0) {  // the last 1..3 scores
     const mve_pred16_t p = vctp32q(static_cast<uint32_t>((end - begin) & 3));
     const int32x4_t sv = vldrwq_z_s32(pos, p);
-    const uint32x4_t e = exp4(sv, vcmpgeq_m_n_s32(sv, floor, p));  // lanes past end: no gather
+    const uint32x4_t e = exp4(sv, vcmpgeq_m_n_s32(sv, floor, p), std::false_type{});  // past end: no gather
     vstrwq_p_u32(reinterpret_cast<uint32_t*>(pos), e, p);
     sum = vaddvaq_p_u32(sum, e, p);
   }
@@ -121,6 +136,7 @@ void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, 
   // Pass 2: p_j = (e_j * recip + 2^31) >> 32 as int16 over the start of the
   // row. The store of entries [j, j + 4) covers int32 entries j / 2 .. j / 2 + 1,
   // read by this or an earlier iteration (or masked).
+  const uint32_t* urow = reinterpret_cast<const uint32_t*>(row);
   uint16_t* prob = reinterpret_cast<uint16_t*>(row);
 #if defined(__clang__)
   for (int32_t j = begin; j < end; j += 4) {
