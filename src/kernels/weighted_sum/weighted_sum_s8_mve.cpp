@@ -44,52 +44,72 @@ inline void store_row(const int32_t* acc, int32_t nc, int32_t m, int32_t sh, int
   }
 }
 
-// Rows t .. t + nr - 1 (nr <= 4), v.stride <= kMaxGatherStride. Per value
-// column each 8-key step is 1 gather, 4 probability loads straight from the
-// rows of p (post-incremented pointers), 4 VMLADAVA.S16; the last 1..7 keys
-// one predicated step. The gathered values are v - zv (int16), so the sums
-// are the ref's sum_j p (v - zv) directly. Rows >= nr (kFull false) repeat
-// row nr - 1 and are not stored.
-template <bool kFull>  // nr == 4, known at compile time
+// o[t + r, c0 .. c0 + nc) for r < nr (nr <= 4), v.stride <= kMaxGatherStride.
+// Two rows by two value columns at a time: per 8-key step, 2 probability
+// loads straight from the rows of p (post-incremented pointers), 2 gathers
+// (VLDRB.S16, offsets 0, stride, .., 7 stride from the column), 4
+// VMLADAVA.S16 (10 instructions with the loop's, for 32 products); the last
+// 1..7 keys one step with predicated loads (zero probabilities past S). A
+// missing second row or column repeats the last one (same sums, same slot).
+// The zv term: kPsum, -zv sum_j p[t + r, j] added to the sums (one pass over
+// each row of p: cheaper from 8 columns on); else the gathered values are
+// v - zv (exact in int16, one VSUB per gather). Either way the sums are the
+// ref's int32 sums sum_j p (v - zv).
+template <bool kPsum>
 void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o,
-                 int32_t t, int32_t nr_any) {
-  const int32_t nr = kFull ? 4 : nr_any;
+                 int32_t t, int32_t nr) {
   const int32_t S = p.cols;
   const int32_t full = S & ~7;  // keys in whole 8-key steps
   const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(S - full));
   const uint16x8_t offsets = vmulq_n_u16(vidupq_n_u16(0, 1), static_cast<uint16_t>(v.stride));
   const ptrdiff_t step = 8 * static_cast<ptrdiff_t>(v.stride);  // bytes between 8-key steps of a column
-  const int16_t zv16 = static_cast<int16_t>(zv);                // v - zv in [-255, 255]: exact in int16
-  const int16_t* rows[4];                                       // [4] probability rows [S]
-  for (int32_t r = 0; r < 4; ++r) rows[r] = p.row(t + (r < nr ? r : nr - 1));
+  const int16_t zv16 = kPsum ? 0 : static_cast<int16_t>(zv);    // subtracted from the gathered values
+  int32_t corr[4] = {};                                         // [nr] kPsum: -zv sum_j p[t + r, j]
+  for (int32_t r = 0; kPsum && r < nr; ++r) {
+    const int16_t* pr = p.row(t + r);  // [S]
+    int32_t sum = 0;
+    for (int32_t j = 0; j < full; j += 8) sum = vaddvaq_s16(sum, vldrhq_s16(pr + j));
+    if (full < S) sum = vaddvaq_s16(sum, vldrhq_z_s16(pr + full, tail));
+    corr[r] = -zv * sum;
+  }
   alignas(16) int32_t acc[4][kGroup];  // [row][column] int32 sums of this column group
   for (int32_t c0 = 0; c0 < v.cols; c0 += kGroup) {
     const int32_t nc = v.cols - c0 < kGroup ? v.cols - c0 : kGroup;
-    const int8_t* col = v.data + c0;  // v[0, c0]
-    ATTN_NO_UNROLL
-    for (int32_t c = 0; c < nc; ++c, ++col) {
-      int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-      const int16_t *p0 = rows[0], *p1 = rows[1], *p2 = rows[2], *p3 = rows[3];
-      const int8_t* vb = col;
-      for (int32_t j = 0; j < full; j += 8, vb += step) {
-        const int16x8_t vv = vsubq_n_s16(vldrbq_gather_offset_s16(vb, offsets), zv16);
-        a0 = vmladavaq_s16(a0, vldrhq_s16(p0), vv);
-        a1 = vmladavaq_s16(a1, vldrhq_s16(p1), vv);
-        a2 = vmladavaq_s16(a2, vldrhq_s16(p2), vv);
-        a3 = vmladavaq_s16(a3, vldrhq_s16(p3), vv);
-        p0 += 8, p1 += 8, p2 += 8, p3 += 8;
+    for (int32_t ra = 0; ra < nr; ra += 2) {
+      const int32_t rb = ra + 1 < nr ? ra + 1 : ra;
+      ATTN_NO_UNROLL
+      for (int32_t c = 0; c < nc; c += 2) {
+        const int32_t c1 = c + 1 < nc ? c + 1 : c;
+        const uint16x8_t off1 = vaddq_n_u16(offsets, static_cast<uint16_t>(c1 - c));
+        const int16_t* pa = p.row(t + ra);   // [S]
+        const int16_t* pb = p.row(t + rb);   // [S]
+        const int8_t* vb = v.data + c0 + c;  // v[0, c0 + c]
+        int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+        for (int32_t j = 0; j < full; j += 8, vb += step) {
+          const int16x8_t va = vldrhq_s16(pa), vpb = vldrhq_s16(pb);
+          const int16x8_t v0 = vsubq_n_s16(vldrbq_gather_offset_s16(vb, offsets), zv16);
+          const int16x8_t v1 = vsubq_n_s16(vldrbq_gather_offset_s16(vb, off1), zv16);
+          a0 = vmladavaq_s16(a0, va, v0);
+          b0 = vmladavaq_s16(b0, vpb, v0);
+          a1 = vmladavaq_s16(a1, va, v1);
+          b1 = vmladavaq_s16(b1, vpb, v1);
+          pa += 8, pb += 8;
+        }
+        if (full < S) {  // the last 1..7 keys
+          const int16x8_t va = vldrhq_z_s16(pa, tail), vpb = vldrhq_z_s16(pb, tail);
+          const int16x8_t v0 = vsubq_n_s16(vldrbq_gather_offset_z_s16(vb, offsets, tail), zv16);
+          const int16x8_t v1 = vsubq_n_s16(vldrbq_gather_offset_z_s16(vb, off1, tail), zv16);
+          a0 = vmladavaq_s16(a0, va, v0);
+          b0 = vmladavaq_s16(b0, vpb, v0);
+          a1 = vmladavaq_s16(a1, va, v1);
+          b1 = vmladavaq_s16(b1, vpb, v1);
+        }
+        if (kPsum) a0 += corr[ra], a1 += corr[ra], b0 += corr[rb], b1 += corr[rb];
+        acc[ra][c] = a0;
+        acc[ra][c1] = a1;
+        acc[rb][c] = b0;
+        acc[rb][c1] = b1;
       }
-      if (full < S) {  // the last 1..7 keys
-        const int16x8_t vv = vsubq_n_s16(vldrbq_gather_offset_z_s16(vb, offsets, tail), zv16);
-        a0 = vmladavaq_p_s16(a0, vldrhq_z_s16(p0, tail), vv, tail);
-        a1 = vmladavaq_p_s16(a1, vldrhq_z_s16(p1, tail), vv, tail);
-        a2 = vmladavaq_p_s16(a2, vldrhq_z_s16(p2, tail), vv, tail);
-        a3 = vmladavaq_p_s16(a3, vldrhq_z_s16(p3, tail), vv, tail);
-      }
-      acc[0][c] = a0;
-      acc[1][c] = a1;
-      acc[2][c] = a2;
-      acc[3][c] = a3;
     }
     ATTN_NO_UNROLL
     for (int32_t r = 0; r < nr; ++r) store_row(acc[r], nc, m, sh, zo, o.row(t + r) + c0);
@@ -124,10 +144,14 @@ void weighted_sum_s8_mve(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int
     for (int32_t t = 0; t < p.rows; ++t) row_any(p, v, zv, m, sh, zo, o, t);
     return;
   }
-  // Blocks of 4 rows; the last block's missing rows are zero probabilities, not stored.
-  int32_t t = 0;
-  for (; t + 4 <= p.rows; t += 4) rows_gather<true>(p, v, zv, m, sh, zo, o, t, 4);
-  if (t < p.rows) rows_gather<false>(p, v, zv, m, sh, zo, o, t, p.rows - t);
+  for (int32_t t = 0; t < p.rows; t += 4) {
+    const int32_t nr = p.rows - t < 4 ? p.rows - t : 4;
+    if (v.cols >= 8) {
+      rows_gather<true>(p, v, zv, m, sh, zo, o, t, nr);
+    } else {
+      rows_gather<false>(p, v, zv, m, sh, zo, o, t, nr);
+    }
+  }
 }
 
 }  // namespace detail
