@@ -63,8 +63,9 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
   const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(S - full));
   const uint16x8_t offsets = vmulq_n_u16(vidupq_n_u16(0, 1), static_cast<uint16_t>(v.stride));
   const ptrdiff_t step = 8 * static_cast<ptrdiff_t>(v.stride);  // bytes between 8-key steps of a column
-  const int16_t zv16 = kPsum ? 0 : static_cast<int16_t>(zv);    // subtracted from the gathered values
-  int32_t corr[4] = {};                                         // [nr] kPsum: -zv sum_j p[t + r, j]
+  const int16_t zv16 = static_cast<int16_t>(zv);
+  const auto less_zv = [zv16](int16x8_t g) { return kPsum ? g : vsubq_n_s16(g, zv16); };  // !kPsum: v - zv
+  int32_t corr[4] = {};  // [nr] kPsum: -zv sum_j p[t + r, j]
   for (int32_t r = 0; kPsum && r < nr; ++r) {
     const int16_t* pr = p.row(t + r);  // [S]
     int32_t sum = 0;
@@ -87,8 +88,8 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
         int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
         for (int32_t j = 0; j < full; j += 8, vb += step) {
           const int16x8_t va = vldrhq_s16(pa), vpb = vldrhq_s16(pb);
-          const int16x8_t v0 = vsubq_n_s16(vldrbq_gather_offset_s16(vb, offsets), zv16);
-          const int16x8_t v1 = vsubq_n_s16(vldrbq_gather_offset_s16(vb, off1), zv16);
+          const int16x8_t v0 = less_zv(vldrbq_gather_offset_s16(vb, offsets));
+          const int16x8_t v1 = less_zv(vldrbq_gather_offset_s16(vb, off1));
           a0 = vmladavaq_s16(a0, va, v0);
           b0 = vmladavaq_s16(b0, vpb, v0);
           a1 = vmladavaq_s16(a1, va, v1);
@@ -97,8 +98,8 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
         }
         if (full < S) {  // the last 1..7 keys
           const int16x8_t va = vldrhq_z_s16(pa, tail), vpb = vldrhq_z_s16(pb, tail);
-          const int16x8_t v0 = vsubq_n_s16(vldrbq_gather_offset_z_s16(vb, offsets, tail), zv16);
-          const int16x8_t v1 = vsubq_n_s16(vldrbq_gather_offset_z_s16(vb, off1, tail), zv16);
+          const int16x8_t v0 = less_zv(vldrbq_gather_offset_z_s16(vb, offsets, tail));
+          const int16x8_t v1 = less_zv(vldrbq_gather_offset_z_s16(vb, off1, tail));
           a0 = vmladavaq_s16(a0, va, v0);
           b0 = vmladavaq_s16(b0, vpb, v0);
           a1 = vmladavaq_s16(a1, va, v1);
