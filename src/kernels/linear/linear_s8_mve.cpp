@@ -3,7 +3,8 @@
 // requantization: internal/mve_requantize.h).
 //
 // - K <= 64 (the MCU shapes): the x rows stay in registers (K / 16 vectors a
-//   row, zero-filled past K; 4 rows for K <= 16, 2 for K <= 32, else 1) and
+//   row, zero-filled past K; 4 rows for K <= 16, 2 for K <= 32, 1 for
+//   K <= 48; for K <= 64 two rows with their last chunk in a stack copy) and
 //   the inner loop walks the weight rows: per output channel only the weight
 //   loads, the VMLADAVAs and one store of each row's sum. Weight loads are
 //   whole vectors (x is zero past K) while they stay inside W's span; the

@@ -2,10 +2,10 @@
 // Expanded as q.k - zk sum(q) - zq sum(k) + d zq zk: one VMLADAVA per 16
 // products against up to four query rows, sum(k) by VADDVA on the loaded key
 // vector, tails by tail predication. For head_dim <= 16 the query rows stay
-// in registers and the four rows' scores of a key are finished as one
-// vector (VSHL by -shift is the ref's arithmetic >>) and scattered to their
-// rows. Every term is exact in int32 (|.| < 2^28 for d < 2^14) and the sum is
-// the ref's sum: bit-exact.
+// in registers (as q - zq where that fits int8: no zq sum(k) term) and the
+// four rows' scores of a key are finished as one vector (VSHL by -shift is
+// the ref's arithmetic >>) and scattered to their rows. Every term is exact
+// in int32 (|.| < 2^28 for d < 2^14) and the sum is the ref's sum: bit-exact.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_MVE

@@ -1,10 +1,11 @@
 // The fused attention softmax, int32 scores -> Q0.15 probabilities, Cortex-M55
 // Helium (MVE): the arithmetic of softmax_fused_s32_ref.cpp, four scores per
-// vector. The exp table is read by a gather (VLDRH.U32 shifted offsets), the
-// per-lane octave shift by VSHL with negative counts, the rounding halving
-// by VRSHR #1, the normalization (e * R + 2^31) >> 32 by VRMULH.U32, and the
-// int16 probabilities are written by a truncating VSTRH.32; tails and masked
-// keys by predication. Every step is the ref's integer step: bit-exact.
+// vector. The exp table is read by a gather (VLDRH.U32 shifted offsets,
+// predicated off past diff_limit), the per-lane octave shift and its rounding
+// by VRSHL with negative counts, the normalization (e * R + 2^31) >> 32 by
+// VRMULH.U32, and the int16 probabilities are written by a truncating
+// VSTRH.32; tails and masked keys by predication. Every step is the ref's
+// integer step: bit-exact.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_MVE

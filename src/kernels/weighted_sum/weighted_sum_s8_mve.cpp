@@ -1,15 +1,16 @@
 // weighted sum, int8 values, Q0.15 probabilities, Cortex-M55 Helium (MVE):
 // o[t, c] = requant(sum_j p[t, j] v[j, c] - zv sum_j p[t, j]).
 //
-// Per value column c and up to four rows t, the sum over j runs 8 keys at a
-// time: one gather load (VLDRB.S16 with offsets 0, stride, .., 7 stride)
-// brings v[j .. j + 8, c] widened to int16, and one VMLADAVA.S16 per row
-// multiplies it with p[t, j .. j + 8] and accumulates the 8 products (int32).
-// The last, partial chunk is tail-predicated (VCTP). Column sums go to a
-// stack array, then each row is requantized 4 columns per vector and stored
-// as contiguous bytes. Rows too far apart for 16-bit gather offsets take the
-// older path: four columns per int32 vector, VMLA by the scalar p[t, j].
-// The sums equal the ref's int32 sums: bit-exact.
+// Per two rows t and two value columns c, the sum over j runs 8 keys at a
+// time: one gather load per column (VLDRB.S16 with offsets 0, stride, ..,
+// 7 stride) brings v[j .. j + 8, c] widened to int16, one load per row
+// brings p[t, j .. j + 8] straight from P, and one VMLADAVA.S16 per (row,
+// column) accumulates the 8 products (int32). The last, partial chunk is
+// predicated (VCTP). Column sums go to a stack array, then each row is
+// requantized 4 columns per vector and stored as contiguous bytes. Rows too
+// far apart for 16-bit gather offsets take the older path: four columns per
+// int32 vector, VMLA by the scalar p[t, j]. The sums equal the ref's int32
+// sums: bit-exact.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_MVE
