@@ -8,9 +8,9 @@
 // one tail-predicated step (VCTP: lanes past K load as 0).
 //
 // Helium has no floating-point add across lanes: the 4 accumulators are
-// summed by one VST4 (which stores them transposed) and 4 loads and 3 adds,
-// giving y[m][n .. n + 4) as one vector; bias added, stored (predicated for
-// the last N % 4 outputs).
+// stored and loaded back transposed by one VLD4, then 3 adds give
+// y[m][n .. n + 4) as one vector; bias added, stored (predicated for the last
+// N % 4 outputs).
 #include "internal/arch.h"
 
 #if ATTN_HAVE_MVE_FP
@@ -24,33 +24,50 @@ namespace attn {
 namespace detail {
 namespace {
 
-// [sum(a0), sum(a1), sum(a2), sum(a3)]
+// [sum(a0), sum(a1), sum(a2), sum(a3)]: the four stored one after another,
+// then VLD4 loads them back deinterleaved (transposed): lane c of vector i is
+// a_c[i], so the 4 vectors add up to the 4 sums.
 inline float32x4_t sum4(float32x4_t a0, float32x4_t a1, float32x4_t a2, float32x4_t a3) {
-  float t[16];  // [4 lanes, 4 vectors]: t[4 i + c] = a_c[i]
-  const float32x4x4_t a = {{a0, a1, a2, a3}};
-  vst4q_f32(t, a);  // interleaved: transposed
-  return vaddq_f32(vaddq_f32(vld1q_f32(t), vld1q_f32(t + 4)), vaddq_f32(vld1q_f32(t + 8), vld1q_f32(t + 12)));
+  float t[16];  // [4 vectors, 4 lanes]
+  vst1q_f32(t, a0);
+  vst1q_f32(t + 4, a1);
+  vst1q_f32(t + 8, a2);
+  vst1q_f32(t + 12, a3);
+  const float32x4x4_t v = vld4q_f32(t);
+  return vaddq_f32(vaddq_f32(v.val[0], v.val[1]), vaddq_f32(v.val[2], v.val[3]));
+}
+
+// 4 floats at p, then p += 4. For GCC 12 the empty asm hides how the row
+// pointers relate: otherwise it rewrites them as bases plus one common index,
+// an add before every load (15 instructions a step instead of 10); this way
+// each load post-increments its own pointer, as clang-14 does anyway.
+inline float32x4_t load_next(const float*& p) {
+  const float32x4_t v = vld1q_f32(p);
+  p += 4;
+#if !defined(__clang__)
+  __asm__("" : "+r"(p));
+#endif
+  return v;
 }
 
 // y[0 .. CB) = x[0, K) . w[c][0, K) (+ bias[c]), w row c at w + c * ldw.
 template <size_t CB>
 inline void dot_block(const float* x, const float* w, ptrdiff_t ldw, int32_t K, const float* bias, float* y) {
-  const float* wr[CB];  // CB weight rows [K]
+  const float* wr[CB];  // CB weight rows [K], advanced 4 columns per step
   ATTN_UNROLL
   for (size_t c = 0; c < CB; ++c) wr[c] = w + static_cast<ptrdiff_t>(c) * ldw;
   const float32x4_t zero = vdupq_n_f32(0.0f);
   float32x4_t acc[4] = {zero, zero, zero, zero};  // acc[c]: 4 partial sums; past CB stay 0
-  int32_t k = 0;
-  for (; k + 4 <= K; k += 4) {
-    const float32x4_t xv = vld1q_f32(x + k);
+  for (int32_t k4 = K >> 2; k4 > 0; --k4) {
+    const float32x4_t xv = load_next(x);
     ATTN_UNROLL
-    for (size_t c = 0; c < CB; ++c) acc[c] = vfmaq_f32(acc[c], xv, vld1q_f32(wr[c] + k));
+    for (size_t c = 0; c < CB; ++c) acc[c] = vfmaq_f32(acc[c], xv, load_next(wr[c]));
   }
-  if (k < K) {  // the last K % 4 columns, 0 in the lanes past K
-    const mve_pred16_t live = vctp32q(static_cast<uint32_t>(K - k));
-    const float32x4_t xv = vldrwq_z_f32(x + k, live);
+  if ((K & 3) != 0) {  // the last K % 4 columns, 0 in the lanes past K
+    const mve_pred16_t live = vctp32q(static_cast<uint32_t>(K & 3));
+    const float32x4_t xv = vldrwq_z_f32(x, live);
     ATTN_UNROLL
-    for (size_t c = 0; c < CB; ++c) acc[c] = vfmaq_f32(acc[c], xv, vldrwq_z_f32(wr[c] + k, live));
+    for (size_t c = 0; c < CB; ++c) acc[c] = vfmaq_f32(acc[c], xv, vldrwq_z_f32(wr[c], live));
   }
   float32x4_t s = sum4(acc[0], acc[1], acc[2], acc[3]);
   if (CB == 4) {
