@@ -381,6 +381,27 @@ void print_f32(const F32Stats& st) {
               detail::kernel_set_f32(), st.cases, static_cast<double>(st.worst), st.caught, st.controls);
 }
 
+// The control of linear, scores and weighted sum: run() (the dispatched
+// kernel into out_a) again with a[i] = 0, the largest term of output (0, 0)
+// dropped, against ref on the full inputs in out_b: must break the bound.
+template <class Run, class Bound>
+void drop_term_control(F32Stats& st, float* a, int32_t i, Run run, int32_t rows, int32_t cols, int32_t k,
+                       Bound bound) {
+  const float saved = a[i];
+  a[i] = 0.0f;
+  std::memset(g_out_a, 0xC3, sizeof g_out_a);
+  run();
+  a[i] = saved;
+  control_f32(st, worst_ratio(rows, cols, kMaxCols, bound), rows, cols, k);
+}
+
+// sum |a[i] b[i * bs]| over i < n: the scale of a dot product's rounding error.
+float abs_dot(const float* a, const float* b, int32_t bs, int32_t n) {
+  float sum = 0.0f;
+  for (int32_t i = 0; i < n; ++i) sum += std::fabs(a[i] * b[i * bs]);
+  return sum;
+}
+
 // Index of the largest |a[i] b[i * bs]|, i < n.
 int32_t largest_term(const float* a, const float* b, int32_t bs, int32_t n) {
   int32_t best = 0;
@@ -408,19 +429,13 @@ void linear_f32_cases() {
     detail::linear_f32(x, w, bias, MatF32{out_a(), M, N, kMaxCols});
     detail::linear_f32_ref(x, w, bias, MatF32{out_b(), M, N, kMaxCols});
     auto bound = [&](int32_t r, int32_t c) {
-      float sum = bias != nullptr ? std::fabs(bias[c]) : 0.0f;
-      for (int32_t k = 0; k < K; ++k) sum += std::fabs(x.row(r)[k] * w.row(c)[k]);
+      const float sum = (bias != nullptr ? std::fabs(bias[c]) : 0.0f) + abs_dot(x.row(r), w.row(c), 1, K);
       return 2.0f * static_cast<float>(K + 2) * kU * sum + 1e-30f;
     };
     check_f32(st, worst_ratio(M, N, kMaxCols, bound), M, N, K);
-    if (i % 10 == 4) {  // control: x[0][k*] = 0 drops the largest term of y[0][0]
-      const int32_t k = largest_term(g_fa, g_fb, 1, K);
-      const float saved = g_fa[k];
-      g_fa[k] = 0.0f;
-      std::memset(g_out_a, 0xC3, sizeof g_out_a);
-      detail::linear_f32(x, w, bias, MatF32{out_a(), M, N, kMaxCols});
-      g_fa[k] = saved;
-      control_f32(st, worst_ratio(M, N, kMaxCols, bound), M, N, K);
+    if (i % 10 == 4) {  // control: x[0][k] = 0 for the largest term of y[0][0]
+      auto run = [&] { detail::linear_f32(x, w, bias, MatF32{out_a(), M, N, kMaxCols}); };
+      drop_term_control(st, g_fa, largest_term(g_fa, g_fb, 1, K), run, M, N, K, bound);
     }
   }
   print_f32(st);
@@ -442,19 +457,12 @@ void scores_f32_cases() {
     detail::scores_f32(q, k, scale, MatF32{out_a(), T, S, kMaxCols});
     detail::scores_f32_ref(q, k, scale, MatF32{out_b(), T, S, kMaxCols});
     auto bound = [&](int32_t t, int32_t j) {
-      float sum = 0.0f;
-      for (int32_t c = 0; c < d; ++c) sum += std::fabs(q.row(t)[c] * k.row(j)[c]);
-      return 2.0f * static_cast<float>(d + 2) * kU * sum * scale + 1e-30f;
+      return 2.0f * static_cast<float>(d + 2) * kU * abs_dot(q.row(t), k.row(j), 1, d) * scale + 1e-30f;
     };
     check_f32(st, worst_ratio(T, S, kMaxCols, bound), T, S, d);
-    if (i % 10 == 4) {  // control: q[0][c*] = 0 drops the largest term of s[0][0]
-      const int32_t c = largest_term(g_fa, g_fb, 1, d);
-      const float saved = g_fa[c];
-      g_fa[c] = 0.0f;
-      std::memset(g_out_a, 0xC3, sizeof g_out_a);
-      detail::scores_f32(q, k, scale, MatF32{out_a(), T, S, kMaxCols});
-      g_fa[c] = saved;
-      control_f32(st, worst_ratio(T, S, kMaxCols, bound), T, S, d);
+    if (i % 10 == 4) {  // control: q[0][c] = 0 for the largest term of s[0][0]
+      auto run = [&] { detail::scores_f32(q, k, scale, MatF32{out_a(), T, S, kMaxCols}); };
+      drop_term_control(st, g_fa, largest_term(g_fa, g_fb, 1, d), run, T, S, d, bound);
     }
   }
   print_f32(st);
@@ -479,21 +487,14 @@ void weighted_sum_f32_cases() {
     detail::weighted_sum_f32(p, v, MatF32{out_a(), T, d, kMaxCols});
     detail::weighted_sum_f32_ref(p, v, MatF32{out_b(), T, d, kMaxCols});
     auto bound = [&](int32_t t, int32_t c) {
-      float sum = 0.0f;
-      for (int32_t j = 0; j < S; ++j) sum += std::fabs(p.row(t)[j] * v.row(j)[c]);
-      return 2.0f * static_cast<float>(S + 2) * kU * sum + 1e-30f;
+      return 2.0f * static_cast<float>(S + 2) * kU * abs_dot(p.row(t), v.data + c, vs, S) + 1e-30f;
     };
     check_f32(st, worst_ratio(T, d, kMaxCols, bound), T, S, d);
-    if (i % 10 == 4) {  // control: p[0][j*] = 0 drops the largest term of o[0][0] (p[0][0] = 1: never all 0)
+    if (i % 10 == 4) {  // control: p[0][j] = 0 for the largest term of o[0][0] (p[0][0] = 1: never all 0)
       g_fa[0] = 1.0f;
       detail::weighted_sum_f32_ref(p, v, MatF32{out_b(), T, d, kMaxCols});
-      const int32_t j = largest_term(g_fa, g_fb, vs, S);
-      const float saved = g_fa[j];
-      g_fa[j] = 0.0f;
-      std::memset(g_out_a, 0xC3, sizeof g_out_a);
-      detail::weighted_sum_f32(p, v, MatF32{out_a(), T, d, kMaxCols});
-      g_fa[j] = saved;
-      control_f32(st, worst_ratio(T, d, kMaxCols, bound), T, S, d);
+      auto run = [&] { detail::weighted_sum_f32(p, v, MatF32{out_a(), T, d, kMaxCols}); };
+      drop_term_control(st, g_fa, largest_term(g_fa, g_fb, vs, S), run, T, d, S, bound);
     }
   }
   print_f32(st);
