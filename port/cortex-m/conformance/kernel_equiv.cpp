@@ -116,7 +116,9 @@ void scores_s8_cases() {
   for (int32_t i = 0; i < kCases; ++i) {
     const int32_t T = uniform(1, kMaxRows), S = uniform(1, kMaxCols), d = uniform(1, 40);
     const int32_t qs = d + uniform(0, 40 - d + 3), ks = d + uniform(0, 3);
-    fill(g_x8, sizeof g_x8, -128, 127);
+    // Every 3rd case q in [-60, 60]: q - zq then fits int8 for most zq (the MVE kernel's folded path).
+    const int32_t qr = i % 3 == 1 ? 60 : 128;
+    fill(g_x8, sizeof g_x8, -qr, qr - 1);
     fill(g_w8, sizeof g_w8, -128, 127);
     // zq = 0 in every 5th case (the MVE kernel has a path without the zq sum(k) term).
     const int32_t zq = i % 5 == 0 ? 0 : uniform(-128, 127), zk = uniform(-128, 127);
@@ -287,7 +289,9 @@ void softmax_fused_cases() {
     sm.exp_shift = uniform(4, 16);
     // Largest u with t(u) < 2^20.
     const uint32_t lim = ((uint32_t{1} << 20) / (sm.exp_multiplier >> 16)) << (16 - sm.exp_shift);
-    sm.diff_limit = static_cast<int32_t>(lim);
+    // Every 4th case the widest diff_limit the checks allow (t(diff_limit) >= 2^24: the MVE kernel's
+    // masked-index path), the scores still within 2 lim of each other (t < 2^21, the ref's range).
+    sm.diff_limit = static_cast<int32_t>(i % 4 == 3 ? 0xFFFFFFFFu >> sm.exp_shift : lim);
     auto* a = reinterpret_cast<int32_t*>(g_out_a);
     auto* b = reinterpret_cast<int32_t*>(g_out_b);
     clear_outputs();
