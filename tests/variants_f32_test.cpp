@@ -62,6 +62,11 @@ std::vector<VariantSet> simd_sets() {
   sets.push_back({"neon32", d::linear_f32_neon32, d::scores_f32_neon32, d::softmax_row_f32_neon32,
                   d::weighted_sum_f32_neon32});
 #endif
+// The M55 boards do not build this test; port/cortex-m/conformance/kernel_equiv.cpp checks mve there.
+#if ATTN_HAVE_MVE_FP
+  sets.push_back(
+      {"mve", d::linear_f32_mve, d::scores_f32_mve, d::softmax_row_f32_mve, d::weighted_sum_f32_mve});
+#endif
   return sets;
 }
 

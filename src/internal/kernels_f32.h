@@ -30,6 +30,7 @@ ATTN_DECLARE_F32_VARIANTS(ref)     // portable scalar
 ATTN_DECLARE_F32_VARIANTS(avx2)    // x86-64 AVX2 + FMA          (ATTN_HAVE_AVX2)
 ATTN_DECLARE_F32_VARIANTS(neon64)  // AArch64 Advanced SIMD      (ATTN_HAVE_NEON64)
 ATTN_DECLARE_F32_VARIANTS(neon32)  // ARMv7-A NEON               (ATTN_HAVE_NEON32)
+ATTN_DECLARE_F32_VARIANTS(mve)     // Cortex-M55 Helium, float   (ATTN_HAVE_MVE_FP)
 #undef ATTN_DECLARE_F32_VARIANTS
 
 void rope_f32_ref(MatF32 x, int32_t head_dim, int32_t pos0, float base);  // x[n, heads*hd], in place

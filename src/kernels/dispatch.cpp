@@ -6,7 +6,7 @@
 #include "internal/kernels_f32.h"
 #include "internal/kernels_fixed.h"
 
-// The float32 set: linear, scores, softmax_row, weighted_sum.
+// The float32 set: linear, scores, softmax_row, weighted_sum (Helium: M55 with the MVE float extension).
 #if ATTN_HAVE_AVX2
 #define ATTN_F32_ISA avx2
 #define ATTN_F32_ISA_NAME "avx2"
@@ -16,6 +16,9 @@
 #elif ATTN_HAVE_NEON32
 #define ATTN_F32_ISA neon32
 #define ATTN_F32_ISA_NAME "neon32"
+#elif ATTN_HAVE_MVE_FP
+#define ATTN_F32_ISA mve
+#define ATTN_F32_ISA_NAME "mve"
 #else
 #define ATTN_F32_ISA ref
 #define ATTN_F32_ISA_NAME "ref"

@@ -201,8 +201,9 @@ int main() {
   int checks = 0;
   const int failed_kernels = run_kernel_equivalence(&checks);
   if (checks > 0) {
-    std::printf("kernels board=%s fixed kernels=%s vs ref: checks=%d failed=%d: %s\n", port_board_name(),
-                attn::detail::kernel_set_fixed(), checks, failed_kernels, failed_kernels ? "FAIL" : "PASS");
+    std::printf("kernels board=%s f32 kernels=%s fixed kernels=%s vs ref: checks=%d failed=%d: %s\n",
+                port_board_name(), f32_kernels(), attn::detail::kernel_set_fixed(), checks, failed_kernels,
+                failed_kernels ? "FAIL" : "PASS");
   }
   failed += failed_fixed + failed_kernels;
   total += fixed_cases + checks;

@@ -3,7 +3,8 @@
 // requantization: internal/mve_requantize.h).
 //
 // - K <= 64 (the MCU shapes): the x rows stay in registers (K / 16 vectors a
-//   row, zero-filled past K; 4 rows for K <= 16, 2 for K <= 32, else 1) and
+//   row, zero-filled past K; 4 rows for K <= 16, 2 for K <= 32, 1 for
+//   K <= 48; for K <= 64 two rows with their last chunk in a stack copy) and
 //   the inner loop walks the weight rows: per output channel only the weight
 //   loads, the VMLADAVAs and one store of each row's sum. Weight loads are
 //   whole vectors (x is zero past K) while they stay inside W's span; the
@@ -126,6 +127,27 @@ void sums_held(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t n0, int32_t nc, in
   const int32_t whole = safe_end < 0 ? 0 : safe_end < nc ? safe_end : nc;
   const int8_t* b = w.row(n0);  // [K]
   int32_t j = 0;
+  // K = 32 (an MCU shape's E): two weight rows per step, half the loop
+  // overhead (the 4 sums fit the even registers VMLADAVA needs).
+  if (CH == 2 && NR == 2) {
+    const ptrdiff_t ws = w.stride;
+    ATTN_NO_UNROLL
+    for (; j + 2 <= whole; j += 2, b += 2 * ws) {
+      int32_t a[NR] = {}, a2[NR] = {};
+      for (size_t c = 0; c < CH; ++c) {
+        const int8x16_t wv = vldrbq_s8(b + 16 * static_cast<int32_t>(c));
+        const int8x16_t wv2 = vldrbq_s8(b + ws + 16 * static_cast<int32_t>(c));
+        for (size_t r = 0; r < NR; ++r) {
+          a[r] = vmladavaq_s8(a[r], xv[r][c], wv);
+          a2[r] = vmladavaq_s8(a2[r], xv[r][c], wv2);
+        }
+      }
+      for (size_t r = 0; r < NR; ++r) {
+        acc[r][j] = a[r];
+        acc[r][j + 1] = a2[r];
+      }
+    }
+  }
   ATTN_NO_UNROLL
   for (; j < whole; ++j, b += w.stride) {
     int32_t a[NR] = {};
@@ -146,6 +168,42 @@ void sums_held(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t n0, int32_t nc, in
     const int8x16_t wv = vldrbq_z_s8(b + kLast, tail);
     for (size_t r = 0; r < NR; ++r) acc[r][j] = vmladavaq_s8(a[r], xv[r][CH - 1], wv);
   }
+}
+
+// acc[r][j] = sum_k x[m + r, k] w[n0 + j, k] for r < 2, j < nc, 48 < K <= 64:
+// chunks 0..2 of both rows in registers (six vectors), chunk 3 (zero past K)
+// from a stack copy, so that each weight row is loaded once for two rows:
+// per channel 4 weight loads, 2 x loads and 8 VMLADAVA for two sums.
+void sums_pair_k64(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t n0, int32_t nc, int32_t (*acc)[kGroup]) {
+  const int32_t K = x.cols;
+  const int8_t* x0 = x.row(m);      // [K]
+  const int8_t* x1 = x.row(m + 1);  // [K]
+  const int8x16_t a0 = vldrbq_s8(x0), a1 = vldrbq_s8(x0 + 16), a2 = vldrbq_s8(x0 + 32);
+  const int8x16_t b0 = vldrbq_s8(x1), b1 = vldrbq_s8(x1 + 16), b2 = vldrbq_s8(x1 + 32);
+  const mve_pred16_t tail = vctp8q(static_cast<uint32_t>(K - 48));
+  alignas(16) int8_t last[2][16];  // [row][16] chunk 3 of both rows, zero past K
+  vstrbq_s8(last[0], vldrbq_z_s8(x0 + 48, tail));
+  vstrbq_s8(last[1], vldrbq_z_s8(x1 + 48, tail));
+  // Weight rows read as whole vectors while inside W's span (as in sums_held).
+  const int32_t short_by = (64 - K + w.stride - 1) / w.stride;
+  const int32_t safe_end = w.rows - short_by - n0;
+  const int32_t whole = safe_end < 0 ? 0 : safe_end < nc ? safe_end : nc;
+  const int8_t* b = w.row(n0);  // [K]
+  const auto channel = [&](int32_t j, int8x16_t w3) {
+    int8x16_t wv = vldrbq_s8(b);
+    int32_t sa = vmladavq_s8(a0, wv), sb = vmladavq_s8(b0, wv);
+    wv = vldrbq_s8(b + 16);
+    sa = vmladavaq_s8(sa, a1, wv), sb = vmladavaq_s8(sb, b1, wv);
+    wv = vldrbq_s8(b + 32);
+    sa = vmladavaq_s8(sa, a2, wv), sb = vmladavaq_s8(sb, b2, wv);
+    acc[0][j] = vmladavaq_s8(sa, vldrbq_s8(last[0]), w3);
+    acc[1][j] = vmladavaq_s8(sb, vldrbq_s8(last[1]), w3);
+  };
+  int32_t j = 0;
+  ATTN_NO_UNROLL
+  for (; j < whole; ++j, b += w.stride) channel(j, vldrbq_s8(b + 48));
+  ATTN_NO_UNROLL
+  for (; j < nc; ++j, b += w.stride) channel(j, vldrbq_z_s8(b + 48, tail));
 }
 
 // Rows m .. m + R - 1 (R <= 4) of y, K <= kMaxK: 4 x 1 blocks over a stack
@@ -226,7 +284,7 @@ void row_any(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Para
 // then one requantization pass for the block.
 template <size_t CH>
 void run_held(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, bool left) {
-  constexpr int32_t kRows = CH == 1 ? 4 : CH == 2 ? 2 : 1;  // rows held in registers per pass
+  constexpr int32_t kRows = CH == 1 ? 4 : CH == 2 || CH == 4 ? 2 : 1;  // rows per pass over the weights
   for (int32_t m = 0; m < x.rows; m += 4) {
     const int32_t rows = x.rows - m < 4 ? x.rows - m : 4;
     for (int32_t n0 = 0; n0 < w.rows; n0 += kGroup) {
@@ -234,7 +292,13 @@ void run_held(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Par
       alignas(16) int32_t acc[4][kGroup];  // [row][channel] int32 sums
       alignas(16) int32_t wsum[kGroup];    // [channel] sum_k w[n, k]
       int32_t r = 0;
-      for (; r + kRows <= rows; r += kRows) sums_held<CH, kRows>(x, w, m + r, n0, nc, acc + r);
+      for (; r + kRows <= rows; r += kRows) {
+        if constexpr (CH == 4) {
+          sums_pair_k64(x, w, m + r, n0, nc, acc + r);
+        } else {
+          sums_held<CH, kRows>(x, w, m + r, n0, nc, acc + r);
+        }
+      }
       for (; r < rows; ++r) sums_held<CH, 1>(x, w, m + r, n0, nc, acc + r);
       if (p.input_zero_point != 0) weight_sums(w, n0, nc, wsum);
       requantize_rows(acc, rows, p.input_zero_point != 0 ? wsum : nullptr, nc, bias, p, n0, y, m, left);

@@ -2,14 +2,16 @@
 // Expanded as q.k - zk sum(q) - zq sum(k) + d zq zk: one VMLADAVA per 16
 // products against up to four query rows, sum(k) by VADDVA on the loaded key
 // vector, tails by tail predication. For head_dim <= 16 the query rows stay
-// in registers and the four rows' scores of a key are finished as one
-// vector (VSHL by -shift is the ref's arithmetic >>) and scattered to their
-// rows. Every term is exact in int32 (|.| < 2^28 for d < 2^14) and the sum is
-// the ref's sum: bit-exact.
+// in registers (as q - zq where that fits int8: no zq sum(k) term) and the
+// four rows' scores of a key are finished as one vector (VSHL by -shift is
+// the ref's arithmetic >>) and scattered to their rows. Every term is exact
+// in int32 (|.| < 2^28 for d < 2^14) and the sum is the ref's sum: bit-exact.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_MVE
 #include <arm_mve.h>
+
+#include <cstdint>
 
 #include "internal/kernels_fixed.h"
 
@@ -26,40 +28,45 @@ inline int32x4_t lanes(int32_t a, int32_t b, int32_t c, int32_t d) {
 }
 
 // head_dim <= 16: the query rows stay in registers (zero past d) and the
-// R rows' scores of a key are finished as one vector (VSHL by -shift is the
-// ref's arithmetic >>) and scattered to their rows. zq sum(k) is one more
-// VMLADAV, of the key vector with zq in lanes < d. Key loads are whole
-// vectors (the lanes past d meet zeros) while the 16 bytes stay inside k's
-// span; the last keys' loads are predicated.
-template <int R, bool kZq>
-void small_rows(ConstMatS8 q, int32_t zq, ConstMatS8 k, const int32_t* base, int32_t half, int32_t shift,
+// rows' scores of a key are finished as one vector (VSHL by -shift is the
+// ref's arithmetic >>) and scattered to their rows. kFull: four rows (else
+// nr < 4, lanes >= nr not stored). kFold: every q - zq fits int8, so the
+// registers hold q' = q - zq and s = q'.k - zk sum(q') (the same integer):
+// no zq sum(k) term per key. Else zq sum(k) is one more VMLADAV, of the key
+// vector with zq in lanes < d. kShift: shift > 0 (else no VSHL). Key loads
+// are whole vectors (the lanes past d meet zeros) while the 16 bytes stay
+// inside k's span; the last keys' loads are predicated.
+template <bool kFull, bool kFold, bool kShift>
+void small_rows(const int8x16_t* qv, int32_t nr, int8x16_t zqv, int32x4_t vbase, ConstMatS8 k, int32_t shift,
                 MatS32 s, int32_t t) {
-  constexpr size_t kR = static_cast<size_t>(R);
-  const int32_t d = q.cols;
+  const int32_t d = k.cols;
   const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(d));
-  int8x16_t qv[4];  // [R] used, zero past d
-  for (size_t r = 0; r < 4; ++r) {
-    qv[r] = r < kR ? vldrbq_z_s8(q.row(t + static_cast<int32_t>(r)), pred) : vdupq_n_s8(0);
-  }
-  const int8x16_t zqv = vdupq_m_n_s8(vdupq_n_s8(0), static_cast<int8_t>(zq), pred);  // zq in lanes < d
-  int32_t bases[4] = {};                                                             // [R] used
-  for (size_t r = 0; r < kR; ++r) bases[r] = base[r] + half;
-  const int32x4_t vbase = vldrwq_s32(bases);
-  // Byte offsets of rows t .. t + 3 of s from row t; lanes >= R are not stored.
+  const mve_pred16_t live = vctp32q(static_cast<uint32_t>(nr));  // rows stored when !kFull
+  // Byte offsets of rows t .. t + 3 of s from row t; lanes >= nr are not stored.
   const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(s.stride) * 4u);
+  const int8x16_t q0 = qv[0], q1 = qv[1], q2 = qv[2], q3 = qv[3];
   int32_t* out = s.row(t);
+#if defined(__clang__)
+  // kFull: the 4 rows' addresses of the next score minus 4, advanced by the
+  // store itself (VSTRW with writeback), so no pointer step per key.
+  uint32x4_t addr = vaddq_n_u32(offsets, static_cast<uint32_t>(reinterpret_cast<uintptr_t>(out)) - 4u);
+#endif
   const auto step = [&](int8x16_t kv) {
     int32x4_t acc = vaddq_s32(
-        lanes(vmladavq_s8(qv[0], kv), vmladavq_s8(qv[1], kv), vmladavq_s8(qv[2], kv), vmladavq_s8(qv[3], kv)),
-        vbase);
-    if (kZq) acc = vsubq_n_s32(acc, vmladavq_s8(zqv, kv));
-    acc = vshlq_r_s32(acc, -shift);
-    if (R == 4) {
+        lanes(vmladavq_s8(q0, kv), vmladavq_s8(q1, kv), vmladavq_s8(q2, kv), vmladavq_s8(q3, kv)), vbase);
+    if (!kFold) acc = vsubq_n_s32(acc, vmladavq_s8(zqv, kv));
+    if (kShift) acc = vshlq_r_s32(acc, -shift);
+    if (kFull) {
+#if defined(__clang__)
+      vstrwq_scatter_base_wb_u32(&addr, 4, vreinterpretq_u32_s32(acc));
+#else  // GCC 12 rejects the writeback scatter ("builtin not supported")
       vstrwq_scatter_offset_s32(out, offsets, acc);
+      ++out;
+#endif
     } else {
-      vstrwq_scatter_offset_p_s32(out, offsets, acc, vctp32q(static_cast<uint32_t>(R)));
+      vstrwq_scatter_offset_p_s32(out, offsets, acc, live);
+      ++out;
     }
-    ++out;
   };
   // Keys j < safe: j * stride + 16 <= (S - 1) * stride + d, the end of k's
   // span, i.e. j <= S - 1 - ceil((16 - d) / stride).
@@ -69,6 +76,44 @@ void small_rows(ConstMatS8 q, int32_t zq, ConstMatS8 k, const int32_t* base, int
   int32_t j = 0;
   for (; j < safe; ++j, kr += k.stride) step(vldrbq_s8(kr));
   for (; j < k.rows; ++j, kr += k.stride) step(vldrbq_z_s8(kr, pred));
+}
+
+// Rows t .. t + nr - 1 (nr <= 4), head_dim <= 16: the query rows loaded once
+// (zero past d and in rows >= nr), q - zq folded in where it fits int8, and
+// the per-row constants d zq zk - zk sum(q) (+ the rounding half) as one vector.
+template <bool kFull>
+void small_block(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int32_t shift, MatS32 s,
+                 int32_t t, int32_t nr) {
+  const int32_t d = q.cols;
+  const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(d));
+  int8x16_t qv[4];             // [4] rows, zero past d and in rows >= nr
+  int8_t lo = 127, hi = -128;  // min and max of q[0 .. nr) over the lanes < d
+  for (int32_t r = 0; r < 4; ++r) {
+    qv[r] = vdupq_n_s8(0);
+    if (r < nr) {
+      qv[r] = vldrbq_z_s8(q.row(t + r), pred);
+      lo = vminvq_p_s8(lo, qv[r], pred);
+      hi = vmaxvq_p_s8(hi, qv[r], pred);
+    }
+  }
+  const bool fold = zq != 0 && hi - zq <= 127 && lo - zq >= -128;
+  int32_t base[4] = {};  // [nr] used: the row's constant terms + half
+  for (int32_t r = 0; r < nr; ++r) {
+    if (fold) qv[r] = vsubq_m_n_s8(qv[r], qv[r], static_cast<int8_t>(zq), pred);  // q', zero past d
+    const int32_t qsum = vaddvq_s8(qv[r]);
+    base[r] = (fold ? 0 : d * zq * zk) - zk * qsum + half;
+  }
+  const int32x4_t vbase = lanes(base[0], base[1], base[2], base[3]);
+  if (fold || zq == 0) {
+    if (shift > 0) {
+      small_rows<kFull, true, true>(qv, nr, qv[0], vbase, k, shift, s, t);
+    } else {
+      small_rows<kFull, true, false>(qv, nr, qv[0], vbase, k, shift, s, t);
+    }
+  } else {
+    const int8x16_t zqv = vdupq_m_n_s8(vdupq_n_s8(0), static_cast<int8_t>(zq), pred);  // zq in lanes < d
+    small_rows<kFull, false, true>(qv, nr, zqv, vbase, k, shift, s, t);
+  }
 }
 
 template <int R>
@@ -86,14 +131,6 @@ void rows(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int3
       qsum = vaddvaq_p_s8(qsum, vldrbq_z_s8(a[r] + c, pred), pred);
     }
     base[r] = d * zq * zk - zk * qsum;
-  }
-  if (d <= 16) {
-    if (zq != 0) {
-      small_rows<R, true>(q, zq, k, base, half, shift, s, t);
-    } else {
-      small_rows<R, false>(q, zq, k, base, half, shift, s, t);
-    }
-    return;
   }
   for (int32_t j = 0; j < k.rows; ++j) {
     const int8_t* b = k.row(j);  // [d]
@@ -116,6 +153,11 @@ void rows(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int3
 void scores_s8_mve(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s) {
   const int32_t half = score_shift > 0 ? int32_t{1} << (score_shift - 1) : 0;
   int32_t t = 0;
+  if (q.cols <= 16) {
+    for (; t + 4 <= q.rows; t += 4) small_block<true>(q, zq, k, zk, half, score_shift, s, t, 4);
+    if (t < q.rows) small_block<false>(q, zq, k, zk, half, score_shift, s, t, q.rows - t);
+    return;
+  }
   for (; t + 4 <= q.rows; t += 4) rows<4>(q, zq, k, zk, half, score_shift, s, t);
   if (q.rows - t == 3) rows<3>(q, zq, k, zk, half, score_shift, s, t);
   if (q.rows - t == 2) rows<2>(q, zq, k, zk, half, score_shift, s, t);

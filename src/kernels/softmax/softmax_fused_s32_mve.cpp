@@ -1,16 +1,19 @@
 // The fused attention softmax, int32 scores -> Q0.15 probabilities, Cortex-M55
 // Helium (MVE): the arithmetic of softmax_fused_s32_ref.cpp, four scores per
-// vector. The exp table is read by a gather (VLDRH.U32 shifted offsets), the
-// per-lane octave shift by VSHL with negative counts, the rounding halving
-// by VRSHR #1, the normalization (e * R + 2^31) >> 32 by VRMULH.U32, and the
-// int16 probabilities are written by a truncating VSTRH.32; tails and masked
-// keys by predication. Every step is the ref's integer step: bit-exact.
+// vector. The exp table is read by a gather (VLDRH.U32 shifted offsets,
+// predicated off past diff_limit), the per-lane octave shift and its rounding
+// by VRSHL with negative counts, the normalization (e * R + 2^31) >> 32 by
+// VRMULH.U32, and the int16 probabilities are written by a truncating
+// VSTRH.32; tails and masked keys by predication. Every step is the ref's
+// integer step: bit-exact.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_MVE
 #include <arm_mve.h>
 
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "internal/exp2_table.h"
 #include "internal/fixed_point.h"
@@ -66,36 +69,60 @@ void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, 
   // shift and the limit are scalar operands), so that the loop does not
   // spill; whole vectors, then one tail-predicated step.
   static_assert(kExp2FracBits == 16 && kExp2TableBits == 8, "index = bits 8..15 of t");
-  const uint32x4_t vmax = vdupq_n_u32(static_cast<uint32_t>(smax));
-  const uint32x4_t vmult = vdupq_n_u32(sm.exp_multiplier);
-  const uint32x4_t zero = vdupq_n_u32(0);
   const int32_t shift = sm.exp_shift;  // locals: the row stores could alias sm
-  const uint32_t limit = static_cast<uint32_t>(sm.diff_limit);
+  const int32_t limit = sm.diff_limit;
+  const uint32x4_t vmult = vdupq_n_u32(sm.exp_multiplier);
+  // (smax - s) << shift = s * -2^shift + (smax << shift) (mod 2^32): one VMLAS.
+  uint32x4_t vneg_step = vdupq_n_u32(0u - (uint32_t{1} << shift));
+  // Opaque to the compiler: as a known splat, clang-14 makes it a scalar
+  // operand of VMLA (plus a VMOV of the accumulator per step) instead.
+  __asm__("" : "+w"(vneg_step));
+  const uint32_t top = static_cast<uint32_t>(smax) << shift;
+  // u = smax - s <= diff_limit exactly where s >= smax - diff_limit (every s when that is below INT32_MIN).
+  const int64_t floor64 = static_cast<int64_t>(smax) - limit;
+  const int32_t floor = floor64 < INT32_MIN ? INT32_MIN : static_cast<int32_t>(floor64);
   // e = 0 where u > diff_limit, else the ref's ((2 x >> o) + 1) >> 1 with
   // x = table[(t >> 8) & 255] and o = t >> 16 in [0, 15]. That is x rounded
   // right by o: for o = 0, (2x + 1) >> 1 = x; for o > 0, 2x >> o = x >> (o - 1)
   // and floor((floor(a) + 1) / 2) = floor((a + 1) / 2), so the result is
-  // floor((x + 2^(o - 1)) / 2^o) = VRSHL(x, -o).
-  const auto exp4 = [&](uint32x4_t s) {
-    const uint32x4_t u = vsubq_u32(vmax, s);
-    const uint32x4_t t = vmulhq_u32(vshlq_r_u32(u, shift), vmult);  // < 2^20 where u <= limit
-    const uint32x4_t idx = vshrq_n_u32(vshlq_n_u32(t, 16), 24);     // in [0, 255] in every lane
-    const uint32x4_t x = vldrhq_gather_shifted_offset_u32(kExp2Table, idx);
+  // floor((x + 2^(o - 1)) / 2^o) = VRSHL(x, -o). Lanes past the limit
+  // (`live` false) skip the gather (predicated: x = 0), and VRSHL of 0 is 0
+  // whatever their octave; so do the lanes past the row's end in the last step.
+  // The index (t >> 8) & 255 takes two shifts; where t(diff_limit) < 2^24
+  // (so byte 3 of t is 0 in every live lane: t grows with u) it is VMOVLT.U8,
+  // bytes 1 and 3 of each lane, in one (the converter keeps t < 2^20).
+  const auto exp4 = [&](int32x4_t s, mve_pred16_t live, auto narrow) {
+    const uint32x4_t t = vmulhq_u32(vmlasq_n_u32(vreinterpretq_u32_s32(s), vneg_step, top), vmult);
+    uint32x4_t idx;
+    if constexpr (decltype(narrow)::value) {
+      idx = vreinterpretq_u32_u16(vmovltq_u8(vreinterpretq_u8_u32(t)));  // in [0, 255] where live
+    } else {
+      idx = vshrq_n_u32(vshlq_n_u32(t, 16), 24);  // in [0, 255] in every lane
+    }
+    const uint32x4_t x = vldrhq_gather_shifted_offset_z_u32(kExp2Table, idx, live);
     const int32x4_t octave = vnegq_s32(vreinterpretq_s32_u32(vshrq_n_u32(t, kExp2FracBits)));
-    return vpselq_u32(zero, vrshlq_u32(x, octave), vcmphiq_n_u32(u, limit));
+    return vrshlq_u32(x, octave);
   };
-  uint32_t* urow = reinterpret_cast<uint32_t*>(row);
   uint32_t sum = 0;
-  int32_t i = begin;
-  for (; i + 4 <= end; i += 4) {
-    const uint32x4_t e = exp4(vldrwq_u32(urow + i));
-    vstrwq_u32(urow + i, e);
-    sum = vaddvaq_u32(sum, e);
+  int32_t* pos = row + begin;  // one pointer walks the row (no index kept)
+  const auto whole_vectors = [&](auto narrow) {
+    for (int32_t k = (end - begin) / 4; k > 0; --k, pos += 4) {
+      const int32x4_t sv = vldrwq_s32(pos);
+      const uint32x4_t e = exp4(sv, vcmpgeq_n_s32(sv, floor), narrow);
+      vstrwq_u32(reinterpret_cast<uint32_t*>(pos), e);
+      sum = vaddvaq_u32(sum, e);
+    }
+  };
+  if (fused_exp_argument(static_cast<uint32_t>(limit), sm) < (uint32_t{1} << 24)) {
+    whole_vectors(std::true_type{});
+  } else {
+    whole_vectors(std::false_type{});
   }
-  if (i < end) {  // the last 1..3 scores
-    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - i));
-    const uint32x4_t e = exp4(vldrwq_z_u32(urow + i, p));
-    vstrwq_p_u32(urow + i, e, p);
+  if (((end - begin) & 3) != 0) {  // the last 1..3 scores
+    const mve_pred16_t p = vctp32q(static_cast<uint32_t>((end - begin) & 3));
+    const int32x4_t sv = vldrwq_z_s32(pos, p);
+    const uint32x4_t e = exp4(sv, vcmpgeq_m_n_s32(sv, floor, p), std::false_type{});  // past end: no gather
+    vstrwq_p_u32(reinterpret_cast<uint32_t*>(pos), e, p);
     sum = vaddvaq_p_u32(sum, e, p);
   }
 
@@ -110,6 +137,7 @@ void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, 
   // Pass 2: p_j = (e_j * recip + 2^31) >> 32 as int16 over the start of the
   // row. The store of entries [j, j + 4) covers int32 entries j / 2 .. j / 2 + 1,
   // read by this or an earlier iteration (or masked).
+  const uint32_t* urow = reinterpret_cast<const uint32_t*>(row);
   uint16_t* prob = reinterpret_cast<uint16_t*>(row);
 #if defined(__clang__)
   for (int32_t j = begin; j < end; j += 4) {
@@ -117,7 +145,7 @@ void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, 
     vstrhq_p_u32(prob + j, vrmulhq_u32(vldrwq_z_u32(urow + j, p), recip), p);
   }
 #else
-  i = begin;
+  int32_t i = begin;
   for (; i + 4 <= end; i += 4) vstrhq_u32(prob + i, vrmulhq_u32(vldrwq_u32(urow + i), recip));
   if (i < end) {
     const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - i));

@@ -1,15 +1,16 @@
 // weighted sum, int8 values, Q0.15 probabilities, Cortex-M55 Helium (MVE):
 // o[t, c] = requant(sum_j p[t, j] v[j, c] - zv sum_j p[t, j]).
 //
-// Per value column c and up to four rows t, the sum over j runs 8 keys at a
-// time: one gather load (VLDRB.S16 with offsets 0, stride, .., 7 stride)
-// brings v[j .. j + 8, c] widened to int16, and one VMLADAVA.S16 per row
-// multiplies it with p[t, j .. j + 8] and accumulates the 8 products (int32).
-// The last, partial chunk is tail-predicated (VCTP). Column sums go to a
-// stack array, then each row is requantized 4 columns per vector and stored
-// as contiguous bytes. Rows too far apart for 16-bit gather offsets take the
-// older path: four columns per int32 vector, VMLA by the scalar p[t, j].
-// The sums equal the ref's int32 sums: bit-exact.
+// Per two rows t and two value columns c, the sum over j runs 8 keys at a
+// time: one gather load per column (VLDRB.S16 with offsets 0, stride, ..,
+// 7 stride) brings v[j .. j + 8, c] widened to int16, one load per row
+// brings p[t, j .. j + 8] straight from P, and one VMLADAVA.S16 per (row,
+// column) accumulates the 8 products (int32). The last, partial chunk is
+// predicated (VCTP). Column sums go to a stack array, then each row is
+// requantized 4 columns per vector and stored as contiguous bytes. Rows too
+// far apart for 16-bit gather offsets take the older path: four columns per
+// int32 vector, VMLA by the scalar p[t, j]. The sums equal the ref's int32
+// sums: bit-exact.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_MVE
@@ -28,84 +29,92 @@ namespace attn {
 namespace detail {
 namespace {
 
-constexpr int32_t kKeys = 128;              // keys per block (stack: 4 x 128 int16 probabilities)
 constexpr int32_t kGroup = 16;              // value columns per pass (stack: 4 x 16 int32 sums)
 constexpr int32_t kMaxGatherStride = 9362;  // 7 * stride must fit the 16-bit gather offsets
 
-// o[t, c0 .. c0 + nc) = requant(acc[0 .. nc) + corr), 4 columns per vector.
-inline void store_row(const int32_t* acc, int32_t corr, int32_t nc, int32_t m, int32_t sh, int32_t zo,
-                      int8_t* out) {
+// o[t, c0 .. c0 + nc) = requant(acc[0 .. nc)), 4 columns per vector.
+inline void store_row(const int32_t* acc, int32_t nc, int32_t m, int32_t sh, int32_t zo, int8_t* out) {
   const int32x4_t lo = vdupq_n_s32(-128);
   const int32x4_t hi = vdupq_n_s32(127);
   ATTN_NO_UNROLL  // unrolled, clang-14 spills the two constants once per copy (~180 instructions a call)
       for (int32_t j = 0; j < nc; j += 4) {
     const mve_pred16_t live = vctp32q(static_cast<uint32_t>(nc - j));
-    int32x4_t v = vaddq_n_s32(mve::requantize(vaddq_n_s32(vldrwq_s32(acc + j), corr), m, sh), zo);
+    int32x4_t v = vaddq_n_s32(mve::requantize(vldrwq_s32(acc + j), m, sh), zo);
     v = vminq_s32(vmaxq_s32(v, lo), hi);
     vstrbq_p_s32(out + j, v, live);  // int8, truncating
   }
 }
 
-// Rows t .. t + nr - 1 (nr <= 4), v.stride <= kMaxGatherStride. The keys go
-// in blocks of kKeys: the block's probability rows are first copied,
-// interleaved 8 keys at a time and zero-padded, to a stack buffer walked by
-// one pointer (and summed on the way, for the zv term); then per value
-// column each 8-key step is 1 gather, 4 probability loads, 4 VMLADAVA.S16.
-template <bool kFour>  // nr == 4, known at compile time
+// o[t + r, c0 .. c0 + nc) for r < nr (nr <= 4), v.stride <= kMaxGatherStride.
+// Two rows by two value columns at a time: per 8-key step, 2 probability
+// loads straight from the rows of p (post-incremented pointers), 2 gathers
+// (VLDRB.S16, offsets 0, stride, .., 7 stride from the column), 4
+// VMLADAVA.S16 (10 instructions with the loop's, for 32 products); the last
+// 1..7 keys one step with predicated loads (zero probabilities past S). A
+// missing second row or column repeats the last one (same sums, same slot).
+// The zv term: kPsum, -zv sum_j p[t + r, j] added to the sums (one pass over
+// each row of p: cheaper from 8 columns on); else the gathered values are
+// v - zv (exact in int16, one VSUB per gather). Either way the sums are the
+// ref's int32 sums sum_j p (v - zv).
+template <bool kPsum>
 void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o,
-                 int32_t t, int32_t nr_any) {
-  const int32_t nr = kFour ? 4 : nr_any;
+                 int32_t t, int32_t nr) {
   const int32_t S = p.cols;
+  const int32_t full = S & ~7;  // keys in whole 8-key steps
+  const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(S - full));
   const uint16x8_t offsets = vmulq_n_u16(vidupq_n_u16(0, 1), static_cast<uint16_t>(v.stride));
   const ptrdiff_t step = 8 * static_cast<ptrdiff_t>(v.stride);  // bytes between 8-key steps of a column
-  alignas(16) int32_t acc[4][kGroup];       // [row][column] int32 sums of this column group
-  alignas(16) int16_t ps[kKeys / 8][4][8];  // [step][row][8] probabilities of this key block
-  int32_t psum[4] = {};                     // [nr] used: sum_j p[t + r, j]
+  const int16_t zv16 = static_cast<int16_t>(zv);
+  const auto less_zv = [zv16](int16x8_t g) { return kPsum ? g : vsubq_n_s16(g, zv16); };  // !kPsum: v - zv
+  int32_t corr[4] = {};  // [nr] kPsum: -zv sum_j p[t + r, j]
+  for (int32_t r = 0; kPsum && r < nr; ++r) {
+    const int16_t* pr = p.row(t + r);  // [S]
+    int32_t sum = 0;
+    for (int32_t j = 0; j < full; j += 8) sum = vaddvaq_s16(sum, vldrhq_s16(pr + j));
+    if (full < S) sum = vaddvaq_s16(sum, vldrhq_z_s16(pr + full, tail));
+    corr[r] = -zv * sum;
+  }
+  alignas(16) int32_t acc[4][kGroup];  // [row][column] int32 sums of this column group
   for (int32_t c0 = 0; c0 < v.cols; c0 += kGroup) {
     const int32_t nc = v.cols - c0 < kGroup ? v.cols - c0 : kGroup;
-    for (int32_t j0 = 0; j0 < S; j0 += kKeys) {
-      const int32_t nk = S - j0 < kKeys ? S - j0 : kKeys;
-      const int32_t steps = (nk + 7) / 8;
-      for (int32_t i = 0; i < steps; ++i) {
-        const mve_pred16_t pred = vctp16q(static_cast<uint32_t>(nk - 8 * i));
-        for (int32_t r = 0; r < 4; ++r) {
-          int16x8_t pv = vdupq_n_s16(0);
-          if (r < nr) {
-            pv = vldrhq_z_s16(p.row(t + r) + j0 + 8 * i, pred);
-            if (c0 == 0) psum[r] = vaddvaq_s16(psum[r], pv);
-          }
-          vst1q_s16(ps[i][r], pv);
-        }
-      }
-      const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(nk - 8 * (steps - 1)));
-      const int8_t* col = v.row(j0) + c0;  // v[j0, c0]
+    for (int32_t ra = 0; ra < nr; ra += 2) {
+      const int32_t rb = ra + 1 < nr ? ra + 1 : ra;
       ATTN_NO_UNROLL
-      for (int32_t c = 0; c < nc; ++c, ++col) {
-        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-        if (j0 > 0) {  // later key blocks continue the sums
-          a0 = acc[0][c];
-          a1 = acc[1][c];
-          a2 = acc[2][c];
-          a3 = acc[3][c];
+      for (int32_t c = 0; c < nc; c += 2) {
+        const int32_t c1 = c + 1 < nc ? c + 1 : c;
+        const uint16x8_t off1 = vaddq_n_u16(offsets, static_cast<uint16_t>(c1 - c));
+        const int16_t* pa = p.row(t + ra);   // [S]
+        const int16_t* pb = p.row(t + rb);   // [S]
+        const int8_t* vb = v.data + c0 + c;  // v[0, c0 + c]
+        int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+        for (int32_t j = 0; j < full; j += 8, vb += step) {
+          const int16x8_t va = vldrhq_s16(pa), vpb = vldrhq_s16(pb);
+          const int16x8_t v0 = less_zv(vldrbq_gather_offset_s16(vb, offsets));
+          const int16x8_t v1 = less_zv(vldrbq_gather_offset_s16(vb, off1));
+          a0 = vmladavaq_s16(a0, va, v0);
+          b0 = vmladavaq_s16(b0, vpb, v0);
+          a1 = vmladavaq_s16(a1, va, v1);
+          b1 = vmladavaq_s16(b1, vpb, v1);
+          pa += 8, pb += 8;
         }
-        const int8_t* vb = col;
-        const int16_t* pp = ps[0][0];
-        for (int32_t i = 0; i + 1 < steps; ++i, vb += step, pp += 32) {
-          const int16x8_t vv = vldrbq_gather_offset_s16(vb, offsets);
-          a0 = vmladavaq_s16(a0, vldrhq_s16(pp), vv);
-          a1 = vmladavaq_s16(a1, vldrhq_s16(pp + 8), vv);
-          a2 = vmladavaq_s16(a2, vldrhq_s16(pp + 16), vv);
-          a3 = vmladavaq_s16(a3, vldrhq_s16(pp + 24), vv);
+        if (full < S) {  // the last 1..7 keys
+          const int16x8_t va = vldrhq_z_s16(pa, tail), vpb = vldrhq_z_s16(pb, tail);
+          const int16x8_t v0 = less_zv(vldrbq_gather_offset_z_s16(vb, offsets, tail));
+          const int16x8_t v1 = less_zv(vldrbq_gather_offset_z_s16(vb, off1, tail));
+          a0 = vmladavaq_s16(a0, va, v0);
+          b0 = vmladavaq_s16(b0, vpb, v0);
+          a1 = vmladavaq_s16(a1, va, v1);
+          b1 = vmladavaq_s16(b1, vpb, v1);
         }
-        const int16x8_t vv = vldrbq_gather_offset_z_s16(vb, offsets, tail);  // the last step: keys < nk
-        acc[0][c] = vmladavaq_s16(a0, vldrhq_s16(pp), vv);
-        acc[1][c] = vmladavaq_s16(a1, vldrhq_s16(pp + 8), vv);
-        acc[2][c] = vmladavaq_s16(a2, vldrhq_s16(pp + 16), vv);
-        acc[3][c] = vmladavaq_s16(a3, vldrhq_s16(pp + 24), vv);
+        if (kPsum) a0 += corr[ra], a1 += corr[ra], b0 += corr[rb], b1 += corr[rb];
+        acc[ra][c] = a0;
+        acc[ra][c1] = a1;
+        acc[rb][c] = b0;
+        acc[rb][c1] = b1;
       }
     }
     ATTN_NO_UNROLL
-    for (int32_t r = 0; r < nr; ++r) store_row(acc[r], -zv * psum[r], nc, m, sh, zo, o.row(t + r) + c0);
+    for (int32_t r = 0; r < nr; ++r) store_row(acc[r], nc, m, sh, zo, o.row(t + r) + c0);
   }
 }
 
@@ -137,10 +146,14 @@ void weighted_sum_s8_mve(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int
     for (int32_t t = 0; t < p.rows; ++t) row_any(p, v, zv, m, sh, zo, o, t);
     return;
   }
-  // Blocks of 4 rows; the last block's missing rows are zero probabilities, not stored.
-  int32_t t = 0;
-  for (; t + 4 <= p.rows; t += 4) rows_gather<true>(p, v, zv, m, sh, zo, o, t, 4);
-  if (t < p.rows) rows_gather<false>(p, v, zv, m, sh, zo, o, t, p.rows - t);
+  for (int32_t t = 0; t < p.rows; t += 4) {
+    const int32_t nr = p.rows - t < 4 ? p.rows - t : 4;
+    if (v.cols >= 8) {
+      rows_gather<true>(p, v, zv, m, sh, zo, o, t, nr);
+    } else {
+      rows_gather<false>(p, v, zv, m, sh, zo, o, t, nr);
+    }
+  }
 }
 
 }  // namespace detail

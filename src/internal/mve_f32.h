@@ -1,0 +1,44 @@
+// internal/mve_f32.h: the vector exp of the Helium (MVE) float32 softmax
+// (src/kernels/softmax/softmax_f32_mve.cpp), in a header so that the board's
+// kernel equivalence runner (port/cortex-m/conformance/kernel_equiv.cpp) can
+// measure its accuracy lane by lane. Include only under ATTN_HAVE_MVE_FP.
+#pragma once
+
+#include <arm_mve.h>
+
+namespace attn {
+namespace detail {
+namespace mve {
+
+// exp of 4 lanes, each <= 0 or -INFINITY: the algorithm of the AVX2 and NEON
+// variants. x = n ln2 + r with n = round(x / ln2) (the 1.5 * 2^23 shift trick
+// leaves n + 127, the biased exponent of 2^n, in the low mantissa bits of t),
+// |r| <= ln2 / 2; exp(r) by the degree-7 Cephes polynomial, fused
+// multiply-adds as on AArch64 (within 1.24 ulp of exact there); results below
+// ln(FLT_MIN) flushed to exactly 0, so -INFINITY gives exactly 0. Helium's
+// vector-by-scalar VFMA / VFMAS take the constants from core registers: the
+// 8 vector registers keep no constant vectors.
+inline float32x4_t exp_nonpositive(float32x4_t x) {
+  const float kMin = -87.336544f;                    // ln(FLT_MIN): 2^n stays a normal float
+  const mve_pred16_t keep = vcmpgeq_n_f32(x, kMin);  // false for -INFINITY
+  x = vmaxnmq_f32(x, vdupq_n_f32(kMin));             // keeps n + 127 >= 1
+  const float kShift = 12582912.0f + 127.0f;         // 1.5 * 2^23 + exponent bias
+  const float32x4_t t = vfmaq_n_f32(vdupq_n_f32(kShift), x, 1.44269504088896341f);  // x log2(e) + shift
+  const float32x4_t n = vsubq_n_f32(t, kShift);
+  float32x4_t r = vfmaq_n_f32(x, n, -0.693359375f);  // ln2 split in two: n * ln2_hi is exact
+  r = vfmaq_n_f32(r, n, 2.12194440e-4f);
+  // exp(r) = 1 + r + r^2 P(r), P by Horner: p = p * r + c (VFMAS)
+  float32x4_t p = vfmaq_n_f32(vdupq_n_f32(1.3981999507e-3f), r, 1.9875691500e-4f);
+  p = vfmasq_n_f32(p, r, 8.3334519073e-3f);
+  p = vfmasq_n_f32(p, r, 4.1665795894e-2f);
+  p = vfmasq_n_f32(p, r, 1.6666665459e-1f);
+  p = vfmasq_n_f32(p, r, 5.0000001201e-1f);
+  p = vfmaq_f32(vaddq_n_f32(r, 1.0f), p, vmulq_f32(r, r));
+  // times 2^n: n + 127 moved into the exponent field
+  p = vmulq_f32(p, vreinterpretq_f32_u32(vshlq_n_u32(vreinterpretq_u32_f32(t), 23)));
+  return vpselq_f32(p, vdupq_n_f32(0.0f), keep);
+}
+
+}  // namespace mve
+}  // namespace detail
+}  // namespace attn
