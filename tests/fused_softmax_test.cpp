@@ -13,6 +13,7 @@
 
 #include "attn/quantize.h"
 #include "internal/exp2_table.h"
+#include "internal/fixed_point.h"
 #include "internal/kernels_fixed.h"
 
 namespace {
@@ -70,6 +71,38 @@ std::vector<int32_t> run(std::vector<int32_t> s, int begin, int end, const Fused
     p[j] = v;
   }
   return p;
+}
+
+// fused_softmax_reciprocal as first written, on gemmlowp's
+// one_over_one_plus_x_for_x_in_0_1 with its saturating steps: the oracle of
+// the kernel's shorter form (checked equal on all 2^31 mantissas when it was
+// written; here on the edges and a spread of sums).
+uint32_t reciprocal_gemmlowp(uint32_t sum) {
+  namespace fp = attn::fp;
+  const int h = fp::count_leading_zeros(sum);
+  const auto a = static_cast<int32_t>((sum << h) - (uint32_t{1} << 31));
+  const auto r31 = static_cast<uint32_t>(fp::one_over_one_plus_x_for_x_in_0_1(a));
+  const int rs = h + attn::detail::kProbBits - 30;
+  const uint32_t r = rs >= 0 ? r31 << rs : r31 >> -rs;
+  return r - (r >> attn::detail::kProbBits);
+}
+
+TEST_CASE("fused softmax reciprocal equals gemmlowp's one_over_one_plus_x form", "[fused_softmax]") {
+  std::vector<uint32_t> sums;
+  for (uint32_t s = 65447; s < 65447 + 70000; ++s) sums.push_back(s);  // every sum near e_max
+  for (int b = 17; b < 32; ++b) {  // powers of two (mantissa 0: the saturating step) and neighbours
+    for (uint32_t d = 0; d < 8; ++d) {
+      sums.push_back((uint32_t{1} << b) + d);
+      sums.push_back((uint32_t{1} << b) - 1 - d);
+    }
+  }
+  for (uint32_t d = 0; d < 8; ++d) sums.push_back(0xFFFFFFFFu - d);
+  std::mt19937 rng(7);
+  for (int i = 0; i < 500000; ++i)
+    sums.push_back(65447 + static_cast<uint32_t>(rng() % (0xFFFFFFFFu - 65447)));
+  size_t bad = 0;
+  for (const uint32_t s : sums) bad += attn::detail::fused_softmax_reciprocal(s) != reciprocal_gemmlowp(s);
+  REQUIRE(bad == 0);
 }
 
 TEST_CASE("fused softmax table is round(2^16 * 2^(-(k + 1/2) / 256))", "[fused_softmax]") {

@@ -57,6 +57,15 @@
 #define ATTN_HAVE_MVE_FP 0
 #endif
 
+// Compile the function that follows for size: run-once code (planning,
+// validation) in flash-bound Cortex-M images. GCC only (clang has no
+// per-function optimization level; there it is nothing).
+#if defined(__GNUC__) && !defined(__clang__)
+#define ATTN_COLD_CODE __attribute__((optimize("Os")))
+#else
+#define ATTN_COLD_CODE
+#endif
+
 // Fully unroll the loop that follows (its bound a template constant), so that
 // a SIMD kernel's accumulator arrays live in registers, not on the stack.
 #if defined(__clang__)

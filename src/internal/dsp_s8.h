@@ -60,11 +60,13 @@ constexpr int32_t kExpandRows = 4;
 constexpr int32_t kExpandMaxK = 128;
 
 // buf[(k / 4) * 8 + 2 r + {0, 1}] = the even / odd int16 pair of a[r][k, k + 4)
-// minus za, for r < 4 and k < K4 (a multiple of 4, <= kExpandMaxK).
+// minus za, for r < 4 and k < K4 (a multiple of 4, <= kExpandMaxK). kZ =
+// false: za is 0 (no subtraction).
+template <bool kZ = true>
 inline void expand4(const int8_t* const* a, int32_t K4, int32_t za, int32_t* buf) {
   const int32_t za2 = splat16(za);
   for (int32_t k = 0; k < K4; k += 4, buf += 8) {
-    for (size_t r = 0; r < 4; ++r) unpack<true>(load4(a[r] + k), za2, &buf[2 * r], &buf[2 * r + 1]);
+    for (size_t r = 0; r < 4; ++r) unpack<kZ>(load4(a[r] + k), za2, &buf[2 * r], &buf[2 * r + 1]);
   }
 }
 
@@ -98,16 +100,19 @@ inline void dot4_expanded(const int32_t* buf, const int8_t* b, int32_t K4, int32
   int32_t t0, t1, be, bo;
   // Hand-scheduled: GCC 12 spills the eight pairs of the C version (33
   // instructions per step instead of 17). Per four k: ldr + 2 sxtb16 of b,
-  // then per row one ldrd of its two pairs and two SMLADs. Two steps per
-  // loop iteration (16 instructions per 16 MACs); an odd number of steps
-  // enters at the second one.
+  // then per row one ldrd of its two pairs and two SMLADs. Four steps per
+  // loop iteration (15 instructions per 16 MACs, plus 2 per 64); the first
+  // iteration enters at step (4 - steps % 4) % 4 through a byte table.
   __asm__ volatile(
       "sub    %[t0], %[end], %[b]\n\t"
-      "tst    %[t0], #4\n\t"
-      "bne    2f\n\t"
-      "1:\n\t" ATTN_DSP_SMLAD_STEP "2:\n\t" ATTN_DSP_SMLAD_STEP
+      "ubfx   %[t0], %[t0], #2, #2\n\t"
+      "tbb    [pc, %[t0]]\n\t"
+      "5:\n\t"
+      ".byte  (10f - 5b) / 2, (13f - 5b) / 2, (12f - 5b) / 2, (11f - 5b) / 2\n\t"
+      "10:\n\t" ATTN_DSP_SMLAD_STEP "11:\n\t" ATTN_DSP_SMLAD_STEP "12:\n\t" ATTN_DSP_SMLAD_STEP
+      "13:\n\t" ATTN_DSP_SMLAD_STEP
       "cmp    %[b], %[end]\n\t"
-      "bne    1b\n\t"
+      "bne    10b\n\t"
       : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [buf] "+r"(buf), [b] "+r"(b),
         [t0] "=&r"(t0), [t1] "=&r"(t1), [be] "=&r"(be), [bo] "=&r"(bo)
       : [end] "r"(end)

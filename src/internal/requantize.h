@@ -47,8 +47,9 @@ struct Requant {
         hi_shift(s <= -2 ? -s - 1 : 0),
         hi_base(s <= -2 ? int32_t{1} << (-s - 2) : 0) {}
 
-  int32_t operator()(int32_t x) const {
-    if (shift > -2) return requantize(x, multiplier, shift);
+  int32_t operator()(int32_t x) const { return shift > -2 ? requantize(x, multiplier, shift) : folded(x); }
+  // The folded form alone, for shift <= -2 (callers that test the shift once).
+  int32_t folded(int32_t x) const {
     const uint32_t lo = (static_cast<uint32_t>(x) & 0x80000000u) | 0x40000000u;
     const uint32_t hi = static_cast<uint32_t>(hi_base + (x >> 31));
     const int64_t base = static_cast<int64_t>((static_cast<uint64_t>(hi) << 32) | lo);

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "attn/attention.h"
+#include "internal/arch.h"
 
 namespace attn {
 namespace {
@@ -28,8 +29,8 @@ bool rope_base_ok(float base) {
 
 }  // namespace
 
-Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int32_t S, Plan* out,
-                      int32_t tile_rows) {
+ATTN_COLD_CODE Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int32_t S,
+                                     Plan* out, int32_t tile_rows) {
   if (out == nullptr) return Status::kNullArgument;
   *out = Plan();
   if (!dim_ok(config.embed_dim)) return Status::kBadEmbedDim;

@@ -97,6 +97,9 @@ void linear_s8_cases() {
     fill(g_w8, static_cast<size_t>(N * K), -127, 127);
     fill(g_bias32, static_cast<size_t>(N), -100000, 100000);
     random_requant(N, -14, folded ? -2 : 1);
+    // Every 4th folded case: the last channel's shift does not fold (the DSP kernel's
+    // all-asm path stops at its block of 32 channels and hands the rest to rows4).
+    if (folded && i % 4 == 2) g_shift[N - 1] = uniform(-1, 1);
     LinearS8Params p;
     p.input_zero_point = i % 3 == 0 ? 0 : uniform(-128, 127);
     p.output_zero_point = uniform(-128, 127);
@@ -114,7 +117,8 @@ void linear_s8_cases() {
 
 void scores_s8_cases() {
   for (int32_t i = 0; i < kCases; ++i) {
-    const int32_t T = uniform(1, kMaxRows), S = uniform(1, kMaxCols), d = uniform(1, 40);
+    // Every 7th case head_dim 4 (the DSP kernel's one-step key loop).
+    const int32_t T = uniform(1, kMaxRows), S = uniform(1, kMaxCols), d = i % 7 == 3 ? 4 : uniform(1, 40);
     const int32_t qs = d + uniform(0, 40 - d + 3), ks = d + uniform(0, 3);
     // Every 3rd case q in [-60, 60]: q - zq then fits int8 for most zq (the MVE kernel's folded path).
     const int32_t qr = i % 3 == 1 ? 60 : 128;
@@ -244,7 +248,8 @@ void linear_s16_cases() {
 
 void scores_s16_cases() {
   for (int32_t i = 0; i < kCases; ++i) {
-    const int32_t T = uniform(1, kMaxRows), S = uniform(1, kMaxCols), d = uniform(1, 40);
+    // Every 7th case head_dim 4 (the DSP kernel's one-step key loop).
+    const int32_t T = uniform(1, kMaxRows), S = uniform(1, kMaxCols), d = i % 7 == 3 ? 4 : uniform(1, 40);
     const int32_t qs = d + uniform(0, 3), ks = d + uniform(0, 3);
     fill(g_x16, sizeof g_x16 / 2, -32768, 32767);
     fill(g_w16, sizeof g_w16 / 2, -32768, 32767);
@@ -260,7 +265,8 @@ void scores_s16_cases() {
 
 void weighted_sum_s16_cases() {
   for (int32_t i = 0; i < kCases; ++i) {
-    const int32_t T = uniform(1, kMaxRows), S = uniform(1, kMaxCols), d = uniform(1, 40);
+    // Every 7th case head_dim 4 (the DSP kernel's one-step key loop).
+    const int32_t T = uniform(1, kMaxRows), S = uniform(1, kMaxCols), d = i % 7 == 3 ? 4 : uniform(1, 40);
     const int32_t vs = d + uniform(0, 3);
     fill(g_p16, sizeof g_p16 / sizeof g_p16[0], 0, 32767 / (i % 2 ? 1 : 16));
     fill(g_w16, sizeof g_w16 / 2, -32768, 32767);

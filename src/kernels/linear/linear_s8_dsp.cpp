@@ -1,10 +1,13 @@
 // linear, int8, Cortex-M DSP extension: y = requant(x W^T + b), four rows of
 // x at a time: the rows are expanded once to SMLAD pairs (minus the input zero
 // point) in a stack buffer, and each weight word is unpacked once (SXTB16)
-// for the four rows (dsp::dot4_expanded, 17 instructions per 16 MACs). The
-// last M % 4 rows, and inputs wider than dsp::kExpandMaxK, go through
-// linear_s8_ref (small code: the flash budget of an s8 image is 12 KiB). Same
-// int32 sums and the same requantization as linear_s8_ref: bit-exact.
+// for the four rows (ATTN_DSP_SMLAD_STEP, 16 instructions per 16 MACs). With a
+// bias, K a multiple of 4 and shifts in [-23, -2] (the forward's projections)
+// the whole channel loop is asm (channels_asm), the last M % 4 rows included;
+// otherwise rows4, whose last M % 4 rows, like inputs wider than
+// dsp::kExpandMaxK, go through linear_s8_ref (small code: the flash budget of
+// an s8 image is 12 KiB). Same int32 sums and the same requantization as
+// linear_s8_ref: bit-exact.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_DSP
@@ -29,8 +32,10 @@ __attribute__((noinline)) void tail4(const int8_t* const* a, const int8_t* b, in
 }
 
 // Rows [m, m + 4) of y, x expanded once (K <= dsp::kExpandMaxK), output clamp
-// [-128, 127].
-void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, int32_t m) {
+// [-128, 127]. Compiled for size (flash): the forward's projections take
+// all_asm; this is for no bias, K % 4 != 0 and shifts all_asm does not fold.
+ATTN_COLD_CODE void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y,
+                          int32_t m) {
   const int32_t K = x.cols;
   const int32_t K4 = K & ~3;
   int32_t buf[2 * dsp::kExpandMaxK];  // [K / 4][4 rows][even, odd] int16 pairs
@@ -49,16 +54,16 @@ void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params
     dsp::dot4_expanded(buf, b, K4, acc);
     if (K4 < K) tail4(a, b, K4, K, p.input_zero_point, acc);
     const fast::Requant rq(mult[n], shift[n]);
-    yo[0] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[0])));
-    yo[ys] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[1])));
-    yo[2 * ys] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[2])));
-    yo[3 * ys] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[3])));
+#pragma GCC unroll 1  // one copy of the requantization (flash: a path for rare shifts)
+    for (ptrdiff_t r = 0; r < 4; ++r) yo[r * ys] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[r])));
   }
 }
 
 // The folded requantization (fast::Requant, shift <= -2) of the accumulator
-// in register %[s], in place: + output zero point (%[buf]), SSAT to int8.
-// Channel constants: %[t0] multiplier, %[t1] 2^(right - 2), %[bo] right - 1.
+// in register %[s], in place, plus the output zero point, SSAT to int8.
+// Channel constants: %[t0] multiplier, %[t1] 2^(right - 2) + zo 2^(right - 1)
+// (the zero point added before the shift: exact for right <= 23, where
+// |hi word| + 128 * 2^(right - 1) stays below 2^31), %[bo] right - 1.
 #define ATTN_DSP_REQUANT(s)              \
   "and    %[be], %[" s                   \
   "], #0x80000000\n\t"                   \
@@ -68,66 +73,75 @@ void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params
   "smlal  %[be], %[end], %[" s           \
   "], %[t0]\n\t"                         \
   "asr    %[end], %[end], %[bo]\n\t"     \
-  "add    %[end], %[end], %[buf]\n\t"    \
   "ssat   %[" s "], #8, %[end]\n\t"
 
 // Per output channel, worked out once per call (blocks of kChannels).
 struct Channel {
   int32_t bias;
   int32_t multiplier;
-  int32_t hi_base;   // fast::Requant::hi_base
+  int32_t hi_base;   // fast::Requant::hi_base + (output zero point << hi_shift)
   int32_t hi_shift;  // fast::Requant::hi_shift
 };
 constexpr int32_t kChannels = 32;  // 512 B of stack
 
 // Rows [0, 4) of the output block o (row stride ys) for the channels
 // ch[0, nc) (weights from w, one row per channel), x expanded in buf
-// (K = 4 * steps > 0): the whole channel loop in one asm block, ~57
+// (K = 4 * steps > 0): the whole channel loop in one asm block, ~48
 // instructions per channel around the SMLAD steps (bias, requantization,
-// four strided stores) instead of GCC's ~110. Twelve registers: the loop's
-// constants and moving pointers live in ctx.
+// four strided stores) instead of GCC's ~110, and the steps four to a loop
+// iteration (15 instructions per 16 MACs, plus 2 per 64). Thirteen
+// registers: the loop's other constants and the output pointer live in ctx.
 void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_t* w, ptrdiff_t ws, int32_t K,
-                  int32_t zo, int8_t* o, ptrdiff_t ys) {
-  int32_t ctx[8] = {
+                  int8_t* o, ptrdiff_t ys) {
+  int32_t ctx[7] = {
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(buf)),      // 0: start of the expanded rows
       K,                                                           // 4: bytes of a weight row
       static_cast<int32_t>(ws - K),                                // 8: from a row's end to the next row
-      zo,                                                          // 12
+      0,                                                           // 12: the steps' entry (set by the asm)
       static_cast<int32_t>(ys),                                    // 16: bytes between rows of y
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(ch + nc)),  // 20: end of the channels
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(o)),        // 24: y[0, n] (moves)
-      static_cast<int32_t>(reinterpret_cast<uintptr_t>(ch)),       // 28: channel n (moves)
   };
   const int8_t* b = w;
+  const Channel* c = ch;  // channel n
   const int32_t* bp;
   const int8_t* end;
-  int32_t s0, s1, s2, s3, t0, t1, be, bo;
+  int32_t s0, s1, s2, s3, t1, be, bo;
+  int32_t t0 = K;  // bytes of a weight row: 4 * steps
   __asm__ volatile(
+      // The steps' loop is unrolled four times; a channel enters it at
+      // step (4 - steps % 4) % 4, whose address (Thumb bit set) is worked
+      // out here once, from a byte table of step offsets, into ctx[3].
+      "ubfx   %[t0], %[t0], #2, #2\n\t"
+      "adr.w  %[t1], 5f\n\t"
+      "ldrb   %[t0], [%[t1], %[t0]]\n\t"
+      "add    %[t1], %[t1], %[t0], lsl #1\n\t"
+      "orr    %[t1], %[t1], #1\n\t"
+      "str    %[t1], [%[ctx], #12]\n\t"
+      "b      0f\n\t"
+      "5:\n\t"
+      ".byte  (10f - 5b) / 2, (13f - 5b) / 2, (12f - 5b) / 2, (11f - 5b) / 2\n\t"
       "0:\n\t"
-      "ldr    %[t0], [%[ctx], #28]\n\t"
-      "ldr    %[s0], [%[t0]]\n\t"
+      "ldr    %[s0], [%[ch]]\n\t"
       "mov    %[s1], %[s0]\n\t"
       "mov    %[s2], %[s0]\n\t"
       "mov    %[s3], %[s0]\n\t"
       "ldr    %[buf], [%[ctx]]\n\t"
       "ldr    %[t0], [%[ctx], #4]\n\t"
       "add    %[end], %[b], %[t0]\n\t"
-      "tst    %[t0], #4\n\t"
-      "bne    2f\n\t"
-      "1:\n\t" ATTN_DSP_SMLAD_STEP "2:\n\t" ATTN_DSP_SMLAD_STEP
+      "ldr    pc, [%[ctx], #12]\n\t"
+      "10:\n\t" ATTN_DSP_SMLAD_STEP "11:\n\t" ATTN_DSP_SMLAD_STEP "12:\n\t" ATTN_DSP_SMLAD_STEP
+      "13:\n\t" ATTN_DSP_SMLAD_STEP
       "cmp    %[b], %[end]\n\t"
-      "bne    1b\n\t"
+      "bne    10b\n\t"
       "ldr    %[t0], [%[ctx], #8]\n\t"
       "add    %[b], %[b], %[t0]\n\t"
-      "ldr    %[be], [%[ctx], #28]\n\t"
-      "ldrd   %[t0], %[t1], [%[be], #4]\n\t"
-      "ldr    %[bo], [%[be], #12]\n\t"
-      "add    %[be], %[be], #16\n\t"
-      "str    %[be], [%[ctx], #28]\n\t"
+      "ldrd   %[t0], %[t1], [%[ch], #4]\n\t"
+      "ldr    %[bo], [%[ch], #12]\n\t"
+      "add    %[ch], %[ch], #16\n\t"
       "ldr    %[end], [%[ctx], #20]\n\t"
-      "cmp    %[be], %[end]\n\t"  // the flags live to the final bne
-      "ldr    %[buf], [%[ctx], #12]\n\t" ATTN_DSP_REQUANT("s0") ATTN_DSP_REQUANT("s1") ATTN_DSP_REQUANT("s2")
-          ATTN_DSP_REQUANT("s3")
+      "cmp    %[ch], %[end]\n\t"  // the flags live to the final bne
+      ATTN_DSP_REQUANT("s0") ATTN_DSP_REQUANT("s1") ATTN_DSP_REQUANT("s2") ATTN_DSP_REQUANT("s3")
       "ldr    %[t0], [%[ctx], #16]\n\t"
       "ldr    %[be], [%[ctx], #24]\n\t"
       "strb   %[s1], [%[be], %[t0]]\n\t"
@@ -137,44 +151,53 @@ void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_
       "strb   %[s0], [%[be]], #1\n\t"
       "str    %[be], [%[ctx], #24]\n\t"
       "bne    0b\n\t"
-      : [b] "+r"(b), [buf] "=&r"(bp), [end] "=&r"(end), [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2),
-        [s3] "=&r"(s3), [t0] "=&r"(t0), [t1] "=&r"(t1), [be] "=&r"(be), [bo] "=&r"(bo)
+      : [b] "+r"(b), [ch] "+r"(c), [buf] "=&r"(bp), [end] "=&r"(end), [s0] "=&r"(s0), [s1] "=&r"(s1),
+        [s2] "=&r"(s2), [s3] "=&r"(s3), [t0] "+&r"(t0), [t1] "=&r"(t1), [be] "=&r"(be), [bo] "=&r"(bo)
       : [ctx] "r"(ctx)
       : "cc", "memory");
 }
 #undef ATTN_DSP_REQUANT
 
-// The whole of y when every row of x is a multiple of 4 bytes, there is a
-// bias and every channel's shift folds (<= -2): channels in blocks of
-// kChannels (constants worked out once per block), four rows at a time
-// through channels_asm, the last M % 4 rows by linear_s8_ref.
-void all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+// Channels [0, n) of y, n returned: blocks of kChannels channels while every
+// shift of a block folds (in [-23, -2]; checked while working out the
+// block's constants, before any of its outputs is written), four rows at a
+// time through channels_asm, then the last M % 4 rows one by one. Needs a
+// bias and K a multiple of 4.
+int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
   const int32_t K = x.cols;
   const int32_t m4 = x.rows & ~3;
   Channel ch[kChannels];
   int32_t buf[2 * dsp::kExpandMaxK];  // [K / 4][4 rows][even, odd] int16 pairs
   for (int32_t n0 = 0; n0 < w.rows; n0 += kChannels) {
     const int32_t nc = w.rows - n0 < kChannels ? w.rows - n0 : kChannels;
+    // Locals: the stores into ch could alias p as far as GCC knows.
+    const int32_t* const mult = p.multiplier + n0;
+    const int32_t* const shift = p.shift + n0;
+    const int32_t* const b = bias + n0;
+    const int32_t zo = p.output_zero_point;
     for (int32_t i = 0; i < nc; ++i) {
-      const fast::Requant rq(p.multiplier[n0 + i], p.shift[n0 + i]);
-      ch[i] = Channel{bias[n0 + i], rq.multiplier, rq.hi_base, rq.hi_shift};
+      if (shift[i] > -2 || shift[i] < -23) return n0;  // the folded forms of channels_asm
+      const fast::Requant rq(mult[i], shift[i]);
+      ch[i] = Channel{b[i], rq.multiplier, rq.hi_base + zo * (int32_t{1} << rq.hi_shift), rq.hi_shift};
     }
-    for (int32_t m = 0; m < m4; m += 4) {
-      const int8_t* a[4] = {x.row(m), x.row(m + 1), x.row(m + 2), x.row(m + 3)};  // [K]
-      dsp::expand4(a, K, p.input_zero_point, buf);
-      channels_asm(buf, ch, nc, w.row(n0), w.stride, K, p.output_zero_point, y.row(m) + n0, y.stride);
+    // Four rows at a time, then the last M % 4 rows one at a time, each as
+    // four copies of itself with output row stride 0 (channels_asm stores
+    // row 0 last, so the row ends right): a quarter of that pass is used,
+    // still ~5x fewer instructions than linear_s8_ref. One call site (flash).
+    for (int32_t m = 0; m < x.rows;) {
+      const bool four = m < m4;
+      const int8_t* a[4] = {x.row(m), x.row(four ? m + 1 : m), x.row(four ? m + 2 : m),
+                            x.row(four ? m + 3 : m)};  // [K]
+      if (p.input_zero_point == 0) {  // the forward's projections (zero point folded into the bias)
+        dsp::expand4<false>(a, K, 0, buf);
+      } else {
+        dsp::expand4(a, K, p.input_zero_point, buf);
+      }
+      channels_asm(buf, ch, nc, w.row(n0), w.stride, K, y.row(m) + n0, four ? y.stride : 0);
+      m += four ? 4 : 1;
     }
   }
-  if (m4 < x.rows) linear_s8_ref(x.rows_slice(m4, x.rows - m4), w, bias, p, y.rows_slice(m4, y.rows - m4));
-}
-
-// Whether all_asm applies (see there).
-bool all_asm_fits(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p) {
-  if (bias == nullptr || x.cols % 4 != 0 || x.cols == 0 || x.rows < 4) return false;
-  for (int32_t n = 0; n < w.rows; ++n) {
-    if (p.shift[n] > -2) return false;
-  }
-  return true;
+  return w.rows;
 }
 
 }  // namespace
@@ -185,13 +208,20 @@ void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const Linear
     linear_s8_ref(x, w, bias, p, y);
     return;
   }
-  if (all_asm_fits(x, w, bias, p)) {
-    all_asm(x, w, bias, p, y);
-    return;
-  }
+  // The channels all_asm cannot take (from the first block with a shift it
+  // does not fold on, or all of them) through rows4 and linear_s8_ref.
+  const int32_t n0 = bias != nullptr && x.cols % 4 == 0 && x.cols > 0 ? all_asm(x, w, bias, p, y) : 0;
+  if (n0 == w.rows) return;
+  const int32_t n = w.rows - n0;
+  LinearS8Params q = p;
+  q.multiplier += n0;
+  q.shift += n0;
+  const ConstMatS8 wn = w.rows_slice(n0, n);
+  const int32_t* const bn = bias != nullptr ? bias + n0 : nullptr;
+  const MatS8 yn = y.cols_slice(n0, n);
   const int32_t m4 = x.rows & ~3;
-  for (int32_t m = 0; m < m4; m += 4) rows4(x, w, bias, p, y, m);
-  if (m4 < x.rows) linear_s8_ref(x.rows_slice(m4, x.rows - m4), w, bias, p, y.rows_slice(m4, y.rows - m4));
+  for (int32_t m = 0; m < m4; m += 4) rows4(x, wn, bn, q, yn, m);
+  if (m4 < x.rows) linear_s8_ref(x.rows_slice(m4, x.rows - m4), wn, bn, q, yn.rows_slice(m4, yn.rows - m4));
 }
 
 }  // namespace detail

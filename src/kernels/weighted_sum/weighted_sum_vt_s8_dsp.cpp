@@ -8,12 +8,14 @@
 // expanded once (per block of up to dsp::kExpandMaxK keys) into the SMLAD
 // pair order of a value word ((p0, p2), (p1, p3) against SXTB16's (v0, v2),
 // (v1, v3)), then each value row is streamed once for the four rows
-// (dsp::dot4_expanded: 17 instructions per 16 MACs). The zero point is one
+// (dsp::dot4_expanded: 15 instructions per 16 MACs). The zero point is one
 // correction per row. Same int32 sums and requantization as
 // weighted_sum_vt_s8_ref / weighted_sum_s8_ref: bit-exact.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_DSP
+#include <cstring>
+
 #include "internal/dsp_s8.h"
 #include "internal/kernels_fixed.h"
 #include "internal/requantize.h"
@@ -32,36 +34,32 @@ __attribute__((noinline)) int32_t expand_p1(const int32_t* er, uint32_t rc, int3
   constexpr int32_t kOnes = 0x00010001;  // SMLAD against it adds both halves
   const int32_t* const end = er + K4;
   int32_t s = sum;
-  uint32_t e0, e1, lo, p0, p1, p2, p3;
-  // Per four keys: two LDRD of exps, four UMLAL onto 2^31 (fused_prob), two
-  // ORR to pair them, one STRD, two SMLAD for the sum: 22 instructions
-  // (GCC: 27).
+  uint32_t e0, e1, p0, p1, p2, p3;
+  // Per four keys: two LDRD of exps, four UMULL and four ADD (fused_prob:
+  // (e rc + 2^31) >> 32 is the high word plus bit 31 of the low one, the
+  // low word over e: v7-M allows RdLo == Rm), two
+  // ORR to pair them, one STRD, two SMLAD for the sum: 17 instructions.
   __asm__ volatile(
       "1:\n\t"
       "ldrd   %[e0], %[e1], [%[er]], #8\n\t"
-      "mov    %[lo], #0x80000000\n\t"
-      "mov    %[p0], #0\n\t"
-      "umlal  %[lo], %[p0], %[e0], %[rc]\n\t"
-      "mov    %[lo], #0x80000000\n\t"
-      "mov    %[p1], #0\n\t"
-      "umlal  %[lo], %[p1], %[e1], %[rc]\n\t"
+      "umull  %[e0], %[p0], %[e0], %[rc]\n\t"
+      "umull  %[e1], %[p1], %[e1], %[rc]\n\t"
+      "add    %[p0], %[p0], %[e0], lsr #31\n\t"
+      "add    %[p1], %[p1], %[e1], lsr #31\n\t"
       "ldrd   %[e0], %[e1], [%[er]], #8\n\t"
-      "mov    %[lo], #0x80000000\n\t"
-      "mov    %[p2], #0\n\t"
-      "umlal  %[lo], %[p2], %[e0], %[rc]\n\t"
-      "mov    %[lo], #0x80000000\n\t"
-      "mov    %[p3], #0\n\t"
-      "umlal  %[lo], %[p3], %[e1], %[rc]\n\t"
+      "umull  %[e0], %[p2], %[e0], %[rc]\n\t"
+      "umull  %[e1], %[p3], %[e1], %[rc]\n\t"
+      "add    %[p2], %[p2], %[e0], lsr #31\n\t"
+      "add    %[p3], %[p3], %[e1], lsr #31\n\t"
       "orr    %[p0], %[p0], %[p2], lsl #16\n\t"
       "orr    %[p1], %[p1], %[p3], lsl #16\n\t"
-      "strd   %[p0], %[p1], [%[br]]\n\t"
-      "add    %[br], %[br], #32\n\t"
+      "strd   %[p0], %[p1], [%[br]], #32\n\t"
       "smlad  %[s], %[p0], %[ones], %[s]\n\t"
       "smlad  %[s], %[p1], %[ones], %[s]\n\t"
       "cmp    %[er], %[end]\n\t"
       "bne    1b\n\t"
-      : [er] "+r"(er), [br] "+r"(br), [s] "+r"(s), [e0] "=&r"(e0), [e1] "=&r"(e1), [lo] "=&r"(lo),
-        [p0] "=&r"(p0), [p1] "=&r"(p1), [p2] "=&r"(p2), [p3] "=&r"(p3)
+      : [er] "+r"(er), [br] "+r"(br), [s] "+r"(s), [e0] "=&r"(e0), [e1] "=&r"(e1), [p0] "=&r"(p0),
+        [p1] "=&r"(p1), [p2] "=&r"(p2), [p3] "=&r"(p3)
       : [end] "r"(end), [rc] "r"(rc), [ones] "r"(kOnes)
       : "cc", "memory");
   return s;
@@ -71,7 +69,17 @@ __attribute__((noinline)) int32_t expand_p1(const int32_t* er, uint32_t rc, int3
 // requantization (flash).
 __attribute__((noinline)) void store_row(const int32_t (*acc)[4], int32_t nc, int32_t r, int32_t corr,
                                          const fast::Requant& rq, int32_t zo, int8_t* o) {
-  for (int32_t c = 0; c < nc; ++c) o[c] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[c][r] + corr)));
+  // The shift tested once, the constants in a local copy: the int8 stores
+  // could alias rq as far as GCC knows, and it would reload its fields and
+  // re-test its shift per output (~21 instructions per output, ~12 here).
+  const fast::Requant q = rq;
+  if (q.shift > -2) {
+#pragma GCC unroll 1
+    for (int32_t c = 0; c < nc; ++c) o[c] = static_cast<int8_t>(dsp::ssat8(zo + q(acc[c][r] + corr)));
+    return;
+  }
+#pragma GCC unroll 1
+  for (int32_t c = 0; c < nc; ++c) o[c] = static_cast<int8_t>(dsp::ssat8(zo + q.folded(acc[c][r] + corr)));
 }
 
 // Rows [t, t + R) of o, R in [1, 4] (rows past R repeat the last one and are
@@ -91,7 +99,8 @@ void rows4(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, cons
   int32_t buf[2 * dsp::kExpandMaxK];  // [keys / 4][4 rows][2] int16 pairs
   for (int32_t c0 = 0; c0 < d; c0 += kCols) {
     const int32_t nc = d - c0 < kCols ? d - c0 : kCols;
-    int32_t acc[kCols][4] = {};  // [column][row], the sums without the zero point
+    int32_t acc[kCols][4];  // [column][row], the sums without the zero point; nc columns used
+    std::memset(acc, 0, static_cast<size_t>(nc) * sizeof acc[0]);
     for (int32_t j0 = 0; j0 < S; j0 += dsp::kExpandMaxK) {
       const int32_t nj = S - j0 < dsp::kExpandMaxK ? S - j0 : dsp::kExpandMaxK;
       const int32_t nj4 = nj & ~3;
