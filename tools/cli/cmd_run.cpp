@@ -47,8 +47,8 @@ struct Input {
   std::string path;
   int64_t batch = 0;  // 0: no batch dim
   int64_t rows = 0, cols = 0;
-  std::vector<float> data;
-  std::vector<int32_t> ints;  // --raw
+  npy::BatchVector<float> data;  // [batch or 1, rows, cols]
+  std::vector<int32_t> ints;     // --raw
   const float* item(int64_t b) const { return data.data() + b * rows * cols; }
 };
 
@@ -111,13 +111,12 @@ Status run_block(const Plan& plan, const Block& b, const Mask& mask, const float
     const QuantIo<int8_t> in(b, q, k, v, nq, nk, nv);
     std::vector<int8_t> iy(nq);
     s = forward_s8(plan, b.s8, mask, IoS8{in.q.data(), in.pk, in.pv, iy.data()}, arena);
-    for (size_t i = 0; i < nq; ++i)
-      y[i] = static_cast<float>(static_cast<double>(out.scale) * static_cast<double>(iy[i] - out.zero_point));
+    tools::dequantize_values(iy.data(), nq, out, y);
   } else {
     const QuantIo<int16_t> in(b, q, k, v, nq, nk, nv);
     std::vector<int16_t> iy(nq);
     s = forward_s16(plan, b.s16, mask, IoS16{in.q.data(), in.pk, in.pv, iy.data()}, arena);
-    for (size_t i = 0; i < nq; ++i) y[i] = static_cast<float>(static_cast<double>(out.scale) * iy[i]);
+    tools::dequantize_values(iy.data(), nq, QuantParams{out.scale, 0}, y);  // s16: symmetric
   }
   return s;
 }
@@ -156,14 +155,13 @@ Status decode_block(const Plan& plan, const Block& b, BlockCache& cache, const f
     const std::vector<int8_t> ix = quantize_rows<int8_t>(x, count, io_params(b, 0), b.dtype);
     std::vector<int8_t> iy(count);
     ATTN_TRY(decode_s8(plan, b.s8, &cache.s8, ix.data(), n, iy.data(), arena));
-    for (size_t i = 0; i < count; ++i)
-      y[i] = static_cast<float>(static_cast<double>(out.scale) * static_cast<double>(iy[i] - out.zero_point));
+    tools::dequantize_values(iy.data(), count, out, y);
     return Status::kOk;
   }
   const std::vector<int16_t> ix = quantize_rows<int16_t>(x, count, io_params(b, 0), b.dtype);
   std::vector<int16_t> iy(count);
   ATTN_TRY(decode_s16(plan, b.s16, &cache.s16, ix.data(), n, iy.data(), arena));
-  for (size_t i = 0; i < count; ++i) y[i] = static_cast<float>(static_cast<double>(out.scale) * iy[i]);
+  tools::dequantize_values(iy.data(), count, QuantParams{out.scale, 0}, y);  // s16: symmetric
   return Status::kOk;
 }
 
@@ -195,29 +193,25 @@ void run_incremental(const std::string& path, const std::vector<uint32_t>& ids, 
 Input read_input(const std::string& path, const char* what, const char* raw_descr = nullptr) {
   Input in;
   in.path = path;
-  npy::Array a;
-  try {
-    a = npy::parse(cli::read_file(path));
-  } catch (const std::runtime_error& e) {
-    throw cli::Error(path + ": " + e.what());
-  }
-  if (raw_descr != nullptr && a.descr != raw_descr)
+  cli::NpyInput a = cli::read_npy(path);
+  const npy::Header& h = a.header;
+  if (raw_descr != nullptr && h.descr != raw_descr)
     throw cli::Error(path + ": with --raw, " + what + " must be " +
                      (raw_descr[1] == 'i' && raw_descr[2] == '1' ? "int8" : "int16") + " ('" + raw_descr +
-                     "'), got '" + a.descr + "'");
-  if (raw_descr == nullptr && a.descr != "<f4")
-    throw cli::Error(path + ": " + what + " must be float32 ('<f4'), got '" + a.descr + "'");
-  if (a.shape.size() == 2) {
-    in.rows = a.shape[0];
-    in.cols = a.shape[1];
-  } else if (a.shape.size() == 3) {
-    in.batch = a.shape[0];
-    in.rows = a.shape[1];
-    in.cols = a.shape[2];
+                     "'), got '" + h.descr + "'");
+  if (raw_descr == nullptr && h.descr != "<f4")
+    throw cli::Error(path + ": " + what + " must be float32 ('<f4'), got '" + h.descr + "'");
+  if (h.shape.size() == 2) {
+    in.rows = h.shape[0];
+    in.cols = h.shape[1];
+  } else if (h.shape.size() == 3) {
+    in.batch = h.shape[0];
+    in.rows = h.shape[1];
+    in.cols = h.shape[2];
     if (in.batch <= 0) throw cli::Error(path + ": empty batch");
   } else {
     throw cli::Error(path + ": " + what + " must have shape [L, E] or [B, L, E], got rank " +
-                     std::to_string(a.shape.size()));
+                     std::to_string(h.shape.size()));
   }
   if (in.rows <= 0 || in.rows > ATTN_MAX_SEQ)
     throw cli::Error(path + ": sequence length " + std::to_string(in.rows) + " out of range");
@@ -376,7 +370,7 @@ int cmd_run(int argc, char** argv) {
   // Y [B, L, width]. width == x.cols (every block maps E to E), so without
   // --incremental Y takes over x's storage: item b of x is copied into `cur`
   // before item b of Y is written, and no other item is touched.
-  std::vector<float> y;
+  npy::BatchVector<float> y;
   const bool y_is_x = !incremental && static_cast<size_t>(B * L * width) == x.data.size();
   if (y_is_x) {
     y = std::move(x.data);
@@ -405,16 +399,18 @@ int cmd_run(int argc, char** argv) {
     const float* xb = y_is_x ? y.data() + b * L * x.cols : x.item(b);  // x item b
     cur.assign(xb, xb + L * x.cols);
     for (size_t k = 0; k < bl.size(); ++k) {
-      next.assign(static_cast<size_t>(L * bl[k].config.embed_dim), 0.0f);
+      // The last block writes item b of Y in place (every forward writes all of its output).
+      const bool last = k + 1 == bl.size();
+      if (!last) next.resize(static_cast<size_t>(L * bl[k].config.embed_dim));
+      float* out_b = last ? y.data() + b * L * width : next.data();
       const float* key = cross ? kv.item(kv.batch == 0 ? 0 : b) : cur.data();
       const float* value = cross ? v.item(v.batch == 0 ? 0 : b) : cur.data();
-      const Status s = run_block(plans[k], bl[k], mask, cur.data(), key, value, next.data(), arena);
+      const Status s = run_block(plans[k], bl[k], mask, cur.data(), key, value, out_b, arena);
       if (s != Status::kOk)
         throw cli::Error(path + ": block " + std::to_string(blocks[k]) +
                          ": forward failed: " + cli::describe(s));
-      cur.swap(next);
+      if (!last) cur.swap(next);
     }
-    std::copy(cur.begin(), cur.end(), y.begin() + b * L * width);
   }
   std::vector<int64_t> shape;
   if (x.batch != 0) shape.push_back(B);
