@@ -95,6 +95,8 @@ ATTN_DECLARE_FIXED_VARIANTS(neon64)  // AArch64 NEON (SDOT where the target has 
 ATTN_DECLARE_FIXED_VARIANTS(neon32)  // ARMv7-A NEON
 #undef ATTN_DECLARE_FIXED_VARIANTS
 void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+// NEON, AArch64 and ARMv7-A alike (ATTN_HAVE_NEON64 || ATTN_HAVE_NEON32).
+void softmax_fused_row_neon(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 
 // ---- x86-64 AVX-512 VNNI (ATTN_HAVE_AVX512VNNI): the int8 dot products ------
 // vpdpbusd / vpdpwssd on 512-bit vectors; s16 stays on the AVX2 kernels.
