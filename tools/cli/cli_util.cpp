@@ -196,6 +196,13 @@ void write_file_atomic(const std::string& path, const void* head, size_t head_si
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
+#if defined(__linux__)
+  // Allocate the file's blocks in one call before writing: ext4's per-page
+  // delayed allocation took about a quarter of the CPU time of writing an
+  // 8 MiB output. A hint: where unsupported (EOPNOTSUPP) the writes allocate.
+  if (head_size + size >= (size_t{1} << 20))
+    (void)::fallocate(fileno(f), 0, 0, static_cast<off_t>(head_size + size));
+#endif
   const bool ok = (head_size == 0 || std::fwrite(head, 1, head_size, f) == head_size) &&
                   (size == 0 || std::fwrite(data, 1, size, f) == size) && std::fflush(f) == 0;
   const bool closed = std::fclose(f) == 0;

@@ -26,8 +26,11 @@
 // --raw: X, KV, V and Y are int8 ('|i1', s8) or int16 ('<i2', s16) .npy in the
 // first block's input / the last block's output quantization (both blocks must
 // be quantized).
+#include <time.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -222,9 +225,40 @@ Input read_input(const std::string& path, const char* what, const char* raw_desc
   return in;
 }
 
+// ATTN_RUN_TIMES=1 in the environment: the process's CPU time (user + sys)
+// per phase of `attn run`, printed to stderr at the end; "start" is what the
+// process spent before cmd_run (exec, loading, static initialization).
+class PhaseTimes {
+ public:
+  PhaseTimes() : on_(std::getenv("ATTN_RUN_TIMES") != nullptr), last_(now()) {
+    if (on_) std::fprintf(stderr, "attn run: CPU ms: start %.2f", last_ * 1e3);
+  }
+  void done(const char* phase) {
+    if (!on_) return;
+    const double t = now();
+    std::fprintf(stderr, ", %s %.2f", phase, (t - last_) * 1e3);
+    last_ = t;
+  }
+  ~PhaseTimes() {
+    if (on_) std::fprintf(stderr, ", total %.2f\n", now() * 1e3);
+  }
+  PhaseTimes(const PhaseTimes&) = delete;
+  PhaseTimes& operator=(const PhaseTimes&) = delete;
+
+ private:
+  static double now() {
+    timespec ts{};
+    (void)clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
+  bool on_;
+  double last_;
+};
+
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
+  PhaseTimes times;
 #if defined(__GLIBC__)
   // Batch files and outputs are megabytes: keep such buffers on the heap
   // instead of fresh mmaps, so that a freed one (the file bytes, once parsed)
@@ -249,6 +283,7 @@ int cmd_run(int argc, char** argv) {
   }
   cli::LoadedModel lm;
   cli::load_model(path, &lm);
+  times.done("load");
   const Model& m = lm.model;
   const bool raw = args.has("--raw");
   // --raw: the first and last blocks run decide the integer I/O dtypes.
@@ -288,6 +323,7 @@ int cmd_run(int argc, char** argv) {
       }
     }
   }
+  times.done("read");
   std::vector<uint32_t> blocks;
   if (args.has("--block")) {
     const long long i = args.get_int("--block", 0, 0, 0xFFFFFFFFll);
@@ -412,6 +448,7 @@ int cmd_run(int argc, char** argv) {
       if (!last) cur.swap(next);
     }
   }
+  times.done("forwards");
   std::vector<int64_t> shape;
   if (x.batch != 0) shape.push_back(B);
   shape.push_back(L);
@@ -429,9 +466,11 @@ int cmd_run(int argc, char** argv) {
   } else {  // the header, then Y's floats straight from y
     file = npy::serialize(shape, "<f4", nullptr, 0);
     cli::write_file_atomic(out, file.data(), file.size(), y.data(), y.size() * sizeof(float));
+    times.done("write");
     return 0;
   }
   cli::write_file_atomic(out, file.data(), file.size());
+  times.done("write");
   return 0;
 }
 
