@@ -28,19 +28,6 @@ namespace attn {
 namespace detail {
 namespace {
 
-inline void store_prob(int32_t* row, int32_t j, uint32_t p) {
-  const int16_t v = static_cast<int16_t>(p);
-  std::memcpy(reinterpret_cast<unsigned char*>(row) + 2 * static_cast<ptrdiff_t>(j), &v, sizeof v);
-}
-
-// ref's e_j for one key.
-inline uint32_t exp_scalar(uint32_t u, const FusedSoftmax& c) {
-  if (u > static_cast<uint32_t>(c.diff_limit)) return 0;
-  const uint32_t t = fused_exp_argument(u, c);
-  const uint32_t x = 2u * kExp2Table[(t >> (kExp2FracBits - kExp2TableBits)) & ((1u << kExp2TableBits) - 1)];
-  return ((x >> (t >> kExp2FracBits)) + 1) >> 1;
-}
-
 inline int32_t max_lanes(int32x4_t v) {
 #if ATTN_HAVE_NEON64
   return vmaxvq_s32(v);
@@ -66,7 +53,7 @@ inline uint32_t sum_lanes(uint32x4_t v) {
 void softmax_fused_row_neon(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
   // Output: int16 probabilities [n] over the first 2n bytes of row.
   if (begin >= end) {
-    for (int32_t j = 0; j < n; ++j) store_prob(row, j, 0);
+    for (int32_t j = 0; j < n; ++j) store_fused_prob(row, j, 0);
     return;
   }
   const FusedSoftmax c = sm;  // a local copy: row stores could alias sm as far as the compiler knows
@@ -107,7 +94,7 @@ void softmax_fused_row_neon(int32_t* row, int32_t begin, int32_t end, int32_t n,
   }
   uint32_t sum = sum_lanes(vsum);
   for (; j < end; ++j) {
-    const uint32_t e = exp_scalar(static_cast<uint32_t>(smax) - static_cast<uint32_t>(row[j]), c);
+    const uint32_t e = fused_exp(static_cast<uint32_t>(smax) - static_cast<uint32_t>(row[j]), c);
     row[j] = static_cast<int32_t>(e);
     sum += e;
   }
@@ -125,10 +112,9 @@ void softmax_fused_row_neon(int32_t* row, int32_t begin, int32_t end, int32_t n,
     // memcpy: the aliasing-safe store of int16 values into the int32 row (one 8-byte store).
     std::memcpy(reinterpret_cast<unsigned char*>(row) + 2 * static_cast<ptrdiff_t>(j), &p16, sizeof p16);
   }
-  for (; j < end; ++j)
-    store_prob(row, j, static_cast<uint32_t>(fused_prob(static_cast<uint32_t>(row[j]), recip)));
-  for (int32_t k = 0; k < begin; ++k) store_prob(row, k, 0);
-  for (int32_t k = end; k < n; ++k) store_prob(row, k, 0);
+  for (; j < end; ++j) store_fused_prob(row, j, fused_prob(static_cast<uint32_t>(row[j]), recip));
+  for (int32_t k = 0; k < begin; ++k) store_fused_prob(row, k, 0);
+  for (int32_t k = end; k < n; ++k) store_fused_prob(row, k, 0);
 }
 
 }  // namespace detail
