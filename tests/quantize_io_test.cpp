@@ -51,3 +51,26 @@ TEST_CASE("quantize_values equals quantize_value bit for bit", "[cli][quant]") {
     check_same<int16_t>(x, attn::QuantParams{scale, zp16(rng)}, attn::DType::kS16);
   }
 }
+
+TEST_CASE("dequantize_values equals dequantize_value bit for bit", "[cli][quant]") {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> log_scale(-20.0f, 6.0f);
+  std::uniform_int_distribution<int> zp8(-128, 127), v16(-32768, 32767);
+  for (int iter = 0; iter < 100; ++iter) {
+    const attn::QuantParams p{std::exp2(log_scale(rng)), zp8(rng)};
+    std::vector<int8_t> q8;
+    for (int v = -128; v <= 127; ++v) q8.push_back(static_cast<int8_t>(v));
+    std::vector<int16_t> q16;
+    for (int i = 0; i < 261; ++i) q16.push_back(static_cast<int16_t>(v16(rng)));  // 261: the scalar tail too
+    std::vector<float> y8(q8.size()), y16(q16.size());
+    attn::tools::dequantize_values(q8.data(), q8.size() - 3, p, y8.data());  // the last 3 untouched
+    attn::tools::dequantize_values(q16.data(), q16.size(), p, y16.data());
+    size_t bad = 0;
+    for (size_t i = 0; i + 3 < q8.size(); ++i)
+      bad += y8[i] != static_cast<float>(attn::tools::dequantize_value(q8[i], p.scale, p.zero_point));
+    for (size_t i = 0; i < q16.size(); ++i)
+      bad += y16[i] != static_cast<float>(attn::tools::dequantize_value(q16[i], p.scale, p.zero_point));
+    INFO("scale=" << p.scale << " zp=" << p.zero_point);
+    CHECK(bad == 0);
+  }
+}

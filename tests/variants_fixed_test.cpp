@@ -407,8 +407,14 @@ TEST_CASE("forward_s8 / forward_s16 (dispatched kernels) give the ref kernels' b
   }
 }
 
+#if ATTN_HAVE_AVX2 || ATTN_HAVE_NEON64 || ATTN_HAVE_NEON32
+TEST_CASE("fixed variants: softmax_fused_row avx2 / neon (and avx512) bit-exact with ref",
+          "[variants_fixed]") {
 #if ATTN_HAVE_AVX2
-TEST_CASE("fixed variants: softmax_fused_row avx2 (and avx512) bit-exact with ref", "[variants_fixed]") {
+  const auto variant = d::softmax_fused_row_avx2;
+#else
+  const auto variant = d::softmax_fused_row_neon;
+#endif
   std::mt19937 rng(14);
   for (int iter = 0; iter < 600; ++iter) {
     d::FusedSoftmax sm{};
@@ -437,7 +443,7 @@ TEST_CASE("fixed variants: softmax_fused_row avx2 (and avx512) bit-exact with re
     INFO("n=" << n << " begin=" << begin << " end=" << end << " exp_shift=" << sm.exp_shift);
     d::softmax_fused_row_ref(a.data(), begin, end, n, sm);
     std::vector<int32_t> c = b;
-    d::softmax_fused_row_avx2(b.data(), begin, end, n, sm);
+    variant(b.data(), begin, end, n, sm);
     // The probabilities (first 2n bytes) and the rest of the row.
     CHECK(std::memcmp(a.data(), b.data(), 2 * size_t(n)) == 0);
     CHECK(std::equal(a.begin() + (n + 1) / 2 + 1, a.end(), b.begin() + (n + 1) / 2 + 1));

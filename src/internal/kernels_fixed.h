@@ -4,12 +4,15 @@
 // hot loop. Every variant of an op is bit-exact with its `ref`.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "attn/attention_fixed.h"
 #include "attn/kernels_fixed.h"
 #include "attn/tensor.h"
 #include "internal/arch.h"
+#include "internal/exp2_table.h"
 
 namespace attn {
 namespace detail {
@@ -55,6 +58,21 @@ uint32_t fused_softmax_reciprocal(uint32_t sum);
 inline int32_t fused_prob(uint32_t e, uint32_t recip) {
   return static_cast<int32_t>((static_cast<uint64_t>(e) * recip + (uint64_t{1} << 31)) >> 32);
 }
+// The fused softmax's e_j for a key u = smax - s_j steps below the row's max
+// (the scalar form every variant shares; see softmax_fused_s32_ref.cpp).
+inline uint32_t fused_exp(uint32_t u, const FusedSoftmax& sm) {
+  if (u > static_cast<uint32_t>(sm.diff_limit)) return 0;
+  const uint32_t t = fused_exp_argument(u, sm);  // < 2^20
+  const uint32_t x = 2u * kExp2Table[(t >> (kExp2FracBits - kExp2TableBits)) & ((1u << kExp2TableBits) - 1)];
+  return ((x >> (t >> kExp2FracBits)) + 1) >> 1;  // t >> 16 is in [0, 15]
+}
+// Store probability j as int16 at bytes [2j, 2j + 2) of the row, through
+// memcpy: the row is an int32 array, and memcpy is the aliasing-safe way to
+// reuse its storage as int16 (it compiles to one 16-bit store).
+inline void store_fused_prob(int32_t* row, int32_t j, int32_t p) {
+  const int16_t v = static_cast<int16_t>(p);
+  std::memcpy(reinterpret_cast<unsigned char*>(row) + 2 * static_cast<ptrdiff_t>(j), &v, sizeof v);
+}
 // The fused softmax's first pass: e_j (int32) over s_j for j in [begin, end),
 // 0 over the rest of [0, n); returns the row's normalizer (0 when begin >= end),
 // so that fused_prob(e_j, recip) is softmax_fused_row's probability j.
@@ -95,6 +113,8 @@ ATTN_DECLARE_FIXED_VARIANTS(neon64)  // AArch64 NEON (SDOT where the target has 
 ATTN_DECLARE_FIXED_VARIANTS(neon32)  // ARMv7-A NEON
 #undef ATTN_DECLARE_FIXED_VARIANTS
 void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+// NEON, AArch64 and ARMv7-A alike (ATTN_HAVE_NEON64 || ATTN_HAVE_NEON32).
+void softmax_fused_row_neon(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 
 // ---- x86-64 AVX-512 VNNI (ATTN_HAVE_AVX512VNNI): the int8 dot products ------
 // vpdpbusd / vpdpwssd on 512-bit vectors; s16 stays on the AVX2 kernels.

@@ -153,6 +153,8 @@ void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, cons
   softmax_fused_row_avx512(row, begin, end, n, sm);
 #elif ATTN_HAVE_AVX2
   softmax_fused_row_avx2(row, begin, end, n, sm);
+#elif ATTN_HAVE_NEON64 || ATTN_HAVE_NEON32
+  softmax_fused_row_neon(row, begin, end, n, sm);
 #elif ATTN_HAVE_MVE
   softmax_fused_row_mve(row, begin, end, n, sm);
 #elif ATTN_HAVE_DSP

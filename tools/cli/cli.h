@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attn/model.h"
+#include "cli/npy.h"
 
 namespace attn {
 namespace cli {
@@ -65,6 +66,17 @@ class AlignedBytes {
 // Whole file; Error "PATH: cannot open (reason)" etc.
 std::vector<uint8_t> read_file(const std::string& path);
 AlignedBytes read_file_aligned(const std::string& path);
+
+// A .npy input of `attn run`: float32 ('<f4') values read from the file
+// straight into `f32` (no copy of the file's bytes), int8 ('|i1') and int16
+// ('<i2') ones widened into `ints`; other dtypes have their header only (the
+// caller rejects them). Error "PATH: reason".
+struct NpyInput {
+  npy::Header header;
+  npy::BatchVector<float> f32;
+  std::vector<int32_t> ints;
+};
+NpyInput read_npy(const std::string& path);
 
 // Write to PATH.tmp.<pid> beside it, then rename over PATH: readers never see
 // a partial file, and a failure leaves no file behind.

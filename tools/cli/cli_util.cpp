@@ -1,6 +1,9 @@
 // cli_util.cpp: argument parsing, file IO and model loading for `attn`.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -109,6 +112,81 @@ AlignedBytes read_file_aligned(const std::string& path) {
   return b;
 }
 
+namespace {
+
+// n bytes at `offset` of fd into p; false on an error or a short file.
+bool pread_all(int fd, void* p, size_t n, size_t offset) {
+  auto* d = static_cast<uint8_t*>(p);
+  while (n > 0) {
+    const ssize_t r = ::pread(fd, d, n, static_cast<off_t>(offset));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    d += r;
+    n -= static_cast<size_t>(r);
+    offset += static_cast<size_t>(r);
+  }
+  return true;
+}
+
+}  // namespace
+
+NpyInput read_npy(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
+  struct Close {
+    int fd;
+    ~Close() { ::close(fd); }
+  } closer{fd};
+  NpyInput in;
+  try {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {  // a pipe: the whole stream, then parse it
+      std::vector<uint8_t> bytes;
+      uint8_t chunk[1 << 16];
+      for (ssize_t r; (r = ::read(fd, chunk, sizeof chunk)) != 0;) {
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) throw Error(path + ": read error");
+        bytes.insert(bytes.end(), chunk, chunk + r);
+      }
+      npy::Array a = npy::parse(bytes);
+      in.header = npy::parse_header(bytes.data(), bytes.size());
+      in.f32.assign(a.f32.begin(), a.f32.end());
+      in.ints = std::move(a.ints);
+      return in;
+    }
+    // A regular file: the header, then the data read where it is wanted.
+    const size_t size = static_cast<size_t>(st.st_size);
+    std::vector<uint8_t> head(std::min<size_t>(size, 4096));
+    if (!pread_all(fd, head.data(), head.size(), 0)) throw Error(path + ": read error");
+    if (head.size() >= 12) {  // a header longer than 4 KiB: read all of it
+      const size_t end =
+          head[6] == 1 ? 10 + (static_cast<size_t>(head[8]) | static_cast<size_t>(head[9]) << 8)
+                       : 12 + (static_cast<size_t>(head[8]) | static_cast<size_t>(head[9]) << 8 |
+                               static_cast<size_t>(head[10]) << 16 | static_cast<size_t>(head[11]) << 24);
+      if (end > head.size()) {
+        head.resize(std::min(size, end));
+        if (!pread_all(fd, head.data(), head.size(), 0)) throw Error(path + ": read error");
+      }
+    }
+    in.header = npy::parse_header(head.data(), head.size());
+    npy::check_data_size(in.header, size);
+    const size_t n = static_cast<size_t>(in.header.count), at = in.header.data_at;
+    if (in.header.descr == "<f4") {
+      npy::resize_huge(in.f32, n);
+      if (!pread_all(fd, in.f32.data(), n * sizeof(float), at)) throw Error(path + ": read error");
+    } else if (in.header.item == 1 || in.header.item == 2) {
+      std::vector<uint8_t> raw(n * in.header.item);
+      if (!pread_all(fd, raw.data(), raw.size(), at)) throw Error(path + ": read error");
+      npy::widen_ints(raw.data(), n, in.header.item, &in.ints);
+    }
+  } catch (const Error&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    throw Error(path + ": " + e.what());
+  }
+  return in;
+}
+
 void write_file_atomic(const std::string& path, const void* data, size_t size) {
   write_file_atomic(path, data, size, nullptr, 0);
 }
@@ -118,6 +196,13 @@ void write_file_atomic(const std::string& path, const void* head, size_t head_si
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
+#if defined(__linux__)
+  // Allocate the file's blocks in one call before writing: ext4's per-page
+  // delayed allocation took about a quarter of the CPU time of writing an
+  // 8 MiB output. A hint: where unsupported (EOPNOTSUPP) the writes allocate.
+  if (head_size + size >= (size_t{1} << 20))
+    (void)::fallocate(fileno(f), 0, 0, static_cast<off_t>(head_size + size));
+#endif
   const bool ok = (head_size == 0 || std::fwrite(head, 1, head_size, f) == head_size) &&
                   (size == 0 || std::fwrite(data, 1, size, f) == size) && std::fflush(f) == 0;
   const bool closed = std::fclose(f) == 0;

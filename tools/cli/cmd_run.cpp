@@ -26,8 +26,11 @@
 // --raw: X, KV, V and Y are int8 ('|i1', s8) or int16 ('<i2', s16) .npy in the
 // first block's input / the last block's output quantization (both blocks must
 // be quantized).
+#include <time.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -47,8 +50,8 @@ struct Input {
   std::string path;
   int64_t batch = 0;  // 0: no batch dim
   int64_t rows = 0, cols = 0;
-  std::vector<float> data;
-  std::vector<int32_t> ints;  // --raw
+  npy::BatchVector<float> data;  // [batch or 1, rows, cols]
+  std::vector<int32_t> ints;     // --raw
   const float* item(int64_t b) const { return data.data() + b * rows * cols; }
 };
 
@@ -111,13 +114,12 @@ Status run_block(const Plan& plan, const Block& b, const Mask& mask, const float
     const QuantIo<int8_t> in(b, q, k, v, nq, nk, nv);
     std::vector<int8_t> iy(nq);
     s = forward_s8(plan, b.s8, mask, IoS8{in.q.data(), in.pk, in.pv, iy.data()}, arena);
-    for (size_t i = 0; i < nq; ++i)
-      y[i] = static_cast<float>(static_cast<double>(out.scale) * static_cast<double>(iy[i] - out.zero_point));
+    tools::dequantize_values(iy.data(), nq, out, y);
   } else {
     const QuantIo<int16_t> in(b, q, k, v, nq, nk, nv);
     std::vector<int16_t> iy(nq);
     s = forward_s16(plan, b.s16, mask, IoS16{in.q.data(), in.pk, in.pv, iy.data()}, arena);
-    for (size_t i = 0; i < nq; ++i) y[i] = static_cast<float>(static_cast<double>(out.scale) * iy[i]);
+    tools::dequantize_values(iy.data(), nq, QuantParams{out.scale, 0}, y);  // s16: symmetric
   }
   return s;
 }
@@ -156,14 +158,13 @@ Status decode_block(const Plan& plan, const Block& b, BlockCache& cache, const f
     const std::vector<int8_t> ix = quantize_rows<int8_t>(x, count, io_params(b, 0), b.dtype);
     std::vector<int8_t> iy(count);
     ATTN_TRY(decode_s8(plan, b.s8, &cache.s8, ix.data(), n, iy.data(), arena));
-    for (size_t i = 0; i < count; ++i)
-      y[i] = static_cast<float>(static_cast<double>(out.scale) * static_cast<double>(iy[i] - out.zero_point));
+    tools::dequantize_values(iy.data(), count, out, y);
     return Status::kOk;
   }
   const std::vector<int16_t> ix = quantize_rows<int16_t>(x, count, io_params(b, 0), b.dtype);
   std::vector<int16_t> iy(count);
   ATTN_TRY(decode_s16(plan, b.s16, &cache.s16, ix.data(), n, iy.data(), arena));
-  for (size_t i = 0; i < count; ++i) y[i] = static_cast<float>(static_cast<double>(out.scale) * iy[i]);
+  tools::dequantize_values(iy.data(), count, QuantParams{out.scale, 0}, y);  // s16: symmetric
   return Status::kOk;
 }
 
@@ -195,29 +196,25 @@ void run_incremental(const std::string& path, const std::vector<uint32_t>& ids, 
 Input read_input(const std::string& path, const char* what, const char* raw_descr = nullptr) {
   Input in;
   in.path = path;
-  npy::Array a;
-  try {
-    a = npy::parse(cli::read_file(path));
-  } catch (const std::runtime_error& e) {
-    throw cli::Error(path + ": " + e.what());
-  }
-  if (raw_descr != nullptr && a.descr != raw_descr)
+  cli::NpyInput a = cli::read_npy(path);
+  const npy::Header& h = a.header;
+  if (raw_descr != nullptr && h.descr != raw_descr)
     throw cli::Error(path + ": with --raw, " + what + " must be " +
                      (raw_descr[1] == 'i' && raw_descr[2] == '1' ? "int8" : "int16") + " ('" + raw_descr +
-                     "'), got '" + a.descr + "'");
-  if (raw_descr == nullptr && a.descr != "<f4")
-    throw cli::Error(path + ": " + what + " must be float32 ('<f4'), got '" + a.descr + "'");
-  if (a.shape.size() == 2) {
-    in.rows = a.shape[0];
-    in.cols = a.shape[1];
-  } else if (a.shape.size() == 3) {
-    in.batch = a.shape[0];
-    in.rows = a.shape[1];
-    in.cols = a.shape[2];
+                     "'), got '" + h.descr + "'");
+  if (raw_descr == nullptr && h.descr != "<f4")
+    throw cli::Error(path + ": " + what + " must be float32 ('<f4'), got '" + h.descr + "'");
+  if (h.shape.size() == 2) {
+    in.rows = h.shape[0];
+    in.cols = h.shape[1];
+  } else if (h.shape.size() == 3) {
+    in.batch = h.shape[0];
+    in.rows = h.shape[1];
+    in.cols = h.shape[2];
     if (in.batch <= 0) throw cli::Error(path + ": empty batch");
   } else {
     throw cli::Error(path + ": " + what + " must have shape [L, E] or [B, L, E], got rank " +
-                     std::to_string(a.shape.size()));
+                     std::to_string(h.shape.size()));
   }
   if (in.rows <= 0 || in.rows > ATTN_MAX_SEQ)
     throw cli::Error(path + ": sequence length " + std::to_string(in.rows) + " out of range");
@@ -228,9 +225,40 @@ Input read_input(const std::string& path, const char* what, const char* raw_desc
   return in;
 }
 
+// ATTN_RUN_TIMES=1 in the environment: the process's CPU time (user + sys)
+// per phase of `attn run`, printed to stderr at the end; "start" is what the
+// process spent before cmd_run (exec, loading, static initialization).
+class PhaseTimes {
+ public:
+  PhaseTimes() : on_(std::getenv("ATTN_RUN_TIMES") != nullptr), last_(now()) {
+    if (on_) std::fprintf(stderr, "attn run: CPU ms: start %.2f", last_ * 1e3);
+  }
+  void done(const char* phase) {
+    if (!on_) return;
+    const double t = now();
+    std::fprintf(stderr, ", %s %.2f", phase, (t - last_) * 1e3);
+    last_ = t;
+  }
+  ~PhaseTimes() {
+    if (on_) std::fprintf(stderr, ", total %.2f\n", now() * 1e3);
+  }
+  PhaseTimes(const PhaseTimes&) = delete;
+  PhaseTimes& operator=(const PhaseTimes&) = delete;
+
+ private:
+  static double now() {
+    timespec ts{};
+    (void)clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
+  bool on_;
+  double last_;
+};
+
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
+  PhaseTimes times;
 #if defined(__GLIBC__)
   // Batch files and outputs are megabytes: keep such buffers on the heap
   // instead of fresh mmaps, so that a freed one (the file bytes, once parsed)
@@ -255,6 +283,7 @@ int cmd_run(int argc, char** argv) {
   }
   cli::LoadedModel lm;
   cli::load_model(path, &lm);
+  times.done("load");
   const Model& m = lm.model;
   const bool raw = args.has("--raw");
   // --raw: the first and last blocks run decide the integer I/O dtypes.
@@ -294,6 +323,7 @@ int cmd_run(int argc, char** argv) {
       }
     }
   }
+  times.done("read");
   std::vector<uint32_t> blocks;
   if (args.has("--block")) {
     const long long i = args.get_int("--block", 0, 0, 0xFFFFFFFFll);
@@ -376,7 +406,7 @@ int cmd_run(int argc, char** argv) {
   // Y [B, L, width]. width == x.cols (every block maps E to E), so without
   // --incremental Y takes over x's storage: item b of x is copied into `cur`
   // before item b of Y is written, and no other item is touched.
-  std::vector<float> y;
+  npy::BatchVector<float> y;
   const bool y_is_x = !incremental && static_cast<size_t>(B * L * width) == x.data.size();
   if (y_is_x) {
     y = std::move(x.data);
@@ -405,17 +435,20 @@ int cmd_run(int argc, char** argv) {
     const float* xb = y_is_x ? y.data() + b * L * x.cols : x.item(b);  // x item b
     cur.assign(xb, xb + L * x.cols);
     for (size_t k = 0; k < bl.size(); ++k) {
-      next.assign(static_cast<size_t>(L * bl[k].config.embed_dim), 0.0f);
+      // The last block writes item b of Y in place (every forward writes all of its output).
+      const bool last = k + 1 == bl.size();
+      if (!last) next.resize(static_cast<size_t>(L * bl[k].config.embed_dim));
+      float* out_b = last ? y.data() + b * L * width : next.data();
       const float* key = cross ? kv.item(kv.batch == 0 ? 0 : b) : cur.data();
       const float* value = cross ? v.item(v.batch == 0 ? 0 : b) : cur.data();
-      const Status s = run_block(plans[k], bl[k], mask, cur.data(), key, value, next.data(), arena);
+      const Status s = run_block(plans[k], bl[k], mask, cur.data(), key, value, out_b, arena);
       if (s != Status::kOk)
         throw cli::Error(path + ": block " + std::to_string(blocks[k]) +
                          ": forward failed: " + cli::describe(s));
-      cur.swap(next);
+      if (!last) cur.swap(next);
     }
-    std::copy(cur.begin(), cur.end(), y.begin() + b * L * width);
   }
+  times.done("forwards");
   std::vector<int64_t> shape;
   if (x.batch != 0) shape.push_back(B);
   shape.push_back(L);
@@ -433,9 +466,11 @@ int cmd_run(int argc, char** argv) {
   } else {  // the header, then Y's floats straight from y
     file = npy::serialize(shape, "<f4", nullptr, 0);
     cli::write_file_atomic(out, file.data(), file.size(), y.data(), y.size() * sizeof(float));
+    times.done("write");
     return 0;
   }
   cli::write_file_atomic(out, file.data(), file.size());
+  times.done("write");
   return 0;
 }
 

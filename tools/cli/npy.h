@@ -2,10 +2,13 @@
 // C order. Header-only so tests can use it too.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -17,8 +20,9 @@ namespace npy {
 // v.resize(n) for a batch-sized buffer, asking Linux for transparent huge
 // pages before its first touch (THP in "madvise" mode): one page fault per
 // 2 MiB instead of per 4 KiB (a quarter of `attn run` on an 8 MiB batch).
-template <class T>
-void resize_huge(std::vector<T>& v, size_t n) {
+template <class V>
+void resize_huge(V& v, size_t n) {
+  using T = typename V::value_type;
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   constexpr uintptr_t kHuge = uintptr_t{2} << 20;
   if (n * sizeof(T) >= 2 * kHuge && v.capacity() < n) {
@@ -31,6 +35,37 @@ void resize_huge(std::vector<T>& v, size_t n) {
 #endif
   v.resize(n);
 }
+
+// The allocator of batch-sized buffers (BatchVector): resize() leaves new
+// values uninitialized, as they are read from a file or computed before any
+// use (zero-filling 8 MiB first touched every page for nothing), and blocks of
+// 4 MiB or more start on a 2 MiB boundary, so that resize_huge's huge pages
+// cover them whole.
+template <class T>
+struct BatchAllocator {
+  using value_type = T;
+  BatchAllocator() = default;
+  template <class U>
+  BatchAllocator(const BatchAllocator<U>&) noexcept {}  // NOLINT(google-explicit-constructor): rebinding
+  static std::align_val_t alignment(size_t n) {
+    constexpr size_t kHuge = size_t{2} << 20;
+    return std::align_val_t{n * sizeof(T) >= 2 * kHuge ? kHuge : alignof(std::max_align_t)};
+  }
+  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), alignment(n))); }
+  void deallocate(T* p, size_t n) noexcept { ::operator delete(p, alignment(n)); }
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialized: no zero-fill
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+  friend bool operator==(const BatchAllocator&, const BatchAllocator&) { return true; }
+  friend bool operator!=(const BatchAllocator&, const BatchAllocator&) { return false; }
+};
+template <class T>
+using BatchVector = std::vector<T, BatchAllocator<T>>;
 
 struct Array {
   std::string descr;           // "<f4" or "<f8"
@@ -45,25 +80,37 @@ struct Array {
   }
 };
 
-// Parse; throws std::runtime_error with a message (without the file name).
-inline Array parse(const std::vector<uint8_t>& b) {
+// What a .npy header says: dtype, shape, where the data starts and its item size.
+struct Header {
+  std::string descr;           // "<f4", "<f8", "|i1" or "<i2"
+  std::vector<int64_t> shape;  // C order
+  size_t data_at = 0;          // offset of the data in the file
+  size_t item = 0;             // bytes per value
+  int64_t count = 0;           // product(shape)
+  std::string shape_text;      // the header's "(2, 3)", for messages
+};
+
+// The header of a .npy file from its first `size` bytes (at least the whole
+// header; the data may be absent); throws std::runtime_error with a message
+// (without the file name). Does not check the data size.
+inline Header parse_header(const uint8_t* b, size_t size) {
   static const char kMagic[] = "\x93NUMPY";
-  if (b.size() < 10 || std::memcmp(b.data(), kMagic, 6) != 0) throw std::runtime_error("not a .npy file");
+  if (size < 10 || std::memcmp(b, kMagic, 6) != 0) throw std::runtime_error("not a .npy file");
   const int major = b[6];
   size_t hlen = 0, start = 0;
   if (major == 1) {
     hlen = static_cast<size_t>(b[8]) | static_cast<size_t>(b[9]) << 8;
     start = 10;
   } else if (major == 2 || major == 3) {
-    if (b.size() < 12) throw std::runtime_error("truncated .npy header");
+    if (size < 12) throw std::runtime_error("truncated .npy header");
     hlen = static_cast<size_t>(b[8]) | static_cast<size_t>(b[9]) << 8 | static_cast<size_t>(b[10]) << 16 |
            static_cast<size_t>(b[11]) << 24;
     start = 12;
   } else {
     throw std::runtime_error("unsupported .npy version " + std::to_string(major));
   }
-  if (hlen > b.size() - start) throw std::runtime_error("truncated .npy header");
-  const std::string h(reinterpret_cast<const char*>(b.data() + start), hlen);
+  if (hlen > size - start) throw std::runtime_error("truncated .npy header");
+  const std::string h(reinterpret_cast<const char*>(b + start), hlen);
   auto value_of = [&](const char* key) -> std::string {
     const std::string k = std::string("'") + key + "'";
     const size_t at = h.find(k);
@@ -82,7 +129,7 @@ inline Array parse(const std::vector<uint8_t>& b) {
     while (e < h.size() && h[e] != ',' && h[e] != '}') ++e;
     return h.substr(p, e - p);
   };
-  Array a;
+  Header a;
   std::string descr = value_of("descr");
   if (descr.size() < 2) throw std::runtime_error("bad .npy descr");
   a.descr = descr.substr(1, descr.size() - 2);
@@ -99,15 +146,14 @@ inline Array parse(const std::vector<uint8_t>& b) {
     a.shape.push_back(std::stoll(shape.substr(p, e - p)));
     p = e;
   }
-  size_t item = 0;
   if (a.descr == "<f4") {
-    item = 4;
+    a.item = 4;
   } else if (a.descr == "<f8") {
-    item = 8;
+    a.item = 8;
   } else if (a.descr == "|i1") {
-    item = 1;
+    a.item = 1;
   } else if (a.descr == "<i2") {
-    item = 2;
+    a.item = 2;
   } else {
     throw std::runtime_error("dtype '" + a.descr + "' is not float32 ('<f4')");
   }
@@ -116,21 +162,44 @@ inline Array parse(const std::vector<uint8_t>& b) {
     if (d > (int64_t{1} << 40) / (n == 0 ? 1 : n)) throw std::runtime_error("shape too large");
     n *= d;
   }
-  const size_t data_at = start + hlen;
-  if (b.size() - data_at != static_cast<size_t>(n) * item)
-    throw std::runtime_error("data size " + std::to_string(b.size() - data_at) +
-                             " bytes disagrees with shape " + shape + " and dtype " + a.descr);
-  if (item == 1 || item == 2) {
-    a.ints.resize(static_cast<size_t>(n));
-    for (size_t i = 0; i < a.ints.size(); ++i) {
-      if (item == 1) {
-        a.ints[i] = static_cast<int8_t>(b[data_at + i]);
-      } else {
-        int16_t v = 0;
-        std::memcpy(&v, b.data() + data_at + 2 * i, 2);
-        a.ints[i] = v;
-      }
+  a.count = n;
+  a.shape_text = shape;
+  a.data_at = start + hlen;
+  return a;
+}
+
+// The data size check of a file of `file_size` bytes with header `h`.
+inline void check_data_size(const Header& h, size_t file_size) {
+  if (file_size - h.data_at != static_cast<size_t>(h.count) * h.item)
+    throw std::runtime_error("data size " + std::to_string(file_size - h.data_at) +
+                             " bytes disagrees with shape " + h.shape_text + " and dtype " + h.descr);
+}
+
+// n little-endian int8 (item 1) or int16 (item 2) values widened into *out.
+inline void widen_ints(const uint8_t* data, size_t n, size_t item, std::vector<int32_t>* out) {
+  out->resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (item == 1) {
+      (*out)[i] = static_cast<int8_t>(data[i]);
+    } else {
+      int16_t v = 0;
+      std::memcpy(&v, data + 2 * i, 2);
+      (*out)[i] = v;
     }
+  }
+}
+
+// Parse; throws std::runtime_error with a message (without the file name).
+inline Array parse(const std::vector<uint8_t>& b) {
+  const Header h = parse_header(b.data(), b.size());
+  check_data_size(h, b.size());
+  Array a;
+  a.descr = h.descr;
+  a.shape = h.shape;
+  const size_t item = h.item, data_at = h.data_at;
+  const int64_t n = h.count;
+  if (item == 1 || item == 2) {
+    widen_ints(b.data() + data_at, static_cast<size_t>(n), item, &a.ints);
   } else if (item == 4) {
     resize_huge(a.f32, static_cast<size_t>(n));
     if (n) std::memcpy(a.f32.data(), b.data() + data_at, static_cast<size_t>(n) * 4);

@@ -162,8 +162,8 @@ void quantize_values(const float* x, size_t n, QuantParams p, DType dtype, T* ou
   const __m256d vs = _mm256_set1_pd(scale), vzp = _mm256_set1_pd(zp);
   const __m256d vlo = _mm256_set1_pd(lo), vhi = _mm256_set1_pd(hi), one = _mm256_set1_pd(1.0);
   const __m256d half = _mm256_set1_pd(0.5), mhalf = _mm256_set1_pd(-0.5);
-  for (; i + 4 <= n; i += 4) {
-    const __m256d d = _mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), vs);
+  const auto four = [&](const float* xi) {
+    const __m256d d = _mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps(xi)), vs);
     const __m256d t = _mm256_round_pd(d, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
     const __m256d f = _mm256_sub_pd(d, t);
     const __m256d up = _mm256_and_pd(_mm256_cmp_pd(f, half, _CMP_GE_OQ), one);
@@ -171,9 +171,20 @@ void quantize_values(const float* x, size_t n, QuantParams p, DType dtype, T* ou
     __m256d q = _mm256_add_pd(_mm256_add_pd(t, _mm256_sub_pd(up, dn)), vzp);
     q = _mm256_blendv_pd(q, vlo, _mm256_cmp_pd(q, vlo, _CMP_LT_OQ));
     q = _mm256_blendv_pd(q, vhi, _mm256_cmp_pd(q, vhi, _CMP_GT_OQ));
-    alignas(16) int32_t v[4];
-    _mm_store_si128(reinterpret_cast<__m128i*>(v), _mm256_cvttpd_epi32(q));  // NaN: INT32_MIN, as cvttsd2si
-    for (int j = 0; j < 4; ++j) out[i + static_cast<size_t>(j)] = static_cast<T>(v[j]);
+    return _mm256_cvttpd_epi32(q);  // NaN: INT32_MIN, as cvttsd2si
+  };
+  // static_cast<T> of the int32 lanes is their low byte(s): gathered with a
+  // byte shuffle (a saturating pack would turn NaN's INT32_MIN into -128, not 0).
+  const __m128i low = sizeof(T) == 1
+                          ? _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
+                          : _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1);
+  for (; i + 8 <= n; i += 8) {
+    const __m128i a = _mm_shuffle_epi8(four(x + i), low), b = _mm_shuffle_epi8(four(x + i + 4), low);
+    if (sizeof(T) == 1) {
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), _mm_unpacklo_epi32(a, b));  // 8 int8
+    } else {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_unpacklo_epi64(a, b));  // 8 int16
+    }
   }
 #endif
   for (; i < n; ++i) {
@@ -185,6 +196,29 @@ void quantize_values(const float* x, size_t n, QuantParams p, DType dtype, T* ou
     q = q > hi ? hi : q;
     out[i] = static_cast<T>(static_cast<int32_t>(q));
   }
+}
+
+// y[i] = float(dequantize_value(q[i], p.scale, p.zero_point)) for i < n
+// (q: int8_t or int16_t); the AVX2 loop does the same float64 operations,
+// 8 values at a time.
+template <class T>
+void dequantize_values(const T* q, size_t n, QuantParams p, float* y) {
+  size_t i = 0;
+#if defined(__AVX2__)
+  const __m256d vs = _mm256_set1_pd(static_cast<double>(p.scale));
+  const __m256i vzp = _mm256_set1_epi32(p.zero_point);
+  for (; i + 8 <= n; i += 8) {
+    const auto* at = reinterpret_cast<const __m128i*>(q + i);
+    const __m128i raw = sizeof(T) == 1 ? _mm_loadl_epi64(at) : _mm_loadu_si128(at);  // 8 values
+    const __m256i w =
+        _mm256_sub_epi32(sizeof(T) == 1 ? _mm256_cvtepi8_epi32(raw) : _mm256_cvtepi16_epi32(raw), vzp);
+    const __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(vs, _mm256_cvtepi32_pd(_mm256_castsi256_si128(w))));
+    const __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(vs, _mm256_cvtepi32_pd(_mm256_extracti128_si256(w, 1))));
+    _mm_storeu_ps(y + i, lo);
+    _mm_storeu_ps(y + i + 4, hi);
+  }
+#endif
+  for (; i < n; ++i) y[i] = static_cast<float>(dequantize_value(q[i], p.scale, p.zero_point));
 }
 
 // The values rounded to the (scale, zero point) grid of `dtype` and back.

@@ -20,7 +20,6 @@
 #include <cstring>
 
 #include "internal/exp2_table.h"
-#include "internal/fixed_point.h"
 #include "internal/kernels_fixed.h"
 
 namespace attn {
@@ -38,19 +37,6 @@ constexpr Table32 widen_table() {
 }
 constexpr Table32 kTable32 = widen_table();
 
-inline void store_prob(int32_t* row, int32_t j, uint32_t p) {
-  const int16_t v = static_cast<int16_t>(p);
-  std::memcpy(reinterpret_cast<unsigned char*>(row) + 2 * static_cast<ptrdiff_t>(j), &v, sizeof v);
-}
-
-// ref's e_j for one key.
-inline uint32_t exp_scalar(uint32_t u, const FusedSoftmax& c) {
-  if (u > static_cast<uint32_t>(c.diff_limit)) return 0;
-  const uint32_t t = fused_exp_argument(u, c);
-  const uint32_t x = 2u * kExp2Table[(t >> (kExp2FracBits - kExp2TableBits)) & ((1u << kExp2TableBits) - 1)];
-  return ((x >> (t >> kExp2FracBits)) + 1) >> 1;
-}
-
 // High 32 bits of the 8 unsigned products a * b (+ add, 64-bit, per lane).
 inline __m256i mulhi_epu32(__m256i a, __m256i b, __m256i add) {
   const __m256i even = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(a, b), add), 32);
@@ -64,7 +50,7 @@ inline __m256i mulhi_epu32(__m256i a, __m256i b, __m256i add) {
 void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
   // Output: int16 probabilities [n] over the first 2n bytes of row.
   if (begin >= end) {
-    for (int32_t j = 0; j < n; ++j) store_prob(row, j, 0);
+    for (int32_t j = 0; j < n; ++j) store_fused_prob(row, j, 0);
     return;
   }
   const FusedSoftmax c = sm;
@@ -108,18 +94,12 @@ void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n,
   s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xB1));
   uint32_t sum = static_cast<uint32_t>(_mm_cvtsi128_si32(s4));
   for (; j < end; ++j) {
-    const uint32_t e = exp_scalar(static_cast<uint32_t>(smax) - static_cast<uint32_t>(row[j]), c);
+    const uint32_t e = fused_exp(static_cast<uint32_t>(smax) - static_cast<uint32_t>(row[j]), c);
     row[j] = static_cast<int32_t>(e);
     sum += e;
   }
 
-  // 1 / sum, as ref.
-  const int h = fp::count_leading_zeros(sum);
-  const int32_t a = static_cast<int32_t>((sum << h) - (uint32_t{1} << 31));
-  const uint32_t r31 = static_cast<uint32_t>(fp::one_over_one_plus_x_for_x_in_0_1(a));
-  const int rs = h + kProbBits - 30;
-  const uint32_t r = rs >= 0 ? r31 << rs : r31 >> -rs;
-  const uint32_t recip = r - (r >> kProbBits);
+  const uint32_t recip = fused_softmax_reciprocal(sum);  // 1 / sum, ref's
 
   // Pass 2: p_j as int16 over the start of the row.
   const __m256i vrecip = _mm256_set1_epi32(static_cast<int32_t>(recip));
@@ -133,13 +113,9 @@ void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n,
         reinterpret_cast<__m128i*>(reinterpret_cast<unsigned char*>(row) + 2 * static_cast<ptrdiff_t>(j)),
         _mm256_castsi256_si128(packed));
   }
-  for (; j < end; ++j) {
-    const uint32_t pj = static_cast<uint32_t>(
-        (static_cast<uint64_t>(static_cast<uint32_t>(row[j])) * recip + (uint64_t{1} << 31)) >> 32);
-    store_prob(row, j, pj);
-  }
-  for (int32_t k = 0; k < begin; ++k) store_prob(row, k, 0);
-  for (int32_t k = end; k < n; ++k) store_prob(row, k, 0);
+  for (; j < end; ++j) store_fused_prob(row, j, fused_prob(static_cast<uint32_t>(row[j]), recip));
+  for (int32_t k = 0; k < begin; ++k) store_fused_prob(row, k, 0);
+  for (int32_t k = end; k < n; ++k) store_fused_prob(row, k, 0);
 }
 
 }  // namespace detail

@@ -38,14 +38,6 @@ namespace attn {
 namespace detail {
 namespace {
 
-// Store probability j as int16 at bytes [2j, 2j + 2) of the row, through
-// memcpy: the row is an int32 array, and memcpy is the aliasing-safe way to
-// reuse its storage as int16 (it compiles to one 16-bit store).
-inline void store_prob(int32_t* row, int32_t j, int32_t p) {
-  const int16_t v = static_cast<int16_t>(p);
-  std::memcpy(reinterpret_cast<unsigned char*>(row) + 2 * static_cast<ptrdiff_t>(j), &v, sizeof v);
-}
-
 // fp::saturating_rounding_doubling_high_mul(a, b) for (a, b) != (INT32_MIN,
 // INT32_MIN): its sign-dependent nudge and truncating division are one
 // arithmetic shift of ab + 2^30 (for ab < 0, truncating (ab + 1 - 2^30) / 2^31
@@ -98,17 +90,10 @@ uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax&
   // e_j in place of s_j, and their sum. (Constants in a local copy: row
   // stores could alias sm as far as the compiler knows.)
   const FusedSoftmax c = sm;
-  const uint32_t limit = static_cast<uint32_t>(c.diff_limit);
   uint32_t sum = 0;
   for (int32_t j = begin; j < end; ++j) {
     const uint32_t u = static_cast<uint32_t>(smax) - static_cast<uint32_t>(row[j]);  // < 2^31
-    uint32_t e = 0;
-    if (u <= limit) {
-      const uint32_t t = fused_exp_argument(u, c);  // < 2^20
-      const uint32_t x =
-          2u * kExp2Table[(t >> (kExp2FracBits - kExp2TableBits)) & ((1u << kExp2TableBits) - 1)];
-      e = ((x >> (t >> kExp2FracBits)) + 1) >> 1;  // t >> 16 is in [0, 15]
-    }
+    const uint32_t e = fused_exp(u, c);
     row[j] = static_cast<int32_t>(e);
     sum += e;
   }
@@ -126,7 +111,7 @@ uint32_t softmax_exps_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t 
 void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
   // Output: int16 probabilities [n] over the first 2n bytes of row.
   if (begin >= end) {  // fully masked: all-zero weights
-    for (int32_t j = 0; j < n; ++j) store_prob(row, j, 0);
+    for (int32_t j = 0; j < n; ++j) store_fused_prob(row, j, 0);
     return;
   }
   // Pass 1: e_j over s_j (0 outside [begin, end)), and the normalizer.
@@ -135,10 +120,10 @@ void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, 
   // Pass 2: p_j as int16 over the start of the row (entry j's bytes are
   // inside entry j / 2 <= j: already read, or masked).
   for (int32_t j = begin; j < end; ++j) {
-    store_prob(row, j, fused_prob(static_cast<uint32_t>(row[j]), recip));
+    store_fused_prob(row, j, fused_prob(static_cast<uint32_t>(row[j]), recip));
   }
-  for (int32_t j = 0; j < begin; ++j) store_prob(row, j, 0);
-  for (int32_t j = end; j < n; ++j) store_prob(row, j, 0);
+  for (int32_t j = 0; j < begin; ++j) store_fused_prob(row, j, 0);
+  for (int32_t j = end; j < n; ++j) store_fused_prob(row, j, 0);
 }
 
 }  // namespace detail
