@@ -233,6 +233,118 @@ inline void pv_block(const int16_t* p, int32_t ldp, int32_t S, const LoadV& load
   }
 }
 
+// ---- Packed-panel int8 products: an outer product, no horizontal sums ------
+// dot[m, n] = sum_k x'[m, k] w[n, k] for int16 x' (int8 x minus its zero
+// point, |x'| <= 255) and int8 w. w is packed per call into panels of
+// kPanel = 16 output channels, two consecutive k per int32 word:
+//   panel[g][c] = int16 pair (w[j0 + c][2g], w[j0 + c][2g + 1])
+// (zero past K and past the last channel). Each row of x' broadcasts its pair
+// (x'[2g], x'[2g + 1]) against a panel row, and one madd gives each channel's
+// two products summed in int32 lane c. |pair sum| <= 2 * 255 * 128 < 2^31,
+// and the lanes accumulate with wrapping int32 adds: ref's int32 sum modulo
+// 2^32, in another order.
+constexpr int32_t kPanel = 16;   // output channels per packed panel: 2 x 8 lanes
+constexpr int32_t kMaxK = 1024;  // longest K of the packed path: a 32 KiB panel
+constexpr int32_t kPadK = 16;    // x' rows are padded to whole 16-k chunks
+
+// Transposes 8 x 8 int32: r[i] lane j <-> r[j] lane i.
+inline void transpose8(__m256i (&r)[8]) {
+  __m256i s[8];  // s[4h + j]: rows 4h .. 4h + 3 at columns j | j + 4
+  ATTN_UNROLL for (int h = 0; h < 2; ++h) {
+    const __m256i t0 = _mm256_unpacklo_epi32(r[4 * h], r[4 * h + 1]);
+    const __m256i t1 = _mm256_unpackhi_epi32(r[4 * h], r[4 * h + 1]);
+    const __m256i t2 = _mm256_unpacklo_epi32(r[4 * h + 2], r[4 * h + 3]);
+    const __m256i t3 = _mm256_unpackhi_epi32(r[4 * h + 2], r[4 * h + 3]);
+    s[4 * h + 0] = _mm256_unpacklo_epi64(t0, t2);
+    s[4 * h + 1] = _mm256_unpackhi_epi64(t0, t2);
+    s[4 * h + 2] = _mm256_unpacklo_epi64(t1, t3);
+    s[4 * h + 3] = _mm256_unpackhi_epi64(t1, t3);
+  }
+  ATTN_UNROLL for (int j = 0; j < 4; ++j) {
+    r[j] = _mm256_permute2x128_si256(s[j], s[4 + j], 0x20);
+    r[4 + j] = _mm256_permute2x128_si256(s[j], s[4 + j], 0x31);
+  }
+}
+
+// 16 int8 at p (only [0, n) read, n in [0, 16]), zero past n, as int16.
+inline __m256i load16_s8_tail(const int8_t* p, int32_t n) {
+  if (n >= 16) return load16_s8<false>(p, _mm256_setzero_si256());
+  alignas(16) int8_t t[16] = {};
+  std::memcpy(t, p, static_cast<size_t>(n));
+  return load16_s8<false>(t, _mm256_setzero_si256());
+}
+
+// Packs rows [0, n) of w (n <= kPanel, K <= kMaxK bytes each) into
+// panel [ceil(K / 2)][kPanel] (32-byte aligned; see above).
+inline void pack_panel_s8(const int8_t* w, int32_t ldw, int32_t n, int32_t K, int32_t* panel) {
+  const int32_t G = (K + 1) / 2;
+  for (int32_t h = 0; h < 2; ++h) {  // channels [8h, 8h + 8)
+    for (int32_t k = 0; k < K; k += 16) {
+      __m256i r[8];  // channel 8h + c: k .. k + 15 as 8 int16 pairs
+      for (int32_t c = 0; c < 8; ++c) {
+        const int32_t ch = 8 * h + c;
+        r[c] =
+            ch < n ? load16_s8_tail(w + static_cast<ptrdiff_t>(ch) * ldw + k, K - k) : _mm256_setzero_si256();
+      }
+      transpose8(r);  // r[i]: pair k / 2 + i of the 8 channels
+      const int32_t g0 = k / 2;
+      const int32_t gn = G - g0 < 8 ? G - g0 : 8;
+      for (int32_t i = 0; i < gn; ++i)
+        _mm256_store_si256(
+            reinterpret_cast<__m256i*>(panel + static_cast<ptrdiff_t>(g0 + i) * kPanel + 8 * h), r[i]);
+    }
+  }
+}
+
+// x'[k] = x[k] - zx for k < K, then 0 up to the next multiple of kPadK.
+inline void widen_row_s8(const int8_t* x, int32_t K, int32_t zx, int16_t* out) {
+  const __m256i vz = _mm256_set1_epi16(static_cast<int16_t>(zx));
+  int32_t k = 0;
+  for (; k + 16 <= K; k += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), load16_s8<true>(x + k, vz));
+  if (k < K) {  // the padding reads as x = zx, so x' = 0
+    alignas(16) int8_t t[16];
+    std::memset(t, static_cast<int8_t>(zx), sizeof t);
+    std::memcpy(t, x + k, static_cast<size_t>(K - k));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), load16_s8<true>(t, vz));
+  }
+}
+
+// acc + v, int32 lanes. GCC (12) puts the sum of an accumulator array's
+// `acc = add(acc, madd(..))` in a fresh register and copies it back, and with
+// 8 accumulators it spills one to the stack, so that chain runs through
+// store forwarding every iteration; the asm form ties the sum to acc.
+// Same instruction, same bits.
+inline __m256i add_to(__m256i acc, __m256i v) {
+#if defined(__GNUC__) && !defined(__clang__)
+  __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(v));
+  return acc;
+#else
+  return _mm256_add_epi32(acc, v);
+#endif
+}
+
+// Rows [0, MR) of x' (stride ldx, int16, padded to an even K) against a
+// packed panel of G pairs: acc[r][h] lane c = dot of row r and channel 8h + c.
+template <int MR>
+inline void panel_block_s8(const int16_t* x, int32_t ldx, int32_t G, const int32_t* panel,
+                           __m256i (*acc)[2]) {
+  ATTN_UNROLL for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+  for (int32_t g = 0; g < G; ++g) {
+    const __m256i p0 =
+        _mm256_load_si256(reinterpret_cast<const __m256i*>(panel + static_cast<ptrdiff_t>(g) * kPanel));
+    const __m256i p1 =
+        _mm256_load_si256(reinterpret_cast<const __m256i*>(panel + static_cast<ptrdiff_t>(g) * kPanel + 8));
+    ATTN_UNROLL for (int r = 0; r < MR; ++r) {
+      int32_t pair;  // x'[r][2g], x'[r][2g + 1]
+      std::memcpy(&pair, x + static_cast<ptrdiff_t>(r) * ldx + 2 * g, 4);
+      const __m256i b = _mm256_set1_epi32(pair);
+      acc[r][0] = add_to(acc[r][0], _mm256_madd_epi16(p0, b));
+      acc[r][1] = add_to(acc[r][1], _mm256_madd_epi16(p1, b));
+    }
+  }
+}
+
 }  // namespace avx2i
 }  // namespace detail
 }  // namespace attn

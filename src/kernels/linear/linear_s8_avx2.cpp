@@ -1,6 +1,12 @@
 // linear, int8, x86-64 AVX2: linear_s8_ref's arithmetic, bit-exact.
-// acc[m, n] = bias[n] + sum_k (x[m, k] - zx) w[n, k] by avx2i::dot_block_s8
-// (2 rows of x by 4 rows of w per block), then the same scalar requantization.
+// From kMinRows rows of x on: w is packed per call into panels of 16 channels
+// (avx2i::pack_panel_s8), each panel once, and blocks of kRows rows of
+// x' = x - zx (widened to int16 on the stack) run an outer product against
+// it with madd (avx2i::panel_block_s8): per row and channel
+//   acc[m, n] = bias[n] + sum_k (x[m, k] - zx) w[n, k]   (ref's int32 sum, mod 2^32)
+// then the 8-lane requantization avx2i::mbqm. Fewer rows (decode) or K past
+// avx2i::kMaxK: row-by-row dot products (avx2i::dot_block_s8, 2 rows of x
+// by 4 rows of w per block), where packing would not pay for itself.
 #include "internal/arch.h"
 
 #include <cstring>
@@ -13,6 +19,9 @@
 namespace attn {
 namespace detail {
 namespace {
+
+constexpr int32_t kRows = 6;     // rows of x per register block: 8 accumulators
+constexpr int32_t kMinRows = 4;  // fewer rows: the dot-product path
 
 struct Dots {
   ConstMatS8 x, w;
@@ -27,9 +36,7 @@ struct Dots {
   }
 };
 
-}  // namespace
-
-void linear_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+void linear_rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
   const Dots dots{x, w, p.input_zero_point};
   const __m256i lo = _mm256_set1_epi32(p.act_min), hi = _mm256_set1_epi32(p.act_max);
   const __m256i zo = _mm256_set1_epi32(p.output_zero_point);
@@ -60,6 +67,96 @@ void linear_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const Linea
       }
     }
   });
+}
+
+// One panel's channels [j0, j0 + n): bias and requantization lanes (two
+// halves of 8), and the store of a row's n outputs.
+struct PanelEpi {
+  __m256i bias[2];
+  avx2i::Requant rq[2];
+  __m256i zo, lo, hi;
+  int32_t n;
+
+  PanelEpi(const int32_t* b, const LinearS8Params& p, int32_t j0, int32_t n_) : n(n_) {
+    alignas(32) int32_t t[3][avx2i::kPanel] = {};  // bias, multiplier, shift; zero past n
+    for (int32_t c = 0; c < n; ++c) {
+      t[0][c] = b != nullptr ? b[j0 + c] : 0;
+      t[1][c] = p.multiplier[j0 + c];
+      t[2][c] = p.shift[j0 + c];
+    }
+    const auto ld = [&t](int a, int h) {
+      return _mm256_load_si256(reinterpret_cast<const __m256i*>(t[a] + 8 * h));
+    };
+    for (int h = 0; h < 2; ++h) {
+      bias[h] = ld(0, h);
+      rq[h] = avx2i::Requant::of(ld(1, h), ld(2, h));
+    }
+    zo = _mm256_set1_epi32(p.output_zero_point);
+    lo = _mm256_set1_epi32(p.act_min);
+    hi = _mm256_set1_epi32(p.act_max);
+  }
+
+  __m128i quant(__m256i dot, int h) const {  // 8 outputs, clamped, as int16 (exact)
+    const __m256i acc = _mm256_add_epi32(bias[h], dot);
+    __m256i v = _mm256_add_epi32(zo, avx2i::mbqm(acc, rq[h].mult, rq[h].left, rq[h].right));
+    v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
+    return _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  }
+  void store(int8_t* yr, const __m256i (&acc)[2]) const {  // yr: [n]
+    const __m128i b = _mm_packs_epi16(quant(acc[0], 0), quant(acc[1], 1));
+    if (n == avx2i::kPanel) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(yr), b);
+    } else {
+      alignas(16) int8_t t[avx2i::kPanel];
+      _mm_store_si128(reinterpret_cast<__m128i*>(t), b);
+      std::memcpy(yr, t, static_cast<size_t>(n));
+    }
+  }
+};
+
+constexpr int32_t kLdx = avx2i::kMaxK + avx2i::kPadK;  // x' row stride (int16)
+
+template <int MR>
+void rows_panel(const int16_t* xw, int32_t G, const int32_t* panel, const PanelEpi& epi, MatS8 y, int32_t m0,
+                int32_t j0) {
+  __m256i acc[size_t{MR}][2];
+  avx2i::panel_block_s8<MR>(xw, kLdx, G, panel, acc);
+  ATTN_UNROLL for (int r = 0; r < MR; ++r) epi.store(y.row(m0 + r) + j0, acc[r]);
+}
+
+void linear_packed(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+  const int32_t K = x.cols, G = (K + 1) / 2;
+  alignas(32) int32_t panel[avx2i::kMaxK / 2 * avx2i::kPanel];  // [G][kPanel]: 32 KiB
+  alignas(32) int16_t xw[kRows * kLdx];                         // [kRows][kLdx]: x' of one row block
+  for (int32_t j0 = 0; j0 < w.rows; j0 += avx2i::kPanel) {
+    const int32_t n = w.rows - j0 < avx2i::kPanel ? w.rows - j0 : avx2i::kPanel;
+    avx2i::pack_panel_s8(w.row(j0), w.stride, n, K, panel);
+    const PanelEpi epi(bias, p, j0, n);
+    int32_t m = 0;
+    for (; m + kRows <= x.rows; m += kRows) {
+      for (int32_t r = 0; r < kRows; ++r)
+        avx2i::widen_row_s8(x.row(m + r), K, p.input_zero_point, xw + r * kLdx);
+      rows_panel<kRows>(xw, G, panel, epi, y, m, j0);
+    }
+    const int32_t rest = x.rows - m;  // [0, kRows)
+    for (int32_t r = 0; r < rest; ++r)
+      avx2i::widen_row_s8(x.row(m + r), K, p.input_zero_point, xw + r * kLdx);
+    if (rest == 5) rows_panel<5>(xw, G, panel, epi, y, m, j0);
+    if (rest == 4) rows_panel<4>(xw, G, panel, epi, y, m, j0);
+    if (rest == 3) rows_panel<3>(xw, G, panel, epi, y, m, j0);
+    if (rest == 2) rows_panel<2>(xw, G, panel, epi, y, m, j0);
+    if (rest == 1) rows_panel<1>(xw, G, panel, epi, y, m, j0);
+  }
+}
+
+}  // namespace
+
+void linear_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+  if (x.rows < kMinRows || x.cols > avx2i::kMaxK || x.cols <= 0) {
+    linear_rows(x, w, bias, p, y);
+    return;
+  }
+  linear_packed(x, w, bias, p, y);
 }
 
 }  // namespace detail
