@@ -1,10 +1,8 @@
 // linear, int8, x86-64 AVX2: linear_s8_ref's arithmetic, bit-exact.
-// From kMinRows rows of x on: w is packed per call into panels of 16 channels
-// (avx2i::pack_panel_s8), each panel once, and blocks of kRows rows of
-// x' = x - zx (widened to int16 on the stack) run an outer product against
-// it with madd (avx2i::panel_block_s8): per row and channel
+// From kMinRows rows of x on: avx2i::gemm_s8 (w packed per call into panels
+// of 16 channels, a madd outer product of 6 rows by 16 channels) gives
 //   acc[m, n] = bias[n] + sum_k (x[m, k] - zx) w[n, k]   (ref's int32 sum, mod 2^32)
-// then the 8-lane requantization avx2i::mbqm. Fewer rows (decode) or K past
+// 16 channels of a row at a time, then the 8-lane requantization avx2i::mbqm. Fewer rows (decode) or K past
 // avx2i::kMaxK: row-by-row dot products (avx2i::dot_block_s8, 2 rows of x
 // by 4 rows of w per block), where packing would not pay for itself.
 #include "internal/arch.h"
@@ -20,7 +18,6 @@ namespace attn {
 namespace detail {
 namespace {
 
-constexpr int32_t kRows = 6;     // rows of x per register block: 8 accumulators
 constexpr int32_t kMinRows = 4;  // fewer rows: the dot-product path
 
 struct Dots {
@@ -69,16 +66,30 @@ void linear_rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8
   });
 }
 
-// One panel's channels [j0, j0 + n): bias and requantization lanes (two
-// halves of 8), and the store of a row's n outputs.
-struct PanelEpi {
-  __m256i bias[2];
-  avx2i::Requant rq[2];
+// The packed path's epilogue: per panel of channels [j0, j0 + n), bias and
+// requantization lanes (two halves of 8, zero past n); per row, acc + bias,
+// the 8-lane requantization and the store of the row's n outputs.
+struct LinearEpi {
+  const int32_t* b;
+  const LinearS8Params& p;
+  MatS8 y;
   __m256i zo, lo, hi;
-  int32_t n;
+  int32_t j0 = 0, n = 0;
+  __m256i bias[2] = {};
+  avx2i::Requant rq[2] = {};
 
-  PanelEpi(const int32_t* b, const LinearS8Params& p, int32_t j0, int32_t n_) : n(n_) {
-    alignas(32) int32_t t[3][avx2i::kPanel] = {};  // bias, multiplier, shift; zero past n
+  LinearEpi(const int32_t* b_, const LinearS8Params& p_, MatS8 y_)
+      : b(b_),
+        p(p_),
+        y(y_),
+        zo(_mm256_set1_epi32(p_.output_zero_point)),
+        lo(_mm256_set1_epi32(p_.act_min)),
+        hi(_mm256_set1_epi32(p_.act_max)) {}
+
+  void panel(int32_t j, int32_t cols) {
+    j0 = j;
+    n = cols;
+    alignas(32) int32_t t[3][avx2i::kPanel] = {};  // bias, multiplier, shift of the panel's channels
     for (int32_t c = 0; c < n; ++c) {
       t[0][c] = b != nullptr ? b[j0 + c] : 0;
       t[1][c] = p.multiplier[j0 + c];
@@ -91,9 +102,6 @@ struct PanelEpi {
       bias[h] = ld(0, h);
       rq[h] = avx2i::Requant::of(ld(1, h), ld(2, h));
     }
-    zo = _mm256_set1_epi32(p.output_zero_point);
-    lo = _mm256_set1_epi32(p.act_min);
-    hi = _mm256_set1_epi32(p.act_max);
   }
 
   __m128i quant(__m256i dot, int h) const {  // 8 outputs, clamped, as int16 (exact)
@@ -102,52 +110,18 @@ struct PanelEpi {
     v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
     return _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
   }
-  void store(int8_t* yr, const __m256i (&acc)[2]) const {  // yr: [n]
-    const __m128i b = _mm_packs_epi16(quant(acc[0], 0), quant(acc[1], 1));
+  void out(int32_t m, const __m256i (&acc)[2]) const {
+    int8_t* yr = y.row(m) + j0;  // [n]
+    const __m128i v = _mm_packs_epi16(quant(acc[0], 0), quant(acc[1], 1));
     if (n == avx2i::kPanel) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(yr), b);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(yr), v);
     } else {
       alignas(16) int8_t t[avx2i::kPanel];
-      _mm_store_si128(reinterpret_cast<__m128i*>(t), b);
+      _mm_store_si128(reinterpret_cast<__m128i*>(t), v);
       std::memcpy(yr, t, static_cast<size_t>(n));
     }
   }
 };
-
-constexpr int32_t kLdx = avx2i::kMaxK + avx2i::kPadK;  // x' row stride (int16)
-
-template <int MR>
-void rows_panel(const int16_t* xw, int32_t G, const int32_t* panel, const PanelEpi& epi, MatS8 y, int32_t m0,
-                int32_t j0) {
-  __m256i acc[size_t{MR}][2];
-  avx2i::panel_block_s8<MR>(xw, kLdx, G, panel, acc);
-  ATTN_UNROLL for (int r = 0; r < MR; ++r) epi.store(y.row(m0 + r) + j0, acc[r]);
-}
-
-void linear_packed(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
-  const int32_t K = x.cols, G = (K + 1) / 2;
-  alignas(32) int32_t panel[avx2i::kMaxK / 2 * avx2i::kPanel];  // [G][kPanel]: 32 KiB
-  alignas(32) int16_t xw[kRows * kLdx];                         // [kRows][kLdx]: x' of one row block
-  for (int32_t j0 = 0; j0 < w.rows; j0 += avx2i::kPanel) {
-    const int32_t n = w.rows - j0 < avx2i::kPanel ? w.rows - j0 : avx2i::kPanel;
-    avx2i::pack_panel_s8(w.row(j0), w.stride, n, K, panel);
-    const PanelEpi epi(bias, p, j0, n);
-    int32_t m = 0;
-    for (; m + kRows <= x.rows; m += kRows) {
-      for (int32_t r = 0; r < kRows; ++r)
-        avx2i::widen_row_s8(x.row(m + r), K, p.input_zero_point, xw + r * kLdx);
-      rows_panel<kRows>(xw, G, panel, epi, y, m, j0);
-    }
-    const int32_t rest = x.rows - m;  // [0, kRows)
-    for (int32_t r = 0; r < rest; ++r)
-      avx2i::widen_row_s8(x.row(m + r), K, p.input_zero_point, xw + r * kLdx);
-    if (rest == 5) rows_panel<5>(xw, G, panel, epi, y, m, j0);
-    if (rest == 4) rows_panel<4>(xw, G, panel, epi, y, m, j0);
-    if (rest == 3) rows_panel<3>(xw, G, panel, epi, y, m, j0);
-    if (rest == 2) rows_panel<2>(xw, G, panel, epi, y, m, j0);
-    if (rest == 1) rows_panel<1>(xw, G, panel, epi, y, m, j0);
-  }
-}
 
 }  // namespace
 
@@ -156,7 +130,8 @@ void linear_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const Linea
     linear_rows(x, w, bias, p, y);
     return;
   }
-  linear_packed(x, w, bias, p, y);
+  LinearEpi epi(bias, p, y);
+  avx2i::gemm_s8(x.data, x.stride, x.rows, p.input_zero_point, w.data, w.stride, w.rows, 0, x.cols, epi);
 }
 
 }  // namespace detail
