@@ -233,6 +233,158 @@ inline void pv_block(const int16_t* p, int32_t ldp, int32_t S, const LoadV& load
   }
 }
 
+// ---- Packed-panel int8 products: an outer product, no horizontal sums ------
+// gemm_s8: dot[m, n] = sum_k x'[m, k] w'[n, k] for int8 x [M, K] and
+// w [N, K] minus their zero points (x' = x - zx, w' = w - zw, as int16:
+// |.| <= 255). w' is packed per call into panels of kPanel = 16 output
+// channels, two consecutive k per int32 word,
+//   panel[g][c] = int16 pair (w'[j0 + c][2g], w'[j0 + c][2g + 1])
+// (zero past K and past the last channel), and x' rows are widened to int16
+// on the stack, kRows at a time (zero past K). Each row broadcasts its pair
+// (x'[2g], x'[2g + 1]) against a panel row, and one madd gives each channel's
+// two products summed in int32 lane c: |pair sum| <= 2 * 255^2 < 2^31, and
+// the lanes accumulate with wrapping int32 adds, so each lane is ref's int32
+// sum modulo 2^32, taken in another order. No horizontal sums: a lane is one
+// output, and the epilogue gets 2 x 8 channels of a row per call.
+constexpr int32_t kPanel = 16;        // output channels per packed panel: 2 x 8 lanes
+constexpr int32_t kMaxK = 1024;       // longest K of the packed path: a 32 KiB panel
+constexpr int32_t kRows = 6;          // rows per register block: 12 accumulators
+constexpr int32_t kLdx = kMaxK + 16;  // x' row stride on the stack (int16, whole 16-k chunks)
+
+// Transposes 8 x 8 int32: r[i] lane j <-> r[j] lane i.
+inline void transpose8(__m256i (&r)[8]) {
+  __m256i s[8];  // s[4h + j]: rows 4h .. 4h + 3 at columns j | j + 4
+  ATTN_UNROLL for (int h = 0; h < 2; ++h) {
+    const __m256i t0 = _mm256_unpacklo_epi32(r[4 * h], r[4 * h + 1]);
+    const __m256i t1 = _mm256_unpackhi_epi32(r[4 * h], r[4 * h + 1]);
+    const __m256i t2 = _mm256_unpacklo_epi32(r[4 * h + 2], r[4 * h + 3]);
+    const __m256i t3 = _mm256_unpackhi_epi32(r[4 * h + 2], r[4 * h + 3]);
+    s[4 * h + 0] = _mm256_unpacklo_epi64(t0, t2);
+    s[4 * h + 1] = _mm256_unpackhi_epi64(t0, t2);
+    s[4 * h + 2] = _mm256_unpacklo_epi64(t1, t3);
+    s[4 * h + 3] = _mm256_unpackhi_epi64(t1, t3);
+  }
+  ATTN_UNROLL for (int j = 0; j < 4; ++j) {
+    r[j] = _mm256_permute2x128_si256(s[j], s[4 + j], 0x20);
+    r[4 + j] = _mm256_permute2x128_si256(s[j], s[4 + j], 0x31);
+  }
+}
+
+// 16 int8 at p minus z, as int16; only [0, n) is read (n >= 1) and the lanes
+// from n on are 0.
+inline __m256i load16_s8_pad(const int8_t* p, int32_t n, __m256i z) {
+  if (n >= 16) return load16_s8<true>(p, z);
+  alignas(16) int8_t t[16];  // the padding reads as the zero point: x - z = 0
+  std::memset(t, static_cast<int8_t>(_mm256_extract_epi16(z, 0)), sizeof t);
+  std::memcpy(t, p, static_cast<size_t>(n));
+  return load16_s8<true>(t, z);
+}
+
+// Packs rows [0, n) of w minus zw (n <= kPanel, K <= kMaxK bytes each) into
+// panel [ceil(K / 2)][kPanel] (32-byte aligned; see above).
+inline void pack_panel_s8(const int8_t* w, int32_t ldw, int32_t n, int32_t K, int32_t zw, int32_t* panel) {
+  const int32_t G = (K + 1) / 2;
+  const __m256i vz = _mm256_set1_epi16(static_cast<int16_t>(zw));
+  for (int32_t h = 0; h < 2; ++h) {  // channels [8h, 8h + 8)
+    for (int32_t k = 0; k < K; k += 16) {
+      __m256i r[8];  // channel 8h + c: k .. k + 15 as 8 int16 pairs
+      for (int32_t c = 0; c < 8; ++c) {
+        const int32_t ch = 8 * h + c;
+        r[c] = ch < n ? load16_s8_pad(w + static_cast<ptrdiff_t>(ch) * ldw + k, K - k, vz)
+                      : _mm256_setzero_si256();
+      }
+      transpose8(r);  // r[i]: pair k / 2 + i of the 8 channels
+      const int32_t g0 = k / 2;
+      const int32_t gn = G - g0 < 8 ? G - g0 : 8;
+      for (int32_t i = 0; i < gn; ++i)
+        _mm256_store_si256(
+            reinterpret_cast<__m256i*>(panel + static_cast<ptrdiff_t>(g0 + i) * kPanel + 8 * h), r[i]);
+    }
+  }
+}
+
+// acc + v, int32 lanes. GCC (12) puts the sum of an accumulator array's
+// `acc = add(acc, madd(..))` in a fresh register and copies it back, and with
+// 8 accumulators it spills one to the stack, so that chain runs through
+// store forwarding every iteration; the asm form ties the sum to acc.
+// Same instruction, same bits.
+inline __m256i add_to(__m256i acc, __m256i v) {
+#if defined(__GNUC__) && !defined(__clang__)
+  __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(v));
+  return acc;
+#else
+  return _mm256_add_epi32(acc, v);
+#endif
+}
+
+// Rows [0, MR) of x' (xw: [MR][kLdx]) against a packed panel of G pairs,
+// then epi.out(m0 + r, acc) with acc[h] lane c = dot of row r and channel
+// 8h + c of the panel.
+template <int MR, class Epi>
+inline void panel_rows_s8(const int16_t* xw, int32_t G, const int32_t* panel, int32_t m0, Epi& epi) {
+  __m256i acc[size_t{MR}][2];
+  ATTN_UNROLL for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+  for (int32_t g = 0; g < G; ++g) {
+    const __m256i* pg = reinterpret_cast<const __m256i*>(panel + static_cast<ptrdiff_t>(g) * kPanel);
+    const __m256i p0 = _mm256_load_si256(pg), p1 = _mm256_load_si256(pg + 1);
+    ATTN_UNROLL for (int r = 0; r < MR; ++r) {
+      int32_t pair;  // x'[r][2g], x'[r][2g + 1]
+      std::memcpy(&pair, xw + static_cast<ptrdiff_t>(r) * kLdx + 2 * g, 4);
+      const __m256i b = _mm256_set1_epi32(pair);
+      acc[r][0] = add_to(acc[r][0], _mm256_madd_epi16(p0, b));
+      acc[r][1] = add_to(acc[r][1], _mm256_madd_epi16(p1, b));
+    }
+  }
+  ATTN_UNROLL for (int r = 0; r < MR; ++r) epi.out(m0 + r, acc[r]);
+}
+
+// The whole product (see above), K in [1, kMaxK]: per panel of channels
+// [j0, j0 + n), epi.panel(j0, n), then epi.out(m, acc) for every row m, with
+// acc[h] lane c = dot[m, j0 + 8h + c] (lanes past n: 0).
+template <class Epi>
+inline void gemm_s8(const int8_t* x, int32_t ldx, int32_t M, int32_t zx, const int8_t* w, int32_t ldw,
+                    int32_t N, int32_t zw, int32_t K, Epi& epi) {
+  alignas(32) int32_t panel[kMaxK / 2 * kPanel];  // [ceil(K / 2)][kPanel]: 32 KiB
+  alignas(32) int16_t xw[kRows * kLdx];           // [kRows][kLdx]: x' of one row block
+  const int32_t G = (K + 1) / 2;
+  const __m256i vzx = _mm256_set1_epi16(static_cast<int16_t>(zx));
+  for (int32_t j0 = 0; j0 < N; j0 += kPanel) {
+    const int32_t n = N - j0 < kPanel ? N - j0 : kPanel;
+    pack_panel_s8(w + static_cast<ptrdiff_t>(j0) * ldw, ldw, n, K, zw, panel);
+    epi.panel(j0, n);
+    for (int32_t m = 0; m < M; m += kRows) {
+      const int32_t mr = M - m < kRows ? M - m : kRows;
+      for (int32_t r = 0; r < mr; ++r) {  // x' of row m + r, whole 16-k chunks
+        const int8_t* xr = x + static_cast<ptrdiff_t>(m + r) * ldx;
+        for (int32_t k = 0; k < K; k += 16)
+          _mm256_store_si256(reinterpret_cast<__m256i*>(xw + r * kLdx + k),
+                             load16_s8_pad(xr + k, K - k, vzx));
+      }
+      static_assert(kRows == 6, "one case per row count");
+      switch (mr) {
+        case 6:
+          panel_rows_s8<6>(xw, G, panel, m, epi);
+          break;
+        case 5:
+          panel_rows_s8<5>(xw, G, panel, m, epi);
+          break;
+        case 4:
+          panel_rows_s8<4>(xw, G, panel, m, epi);
+          break;
+        case 3:
+          panel_rows_s8<3>(xw, G, panel, m, epi);
+          break;
+        case 2:
+          panel_rows_s8<2>(xw, G, panel, m, epi);
+          break;
+        default:
+          panel_rows_s8<1>(xw, G, panel, m, epi);
+          break;
+      }
+    }
+  }
+}
+
 }  // namespace avx2i
 }  // namespace detail
 }  // namespace attn

@@ -1,6 +1,10 @@
 // linear, int8, x86-64 AVX2: linear_s8_ref's arithmetic, bit-exact.
-// acc[m, n] = bias[n] + sum_k (x[m, k] - zx) w[n, k] by avx2i::dot_block_s8
-// (2 rows of x by 4 rows of w per block), then the same scalar requantization.
+// From kMinRows rows of x on: avx2i::gemm_s8 (w packed per call into panels
+// of 16 channels, a madd outer product of 6 rows by 16 channels) gives
+//   acc[m, n] = bias[n] + sum_k (x[m, k] - zx) w[n, k]   (ref's int32 sum, mod 2^32)
+// 16 channels of a row at a time, then the 8-lane requantization avx2i::mbqm. Fewer rows (decode) or K past
+// avx2i::kMaxK: row-by-row dot products (avx2i::dot_block_s8, 2 rows of x
+// by 4 rows of w per block), where packing would not pay for itself.
 #include "internal/arch.h"
 
 #include <cstring>
@@ -13,6 +17,8 @@
 namespace attn {
 namespace detail {
 namespace {
+
+constexpr int32_t kMinRows = 4;  // fewer rows: the dot-product path
 
 struct Dots {
   ConstMatS8 x, w;
@@ -27,9 +33,7 @@ struct Dots {
   }
 };
 
-}  // namespace
-
-void linear_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+void linear_rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
   const Dots dots{x, w, p.input_zero_point};
   const __m256i lo = _mm256_set1_epi32(p.act_min), hi = _mm256_set1_epi32(p.act_max);
   const __m256i zo = _mm256_set1_epi32(p.output_zero_point);
@@ -60,6 +64,74 @@ void linear_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const Linea
       }
     }
   });
+}
+
+// The packed path's epilogue: per panel of channels [j0, j0 + n), bias and
+// requantization lanes (two halves of 8, zero past n); per row, acc + bias,
+// the 8-lane requantization and the store of the row's n outputs.
+struct LinearEpi {
+  const int32_t* b;
+  const LinearS8Params& p;
+  MatS8 y;
+  __m256i zo, lo, hi;
+  int32_t j0 = 0, n = 0;
+  __m256i bias[2] = {};
+  avx2i::Requant rq[2] = {};
+
+  LinearEpi(const int32_t* b_, const LinearS8Params& p_, MatS8 y_)
+      : b(b_),
+        p(p_),
+        y(y_),
+        zo(_mm256_set1_epi32(p_.output_zero_point)),
+        lo(_mm256_set1_epi32(p_.act_min)),
+        hi(_mm256_set1_epi32(p_.act_max)) {}
+
+  void panel(int32_t j, int32_t cols) {
+    j0 = j;
+    n = cols;
+    alignas(32) int32_t t[3][avx2i::kPanel] = {};  // bias, multiplier, shift of the panel's channels
+    for (int32_t c = 0; c < n; ++c) {
+      t[0][c] = b != nullptr ? b[j0 + c] : 0;
+      t[1][c] = p.multiplier[j0 + c];
+      t[2][c] = p.shift[j0 + c];
+    }
+    const auto ld = [&t](int a, int h) {
+      return _mm256_load_si256(reinterpret_cast<const __m256i*>(t[a] + 8 * h));
+    };
+    for (int h = 0; h < 2; ++h) {
+      bias[h] = ld(0, h);
+      rq[h] = avx2i::Requant::of(ld(1, h), ld(2, h));
+    }
+  }
+
+  __m128i quant(__m256i dot, int h) const {  // 8 outputs, clamped, as int16 (exact)
+    const __m256i acc = _mm256_add_epi32(bias[h], dot);
+    __m256i v = _mm256_add_epi32(zo, avx2i::mbqm(acc, rq[h].mult, rq[h].left, rq[h].right));
+    v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
+    return _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  }
+  void out(int32_t m, const __m256i (&acc)[2]) const {
+    int8_t* yr = y.row(m) + j0;  // [n]
+    const __m128i v = _mm_packs_epi16(quant(acc[0], 0), quant(acc[1], 1));
+    if (n == avx2i::kPanel) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(yr), v);
+    } else {
+      alignas(16) int8_t t[avx2i::kPanel];
+      _mm_store_si128(reinterpret_cast<__m128i*>(t), v);
+      std::memcpy(yr, t, static_cast<size_t>(n));
+    }
+  }
+};
+
+}  // namespace
+
+void linear_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+  if (x.rows < kMinRows || x.cols > avx2i::kMaxK || x.cols <= 0) {
+    linear_rows(x, w, bias, p, y);
+    return;
+  }
+  LinearEpi epi(bias, p, y);
+  avx2i::gemm_s8(x.data, x.stride, x.rows, p.input_zero_point, w.data, w.stride, w.rows, 0, x.cols, epi);
 }
 
 }  // namespace detail
