@@ -239,6 +239,53 @@ inline void nn_gemm(const NnArgs& g, int32_t M, int32_t N) {
   }
 }
 
+// ---- K^T panels for nn_gemm ------------------------------------------------------
+// Where the right operand is stored [N, K] (keys, weights), nn_gemm runs on
+// it transposed, 16 columns at a time: the panel's 16 columns are one full
+// nn_block, and its moves (8 x 8 register transposes) are N*K per call
+// against M*N*K multiply-adds.
+constexpr int32_t kPanelCols = 16;    // panel row stride: the micro-kernel's width
+constexpr int32_t kPanelDepth = 256;  // largest K a stack panel holds: 16 KiB
+
+// panel[c][j] = src[j][c] for c < K, j < n (<= 16): src is [n, K] with row
+// stride lds; the panel is [K, 16].
+inline void pack_t16(const float* src, int32_t lds, int32_t n, int32_t K, float* panel) {
+  const ptrdiff_t ld = lds;
+  int32_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const float* s = src + j * ld;  // 8 rows [8, K]
+    int32_t c = 0;
+    for (; c + 8 <= K; c += 8) {
+      __m256 r[8];
+      for (int32_t i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(s + i * ld + c);
+      // 8 x 8 transpose: pairs, then quads, then 128-bit halves.
+      __m256 t[8], u[8];
+      for (int32_t i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+      }
+      for (int32_t i = 0; i < 8; i += 4) {
+        u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+        u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+      }
+      float* dst = panel + static_cast<ptrdiff_t>(c) * kPanelCols + j;  // [8 of K, 8 of n]
+      for (int32_t i = 0; i < 4; ++i) {
+        _mm256_storeu_ps(dst + i * kPanelCols, _mm256_permute2f128_ps(u[i], u[i + 4], 0x20));
+        _mm256_storeu_ps(dst + (i + 4) * kPanelCols, _mm256_permute2f128_ps(u[i], u[i + 4], 0x31));
+      }
+    }
+    for (; c < K; ++c) {  // K tail
+      for (int32_t i = 0; i < 8; ++i) panel[c * kPanelCols + j + i] = s[i * ld + c];
+    }
+  }
+  for (; j < n; ++j) {  // row tail
+    const float* s = src + j * ld;
+    for (int32_t c = 0; c < K; ++c) panel[c * kPanelCols + j] = s[c];
+  }
+}
+
 }  // namespace avx2
 }  // namespace detail
 }  // namespace attn

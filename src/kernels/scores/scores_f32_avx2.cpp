@@ -18,48 +18,9 @@ namespace attn {
 namespace detail {
 namespace {
 
-constexpr int32_t kPanelKeys = 16;    // keys per panel: the micro-kernel's width
-constexpr int32_t kPanelDepth = 256;  // largest d the panel holds: 16 KiB on the stack
-constexpr int32_t kPanelMinRows = 4;  // below this the transposes cost more than they save
-
-// panel[c][j] = k[n0 + j][c] for c < d, j < nk (<= 16); panel row stride 16.
-void pack_kt(ConstMatF32 k, int32_t n0, int32_t nk, float* panel) {
-  const int32_t d = k.cols;
-  int32_t j = 0;
-  for (; j + 8 <= nk; j += 8) {
-    const float* src = k.row(n0 + j);  // 8 key rows [8, d], stride k.stride
-    int32_t c = 0;
-    for (; c + 8 <= d; c += 8) {
-      __m256 r[8];
-      for (int32_t i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + static_cast<ptrdiff_t>(i) * k.stride + c);
-      // 8 x 8 transpose: pairs, then quads, then 128-bit halves.
-      __m256 t[8], u[8];
-      for (int32_t i = 0; i < 8; i += 2) {
-        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-      }
-      for (int32_t i = 0; i < 8; i += 4) {
-        u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
-        u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
-        u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-        u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
-      }
-      float* dst = panel + static_cast<ptrdiff_t>(c) * kPanelKeys + j;  // [8 features, 8 keys]
-      for (int32_t i = 0; i < 4; ++i) {
-        _mm256_storeu_ps(dst + i * kPanelKeys, _mm256_permute2f128_ps(u[i], u[i + 4], 0x20));
-        _mm256_storeu_ps(dst + (i + 4) * kPanelKeys, _mm256_permute2f128_ps(u[i], u[i + 4], 0x31));
-      }
-    }
-    for (; c < d; ++c) {  // feature tail
-      for (int32_t i = 0; i < 8; ++i)
-        panel[c * kPanelKeys + j + i] = src[static_cast<ptrdiff_t>(i) * k.stride + c];
-    }
-  }
-  for (; j < nk; ++j) {  // key tail
-    const float* src = k.row(n0 + j);
-    for (int32_t c = 0; c < d; ++c) panel[c * kPanelKeys + j] = src[c];
-  }
-}
+constexpr int32_t kPanelKeys = avx2::kPanelCols;    // keys per panel: the micro-kernel's width
+constexpr int32_t kPanelDepth = avx2::kPanelDepth;  // largest d the panel holds
+constexpr int32_t kPanelMinRows = 4;                // below this the transposes cost more than they save
 
 }  // namespace
 
@@ -74,7 +35,7 @@ void scores_f32_avx2(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s) {
   alignas(32) float panel[kPanelDepth * kPanelKeys];  // K^T of 16 keys [d, 16]
   for (int32_t n0 = 0; n0 < S; n0 += kPanelKeys) {
     const int32_t nk = S - n0 < kPanelKeys ? S - n0 : kPanelKeys;
-    pack_kt(k, n0, nk, panel);
+    avx2::pack_t16(k.row(n0), k.stride, nk, d, panel);
     const avx2::NnArgs g{q.data, q.stride, panel, kPanelKeys, d, scale, s.data + n0, s.stride};
     avx2::nn_gemm(g, T, nk);  // s[:, n0 .. n0 + nk) = scale * q panel
   }
