@@ -122,7 +122,7 @@ uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax&
   if (p != pairs_end) {
     int32_t s0, s1, t;  // 11 asm operands: fits beside a frame pointer (-fno-omit-frame-pointer)
     // Two pairs per iteration (an odd number of pairs enters at the second);
-    // a score past the limit branches to a stub that zeroes it.
+    // a score past the limit branches to an out-of-line block that zeroes it.
     __asm__ volatile(
         "sub    %[t], %[end], %[p]\n\t"
         "tst    %[t], #8\n\t"
