@@ -89,6 +89,10 @@ std::string shape_name(const char* set, int M, int N, int K, int pad) {
 
 // Sizes: every tail of 16 and of the 2 x 4 / 4-row blocks, plus a few larger.
 const int kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 64, 65};
+// (rows, columns, depth) of the first iterations: rows past one chunk of a
+// blocked product (AVX2 gemm_s8 widens 24 rows at depth 1024, 384 at 64) with
+// a tail, and the deepest packed depth.
+const int kLongShapes[][3] = {{100, 33, 1000}, {400, 17, 64}, {61, 16, 1024}};
 
 }  // namespace
 
@@ -97,8 +101,9 @@ TEST_CASE("fixed variants: linear_s8 / linear_s16 bit-exact with ref", "[variant
   std::uniform_int_distribution<int> zp(-128, 127), mult(1 << 30, 0x7FFFFFFF), sh8(-31, 6), sh16(-20, 0);
   for (const FixedSet& set : sets_under_test()) {
     for (int iter = 0; iter < 120; ++iter) {
-      const int M = kSizes[rng() % 17], N = kSizes[rng() % 17];
-      const int K = iter % 5 == 4 ? 300 + int(rng() % 300) : kSizes[rng() % 17];
+      int M = kSizes[rng() % 17], N = kSizes[rng() % 17];
+      int K = iter % 5 == 4 ? 300 + int(rng() % 300) : kSizes[rng() % 17];
+      if (iter < 3) M = kLongShapes[iter][0], N = kLongShapes[iter][1], K = kLongShapes[iter][2];
       const int pad = int(rng() % 3) * 5;
       const bool extreme = iter % 9 == 0;
       const bool with_bias = iter % 3 != 0;
@@ -149,7 +154,8 @@ TEST_CASE("fixed variants: scores_s8 / scores_s16 bit-exact with ref", "[variant
   std::uniform_int_distribution<int> zp(-128, 127);
   for (const FixedSet& set : sets_under_test()) {
     for (int iter = 0; iter < 150; ++iter) {
-      const int T = kSizes[rng() % 17], S = kSizes[rng() % 17], hd = kSizes[rng() % 17];
+      int T = kSizes[rng() % 17], S = kSizes[rng() % 17], hd = kSizes[rng() % 17];
+      if (iter < 3) T = kLongShapes[iter][0], S = kLongShapes[iter][1], hd = kLongShapes[iter][2];
       const int pad = int(rng() % 3) * 3;
       const bool extreme = iter % 7 == 0;
       const int shift = iter % 4 == 0 ? 0 : int(rng() % 20);
@@ -181,7 +187,8 @@ TEST_CASE("fixed variants: weighted_sum_s8 / weighted_sum_s16 bit-exact with ref
   std::uniform_int_distribution<int> zp(-128, 127), mult(1 << 30, 0x7FFFFFFF);
   for (const FixedSet& set : sets_under_test()) {
     for (int iter = 0; iter < 150; ++iter) {
-      const int T = kSizes[rng() % 17], S = kSizes[rng() % 17], hd = kSizes[rng() % 17];
+      int T = kSizes[rng() % 17], S = kSizes[rng() % 17], hd = kSizes[rng() % 17];
+      if (iter < 3) T = kLongShapes[iter][0], S = kLongShapes[iter][1], hd = kLongShapes[iter][2];
       const int pad = int(rng() % 3) * 3;
       const bool extreme = iter % 7 == 0;
       const bool softmax_like = iter % 3 != 0;

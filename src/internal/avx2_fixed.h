@@ -240,7 +240,9 @@ inline void pv_block(const int16_t* p, int32_t ldp, int32_t S, const LoadV& load
 // channels, two consecutive k per int32 word,
 //   panel[g][c] = int16 pair (w'[j0 + c][2g], w'[j0 + c][2g + 1])
 // (zero past K and past the last channel), and x' rows are widened to int16
-// on the stack, kRows at a time (zero past K). Each row broadcasts its pair
+// on the stack once per chunk of rows (zero past K), not once per panel: the
+// widening cost as much as a fifth of the product when it ran per panel
+// (perf annotate at E = 256). Each row broadcasts its pair
 // (x'[2g], x'[2g + 1]) against a panel row, and one madd gives each channel's
 // two products summed in int32 lane c: |pair sum| <= 2 * 255^2 < 2^31, and
 // the lanes accumulate with wrapping int32 adds, so each lane is ref's int32
@@ -249,7 +251,7 @@ inline void pv_block(const int16_t* p, int32_t ldp, int32_t S, const LoadV& load
 constexpr int32_t kPanel = 16;        // output channels per packed panel: 2 x 8 lanes
 constexpr int32_t kMaxK = 1024;       // longest K of the packed path: a 32 KiB panel
 constexpr int32_t kRows = 6;          // rows per register block: 12 accumulators
-constexpr int32_t kLdx = kMaxK + 16;  // x' row stride on the stack (int16, whole 16-k chunks)
+constexpr int32_t kXw = 24 * 1024;    // int16 of widened x' on the stack: 48 KiB, 24 rows at K = kMaxK
 
 // Transposes 8 x 8 int32: r[i] lane j <-> r[j] lane i.
 inline void transpose8(__m256i (&r)[8]) {
@@ -317,11 +319,12 @@ inline __m256i add_to(__m256i acc, __m256i v) {
 #endif
 }
 
-// Rows [0, MR) of x' (xw: [MR][kLdx]) against a packed panel of G pairs,
-// then epi.out(m0 + r, acc) with acc[h] lane c = dot of row r and channel
-// 8h + c of the panel.
+// Rows [0, MR) of x' (xw: [MR][ldxw] int16) against a packed panel of G
+// pairs, then epi.out(m0 + r, acc) with acc[h] lane c = dot of row r and
+// channel 8h + c of the panel.
 template <int MR, class Epi>
-inline void panel_rows_s8(const int16_t* xw, int32_t G, const int32_t* panel, int32_t m0, Epi& epi) {
+inline void panel_rows_s8(const int16_t* xw, int32_t ldxw, int32_t G, const int32_t* panel, int32_t m0,
+                          Epi& epi) {
   __m256i acc[size_t{MR}][2];
   ATTN_UNROLL for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
   for (int32_t g = 0; g < G; ++g) {
@@ -329,7 +332,7 @@ inline void panel_rows_s8(const int16_t* xw, int32_t G, const int32_t* panel, in
     const __m256i p0 = _mm256_load_si256(pg), p1 = _mm256_load_si256(pg + 1);
     ATTN_UNROLL for (int r = 0; r < MR; ++r) {
       int32_t pair;  // x'[r][2g], x'[r][2g + 1]
-      std::memcpy(&pair, xw + static_cast<ptrdiff_t>(r) * kLdx + 2 * g, 4);
+      std::memcpy(&pair, xw + static_cast<ptrdiff_t>(r) * ldxw + 2 * g, 4);
       const __m256i b = _mm256_set1_epi32(pair);
       acc[r][0] = add_to(acc[r][0], _mm256_madd_epi16(p0, b));
       acc[r][1] = add_to(acc[r][1], _mm256_madd_epi16(p1, b));
@@ -338,48 +341,56 @@ inline void panel_rows_s8(const int16_t* xw, int32_t G, const int32_t* panel, in
   ATTN_UNROLL for (int r = 0; r < MR; ++r) epi.out(m0 + r, acc[r]);
 }
 
-// The whole product (see above), K in [1, kMaxK]: per panel of channels
-// [j0, j0 + n), epi.panel(j0, n), then epi.out(m, acc) for every row m, with
-// acc[h] lane c = dot[m, j0 + 8h + c] (lanes past n: 0).
+// The whole product (see above), K in [1, kMaxK]: per chunk of rows, x'
+// widened once; per panel of channels [j0, j0 + n), epi.panel(j0, n), then
+// epi.out(m, acc) for every row m of the chunk, with acc[h] lane c =
+// dot[m, j0 + 8h + c] (lanes past n: 0). Chunks of kXw / ldxw rows (a
+// multiple of kRows): the panels are packed again per chunk, which costs
+// about 1/kRows of one chunk's products per panel at the smallest chunk.
 template <class Epi>
 inline void gemm_s8(const int8_t* x, int32_t ldx, int32_t M, int32_t zx, const int8_t* w, int32_t ldw,
                     int32_t N, int32_t zw, int32_t K, Epi& epi) {
   alignas(32) int32_t panel[kMaxK / 2 * kPanel];  // [ceil(K / 2)][kPanel]: 32 KiB
-  alignas(32) int16_t xw[kRows * kLdx];           // [kRows][kLdx]: x' of one row block
+  alignas(32) int16_t xw[kXw];                    // [chunk][ldxw]: x' of one chunk of rows
   const int32_t G = (K + 1) / 2;
+  const int32_t ldxw = (K + 15) / 16 * 16;  // whole 16-k chunks
+  const int32_t chunk = kXw / ldxw / kRows * kRows;
+  static_assert(kXw / kMaxK >= kRows, "a chunk holds at least one register block");
   const __m256i vzx = _mm256_set1_epi16(static_cast<int16_t>(zx));
-  for (int32_t j0 = 0; j0 < N; j0 += kPanel) {
-    const int32_t n = N - j0 < kPanel ? N - j0 : kPanel;
-    pack_panel_s8(w + static_cast<ptrdiff_t>(j0) * ldw, ldw, n, K, zw, panel);
-    epi.panel(j0, n);
-    for (int32_t m = 0; m < M; m += kRows) {
-      const int32_t mr = M - m < kRows ? M - m : kRows;
-      for (int32_t r = 0; r < mr; ++r) {  // x' of row m + r, whole 16-k chunks
-        const int8_t* xr = x + static_cast<ptrdiff_t>(m + r) * ldx;
-        for (int32_t k = 0; k < K; k += 16)
-          _mm256_store_si256(reinterpret_cast<__m256i*>(xw + r * kLdx + k),
-                             load16_s8_pad(xr + k, K - k, vzx));
-      }
-      static_assert(kRows == 6, "one case per row count");
-      switch (mr) {
-        case 6:
-          panel_rows_s8<6>(xw, G, panel, m, epi);
-          break;
-        case 5:
-          panel_rows_s8<5>(xw, G, panel, m, epi);
-          break;
-        case 4:
-          panel_rows_s8<4>(xw, G, panel, m, epi);
-          break;
-        case 3:
-          panel_rows_s8<3>(xw, G, panel, m, epi);
-          break;
-        case 2:
-          panel_rows_s8<2>(xw, G, panel, m, epi);
-          break;
-        default:
-          panel_rows_s8<1>(xw, G, panel, m, epi);
-          break;
+  for (int32_t m0 = 0; m0 < M; m0 += chunk) {
+    const int32_t mc = M - m0 < chunk ? M - m0 : chunk;
+    for (int32_t r = 0; r < mc; ++r) {  // x' of row m0 + r
+      const int8_t* xr = x + static_cast<ptrdiff_t>(m0 + r) * ldx;
+      for (int32_t k = 0; k < K; k += 16)
+        _mm256_store_si256(reinterpret_cast<__m256i*>(xw + r * ldxw + k), load16_s8_pad(xr + k, K - k, vzx));
+    }
+    for (int32_t j0 = 0; j0 < N; j0 += kPanel) {
+      const int32_t n = N - j0 < kPanel ? N - j0 : kPanel;
+      pack_panel_s8(w + static_cast<ptrdiff_t>(j0) * ldw, ldw, n, K, zw, panel);
+      epi.panel(j0, n);
+      for (int32_t m = 0; m < mc; m += kRows) {
+        const int16_t* xb = xw + static_cast<ptrdiff_t>(m) * ldxw;  // [mr][ldxw]
+        static_assert(kRows == 6, "one case per row count");
+        switch (mc - m < kRows ? mc - m : kRows) {
+          case 6:
+            panel_rows_s8<6>(xb, ldxw, G, panel, m0 + m, epi);
+            break;
+          case 5:
+            panel_rows_s8<5>(xb, ldxw, G, panel, m0 + m, epi);
+            break;
+          case 4:
+            panel_rows_s8<4>(xb, ldxw, G, panel, m0 + m, epi);
+            break;
+          case 3:
+            panel_rows_s8<3>(xb, ldxw, G, panel, m0 + m, epi);
+            break;
+          case 2:
+            panel_rows_s8<2>(xb, ldxw, G, panel, m0 + m, epi);
+            break;
+          default:
+            panel_rows_s8<1>(xb, ldxw, G, panel, m0 + m, epi);
+            break;
+        }
       }
     }
   }
