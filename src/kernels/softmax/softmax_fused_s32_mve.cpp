@@ -106,6 +106,36 @@ void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, 
   uint32_t sum = 0;
   int32_t* pos = row + begin;  // one pointer walks the row (no index kept)
   const auto whole_vectors = [&](auto narrow) {
+    if constexpr (decltype(narrow)::value) {
+      // exp4's steps, with the compare and the 4 steps that only the live
+      // lanes need (t, the index, the gather) as one VPT block: 12
+      // instructions per 4 scores instead of 13 (the compilers do not form
+      // the block themselves, and an asm step inside a C loop costs clang its
+      // low-overhead loop). Lanes past the limit keep s in place of t: their
+      // gather is off (x = 0), so VRSHL gives 0 whatever their octave.
+      uint32x4_t t, idx, e;
+      __asm__ volatile(
+          "wls lr, %[n], 2f\n"
+          "1:\n"
+          "vldrw.u32 %q[t], [%[pos]]\n"
+          "vptttt.s32 ge, %q[t], %[floor]\n"
+          "vmlast.u32 %q[t], %q[neg], %[top]\n"
+          "vmulht.u32 %q[t], %q[t], %q[mult]\n"
+          "vmovltt.u8 %q[idx], %q[t]\n"
+          "vldrht.u32 %q[e], [%[table], %q[idx], uxtw #1]\n"
+          "vshr.u32 %q[t], %q[t], #16\n"
+          "vneg.s32 %q[t], %q[t]\n"
+          "vrshl.u32 %q[e], %q[e], %q[t]\n"
+          "vstrw.32 %q[e], [%[pos]], #16\n"
+          "vaddva.u32 %[sum], %q[e]\n"
+          "le lr, 1b\n"
+          "2:\n"
+          : [pos] "+&r"(pos), [sum] "+&r"(sum), [t] "=&w"(t), [idx] "=&w"(idx), [e] "=&w"(e)
+          : [n] "r"((end - begin) / 4), [floor] "r"(floor), [neg] "w"(vneg_step), [top] "r"(top),
+            [mult] "w"(vmult), [table] "r"(kExp2Table)
+          : "lr", "memory");
+      return;
+    }
     for (int32_t k = (end - begin) / 4; k > 0; --k, pos += 4) {
       const int32x4_t sv = vldrwq_s32(pos);
       const uint32x4_t e = exp4(sv, vcmpgeq_n_s32(sv, floor), narrow);

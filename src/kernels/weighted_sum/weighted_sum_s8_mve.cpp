@@ -44,10 +44,10 @@ struct Sums2x4 {
 template <bool kSub>
 inline void steps_2x4(const int16_t*& pa, const int16_t*& pb, const int8_t*& vb, int32_t keys, int32_t step,
                       const uint16x8_t (&off)[4], int16x8_t zv16, Sums2x4& s) {
-  register int32_t a0 __asm__("r0") = 0, b0 __asm__("r2") = 0;
-  register int32_t a1 __asm__("r4") = 0, b1 __asm__("r6") = 0;
-  register int32_t a2 __asm__("r8") = 0, b2 __asm__("r10") = 0;
-  register int32_t a3 __asm__("r12") = 0, b3 __asm__("lr") = 0;
+  // The sums are zeroed in the asm, so that they are outputs only (GCC
+  // allows 30 operands, an in-out one counting twice).
+  register int32_t a0 __asm__("r0"), b0 __asm__("r2"), a1 __asm__("r4"), b1 __asm__("r6");
+  register int32_t a2 __asm__("r8"), b2 __asm__("r10"), a3 __asm__("r12"), b3 __asm__("lr");
   register const int16_t* rpa __asm__("r1") = pa;
   register const int16_t* rpb __asm__("r3") = pb;
   register const int8_t* rvb __asm__("r5") = vb;
@@ -60,7 +60,15 @@ inline void steps_2x4(const int16_t*& pa, const int16_t*& pb, const int8_t*& vb,
   "], %q[ta], %q[g]\n"                                              \
   "vmlava.s16 %[b" #k "], %q[tb], %q[g]\n"
 #define ATTN_PV_STEPS(SUB) \
-  __asm__ volatile("cmp %[pa], %[end]\n"                                                                   \
+  __asm__ volatile("mov %[a0], #0\n"                                                                      \
+                   "mov %[a1], #0\n"                                                                      \
+                   "mov %[a2], #0\n"                                                                      \
+                   "mov %[a3], #0\n"                                                                      \
+                   "mov %[b0], #0\n"                                                                      \
+                   "mov %[b1], #0\n"                                                                      \
+                   "mov %[b2], #0\n"                                                                      \
+                   "mov %[b3], #0\n"                                                                      \
+                   "cmp %[pa], %[end]\n"                                                                   \
                    "beq 2f\n"                                                                              \
                    "1:\n"                                                                                  \
                    "vldrh.u16 %q[ta], [%[pa]], #16\n"                                                      \
@@ -69,8 +77,8 @@ inline void steps_2x4(const int16_t*& pa, const int16_t*& pb, const int8_t*& vb,
                                                                    "cmp %[pa], %[end]\n"                   \
                                                                    "bne 1b\n"                              \
                                                                    "2:\n"                                  \
-                   : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [b0] "+r"(b0),            \
-                     [b1] "+r"(b1), [b2] "+r"(b2), [b3] "+r"(b3), [pa] "+r"(rpa), [pb] "+r"(rpb),           \
+                   : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0),            \
+                     [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3), [pa] "+r"(rpa), [pb] "+r"(rpb),           \
                      [vb] "+r"(rvb), [ta] "=&w"(ta), [tb] "=&w"(tb), [g] "=&w"(g)                           \
                    : [end] "r"(rend), [step] "r"(rstep), [o0] "w"(off[0]), [o1] "w"(off[1]),                \
                      [o2] "w"(off[2]), [o3] "w"(off[3]), [zv] "w"(zv16)                                     \
