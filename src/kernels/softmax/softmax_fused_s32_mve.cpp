@@ -30,9 +30,9 @@ inline void store_zero(int32_t* row, int32_t j) {
   std::memcpy(reinterpret_cast<unsigned char*>(row) + 2 * static_cast<ptrdiff_t>(j), &v, sizeof v);
 }
 
-}  // namespace
-
-void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+// One row; inlined into the rows loop, so that a row costs no call.
+__attribute__((always_inline)) inline void fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n,
+                                                     const FusedSoftmax& sm) {
   // Output: int16 probabilities [n] over the first 2n bytes of row.
   if (begin >= end) {
     for (int32_t j = 0; j < n; ++j) store_zero(row, j);
@@ -175,6 +175,19 @@ void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, 
 #endif
   for (int32_t j = 0; j < begin; ++j) store_zero(row, j);
   for (int32_t j = end; j < n; ++j) store_zero(row, j);
+}
+
+}  // namespace
+
+void softmax_fused_rows_mve(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
+                            const int32_t* end, int32_t n, const FusedSoftmax& sm) {
+  const FusedSoftmax c = sm;  // a copy: the rows' stores cannot alias it
+  for (int32_t r = 0; r < rows; ++r)
+    fused_row(s + static_cast<ptrdiff_t>(r) * stride, begin[r], end[r], n, c);
+}
+
+void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
+  softmax_fused_rows_mve(row, 0, 1, &begin, &end, n, sm);
 }
 
 }  // namespace detail

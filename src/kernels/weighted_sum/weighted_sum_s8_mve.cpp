@@ -129,14 +129,13 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
     if (full < S) sum = vaddvaq_s16(sum, vldrhq_z_s16(pr + full, tail));
     corr[r] = -zv * sum;
   }
-  for (int32_t ra = 0; ra < nr; ra += 2) {
-    const int32_t rb = ra + 1 < nr ? ra + 1 : ra;
-    ATTN_NO_UNROLL
-    for (int32_t c = 0; c < v.cols; c += 4) {
-      const int32_t nc = v.cols - c < 4 ? v.cols - c : 4;  // columns c .. c + nc stored
-      uint16x8_t off[4];                                   // [column] gather offsets from column c
-      for (int32_t i = 0; i < 4; ++i)
-        off[i] = vaddq_n_u16(offsets, static_cast<uint16_t>(i < nc ? i : nc - 1));
+  ATTN_NO_UNROLL
+  for (int32_t c = 0; c < v.cols; c += 4) {
+    const int32_t nc = v.cols - c < 4 ? v.cols - c : 4;  // columns c .. c + nc stored
+    uint16x8_t off[4];                                   // [column] gather offsets from column c
+    for (int32_t i = 0; i < 4; ++i) off[i] = vaddq_n_u16(offsets, static_cast<uint16_t>(i < nc ? i : nc - 1));
+    for (int32_t ra = 0; ra < nr; ra += 2) {
+      const int32_t rb = ra + 1 < nr ? ra + 1 : ra;
       const int16_t* pa = p.row(t + ra);  // [S]
       const int16_t* pb = p.row(t + rb);  // [S]
       const int8_t* vb = v.data + c;      // v[0, c]
@@ -151,8 +150,8 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
           sums.b[i] = vmladavaq_s16(sums.b[i], vpb, g);
         }
       }
-      const int32x4_t a = vaddq_n_s32(vldrwq_s32(sums.a), corr[ra]);
-      const int32x4_t b = vaddq_n_s32(vldrwq_s32(sums.b), corr[rb]);
+      int32x4_t a = vldrwq_s32(sums.a), b = vldrwq_s32(sums.b);
+      if (kPsum) a = vaddq_n_s32(a, corr[ra]), b = vaddq_n_s32(b, corr[rb]);
       store4(a, m, sh, zo, nc, o.row(t + ra) + c);
       if (rb != ra) store4(b, m, sh, zo, nc, o.row(t + rb) + c);
     }
