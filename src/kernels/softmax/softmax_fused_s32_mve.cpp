@@ -80,7 +80,7 @@ __attribute__((always_inline)) inline void fused_row(int32_t* row, int32_t begin
   __asm__("" : "+w"(vneg_step));
   const uint32_t top = static_cast<uint32_t>(smax) << shift;
   // u = smax - s <= diff_limit exactly where s >= smax - diff_limit (every s when that is below INT32_MIN).
-  // (QSUB: the saturating difference, one instruction.)
+  // (QSUB: the saturating difference in one instruction; MVE implies the DSP extension.)
   const int32_t floor = __qsub(smax, limit);
   // e = 0 where u > diff_limit, else the ref's ((2 x >> o) + 1) >> 1 with
   // x = table[(t >> 8) & 255] and o = t >> 16 in [0, 15]. That is x rounded

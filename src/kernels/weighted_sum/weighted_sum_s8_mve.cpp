@@ -1,16 +1,15 @@
 // weighted sum, int8 values, Q0.15 probabilities, Cortex-M55 Helium (MVE):
 // o[t, c] = requant(sum_j p[t, j] v[j, c] - zv sum_j p[t, j]).
 //
-// Per two rows t and two value columns c, the sum over j runs 8 keys at a
+// Per two rows t and four value columns c, the sum over j runs 8 keys at a
 // time: one gather load per column (VLDRB.S16 with offsets 0, stride, ..,
 // 7 stride) brings v[j .. j + 8, c] widened to int16, one load per row
 // brings p[t, j .. j + 8] straight from P, and one VMLADAVA.S16 per (row,
-// column) accumulates the 8 products (int32). The last, partial chunk is
-// predicated (VCTP). Column sums go to a stack array, then each row is
-// requantized 4 columns per vector and stored as contiguous bytes. Rows too
-// far apart for 16-bit gather offsets take the older path: four columns per
-// int32 vector, VMLA by the scalar p[t, j]. The sums equal the ref's int32
-// sums: bit-exact.
+// column) accumulates the 8 products (int32), the whole steps in asm. The
+// last, partial chunk is predicated (VCTP). Each row's 4 column sums are
+// requantized as one vector and stored as 4 bytes. Rows too far apart for
+// 16-bit gather offsets take the older path: four columns per int32 vector,
+// VMLA by the scalar p[t, j]. The sums equal the ref's int32 sums: bit-exact.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_MVE
@@ -108,10 +107,12 @@ inline void store4(int32x4_t acc, int32_t m, int32_t sh, int32_t zo, int32_t nc,
 // (VLDRB.S16, offsets 0, stride, .., 7 stride from the column), 8
 // VMLADAVA.S16 (steps_2x4); the last 1..7 keys one step with predicated
 // loads (zero probabilities past S). A missing second row or columns past
-// the last repeat the last one (same sums, not stored). The zv term:
-// -zv sum_j p[t + r, j] added to the sums (one pass over each row of p), so
-// the sums are the ref's int32 sums sum_j p (v - zv); each row's 4 sums are
-// requantized as one vector and stored as 4 bytes.
+// the last repeat the last one (same sums, not stored). The zv term: kPsum,
+// -zv sum_j p[t + r, j] added to the sums (one pass over each row of p:
+// cheaper from 8 columns on); else the gathered values are v - zv (exact in
+// int16, one VSUB per gather). Either way the sums are the ref's int32 sums
+// sum_j p (v - zv); each row's 4 sums are requantized as one vector and
+// stored as 4 bytes.
 template <bool kPsum>
 void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o,
                  int32_t t, int32_t nr) {
