@@ -9,7 +9,8 @@
 //   Before, every block of 4 rows widened and interleaved the values again and
 //   built each probability pair from two scalar loads: P V took about 2x the
 //   time per MAC of the projections in `attn run` s8 at L = 128.
-// - more keys: avx2i::pv_block, 4 rows x 16 columns per block.
+// - more keys, or fewer than kMinRows rows (decode, where each packed pair
+//   would be read once): avx2i::pv_block, 4 rows x 16 columns per block.
 // Value columns past the last multiple of 16: the ref kernel.
 #include "internal/arch.h"
 
@@ -21,6 +22,8 @@
 namespace attn {
 namespace detail {
 namespace {
+
+constexpr int32_t kMinRows = 4;  // fewer rows: pv_block (packing would not pay for itself)
 
 template <int MR>
 void rows_block(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o,
@@ -114,7 +117,7 @@ void weighted_sum_panels(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int
 
 void weighted_sum_s8_avx2(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
                           MatS8 o) {
-  if (p.cols <= avx2i::kMaxK && v.cols >= 16) {
+  if (p.rows >= kMinRows && p.cols <= avx2i::kMaxK && v.cols >= 16) {
     weighted_sum_panels(p, v, zv, m, sh, zo, o);
     if (v.cols % 16 != 0) {
       const int32_t c0 = v.cols / 16 * 16;
