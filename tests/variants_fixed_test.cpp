@@ -468,8 +468,8 @@ TEST_CASE("fixed variants: softmax_fused_row avx2 / neon (and avx512) bit-exact 
 TEST_CASE("fixed variants: softmax_fused_rows (dispatched) gives softmax_fused_row_ref's rows",
           "[variants_fixed]") {
   // Groups of rows with their own key ranges (empty ones too) and partial
-  // last groups: the AVX-512 variant runs each phase, and the reciprocals
-  // on vector lanes, across a group of rows.
+  // last groups: the AVX-512 and AVX2 variants run each phase across a group
+  // of 8 rows (AVX-512: the reciprocals on vector lanes).
   std::mt19937 rng(15);
   for (int iter = 0; iter < 300; ++iter) {
     d::FusedSoftmax sm{};
