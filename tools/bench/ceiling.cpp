@@ -75,6 +75,9 @@ int main(int argc, char** argv) {
   const double macs = 6.0 * 16 * kDepth;
   const double f32_peak = gmacs(macs, f32_us), s8_peak = gmacs(macs, s8_us);
   std::printf(
+      "# dispatched kernels: f32=%s fixed=%s (with avx512vnni, linear_s8 is vpdpbusd, not the AVX2 block)\n",
+      d::kernel_set_f32(), d::kernel_set_fixed());
+  std::printf(
       "# micro-kernel ceilings, 6 x 16 outputs, K = %d, operands in L1 (GMAC/s, thread CPU medians)\n",
       kDepth);
   std::printf("ceiling f32_fma=%.1f s8_madd=%.1f s8/f32=%.2f\n", f32_peak, s8_peak, s8_peak / f32_peak);
