@@ -227,6 +227,19 @@ def print_end_to_end(rows):
     return all_met
 
 
+def print_ceiling(binary):
+    """attn_bench_ceiling's lines: the s8/f32 ratio our AVX2 micro-kernels allow on this CPU."""
+    if not os.path.exists(binary):
+        print(f"# ({binary} not built: no s8/f32 ceiling)")
+        return
+    out = subprocess.run([binary], check=True, capture_output=True, text=True).stdout
+    print("# attn_bench_ceiling: exact int8 (vpmaddwd + vpaddd) against f32 (FMA) in our 6 x 16 blocks; the s8")
+    print("# forward cannot beat f32 by more than the ceiling's s8/f32 on the projections and products")
+    for line in out.splitlines():
+        if not line.startswith("# sink"):
+            print(line if line.startswith("#") else "  " + line)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     default_bin = os.path.join(here, "..", "build", "host-release", "tools", "attn_bench_speed")
@@ -280,6 +293,7 @@ def main():
               f"{pct:6.1f}% {'yes' if met else 'NO':>4} {o['s8']:9.1f} {o['s16']:9.1f} {s8_ratio:6.2f}x "
               f"{s8_met:>4}")
     print("# all targets met" if all_met else "# some targets NOT met")
+    print_ceiling(os.path.join(os.path.dirname(args.bench), "attn_bench_ceiling"))
     if not args.no_e2e:
         print_end_to_end(end_to_end(args.attn, args.e2e_runs, SHAPES))
     return 0

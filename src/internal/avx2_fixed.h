@@ -248,10 +248,10 @@ inline void pv_block(const int16_t* p, int32_t ldp, int32_t S, const LoadV& load
 // the lanes accumulate with wrapping int32 adds, so each lane is ref's int32
 // sum modulo 2^32, taken in another order. No horizontal sums: a lane is one
 // output, and the epilogue gets 2 x 8 channels of a row per call.
-constexpr int32_t kPanel = 16;        // output channels per packed panel: 2 x 8 lanes
-constexpr int32_t kMaxK = 1024;       // longest K of the packed path: a 32 KiB panel
-constexpr int32_t kRows = 6;          // rows per register block: 12 accumulators
-constexpr int32_t kXw = 24 * 1024;    // int16 of widened x' on the stack: 48 KiB, 24 rows at K = kMaxK
+constexpr int32_t kPanel = 16;      // output channels per packed panel: 2 x 8 lanes
+constexpr int32_t kMaxK = 1024;     // longest K of the packed path: a 32 KiB panel
+constexpr int32_t kRows = 6;        // rows per register block: 12 accumulators
+constexpr int32_t kXw = 24 * 1024;  // int16 of widened x' on the stack: 48 KiB, 24 rows at K = kMaxK
 
 // Transposes 8 x 8 int32: r[i] lane j <-> r[j] lane i.
 inline void transpose8(__m256i (&r)[8]) {

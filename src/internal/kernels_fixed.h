@@ -113,6 +113,10 @@ ATTN_DECLARE_FIXED_VARIANTS(neon64)  // AArch64 NEON (SDOT where the target has 
 ATTN_DECLARE_FIXED_VARIANTS(neon32)  // ARMv7-A NEON
 #undef ATTN_DECLARE_FIXED_VARIANTS
 void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+// softmax_fused_row over rows [0, rows) of s (row stride `stride` int32), row r
+// over its own keys [begin[r], end[r]), the rows' phases interleaved.
+void softmax_fused_rows_avx2(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
+                             const int32_t* end, int32_t n, const FusedSoftmax& sm);
 // NEON, AArch64 and ARMv7-A alike (ATTN_HAVE_NEON64 || ATTN_HAVE_NEON32).
 void softmax_fused_row_neon(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 

@@ -167,6 +167,8 @@ void softmax_fused_rows(int32_t* s, int32_t stride, int32_t rows, const int32_t*
                         int32_t n, const FusedSoftmax& sm) {
 #if ATTN_HAVE_AVX512VNNI
   softmax_fused_rows_avx512(s, stride, rows, begin, end, n, sm);
+#elif ATTN_HAVE_AVX2
+  softmax_fused_rows_avx2(s, stride, rows, begin, end, n, sm);
 #elif ATTN_HAVE_MVE
   softmax_fused_rows_mve(s, stride, rows, begin, end, n, sm);
 #else

@@ -3,8 +3,6 @@
 // standard attention shape. Thread CPU time, median of samples.
 //
 //   attn_bench_kernels_f32 [L E H T]      (default 256 256 8 48)
-#include <time.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -13,35 +11,13 @@
 #include <random>
 #include <vector>
 
+#include "bench/cpu_time.h"
 #include "internal/arch.h"
 #include "internal/kernels_f32.h"
 
 namespace {
 
-double cpu_us() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) * 1e6 + double(ts.tv_nsec) * 1e-3;
-}
-
-double median_us(const std::function<void()>& f) {
-  f();
-  int inner = 1;
-  for (;;) {
-    const double t0 = cpu_us();
-    for (int i = 0; i < inner; ++i) f();
-    if (cpu_us() - t0 > 2000 || inner > (1 << 20)) break;
-    inner *= 2;
-  }
-  std::vector<double> s;
-  for (int k = 0; k < 21; ++k) {
-    const double t0 = cpu_us();
-    for (int i = 0; i < inner; ++i) f();
-    s.push_back((cpu_us() - t0) / inner);
-  }
-  std::sort(s.begin(), s.end());
-  return s[s.size() / 2];
-}
+double median_us(const std::function<void()>& f) { return attn_bench::median_cpu_us(f); }
 
 }  // namespace
 
