@@ -146,6 +146,9 @@ void linear_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const Linear
 void scores_s8_mve(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
 void weighted_sum_s8_mve(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
 void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+// softmax_fused_row_mve over rows [0, rows) of s (row stride `stride` int32), row r over [begin[r], end[r]).
+void softmax_fused_rows_mve(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
+                            const int32_t* end, int32_t n, const FusedSoftmax& sm);
 
 // ---- the variant dispatch.cpp picked for this target (no checks) -----------
 void linear_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);

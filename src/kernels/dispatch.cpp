@@ -169,6 +169,8 @@ void softmax_fused_rows(int32_t* s, int32_t stride, int32_t rows, const int32_t*
   softmax_fused_rows_avx512(s, stride, rows, begin, end, n, sm);
 #elif ATTN_HAVE_AVX2
   softmax_fused_rows_avx2(s, stride, rows, begin, end, n, sm);
+#elif ATTN_HAVE_MVE
+  softmax_fused_rows_mve(s, stride, rows, begin, end, n, sm);
 #else
   for (int32_t r = 0; r < rows; ++r)
     softmax_fused_row(s + static_cast<ptrdiff_t>(r) * stride, begin[r], end[r], n, sm);

@@ -1,16 +1,15 @@
 // weighted sum, int8 values, Q0.15 probabilities, Cortex-M55 Helium (MVE):
 // o[t, c] = requant(sum_j p[t, j] v[j, c] - zv sum_j p[t, j]).
 //
-// Per two rows t and two value columns c, the sum over j runs 8 keys at a
+// Per two rows t and four value columns c, the sum over j runs 8 keys at a
 // time: one gather load per column (VLDRB.S16 with offsets 0, stride, ..,
 // 7 stride) brings v[j .. j + 8, c] widened to int16, one load per row
 // brings p[t, j .. j + 8] straight from P, and one VMLADAVA.S16 per (row,
-// column) accumulates the 8 products (int32). The last, partial chunk is
-// predicated (VCTP). Column sums go to a stack array, then each row is
-// requantized 4 columns per vector and stored as contiguous bytes. Rows too
-// far apart for 16-bit gather offsets take the older path: four columns per
-// int32 vector, VMLA by the scalar p[t, j]. The sums equal the ref's int32
-// sums: bit-exact.
+// column) accumulates the 8 products (int32), the whole steps in asm. The
+// last, partial chunk is predicated (VCTP). Each row's 4 column sums are
+// requantized as one vector and stored as 4 bytes. Rows too far apart for
+// 16-bit gather offsets take the older path: four columns per int32 vector,
+// VMLA by the scalar p[t, j]. The sums equal the ref's int32 sums: bit-exact.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_MVE
@@ -29,33 +28,91 @@ namespace attn {
 namespace detail {
 namespace {
 
-constexpr int32_t kGroup = 16;              // value columns per pass (stack: 4 x 16 int32 sums)
 constexpr int32_t kMaxGatherStride = 9362;  // 7 * stride must fit the 16-bit gather offsets
 
-// o[t, c0 .. c0 + nc) = requant(acc[0 .. nc)), 4 columns per vector.
-inline void store_row(const int32_t* acc, int32_t nc, int32_t m, int32_t sh, int32_t zo, int8_t* out) {
-  const int32x4_t lo = vdupq_n_s32(-128);
-  const int32x4_t hi = vdupq_n_s32(127);
-  ATTN_NO_UNROLL  // unrolled, clang-14 spills the two constants once per copy (~180 instructions a call)
-      for (int32_t j = 0; j < nc; j += 4) {
-    const mve_pred16_t live = vctp32q(static_cast<uint32_t>(nc - j));
-    int32x4_t v = vaddq_n_s32(mve::requantize(vldrwq_s32(acc + j), m, sh), zo);
-    v = vminq_s32(vmaxq_s32(v, lo), hi);
-    vstrbq_p_s32(out + j, v, live);  // int8, truncating
+// The whole 8-key steps of rows_gather for 2 rows by 4 value columns, in
+// asm: VMLADAVA takes even core registers only, and the 8 sums need 8 of
+// them (LR included: the loop ends on a pointer compare), with the 2
+// probability pointers, their end, the column pointer and its step in odd
+// ones. Left to themselves the compilers move sums between registers or
+// reload the step in every iteration. 17 instructions per 64 products.
+struct Sums2x4 {
+  int32_t a[4], b[4];  // [column] rows a and b
+};
+// kSub: the gathered values become v - zv (zv16 in every lane), 4 more instructions.
+template <bool kSub>
+inline void steps_2x4(const int16_t*& pa, const int16_t*& pb, const int8_t*& vb, int32_t keys, int32_t step,
+                      const uint16x8_t (&off)[4], int16x8_t zv16, Sums2x4& s) {
+  // The sums are zeroed in the asm, so that they are outputs only (GCC
+  // allows 30 operands, an in-out one counting twice).
+  register int32_t a0 __asm__("r0"), b0 __asm__("r2"), a1 __asm__("r4"), b1 __asm__("r6");
+  register int32_t a2 __asm__("r8"), b2 __asm__("r10"), a3 __asm__("r12"), b3 __asm__("lr");
+  register const int16_t* rpa __asm__("r1") = pa;
+  register const int16_t* rpb __asm__("r3") = pb;
+  register const int8_t* rvb __asm__("r5") = vb;
+  register const int16_t* rend __asm__("r11") = pa + keys;
+  register int32_t rstep __asm__("r9") = step;
+  int16x8_t ta, tb, g;
+  // One 8-key step per iteration; SUB (empty or a VSUB) after each gather.
+#define ATTN_PV_COLUMN(k, SUB)                                      \
+  "vldrb.s16 %q[g], [%[vb], %q[o" #k "]]\n" SUB "vmlava.s16 %[a" #k \
+  "], %q[ta], %q[g]\n"                                              \
+  "vmlava.s16 %[b" #k "], %q[tb], %q[g]\n"
+#define ATTN_PV_STEPS(SUB) \
+  __asm__ volatile("mov %[a0], #0\n"                                                                      \
+                   "mov %[a1], #0\n"                                                                      \
+                   "mov %[a2], #0\n"                                                                      \
+                   "mov %[a3], #0\n"                                                                      \
+                   "mov %[b0], #0\n"                                                                      \
+                   "mov %[b1], #0\n"                                                                      \
+                   "mov %[b2], #0\n"                                                                      \
+                   "mov %[b3], #0\n"                                                                      \
+                   "cmp %[pa], %[end]\n"                                                                   \
+                   "beq 2f\n"                                                                              \
+                   "1:\n"                                                                                  \
+                   "vldrh.u16 %q[ta], [%[pa]], #16\n"                                                      \
+                   "vldrh.u16 %q[tb], [%[pb]], #16\n" ATTN_PV_COLUMN(0, SUB) ATTN_PV_COLUMN(1, SUB)         \
+                       ATTN_PV_COLUMN(2, SUB) ATTN_PV_COLUMN(3, SUB) "add %[vb], %[vb], %[step]\n"          \
+                                                                   "cmp %[pa], %[end]\n"                   \
+                                                                   "bne 1b\n"                              \
+                                                                   "2:\n"                                  \
+                   : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0),            \
+                     [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3), [pa] "+r"(rpa), [pb] "+r"(rpb),           \
+                     [vb] "+r"(rvb), [ta] "=&w"(ta), [tb] "=&w"(tb), [g] "=&w"(g)                           \
+                   : [end] "r"(rend), [step] "r"(rstep), [o0] "w"(off[0]), [o1] "w"(off[1]),                \
+                     [o2] "w"(off[2]), [o3] "w"(off[3]), [zv] "w"(zv16)                                     \
+                   : "cc", "memory")
+  if constexpr (kSub) {
+    ATTN_PV_STEPS("vsub.i16 %q[g], %q[g], %q[zv]\n");
+  } else {
+    ATTN_PV_STEPS("");
   }
+#undef ATTN_PV_STEPS
+#undef ATTN_PV_COLUMN
+  s.a[0] = a0, s.a[1] = a1, s.a[2] = a2, s.a[3] = a3;
+  s.b[0] = b0, s.b[1] = b1, s.b[2] = b2, s.b[3] = b3;
+  pa = rpa, pb = rpb, vb = rvb;
 }
 
-// o[t + r, c0 .. c0 + nc) for r < nr (nr <= 4), v.stride <= kMaxGatherStride.
-// Two rows by two value columns at a time: per 8-key step, 2 probability
-// loads straight from the rows of p (post-incremented pointers), 2 gathers
-// (VLDRB.S16, offsets 0, stride, .., 7 stride from the column), 4
-// VMLADAVA.S16 (10 instructions with the loop's, for 32 products); the last
-// 1..7 keys one step with predicated loads (zero probabilities past S). A
-// missing second row or column repeats the last one (same sums, same slot).
-// The zv term: kPsum, -zv sum_j p[t + r, j] added to the sums (one pass over
-// each row of p: cheaper from 8 columns on); else the gathered values are
-// v - zv (exact in int16, one VSUB per gather). Either way the sums are the
-// ref's int32 sums sum_j p (v - zv).
+// Four sums of a row plus its zv term, requantized, as int8 at out (the first nc <= 4 columns).
+inline void store4(int32x4_t acc, int32_t m, int32_t sh, int32_t zo, int32_t nc, int8_t* out) {
+  int32x4_t v = vaddq_n_s32(mve::requantize(acc, m, sh), zo);
+  v = vminq_s32(vmaxq_s32(v, vdupq_n_s32(-128)), vdupq_n_s32(127));
+  vstrbq_p_s32(out, v, vctp32q(static_cast<uint32_t>(nc)));  // int8, truncating
+}
+
+// o[t + r, :] for r < nr (nr <= 4), v.stride <= kMaxGatherStride. Two rows
+// by four value columns at a time: per 8-key step, 2 probability loads
+// straight from the rows of p (post-incremented pointers), 4 gathers
+// (VLDRB.S16, offsets 0, stride, .., 7 stride from the column), 8
+// VMLADAVA.S16 (steps_2x4); the last 1..7 keys one step with predicated
+// loads (zero probabilities past S). A missing second row or columns past
+// the last repeat the last one (same sums, not stored). The zv term: kPsum,
+// -zv sum_j p[t + r, j] added to the sums (one pass over each row of p:
+// cheaper from 8 columns on); else the gathered values are v - zv (exact in
+// int16, one VSUB per gather). Either way the sums are the ref's int32 sums
+// sum_j p (v - zv); each row's 4 sums are requantized as one vector and
+// stored as 4 bytes.
 template <bool kPsum>
 void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o,
                  int32_t t, int32_t nr) {
@@ -63,10 +120,9 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
   const int32_t full = S & ~7;  // keys in whole 8-key steps
   const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(S - full));
   const uint16x8_t offsets = vmulq_n_u16(vidupq_n_u16(0, 1), static_cast<uint16_t>(v.stride));
-  const ptrdiff_t step = 8 * static_cast<ptrdiff_t>(v.stride);  // bytes between 8-key steps of a column
-  const int16_t zv16 = static_cast<int16_t>(zv);
-  const auto less_zv = [zv16](int16x8_t g) { return kPsum ? g : vsubq_n_s16(g, zv16); };  // !kPsum: v - zv
-  int32_t corr[4] = {};  // [nr] kPsum: -zv sum_j p[t + r, j]
+  const int32_t step = 8 * v.stride;  // bytes between 8-key steps of a column (< 2^16)
+  const int16x8_t zv16 = vdupq_n_s16(static_cast<int16_t>(zv));
+  int32_t corr[4] = {};  // [nr] -zv sum_j p[t + r, j]
   for (int32_t r = 0; kPsum && r < nr; ++r) {
     const int16_t* pr = p.row(t + r);  // [S]
     int32_t sum = 0;
@@ -74,47 +130,32 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
     if (full < S) sum = vaddvaq_s16(sum, vldrhq_z_s16(pr + full, tail));
     corr[r] = -zv * sum;
   }
-  alignas(16) int32_t acc[4][kGroup];  // [row][column] int32 sums of this column group
-  for (int32_t c0 = 0; c0 < v.cols; c0 += kGroup) {
-    const int32_t nc = v.cols - c0 < kGroup ? v.cols - c0 : kGroup;
+  ATTN_NO_UNROLL
+  for (int32_t c = 0; c < v.cols; c += 4) {
+    const int32_t nc = v.cols - c < 4 ? v.cols - c : 4;  // columns c .. c + nc stored
+    uint16x8_t off[4];                                   // [column] gather offsets from column c
+    for (int32_t i = 0; i < 4; ++i) off[i] = vaddq_n_u16(offsets, static_cast<uint16_t>(i < nc ? i : nc - 1));
     for (int32_t ra = 0; ra < nr; ra += 2) {
       const int32_t rb = ra + 1 < nr ? ra + 1 : ra;
-      ATTN_NO_UNROLL
-      for (int32_t c = 0; c < nc; c += 2) {
-        const int32_t c1 = c + 1 < nc ? c + 1 : c;
-        const uint16x8_t off1 = vaddq_n_u16(offsets, static_cast<uint16_t>(c1 - c));
-        const int16_t* pa = p.row(t + ra);   // [S]
-        const int16_t* pb = p.row(t + rb);   // [S]
-        const int8_t* vb = v.data + c0 + c;  // v[0, c0 + c]
-        int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
-        for (int32_t j = 0; j < full; j += 8, vb += step) {
-          const int16x8_t va = vldrhq_s16(pa), vpb = vldrhq_s16(pb);
-          const int16x8_t v0 = less_zv(vldrbq_gather_offset_s16(vb, offsets));
-          const int16x8_t v1 = less_zv(vldrbq_gather_offset_s16(vb, off1));
-          a0 = vmladavaq_s16(a0, va, v0);
-          b0 = vmladavaq_s16(b0, vpb, v0);
-          a1 = vmladavaq_s16(a1, va, v1);
-          b1 = vmladavaq_s16(b1, vpb, v1);
-          pa += 8, pb += 8;
+      const int16_t* pa = p.row(t + ra);  // [S]
+      const int16_t* pb = p.row(t + rb);  // [S]
+      const int8_t* vb = v.data + c;      // v[0, c]
+      Sums2x4 sums;
+      steps_2x4<!kPsum>(pa, pb, vb, full, step, off, zv16, sums);
+      if (full < S) {  // the last 1..7 keys
+        const int16x8_t va = vldrhq_z_s16(pa, tail), vpb = vldrhq_z_s16(pb, tail);
+        for (int32_t i = 0; i < 4; ++i) {
+          int16x8_t g = vldrbq_gather_offset_z_s16(vb, off[i], tail);
+          if (!kPsum) g = vsubq_s16(g, zv16);
+          sums.a[i] = vmladavaq_s16(sums.a[i], va, g);
+          sums.b[i] = vmladavaq_s16(sums.b[i], vpb, g);
         }
-        if (full < S) {  // the last 1..7 keys
-          const int16x8_t va = vldrhq_z_s16(pa, tail), vpb = vldrhq_z_s16(pb, tail);
-          const int16x8_t v0 = less_zv(vldrbq_gather_offset_z_s16(vb, offsets, tail));
-          const int16x8_t v1 = less_zv(vldrbq_gather_offset_z_s16(vb, off1, tail));
-          a0 = vmladavaq_s16(a0, va, v0);
-          b0 = vmladavaq_s16(b0, vpb, v0);
-          a1 = vmladavaq_s16(a1, va, v1);
-          b1 = vmladavaq_s16(b1, vpb, v1);
-        }
-        if (kPsum) a0 += corr[ra], a1 += corr[ra], b0 += corr[rb], b1 += corr[rb];
-        acc[ra][c] = a0;
-        acc[ra][c1] = a1;
-        acc[rb][c] = b0;
-        acc[rb][c1] = b1;
       }
+      int32x4_t a = vldrwq_s32(sums.a), b = vldrwq_s32(sums.b);
+      if (kPsum) a = vaddq_n_s32(a, corr[ra]), b = vaddq_n_s32(b, corr[rb]);
+      store4(a, m, sh, zo, nc, o.row(t + ra) + c);
+      if (rb != ra) store4(b, m, sh, zo, nc, o.row(t + rb) + c);
     }
-    ATTN_NO_UNROLL
-    for (int32_t r = 0; r < nr; ++r) store_row(acc[r], nc, m, sh, zo, o.row(t + r) + c0);
   }
 }
 
