@@ -84,7 +84,8 @@ struct Channel {
 };
 constexpr int32_t kChannels = 32;  // 512 B of stack
 
-// Rows [0, 4) of the output block o (row stride ys) for the channels
+// Rows [0, 4) of the output block o (bytes between rows ys, between
+// columns cs: 1, or the transposed layout's row stride) for the channels
 // ch[0, nc) (weights from w, one row per channel), x expanded in buf
 // (K = 4 * steps > 0): the whole channel loop in one asm block, ~48
 // instructions per channel around the SMLAD steps (bias, requantization,
@@ -92,15 +93,16 @@ constexpr int32_t kChannels = 32;  // 512 B of stack
 // iteration (15 instructions per 16 MACs, plus 2 per 64). Thirteen
 // registers: the loop's other constants and the output pointer live in ctx.
 void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_t* w, ptrdiff_t ws, int32_t K,
-                  int8_t* o, ptrdiff_t ys) {
-  int32_t ctx[7] = {
+                  int8_t* o, ptrdiff_t ys, ptrdiff_t cs) {
+  int32_t ctx[8] = {
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(buf)),      // 0: start of the expanded rows
       K,                                                           // 4: bytes of a weight row
       static_cast<int32_t>(ws - K),                                // 8: from a row's end to the next row
       0,                                                           // 12: the steps' entry (set by the asm)
       static_cast<int32_t>(ys),                                    // 16: bytes between rows of y
-      static_cast<int32_t>(reinterpret_cast<uintptr_t>(ch + nc)),  // 20: end of the channels
+      static_cast<int32_t>(cs),                                    // 20: bytes between columns of y
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(o)),        // 24: y[0, n] (moves)
+      static_cast<int32_t>(reinterpret_cast<uintptr_t>(ch + nc)),  // 28: end of the channels
   };
   const int8_t* b = w;
   const Channel* c = ch;  // channel n
@@ -139,16 +141,17 @@ void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_
       "ldrd   %[t0], %[t1], [%[ch], #4]\n\t"
       "ldr    %[bo], [%[ch], #12]\n\t"
       "add    %[ch], %[ch], #16\n\t"
-      "ldr    %[end], [%[ctx], #20]\n\t"
+      "ldr    %[end], [%[ctx], #28]\n\t"
       "cmp    %[ch], %[end]\n\t"  // the flags live to the final bne
       ATTN_DSP_REQUANT("s0") ATTN_DSP_REQUANT("s1") ATTN_DSP_REQUANT("s2") ATTN_DSP_REQUANT("s3")
-      "ldr    %[t0], [%[ctx], #16]\n\t"
+      "ldrd   %[t0], %[t1], [%[ctx], #16]\n\t"
       "ldr    %[be], [%[ctx], #24]\n\t"
       "strb   %[s1], [%[be], %[t0]]\n\t"
-      "add    %[t1], %[be], %[t0], lsl #1\n\t"
-      "strb   %[s2], [%[t1]]\n\t"
-      "strb   %[s3], [%[t1], %[t0]]\n\t"
-      "strb   %[s0], [%[be]], #1\n\t"
+      "add    %[end], %[be], %[t0], lsl #1\n\t"
+      "strb   %[s2], [%[end]]\n\t"
+      "strb   %[s3], [%[end], %[t0]]\n\t"
+      "strb   %[s0], [%[be]]\n\t"
+      "add    %[be], %[be], %[t1]\n\t"
       "str    %[be], [%[ctx], #24]\n\t"
       "bne    0b\n\t"
       : [b] "+r"(b), [ch] "+r"(c), [buf] "=&r"(bp), [end] "=&r"(end), [s0] "=&r"(s0), [s1] "=&r"(s1),
@@ -162,8 +165,9 @@ void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_
 // shift of a block folds (in [-23, -2]; checked while working out the
 // block's constants, before any of its outputs is written), four rows at a
 // time through channels_asm, then the last M % 4 rows one by one. Needs a
-// bias and K a multiple of 4.
-int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+// bias and K a multiple of 4. y[m, n] is at y + m ys + n cs.
+int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, int8_t* y,
+                ptrdiff_t ys, ptrdiff_t cs) {
   const int32_t K = x.cols;
   const int32_t m4 = x.rows & ~3;
   Channel ch[kChannels];
@@ -193,7 +197,7 @@ int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8P
       } else {
         dsp::expand4(a, K, p.input_zero_point, buf);
       }
-      channels_asm(buf, ch, nc, w.row(n0), w.stride, K, y.row(m) + n0, four ? y.stride : 0);
+      channels_asm(buf, ch, nc, w.row(n0), w.stride, K, y + m * ys + n0 * cs, four ? ys : 0, cs);
       m += four ? 4 : 1;
     }
   }
@@ -210,7 +214,8 @@ void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const Linear
   }
   // The channels all_asm cannot take (from the first block with a shift it
   // does not fold on, or all of them) through rows4 and linear_s8_ref.
-  const int32_t n0 = bias != nullptr && x.cols % 4 == 0 && x.cols > 0 ? all_asm(x, w, bias, p, y) : 0;
+  const int32_t n0 =
+      bias != nullptr && x.cols % 4 == 0 && x.cols > 0 ? all_asm(x, w, bias, p, y.data, y.stride, 1) : 0;
   if (n0 == w.rows) return;
   const int32_t n = w.rows - n0;
   LinearS8Params q = p;
@@ -222,6 +227,14 @@ void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const Linear
   const int32_t m4 = x.rows & ~3;
   for (int32_t m = 0; m < m4; m += 4) rows4(x, wn, bn, q, yn, m);
   if (m4 < x.rows) linear_s8_ref(x.rows_slice(m4, x.rows - m4), wn, bn, q, yn.rows_slice(m4, yn.rows - m4));
+}
+
+int32_t linear_s8_t_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 yt) {
+  if (bias == nullptr || x.cols % 4 != 0 || x.cols == 0 || x.cols > dsp::kExpandMaxK || p.act_min != -128 ||
+      p.act_max != 127) {
+    return 0;
+  }
+  return all_asm(x, w, bias, p, yt.data, 1, yt.stride);  // y[m, n] = yt[n, m]
 }
 
 }  // namespace detail
