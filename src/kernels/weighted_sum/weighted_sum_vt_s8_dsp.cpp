@@ -109,6 +109,7 @@ void rows4(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, cons
       int32_t* const sums = c0 == 0 ? corr : again;
       for (size_t r = 0; r < 4 && nj4 > 0; ++r) sums[r] = expand_p1(pj[r], rc[r], nj4, buf + 2 * r, sums[r]);
       int32_t ptail[4][3];  // the last nj % 4 probabilities of each row
+#pragma GCC unroll 1  // the tails: rare and short, one copy (flash)
       for (int32_t j = nj4; j < nj; ++j) {
         for (size_t r = 0; r < 4; ++r) {
           ptail[r][j - nj4] = fused_prob(static_cast<uint32_t>(pj[r][j]), rc[r]);
@@ -118,6 +119,7 @@ void rows4(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, cons
       for (int32_t c = 0; c < nc; ++c) {
         const int8_t* v = vt.row(c0 + c) + j0;  // [nj]
         dsp::dot4_expanded(buf, v, nj4, acc[c]);
+#pragma GCC unroll 1
         for (int32_t j = nj4; j < nj; ++j) {
           for (size_t r = 0; r < 4; ++r) acc[c][r] += ptail[r][j - nj4] * int32_t{v[j]};
         }
