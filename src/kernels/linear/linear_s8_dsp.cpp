@@ -75,25 +75,15 @@ ATTN_COLD_CODE void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const
   "asr    %[end], %[end], %[bo]\n\t"     \
   "ssat   %[" s "], #8, %[end]\n\t"
 
-// Per output channel, worked out once per call (blocks of kChannels).
-struct Channel {
-  int32_t bias;
-  int32_t multiplier;
-  int32_t hi_base;   // fast::Requant::hi_base + (output zero point << hi_shift)
-  int32_t hi_shift;  // fast::Requant::hi_shift
-};
-constexpr int32_t kChannels = 32;  // 512 B of stack
+}  // namespace
 
-// Rows [0, 4) of the output block o (bytes between rows ys, between
-// columns cs: 1, or the transposed layout's row stride) for the channels
-// ch[0, nc) (weights from w, one row per channel), x expanded in buf
-// (K = 4 * steps > 0): the whole channel loop in one asm block, ~48
-// instructions per channel around the SMLAD steps (bias, requantization,
-// four strided stores) instead of GCC's ~110, and the steps four to a loop
-// iteration (15 instructions per 16 MACs, plus 2 per 64). Thirteen
-// registers: the loop's other constants and the output pointer live in ctx.
-void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_t* w, ptrdiff_t ws, int32_t K,
-                  int8_t* o, ptrdiff_t ys, ptrdiff_t cs) {
+// The whole channel loop in one asm block, ~46 instructions per channel
+// around the SMLAD steps (accumulator start, requantization, four strided
+// stores) instead of GCC's ~110, and the steps four to a loop iteration (15
+// instructions per 16 MACs, plus 2 per 64). Thirteen registers: the loop's
+// other constants and the output pointer live in ctx.
+void dsp::channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_t* w, ptrdiff_t ws,
+                       int32_t K, int8_t* o, ptrdiff_t ys, ptrdiff_t cs) {
   int32_t ctx[8] = {
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(buf)),      // 0: start of the expanded rows
       K,                                                           // 4: bytes of a weight row
@@ -124,10 +114,8 @@ void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_
       "5:\n\t"
       ".byte  (10f - 5b) / 2, (13f - 5b) / 2, (12f - 5b) / 2, (11f - 5b) / 2\n\t"
       "0:\n\t"
-      "ldr    %[s0], [%[ch]]\n\t"
-      "mov    %[s1], %[s0]\n\t"
-      "mov    %[s2], %[s0]\n\t"
-      "mov    %[s3], %[s0]\n\t"
+      "ldrd   %[s0], %[s1], [%[ch]]\n\t"
+      "ldrd   %[s2], %[s3], [%[ch], #8]\n\t"
       "ldr    %[buf], [%[ctx]]\n\t"
       "ldr    %[t0], [%[ctx], #4]\n\t"
       "add    %[end], %[b], %[t0]\n\t"
@@ -138,9 +126,9 @@ void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_
       "bne    10b\n\t"
       "ldr    %[t0], [%[ctx], #8]\n\t"
       "add    %[b], %[b], %[t0]\n\t"
-      "ldrd   %[t0], %[t1], [%[ch], #4]\n\t"
-      "ldr    %[bo], [%[ch], #12]\n\t"
-      "add    %[ch], %[ch], #16\n\t"
+      "ldrd   %[t0], %[t1], [%[ch], #16]\n\t"
+      "ldr    %[bo], [%[ch], #24]\n\t"
+      "add    %[ch], %[ch], #28\n\t"
       "ldr    %[end], [%[ctx], #28]\n\t"
       "cmp    %[ch], %[end]\n\t"  // the flags live to the final bne
       ATTN_DSP_REQUANT("s0") ATTN_DSP_REQUANT("s1") ATTN_DSP_REQUANT("s2") ATTN_DSP_REQUANT("s3")
@@ -161,6 +149,8 @@ void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_
 }
 #undef ATTN_DSP_REQUANT
 
+namespace {
+
 // Channels [0, n) of y, n returned: blocks of kChannels channels while every
 // shift of a block folds (in [-23, -2]; checked while working out the
 // block's constants, before any of its outputs is written), four rows at a
@@ -170,10 +160,10 @@ int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8P
                 ptrdiff_t ys, ptrdiff_t cs) {
   const int32_t K = x.cols;
   const int32_t m4 = x.rows & ~3;
-  Channel ch[kChannels];
+  dsp::Channel ch[dsp::kChannels];
   int32_t buf[2 * dsp::kExpandMaxK];  // [K / 4][4 rows][even, odd] int16 pairs
-  for (int32_t n0 = 0; n0 < w.rows; n0 += kChannels) {
-    const int32_t nc = w.rows - n0 < kChannels ? w.rows - n0 : kChannels;
+  for (int32_t n0 = 0; n0 < w.rows; n0 += dsp::kChannels) {
+    const int32_t nc = w.rows - n0 < dsp::kChannels ? w.rows - n0 : dsp::kChannels;
     // Locals: the stores into ch could alias p as far as GCC knows.
     const int32_t* const mult = p.multiplier + n0;
     const int32_t* const shift = p.shift + n0;
@@ -182,7 +172,10 @@ int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8P
     for (int32_t i = 0; i < nc; ++i) {
       if (shift[i] > -2 || shift[i] < -23) return n0;  // the folded forms of channels_asm
       const fast::Requant rq(mult[i], shift[i]);
-      ch[i] = Channel{b[i], rq.multiplier, rq.hi_base + zo * (int32_t{1} << rq.hi_shift), rq.hi_shift};
+      ch[i] = dsp::Channel{{b[i], b[i], b[i], b[i]},
+                           rq.multiplier,
+                           rq.hi_base + zo * (int32_t{1} << rq.hi_shift),
+                           rq.hi_shift};
     }
     // Four rows at a time, then the last M % 4 rows one at a time, each as
     // four copies of itself with output row stride 0 (channels_asm stores
@@ -197,7 +190,7 @@ int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8P
       } else {
         dsp::expand4(a, K, p.input_zero_point, buf);
       }
-      channels_asm(buf, ch, nc, w.row(n0), w.stride, K, y + m * ys + n0 * cs, four ? ys : 0, cs);
+      dsp::channels_asm(buf, ch, nc, w.row(n0), w.stride, K, y + m * ys + n0 * cs, four ? ys : 0, cs);
       m += four ? 4 : 1;
     }
   }
