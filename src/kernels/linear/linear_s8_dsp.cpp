@@ -160,6 +160,8 @@ int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8P
                 ptrdiff_t ys, ptrdiff_t cs) {
   const int32_t K = x.cols;
   const int32_t m4 = x.rows & ~3;
+  // One group of rows (a forward's query tile): expanded once for every block of channels.
+  const bool one_group = x.rows == 4 || x.rows == 1;
   dsp::Channel ch[dsp::kChannels];
   int32_t buf[2 * dsp::kExpandMaxK];  // [K / 4][4 rows][even, odd] int16 pairs
   for (int32_t n0 = 0; n0 < w.rows; n0 += dsp::kChannels) {
@@ -185,10 +187,12 @@ int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8P
       const bool four = m < m4;
       const int8_t* a[4] = {x.row(m), x.row(four ? m + 1 : m), x.row(four ? m + 2 : m),
                             x.row(four ? m + 3 : m)};  // [K]
-      if (p.input_zero_point == 0) {  // the forward's projections (zero point folded into the bias)
-        dsp::expand4<false>(a, K, 0, buf);
-      } else {
-        dsp::expand4(a, K, p.input_zero_point, buf);
+      if (n0 == 0 || !one_group) {                     // else buf holds these rows already
+        if (p.input_zero_point == 0) {  // the forward's projections (zero point folded into the bias)
+          dsp::expand4<false>(a, K, 0, buf);
+        } else {
+          dsp::expand4(a, K, p.input_zero_point, buf);
+        }
       }
       dsp::channels_asm(buf, ch, nc, w.row(n0), w.stride, K, y + m * ys + n0 * cs, four ? ys : 0, cs);
       m += four ? 4 : 1;
