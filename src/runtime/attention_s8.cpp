@@ -76,11 +76,10 @@ template <bool kVt>
 void project_kv_s8(const AttentionConfig& c, const WeightsS8& w, const int8_t* key, const int8_t* value,
                    int32_t rows, int32_t k_pos, MatS8 K, MatS8 V) {
   const int32_t Dkv = c.num_kv_heads * c.head_dim;
-  // V = Xv Wv^T + bv (or V^T), K = Xk Wk^T + bk (rotated to positions k_pos ..)
+  // V^T = (Xv Wv^T + bv)^T straight from the DSP kernel (the forward's
+  // projections: every channel), else V through K's buffer (free until K is
+  // projected below) and copied transposed.
   if constexpr (kVt) {
-    // V^T straight from the DSP kernel (the forward's projections: every
-    // channel), else V through K's buffer (free until K is projected below)
-    // and copied transposed.
     const ConstMatS8 xv = matrix(value, rows, c.vdim), wv = matrix(w.v.weight, Dkv, c.vdim);
     const LinearS8Params pv = linear_params(w.v, w.v_zero_point);
     if (detail::linear_s8_t_dsp(xv, wv, w.v.bias, pv, V) < Dkv) {
@@ -89,12 +88,14 @@ void project_kv_s8(const AttentionConfig& c, const WeightsS8& w, const int8_t* k
         for (int32_t d = 0; d < Dkv; ++d) V.row(d)[j] = K.row(j)[d];
       }
     }
-  } else {
+  }
+  // K = Xk Wk^T + bk (rotated to positions k_pos ..), V = Xv Wv^T + bv
+  detail::linear_s8(matrix(key, rows, c.kdim), matrix(w.k.weight, Dkv, c.kdim), w.k.bias,
+                    linear_params(w.k, w.k_zero_point), K);
+  if constexpr (!kVt) {
     detail::linear_s8(matrix(value, rows, c.vdim), matrix(w.v.weight, Dkv, c.vdim), w.v.bias,
                       linear_params(w.v, w.v_zero_point), V);
   }
-  detail::linear_s8(matrix(key, rows, c.kdim), matrix(w.k.weight, Dkv, c.kdim), w.k.bias,
-                    linear_params(w.k, w.k_zero_point), K);
   if (rope_enabled(c))
     detail::rope_s8(K, c.head_dim, w.k_zero_point, k_pos, w.rope);  // K rows at their positions
 }
