@@ -77,7 +77,7 @@ ATTN_COLD_CODE void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const
 
 }  // namespace
 
-// The whole channel loop in one asm block, ~46 instructions per channel
+// The whole channel loop in one asm block, ~45 instructions per channel
 // around the SMLAD steps (accumulator start, requantization, four strided
 // stores) instead of GCC's ~110, and the steps four to a loop iteration (15
 // instructions per 16 MACs, plus 2 per 64). Thirteen registers: the loop's
@@ -116,8 +116,7 @@ void dsp::channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const 
       "0:\n\t"
       "ldrd   %[s0], %[s1], [%[ch]]\n\t"
       "ldrd   %[s2], %[s3], [%[ch], #8]\n\t"
-      "ldr    %[buf], [%[ctx]]\n\t"
-      "ldr    %[t0], [%[ctx], #4]\n\t"
+      "ldrd   %[buf], %[t0], [%[ctx]]\n\t"
       "add    %[end], %[b], %[t0]\n\t"
       "ldr    pc, [%[ctx], #12]\n\t"
       "10:\n\t" ATTN_DSP_SMLAD_STEP "11:\n\t" ATTN_DSP_SMLAD_STEP "12:\n\t" ATTN_DSP_SMLAD_STEP
