@@ -88,9 +88,15 @@ __attribute__((noinline)) void store_row(const int32_t (*acc)[4], int32_t nc, in
 // linear kernel's channel loop over the value rows (dsp::channels_asm),
 // requantization and stores included; the accumulators of value row c
 // start at each row's zero-point correction plus the last S % 4 keys' terms.
-__attribute__((optimize("O2"))) void rows4_asm(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt,
-                                               int32_t zv, const fast::Requant& rq, int32_t zo, MatS8 o,
-                                               int32_t t, int32_t R) {
+// GCC: -O2 (its -O3 unrolls the set-up loops: +420 B of flash, and more
+// instructions at 64/64/4 and 128/64/4).
+#if defined(__GNUC__) && !defined(__clang__)
+#define ATTN_SETUP_CODE __attribute__((optimize("O2")))
+#else
+#define ATTN_SETUP_CODE
+#endif
+ATTN_SETUP_CODE void rows4_asm(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv,
+                               const fast::Requant& rq, int32_t zo, MatS8 o, int32_t t, int32_t R) {
   const int32_t S = e.cols;
   const int32_t S4 = S & ~3;
   int32_t buf[2 * dsp::kExpandMaxK];  // [S4 / 4][4 rows][2] int16 pairs
@@ -125,6 +131,8 @@ __attribute__((optimize("O2"))) void rows4_asm(ConstMatS32 e, const uint32_t* re
     dsp::channels_asm(buf, ch, nc, vt.row(c0), vt.stride, S4, o.row(t) + c0, R == 4 ? o.stride : 0, 1);
   }
 }
+
+#undef ATTN_SETUP_CODE
 
 // Rows [t, t + R) of o, R in [1, 4] (rows past R repeat the last one and are
 // not stored), in blocks of keys and columns: the cases rows4_asm does not
