@@ -120,6 +120,25 @@ inline void dot4_expanded(const int32_t* buf, const int8_t* b, int32_t K4, int32
   acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3;
 }
 
+// One output channel of channels_asm: the four rows' accumulator start
+// (linear: the channel's bias in each) and the folded requantization
+// (fast::Requant, shift in [-23, -2]) plus the output zero point.
+struct Channel {
+  int32_t init[4];
+  int32_t multiplier;
+  int32_t hi_base;   // fast::Requant::hi_base + (output zero point << hi_shift)
+  int32_t hi_shift;  // fast::Requant::hi_shift
+};
+constexpr int32_t kChannels = 32;  // per channels_asm call (the callers' stack blocks: 896 B)
+
+// y[r, n] = ssat8(requant(ch[n].init[r] + sum_k x[r, k] w[n, k])) for rows
+// r < 4 (x expanded by expand4 in buf, K = 4 * steps > 0 bytes) and the
+// channels n < nc (weight rows from w, stride ws), y[r, n] at o + r ys + n cs
+// (rows stored 1, 2, 3, then 0: ys = 0 leaves row 0's). The shared loop of
+// linear_s8_dsp (y = x W^T + b) and weighted_sum_vt_s8_dsp (o = P V).
+void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_t* w, ptrdiff_t ws, int32_t K,
+                  int8_t* o, ptrdiff_t ys, ptrdiff_t cs);
+
 }  // namespace dsp
 }  // namespace detail
 }  // namespace attn

@@ -134,6 +134,11 @@ void weighted_sum_s8_avx512vnni(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t
 
 // ---- Cortex-M DSP extension (ATTN_HAVE_DSP: M4, M7, M33), SMLAD ------------
 void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
+// linear_s8_dsp into the transposed output yt [N, M] (yt[n, m] = y[m, n], V^T
+// of forward_s8), for the leading channels its asm takes (a bias, K a
+// multiple of 4 and <= 128, the full clamp, shifts in [-23, -2]): returns n0,
+// the channels [0, n0) written; the caller computes the rest.
+int32_t linear_s8_t_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 yt);
 void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
 void weighted_sum_s8_dsp(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
 void weighted_sum_vt_s8_dsp(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,

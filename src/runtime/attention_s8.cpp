@@ -49,30 +49,6 @@ LinearS8Params linear_params(const ProjectionS8& p, int32_t output_zero_point) {
   return lp;
 }
 
-// yt = (x w^T + b)^T, yt [N, M]: eight rows of y at a time through linear_s8
-// (fewer calls: each works out its channels' constants again) into a stack
-// tile of up to 64 columns, scattered into columns of yt.
-[[maybe_unused]] __attribute__((noinline)) void linear_s8_transposed(ConstMatS8 x, ConstMatS8 w,
-                                                                     const int32_t* bias,
-                                                                     const LinearS8Params& p, MatS8 yt) {
-  constexpr int32_t kRows = 8, kCols = 64;
-  int8_t tile[kRows * kCols];  // [rows, nc]
-  for (int32_t m0 = 0; m0 < x.rows; m0 += kRows) {
-    const int32_t rows = x.rows - m0 < kRows ? x.rows - m0 : kRows;
-    for (int32_t n0 = 0; n0 < w.rows; n0 += kCols) {
-      const int32_t nc = w.rows - n0 < kCols ? w.rows - n0 : kCols;
-      LinearS8Params q = p;
-      q.multiplier += n0;
-      q.shift += n0;
-      detail::linear_s8(x.rows_slice(m0, rows), w.rows_slice(n0, nc), bias != nullptr ? bias + n0 : nullptr,
-                        q, matrix(tile, rows, nc));
-      for (int32_t r = 0; r < rows; ++r) {
-        for (int32_t c = 0; c < nc; ++c) yt.row(n0 + c)[m0 + r] = tile[r * nc + c];
-      }
-    }
-  }
-}
-
 }  // namespace
 
 namespace detail {
@@ -100,13 +76,23 @@ template <bool kVt>
 void project_kv_s8(const AttentionConfig& c, const WeightsS8& w, const int8_t* key, const int8_t* value,
                    int32_t rows, int32_t k_pos, MatS8 K, MatS8 V) {
   const int32_t Dkv = c.num_kv_heads * c.head_dim;
-  // K = Xk Wk^T + bk (rotated to positions k_pos ..), V = Xv Wv^T + bv (or V^T)
+  // V^T = (Xv Wv^T + bv)^T straight from the DSP kernel (the forward's
+  // projections: every channel), else V through K's buffer (free until K is
+  // projected below) and copied transposed.
+  if constexpr (kVt) {
+    const ConstMatS8 xv = matrix(value, rows, c.vdim), wv = matrix(w.v.weight, Dkv, c.vdim);
+    const LinearS8Params pv = linear_params(w.v, w.v_zero_point);
+    if (detail::linear_s8_t_dsp(xv, wv, w.v.bias, pv, V) < Dkv) {
+      detail::linear_s8(xv, wv, w.v.bias, pv, K);  // [rows, Dkv]
+      for (int32_t j = 0; j < rows; ++j) {
+        for (int32_t d = 0; d < Dkv; ++d) V.row(d)[j] = K.row(j)[d];
+      }
+    }
+  }
+  // K = Xk Wk^T + bk (rotated to positions k_pos ..), V = Xv Wv^T + bv
   detail::linear_s8(matrix(key, rows, c.kdim), matrix(w.k.weight, Dkv, c.kdim), w.k.bias,
                     linear_params(w.k, w.k_zero_point), K);
-  if constexpr (kVt) {
-    linear_s8_transposed(matrix(value, rows, c.vdim), matrix(w.v.weight, Dkv, c.vdim), w.v.bias,
-                         linear_params(w.v, w.v_zero_point), V);
-  } else {
+  if constexpr (!kVt) {
     detail::linear_s8(matrix(value, rows, c.vdim), matrix(w.v.weight, Dkv, c.vdim), w.v.bias,
                       linear_params(w.v, w.v_zero_point), V);
   }

@@ -75,32 +75,24 @@ ATTN_COLD_CODE void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const
   "asr    %[end], %[end], %[bo]\n\t"     \
   "ssat   %[" s "], #8, %[end]\n\t"
 
-// Per output channel, worked out once per call (blocks of kChannels).
-struct Channel {
-  int32_t bias;
-  int32_t multiplier;
-  int32_t hi_base;   // fast::Requant::hi_base + (output zero point << hi_shift)
-  int32_t hi_shift;  // fast::Requant::hi_shift
-};
-constexpr int32_t kChannels = 32;  // 512 B of stack
+}  // namespace
 
-// Rows [0, 4) of the output block o (row stride ys) for the channels
-// ch[0, nc) (weights from w, one row per channel), x expanded in buf
-// (K = 4 * steps > 0): the whole channel loop in one asm block, ~48
-// instructions per channel around the SMLAD steps (bias, requantization,
-// four strided stores) instead of GCC's ~110, and the steps four to a loop
-// iteration (15 instructions per 16 MACs, plus 2 per 64). Thirteen
-// registers: the loop's other constants and the output pointer live in ctx.
-void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_t* w, ptrdiff_t ws, int32_t K,
-                  int8_t* o, ptrdiff_t ys) {
-  int32_t ctx[7] = {
+// The whole channel loop in one asm block, ~45 instructions per channel
+// around the SMLAD steps (accumulator start, requantization, four strided
+// stores) instead of GCC's ~110, and the steps four to a loop iteration (15
+// instructions per 16 MACs, plus 2 per 64). Thirteen registers: the loop's
+// other constants and the output pointer live in ctx.
+void dsp::channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_t* w, ptrdiff_t ws,
+                       int32_t K, int8_t* o, ptrdiff_t ys, ptrdiff_t cs) {
+  int32_t ctx[8] = {
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(buf)),      // 0: start of the expanded rows
       K,                                                           // 4: bytes of a weight row
       static_cast<int32_t>(ws - K),                                // 8: from a row's end to the next row
       0,                                                           // 12: the steps' entry (set by the asm)
       static_cast<int32_t>(ys),                                    // 16: bytes between rows of y
-      static_cast<int32_t>(reinterpret_cast<uintptr_t>(ch + nc)),  // 20: end of the channels
+      static_cast<int32_t>(cs),                                    // 20: bytes between columns of y
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(o)),        // 24: y[0, n] (moves)
+      static_cast<int32_t>(reinterpret_cast<uintptr_t>(ch + nc)),  // 28: end of the channels
   };
   const int8_t* b = w;
   const Channel* c = ch;  // channel n
@@ -122,12 +114,9 @@ void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_
       "5:\n\t"
       ".byte  (10f - 5b) / 2, (13f - 5b) / 2, (12f - 5b) / 2, (11f - 5b) / 2\n\t"
       "0:\n\t"
-      "ldr    %[s0], [%[ch]]\n\t"
-      "mov    %[s1], %[s0]\n\t"
-      "mov    %[s2], %[s0]\n\t"
-      "mov    %[s3], %[s0]\n\t"
-      "ldr    %[buf], [%[ctx]]\n\t"
-      "ldr    %[t0], [%[ctx], #4]\n\t"
+      "ldrd   %[s0], %[s1], [%[ch]]\n\t"
+      "ldrd   %[s2], %[s3], [%[ch], #8]\n\t"
+      "ldrd   %[buf], %[t0], [%[ctx]]\n\t"
       "add    %[end], %[b], %[t0]\n\t"
       "ldr    pc, [%[ctx], #12]\n\t"
       "10:\n\t" ATTN_DSP_SMLAD_STEP "11:\n\t" ATTN_DSP_SMLAD_STEP "12:\n\t" ATTN_DSP_SMLAD_STEP
@@ -136,19 +125,20 @@ void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_
       "bne    10b\n\t"
       "ldr    %[t0], [%[ctx], #8]\n\t"
       "add    %[b], %[b], %[t0]\n\t"
-      "ldrd   %[t0], %[t1], [%[ch], #4]\n\t"
-      "ldr    %[bo], [%[ch], #12]\n\t"
-      "add    %[ch], %[ch], #16\n\t"
-      "ldr    %[end], [%[ctx], #20]\n\t"
+      "ldrd   %[t0], %[t1], [%[ch], #16]\n\t"
+      "ldr    %[bo], [%[ch], #24]\n\t"
+      "add    %[ch], %[ch], #28\n\t"
+      "ldr    %[end], [%[ctx], #28]\n\t"
       "cmp    %[ch], %[end]\n\t"  // the flags live to the final bne
       ATTN_DSP_REQUANT("s0") ATTN_DSP_REQUANT("s1") ATTN_DSP_REQUANT("s2") ATTN_DSP_REQUANT("s3")
-      "ldr    %[t0], [%[ctx], #16]\n\t"
+      "ldrd   %[t0], %[t1], [%[ctx], #16]\n\t"
       "ldr    %[be], [%[ctx], #24]\n\t"
       "strb   %[s1], [%[be], %[t0]]\n\t"
-      "add    %[t1], %[be], %[t0], lsl #1\n\t"
-      "strb   %[s2], [%[t1]]\n\t"
-      "strb   %[s3], [%[t1], %[t0]]\n\t"
-      "strb   %[s0], [%[be]], #1\n\t"
+      "add    %[end], %[be], %[t0], lsl #1\n\t"
+      "strb   %[s2], [%[end]]\n\t"
+      "strb   %[s3], [%[end], %[t0]]\n\t"
+      "strb   %[s0], [%[be]]\n\t"
+      "add    %[be], %[be], %[t1]\n\t"
       "str    %[be], [%[ctx], #24]\n\t"
       "bne    0b\n\t"
       : [b] "+r"(b), [ch] "+r"(c), [buf] "=&r"(bp), [end] "=&r"(end), [s0] "=&r"(s0), [s1] "=&r"(s1),
@@ -158,18 +148,23 @@ void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_
 }
 #undef ATTN_DSP_REQUANT
 
+namespace {
+
 // Channels [0, n) of y, n returned: blocks of kChannels channels while every
 // shift of a block folds (in [-23, -2]; checked while working out the
 // block's constants, before any of its outputs is written), four rows at a
 // time through channels_asm, then the last M % 4 rows one by one. Needs a
-// bias and K a multiple of 4.
-int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
+// bias and K a multiple of 4. y[m, n] is at y + m ys + n cs.
+int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, int8_t* y,
+                ptrdiff_t ys, ptrdiff_t cs) {
   const int32_t K = x.cols;
   const int32_t m4 = x.rows & ~3;
-  Channel ch[kChannels];
+  // One group of rows (a forward's query tile): expanded once for every block of channels.
+  const bool one_group = x.rows == 4 || x.rows == 1;
+  dsp::Channel ch[dsp::kChannels];
   int32_t buf[2 * dsp::kExpandMaxK];  // [K / 4][4 rows][even, odd] int16 pairs
-  for (int32_t n0 = 0; n0 < w.rows; n0 += kChannels) {
-    const int32_t nc = w.rows - n0 < kChannels ? w.rows - n0 : kChannels;
+  for (int32_t n0 = 0; n0 < w.rows; n0 += dsp::kChannels) {
+    const int32_t nc = w.rows - n0 < dsp::kChannels ? w.rows - n0 : dsp::kChannels;
     // Locals: the stores into ch could alias p as far as GCC knows.
     const int32_t* const mult = p.multiplier + n0;
     const int32_t* const shift = p.shift + n0;
@@ -178,7 +173,10 @@ int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8P
     for (int32_t i = 0; i < nc; ++i) {
       if (shift[i] > -2 || shift[i] < -23) return n0;  // the folded forms of channels_asm
       const fast::Requant rq(mult[i], shift[i]);
-      ch[i] = Channel{b[i], rq.multiplier, rq.hi_base + zo * (int32_t{1} << rq.hi_shift), rq.hi_shift};
+      ch[i] = dsp::Channel{{b[i], b[i], b[i], b[i]},
+                           rq.multiplier,
+                           rq.hi_base + zo * (int32_t{1} << rq.hi_shift),
+                           rq.hi_shift};
     }
     // Four rows at a time, then the last M % 4 rows one at a time, each as
     // four copies of itself with output row stride 0 (channels_asm stores
@@ -188,12 +186,14 @@ int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8P
       const bool four = m < m4;
       const int8_t* a[4] = {x.row(m), x.row(four ? m + 1 : m), x.row(four ? m + 2 : m),
                             x.row(four ? m + 3 : m)};  // [K]
-      if (p.input_zero_point == 0) {  // the forward's projections (zero point folded into the bias)
-        dsp::expand4<false>(a, K, 0, buf);
-      } else {
-        dsp::expand4(a, K, p.input_zero_point, buf);
+      if (n0 == 0 || !one_group) {                     // else buf holds these rows already
+        if (p.input_zero_point == 0) {  // the forward's projections (zero point folded into the bias)
+          dsp::expand4<false>(a, K, 0, buf);
+        } else {
+          dsp::expand4(a, K, p.input_zero_point, buf);
+        }
       }
-      channels_asm(buf, ch, nc, w.row(n0), w.stride, K, y.row(m) + n0, four ? y.stride : 0);
+      dsp::channels_asm(buf, ch, nc, w.row(n0), w.stride, K, y + m * ys + n0 * cs, four ? ys : 0, cs);
       m += four ? 4 : 1;
     }
   }
@@ -210,7 +210,8 @@ void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const Linear
   }
   // The channels all_asm cannot take (from the first block with a shift it
   // does not fold on, or all of them) through rows4 and linear_s8_ref.
-  const int32_t n0 = bias != nullptr && x.cols % 4 == 0 && x.cols > 0 ? all_asm(x, w, bias, p, y) : 0;
+  const int32_t n0 =
+      bias != nullptr && x.cols % 4 == 0 && x.cols > 0 ? all_asm(x, w, bias, p, y.data, y.stride, 1) : 0;
   if (n0 == w.rows) return;
   const int32_t n = w.rows - n0;
   LinearS8Params q = p;
@@ -222,6 +223,14 @@ void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const Linear
   const int32_t m4 = x.rows & ~3;
   for (int32_t m = 0; m < m4; m += 4) rows4(x, wn, bn, q, yn, m);
   if (m4 < x.rows) linear_s8_ref(x.rows_slice(m4, x.rows - m4), wn, bn, q, yn.rows_slice(m4, yn.rows - m4));
+}
+
+int32_t linear_s8_t_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 yt) {
+  if (bias == nullptr || x.cols % 4 != 0 || x.cols == 0 || x.cols > dsp::kExpandMaxK || p.act_min != -128 ||
+      p.act_max != 127) {
+    return 0;
+  }
+  return all_asm(x, w, bias, p, yt.data, 1, yt.stride);  // y[m, n] = yt[n, m]
 }
 
 }  // namespace detail

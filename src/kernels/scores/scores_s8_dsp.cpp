@@ -172,6 +172,60 @@ void keys_short_asm(int32_t* ctx, const int32_t* init, ConstMatS8 k, int32_t shi
 }
 #undef ATTN_SCORES_STEP
 
+// One row of keys4_asm: row i's q pairs, accumulator start and the bytes
+// to the next row's output from ctx, two keys' scores stored as a pair.
+#define ATTN_SCORES4_ROW(i)                \
+  "ldrd   %[t0], %[t1], [%[ctx], #16*" #i  \
+  "]\n\t"                                  \
+  "ldrd   %[c], %[rs], [%[ctx], #16*" #i   \
+  "+8]\n\t"                                \
+  "smlad  %[a1], %[t0], %[k1], %[c]\n\t"   \
+  "smlad  %[c], %[t0], %[k0], %[c]\n\t"    \
+  "smlad  %[c], %[t1], %[k0o], %[c]\n\t"   \
+  "smlad  %[a1], %[t1], %[k1o], %[a1]\n\t" \
+  "strd   %[c], %[a1], [%[p]]\n\t"         \
+  "add    %[p], %[p], %[rs]\n\t"
+
+// Keys [0, 2 (rows / 2)) of rows [t, t + 4) of s for head_dim 4 and score
+// shift 0 (s8's usual), q expanded in rows (one step): two keys per
+// iteration, each key word unpacked once for the four rows and each row's
+// pair of scores stored by one STRD, 42 instructions per 8 scores
+// (keys_short_asm: 28 per 4). Thirteen registers: the rows live in ctx.
+void keys4_asm(const int32_t* rows, const int32_t* init, ConstMatS8 k, MatS32 s, int32_t t) {
+  const int32_t rs = static_cast<int32_t>(s.stride * 4);  // bytes between rows of s
+  int32_t ctx[17];  // per row r at word 4 r: q's even and odd pairs, init[r], bytes to the next output row
+  for (int32_t r = 0; r < 4; ++r) {
+    ctx[4 * r] = rows[2 * r];
+    ctx[4 * r + 1] = rows[2 * r + 1];
+    ctx[4 * r + 2] = init[r];
+    ctx[4 * r + 3] = rs;
+  }
+  ctx[15] = 8 - 3 * rs;                      // from row 3 back to row 0, two keys on
+  ctx[16] = static_cast<int32_t>(k.stride);  // 64: bytes between keys
+  const int8_t* b = k.data;                  // key j
+  const int8_t* const end = b + static_cast<ptrdiff_t>(k.rows & ~1) * k.stride;
+  int32_t* p = s.row(t);  // s[t, j]
+  int32_t k0, k0o, k1, k1o, t0, t1, c, rsv, a1;
+  __asm__ volatile(
+      "1:\n\t"
+      "ldr    %[t0], [%[ctx], #64]\n\t"
+      "ldr    %[k1], [%[b], %[t0]]\n\t"
+      "ldr    %[k0], [%[b]]\n\t"
+      "add    %[b], %[b], %[t0], lsl #1\n\t"
+      "sxtb16 %[k0o], %[k0], ror #8\n\t"
+      "sxtb16 %[k0], %[k0]\n\t"
+      "sxtb16 %[k1o], %[k1], ror #8\n\t"
+      "sxtb16 %[k1], %[k1]\n\t" ATTN_SCORES4_ROW(0) ATTN_SCORES4_ROW(1) ATTN_SCORES4_ROW(2)
+          ATTN_SCORES4_ROW(3)
+      "cmp    %[b], %[end]\n\t"
+      "bne    1b\n\t"
+      : [b] "+r"(b), [p] "+r"(p), [k0] "=&r"(k0), [k0o] "=&r"(k0o), [k1] "=&r"(k1), [k1o] "=&r"(k1o),
+        [t0] "=&r"(t0), [t1] "=&r"(t1), [c] "=&r"(c), [rs] "=&r"(rsv), [a1] "=&r"(a1)
+      : [ctx] "r"(ctx), [end] "r"(end)
+      : "cc", "memory");
+}
+#undef ATTN_SCORES4_ROW
+
 // Rows [t, t + 4) of s, q expanded once (d a multiple of 4, <= dsp::kExpandMaxK). The key
 // zero point is folded: sum (q - zq)(k - zk) = sum (q - zq) k - zk sum (q - zq).
 void rows4(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int32_t shift, MatS32 s,
@@ -191,6 +245,12 @@ void rows4(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int
     for (int32_t i = 0; i < n; ++i)
       sum = __smlad(rows[8 * i + 2 * r], 0x00010001, __smlad(rows[8 * i + 2 * r + 1], 0x00010001, sum));
     corr[r] = -zk * sum + half;
+  }
+  if (d == 4 && shift == 0 && k.rows >= 2) {  // pairs of keys, then the last odd one below
+    keys4_asm(rows, corr, k, s, t);
+    const int32_t j = k.rows & ~1;
+    k = k.rows_slice(j, k.rows - j);
+    s = s.cols_slice(j, s.cols - j);
   }
   if (k.rows == 0) return;
   if (short_keys) {

@@ -2,7 +2,7 @@
 // the arithmetic of softmax_fused_row_ref (see there), bit-exact, with its
 // two per-score passes hand-scheduled. GCC 12 reloads the table address and
 // keeps one score per iteration (18 + 7 instructions per score); here:
-//   exps: two scores per iteration (LDRD / STRD), 15 instructions per score;
+//   exps: two scores per iteration (LDRD / STRD), 14 instructions per score;
 //   probabilities: two per iteration, UMULL plus bit 31 of the low word
 //   (the rounding), the pair packed by PKHBT into one store: 4.5 per score.
 // The max: four scores per iteration in asm. The masked / odd tails stay in C.
@@ -39,8 +39,11 @@ inline uint32_t exp_one(uint32_t u, const FusedSoftmax& c) {
 namespace {
 
 // e of the score in register s (u = smax - s), in place, added to %[sum]:
-// 13 instructions. Past the limit it branches to label z (ATTN_EXP_ZERO),
-// which zeroes it and comes back to label r.
+// 12 instructions. Past the limit it branches to label z (ATTN_EXP_ZERO),
+// which zeroes it and comes back to label r. The reference's rounding shift
+// ((2 tab >> k) + 1) >> 1 = floor(tab / 2^k + 1/2) (k = t >> 16 <= 15) is
+// SMMULR's rounding of (tab 2^15 >> k) 2^17 / 2^32: exact, one instruction
+// fewer than the shifts.
 #define ATTN_EXP_SCORE(s, z, r)    \
   "sub    %[" s "], %[smax], %[" s \
   "]\n\t"                          \
@@ -58,13 +61,11 @@ namespace {
   "], lsl #1]\n\t"                 \
   "lsr    %[t], %[t], #16\n\t"     \
   "lsl    %[" s "], %[" s          \
-  "], #1\n\t"                      \
+  "], #15\n\t"                     \
   "lsr    %[" s "], %[" s          \
   "], %[t]\n\t"                    \
-  "add    %[" s "], %[" s          \
-  "], #1\n\t"                      \
-  "lsr    %[" s "], %[" s          \
-  "], #1\n\t"                      \
+  "smmulr %[" s "], %[" s          \
+  "], %[c17]\n\t"                  \
   "add    %[sum], %[sum], %[" s "]\n\t" r ":\n\t"
 #define ATTN_EXP_ZERO(s, z, r) z ":\n\tmov    %[" s "], #0\n\tb      " r "b\n\t"
 
@@ -120,7 +121,7 @@ uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax&
   }
 #else
   if (p != pairs_end) {
-    int32_t s0, s1, t;  // 11 asm operands: fits beside a frame pointer (-fno-omit-frame-pointer)
+    int32_t s0, s1, t;  // 12 asm operands: fits beside a frame pointer (-fno-omit-frame-pointer)
     // Two pairs per iteration (an odd number of pairs enters at the second);
     // a score past the limit branches to an out-of-line block that zeroes it.
     __asm__ volatile(
@@ -139,7 +140,7 @@ uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax&
             ATTN_EXP_ZERO("s0", "14", "15") ATTN_EXP_ZERO("s1", "16", "17") "9:\n\t"
         : [p] "+r"(p), [sum] "+r"(sum), [s0] "=&r"(s0), [s1] "=&r"(s1), [t] "=&r"(t)
         : [end] "r"(pairs_end), [smax] "r"(smax), [lim] "r"(c.diff_limit), [sh] "r"(c.exp_shift),
-          [mul] "r"(c.exp_multiplier), [tab] "r"(kExp2Table)
+          [mul] "r"(c.exp_multiplier), [tab] "r"(kExp2Table), [c17] "r"(int32_t{1} << 17)
         : "cc", "memory");
   }
 #endif

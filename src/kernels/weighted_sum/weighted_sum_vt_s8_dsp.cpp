@@ -82,10 +82,64 @@ __attribute__((noinline)) void store_row(const int32_t (*acc)[4], int32_t nc, in
   for (int32_t c = 0; c < nc; ++c) o[c] = static_cast<int8_t>(dsp::ssat8(zo + q.folded(acc[c][r] + corr)));
 }
 
+// Rows [t, t + R) of o, R 4 or 1 (row t four times, stored once), when
+// every key fits one expansion (4 <= S <= dsp::kExpandMaxK) and the
+// requantization folds (shift in [-23, -2]): P expanded once, then the
+// linear kernel's channel loop over the value rows (dsp::channels_asm),
+// requantization and stores included; the accumulators of value row c
+// start at each row's zero-point correction plus the last S % 4 keys' terms.
+// GCC: -O2 (its -O3 unrolls the set-up loops: +420 B of flash, and more
+// instructions at 64/64/4 and 128/64/4).
+#if defined(__GNUC__) && !defined(__clang__)
+#define ATTN_SETUP_CODE __attribute__((optimize("O2")))
+#else
+#define ATTN_SETUP_CODE
+#endif
+ATTN_SETUP_CODE void rows4_asm(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv,
+                               const fast::Requant& rq, int32_t zo, MatS8 o, int32_t t, int32_t R) {
+  const int32_t S = e.cols;
+  const int32_t S4 = S & ~3;
+  int32_t buf[2 * dsp::kExpandMaxK];  // [S4 / 4][4 rows][2] int16 pairs
+  int32_t corr[4];                    // -zv * sum_j p[r, j]
+  int32_t ptail[4][3];                // the last S % 4 probabilities of each row
+  for (int32_t r = 0; r < 4; ++r) {
+    const int32_t tr = t + (r < R ? r : 0);
+    corr[r] = expand_p1(e.row(tr), recip[tr], S4, buf + 2 * r, 0);
+    for (int32_t j = S4; j < S; ++j) {
+      ptail[r][j - S4] = fused_prob(static_cast<uint32_t>(e.row(tr)[j]), recip[tr]);
+      corr[r] += ptail[r][j - S4];
+    }
+    corr[r] *= -zv;
+  }
+  const dsp::Channel base{{corr[0], corr[1], corr[2], corr[3]},
+                          rq.multiplier,
+                          rq.hi_base + zo * (int32_t{1} << rq.hi_shift),
+                          rq.hi_shift};
+  dsp::Channel ch[dsp::kChannels];  // [nc]
+  for (int32_t c0 = 0; c0 < vt.rows; c0 += dsp::kChannels) {
+    const int32_t nc = vt.rows - c0 < dsp::kChannels ? vt.rows - c0 : dsp::kChannels;
+#pragma GCC unroll 1
+    for (int32_t c = 0; c < nc; ++c) ch[c] = base;
+#pragma GCC unroll 1  // S % 4 keys, often none
+    for (int32_t j = S4; j < S; ++j) {
+#pragma GCC unroll 1
+      for (int32_t c = 0; c < nc; ++c) {
+        const int32_t v = vt.row(c0 + c)[j];
+        for (int32_t r = 0; r < 4; ++r) ch[c].init[r] += ptail[r][j - S4] * v;
+      }
+    }
+    dsp::channels_asm(buf, ch, nc, vt.row(c0), vt.stride, S4, o.row(t) + c0, R == 4 ? o.stride : 0, 1);
+  }
+}
+
+#undef ATTN_SETUP_CODE
+
 // Rows [t, t + R) of o, R in [1, 4] (rows past R repeat the last one and are
-// not stored).
-void rows4(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, const fast::Requant& rq,
-           int32_t zo, MatS8 o, int32_t t, int32_t R) {
+// not stored), in blocks of keys and columns: the cases rows4_asm does not
+// take (S > dsp::kExpandMaxK or < 4, two or three rows, shifts it does not
+// fold). Compiled for size (flash).
+ATTN_COLD_CODE void rows4(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv,
+                          const fast::Requant& rq, int32_t zo, MatS8 o, int32_t t, int32_t R) {
   const int32_t S = e.cols;
   const int32_t d = vt.rows;
   const int32_t* pr[4];  // exps [S] each
@@ -109,6 +163,7 @@ void rows4(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, cons
       int32_t* const sums = c0 == 0 ? corr : again;
       for (size_t r = 0; r < 4 && nj4 > 0; ++r) sums[r] = expand_p1(pj[r], rc[r], nj4, buf + 2 * r, sums[r]);
       int32_t ptail[4][3];  // the last nj % 4 probabilities of each row
+#pragma GCC unroll 1        // the tails: rare and short, one copy (flash)
       for (int32_t j = nj4; j < nj; ++j) {
         for (size_t r = 0; r < 4; ++r) {
           ptail[r][j - nj4] = fused_prob(static_cast<uint32_t>(pj[r][j]), rc[r]);
@@ -118,6 +173,7 @@ void rows4(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, cons
       for (int32_t c = 0; c < nc; ++c) {
         const int8_t* v = vt.row(c0 + c) + j0;  // [nj]
         dsp::dot4_expanded(buf, v, nj4, acc[c]);
+#pragma GCC unroll 1
         for (int32_t j = nj4; j < nj; ++j) {
           for (size_t r = 0; r < 4; ++r) acc[c][r] += ptail[r][j - nj4] * int32_t{v[j]};
         }
@@ -135,8 +191,15 @@ void rows4(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, cons
 void weighted_sum_vt_s8_dsp(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,
                             int32_t sh, int32_t zo, MatS8 o) {
   const fast::Requant rq(m, sh);
-  for (int32_t t = 0; t < e.rows; t += 4)
-    rows4(e, recip, vt, zv, rq, zo, o, t, e.rows - t < 4 ? e.rows - t : 4);
+  const bool fast = e.cols >= 4 && e.cols <= dsp::kExpandMaxK && sh <= -2 && sh >= -23;
+  for (int32_t t = 0; t < e.rows; t += 4) {
+    const int32_t R = e.rows - t < 4 ? e.rows - t : 4;
+    if (fast && (R == 4 || R == 1)) {
+      rows4_asm(e, recip, vt, zv, rq, zo, o, t, R);
+    } else {
+      rows4(e, recip, vt, zv, rq, zo, o, t, R);
+    }
+  }
 }
 
 }  // namespace detail
