@@ -15,8 +15,10 @@
 //
 //   attn_bench_ceiling [E ...]     (default 128 256)
 //
-// Medians of thread CPU time (bench/cpu_time.h). Only AVX2 builds have the
+// Medians of thread CPU time (bench/cpu_time.h); the ceilings keep the
+// lowest of 5 interleaved rounds, the projections the lowest of 3. Only AVX2 builds have the
 // micro-kernels; elsewhere the program says so and exits 0.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -62,24 +64,31 @@ int main(int argc, char** argv) {
   for (float& v : af) v = uf(rng);
   for (float& v : bf) v = uf(rng);
   const d::avx2::NnArgs g{af, kDepth, bf, 16, kDepth, 1.0f, cf, 16};
-  const double f32_us =
-      attn_bench::median_cpu_us([&] { d::avx2::nn_block<6, 2, false>(g, 0, 0, __m256i()); });
 
   alignas(32) static int16_t xw[6 * kDepth];                        // [6][kDepth] x' as int16
   alignas(32) static int32_t panel[kDepth / 2 * d::avx2i::kPanel];  // [kDepth / 2][16] int16 pairs
   for (int16_t& v : xw) v = static_cast<int16_t>(static_cast<int>(rng() % 511) - 255);
   for (int32_t& v : panel) v = static_cast<int32_t>(rng() & 0x00FF00FFu) - 0x00800080;
   SinkEpi sink;
-  const double s8_us =
-      attn_bench::median_cpu_us([&] { d::avx2i::panel_rows_s8<6>(xw, kDepth, kDepth / 2, panel, 0, sink); });
+  // kRounds rounds, the two blocks interleaved, each keeping its lowest
+  // median: other tenants of a shared core only ever add time.
+  constexpr int kRounds = 5;
+  double f32_us = 1e300, s8_us = 1e300;
+  for (int r = 0; r < kRounds; ++r) {
+    f32_us = std::min(f32_us,
+                      attn_bench::median_cpu_us([&] { d::avx2::nn_block<6, 2, false>(g, 0, 0, __m256i()); }));
+    s8_us = std::min(s8_us, attn_bench::median_cpu_us(
+                                [&] { d::avx2i::panel_rows_s8<6>(xw, kDepth, kDepth / 2, panel, 0, sink); }));
+  }
   const double macs = 6.0 * 16 * kDepth;
   const double f32_peak = gmacs(macs, f32_us), s8_peak = gmacs(macs, s8_us);
   std::printf(
       "# dispatched kernels: f32=%s fixed=%s (with avx512vnni, linear_s8 is vpdpbusd, not the AVX2 block)\n",
       d::kernel_set_f32(), d::kernel_set_fixed());
   std::printf(
-      "# micro-kernel ceilings, 6 x 16 outputs, K = %d, operands in L1 (GMAC/s, thread CPU medians)\n",
-      kDepth);
+      "# micro-kernel ceilings, 6 x 16 outputs, K = %d, operands in L1 (GMAC/s, lowest thread CPU median of "
+      "%d)\n",
+      kDepth, kRounds);
   std::printf("ceiling f32_fma=%.1f s8_madd=%.1f s8/f32=%.2f\n", f32_peak, s8_peak, s8_peak / f32_peak);
 
   // 2. Our dispatched projections on a forward tile: 48 rows, K = N = E.
@@ -99,14 +108,18 @@ int main(int argc, char** argv) {
     attn::LinearS8Params p;
     p.multiplier = mult.data();
     p.shift = shift.data();
-    const double tf = attn_bench::median_cpu_us([&] {
-      d::linear_f32(attn::ConstMatF32{x.data(), M, E, E}, attn::ConstMatF32{w.data(), E, E, E}, b.data(),
-                    attn::MatF32{y.data(), M, E, E});
-    });
-    const double t8 = attn_bench::median_cpu_us([&] {
-      d::linear_s8(attn::ConstMatS8{x8.data(), M, E, E}, attn::ConstMatS8{w8.data(), E, E, E}, b32.data(), p,
-                   attn::MatS8{y8.data(), M, E, E});
-    });
+    double tf = 1e300, t8 = 1e300;
+    for (int r = 0; r < 3; ++r) {
+      tf =
+          std::min(tf, attn_bench::median_cpu_us([&] {
+                     d::linear_f32(attn::ConstMatF32{x.data(), M, E, E}, attn::ConstMatF32{w.data(), E, E, E},
+                                   b.data(), attn::MatF32{y.data(), M, E, E});
+                   }));
+      t8 = std::min(t8, attn_bench::median_cpu_us([&] {
+                      d::linear_s8(attn::ConstMatS8{x8.data(), M, E, E}, attn::ConstMatS8{w8.data(), E, E, E},
+                                   b32.data(), p, attn::MatS8{y8.data(), M, E, E});
+                    }));
+    }
     const double m = double(M) * E * E, gf = gmacs(m, tf), g8 = gmacs(m, t8);
     std::printf("%6d %10.1f %7.0f%% %10.1f %7.0f%% %8.2f\n", E, gf, 100 * gf / f32_peak, g8,
                 100 * g8 / s8_peak, tf / t8);
