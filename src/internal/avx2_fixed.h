@@ -341,6 +341,33 @@ inline void panel_rows_s8(const int16_t* xw, int32_t ldxw, int32_t G, const int3
   ATTN_UNROLL for (int r = 0; r < MR; ++r) epi.out(m0 + r, acc[r]);
 }
 
+// panel_rows_s8<mr> for a run-time row count mr in [1, kRows].
+template <class Epi>
+inline void panel_rows_s8_n(int32_t mr, const int16_t* xw, int32_t ldxw, int32_t G, const int32_t* panel,
+                            int32_t m0, Epi& epi) {
+  static_assert(kRows == 6, "one case per row count");
+  switch (mr) {
+    case 6:
+      panel_rows_s8<6>(xw, ldxw, G, panel, m0, epi);
+      break;
+    case 5:
+      panel_rows_s8<5>(xw, ldxw, G, panel, m0, epi);
+      break;
+    case 4:
+      panel_rows_s8<4>(xw, ldxw, G, panel, m0, epi);
+      break;
+    case 3:
+      panel_rows_s8<3>(xw, ldxw, G, panel, m0, epi);
+      break;
+    case 2:
+      panel_rows_s8<2>(xw, ldxw, G, panel, m0, epi);
+      break;
+    default:
+      panel_rows_s8<1>(xw, ldxw, G, panel, m0, epi);
+      break;
+  }
+}
+
 // The whole product (see above), K in [1, kMaxK]: per chunk of rows, x'
 // widened once; per panel of channels [j0, j0 + n), epi.panel(j0, n), then
 // epi.out(m, acc) for every row m of the chunk, with acc[h] lane c =
@@ -370,27 +397,7 @@ inline void gemm_s8(const int8_t* x, int32_t ldx, int32_t M, int32_t zx, const i
       epi.panel(j0, n);
       for (int32_t m = 0; m < mc; m += kRows) {
         const int16_t* xb = xw + static_cast<ptrdiff_t>(m) * ldxw;  // [mr][ldxw]
-        static_assert(kRows == 6, "one case per row count");
-        switch (mc - m < kRows ? mc - m : kRows) {
-          case 6:
-            panel_rows_s8<6>(xb, ldxw, G, panel, m0 + m, epi);
-            break;
-          case 5:
-            panel_rows_s8<5>(xb, ldxw, G, panel, m0 + m, epi);
-            break;
-          case 4:
-            panel_rows_s8<4>(xb, ldxw, G, panel, m0 + m, epi);
-            break;
-          case 3:
-            panel_rows_s8<3>(xb, ldxw, G, panel, m0 + m, epi);
-            break;
-          case 2:
-            panel_rows_s8<2>(xb, ldxw, G, panel, m0 + m, epi);
-            break;
-          default:
-            panel_rows_s8<1>(xb, ldxw, G, panel, m0 + m, epi);
-            break;
-        }
+        panel_rows_s8_n(mc - m < kRows ? mc - m : kRows, xb, ldxw, G, panel, m0 + m, epi);
       }
     }
   }

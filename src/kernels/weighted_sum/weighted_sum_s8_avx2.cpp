@@ -107,9 +107,10 @@ void weighted_sum_panels(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int
     const __m256i last = epi.odd ? avx2i::load16_s8(v.row(S - 1) + c0, vzv) : _mm256_setzero_si256();
     epi.vlast[0] = _mm256_cvtepi16_epi32(_mm256_castsi256_si128(last));
     epi.vlast[1] = _mm256_cvtepi16_epi32(_mm256_extracti128_si256(last, 1));
-    int32_t t = 0;
-    for (; t + 6 <= p.rows; t += 6) avx2i::panel_rows_s8<6>(p.row(t), p.stride, G, panel, t, epi);
-    for (; t < p.rows; ++t) avx2i::panel_rows_s8<1>(p.row(t), p.stride, G, panel, t, epi);
+    for (int32_t t = 0; t < p.rows; t += avx2i::kRows) {
+      const int32_t mr = p.rows - t < avx2i::kRows ? p.rows - t : avx2i::kRows;
+      avx2i::panel_rows_s8_n(mr, p.row(t), p.stride, G, panel, t, epi);
+    }
   }
 }
 
