@@ -42,12 +42,11 @@
 #include <string>
 #include <vector>
 
-#include <time.h>
-
 #include "attn/attention.h"
 #include "attn/attention_fixed.h"
 #include "attn/decode.h"
 #include "attn/quantize.h"
+#include "bench/cpu_time.h"
 #include "internal/kernels_f32.h"
 #include "internal/kernels_fixed.h"
 
@@ -66,9 +65,7 @@ bool g_wall = false;  // --wall: time samples with steady_clock instead of threa
 // A timestamp in microseconds, of the clock samples are timed with.
 double now_us() {
   if (g_wall) return std::chrono::duration<double, std::micro>(Clock::now().time_since_epoch()).count();
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) * 1e-3;
+  return attn_bench::cpu_us();
 }
 
 std::vector<float> random_vector(std::mt19937& rng, size_t n, float scale) {

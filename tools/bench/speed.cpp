@@ -12,7 +12,6 @@
 // wall time and of this thread's CPU time (CLOCK_THREAD_CPUTIME_ID: on a
 // shared, loaded machine it leaves out the time other processes held the
 // core; GFLOP/s is computed from it). The header names the kernel set.
-#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -26,6 +25,7 @@
 #include "attn/attention.h"
 #include "attn/attention_fixed.h"
 #include "attn/quantize.h"
+#include "bench/cpu_time.h"
 #include "internal/kernels_f32.h"
 #include "internal/kernels_fixed.h"
 
@@ -35,11 +35,7 @@ struct Shape {
   int L, E, H;
 };
 
-double cpu_us() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) * 1e6 + double(ts.tv_nsec) * 1e-3;
-}
+using attn_bench::cpu_us;
 
 struct Result {
   double median_us;  // wall
