@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attn/attention.h"
+#include "internal/arch.h"
 
 namespace {
 
@@ -163,6 +164,24 @@ void run_and_check(const Case& c, const attn::Mask& mask, int tile_rows, int q_p
   const auto want = reference(c, mask, &want_p, q_pos0);
   REQUIRE(within_bound(y, want));
   REQUIRE(within_bound(p, want_p));
+
+  // The same forward on weights packed once gives the same bits: packing
+  // changes where W^T comes from, not the arithmetic (dims here <= 256).
+  size_t packed_bytes = 0;
+  REQUIRE(attn::packed_weights_bytes_f32(plan, &packed_bytes) == Status::kOk);
+  const size_t guard = 64;
+  AlignedBuffer packed(packed_bytes + guard);
+  std::memset(packed.data, 0xA5, packed_bytes + guard);
+  attn::WeightsF32 wp;
+  REQUIRE(attn::pack_weights_f32(plan, c.weights(), packed.data, packed_bytes, &wp) == Status::kOk);
+  REQUIRE((wp.packed != nullptr) == (packed_bytes > 0));
+  REQUIRE(wp.wq == c.weights().wq);
+  for (size_t i = 0; i < guard; ++i) REQUIRE(packed.data[packed_bytes + i] == 0xA5);
+  std::vector<float> y2(y.size(), NAN), p2(p.size(), NAN);
+  attn::IoF32 io2{c.x.data(), c.xk.data(), c.xv.data(), y2.data(), p2.data(), q_pos0};
+  REQUIRE(attn::forward_f32(plan, wp, mask, io2, arena) == Status::kOk);
+  REQUIRE(std::memcmp(y2.data(), y.data(), y.size() * sizeof(float)) == 0);
+  REQUIRE(std::memcmp(p2.data(), p.data(), p.size() * sizeof(float)) == 0);
 }
 
 }  // namespace
@@ -355,6 +374,55 @@ TEST_CASE("forward_f32 gives one Status per bad argument", "[attention][errors]"
   attn::Arena empty;
   CHECK(attn::forward_f32(plan, w, {}, io, empty) == Status::kArenaTooSmall);
   CHECK(attn::forward_f32(plan, w, {}, io, arena) == Status::kOk);
+}
+
+TEST_CASE("pack_weights_f32 gives one Status per bad argument", "[attention][errors]") {
+  const Case c = make_case({24, 3, 0, 10, 12}, 5, 7, 21);  // cross: kdim 10, vdim 12
+  attn::Plan plan;
+  REQUIRE(attn::plan_attention(c.cfg, attn::DType::kF32, c.L, c.S, &plan) == Status::kOk);
+  size_t bytes = 0;
+  REQUIRE(attn::packed_weights_bytes_f32(plan, nullptr) == Status::kNullArgument);
+  REQUIRE(attn::packed_weights_bytes_f32(plan, &bytes) == Status::kOk);
+#if ATTN_HAVE_AVX2
+  // Four projections of 16-column panels, each 16-byte aligned: Wq^T [2, 24, 16],
+  // Wk^T [2, 10, 16], Wv^T [2, 12, 16], Wo^T [2, 24, 16] (24 outputs -> 2 panels).
+  REQUIRE(bytes == size_t(2 * 16 * (24 + 10 + 12 + 24)) * sizeof(float));
+#else
+  REQUIRE(bytes == 0);  // these kernels read W as stored
+#endif
+  AlignedBuffer buf(bytes + ATTN_ARENA_ALIGN);
+  const attn::WeightsF32 w = c.weights();
+  attn::WeightsF32 out;
+  const float sentinel = 1.0f;
+  out.packed = &sentinel;  // left unchanged on every error
+
+  attn::Plan s8 = plan;
+  s8.dtype = attn::DType::kS8;
+  REQUIRE(attn::pack_weights_f32(s8, w, buf.data, bytes, &out) == Status::kBadDtype);
+  REQUIRE(attn::packed_weights_bytes_f32(s8, &bytes) == Status::kBadDtype);
+  attn::Plan edited = plan;
+  edited.config.num_heads = 5;  // does not divide E
+  REQUIRE(attn::pack_weights_f32(edited, w, buf.data, bytes, &out) == Status::kPlanMismatch);
+  REQUIRE(attn::pack_weights_f32(plan, w, buf.data, bytes, nullptr) == Status::kNullArgument);
+  attn::WeightsF32 no_wo = w;
+  no_wo.wo = nullptr;
+  REQUIRE(attn::pack_weights_f32(plan, no_wo, buf.data, bytes, &out) == Status::kNullArgument);
+  attn::WeightsF32 no_bk = w;
+  no_bk.bk = nullptr;
+  REQUIRE(attn::pack_weights_f32(plan, no_bk, buf.data, bytes, &out) == Status::kNullArgument);
+  if (bytes > 0) {
+    REQUIRE(attn::pack_weights_f32(plan, w, nullptr, bytes, &out) == Status::kNullArgument);
+    REQUIRE(attn::pack_weights_f32(plan, w, buf.data + 4, bytes, &out) == Status::kArenaMisaligned);
+    REQUIRE(attn::pack_weights_f32(plan, w, buf.data, bytes - 1, &out) == Status::kBufferTooSmall);
+  }
+  REQUIRE(out.packed == &sentinel);
+
+  // In place: weights and *packed the same object.
+  attn::WeightsF32 in_place = w;
+  REQUIRE(attn::pack_weights_f32(plan, in_place, buf.data, bytes, &in_place) == Status::kOk);
+  REQUIRE((in_place.packed != nullptr) == (bytes > 0));
+  REQUIRE(in_place.wv == w.wv);
+  REQUIRE(in_place.bo == w.bo);
 }
 
 TEST_CASE("status_name names every code", "[status]") {

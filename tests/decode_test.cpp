@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -77,8 +78,9 @@ bool within_bound(const std::vector<float>& got, const std::vector<float>& want)
 }
 
 // Feed x through a cache: `prefill` rows in one call, then `step` rows per call.
+// With `packed`, on the weights packed once by pack_weights_f32().
 std::vector<float> decode_all(const Model& m, const std::vector<float>& x, int L, int capacity, int window,
-                              int prefill, int step) {
+                              int prefill, int step, bool packed = false) {
   const int max_rows = prefill > step ? prefill : step;
   attn::Plan plan;
   REQUIRE(attn::plan_decode(m.cfg, attn::DType::kF32, max_rows, capacity, &plan) == Status::kOk);
@@ -90,12 +92,16 @@ std::vector<float> decode_all(const Model& m, const std::vector<float>& x, int L
   attn::KvCacheF32 cache;
   REQUIRE(attn::kv_cache_init_f32(plan, window, arena, &cache) == Status::kOk);
   REQUIRE(arena.used() == cache_bytes);
+  attn::WeightsF32 w = m.weights();
+  size_t packed_bytes = 0;
+  REQUIRE(attn::packed_weights_bytes_f32(plan, &packed_bytes) == Status::kOk);
+  Buffer panels(packed_bytes);
+  if (packed) REQUIRE(attn::pack_weights_f32(plan, w, panels.data, packed_bytes, &w) == Status::kOk);
   const int E = m.cfg.embed_dim;
   std::vector<float> y(x.size());
   for (int r = 0; r < L;) {
     const int n = r == 0 && prefill > 0 ? std::min(prefill, L) : std::min(step, L - r);
-    REQUIRE(attn::decode_f32(plan, m.weights(), &cache, x.data() + r * E, n, y.data() + r * E, arena) ==
-            Status::kOk);
+    REQUIRE(attn::decode_f32(plan, w, &cache, x.data() + r * E, n, y.data() + r * E, arena) == Status::kOk);
     r += n;
     REQUIRE(cache.next_position() == r);
   }
@@ -133,6 +139,18 @@ TEST_CASE("a windowed cache equals a sliding-window causal forward", "[decode][f
     const auto want = full_forward(m, x, L, window);
     CHECK(within_bound(decode_all(m, x, L, window, window, 0, 1), want));      // capacity == window
     CHECK(within_bound(decode_all(m, x, L, window + 5, window, 6, 2), want));  // prefill through the ring
+  }
+}
+
+TEST_CASE("decoding on packed weights gives the bits of the weights as stored", "[decode][f32]") {
+  const Model m = make_model({32, 4, 0, 0, 0, true, 2, 10000.0f}, 29);
+  const int L = 21;
+  std::mt19937 rng(8);
+  const auto x = random_vec(size_t(L) * 32, rng, 1.0f);
+  for (int step : {1, 5}) {  // one row (W as stored) and chunks of 5 (panels)
+    const auto plain = decode_all(m, x, L, 24, 0, 9, step);
+    const auto packed = decode_all(m, x, L, 24, 0, 9, step, true);
+    REQUIRE(std::memcmp(packed.data(), plain.data(), plain.size() * sizeof(float)) == 0);
   }
 }
 

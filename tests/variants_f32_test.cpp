@@ -161,6 +161,48 @@ TEST_CASE("f32 variants: linear matches ref", "[variants][f32]") {
   }
 }
 
+// Weights packed once (pack_weights_f32): where this build's linear takes W^T
+// panels, the dispatched linear on them matches ref, and gives the same bits
+// as the per-call panels up to the stack panel's depth (256).
+TEST_CASE("f32 variants: linear on packed panels matches ref and the unpacked linear", "[variants][f32]") {
+  std::mt19937 rng(13);
+  const bool packs = d::linear_panels_floats_f32(16, 8) > 0;
+  INFO("dispatched set: " << d::kernel_set_f32());
+  REQUIRE(packs == (std::string(d::kernel_set_f32()) == "avx2"));
+  for (int M : {1, 3, 4, 5, 7, 8, 13}) {
+    for (int N : {1, 7, 15, 16, 17, 40}) {
+      for (int K : {1, 7, 8, 9, 33, 64, 256, 260, 300}) {
+        const bool with_bias = (M + N + K) % 2 == 1;
+        Buf x(M, K, 3), w(N, K, 1);
+        x.fill(rng), w.fill(rng);
+        auto b = random_vec(size_t(N), rng);
+        const float* bias = with_bias ? b.data() : nullptr;
+        const size_t floats = size_t(d::linear_panels_floats_f32(N, K));
+        REQUIRE(floats == (packs ? size_t((N + 15) / 16) * 16 * size_t(K) : 0));
+        std::vector<float> panels(floats + 1, kPad);  // one guard float past the end
+        if (packs) d::pack_panels_f32(w.cmat(), panels.data());
+        REQUIRE(panels[floats] == kPad);
+        auto bound = [&](int m, int n) {
+          double s = with_bias ? std::fabs(b[size_t(n)]) : 0.0;
+          for (int k = 0; k < K; ++k) s += std::fabs(double(x.at(m, k)) * w.at(n, k));
+          return 2.0 * (K + 2) * kU * s + 1e-30;
+        };
+        const std::string what =
+            "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K);
+        Buf y_ref(M, N, 2), y(M, N, 2), y_plain(M, N, 2);
+        d::linear_f32_ref(x.cmat(), w.cmat(), bias, y_ref.mat());
+        d::linear_packed_f32(x.cmat(), w.cmat(), packs ? panels.data() : nullptr, bias, y.mat());
+        require_within(y, y_ref, bound, "packed linear " + what);
+        if (K <= 256) {
+          d::linear_f32(x.cmat(), w.cmat(), bias, y_plain.mat());
+          INFO(what);
+          REQUIRE(std::memcmp(y.v.data(), y_plain.v.data(), y.v.size() * sizeof(float)) == 0);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("f32 variants: scores and weighted_sum match ref", "[variants][f32]") {
   std::mt19937 rng(12);
   for (const VariantSet& v : simd_sets()) {

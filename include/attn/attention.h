@@ -85,6 +85,9 @@ struct WeightsF32 {
   const float* bk = nullptr;  // [Dkv]
   const float* bv = nullptr;  // [Dkv]
   const float* bo = nullptr;  // [E]
+  // Optional: the same weights packed once by pack_weights_f32() (below).
+  // null: the forward reads wq .. wo only.
+  const float* packed = nullptr;
 };
 
 // Dense, row-major inputs and outputs of one forward.
@@ -160,5 +163,35 @@ Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int
 // kBadCausalOffset, kBadWindow, kBadPosition, kArenaTooSmall.
 Status forward_f32(const Plan& plan, const WeightsF32& weights, const Mask& mask, const IoF32& io,
                    Arena& arena);
+
+// ---- weights packed once (optional; a host speed-up) ----------------------
+// The x86 AVX2 kernels multiply by W^T in panels of 16 output columns, and
+// without packed weights they transpose W into such panels on every
+// projection (about a fifth of the projection's time at 16 rows). Packing
+// does that once, into memory the caller owns:
+//   size_t bytes = 0;
+//   ATTN_TRY(attn::packed_weights_bytes_f32(plan, &bytes));  // 0: nothing to pack in this build
+//   ATTN_TRY(attn::pack_weights_f32(plan, weights, buffer, bytes, &weights));  // sets weights.packed
+// forward_f32() and decode_f32() then read the panels where their kernels
+// take them; wq .. bo stay required and in use (rows too few for panels read
+// W as stored). Builds whose kernels read W as stored (ARM, Cortex-M, ref)
+// report 0 bytes, and packing leaves weights.packed null. The buffer's
+// layout belongs to this build; pack again after the weights change. Any
+// f32 plan of the same config (forward or decode, any L and S) fits.
+
+// Bytes pack_weights_f32() needs for plan.config. Errors: kNullArgument,
+// kBadDtype (plan not f32), kPlanMismatch (plan not made by plan_attention()
+// or plan_decode()), kSizeOverflow.
+Status packed_weights_bytes_f32(const Plan& plan, size_t* bytes);
+
+// *packed = weights with .packed set to `buffer` (ATTN_ARENA_ALIGN-aligned,
+// `bytes` long), filled with W^T panels of wq, wk, wv and wo. weights and
+// *packed may be the same object. Errors: kNullArgument (out, a weight, a
+// bias when config.bias, or the buffer when bytes are needed), kBadDtype,
+// kPlanMismatch, kSizeOverflow, kArenaMisaligned (buffer),
+// kBufferTooSmall (bytes < packed_weights_bytes_f32()). On error *packed is
+// unchanged.
+Status pack_weights_f32(const Plan& plan, const WeightsF32& weights, void* buffer, size_t bytes,
+                        WeightsF32* packed);
 
 }  // namespace attn

@@ -42,6 +42,21 @@ void softmax_row_f32(float* row, int32_t n);
 void weighted_sum_f32(ConstMatF32 p, ConstMatF32 v, MatF32 o);
 void rope_f32(MatF32 x, int32_t head_dim, int32_t pos0, float base);
 
+// ---- weights packed once (attn/attention.h: pack_weights_f32) --------------
+// The sets whose linear multiplies by W^T panels (avx2) transpose W into a
+// panel on every call; with the panels made once, they skip that step.
+// Panel layout: ceil(N / 16) panels [K, 16] back to back, panel p holding
+// columns [16p, 16p + 16) of W^T, the last one zero-padded.
+//   linear_panels_floats  floats the panels of a [N, K] weight take; 0 where
+//                         this build's linear reads W as stored
+//   pack_panels           panels[ceil(N/16), K, 16] = W^T of w[N, K]
+//   linear_packed         linear_f32 reading `panels` (null: w) where it helps
+uint64_t linear_panels_floats_f32(int32_t N, int32_t K);
+void pack_panels_f32(ConstMatF32 w, float* panels);
+void linear_packed_f32(ConstMatF32 x, ConstMatF32 w, const float* panels, const float* bias, MatF32 y);
+void pack_panels_f32_avx2(ConstMatF32 w, float* panels);  // (ATTN_HAVE_AVX2)
+void linear_panels_f32_avx2(ConstMatF32 x, ConstMatF32 w, const float* panels, const float* bias, MatF32 y);
+
 // Name of the variant set dispatch.cpp picked, e.g. "ref" or "avx2".
 const char* kernel_set_f32();
 

@@ -56,6 +56,25 @@ void weighted_sum_f32(ConstMatF32 p, ConstMatF32 v, MatF32 o) { ATTN_F32(weighte
 
 void rope_f32(MatF32 x, int32_t head_dim, int32_t pos0, float base) { rope_f32_ref(x, head_dim, pos0, base); }
 
+// Weights packed once: only the avx2 linear multiplies by W^T panels; the
+// other sets read W as stored, so they need no panels and ignore them.
+#if ATTN_HAVE_AVX2
+uint64_t linear_panels_floats_f32(int32_t N, int32_t K) {
+  return static_cast<uint64_t>((N + 15) / 16) * 16 * static_cast<uint64_t>(K);
+}
+void pack_panels_f32(ConstMatF32 w, float* panels) { pack_panels_f32_avx2(w, panels); }
+void linear_packed_f32(ConstMatF32 x, ConstMatF32 w, const float* panels, const float* bias, MatF32 y) {
+  if (panels == nullptr) return linear_f32_avx2(x, w, bias, y);
+  linear_panels_f32_avx2(x, w, panels, bias, y);
+}
+#else
+uint64_t linear_panels_floats_f32(int32_t, int32_t) { return 0; }
+void pack_panels_f32(ConstMatF32, float*) {}
+void linear_packed_f32(ConstMatF32 x, ConstMatF32 w, const float*, const float* bias, MatF32 y) {
+  ATTN_F32(linear)(x, w, bias, y);
+}
+#endif
+
 const char* kernel_set_f32() { return ATTN_F32_ISA_NAME; }
 #endif  // ATTN_WITH_F32
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "internal/kernels_f32.h"
+#include "internal/packed_f32.h"
 
 namespace attn {
 namespace detail {
@@ -21,6 +22,7 @@ void attend_f32(const AttentionConfig& c, int32_t tile_rows, const WeightsF32& w
   const int32_t S = K.rows;
   const int32_t mask_stride = mask.additive_stride != 0 ? mask.additive_stride : S;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  const PanelsF32 panels = packed_panels_f32(c, w);  // W^T panels, or nulls: read w as stored
 
   for (int32_t t0 = 0; t0 < L; t0 += tile_rows) {
     const int32_t rows = tile_rows < L - t0 ? tile_rows : L - t0;
@@ -34,8 +36,8 @@ void attend_f32(const AttentionConfig& c, int32_t tile_rows, const WeightsF32& w
     const ConstMatF32 Vt = V.rows_slice(k0, n);      // [n, Dkv]
 
     // Q_t = X_t Wq^T + bq, rotated to positions q_pos + t0 ...
-    linear_f32(matrix(query + static_cast<ptrdiff_t>(t0) * E, rows, E), matrix(w.wq, D, E),
-               c.bias ? w.bq : nullptr, Q);
+    linear_packed_f32(matrix(query + static_cast<ptrdiff_t>(t0) * E, rows, E), matrix(w.wq, D, E), panels.q,
+                      c.bias ? w.bq : nullptr, Q);
     if (c.rope_base != 0.0f) rope_f32(Q, hd, q_pos + t0, c.rope_base);
 
     for (int32_t h = 0; h < H; ++h) {
@@ -66,8 +68,8 @@ void attend_f32(const AttentionConfig& c, int32_t tile_rows, const WeightsF32& w
       }
     }
     // Y_t = O_t Wo^T + bo, straight into the caller's output
-    linear_f32(O, matrix(w.wo, E, D), c.bias ? w.bo : nullptr,
-               matrix(output + static_cast<ptrdiff_t>(t0) * E, rows, E));
+    linear_packed_f32(O, matrix(w.wo, E, D), panels.o, c.bias ? w.bo : nullptr,
+                      matrix(output + static_cast<ptrdiff_t>(t0) * E, rows, E));
   }
 }
 

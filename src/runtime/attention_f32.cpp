@@ -7,6 +7,7 @@
 #include "attn/attention.h"
 #include "internal/attend_f32.h"
 #include "internal/kernels_f32.h"
+#include "internal/packed_f32.h"
 
 namespace attn {
 namespace {
@@ -55,8 +56,11 @@ Status forward_f32(const Plan& plan, const WeightsF32& w, const Mask& mask, cons
   const MatF32 V = matrix(v_buf, S, Dkv);
 
   // K = Xk Wk^T + bk (key j rotated to position j), V = Xv Wv^T + bv: once for all query tiles.
-  detail::linear_f32(matrix(io.key, S, c.kdim), matrix(w.wk, Dkv, c.kdim), c.bias ? w.bk : nullptr, K);
-  detail::linear_f32(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), c.bias ? w.bv : nullptr, V);
+  const detail::PanelsF32 panels = detail::packed_panels_f32(c, w);  // nulls unless w.packed
+  detail::linear_packed_f32(matrix(io.key, S, c.kdim), matrix(w.wk, Dkv, c.kdim), panels.k,
+                            c.bias ? w.bk : nullptr, K);
+  detail::linear_packed_f32(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), panels.v,
+                            c.bias ? w.bv : nullptr, V);
   if (c.rope_base != 0.0f) detail::rope_f32(K, c.head_dim, 0, c.rope_base);
 
   detail::attend_f32(c, plan.tile_rows, w, mask, io.query, plan.query_len, io.query_position, K, V, io.output,

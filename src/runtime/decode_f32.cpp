@@ -9,6 +9,7 @@
 #include "internal/attend_f32.h"
 #include "internal/kernels_f32.h"
 #include "internal/kv_cache.h"
+#include "internal/packed_f32.h"
 
 namespace attn {
 
@@ -41,6 +42,7 @@ Status decode_f32(const Plan& plan, const WeightsF32& w, KvCacheF32* cache, cons
     return carved;
   }
 
+  const detail::PanelsF32 panels = detail::packed_panels_f32(c, w);  // nulls unless w.packed
   const int32_t chunk = detail::decode_chunk_rows(plan, *cache);
   for (int32_t r0 = 0; r0 < n; r0 += chunk) {
     const int32_t rows = chunk < n - r0 ? chunk : n - r0;
@@ -49,8 +51,10 @@ Status decode_f32(const Plan& plan, const WeightsF32& w, KvCacheF32* cache, cons
     // New K, V rows [rows, Dkv] at cache rows [length, length + rows).
     const MatF32 k_new = matrix(cache->k + static_cast<ptrdiff_t>(cache->length) * Dkv, rows, Dkv);
     const MatF32 v_new = matrix(cache->v + static_cast<ptrdiff_t>(cache->length) * Dkv, rows, Dkv);
-    detail::linear_f32(matrix(xr, rows, E), matrix(w.wk, Dkv, E), c.bias ? w.bk : nullptr, k_new);
-    detail::linear_f32(matrix(xr, rows, E), matrix(w.wv, Dkv, E), c.bias ? w.bv : nullptr, v_new);
+    detail::linear_packed_f32(matrix(xr, rows, E), matrix(w.wk, Dkv, E), panels.k, c.bias ? w.bk : nullptr,
+                              k_new);
+    detail::linear_packed_f32(matrix(xr, rows, E), matrix(w.wv, Dkv, E), panels.v, c.bias ? w.bv : nullptr,
+                              v_new);
     if (c.rope_base != 0.0f) detail::rope_f32(k_new, c.head_dim, cache->next_position(), c.rope_base);
     cache->length += rows;
 

@@ -12,13 +12,19 @@
 // wall time and of this thread's CPU time (CLOCK_THREAD_CPUTIME_ID: on a
 // shared, loaded machine it leaves out the time other processes held the
 // core; GFLOP/s is computed from it). The header names the kernel set.
+//
+// The f32 columns time forward_f32 on weights packed once (pack_weights_f32,
+// as a host application would run it); unpacked_us times it on the weights
+// as stored, in samples alternating with the packed ones.
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -43,49 +49,67 @@ struct Result {
   double gflops;
   size_t arena_bytes;
   int tile_rows;
-  double s8_cpu_us;   // median CPU us of forward_s8
-  double s16_cpu_us;  // median CPU us of forward_s16
+  double s8_cpu_us;        // median CPU us of forward_s8
+  double s16_cpu_us;       // median CPU us of forward_s16
+  double unpacked_cpu_us;  // median CPU us of forward_f32 on weights not packed
 };
 
 struct Times {
   double wall_us, cpu_us;  // medians per call
 };
 
-// Median wall and thread-CPU microseconds per call of once().
-template <class F>
-Times time_it(const F& once, double min_ms) {
+// Median wall and thread-CPU microseconds per call of each of once[0 .. n):
+// their samples alternate, so a noisy neighbour slows them alike.
+template <class F, size_t n>
+std::array<Times, n> time_alternating(const std::array<F, n>& once, double min_ms) {
   using clock = std::chrono::steady_clock;
-  // Calibrate: calls per sample so that one sample lasts about 2 ms.
-  once();
+  // Calibrate on the first: calls per sample so that one sample lasts about 2 ms.
+  for (const F& f : once) f();
   int inner = 1;
   for (;;) {
     const auto t0 = clock::now();
-    for (int i = 0; i < inner; ++i) once();
+    for (int i = 0; i < inner; ++i) once[0]();
     const double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
     if (ms >= 2.0 || inner >= (1 << 20)) break;
     inner *= 2;
   }
-  std::vector<double> wall, cpu;
+  std::array<std::vector<double>, n> wall, cpu;
   const auto start = clock::now();
-  while (wall.size() < 15 ||
-         std::chrono::duration<double, std::milli>(clock::now() - start).count() < min_ms) {
-    const auto t0 = clock::now();
-    const double c0 = cpu_us();
-    for (int i = 0; i < inner; ++i) once();
-    cpu.push_back((cpu_us() - c0) / inner);
-    wall.push_back(std::chrono::duration<double, std::micro>(clock::now() - t0).count() / inner);
+  while (wall[0].size() < 15 ||
+         std::chrono::duration<double, std::milli>(clock::now() - start).count() < min_ms * n) {
+    for (size_t k = 0; k < n; ++k) {
+      const auto t0 = clock::now();
+      const double c0 = cpu_us();
+      for (int i = 0; i < inner; ++i) once[k]();
+      cpu[k].push_back((cpu_us() - c0) / inner);
+      wall[k].push_back(std::chrono::duration<double, std::micro>(clock::now() - t0).count() / inner);
+    }
   }
-  std::sort(wall.begin(), wall.end());
-  std::sort(cpu.begin(), cpu.end());
-  return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
+  std::array<Times, n> t{};
+  for (size_t k = 0; k < n; ++k) {
+    std::sort(wall[k].begin(), wall[k].end());
+    std::sort(cpu[k].begin(), cpu[k].end());
+    t[k] = {wall[k][wall[k].size() / 2], cpu[k][cpu[k].size() / 2]};
+  }
+  return t;
 }
 
-// A 64-byte aligned arena of n bytes over `storage`.
-attn::Arena make_arena(std::vector<unsigned char>& storage, size_t n) {
+template <class F>
+Times time_it(const F& once, double min_ms) {
+  return time_alternating(std::array<F, 1>{once}, min_ms)[0];
+}
+
+// n bytes of `storage` at an ATTN_ARENA_ALIGN-aligned address.
+void* aligned_bytes(std::vector<unsigned char>& storage, size_t n) {
   storage.assign(n + ATTN_ARENA_ALIGN, 0);
-  void* base =
-      storage.data() +
-      (ATTN_ARENA_ALIGN - reinterpret_cast<uintptr_t>(storage.data()) % ATTN_ARENA_ALIGN) % ATTN_ARENA_ALIGN;
+  return storage.data() +
+         (ATTN_ARENA_ALIGN - reinterpret_cast<uintptr_t>(storage.data()) % ATTN_ARENA_ALIGN) %
+             ATTN_ARENA_ALIGN;
+}
+
+// An arena of n bytes over `storage`.
+attn::Arena make_arena(std::vector<unsigned char>& storage, size_t n) {
+  void* base = aligned_bytes(storage, n);
   attn::Arena arena;
   if (arena.init(base, n) != attn::Status::kOk) std::exit(1);
   return arena;
@@ -164,27 +188,30 @@ Result run(const Shape& s, int tile_rows, double min_ms) {
     std::fprintf(stderr, "plan failed: %s\n", attn::status_name(st));
     std::exit(1);
   }
-  std::vector<unsigned char> storage(plan.arena_bytes + ATTN_ARENA_ALIGN);
-  void* base =
-      storage.data() +
-      (ATTN_ARENA_ALIGN - reinterpret_cast<uintptr_t>(storage.data()) % ATTN_ARENA_ALIGN) % ATTN_ARENA_ALIGN;
-  attn::Arena arena;
-  if (arena.init(base, plan.arena_bytes) != attn::Status::kOk) std::exit(1);
+  std::vector<unsigned char> storage;
+  attn::Arena arena = make_arena(storage, plan.arena_bytes);
   const attn::WeightsF32 w{wq.data(), wk.data(), wv.data(), wo.data(),
                            bq.data(), bk.data(), bv.data(), bo.data()};
   const attn::IoF32 io{x.data(), x.data(), x.data(), y.data()};
   const attn::Mask mask;
 
-  const Times t = time_it(
-      [&] {
-        if (attn::forward_f32(plan, w, mask, io, arena) != attn::Status::kOk) std::exit(1);
-      },
-      min_ms);
-  const double med = t.wall_us, med_cpu = t.cpu_us;
+  // The f32 forward as a host application runs it, with the weights packed
+  // once (pack_weights_f32), and with the weights as stored.
+  size_t packed_bytes = 0;
+  check(attn::packed_weights_bytes_f32(plan, &packed_bytes), "packed_weights_bytes_f32");
+  std::vector<unsigned char> packed_mem;
+  void* packed_buf = packed_bytes > 0 ? aligned_bytes(packed_mem, packed_bytes) : nullptr;
+  attn::WeightsF32 wp;
+  check(attn::pack_weights_f32(plan, w, packed_buf, packed_bytes, &wp), "pack_weights_f32");
+  const std::array<std::function<void()>, 2> forwards{
+      [&] { check(attn::forward_f32(plan, wp, mask, io, arena), "forward_f32 packed"); },
+      [&] { check(attn::forward_f32(plan, w, mask, io, arena), "forward_f32"); }};
+  const std::array<Times, 2> t = time_alternating(forwards, min_ms);
+  const double med = t[0].wall_us, med_cpu = t[0].cpu_us;
   const double flops = 8.0 * s.L * s.E * s.E + 4.0 * s.L * s.L * s.E;
   const double s8 = time_fixed(attn::DType::kS8, cfg, w, s.L, x, min_ms);
   const double s16 = time_fixed(attn::DType::kS16, cfg, w, s.L, x, min_ms);
-  return {med, med_cpu, flops / med_cpu * 1e-3, plan.arena_bytes, plan.tile_rows, s8, s16};
+  return {med, med_cpu, flops / med_cpu * 1e-3, plan.arena_bytes, plan.tile_rows, s8, s16, t[1].cpu_us};
 }
 
 }  // namespace
@@ -206,17 +233,20 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i + 2 < dims.size(); i += 3) shapes.push_back({dims[i], dims[i + 1], dims[i + 2]});
   if (shapes.empty()) shapes = {{16, 64, 4}, {64, 64, 4}, {128, 128, 4}, {256, 256, 8}, {512, 256, 8}};
 
-  std::printf("# wall_us/cpu_us/GFLOP/s/arena_bytes: f32; s8_us, s16_us: CPU us; f32/s8: cpu_us / s8_us\n");
+  std::printf(
+      "# wall_us/cpu_us/GFLOP/s/arena_bytes: f32, packed weights; s8_us, s16_us: CPU us; f32/s8: cpu_us / "
+      "s8_us;"
+      " unpacked_us: f32 CPU us, weights as stored\n");
   // Last header line: tools/bench_vs_torch.py prints it.
   std::printf("# attn forwards, self-attention (S = L), single thread, kernels f32=%s fixed=%s\n",
               attn::detail::kernel_set_f32(), attn::detail::kernel_set_fixed());
-  std::printf("%6s %6s %4s %6s %12s %12s %10s %12s %12s %12s %8s\n", "L", "E", "H", "tile", "wall_us",
-              "cpu_us", "GFLOP/s", "arena_bytes", "s8_us", "s16_us", "f32/s8");
+  std::printf("%6s %6s %4s %6s %12s %12s %10s %12s %12s %12s %8s %12s\n", "L", "E", "H", "tile", "wall_us",
+              "cpu_us", "GFLOP/s", "arena_bytes", "s8_us", "s16_us", "f32/s8", "unpacked_us");
   for (const Shape& s : shapes) {
     const Result r = run(s, tile_rows, min_ms);
-    std::printf("%6d %6d %4d %6d %12.2f %12.2f %10.2f %12zu %12.2f %12.2f %8.2f\n", s.L, s.E, s.H,
+    std::printf("%6d %6d %4d %6d %12.2f %12.2f %10.2f %12zu %12.2f %12.2f %8.2f %12.2f\n", s.L, s.E, s.H,
                 r.tile_rows, r.median_us, r.median_cpu_us, r.gflops, r.arena_bytes, r.s8_cpu_us, r.s16_cpu_us,
-                r.median_cpu_us / r.s8_cpu_us);
+                r.median_cpu_us / r.s8_cpu_us, r.unpacked_cpu_us);
     std::fflush(stdout);
   }
   return 0;

@@ -399,6 +399,23 @@ int cmd_run(int argc, char** argv) {
     width = c.embed_dim;
   }
 
+  // f32 blocks: weights packed once for the kernels that multiply by W^T
+  // panels (pack_weights_f32; 0 bytes where the kernels read W as stored).
+  std::vector<cli::AlignedBytes> packed(bl.size());
+  for (size_t k = 0; k < bl.size(); ++k) {
+    if (bl[k].dtype != DType::kF32) continue;
+    size_t n = 0;
+    Status s = packed_weights_bytes_f32(plans[k], &n);
+    if (s == Status::kOk && n > 0) {
+      packed[k] = cli::AlignedBytes(n);
+      s = pack_weights_f32(plans[k], bl[k].f32, packed[k].data(), n, &bl[k].f32);
+    }
+    if (s != Status::kOk)
+      throw cli::Error(path + ": block " + std::to_string(blocks[k]) +
+                       ": packing weights: " + cli::describe(s));
+  }
+  times.done("pack");
+
   cli::AlignedBytes arena_buf(arena_bytes);
   Arena arena;
   if (arena.init(arena_buf.data(), arena_bytes == 0 ? 1 : arena_bytes) != Status::kOk)

@@ -1,0 +1,64 @@
+// pack_weights_f32.cpp: W^T panels of the four projections, made once per
+// model for the kernels that multiply by them (internal/packed_f32.h).
+#include <cstdint>
+
+#include "attn/attention.h"
+#include "internal/kernels_f32.h"
+#include "internal/packed_f32.h"
+
+namespace attn {
+namespace {
+
+// An f32 plan whose config plan_attention() accepts (forward or decode plan).
+Status check_plan(const Plan& plan) {
+  if (plan.dtype != DType::kF32) return Status::kBadDtype;
+  Plan fresh;
+  if (plan_attention(plan.config, DType::kF32, 1, 1, &fresh) != Status::kOk) return Status::kPlanMismatch;
+  return Status::kOk;
+}
+
+Status bytes_of(const detail::PackedLayoutF32& p, size_t* bytes) {
+  if (p.total > SIZE_MAX / sizeof(float)) return Status::kSizeOverflow;
+  *bytes = static_cast<size_t>(p.total) * sizeof(float);
+  return Status::kOk;
+}
+
+}  // namespace
+
+Status packed_weights_bytes_f32(const Plan& plan, size_t* bytes) {
+  if (bytes == nullptr) return Status::kNullArgument;
+  ATTN_TRY(check_plan(plan));
+  return bytes_of(detail::packed_layout_f32(plan.config), bytes);
+}
+
+Status pack_weights_f32(const Plan& plan, const WeightsF32& w, void* buffer, size_t bytes,
+                        WeightsF32* packed) {
+  if (packed == nullptr) return Status::kNullArgument;
+  ATTN_TRY(check_plan(plan));
+  const AttentionConfig& c = plan.config;
+  if (w.wq == nullptr || w.wk == nullptr || w.wv == nullptr || w.wo == nullptr) return Status::kNullArgument;
+  if (c.bias && (w.bq == nullptr || w.bk == nullptr || w.bv == nullptr || w.bo == nullptr)) {
+    return Status::kNullArgument;
+  }
+  const detail::PackedLayoutF32 p = detail::packed_layout_f32(c);
+  size_t need = 0;
+  ATTN_TRY(bytes_of(p, &need));
+  WeightsF32 out = w;
+  out.packed = nullptr;
+  if (need > 0) {
+    if (buffer == nullptr) return Status::kNullArgument;
+    if (reinterpret_cast<uintptr_t>(buffer) % ATTN_ARENA_ALIGN != 0) return Status::kArenaMisaligned;
+    if (bytes < need) return Status::kBufferTooSmall;
+    const int32_t D = c.num_heads * c.head_dim, Dkv = c.num_kv_heads * c.head_dim;
+    float* const panels = static_cast<float*>(buffer);  // [p.total]
+    detail::pack_panels_f32(matrix(w.wq, D, c.embed_dim), panels + p.q);
+    detail::pack_panels_f32(matrix(w.wk, Dkv, c.kdim), panels + p.k);
+    detail::pack_panels_f32(matrix(w.wv, Dkv, c.vdim), panels + p.v);
+    detail::pack_panels_f32(matrix(w.wo, c.embed_dim, D), panels + p.o);
+    out.packed = panels;
+  }
+  *packed = out;
+  return Status::kOk;
+}
+
+}  // namespace attn
