@@ -401,7 +401,7 @@ TEST_CASE("pack_weights_f32 gives one Status per bad argument", "[attention][err
   REQUIRE(attn::pack_weights_f32(s8, w, buf.data, bytes, &out) == Status::kBadDtype);
   REQUIRE(attn::packed_weights_bytes_f32(s8, &bytes) == Status::kBadDtype);
   attn::Plan edited = plan;
-  edited.config.num_heads = 5;  // does not divide E
+  edited.config.num_heads = 5;  // its 3 K/V heads do not divide 5 heads
   REQUIRE(attn::pack_weights_f32(edited, w, buf.data, bytes, &out) == Status::kPlanMismatch);
   REQUIRE(attn::pack_weights_f32(plan, w, buf.data, bytes, nullptr) == Status::kNullArgument);
   attn::WeightsF32 no_wo = w;

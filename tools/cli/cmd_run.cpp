@@ -18,6 +18,9 @@
 // shape and its values: within the float tolerance for f32 blocks, bit for
 // bit for s8/s16 blocks (also with --raw).
 //
+// f32 blocks run forward_f32 (decode_f32) on their weights packed once at
+// load (pack_weights_f32), where this build's kernels take packed weights.
+//
 // Quantized (s8/s16) blocks run forward_s8 / forward_s16: float inputs are
 // quantized with the block's I/O parameters (format::Role::kIoScale and the
 // zero points of kQuantParams) and the output dequantized. Between blocks the
