@@ -106,8 +106,8 @@ TEST_CASE("C plan and forward match the C++ ones bit for bit, with GQA, rope and
   alignas(ATTN_ARENA_ALIGN) static uint8_t arena[4096];
   REQUIRE(bytes <= sizeof arena);
 
-  attn_weights_f32 w = {wq.data(), wk.data(), wv.data(), wo.data(), bq.data(),
-                        bk.data(), bv.data(), bo.data(), nullptr};
+  attn_weights_f32 w = {wq.data(), wk.data(), wv.data(), wo.data(),
+                        bq.data(), bk.data(), bv.data(), bo.data()};
   attn_mask m = {};
   m.causal = 1;
   m.causal_offset = 2;
@@ -134,35 +134,6 @@ TEST_CASE("C plan and forward match the C++ ones bit for bit, with GQA, rope and
   REQUIRE(attn::forward_f32(cpp_plan, cw, cm, cio, a) == attn::Status::kOk);
   CHECK(y_c == y_cpp);
   CHECK(p_c == p_cpp);
-
-  // Weights packed once through the C API: the same bits; errors as the C++ API's.
-  size_t packed_bytes = 1;
-  REQUIRE(attn_packed_weights_bytes_f32(&plan, &packed_bytes) == ATTN_OK);
-  size_t cpp_bytes = 0;
-  REQUIRE(attn::packed_weights_bytes_f32(cpp_plan, &cpp_bytes) == attn::Status::kOk);
-  CHECK(packed_bytes == cpp_bytes);
-  alignas(ATTN_ARENA_ALIGN) static uint8_t panels[4096];
-  REQUIRE(packed_bytes <= sizeof panels);
-  attn_weights_f32 wp = {};
-  CHECK(attn_pack_weights_f32(&plan, &w, panels, packed_bytes, nullptr) == ATTN_ERR_NULL_ARGUMENT);
-  CHECK(attn_packed_weights_bytes_f32(&plan, nullptr) == ATTN_ERR_NULL_ARGUMENT);
-  attn_plan blank = {};
-  CHECK(attn_pack_weights_f32(&blank, &w, panels, packed_bytes, &wp) == ATTN_ERR_BAD_HANDLE);
-  CHECK(attn_packed_weights_bytes_f32(&blank, &packed_bytes) == ATTN_ERR_BAD_HANDLE);
-  if (packed_bytes > 0) {
-    CHECK(attn_pack_weights_f32(&plan, &w, panels, packed_bytes - 1, &wp) == ATTN_ERR_BUFFER_TOO_SMALL);
-    CHECK(attn_pack_weights_f32(&plan, &w, panels + 4, packed_bytes, &wp) == ATTN_ERR_ARENA_MISALIGNED);
-  }
-  CHECK(wp.wq == nullptr);  // untouched by the failed calls
-  REQUIRE(attn_pack_weights_f32(&plan, &w, panels, packed_bytes, &wp) == ATTN_OK);
-  CHECK(wp.wq == w.wq);
-  CHECK(wp.bo == w.bo);
-  CHECK((wp.packed != nullptr) == (packed_bytes > 0));
-  std::vector<float> y_packed(y_c.size()), p_packed(p_c.size());
-  attn_io_f32 io_packed = {x.data(), kv.data(), kv.data(), y_packed.data(), p_packed.data(), 1};
-  REQUIRE(attn_forward_f32(&plan, &wp, &m, &io_packed, arena, sizeof arena) == ATTN_OK);
-  CHECK(y_packed == y_c);
-  CHECK(p_packed == p_c);
 
   // The rope and GQA fields reach the C++ config: a window without causal is rejected there too.
   m.causal = 0;

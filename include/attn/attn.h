@@ -267,9 +267,6 @@ typedef struct attn_weights_f32 {
   const float* bk; /* [Dkv] */
   const float* bv; /* [Dkv] */
   const float* bo; /* [E] */
-  /* Optional: the weights packed once by attn_pack_weights_f32() (below);
-   * NULL: the forward reads wq .. wo only. */
-  const float* packed;
 } attn_weights_f32;
 
 typedef struct attn_io_f32 {
@@ -296,23 +293,6 @@ ATTN_C_NODISCARD attn_status attn_model_block_weights_f32(const attn_model* mode
 ATTN_C_NODISCARD attn_status attn_forward_f32(const attn_plan* plan, const attn_weights_f32* weights,
                                               const attn_mask* mask, const attn_io_f32* io, void* arena,
                                               size_t arena_bytes);
-
-/* Weights packed once, a host speed-up (attn/attention.h: pack_weights_f32).
- * The x86 AVX2 kernels multiply by W^T in panels of 16 output columns and
- * otherwise transpose W into them on every projection; packing does it once,
- * into a buffer the caller owns:
- *   size_t bytes;  ATTN_CHECK(attn_packed_weights_bytes_f32(&plan, &bytes));
- *   ATTN_CHECK(attn_pack_weights_f32(&plan, &w, buffer, bytes, &w));  // sets w.packed
- * Builds whose kernels read W as stored (ARM, Cortex-M, ref) report 0 bytes
- * and leave packed NULL. Any f32 plan of the same config fits; pack again
- * after the weights change.
- * Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_BAD_DTYPE,
- * ATTN_ERR_PLAN_MISMATCH, ATTN_ERR_SIZE_OVERFLOW, and for the buffer
- * ATTN_ERR_ARENA_MISALIGNED (not ATTN_ARENA_ALIGN-aligned) and
- * ATTN_ERR_BUFFER_TOO_SMALL. On error *packed is unchanged. */
-ATTN_C_NODISCARD attn_status attn_packed_weights_bytes_f32(const attn_plan* plan, size_t* bytes);
-ATTN_C_NODISCARD attn_status attn_pack_weights_f32(const attn_plan* plan, const attn_weights_f32* weights,
-                                                   void* buffer, size_t bytes, attn_weights_f32* packed);
 
 #endif /* ATTN_WITH_F32 */
 

@@ -219,7 +219,6 @@ WeightsF32 to_cpp(const attn_weights_f32& c) {
   w.bk = c.bk;
   w.bv = c.bv;
   w.bo = c.bo;
-  w.packed = c.packed;
   return w;
 }
 #endif
@@ -463,28 +462,7 @@ attn_status attn_model_block_weights_f32(const attn_model* model, uint32_t index
   ATTN_CHECK(attn::to_c(attn::model_block(model, index, &block)));
   if (block.dtype != attn::DType::kF32) return attn::to_c(Status::kBadDtype);
   const attn::WeightsF32& w = block.f32;
-  *weights = attn_weights_f32{w.wq, w.wk, w.wv, w.wo, w.bq, w.bk, w.bv, w.bo, nullptr};
-  return ATTN_OK;
-}
-
-attn_status attn_packed_weights_bytes_f32(const attn_plan* plan, size_t* bytes) {
-  if (bytes == nullptr) return attn::to_c(Status::kNullArgument);
-  attn::PlanBox box;
-  Status s = attn::fetch(plan, attn::kPlanMagic, &box);
-  if (s == Status::kOk) s = attn::packed_weights_bytes_f32(box.plan, bytes);
-  return attn::to_c(s);
-}
-
-attn_status attn_pack_weights_f32(const attn_plan* plan, const attn_weights_f32* weights, void* buffer,
-                                  size_t bytes, attn_weights_f32* packed) {
-  if (weights == nullptr || packed == nullptr) return attn::to_c(Status::kNullArgument);
-  attn::PlanBox box;
-  attn::WeightsF32 w = attn::to_cpp(*weights);
-  Status s = attn::fetch(plan, attn::kPlanMagic, &box);
-  if (s == Status::kOk) s = attn::pack_weights_f32(box.plan, w, buffer, bytes, &w);
-  if (s != Status::kOk) return attn::to_c(s);
-  *packed = *weights;
-  packed->packed = w.packed;
+  *weights = attn_weights_f32{w.wq, w.wk, w.wv, w.wo, w.bq, w.bk, w.bv, w.bo};
   return ATTN_OK;
 }
 

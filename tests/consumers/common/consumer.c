@@ -21,7 +21,7 @@ int main(void) {
   float y[2] = {0, 0};
   attn_config cfg;
   attn_plan plan;
-  attn_weights_f32 w = {eye, eye, eye, eye, NULL, NULL, NULL, NULL, NULL};
+  attn_weights_f32 w = {eye, eye, eye, eye, NULL, NULL, NULL, NULL};
   attn_io_f32 io = {q, kv, kv, y, NULL, 0};
   attn_status s;
   const double s0 = 1.0 / sqrt(2.0), s1 = 2.0 / sqrt(2.0);
