@@ -11,6 +11,16 @@
 namespace attn {
 namespace detail {
 
+// The weight pointers a forward, a decode step and packing need: the four
+// matrices, and the four biases when c.bias. kNullArgument otherwise.
+inline Status check_weights_f32(const AttentionConfig& c, const WeightsF32& w) {
+  if (w.wq == nullptr || w.wk == nullptr || w.wv == nullptr || w.wo == nullptr) return Status::kNullArgument;
+  if (c.bias && (w.bq == nullptr || w.bk == nullptr || w.bv == nullptr || w.bo == nullptr)) {
+    return Status::kNullArgument;
+  }
+  return Status::kOk;
+}
+
 // Scratch carved by the caller from its arena.
 struct AttendScratchF32 {
   float* q;  // [T, D]  query tile

@@ -54,7 +54,8 @@ void rope_f32(MatF32 x, int32_t head_dim, int32_t pos0, float base);
 uint64_t linear_panels_floats_f32(int32_t N, int32_t K);
 void pack_panels_f32(ConstMatF32 w, float* panels);
 void linear_packed_f32(ConstMatF32 x, ConstMatF32 w, const float* panels, const float* bias, MatF32 y);
-void pack_panels_f32_avx2(ConstMatF32 w, float* panels);  // (ATTN_HAVE_AVX2)
+uint64_t panels_floats_f32_avx2(int32_t N, int32_t K);  // (ATTN_HAVE_AVX2)
+void pack_panels_f32_avx2(ConstMatF32 w, float* panels);
 void linear_panels_f32_avx2(ConstMatF32 x, ConstMatF32 w, const float* panels, const float* bias, MatF32 y);
 
 // Name of the variant set dispatch.cpp picked, e.g. "ref" or "avx2".

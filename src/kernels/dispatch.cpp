@@ -59,9 +59,7 @@ void rope_f32(MatF32 x, int32_t head_dim, int32_t pos0, float base) { rope_f32_r
 // Weights packed once: only the avx2 linear multiplies by W^T panels; the
 // other sets read W as stored, so they need no panels and ignore them.
 #if ATTN_HAVE_AVX2
-uint64_t linear_panels_floats_f32(int32_t N, int32_t K) {
-  return static_cast<uint64_t>((N + 15) / 16) * 16 * static_cast<uint64_t>(K);
-}
+uint64_t linear_panels_floats_f32(int32_t N, int32_t K) { return panels_floats_f32_avx2(N, K); }
 void pack_panels_f32(ConstMatF32 w, float* panels) { pack_panels_f32_avx2(w, panels); }
 void linear_packed_f32(ConstMatF32 x, ConstMatF32 w, const float* panels, const float* bias, MatF32 y) {
   if (panels == nullptr) return linear_f32_avx2(x, w, bias, y);

@@ -14,10 +14,7 @@ namespace {
 
 Status check_args(const Plan& plan, const WeightsF32& w, const Mask& mask, const IoF32& io) {
   ATTN_TRY(detail::check_forward_plan(plan, DType::kF32));
-  if (w.wq == nullptr || w.wk == nullptr || w.wv == nullptr || w.wo == nullptr) return Status::kNullArgument;
-  if (plan.config.bias && (w.bq == nullptr || w.bk == nullptr || w.bv == nullptr || w.bo == nullptr)) {
-    return Status::kNullArgument;
-  }
+  ATTN_TRY(detail::check_weights_f32(plan.config, w));
   if (io.query == nullptr || io.key == nullptr || io.value == nullptr || io.output == nullptr) {
     return Status::kNullArgument;
   }

@@ -20,11 +20,8 @@ Status kv_cache_init_f32(const Plan& plan, int32_t window, Arena& arena, KvCache
 Status decode_f32(const Plan& plan, const WeightsF32& w, KvCacheF32* cache, const float* x, int32_t n,
                   float* y, Arena& arena) {
   ATTN_TRY(detail::check_decode_step(plan, DType::kF32, cache, x, n, y));
-  if (w.wq == nullptr || w.wk == nullptr || w.wv == nullptr || w.wo == nullptr) return Status::kNullArgument;
+  ATTN_TRY(detail::check_weights_f32(plan.config, w));
   const AttentionConfig& c = plan.config;
-  if (c.bias && (w.bq == nullptr || w.bk == nullptr || w.bv == nullptr || w.bo == nullptr)) {
-    return Status::kNullArgument;
-  }
   const int32_t E = c.embed_dim;
   const int32_t D = c.num_heads * c.head_dim;
   const int32_t Dkv = c.num_kv_heads * c.head_dim;

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "attn/attention.h"
+#include "internal/attend_f32.h"
 #include "internal/kernels_f32.h"
 #include "internal/packed_f32.h"
 
@@ -36,10 +37,7 @@ Status pack_weights_f32(const Plan& plan, const WeightsF32& w, void* buffer, siz
   if (packed == nullptr) return Status::kNullArgument;
   ATTN_TRY(check_plan(plan));
   const AttentionConfig& c = plan.config;
-  if (w.wq == nullptr || w.wk == nullptr || w.wv == nullptr || w.wo == nullptr) return Status::kNullArgument;
-  if (c.bias && (w.bq == nullptr || w.bk == nullptr || w.bv == nullptr || w.bo == nullptr)) {
-    return Status::kNullArgument;
-  }
+  ATTN_TRY(detail::check_weights_f32(c, w));
   const detail::PackedLayoutF32 p = detail::packed_layout_f32(c);
   size_t need = 0;
   ATTN_TRY(bytes_of(p, &need));

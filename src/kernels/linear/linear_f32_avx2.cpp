@@ -68,6 +68,11 @@ void linear_f32_avx2(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y) 
   }
 }
 
+uint64_t panels_floats_f32_avx2(int32_t N, int32_t K) {
+  const uint64_t panels = static_cast<uint64_t>((N + avx2::kPanelCols - 1) / avx2::kPanelCols);
+  return panels * avx2::kPanelCols * static_cast<uint64_t>(K);  // [panels, K, 16]
+}
+
 void pack_panels_f32_avx2(ConstMatF32 w, float* panels) {
   const int32_t N = w.rows, K = w.cols;
   for (int32_t n0 = 0; n0 < N; n0 += avx2::kPanelCols) {
