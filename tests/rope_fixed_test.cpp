@@ -11,7 +11,7 @@
 #include "attn/arena.h"
 #include "attn/attention_fixed.h"
 #include "attn/quantize.h"
-#include "internal/kernels_fixed.h"
+#include "internal/kernel_table.h"
 
 namespace {
 
@@ -31,14 +31,14 @@ TEST_CASE("rope_s8: pairs (i, i + hd/2) per head, zero point, ties away from zer
   // One row at position 1, two heads of head_dim 4, zero point 10.
   std::vector<int8_t> x = {20, 30, 40, 50,   // head 0: pairs (a, b) = (10, 30) and (20, 40)
                            11, 9,  10, 10};  // head 1: pairs (1, 0) and (-1, 0)
-  d::rope_s8(attn::MatS8{x.data(), 1, 8, 8}, 4, 10, 1, kTable);
+  d::rope_s8_ref(attn::MatS8{x.data(), 1, 8, 8}, 4, 10, 1, kTable);
   // Head 0, pair 0: (10 * 0 - 30 * 1, 30 * 0 + 10 * 1) = (-30, 10); pair 1: ((20 - 40) / 2, (40 + 20) / 2).
   // Head 1, pair 0: (0, 1); pair 1: (-0.5, -0.5) -> (-1, -1), away from zero.
   const std::vector<int8_t> want = {10 - 30, 10 - 10, 10 + 10, 10 + 30, 10 + 0, 10 - 1, 10 + 1, 10 - 1};
   CHECK(x == want);
   // Positive ties: pair 1 (t[1], t[3]) = (1, 0) by (0.5, 0.5) -> (0.5, 0.5) -> (1, 1).
   std::vector<int8_t> t = {0, 1, 0, 0};
-  d::rope_s8(attn::MatS8{t.data(), 1, 4, 4}, 4, 0, 1, kTable);
+  d::rope_s8_ref(attn::MatS8{t.data(), 1, 4, 4}, 4, 0, 1, kTable);
   CHECK(t == std::vector<int8_t>{0, 1, 0, 1});
 }
 
@@ -48,7 +48,7 @@ TEST_CASE("rope_s8: rows at consecutive positions, saturation at the int8 limits
   const attn::RopeTable t{cos.data(), sin.data(), 5};  // head_dim 2: one pair per position
   // zp -128: rows at positions 2 (identity), 3 (identity), 4 ((a, b) -> (a - b, a + b)).
   std::vector<int8_t> x = {127, -128, 5, 6, 127, 127};
-  d::rope_s8(attn::MatS8{x.data(), 3, 2, 2}, 2, -128, 2, t);
+  d::rope_s8_ref(attn::MatS8{x.data(), 3, 2, 2}, 2, -128, 2, t);
   // Row 2: a = b = 255: (0, 510) -> (-128, 127 saturated).
   CHECK(x == std::vector<int8_t>{127, -128, 5, 6, -128, 127});
 }
@@ -57,18 +57,18 @@ TEST_CASE("rope_s16: symmetric rows, saturation, int64 products", "[rope_fixed]"
   const std::vector<int16_t> cos = {16384, -32768}, sin = {16384, -32768};
   const attn::RopeTable t{cos.data(), sin.data(), 2};  // head_dim 2
   std::vector<int16_t> x = {32767, -32768};            // position 0: (a - b, a + b) = (65535, -1)
-  d::rope_s16(attn::MatS16{x.data(), 1, 2, 2}, 2, 0, t);
+  d::rope_s16_ref(attn::MatS16{x.data(), 1, 2, 2}, 2, 0, t);
   CHECK(x == std::vector<int16_t>{32767, -1});
   // Entries of -2 (outside what the converter writes; the kernel stays exact):
   // a = b = -32768 at position 1: (a c - b s, b c + a s) / 2^14 = (0, 2^17) -> (0, 32767).
   x = {-32768, -32768};
-  d::rope_s16(attn::MatS16{x.data(), 1, 2, 2}, 2, 1, t);
+  d::rope_s16_ref(attn::MatS16{x.data(), 1, 2, 2}, 2, 1, t);
   CHECK(x == std::vector<int16_t>{0, 32767});
   // Ties: (3, 0) by (cos, sin) = (0.5, 0.5) -> (1.5, 1.5) -> (2, 2); (-3, 0) -> (-2, -2).
   const std::vector<int16_t> half = {8192}, halfs = {8192};
   const attn::RopeTable th{half.data(), halfs.data(), 1};
   std::vector<int16_t> y = {3, 0, -3, 0};  // two heads of head_dim 2
-  d::rope_s16(attn::MatS16{y.data(), 1, 4, 4}, 2, 0, th);
+  d::rope_s16_ref(attn::MatS16{y.data(), 1, 4, 4}, 2, 0, th);
   CHECK(y == std::vector<int16_t>{2, 2, -2, -2});
 }
 

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "internal/arch.h"
-#include "internal/kernels_f32.h"
+#include "internal/kernel_table.h"
 
 namespace {
 
@@ -54,13 +54,9 @@ std::vector<VariantSet> simd_sets() {
   sets.push_back(
       {"avx2", d::linear_f32_avx2, d::scores_f32_avx2, d::softmax_row_f32_avx2, d::weighted_sum_f32_avx2});
 #endif
-#if ATTN_HAVE_NEON64
-  sets.push_back({"neon64", d::linear_f32_neon64, d::scores_f32_neon64, d::softmax_row_f32_neon64,
-                  d::weighted_sum_f32_neon64});
-#endif
-#if ATTN_HAVE_NEON32
-  sets.push_back({"neon32", d::linear_f32_neon32, d::scores_f32_neon32, d::softmax_row_f32_neon32,
-                  d::weighted_sum_f32_neon32});
+#if ATTN_HAVE_NEON
+  sets.push_back(
+      {"neon", d::linear_f32_neon, d::scores_f32_neon, d::softmax_row_f32_neon, d::weighted_sum_f32_neon});
 #endif
 // The M55 boards do not build this test; port/cortex-m/conformance/kernel_equiv.cpp checks mve there.
 #if ATTN_HAVE_MVE_FP
@@ -120,13 +116,13 @@ void require_within(const Buf& got, const Buf& want, Bound bound, const std::str
 
 TEST_CASE("f32 variants: this target's SIMD sets are listed", "[variants][f32]") {
   const auto sets = simd_sets();
-  INFO("dispatched set: " << d::kernel_set_f32());
-  if (std::string(d::kernel_set_f32()) == "ref") {
+  INFO("dispatched set: " << d::kLinearF32[0].isa);
+  if (std::string(d::kLinearF32[0].isa) == "ref") {
     REQUIRE(sets.empty());
   } else {
     REQUIRE(!sets.empty());  // the dispatched set is one the tests below cover
     bool found = false;
-    for (const auto& s : sets) found |= std::string(s.name) == d::kernel_set_f32();
+    for (const auto& s : sets) found |= std::string(s.name) == d::kLinearF32[0].isa;
     REQUIRE(found);
   }
 }
@@ -167,8 +163,8 @@ TEST_CASE("f32 variants: linear matches ref", "[variants][f32]") {
 TEST_CASE("f32 variants: linear on packed panels matches ref and the unpacked linear", "[variants][f32]") {
   std::mt19937 rng(13);
   const bool packs = d::linear_panels_floats_f32(16, 8) > 0;
-  INFO("dispatched set: " << d::kernel_set_f32());
-  REQUIRE(packs == (std::string(d::kernel_set_f32()) == "avx2"));
+  INFO("dispatched set: " << d::kLinearF32[0].isa);
+  REQUIRE(packs == (std::string(d::kLinearF32[0].isa) == "avx2"));
   for (int M : {1, 3, 4, 5, 7, 8, 13}) {
     for (int N : {1, 7, 15, 16, 17, 40}) {
       for (int K : {1, 7, 8, 9, 33, 64, 256, 260, 300}) {
@@ -180,7 +176,7 @@ TEST_CASE("f32 variants: linear on packed panels matches ref and the unpacked li
         const size_t floats = size_t(d::linear_panels_floats_f32(N, K));
         REQUIRE(floats == (packs ? size_t((N + 15) / 16) * 16 * size_t(K) : 0));
         std::vector<float> panels(floats + 1, kPad);  // one guard float past the end
-        if (packs) d::pack_panels_f32(w.cmat(), panels.data());
+        if (packs) d::best(d::kPackedLinearF32).pack(w.cmat(), panels.data());
         REQUIRE(panels[floats] == kPad);
         auto bound = [&](int m, int n) {
           double s = with_bias ? std::fabs(b[size_t(n)]) : 0.0;
@@ -194,7 +190,7 @@ TEST_CASE("f32 variants: linear on packed panels matches ref and the unpacked li
         d::linear_packed_f32(x.cmat(), w.cmat(), packs ? panels.data() : nullptr, bias, y.mat());
         require_within(y, y_ref, bound, "packed linear " + what);
         if (K <= 256) {
-          d::linear_f32(x.cmat(), w.cmat(), bias, y_plain.mat());
+          d::best(d::kLinearF32)(x.cmat(), w.cmat(), bias, y_plain.mat());
           INFO(what);
           REQUIRE(std::memcmp(y.v.data(), y_plain.v.data(), y.v.size() * sizeof(float)) == 0);
         }

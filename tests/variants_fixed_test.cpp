@@ -19,7 +19,7 @@
 #include "attn/attention_fixed.h"
 #include "attn/quantize.h"
 #include "internal/arch.h"
-#include "internal/kernels_fixed.h"
+#include "internal/kernel_table.h"
 
 namespace {
 
@@ -46,19 +46,16 @@ std::vector<FixedSet> sets_under_test() {
 #if ATTN_HAVE_AVX2
   ATTN_SET(avx2);
 #endif
-#if ATTN_HAVE_AVX512VNNI  // int8 kernels; its s16 slots are the AVX2 ones
+#if ATTN_WITH_AVX512VNNI  // int8 kernels; its s16 slots are the AVX2 ones
   sets.push_back({"avx512vnni", d::linear_s8_avx512vnni, d::linear_s16_avx2, d::scores_s8_avx512vnni,
                   d::scores_s16_avx2, d::weighted_sum_s8_avx512vnni, d::weighted_sum_s16_avx2});
 #endif
-#if ATTN_HAVE_NEON64
-  ATTN_SET(neon64);
-#endif
-#if ATTN_HAVE_NEON32
-  ATTN_SET(neon32);
+#if ATTN_HAVE_NEON
+  ATTN_SET(neon);
 #endif
 #undef ATTN_SET
-  sets.push_back({"dispatched", d::linear_s8, d::linear_s16, d::scores_s8, d::scores_s16, d::weighted_sum_s8,
-                  d::weighted_sum_s16});
+  sets.push_back({"dispatched", d::best(d::kLinearS8), d::best(d::kLinearS16), d::best(d::kScoresS8),
+                  d::best(d::kScoresS16), d::best(d::kWeightedSumS8), d::best(d::kWeightedSumS16)});
   return sets;
 }
 
@@ -459,7 +456,7 @@ TEST_CASE("fixed variants: softmax_fused_row avx2 / neon (and avx512) bit-exact 
     CHECK(std::memcmp(a.data(), b.data(), 2 * size_t(n)) == 0);
     CHECK(std::equal(a.begin() + (n + 1) / 2 + 1, a.end(), b.begin() + (n + 1) / 2 + 1));
 #if ATTN_HAVE_AVX512VNNI
-    d::softmax_fused_row_avx512(c.data(), begin, end, n, sm);
+    d::softmax_fused_row_avx512vnni(c.data(), begin, end, n, sm);
     CHECK(std::memcmp(a.data(), c.data(), 2 * size_t(n)) == 0);
     CHECK(std::equal(a.begin() + (n + 1) / 2 + 1, a.end(), c.begin() + (n + 1) / 2 + 1));
 #endif
@@ -500,7 +497,7 @@ TEST_CASE("fixed variants: softmax_fused_rows (dispatched) gives softmax_fused_r
     for (int r = 0; r < rows; ++r)
       d::softmax_fused_row_ref(a.data() + size_t(r) * size_t(stride), begin[size_t(r)], end[size_t(r)], n,
                                sm);
-    d::softmax_fused_rows(b.data(), stride, rows, begin.data(), end.data(), n, sm);
+    d::best(d::kSoftmaxRows)(b.data(), stride, rows, begin.data(), end.data(), n, sm);
     for (int r = 0; r < rows; ++r) {
       INFO("n=" << n << " rows=" << rows << " row " << r << " begin=" << begin[size_t(r)]
                 << " end=" << end[size_t(r)]);

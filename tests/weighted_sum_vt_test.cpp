@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "internal/kernels_fixed.h"
+#include "internal/kernel_table.h"
 
 namespace d = attn::detail;
 
@@ -95,7 +95,7 @@ TEST_CASE("weighted_sum_vt_s8 equals weighted_sum_s8 on transposed values", "[fi
     d::weighted_sum_s8_ref(attn::ConstMatS16{p.data(), T, S, S}, attn::ConstMatS8{v.data(), S, D, vs}, zv, m,
                            sh, zo, attn::MatS8{a.data(), T, D, os});
     d::weighted_sum_vt_s8_ref(E, recip.data(), VT, zv, m, sh, zo, attn::MatS8{b.data(), T, D, os});
-    d::weighted_sum_vt_s8(E, recip.data(), VT, zv, m, sh, zo, attn::MatS8{c.data(), T, D, os});
+    d::best(d::kWeightedSumVtS8)(E, recip.data(), VT, zv, m, sh, zo, attn::MatS8{c.data(), T, D, os});
     INFO("T=" << T << " S=" << S << " D=" << D << " shift=" << sh);
     REQUIRE(a == b);
     REQUIRE(a == c);

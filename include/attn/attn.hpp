@@ -5,6 +5,7 @@
 #include "attn/attention.h"
 #include "attn/config.h"
 #include "attn/decode.h"
+#include "attn/kernel_set.h"
 #include "attn/kernels.h"
 #include "attn/status.h"
 #include "attn/tensor.h"

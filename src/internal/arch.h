@@ -12,11 +12,21 @@
 // AVX-512 VNNI with 256/512-bit integer ops (vpdpbusd, vpdpwssd): the
 // integer kernels' x86-64 tier above AVX2. CMake adds the flags at configure
 // time when the build machine runs them (ATTN_X86_AVX512VNNI).
+// ATTN_HAVE_AVX512VNNI: this translation unit is compiled for them (the
+// kernel files' own bodies). ATTN_WITH_AVX512VNNI: the library has them, so
+// the kernel table (internal/kernel_table.h) lists them in every unit: CMake
+// defines ATTN_AVX512VNNI_KERNELS=1 when it compiles those files with the
+// AVX-512 flags but the rest of the library without.
 #if ATTN_HAVE_AVX2 && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
     defined(__AVX512VNNI__)
 #define ATTN_HAVE_AVX512VNNI 1
 #else
 #define ATTN_HAVE_AVX512VNNI 0
+#endif
+#if ATTN_HAVE_AVX512VNNI || (ATTN_HAVE_AVX2 && defined(ATTN_AVX512VNNI_KERNELS) && ATTN_AVX512VNNI_KERNELS)
+#define ATTN_WITH_AVX512VNNI 1
+#else
+#define ATTN_WITH_AVX512VNNI 0
 #endif
 
 #if !defined(ATTN_FORCE_REF) && defined(__ARM_NEON) && defined(__aarch64__)
@@ -30,6 +40,10 @@
 #else
 #define ATTN_HAVE_NEON32 0
 #endif
+
+// NEON on either: the kernels are one file per op (internal/neon_*.h picks
+// block sizes by ATTN_HAVE_NEON64 where the register count matters).
+#define ATTN_HAVE_NEON (ATTN_HAVE_NEON64 || ATTN_HAVE_NEON32)
 
 #if !defined(ATTN_FORCE_REF) && defined(__ARM_FEATURE_DOTPROD)
 #define ATTN_HAVE_DOTPROD 1

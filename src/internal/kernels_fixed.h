@@ -1,5 +1,5 @@
-// internal/kernels_fixed.h: the fixed-point kernel variants and the one chosen
-// for this target. Variants do no checking: the public ops in
+// internal/kernels_fixed.h: the fixed-point kernel variants (internal/kernel_table.h
+// picks the one each op runs on this target). Variants do no checking: the public ops in
 // attn/kernels_fixed.h and the fixed-point forwards validate once, before any
 // hot loop. Every variant of an op is bit-exact with its `ref`.
 #pragma once
@@ -85,6 +85,10 @@ void weighted_sum_s8_ref(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int
 // p[t, j] = fused_prob(e[t, j], recip[t]) (<= 32767: recip of the row's own exps).
 void weighted_sum_vt_s8_ref(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,
                             int32_t sh, int32_t zo, MatS8 o);
+// linear_s8 into the transposed output yt [N, M] (yt[n, m] = y[m, n]): V^T
+// of forward_s8 where kValuesTransposedS8. Returns the channels written, N
+// (a SIMD variant may write only the leading ones it takes; see _dsp).
+int32_t linear_s8_t_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 yt);
 // o[t, c] = clamp(requantize_s64(sum_j p[t, j] * v[j, c], m, sh), -32768, 32767), int64 sum.
 void weighted_sum_s16_ref(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
 // Rotary embedding in place. Row r of x [rows, heads * head_dim] sits at
@@ -108,34 +112,34 @@ void rope_s16_ref(MatS16 x, int32_t head_dim, int32_t pos0, const RopeTable& t);
   void weighted_sum_s8_##isa(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,   \
                              MatS8 o);                                                                     \
   void weighted_sum_s16_##isa(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
-ATTN_DECLARE_FIXED_VARIANTS(avx2)    // x86-64 AVX2
-ATTN_DECLARE_FIXED_VARIANTS(neon64)  // AArch64 NEON (SDOT where the target has it)
-ATTN_DECLARE_FIXED_VARIANTS(neon32)  // ARMv7-A NEON
+ATTN_DECLARE_FIXED_VARIANTS(avx2)  // x86-64 AVX2
+ATTN_DECLARE_FIXED_VARIANTS(neon)  // NEON, AArch64 (SDOT where the target has it) and ARMv7-A
 #undef ATTN_DECLARE_FIXED_VARIANTS
 void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 // softmax_fused_row over rows [0, rows) of s (row stride `stride` int32), row r
 // over its own keys [begin[r], end[r]), the rows' phases interleaved.
 void softmax_fused_rows_avx2(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
                              const int32_t* end, int32_t n, const FusedSoftmax& sm);
-// NEON, AArch64 and ARMv7-A alike (ATTN_HAVE_NEON64 || ATTN_HAVE_NEON32).
+// NEON, AArch64 and ARMv7-A alike (ATTN_HAVE_NEON).
 void softmax_fused_row_neon(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 
 // ---- x86-64 AVX-512 VNNI (ATTN_HAVE_AVX512VNNI): the int8 dot products ------
-// vpdpbusd / vpdpwssd on 512-bit vectors; s16 stays on the AVX2 kernels.
+// vpdpbusd / vpdpwssd on 512-bit vectors, and the fused softmax on 16 lanes;
+// s16 stays on the AVX2 kernels.
 void linear_s8_avx512vnni(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
 void scores_s8_avx512vnni(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
-void softmax_fused_row_avx512(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+void softmax_fused_row_avx512vnni(int32_t* row, int32_t begin, int32_t end, int32_t n,
+                                  const FusedSoftmax& sm);
 // softmax_fused_row over rows [0, rows) of s (row stride `stride` int32), row r
 // over its own keys [begin[r], end[r]), the rows' phases interleaved.
-void softmax_fused_rows_avx512(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
-                               const int32_t* end, int32_t n, const FusedSoftmax& sm);
+void softmax_fused_rows_avx512vnni(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
+                                   const int32_t* end, int32_t n, const FusedSoftmax& sm);
 void weighted_sum_s8_avx512vnni(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
                                 MatS8 o);
 
 // ---- Cortex-M DSP extension (ATTN_HAVE_DSP: M4, M7, M33), SMLAD ------------
 void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
-// linear_s8_dsp into the transposed output yt [N, M] (yt[n, m] = y[m, n], V^T
-// of forward_s8), for the leading channels its asm takes (a bias, K a
+// linear_s8_t_ref for the leading channels its asm takes (a bias, K a
 // multiple of 4 and <= 128, the full clamp, shifts in [-23, -2]): returns n0,
 // the channels [0, n0) written; the caller computes the rest.
 int32_t linear_s8_t_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 yt);
@@ -154,34 +158,6 @@ void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, 
 // softmax_fused_row_mve over rows [0, rows) of s (row stride `stride` int32), row r over [begin[r], end[r]).
 void softmax_fused_rows_mve(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
                             const int32_t* end, int32_t n, const FusedSoftmax& sm);
-
-// ---- the variant dispatch.cpp picked for this target (no checks) -----------
-void linear_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
-void linear_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y);
-void softmax_s8(ConstMatS8 x, const SoftmaxS8Params& p, MatS8 y);
-void scores_s8(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
-void scores_s16(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);
-void softmax_fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
-// softmax_fused_row on rows [0, rows) of s (row stride `stride` int32), row r
-// over its own keys [begin[r], end[r]).
-void softmax_fused_rows(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin, const int32_t* end,
-                        int32_t n, const FusedSoftmax& sm);
-void weighted_sum_s8(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
-void weighted_sum_s16(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
-void weighted_sum_vt_s8(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,
-                        int32_t sh, int32_t zo, MatS8 o);
-uint32_t softmax_exps_row(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
-// Whether forward_s8 keeps V transposed in its arena ([Dkv, S], read by
-// weighted_sum_vt_s8) instead of [S, Dkv] (weighted_sum_s8): where the
-// transposed kernel is the faster one (DSP). A constant, so that the other
-// targets link neither path's extra code.
-constexpr bool kValuesTransposedS8 = ATTN_HAVE_DSP != 0;
-void rope_s8(MatS8 x, int32_t head_dim, int32_t zp, int32_t pos0, const RopeTable& t);
-void rope_s16(MatS16 x, int32_t head_dim, int32_t pos0, const RopeTable& t);
-
-// Name of the fixed-point kernel set dispatch.cpp picked: "ref", "dsp", "mve",
-// "avx2", "neon64", "neon64-dotprod" or "neon32".
-const char* kernel_set_fixed();
 
 }  // namespace detail
 }  // namespace attn

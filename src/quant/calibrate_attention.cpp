@@ -5,7 +5,7 @@
 
 #include "attn/quantize.h"
 #include "internal/attend_f32.h"
-#include "internal/kernels_f32.h"
+#include "internal/kernel_table.h"
 
 namespace attn {
 namespace {
@@ -66,19 +66,20 @@ Status calibrate_attention(const Plan& plan, const WeightsF32& w, const Mask& ma
     arena.release(mark);
     return carved;
   }
-  detail::linear_f32(matrix(io.query, L, E), matrix(w.wq, D, E), c.bias ? w.bq : nullptr, matrix(q, L, D));
-  detail::linear_f32(matrix(io.key, S, c.kdim), matrix(w.wk, Dkv, c.kdim), c.bias ? w.bk : nullptr,
-                     matrix(k, S, Dkv));
-  detail::linear_f32(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), c.bias ? w.bv : nullptr,
-                     matrix(v, S, Dkv));
+  detail::best(detail::kLinearF32)(matrix(io.query, L, E), matrix(w.wq, D, E), c.bias ? w.bq : nullptr,
+                                   matrix(q, L, D));
+  detail::best(detail::kLinearF32)(matrix(io.key, S, c.kdim), matrix(w.wk, Dkv, c.kdim),
+                                   c.bias ? w.bk : nullptr, matrix(k, S, Dkv));
+  detail::best(detail::kLinearF32)(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim),
+                                   c.bias ? w.bv : nullptr, matrix(v, S, Dkv));
   // Rotary embedding: the integer forward holds Q and K on one grid before and
   // after the rotation (which keeps each pair's norm but not each element's
   // range), so both widen the ranges. Queries at query_position + i, keys at j.
   bool finite = true;
   if (rope) {
     finite = widen(ranges->q, q, n_of(L, D)) && widen(ranges->k, k, n_of(S, Dkv));
-    detail::rope_f32(matrix(q, L, D), hd, io.query_position, c.rope_base);
-    detail::rope_f32(matrix(k, S, Dkv), hd, 0, c.rope_base);
+    detail::rope_f32_ref(matrix(q, L, D), hd, io.query_position, c.rope_base);
+    detail::rope_f32_ref(matrix(k, S, Dkv), hd, 0, c.rope_base);
   }
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   const int32_t mask_stride = mask.additive_stride != 0 ? mask.additive_stride : S;
@@ -95,17 +96,17 @@ Status calibrate_attention(const Plan& plan, const WeightsF32& w, const Mask& ma
       const ConstMatF32 qh = ConstMatF32{q + static_cast<ptrdiff_t>(i) * D + h * hd, 1, hd, D};  // [1, hd]
       const ConstMatF32 kh = ConstMatF32{k + static_cast<ptrdiff_t>(keys.begin) * Dkv + g0, n, hd, Dkv};
       const ConstMatF32 vh = ConstMatF32{v + static_cast<ptrdiff_t>(keys.begin) * Dkv + g0, n, hd, Dkv};
-      detail::scores_f32(qh, kh, scale, MatF32{s, 1, n, n});
+      detail::best(detail::kScoresF32)(qh, kh, scale, MatF32{s, 1, n, n});
       if (mask.additive != nullptr) {
         const float* m = mask.additive + static_cast<ptrdiff_t>(i) * mask_stride + keys.begin;  // [n]
         for (int32_t j = 0; j < n; ++j) s[j] += m[j];
       }
-      detail::softmax_row_f32(s, n);
-      detail::weighted_sum_f32(ConstMatF32{s, 1, n, n}, vh, out);
+      detail::best(detail::kSoftmaxRowF32)(s, n);
+      detail::best(detail::kWeightedSumF32)(ConstMatF32{s, 1, n, n}, vh, out);
     }
   }
-  detail::linear_f32(matrix(static_cast<const float*>(ctx), L, D), matrix(w.wo, E, D),
-                     c.bias ? w.bo : nullptr, matrix(y, L, E));
+  detail::best(detail::kLinearF32)(matrix(static_cast<const float*>(ctx), L, D), matrix(w.wo, E, D),
+                                   c.bias ? w.bo : nullptr, matrix(y, L, E));
   finite = finite && widen(ranges->query, io.query, n_of(L, E)) &&
            widen(ranges->key, io.key, n_of(S, c.kdim)) && widen(ranges->value, io.value, n_of(S, c.vdim)) &&
            widen(ranges->q, q, n_of(L, D)) && widen(ranges->k, k, n_of(S, Dkv)) &&

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "internal/kernels_f32.h"
+#include "internal/kernel_table.h"
 #include "internal/packed_f32.h"
 
 namespace attn {
@@ -38,13 +38,13 @@ void attend_f32(const AttentionConfig& c, int32_t tile_rows, const WeightsF32& w
     // Q_t = X_t Wq^T + bq, rotated to positions q_pos + t0 ...
     linear_packed_f32(matrix(query + static_cast<ptrdiff_t>(t0) * E, rows, E), matrix(w.wq, D, E), panels.q,
                       c.bias ? w.bq : nullptr, Q);
-    if (c.rope_base != 0.0f) rope_f32(Q, hd, q_pos + t0, c.rope_base);
+    if (c.rope_base != 0.0f) rope_f32_ref(Q, hd, q_pos + t0, c.rope_base);
 
     for (int32_t h = 0; h < H; ++h) {
       const int32_t c0 = h * hd;            // head h owns columns [c0, c0 + hd) of Q and O
       const int32_t g0 = (h / group) * hd;  // and reads columns [g0, g0 + hd) of K and V
       // s = Q_h K_g^T / sqrt(hd) over the tile's keys
-      scores_f32(Q.cols_slice(c0, hd), Kt.cols_slice(g0, hd), scale, P);
+      best(kScoresF32)(Q.cols_slice(c0, hd), Kt.cols_slice(g0, hd), scale, P);
       for (int32_t r = 0; r < rows; ++r) {
         float* p = P.row(r);  // [n]: key k0 + j
         if (mask.additive != nullptr) {
@@ -54,10 +54,10 @@ void attend_f32(const AttentionConfig& c, int32_t tile_rows, const WeightsF32& w
         const KeyRange own = visible_keys(mask, t0 + r, S);
         for (int32_t j = 0; j < own.begin - k0; ++j) p[j] = -INFINITY;
         for (int32_t j = own.end - k0; j < n; ++j) p[j] = -INFINITY;
-        softmax_row_f32(p, n);
+        best(kSoftmaxRowF32)(p, n);
       }
       // O_h = P V_g, written into head h's columns of the concatenated context
-      weighted_sum_f32(P, Vt.cols_slice(g0, hd), O.cols_slice(c0, hd));
+      best(kWeightedSumF32)(P, Vt.cols_slice(g0, hd), O.cols_slice(c0, hd));
 
       if (attn_weights != nullptr) {  // [H, L, S]
         for (int32_t r = 0; r < rows; ++r) {

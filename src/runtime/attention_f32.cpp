@@ -6,7 +6,7 @@
 // and of L.
 #include "attn/attention.h"
 #include "internal/attend_f32.h"
-#include "internal/kernels_f32.h"
+#include "internal/kernel_table.h"
 #include "internal/packed_f32.h"
 
 namespace attn {
@@ -58,7 +58,7 @@ Status forward_f32(const Plan& plan, const WeightsF32& w, const Mask& mask, cons
                             c.bias ? w.bk : nullptr, K);
   detail::linear_packed_f32(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), panels.v,
                             c.bias ? w.bv : nullptr, V);
-  if (c.rope_base != 0.0f) detail::rope_f32(K, c.head_dim, 0, c.rope_base);
+  if (c.rope_base != 0.0f) detail::rope_f32_ref(K, c.head_dim, 0, c.rope_base);
 
   detail::attend_f32(c, plan.tile_rows, w, mask, io.query, plan.query_len, io.query_position, K, V, io.output,
                      io.attn_weights, scratch);

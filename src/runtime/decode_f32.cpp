@@ -7,7 +7,7 @@
 // attend_f32() loop the full forward uses.
 #include "attn/decode.h"
 #include "internal/attend_f32.h"
-#include "internal/kernels_f32.h"
+#include "internal/kernel_table.h"
 #include "internal/kv_cache.h"
 #include "internal/packed_f32.h"
 
@@ -52,7 +52,7 @@ Status decode_f32(const Plan& plan, const WeightsF32& w, KvCacheF32* cache, cons
                               k_new);
     detail::linear_packed_f32(matrix(xr, rows, E), matrix(w.wv, Dkv, E), panels.v, c.bias ? w.bv : nullptr,
                               v_new);
-    if (c.rope_base != 0.0f) detail::rope_f32(k_new, c.head_dim, cache->next_position(), c.rope_base);
+    if (c.rope_base != 0.0f) detail::rope_f32_ref(k_new, c.head_dim, cache->next_position(), c.rope_base);
     cache->length += rows;
 
     // The chunk's queries are cache rows [length - rows, length).

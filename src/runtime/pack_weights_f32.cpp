@@ -4,7 +4,7 @@
 
 #include "attn/attention.h"
 #include "internal/attend_f32.h"
-#include "internal/kernels_f32.h"
+#include "internal/kernel_table.h"
 #include "internal/packed_f32.h"
 
 namespace attn {
@@ -49,10 +49,10 @@ Status pack_weights_f32(const Plan& plan, const WeightsF32& w, void* buffer, siz
     if (bytes < need) return Status::kBufferTooSmall;
     const int32_t D = c.num_heads * c.head_dim, Dkv = c.num_kv_heads * c.head_dim;
     float* const panels = static_cast<float*>(buffer);  // [p.total]
-    detail::pack_panels_f32(matrix(w.wq, D, c.embed_dim), panels + p.q);
-    detail::pack_panels_f32(matrix(w.wk, Dkv, c.kdim), panels + p.k);
-    detail::pack_panels_f32(matrix(w.wv, Dkv, c.vdim), panels + p.v);
-    detail::pack_panels_f32(matrix(w.wo, c.embed_dim, D), panels + p.o);
+    detail::best(detail::kPackedLinearF32).pack(matrix(w.wq, D, c.embed_dim), panels + p.q);
+    detail::best(detail::kPackedLinearF32).pack(matrix(w.wk, Dkv, c.kdim), panels + p.k);
+    detail::best(detail::kPackedLinearF32).pack(matrix(w.wv, Dkv, c.vdim), panels + p.v);
+    detail::best(detail::kPackedLinearF32).pack(matrix(w.wo, c.embed_dim, D), panels + p.o);
     out.packed = panels;
   }
   *packed = out;

@@ -26,14 +26,14 @@
 #include <vector>
 
 #include "bench/cpu_time.h"
+#include "bench/kernel_names.h"
 #include "internal/arch.h"
 
 #if ATTN_HAVE_AVX2
 #include "attn/kernels_fixed.h"
 #include "internal/avx2_f32.h"
 #include "internal/avx2_fixed.h"
-#include "internal/kernels_f32.h"
-#include "internal/kernels_fixed.h"
+#include "internal/kernel_table.h"
 
 namespace {
 
@@ -82,9 +82,8 @@ int main(int argc, char** argv) {
   }
   const double macs = 6.0 * 16 * kDepth;
   const double f32_peak = gmacs(macs, f32_us), s8_peak = gmacs(macs, s8_us);
-  std::printf(
-      "# dispatched kernels: f32=%s fixed=%s (with avx512vnni, linear_s8 is vpdpbusd, not the AVX2 block)\n",
-      d::kernel_set_f32(), d::kernel_set_fixed());
+  std::printf("# kernels %s (with avx512vnni, linear_s8 is vpdpbusd, not the AVX2 block)\n",
+              attn_bench::all_kernel_names().c_str());
   std::printf(
       "# micro-kernel ceilings, 6 x 16 outputs, K = %d, operands in L1 (GMAC/s, lowest thread CPU median of "
       "%d)\n",
@@ -110,14 +109,15 @@ int main(int argc, char** argv) {
     p.shift = shift.data();
     double tf = 1e300, t8 = 1e300;
     for (int r = 0; r < 3; ++r) {
-      tf =
-          std::min(tf, attn_bench::median_cpu_us([&] {
-                     d::linear_f32(attn::ConstMatF32{x.data(), M, E, E}, attn::ConstMatF32{w.data(), E, E, E},
-                                   b.data(), attn::MatF32{y.data(), M, E, E});
-                   }));
+      tf = std::min(tf, attn_bench::median_cpu_us([&] {
+                      d::best(d::kLinearF32)(attn::ConstMatF32{x.data(), M, E, E},
+                                             attn::ConstMatF32{w.data(), E, E, E}, b.data(),
+                                             attn::MatF32{y.data(), M, E, E});
+                    }));
       t8 = std::min(t8, attn_bench::median_cpu_us([&] {
-                      d::linear_s8(attn::ConstMatS8{x8.data(), M, E, E}, attn::ConstMatS8{w8.data(), E, E, E},
-                                   b32.data(), p, attn::MatS8{y8.data(), M, E, E});
+                      d::best(d::kLinearS8)(attn::ConstMatS8{x8.data(), M, E, E},
+                                            attn::ConstMatS8{w8.data(), E, E, E}, b32.data(), p,
+                                            attn::MatS8{y8.data(), M, E, E});
                     }));
     }
     const double m = double(M) * E * E, gf = gmacs(m, tf), g8 = gmacs(m, t8);

@@ -47,6 +47,7 @@
 #include "attn/decode.h"
 #include "attn/quantize.h"
 #include "bench/cpu_time.h"
+#include "bench/kernel_names.h"
 #include "internal/kernels_f32.h"
 #include "internal/kernels_fixed.h"
 
@@ -495,9 +496,9 @@ int main(int argc, char** argv) {
   std::printf(
       "attn incremental decoding, stories260K-class attention: dim 64, 8 heads, 4 KV heads (head_dim 8),\n"
       "no bias, RoPE theta 10000 (s8/s16: the converter's tables); single thread,\n"
-      "f32 kernels: %s, fixed kernels: %s, tile rows %d.\n"
+      "kernels %s, tile rows %d.\n"
       "Medians per token at context C, in %s.\n",
-      attn::detail::kernel_set_f32(), attn::detail::kernel_set_fixed(), ATTN_TILE_ROWS,
+      attn_bench::all_kernel_names().c_str(), ATTN_TILE_ROWS,
       g_wall ? "wall-clock time" : "thread CPU time (--wall for wall-clock)");
   print_header("");
   std::vector<Row> f32_rows, s8_rows, s16_rows;

@@ -8,12 +8,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <random>
 #include <vector>
 
 #include "bench/cpu_time.h"
 #include "internal/arch.h"
-#include "internal/kernels_f32.h"
+#include "internal/kernel_table.h"
 
 namespace {
 
@@ -40,24 +41,21 @@ int main(int argc, char** argv) {
   using namespace attn::detail;
   struct Set {
     const char* name;
-    decltype(&linear_f32_ref) linear;
-    decltype(&scores_f32_ref) scores;
-    decltype(&softmax_row_f32_ref) softmax;
-    decltype(&weighted_sum_f32_ref) wsum;
+    LinearF32Fn linear;
+    ScoresF32Fn scores;
+    SoftmaxRowF32Fn softmax;
+    WeightedSumF32Fn wsum;
   };
-  std::vector<Set> sets = {
-      {"ref", linear_f32_ref, scores_f32_ref, softmax_row_f32_ref, weighted_sum_f32_ref}};
-#if ATTN_HAVE_AVX2
-  sets.push_back({"avx2", linear_f32_avx2, scores_f32_avx2, softmax_row_f32_avx2, weighted_sum_f32_avx2});
-#endif
-#if ATTN_HAVE_NEON64
-  sets.push_back(
-      {"neon64", linear_f32_neon64, scores_f32_neon64, softmax_row_f32_neon64, weighted_sum_f32_neon64});
-#endif
-#if ATTN_HAVE_NEON32
-  sets.push_back(
-      {"neon32", linear_f32_neon32, scores_f32_neon32, softmax_row_f32_neon32, weighted_sum_f32_neon32});
-#endif
+  // Every f32 variant this build has: the kernel table's rows, one ISA per
+  // row in the same order for every op.
+  static_assert(std::size(kLinearF32) == std::size(kScoresF32) &&
+                std::size(kLinearF32) == std::size(kSoftmaxRowF32) &&
+                std::size(kLinearF32) == std::size(kWeightedSumF32));
+  std::vector<Set> sets;
+  for (size_t i = 0; i < std::size(kLinearF32); ++i) {
+    sets.push_back(
+        {kLinearF32[i].isa, kLinearF32[i].fn, kScoresF32[i].fn, kSoftmaxRowF32[i].fn, kWeightedSumF32[i].fn});
+  }
   std::printf("# L=%d E=%d H=%d T=%d: GFLOP/s (softmax: ns per row of %d)\n", L, E, H, T, S);
   std::printf("%-8s %12s %12s %12s %12s %12s %12s\n", "set", "linear_L", "linear_T", "scores_T", "scores_1",
               "softmax", "wsum");

@@ -32,6 +32,7 @@
 #include "attn/attention_fixed.h"
 #include "attn/quantize.h"
 #include "bench/cpu_time.h"
+#include "bench/kernel_names.h"
 #include "internal/kernels_f32.h"
 #include "internal/kernels_fixed.h"
 
@@ -238,8 +239,8 @@ int main(int argc, char** argv) {
       "s8_us;"
       " unpacked_us: f32 CPU us, weights as stored\n");
   // Last header line: tools/bench_vs_torch.py prints it.
-  std::printf("# attn forwards, self-attention (S = L), single thread, kernels f32=%s fixed=%s\n",
-              attn::detail::kernel_set_f32(), attn::detail::kernel_set_fixed());
+  std::printf("# attn forwards, self-attention (S = L), single thread, kernels %s\n",
+              attn_bench::all_kernel_names().c_str());
   std::printf("%6s %6s %4s %6s %12s %12s %10s %12s %12s %12s %8s %12s\n", "L", "E", "H", "tile", "wall_us",
               "cpu_us", "GFLOP/s", "arena_bytes", "s8_us", "s16_us", "f32/s8", "unpacked_us");
   for (const Shape& s : shapes) {

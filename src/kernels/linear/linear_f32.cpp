@@ -1,7 +1,7 @@
 // linear_f32: public entry; checks the views, then runs the dispatched variant.
 #include "attn/kernels.h"
 #include "internal/check.h"
-#include "internal/kernels_f32.h"
+#include "internal/kernel_table.h"
 
 namespace attn {
 
@@ -10,7 +10,7 @@ Status linear_f32(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y) {
   ATTN_TRY(detail::check_view(w));  // [N, K]
   ATTN_TRY(detail::check_view(y));  // [M, N]
   if (w.cols != x.cols || y.rows != x.rows || y.cols != w.rows) return Status::kBadShape;
-  detail::linear_f32(x, w, bias, y);
+  detail::best(detail::kLinearF32)(x, w, bias, y);
   return Status::kOk;
 }
 

@@ -2,7 +2,7 @@
 // runs the dispatched variant.
 #include "attn/kernels_fixed.h"
 #include "internal/check.h"
-#include "internal/kernels_fixed.h"
+#include "internal/kernel_table.h"
 
 namespace attn {
 
@@ -16,7 +16,7 @@ Status linear_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const Linear
   for (int32_t n = 0; n < w.rows; ++n) {
     if (p.multiplier[n] < 0 || p.shift[n] < -31 || p.shift[n] > 14) return Status::kBadQuantParams;
   }
-  detail::linear_s16(x, w, bias, p, y);
+  detail::best(detail::kLinearS16)(x, w, bias, p, y);
   return Status::kOk;
 }
 

@@ -2,7 +2,7 @@
 // runs the dispatched variant.
 #include "attn/kernels_fixed.h"
 #include "internal/check.h"
-#include "internal/kernels_fixed.h"
+#include "internal/kernel_table.h"
 
 namespace attn {
 
@@ -19,7 +19,7 @@ Status linear_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8
   for (int32_t n = 0; n < w.rows; ++n) {
     if (p.multiplier[n] < 0 || p.shift[n] < -31 || p.shift[n] > 30) return Status::kBadQuantParams;
   }
-  detail::linear_s8(x, w, bias, p, y);
+  detail::best(detail::kLinearS8)(x, w, bias, p, y);
   return Status::kOk;
 }
 

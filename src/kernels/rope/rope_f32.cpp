@@ -3,7 +3,7 @@
 
 #include "attn/kernels.h"
 #include "internal/check.h"
-#include "internal/kernels_f32.h"
+#include "internal/kernel_table.h"
 
 namespace attn {
 
@@ -12,7 +12,7 @@ Status rope_f32(MatF32 x, int32_t head_dim, int32_t pos0, float base) {
   if (head_dim <= 0 || head_dim % 2 != 0 || x.cols % head_dim != 0) return Status::kBadShape;
   if (!(base > 0.0f) || !std::isfinite(base)) return Status::kBadRope;
   if (pos0 < 0) return Status::kBadPosition;
-  detail::rope_f32(x, head_dim, pos0, base);
+  detail::rope_f32_ref(x, head_dim, pos0, base);
   return Status::kOk;
 }
 

@@ -1,7 +1,7 @@
 // weighted_sum_f32: public entry; checks the views, then runs the dispatched variant.
 #include "attn/kernels.h"
 #include "internal/check.h"
-#include "internal/kernels_f32.h"
+#include "internal/kernel_table.h"
 
 namespace attn {
 
@@ -10,7 +10,7 @@ Status weighted_sum_f32(ConstMatF32 p, ConstMatF32 v, MatF32 o) {
   ATTN_TRY(detail::check_view(v));  // [S, d]
   ATTN_TRY(detail::check_view(o));  // [T, d]
   if (v.rows != p.cols || o.rows != p.rows || o.cols != v.cols) return Status::kBadShape;
-  detail::weighted_sum_f32(p, v, o);
+  detail::best(detail::kWeightedSumF32)(p, v, o);
   return Status::kOk;
 }
 

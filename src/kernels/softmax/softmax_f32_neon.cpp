@@ -1,18 +1,18 @@
-// softmax over one row, float32, ARMv7-A NEON, in place: softmax_row of
+// softmax over one row, float32, NEON (AArch64 Advanced SIMD with FMA, and ARMv7-A), in place: softmax_row of
 // internal/neon_f32.h (vector exp; -INFINITY gives exactly 0; a fully masked
 // row gives all 0).
 #include "internal/arch.h"
 
-#if ATTN_HAVE_NEON32
+#if ATTN_HAVE_NEON
 #include "internal/kernels_f32.h"
 #include "internal/neon_f32.h"
 
 namespace attn {
 namespace detail {
 
-void softmax_row_f32_neon32(float* row, int32_t n) { neon::softmax_row(row, n); }
+void softmax_row_f32_neon(float* row, int32_t n) { neon::softmax_row(row, n); }
 
 }  // namespace detail
 }  // namespace attn
 
-#endif  // ATTN_HAVE_NEON32
+#endif  // ATTN_HAVE_NEON

@@ -206,8 +206,8 @@ inline void row_probs(int32_t* row, int32_t begin, int32_t end, int32_t n, uint3
 
 }  // namespace
 
-void softmax_fused_rows_avx512(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
-                               const int32_t* end, int32_t n, const FusedSoftmax& sm) {
+void softmax_fused_rows_avx512vnni(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
+                                   const int32_t* end, int32_t n, const FusedSoftmax& sm) {
   // Each phase over a group of rows before the next phase, so that the rows'
   // serial parts (the max and sum reductions, the scalar reciprocal) overlap.
   constexpr int32_t kGroup = 8;  // reciprocals' lanes
@@ -239,8 +239,9 @@ void softmax_fused_rows_avx512(int32_t* s, int32_t stride, int32_t rows, const i
   }
 }
 
-void softmax_fused_row_avx512(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
-  softmax_fused_rows_avx512(row, 0, 1, &begin, &end, n, sm);
+void softmax_fused_row_avx512vnni(int32_t* row, int32_t begin, int32_t end, int32_t n,
+                                  const FusedSoftmax& sm) {
+  softmax_fused_rows_avx512vnni(row, 0, 1, &begin, &end, n, sm);
 }
 
 }  // namespace detail

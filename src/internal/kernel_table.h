@@ -1,0 +1,300 @@
+// internal/kernel_table.h: the one table that picks kernel variants.
+//
+// For every op and dtype, one row per variant this build compiles, best
+// first; the library runs row 0 (`kernels_*()` below). The shared variant
+// tester (tests/variant_tester.h) runs every row against the `ref` row, which
+// is always compiled and always last. The rows are constexpr, so a call
+// through row 0 compiles to a direct call: firmware carries no dispatch code,
+// and an image links only the variants it calls.
+//
+// Adding a variant (src/README.md has the whole checklist): its kernel file
+// (src/kernels/<op>/<op>_<dtype>_<isa>.cpp, body under its ATTN_HAVE_<ISA>),
+// its declaration in internal/kernels_f32.h or internal/kernels_fixed.h, and
+// one row below, under the same flag, in its place in the order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/config.h"
+#include "internal/arch.h"
+#include "internal/kernels_f32.h"
+#include "internal/kernels_fixed.h"
+
+namespace attn {
+namespace detail {
+
+// One variant: its function and the name of its ISA ("ref", "avx2", ...).
+template <typename Fn>
+struct Kernel {
+  Fn fn;
+  const char* isa;
+};
+
+// ---- op signatures (the contracts are beside the ref declarations) ----------
+using LinearF32Fn = void (*)(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y);
+using ScoresF32Fn = void (*)(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s);
+using SoftmaxRowF32Fn = void (*)(float* row, int32_t n);
+using WeightedSumF32Fn = void (*)(ConstMatF32 p, ConstMatF32 v, MatF32 o);
+// Weights packed once (attn::pack_weights_f32): the panel layout of a linear
+// variant that multiplies by W^T panels; no row where no variant does.
+struct PackedLinearF32 {
+  uint64_t (*panels_floats)(int32_t N, int32_t K);
+  void (*pack)(ConstMatF32 w, float* panels);
+  void (*linear)(ConstMatF32 x, ConstMatF32 w, const float* panels, const float* bias, MatF32 y);
+};
+
+using LinearS8Fn = void (*)(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p,
+                            MatS8 y);
+using LinearS16Fn = void (*)(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p,
+                             MatS16 y);
+using ScoresS8Fn = void (*)(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift,
+                            MatS32 s);
+using ScoresS16Fn = void (*)(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);
+using SoftmaxRowsFn = void (*)(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
+                               const int32_t* end, int32_t n, const FusedSoftmax& sm);
+using SoftmaxExpsFn = uint32_t (*)(int32_t* row, int32_t begin, int32_t end, int32_t n,
+                                   const FusedSoftmax& sm);
+using WeightedSumS8Fn = void (*)(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
+                                 MatS8 o);
+using WeightedSumVtS8Fn = void (*)(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,
+                                   int32_t sh, int32_t zo, MatS8 o);
+using WeightedSumS16Fn = void (*)(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
+using LinearTS8Fn = int32_t (*)(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p,
+                                MatS8 yt);
+
+// The variant an op runs on this target: row 0 of its table, e.g.
+// best(kLinearS8)(x, w, bias, params, y).
+template <typename Fn, size_t N>
+constexpr Fn best(const Kernel<Fn> (&rows)[N]) {
+  return rows[0].fn;
+}
+
+// softmax_fused_rows of a variant that has only the one-row kernel.
+template <void (*kRow)(int32_t*, int32_t, int32_t, int32_t, const FusedSoftmax&)>
+void softmax_rows_by_row(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin, const int32_t* end,
+                         int32_t n, const FusedSoftmax& sm) {
+  for (int32_t r = 0; r < rows; ++r) kRow(s + static_cast<ptrdiff_t>(r) * stride, begin[r], end[r], n, sm);
+}
+
+// ---- float32 ------------------------------------------------------------------
+#if ATTN_WITH_F32
+inline constexpr Kernel<LinearF32Fn> kLinearF32[] = {
+#if ATTN_HAVE_AVX2
+    {linear_f32_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {linear_f32_neon, "neon"},
+#endif
+#if ATTN_HAVE_MVE_FP
+    {linear_f32_mve, "mve"},
+#endif
+    {linear_f32_ref, "ref"},
+};
+inline constexpr Kernel<ScoresF32Fn> kScoresF32[] = {
+#if ATTN_HAVE_AVX2
+    {scores_f32_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {scores_f32_neon, "neon"},
+#endif
+#if ATTN_HAVE_MVE_FP
+    {scores_f32_mve, "mve"},
+#endif
+    {scores_f32_ref, "ref"},
+};
+inline constexpr Kernel<SoftmaxRowF32Fn> kSoftmaxRowF32[] = {
+#if ATTN_HAVE_AVX2
+    {softmax_row_f32_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {softmax_row_f32_neon, "neon"},
+#endif
+#if ATTN_HAVE_MVE_FP
+    {softmax_row_f32_mve, "mve"},
+#endif
+    {softmax_row_f32_ref, "ref"},
+};
+inline constexpr Kernel<WeightedSumF32Fn> kWeightedSumF32[] = {
+#if ATTN_HAVE_AVX2
+    {weighted_sum_f32_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {weighted_sum_f32_neon, "neon"},
+#endif
+#if ATTN_HAVE_MVE_FP
+    {weighted_sum_f32_mve, "mve"},
+#endif
+    {weighted_sum_f32_ref, "ref"},
+};
+inline constexpr Kernel<PackedLinearF32> kPackedLinearF32[] = {
+#if ATTN_HAVE_AVX2
+    {{panels_floats_f32_avx2, pack_panels_f32_avx2, linear_panels_f32_avx2}, "avx2"},
+#endif
+    {{nullptr, nullptr, nullptr}, "none"},  // read W as stored
+};
+
+// Whether this build's linear reads W^T panels (a row above "none").
+constexpr bool kPacksWeightsF32 = sizeof(kPackedLinearF32) / sizeof(kPackedLinearF32[0]) > 1;
+
+// linear_f32 reading W^T panels made once by pack_weights_f32 (null: W as stored).
+inline void linear_packed_f32(ConstMatF32 x, ConstMatF32 w, const float* panels, const float* bias,
+                              MatF32 y) {
+  if constexpr (kPacksWeightsF32) {
+    if (panels != nullptr) return best(kPackedLinearF32).linear(x, w, panels, bias, y);
+  }
+  best(kLinearF32)(x, w, bias, y);
+}
+// Floats the panels of a [N, K] weight take: 0 where this build reads W as stored.
+inline uint64_t linear_panels_floats_f32(int32_t N, int32_t K) {
+  if constexpr (kPacksWeightsF32) return best(kPackedLinearF32).panels_floats(N, K);
+  return 0;
+}
+#endif  // ATTN_WITH_F32
+
+// ---- fixed point: the fused softmax (int32 scores, s8 and s16 alike) ------------
+#if ATTN_WITH_S8 || ATTN_WITH_S16
+inline constexpr Kernel<SoftmaxRowsFn> kSoftmaxRows[] = {
+#if ATTN_WITH_AVX512VNNI
+    {softmax_fused_rows_avx512vnni, "avx512vnni"},
+#endif
+#if ATTN_HAVE_AVX2
+    {softmax_fused_rows_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {softmax_rows_by_row<softmax_fused_row_neon>, "neon"},
+#endif
+#if ATTN_HAVE_MVE
+    {softmax_fused_rows_mve, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {softmax_rows_by_row<softmax_fused_row_dsp>, "dsp"},
+#endif
+    {softmax_rows_by_row<softmax_fused_row_ref>, "ref"},
+};
+#endif
+
+// ---- int8 -------------------------------------------------------------------------
+#if ATTN_WITH_S8
+// The s8 dot products name SDOT where the NEON target has it.
+#define ATTN_NEON_S8_NAME (ATTN_HAVE_DOTPROD ? "neon-dotprod" : "neon")
+inline constexpr Kernel<LinearS8Fn> kLinearS8[] = {
+#if ATTN_WITH_AVX512VNNI
+    {linear_s8_avx512vnni, "avx512vnni"},
+#endif
+#if ATTN_HAVE_AVX2
+    {linear_s8_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {linear_s8_neon, ATTN_NEON_S8_NAME},
+#endif
+#if ATTN_HAVE_MVE
+    {linear_s8_mve, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {linear_s8_dsp, "dsp"},
+#endif
+    {linear_s8_ref, "ref"},
+};
+inline constexpr Kernel<ScoresS8Fn> kScoresS8[] = {
+#if ATTN_WITH_AVX512VNNI
+    {scores_s8_avx512vnni, "avx512vnni"},
+#endif
+#if ATTN_HAVE_AVX2
+    {scores_s8_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {scores_s8_neon, ATTN_NEON_S8_NAME},
+#endif
+#if ATTN_HAVE_MVE
+    {scores_s8_mve, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {scores_s8_dsp, "dsp"},
+#endif
+    {scores_s8_ref, "ref"},
+};
+inline constexpr Kernel<WeightedSumS8Fn> kWeightedSumS8[] = {
+#if ATTN_WITH_AVX512VNNI
+    {weighted_sum_s8_avx512vnni, "avx512vnni"},
+#endif
+#if ATTN_HAVE_AVX2
+    {weighted_sum_s8_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {weighted_sum_s8_neon, "neon"},
+#endif
+#if ATTN_HAVE_MVE
+    {weighted_sum_s8_mve, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {weighted_sum_s8_dsp, "dsp"},
+#endif
+    {weighted_sum_s8_ref, "ref"},
+};
+#undef ATTN_NEON_S8_NAME
+
+// V transposed (the forward keeps V^T [Dkv, S] and P.V streams each value
+// column as one contiguous row): the softmax leaves int32 exps and
+// per-row normalizers, and P.V normalizes them on the fly. A row 0 other
+// than `ref` here switches forward_s8 to that layout (kValuesTransposedS8).
+inline constexpr Kernel<WeightedSumVtS8Fn> kWeightedSumVtS8[] = {
+#if ATTN_HAVE_DSP
+    {weighted_sum_vt_s8_dsp, "dsp"},
+#endif
+    {weighted_sum_vt_s8_ref, "ref"},
+};
+inline constexpr Kernel<SoftmaxExpsFn> kSoftmaxExps[] = {
+#if ATTN_HAVE_DSP
+    {softmax_exps_row_dsp, "dsp"},
+#endif
+    {softmax_exps_row_ref, "ref"},
+};
+// Projection straight into V^T for the channels its kernel takes (returns
+// how many); the forward's fallback projects the rest through K's buffer.
+inline constexpr Kernel<LinearTS8Fn> kLinearTS8[] = {
+#if ATTN_HAVE_DSP
+    {linear_s8_t_dsp, "dsp"},
+#endif
+    {linear_s8_t_ref, "ref"},
+};
+constexpr bool kValuesTransposedS8 = kWeightedSumVtS8[0].fn != weighted_sum_vt_s8_ref;
+#endif  // ATTN_WITH_S8
+
+// ---- int16 ------------------------------------------------------------------------
+#if ATTN_WITH_S16
+inline constexpr Kernel<LinearS16Fn> kLinearS16[] = {
+#if ATTN_HAVE_AVX2
+    {linear_s16_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {linear_s16_neon, "neon"},
+#endif
+    {linear_s16_ref, "ref"},
+};
+inline constexpr Kernel<ScoresS16Fn> kScoresS16[] = {
+#if ATTN_HAVE_AVX2
+    {scores_s16_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {scores_s16_neon, "neon"},
+#endif
+    {scores_s16_ref, "ref"},
+};
+inline constexpr Kernel<WeightedSumS16Fn> kWeightedSumS16[] = {
+#if ATTN_HAVE_AVX2
+    {weighted_sum_s16_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {weighted_sum_s16_neon, "neon"},
+#endif
+    {weighted_sum_s16_ref, "ref"},
+};
+#endif  // ATTN_WITH_S16
+
+// Rotary embedding (hd/2 pairs per head and row, a small share of a
+// forward) and the stand-alone int8 softmax: ref on every target.
+//   rope_f32_ref, rope_s8_ref, rope_s16_ref, softmax_s8_ref
+
+}  // namespace detail
+}  // namespace attn
