@@ -15,8 +15,7 @@
 #include "conformance.h"
 #include "internal/arch.h"
 #include "internal/fixed_point.h"
-#include "internal/kernels_f32.h"
-#include "internal/kernels_fixed.h"
+#include "internal/kernel_table.h"
 #include "internal/mve_requantize.h"
 #if ATTN_HAVE_MVE_FP
 #include "internal/mve_f32.h"
@@ -109,7 +108,7 @@ void linear_s8_cases() {
     const ConstMatS8 x{g_x8, M, K, xs};
     const ConstMatS8 w = matrix(static_cast<const int8_t*>(g_w8), N, K);
     const int32_t* bias = i % 5 == 4 ? nullptr : g_bias32;
-    detail::linear_s8(x, w, bias, p, MatS8{reinterpret_cast<int8_t*>(g_out_a), M, N, kMaxCols});
+    detail::best(detail::kLinearS8)(x, w, bias, p, MatS8{reinterpret_cast<int8_t*>(g_out_a), M, N, kMaxCols});
     detail::linear_s8_ref(x, w, bias, p, MatS8{reinterpret_cast<int8_t*>(g_out_b), M, N, kMaxCols});
     compare("linear_s8", M, N, K);
 #if ATTN_HAVE_DSP
@@ -149,7 +148,8 @@ void scores_s8_cases() {
     clear_outputs();
     const ConstMatS8 q{g_x8, T, d, qs};
     const ConstMatS8 k{g_w8, S, d, ks};
-    detail::scores_s8(q, zq, k, zk, sh, MatS32{reinterpret_cast<int32_t*>(g_out_a), T, S, kMaxCols});
+    detail::best(detail::kScoresS8)(q, zq, k, zk, sh,
+                                    MatS32{reinterpret_cast<int32_t*>(g_out_a), T, S, kMaxCols});
     detail::scores_s8_ref(q, zq, k, zk, sh, MatS32{reinterpret_cast<int32_t*>(g_out_b), T, S, kMaxCols});
     compare("scores_s8", T, S, d);
   }
@@ -170,8 +170,8 @@ void weighted_sum_s8_cases() {
     clear_outputs();
     const ConstMatS16 p{g_p16, T, S, long_rows ? S : 2 * kMaxCols};
     const ConstMatS8 v{g_w8, S, d, vs};
-    detail::weighted_sum_s8(p, v, zv, g_mult[0], g_shift[0], zo,
-                            MatS8{reinterpret_cast<int8_t*>(g_out_a), T, d, kMaxCols});
+    detail::best(detail::kWeightedSumS8)(p, v, zv, g_mult[0], g_shift[0], zo,
+                                         MatS8{reinterpret_cast<int8_t*>(g_out_a), T, d, kMaxCols});
     detail::weighted_sum_s8_ref(p, v, zv, g_mult[0], g_shift[0], zo,
                                 MatS8{reinterpret_cast<int8_t*>(g_out_b), T, d, kMaxCols});
     compare("weighted_sum_s8", T, S, d);
@@ -215,8 +215,8 @@ void weighted_sum_vt_s8_cases() {
     clear_outputs();
     const ConstMatS32 e{g_e32, T, S, 2 * kMaxCols};
     const ConstMatS8 vt{g_w8, d, S, vs};
-    detail::weighted_sum_vt_s8(e, g_recip, vt, zv, g_mult[0], g_shift[0], zo,
-                               MatS8{reinterpret_cast<int8_t*>(g_out_a), T, d, kMaxCols});
+    detail::best(detail::kWeightedSumVtS8)(e, g_recip, vt, zv, g_mult[0], g_shift[0], zo,
+                                           MatS8{reinterpret_cast<int8_t*>(g_out_a), T, d, kMaxCols});
     detail::weighted_sum_vt_s8_ref(e, g_recip, vt, zv, g_mult[0], g_shift[0], zo,
                                    MatS8{reinterpret_cast<int8_t*>(g_out_b), T, d, kMaxCols});
     compare("weighted_sum_vt_s8", T, S, d);
@@ -235,7 +235,7 @@ void softmax_exps_cases() {
     clear_outputs();
     const int32_t spread = i % 2 ? sm.diff_limit : sm.diff_limit / 8 + 1;
     for (int32_t j = 0; j < n; ++j) a[j] = b[j] = uniform(-spread, spread);
-    const uint32_t ra = detail::softmax_exps_row(a, begin, end, n, sm);
+    const uint32_t ra = detail::best(detail::kSoftmaxExps)(a, begin, end, n, sm);
     const uint32_t rb = detail::softmax_exps_row_ref(b, begin, end, n, sm);
     a[n] = static_cast<int32_t>(ra), b[n] = static_cast<int32_t>(rb);  // compared with the row
     compare("softmax_exps_row", 1, n, end - begin);
@@ -259,7 +259,8 @@ void linear_s16_cases() {
     const ConstMatS16 x{g_x16, M, K, xs};
     const ConstMatS8 w = matrix(static_cast<const int8_t*>(g_w8), N, K);
     const int64_t* bias = i % 5 == 4 ? nullptr : g_bias64;
-    detail::linear_s16(x, w, bias, p, MatS16{reinterpret_cast<int16_t*>(g_out_a), M, N, kMaxCols});
+    detail::best(detail::kLinearS16)(x, w, bias, p,
+                                     MatS16{reinterpret_cast<int16_t*>(g_out_a), M, N, kMaxCols});
     detail::linear_s16_ref(x, w, bias, p, MatS16{reinterpret_cast<int16_t*>(g_out_b), M, N, kMaxCols});
     compare("linear_s16", M, N, K);
   }
@@ -276,7 +277,7 @@ void scores_s16_cases() {
     clear_outputs();
     const ConstMatS16 q{g_x16, T, d, qs};
     const ConstMatS16 k{g_w16, S, d, ks};
-    detail::scores_s16(q, k, sh, MatS32{reinterpret_cast<int32_t*>(g_out_a), T, S, kMaxCols});
+    detail::best(detail::kScoresS16)(q, k, sh, MatS32{reinterpret_cast<int32_t*>(g_out_a), T, S, kMaxCols});
     detail::scores_s16_ref(q, k, sh, MatS32{reinterpret_cast<int32_t*>(g_out_b), T, S, kMaxCols});
     compare("scores_s16", T, S, d);
   }
@@ -293,8 +294,8 @@ void weighted_sum_s16_cases() {
     clear_outputs();
     const ConstMatS16 p{g_p16, T, S, 2 * kMaxCols};
     const ConstMatS16 v{g_w16, S, d, vs};
-    detail::weighted_sum_s16(p, v, g_mult[0], g_shift[0],
-                             MatS16{reinterpret_cast<int16_t*>(g_out_a), T, d, kMaxCols});
+    detail::best(detail::kWeightedSumS16)(p, v, g_mult[0], g_shift[0],
+                                          MatS16{reinterpret_cast<int16_t*>(g_out_a), T, d, kMaxCols});
     detail::weighted_sum_s16_ref(p, v, g_mult[0], g_shift[0],
                                  MatS16{reinterpret_cast<int16_t*>(g_out_b), T, d, kMaxCols});
     compare("weighted_sum_s16", T, S, d);
@@ -322,7 +323,7 @@ void softmax_fused_cases() {
     clear_outputs();
     const int32_t spread = i % 2 ? static_cast<int32_t>(lim) : static_cast<int32_t>(lim / 8 + 1);
     for (int32_t j = 0; j < n; ++j) a[j] = b[j] = uniform(-spread, spread);
-    detail::softmax_fused_row(a, begin, end, n, sm);
+    detail::best(detail::kSoftmaxRows)(a, n, 1, &begin, &end, n, sm);
     detail::softmax_fused_row_ref(b, begin, end, n, sm);
     compare("softmax_fused_row", 1, n, end - begin);
   }
@@ -407,7 +408,7 @@ void control_f32(F32Stats& st, float ratio, int32_t m, int32_t n, int32_t k) {
 
 void print_f32(const F32Stats& st) {
   std::printf("kernel %s: %s vs ref, %d cases, worst error/bound %.3f, controls caught %d/%d\n", st.op,
-              detail::kernel_set_f32(), st.cases, static_cast<double>(st.worst), st.caught, st.controls);
+              detail::kLinearF32[0].isa, st.cases, static_cast<double>(st.worst), st.caught, st.controls);
 }
 
 // The control of linear, scores and weighted sum: run() (the dispatched
@@ -455,7 +456,7 @@ void linear_f32_cases() {
     const ConstMatF32 x{g_fa, M, K, xs};
     const ConstMatF32 w{g_fb, N, K, K};
     clear_outputs();
-    detail::linear_f32(x, w, bias, MatF32{out_a(), M, N, kMaxCols});
+    detail::best(detail::kLinearF32)(x, w, bias, MatF32{out_a(), M, N, kMaxCols});
     detail::linear_f32_ref(x, w, bias, MatF32{out_b(), M, N, kMaxCols});
     auto bound = [&](int32_t r, int32_t c) {
       const float sum = (bias != nullptr ? std::fabs(bias[c]) : 0.0f) + abs_dot(x.row(r), w.row(c), 1, K);
@@ -463,7 +464,7 @@ void linear_f32_cases() {
     };
     check_f32(st, worst_ratio(M, N, kMaxCols, bound), M, N, K);
     if (i % 10 == 4) {  // control: x[0][k] = 0 for the largest term of y[0][0]
-      auto run = [&] { detail::linear_f32(x, w, bias, MatF32{out_a(), M, N, kMaxCols}); };
+      auto run = [&] { detail::best(detail::kLinearF32)(x, w, bias, MatF32{out_a(), M, N, kMaxCols}); };
       drop_term_control(st, g_fa, largest_term(g_fa, g_fb, 1, K), run, M, N, K, bound);
     }
   }
@@ -483,14 +484,14 @@ void scores_f32_cases() {
     const ConstMatF32 q{g_fa, T, d, qs};
     const ConstMatF32 k{g_fb, S, d, ks};
     clear_outputs();
-    detail::scores_f32(q, k, scale, MatF32{out_a(), T, S, kMaxCols});
+    detail::best(detail::kScoresF32)(q, k, scale, MatF32{out_a(), T, S, kMaxCols});
     detail::scores_f32_ref(q, k, scale, MatF32{out_b(), T, S, kMaxCols});
     auto bound = [&](int32_t t, int32_t j) {
       return 2.0f * static_cast<float>(d + 2) * kU * abs_dot(q.row(t), k.row(j), 1, d) * scale + 1e-30f;
     };
     check_f32(st, worst_ratio(T, S, kMaxCols, bound), T, S, d);
     if (i % 10 == 4) {  // control: q[0][c] = 0 for the largest term of s[0][0]
-      auto run = [&] { detail::scores_f32(q, k, scale, MatF32{out_a(), T, S, kMaxCols}); };
+      auto run = [&] { detail::best(detail::kScoresF32)(q, k, scale, MatF32{out_a(), T, S, kMaxCols}); };
       drop_term_control(st, g_fa, largest_term(g_fa, g_fb, 1, d), run, T, S, d, bound);
     }
   }
@@ -513,7 +514,7 @@ void weighted_sum_f32_cases() {
     const ConstMatF32 p{g_fa, T, S, ps};
     const ConstMatF32 v{g_fb, S, d, vs};
     clear_outputs();
-    detail::weighted_sum_f32(p, v, MatF32{out_a(), T, d, kMaxCols});
+    detail::best(detail::kWeightedSumF32)(p, v, MatF32{out_a(), T, d, kMaxCols});
     detail::weighted_sum_f32_ref(p, v, MatF32{out_b(), T, d, kMaxCols});
     auto bound = [&](int32_t t, int32_t c) {
       return 2.0f * static_cast<float>(S + 2) * kU * abs_dot(p.row(t), v.data + c, vs, S) + 1e-30f;
@@ -522,7 +523,7 @@ void weighted_sum_f32_cases() {
     if (i % 10 == 4) {  // control: p[0][j] = 0 for the largest term of o[0][0] (p[0][0] = 1: never all 0)
       g_fa[0] = 1.0f;
       detail::weighted_sum_f32_ref(p, v, MatF32{out_b(), T, d, kMaxCols});
-      auto run = [&] { detail::weighted_sum_f32(p, v, MatF32{out_a(), T, d, kMaxCols}); };
+      auto run = [&] { detail::best(detail::kWeightedSumF32)(p, v, MatF32{out_a(), T, d, kMaxCols}); };
       drop_term_control(st, g_fa, largest_term(g_fa, g_fb, vs, S), run, T, d, S, bound);
     }
   }
@@ -550,7 +551,7 @@ void softmax_f32_cases() {
     clear_outputs();
     std::memcpy(a, in, static_cast<size_t>(n) * sizeof(float));
     std::memcpy(b, in, static_cast<size_t>(n) * sizeof(float));
-    detail::softmax_row_f32(a, n);
+    detail::best(detail::kSoftmaxRowF32)(a, n);
     detail::softmax_row_f32_ref(b, n);
     auto bound = [&](int32_t, int32_t j) {
       return (2.0f * static_cast<float>(n) + 140.0f) * kU * b[j] + 1e-37f;
@@ -569,7 +570,7 @@ void softmax_f32_cases() {
       std::memset(g_out_a, 0xC3, sizeof g_out_a);
       std::memcpy(a, in, static_cast<size_t>(n) * sizeof(float));
       a[jmax] = -INFINITY;
-      detail::softmax_row_f32(a, n);
+      detail::best(detail::kSoftmaxRowF32)(a, n);
       control_f32(st, worst_ratio(1, n, n, bound), 1, n, kind);
     }
   }

@@ -17,8 +17,8 @@
 
 #include "attn/attention.h"
 #include "conformance.h"
-#include "internal/kernels_f32.h"
-#include "internal/kernels_fixed.h"
+#include "internal/kernel_table.h"
+#include "port/kernel_tag.h"
 #include "port/port.h"
 
 #if ATTN_GOLDEN_F32
@@ -162,15 +162,12 @@ bool run_case(const GoldenCaseF32& c) {
 
 }  // namespace
 
-#if ATTN_WITH_F32
-const char* f32_kernels() { return attn::detail::kernel_set_f32(); }
-#else
-const char* f32_kernels() { return "none"; }
-#endif
+const char* f32_kernels() { return port_kernel_tag(attn::DType::kF32); }
+const char* s8_kernels() { return port_kernel_tag(attn::DType::kS8); }
 
 int main() {
-  std::printf("conformance runner: board=%s emulator=qemu-system-arm f32 kernels=%s fixed kernels=%s\n",
-              port_board_name(), f32_kernels(), attn::detail::kernel_set_fixed());
+  std::printf("conformance runner: board=%s emulator=qemu-system-arm f32 kernels=%s s8 kernels=%s\n",
+              port_board_name(), f32_kernels(), s8_kernels());
   int failed = 0;
   int total = 0;
 #if ATTN_GOLDEN_F32
@@ -185,24 +182,22 @@ int main() {
   const int failed_fixed = run_fixed_golden_cases(&fixed_cases);
   if (fixed_cases > 0) {
     std::printf("conformance board=%s dtype=s8+s16 kernels=%s cases=%d failed=%d (bit-exact vs host): %s\n",
-                port_board_name(), attn::detail::kernel_set_fixed(), fixed_cases, failed_fixed,
-                failed_fixed ? "FAIL" : "PASS");
+                port_board_name(), s8_kernels(), fixed_cases, failed_fixed, failed_fixed ? "FAIL" : "PASS");
   }
   int decode_checks = 0;
   const int failed_decode = run_decode_equivalence(&decode_checks);
   if (decode_checks > 0) {
     std::printf(
         "decode board=%s dtype=s8+s16 kernels=%s checks=%d failed=%d (decode == causal forward): %s\n",
-        port_board_name(), attn::detail::kernel_set_fixed(), decode_checks, failed_decode,
-        failed_decode ? "FAIL" : "PASS");
+        port_board_name(), s8_kernels(), decode_checks, failed_decode, failed_decode ? "FAIL" : "PASS");
   }
   failed += failed_decode;
   total += decode_checks;
   int checks = 0;
   const int failed_kernels = run_kernel_equivalence(&checks);
   if (checks > 0) {
-    std::printf("kernels board=%s f32 kernels=%s fixed kernels=%s vs ref: checks=%d failed=%d: %s\n",
-                port_board_name(), f32_kernels(), attn::detail::kernel_set_fixed(), checks, failed_kernels,
+    std::printf("kernels board=%s f32 kernels=%s s8 kernels=%s vs ref: checks=%d failed=%d: %s\n",
+                port_board_name(), f32_kernels(), s8_kernels(), checks, failed_kernels,
                 failed_kernels ? "FAIL" : "PASS");
   }
   failed += failed_fixed + failed_kernels;

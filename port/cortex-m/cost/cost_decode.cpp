@@ -23,6 +23,7 @@
 #include "attn/quantize.h"
 #include "internal/kernels_f32.h"
 #include "internal/kernels_fixed.h"
+#include "port/kernel_tag.h"
 #include "port/port.h"
 
 #ifndef ATTN_COST_DECODE_F32
@@ -102,7 +103,7 @@ attn::Status init(const attn::Plan& p, attn::Arena& a, Cache* c) {
 attn::Status decode(const attn::Plan& p, const Weights& w, Cache* c, int32_t n, attn::Arena& a) {
   return attn::decode_f32(p, w, c, g_x, n, g_y, a);
 }
-const char* kernels() { return attn::detail::kernel_set_f32(); }
+const char* kernels() { return port_kernel_tag(attn::DType::kF32); }
 #else
 // Projections: weights [out, E], biases (zero-point folds only, as the
 // converter writes them for a bias-free block), multipliers, shifts.
@@ -161,7 +162,7 @@ attn::Status init(const attn::Plan& p, attn::Arena& a, Cache* c) {
 attn::Status decode(const attn::Plan& p, const Weights& w, Cache* c, int32_t n, attn::Arena& a) {
   return attn::decode_s8(p, w, c, g_x, n, g_y, a);
 }
-const char* kernels() { return attn::detail::kernel_set_fixed(); }
+const char* kernels() { return port_kernel_tag(attn::DType::kS8); }
 #endif
 
 void fill_rows(int32_t n) {

@@ -16,6 +16,7 @@
 
 #include "attn/attention.h"
 #include "internal/kernels_f32.h"
+#include "port/kernel_tag.h"
 #include "port/port.h"
 
 namespace {
@@ -117,7 +118,7 @@ bool measure(const Shape& s) {
       port_board_name(), static_cast<long>(s.L), static_cast<long>(s.L), static_cast<long>(s.E),
       static_cast<long>(s.H), static_cast<long>(d), static_cast<unsigned long>(insns),
       static_cast<unsigned long>(plan.arena_bytes), static_cast<unsigned long>(opbyop),
-      attn::detail::kernel_set_f32(), kCompiler);
+      port_kernel_tag(attn::DType::kF32), kCompiler);
   return true;
 }
 

@@ -20,6 +20,7 @@
 #include "attn/attention_fixed.h"
 #include "internal/arch.h"
 #include "internal/kernels_fixed.h"
+#include "port/kernel_tag.h"
 #include "port/port.h"
 
 #ifndef ATTN_COST_BITS
@@ -111,15 +112,7 @@ P projection(size_t w0, size_t c0) {
   return p;
 }
 
-// The kernel set of this dtype: s16 has no DSP kernels; on Helium only its
-// softmax (shared with s8) is vectorized.
-const char* kernels() {
-#if ATTN_COST_BITS == 16
-  return ATTN_HAVE_MVE ? "mve-softmax" : ATTN_HAVE_DSP ? "dsp-softmax" : "ref";
-#else
-  return attn::detail::kernel_set_fixed();
-#endif
-}
+const char* kernels() { return port_kernel_tag(kDType); }
 
 bool measure(const Shape& s) {
   const attn::AttentionConfig cfg = config_of(s);

@@ -14,7 +14,8 @@
 #include <cstdio>
 
 #include "attn/config.h"
-#include "internal/kernels_fixed.h"
+#include "internal/kernel_table.h"
+#include "port/kernel_tag.h"
 #include "port/port.h"
 
 namespace {
@@ -50,7 +51,7 @@ void report(const char* op, int32_t L, int32_t E, int32_t H, int32_t calls, uint
   std::printf("kernel board=%s op=%s L=%ld E=%ld H=%ld calls=%ld insns=%lu ref=%lu kernels=%s\n",
               port_board_name(), op, static_cast<long>(L), static_cast<long>(E), static_cast<long>(H),
               static_cast<long>(calls), static_cast<unsigned long>(insns), static_cast<unsigned long>(ref),
-              detail::kernel_set_fixed());
+              port_kernel_tag(attn::DType::kS8));
 }
 
 void profile(int32_t L, int32_t E, int32_t H) {
@@ -61,7 +62,7 @@ void profile(int32_t L, int32_t E, int32_t H) {
   const ConstMatS8 x = matrix(static_cast<const int8_t*>(g_x), L, E);
   const ConstMatS8 w = matrix(static_cast<const int8_t*>(g_w), E, E);
   const MatS8 y = matrix(g_y, L, E);
-  report("linear_s8", L, E, H, 4, count(4, [&] { detail::linear_s8(x, w, g_bias, lp, y); }),
+  report("linear_s8", L, E, H, 4, count(4, [&] { detail::best(detail::kLinearS8)(x, w, g_bias, lp, y); }),
          count(4, [&] { detail::linear_s8_ref(x, w, g_bias, lp, y); }));
 
   // Per forward: ceil(L / T) tiles x H heads; full tiles only (L % T rows of the last tile are left out).
@@ -69,21 +70,23 @@ void profile(int32_t L, int32_t E, int32_t H) {
   const ConstMatS8 q{g_x, kT, hd, E};
   const ConstMatS8 k{g_k, S, hd, E};
   const MatS32 s = matrix(g_s, kT, S);
-  report("scores_s8", L, E, H, calls, count(calls, [&] { detail::scores_s8(q, 3, k, -2, 0, s); }),
+  report("scores_s8", L, E, H, calls,
+         count(calls, [&] { detail::best(detail::kScoresS8)(q, 3, k, -2, 0, s); }),
          count(calls, [&] { detail::scores_s8_ref(q, 3, k, -2, 0, s); }));
 
   const detail::FusedSoftmax sm{3150000000u, 6, 22000};
   auto softmax = [&](bool ref) {
-    detail::scores_s8(q, 3, k, -2, 0, s);
+    detail::best(detail::kScoresS8)(q, 3, k, -2, 0, s);
     for (int32_t r = 0; r < kT; ++r) {
       if (ref) {
         detail::softmax_fused_row_ref(s.row(r), 0, S, S, sm);
       } else {
-        detail::softmax_fused_row(s.row(r), 0, S, S, sm);
+        const int32_t begin = 0;
+        detail::best(detail::kSoftmaxRows)(s.row(r), S, 1, &begin, &S, S, sm);
       }
     }
   };
-  const uint64_t scores_only = count(calls, [&] { detail::scores_s8(q, 3, k, -2, 0, s); });
+  const uint64_t scores_only = count(calls, [&] { detail::best(detail::kScoresS8)(q, 3, k, -2, 0, s); });
   report("softmax_fused_row", L, E, H, calls * kT, count(calls, [&] { softmax(false); }) - scores_only,
          count(calls, [&] { softmax(true); }) - scores_only);
 
@@ -91,16 +94,16 @@ void profile(int32_t L, int32_t E, int32_t H) {
   const ConstMatS8 v{g_k, S, hd, E};
   const MatS8 o{g_y, kT, hd, E};
   report("weighted_sum_s8", L, E, H, calls,
-         count(calls, [&] { detail::weighted_sum_s8(p, v, 1, 0x50000000, -14, -1, o); }),
+         count(calls, [&] { detail::best(detail::kWeightedSumS8)(p, v, 1, 0x50000000, -14, -1, o); }),
          count(calls, [&] { detail::weighted_sum_s8_ref(p, v, 1, 0x50000000, -14, -1, o); }));
 
   // The DSP targets' path (V stored transposed [hd, S]): the softmax's first
   // pass (exps and normalizer per row), then P.V normalizing P on the fly.
   auto exps = [&](bool ref) {
-    detail::scores_s8(q, 3, k, -2, 0, s);
+    detail::best(detail::kScoresS8)(q, 3, k, -2, 0, s);
     for (int32_t r = 0; r < kT; ++r) {
       g_recip[r] = ref ? detail::softmax_exps_row_ref(s.row(r), 0, S, S, sm)
-                       : detail::softmax_exps_row(s.row(r), 0, S, S, sm);
+                       : detail::best(detail::kSoftmaxExps)(s.row(r), 0, S, S, sm);
     }
   };
   report("softmax_exps_row", L, E, H, calls * kT, count(calls, [&] { exps(false); }) - scores_only,
@@ -109,7 +112,8 @@ void profile(int32_t L, int32_t E, int32_t H) {
   const ConstMatS32 e{g_s, kT, S, S};
   const ConstMatS8 vt{g_k, hd, S, S};
   report("weighted_sum_vt_s8", L, E, H, calls,
-         count(calls, [&] { detail::weighted_sum_vt_s8(e, g_recip, vt, 1, 0x50000000, -14, -1, o); }),
+         count(calls,
+               [&] { detail::best(detail::kWeightedSumVtS8)(e, g_recip, vt, 1, 0x50000000, -14, -1, o); }),
          count(calls, [&] { detail::weighted_sum_vt_s8_ref(e, g_recip, vt, 1, 0x50000000, -14, -1, o); }));
 }
 
