@@ -3,7 +3,7 @@
 // fake-quant" simulation of the same scheme written here (same calibration,
 // per-channel int8 weights, per-tensor activations, exact probabilities).
 // The integer forward must come within 1 dB of the ideal, and meet the
-// issue's absolute targets on unit-scale data.
+// median SQNR floors of the test cases below on unit-scale data.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -7,7 +7,7 @@
 // calibrates on those inputs (calibrate_attention), quantizes
 // (quantize_attention_s8 / _s16), and forward_s8 / forward_s16 run the case's
 // input; the dequantized output is compared with PyTorch's float64 output.
-// Targets (issue 4): within 1 dB of the ideal on every case; s8 median >= 28
+// Accuracy floors: within 1 dB of the ideal on every case; s8 median >= 28
 // dB and >= 19 dB on every case; s16 median >= 37 dB and >= 26 dB on every case.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-# Integration tests (issue 8), included by tests/CMakeLists.txt:
+# Integration tests (the recipes of port/README.md), included by tests/CMakeLists.txt:
 #   c_api                   the C99 API from a C program, on the golden cases
 #   consumer_install        attn built and installed to a temp prefix (fixture)
 #   consumer_find_package   a CMake project using find_package(attn CONFIG)

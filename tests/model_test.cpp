@@ -224,8 +224,8 @@ TEST_CASE("bad arguments", "[model]") {
   CHECK(attn::Model::load(base + 1, f.size(), &m) == Status::kBlobMisaligned);
 }
 
-// One regression per class of bad file (the classes of the issue, which come
-// from loader CVEs in other formats).
+// One regression per class of bad file (the classes of include/attn/FORMAT.md's
+// loader table, which come from loader CVEs in other formats).
 TEST_CASE("bad magic, version, header size", "[model][bad]") {
   CHECK(mutated([](auto& f) { f[0] ^= 1; }) == Status::kBadMagic);
   CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(version), attn::format::kVersion + 1); }) ==

@@ -470,7 +470,7 @@ def encode(case, d, y, p):
 # For every case the integer forwards can run (no additive mask) a sidecar file
 # quant/<name>.bin holds N calibration inputs drawn from the case's input distribution (its own
 # seed, so the case files do not change) and the SQNR (dB, against the expected float64 y) of the
-# ideal fake-quantized forward of attn's scheme (include/attn/FIXED_POINT.md) in float64:
+# ideal fake-quantized forward of attn's scheme (src/FIXED_POINT.md) in float64:
 #   ranges: min/max of every stage of the float64 forward over the calibration inputs, widened to 0;
 #   s8: activations asymmetric per tensor, scale (hi - lo) / 255, zero point round(-128 - lo / scale);
 #   s16: activations symmetric per tensor, scale max|x| / 32767;

@@ -20,7 +20,7 @@
 //     y_t = projection of O_t                      -> caller's output
 // The fused softmax (src/kernels/softmax/softmax_fused_s32_ref.cpp) is a base-2
 // exp with a 256-entry table, exact in integers: identical on every target,
-// ~31 instructions per score on a Cortex-M3/M4. include/attn/FIXED_POINT.md has the
+// ~31 instructions per score on a Cortex-M3/M4. src/FIXED_POINT.md has the
 // whole arithmetic and the measurements behind it.
 // Grouped-query attention (num_kv_heads) as in forward_f32. Rotary embedding
 // (config.rope_base != 0): the projected integer K rows (positions 0 .. S-1)

@@ -4,8 +4,8 @@
 // One implementation of each primitive, shared by the run-time kernels, the
 // converter (which only adds QuantizeMultiplier, see quantize_multiplier.h)
 // and the tests: a converter that rounds differently from the runtime is a
-// classic source of off-by-one outputs. /work/shared/quantization.md (kept in
-// the repo history of the design notes) writes the arithmetic out.
+// classic source of off-by-one outputs. src/FIXED_POINT.md writes the
+// arithmetic out.
 //
 // Conventions: a "Qm.n" int32 holds value raw / 2^n with m integer bits and
 // n = 31 - m fractional bits. Signed right shifts are arithmetic (every

@@ -1,6 +1,6 @@
 // ceiling: how much faster int8 can be than float32 on this x86 CPU, with
-// exact int8 arithmetic, measured on our own kernels (issue 5 asks for s8 at
-// 2x our f32; this program shows where that stops).
+// exact int8 arithmetic, measured on our own kernels (the goal is s8 at 2x
+// our f32; this program shows where that stops).
 //
 // 1. Micro-kernel ceilings: the register blocks of our AVX2 GEMMs on operands
 //    that stay in L1, no packing, no epilogue work per element:

@@ -1,8 +1,8 @@
 // speed: median microseconds per self-attention forward in float32, int8 and
 // int16 (forward_f32 / forward_s8 / forward_s16, the int8/int16 blocks
 // quantized from the same float weights, calibrated on the same input),
-// GFLOP/s of the f32 forward and its arena bytes, on the standard shapes of
-// issue 5. Single thread.
+// GFLOP/s of the f32 forward and its arena bytes, on the standard host shapes
+// (tools/bench/README.md). Single thread.
 //
 //   attn_bench_speed [--min-ms N] [--tile-rows T] [L E H ...]
 //

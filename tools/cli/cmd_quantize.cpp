@@ -11,7 +11,7 @@
 // with --residual on block i-1's query input plus its output, x + attention(x),
 // as in a transformer's residual stream),
 // records the range of every stage, quantizes each block for forward_s8 /
-// forward_s16 (include/attn/FIXED_POINT.md) and writes OUT (format v2). User
+// forward_s16 (src/FIXED_POINT.md) and writes OUT (format v2). User
 // tensors are copied through unchanged. --causal / --key-length: the mask the
 // model runs with, applied during calibration. --per-tensor: one weight scale
 // per projection instead of per output channel. Blocks with rotary embedding
@@ -24,7 +24,7 @@
 // calibration set (the float stage rounded to its scale and zero point), the
 // SQNR of the integer forward's output against the float64 forward (same
 // float input), the weight quantization SQNR per projection, and bytes.
-// int16 weights for Wq/Wk (which the issue suggests for peaky softmaxes) are
+// int16 weights for Wq/Wk (a common remedy for peaky softmaxes) are
 // not offered: ProjectionS8/S16 hold int8 weights only.
 #include <algorithm>
 #include <cmath>

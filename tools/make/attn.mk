@@ -5,8 +5,8 @@
 #   ATTN_DTYPES := s8            # optional: f32 s8 s16 (default all three)
 #   include $(ATTN_ROOT)/tools/make/attn.mk
 #
-# Everything here is the rule tools/README-integration.md writes out for
-# vendor IDEs; nothing is generated. tests/consumers/run.cmake (ctest
+# Everything here is the rule port/README.md writes out for vendor IDEs;
+# nothing is generated. tests/consumers/run.cmake (ctest
 # plain_makefile) checks that ATTN_SRCS is exactly the list CMake compiles.
 
 ATTN_ROOT ?= $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/../..)

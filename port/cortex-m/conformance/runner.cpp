@@ -6,7 +6,7 @@
 // (kernel_equiv.cpp) run on every board, the M3 included. No heap: every buffer is static and sized at
 // compile time from the cases' shapes.
 //
-// Checks per case (the core issue's bound, as tests/golden_test.cpp):
+// Checks per case (the golden bound of tests/golden_test.cpp):
 //   max|y - y_ref| <= 1e-5 * max|y_ref| + 1e-6, and the same for the
 //   attention weights [H, L, S];
 //   forward succeeds in an arena of exactly plan.arena_bytes, and the guard

@@ -1,5 +1,5 @@
 // cost_fixed.cpp: instructions per integer forward on this board, for the MCU
-// shapes of the cost report (issue 6), self-attention with bias, random int8
+// shapes of the cost report (tools/mcu-cost), self-attention with bias, random int8
 // weights and inputs, constants chosen so that every stage holds a realistic
 // spread (projections ~ +-40 of 127, softmax exponents over a few octaves).
 // Built twice: ATTN_COST_BITS=8 (attn_cost_s8, forward_s8) and 16
