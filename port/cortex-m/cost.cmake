@@ -1,6 +1,6 @@
 # Cost probe images for tools/mcu-cost: instructions per forward on the MCU
 # shapes (cost/*.cpp), per dtype the board runs, linked against libattn as
-# dispatch.cpp configures it (attn_cost_<dtype>) and against the ref-only
+# the kernel table picks them (attn_cost_<dtype>) and against the ref-only
 # copy (attn_cost_<dtype>_ref) for the "variant vs ref" comparison. The first
 # is also a ctest, so the probes keep building and running.
 if(ATTN_BOARD_HAS_FPU)

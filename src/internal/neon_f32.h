@@ -1,8 +1,7 @@
-// internal/neon_f32.h: the float32 NEON kernels, shared by the AArch64
-// (src/kernels/*/*_f32_neon64.cpp) and ARMv7-A (*_f32_neon32.cpp) variants,
-// which instantiate them with block sizes that fit their register files
-// (32 and 16 quad registers). Include only under ATTN_HAVE_NEON64 or
-// ATTN_HAVE_NEON32.
+// internal/neon_f32.h: the float32 NEON kernels of the neon variants
+// (src/kernels/*/*_f32_neon.cpp), which instantiate them with block sizes that
+// fit the register file (AArch64: 32 quad registers, ARMv7-A: 16). Include
+// only under ATTN_HAVE_NEON.
 //
 // The same algorithms as the AVX2 kernels, 4 lanes wide:
 //   dot_gemm  out[j][i..i+4) = alpha * a[i..i+4) . b[j] (+ biases): linear, and

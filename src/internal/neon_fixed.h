@@ -1,6 +1,6 @@
-// internal/neon_fixed.h: the integer NEON kernels, shared by the AArch64
-// (src/kernels/*/*_s8_neon64.cpp, *_s16_neon64.cpp) and ARMv7-A (*_neon32)
-// variants. Include only under ATTN_HAVE_NEON64 or ATTN_HAVE_NEON32.
+// internal/neon_fixed.h: the integer NEON kernels of the neon variants
+// (src/kernels/*/*_s8_neon.cpp, *_s16_neon.cpp), AArch64 and ARMv7-A alike.
+// Include only under ATTN_HAVE_NEON.
 //
 // Bit-exact with ref: only exact integer arithmetic (widening multiplies
 // SMLAL / SMULL, SDOT where the target has it, no saturating instruction),
