@@ -21,7 +21,7 @@ if(NOT CMAKE_SYSTEM_NAME STREQUAL "Generic")
 endif()
 
 # ---- Consumer builds: host only (they configure, build and run programs) ------
-if(NOT CMAKE_CROSSCOMPILING)
+if(NOT CMAKE_CROSSCOMPILING AND ATTN_TEST_PACKAGING)
   set(ATTN_CONSUMER_WORK ${CMAKE_CURRENT_BINARY_DIR}/consumers)
   # The compilers and flags of this build (the sanitizer preset's, say), as an
   # initial cache for every nested configure.

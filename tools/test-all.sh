@@ -14,13 +14,13 @@ stage() {  # stage NAME COMMAND...: run, count, keep going
   local name=$1
   shift
   echo "=== $name"
-  local log
+  local log t0=$SECONDS
   log=$(mktemp)
   if "$@" 2>&1 | tee "$log"; then
-    echo "=== $name: ok"
+    echo "=== $name: ok ($((SECONDS - t0)) s)"
   else
     failures+=("$name")
-    echo "=== $name: FAILED"
+    echo "=== $name: FAILED ($((SECONDS - t0)) s)"
   fi
   # Count ctest's tests where the stage ran ctest; other stages count as one test.
   local summary
@@ -47,5 +47,6 @@ stage clang-tidy bash tools/check-tidy.sh build/host-release
 
 echo
 if [ ${#failures[@]} -gt 0 ]; then echo "failed stages: ${failures[*]}"; fi
+echo "test-all: ${SECONDS} s in all"
 echo "test-all: $passed passed, $failed failed"
 [ ${#failures[@]} -eq 0 ]
