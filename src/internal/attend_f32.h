@@ -7,6 +7,7 @@
 
 #include "attn/attention.h"
 #include "internal/mask.h"
+#include "internal/tile_scratch.h"
 
 namespace attn {
 namespace detail {
@@ -21,12 +22,7 @@ inline Status check_weights_f32(const AttentionConfig& c, const WeightsF32& w) {
   return Status::kOk;
 }
 
-// Scratch carved by the caller from its arena.
-struct AttendScratchF32 {
-  float* q;  // [T, D]  query tile
-  float* s;  // [T, S]  scores, then probabilities
-  float* o;  // [T, D]  context tile, heads concatenated
-};
+using AttendScratchF32 = TileScratch<float, float>;
 
 // output [L, E] = attention of query [L, E] (row i at rotary position
 // q_pos + i) over K, V [S, Dkv]; c is a resolved config (Plan::config).

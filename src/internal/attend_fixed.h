@@ -18,6 +18,7 @@
 #include "attn/decode.h"
 #include "attn/kernels_fixed.h"
 #include "internal/kernel_table.h"
+#include "internal/tile_scratch.h"
 
 namespace attn {
 namespace detail {
@@ -30,13 +31,18 @@ struct ZeroPoints {
 template <typename Act>
 struct FixedOps;
 
+// The public types of one fixed-point dtype.
+template <typename W, typename I, typename C, DType kDt>
+struct FixedTypes {
+  using Weights = W;
+  using Io = I;
+  using Cache = C;
+  static constexpr DType kDType = kDt;
+};
+
 #if ATTN_WITH_S8
 template <>
-struct FixedOps<int8_t> {
-  using Weights = WeightsS8;
-  using Io = IoS8;
-  using Cache = KvCacheS8;
-  static constexpr DType kDType = DType::kS8;
+struct FixedOps<int8_t> : FixedTypes<WeightsS8, IoS8, KvCacheS8, DType::kS8> {
   // V kept transposed [Dkv, S] in the forward's arena (the kernel table's choice).
   static constexpr bool kValuesTransposed = kValuesTransposedS8;
 
@@ -89,11 +95,7 @@ struct FixedOps<int8_t> {
 
 #if ATTN_WITH_S16
 template <>
-struct FixedOps<int16_t> {
-  using Weights = WeightsS16;
-  using Io = IoS16;
-  using Cache = KvCacheS16;
-  static constexpr DType kDType = DType::kS16;
+struct FixedOps<int16_t> : FixedTypes<WeightsS16, IoS16, KvCacheS16, DType::kS16> {
   static constexpr bool kValuesTransposed = false;
 
   static ZeroPoints zero_points(const WeightsS16&) { return {0, 0, 0, 0, 0}; }
@@ -117,13 +119,10 @@ struct FixedOps<int16_t> {
 };
 #endif
 
-// Scratch carved by the caller from its arena (S: rows of K and V or more).
+// Scratch carved by the caller from its arena (S: rows of K and V or more):
+// int32 scores, then Q0.15 probabilities in place (row stride 2S int16).
 template <typename Act>
-struct AttendScratch {
-  Act* q;      // [T, D]  query tile
-  int32_t* s;  // [T, S]  int32 scores, then Q0.15 probabilities in place (row stride 2S int16)
-  Act* o;      // [T, D]  context tile, heads concatenated
-};
+using AttendScratch = TileScratch<Act, int32_t>;
 
 // The weights' checks of the integer forwards for a resolved config:
 // kNullArgument, kBadQuantParams, kBadHeadDim (s8: head_dim >= 2^14).

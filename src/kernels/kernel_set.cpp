@@ -4,44 +4,45 @@
 #include "internal/kernel_table.h"
 
 namespace attn {
+namespace {
+
+// Row 0's ISA of each op's table; rotary embedding is ref everywhere.
+template <class Linear, class Scores, class Softmax, class WeightedSum>
+KernelSet row0(const Linear& linear, const Scores& scores, const Softmax& softmax, const WeightedSum& wsum) {
+  KernelSet k;
+  k.linear = linear[0].isa;
+  k.scores = scores[0].isa;
+  k.softmax = softmax[0].isa;
+  k.weighted_sum = wsum[0].isa;
+  k.rope = "ref";
+  return k;
+}
+
+}  // namespace
 
 Status kernel_set(DType dtype, KernelSet* set) {
   if (set == nullptr) return Status::kNullArgument;
   using namespace detail;
-  KernelSet k;
   switch (dtype) {
 #if ATTN_WITH_F32
     case DType::kF32:
-      k.linear = kLinearF32[0].isa;
-      k.scores = kScoresF32[0].isa;
-      k.softmax = kSoftmaxRowF32[0].isa;
-      k.weighted_sum = kWeightedSumF32[0].isa;
-      k.rope = "ref";
-      break;
+      *set = row0(kLinearF32, kScoresF32, kSoftmaxRowF32, kWeightedSumF32);
+      return Status::kOk;
 #endif
 #if ATTN_WITH_S8
-    case DType::kS8:
-      k.linear = kLinearS8[0].isa;
-      k.scores = kScoresS8[0].isa;
-      k.softmax = kValuesTransposedS8 ? kSoftmaxExps[0].isa : kSoftmaxRows[0].isa;
-      k.weighted_sum = kValuesTransposedS8 ? kWeightedSumVtS8[0].isa : kWeightedSumS8[0].isa;
-      k.rope = "ref";
-      break;
+    case DType::kS8:  // the DSP targets' forward runs the V^T pair (kValuesTransposedS8)
+      *set = kValuesTransposedS8 ? row0(kLinearS8, kScoresS8, kSoftmaxExps, kWeightedSumVtS8)
+                                 : row0(kLinearS8, kScoresS8, kSoftmaxRows, kWeightedSumS8);
+      return Status::kOk;
 #endif
 #if ATTN_WITH_S16
     case DType::kS16:
-      k.linear = kLinearS16[0].isa;
-      k.scores = kScoresS16[0].isa;
-      k.softmax = kSoftmaxRows[0].isa;
-      k.weighted_sum = kWeightedSumS16[0].isa;
-      k.rope = "ref";
-      break;
+      *set = row0(kLinearS16, kScoresS16, kSoftmaxRows, kWeightedSumS16);
+      return Status::kOk;
 #endif
     default:
       return Status::kBadDtype;
   }
-  *set = k;
-  return Status::kOk;
 }
 
 }  // namespace attn

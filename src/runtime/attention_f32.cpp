@@ -40,10 +40,7 @@ Status forward_f32(const Plan& plan, const WeightsF32& w, const Mask& mask, cons
   const Status carved = [&] {
     ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(Dkv), &k_buf));
     ATTN_TRY(arena.alloc_array(static_cast<size_t>(S) * static_cast<size_t>(Dkv), &v_buf));
-    ATTN_TRY(arena.alloc_array(T * static_cast<size_t>(D), &scratch.q));
-    ATTN_TRY(arena.alloc_array(T * static_cast<size_t>(S), &scratch.s));
-    ATTN_TRY(arena.alloc_array(T * static_cast<size_t>(D), &scratch.o));
-    return Status::kOk;
+    return detail::carve_tile_scratch(arena, T, static_cast<size_t>(D), static_cast<size_t>(S), &scratch);
   }();
   if (carved != Status::kOk) {
     arena.release(mark);

@@ -198,10 +198,7 @@ Status forward_fixed(const Plan& plan, const typename FixedOps<Act>::Weights& w,
   const Status carved = [&] {
     ATTN_TRY(arena.alloc_array(S * static_cast<size_t>(Dkv), &k_buf));
     ATTN_TRY(arena.alloc_array(S * static_cast<size_t>(Dkv), &v_buf));
-    ATTN_TRY(arena.alloc_array(T * static_cast<size_t>(D), &scratch.q));
-    ATTN_TRY(arena.alloc_array(T * S, &scratch.s));
-    ATTN_TRY(arena.alloc_array(T * static_cast<size_t>(D), &scratch.o));
-    return Status::kOk;
+    return carve_tile_scratch(arena, T, static_cast<size_t>(D), S, &scratch);
   }();
   if (carved != Status::kOk) {
     arena.release(mark);

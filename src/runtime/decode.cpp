@@ -1,5 +1,5 @@
 // decode.cpp: what every dtype's decode shares: the decode planner, its plan
-// check and the cache reset (attn/decode.h). Free of float code, so an
+// check, and the cache's init and reset (attn/decode.h). Free of float code, so an
 // integer-only build (ATTN_DTYPES=s8) has them without decode_f32.cpp.
 #include "attn/decode.h"
 #include "internal/kv_cache.h"
@@ -35,5 +35,15 @@ Status check_decode_plan(const Plan& plan, DType dtype) {
 Status kv_cache_reset(KvCacheF32* cache) { return detail::kv_cache_reset(cache); }
 Status kv_cache_reset(KvCacheS8* cache) { return detail::kv_cache_reset(cache); }
 Status kv_cache_reset(KvCacheS16* cache) { return detail::kv_cache_reset(cache); }
+
+Status kv_cache_init_f32(const Plan& plan, int32_t window, Arena& arena, KvCacheF32* cache) {
+  return detail::kv_cache_init(plan, DType::kF32, window, arena, cache);
+}
+Status kv_cache_init_s8(const Plan& plan, int32_t window, Arena& arena, KvCacheS8* cache) {
+  return detail::kv_cache_init(plan, DType::kS8, window, arena, cache);
+}
+Status kv_cache_init_s16(const Plan& plan, int32_t window, Arena& arena, KvCacheS16* cache) {
+  return detail::kv_cache_init(plan, DType::kS16, window, arena, cache);
+}
 
 }  // namespace attn

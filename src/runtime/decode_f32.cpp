@@ -13,10 +13,6 @@
 
 namespace attn {
 
-Status kv_cache_init_f32(const Plan& plan, int32_t window, Arena& arena, KvCacheF32* cache) {
-  return detail::kv_cache_init(plan, DType::kF32, window, arena, cache);
-}
-
 Status decode_f32(const Plan& plan, const WeightsF32& w, KvCacheF32* cache, const float* x, int32_t n,
                   float* y, Arena& arena) {
   ATTN_TRY(detail::check_decode_step(plan, DType::kF32, cache, x, n, y));
@@ -28,12 +24,8 @@ Status decode_f32(const Plan& plan, const WeightsF32& w, KvCacheF32* cache, cons
   const size_t T = static_cast<size_t>(plan.tile_rows);
   const size_t mark = arena.mark();
   detail::AttendScratchF32 scratch{};  // Q tile [T, D], scores [T, capacity], O tile [T, D]
-  const Status carved = [&] {
-    ATTN_TRY(arena.alloc_array(T * static_cast<size_t>(D), &scratch.q));
-    ATTN_TRY(arena.alloc_array(T * static_cast<size_t>(plan.key_len), &scratch.s));
-    ATTN_TRY(arena.alloc_array(T * static_cast<size_t>(D), &scratch.o));
-    return Status::kOk;
-  }();
+  const Status carved = detail::carve_tile_scratch(arena, T, static_cast<size_t>(D),
+                                                   static_cast<size_t>(plan.key_len), &scratch);
   if (carved != Status::kOk) {
     arena.release(mark);
     return carved;

@@ -36,12 +36,8 @@ Status decode_fixed(const Plan& plan, const typename FixedOps<Act>::Weights& w, 
   const size_t T = static_cast<size_t>(plan.tile_rows);
   const size_t mark = arena.mark();
   AttendScratch<Act> scratch{};  // Q tile [T, D], scores [T, capacity] int32, context tile [T, D]
-  const Status carved = [&] {
-    ATTN_TRY(arena.alloc_array(T * static_cast<size_t>(D), &scratch.q));
-    ATTN_TRY(arena.alloc_array(T * static_cast<size_t>(plan.key_len), &scratch.s));
-    ATTN_TRY(arena.alloc_array(T * static_cast<size_t>(D), &scratch.o));
-    return Status::kOk;
-  }();
+  const Status carved =
+      carve_tile_scratch(arena, T, static_cast<size_t>(D), static_cast<size_t>(plan.key_len), &scratch);
   if (carved != Status::kOk) {
     arena.release(mark);
     return carved;
@@ -72,18 +68,12 @@ Status decode_fixed(const Plan& plan, const typename FixedOps<Act>::Weights& w, 
 }  // namespace detail
 
 #if ATTN_WITH_S8
-Status kv_cache_init_s8(const Plan& plan, int32_t window, Arena& arena, KvCacheS8* cache) {
-  return detail::kv_cache_init(plan, DType::kS8, window, arena, cache);
-}
 Status decode_s8(const Plan& plan, const WeightsS8& w, KvCacheS8* cache, const int8_t* x, int32_t n,
                  int8_t* y, Arena& arena) {
   return detail::decode_fixed<int8_t>(plan, w, cache, x, n, y, arena);
 }
 #endif
 #if ATTN_WITH_S16
-Status kv_cache_init_s16(const Plan& plan, int32_t window, Arena& arena, KvCacheS16* cache) {
-  return detail::kv_cache_init(plan, DType::kS16, window, arena, cache);
-}
 Status decode_s16(const Plan& plan, const WeightsS16& w, KvCacheS16* cache, const int16_t* x, int32_t n,
                   int16_t* y, Arena& arena) {
   return detail::decode_fixed<int16_t>(plan, w, cache, x, n, y, arena);
