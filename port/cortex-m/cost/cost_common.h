@@ -48,6 +48,13 @@ inline void print_measure(attn::DType dtype, const char* name, const Shape& s, s
       kCompiler);
 }
 
+// A forward probe's main(): measure(s) for every shape; 0 if all passed.
+inline int measure_all(bool (*measure)(const Shape&)) {
+  bool ok = true;
+  for (const Shape& s : kShapes) ok = measure(s) && ok;
+  return ok ? 0 : 1;
+}
+
 // A fixed LCG: the same data on every board.
 struct Rng {
   uint32_t state;
