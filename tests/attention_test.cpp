@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attn/attention.h"
+#include "host_helpers.h"
 #include "internal/arch.h"
 
 namespace {
@@ -19,13 +20,6 @@ constexpr attn::AttentionConfig kStaticCfg{64, 4};
 static_assert(attn::attention_arena_bytes(kStaticCfg, attn::DType::kF32, 64, 64, 4) ==
                   2 * 64 * 64 * 4 + 2 * 4 * 64 * 4 + 4 * 64 * 4,
               "f32 arena: K, V [S,D] + Q, O tiles [T,D] + scores [T,S]");
-
-std::vector<float> random_vec(size_t n, std::mt19937& rng, float scale = 1.0f) {
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
 
 struct Case {
   attn::AttentionConfig cfg;
@@ -46,13 +40,14 @@ Case make_case(attn::AttentionConfig cfg, int L, int S, uint32_t seed) {
   const size_t E = size_t(cfg.embed_dim), D = size_t(cfg.inner_dim()), Dkv = size_t(cfg.kv_dim());
   const size_t kd = size_t(cfg.resolved_kdim()), vd = size_t(cfg.resolved_vdim());
   const float ws = 1.0f / std::sqrt(float(E));
-  c.wq = random_vec(D * E, rng, ws), c.wk = random_vec(Dkv * kd, rng, ws),
-  c.wv = random_vec(Dkv * vd, rng, ws);
-  c.wo = random_vec(E * D, rng, ws);
-  c.bq = random_vec(D, rng, 0.1f), c.bk = random_vec(Dkv, rng, 0.1f), c.bv = random_vec(Dkv, rng, 0.1f);
-  c.bo = random_vec(E, rng, 0.1f);
-  c.x = random_vec(size_t(L) * E, rng), c.xk = random_vec(size_t(S) * kd, rng),
-  c.xv = random_vec(size_t(S) * vd, rng);
+  c.wq = random_normal(D * E, rng, ws), c.wk = random_normal(Dkv * kd, rng, ws),
+  c.wv = random_normal(Dkv * vd, rng, ws);
+  c.wo = random_normal(E * D, rng, ws);
+  c.bq = random_normal(D, rng, 0.1f), c.bk = random_normal(Dkv, rng, 0.1f),
+  c.bv = random_normal(Dkv, rng, 0.1f);
+  c.bo = random_normal(E, rng, 0.1f);
+  c.x = random_normal(size_t(L) * E, rng), c.xk = random_normal(size_t(S) * kd, rng),
+  c.xv = random_normal(size_t(S) * vd, rng);
   return c;
 }
 
@@ -126,15 +121,6 @@ std::vector<double> reference(const Case& c, const attn::Mask& m, std::vector<do
     }
   return y;
 }
-
-struct AlignedBuffer {
-  std::vector<unsigned char> raw;
-  unsigned char* data;
-  explicit AlignedBuffer(size_t n) : raw(n + ATTN_ARENA_ALIGN) {
-    data = raw.data() +
-           (ATTN_ARENA_ALIGN - reinterpret_cast<uintptr_t>(raw.data()) % ATTN_ARENA_ALIGN) % ATTN_ARENA_ALIGN;
-  }
-};
 
 // The conformance bound: max|got - want| <= 1e-5 * max|want| + 1e-6.
 bool within_bound(const std::vector<float>& got, const std::vector<double>& want) {

@@ -13,76 +13,16 @@
 #include "attn/attention_fixed.h"
 #include "attn/decode.h"
 #include "attn/quantize.h"
+#include "fixed_dtypes.h"
+#include "host_helpers.h"
 
 namespace {
 
 using attn::DType;
 using attn::Status;
 
-struct Buffer {
-  std::vector<unsigned char> raw;
-  unsigned char* data;
-  explicit Buffer(size_t n) : raw(n + ATTN_ARENA_ALIGN) {
-    const auto mis = reinterpret_cast<uintptr_t>(raw.data()) % ATTN_ARENA_ALIGN;
-    data = raw.data() + (ATTN_ARENA_ALIGN - mis) % ATTN_ARENA_ALIGN;
-  }
-};
-
-std::vector<float> randn(size_t n, std::mt19937& rng, float scale) {
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
-
-// The dtype's types and entries, so one test body covers s8 and s16.
-struct S8 {
-  using T = int8_t;
-  using Weights = attn::WeightsS8;
-  using Io = attn::IoS8;
-  using Cache = attn::KvCacheS8;
-  static constexpr DType kDtype = DType::kS8;
-  static Status quantize(const attn::AttentionConfig& c, const attn::WeightsF32& w,
-                         const attn::CalibrationRanges& r, attn::Arena& st, Weights* out,
-                         attn::ActivationQuant* act, const attn::QuantizeOptions& o) {
-    return attn::quantize_attention_s8(c, w, r, st, out, act, nullptr, o);
-  }
-  static Status forward(const attn::Plan& p, const Weights& w, const attn::Mask& m, const Io& io,
-                        attn::Arena& a) {
-    return attn::forward_s8(p, w, m, io, a);
-  }
-  static Status init(const attn::Plan& p, int32_t window, attn::Arena& a, Cache* c) {
-    return attn::kv_cache_init_s8(p, window, a, c);
-  }
-  static Status decode(const attn::Plan& p, const Weights& w, Cache* c, const T* x, int32_t n, T* y,
-                       attn::Arena& a) {
-    return attn::decode_s8(p, w, c, x, n, y, a);
-  }
-};
-
-struct S16 {
-  using T = int16_t;
-  using Weights = attn::WeightsS16;
-  using Io = attn::IoS16;
-  using Cache = attn::KvCacheS16;
-  static constexpr DType kDtype = DType::kS16;
-  static Status quantize(const attn::AttentionConfig& c, const attn::WeightsF32& w,
-                         const attn::CalibrationRanges& r, attn::Arena& st, Weights* out,
-                         attn::ActivationQuant* act, const attn::QuantizeOptions& o) {
-    return attn::quantize_attention_s16(c, w, r, st, out, act, nullptr, o);
-  }
-  static Status forward(const attn::Plan& p, const Weights& w, const attn::Mask& m, const Io& io,
-                        attn::Arena& a) {
-    return attn::forward_s16(p, w, m, io, a);
-  }
-  static Status init(const attn::Plan& p, int32_t window, attn::Arena& a, Cache* c) {
-    return attn::kv_cache_init_s16(p, window, a, c);
-  }
-  static Status decode(const attn::Plan& p, const Weights& w, Cache* c, const T* x, int32_t n, T* y,
-                       attn::Arena& a) {
-    return attn::decode_s16(p, w, c, x, n, y, a);
-  }
-};
+using dtypes::S16;
+using dtypes::S8;
 
 // A float block quantized by the library's converter, calibrated on a few
 // causal self-attention examples; its float inputs, quantized.
@@ -90,7 +30,7 @@ template <class D>
 struct Quantized {
   attn::AttentionConfig cfg;
   std::vector<float> wq, wk, wv, wo, bq, bk, bv, bo;
-  Buffer storage{0};
+  AlignedBuffer storage{0};
   typename D::Weights w;
   attn::ActivationQuant act;
 
@@ -105,29 +45,30 @@ void quantize(Quantized<D>* q, attn::AttentionConfig cfg, uint32_t seed,
   std::mt19937 rng(seed);
   const size_t E = size_t(cfg.embed_dim), Dm = size_t(cfg.inner_dim()), Dkv = size_t(cfg.kv_dim());
   q->cfg = cfg;
-  q->wq = randn(Dm * E, rng, 1.0f / std::sqrt(float(E)));
-  q->wk = randn(Dkv * E, rng, 1.0f / std::sqrt(float(E)));
-  q->wv = randn(Dkv * E, rng, 1.0f / std::sqrt(float(E)));
-  q->wo = randn(E * Dm, rng, 1.0f / std::sqrt(float(Dm)));
-  q->bq = randn(Dm, rng, 0.1f), q->bk = randn(Dkv, rng, 0.1f), q->bv = randn(Dkv, rng, 0.1f);
-  q->bo = randn(E, rng, 0.1f);
+  q->wq = random_normal(Dm * E, rng, 1.0f / std::sqrt(float(E)));
+  q->wk = random_normal(Dkv * E, rng, 1.0f / std::sqrt(float(E)));
+  q->wv = random_normal(Dkv * E, rng, 1.0f / std::sqrt(float(E)));
+  q->wo = random_normal(E * Dm, rng, 1.0f / std::sqrt(float(Dm)));
+  q->bq = random_normal(Dm, rng, 0.1f), q->bk = random_normal(Dkv, rng, 0.1f),
+  q->bv = random_normal(Dkv, rng, 0.1f);
+  q->bo = random_normal(E, rng, 0.1f);
   const int L = 16;
   attn::Plan plan;
   REQUIRE(attn::plan_attention(cfg, DType::kF32, L, L, &plan) == Status::kOk);
   const size_t bytes = attn::calibrate_attention_bytes(cfg, L, L);
-  Buffer buf(bytes);
+  AlignedBuffer buf(bytes);
   attn::Arena arena;
   REQUIRE(arena.init(buf.data, bytes) == Status::kOk);
   attn::Mask mask;
   mask.causal = true;
   attn::CalibrationRanges ranges;
   for (int i = 0; i < 4; ++i) {
-    const auto x = randn(size_t(L) * E, rng, 1.0f);
+    const auto x = random_normal(size_t(L) * E, rng, 1.0f);
     attn::IoF32 io{x.data(), x.data(), x.data(), nullptr};
     REQUIRE(attn::calibrate_attention(plan, q->f32(), mask, io, arena, &ranges) == Status::kOk);
   }
   const size_t st_bytes = attn::quantized_attention_bytes(cfg, D::kDtype, options);
-  q->storage = Buffer(st_bytes);
+  q->storage = AlignedBuffer(st_bytes);
   attn::Arena st;
   REQUIRE(st.init(q->storage.data, st_bytes) == Status::kOk);
   REQUIRE(D::quantize(cfg, q->f32(), ranges, st, &q->w, &q->act, options) == Status::kOk);
@@ -136,7 +77,7 @@ void quantize(Quantized<D>* q, attn::AttentionConfig cfg, uint32_t seed,
 template <class D>
 std::vector<typename D::T> quantized_input(const Quantized<D>& q, int L, uint32_t seed) {
   std::mt19937 rng(seed);
-  const auto xf = randn(size_t(L) * q.cfg.embed_dim, rng, 1.0f);
+  const auto xf = random_normal(size_t(L) * q.cfg.embed_dim, rng, 1.0f);
   std::vector<typename D::T> x(xf.size());
   for (size_t i = 0; i < xf.size(); ++i)
     x[i] = static_cast<typename D::T>(attn::quantize_value(xf[i], q.act.query, D::kDtype));
@@ -149,7 +90,7 @@ std::vector<typename D::T> full_forward(const Quantized<D>& q, const std::vector
                                         int window) {
   attn::Plan plan;
   REQUIRE(attn::plan_attention(q.cfg, D::kDtype, L, L, &plan) == Status::kOk);
-  Buffer buf(plan.arena_bytes);
+  AlignedBuffer buf(plan.arena_bytes);
   attn::Arena arena;
   REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
   attn::Mask mask;
@@ -171,7 +112,7 @@ std::vector<typename D::T> decode_all(const Quantized<D>& q, const std::vector<t
   REQUIRE(plan.arena_bytes == attn::decode_arena_bytes(q.cfg, D::kDtype, max_rows, capacity, tile_rows));
   const size_t cache_bytes = attn::kv_cache_arena_bytes(q.cfg, D::kDtype, capacity);
   REQUIRE(cache_bytes > 0);
-  Buffer buf(cache_bytes + plan.arena_bytes);
+  AlignedBuffer buf(cache_bytes + plan.arena_bytes);
   attn::Arena arena;
   REQUIRE(arena.init(buf.data, cache_bytes + plan.arena_bytes) == Status::kOk);
   typename D::Cache cache;
@@ -230,7 +171,7 @@ void check_errors() {
   quantize(&q, {8, 2}, 3);
   attn::Plan plan;
   REQUIRE(attn::plan_decode(q.cfg, D::kDtype, 2, 4, &plan) == Status::kOk);
-  Buffer buf(4096);
+  AlignedBuffer buf(4096);
   attn::Arena arena;
   REQUIRE(arena.init(buf.data, 4096) == Status::kOk);
   typename D::Cache cache;
@@ -239,7 +180,7 @@ void check_errors() {
   CHECK(D::init(plan, 0, arena, nullptr) == Status::kNullArgument);
   // A too-small arena for the cache: nothing carved.
   {
-    Buffer small_buf(attn::kv_cache_arena_bytes(q.cfg, D::kDtype, 4));
+    AlignedBuffer small_buf(attn::kv_cache_arena_bytes(q.cfg, D::kDtype, 4));
     attn::Arena small;
     REQUIRE(small.init(small_buf.data, attn::kv_cache_arena_bytes(q.cfg, D::kDtype, 4) - 1) == Status::kOk);
     CHECK(D::init(plan, 0, small, &cache) == Status::kArenaTooSmall);
@@ -286,7 +227,7 @@ void check_errors() {
   CHECK(cache.length == 0);  // no failed call touched the cache
   // A short step arena: kArenaTooSmall, the cache untouched.
   {
-    Buffer step_buf(plan.arena_bytes);
+    AlignedBuffer step_buf(plan.arena_bytes);
     attn::Arena step;
     REQUIRE(step.init(step_buf.data, plan.arena_bytes - 1) == Status::kOk);
     CHECK(D::decode(plan, q.w, &cache, x.data(), 1, y.data(), step) == Status::kArenaTooSmall);
@@ -332,7 +273,7 @@ void check_rope_limit() {
   REQUIRE(q.w.rope.positions == 6);
   attn::Plan plan;
   REQUIRE(attn::plan_decode(q.cfg, D::kDtype, 4, 8, &plan) == Status::kOk);
-  Buffer buf(4096);
+  AlignedBuffer buf(4096);
   attn::Arena arena;
   REQUIRE(arena.init(buf.data, 4096) == Status::kOk);
   typename D::Cache cache;

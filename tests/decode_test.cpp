@@ -7,17 +7,11 @@
 #include <vector>
 
 #include "attn/decode.h"
+#include "host_helpers.h"
 
 namespace {
 
 using attn::Status;
-
-std::vector<float> random_vec(size_t n, std::mt19937& rng, float scale) {
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
 
 struct Model {
   attn::AttentionConfig cfg;
@@ -32,30 +26,21 @@ Model make_model(attn::AttentionConfig cfg, uint32_t seed) {
   const size_t E = size_t(cfg.embed_dim), D = size_t(cfg.inner_dim()), Dkv = size_t(cfg.kv_dim());
   const float ws = 1.0f / std::sqrt(float(E));
   return Model{cfg,
-               random_vec(D * E, rng, ws),
-               random_vec(Dkv * E, rng, ws),
-               random_vec(Dkv * E, rng, ws),
-               random_vec(E * D, rng, ws),
-               random_vec(D, rng, 0.1f),
-               random_vec(Dkv, rng, 0.1f),
-               random_vec(Dkv, rng, 0.1f),
-               random_vec(E, rng, 0.1f)};
+               random_normal(D * E, rng, ws),
+               random_normal(Dkv * E, rng, ws),
+               random_normal(Dkv * E, rng, ws),
+               random_normal(E * D, rng, ws),
+               random_normal(D, rng, 0.1f),
+               random_normal(Dkv, rng, 0.1f),
+               random_normal(Dkv, rng, 0.1f),
+               random_normal(E, rng, 0.1f)};
 }
-
-struct Buffer {
-  std::vector<unsigned char> raw;
-  unsigned char* data;
-  explicit Buffer(size_t n) : raw(n + ATTN_ARENA_ALIGN) {
-    const auto mis = reinterpret_cast<uintptr_t>(raw.data()) % ATTN_ARENA_ALIGN;
-    data = raw.data() + (ATTN_ARENA_ALIGN - mis) % ATTN_ARENA_ALIGN;
-  }
-};
 
 // y of one forward_f32 over all L rows, causal (and windowed).
 std::vector<float> full_forward(const Model& m, const std::vector<float>& x, int L, int window) {
   attn::Plan plan;
   REQUIRE(attn::plan_attention(m.cfg, attn::DType::kF32, L, L, &plan) == Status::kOk);
-  Buffer buf(plan.arena_bytes);
+  AlignedBuffer buf(plan.arena_bytes);
   attn::Arena arena;
   REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
   attn::Mask mask;
@@ -86,7 +71,7 @@ std::vector<float> decode_all(const Model& m, const std::vector<float>& x, int L
   REQUIRE(attn::plan_decode(m.cfg, attn::DType::kF32, max_rows, capacity, &plan) == Status::kOk);
   REQUIRE(plan.arena_bytes == attn::decode_arena_bytes(m.cfg, attn::DType::kF32, max_rows, capacity));
   const size_t cache_bytes = attn::kv_cache_arena_bytes(m.cfg, attn::DType::kF32, capacity);
-  Buffer buf(cache_bytes + plan.arena_bytes);
+  AlignedBuffer buf(cache_bytes + plan.arena_bytes);
   attn::Arena arena;
   REQUIRE(arena.init(buf.data, cache_bytes + plan.arena_bytes) == Status::kOk);
   attn::KvCacheF32 cache;
@@ -95,7 +80,7 @@ std::vector<float> decode_all(const Model& m, const std::vector<float>& x, int L
   attn::WeightsF32 w = m.weights();
   size_t packed_bytes = 0;
   REQUIRE(attn::packed_weights_bytes_f32(plan, &packed_bytes) == Status::kOk);
-  Buffer panels(packed_bytes);
+  AlignedBuffer panels(packed_bytes);
   if (packed) REQUIRE(attn::pack_weights_f32(plan, w, panels.data, packed_bytes, &w) == Status::kOk);
   const int E = m.cfg.embed_dim;
   std::vector<float> y(x.size());
@@ -121,7 +106,7 @@ TEST_CASE("decoding token by token equals one causal forward", "[decode][f32]") 
     const Model m = make_model(cfg, 17);
     const int L = 23;
     std::mt19937 rng(5);
-    const auto x = random_vec(size_t(L) * cfg.embed_dim, rng, 1.0f);
+    const auto x = random_normal(size_t(L) * cfg.embed_dim, rng, 1.0f);
     const auto want = full_forward(m, x, L, 0);
     CHECK(within_bound(decode_all(m, x, L, L, 0, 0, 1), want));   // one row at a time
     CHECK(within_bound(decode_all(m, x, L, 32, 0, 9, 1), want));  // prefill 9, then one at a time
@@ -134,7 +119,7 @@ TEST_CASE("a windowed cache equals a sliding-window causal forward", "[decode][f
   const Model m = make_model({16, 4, 0, 0, 0, true, 2, 10000.0f}, 23);
   const int L = 30;
   std::mt19937 rng(6);
-  const auto x = random_vec(size_t(L) * 16, rng, 1.0f);
+  const auto x = random_normal(size_t(L) * 16, rng, 1.0f);
   for (int window : {1, 4, 8}) {
     const auto want = full_forward(m, x, L, window);
     CHECK(within_bound(decode_all(m, x, L, window, window, 0, 1), want));      // capacity == window
@@ -146,7 +131,7 @@ TEST_CASE("decoding on packed weights gives the bits of the weights as stored", 
   const Model m = make_model({32, 4, 0, 0, 0, true, 2, 10000.0f}, 29);
   const int L = 21;
   std::mt19937 rng(8);
-  const auto x = random_vec(size_t(L) * 32, rng, 1.0f);
+  const auto x = random_normal(size_t(L) * 32, rng, 1.0f);
   for (int step : {1, 5}) {  // one row (W as stored) and chunks of 5 (panels)
     const auto plain = decode_all(m, x, L, 24, 0, 9, step);
     const auto packed = decode_all(m, x, L, 24, 0, 9, step, true);
@@ -158,7 +143,7 @@ TEST_CASE("decode reports a full cache, bad rows and a foreign plan", "[decode][
   const Model m = make_model({8, 2}, 3);
   attn::Plan plan;
   REQUIRE(attn::plan_decode(m.cfg, attn::DType::kF32, 2, 4, &plan) == Status::kOk);
-  Buffer buf(4096);
+  AlignedBuffer buf(4096);
   attn::Arena arena;
   REQUIRE(arena.init(buf.data, 4096) == Status::kOk);
   attn::KvCacheF32 cache;

@@ -89,18 +89,8 @@ struct Case {
   // float64 reference of tools/gen_golden.py did (D != E or fully masked rows).
   bool from_torch() const { return !llama() && D() == E && !has_fully_masked_row(); }
 
-  attn::AttentionConfig config() const {
-    attn::AttentionConfig c;
-    c.embed_dim = E;
-    c.num_heads = H;
-    c.head_dim = head_dim;
-    c.kdim = kdim;
-    c.vdim = vdim;
-    c.bias = bias;
-    c.num_kv_heads = kv_heads;
-    c.rope_base = rope_base;
-    return c;
-  }
+  // AttentionConfig's fields in their order (attn/attention.h).
+  attn::AttentionConfig config() const { return {E, H, head_dim, kdim, vdim, bias, kv_heads, rope_base}; }
   attn::Mask mask() const {
     attn::Mask m;
     m.causal = causal;

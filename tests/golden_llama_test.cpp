@@ -22,6 +22,7 @@
 #include "attn/attention.h"
 #include "attn/decode.h"
 #include "golden.h"
+#include "host_helpers.h"
 
 namespace {
 
@@ -53,17 +54,6 @@ std::vector<golden::Case> load_decodable() {
   }
   return out;
 }
-
-// `bytes` usable bytes at an ATTN_ARENA_ALIGN-aligned address.
-struct AlignedBuffer {
-  std::vector<unsigned char> raw;
-  unsigned char* data = nullptr;
-  explicit AlignedBuffer(size_t bytes) : raw(bytes + ATTN_ARENA_ALIGN) {
-    void* p = raw.data();
-    size_t space = raw.size();
-    data = static_cast<unsigned char*>(std::align(ATTN_ARENA_ALIGN, bytes, p, space));
-  }
-};
 
 // How rows are fed: `prefill` rows in the first call (0: none), then `step`
 // rows per call, through a cache of `capacity` rows (0: L).

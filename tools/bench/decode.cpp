@@ -48,6 +48,8 @@
 #include "attn/quantize.h"
 #include "bench/cpu_time.h"
 #include "bench/kernel_names.h"
+#include "fixed_dtypes.h"
+#include "host_helpers.h"
 #include "internal/kernels_f32.h"
 #include "internal/kernels_fixed.h"
 
@@ -75,17 +77,6 @@ std::vector<float> random_vector(std::mt19937& rng, size_t n, float scale) {
   for (float& x : v) x = dist(rng);
   return v;
 }
-
-// `bytes` usable bytes at an ATTN_ARENA_ALIGN-aligned address.
-struct AlignedBuffer {
-  std::vector<unsigned char> raw;
-  unsigned char* data = nullptr;
-  explicit AlignedBuffer(size_t bytes) : raw(bytes + ATTN_ARENA_ALIGN) {
-    void* p = raw.data();
-    size_t space = raw.size();
-    data = static_cast<unsigned char*>(std::align(ATTN_ARENA_ALIGN, bytes, p, space));
-  }
-};
 
 bool ok(attn::Status st, const char* what) {
   if (st == attn::Status::kOk) return true;
@@ -262,57 +253,8 @@ bool bench(int32_t C, double target_s, Row* out) {
   return true;
 }
 
-// The integer dtypes' types and entries.
-struct S8 {
-  using T = int8_t;
-  using Weights = attn::WeightsS8;
-  using Cache = attn::KvCacheS8;
-  static constexpr attn::DType kDtype = attn::DType::kS8;
-  static constexpr const char* kName = "s8";
-  static attn::Status quantize(const attn::AttentionConfig& c, const attn::WeightsF32& w,
-                               const attn::CalibrationRanges& r, attn::Arena& st, Weights* out,
-                               attn::ActivationQuant* act, const attn::QuantizeOptions& o) {
-    return attn::quantize_attention_s8(c, w, r, st, out, act, nullptr, o);
-  }
-  static attn::Status forward(const attn::Plan& p, const Weights& w, const attn::Mask& m, const T* q,
-                              const T* kv, T* y, attn::Arena& a, int32_t q_pos = 0) {
-    attn::IoS8 io{q, kv, kv, y};
-    io.query_position = q_pos;
-    return attn::forward_s8(p, w, m, io, a);
-  }
-  static attn::Status init(const attn::Plan& p, attn::Arena& a, Cache* c) {
-    return attn::kv_cache_init_s8(p, 0, a, c);
-  }
-  static attn::Status decode(const attn::Plan& p, const Weights& w, Cache* c, const T* x, int32_t n, T* y,
-                             attn::Arena& a) {
-    return attn::decode_s8(p, w, c, x, n, y, a);
-  }
-};
-struct S16 {
-  using T = int16_t;
-  using Weights = attn::WeightsS16;
-  using Cache = attn::KvCacheS16;
-  static constexpr attn::DType kDtype = attn::DType::kS16;
-  static constexpr const char* kName = "s16";
-  static attn::Status quantize(const attn::AttentionConfig& c, const attn::WeightsF32& w,
-                               const attn::CalibrationRanges& r, attn::Arena& st, Weights* out,
-                               attn::ActivationQuant* act, const attn::QuantizeOptions& o) {
-    return attn::quantize_attention_s16(c, w, r, st, out, act, nullptr, o);
-  }
-  static attn::Status forward(const attn::Plan& p, const Weights& w, const attn::Mask& m, const T* q,
-                              const T* kv, T* y, attn::Arena& a, int32_t q_pos = 0) {
-    attn::IoS16 io{q, kv, kv, y};
-    io.query_position = q_pos;
-    return attn::forward_s16(p, w, m, io, a);
-  }
-  static attn::Status init(const attn::Plan& p, attn::Arena& a, Cache* c) {
-    return attn::kv_cache_init_s16(p, 0, a, c);
-  }
-  static attn::Status decode(const attn::Plan& p, const Weights& w, Cache* c, const T* x, int32_t n, T* y,
-                             attn::Arena& a) {
-    return attn::decode_s16(p, w, c, x, n, y, a);
-  }
-};
+using dtypes::S16;
+using dtypes::S8;
 
 // The same three measurements in fixed point: the float case quantized by
 // the library's converter, calibrated on its own tokens (causal).
@@ -359,7 +301,7 @@ bool bench_fixed(int32_t C, double target_s, Row* out) {
   attn::Arena darena;
   if (!ok(darena.init(dbuf.data, cache_bytes + dplan.arena_bytes), "arena.init")) return false;
   typename DT::Cache cache;
-  if (!ok(DT::init(dplan, darena, &cache), "kv_cache_init")) return false;
+  if (!ok(DT::init(dplan, 0, darena, &cache), "kv_cache_init")) return false;
   std::vector<T> yp(c * E);  // [C - 1, E] prefill outputs
   if (C > 1 && !ok(DT::decode(dplan, w, &cache, x.data(), C - 1, yp.data(), darena), "prefill")) return false;
   const typename DT::Cache at_c_minus_1 = cache;
@@ -385,7 +327,8 @@ bool bench_fixed(int32_t C, double target_s, Row* out) {
   out->recompute_us = median_us(
       [&]() -> double {
         const double a = now_us();
-        const attn::Status st = DT::forward(fplan, w, causal, x.data(), x.data(), y_full.data(), farena);
+        const attn::Status st =
+            DT::forward(fplan, w, causal, {x.data(), x.data(), x.data(), y_full.data()}, farena);
         const double us = now_us() - a;
         return ok(st, "forward") ? us : -1.0;
       },
@@ -405,7 +348,8 @@ bool bench_fixed(int32_t C, double target_s, Row* out) {
   out->kv_only_us = median_us(
       [&]() -> double {
         const double a = now_us();
-        const attn::Status st = DT::forward(kplan, w, last_row, last, x.data(), y_kv.data(), karena, C - 1);
+        const attn::Status st =
+            DT::forward(kplan, w, last_row, {last, x.data(), x.data(), y_kv.data(), C - 1}, karena);
         const double us = now_us() - a;
         return ok(st, "forward (kv-only)") ? us : -1.0;
       },

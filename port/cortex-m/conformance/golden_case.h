@@ -19,16 +19,8 @@ struct GoldenShape {
   bool bias;
   int32_t L, S;
 
-  constexpr attn::AttentionConfig config() const {
-    attn::AttentionConfig c;
-    c.embed_dim = E;
-    c.num_heads = H;
-    c.head_dim = head_dim;
-    c.kdim = kdim;
-    c.vdim = vdim;
-    c.bias = bias;
-    return c;
-  }
+  // AttentionConfig's fields in their order (attn/attention.h).
+  constexpr attn::AttentionConfig config() const { return {E, H, head_dim, kdim, vdim, bias}; }
 };
 
 struct GoldenCaseF32 {

@@ -24,17 +24,9 @@ struct FixedShape {
   float rope_base;  // 0: no rotary embedding (copied, never computed with: no float arithmetic)
 
   constexpr attn::DType dtype() const { return bits == 8 ? attn::DType::kS8 : attn::DType::kS16; }
+  // AttentionConfig's fields in their order (attn/attention.h).
   constexpr attn::AttentionConfig config() const {
-    attn::AttentionConfig c;
-    c.embed_dim = E;
-    c.num_heads = H;
-    c.head_dim = head_dim;
-    c.kdim = kdim;
-    c.vdim = vdim;
-    c.num_kv_heads = kv_heads;
-    c.bias = bias;
-    c.rope_base = rope_base;
-    return c;
+    return {E, H, head_dim, kdim, vdim, bias, kv_heads, rope_base};
   }
 };
 

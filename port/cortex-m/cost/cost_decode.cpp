@@ -21,6 +21,7 @@
 
 #include "attn/decode.h"
 #include "attn/quantize.h"
+#include "cost_common.h"
 #include "internal/kernels_f32.h"
 #include "internal/kernels_fixed.h"
 #include "port/kernel_tag.h"
@@ -32,11 +33,7 @@
 
 namespace {
 
-#if defined(__clang__)
-constexpr const char* kCompiler = "clang-" __clang_version__;
-#else
-constexpr const char* kCompiler = "gcc-" __VERSION__;
-#endif
+using cost::kCompiler;
 
 constexpr int32_t kContexts[] = {64, 256, 1024};
 constexpr int32_t kMaxContext = 1024;
@@ -62,12 +59,16 @@ using Weights = attn::WeightsF32;
 using Cache = attn::KvCacheF32;
 constexpr attn::DType kDType = attn::DType::kF32;
 constexpr const char* kName = "f32";
+constexpr auto kCacheInit = attn::kv_cache_init_f32;
+constexpr auto kDecode = attn::decode_f32;
 #else
 using Act = int8_t;
 using Weights = attn::WeightsS8;
 using Cache = attn::KvCacheS8;
 constexpr attn::DType kDType = attn::DType::kS8;
 constexpr const char* kName = "s8";
+constexpr auto kCacheInit = attn::kv_cache_init_s8;
+constexpr auto kDecode = attn::decode_s8;
 #endif
 
 constexpr size_t kCacheBytes = attn::kv_cache_arena_bytes(kCfg, kDType, kMaxContext);
@@ -78,15 +79,11 @@ alignas(ATTN_ARENA_ALIGN) uint8_t g_arena[kCacheBytes + kStepBytes];
 Act g_x[static_cast<size_t>(kChunk) * kE];  // [kChunk, E] the rows of one call
 Act g_y[static_cast<size_t>(kChunk) * kE];  // [kChunk, E]
 
-uint32_t g_rng = 12345u;
-int32_t uniform(int32_t spread) {  // [-spread, spread]
-  g_rng = g_rng * 1664525u + 1013904223u;
-  return static_cast<int32_t>((g_rng >> 8) % static_cast<uint32_t>(2 * spread + 1)) - spread;
-}
+cost::Rng g_rng{12345u};
 
 #if ATTN_COST_DECODE_F32
 float g_w[4 * kD * static_cast<size_t>(kE)];  // wq [D, E], wk wv [Dkv, E], wo [E, D]
-float uniform_f(float scale) { return scale * static_cast<float>(uniform(1000)) / 1000.0f; }
+float uniform_f(float scale) { return scale * static_cast<float>(g_rng.uniform(1000)) / 1000.0f; }
 Weights make_weights() {
   for (float& w : g_w) w = uniform_f(0.125f);  // ~ 1 / sqrt(E)
   Weights w;
@@ -97,45 +94,24 @@ Weights make_weights() {
   return w;
 }
 Act input_value() { return uniform_f(1.0f); }
-attn::Status init(const attn::Plan& p, attn::Arena& a, Cache* c) {
-  return attn::kv_cache_init_f32(p, 0, a, c);
-}
-attn::Status decode(const attn::Plan& p, const Weights& w, Cache* c, int32_t n, attn::Arena& a) {
-  return attn::decode_f32(p, w, c, g_x, n, g_y, a);
-}
-const char* kernels() { return port_kernel_tag(attn::DType::kF32); }
 #else
 // Projections: weights [out, E], biases (zero-point folds only, as the
 // converter writes them for a bias-free block), multipliers, shifts.
-int8_t g_w[4 * kD * static_cast<size_t>(kE)];
-int32_t g_bias[3 * kD + kE];
-int32_t g_mult[3 * kD + kE];
-int32_t g_shift[3 * kD + kE];
-attn::ProjectionS8 projection(size_t w0, size_t c0) {
-  attn::ProjectionS8 p;
-  p.weight = g_w + w0;
-  p.bias = g_bias + c0;
-  p.multiplier = g_mult + c0;
-  p.shift = g_shift + c0;
-  return p;
-}
+cost::Projections<int32_t, 4 * kD* static_cast<size_t>(kE), 3 * kD + kE> g_proj;
 // RoPE tables [kMaxContext, head_dim / 2] cos and sin, Q1.14.
 alignas(ATTN_ARENA_ALIGN) uint8_t
     g_rope[2 * ((static_cast<size_t>(kMaxContext) * (static_cast<size_t>(kCfg.resolved_head_dim()) / 2) * 2 +
                  15) /
                 16 * 16)];
 Weights make_weights() {
-  for (int8_t& w : g_w) w = static_cast<int8_t>(uniform(127));
-  for (size_t i = 0; i < sizeof g_bias / sizeof g_bias[0]; ++i) {
-    g_bias[i] = uniform(2000);
-    g_mult[i] = 0x40000000 + uniform(0x3FFFFFFF / 2) + 0x1FFFFFFF;
-    g_shift[i] = -9;  // acc ~ sqrt(E) 40 * 64 -> ~ +-30
-  }
+  // shift -9: acc ~ sqrt(E) 40 * 64 -> ~ +-30
+  g_proj.fill(g_rng, sizeof g_proj.weight, sizeof g_proj.bias / sizeof g_proj.bias[0], -9);
   Weights w;
-  w.q = projection(0, 0);
-  w.k = projection(kD * kE, kD);
-  w.v = projection(kD * kE + kDkv * kE, kD + kDkv);
-  w.o = projection(kD * kE + 2 * kDkv * kE, kD + 2 * kDkv);
+  using Proj = attn::ProjectionS8;
+  w.q = g_proj.at<Proj>(0, 0);
+  w.k = g_proj.at<Proj>(kD * kE, kD);
+  w.v = g_proj.at<Proj>(kD * kE + kDkv * kE, kD + kDkv);
+  w.o = g_proj.at<Proj>(kD * kE + 2 * kDkv * kE, kD + 2 * kDkv);
   w.q_zero_point = 3;
   w.k_zero_point = -2;
   w.v_zero_point = 1;
@@ -155,14 +131,7 @@ Weights make_weights() {
   }
   return w;
 }
-Act input_value() { return static_cast<Act>(uniform(40)); }
-attn::Status init(const attn::Plan& p, attn::Arena& a, Cache* c) {
-  return attn::kv_cache_init_s8(p, 0, a, c);
-}
-attn::Status decode(const attn::Plan& p, const Weights& w, Cache* c, int32_t n, attn::Arena& a) {
-  return attn::decode_s8(p, w, c, g_x, n, g_y, a);
-}
-const char* kernels() { return port_kernel_tag(attn::DType::kS8); }
+Act input_value() { return static_cast<Act>(g_rng.uniform(40)); }
 #endif
 
 void fill_rows(int32_t n) {
@@ -178,7 +147,7 @@ int main() {
   attn::Arena arena;
   if (st == attn::Status::kOk) st = arena.init(g_arena, sizeof g_arena);
   Cache cache;
-  if (st == attn::Status::kOk) st = init(plan, arena, &cache);
+  if (st == attn::Status::kOk) st = kCacheInit(plan, 0, arena, &cache);
   bool varied = false;
   for (const int32_t C : kContexts) {
     // Prefill to C - 1 positions, kChunk rows per call.
@@ -186,13 +155,13 @@ int main() {
       const int32_t left = C - 1 - cache.next_position();
       const int32_t n = left < kChunk ? left : kChunk;
       fill_rows(n);
-      st = decode(plan, w, &cache, n, arena);
+      st = kDecode(plan, w, &cache, g_x, n, g_y, arena);
     }
     if (st != attn::Status::kOk) break;
     // The token at context C.
     fill_rows(1);
     port_counter_start();
-    st = decode(plan, w, &cache, 1, arena);
+    st = kDecode(plan, w, &cache, g_x, 1, g_y, arena);
     const uint64_t insns = port_counter_stop();
     if (st != attn::Status::kOk) break;
     for (int32_t i = 1; i < kE; ++i) varied = varied || g_y[i] != g_y[0];
@@ -202,7 +171,7 @@ int main() {
         port_board_name(), kName, static_cast<long>(C), static_cast<long>(kE),
         static_cast<long>(kCfg.num_heads), static_cast<long>(kCfg.num_kv_heads),
         static_cast<unsigned long>(insns), static_cast<unsigned long>(kCacheBytes),
-        static_cast<unsigned long>(plan.arena_bytes), kernels(), kCompiler);
+        static_cast<unsigned long>(plan.arena_bytes), port_kernel_tag(kDType), kCompiler);
   }
   if (st != attn::Status::kOk || !varied) {
     std::printf("cost decode %s failed: %s%s\n", kName, attn::status_name(st),

@@ -15,43 +15,25 @@
 #include <cstdio>
 
 #include "attn/attention.h"
+#include "cost_common.h"
 #include "internal/kernels_f32.h"
 #include "port/kernel_tag.h"
 #include "port/port.h"
 
 namespace {
 
-#if defined(__clang__)
-constexpr const char* kCompiler = "clang-" __clang_version__;
-#else
-constexpr const char* kCompiler = "gcc-" __VERSION__;
-#endif
+using cost::config_of;
+using cost::io_of;
+using cost::max_of;
+using cost::Shape;
 
-struct Shape {
-  int32_t L, E, H, head_dim;  // S == L (self-attention)
-};
-constexpr Shape kShapes[] = {{64, 64, 4, 0}, {81, 32, 8, 4}, {128, 64, 4, 0}};
-
-constexpr attn::AttentionConfig config_of(const Shape& s) {
-  attn::AttentionConfig c;
-  c.embed_dim = s.E;
-  c.num_heads = s.H;
-  c.head_dim = s.head_dim;
-  return c;
-}
 constexpr size_t weights_of(const Shape& s) {  // wq wk wv [D, E], wo [E, D], biases
-  const size_t d = static_cast<size_t>(config_of(s).inner_dim());
+  const size_t d = cost::dim_of(s);
   const size_t e = static_cast<size_t>(s.E);
   return 4 * d * e + 3 * d + e;
 }
-constexpr size_t io_of(const Shape& s) { return static_cast<size_t>(s.L) * static_cast<size_t>(s.E); }
 constexpr size_t arena_of(const Shape& s) {
   return attn::attention_arena_bytes(config_of(s), attn::DType::kF32, s.L, s.L);
-}
-constexpr size_t max_of(size_t (*f)(const Shape&)) {
-  size_t m = 0;
-  for (const Shape& s : kShapes) m = f(s) > m ? f(s) : m;
-  return m;
 }
 
 float g_weights[max_of(weights_of)];
@@ -61,10 +43,9 @@ alignas(ATTN_ARENA_ALIGN) uint8_t g_arena[max_of(arena_of)];
 
 // Uniform in [-scale, scale), from a fixed LCG: the same data on every board.
 void fill(float* p, size_t n, uint32_t seed, float scale) {
-  uint32_t x = seed;
+  cost::Rng rng{seed};
   for (size_t i = 0; i < n; ++i) {
-    x = x * 1664525u + 1013904223u;
-    p[i] = (static_cast<float>(x >> 8) * (1.0f / 16777216.0f) * 2.0f - 1.0f) * scale;
+    p[i] = (static_cast<float>(rng.next() >> 8) * (1.0f / 16777216.0f) * 2.0f - 1.0f) * scale;
   }
 }
 
@@ -112,20 +93,10 @@ bool measure(const Shape& s) {
   const size_t S = L;
   // Q [L, D] + K, V [S, D] + scores of every head [H, L, S], f32.
   const size_t opbyop = (L * d + 2 * S * d + static_cast<size_t>(s.H) * L * S) * sizeof(float);
-  std::printf(
-      "measure board=%s dtype=f32 L=%ld S=%ld E=%ld H=%ld D=%ld insns=%lu arena=%lu opbyop=%lu kernels=%s "
-      "compiler=%s\n",
-      port_board_name(), static_cast<long>(s.L), static_cast<long>(s.L), static_cast<long>(s.E),
-      static_cast<long>(s.H), static_cast<long>(d), static_cast<unsigned long>(insns),
-      static_cast<unsigned long>(plan.arena_bytes), static_cast<unsigned long>(opbyop),
-      port_kernel_tag(attn::DType::kF32), kCompiler);
+  cost::print_measure(attn::DType::kF32, "f32", s, d, insns, plan.arena_bytes, opbyop);
   return true;
 }
 
 }  // namespace
 
-int main() {
-  bool ok = true;
-  for (const Shape& s : kShapes) ok = measure(s) && ok;
-  return ok ? 0 : 1;
-}
+int main() { return cost::measure_all(measure); }

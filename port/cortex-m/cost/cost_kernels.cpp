@@ -14,6 +14,7 @@
 #include <cstdio>
 
 #include "attn/config.h"
+#include "cost_common.h"
 #include "internal/kernel_table.h"
 #include "port/kernel_tag.h"
 #include "port/port.h"
@@ -34,11 +35,8 @@ int32_t g_shift[kMaxE];
 alignas(16) int32_t g_s[kT * kMaxL];  // [T, S]
 uint32_t g_recip[kT];                 // [T]
 
-uint32_t g_rng = 99u;
-int32_t uniform(int32_t spread) {
-  g_rng = g_rng * 1664525u + 1013904223u;
-  return static_cast<int32_t>((g_rng >> 8) % static_cast<uint32_t>(2 * spread + 1)) - spread;
-}
+cost::Rng g_rng{99u};
+int32_t uniform(int32_t spread) { return g_rng.uniform(spread); }
 
 template <typename F>
 uint64_t count(int32_t calls, F f) {

@@ -10,13 +10,7 @@ namespace {
 
 constexpr int32_t kE = 8;
 constexpr int32_t kL = 4;
-constexpr attn::AttentionConfig make_config() {
-  attn::AttentionConfig c;
-  c.embed_dim = kE;
-  c.num_heads = 2;
-  return c;
-}
-constexpr attn::AttentionConfig kConfig = make_config();
+constexpr attn::AttentionConfig kConfig{kE, 2};  // embed_dim, num_heads
 
 float weights[4 * kE * kE + 4 * kE];  // wq wk wv wo [E, E], then bq bk bv bo [E]
 float input[kL * kE];                 // [L, E]

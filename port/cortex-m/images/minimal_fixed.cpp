@@ -5,7 +5,7 @@
 // kernels, softmax table). Exits with the forward's Status code (0 = kOk).
 #include <cstdint>
 
-#include "attn/attention_fixed.h"
+#include "port/fixed_dtype.h"
 
 #ifndef ATTN_MINIMAL_BITS
 #define ATTN_MINIMAL_BITS 8
@@ -13,37 +13,19 @@
 
 namespace {
 
-#if ATTN_MINIMAL_BITS == 8
-using Act = int8_t;
-using Bias = int32_t;
-using Weights = attn::WeightsS8;
-using Io = attn::IoS8;
-constexpr attn::DType kDType = attn::DType::kS8;
-#else
-using Act = int16_t;
-using Bias = int64_t;
-using Weights = attn::WeightsS16;
-using Io = attn::IoS16;
-constexpr attn::DType kDType = attn::DType::kS16;
-#endif
+using DT = FixedDType<ATTN_MINIMAL_BITS>;
 
 constexpr int32_t kE = 8;
 constexpr int32_t kL = 4;
-constexpr attn::AttentionConfig make_config() {
-  attn::AttentionConfig c;
-  c.embed_dim = kE;
-  c.num_heads = 2;
-  return c;
-}
-constexpr attn::AttentionConfig kConfig = make_config();
+constexpr attn::AttentionConfig kConfig{kE, 2};  // embed_dim, num_heads
 
 int8_t weights[4 * kE * kE];  // wq wk wv wo [E, E]
-Bias bias[4 * kE];            // bq bk bv bo [E]
+DT::Bias bias[4 * kE];        // bq bk bv bo [E]
 int32_t multiplier[4 * kE];
 int32_t shift[4 * kE];
-Act input[kL * kE];   // [L, E]
-Act output[kL * kE];  // [L, E]
-alignas(ATTN_ARENA_ALIGN) uint8_t arena_buf[attn::attention_arena_bytes(kConfig, kDType, kL, kL)];
+DT::Act input[kL * kE];   // [L, E]
+DT::Act output[kL * kE];  // [L, E]
+alignas(ATTN_ARENA_ALIGN) uint8_t arena_buf[attn::attention_arena_bytes(kConfig, DT::kDType, kL, kL)];
 
 template <typename P>
 P projection(int32_t i) {
@@ -65,16 +47,16 @@ int main() {
     multiplier[i] = 0x40000000 + i;
     shift[i] = -2;
   }
-  for (int32_t i = 0; i < kL * kE; ++i) input[i] = static_cast<Act>(i % 5);
+  for (int32_t i = 0; i < kL * kE; ++i) input[i] = static_cast<DT::Act>(i % 5);
 
   attn::Plan plan;
-  attn::Status s = attn::plan_attention(kConfig, kDType, kL, kL, &plan);
+  attn::Status s = attn::plan_attention(kConfig, DT::kDType, kL, kL, &plan);
   if (s != attn::Status::kOk) return static_cast<int>(s);
   attn::Arena arena;
   s = arena.init(arena_buf, sizeof arena_buf);
   if (s != attn::Status::kOk) return static_cast<int>(s);
 
-  Weights w;
+  DT::Weights w;
   using Proj = decltype(w.q);
   w.q = projection<Proj>(0);
   w.k = projection<Proj>(1);
@@ -86,15 +68,11 @@ int main() {
   w.softmax.score_shift = ATTN_MINIMAL_BITS == 8 ? 0 : 8;  // s16: head_dim < 2^score_shift
   w.context_multiplier = 0x40000000;
   w.context_shift = -10;
-  Io io;
+  DT::Io io;
   io.query = input;
   io.key = input;
   io.value = input;
   io.output = output;
-#if ATTN_MINIMAL_BITS == 8
-  s = attn::forward_s8(plan, w, attn::Mask{}, io, arena);
-#else
-  s = attn::forward_s16(plan, w, attn::Mask{}, io, arena);
-#endif
+  s = DT::kForward(plan, w, attn::Mask{}, io, arena);
   return static_cast<int>(s);
 }

@@ -2,13 +2,8 @@
 # Debian's clang-14 instead of GCC 12.2 (which crashes on some MVE intrinsic
 # code, and schedules it worse), linked by arm-none-eabi-g++ against GCC's
 # newlib-nano and libstdc++: cmake --preset mps3-an547-clang
-set(ATTN_BOARD mps3-an547)
-set(ATTN_BOARD_CPU cortex-m55)
-set(ATTN_BOARD_FLAGS -mcpu=cortex-m55 -mfloat-abi=hard)
-set(ATTN_BOARD_CPU_HZ 32000000)
-set(ATTN_BOARD_LD mps3-an547.ld)
-set(ATTN_BOARD_HAS_FPU ON)
-include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
+# The board (CPU, flags, linker script) is the GCC preset's.
+include(${CMAKE_CURRENT_LIST_DIR}/mps3-an547.cmake)
 
 # Compile with clang for the bare-metal target, against GCC's newlib and
 # libstdc++ headers (the multilib GCC picks for these flags).

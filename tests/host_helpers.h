@@ -1,0 +1,29 @@
+// host_helpers.h: helpers of the host tests and of the benchmark programs
+// (tools/ programs have tests/ on their include path): aligned arena
+// buffers and normal random vectors.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "attn/arena.h"
+
+// `bytes` usable bytes at an ATTN_ARENA_ALIGN-aligned address.
+struct AlignedBuffer {
+  std::vector<unsigned char> raw;
+  unsigned char* data = nullptr;
+  explicit AlignedBuffer(size_t bytes) : raw(bytes + ATTN_ARENA_ALIGN) {
+    const auto mis = reinterpret_cast<uintptr_t>(raw.data()) % ATTN_ARENA_ALIGN;
+    data = raw.data() + (ATTN_ARENA_ALIGN - mis) % ATTN_ARENA_ALIGN;
+  }
+};
+
+// n values from N(0, scale^2).
+inline std::vector<float> random_normal(size_t n, std::mt19937& rng, float scale = 1.0f) {
+  std::normal_distribution<float> dist(0.0f, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
