@@ -1,7 +1,7 @@
-// linear into the transposed output, int8, portable scalar: linear_s8_ref's
-// arithmetic with y written as yt [N, M] (yt[n, m] = y[m, n]), V^T of
-// forward_s8 where the kernel table keeps V transposed. Every channel.
-#include "internal/fixed_point.h"
+// linear into the transposed output, int8, portable scalar: yt [N, M] with
+// yt[n, m] = linear_s8_ref's y[m, n] (V^T of forward_s8 where the kernel
+// table keeps V transposed). Every channel, one linear_s8_ref output at a
+// time: an oracle, not a fast path.
 #include "internal/kernels_fixed.h"
 
 namespace attn {
@@ -9,15 +9,12 @@ namespace detail {
 
 int32_t linear_s8_t_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 yt) {
   for (int32_t n = 0; n < w.rows; ++n) {
-    const int8_t* wr = w.row(n);  // [K]
-    int8_t* yr = yt.row(n);       // [M]
+    LinearS8Params pn = p;  // channel n's requantization
+    pn.multiplier = p.multiplier + n;
+    pn.shift = p.shift + n;
     for (int32_t m = 0; m < x.rows; ++m) {
-      const int8_t* xr = x.row(m);  // [K]
-      int32_t acc = bias != nullptr ? bias[n] : 0;
-      for (int32_t k = 0; k < x.cols; ++k) acc += (int32_t{xr[k]} - p.input_zero_point) * int32_t{wr[k]};
-      const int32_t out =
-          p.output_zero_point + fp::multiply_by_quantized_multiplier(acc, p.multiplier[n], p.shift[n]);
-      yr[m] = static_cast<int8_t>(fp::clamp_i32(out, p.act_min, p.act_max));
+      linear_s8_ref(x.rows_slice(m, 1), w.rows_slice(n, 1), bias != nullptr ? bias + n : nullptr, pn,
+                    yt.rows_slice(n, 1).cols_slice(m, 1));
     }
   }
   return w.rows;
