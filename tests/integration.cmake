@@ -1,5 +1,5 @@
-# Integration tests (issue 8), included by tests/CMakeLists.txt:
-#   c_api                   the C99 API from a C program, on the golden cases
+# Integration tests, included by tests/CMakeLists.txt:
+#   c_api_c99               the C99 API from a C program (tests/c_api_c99.c), on the golden cases
 #   consumer_install        attn built and installed to a temp prefix (fixture)
 #   consumer_find_package   a CMake project using find_package(attn CONFIG)
 #   consumer_pkg_config     C and C++ programs built from `pkg-config --cflags --libs attn`
@@ -12,12 +12,12 @@
 # Hosted targets only (the host, or Cortex-A under qemu-user): it reads files.
 # Bare-metal boards replay the same vectors with port/cortex-m/conformance.
 if(NOT CMAKE_SYSTEM_NAME STREQUAL "Generic")
-  add_executable(attn_c_api_test c_api_test.c)
-  set_target_properties(attn_c_api_test PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
-  target_compile_options(attn_c_api_test PRIVATE -Wall -Wextra -Wpedantic -Werror)
-  target_link_libraries(attn_c_api_test PRIVATE attn::attn m)
+  add_executable(attn_c_api_c99 c_api_c99.c)
+  set_target_properties(attn_c_api_c99 PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+  target_compile_options(attn_c_api_c99 PRIVATE -Wall -Wextra -Wpedantic -Werror)
+  target_link_libraries(attn_c_api_c99 PRIVATE attn::attn m)
   file(GLOB ATTN_GOLDEN_FILES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/data/golden/*.bin)
-  add_test(NAME ${ATTN_TEST_PREFIX}c_api COMMAND attn_c_api_test ${ATTN_GOLDEN_FILES})
+  add_test(NAME ${ATTN_TEST_PREFIX}c_api_c99 COMMAND attn_c_api_c99 ${ATTN_GOLDEN_FILES})
 endif()
 
 # ---- Consumer builds: host only (they configure, build and run programs) ------

@@ -1,5 +1,5 @@
-// capi_test.cpp: the C API (attn/attn.h) agrees with the C++ API it wraps.
-// The numbers themselves are tested from C in c_api_test.c.
+// c_api_test.cpp: the C API (attn/attn.h) agrees with the C++ API it wraps.
+// The numbers themselves are tested from C in c_api_c99.c (a C99 program).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cctype>
@@ -188,6 +188,29 @@ attn_softmax_fixed c_softmax(const attn::FusedSoftmaxParams& s) {
   return {s.exp_multiplier, s.exp_shift, s.diff_limit, s.score_shift};
 }
 
+// The C view of the C++ weights, field by field (independently of attn_c.cpp's copy).
+attn_weights_s8 c_weights(const attn::WeightsS8& w, const attn::RopeTable& t) {
+  return {c_proj(w.q),
+          c_proj(w.k),
+          c_proj(w.v),
+          c_proj(w.o),
+          w.q_zero_point,
+          w.k_zero_point,
+          w.v_zero_point,
+          w.context_zero_point,
+          w.output_zero_point,
+          c_softmax(w.softmax),
+          w.context_multiplier,
+          w.context_shift,
+          attn_rope_table{t.cos, t.sin, t.positions}};
+}
+attn_weights_s16 c_weights(const attn::WeightsS16& w, const attn::RopeTable& t) {
+  return {c_proj(w.q),          c_proj(w.k),
+          c_proj(w.v),          c_proj(w.o),
+          c_softmax(w.softmax), w.context_multiplier,
+          w.context_shift,      attn_rope_table{t.cos, t.sin, t.positions}};
+}
+
 }  // namespace
 
 TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
@@ -220,19 +243,7 @@ TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>((i * 37) % 255 - 127);
     for (size_t i = 0; i < kv.size(); ++i) kv[i] = static_cast<int8_t>((i * 53) % 255 - 127);
     const attn::WeightsS8& w = qc.s8;
-    const attn_weights_s8 cw = {c_proj(w.q),
-                                c_proj(w.k),
-                                c_proj(w.v),
-                                c_proj(w.o),
-                                w.q_zero_point,
-                                w.k_zero_point,
-                                w.v_zero_point,
-                                w.context_zero_point,
-                                w.output_zero_point,
-                                c_softmax(w.softmax),
-                                w.context_multiplier,
-                                w.context_shift,
-                                attn_rope_table{nullptr, nullptr, 0}};
+    const attn_weights_s8 cw = c_weights(w, attn::RopeTable{});
     const attn_io_s8 io = {x.data(), kv.data(), kv.data(), y_c.data(), 0};
     REQUIRE(attn_forward_s8(&plan, &cw, &m, &io, arena, sizeof arena) == ATTN_OK);
 
@@ -295,9 +306,7 @@ TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int16_t>((i * 7919) % 65535 - 32767);
     for (size_t i = 0; i < kv.size(); ++i) kv[i] = static_cast<int16_t>((i * 104729) % 65535 - 32767);
     const attn::WeightsS16& w = qc.s16;
-    const attn_weights_s16 cw = {
-        c_proj(w.q),          c_proj(w.k),          c_proj(w.v),     c_proj(w.o),
-        c_softmax(w.softmax), w.context_multiplier, w.context_shift, attn_rope_table{nullptr, nullptr, 0}};
+    const attn_weights_s16 cw = c_weights(w, attn::RopeTable{});
     const attn_io_s16 io = {x.data(), kv.data(), kv.data(), y_c.data(), 0};
     REQUIRE(attn_forward_s16(&plan, &cw, &m, &io, arena, sizeof arena) == ATTN_OK);
 
@@ -316,95 +325,55 @@ TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
 
 namespace {
 
-// The C and C++ names of one integer dtype, for the decode test below.
+// The C and C++ entry points of integer dtype DT, for the decode tests below
+// (the same names with another suffix).
+#define ATTN_TEST_DTYPE_ENTRIES(DT)                                                                         \
+  using Cache = attn_kv_cache_##DT;                                                                         \
+  using CWeights = attn_weights_##DT;                                                                       \
+  using CppCache = attn::KvCache<T>;                                                                        \
+  static attn_status init(Cache* c, const attn_plan* p, int32_t w, void* b, size_t n) {                     \
+    return attn_kv_cache_init_##DT(c, p, w, b, n);                                                          \
+  }                                                                                                         \
+  static attn_status reset(Cache* c) { return attn_kv_cache_reset_##DT(c); }                                \
+  static attn_status length(const Cache* c, int32_t* l, int32_t* n) {                                       \
+    return attn_kv_cache_length_##DT(c, l, n);                                                              \
+  }                                                                                                         \
+  static attn_status decode(const attn_plan* p, const CWeights* w, Cache* c, const T* x, int32_t n, T* y,   \
+                            void* a, size_t b) {                                                            \
+    return attn_decode_##DT(p, w, c, x, n, y, a, b);                                                        \
+  }                                                                                                         \
+  static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const T* x, T* y,   \
+                             void* a, size_t b) {                                                           \
+    const attn_io_##DT io = {x, x, x, y, 0};                                                                \
+    return attn_forward_##DT(p, w, m, &io, a, b);                                                           \
+  }                                                                                                         \
+  static attn::Status cpp_init(const attn::Plan& p, int32_t w, attn::Arena& a, CppCache* c) {               \
+    return attn::kv_cache_init_##DT(p, w, a, c);                                                            \
+  }                                                                                                         \
+  template <class W>                                                                                        \
+  static attn::Status cpp_decode(const attn::Plan& p, const W& w, CppCache* c, const T* x, int32_t n, T* y, \
+                                 attn::Arena& a) {                                                          \
+    return attn::decode_##DT(p, w, c, x, n, y, a);                                                          \
+  }
+
 struct S8Api {
   using T = int8_t;
-  using CWeights = attn_weights_s8;
-  using Cache = attn_kv_cache_s8;
   static constexpr attn_dtype kCDtype = ATTN_DTYPE_S8;
   static constexpr attn::DType kDtype = attn::DType::kS8;
-  static CWeights c_weights(const attn::WeightsS8& w, const attn::RopeTable& t) {
-    return {c_proj(w.q),
-            c_proj(w.k),
-            c_proj(w.v),
-            c_proj(w.o),
-            w.q_zero_point,
-            w.k_zero_point,
-            w.v_zero_point,
-            w.context_zero_point,
-            w.output_zero_point,
-            c_softmax(w.softmax),
-            w.context_multiplier,
-            w.context_shift,
-            attn_rope_table{t.cos, t.sin, t.positions}};
-  }
+  ATTN_TEST_DTYPE_ENTRIES(s8)
   static const attn::WeightsS8& weights(const QuantCase& qc) { return qc.s8; }
   static T input(size_t i) { return static_cast<T>((i * 37) % 255 - 127); }
-  static attn_status init(Cache* c, const attn_plan* p, int32_t w, void* b, size_t n) {
-    return attn_kv_cache_init_s8(c, p, w, b, n);
-  }
-  static attn_status reset(Cache* c) { return attn_kv_cache_reset_s8(c); }
-  static attn_status length(const Cache* c, int32_t* l, int32_t* n) {
-    return attn_kv_cache_length_s8(c, l, n);
-  }
-  static attn_status decode(const attn_plan* p, const CWeights* w, Cache* c, const T* x, int32_t n, T* y,
-                            void* a, size_t b) {
-    return attn_decode_s8(p, w, c, x, n, y, a, b);
-  }
-  static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const T* x, T* y,
-                             void* a, size_t b) {
-    const attn_io_s8 io = {x, x, x, y, 0};
-    return attn_forward_s8(p, w, m, &io, a, b);
-  }
-  static attn::Status cpp_init(const attn::Plan& p, int32_t w, attn::Arena& a, attn::KvCacheS8* c) {
-    return attn::kv_cache_init_s8(p, w, a, c);
-  }
-  static attn::Status cpp_decode(const attn::Plan& p, const attn::WeightsS8& w, attn::KvCacheS8* c,
-                                 const T* x, int32_t n, T* y, attn::Arena& a) {
-    return attn::decode_s8(p, w, c, x, n, y, a);
-  }
-  using CppCache = attn::KvCacheS8;
 };
 
 struct S16Api {
   using T = int16_t;
-  using CWeights = attn_weights_s16;
-  using Cache = attn_kv_cache_s16;
   static constexpr attn_dtype kCDtype = ATTN_DTYPE_S16;
   static constexpr attn::DType kDtype = attn::DType::kS16;
-  static CWeights c_weights(const attn::WeightsS16& w, const attn::RopeTable& t) {
-    return {c_proj(w.q),          c_proj(w.k),
-            c_proj(w.v),          c_proj(w.o),
-            c_softmax(w.softmax), w.context_multiplier,
-            w.context_shift,      attn_rope_table{t.cos, t.sin, t.positions}};
-  }
+  ATTN_TEST_DTYPE_ENTRIES(s16)
   static const attn::WeightsS16& weights(const QuantCase& qc) { return qc.s16; }
   static T input(size_t i) { return static_cast<T>((i * 7919) % 65535 - 32767); }
-  static attn_status init(Cache* c, const attn_plan* p, int32_t w, void* b, size_t n) {
-    return attn_kv_cache_init_s16(c, p, w, b, n);
-  }
-  static attn_status reset(Cache* c) { return attn_kv_cache_reset_s16(c); }
-  static attn_status length(const Cache* c, int32_t* l, int32_t* n) {
-    return attn_kv_cache_length_s16(c, l, n);
-  }
-  static attn_status decode(const attn_plan* p, const CWeights* w, Cache* c, const T* x, int32_t n, T* y,
-                            void* a, size_t b) {
-    return attn_decode_s16(p, w, c, x, n, y, a, b);
-  }
-  static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const T* x, T* y,
-                             void* a, size_t b) {
-    const attn_io_s16 io = {x, x, x, y, 0};
-    return attn_forward_s16(p, w, m, &io, a, b);
-  }
-  static attn::Status cpp_init(const attn::Plan& p, int32_t w, attn::Arena& a, attn::KvCacheS16* c) {
-    return attn::kv_cache_init_s16(p, w, a, c);
-  }
-  static attn::Status cpp_decode(const attn::Plan& p, const attn::WeightsS16& w, attn::KvCacheS16* c,
-                                 const T* x, int32_t n, T* y, attn::Arena& a) {
-    return attn::decode_s16(p, w, c, x, n, y, a);
-  }
-  using CppCache = attn::KvCacheS16;
 };
+#undef ATTN_TEST_DTYPE_ENTRIES
 
 // L rows decoded through C in chunks of up to 4, through C++ in the same
 // chunks, and one causal C forward over the L rows: three identical byte
@@ -431,7 +400,7 @@ void check_c_decode(const QuantCase& qc, float rope_base, int32_t window) {
   }
   auto w = Api::weights(qc);
   w.rope = t;
-  const typename Api::CWeights cw = Api::c_weights(w, t);
+  const typename Api::CWeights cw = c_weights(w, t);
 
   std::vector<T> x(L * E), y_c(L * E, 0), y_cpp(L * E, 1), y_fwd(L * E, 2);
   for (size_t i = 0; i < x.size(); ++i) x[i] = Api::input(i);
@@ -501,7 +470,7 @@ void check_c_decode_errors(const QuantCase& qc) {
   cfg.embed_dim = E;
   cfg.num_heads = QuantCase::kH;
   cfg.bias = 1;
-  const typename Api::CWeights cw = Api::c_weights(Api::weights(qc), attn::RopeTable{});
+  const typename Api::CWeights cw = c_weights(Api::weights(qc), attn::RopeTable{});
   alignas(ATTN_ARENA_ALIGN) static uint8_t arena[8192];
   alignas(ATTN_ARENA_ALIGN) static uint8_t cache_buf[4096];
   std::vector<T> x(4 * E), y(4 * E);

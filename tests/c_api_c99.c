@@ -1,6 +1,6 @@
-/* c_api_test.c: the C99 API (attn/attn.h) from a C program, compiled as C99.
+/* c_api_c99.c: the C99 API (attn/attn.h) from a C program, compiled as C99.
  *
- *   c_api_test GOLDEN.bin...
+ *   c_api_c99 GOLDEN.bin...
  *
  * Checks a hand-computed case, every error path a firmware caller meets, and
  * each golden case (tests/data/golden/README.md) twice: once with the weights
@@ -477,13 +477,13 @@ static void test_decode(const golden* g, const attn_config* cfg) {
                  ATTN_OK);
   }
   CHECK(close_enough(y, g->y, (size_t)g->L * (size_t)g->e));
-  CHECK_STATUS(attn_kv_cache_length(&cache, &length, &next), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_length_f32(&cache, &length, &next), ATTN_OK);
   CHECK(next == g->L && length == g->L); /* capacity L: no row had to be dropped */
   if (g->window == 0) {                  /* full: refused, nothing changes */
     CHECK_STATUS(attn_decode_f32(&plan, &w, &cache, g->query, 1, y, arena, arena_bytes), ATTN_ERR_CACHE_FULL);
   }
-  CHECK_STATUS(attn_kv_cache_reset(&cache), ATTN_OK);
-  CHECK_STATUS(attn_kv_cache_length(&cache, &length, &next), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_reset_f32(&cache), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_length_f32(&cache, &length, &next), ATTN_OK);
   CHECK(length == 0 && next == 0);
   ++g_decoded;
   free(raw_cache);
@@ -888,7 +888,7 @@ int main(int argc, char** argv) {
 #endif
   for (i = 1; i < argc; ++i) test_golden(argv[i]);
   printf(
-      "c_api_test: %d golden cases (%d also decoded over a KV cache, %d not expressible as a v1 .attn blob), "
+      "c_api_c99: %d golden cases (%d also decoded over a KV cache, %d not expressible as a v1 .attn blob), "
       "%d checks, %d failed\n",
       argc - 1, g_decoded, g_blob_skipped, g_checks, g_failures);
   return g_failures == 0 ? 0 : 1;
