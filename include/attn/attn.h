@@ -208,6 +208,89 @@ typedef struct attn_tensor_info {
 ATTN_C_NODISCARD attn_status attn_model_find_tensor(const attn_model* model, const char* name,
                                                     attn_tensor_info* info);
 
+/* Number of tensors in the model (block tensors and user tensors). */
+ATTN_C_NODISCARD attn_status attn_model_tensor_count(const attn_model* model, uint32_t* count);
+
+/* Tensor `index` in file order, index < attn_model_tensor_count
+ * (ATTN_ERR_TENSOR_INDEX otherwise). */
+ATTN_C_NODISCARD attn_status attn_model_tensor(const attn_model* model, uint32_t index,
+                                               attn_tensor_info* info);
+
+/* The tensor of `role` (attn_tensor_info.role numbers, attn/FORMAT.md) in
+ * block `block`: ATTN_ERR_BLOCK_INDEX for a bad block, ATTN_ERR_NOT_FOUND if
+ * the block has no such tensor. */
+ATTN_C_NODISCARD attn_status attn_model_find_block_tensor(const attn_model* model, uint32_t block,
+                                                          int32_t role, attn_tensor_info* info);
+
+/* The file as a whole: what the header says. */
+typedef struct attn_file_info {
+  uint32_t version;    /* format version: 1 (f32 blocks only) or 2 */
+  uint32_t crc32;      /* the header's CRC-32 of bytes [12, size) */
+  uint32_t data_align; /* alignment of every tensor in the blob, >= 16 */
+  uint32_t block_count;
+  uint32_t tensor_count;
+  size_t size; /* bytes of the file */
+} attn_file_info;
+ATTN_C_NODISCARD attn_status attn_model_file_info(const attn_model* model, attn_file_info* info);
+
+/* The size the header of the blob at `data` declares, for a blob at the
+ * start of a larger region of `available` bytes (a flash partition): checks
+ * magic, version and header size only; then attn_model_load(model, data,
+ * *size) checks the rest. Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_TRUNCATED
+ * (fewer than 64 bytes, or a size above `available`), ATTN_ERR_BAD_MAGIC,
+ * ATTN_ERR_UNSUPPORTED_VERSION, ATTN_ERR_BAD_HEADER_SIZE. */
+ATTN_C_NODISCARD attn_status attn_model_file_size(const void* data, size_t available, size_t* size);
+
+/* How block `index` converts real values to its integer inputs and output:
+ *   real = scale * (q - zero_point)
+ * for its query, key and value inputs and its output (the file's I/O scales
+ * and zero points, attn/FORMAT.md roles 24 and 25). s16 zero points are 0.
+ * An f32 block gives scale 1 and zero point 0 (no conversion). Only callers
+ * that convert float data need it (attn_quantize_* / attn_dequantize_*
+ * below); the integer forwards never read it. Reading it does no float
+ * arithmetic. Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE,
+ * ATTN_ERR_BLOCK_INDEX; on error *io is zeroed. */
+typedef struct attn_block_io {
+  float query_scale; /* finite, > 0 */
+  float key_scale;
+  float value_scale;
+  float output_scale;
+  int32_t query_zero_point; /* s8: [-128, 127]; s16 and f32: 0 */
+  int32_t key_zero_point;
+  int32_t value_zero_point;
+  int32_t output_zero_point;
+} attn_block_io;
+ATTN_C_NODISCARD attn_status attn_model_block_io(const attn_model* model, uint32_t index, attn_block_io* io);
+
+/* Float <-> integer conversion of activations, for a caller with float data
+ * (an s8/s16 block's scale and zero point from attn_model_block_io):
+ *   attn_quantize_DT:   q[i] = clamp(round(x[i] / scale) + zero_point) for i < n
+ *   attn_dequantize_DT: y[i] = scale * (q[i] - zero_point)
+ * round() is round half away from zero (2.5 -> 3, -2.5 -> -3) of x / scale
+ * computed in double precision, then the sum saturates to [-128, 127] (s8)
+ * or [-32768, 32767] (s16): +-infinity saturate, NaN gives the zero point.
+ * Exactly what the C++ path (attn::quantize_value in attn/quantize.h, and
+ * `attn run`) computes, bit for bit. The dequantized value is the float
+ * nearest the exact product (one rounding).
+ * These are the only float functions of an integer build: each lives in its
+ * own object file, so firmware that does not call them links no float (or
+ * soft-float) code; they exist when their dtype is compiled in
+ * (ATTN_WITH_S8 / ATTN_WITH_S16). Errors: ATTN_ERR_NULL_ARGUMENT (x, q or y
+ * NULL with n > 0), ATTN_ERR_BAD_QUANT_PARAMS (scale not finite and > 0, or
+ * a zero point outside the dtype's range); nothing is written on error. */
+#if ATTN_WITH_S8
+ATTN_C_NODISCARD attn_status attn_quantize_s8(const float* x, size_t n, float scale, int32_t zero_point,
+                                              int8_t* q);
+ATTN_C_NODISCARD attn_status attn_dequantize_s8(const int8_t* q, size_t n, float scale, int32_t zero_point,
+                                                float* y);
+#endif
+#if ATTN_WITH_S16
+ATTN_C_NODISCARD attn_status attn_quantize_s16(const float* x, size_t n, float scale, int32_t zero_point,
+                                               int16_t* q);
+ATTN_C_NODISCARD attn_status attn_dequantize_s16(const int16_t* q, size_t n, float scale, int32_t zero_point,
+                                                 float* y);
+#endif
+
 /* ------------------------------------------------------- f32 types --- */
 #if ATTN_WITH_F32
 
@@ -382,6 +465,15 @@ typedef struct attn_io_s16 {
  *   ATTN_ERR_BAD_HEAD_DIM (s8: head_dim >= 2^14), ATTN_ERR_UNSUPPORTED_MASK
  *   (an additive mask) and ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE.
  *
+ * attn_status attn_model_block_weights_DT(const attn_model* model, uint32_t index,
+ *                                          attn_weights_DT* weights);
+ *   Block `index`'s weights, ready for attn_forward_DT / attn_decode_DT:
+ *   pointers into the blob (s8/s16: with every constant of the block and,
+ *   for a block with rope, the file's rope tables), exactly what the C++
+ *   Model::block() gives (attn::Block::f32 / s8 / s16). On error *weights is
+ *   zeroed. Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE,
+ *   ATTN_ERR_BLOCK_INDEX, ATTN_ERR_BAD_DTYPE (a block of another dtype).
+ *
  * attn_kv_cache_DT: a KV cache handle (80 bytes): K and V [capacity, Dkv] of
  *   T in a buffer the caller owns (s8: with the weights' k/v_zero_point; s16:
  *   symmetric). A cache handle of one dtype is no handle of another.
@@ -424,6 +516,8 @@ typedef struct attn_io_s16 {
   typedef struct attn_kv_cache_##DT {                                                                      \
     attn_storage_word_ opaque_[10]; /* 80 bytes */                                                         \
   } attn_kv_cache_##DT;                                                                                    \
+  ATTN_C_NODISCARD attn_status attn_model_block_weights_##DT(const attn_model* model, uint32_t index,       \
+                                                            attn_weights_##DT* weights);                          \
   ATTN_C_NODISCARD attn_status attn_forward_##DT(const attn_plan* plan, const attn_weights_##DT* weights, \
                                                  const attn_mask* mask, const attn_io_##DT* io,           \
                                                  void* arena, size_t arena_bytes);                        \
@@ -446,13 +540,6 @@ ATTN_DTYPE_API_(s8, int8_t)
 ATTN_DTYPE_API_(s16, int16_t)
 #endif
 /* clang-format on */
-
-#if ATTN_WITH_F32
-/* Block `index`'s f32 weights: pointers into the blob (ATTN_ERR_BAD_DTYPE if
- * the block is not f32). */
-ATTN_C_NODISCARD attn_status attn_model_block_weights_f32(const attn_model* model, uint32_t index,
-                                                          attn_weights_f32* weights);
-#endif
 
 #ifdef __cplusplus
 } /* extern "C" */

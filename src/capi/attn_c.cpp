@@ -316,6 +316,36 @@ Status model_block(const attn_model* model, uint32_t index, Block* block) {
 #if ATTN_WITH_F32
 void block_weights(const Block& b, attn_weights_f32* out) { copy_f32_weights(out, b.f32); }
 #endif
+#if ATTN_WITH_S8
+void block_weights(const Block& b, attn_weights_s8* out) { copy_s8_weights(out, b.s8); }
+#endif
+#if ATTN_WITH_S16
+void block_weights(const Block& b, attn_weights_s16* out) { copy_fixed_weights(out, b.s16); }
+#endif
+
+void to_c(const TensorView& v, attn_tensor_info* info) {
+  info->name = v.name;
+  info->dtype = static_cast<attn_dtype>(v.dtype);
+  info->role = static_cast<int32_t>(v.role);
+  info->rank = v.rank;
+  for (int i = 0; i < 4; ++i) info->dims[i] = v.dims[i];
+  info->block = v.block;
+  info->data = v.data;
+  info->byte_size = v.byte_size;
+}
+
+// A tensor of the model into *info: find(model, &view) on the C++ side.
+template <class Find>
+attn_status c_tensor(const attn_model* model, attn_tensor_info* info, Find find) {
+  if (info == nullptr) return to_c(Status::kNullArgument);
+  std::memset(info, 0, sizeof *info);
+  Model m;
+  ATTN_TRY_C(fetch(model, kModelMagic, &m));
+  TensorView v;
+  ATTN_TRY_C(find(m, &v));
+  to_c(v, info);
+  return ATTN_OK;
+}
 
 template <class T>
 attn_status c_block_weights(const attn_model* model, uint32_t index, typename DtypeApi<T>::CWeights* weights,
@@ -419,25 +449,83 @@ attn_status attn_model_block(const attn_model* model, uint32_t index, attn_block
 }
 
 attn_status attn_model_find_tensor(const attn_model* model, const char* name, attn_tensor_info* info) {
-  if (info == nullptr || name == nullptr) return attn::to_c(Status::kNullArgument);
+  if (name == nullptr) return attn::to_c(Status::kNullArgument);
+  return attn::c_tensor(model, info,
+                        [&](const attn::Model& m, attn::TensorView* v) { return m.find_tensor(name, v); });
+}
+
+attn_status attn_model_tensor(const attn_model* model, uint32_t index, attn_tensor_info* info) {
+  return attn::c_tensor(model, info,
+                        [&](const attn::Model& m, attn::TensorView* v) { return m.tensor(index, v); });
+}
+
+attn_status attn_model_find_block_tensor(const attn_model* model, uint32_t block, int32_t role,
+                                         attn_tensor_info* info) {
+  return attn::c_tensor(model, info, [&](const attn::Model& m, attn::TensorView* v) {
+    if (block >= m.block_count()) return Status::kBlockIndex;
+    // A number no role has (outside 1..kMaxRole) is simply not found.
+    if (role <= 0 || role > attn::format::kMaxRole) return Status::kNotFound;
+    return m.find_block_tensor(block, static_cast<attn::format::Role>(role), v);
+  });
+}
+
+attn_status attn_model_tensor_count(const attn_model* model, uint32_t* count) {
+  if (count == nullptr) return attn::to_c(Status::kNullArgument);
+  *count = 0;
+  attn::Model m;
+  ATTN_TRY_C(attn::fetch(model, attn::kModelMagic, &m));
+  *count = m.tensor_count();
+  return ATTN_OK;
+}
+
+attn_status attn_model_file_info(const attn_model* model, attn_file_info* info) {
+  if (info == nullptr) return attn::to_c(Status::kNullArgument);
   std::memset(info, 0, sizeof *info);
   attn::Model m;
   ATTN_TRY_C(attn::fetch(model, attn::kModelMagic, &m));
-  attn::TensorView v;
-  ATTN_TRY_C(m.find_tensor(name, &v));
-  info->name = v.name;
-  info->dtype = static_cast<attn_dtype>(v.dtype);
-  info->role = static_cast<int32_t>(v.role);
-  info->rank = v.rank;
-  for (int i = 0; i < 4; ++i) info->dims[i] = v.dims[i];
-  info->block = v.block;
-  info->data = v.data;
-  info->byte_size = v.byte_size;
+  info->version = m.version();
+  info->crc32 = m.crc();
+  info->data_align = m.data_align();
+  info->block_count = m.block_count();
+  info->tensor_count = m.tensor_count();
+  info->size = m.size();
+  return ATTN_OK;
+}
+
+attn_status attn_model_file_size(const void* data, size_t available, size_t* size) {
+  if (size == nullptr) return attn::to_c(Status::kNullArgument);
+  *size = 0;
+  return attn::to_c(attn::Model::file_size(data, available, size));
+}
+
+attn_status attn_model_block_io(const attn_model* model, uint32_t index, attn_block_io* io) {
+  if (io == nullptr) return attn::to_c(Status::kNullArgument);
+  std::memset(io, 0, sizeof *io);
+  attn::Block block;
+  ATTN_TRY_C(attn::model_block(model, index, &block));
+  // Scales copied as bytes: no float arithmetic, for integer-only firmware.
+  const uint32_t one = 0x3F800000u;  // 1.0f, the scale of an f32 block
+  float* scales[4] = {&io->query_scale, &io->key_scale, &io->value_scale, &io->output_scale};
+  int32_t* zero_points[4] = {&io->query_zero_point, &io->key_zero_point, &io->value_zero_point,
+                             &io->output_zero_point};
+  const bool quantized = block.dtype == attn::DType::kS8 || block.dtype == attn::DType::kS16;
+  for (int k = 0; k < 4; ++k) {
+    if (quantized) {
+      std::memcpy(scales[k], block.io.scale + k, sizeof(float));
+      *zero_points[k] = block.io.zero_point[k];
+    } else {
+      std::memcpy(scales[k], &one, sizeof one);
+    }
+  }
   return ATTN_OK;
 }
 
 // The per-dtype entry points of attn.h's ATTN_DTYPE_API_.
 #define ATTN_C_DTYPE_ENTRIES(SFX, T, DT)                                                                  \
+  attn_status attn_model_block_weights_##SFX(const attn_model* model, uint32_t index,                     \
+                                             attn_weights_##SFX* weights) {                               \
+    return attn::c_block_weights<T>(model, index, weights, DT);                                           \
+  }                                                                                                       \
   attn_status attn_forward_##SFX(const attn_plan* plan, const attn_weights_##SFX* weights,                \
                                  const attn_mask* mask, const attn_io_##SFX* io, void* arena,             \
                                  size_t arena_bytes) {                                                    \
@@ -462,9 +550,6 @@ attn_status attn_model_find_tensor(const attn_model* model, const char* name, at
 
 #if ATTN_WITH_F32
 ATTN_C_DTYPE_ENTRIES(f32, float, attn::DType::kF32)
-attn_status attn_model_block_weights_f32(const attn_model* model, uint32_t index, attn_weights_f32* weights) {
-  return attn::c_block_weights<float>(model, index, weights, attn::DType::kF32);
-}
 #endif
 #if ATTN_WITH_S8
 ATTN_C_DTYPE_ENTRIES(s8, int8_t, attn::DType::kS8)
