@@ -733,7 +733,7 @@ TEST_CASE("C model API: block I/O quantization, tensors by index and role, file 
   CHECK(attn_model_file_size(s16.bytes, s16.size, nullptr) == ATTN_ERR_NULL_ARGUMENT);
 }
 
-TEST_CASE("attn_quantize_s8/_s16 are attn::quantize_value bit for bit; dequantize rounds once") {
+TEST_CASE("attn_quantize_s8/_s16 are attn::quantize_value bit for bit, dequantize rounds once") {
   const float scales[] = {0.0294614f, 0.5f, 1.0f, 3.0e-5f, 7.0f};
   std::vector<float> x;
   for (int i = -700; i <= 700; ++i) x.push_back(static_cast<float>(i) * 0.25f);  // ties included
@@ -793,3 +793,46 @@ TEST_CASE("attn_quantize_s8/_s16 are attn::quantize_value bit for bit; dequantiz
   CHECK((y[0] == 5.0f && y[1] == 5.0f));
 }
 #endif  // ATTN_WITH_F32 && ATTN_WITH_S8 && ATTN_WITH_S16
+
+TEST_CASE("ATTN_ARENA_BYTES equals attn_plan_arena_bytes over shapes, dtypes and tile sizes") {
+  struct Shape {
+    int32_t e, h, hd, kv;
+  };
+  const Shape shapes[] = {{2, 1, 0, 0},   {64, 4, 0, 0}, {48, 8, 0, 2},
+                          {30, 3, 12, 0}, {8, 2, 5, 1},  {96, 12, 0, 4}};
+  const int32_t lengths[] = {1, 2, 3, 5, 7, 16, 33, 100, 1000};
+  const int32_t tiles[] = {1, 2, 3, 4, 6, 8, 48, 64, 5000};
+  const attn_dtype dtypes[] = {ATTN_DTYPE_F32, ATTN_DTYPE_S8, ATTN_DTYPE_S16};
+  int plans = 0;
+  for (const Shape& s : shapes) {
+    attn_config cfg = {};
+    cfg.embed_dim = s.e;
+    cfg.num_heads = s.h;
+    cfg.head_dim = s.hd;
+    cfg.num_kv_heads = s.kv;
+    const int32_t hd = s.hd != 0 ? s.hd : s.e / s.h;
+    const size_t d = static_cast<size_t>(s.h) * hd, dkv = static_cast<size_t>(s.kv != 0 ? s.kv : s.h) * hd;
+    for (const attn_dtype dt : dtypes) {
+      const size_t eb = dt == ATTN_DTYPE_F32 ? 4 : dt == ATTN_DTYPE_S8 ? 1 : 2;
+      for (const int32_t L : lengths) {
+        for (const int32_t S : lengths) {
+          for (const int32_t T : tiles) {
+            attn_plan plan;
+            size_t got = 0;
+            REQUIRE(attn_plan_init(&plan, &cfg, dt, L, S, T) == ATTN_OK);
+            REQUIRE(attn_plan_arena_bytes(&plan, &got) == ATTN_OK);
+            INFO("E " << s.e << " H " << s.h << " dtype " << dt << " L " << L << " S " << S << " T " << T);
+            REQUIRE(ATTN_ARENA_BYTES(eb, d, dkv, L, S, T) == got);
+            ++plans;
+          }
+          attn_plan plan;
+          size_t got = 0;
+          REQUIRE(attn_plan_init(&plan, &cfg, dt, L, S, 0) == ATTN_OK);  // the default tile
+          REQUIRE(attn_plan_arena_bytes(&plan, &got) == ATTN_OK);
+          REQUIRE(ATTN_ARENA_BYTES(eb, d, dkv, L, S, ATTN_TILE_ROWS) == got);
+        }
+      }
+    }
+  }
+  CHECK(plans == 6 * 3 * 9 * 9 * 9);
+}
