@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "../tools/cli/npy.h"
+#include "attn/attn.h"
 #include "attn/model.h"
 #include "attn/quantize.h"
 
@@ -309,7 +310,10 @@ TEST_CASE("attn info and emit-c on quantized files", "[cli][quant]") {
   REQUIRE(m.model.block(0, &b) == attn::Status::kOk);
   attn::Plan plan;
   REQUIRE(attn::plan_attention(b.config, attn::DType::kS16, 8, 10, &plan) == attn::Status::kOk);
-  CHECK(hs.find("#define ATTN_MODEL_ARENA_BYTES " + std::to_string(plan.arena_bytes) + "u") !=
+  // As an expression over attn.h's macros for the target's tile (its value: tests/emit_c_test.cpp).
+  CHECK(plan.arena_bytes ==
+        ATTN_ARENA_BYTES(2, b.config.inner_dim(), b.config.kv_dim(), 8, 10, ATTN_TILE_ROWS));
+  CHECK(hs.find("#define ATTN_MODEL_ARENA_BYTES ATTN_ARENA_BYTES(2, 24, 24, 8, 10, ATTN_TILE_ROWS)") !=
         std::string::npos);
   CHECK(hs.find("block 0: s16") != std::string::npos);
 }

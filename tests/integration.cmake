@@ -1,5 +1,5 @@
 # Integration tests (the recipes of port/README.md), included by tests/CMakeLists.txt:
-#   c_api                   the C99 API from a C program, on the golden cases
+#   c_api_c99               the C99 API from a C program (tests/c_api_c99.c), on the golden cases
 #   consumer_install        attn built and installed to a temp prefix (fixture)
 #   consumer_find_package   a CMake project using find_package(attn CONFIG)
 #   consumer_pkg_config     C and C++ programs built from `pkg-config --cflags --libs attn`
@@ -12,12 +12,29 @@
 # Hosted targets only (the host, or Cortex-A under qemu-user): it reads files.
 # Bare-metal boards replay the same vectors with port/cortex-m/conformance.
 if(NOT CMAKE_SYSTEM_NAME STREQUAL "Generic")
-  add_executable(attn_c_api_test c_api_test.c)
-  set_target_properties(attn_c_api_test PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
-  target_compile_options(attn_c_api_test PRIVATE -Wall -Wextra -Wpedantic -Werror)
-  target_link_libraries(attn_c_api_test PRIVATE attn::attn m)
+  add_executable(attn_c_api_c99 c_api_c99.c)
+  set_target_properties(attn_c_api_c99 PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+  target_compile_options(attn_c_api_c99 PRIVATE -Wall -Wextra -Wpedantic -Werror)
+  target_link_libraries(attn_c_api_c99 PRIVATE attn::attn m)
   file(GLOB ATTN_GOLDEN_FILES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/data/golden/*.bin)
-  add_test(NAME ${ATTN_TEST_PREFIX}c_api COMMAND attn_c_api_test ${ATTN_GOLDEN_FILES})
+  set(c99_args ${ATTN_GOLDEN_FILES})
+  # The quantized files from C, against the C++ path's output: `attn run`
+  # writes it (host builds, where the tools binary runs) before the test.
+  if(TARGET attn_cli AND NOT CMAKE_CROSSCOMPILING)
+    set(q ${CMAKE_CURRENT_SOURCE_DIR}/data/format/quant)
+    set(want ${CMAKE_CURRENT_BINARY_DIR}/c_api_c99)
+    add_test(NAME c_api_c99_reference
+             COMMAND sh -c "set -e; mkdir -p \"$2\"; \"$0\" run \"$1/mha_self.s8.attn\" --input \"$1/mha_self.x.npy\" --causal -o \"$2/mha_self.s8.y.npy\"; \"$0\" run \"$1/mha_cross.s16.attn\" --input \"$1/mha_cross.x.npy\" --kv \"$1/mha_cross.kv.npy\" --value \"$1/mha_cross.v.npy\" -o \"$2/mha_cross.s16.y.npy\""
+                     $<TARGET_FILE:attn_cli> ${q} ${want})
+    set_tests_properties(c_api_c99_reference PROPERTIES FIXTURES_SETUP attn_c99_reference)
+    list(APPEND c99_args --quant ${q}/mha_self.s8.attn ${q}/mha_self.x.npy - - 1 ${want}/mha_self.s8.y.npy
+                         --quant ${q}/mha_cross.s16.attn ${q}/mha_cross.x.npy ${q}/mha_cross.kv.npy
+                         ${q}/mha_cross.v.npy 0 ${want}/mha_cross.s16.y.npy)
+  endif()
+  add_test(NAME ${ATTN_TEST_PREFIX}c_api_c99 COMMAND attn_c_api_c99 ${c99_args})
+  if(TARGET attn_cli AND NOT CMAKE_CROSSCOMPILING)
+    set_tests_properties(${ATTN_TEST_PREFIX}c_api_c99 PROPERTIES FIXTURES_REQUIRED attn_c99_reference)
+  endif()
 endif()
 
 # ---- Consumer builds: host only (they configure, build and run programs) ------

@@ -174,7 +174,7 @@ TEST_CASE("a valid file loads and its views point into the blob", "[model]") {
   CHECK(m.find_block_tensor(1, attn::format::Role::kBq, &t) == Status::kNotFound);
   REQUIRE(m.find_block_tensor(0, attn::format::Role::kBo, &t) == Status::kOk);
   CHECK(t.dims[0] == 8);
-  CHECK(m.tensor(13, &t) == Status::kBlockIndex);
+  CHECK(m.tensor(13, &t) == Status::kTensorIndex);
 }
 
 TEST_CASE("a file with only user tensors, and one with nothing, load", "[model]") {

@@ -5,6 +5,7 @@
 // the host test binary. With ATTN_NO_FLOAT_PROBE it also multiplies two
 // floats, to show the check catches one.
 #include "attn/attention_fixed.h"
+#include "attn/attn.h"
 #include "attn/kernels_fixed.h"
 #include "attn/model.h"
 
@@ -54,6 +55,16 @@ int main() {
     attn::Block b;
     if (model.block(0, &b) != attn::Status::kOk) return 6;
     if (attn::forward_s8(plan, b.s8, mask, {g_x, g_x, g_x, g_y}, arena) != attn::Status::kOk) return 7;
+  }
+  // The same from C: weights and I/O quantization of an s8 block (the float
+  // helpers attn_quantize_s8 / attn_dequantize_s8 are not called: not linked).
+  static attn_model c_model;
+  if (attn_model_load(&c_model, const_cast<const uint8_t*>(g_blob), sizeof g_blob) == ATTN_OK) {
+    attn_weights_s8 cw;
+    attn_block_io io;
+    if (attn_model_block_weights_s8(&c_model, 0, &cw) != ATTN_OK) return 8;
+    if (attn_model_block_io(&c_model, 0, &io) != ATTN_OK) return 9;
+    return io.output_zero_point + cw.q_zero_point;
   }
 #ifdef ATTN_NO_FLOAT_PROBE
   g_f = g_f * g_f;

@@ -49,77 +49,19 @@ extern "C" {
 
 /* ------------------------------------------------------------- status --- */
 
-/* 0 on success, else one of the ATTN_ERR_* codes (the numbers of the C++
- * attn::Status, so logs from either API read the same). */
+/* 0 on success, else one of the ATTN_ERR_* codes: the numbers of the C++
+ * attn::Status, so logs from either API read the same. The codes, their
+ * numbers and meanings are listed once, in attn/status_list.h: ATTN_OK = 0;
+ * arguments and configuration 1..31 (ATTN_ERR_NULL_ARGUMENT ..
+ * ATTN_ERR_BAD_HANDLE), memory 32..63 (ATTN_ERR_ARENA_TOO_SMALL ..), model
+ * files 64..95 (ATTN_ERR_BAD_MAGIC .., see attn/FORMAT.md), fixed point
+ * 96..127 (ATTN_ERR_BAD_QUANT_PARAMS ..). */
 typedef int32_t attn_status;
 
 enum {
-  ATTN_OK = 0,
-
-  /* Arguments and configuration (1..) */
-  ATTN_ERR_NULL_ARGUMENT = 1,      /* a required pointer is null */
-  ATTN_ERR_BAD_EMBED_DIM = 2,      /* embed_dim <= 0 or above ATTN_MAX_DIM */
-  ATTN_ERR_BAD_NUM_HEADS = 3,      /* num_heads <= 0 or above ATTN_MAX_HEADS */
-  ATTN_ERR_BAD_HEAD_DIM = 4,       /* head_dim < 0 or too large, or E % H != 0 with head_dim 0 */
-  ATTN_ERR_BAD_KEY_DIM = 5,        /* kdim < 0 or above ATTN_MAX_DIM */
-  ATTN_ERR_BAD_VALUE_DIM = 6,      /* vdim < 0 or above ATTN_MAX_DIM */
-  ATTN_ERR_BAD_QUERY_LENGTH = 7,   /* L <= 0 or above ATTN_MAX_SEQ */
-  ATTN_ERR_BAD_KEY_LENGTH = 8,     /* S <= 0 or above ATTN_MAX_SEQ */
-  ATTN_ERR_BAD_KEY_PADDING = 9,    /* mask key_length outside [0, S] */
-  ATTN_ERR_BAD_TILE_ROWS = 10,     /* tile_rows < 0 */
-  ATTN_ERR_BAD_SHAPE = 11,         /* views disagree in shape or stride */
-  ATTN_ERR_BAD_DTYPE = 12,         /* the entry does not support this dtype */
-  ATTN_ERR_PLAN_MISMATCH = 13,     /* the plan was made for another config, shape or dtype */
-  ATTN_ERR_BAD_CAUSAL_OFFSET = 14, /* mask causal_offset < 0 */
-  ATTN_ERR_BAD_KV_HEADS = 15,      /* num_kv_heads < 0 or does not divide num_heads */
-  ATTN_ERR_BAD_ROPE = 16,          /* rope_base negative or not finite, or odd head_dim with rope */
-  ATTN_ERR_BAD_POSITION = 17,      /* a rotary position is negative */
-  ATTN_ERR_BAD_WINDOW = 18,        /* mask window < 0, or a window without causal */
-  ATTN_ERR_BAD_HANDLE = 31,        /* a handle not set up by its init/load call (or a failed one) */
-
-  /* Memory (32..) */
-  ATTN_ERR_ARENA_TOO_SMALL = 32,  /* the arena is smaller than the plan's arena bytes */
-  ATTN_ERR_ARENA_MISALIGNED = 33, /* the arena is not ATTN_ARENA_ALIGN-aligned */
-  ATTN_ERR_BUFFER_TOO_SMALL = 34, /* an output buffer given with its size is too small */
-  ATTN_ERR_CACHE_FULL = 35,       /* a KV cache without a window has no room */
-
-  /* Model files (64..), see attn/FORMAT.md */
-  ATTN_ERR_BAD_MAGIC = 64,
-  ATTN_ERR_UNSUPPORTED_VERSION = 65,
-  ATTN_ERR_BAD_HEADER_SIZE = 66,
-  ATTN_ERR_TRUNCATED = 67,          /* shorter than the file says or than a header */
-  ATTN_ERR_FILE_SIZE_MISMATCH = 68, /* header file_size differs from the blob size */
-  ATTN_ERR_CRC_MISMATCH = 69,
-  ATTN_ERR_BAD_ALIGNMENT = 70,        /* data alignment not a power of two in [16, max] */
-  ATTN_ERR_SIZE_OVERFLOW = 71,        /* a size computation overflows */
-  ATTN_ERR_OFFSET_OUT_OF_BOUNDS = 72, /* a table or tensor lies outside the file */
-  ATTN_ERR_TENSOR_OVERLAP = 73,
-  ATTN_ERR_TENSOR_MISALIGNED = 74,
-  ATTN_ERR_BAD_DIMS = 75,       /* a zero dim, rank 0 or rank above 4 */
-  ATTN_ERR_DIMS_TOO_LARGE = 76, /* a dim above the compile-time caps */
-  ATTN_ERR_UNKNOWN_DTYPE = 77,
-  ATTN_ERR_UNKNOWN_ROLE = 78,
-  ATTN_ERR_UNKNOWN_LAYOUT = 79,
-  ATTN_ERR_DUPLICATE_ROLE = 80,
-  ATTN_ERR_MISSING_TENSOR = 81, /* a block lacks a tensor its hyperparameters require */
-  ATTN_ERR_DIMS_MISMATCH = 82,  /* tensor dims disagree with the block's hyperparameters */
-  ATTN_ERR_BAD_BLOCK = 83,      /* a malformed block record */
-  ATTN_ERR_BAD_TENSOR_NAME = 84,
-  ATTN_ERR_BAD_BYTE_SIZE = 85,
-  ATTN_ERR_BLOCK_INDEX = 86, /* block (or tensor) index out of range */
-  ATTN_ERR_NOT_FOUND = 87,   /* no tensor with that name */
-  ATTN_ERR_BAD_RESERVED = 88,
-  ATTN_ERR_UNKNOWN_FLAGS = 89,
-  ATTN_ERR_BLOB_MISALIGNED = 90,  /* the blob's address is not 16-byte aligned */
-  ATTN_ERR_TOO_MANY_ENTRIES = 91, /* more blocks or tensors than ATTN_MAX_BLOCKS / _TENSORS */
-  ATTN_ERR_DUPLICATE_NAME = 92,
-  ATTN_ERR_DTYPE_MISMATCH = 93,
-  ATTN_ERR_QUANTIZED_VARIANT = 94, /* no longer returned (s8/s16 blocks run RoPE and GQA) */
-
-  /* Fixed point (96..) */
-  ATTN_ERR_BAD_QUANT_PARAMS = 96, /* a multiplier, shift, zero point or softmax constant out of range */
-  ATTN_ERR_UNSUPPORTED_MASK = 97, /* an additive float mask given to a fixed-point forward */
-  ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE = 98 /* a rotary position past the converter's cos/sin table */
+#define ATTN_STATUS(cpp_name, c_name, value, doc) c_name = value,
+#include "attn/status_list.h"
+#undef ATTN_STATUS
 };
 
 /* The code's name, e.g. "ATTN_ERR_ARENA_TOO_SMALL"; "ATTN_ERR_UNKNOWN" for a
@@ -200,17 +142,28 @@ ATTN_C_NODISCARD attn_status attn_plan_init(attn_plan* plan, const attn_config* 
 /* The exact arena bytes a forward with this plan carves. */
 ATTN_C_NODISCARD attn_status attn_plan_arena_bytes(const attn_plan* plan, size_t* bytes);
 
-/* The same number as a constant expression, for sizing a static arena with
- * the default tile (ATTN_TILE_ROWS) in a f32 forward:
+/* The same number as a constant expression, for sizing a static arena:
  *   static ATTN_ALIGNED_ARENA uint8_t arena[ATTN_ARENA_BYTES_F32(D, DKV, L, S)];
- * with D = num_heads * head_dim and DKV = num_kv_heads * head_dim (D if no
- * grouped-query attention). Layout, each part rounded up to ATTN_ARENA_ALIGN:
- * K and V [S, DKV], Q and O tiles [T, D], scores [T, S], T = min(ATTN_TILE_ROWS, L). */
+ * with D = num_heads * head_dim and DKV = num_kv_heads * head_dim (D without
+ * grouped-query attention). ATTN_ARENA_BYTES_F32 / _S8 / _S16 are a forward
+ * of that dtype with the default tile (tile_rows 0: ATTN_TILE_ROWS);
+ * ATTN_ARENA_BYTES(ELEM_BYTES, D, DKV, L, S, TILE_ROWS) is any forward plan:
+ * ELEM_BYTES 4 (f32), 1 (s8) or 2 (s16), TILE_ROWS the plan's tile_rows
+ * (>= 1). Layout, each part rounded up to ATTN_ARENA_ALIGN: K and V
+ * [S, DKV], Q and O tiles [T, D] of the dtype, scores [T, S] of 4 bytes
+ * (float or int32), T = min(TILE_ROWS, L). Equal to attn_plan_arena_bytes()
+ * for every plan attn_plan_init accepts (in size_t arithmetic: on a 32-bit
+ * target a plan whose bytes pass 2^32 is refused with ATTN_ERR_SIZE_OVERFLOW,
+ * and the macro wraps). */
 #define ATTN_ALIGN_UP_(n) (((size_t)(n) + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN)
-#define ATTN_TILE_(L) ((size_t)((L) < ATTN_TILE_ROWS ? (L) : ATTN_TILE_ROWS))
-#define ATTN_ARENA_BYTES_F32(D, DKV, L, S)                                                                 \
-  (2 * ATTN_ALIGN_UP_((size_t)(S) * (size_t)(DKV)*4) + 2 * ATTN_ALIGN_UP_(ATTN_TILE_(L) * (size_t)(D)*4) + \
-   ATTN_ALIGN_UP_(ATTN_TILE_(L) * (size_t)(S)*4))
+#define ATTN_TILE_OF_(L, T) ((size_t)((L) < (T) ? (L) : (T)))
+#define ATTN_ARENA_BYTES(ELEM_BYTES, D, DKV, L, S, TILE_ROWS)                             \
+  (2 * ATTN_ALIGN_UP_((size_t)(S) * (size_t)(DKV) * (size_t)(ELEM_BYTES)) +               \
+   2 * ATTN_ALIGN_UP_(ATTN_TILE_OF_(L, TILE_ROWS) * (size_t)(D) * (size_t)(ELEM_BYTES)) + \
+   ATTN_ALIGN_UP_(ATTN_TILE_OF_(L, TILE_ROWS) * (size_t)(S)*4))
+#define ATTN_ARENA_BYTES_F32(D, DKV, L, S) ATTN_ARENA_BYTES(4, D, DKV, L, S, ATTN_TILE_ROWS)
+#define ATTN_ARENA_BYTES_S8(D, DKV, L, S) ATTN_ARENA_BYTES(1, D, DKV, L, S, ATTN_TILE_ROWS)
+#define ATTN_ARENA_BYTES_S16(D, DKV, L, S) ATTN_ARENA_BYTES(2, D, DKV, L, S, ATTN_TILE_ROWS)
 
 /* Aligns a static arena buffer (GCC/Clang/armclang; elsewhere use your
  * compiler's attribute, or C11 _Alignas(ATTN_ARENA_ALIGN)). */
@@ -255,7 +208,90 @@ typedef struct attn_tensor_info {
 ATTN_C_NODISCARD attn_status attn_model_find_tensor(const attn_model* model, const char* name,
                                                     attn_tensor_info* info);
 
-/* ---------------------------------------------------------- f32 forward --- */
+/* Number of tensors in the model (block tensors and user tensors). */
+ATTN_C_NODISCARD attn_status attn_model_tensor_count(const attn_model* model, uint32_t* count);
+
+/* Tensor `index` in file order, index < attn_model_tensor_count
+ * (ATTN_ERR_TENSOR_INDEX otherwise). */
+ATTN_C_NODISCARD attn_status attn_model_tensor(const attn_model* model, uint32_t index,
+                                               attn_tensor_info* info);
+
+/* The tensor of `role` (attn_tensor_info.role numbers, attn/FORMAT.md) in
+ * block `block`: ATTN_ERR_BLOCK_INDEX for a bad block, ATTN_ERR_NOT_FOUND if
+ * the block has no such tensor. */
+ATTN_C_NODISCARD attn_status attn_model_find_block_tensor(const attn_model* model, uint32_t block,
+                                                          int32_t role, attn_tensor_info* info);
+
+/* The file as a whole: what the header says. */
+typedef struct attn_file_info {
+  uint32_t version;    /* format version: 1 (f32 blocks only) or 2 */
+  uint32_t crc32;      /* the header's CRC-32 of bytes [12, size) */
+  uint32_t data_align; /* alignment of every tensor in the blob, >= 16 */
+  uint32_t block_count;
+  uint32_t tensor_count;
+  size_t size; /* bytes of the file */
+} attn_file_info;
+ATTN_C_NODISCARD attn_status attn_model_file_info(const attn_model* model, attn_file_info* info);
+
+/* The size the header of the blob at `data` declares, for a blob at the
+ * start of a larger region of `available` bytes (a flash partition): checks
+ * magic, version and header size only; then attn_model_load(model, data,
+ * *size) checks the rest. Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_TRUNCATED
+ * (fewer than 64 bytes, or a size above `available`), ATTN_ERR_BAD_MAGIC,
+ * ATTN_ERR_UNSUPPORTED_VERSION, ATTN_ERR_BAD_HEADER_SIZE. */
+ATTN_C_NODISCARD attn_status attn_model_file_size(const void* data, size_t available, size_t* size);
+
+/* How block `index` converts real values to its integer inputs and output:
+ *   real = scale * (q - zero_point)
+ * for its query, key and value inputs and its output (the file's I/O scales
+ * and zero points, attn/FORMAT.md roles 24 and 25). s16 zero points are 0.
+ * An f32 block gives scale 1 and zero point 0 (no conversion). Only callers
+ * that convert float data need it (attn_quantize_* / attn_dequantize_*
+ * below); the integer forwards never read it. Reading it does no float
+ * arithmetic. Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE,
+ * ATTN_ERR_BLOCK_INDEX; on error *io is zeroed. */
+typedef struct attn_block_io {
+  float query_scale; /* finite, > 0 */
+  float key_scale;
+  float value_scale;
+  float output_scale;
+  int32_t query_zero_point; /* s8: [-128, 127]; s16 and f32: 0 */
+  int32_t key_zero_point;
+  int32_t value_zero_point;
+  int32_t output_zero_point;
+} attn_block_io;
+ATTN_C_NODISCARD attn_status attn_model_block_io(const attn_model* model, uint32_t index, attn_block_io* io);
+
+/* Float <-> integer conversion of activations, for a caller with float data
+ * (an s8/s16 block's scale and zero point from attn_model_block_io):
+ *   attn_quantize_DT:   q[i] = clamp(round(x[i] / scale) + zero_point) for i < n
+ *   attn_dequantize_DT: y[i] = scale * (q[i] - zero_point)
+ * round() is round half away from zero (2.5 -> 3, -2.5 -> -3) of x / scale
+ * computed in double precision, then the sum saturates to [-128, 127] (s8)
+ * or [-32768, 32767] (s16): +-infinity saturate, NaN gives the zero point.
+ * Exactly what the C++ path (attn::quantize_value in attn/quantize.h, and
+ * `attn run`) computes, bit for bit. The dequantized value is the float
+ * nearest the exact product (one rounding).
+ * These are the only float functions of an integer build: each lives in its
+ * own object file, so firmware that does not call them links no float (or
+ * soft-float) code; they exist when their dtype is compiled in
+ * (ATTN_WITH_S8 / ATTN_WITH_S16). Errors: ATTN_ERR_NULL_ARGUMENT (x, q or y
+ * NULL with n > 0), ATTN_ERR_BAD_QUANT_PARAMS (scale not finite and > 0, or
+ * a zero point outside the dtype's range); nothing is written on error. */
+#if ATTN_WITH_S8
+ATTN_C_NODISCARD attn_status attn_quantize_s8(const float* x, size_t n, float scale, int32_t zero_point,
+                                              int8_t* q);
+ATTN_C_NODISCARD attn_status attn_dequantize_s8(const int8_t* q, size_t n, float scale, int32_t zero_point,
+                                                float* y);
+#endif
+#if ATTN_WITH_S16
+ATTN_C_NODISCARD attn_status attn_quantize_s16(const float* x, size_t n, float scale, int32_t zero_point,
+                                               int16_t* q);
+ATTN_C_NODISCARD attn_status attn_dequantize_s16(const int16_t* q, size_t n, float scale, int32_t zero_point,
+                                                 float* y);
+#endif
+
+/* ------------------------------------------------------- f32 types --- */
 #if ATTN_WITH_F32
 
 typedef struct attn_weights_f32 {
@@ -277,22 +313,6 @@ typedef struct attn_io_f32 {
   float* attn_weights;    /* optional [H, L, S]: the softmax probabilities per head; NULL: not written */
   int32_t query_position; /* rotary position of query row 0 (keys sit at 0 .. S-1) */
 } attn_io_f32;
-
-/* Block `index`'s f32 weights: pointers into the blob (ATTN_ERR_BAD_DTYPE if
- * the block is not f32). */
-ATTN_C_NODISCARD attn_status attn_model_block_weights_f32(const attn_model* model, uint32_t index,
-                                                          attn_weights_f32* weights);
-
-/* One float32 forward. `arena` is ATTN_ARENA_ALIGN-aligned scratch of
- * `arena_bytes` >= the plan's arena bytes; it is checked before anything is
- * written, and its contents need not survive between calls. mask may be NULL.
- * Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_BAD_DTYPE,
- * ATTN_ERR_PLAN_MISMATCH, ATTN_ERR_BAD_KEY_PADDING, ATTN_ERR_BAD_CAUSAL_OFFSET,
- * ATTN_ERR_BAD_WINDOW, ATTN_ERR_BAD_POSITION, ATTN_ERR_BAD_SHAPE (additive
- * stride < S), ATTN_ERR_ARENA_MISALIGNED, ATTN_ERR_ARENA_TOO_SMALL. */
-ATTN_C_NODISCARD attn_status attn_forward_f32(const attn_plan* plan, const attn_weights_f32* weights,
-                                              const attn_mask* mask, const attn_io_f32* io, void* arena,
-                                              size_t arena_bytes);
 
 #endif /* ATTN_WITH_F32 */
 
@@ -329,41 +349,7 @@ ATTN_C_NODISCARD attn_status attn_plan_init_decode(attn_plan* plan, const attn_c
  * (not a decode plan). */
 ATTN_C_NODISCARD attn_status attn_kv_cache_bytes(const attn_plan* plan, size_t* bytes);
 
-#if ATTN_WITH_F32
-
-/* A float32 KV cache: K and V [capacity, Dkv] float in a buffer the caller owns. */
-typedef struct attn_kv_cache_f32 {
-  attn_storage_word_ opaque_[10]; /* 80 bytes */
-} attn_kv_cache_f32;
-
-/* Set up *cache in `buffer` (ATTN_ARENA_ALIGN-aligned, >= attn_kv_cache_bytes;
- * it must outlive the cache). window: 0 keeps every position (then
- * ATTN_ERR_CACHE_FULL when full); W in [1, capacity] keeps the last W.
- * Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_BAD_DTYPE
- * (a plan of another dtype), ATTN_ERR_PLAN_MISMATCH (not a decode plan),
- * ATTN_ERR_BAD_WINDOW, ATTN_ERR_ARENA_MISALIGNED, ATTN_ERR_ARENA_TOO_SMALL. */
-ATTN_C_NODISCARD attn_status attn_kv_cache_init_f32(attn_kv_cache_f32* cache, const attn_plan* plan,
-                                                    int32_t window, void* buffer, size_t buffer_bytes);
-
-/* Forget every cached position: the next row sits at position 0. */
-ATTN_C_NODISCARD attn_status attn_kv_cache_reset(attn_kv_cache_f32* cache);
-
-/* Rows in use, and the position the next row gets. */
-ATTN_C_NODISCARD attn_status attn_kv_cache_length(const attn_kv_cache_f32* cache, int32_t* length,
-                                                  int32_t* next_position);
-
-/* Append rows x [n, E] (n in [1, max_rows]) and write their outputs y [n, E].
- * `arena` as in attn_forward_f32, of at least the plan's arena bytes.
- * Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_BAD_DTYPE,
- * ATTN_ERR_PLAN_MISMATCH, ATTN_ERR_BAD_QUERY_LENGTH, ATTN_ERR_CACHE_FULL
- * (nothing changed), ATTN_ERR_ARENA_MISALIGNED, ATTN_ERR_ARENA_TOO_SMALL. */
-ATTN_C_NODISCARD attn_status attn_decode_f32(const attn_plan* plan, const attn_weights_f32* weights,
-                                             attn_kv_cache_f32* cache, const float* x, int32_t n, float* y,
-                                             void* arena, size_t arena_bytes);
-
-#endif /* ATTN_WITH_F32 */
-
-/* ------------------------------------------------- s8 / s16 forwards --- */
+/* ------------------------------------------------- s8 / s16 types --- */
 /* Integer only at run time (no float instruction or call): the s8 forward
  * runs on cores without an FPU. Every constant comes from the converter
  * (C++ attn::quantize_attention_s8 / _s16 in attn/quantize.h, or the `attn`
@@ -391,16 +377,6 @@ typedef struct attn_rope_table {
   const int16_t* sin; /* [positions, head_dim / 2] */
   int32_t positions;
 } attn_rope_table;
-
-/* Arena bytes of an s8 (BYTES = 1) or s16 (BYTES = 2) forward with the
- * default tile; D and DKV as for f32: K and V [S, DKV], Q and O tiles [T, D]
- * of activations, scores [T, S] int32. */
-#define ATTN_ARENA_BYTES_FIXED_(BYTES, D, DKV, L, S)           \
-  (2 * ATTN_ALIGN_UP_((size_t)(S) * (size_t)(DKV) * (BYTES)) + \
-   2 * ATTN_ALIGN_UP_(ATTN_TILE_(L) * (size_t)(D) * (BYTES)) + \
-   ATTN_ALIGN_UP_(ATTN_TILE_(L) * (size_t)(S)*4))
-#define ATTN_ARENA_BYTES_S8(D, DKV, L, S) ATTN_ARENA_BYTES_FIXED_(1, D, DKV, L, S)
-#define ATTN_ARENA_BYTES_S16(D, DKV, L, S) ATTN_ARENA_BYTES_FIXED_(2, D, DKV, L, S)
 
 #endif
 
@@ -439,49 +415,6 @@ typedef struct attn_io_s8 {
   int32_t query_position; /* rotary position of query row 0 (keys at 0 .. S-1) */
 } attn_io_s8;
 
-/* One int8 forward; plan from attn_plan_init(..., ATTN_DTYPE_S8, ...).
- * Errors: those of attn_forward_f32, ATTN_ERR_BAD_QUANT_PARAMS and
- * ATTN_ERR_UNSUPPORTED_MASK. */
-ATTN_C_NODISCARD attn_status attn_forward_s8(const attn_plan* plan, const attn_weights_s8* weights,
-                                             const attn_mask* mask, const attn_io_s8* io, void* arena,
-                                             size_t arena_bytes);
-
-/* int8 incremental decoding (attn_plan_init_decode(..., ATTN_DTYPE_S8, ...)).
- * The cache holds the projected (and rotated) K and V as int8, with the
- * weights' k_zero_point / v_zero_point: attn_kv_cache_bytes gives
- * 2 x [capacity, Dkv] int8, each part rounded up to ATTN_ARENA_ALIGN. */
-typedef struct attn_kv_cache_s8 {
-  attn_storage_word_ opaque_[10]; /* 80 bytes */
-} attn_kv_cache_s8;
-
-/* As attn_kv_cache_init_f32, for an s8 decode plan (ATTN_ERR_BAD_DTYPE for
- * a plan of another dtype). */
-ATTN_C_NODISCARD attn_status attn_kv_cache_init_s8(attn_kv_cache_s8* cache, const attn_plan* plan,
-                                                   int32_t window, void* buffer, size_t buffer_bytes);
-
-/* Forget every cached position: the next row sits at position 0. */
-ATTN_C_NODISCARD attn_status attn_kv_cache_reset_s8(attn_kv_cache_s8* cache);
-
-/* Rows in use, and the position the next row gets. */
-ATTN_C_NODISCARD attn_status attn_kv_cache_length_s8(const attn_kv_cache_s8* cache, int32_t* length,
-                                                     int32_t* next_position);
-
-/* Append int8 rows x [n, E] (n in [1, max_rows]), quantized as the query
- * input of attn_forward_s8, and write their outputs y [n, E] int8 in its
- * output quantization. Rows sit at positions next_position .. + n - 1; with
- * rotary embedding they are rotated by weights->rope, and a position past
- * its table gives ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE (nothing changed).
- * `arena` as in attn_forward_f32, of at least the plan's arena bytes.
- * Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_BAD_DTYPE,
- * ATTN_ERR_PLAN_MISMATCH (also: a cache made for another plan),
- * ATTN_ERR_BAD_QUERY_LENGTH, ATTN_ERR_CACHE_FULL (nothing changed),
- * ATTN_ERR_BAD_QUANT_PARAMS, ATTN_ERR_BAD_HEAD_DIM,
- * ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE, ATTN_ERR_ARENA_MISALIGNED,
- * ATTN_ERR_ARENA_TOO_SMALL. */
-ATTN_C_NODISCARD attn_status attn_decode_s8(const attn_plan* plan, const attn_weights_s8* weights,
-                                            attn_kv_cache_s8* cache, const int8_t* x, int32_t n, int8_t* y,
-                                            void* arena, size_t arena_bytes);
-
 #endif /* ATTN_WITH_S8 */
 
 #if ATTN_WITH_S16
@@ -511,35 +444,102 @@ typedef struct attn_io_s16 {
   int32_t query_position; /* rotary position of query row 0 (keys at 0 .. S-1) */
 } attn_io_s16;
 
-/* One int16 forward; plan from attn_plan_init(..., ATTN_DTYPE_S16, ...). */
-ATTN_C_NODISCARD attn_status attn_forward_s16(const attn_plan* plan, const attn_weights_s16* weights,
-                                              const attn_mask* mask, const attn_io_s16* io, void* arena,
-                                              size_t arena_bytes);
-
-/* int16 incremental decoding (attn_plan_init_decode(..., ATTN_DTYPE_S16, ...)):
- * the cache holds K and V as symmetric int16, 2 x [capacity, Dkv]. */
-typedef struct attn_kv_cache_s16 {
-  attn_storage_word_ opaque_[10]; /* 80 bytes */
-} attn_kv_cache_s16;
-
-/* As attn_kv_cache_init_f32, for an s16 decode plan. */
-ATTN_C_NODISCARD attn_status attn_kv_cache_init_s16(attn_kv_cache_s16* cache, const attn_plan* plan,
-                                                    int32_t window, void* buffer, size_t buffer_bytes);
-
-/* Forget every cached position: the next row sits at position 0. */
-ATTN_C_NODISCARD attn_status attn_kv_cache_reset_s16(attn_kv_cache_s16* cache);
-
-/* Rows in use, and the position the next row gets. */
-ATTN_C_NODISCARD attn_status attn_kv_cache_length_s16(const attn_kv_cache_s16* cache, int32_t* length,
-                                                      int32_t* next_position);
-
-/* As attn_decode_s8 with int16 rows x [n, E] and outputs y [n, E] in the
- * quantization of attn_forward_s16. Errors: those of attn_decode_s8. */
-ATTN_C_NODISCARD attn_status attn_decode_s16(const attn_plan* plan, const attn_weights_s16* weights,
-                                             attn_kv_cache_s16* cache, const int16_t* x, int32_t n,
-                                             int16_t* y, void* arena, size_t arena_bytes);
-
 #endif /* ATTN_WITH_S16 */
+
+/* ---------------------------------------------- per-dtype entry points --- */
+/* Each dtype DT in f32, s8, s16 (with element type T: float, int8_t,
+ * int16_t) compiled into the library (ATTN_WITH_F32 / _S8 / _S16) has the
+ * same entry points, declared by ATTN_DTYPE_API_ below:
+ *
+ * attn_status attn_forward_DT(const attn_plan* plan, const attn_weights_DT* weights,
+ *                             const attn_mask* mask, const attn_io_DT* io, void* arena, size_t arena_bytes);
+ *   One forward; plan from attn_plan_init(..., ATTN_DTYPE_DT, ...). `arena`
+ *   is ATTN_ARENA_ALIGN-aligned scratch of `arena_bytes` >= the plan's arena
+ *   bytes; it is checked before anything is written, and its contents need
+ *   not survive between calls. mask may be NULL.
+ *   Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_BAD_DTYPE
+ *   (a plan of another dtype), ATTN_ERR_PLAN_MISMATCH, ATTN_ERR_BAD_KEY_PADDING,
+ *   ATTN_ERR_BAD_CAUSAL_OFFSET, ATTN_ERR_BAD_WINDOW, ATTN_ERR_BAD_POSITION,
+ *   ATTN_ERR_BAD_SHAPE (additive stride < S), ATTN_ERR_ARENA_MISALIGNED,
+ *   ATTN_ERR_ARENA_TOO_SMALL; s8 and s16 also ATTN_ERR_BAD_QUANT_PARAMS,
+ *   ATTN_ERR_BAD_HEAD_DIM (s8: head_dim >= 2^14), ATTN_ERR_UNSUPPORTED_MASK
+ *   (an additive mask) and ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE.
+ *
+ * attn_status attn_model_block_weights_DT(const attn_model* model, uint32_t index,
+ *                                          attn_weights_DT* weights);
+ *   Block `index`'s weights, ready for attn_forward_DT / attn_decode_DT:
+ *   pointers into the blob (s8/s16: with every constant of the block and,
+ *   for a block with rope, the file's rope tables), exactly what the C++
+ *   Model::block() gives (attn::Block::f32 / s8 / s16). On error *weights is
+ *   zeroed. Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE,
+ *   ATTN_ERR_BLOCK_INDEX, ATTN_ERR_BAD_DTYPE (a block of another dtype).
+ *
+ * attn_kv_cache_DT: a KV cache handle (80 bytes): K and V [capacity, Dkv] of
+ *   T in a buffer the caller owns (s8: with the weights' k/v_zero_point; s16:
+ *   symmetric). A cache handle of one dtype is no handle of another.
+ *
+ * attn_status attn_kv_cache_init_DT(attn_kv_cache_DT* cache, const attn_plan* plan,
+ *                                   int32_t window, void* buffer, size_t buffer_bytes);
+ *   Set up *cache in `buffer` (ATTN_ARENA_ALIGN-aligned, >= attn_kv_cache_bytes;
+ *   it must outlive the cache) for a decode plan of this dtype. window: 0
+ *   keeps every position (then ATTN_ERR_CACHE_FULL when full); W in
+ *   [1, capacity] keeps the last W.
+ *   Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_BAD_DTYPE
+ *   (a plan of another dtype), ATTN_ERR_PLAN_MISMATCH (not a decode plan),
+ *   ATTN_ERR_BAD_WINDOW, ATTN_ERR_ARENA_MISALIGNED, ATTN_ERR_ARENA_TOO_SMALL.
+ *
+ * attn_status attn_kv_cache_reset_DT(attn_kv_cache_DT* cache);
+ *   Forget every cached position: the next row sits at position 0.
+ *
+ * attn_status attn_kv_cache_length_DT(const attn_kv_cache_DT* cache, int32_t* length,
+ *                                     int32_t* next_position);
+ *   Rows in use, and the position the next row gets.
+ *
+ * attn_status attn_decode_DT(const attn_plan* plan, const attn_weights_DT* weights,
+ *                            attn_kv_cache_DT* cache, const T* x, int32_t n, T* y,
+ *                            void* arena, size_t arena_bytes);
+ *   Append rows x [n, E] (n in [1, max_rows]; s8/s16: quantized as the query
+ *   input of attn_forward_DT) and write their outputs y [n, E] (in its output
+ *   quantization). Rows sit at positions next_position .. + n - 1; with
+ *   rotary embedding s8/s16 rotate them by weights->rope, and a position past
+ *   its table gives ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE (nothing changed).
+ *   `arena` as in attn_forward_DT, of at least the plan's arena bytes.
+ *   Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_BAD_DTYPE,
+ *   ATTN_ERR_PLAN_MISMATCH (also: a cache made for another plan),
+ *   ATTN_ERR_BAD_QUERY_LENGTH, ATTN_ERR_CACHE_FULL (nothing changed),
+ *   ATTN_ERR_ARENA_MISALIGNED, ATTN_ERR_ARENA_TOO_SMALL; s8 and s16 also
+ *   ATTN_ERR_BAD_QUANT_PARAMS, ATTN_ERR_BAD_HEAD_DIM and
+ *   ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE.
+ */
+/* clang-format off */
+#define ATTN_DTYPE_API_(DT, T)                                                                             \
+  typedef struct attn_kv_cache_##DT {                                                                      \
+    attn_storage_word_ opaque_[10]; /* 80 bytes */                                                         \
+  } attn_kv_cache_##DT;                                                                                    \
+  ATTN_C_NODISCARD attn_status attn_model_block_weights_##DT(const attn_model* model, uint32_t index,       \
+                                                            attn_weights_##DT* weights);                          \
+  ATTN_C_NODISCARD attn_status attn_forward_##DT(const attn_plan* plan, const attn_weights_##DT* weights, \
+                                                 const attn_mask* mask, const attn_io_##DT* io,           \
+                                                 void* arena, size_t arena_bytes);                        \
+  ATTN_C_NODISCARD attn_status attn_kv_cache_init_##DT(attn_kv_cache_##DT* cache, const attn_plan* plan,  \
+                                                       int32_t window, void* buffer, size_t buffer_bytes);\
+  ATTN_C_NODISCARD attn_status attn_kv_cache_reset_##DT(attn_kv_cache_##DT* cache);                       \
+  ATTN_C_NODISCARD attn_status attn_kv_cache_length_##DT(const attn_kv_cache_##DT* cache, int32_t* length,\
+                                                         int32_t* next_position);                         \
+  ATTN_C_NODISCARD attn_status attn_decode_##DT(const attn_plan* plan, const attn_weights_##DT* weights,  \
+                                                attn_kv_cache_##DT* cache, const T* x, int32_t n, T* y,   \
+                                                void* arena, size_t arena_bytes);
+
+#if ATTN_WITH_F32
+ATTN_DTYPE_API_(f32, float)
+#endif
+#if ATTN_WITH_S8
+ATTN_DTYPE_API_(s8, int8_t)
+#endif
+#if ATTN_WITH_S16
+ATTN_DTYPE_API_(s16, int16_t)
+#endif
+/* clang-format on */
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -277,7 +277,7 @@ class Model {
 
   // Block i (kBlockIndex when i >= block_count()).
   Status block(uint32_t i, Block* out) const;
-  // Tensor i in file order (kBlockIndex when i >= tensor_count()).
+  // Tensor i in file order (kTensorIndex when i >= tensor_count()).
   Status tensor(uint32_t i, TensorView* out) const;
   // The tensor with this name (kNotFound otherwise). User tensors and block
   // tensors alike; names are unique in a valid file.

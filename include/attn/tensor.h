@@ -26,14 +26,6 @@ constexpr size_t dtype_size(DType t) {
                             : 0;
 }
 
-// A 1-D view: `size` elements at `data`.
-template <class T>
-struct Span {
-  T* data = nullptr;
-  size_t size = 0;
-  T& operator[](size_t i) const { return data[i]; }
-};
-
 // A row-major 2-D view: element (r, c) is data[r * stride + c], stride >= cols.
 template <class T>
 struct Matrix {

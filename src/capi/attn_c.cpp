@@ -4,6 +4,10 @@
 // a trivially copyable C++ object, moved in and out with memcpy (no aliasing
 // or lifetime questions, no heap); a zeroed or failed handle has no magic and
 // every call on it returns ATTN_ERR_BAD_HANDLE.
+//
+// The per-dtype entry points (attn_forward_<dt>, attn_decode_<dt>,
+// attn_kv_cache_*_<dt>, ...) are one template each over a DtypeApi<T>, which
+// names the C and C++ types and functions of one dtype.
 #include <cstring>
 #include <type_traits>
 
@@ -16,72 +20,11 @@
 namespace attn {
 namespace {
 
-// The C codes are the C++ codes: one list, checked both ways at compile time
-// here and by tests/capi_test.cpp against status_name() at run time.
-#define ATTN_C_STATUSES(X)                             \
-  X(ATTN_OK, kOk)                                      \
-  X(ATTN_ERR_NULL_ARGUMENT, kNullArgument)             \
-  X(ATTN_ERR_BAD_EMBED_DIM, kBadEmbedDim)              \
-  X(ATTN_ERR_BAD_NUM_HEADS, kBadNumHeads)              \
-  X(ATTN_ERR_BAD_HEAD_DIM, kBadHeadDim)                \
-  X(ATTN_ERR_BAD_KEY_DIM, kBadKeyDim)                  \
-  X(ATTN_ERR_BAD_VALUE_DIM, kBadValueDim)              \
-  X(ATTN_ERR_BAD_QUERY_LENGTH, kBadQueryLength)        \
-  X(ATTN_ERR_BAD_KEY_LENGTH, kBadKeyLength)            \
-  X(ATTN_ERR_BAD_KEY_PADDING, kBadKeyPadding)          \
-  X(ATTN_ERR_BAD_TILE_ROWS, kBadTileRows)              \
-  X(ATTN_ERR_BAD_SHAPE, kBadShape)                     \
-  X(ATTN_ERR_BAD_DTYPE, kBadDtype)                     \
-  X(ATTN_ERR_PLAN_MISMATCH, kPlanMismatch)             \
-  X(ATTN_ERR_BAD_CAUSAL_OFFSET, kBadCausalOffset)      \
-  X(ATTN_ERR_BAD_KV_HEADS, kBadKvHeads)                \
-  X(ATTN_ERR_BAD_ROPE, kBadRope)                       \
-  X(ATTN_ERR_BAD_POSITION, kBadPosition)               \
-  X(ATTN_ERR_BAD_WINDOW, kBadWindow)                   \
-  X(ATTN_ERR_BAD_HANDLE, kBadHandle)                   \
-  X(ATTN_ERR_ARENA_TOO_SMALL, kArenaTooSmall)          \
-  X(ATTN_ERR_ARENA_MISALIGNED, kArenaMisaligned)       \
-  X(ATTN_ERR_BUFFER_TOO_SMALL, kBufferTooSmall)        \
-  X(ATTN_ERR_CACHE_FULL, kCacheFull)                   \
-  X(ATTN_ERR_BAD_MAGIC, kBadMagic)                     \
-  X(ATTN_ERR_UNSUPPORTED_VERSION, kUnsupportedVersion) \
-  X(ATTN_ERR_BAD_HEADER_SIZE, kBadHeaderSize)          \
-  X(ATTN_ERR_TRUNCATED, kTruncated)                    \
-  X(ATTN_ERR_FILE_SIZE_MISMATCH, kFileSizeMismatch)    \
-  X(ATTN_ERR_CRC_MISMATCH, kCrcMismatch)               \
-  X(ATTN_ERR_BAD_ALIGNMENT, kBadAlignment)             \
-  X(ATTN_ERR_SIZE_OVERFLOW, kSizeOverflow)             \
-  X(ATTN_ERR_OFFSET_OUT_OF_BOUNDS, kOffsetOutOfBounds) \
-  X(ATTN_ERR_TENSOR_OVERLAP, kTensorOverlap)           \
-  X(ATTN_ERR_TENSOR_MISALIGNED, kTensorMisaligned)     \
-  X(ATTN_ERR_BAD_DIMS, kBadDims)                       \
-  X(ATTN_ERR_DIMS_TOO_LARGE, kDimsTooLarge)            \
-  X(ATTN_ERR_UNKNOWN_DTYPE, kUnknownDtype)             \
-  X(ATTN_ERR_UNKNOWN_ROLE, kUnknownRole)               \
-  X(ATTN_ERR_UNKNOWN_LAYOUT, kUnknownLayout)           \
-  X(ATTN_ERR_DUPLICATE_ROLE, kDuplicateRole)           \
-  X(ATTN_ERR_MISSING_TENSOR, kMissingTensor)           \
-  X(ATTN_ERR_DIMS_MISMATCH, kDimsMismatch)             \
-  X(ATTN_ERR_BAD_BLOCK, kBadBlock)                     \
-  X(ATTN_ERR_BAD_TENSOR_NAME, kBadTensorName)          \
-  X(ATTN_ERR_BAD_BYTE_SIZE, kBadByteSize)              \
-  X(ATTN_ERR_BLOCK_INDEX, kBlockIndex)                 \
-  X(ATTN_ERR_NOT_FOUND, kNotFound)                     \
-  X(ATTN_ERR_BAD_RESERVED, kBadReserved)               \
-  X(ATTN_ERR_UNKNOWN_FLAGS, kUnknownFlags)             \
-  X(ATTN_ERR_BLOB_MISALIGNED, kBlobMisaligned)         \
-  X(ATTN_ERR_TOO_MANY_ENTRIES, kTooManyEntries)        \
-  X(ATTN_ERR_DUPLICATE_NAME, kDuplicateName)           \
-  X(ATTN_ERR_DTYPE_MISMATCH, kDtypeMismatch)           \
-  X(ATTN_ERR_QUANTIZED_VARIANT, kQuantizedVariant)     \
-  X(ATTN_ERR_BAD_QUANT_PARAMS, kBadQuantParams)        \
-  X(ATTN_ERR_UNSUPPORTED_MASK, kUnsupportedMask)       \
-  X(ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE, kRopePositionOutOfRange)
-
-#define ATTN_C_CHECK_CODE(c_name, cpp_name) \
-  static_assert((c_name) == static_cast<int32_t>(Status::cpp_name), #c_name " differs from " #cpp_name);
-ATTN_C_STATUSES(ATTN_C_CHECK_CODE)
-#undef ATTN_C_CHECK_CODE
+// The C codes and the C++ codes come from one list (attn/status_list.h).
+#define ATTN_STATUS(cpp_name, c_name, value, doc) \
+  static_assert((c_name) == static_cast<int32_t>(Status::cpp_name), #c_name);
+#include "attn/status_list.h"
+#undef ATTN_STATUS
 
 static_assert(ATTN_DTYPE_F32 == static_cast<int32_t>(DType::kF32), "dtype codes");
 static_assert(ATTN_DTYPE_S8 == static_cast<int32_t>(DType::kS8), "dtype codes");
@@ -89,71 +32,51 @@ static_assert(ATTN_DTYPE_S16 == static_cast<int32_t>(DType::kS16), "dtype codes"
 
 attn_status to_c(Status s) { return static_cast<attn_status>(s); }
 
-#define ATTN_TRY_C(expr)               \
-  do {                                 \
-    const Status attn_try_c_ = (expr); \
-    if (attn_try_c_ != Status::kOk) {  \
-      return to_c(attn_try_c_);        \
-    }                                  \
+#define ATTN_TRY_C(expr)                \
+  do {                                  \
+    const Status attn_try_c_ = (expr);  \
+    if (attn_try_c_ != Status::kOk) {   \
+      return ::attn::to_c(attn_try_c_); \
+    }                                   \
   } while (0)
 
-// What lives in an attn_plan / attn_model: a magic word, then the C++ object.
+// What lives in an attn_plan / attn_model / attn_kv_cache_*: a magic word, then the C++ object.
 constexpr uint32_t kPlanMagic = 0x4E414C50u;   // "PLAN"
 constexpr uint32_t kModelMagic = 0x4C444F4Du;  // "MODL"
-constexpr uint32_t kCacheMagic = 0x4548434Bu;  // "KCHE"
-
-struct PlanBox {
-  uint32_t magic;
-  Plan plan;
-};
-struct ModelBox {
-  uint32_t magic;
-  Model model;
-};
-// One magic per cache dtype: a cache handle cast to another dtype's is no handle.
-constexpr uint32_t kCacheS8Magic = 0x3853434Bu;   // "KCS8"
-constexpr uint32_t kCacheS16Magic = 0x3631434Bu;  // "KC16"
 
 template <class T>
-struct CacheBox {
+struct Box {
   uint32_t magic;
-  KvCache<T> cache;
+  T value;
 };
+using PlanBox = Box<Plan>;
+using ModelBox = Box<Model>;
+
 template <class T, class Handle>
 constexpr bool fits_handle() {
-  return std::is_trivially_copyable<CacheBox<T>>::value && sizeof(CacheBox<T>) <= sizeof(Handle) &&
-         alignof(CacheBox<T>) <= alignof(Handle);
+  return std::is_trivially_copyable<Box<T>>::value && sizeof(Box<T>) <= sizeof(Handle) &&
+         alignof(Box<T>) <= alignof(Handle);
 }
-#if ATTN_WITH_F32
-static_assert(fits_handle<float, attn_kv_cache_f32>(),
-              "grow or align attn_kv_cache_f32's storage in attn/attn.h");
-#endif
-#if ATTN_WITH_S8
-static_assert(fits_handle<int8_t, attn_kv_cache_s8>(),
-              "grow or align attn_kv_cache_s8's storage in attn/attn.h");
-#endif
-#if ATTN_WITH_S16
-static_assert(fits_handle<int16_t, attn_kv_cache_s16>(),
-              "grow or align attn_kv_cache_s16's storage in attn/attn.h");
-#endif
-static_assert(std::is_trivially_copyable<PlanBox>::value, "attn_plan is copied with memcpy");
-static_assert(std::is_trivially_copyable<ModelBox>::value, "attn_model is copied with memcpy");
-static_assert(sizeof(PlanBox) <= sizeof(attn_plan), "grow attn_plan's storage in attn/attn.h");
-static_assert(sizeof(ModelBox) <= sizeof(attn_model), "grow attn_model's storage in attn/attn.h");
-static_assert(alignof(PlanBox) <= alignof(attn_plan), "attn_plan's storage is under-aligned");
-static_assert(alignof(ModelBox) <= alignof(attn_model), "attn_model's storage is under-aligned");
+static_assert(fits_handle<Plan, attn_plan>(), "grow or align attn_plan's storage in attn/attn.h");
+static_assert(fits_handle<Model, attn_model>(), "grow or align attn_model's storage in attn/attn.h");
 
-template <class Box, class Handle>
-void store(Handle* h, const Box& box) {
+template <class T, class Handle>
+void store(Handle* h, uint32_t magic, const T& value) {
+  Box<T> box;
+  box.magic = magic;
+  box.value = value;
   std::memset(h, 0, sizeof(Handle));
-  std::memcpy(h, &box, sizeof(Box));
+  std::memcpy(h, &box, sizeof box);
 }
 
-template <class Box, class Handle>
-Status fetch(const Handle* h, uint32_t magic, Box* box) {
+template <class T, class Handle>
+Status fetch(const Handle* h, uint32_t magic, T* out) {
   if (h == nullptr) return Status::kNullArgument;
-  std::memcpy(static_cast<void*>(box), h, sizeof(Box));  // trivially copyable
-  return box->magic == magic ? Status::kOk : Status::kBadHandle;
+  Box<T> box;
+  std::memcpy(static_cast<void*>(&box), h, sizeof box);  // trivially copyable
+  if (box.magic != magic) return Status::kBadHandle;
+  *out = box.value;
+  return Status::kOk;
 }
 
 AttentionConfig to_cpp(const attn_config& c) {
@@ -196,151 +119,257 @@ Mask to_cpp(const attn_mask* mask) {
   return m;
 }
 
-// The checks every forward shares, then forward(plan, arena) on the C++ side.
-template <class Forward>
-attn_status run_forward(const attn_plan* plan, const void* weights, const void* io, void* buffer,
-                        size_t bytes, Forward forward) {
-  if (weights == nullptr || io == nullptr) return to_c(Status::kNullArgument);
-  PlanBox box;
-  ATTN_TRY_C(fetch(plan, kPlanMagic, &box));
-  Arena arena;
-  ATTN_TRY_C(arena.init(buffer, bytes));
-  return to_c(forward(box.plan, arena));
+// Field-by-field copies between the C structs and the C++ ones, which use the
+// same field names: one template serves both directions.
+template <class To, class From>
+void copy_f32_weights(To* to, const From& from) {
+  to->wq = from.wq;
+  to->wk = from.wk;
+  to->wv = from.wv;
+  to->wo = from.wo;
+  to->bq = from.bq;
+  to->bk = from.bk;
+  to->bv = from.bv;
+  to->bo = from.bo;
 }
 
+template <class To, class From>
+void copy_projection(To* to, const From& from) {
+  to->weight = from.weight;
+  to->bias = from.bias;
+  to->multiplier = from.multiplier;
+  to->shift = from.shift;
+}
+
+// What attn_weights_s8 and attn_weights_s16 (WeightsS8, WeightsS16) share.
+template <class To, class From>
+void copy_fixed_weights(To* to, const From& from) {
+  copy_projection(&to->q, from.q);
+  copy_projection(&to->k, from.k);
+  copy_projection(&to->v, from.v);
+  copy_projection(&to->o, from.o);
+  to->softmax.exp_multiplier = from.softmax.exp_multiplier;
+  to->softmax.exp_shift = from.softmax.exp_shift;
+  to->softmax.diff_limit = from.softmax.diff_limit;
+  to->softmax.score_shift = from.softmax.score_shift;
+  to->context_multiplier = from.context_multiplier;
+  to->context_shift = from.context_shift;
+  to->rope.cos = from.rope.cos;
+  to->rope.sin = from.rope.sin;
+  to->rope.positions = from.rope.positions;
+}
+
+template <class To, class From>
+void copy_s8_weights(To* to, const From& from) {
+  copy_fixed_weights(to, from);
+  to->q_zero_point = from.q_zero_point;
+  to->k_zero_point = from.k_zero_point;
+  to->v_zero_point = from.v_zero_point;
+  to->context_zero_point = from.context_zero_point;
+  to->output_zero_point = from.output_zero_point;
+}
+
+template <class To, class From>
+void copy_io(To* to, const From& from) {
+  to->query = from.query;
+  to->key = from.key;
+  to->value = from.value;
+  to->output = from.output;
+  to->query_position = from.query_position;
+}
 #if ATTN_WITH_F32
-WeightsF32 to_cpp(const attn_weights_f32& c) {
-  WeightsF32 w;
-  w.wq = c.wq;
-  w.wk = c.wk;
-  w.wv = c.wv;
-  w.wo = c.wo;
-  w.bq = c.bq;
-  w.bk = c.bk;
-  w.bv = c.bv;
-  w.bo = c.bo;
+void copy_io(IoF32* to, const attn_io_f32& from) {
+  copy_io<IoF32, attn_io_f32>(to, from);
+  to->attn_weights = from.attn_weights;
+}
+#endif
+
+// The C and C++ types and functions of one dtype (T: the element type).
+template <class T>
+struct DtypeApi;
+
+// DT: f32, s8 or s16; WEIGHTS, IO: its C++ structs; COPY_WEIGHTS: C to C++
+// weights; MAGIC: of its cache handles (one per dtype, so that a cache handle
+// of one dtype is no handle of another).
+#define ATTN_DTYPE_API(T, DT, WEIGHTS, IO, COPY_WEIGHTS, MAGIC)                                       \
+  template <>                                                                                         \
+  struct DtypeApi<T> {                                                                                \
+    using CWeights = attn_weights_##DT;                                                               \
+    using CIo = attn_io_##DT;                                                                         \
+    using CCache = attn_kv_cache_##DT;                                                                \
+    using Weights = WEIGHTS;                                                                          \
+    static constexpr uint32_t kCacheMagic = MAGIC;                                                    \
+    static void copy_weights(Weights* to, const CWeights& from) { COPY_WEIGHTS(to, from); }           \
+    static Status forward(const Plan& p, const Weights& w, const Mask& m, const CIo& c, Arena& a) {   \
+      IO io;                                                                                          \
+      copy_io(&io, c);                                                                                \
+      return forward_##DT(p, w, m, io, a);                                                            \
+    }                                                                                                 \
+    static Status cache_init(const Plan& p, int32_t window, Arena& a, KvCache<T>* c) {                \
+      return kv_cache_init_##DT(p, window, a, c);                                                     \
+    }                                                                                                 \
+    static Status decode(const Plan& p, const Weights& w, KvCache<T>* c, const T* x, int32_t n, T* y, \
+                         Arena& a) {                                                                  \
+      return decode_##DT(p, w, c, x, n, y, a);                                                        \
+    }                                                                                                 \
+  };
+#if ATTN_WITH_F32
+ATTN_DTYPE_API(float, f32, WeightsF32, IoF32, copy_f32_weights, 0x4548434Bu)  // "KCHE"
+#endif
+#if ATTN_WITH_S8
+ATTN_DTYPE_API(int8_t, s8, WeightsS8, IoS8, copy_s8_weights, 0x3853434Bu)  // "KCS8"
+#endif
+#if ATTN_WITH_S16
+ATTN_DTYPE_API(int16_t, s16, WeightsS16, IoS16, copy_fixed_weights, 0x3631434Bu)  // "KC16"
+#endif
+#undef ATTN_DTYPE_API
+
+template <class T>
+typename DtypeApi<T>::Weights to_cpp(const typename DtypeApi<T>::CWeights& c) {
+  typename DtypeApi<T>::Weights w;
+  DtypeApi<T>::copy_weights(&w, c);
   return w;
 }
-#endif
 
-#if ATTN_WITH_S8 || ATTN_WITH_S16
-FusedSoftmaxParams to_cpp(const attn_softmax_fixed& s) {
-  FusedSoftmaxParams out;
-  out.exp_multiplier = s.exp_multiplier;
-  out.exp_shift = s.exp_shift;
-  out.diff_limit = s.diff_limit;
-  out.score_shift = s.score_shift;
-  return out;
+// The checks every forward and decode shares, then run(plan, arena) on the C++ side.
+template <class Run>
+attn_status with_plan_and_arena(const attn_plan* plan, const void* weights, const void* io, void* buffer,
+                                size_t bytes, Run run) {
+  if (weights == nullptr || io == nullptr) return to_c(Status::kNullArgument);
+  Plan p;
+  ATTN_TRY_C(fetch(plan, kPlanMagic, &p));
+  Arena arena;
+  ATTN_TRY_C(arena.init(buffer, bytes));
+  return to_c(run(p, arena));
 }
-#endif
 
-// The C side of kv_cache_init_* / kv_cache_reset / decode_*, for any dtype.
-template <class T, class Handle, class Init>
-attn_status cache_init(Handle* cache, uint32_t magic, const attn_plan* plan, int32_t window, void* buffer,
-                       size_t buffer_bytes, Init init) {
+template <class T>
+attn_status c_forward(const attn_plan* plan, const typename DtypeApi<T>::CWeights* weights,
+                      const attn_mask* mask, const typename DtypeApi<T>::CIo* io, void* arena,
+                      size_t arena_bytes) {
+  return with_plan_and_arena(plan, weights, io, arena, arena_bytes, [&](const Plan& p, Arena& a) {
+    return DtypeApi<T>::forward(p, to_cpp<T>(*weights), to_cpp(mask), *io, a);
+  });
+}
+
+template <class T>
+attn_status c_cache_init(typename DtypeApi<T>::CCache* cache, const attn_plan* plan, int32_t window,
+                         void* buffer, size_t buffer_bytes) {
   if (cache == nullptr) return to_c(Status::kNullArgument);
   std::memset(cache, 0, sizeof *cache);
-  PlanBox plan_box;
-  ATTN_TRY_C(fetch(plan, kPlanMagic, &plan_box));
+  static_assert(fits_handle<KvCache<T>, typename DtypeApi<T>::CCache>(),
+                "grow or align the attn_kv_cache_* storage in attn/attn.h");
+  Plan p;
+  ATTN_TRY_C(fetch(plan, kPlanMagic, &p));
   // The cache keeps pointers into `buffer`, not into this Arena: it may go.
   Arena arena;
   ATTN_TRY_C(arena.init(buffer, buffer_bytes));
-  CacheBox<T> box;
-  box.magic = magic;
-  ATTN_TRY_C(init(plan_box.plan, window, arena, &box.cache));
-  store(cache, box);
+  KvCache<T> c;
+  ATTN_TRY_C(DtypeApi<T>::cache_init(p, window, arena, &c));
+  store(cache, DtypeApi<T>::kCacheMagic, c);
   return ATTN_OK;
 }
 
-template <class T, class Handle>
-attn_status cache_reset(Handle* cache, uint32_t magic) {
-  CacheBox<T> box;
-  ATTN_TRY_C(fetch(cache, magic, &box));
-  ATTN_TRY_C(kv_cache_reset(&box.cache));
-  store(cache, box);
+template <class T>
+attn_status c_cache_reset(typename DtypeApi<T>::CCache* cache) {
+  KvCache<T> c;
+  ATTN_TRY_C(fetch(cache, DtypeApi<T>::kCacheMagic, &c));
+  ATTN_TRY_C(kv_cache_reset(&c));
+  store(cache, DtypeApi<T>::kCacheMagic, c);
   return ATTN_OK;
 }
 
-template <class T, class Handle>
-attn_status cache_length(const Handle* cache, uint32_t magic, int32_t* length, int32_t* next_position) {
+template <class T>
+attn_status c_cache_length(const typename DtypeApi<T>::CCache* cache, int32_t* length,
+                           int32_t* next_position) {
   if (length == nullptr || next_position == nullptr) return to_c(Status::kNullArgument);
   *length = 0;
   *next_position = 0;
-  CacheBox<T> box;
-  ATTN_TRY_C(fetch(cache, magic, &box));
-  *length = box.cache.length;
-  *next_position = box.cache.next_position();
+  KvCache<T> c;
+  ATTN_TRY_C(fetch(cache, DtypeApi<T>::kCacheMagic, &c));
+  *length = c.length;
+  *next_position = c.next_position();
   return ATTN_OK;
 }
 
-// decode(plan, cache, arena) on the C++ side, the cache stored back after
-// (its length and start moved, or not on error).
-template <class T, class Handle, class Decode>
-attn_status run_decode(const attn_plan* plan, const void* weights, Handle* cache, uint32_t magic,
-                       void* buffer, size_t bytes, Decode decode) {
-  CacheBox<T> box;
-  ATTN_TRY_C(fetch(cache, magic, &box));
-  const attn_status s = run_forward(plan, weights, cache, buffer, bytes,
-                                    [&](const Plan& p, Arena& a) { return decode(p, &box.cache, a); });
-  store(cache, box);
+// decode on the C++ side, the cache stored back after (its length and start
+// moved, or not on error).
+template <class T>
+attn_status c_decode(const attn_plan* plan, const typename DtypeApi<T>::CWeights* weights,
+                     typename DtypeApi<T>::CCache* cache, const T* x, int32_t n, T* y, void* arena,
+                     size_t arena_bytes) {
+  KvCache<T> c;
+  ATTN_TRY_C(fetch(cache, DtypeApi<T>::kCacheMagic, &c));
+  const attn_status s = with_plan_and_arena(
+      plan, weights, cache, arena, arena_bytes,
+      [&](const Plan& p, Arena& a) { return DtypeApi<T>::decode(p, to_cpp<T>(*weights), &c, x, n, y, a); });
+  store(cache, DtypeApi<T>::kCacheMagic, c);
   return s;
 }
 
-#if ATTN_WITH_S8
-WeightsS8 to_cpp(const attn_weights_s8& c) {
-  const auto proj = [](const attn_projection_s8& p) {
-    ProjectionS8 out;
-    out.weight = p.weight;
-    out.bias = p.bias;
-    out.multiplier = p.multiplier;
-    out.shift = p.shift;
-    return out;
-  };
-  WeightsS8 w;
-  w.q = proj(c.q);
-  w.k = proj(c.k);
-  w.v = proj(c.v);
-  w.o = proj(c.o);
-  w.q_zero_point = c.q_zero_point;
-  w.k_zero_point = c.k_zero_point;
-  w.v_zero_point = c.v_zero_point;
-  w.context_zero_point = c.context_zero_point;
-  w.output_zero_point = c.output_zero_point;
-  w.softmax = to_cpp(c.softmax);
-  w.context_multiplier = c.context_multiplier;
-  w.context_shift = c.context_shift;
-  w.rope = RopeTable{c.rope.cos, c.rope.sin, c.rope.positions};
-  return w;
-}
-#endif
-
-#if ATTN_WITH_S16
-WeightsS16 to_cpp(const attn_weights_s16& c) {
-  const auto proj = [](const attn_projection_s16& p) {
-    ProjectionS16 out;
-    out.weight = p.weight;
-    out.bias = p.bias;
-    out.multiplier = p.multiplier;
-    out.shift = p.shift;
-    return out;
-  };
-  WeightsS16 w;
-  w.q = proj(c.q);
-  w.k = proj(c.k);
-  w.v = proj(c.v);
-  w.o = proj(c.o);
-  w.softmax = to_cpp(c.softmax);
-  w.context_multiplier = c.context_multiplier;
-  w.context_shift = c.context_shift;
-  w.rope = RopeTable{c.rope.cos, c.rope.sin, c.rope.positions};
-  return w;
-}
-#endif
-
 Status model_block(const attn_model* model, uint32_t index, Block* block) {
-  ModelBox box;
-  ATTN_TRY(fetch(model, kModelMagic, &box));
-  return box.model.block(index, block);
+  Model m;
+  ATTN_TRY(fetch(model, kModelMagic, &m));
+  return m.block(index, block);
+}
+
+#if ATTN_WITH_F32
+void block_weights(const Block& b, attn_weights_f32* out) { copy_f32_weights(out, b.f32); }
+#endif
+#if ATTN_WITH_S8
+void block_weights(const Block& b, attn_weights_s8* out) { copy_s8_weights(out, b.s8); }
+#endif
+#if ATTN_WITH_S16
+void block_weights(const Block& b, attn_weights_s16* out) { copy_fixed_weights(out, b.s16); }
+#endif
+
+void to_c(const TensorView& v, attn_tensor_info* info) {
+  info->name = v.name;
+  info->dtype = static_cast<attn_dtype>(v.dtype);
+  info->role = static_cast<int32_t>(v.role);
+  info->rank = v.rank;
+  for (int i = 0; i < 4; ++i) info->dims[i] = v.dims[i];
+  info->block = v.block;
+  info->data = v.data;
+  info->byte_size = v.byte_size;
+}
+
+// A tensor of the model into *info: find(model, &view) on the C++ side.
+template <class Find>
+attn_status c_tensor(const attn_model* model, attn_tensor_info* info, Find find) {
+  if (info == nullptr) return to_c(Status::kNullArgument);
+  std::memset(info, 0, sizeof *info);
+  Model m;
+  ATTN_TRY_C(fetch(model, kModelMagic, &m));
+  TensorView v;
+  ATTN_TRY_C(find(m, &v));
+  to_c(v, info);
+  return ATTN_OK;
+}
+
+template <class T>
+attn_status c_block_weights(const attn_model* model, uint32_t index, typename DtypeApi<T>::CWeights* weights,
+                            DType dtype) {
+  if (weights == nullptr) return to_c(Status::kNullArgument);
+  std::memset(weights, 0, sizeof *weights);
+  Block block;
+  ATTN_TRY_C(model_block(model, index, &block));
+  if (block.dtype != dtype) return to_c(Status::kBadDtype);
+  block_weights(block, weights);
+  return ATTN_OK;
+}
+
+// plan_attention / plan_decode into a C handle.
+template <class PlanFn>
+attn_status c_plan(attn_plan* plan, const attn_config* config, attn_dtype dtype, int32_t rows, int32_t keys,
+                   int32_t tile_rows, PlanFn plan_fn) {
+  if (plan == nullptr || config == nullptr) return to_c(Status::kNullArgument);
+  std::memset(plan, 0, sizeof *plan);
+  Plan p;
+  ATTN_TRY_C(plan_fn(to_cpp(*config), static_cast<DType>(dtype), rows, keys, &p,
+                     tile_rows == 0 ? ATTN_TILE_ROWS : tile_rows));
+  store(plan, kPlanMagic, p);
+  return ATTN_OK;
 }
 
 }  // namespace
@@ -352,11 +381,11 @@ extern "C" {
 
 const char* attn_status_name(attn_status status) {
   switch (status) {
-#define ATTN_C_NAME_CASE(c_name, cpp_name) \
-  case c_name:                             \
+#define ATTN_STATUS(cpp_name, c_name, value, doc) \
+  case c_name:                                    \
     return #c_name;
-    ATTN_C_STATUSES(ATTN_C_NAME_CASE)
-#undef ATTN_C_NAME_CASE
+#include "attn/status_list.h"
+#undef ATTN_STATUS
     default:
       return "ATTN_ERR_UNKNOWN";
   }
@@ -364,230 +393,170 @@ const char* attn_status_name(attn_status status) {
 
 attn_status attn_plan_init(attn_plan* plan, const attn_config* config, attn_dtype dtype, int32_t query_len,
                            int32_t key_len, int32_t tile_rows) {
-  if (plan == nullptr || config == nullptr) return attn::to_c(Status::kNullArgument);
-  std::memset(plan, 0, sizeof *plan);
-  attn::PlanBox box;
-  box.magic = attn::kPlanMagic;
-  const Status s = attn::plan_attention(attn::to_cpp(*config), static_cast<attn::DType>(dtype), query_len,
-                                        key_len, &box.plan, tile_rows == 0 ? ATTN_TILE_ROWS : tile_rows);
-  if (s == Status::kOk) attn::store(plan, box);
-  return attn::to_c(s);
+  return attn::c_plan(plan, config, dtype, query_len, key_len, tile_rows, attn::plan_attention);
+}
+
+attn_status attn_plan_init_decode(attn_plan* plan, const attn_config* config, attn_dtype dtype,
+                                  int32_t max_rows, int32_t capacity, int32_t tile_rows) {
+  return attn::c_plan(plan, config, dtype, max_rows, capacity, tile_rows, attn::plan_decode);
 }
 
 attn_status attn_plan_arena_bytes(const attn_plan* plan, size_t* bytes) {
   if (bytes == nullptr) return attn::to_c(Status::kNullArgument);
   *bytes = 0;
-  attn::PlanBox box;
-  const Status s = attn::fetch(plan, attn::kPlanMagic, &box);
-  if (s == Status::kOk) *bytes = box.plan.arena_bytes;
-  return attn::to_c(s);
+  attn::Plan p;
+  ATTN_TRY_C(attn::fetch(plan, attn::kPlanMagic, &p));
+  *bytes = p.arena_bytes;
+  return ATTN_OK;
+}
+
+attn_status attn_kv_cache_bytes(const attn_plan* plan, size_t* bytes) {
+  if (bytes == nullptr) return attn::to_c(Status::kNullArgument);
+  *bytes = 0;
+  attn::Plan p;
+  ATTN_TRY_C(attn::fetch(plan, attn::kPlanMagic, &p));
+  if (!p.decode) return attn::to_c(Status::kPlanMismatch);
+  *bytes = attn::kv_cache_arena_bytes(p.config, p.dtype, p.key_len);
+  return ATTN_OK;
 }
 
 attn_status attn_model_load(attn_model* model, const void* blob, size_t size) {
   if (model == nullptr) return attn::to_c(Status::kNullArgument);
   std::memset(model, 0, sizeof *model);
-  attn::ModelBox box;
-  box.magic = attn::kModelMagic;
-  const Status s = attn::Model::load(blob, size, &box.model);
-  if (s == Status::kOk) attn::store(model, box);
-  return attn::to_c(s);
+  attn::Model m;
+  ATTN_TRY_C(attn::Model::load(blob, size, &m));
+  attn::store(model, attn::kModelMagic, m);
+  return ATTN_OK;
 }
 
 attn_status attn_model_block_count(const attn_model* model, uint32_t* count) {
   if (count == nullptr) return attn::to_c(Status::kNullArgument);
   *count = 0;
-  attn::ModelBox box;
-  const Status s = attn::fetch(model, attn::kModelMagic, &box);
-  if (s == Status::kOk) *count = box.model.block_count();
-  return attn::to_c(s);
+  attn::Model m;
+  ATTN_TRY_C(attn::fetch(model, attn::kModelMagic, &m));
+  *count = m.block_count();
+  return ATTN_OK;
 }
 
 attn_status attn_model_block(const attn_model* model, uint32_t index, attn_block_info* info) {
   if (info == nullptr) return attn::to_c(Status::kNullArgument);
   std::memset(info, 0, sizeof *info);
   attn::Block block;
-  const Status s = attn::model_block(model, index, &block);
-  if (s != Status::kOk) return attn::to_c(s);
+  ATTN_TRY_C(attn::model_block(model, index, &block));
   info->config = attn::to_c(block.config);
   info->dtype = static_cast<attn_dtype>(block.dtype);
   return ATTN_OK;
 }
 
 attn_status attn_model_find_tensor(const attn_model* model, const char* name, attn_tensor_info* info) {
-  if (info == nullptr || name == nullptr) return attn::to_c(Status::kNullArgument);
+  if (name == nullptr) return attn::to_c(Status::kNullArgument);
+  return attn::c_tensor(model, info,
+                        [&](const attn::Model& m, attn::TensorView* v) { return m.find_tensor(name, v); });
+}
+
+attn_status attn_model_tensor(const attn_model* model, uint32_t index, attn_tensor_info* info) {
+  return attn::c_tensor(model, info,
+                        [&](const attn::Model& m, attn::TensorView* v) { return m.tensor(index, v); });
+}
+
+attn_status attn_model_find_block_tensor(const attn_model* model, uint32_t block, int32_t role,
+                                         attn_tensor_info* info) {
+  return attn::c_tensor(model, info, [&](const attn::Model& m, attn::TensorView* v) {
+    if (block >= m.block_count()) return Status::kBlockIndex;
+    // A number no role has (outside 1..kMaxRole) is simply not found.
+    if (role <= 0 || role > attn::format::kMaxRole) return Status::kNotFound;
+    return m.find_block_tensor(block, static_cast<attn::format::Role>(role), v);
+  });
+}
+
+attn_status attn_model_tensor_count(const attn_model* model, uint32_t* count) {
+  if (count == nullptr) return attn::to_c(Status::kNullArgument);
+  *count = 0;
+  attn::Model m;
+  ATTN_TRY_C(attn::fetch(model, attn::kModelMagic, &m));
+  *count = m.tensor_count();
+  return ATTN_OK;
+}
+
+attn_status attn_model_file_info(const attn_model* model, attn_file_info* info) {
+  if (info == nullptr) return attn::to_c(Status::kNullArgument);
   std::memset(info, 0, sizeof *info);
-  attn::ModelBox box;
-  ATTN_CHECK(attn::to_c(attn::fetch(model, attn::kModelMagic, &box)));
-  attn::TensorView v;
-  ATTN_CHECK(attn::to_c(box.model.find_tensor(name, &v)));
-  info->name = v.name;
-  info->dtype = static_cast<attn_dtype>(v.dtype);
-  info->role = static_cast<int32_t>(v.role);
-  info->rank = v.rank;
-  for (int i = 0; i < 4; ++i) info->dims[i] = v.dims[i];
-  info->block = v.block;
-  info->data = v.data;
-  info->byte_size = v.byte_size;
+  attn::Model m;
+  ATTN_TRY_C(attn::fetch(model, attn::kModelMagic, &m));
+  info->version = m.version();
+  info->crc32 = m.crc();
+  info->data_align = m.data_align();
+  info->block_count = m.block_count();
+  info->tensor_count = m.tensor_count();
+  info->size = m.size();
   return ATTN_OK;
 }
 
-attn_status attn_plan_init_decode(attn_plan* plan, const attn_config* config, attn_dtype dtype,
-                                  int32_t max_rows, int32_t capacity, int32_t tile_rows) {
-  if (plan == nullptr || config == nullptr) return attn::to_c(Status::kNullArgument);
-  std::memset(plan, 0, sizeof *plan);
-  attn::PlanBox box;
-  box.magic = attn::kPlanMagic;
-  const Status s = attn::plan_decode(attn::to_cpp(*config), static_cast<attn::DType>(dtype), max_rows,
-                                     capacity, &box.plan, tile_rows == 0 ? ATTN_TILE_ROWS : tile_rows);
-  if (s == Status::kOk) attn::store(plan, box);
-  return attn::to_c(s);
+attn_status attn_model_file_size(const void* data, size_t available, size_t* size) {
+  if (size == nullptr) return attn::to_c(Status::kNullArgument);
+  *size = 0;
+  return attn::to_c(attn::Model::file_size(data, available, size));
 }
 
-attn_status attn_kv_cache_bytes(const attn_plan* plan, size_t* bytes) {
-  if (bytes == nullptr) return attn::to_c(Status::kNullArgument);
-  *bytes = 0;
-  attn::PlanBox box;
-  ATTN_CHECK(attn::to_c(attn::fetch(plan, attn::kPlanMagic, &box)));
-  if (!box.plan.decode) return attn::to_c(Status::kPlanMismatch);
-  *bytes = attn::kv_cache_arena_bytes(box.plan.config, box.plan.dtype, box.plan.key_len);
+attn_status attn_model_block_io(const attn_model* model, uint32_t index, attn_block_io* io) {
+  if (io == nullptr) return attn::to_c(Status::kNullArgument);
+  std::memset(io, 0, sizeof *io);
+  attn::Block block;
+  ATTN_TRY_C(attn::model_block(model, index, &block));
+  // Scales copied as bytes: no float arithmetic, for integer-only firmware.
+  const uint32_t one = 0x3F800000u;  // 1.0f, the scale of an f32 block
+  float* scales[4] = {&io->query_scale, &io->key_scale, &io->value_scale, &io->output_scale};
+  int32_t* zero_points[4] = {&io->query_zero_point, &io->key_zero_point, &io->value_zero_point,
+                             &io->output_zero_point};
+  const bool quantized = block.dtype == attn::DType::kS8 || block.dtype == attn::DType::kS16;
+  for (int k = 0; k < 4; ++k) {
+    if (quantized) {
+      std::memcpy(scales[k], block.io.scale + k, sizeof(float));
+      *zero_points[k] = block.io.zero_point[k];
+    } else {
+      std::memcpy(scales[k], &one, sizeof one);
+    }
+  }
   return ATTN_OK;
 }
+
+// The per-dtype entry points of attn.h's ATTN_DTYPE_API_.
+#define ATTN_C_DTYPE_ENTRIES(SFX, T, DT)                                                                  \
+  attn_status attn_model_block_weights_##SFX(const attn_model* model, uint32_t index,                     \
+                                             attn_weights_##SFX* weights) {                               \
+    return attn::c_block_weights<T>(model, index, weights, DT);                                           \
+  }                                                                                                       \
+  attn_status attn_forward_##SFX(const attn_plan* plan, const attn_weights_##SFX* weights,                \
+                                 const attn_mask* mask, const attn_io_##SFX* io, void* arena,             \
+                                 size_t arena_bytes) {                                                    \
+    return attn::c_forward<T>(plan, weights, mask, io, arena, arena_bytes);                               \
+  }                                                                                                       \
+  attn_status attn_kv_cache_init_##SFX(attn_kv_cache_##SFX* cache, const attn_plan* plan, int32_t window, \
+                                       void* buffer, size_t buffer_bytes) {                               \
+    return attn::c_cache_init<T>(cache, plan, window, buffer, buffer_bytes);                              \
+  }                                                                                                       \
+  attn_status attn_kv_cache_reset_##SFX(attn_kv_cache_##SFX* cache) {                                     \
+    return attn::c_cache_reset<T>(cache);                                                                 \
+  }                                                                                                       \
+  attn_status attn_kv_cache_length_##SFX(const attn_kv_cache_##SFX* cache, int32_t* length,               \
+                                         int32_t* next_position) {                                        \
+    return attn::c_cache_length<T>(cache, length, next_position);                                         \
+  }                                                                                                       \
+  attn_status attn_decode_##SFX(const attn_plan* plan, const attn_weights_##SFX* weights,                 \
+                                attn_kv_cache_##SFX* cache, const T* x, int32_t n, T* y, void* arena,     \
+                                size_t arena_bytes) {                                                     \
+    return attn::c_decode<T>(plan, weights, cache, x, n, y, arena, arena_bytes);                          \
+  }
 
 #if ATTN_WITH_F32
-
-attn_status attn_model_block_weights_f32(const attn_model* model, uint32_t index, attn_weights_f32* weights) {
-  if (weights == nullptr) return attn::to_c(Status::kNullArgument);
-  std::memset(weights, 0, sizeof *weights);
-  attn::Block block;
-  ATTN_CHECK(attn::to_c(attn::model_block(model, index, &block)));
-  if (block.dtype != attn::DType::kF32) return attn::to_c(Status::kBadDtype);
-  const attn::WeightsF32& w = block.f32;
-  *weights = attn_weights_f32{w.wq, w.wk, w.wv, w.wo, w.bq, w.bk, w.bv, w.bo};
-  return ATTN_OK;
-}
-
-attn_status attn_forward_f32(const attn_plan* plan, const attn_weights_f32* weights, const attn_mask* mask,
-                             const attn_io_f32* io, void* arena, size_t arena_bytes) {
-  return attn::run_forward(plan, weights, io, arena, arena_bytes, [&](const attn::Plan& p, attn::Arena& a) {
-    const attn::WeightsF32 w = attn::to_cpp(*weights);
-    attn::IoF32 x;
-    x.query = io->query;
-    x.key = io->key;
-    x.value = io->value;
-    x.output = io->output;
-    x.attn_weights = io->attn_weights;
-    x.query_position = io->query_position;
-    return attn::forward_f32(p, w, attn::to_cpp(mask), x, a);
-  });
-}
-
-attn_status attn_kv_cache_init_f32(attn_kv_cache_f32* cache, const attn_plan* plan, int32_t window,
-                                   void* buffer, size_t buffer_bytes) {
-  return attn::cache_init<float>(cache, attn::kCacheMagic, plan, window, buffer, buffer_bytes,
-                                 [](const attn::Plan& p, int32_t win, attn::Arena& a, attn::KvCacheF32* c) {
-                                   return attn::kv_cache_init_f32(p, win, a, c);
-                                 });
-}
-
-attn_status attn_kv_cache_reset(attn_kv_cache_f32* cache) {
-  return attn::cache_reset<float>(cache, attn::kCacheMagic);
-}
-
-attn_status attn_kv_cache_length(const attn_kv_cache_f32* cache, int32_t* length, int32_t* next_position) {
-  return attn::cache_length<float>(cache, attn::kCacheMagic, length, next_position);
-}
-
-attn_status attn_decode_f32(const attn_plan* plan, const attn_weights_f32* weights, attn_kv_cache_f32* cache,
-                            const float* x, int32_t n, float* y, void* arena, size_t arena_bytes) {
-  return attn::run_decode<float>(plan, weights, cache, attn::kCacheMagic, arena, arena_bytes,
-                                 [&](const attn::Plan& p, attn::KvCacheF32* c, attn::Arena& a) {
-                                   return attn::decode_f32(p, attn::to_cpp(*weights), c, x, n, y, a);
-                                 });
-}
-
-#endif  // ATTN_WITH_F32
-
+ATTN_C_DTYPE_ENTRIES(f32, float, attn::DType::kF32)
+#endif
 #if ATTN_WITH_S8
-
-attn_status attn_forward_s8(const attn_plan* plan, const attn_weights_s8* weights, const attn_mask* mask,
-                            const attn_io_s8* io, void* arena, size_t arena_bytes) {
-  return attn::run_forward(plan, weights, io, arena, arena_bytes, [&](const attn::Plan& p, attn::Arena& a) {
-    attn::IoS8 x;
-    x.query = io->query;
-    x.key = io->key;
-    x.value = io->value;
-    x.output = io->output;
-    x.query_position = io->query_position;
-    return attn::forward_s8(p, attn::to_cpp(*weights), attn::to_cpp(mask), x, a);
-  });
-}
-
-attn_status attn_kv_cache_init_s8(attn_kv_cache_s8* cache, const attn_plan* plan, int32_t window,
-                                  void* buffer, size_t buffer_bytes) {
-  return attn::cache_init<int8_t>(cache, attn::kCacheS8Magic, plan, window, buffer, buffer_bytes,
-                                  [](const attn::Plan& p, int32_t win, attn::Arena& a, attn::KvCacheS8* c) {
-                                    return attn::kv_cache_init_s8(p, win, a, c);
-                                  });
-}
-
-attn_status attn_kv_cache_reset_s8(attn_kv_cache_s8* cache) {
-  return attn::cache_reset<int8_t>(cache, attn::kCacheS8Magic);
-}
-
-attn_status attn_kv_cache_length_s8(const attn_kv_cache_s8* cache, int32_t* length, int32_t* next_position) {
-  return attn::cache_length<int8_t>(cache, attn::kCacheS8Magic, length, next_position);
-}
-
-attn_status attn_decode_s8(const attn_plan* plan, const attn_weights_s8* weights, attn_kv_cache_s8* cache,
-                           const int8_t* x, int32_t n, int8_t* y, void* arena, size_t arena_bytes) {
-  return attn::run_decode<int8_t>(plan, weights, cache, attn::kCacheS8Magic, arena, arena_bytes,
-                                  [&](const attn::Plan& p, attn::KvCacheS8* c, attn::Arena& a) {
-                                    return attn::decode_s8(p, attn::to_cpp(*weights), c, x, n, y, a);
-                                  });
-}
-
-#endif  // ATTN_WITH_S8
-
+ATTN_C_DTYPE_ENTRIES(s8, int8_t, attn::DType::kS8)
+#endif
 #if ATTN_WITH_S16
-
-attn_status attn_forward_s16(const attn_plan* plan, const attn_weights_s16* weights, const attn_mask* mask,
-                             const attn_io_s16* io, void* arena, size_t arena_bytes) {
-  return attn::run_forward(plan, weights, io, arena, arena_bytes, [&](const attn::Plan& p, attn::Arena& a) {
-    attn::IoS16 x;
-    x.query = io->query;
-    x.key = io->key;
-    x.value = io->value;
-    x.output = io->output;
-    x.query_position = io->query_position;
-    return attn::forward_s16(p, attn::to_cpp(*weights), attn::to_cpp(mask), x, a);
-  });
-}
-
-attn_status attn_kv_cache_init_s16(attn_kv_cache_s16* cache, const attn_plan* plan, int32_t window,
-                                   void* buffer, size_t buffer_bytes) {
-  return attn::cache_init<int16_t>(cache, attn::kCacheS16Magic, plan, window, buffer, buffer_bytes,
-                                   [](const attn::Plan& p, int32_t win, attn::Arena& a, attn::KvCacheS16* c) {
-                                     return attn::kv_cache_init_s16(p, win, a, c);
-                                   });
-}
-
-attn_status attn_kv_cache_reset_s16(attn_kv_cache_s16* cache) {
-  return attn::cache_reset<int16_t>(cache, attn::kCacheS16Magic);
-}
-
-attn_status attn_kv_cache_length_s16(const attn_kv_cache_s16* cache, int32_t* length,
-                                     int32_t* next_position) {
-  return attn::cache_length<int16_t>(cache, attn::kCacheS16Magic, length, next_position);
-}
-
-attn_status attn_decode_s16(const attn_plan* plan, const attn_weights_s16* weights, attn_kv_cache_s16* cache,
-                            const int16_t* x, int32_t n, int16_t* y, void* arena, size_t arena_bytes) {
-  return attn::run_decode<int16_t>(plan, weights, cache, attn::kCacheS16Magic, arena, arena_bytes,
-                                   [&](const attn::Plan& p, attn::KvCacheS16* c, attn::Arena& a) {
-                                     return attn::decode_s16(p, attn::to_cpp(*weights), c, x, n, y, a);
-                                   });
-}
-
-#endif  // ATTN_WITH_S16
+ATTN_C_DTYPE_ENTRIES(s16, int16_t, attn::DType::kS16)
+#endif
+#undef ATTN_C_DTYPE_ENTRIES
 
 }  // extern "C"

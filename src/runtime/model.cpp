@@ -446,7 +446,7 @@ uint32_t Model::data_align() const {
 
 Status Model::tensor(uint32_t i, TensorView* out) const {
   if (out == nullptr) return Status::kNullArgument;
-  if (i >= tensor_count_) return Status::kBlockIndex;
+  if (i >= tensor_count_) return Status::kTensorIndex;
   const uint8_t* rec = base_ + tensors_offset_ + size_t{i} * sizeof(TensorDesc);
   const TensorDesc t = read_record<TensorDesc>(rec);
   TensorView v;

@@ -1,74 +1,297 @@
 // cmd_emit_c.cpp: `attn emit-c FILE.attn -o model.h [--name SYM]
-// [--max-L N --max-S N]`: a C/C++ header with the validated blob as a
-// 16-byte aligned const array (for flash), its size, its CRC and, given the
-// maximum shapes, the arena bytes the largest block needs.
+// [--max-L N [--max-S N] [--tile-rows N]]`: a C99/C++ header with the
+// validated blob as an aligned const array (for flash), its size, its CRC
+// and, given the maximum shapes, the arena bytes the largest block needs, as
+// an expression over attn/attn.h's ATTN_ARENA_BYTES: compiled for a board it
+// equals attn_plan_arena_bytes() of the plan that board makes (its
+// ATTN_TILE_ROWS, or the --tile-rows N the plans are made with).
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstring>
+#include <set>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "cli/cli.h"
 
 namespace attn {
+namespace {
+
+const char kUsage[] =
+    "usage: attn emit-c FILE.attn -o model.h [--name SYM] [--max-L N [--max-S N] [--tile-rows N]]\n"
+    "  -o, --output FILE  the header to write\n"
+    "  --name SYM         the array's C identifier (default attn_model; not a C/C++ keyword);\n"
+    "                     macros are SYM in upper case: SYM_SIZE, SYM_CRC32, SYM_ALIGNMENT, SYM_ARENA_BYTES\n"
+    "  --max-L N          largest query length: emit SYM_ARENA_BYTES, the arena of one forward of the\n"
+    "                     largest block at L = N, S = --max-S\n"
+    "  --max-S N          largest key length (default: --max-L)\n"
+    "  --tile-rows N      SYM_ARENA_BYTES for plans made with tile_rows N (default: the target's\n"
+    "                     ATTN_TILE_ROWS, i.e. tile_rows 0)\n"
+    "  -h, --help         this help\n";
+
+// Keywords of C (C99 .. C23) and C++ (.. C++20): none may name the array.
+bool is_keyword(const std::string& s) {
+  static const std::set<std::string> kKeywords = {"alignas",
+                                                  "alignof",
+                                                  "and",
+                                                  "and_eq",
+                                                  "asm",
+                                                  "auto",
+                                                  "bitand",
+                                                  "bitor",
+                                                  "bool",
+                                                  "break",
+                                                  "case",
+                                                  "catch",
+                                                  "char",
+                                                  "char8_t",
+                                                  "char16_t",
+                                                  "char32_t",
+                                                  "class",
+                                                  "co_await",
+                                                  "co_return",
+                                                  "co_yield",
+                                                  "compl",
+                                                  "concept",
+                                                  "const",
+                                                  "const_cast",
+                                                  "consteval",
+                                                  "constexpr",
+                                                  "constinit",
+                                                  "continue",
+                                                  "decltype",
+                                                  "default",
+                                                  "delete",
+                                                  "do",
+                                                  "double",
+                                                  "dynamic_cast",
+                                                  "else",
+                                                  "enum",
+                                                  "explicit",
+                                                  "export",
+                                                  "extern",
+                                                  "false",
+                                                  "float",
+                                                  "for",
+                                                  "friend",
+                                                  "goto",
+                                                  "if",
+                                                  "inline",
+                                                  "int",
+                                                  "long",
+                                                  "mutable",
+                                                  "namespace",
+                                                  "new",
+                                                  "noexcept",
+                                                  "not",
+                                                  "not_eq",
+                                                  "nullptr",
+                                                  "operator",
+                                                  "or",
+                                                  "or_eq",
+                                                  "private",
+                                                  "protected",
+                                                  "public",
+                                                  "register",
+                                                  "reinterpret_cast",
+                                                  "requires",
+                                                  "restrict",
+                                                  "return",
+                                                  "short",
+                                                  "signed",
+                                                  "sizeof",
+                                                  "static",
+                                                  "static_assert",
+                                                  "static_cast",
+                                                  "struct",
+                                                  "switch",
+                                                  "template",
+                                                  "this",
+                                                  "thread_local",
+                                                  "throw",
+                                                  "true",
+                                                  "try",
+                                                  "typedef",
+                                                  "typeid",
+                                                  "typename",
+                                                  "typeof",
+                                                  "typeof_unqual",
+                                                  "union",
+                                                  "unsigned",
+                                                  "using",
+                                                  "virtual",
+                                                  "void",
+                                                  "volatile",
+                                                  "wchar_t",
+                                                  "while",
+                                                  "xor",
+                                                  "xor_eq",
+                                                  "_Alignas",
+                                                  "_Alignof",
+                                                  "_Atomic",
+                                                  "_BitInt",
+                                                  "_Bool",
+                                                  "_Complex",
+                                                  "_Decimal128",
+                                                  "_Decimal32",
+                                                  "_Decimal64",
+                                                  "_Generic",
+                                                  "_Imaginary",
+                                                  "_Noreturn",
+                                                  "_Static_assert",
+                                                  "_Thread_local"};
+  return kKeywords.count(s) != 0;
+}
+
+void check_name(const std::string& sym) {
+  bool ok = !sym.empty() && std::isdigit(static_cast<unsigned char>(sym[0])) == 0;
+  for (char c : sym) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_');
+  if (!ok) throw cli::Error("--name '" + sym + "' is not a C identifier");
+  if (is_keyword(sym)) throw cli::Error("--name '" + sym + "' is a C or C++ keyword");
+  if (sym[0] == '_' && (sym.size() == 1 || sym[1] == '_' || std::isupper(static_cast<unsigned char>(sym[1]))))
+    throw cli::Error("--name '" + sym + "' is reserved for the compiler (a leading _ and a capital or _)");
+}
+
+// A path for a // comment: printable ASCII stays, anything else (a newline
+// that would end the comment, a * of a closing */, a backslash that could splice the next line
+// in, '?' of a trigraph, non-ASCII) becomes %XX.
+std::string comment_safe(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7F && c != '\\' && c != '%' && c != '?' && c != '*') {
+      out += static_cast<char>(c);
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+// max(a, b) as a C expression, each side in parentheses.
+std::string c_max(const std::string& a, const std::string& b) {
+  return "((" + a + ") > (" + b + ") ? (" + a + ") : (" + b + "))";
+}
+
+// The max of `terms` as a balanced tournament: every term appears about
+// terms.size() times, not 2^size() as in a chain.
+std::string c_max_of(const std::vector<std::string>& terms, size_t lo, size_t hi) {
+  if (hi - lo == 1) return terms[lo];
+  const size_t mid = lo + (hi - lo) / 2;
+  return c_max(c_max_of(terms, lo, mid), c_max_of(terms, mid, hi));
+}
+
+}  // namespace
 
 int cmd_emit_c(int argc, char** argv) {
-  const cli::Args args(argc, argv, {"-o", "--output", "--name", "--max-L", "--max-S"}, {});
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+  }
+  const cli::Args args(argc, argv, {"-o", "--output", "--name", "--max-L", "--max-S", "--tile-rows"}, {});
   const std::string path = args.one_input("FILE.attn");
   const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
   const std::string sym = args.get("--name", "attn_model");
-  if (sym.empty() || std::isdigit(static_cast<unsigned char>(sym[0])) != 0)
-    throw cli::Error("--name '" + sym + "' is not a C identifier");
-  for (char c : sym)
-    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '_')
-      throw cli::Error("--name '" + sym + "' is not a C identifier");
+  check_name(sym);
   const long long max_l = args.get_int("--max-L", 0, 1, ATTN_MAX_SEQ);
   const long long max_s = args.get_int("--max-S", max_l, 1, ATTN_MAX_SEQ);
+  const long long tile = args.get_int("--tile-rows", 0, 1, ATTN_MAX_SEQ);
   if (args.has("--max-S") && !args.has("--max-L")) throw cli::Error("--max-S needs --max-L");
+  if (args.has("--tile-rows") && !args.has("--max-L")) throw cli::Error("--tile-rows needs --max-L");
   cli::LoadedModel lm;
   cli::load_model(path, &lm);
   const Model& m = lm.model;
+  const std::string shown_path = comment_safe(path);
 
   std::string upper = sym;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  size_t arena = 0;
-  std::string arena_note;
+  std::string block_note;
+  // (element bytes x D, element bytes x Dkv, element bytes, D, Dkv) of each block's arena.
+  std::vector<std::tuple<long long, long long, int, int32_t, int32_t>> shapes;
   for (uint32_t i = 0; i < m.block_count(); ++i) {
     Block b;
-    if (m.block(i, &b) != Status::kOk) throw cli::Error(path + ": block unreadable");
-    arena_note +=
+    if (m.block(i, &b) != Status::kOk) throw cli::Error(shown_path + ": block unreadable");
+    block_note +=
         "//   block " + std::to_string(i) + ": " + cli::dtype_name(b.dtype) +
         " E=" + std::to_string(b.config.embed_dim) + " heads=" + std::to_string(b.config.num_heads) +
         " head_dim=" + std::to_string(b.config.head_dim) + " kdim=" + std::to_string(b.config.kdim) +
         " vdim=" + std::to_string(b.config.vdim) + (b.config.bias ? " bias" : " no bias") + "\n";
     if (max_l > 0) {
-      Plan plan;
-      const Status s =
-          plan_attention(b.config, b.dtype, static_cast<int32_t>(max_l), static_cast<int32_t>(max_s), &plan);
-      if (s != Status::kOk) throw cli::Error(path + ": block " + std::to_string(i) + ": " + cli::describe(s));
-      if (plan.arena_bytes > arena) arena = plan.arena_bytes;
+      // Any tile the target may use: the plan must exist at the shapes (1 row is the smallest arena,
+      // max-L rows the largest).
+      for (const long long t : {1LL, max_l}) {
+        Plan plan;
+        const Status s = plan_attention(b.config, b.dtype, static_cast<int32_t>(max_l),
+                                        static_cast<int32_t>(max_s), &plan, static_cast<int32_t>(t));
+        if (s != Status::kOk)
+          throw cli::Error(shown_path + ": block " + std::to_string(i) + ": " + cli::describe(s));
+      }
+      const int eb = b.dtype == DType::kF32 ? 4 : b.dtype == DType::kS16 ? 2 : 1;
+      const int32_t d = b.config.inner_dim(), dkv = b.config.kv_dim();
+      shapes.emplace_back(static_cast<long long>(eb) * d, static_cast<long long>(eb) * dkv, eb, d, dkv);
     }
   }
-
-  std::string h;
-  h += "// Generated by `attn emit-c` from " + path + ". Do not edit.\n";
-  h += "// " + std::to_string(m.block_count()) + " block(s), " + std::to_string(m.tensor_count()) +
-       " tensor(s):\n";
-  h += arena_note;
-  h += "// Include in exactly one .c/.cpp file; load with\n";
-  h += "//   attn::Model::load(" + sym + ", " + upper + "_SIZE, &model)\n";
-  h += "#pragma once\n\n#include <stdint.h>\n\n";
-  h += "#define " + upper + "_SIZE " + std::to_string(m.size()) + "u\n";
-  char crc[16];
-  std::snprintf(crc, sizeof crc, "0x%08Xu", m.crc());
-  h += "#define " + upper + "_CRC32 " + crc + "\n";
-  if (max_l > 0) {
-    h += "// Arena bytes (each block in its own dtype: f32, s8 or s16) of one forward of the largest block "
-         "at L=" +
-         std::to_string(max_l) + ", S=" + std::to_string(max_s) +
-         " (ATTN_TILE_ROWS=" + std::to_string(ATTN_TILE_ROWS) + ")\n";
-    h += "#define " + upper + "_ARENA_BYTES " + std::to_string(arena) + "u\n";
+  // The arena grows with element bytes x D and x Dkv: a block no larger in
+  // both than another never has the largest arena, at any tile.
+  std::vector<std::string> terms;
+  const std::string tile_expr = tile > 0 ? std::to_string(tile) : "ATTN_TILE_ROWS";
+  for (const auto& a : shapes) {
+    bool dominated = false;
+    for (const auto& o : shapes) {
+      const bool le = std::get<0>(o) >= std::get<0>(a) && std::get<1>(o) >= std::get<1>(a);
+      const bool differ = std::get<0>(o) != std::get<0>(a) || std::get<1>(o) != std::get<1>(a);
+      dominated = dominated || (le && (differ || &o < &a));  // the first of equal shapes stays
+    }
+    if (dominated) continue;
+    terms.push_back("ATTN_ARENA_BYTES(" + std::to_string(std::get<2>(a)) + ", " +
+                    std::to_string(std::get<3>(a)) + ", " + std::to_string(std::get<4>(a)) + ", " +
+                    std::to_string(max_l) + ", " + std::to_string(max_s) + ", " + tile_expr + ")");
   }
-  h += "\n#if defined(__cplusplus)\n#define " + upper + "_ALIGN alignas(16)\n#else\n#define " + upper +
-       "_ALIGN _Alignas(16)\n#endif\n\n";
+
+  char hexbuf[16];
+  std::snprintf(hexbuf, sizeof hexbuf, "%08X", m.crc());
+  const std::string guard = upper + "_ATTN_EMIT_C_H_" + hexbuf;
+  const uint32_t align = std::max<uint32_t>(16, m.data_align());
+  std::string h;
+  h += "/* Generated by `attn emit-c` from " + shown_path + ". Do not edit.\n";
+  h += " * " + std::to_string(m.block_count()) + " block(s), " + std::to_string(m.tensor_count()) +
+       " tensor(s):\n";
+  h += block_note;
+  h += " * Include in exactly one .c/.cpp file; load with\n";
+  h += " *   C:   attn_model model; attn_model_load(&model, " + sym + ", " + upper + "_SIZE)\n";
+  h += " *   C++: attn::Model model; attn::Model::load(" + sym + ", " + upper + "_SIZE, &model)\n";
+  h += " * Plain C99 (and C++): compiles under -std=c99 -Wpedantic. */\n";
+  // The block notes were written as // lines: make them part of the comment.
+  for (size_t at = 0; (at = h.find("//   block", at)) != std::string::npos;) h.replace(at, 2, " *");
+  h += "#ifndef " + guard + "\n#define " + guard + "\n\n#include <stdint.h>\n\n#include \"attn/attn.h\"\n\n";
+  h += "#define " + upper + "_SIZE " + std::to_string(m.size()) + "u\n";
+  h += "#define " + upper + "_CRC32 0x" + hexbuf + "u\n";
+  h += "/* The blob's alignment: the file's data alignment (>= 16, what the loader needs) or\n"
+       " * ATTN_ARENA_ALIGN, the larger. */\n";
+  h += "#define " + upper + "_ALIGNMENT (" + std::to_string(align) + " > ATTN_ARENA_ALIGN ? " +
+       std::to_string(align) + " : ATTN_ARENA_ALIGN)\n";
+  if (max_l > 0) {
+    h += "/* Arena bytes of one forward of the largest block (each in its own dtype) at L=" +
+         std::to_string(max_l) + ", S=" + std::to_string(max_s) + ", with " +
+         (tile > 0 ? "tile_rows " + std::to_string(tile)
+                   : std::string("the target's ATTN_TILE_ROWS (tile_rows 0)")) +
+         ":\n * attn_plan_arena_bytes() of that plan, on the target that compiles this. */\n";
+    h += "#define " + upper + "_ARENA_BYTES " + c_max_of(terms, 0, terms.size()) + "\n";
+  }
+  h += "\n#ifndef " + upper + "_ALIGN\n";
+  h += "#if defined(__cplusplus) && __cplusplus >= 201103L\n#define " + upper + "_ALIGN alignas(" + upper +
+       "_ALIGNMENT)\n";
+  h += "#elif defined(__GNUC__) || defined(__clang__)\n#define " + upper + "_ALIGN __attribute__((aligned(" +
+       upper + "_ALIGNMENT)))\n";
+  h += "#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L\n#define " + upper +
+       "_ALIGN _Alignas(" + upper + "_ALIGNMENT)\n";
+  h += "#else\n#error \"" + sym + ": define " + upper + "_ALIGN as this compiler's way to align to " + upper +
+       "_ALIGNMENT bytes\"\n#endif\n#endif\n\n";
   h += upper + "_ALIGN static const uint8_t " + sym + "[" + upper + "_SIZE] = {\n";
   const auto* p = static_cast<const uint8_t*>(m.data());
   char buf[8];
@@ -78,9 +301,9 @@ int cmd_emit_c(int argc, char** argv) {
     h += buf;
     if (i % 16 == 15 || i + 1 == m.size()) h += "\n";
   }
-  h += "};\n";
+  h += "};\n\n#endif /* " + guard + " */\n";
   cli::write_file_atomic(out, h.data(), h.size());
-  std::printf("attn emit-c: wrote %s (%s, %zu bytes)\n", out.c_str(), sym.c_str(), m.size());
+  std::printf("attn emit-c: wrote %s (%s, %zu bytes)\n", comment_safe(out).c_str(), sym.c_str(), m.size());
   return 0;
 }
 

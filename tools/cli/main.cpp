@@ -21,7 +21,8 @@ const Command kCommands[] = {
     {"run", attn::cmd_run,
      "run FILE.attn --input X.npy [--kv KV.npy] [--value V.npy] [--causal] [--key-length N] [--block I] -o "
      "Y.npy"},
-    {"emit-c", attn::cmd_emit_c, "emit-c FILE.attn -o model.h [--name SYM] [--max-L N --max-S N]"},
+    {"emit-c", attn::cmd_emit_c,
+     "emit-c FILE.attn -o|--output model.h [--name SYM] [--max-L N [--max-S N] [--tile-rows N]] [-h|--help]"},
     {"verify", attn::cmd_verify, "verify FILE.attn"},
     {"quantize", attn::cmd_quantize,
      "quantize IN.attn --calib CALIB.npy [--calib-kv CKV.npy] [--calib-value CV.npy] --dtype s8|s16 "

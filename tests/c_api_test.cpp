@@ -1,5 +1,5 @@
-// capi_test.cpp: the C API (attn/attn.h) agrees with the C++ API it wraps.
-// The numbers themselves are tested from C in c_api_test.c.
+// c_api_test.cpp: the C API (attn/attn.h) agrees with the C++ API it wraps.
+// The numbers themselves are tested from C in c_api_c99.c (a C99 program).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cctype>
@@ -188,6 +188,29 @@ attn_softmax_fixed c_softmax(const attn::FusedSoftmaxParams& s) {
   return {s.exp_multiplier, s.exp_shift, s.diff_limit, s.score_shift};
 }
 
+// The C view of the C++ weights, field by field (independently of attn_c.cpp's copy).
+attn_weights_s8 c_weights(const attn::WeightsS8& w, const attn::RopeTable& t) {
+  return {c_proj(w.q),
+          c_proj(w.k),
+          c_proj(w.v),
+          c_proj(w.o),
+          w.q_zero_point,
+          w.k_zero_point,
+          w.v_zero_point,
+          w.context_zero_point,
+          w.output_zero_point,
+          c_softmax(w.softmax),
+          w.context_multiplier,
+          w.context_shift,
+          attn_rope_table{t.cos, t.sin, t.positions}};
+}
+attn_weights_s16 c_weights(const attn::WeightsS16& w, const attn::RopeTable& t) {
+  return {c_proj(w.q),          c_proj(w.k),
+          c_proj(w.v),          c_proj(w.o),
+          c_softmax(w.softmax), w.context_multiplier,
+          w.context_shift,      attn_rope_table{t.cos, t.sin, t.positions}};
+}
+
 }  // namespace
 
 TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
@@ -220,19 +243,7 @@ TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>((i * 37) % 255 - 127);
     for (size_t i = 0; i < kv.size(); ++i) kv[i] = static_cast<int8_t>((i * 53) % 255 - 127);
     const attn::WeightsS8& w = qc.s8;
-    const attn_weights_s8 cw = {c_proj(w.q),
-                                c_proj(w.k),
-                                c_proj(w.v),
-                                c_proj(w.o),
-                                w.q_zero_point,
-                                w.k_zero_point,
-                                w.v_zero_point,
-                                w.context_zero_point,
-                                w.output_zero_point,
-                                c_softmax(w.softmax),
-                                w.context_multiplier,
-                                w.context_shift,
-                                attn_rope_table{nullptr, nullptr, 0}};
+    const attn_weights_s8 cw = c_weights(w, attn::RopeTable{});
     const attn_io_s8 io = {x.data(), kv.data(), kv.data(), y_c.data(), 0};
     REQUIRE(attn_forward_s8(&plan, &cw, &m, &io, arena, sizeof arena) == ATTN_OK);
 
@@ -295,9 +306,7 @@ TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int16_t>((i * 7919) % 65535 - 32767);
     for (size_t i = 0; i < kv.size(); ++i) kv[i] = static_cast<int16_t>((i * 104729) % 65535 - 32767);
     const attn::WeightsS16& w = qc.s16;
-    const attn_weights_s16 cw = {
-        c_proj(w.q),          c_proj(w.k),          c_proj(w.v),     c_proj(w.o),
-        c_softmax(w.softmax), w.context_multiplier, w.context_shift, attn_rope_table{nullptr, nullptr, 0}};
+    const attn_weights_s16 cw = c_weights(w, attn::RopeTable{});
     const attn_io_s16 io = {x.data(), kv.data(), kv.data(), y_c.data(), 0};
     REQUIRE(attn_forward_s16(&plan, &cw, &m, &io, arena, sizeof arena) == ATTN_OK);
 
@@ -316,95 +325,55 @@ TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
 
 namespace {
 
-// The C and C++ names of one integer dtype, for the decode test below.
+// The C and C++ entry points of integer dtype DT, for the decode tests below
+// (the same names with another suffix).
+#define ATTN_TEST_DTYPE_ENTRIES(DT)                                                                         \
+  using Cache = attn_kv_cache_##DT;                                                                         \
+  using CWeights = attn_weights_##DT;                                                                       \
+  using CppCache = attn::KvCache<T>;                                                                        \
+  static attn_status init(Cache* c, const attn_plan* p, int32_t w, void* b, size_t n) {                     \
+    return attn_kv_cache_init_##DT(c, p, w, b, n);                                                          \
+  }                                                                                                         \
+  static attn_status reset(Cache* c) { return attn_kv_cache_reset_##DT(c); }                                \
+  static attn_status length(const Cache* c, int32_t* l, int32_t* n) {                                       \
+    return attn_kv_cache_length_##DT(c, l, n);                                                              \
+  }                                                                                                         \
+  static attn_status decode(const attn_plan* p, const CWeights* w, Cache* c, const T* x, int32_t n, T* y,   \
+                            void* a, size_t b) {                                                            \
+    return attn_decode_##DT(p, w, c, x, n, y, a, b);                                                        \
+  }                                                                                                         \
+  static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const T* x, T* y,   \
+                             void* a, size_t b) {                                                           \
+    const attn_io_##DT io = {x, x, x, y, 0};                                                                \
+    return attn_forward_##DT(p, w, m, &io, a, b);                                                           \
+  }                                                                                                         \
+  static attn::Status cpp_init(const attn::Plan& p, int32_t w, attn::Arena& a, CppCache* c) {               \
+    return attn::kv_cache_init_##DT(p, w, a, c);                                                            \
+  }                                                                                                         \
+  template <class W>                                                                                        \
+  static attn::Status cpp_decode(const attn::Plan& p, const W& w, CppCache* c, const T* x, int32_t n, T* y, \
+                                 attn::Arena& a) {                                                          \
+    return attn::decode_##DT(p, w, c, x, n, y, a);                                                          \
+  }
+
 struct S8Api {
   using T = int8_t;
-  using CWeights = attn_weights_s8;
-  using Cache = attn_kv_cache_s8;
   static constexpr attn_dtype kCDtype = ATTN_DTYPE_S8;
   static constexpr attn::DType kDtype = attn::DType::kS8;
-  static CWeights c_weights(const attn::WeightsS8& w, const attn::RopeTable& t) {
-    return {c_proj(w.q),
-            c_proj(w.k),
-            c_proj(w.v),
-            c_proj(w.o),
-            w.q_zero_point,
-            w.k_zero_point,
-            w.v_zero_point,
-            w.context_zero_point,
-            w.output_zero_point,
-            c_softmax(w.softmax),
-            w.context_multiplier,
-            w.context_shift,
-            attn_rope_table{t.cos, t.sin, t.positions}};
-  }
+  ATTN_TEST_DTYPE_ENTRIES(s8)
   static const attn::WeightsS8& weights(const QuantCase& qc) { return qc.s8; }
   static T input(size_t i) { return static_cast<T>((i * 37) % 255 - 127); }
-  static attn_status init(Cache* c, const attn_plan* p, int32_t w, void* b, size_t n) {
-    return attn_kv_cache_init_s8(c, p, w, b, n);
-  }
-  static attn_status reset(Cache* c) { return attn_kv_cache_reset_s8(c); }
-  static attn_status length(const Cache* c, int32_t* l, int32_t* n) {
-    return attn_kv_cache_length_s8(c, l, n);
-  }
-  static attn_status decode(const attn_plan* p, const CWeights* w, Cache* c, const T* x, int32_t n, T* y,
-                            void* a, size_t b) {
-    return attn_decode_s8(p, w, c, x, n, y, a, b);
-  }
-  static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const T* x, T* y,
-                             void* a, size_t b) {
-    const attn_io_s8 io = {x, x, x, y, 0};
-    return attn_forward_s8(p, w, m, &io, a, b);
-  }
-  static attn::Status cpp_init(const attn::Plan& p, int32_t w, attn::Arena& a, attn::KvCacheS8* c) {
-    return attn::kv_cache_init_s8(p, w, a, c);
-  }
-  static attn::Status cpp_decode(const attn::Plan& p, const attn::WeightsS8& w, attn::KvCacheS8* c,
-                                 const T* x, int32_t n, T* y, attn::Arena& a) {
-    return attn::decode_s8(p, w, c, x, n, y, a);
-  }
-  using CppCache = attn::KvCacheS8;
 };
 
 struct S16Api {
   using T = int16_t;
-  using CWeights = attn_weights_s16;
-  using Cache = attn_kv_cache_s16;
   static constexpr attn_dtype kCDtype = ATTN_DTYPE_S16;
   static constexpr attn::DType kDtype = attn::DType::kS16;
-  static CWeights c_weights(const attn::WeightsS16& w, const attn::RopeTable& t) {
-    return {c_proj(w.q),          c_proj(w.k),
-            c_proj(w.v),          c_proj(w.o),
-            c_softmax(w.softmax), w.context_multiplier,
-            w.context_shift,      attn_rope_table{t.cos, t.sin, t.positions}};
-  }
+  ATTN_TEST_DTYPE_ENTRIES(s16)
   static const attn::WeightsS16& weights(const QuantCase& qc) { return qc.s16; }
   static T input(size_t i) { return static_cast<T>((i * 7919) % 65535 - 32767); }
-  static attn_status init(Cache* c, const attn_plan* p, int32_t w, void* b, size_t n) {
-    return attn_kv_cache_init_s16(c, p, w, b, n);
-  }
-  static attn_status reset(Cache* c) { return attn_kv_cache_reset_s16(c); }
-  static attn_status length(const Cache* c, int32_t* l, int32_t* n) {
-    return attn_kv_cache_length_s16(c, l, n);
-  }
-  static attn_status decode(const attn_plan* p, const CWeights* w, Cache* c, const T* x, int32_t n, T* y,
-                            void* a, size_t b) {
-    return attn_decode_s16(p, w, c, x, n, y, a, b);
-  }
-  static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const T* x, T* y,
-                             void* a, size_t b) {
-    const attn_io_s16 io = {x, x, x, y, 0};
-    return attn_forward_s16(p, w, m, &io, a, b);
-  }
-  static attn::Status cpp_init(const attn::Plan& p, int32_t w, attn::Arena& a, attn::KvCacheS16* c) {
-    return attn::kv_cache_init_s16(p, w, a, c);
-  }
-  static attn::Status cpp_decode(const attn::Plan& p, const attn::WeightsS16& w, attn::KvCacheS16* c,
-                                 const T* x, int32_t n, T* y, attn::Arena& a) {
-    return attn::decode_s16(p, w, c, x, n, y, a);
-  }
-  using CppCache = attn::KvCacheS16;
 };
+#undef ATTN_TEST_DTYPE_ENTRIES
 
 // L rows decoded through C in chunks of up to 4, through C++ in the same
 // chunks, and one causal C forward over the L rows: three identical byte
@@ -431,7 +400,7 @@ void check_c_decode(const QuantCase& qc, float rope_base, int32_t window) {
   }
   auto w = Api::weights(qc);
   w.rope = t;
-  const typename Api::CWeights cw = Api::c_weights(w, t);
+  const typename Api::CWeights cw = c_weights(w, t);
 
   std::vector<T> x(L * E), y_c(L * E, 0), y_cpp(L * E, 1), y_fwd(L * E, 2);
   for (size_t i = 0; i < x.size(); ++i) x[i] = Api::input(i);
@@ -501,7 +470,7 @@ void check_c_decode_errors(const QuantCase& qc) {
   cfg.embed_dim = E;
   cfg.num_heads = QuantCase::kH;
   cfg.bias = 1;
-  const typename Api::CWeights cw = Api::c_weights(Api::weights(qc), attn::RopeTable{});
+  const typename Api::CWeights cw = c_weights(Api::weights(qc), attn::RopeTable{});
   alignas(ATTN_ARENA_ALIGN) static uint8_t arena[8192];
   alignas(ATTN_ARENA_ALIGN) static uint8_t cache_buf[4096];
   std::vector<T> x(4 * E), y(4 * E);
@@ -619,3 +588,251 @@ TEST_CASE("ATTN_ARENA_BYTES_S8 / _S16 are attention_arena_bytes") {
   SUCCEED();
 }
 #endif  // ATTN_WITH_S8 && ATTN_WITH_S16
+
+#if ATTN_WITH_F32 && ATTN_WITH_S8 && ATTN_WITH_S16
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+#include "attn/model.h"
+
+namespace {
+
+// A committed .attn file, 16-byte aligned, and its C++ model.
+struct ModelFile {
+  alignas(16) uint8_t bytes[16384];
+  size_t size = 0;
+  attn::Model cpp;
+  attn_model c;
+  explicit ModelFile(const std::string& name) {
+    std::ifstream f(std::string(ATTN_TEST_DATA_DIR) + "/format/" + name, std::ios::binary);
+    const std::vector<char> data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    REQUIRE((!data.empty() && data.size() <= sizeof bytes));
+    std::memcpy(bytes, data.data(), data.size());
+    size = data.size();
+    REQUIRE(attn::Model::load(bytes, size, &cpp) == attn::Status::kOk);
+    REQUIRE(attn_model_load(&c, bytes, size) == ATTN_OK);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("C model API: s8/s16 block weights are the C++ Block's, and their errors") {
+  static ModelFile s8("quant/mha_self.s8.attn"), s16("quant/mha_cross.s16.attn"), f32("bert.attn");
+  attn::Block b8, b16;
+  REQUIRE(s8.cpp.block(0, &b8) == attn::Status::kOk);
+  REQUIRE(s16.cpp.block(0, &b16) == attn::Status::kOk);
+
+  attn_weights_s8 w8;
+  REQUIRE(attn_model_block_weights_s8(&s8.c, 0, &w8) == ATTN_OK);
+  const attn_weights_s8 want8 = c_weights(b8.s8, b8.s8.rope);
+  CHECK(std::memcmp(&w8.q, &want8.q, 4 * sizeof w8.q) == 0);  // the four projections
+  CHECK((w8.q_zero_point == want8.q_zero_point && w8.k_zero_point == want8.k_zero_point &&
+         w8.v_zero_point == want8.v_zero_point && w8.context_zero_point == want8.context_zero_point &&
+         w8.output_zero_point == want8.output_zero_point));
+  CHECK((w8.softmax.exp_multiplier == want8.softmax.exp_multiplier &&
+         w8.softmax.exp_shift == want8.softmax.exp_shift &&
+         w8.softmax.diff_limit == want8.softmax.diff_limit &&
+         w8.softmax.score_shift == want8.softmax.score_shift));
+  CHECK((w8.context_multiplier == want8.context_multiplier && w8.context_shift == want8.context_shift));
+  CHECK((w8.rope.cos == want8.rope.cos && w8.rope.sin == want8.rope.sin &&
+         w8.rope.positions == want8.rope.positions));
+  CHECK(w8.q.weight != nullptr);
+
+  attn_weights_s16 w16;
+  REQUIRE(attn_model_block_weights_s16(&s16.c, 0, &w16) == ATTN_OK);
+  const attn_weights_s16 want16 = c_weights(b16.s16, b16.s16.rope);
+  CHECK(std::memcmp(&w16.q, &want16.q, 4 * sizeof w16.q) == 0);
+  CHECK((w16.softmax.exp_multiplier == want16.softmax.exp_multiplier &&
+         w16.softmax.score_shift == want16.softmax.score_shift &&
+         w16.context_multiplier == want16.context_multiplier && w16.context_shift == want16.context_shift));
+
+  // Errors, each leaving *weights zeroed.
+  const attn_weights_s8 zero8 = {};
+  const auto zeroed8 = [&] { return std::memcmp(&w8, &zero8, sizeof w8) == 0; };
+  CHECK(attn_model_block_weights_s8(&s8.c, 0, nullptr) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(attn_model_block_weights_s8(nullptr, 0, &w8) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(zeroed8());
+  REQUIRE(attn_model_block_weights_s8(&s8.c, 0, &w8) == ATTN_OK);
+  CHECK(attn_model_block_weights_s8(&s8.c, 1, &w8) == ATTN_ERR_BLOCK_INDEX);
+  CHECK(zeroed8());
+  CHECK(attn_model_block_weights_s8(&s16.c, 0, &w8) == ATTN_ERR_BAD_DTYPE);
+  CHECK(attn_model_block_weights_s8(&f32.c, 0, &w8) == ATTN_ERR_BAD_DTYPE);
+  attn_model none = {};
+  CHECK(attn_model_block_weights_s8(&none, 0, &w8) == ATTN_ERR_BAD_HANDLE);
+  CHECK(attn_model_block_weights_s16(&s8.c, 0, &w16) == ATTN_ERR_BAD_DTYPE);
+  CHECK(attn_model_block_weights_s16(&f32.c, 0, &w16) == ATTN_ERR_BAD_DTYPE);
+  CHECK(attn_model_block_weights_s16(&s16.c, 1, &w16) == ATTN_ERR_BLOCK_INDEX);
+  CHECK(attn_model_block_weights_s16(&s16.c, 0, nullptr) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(attn_model_block_weights_s16(&none, 0, &w16) == ATTN_ERR_BAD_HANDLE);
+  attn_weights_f32 wf;
+  CHECK(attn_model_block_weights_f32(&s8.c, 0, &wf) == ATTN_ERR_BAD_DTYPE);
+  CHECK(attn_model_block_weights_f32(&s16.c, 0, &wf) == ATTN_ERR_BAD_DTYPE);
+}
+
+TEST_CASE("C model API: block I/O quantization, tensors by index and role, file info, and their errors") {
+  static ModelFile s8("quant/mha_self.s8.attn"), s16("quant/mha_cross.s16.attn"), f32("bert.attn");
+  for (ModelFile* m : {&s8, &s16}) {
+    attn::Block b;
+    REQUIRE(m->cpp.block(0, &b) == attn::Status::kOk);
+    attn_block_io io;
+    REQUIRE(attn_model_block_io(&m->c, 0, &io) == ATTN_OK);
+    const float scales[4] = {io.query_scale, io.key_scale, io.value_scale, io.output_scale};
+    const int32_t zps[4] = {io.query_zero_point, io.key_zero_point, io.value_zero_point,
+                            io.output_zero_point};
+    for (int k = 0; k < 4; ++k) {
+      CHECK(scales[k] == b.io.scale[k]);
+      CHECK(zps[k] == b.io.zero_point[k]);
+    }
+  }
+  attn_block_io io;
+  REQUIRE(attn_model_block_io(&f32.c, 0, &io) == ATTN_OK);
+  CHECK(
+      (io.query_scale == 1.0f && io.key_scale == 1.0f && io.value_scale == 1.0f && io.output_scale == 1.0f));
+  CHECK((io.query_zero_point == 0 && io.output_zero_point == 0));
+  CHECK(attn_model_block_io(&s8.c, 1, &io) == ATTN_ERR_BLOCK_INDEX);
+  CHECK(io.query_scale == 0.0f);
+  CHECK(attn_model_block_io(&s8.c, 0, nullptr) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(attn_model_block_io(nullptr, 0, &io) == ATTN_ERR_NULL_ARGUMENT);
+
+  // Tensors by index and by (block, role); the file's header.
+  uint32_t count = 0;
+  REQUIRE(attn_model_tensor_count(&s8.c, &count) == ATTN_OK);
+  CHECK(count == s8.cpp.tensor_count());
+  attn_tensor_info t, by_name;
+  for (uint32_t i = 0; i < count; ++i) {
+    REQUIRE(attn_model_tensor(&s8.c, i, &t) == ATTN_OK);
+    REQUIRE(attn_model_find_tensor(&s8.c, t.name, &by_name) == ATTN_OK);
+    CHECK((t.data == by_name.data && t.role == by_name.role && t.byte_size == by_name.byte_size));
+    attn_tensor_info by_role;
+    REQUIRE(attn_model_find_block_tensor(&s8.c, t.block, t.role, &by_role) == ATTN_OK);
+    CHECK(by_role.data == t.data);
+  }
+  CHECK(attn_model_tensor(&s8.c, count, &t) == ATTN_ERR_TENSOR_INDEX);
+  CHECK(t.data == nullptr);
+  CHECK(attn_model_tensor(&s8.c, 0, nullptr) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(attn_model_tensor_count(&s8.c, nullptr) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(attn_model_find_block_tensor(&s8.c, 1, 1, &t) == ATTN_ERR_BLOCK_INDEX);
+  CHECK(attn_model_find_block_tensor(&s8.c, 0, 99, &t) == ATTN_ERR_NOT_FOUND);
+  CHECK(attn_model_find_block_tensor(&s8.c, 0, 0, &t) == ATTN_ERR_NOT_FOUND);
+  CHECK(attn_model_find_block_tensor(&f32.c, 0, 24, &t) == ATTN_ERR_NOT_FOUND);  // no quant params in f32
+
+  attn_file_info fi;
+  REQUIRE(attn_model_file_info(&s16.c, &fi) == ATTN_OK);
+  CHECK((fi.version == s16.cpp.version() && fi.crc32 == s16.cpp.crc() &&
+         fi.data_align == s16.cpp.data_align() && fi.block_count == 1 &&
+         fi.tensor_count == s16.cpp.tensor_count() && fi.size == s16.size));
+  CHECK(attn_model_file_info(&s16.c, nullptr) == ATTN_ERR_NULL_ARGUMENT);
+  attn_model none = {};
+  CHECK(attn_model_file_info(&none, &fi) == ATTN_ERR_BAD_HANDLE);
+  size_t size = 0;
+  CHECK(attn_model_file_size(s16.bytes, sizeof s16.bytes, &size) == ATTN_OK);
+  CHECK(size == s16.size);
+  CHECK(attn_model_file_size(s16.bytes, s16.size - 1, &size) == ATTN_ERR_TRUNCATED);
+  CHECK(attn_model_file_size(s16.bytes, s16.size, nullptr) == ATTN_ERR_NULL_ARGUMENT);
+}
+
+TEST_CASE("attn_quantize_s8/_s16 are attn::quantize_value bit for bit, dequantize rounds once") {
+  const float scales[] = {0.0294614f, 0.5f, 1.0f, 3.0e-5f, 7.0f};
+  std::vector<float> x;
+  for (int i = -700; i <= 700; ++i) x.push_back(static_cast<float>(i) * 0.25f);  // ties included
+  for (int i = 0; i < 2000; ++i) x.push_back(std::sin(static_cast<float>(i)) * 9.0f);
+  x.push_back(std::numeric_limits<float>::infinity());
+  x.push_back(-std::numeric_limits<float>::infinity());
+  x.push_back(3.0e38f);
+  x.push_back(-3.0e38f);
+  for (const float s : scales) {
+    for (const int32_t zp : {-128, -6, 0, 5, 127}) {
+      std::vector<int8_t> q8(x.size());
+      REQUIRE(attn_quantize_s8(x.data(), x.size(), s, zp, q8.data()) == ATTN_OK);
+      std::vector<int16_t> q16(x.size());
+      REQUIRE(attn_quantize_s16(x.data(), x.size(), s, zp, q16.data()) == ATTN_OK);
+      for (size_t i = 0; i < x.size(); ++i) {
+        INFO("x = " << x[i] << ", scale = " << s << ", zero point = " << zp);
+        REQUIRE(q8[i] == attn::quantize_value(x[i], attn::QuantParams{s, zp}, attn::DType::kS8));
+        REQUIRE(q16[i] == attn::quantize_value(x[i], attn::QuantParams{s, zp}, attn::DType::kS16));
+      }
+      std::vector<float> y(x.size());
+      REQUIRE(attn_dequantize_s8(q8.data(), q8.size(), s, zp, y.data()) == ATTN_OK);
+      for (size_t i = 0; i < x.size(); ++i)
+        REQUIRE(y[i] == static_cast<float>(static_cast<double>(s) * static_cast<double>(q8[i] - zp)));
+      REQUIRE(attn_dequantize_s16(q16.data(), q16.size(), s, zp, y.data()) == ATTN_OK);
+      for (size_t i = 0; i < x.size(); ++i)
+        REQUIRE(y[i] == static_cast<float>(static_cast<double>(s) * static_cast<double>(q16[i] - zp)));
+    }
+  }
+  // NaN is the real 0: the zero point.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  int8_t q = 0;
+  REQUIRE(attn_quantize_s8(&nan, 1, 0.5f, -7, &q) == ATTN_OK);
+  CHECK(q == -7);
+  // Errors write nothing.
+  int8_t out[2] = {42, 42};
+  const float two[2] = {1.0f, 2.0f};
+  CHECK(attn_quantize_s8(two, 2, 0.0f, 0, out) == ATTN_ERR_BAD_QUANT_PARAMS);
+  CHECK(attn_quantize_s8(two, 2, -1.0f, 0, out) == ATTN_ERR_BAD_QUANT_PARAMS);
+  CHECK(attn_quantize_s8(two, 2, nan, 0, out) == ATTN_ERR_BAD_QUANT_PARAMS);
+  CHECK(attn_quantize_s8(two, 2, std::numeric_limits<float>::infinity(), 0, out) ==
+        ATTN_ERR_BAD_QUANT_PARAMS);
+  CHECK(attn_quantize_s8(two, 2, 1.0f, 128, out) == ATTN_ERR_BAD_QUANT_PARAMS);
+  CHECK(attn_quantize_s8(two, 2, 1.0f, -129, out) == ATTN_ERR_BAD_QUANT_PARAMS);
+  CHECK(attn_quantize_s8(nullptr, 2, 1.0f, 0, out) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(attn_quantize_s8(two, 2, 1.0f, 0, nullptr) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK((out[0] == 42 && out[1] == 42));
+  CHECK(attn_quantize_s8(nullptr, 0, 1.0f, 0, nullptr) == ATTN_OK);  // nothing to do
+  int16_t out16[2] = {42, 42};
+  CHECK(attn_quantize_s16(two, 2, 1.0f, 32768, out16) == ATTN_ERR_BAD_QUANT_PARAMS);
+  CHECK(attn_quantize_s16(two, 2, 0.0f, 0, out16) == ATTN_ERR_BAD_QUANT_PARAMS);
+  CHECK((out16[0] == 42 && out16[1] == 42));
+  float y[2] = {5.0f, 5.0f};
+  CHECK(attn_dequantize_s8(out, 2, 0.0f, 0, y) == ATTN_ERR_BAD_QUANT_PARAMS);
+  CHECK(attn_dequantize_s16(out16, 2, 1.0f, 40000, y) == ATTN_ERR_BAD_QUANT_PARAMS);
+  CHECK(attn_dequantize_s8(nullptr, 2, 1.0f, 0, y) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(attn_dequantize_s16(out16, 2, 1.0f, 0, nullptr) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK((y[0] == 5.0f && y[1] == 5.0f));
+}
+#endif  // ATTN_WITH_F32 && ATTN_WITH_S8 && ATTN_WITH_S16
+
+TEST_CASE("ATTN_ARENA_BYTES equals attn_plan_arena_bytes over shapes, dtypes and tile sizes") {
+  struct Shape {
+    int32_t e, h, hd, kv;
+  };
+  const Shape shapes[] = {{2, 1, 0, 0},   {64, 4, 0, 0}, {48, 8, 0, 2},
+                          {30, 3, 12, 0}, {8, 2, 5, 1},  {96, 12, 0, 4}};
+  const int32_t lengths[] = {1, 2, 3, 5, 7, 16, 33, 100, 1000};
+  const int32_t tiles[] = {1, 2, 3, 4, 6, 8, 48, 64, 5000};
+  const attn_dtype dtypes[] = {ATTN_DTYPE_F32, ATTN_DTYPE_S8, ATTN_DTYPE_S16};
+  int plans = 0;
+  for (const Shape& s : shapes) {
+    attn_config cfg = {};
+    cfg.embed_dim = s.e;
+    cfg.num_heads = s.h;
+    cfg.head_dim = s.hd;
+    cfg.num_kv_heads = s.kv;
+    const int32_t hd = s.hd != 0 ? s.hd : s.e / s.h;
+    const size_t d = static_cast<size_t>(s.h) * hd, dkv = static_cast<size_t>(s.kv != 0 ? s.kv : s.h) * hd;
+    for (const attn_dtype dt : dtypes) {
+      const size_t eb = dt == ATTN_DTYPE_F32 ? 4 : dt == ATTN_DTYPE_S8 ? 1 : 2;
+      for (const int32_t L : lengths) {
+        for (const int32_t S : lengths) {
+          for (const int32_t T : tiles) {
+            attn_plan plan;
+            size_t got = 0;
+            REQUIRE(attn_plan_init(&plan, &cfg, dt, L, S, T) == ATTN_OK);
+            REQUIRE(attn_plan_arena_bytes(&plan, &got) == ATTN_OK);
+            INFO("E " << s.e << " H " << s.h << " dtype " << dt << " L " << L << " S " << S << " T " << T);
+            REQUIRE(ATTN_ARENA_BYTES(eb, d, dkv, L, S, T) == got);
+            ++plans;
+          }
+          attn_plan plan;
+          size_t got = 0;
+          REQUIRE(attn_plan_init(&plan, &cfg, dt, L, S, 0) == ATTN_OK);  // the default tile
+          REQUIRE(attn_plan_arena_bytes(&plan, &got) == ATTN_OK);
+          REQUIRE(ATTN_ARENA_BYTES(eb, d, dkv, L, S, ATTN_TILE_ROWS) == got);
+        }
+      }
+    }
+  }
+  CHECK(plans == 6 * 3 * 9 * 9 * 9);
+}

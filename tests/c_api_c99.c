@@ -1,6 +1,6 @@
-/* c_api_test.c: the C99 API (attn/attn.h) from a C program, compiled as C99.
+/* c_api_c99.c: the C99 API (attn/attn.h) from a C program, compiled as C99.
  *
- *   c_api_test GOLDEN.bin...
+ *   c_api_c99 [GOLDEN.bin | --quant FILE.attn X.npy KV.npy|- V.npy|- CAUSAL WANT.npy]...
  *
  * Checks a hand-computed case, every error path a firmware caller meets, and
  * each golden case (tests/data/golden/README.md) twice: once with the weights
@@ -8,7 +8,9 @@
  * and loads with attn_model_load(). Bound, for outputs and attention weights:
  * max|got - want| <= 1e-5 * max|want| + 1e-6. Also decodes a hand-made s8 and
  * s16 block (GQA, RoPE, window) over a KV cache: byte for byte the causal
- * forward's output. Exits 1 on any failure. */
+ * forward's output. With --quant, runs block 0 of a quantized .attn file on
+ * float inputs as firmware would (test_quantized_file): byte for byte the
+ * output of the C++ path in WANT.npy. Exits 1 on any failure. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@ static int g_failures = 0;
 static int g_checks = 0;
 static int g_blob_skipped = 0;
 static int g_decoded = 0;
+static int g_quant_files = 0;
 
 #define CHECK(cond)                                                      \
   do {                                                                   \
@@ -477,13 +480,13 @@ static void test_decode(const golden* g, const attn_config* cfg) {
                  ATTN_OK);
   }
   CHECK(close_enough(y, g->y, (size_t)g->L * (size_t)g->e));
-  CHECK_STATUS(attn_kv_cache_length(&cache, &length, &next), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_length_f32(&cache, &length, &next), ATTN_OK);
   CHECK(next == g->L && length == g->L); /* capacity L: no row had to be dropped */
   if (g->window == 0) {                  /* full: refused, nothing changes */
     CHECK_STATUS(attn_decode_f32(&plan, &w, &cache, g->query, 1, y, arena, arena_bytes), ATTN_ERR_CACHE_FULL);
   }
-  CHECK_STATUS(attn_kv_cache_reset(&cache), ATTN_OK);
-  CHECK_STATUS(attn_kv_cache_length(&cache, &length, &next), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_reset_f32(&cache), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_length_f32(&cache, &length, &next), ATTN_OK);
   CHECK(length == 0 && next == 0);
   ++g_decoded;
   free(raw_cache);
@@ -876,8 +879,182 @@ static void test_decode_s16(void) {
 }
 #endif /* ATTN_WITH_S16 */
 
+/* ------------------------------------------- quantized .attn files --- */
+/* An s8 or s16 .attn file run from C the way firmware would: every weight
+ * and constant from attn_model_block_weights_s8/_s16, the I/O quantization
+ * from attn_model_block_io, float inputs quantized with attn_quantize_* and
+ * the output dequantized with attn_dequantize_* (no tensor looked up by
+ * name). The float32 output must equal, byte for byte, what the C++ path
+ * (`attn run` on the same file and inputs) wrote to WANT.npy. */
+
+/* The whole file, 16-byte aligned (*raw to free). NULL on error. */
+static unsigned char* read_file_aligned(const char* path, size_t* size, void** raw) {
+  FILE* f = fopen(path, "rb");
+  long n;
+  unsigned char* p = NULL;
+  *raw = NULL;
+  if (f == NULL) return NULL;
+  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0) {
+    p = (unsigned char*)alloc_aligned((size_t)n, raw);
+    if (p != NULL && fread(p, 1, (size_t)n, f) != (size_t)n) p = NULL;
+    *size = (size_t)n;
+  }
+  fclose(f);
+  return p;
+}
+
+/* A little-endian float32 .npy ('<f4', C order): its values and element
+ * count; dims[0..rank) its shape. NULL on error (*raw to free). */
+static const float* read_npy_f32(const char* path, size_t* count, int* rank, long dims[3], void** raw) {
+  size_t size = 0, header, n = 1;
+  char text[512];
+  const char* shape;
+  unsigned char* p = read_file_aligned(path, &size, raw);
+  if (p == NULL || size < 10 || memcmp(p, "\x93NUMPY", 6) != 0) return NULL;
+  header = p[6] == 1 ? 10 + (size_t)(p[8] | p[9] << 8) : 12 + (size_t)(p[8] | p[9] << 8 | p[10] << 16);
+  if (header > size || header - 10 >= sizeof text) return NULL;
+  memcpy(text, p + 10, header - 10); /* the dict, NUL-terminated */
+  text[header - 10] = '\0';
+  if (strstr(text, "'<f4'") == NULL || strstr(text, "'fortran_order': False") == NULL) return NULL;
+  shape = strstr(text, "'shape': (");
+  if (shape == NULL) return NULL;
+  shape += 10;
+  *rank = 0;
+  while (*rank < 3 && *shape >= '0' && *shape <= '9') {
+    dims[*rank] = strtol(shape, (char**)&shape, 10);
+    n *= (size_t)dims[(*rank)++];
+    while (*shape == ',' || *shape == ' ') ++shape;
+  }
+  if (*rank == 0 || (size - header) != n * 4) return NULL;
+  *count = n;
+  {
+    static const uint32_t one = 1; /* '<f4' read in place: a little-endian host */
+    if (*(const unsigned char*)&one != 1) return NULL;
+  }
+  return (const float*)(p + header);
+}
+
+/* Arguments: FILE.attn X.npy KV.npy|- V.npy|- CAUSAL WANT.npy */
+static void test_quantized_file(char** arg) {
+  void *raw_blob = NULL, *raw[4] = {NULL, NULL, NULL, NULL}, *raw_arena = NULL;
+  const float* in[4] = {NULL, NULL, NULL, NULL}; /* x, kv, v, want */
+  size_t count[4] = {0, 0, 0, 0}, blob_size = 0, need = 0, i, rows_x, rows_kv, bytes;
+  int rank[4] = {0, 0, 0, 0}, k, b, batch, causal = atoi(arg[4]);
+  long dims[4][3];
+  attn_model model;
+  attn_block_info info;
+  attn_block_io bio;
+  attn_plan plan;
+  attn_mask mask;
+  unsigned char* blob = read_file_aligned(arg[0], &blob_size, &raw_blob);
+  uint8_t* arena;
+  float* y;
+  void *qx, *qk, *qv, *qy;
+
+  for (k = 0; k < 4; ++k) {
+    const char* path = arg[k == 3 ? 5 : k + 1];
+    if (strcmp(path, "-") == 0) continue;
+    in[k] = read_npy_f32(path, &count[k], &rank[k], dims[k], &raw[k]);
+    if (in[k] == NULL) {
+      ++g_failures;
+      fprintf(stderr, "%s: cannot read as a float32 .npy\n", path);
+    }
+  }
+  CHECK(blob != NULL);
+  if (blob == NULL || in[0] == NULL || in[3] == NULL) goto done;
+  CHECK_STATUS(attn_model_load(&model, blob, blob_size), ATTN_OK);
+  CHECK_STATUS(attn_model_block(&model, 0, &info), ATTN_OK);
+  CHECK_STATUS(attn_model_block_io(&model, 0, &bio), ATTN_OK);
+  CHECK(info.dtype == ATTN_DTYPE_S8 || info.dtype == ATTN_DTYPE_S16);
+  CHECK(count[3] == count[0] / (size_t)info.config.embed_dim * (size_t)info.config.embed_dim);
+  batch = rank[0] == 3 ? (int)dims[0][0] : 1;
+  rows_x = (size_t)dims[0][rank[0] - 1 - 1];
+  rows_kv = in[1] != NULL ? (size_t)dims[1][rank[1] - 2] : rows_x;
+  CHECK_STATUS(attn_plan_init(&plan, &info.config, info.dtype, (int32_t)rows_x, (int32_t)rows_kv, 0),
+               ATTN_OK);
+  CHECK_STATUS(attn_plan_arena_bytes(&plan, &need), ATTN_OK);
+  memset(&mask, 0, sizeof mask);
+  mask.causal = causal;
+  arena = (uint8_t*)alloc_aligned(need, &raw_arena);
+  bytes = info.dtype == ATTN_DTYPE_S8 ? 1 : 2;
+  y = (float*)malloc(count[0] * sizeof(float));
+  qx = malloc(count[0] * bytes);
+  qk = malloc((in[1] ? count[1] : 1) * bytes);
+  qv = malloc((in[2] ? count[2] : 1) * bytes);
+  qy = malloc(count[0] * bytes);
+  if (arena == NULL || y == NULL || qx == NULL || qk == NULL || qv == NULL || qy == NULL) {
+    ++g_failures;
+    goto cleanup;
+  }
+  for (b = 0; b < batch; ++b) {
+    const size_t n_x = count[0] / (size_t)batch, off = (size_t)b * n_x;
+    if (info.dtype == ATTN_DTYPE_S8) {
+      attn_weights_s8 w;
+      attn_io_s8 io;
+      memset(&io, 0, sizeof io);
+      CHECK_STATUS(attn_model_block_weights_s8(&model, 0, &w), ATTN_OK);
+      CHECK_STATUS(attn_quantize_s8(in[0] + off, n_x, bio.query_scale, bio.query_zero_point, (int8_t*)qx),
+                   ATTN_OK);
+      io.query = io.key = io.value = (const int8_t*)qx;
+      if (in[1] != NULL) {
+        CHECK_STATUS(attn_quantize_s8(in[1], count[1], bio.key_scale, bio.key_zero_point, (int8_t*)qk),
+                     ATTN_OK);
+        io.key = io.value = (const int8_t*)qk;
+      }
+      if (in[2] != NULL) {
+        CHECK_STATUS(attn_quantize_s8(in[2], count[2], bio.value_scale, bio.value_zero_point, (int8_t*)qv),
+                     ATTN_OK);
+        io.value = (const int8_t*)qv;
+      }
+      io.output = (int8_t*)qy;
+      CHECK_STATUS(attn_forward_s8(&plan, &w, &mask, &io, arena, need), ATTN_OK);
+      CHECK_STATUS(
+          attn_dequantize_s8((const int8_t*)qy, n_x, bio.output_scale, bio.output_zero_point, y + off),
+          ATTN_OK);
+    } else {
+      attn_weights_s16 w;
+      attn_io_s16 io;
+      memset(&io, 0, sizeof io);
+      CHECK_STATUS(attn_model_block_weights_s16(&model, 0, &w), ATTN_OK);
+      CHECK_STATUS(attn_quantize_s16(in[0] + off, n_x, bio.query_scale, bio.query_zero_point, (int16_t*)qx),
+                   ATTN_OK);
+      io.query = io.key = io.value = (const int16_t*)qx;
+      if (in[1] != NULL) {
+        CHECK_STATUS(attn_quantize_s16(in[1], count[1], bio.key_scale, bio.key_zero_point, (int16_t*)qk),
+                     ATTN_OK);
+        io.key = io.value = (const int16_t*)qk;
+      }
+      if (in[2] != NULL) {
+        CHECK_STATUS(attn_quantize_s16(in[2], count[2], bio.value_scale, bio.value_zero_point, (int16_t*)qv),
+                     ATTN_OK);
+        io.value = (const int16_t*)qv;
+      }
+      io.output = (int16_t*)qy;
+      CHECK_STATUS(attn_forward_s16(&plan, &w, &mask, &io, arena, need), ATTN_OK);
+      CHECK_STATUS(
+          attn_dequantize_s16((const int16_t*)qy, n_x, bio.output_scale, bio.output_zero_point, y + off),
+          ATTN_OK);
+    }
+  }
+  CHECK(count[3] == count[0] && memcmp(y, in[3], count[0] * sizeof(float)) == 0);
+  for (i = 1; i < count[0] && y[i] == y[0]; ++i) {
+  }
+  CHECK(i < count[0]); /* not one value: the comparison can tell outputs apart */
+  ++g_quant_files;
+cleanup:
+  free(y);
+  free(qx);
+  free(qk);
+  free(qv);
+  free(qy);
+  free(raw_arena);
+done:
+  for (k = 0; k < 4; ++k) free(raw[k]);
+  free(raw_blob);
+}
+
 int main(int argc, char** argv) {
-  int i;
+  int i, golden = 0;
   test_hand_case();
   test_errors();
 #if ATTN_WITH_S8
@@ -886,10 +1063,18 @@ int main(int argc, char** argv) {
 #if ATTN_WITH_S16
   test_decode_s16();
 #endif
-  for (i = 1; i < argc; ++i) test_golden(argv[i]);
+  for (i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--quant") == 0 && i + 6 < argc) {
+      test_quantized_file(argv + i + 1);
+      i += 6;
+    } else {
+      test_golden(argv[i]);
+      ++golden;
+    }
+  }
   printf(
-      "c_api_test: %d golden cases (%d also decoded over a KV cache, %d not expressible as a v1 .attn blob), "
-      "%d checks, %d failed\n",
-      argc - 1, g_decoded, g_blob_skipped, g_checks, g_failures);
+      "c_api_c99: %d golden cases (%d also decoded over a KV cache, %d not expressible as a v1 .attn blob), "
+      "%d quantized files, %d checks, %d failed\n",
+      golden, g_decoded, g_blob_skipped, g_quant_files, g_checks, g_failures);
   return g_failures == 0 ? 0 : 1;
 }

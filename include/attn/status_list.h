@@ -1,0 +1,96 @@
+/* attn/status_list.h: every status code of attn, once.
+ *
+ * An X-macro list, plain C99 (no include guard: include it where a list is
+ * wanted, with ATTN_STATUS defined). Each row is
+ *   ATTN_STATUS(cpp_name, c_name, value, "what it means")
+ * and feeds the C++ enum class attn::Status and attn::status_name()
+ * (attn/status.h), the C constants ATTN_OK / ATTN_ERR_* and
+ * attn_status_name() (attn/attn.h). Values never change: logs from either
+ * API, any version, read the same. A new code goes at the end of its range.
+ * Numbers not listed are free, except 94 (below). */
+#ifndef ATTN_STATUS
+#error "define ATTN_STATUS(cpp_name, c_name, value, doc) before including attn/status_list.h"
+#endif
+
+ATTN_STATUS(kOk, ATTN_OK, 0, "success")
+
+/* Arguments and configuration (1..31) */
+ATTN_STATUS(kNullArgument, ATTN_ERR_NULL_ARGUMENT, 1, "a required pointer is null")
+ATTN_STATUS(kBadEmbedDim, ATTN_ERR_BAD_EMBED_DIM, 2, "embed_dim <= 0 or above ATTN_MAX_DIM")
+ATTN_STATUS(kBadNumHeads, ATTN_ERR_BAD_NUM_HEADS, 3, "num_heads <= 0 or above ATTN_MAX_HEADS")
+ATTN_STATUS(kBadHeadDim, ATTN_ERR_BAD_HEAD_DIM, 4,
+            "head_dim < 0 or above ATTN_MAX_DIM, or E % H != 0 with head_dim 0; s8: head_dim >= 2^14")
+ATTN_STATUS(kBadKeyDim, ATTN_ERR_BAD_KEY_DIM, 5, "kdim < 0 or above ATTN_MAX_DIM")
+ATTN_STATUS(kBadValueDim, ATTN_ERR_BAD_VALUE_DIM, 6, "vdim < 0 or above ATTN_MAX_DIM")
+ATTN_STATUS(kBadQueryLength, ATTN_ERR_BAD_QUERY_LENGTH, 7, "L <= 0 or above ATTN_MAX_SEQ")
+ATTN_STATUS(kBadKeyLength, ATTN_ERR_BAD_KEY_LENGTH, 8, "S <= 0 or above ATTN_MAX_SEQ")
+ATTN_STATUS(kBadKeyPadding, ATTN_ERR_BAD_KEY_PADDING, 9, "mask key_length outside [0, S]")
+ATTN_STATUS(kBadTileRows, ATTN_ERR_BAD_TILE_ROWS, 10, "tile_rows out of range")
+ATTN_STATUS(kBadShape, ATTN_ERR_BAD_SHAPE, 11, "views disagree in shape or stride")
+ATTN_STATUS(kBadDtype, ATTN_ERR_BAD_DTYPE, 12, "the entry does not support this dtype")
+ATTN_STATUS(kPlanMismatch, ATTN_ERR_PLAN_MISMATCH, 13, "the plan was made for another config, shape or dtype")
+ATTN_STATUS(kBadCausalOffset, ATTN_ERR_BAD_CAUSAL_OFFSET, 14, "mask causal_offset < 0")
+ATTN_STATUS(kBadKvHeads, ATTN_ERR_BAD_KV_HEADS, 15, "num_kv_heads < 0 or does not divide num_heads")
+ATTN_STATUS(kBadRope, ATTN_ERR_BAD_ROPE, 16, "rope_base negative or not finite, or odd head_dim with rope")
+ATTN_STATUS(kBadPosition, ATTN_ERR_BAD_POSITION, 17, "a rotary position is negative")
+ATTN_STATUS(kBadWindow, ATTN_ERR_BAD_WINDOW, 18,
+            "mask window < 0, or a window without causal; a cache window above its capacity")
+ATTN_STATUS(kBadHandle, ATTN_ERR_BAD_HANDLE, 31,
+            "a C API handle not set up by its init or load call (or a failed one)")
+
+/* Memory (32..63) */
+ATTN_STATUS(kArenaTooSmall, ATTN_ERR_ARENA_TOO_SMALL, 32, "the arena is smaller than the plan's arena bytes")
+ATTN_STATUS(kArenaMisaligned, ATTN_ERR_ARENA_MISALIGNED, 33, "the arena is not ATTN_ARENA_ALIGN-aligned")
+ATTN_STATUS(kBufferTooSmall, ATTN_ERR_BUFFER_TOO_SMALL, 34,
+            "an output buffer given with its size is too small")
+ATTN_STATUS(kCacheFull, ATTN_ERR_CACHE_FULL, 35, "a KV cache without a window has no room for the new rows")
+
+/* Model files (64..95), see attn/FORMAT.md */
+ATTN_STATUS(kBadMagic, ATTN_ERR_BAD_MAGIC, 64, "not an .attn file (magic)")
+ATTN_STATUS(kUnsupportedVersion, ATTN_ERR_UNSUPPORTED_VERSION, 65,
+            "format version 0 or newer than the loader")
+ATTN_STATUS(kBadHeaderSize, ATTN_ERR_BAD_HEADER_SIZE, 66, "header_size is not 64")
+ATTN_STATUS(kTruncated, ATTN_ERR_TRUNCATED, 67, "the buffer is shorter than the file says or than a header")
+ATTN_STATUS(kFileSizeMismatch, ATTN_ERR_FILE_SIZE_MISMATCH, 68,
+            "header file_size differs from the buffer length")
+ATTN_STATUS(kCrcMismatch, ATTN_ERR_CRC_MISMATCH, 69, "the CRC-32 does not match")
+ATTN_STATUS(kBadAlignment, ATTN_ERR_BAD_ALIGNMENT, 70, "data alignment not a power of two in [16, max]")
+ATTN_STATUS(kSizeOverflow, ATTN_ERR_SIZE_OVERFLOW, 71, "a count x size product or an align-up overflows")
+ATTN_STATUS(kOffsetOutOfBounds, ATTN_ERR_OFFSET_OUT_OF_BOUNDS, 72,
+            "a table or tensor lies (partly) outside the file")
+ATTN_STATUS(kTensorOverlap, ATTN_ERR_TENSOR_OVERLAP, 73, "two tensors overlap or alias")
+ATTN_STATUS(kTensorMisaligned, ATTN_ERR_TENSOR_MISALIGNED, 74,
+            "a tensor offset is not a multiple of the data alignment")
+ATTN_STATUS(kBadDims, ATTN_ERR_BAD_DIMS, 75, "a zero dim, rank 0 or rank above 4")
+ATTN_STATUS(kDimsTooLarge, ATTN_ERR_DIMS_TOO_LARGE, 76, "a dim above the compile-time caps")
+ATTN_STATUS(kUnknownDtype, ATTN_ERR_UNKNOWN_DTYPE, 77, "unknown dtype")
+ATTN_STATUS(kUnknownRole, ATTN_ERR_UNKNOWN_ROLE, 78, "unknown role, or a role the block may not have")
+ATTN_STATUS(kUnknownLayout, ATTN_ERR_UNKNOWN_LAYOUT, 79, "unknown layout")
+ATTN_STATUS(kDuplicateRole, ATTN_ERR_DUPLICATE_ROLE, 80, "the same role twice in one block")
+ATTN_STATUS(kMissingTensor, ATTN_ERR_MISSING_TENSOR, 81, "a block lacks a tensor its hyperparameters require")
+ATTN_STATUS(kDimsMismatch, ATTN_ERR_DIMS_MISMATCH, 82,
+            "tensor dims disagree with the block's hyperparameters")
+ATTN_STATUS(kBadBlock, ATTN_ERR_BAD_BLOCK, 83, "a malformed block record")
+ATTN_STATUS(kBadTensorName, ATTN_ERR_BAD_TENSOR_NAME, 84, "a tensor name is empty or not NUL-terminated")
+ATTN_STATUS(kBadByteSize, ATTN_ERR_BAD_BYTE_SIZE, 85, "a tensor's byte size disagrees with dtype x dims")
+ATTN_STATUS(kBlockIndex, ATTN_ERR_BLOCK_INDEX, 86, "block index out of range")
+ATTN_STATUS(kNotFound, ATTN_ERR_NOT_FOUND, 87, "no tensor with that name (or role)")
+ATTN_STATUS(kBadReserved, ATTN_ERR_BAD_RESERVED, 88, "a reserved field is not zero")
+ATTN_STATUS(kUnknownFlags, ATTN_ERR_UNKNOWN_FLAGS, 89, "an unknown flag bit is set")
+ATTN_STATUS(kBlobMisaligned, ATTN_ERR_BLOB_MISALIGNED, 90, "the blob's address is not 16-byte aligned")
+ATTN_STATUS(kTooManyEntries, ATTN_ERR_TOO_MANY_ENTRIES, 91,
+            "more blocks or tensors than ATTN_MAX_BLOCKS / ATTN_MAX_TENSORS")
+ATTN_STATUS(kDuplicateName, ATTN_ERR_DUPLICATE_NAME, 92, "two tensors share a name")
+ATTN_STATUS(kDtypeMismatch, ATTN_ERR_DTYPE_MISMATCH, 93, "a block tensor's dtype differs from its block's")
+/* 94 is reserved: it was kQuantizedVariant (an s8/s16 block with rope or
+ * grouped K/V heads, rejected by loaders before those ran in fixed point).
+ * Never reuse it, so that old logs keep their meaning. */
+ATTN_STATUS(kTensorIndex, ATTN_ERR_TENSOR_INDEX, 95, "tensor index out of range")
+
+/* Fixed point (96..127) */
+ATTN_STATUS(kBadQuantParams, ATTN_ERR_BAD_QUANT_PARAMS, 96,
+            "a multiplier, shift, zero point, scale or softmax constant out of range")
+ATTN_STATUS(kUnsupportedMask, ATTN_ERR_UNSUPPORTED_MASK, 97,
+            "an additive float mask given to a fixed-point forward")
+ATTN_STATUS(kRopePositionOutOfRange, ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE, 98,
+            "a rotary position at or past the converter's cos/sin table")
