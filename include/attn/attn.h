@@ -80,6 +80,21 @@ const char* attn_status_name(attn_status status);
 typedef int32_t attn_dtype;
 enum { ATTN_DTYPE_F32 = 1, ATTN_DTYPE_S8 = 2, ATTN_DTYPE_S16 = 3 };
 
+/* Which kernel variant each op of a dtype runs in this build, as the kernel
+ * table picked it at compile time (C++ attn::kernel_set): "ref", "avx2",
+ * "avx512vnni", "neon", "neon-dotprod", "dsp" or "mve". Static strings. */
+typedef struct attn_kernel_set_info {
+  const char* linear;       /* the projections */
+  const char* scores;       /* Q K^T */
+  const char* softmax;      /* the softmax over scores (fixed point: the fused softmax) */
+  const char* weighted_sum; /* P V */
+  const char* rope;         /* rotary embedding */
+} attn_kernel_set_info;
+
+/* Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_DTYPE (not f32, s8 or s16, or
+ * a dtype this build leaves out). */
+ATTN_C_NODISCARD attn_status attn_kernel_set(attn_dtype dtype, attn_kernel_set_info* set);
+
 /* One attention block's hyperparameters. Zero-initialize, then set what you
  * need: every field's 0 is its default, except embed_dim and num_heads. */
 typedef struct attn_config {

@@ -15,6 +15,7 @@
 #include "attn/attention_fixed.h"
 #include "attn/attn.h"
 #include "attn/decode.h"
+#include "attn/kernel_set.h"
 #include "attn/model.h"
 
 namespace attn {
@@ -389,6 +390,15 @@ const char* attn_status_name(attn_status status) {
     default:
       return "ATTN_ERR_UNKNOWN";
   }
+}
+
+attn_status attn_kernel_set(attn_dtype dtype, attn_kernel_set_info* set) {
+  if (set == nullptr) return attn::to_c(attn::Status::kNullArgument);
+  attn::KernelSet k;
+  const attn::Status st = attn::kernel_set(static_cast<attn::DType>(dtype), &k);
+  if (st == attn::Status::kOk)
+    *set = attn_kernel_set_info{k.linear, k.scores, k.softmax, k.weighted_sum, k.rope};
+  return attn::to_c(st);
 }
 
 attn_status attn_plan_init(attn_plan* plan, const attn_config* config, attn_dtype dtype, int32_t query_len,
