@@ -623,6 +623,51 @@ TEST_CASE("calibrate_attention records every stage's range of the float forward"
   CHECK(attn::calibrate_attention(rplan, m.weights(), {}, neg, arena, &rotated) == Status::kBadPosition);
 }
 
+TEST_CASE("calibrate_any_mask: the context covers V, the output every single-key row", "[attention_fixed]") {
+  std::mt19937 rng(37);
+  for (const attn::AttentionConfig& cfg :
+       {attn::AttentionConfig{32, 4, 0, 24, 0, true, 2}, attn::AttentionConfig{24, 4, 0, 0, 0, false, 0}}) {
+    const Model m = make_model(cfg, rng);
+    const int L = 5, S = 13;  // S > L: the single-key rows go through the L-row buffers in three rounds
+    attn::Plan plan;
+    REQUIRE(attn::plan_attention(cfg, DType::kF32, L, S, &plan) == Status::kOk);
+    AlignedBuffer buf(attn::calibrate_attention_bytes(cfg, L, S));
+    attn::Arena arena;
+    REQUIRE(arena.init(buf.data, attn::calibrate_attention_bytes(cfg, L, S)) == Status::kOk);
+    const Inputs in = make_inputs(cfg, L, S, false, 1.5, rng);
+    attn::CalibrationRanges got;
+    REQUIRE(attn::calibrate_any_mask(plan, m.weights(), {in.x.data(), in.xk.data(), in.xv.data(), nullptr},
+                                     arena, &got) == Status::kOk);
+    REQUIRE(arena.used() == 0);
+    // The double forward's V, then bo + Wo [V_j of each head's group] for every key j.
+    const Stages s = float_forward(m, in, attn::Mask());
+    attn::Range v, y;
+    widen(v, s.v);
+    const int D = cfg.inner_dim(), Dkv = cfg.kv_dim(), hd = cfg.resolved_head_dim();
+    const int group = cfg.num_heads / cfg.resolved_kv_heads();
+    Vec one(size_t(S) * D);
+    for (int j = 0; j < S; ++j)
+      for (int h = 0; h < cfg.num_heads; ++h)
+        for (int c = 0; c < hd; ++c)
+          one[size_t(j) * D + h * hd + c] = s.v[size_t(j) * Dkv + (h / group) * hd + c];
+    widen(y, project(one, S, D, to_d(m.wo), cfg.bias ? to_d(m.bo) : Vec(), cfg.embed_dim));
+    CHECK(got.context.min == Approx(v.min).margin(1e-5));
+    CHECK(got.context.max == Approx(v.max).margin(1e-5));
+    CHECK(got.output.min == Approx(y.min).margin(1e-5));
+    CHECK(got.output.max == Approx(y.max).margin(1e-5));
+    // The other stages are calibrate_attention's business: untouched.
+    CHECK(got.q.min == 0.0f);
+    CHECK(got.q.max == 0.0f);
+    CHECK(got.v.max == 0.0f);
+  }
+  attn::CalibrationRanges r;
+  attn::Plan plan;
+  const attn::AttentionConfig cfg{8, 2, 0, 0, 0, false, 0};
+  REQUIRE(attn::plan_attention(cfg, DType::kF32, 2, 2, &plan) == Status::kOk);
+  attn::Arena arena;
+  CHECK(attn::calibrate_any_mask(plan, attn::WeightsF32{}, {}, arena, &r) == Status::kNullArgument);
+}
+
 }  // namespace
 
 namespace {

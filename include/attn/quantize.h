@@ -83,6 +83,23 @@ size_t calibrate_attention_bytes(const AttentionConfig& config, int32_t L, int32
 Status calibrate_attention(const Plan& plan, const WeightsF32& weights, const Mask& mask, const IoF32& io,
                            Arena& arena, CalibrationRanges* ranges);
 
+// Widen *ranges so that they hold under any mask, not only the one
+// calibrate_attention() ran with, for the same example (io.value; plan and
+// arena as for calibrate_attention). A block calibrated without a mask but
+// run causal, with key padding or a window has rows that attend to one or a
+// few keys: their context is (close to) a V row, not an average of many, and
+// outside the calibrated range (13-20 dB lost). Afterwards:
+//  - context covers V's range: each context row is a convex combination of V
+//    rows under every mask (a fully masked row is 0, which every range holds);
+//  - output covers bo + Wo [V_j of each head's K/V group] for every key j:
+//    the row of every head attending to key j alone (a causal first row, a
+//    window of 1, key_length 1).
+// The cost: a block that always runs with its calibration mask gets coarser
+// context/output grids (s8 loses 0-4 dB on unmasked examples; s16 ~0).
+// kBadQuantParams on a non-finite value; kNullArgument, kBadDtype, kPlanMismatch.
+Status calibrate_any_mask(const Plan& plan, const WeightsF32& w, const IoF32& io, Arena& arena,
+                          CalibrationRanges* ranges);
+
 // int8 asymmetric (kS8: [-128, 127], the range widened to contain 0, zero
 // point nudged to an integer) or int16 symmetric (kS16: max |x| / 32767,
 // zero point 0) parameters for a range. A degenerate range gets scale 2^-20.

@@ -119,4 +119,53 @@ Status calibrate_attention(const Plan& plan, const WeightsF32& w, const Mask& ma
   return finite ? Status::kOk : Status::kBadQuantParams;
 }
 
+Status calibrate_any_mask(const Plan& plan, const WeightsF32& w, const IoF32& io, Arena& arena,
+                          CalibrationRanges* ranges) {
+  if (ranges == nullptr) return Status::kNullArgument;
+  if (plan.dtype != DType::kF32) return Status::kBadDtype;
+  Plan fresh;
+  if (plan.decode || plan_attention(plan.config, plan.dtype, plan.query_len, plan.key_len, &fresh,
+                                    plan.tile_rows) != Status::kOk) {
+    return Status::kPlanMismatch;
+  }
+  const AttentionConfig& c = plan.config;
+  if (w.wv == nullptr || w.wo == nullptr || (c.bias && (w.bv == nullptr || w.bo == nullptr)))
+    return Status::kNullArgument;
+  if (io.value == nullptr) return Status::kNullArgument;
+  const int32_t E = c.embed_dim, H = c.num_heads, hd = c.head_dim, D = H * hd, Dkv = c.num_kv_heads * hd;
+  const int32_t L = plan.query_len, S = plan.key_len, group = H / c.num_kv_heads;
+  const size_t mark = arena.mark();
+  float *v = nullptr, *ctx = nullptr, *y = nullptr;
+  const Status carved = [&] {
+    ATTN_TRY(arena.alloc_array(n_of(S, Dkv), &v));  // V [S, Dkv]
+    ATTN_TRY(arena.alloc_array(n_of(L, D), &ctx));  // L single-key context rows [L, D]
+    ATTN_TRY(arena.alloc_array(n_of(L, E), &y));    // their outputs [L, E]
+    return Status::kOk;
+  }();
+  if (carved != Status::kOk) {
+    arena.release(mark);
+    return carved;
+  }
+  detail::linear_f32(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), c.bias ? w.bv : nullptr,
+                     matrix(v, S, Dkv));
+  // Context: V's range (a convex combination of V rows, or 0 for a fully masked row).
+  bool finite = widen(ranges->context, v, n_of(S, Dkv));
+  // Output: every head attending to key j alone, key by key, L rows at a time.
+  for (int32_t j0 = 0; finite && j0 < S; j0 += L) {
+    const int32_t rows = S - j0 < L ? S - j0 : L;
+    for (int32_t r = 0; r < rows; ++r) {
+      for (int32_t h = 0; h < H; ++h) {
+        const float* vj = v + static_cast<ptrdiff_t>(j0 + r) * Dkv + (h / group) * hd;  // [hd]
+        float* dst = ctx + static_cast<ptrdiff_t>(r) * D + h * hd;                      // [hd]
+        for (int32_t e = 0; e < hd; ++e) dst[e] = vj[e];
+      }
+    }
+    detail::linear_f32(matrix(static_cast<const float*>(ctx), rows, D), matrix(w.wo, E, D),
+                       c.bias ? w.bo : nullptr, matrix(y, rows, E));
+    finite = widen(ranges->output, y, n_of(rows, E));
+  }
+  arena.release(mark);
+  return finite ? Status::kOk : Status::kBadQuantParams;
+}
+
 }  // namespace attn

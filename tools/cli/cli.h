@@ -63,14 +63,37 @@ class AlignedBytes {
   size_t n_ = 0;
 };
 
-// Whole file; Error "PATH: cannot open (reason)" etc.
+// Whole file; Error "PATH: cannot open (reason)" etc. Only regular files:
+// a directory, device, FIFO or socket is refused, as is a file larger than
+// the machine's memory (memory_limit()).
 std::vector<uint8_t> read_file(const std::string& path);
 AlignedBytes read_file_aligned(const std::string& path);
+// A regular file mapped read-only: only the pages read are loaded (a
+// safetensors header is checked before its tensors are touched).
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// The physical memory size: no file or declared data size beyond it is read.
+uint64_t memory_limit();
 
 // A .npy input of `attn run`: float32 ('<f4') values read from the file
 // straight into `f32` (no copy of the file's bytes), int8 ('|i1') and int16
 // ('<i2') ones widened into `ints`; other dtypes have their header only (the
-// caller rejects them). Error "PATH: reason".
+// caller rejects them, naming npy::dtype_name(header.descr)). Error "PATH: reason".
+// PATH may be a regular file, a pipe or a FIFO (not a directory or device): the
+// data is read only up to what the header declares (a regular file's size must
+// agree with it before anything is allocated; a stream must end there).
 struct NpyInput {
   npy::Header header;
   npy::BatchVector<float> f32;
@@ -78,8 +101,15 @@ struct NpyInput {
 };
 NpyInput read_npy(const std::string& path);
 
+// Refuses an empty output name, and an existing PATH that is not a regular
+// file (a device, FIFO, directory or socket): outputs are written only as
+// regular files, never through to a device. Commands call it before their
+// work; write_file_atomic calls it again.
+void check_output_path(const std::string& path);
+
 // Write to PATH.tmp.<pid> beside it, then rename over PATH: readers never see
-// a partial file, and a failure leaves no file behind.
+// a partial file, and a failure leaves no file behind. Error "PATH: write
+// failed (strerror)" when the disk is full etc.
 void write_file_atomic(const std::string& path, const void* data, size_t size);
 // The same with the file made of two parts (e.g. a .npy header and the data, uncopied).
 void write_file_atomic(const std::string& path, const void* head, size_t head_size, const void* data,
@@ -91,6 +121,11 @@ struct LoadedModel {
   Model model;
 };
 void load_model(const std::string& path, LoadedModel* out);
+
+// `s` with bytes that could move the cursor or drive the terminal (C0/C1
+// controls, DEL, invalid UTF-8) written as \xNN and '\' as "\\": names
+// read from files are printed through it.
+std::string printable(const std::string& s);
 
 const char* role_name(format::Role r);
 const char* dtype_name(DType d);

@@ -1,5 +1,6 @@
 // cli_util.cpp: argument parsing, file IO and model loading for `attn`.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,7 +9,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 
 #include "cli/cli.h"
 #include "cli/npy.h"
@@ -34,8 +34,10 @@ Args::Args(int argc, char** argv, const std::set<std::string>& valued, const std
           if (i + 1 >= argc) throw Error("option " + a + " needs a value");
           value = argv[++i];
         }
+        if (value.empty()) throw Error("option " + a + ": empty value");
         values_[a].push_back(value);
-      } else if (flags.count(a) != 0 && !inline_value) {
+      } else if (flags.count(a) != 0) {
+        if (inline_value) throw Error("option " + a + " is a flag and takes no value (give " + a + " alone)");
         flags_.insert(a);
       } else {
         throw Error("unknown option " + a);
@@ -78,107 +80,158 @@ long long Args::get_int(const std::string& opt, long long fallback, long long lo
 std::string Args::one_input(const char* what) const {
   if (positional_.empty()) throw Error(std::string("missing the ") + what + " argument");
   if (positional_.size() > 1) throw Error("unexpected argument '" + positional_[1] + "'");
+  if (positional_[0].empty()) throw Error(std::string("the ") + what + " argument is an empty file name");
   return positional_[0];
 }
 
 AlignedBytes::AlignedBytes(size_t n)
     : p_(static_cast<uint8_t*>(::operator new (n == 0 ? 1 : n, std::align_val_t{16}))), n_(n) {}
 
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
-  // A regular file: its size, then one read (byte by byte through
-  // istreambuf_iterator took a tenth of `attn run` on a 16 MB batch).
-  f.seekg(0, std::ios::end);
-  const std::streamoff size = f.tellg();
-  if (f && size >= 0) {
-    f.seekg(0, std::ios::beg);
-    std::vector<uint8_t> v;
-    npy::resize_huge(v, static_cast<size_t>(size));
-    if (size > 0 && !f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(size)))
-      throw Error(path + ": read error");
-    return v;
-  }
-  f.clear();  // not seekable (a pipe): read to the end
-  std::vector<uint8_t> v((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) throw Error(path + ": read error");
-  return v;
-}
-
-AlignedBytes read_file_aligned(const std::string& path) {
-  const std::vector<uint8_t> v = read_file(path);
-  AlignedBytes b(v.size());
-  if (!v.empty()) std::memcpy(b.data(), v.data(), v.size());
-  return b;
+uint64_t memory_limit() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return uint64_t{1} << 40;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
 }
 
 namespace {
 
-// n bytes at `offset` of fd into p; false on an error or a short file.
-bool pread_all(int fd, void* p, size_t n, size_t offset) {
-  auto* d = static_cast<uint8_t*>(p);
-  while (n > 0) {
-    const ssize_t r = ::pread(fd, d, n, static_cast<off_t>(offset));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    d += r;
-    n -= static_cast<size_t>(r);
-    offset += static_cast<size_t>(r);
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
   }
-  return true;
+};
+
+// Opens `path` for reading; Error if it cannot be opened or is a directory,
+// and, with `regular_only`, if it is not a regular file (a FIFO is opened
+// without blocking so that it can be refused).
+void open_input(const std::string& path, bool regular_only, Fd* f, struct stat* st) {
+  if (path.empty()) throw Error("empty file name");
+  f->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (regular_only ? O_NONBLOCK : 0));
+  if (f->fd < 0) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
+  if (::fstat(f->fd, st) != 0) throw Error(path + ": cannot stat (" + std::strerror(errno) + ")");
+  if (S_ISDIR(st->st_mode)) throw Error(path + ": is a directory, not a file");
+  if (regular_only && !S_ISREG(st->st_mode))
+    throw Error(path + ": not a regular file (a device, FIFO or socket); give a file");
+  if (regular_only) (void)::fcntl(f->fd, F_SETFL, ::fcntl(f->fd, F_GETFL) & ~O_NONBLOCK);
+}
+
+// Up to n bytes from fd's current position into p; the count read (< n only at the end of the file).
+size_t read_up_to(const std::string& path, int fd, void* p, size_t n) {
+  auto* d = static_cast<uint8_t*>(p);
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::read(fd, d + got, std::min<size_t>(n - got, size_t{1} << 30));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw Error(path + ": read error (" + std::strerror(errno) + ")");
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  return got;
+}
+
+void check_fits(const std::string& path, uint64_t bytes, const char* what) {
+  const uint64_t limit = memory_limit();
+  if (bytes > limit)
+    throw Error(path + ": " + what + " of " + std::to_string(bytes) +
+                " bytes exceeds this machine's memory (" + std::to_string(limit) + " bytes)");
 }
 
 }  // namespace
 
+std::vector<uint8_t> read_file(const std::string& path) {
+  Fd f;
+  struct stat st {};
+  open_input(path, true, &f, &st);
+  const auto size = static_cast<uint64_t>(st.st_size);
+  check_fits(path, size, "the file");
+  std::vector<uint8_t> v;
+  npy::resize_huge(v, static_cast<size_t>(size));
+  if (read_up_to(path, f.fd, v.data(), v.size()) != v.size())
+    throw Error(path + ": read error (the file shrank while being read)");
+  return v;
+}
+
+AlignedBytes read_file_aligned(const std::string& path) {
+  Fd f;
+  struct stat st {};
+  open_input(path, true, &f, &st);
+  const auto size = static_cast<uint64_t>(st.st_size);
+  check_fits(path, size, "the file");
+  AlignedBytes b(static_cast<size_t>(size));
+  if (read_up_to(path, f.fd, b.data(), b.size()) != b.size())
+    throw Error(path + ": read error (the file shrank while being read)");
+  return b;
+}
+
+MappedFile::MappedFile(const std::string& path) {
+  Fd f;
+  struct stat st {};
+  open_input(path, true, &f, &st);
+  size_ = static_cast<size_t>(st.st_size);
+  if (size_ == 0) return;
+  void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, f.fd, 0);
+  if (p == MAP_FAILED) throw Error(path + ": cannot map (" + std::strerror(errno) + ")");
+  data_ = static_cast<const uint8_t*>(p);
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
+}
+
 NpyInput read_npy(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
-  struct Close {
-    int fd;
-    ~Close() { ::close(fd); }
-  } closer{fd};
+  // A regular file, a pipe or a FIFO: read in order, the header first; the
+  // data is read only up to the size the header declares (checked against a
+  // regular file's size before anything is allocated), and a stream that goes
+  // on after it is refused.
+  Fd f;
+  struct stat st {};
+  open_input(path, false, &f, &st);
+  const bool regular = S_ISREG(st.st_mode);
+  if (!regular && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
+    throw Error(path + ": a device, not a .npy file");
   NpyInput in;
   try {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {  // a pipe: the whole stream, then parse it
-      std::vector<uint8_t> bytes;
-      uint8_t chunk[1 << 16];
-      for (ssize_t r; (r = ::read(fd, chunk, sizeof chunk)) != 0;) {
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) throw Error(path + ": read error");
-        bytes.insert(bytes.end(), chunk, chunk + r);
-      }
-      npy::Array a = npy::parse(bytes);
-      in.header = npy::parse_header(bytes.data(), bytes.size());
-      in.f32.assign(a.f32.begin(), a.f32.end());
-      in.ints = std::move(a.ints);
-      return in;
-    }
-    // A regular file: the header, then the data read where it is wanted.
-    const size_t size = static_cast<size_t>(st.st_size);
-    std::vector<uint8_t> head(std::min<size_t>(size, 4096));
-    if (!pread_all(fd, head.data(), head.size(), 0)) throw Error(path + ": read error");
-    if (head.size() >= 12) {  // a header longer than 4 KiB: read all of it
-      const size_t end =
-          head[6] == 1 ? 10 + (static_cast<size_t>(head[8]) | static_cast<size_t>(head[9]) << 8)
-                       : 12 + (static_cast<size_t>(head[8]) | static_cast<size_t>(head[9]) << 8 |
-                               static_cast<size_t>(head[10]) << 16 | static_cast<size_t>(head[11]) << 24);
-      if (end > head.size()) {
-        head.resize(std::min(size, end));
-        if (!pread_all(fd, head.data(), head.size(), 0)) throw Error(path + ": read error");
+    std::vector<uint8_t> head(12);
+    head.resize(read_up_to(path, f.fd, head.data(), head.size()));
+    if (head.size() >= 10 && head[6] >= 1 && head[6] <= 3) {  // the header length, then the header
+      const size_t start = head[6] == 1 ? 10 : 12;
+      if (head.size() >= start) {
+        size_t hlen = static_cast<size_t>(head[8]) | static_cast<size_t>(head[9]) << 8;
+        if (start == 12) hlen |= static_cast<size_t>(head[10]) << 16 | static_cast<size_t>(head[11]) << 24;
+        if (hlen <= npy::kMaxHeaderBytes) {
+          const size_t have = head.size();
+          head.resize(start + hlen);
+          if (head.size() > have)
+            head.resize(have + read_up_to(path, f.fd, head.data() + have, head.size() - have));
+        }
       }
     }
     in.header = npy::parse_header(head.data(), head.size());
-    npy::check_data_size(in.header, size);
-    const size_t n = static_cast<size_t>(in.header.count), at = in.header.data_at;
+    if (in.header.item == 0) return in;  // the caller names the dtype
+    if (regular) npy::check_data_size(in.header, static_cast<size_t>(st.st_size));
+    const size_t n = static_cast<size_t>(in.header.count), bytes = n * in.header.item;
+    check_fits(path, bytes, "the data");
+    const auto short_read = [&](size_t got) {
+      return Error(path + ": data size " + std::to_string(got) + " bytes disagrees with shape " +
+                   in.header.shape_text + " and dtype " + in.header.descr);
+    };
     if (in.header.descr == "<f4") {
       npy::resize_huge(in.f32, n);
-      if (!pread_all(fd, in.f32.data(), n * sizeof(float), at)) throw Error(path + ": read error");
+      const size_t got = read_up_to(path, f.fd, in.f32.data(), bytes);
+      if (got != bytes) throw short_read(got);
     } else if (in.header.item == 1 || in.header.item == 2) {
-      std::vector<uint8_t> raw(n * in.header.item);
-      if (!pread_all(fd, raw.data(), raw.size(), at)) throw Error(path + ": read error");
+      std::vector<uint8_t> raw(bytes);
+      const size_t got = read_up_to(path, f.fd, raw.data(), bytes);
+      if (got != bytes) throw short_read(got);
       npy::widen_ints(raw.data(), n, in.header.item, &in.ints);
+    } else {
+      return in;  // float64: header only (the caller refuses it)
     }
+    uint8_t extra = 0;
+    if (!regular && read_up_to(path, f.fd, &extra, 1) != 0)
+      throw Error(path + ": the stream holds more data than shape " + in.header.shape_text + " and dtype " +
+                  in.header.descr + " declare");
   } catch (const Error&) {
     throw;
   } catch (const std::runtime_error& e) {
@@ -187,12 +240,22 @@ NpyInput read_npy(const std::string& path) {
   return in;
 }
 
+void check_output_path(const std::string& path) {
+  if (path.empty()) throw Error("the output file name is empty");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw Error(path +
+                ": not a regular file; attn writes its outputs to regular files only (they are "
+                "replaced whole, never written through)");
+}
+
 void write_file_atomic(const std::string& path, const void* data, size_t size) {
   write_file_atomic(path, data, size, nullptr, 0);
 }
 
 void write_file_atomic(const std::string& path, const void* head, size_t head_size, const void* data,
                        size_t size) {
+  check_output_path(path);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
@@ -203,18 +266,75 @@ void write_file_atomic(const std::string& path, const void* head, size_t head_si
   if (head_size + size >= (size_t{1} << 20))
     (void)::fallocate(fileno(f), 0, 0, static_cast<off_t>(head_size + size));
 #endif
-  const bool ok = (head_size == 0 || std::fwrite(head, 1, head_size, f) == head_size) &&
-                  (size == 0 || std::fwrite(data, 1, size, f) == size) && std::fflush(f) == 0;
-  const bool closed = std::fclose(f) == 0;
-  if (!ok || !closed) {
+  errno = 0;
+  bool ok = (head_size == 0 || std::fwrite(head, 1, head_size, f) == head_size) &&
+            (size == 0 || std::fwrite(data, 1, size, f) == size) && std::fflush(f) == 0;
+  int why = ok ? 0 : errno;
+  if (std::fclose(f) != 0 && ok) {
+    ok = false;
+    why = errno;
+  }
+  if (!ok) {
     std::remove(tmp.c_str());
-    throw Error(path + ": write failed");
+    throw Error(path + ": write failed (" + (why != 0 ? std::strerror(why) : "unknown reason") + ")");
+  }
+  // The target may have been replaced by a device or FIFO since the check above: check again.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    std::remove(tmp.c_str());
+    check_output_path(path);
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
+    const std::string why_rename = std::strerror(errno);
     std::remove(tmp.c_str());
-    throw Error(path + ": cannot rename the temporary file into place (" + why + ")");
+    throw Error(path + ": cannot rename the temporary file into place (" + why_rename + ")");
   }
+}
+
+std::string printable(const std::string& s) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  size_t i = 0;
+  const auto escape = [&](unsigned char c) {
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  };
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\\') {
+      out += "\\\\";
+      ++i;
+    } else if (c >= 0x20 && c < 0x7F) {
+      out += static_cast<char>(c);
+      ++i;
+    } else if (c < 0x80) {
+      escape(c);  // C0 controls (ESC, CR, LF, ...) and DEL
+      ++i;
+    } else {
+      // A well-formed UTF-8 sequence of a printable code point (not C1
+      // controls U+0080..U+009F) is kept; any other byte is escaped.
+      const size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+      uint32_t cp = len == 2 ? c & 0x1Fu : len == 3 ? c & 0x0Fu : c & 0x07u;
+      bool ok = len != 0 && i + len <= s.size();
+      for (size_t k = 1; ok && k < len; ++k) {
+        const auto b = static_cast<unsigned char>(s[i + k]);
+        ok = (b & 0xC0) == 0x80;
+        cp = cp << 6 | (b & 0x3Fu);
+      }
+      const uint32_t min_cp = len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000;
+      ok = ok && cp >= min_cp && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF) && cp > 0x9F &&
+           cp != 0x2028 && cp != 0x2029;
+      if (ok) {
+        out.append(s, i, len);
+        i += len;
+      } else {
+        escape(c);
+        ++i;
+      }
+    }
+  }
+  return out;
 }
 
 void load_model(const std::string& path, LoadedModel* out) {

@@ -14,6 +14,7 @@
 // (TransformerEncoderLayer's self_attn is the first kind under "...self_attn.").
 // Blocks are ordered by their prefix, digit runs compared as numbers.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -101,6 +102,15 @@ struct State {
   }
 };
 
+// A dimension of a weight: Error unless it is in [1, ATTN_MAX_DIM] (the
+// library's limit, include/attn/config.h). Checked before any tensor is read.
+int64_t check_dim(const State& st, const std::string& p, const char* what, int64_t v) {
+  if (v < 1 || v > ATTN_MAX_DIM)
+    throw Error(st.src + ": '" + p + "': " + what + " = " + std::to_string(v) + " is out of range (1 .. " +
+                std::to_string(ATTN_MAX_DIM) + ", the library's ATTN_MAX_DIM)");
+  return v;
+}
+
 struct Found {
   std::string prefix;
   std::string kind;  // mha_packed, mha_separate, bert
@@ -113,17 +123,20 @@ std::vector<Found> find_blocks(const State& st, const std::string* prefix) {
                                                                   {"self_attn.q_proj.weight", "llama_hf"},
                                                                   {"attention.wq.weight", "llama2c"}};
   std::vector<Found> found;
+  std::map<std::string, size_t> seen;  // prefix -> index in found
   for (const safetensors::Tensor& t : st.tensors) {
     for (const auto& sk : kSuffixes) {
       if (!ends_with(t.name, sk.first)) continue;
       const std::string p = t.name.substr(0, t.name.size() - std::strlen(sk.first));
       if (!p.empty() && p.back() != '.') continue;
-      auto it = std::find_if(found.begin(), found.end(), [&](const Found& f) { return f.prefix == p; });
-      if (it != found.end()) {
-        if (it->kind != sk.second)
-          throw Error(st.src + ": '" + p + "' holds both " + it->kind + " and " + sk.second + " weights");
+      const auto at = seen.find(p);  // a map: files with many tensors stay O(n log n)
+      if (at != seen.end()) {
+        const Found& it = found[at->second];
+        if (it.kind != sk.second)
+          throw Error(st.src + ": '" + p + "' holds both " + it.kind + " and " + sk.second + " weights");
         continue;
       }
+      seen.emplace(p, found.size());
       found.push_back({p, sk.second});
     }
   }
@@ -171,13 +184,15 @@ void add_llama_block(const State& st, const Found& f, int64_t heads, const Llama
     bias_keys.push_back(hf ? p + "self_attn." + n + "_proj.bias" : p + "attention.w" + n + ".bias");
   }
   if (st.at(names[0]).shape.size() != 2) throw Error(st.src + ": '" + names[0] + "' must be 2-D");
-  const int64_t d = st.at(names[0]).shape[0], e = st.at(names[0]).shape[1];
+  const int64_t d =
+      check_dim(st, p, "the query projection's rows (heads * head_dim)", st.at(names[0]).shape[0]);
+  const int64_t e = check_dim(st, p, "E", st.at(names[0]).shape[1]);
   if (d % heads != 0)
     throw Error(st.src + ": " + std::to_string(heads) + " heads do not divide the width " +
                 std::to_string(d) + " of '" + p + "'");
   const int64_t hd = d / heads;
   const auto& ks = st.at(names[1]).shape;
-  if (ks.size() != 2 || ks[1] != e || ks[0] % hd != 0)
+  if (ks.size() != 2 || ks[1] != e || ks[0] < 1 || ks[0] % hd != 0)
     throw Error(st.src + ": '" + names[1] + "' has shape " + st.shape_str(names[1]) +
                 ", expected [n_kv_heads * " + std::to_string(hd) + ", " + std::to_string(e) + "]");
   const int64_t kv = ks[0] / hd;
@@ -245,8 +260,8 @@ void add_block(const State& st, const Found& f, int64_t heads, tools::ModelSpec*
     const std::string q = p + "self.query.weight", k = p + "self.key.weight", v = p + "self.value.weight",
                       o = p + "output.dense.weight";
     if (st.at(q).shape.size() != 2) throw Error(st.src + ": '" + q + "' must be 2-D");
-    d = st.at(q).shape[0];
-    e = st.at(q).shape[1];
+    d = check_dim(st, p, "the query projection's rows", st.at(q).shape[0]);
+    e = check_dim(st, p, "E", st.at(q).shape[1]);
     kdim = vdim = e;
     st.expect_shape(k, {d, e});
     st.expect_shape(v, {d, e});
@@ -259,7 +274,7 @@ void add_block(const State& st, const Found& f, int64_t heads, tools::ModelSpec*
     const std::string o = p + "out_proj.weight";
     const auto& os = st.at(o).shape;
     if (os.size() != 2 || os[0] != os[1]) throw Error(st.src + ": '" + o + "' must be square [E, E]");
-    e = d = os[0];
+    e = d = check_dim(st, p, "E", os[0]);
     if (f.kind == "mha_packed") {
       const std::string in = p + "in_proj_weight";
       st.expect_shape(in, {3 * e, e});
@@ -276,8 +291,8 @@ void add_block(const State& st, const Found& f, int64_t heads, tools::ModelSpec*
         throw Error(st.src + ": '" + k + "' must be [E, kdim] with E = " + std::to_string(e));
       if (st.at(v).shape.size() != 2 || st.at(v).shape[0] != e)
         throw Error(st.src + ": '" + v + "' must be [E, vdim] with E = " + std::to_string(e));
-      kdim = st.at(k).shape[1];
-      vdim = st.at(v).shape[1];
+      kdim = check_dim(st, p, "kdim", st.at(k).shape[1]);
+      vdim = check_dim(st, p, "vdim", st.at(v).shape[1]);
       w = {st.f32(q), st.f32(k), st.f32(v)};
     }
     w.push_back(st.f32(o));
@@ -342,30 +357,39 @@ int cmd_import(int argc, char** argv) {
                        {"--heads", "--prefix", "--kv-heads", "--rope-base", "--extra", "-o", "--output"}, {});
   const std::string in = args.one_input("MODEL.safetensors");
   const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
+  cli::check_output_path(out);
   const int64_t heads = args.get_int("--heads", -1, 1, ATTN_MAX_HEADS);
   if (heads < 0) throw Error("missing option --heads (safetensors files do not record the number of heads)");
-
-  State st;
-  st.src = in;
-  const std::vector<uint8_t> bytes = cli::read_file(in);
-  try {
-    st.tensors = safetensors::parse(bytes);
-  } catch (const std::runtime_error& e) {
-    throw Error(in + ": " + e.what());
-  }
-  for (size_t i = 0; i < st.tensors.size(); ++i) st.index[st.tensors[i].name] = i;
 
   LlamaOptions llama;
   llama.kv_heads = args.get_int("--kv-heads", -1, 1, ATTN_MAX_HEADS);
   if (args.has("--rope-base")) {
+    // 0 exactly: no rotary embedding. Anything else must be a finite float32
+    // in (0, 1e30] that does not round to 0 (or a subnormal) as float32.
     const std::string r = args.get("--rope-base");
     char* end = nullptr;
     const double v = std::strtod(r.c_str(), &end);
     const float fv = static_cast<float>(v);
-    if (r.empty() || *end != '\0' || !(fv == 0.0f || (fv > 0.0f && fv <= 1e30f)))
-      throw Error("--rope-base " + r + ": must be > 0 and <= 1e30 (0: no rotary embedding)");
-    llama.rope_base = fv;
+    const bool zero = v == 0.0 && *end == '\0';
+    if (r.empty() || *end != '\0' ||
+        !(zero || (std::isfinite(v) && v > 0.0 && std::isnormal(fv) && fv <= 1e30f)))
+      throw Error(
+          "--rope-base " + r +
+          ": must be a number > 0 and <= 1e30 that float32 represents (at least 1.2e-38), or 0 for no "
+          "rotary embedding");
+    llama.rope_base = zero ? 0.0f : fv;
   }
+
+  State st;
+  st.src = in;
+  // Mapped, not read: the header and the dims are checked before any tensor's bytes are touched.
+  const cli::MappedFile file_map(in);
+  try {
+    st.tensors = safetensors::parse(file_map.data(), file_map.size());
+  } catch (const std::runtime_error& e) {
+    throw Error(in + ": " + e.what());
+  }
+  for (size_t i = 0; i < st.tensors.size(); ++i) st.index[st.tensors[i].name] = i;
 
   const std::string prefix = args.get("--prefix");
   tools::ModelSpec spec;

@@ -68,8 +68,10 @@ int cmd_info(int argc, char** argv) {
     const size_t off =
         static_cast<size_t>(static_cast<const uint8_t*>(t.data) - static_cast<const uint8_t*>(m.data()));
     std::string blk = t.block == format::kNoBlock ? "-" : std::to_string(t.block);
-    std::printf("  %-24s %-8s block %-3s %-3s [%s] %zu bytes at %zu\n", t.name, cli::role_name(t.role),
-                blk.c_str(), cli::dtype_name(t.dtype), dims.c_str(), t.byte_size, off);
+    // Names are bytes from the file: escaped, so that they cannot drive the terminal or fake lines.
+    std::printf("  %-24s %-8s block %-3s %-3s [%s] %zu bytes at %zu\n", cli::printable(t.name).c_str(),
+                cli::role_name(t.role), blk.c_str(), cli::dtype_name(t.dtype), dims.c_str(), t.byte_size,
+                off);
   }
   if (L > 0) std::printf("arena bytes (largest block, L=%lld, S=%lld): %zu\n", L, S, max_arena);
   return 0;

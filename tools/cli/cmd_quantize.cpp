@@ -13,7 +13,12 @@
 // records the range of every stage, quantizes each block for forward_s8 /
 // forward_s16 (src/FIXED_POINT.md) and writes OUT (format v2). User
 // tensors are copied through unchanged. --causal / --key-length: the mask the
-// model runs with, applied during calibration. --per-tensor: one weight scale
+// model runs with, applied during calibration. The context and output ranges
+// also cover what any other mask gives (calibrate_any_mask: V's range, and
+// each key's V row through Wo), so that a block calibrated without --causal
+// but run with it (or with key padding or a window) keeps its accuracy;
+// --exact-mask keeps only what the calibration mask gave (finer s8 grids
+// when the model runs with exactly that mask; other masks clip). --per-tensor: one weight scale
 // per projection instead of per output channel. Blocks with rotary embedding
 // get cos/sin tables (Q1.14, 2 * P * head_dim bytes) for positions 0 .. P-1:
 // --max-positions P, default the calibration length (max of L and S); the
@@ -45,29 +50,26 @@ namespace {
 struct Calib {
   std::string path;
   int64_t n = 0, rows = 0, cols = 0;
-  std::vector<float> data;  // [n, rows, cols]
+  npy::BatchVector<float> data;  // [n, rows, cols]
   const float* item(int64_t i) const { return data.data() + i * rows * cols; }
 };
 
 Calib read_calib(const std::string& path, const char* what) {
   Calib c;
   c.path = path;
-  npy::Array a;
-  try {
-    a = npy::parse(cli::read_file(path));
-  } catch (const cli::Error&) {
-    throw;
-  } catch (const std::runtime_error& e) {
-    throw cli::Error(path + ": bad " + what + " file: " + e.what());
-  }
-  if (a.descr != "<f4")
-    throw cli::Error(path + ": " + what + " must be float32 ('<f4'), got '" + a.descr + "'");
-  if (a.shape.size() != 3)
+  // The header is checked before the data is read (cli::read_npy: regular
+  // files, pipes and FIFOs; never more than the header declares).
+  cli::NpyInput a = cli::read_npy(path);
+  const npy::Header& h = a.header;
+  if (h.descr != "<f4")
+    throw cli::Error(path + ": " + what + " is " + npy::dtype_name(h.descr) +
+                     ", but must be float32 ('<f4')");
+  if (h.shape.size() != 3)
     throw cli::Error(path + ": " + what + " must have shape [N, L, width], got rank " +
-                     std::to_string(a.shape.size()));
-  c.n = a.shape[0];
-  c.rows = a.shape[1];
-  c.cols = a.shape[2];
+                     std::to_string(h.shape.size()));
+  c.n = h.shape[0];
+  c.rows = h.shape[1];
+  c.cols = h.shape[2];
   if (c.n < 1) throw cli::Error(path + ": " + what + " holds no example (N = 0)");
   if (c.rows < 1 || c.rows > ATTN_MAX_SEQ)
     throw cli::Error(path + ": sequence length " + std::to_string(c.rows) + " out of range");
@@ -83,6 +85,109 @@ Calib read_calib(const std::string& path, const char* what) {
   }
   c.data = std::move(a.f32);
   return c;
+}
+
+std::string num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
+std::string range_text(Range r) {
+  return "[" + num(static_cast<double>(r.min)) + ", " + num(static_cast<double>(r.max)) + "]";
+}
+
+// Why quantize_attention_s8/_s16 refused a block (kBadQuantParams): the first
+// stage whose fixed-point constant falls outside what the integer forward
+// represents, with the numbers (the checks of src/quant/quantize_attention.cpp,
+// redone here to name the stage).
+std::string diagnose(const AttentionConfig& c, const WeightsF32& w, const CalibrationRanges& r, DType dt,
+                     bool per_tensor) {
+  const QuantParams x = choose_activation_quant(r.query, dt), xk = choose_activation_quant(r.key, dt),
+                    xv = choose_activation_quant(r.value, dt), q = choose_activation_quant(r.q, dt),
+                    k = choose_activation_quant(r.k, dt), v = choose_activation_quant(r.v, dt),
+                    ctx = choose_activation_quant(r.context, dt), y = choose_activation_quant(r.output, dt);
+  const int32_t max_shift = dt == DType::kS8 ? 30 : 14;
+  const int32_t E = c.embed_dim, D = c.inner_dim(), Dkv = c.kv_dim(), hd = c.resolved_head_dim();
+  const auto sd = [](float f) { return static_cast<double>(f); };
+  struct Proj {
+    const char* stage;  // the output stage
+    const char* in_name;
+    const float* w;
+    const float* b;
+    int32_t out, in;
+    Range rin, rout;
+    QuantParams pin, pout;
+  };
+  const Proj projs[4] = {
+      {"q (query projection)", "query input", w.wq, c.bias ? w.bq : nullptr, D, E, r.query, r.q, x, q},
+      {"k (key projection)", "key input", w.wk, c.bias ? w.bk : nullptr, Dkv, c.resolved_kdim(), r.key, r.k,
+       xk, k},
+      {"v (value projection)", "value input", w.wv, c.bias ? w.bv : nullptr, Dkv, c.resolved_vdim(), r.value,
+       r.v, xv, v},
+      {"output (output projection)", "context", w.wo, c.bias ? w.bo : nullptr, E, D, r.context, r.output, ctx,
+       y}};
+  for (const Proj& p : projs) {
+    double tensor_max = 0.0;
+    for (size_t i = 0; i < static_cast<size_t>(p.out) * static_cast<size_t>(p.in); ++i)
+      tensor_max = std::fmax(tensor_max, std::fabs(sd(p.w[i])));
+    for (int32_t ch = 0; ch < p.out; ++ch) {
+      const float* row = p.w + static_cast<size_t>(ch) * static_cast<size_t>(p.in);
+      double amax = tensor_max;
+      if (!per_tensor) {
+        amax = 0.0;
+        for (int32_t i = 0; i < p.in; ++i) amax = std::fmax(amax, std::fabs(sd(row[i])));
+      }
+      const double sw =
+          sd(amax > 0.0 ? static_cast<float>(amax / 127.0) : static_cast<float>(1.0 / 1048576.0));
+      const double m = sd(p.pin.scale) * sw / sd(p.pout.scale);
+      int32_t mult = 0, shift = 0;
+      if (quantize_multiplier(m, &mult, &shift) != Status::kOk || shift > max_shift)
+        return "stage " + std::string(p.stage) + ": its requantization multiplier (" + p.in_name + " scale " +
+               num(sd(p.pin.scale)) + " x weight scale " + num(sw) + " / output scale " +
+               num(sd(p.pout.scale)) + " = " + num(m) + ") exceeds 2^" + std::to_string(max_shift) +
+               ": its calibrated range " + range_text(p.rout) + " is far narrower than the " + p.in_name +
+               " range " + range_text(p.rin) + " implies";
+      if (p.b != nullptr) {
+        const double bq = std::round(sd(p.b[ch]) / (sd(p.pin.scale) * sw));
+        if (std::fabs(bq) > (dt == DType::kS8 ? 2147483647.0 : 9.0e18))
+          return "stage " + std::string(p.stage) + ": bias " + num(sd(p.b[ch])) + " of channel " +
+                 std::to_string(ch) + " is " + num(bq) + " steps of the accumulator (" + p.in_name +
+                 " scale " + num(sd(p.pin.scale)) + " x weight scale " + num(sw) + "), beyond its " +
+                 (dt == DType::kS8 ? "int32" : "int64") + " range: the " + p.in_name + " range " +
+                 range_text(p.rin) + " is too narrow (calibration values too small)";
+      }
+    }
+  }
+  // Scores: one integer step of Q.K / sqrt(head_dim), in the fused softmax's log2 units.
+  int32_t min_shift = 0;
+  if (dt == DType::kS16)
+    while ((int64_t{1} << min_shift) <= hd) ++min_shift;
+  const double unit = sd(q.scale) * sd(k.scale) / std::sqrt(static_cast<double>(hd));
+  const double log2_units = unit * 1.4426950408889634 * 65536.0;
+  const double hi = std::ldexp(2147483648.0, -min_shift) / (1.4426950408889634 * 65536.0);
+  const double lo = std::ldexp(0.5, -40) / (1.4426950408889634 * 65536.0);
+  const std::string scores = "stage scores: one integer step of Q.K/sqrt(head_dim) (Q scale " +
+                             num(sd(q.scale)) + " x K scale " + num(sd(k.scale)) + " / sqrt(" +
+                             std::to_string(hd) + ") = " + num(unit) + ")";
+  if (!std::isfinite(log2_units) || !(unit >= lo))
+    return scores + " is below the fixed-point softmax's smallest step " + num(lo) + ": the Q range " +
+           range_text(r.q) + " and K range " + range_text(r.k) +
+           " are too small (calibration values too small)";
+  if (unit >= hi)
+    return scores + " exceeds the fixed-point softmax's largest step " + num(hi) + ": the Q range " +
+           range_text(r.q) + " and K range " + range_text(r.k) +
+           " are too wide (calibration values too large, or an outlier)";
+  const double cm = sd(v.scale) / (32768.0 * sd(ctx.scale));
+  int32_t mult = 0, shift = 0;
+  if (quantize_multiplier(cm, &mult, &shift) != Status::kOk || shift > max_shift)
+    return "stage context (P.V): its requantization multiplier (V scale " + num(sd(v.scale)) +
+           " / (2^15 x context scale " + num(sd(ctx.scale)) + ") = " + num(cm) + ") exceeds 2^" +
+           std::to_string(max_shift) + ": the context range " + range_text(r.context) +
+           " is far narrower than the V range " + range_text(r.v);
+  return "no single stage is out of range; calibrated ranges: query " + range_text(r.query) + ", Q " +
+         range_text(r.q) + ", K " + range_text(r.k) + ", V " + range_text(r.v) + ", context " +
+         range_text(r.context) + ", output " + range_text(r.output);
 }
 
 std::vector<float> to_vector(const float* p, size_t n) { return std::vector<float>(p, p + n); }
@@ -123,9 +228,10 @@ int cmd_quantize(int argc, char** argv) {
   const cli::Args args(argc, argv,
                        {"--calib", "--calib-kv", "--calib-value", "--dtype", "-o", "--output", "--key-length",
                         "--max-positions"},
-                       {"--per-tensor", "--causal", "--residual"});
+                       {"--per-tensor", "--causal", "--residual", "--exact-mask"});
   const std::string path = args.one_input("IN.attn");
   const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
+  cli::check_output_path(out);
   const std::string dt = args.required("--dtype");
   if (dt != "s8" && dt != "s16") throw cli::Error("--dtype must be s8 or s16, got '" + dt + "'");
   const DType dtype = dt == "s8" ? DType::kS8 : DType::kS16;
@@ -133,6 +239,7 @@ int cmd_quantize(int argc, char** argv) {
   options.per_tensor_weights = args.has("--per-tensor");
   const Calib x = read_calib(args.required("--calib"), "calibration data");
   const bool residual = args.has("--residual");
+  const bool exact_mask = args.has("--exact-mask");
   const bool cross = args.has("--calib-kv");
   if (args.has("--calib-value") && !cross) throw cli::Error("--calib-value needs --calib-kv");
   Calib kv, cv;
@@ -215,7 +322,29 @@ int cmd_quantize(int argc, char** argv) {
         throw cli::Error(name + ": the float forward gives a non-finite value on calibration example " +
                          std::to_string(n));
       if (s != Status::kOk) throw cli::Error(name + ": calibration failed: " + cli::describe(s));
+      // Context and output ranges that hold under any mask (calibrate_any_mask),
+      // unless the block runs only with the calibration mask (--exact-mask).
+      if (!exact_mask) {
+        s = calibrate_any_mask(fplan, b.f32, io, cal, &ranges);
+        if (s == Status::kBadQuantParams)
+          throw cli::Error(name +
+                           ": a single-key output (Wo times a V row) is not finite on calibration example " +
+                           std::to_string(n));
+        if (s != Status::kOk) throw cli::Error(name + ": calibration failed: " + cli::describe(s));
+      }
     }
+    // A stage that is 0 on every example leaves nothing to calibrate: its
+    // scale would be a placeholder and the written model useless.
+    const std::pair<const char*, Range> stages[] = {
+        {"query input", ranges.query},     {"key input", ranges.key},
+        {"value input", ranges.value},     {"q (query projection)", ranges.q},
+        {"k (key projection)", ranges.k},  {"v (value projection)", ranges.v},
+        {"context (P.V)", ranges.context}, {"output", ranges.output}};
+    for (const auto& sr : stages)
+      if (!(sr.second.max > sr.second.min))
+        throw cli::Error(name + ": degenerate calibration: stage " + sr.first +
+                         " is 0 on every calibration example (nothing to measure a range from); calibrate on "
+                         "representative data");
 
     // 2. Quantize.
     Quantized q;
@@ -226,6 +355,10 @@ int cmd_quantize(int argc, char** argv) {
     s = dtype == DType::kS8
             ? quantize_attention_s8(c, b.f32, ranges, st, &q.s8, &q.act, &q.scales, options)
             : quantize_attention_s16(c, b.f32, ranges, st, &q.s16, &q.act, &q.scales, options);
+    if (s == Status::kBadQuantParams)
+      throw cli::Error(name + ": cannot quantize to " + dt + ": " +
+                       diagnose(c, b.f32, ranges, dtype, options.per_tensor_weights) + " (" +
+                       cli::describe(s) + ")");
     if (s != Status::kOk) throw cli::Error(name + ": quantization failed: " + cli::describe(s));
 
     // 3. Report on the calibration set.

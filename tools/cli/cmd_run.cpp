@@ -202,11 +202,11 @@ Input read_input(const std::string& path, const char* what, const char* raw_desc
   cli::NpyInput a = cli::read_npy(path);
   const npy::Header& h = a.header;
   if (raw_descr != nullptr && h.descr != raw_descr)
-    throw cli::Error(path + ": with --raw, " + what + " must be " +
-                     (raw_descr[1] == 'i' && raw_descr[2] == '1' ? "int8" : "int16") + " ('" + raw_descr +
-                     "'), got '" + h.descr + "'");
+    throw cli::Error(path + ": " + what + " is " + npy::dtype_name(h.descr) + ", but with --raw it must be " +
+                     npy::dtype_name(raw_descr) + " (the first block's integer type)");
   if (raw_descr == nullptr && h.descr != "<f4")
-    throw cli::Error(path + ": " + what + " must be float32 ('<f4'), got '" + h.descr + "'");
+    throw cli::Error(path + ": " + what + " is " + npy::dtype_name(h.descr) +
+                     ", but must be float32 ('<f4') (int8/int16 inputs need --raw and a quantized model)");
   if (h.shape.size() == 2) {
     in.rows = h.shape[0];
     in.cols = h.shape[1];
@@ -275,6 +275,7 @@ int cmd_run(int argc, char** argv) {
       {"--causal", "--raw", "--incremental"});
   const std::string path = args.one_input("FILE.attn");
   const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
+  cli::check_output_path(out);
   const bool incremental = args.has("--incremental");
   if (args.has("--window") && !args.has("--causal")) throw cli::Error("--window needs --causal");
   if (incremental && !args.has("--causal"))

@@ -26,12 +26,21 @@ const Command kCommands[] = {
     {"verify", attn::cmd_verify, "verify FILE.attn"},
     {"quantize", attn::cmd_quantize,
      "quantize IN.attn --calib CALIB.npy [--calib-kv CKV.npy] [--calib-value CV.npy] --dtype s8|s16 "
-     "[--per-tensor] [--causal] [--key-length N] [--residual] -o OUT.attn"},
+     "[--per-tensor] [--causal] [--key-length N] [--residual] [--exact-mask] [--max-positions P] -o "
+     "OUT.attn"},
 };
 
 void usage(FILE* f) {
   std::fprintf(f, "usage: attn COMMAND [ARGS]\n");
   for (const Command& c : kCommands) std::fprintf(f, "  attn %s\n", c.usage);
+  std::fprintf(f,
+               "options: --opt VALUE or --opt=VALUE; flags (--causal, ...) take no value.\n"
+               "inputs: files must be regular files (.npy inputs may also be pipes, read only up to the\n"
+               "  size their header declares); directories and devices are refused.\n"
+               "outputs (-o): written to PATH.tmp.<pid>, then renamed over PATH; an existing PATH that is\n"
+               "  not a regular file (a device, FIFO, directory) is refused, never written through.\n"
+               "quantize: context/output ranges cover any mask unless --exact-mask (then they hold only\n"
+               "  for the calibration's --causal/--key-length).\n");
 }
 
 }  // namespace
@@ -50,10 +59,11 @@ int main(int argc, char** argv) {
     try {
       return c.run(argc - 2, argv + 2);
     } catch (const attn::cli::Error& e) {
-      std::fprintf(stderr, "attn %s: %s\n", c.name, e.what());
+      // One line, whatever bytes a file put into a name the message quotes.
+      std::fprintf(stderr, "attn %s: %s\n", c.name, attn::cli::printable(e.what()).c_str());
       return 1;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "attn %s: internal error: %s\n", c.name, e.what());
+      std::fprintf(stderr, "attn %s: internal error: %s\n", c.name, attn::cli::printable(e.what()).c_str());
       return 1;
     }
   }

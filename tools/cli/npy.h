@@ -2,8 +2,10 @@
 // C order. Header-only so tests can use it too.
 #pragma once
 
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -82,17 +84,125 @@ struct Array {
 
 // What a .npy header says: dtype, shape, where the data starts and its item size.
 struct Header {
-  std::string descr;           // "<f4", "<f8", "|i1" or "<i2"
+  std::string descr;           // e.g. "<f4"; read data only for "<f4", "<f8", "|i1" and "<i2"
   std::vector<int64_t> shape;  // C order
   size_t data_at = 0;          // offset of the data in the file
-  size_t item = 0;             // bytes per value
+  size_t item = 0;             // bytes per value; 0: a dtype attn does not read
   int64_t count = 0;           // product(shape)
   std::string shape_text;      // the header's "(2, 3)", for messages
 };
 
+// The longest header accepted (NumPy itself refuses headers over 10000 bytes by default).
+constexpr size_t kMaxHeaderBytes = size_t{1} << 20;
+
+// "float32", "uint8", ... for a NumPy descr ("<f4", "|u1"), for messages; the descr itself when unknown.
+inline std::string dtype_name(const std::string& descr) {
+  if (descr.size() < 3) return "'" + descr + "'";
+  const char order = descr[0], kind = descr[1];
+  const std::string bytes = descr.substr(2);
+  std::string name;
+  if (bytes.find_first_not_of("0123456789") != std::string::npos) return "'" + descr + "'";
+  const int bits = std::atoi(bytes.c_str()) * 8;
+  switch (kind) {
+    case 'f':
+      name = "float" + std::to_string(bits);
+      break;
+    case 'i':
+      name = "int" + std::to_string(bits);
+      break;
+    case 'u':
+      name = "uint" + std::to_string(bits);
+      break;
+    case 'c':
+      name = "complex" + std::to_string(bits);
+      break;
+    case 'b':
+      name = "bool";
+      break;
+    default:
+      return "'" + descr + "'";
+  }
+  if (order == '>' && bits > 8) name = "big-endian " + name;
+  return name + " ('" + descr + "')";
+}
+
+namespace detail {
+
+// The header dict, as NumPy writes it: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+// then spaces and a newline. Exactly these three keys, each once; True/False spelled exactly.
+struct HeaderDict {
+  std::string descr, fortran, shape;
+};
+inline HeaderDict parse_dict(const std::string& h) {
+  size_t p = 0;
+  const auto bad = [&](const std::string& what) -> std::runtime_error {
+    return std::runtime_error("bad .npy header at byte " + std::to_string(p) + ": " + what);
+  };
+  const auto ws = [&] {
+    while (p < h.size() && (h[p] == ' ' || h[p] == '\t' || h[p] == '\n' || h[p] == '\r')) ++p;
+  };
+  ws();
+  if (p >= h.size() || h[p] != '{') throw bad("expected '{'");
+  ++p;
+  HeaderDict d;
+  bool have[3] = {false, false, false};
+  while (true) {
+    ws();
+    if (p < h.size() && h[p] == '}') break;
+    if (p >= h.size() || (h[p] != '\'' && h[p] != '"')) throw bad("expected a quoted key");
+    const char qk = h[p];
+    const size_t ke = h.find(qk, p + 1);
+    if (ke == std::string::npos) throw bad("unterminated key");
+    const std::string key = h.substr(p + 1, ke - p - 1);
+    p = ke + 1;
+    ws();
+    if (p >= h.size() || h[p] != ':') throw bad("expected ':' after '" + key + "'");
+    ++p;
+    ws();
+    const size_t vs = p;
+    if (p < h.size() && (h[p] == '\'' || h[p] == '"')) {
+      const size_t ve = h.find(h[p], p + 1);
+      if (ve == std::string::npos) throw bad("unterminated string");
+      p = ve + 1;
+    } else if (p < h.size() && h[p] == '(') {
+      const size_t ve = h.find(')', p + 1);
+      if (ve == std::string::npos) throw bad("unterminated tuple");
+      p = ve + 1;
+    } else {
+      while (p < h.size() && std::isalnum(static_cast<unsigned char>(h[p])) != 0) ++p;
+    }
+    const std::string value = h.substr(vs, p - vs);
+    int k = -1;
+    if (key == "descr") k = 0;
+    if (key == "fortran_order") k = 1;
+    if (key == "shape") k = 2;
+    if (k < 0) throw bad("unexpected key '" + key + "'");
+    if (have[k]) throw bad("key '" + key + "' appears twice");
+    have[k] = true;
+    (k == 0 ? d.descr : k == 1 ? d.fortran : d.shape) = value;
+    ws();
+    if (p < h.size() && h[p] == ',') {
+      ++p;
+      continue;
+    }
+    ws();
+    if (p >= h.size() || h[p] != '}') throw bad("expected ',' or '}'");
+  }
+  ++p;  // '}'
+  ws();
+  if (p != h.size()) throw bad("trailing bytes after the header dict");
+  static const char* const kKeys[3] = {"descr", "fortran_order", "shape"};
+  for (int k = 0; k < 3; ++k)
+    if (!have[k]) throw std::runtime_error(std::string(".npy header lacks ") + kKeys[k]);
+  return d;
+}
+
+}  // namespace detail
+
 // The header of a .npy file from its first `size` bytes (at least the whole
 // header; the data may be absent); throws std::runtime_error with a message
-// (without the file name). Does not check the data size.
+// (without the file name). Does not check the data size. A dtype attn does not
+// read gives item 0 (the caller names it with dtype_name).
 inline Header parse_header(const uint8_t* b, size_t size) {
   static const char kMagic[] = "\x93NUMPY";
   if (size < 10 || std::memcmp(b, kMagic, 6) != 0) throw std::runtime_error("not a .npy file");
@@ -109,42 +219,36 @@ inline Header parse_header(const uint8_t* b, size_t size) {
   } else {
     throw std::runtime_error("unsupported .npy version " + std::to_string(major));
   }
+  if (hlen > kMaxHeaderBytes)
+    throw std::runtime_error(".npy header length " + std::to_string(hlen) + " exceeds the limit of " +
+                             std::to_string(kMaxHeaderBytes) + " bytes");
   if (hlen > size - start) throw std::runtime_error("truncated .npy header");
-  const std::string h(reinterpret_cast<const char*>(b + start), hlen);
-  auto value_of = [&](const char* key) -> std::string {
-    const std::string k = std::string("'") + key + "'";
-    const size_t at = h.find(k);
-    if (at == std::string::npos) throw std::runtime_error(std::string(".npy header lacks ") + key);
-    size_t p = h.find(':', at + k.size());
-    if (p == std::string::npos) throw std::runtime_error("bad .npy header");
-    ++p;
-    while (p < h.size() && h[p] == ' ') ++p;
-    size_t e = p;
-    if (p < h.size() && (h[p] == '\'' || h[p] == '(')) {
-      const char close = h[p] == '\'' ? '\'' : ')';
-      e = h.find(close, p + 1);
-      if (e == std::string::npos) throw std::runtime_error("bad .npy header");
-      return h.substr(p, e - p + 1);
-    }
-    while (e < h.size() && h[e] != ',' && h[e] != '}') ++e;
-    return h.substr(p, e - p);
-  };
+  const detail::HeaderDict d =
+      detail::parse_dict(std::string(reinterpret_cast<const char*>(b + start), hlen));
   Header a;
-  std::string descr = value_of("descr");
-  if (descr.size() < 2) throw std::runtime_error("bad .npy descr");
-  a.descr = descr.substr(1, descr.size() - 2);
-  if (value_of("fortran_order").find("False") != 0)
-    throw std::runtime_error("Fortran-order arrays are not supported");
-  const std::string shape = value_of("shape");
+  if (d.descr.size() < 2) throw std::runtime_error("bad .npy descr");
+  a.descr = d.descr.substr(1, d.descr.size() - 2);
+  if (d.fortran == "True") throw std::runtime_error("Fortran-order arrays are not supported");
+  if (d.fortran != "False")
+    throw std::runtime_error("bad .npy header: 'fortran_order' is '" + d.fortran + "', not True or False");
+  const std::string& shape = d.shape;
+  if (shape.size() < 2 || shape.front() != '(')
+    throw std::runtime_error("bad .npy shape '" + shape + "' (expected a tuple)");
   size_t p = 1;
   while (p < shape.size()) {
-    while (p < shape.size() && (shape[p] == ' ' || shape[p] == ',')) ++p;
+    while (p < shape.size() && shape[p] == ' ') ++p;
     if (p >= shape.size() || shape[p] == ')') break;
     size_t e = p;
     while (e < shape.size() && shape[e] >= '0' && shape[e] <= '9') ++e;
     if (e == p || e - p > 12) throw std::runtime_error("bad .npy shape " + shape);
     a.shape.push_back(std::stoll(shape.substr(p, e - p)));
     p = e;
+    while (p < shape.size() && shape[p] == ' ') ++p;
+    if (p < shape.size() && shape[p] == ',') {
+      ++p;
+    } else if (p < shape.size() && shape[p] != ')') {
+      throw std::runtime_error("bad .npy shape " + shape);
+    }
   }
   if (a.descr == "<f4") {
     a.item = 4;
@@ -154,8 +258,6 @@ inline Header parse_header(const uint8_t* b, size_t size) {
     a.item = 1;
   } else if (a.descr == "<i2") {
     a.item = 2;
-  } else {
-    throw std::runtime_error("dtype '" + a.descr + "' is not float32 ('<f4')");
   }
   int64_t n = 1;
   for (int64_t d : a.shape) {
@@ -192,6 +294,10 @@ inline void widen_ints(const uint8_t* data, size_t n, size_t item, std::vector<i
 // Parse; throws std::runtime_error with a message (without the file name).
 inline Array parse(const std::vector<uint8_t>& b) {
   const Header h = parse_header(b.data(), b.size());
+  if (h.item == 0)
+    throw std::runtime_error("dtype " + dtype_name(h.descr) +
+                             " is not supported: expected float32 ('<f4'), float64 ('<f8'), int8 ('|i1') or "
+                             "int16 ('<i2')");
   check_data_size(h, b.size());
   Array a;
   a.descr = h.descr;

@@ -5,7 +5,9 @@
 // to nearest). Header-only so tests can use it.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -111,7 +113,11 @@ class Json {
     size_t st = i_;
     if (i_ < s_.size() && s_[i_] == '-') ++i_;
     while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
-    if (i_ == st || i_ - st > 18) fail("expected a non-huge integer");
+    const size_t digits = i_ - st - (s_[st] == '-' ? 1 : 0);
+    i_ = st;  // the position of the number, for the messages
+    if (digits == 0) fail("expected an integer");
+    if (digits > 18) fail("integer too large");
+    i_ = st + (s_[st] == '-' ? 1 : 0) + digits;
     return std::stoll(s_.substr(st, i_ - st));
   }
   void skip(int depth = 0) {
@@ -230,15 +236,14 @@ inline float half_to_float(uint16_t h) {
 
 // Parse a whole file held in `bytes` (which must outlive the result).
 // Throws std::runtime_error with a message (without the file name).
-inline std::vector<Tensor> parse(const std::vector<uint8_t>& bytes) {
-  if (bytes.size() < 8) throw std::runtime_error("not a safetensors file (shorter than 8 bytes)");
+inline std::vector<Tensor> parse(const uint8_t* bytes, size_t size) {
+  if (size < 8) throw std::runtime_error("not a safetensors file (shorter than 8 bytes)");
   uint64_t n = 0;
-  std::memcpy(&n, bytes.data(), 8);
-  if (n > bytes.size() - 8)
-    throw std::runtime_error("header length " + std::to_string(n) + " runs past the end");
-  const std::string h(reinterpret_cast<const char*>(bytes.data() + 8), static_cast<size_t>(n));
-  const uint8_t* data = bytes.data() + 8 + n;
-  const size_t data_bytes = bytes.size() - 8 - static_cast<size_t>(n);
+  std::memcpy(&n, bytes, 8);
+  if (n > size - 8) throw std::runtime_error("header length " + std::to_string(n) + " runs past the end");
+  const std::string h(reinterpret_cast<const char*>(bytes + 8), static_cast<size_t>(n));
+  const uint8_t* data = bytes + 8 + n;
+  const size_t data_bytes = size - 8 - static_cast<size_t>(n);
   detail::Json j(h);
   std::vector<Tensor> out;
   j.expect('{');
@@ -259,6 +264,11 @@ inline std::vector<Tensor> parse(const std::vector<uint8_t>& bytes) {
         do {
           const std::string k = j.string();
           j.expect(':');
+          if (k == "dtype" || k == "shape" || k == "data_offsets") {
+            if ((k == "dtype" && have_dtype) || (k == "shape" && have_shape) ||
+                (k == "data_offsets" && have_off))
+              throw std::runtime_error("tensor '" + name + "' has key '" + k + "' twice");
+          }
           if (k == "dtype") {
             t.dtype = j.string();
             have_dtype = true;
@@ -300,14 +310,38 @@ inline std::vector<Tensor> parse(const std::vector<uint8_t>& bytes) {
                                  " bytes, which disagrees with its shape and dtype");
       t.data = data + b;
       t.bytes = static_cast<size_t>(e - b);
-      for (const Tensor& o : out)
-        if (o.name == name) throw std::runtime_error("tensor '" + name + "' appears twice");
       out.push_back(std::move(t));
     } while (j.comma());
   }
   j.expect('}');
   if (!j.at_end()) j.fail("trailing bytes after the header object");
+  // Names unique and data ranges disjoint: both checked on sorted orders, O(n log n).
+  std::vector<size_t> order(out.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return out[a].name < out[b].name; });
+  for (size_t i = 1; i < order.size(); ++i)
+    if (out[order[i]].name == out[order[i - 1]].name)
+      throw std::runtime_error("tensor '" + out[order[i]].name + "' appears twice");
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return out[a].data != out[b].data ? out[a].data < out[b].data : out[a].bytes < out[b].bytes;
+  });
+  const Tensor* prev = nullptr;  // the non-empty tensor that ends last so far
+  for (size_t i : order) {
+    const Tensor& t = out[i];
+    if (t.bytes == 0) continue;  // an empty tensor occupies no bytes
+    if (prev != nullptr && t.data < prev->data + prev->bytes)
+      throw std::runtime_error("tensors '" + prev->name + "' and '" + t.name +
+                               "' share bytes (overlapping data_offsets [" +
+                               std::to_string(prev->data - data) + ", " +
+                               std::to_string(prev->data - data + static_cast<ptrdiff_t>(prev->bytes)) +
+                               ") and [" + std::to_string(t.data - data) + ", " +
+                               std::to_string(t.data - data + static_cast<ptrdiff_t>(t.bytes)) + "))");
+    if (prev == nullptr || t.data + t.bytes > prev->data + prev->bytes) prev = &t;
+  }
   return out;
+}
+inline std::vector<Tensor> parse(const std::vector<uint8_t>& bytes) {
+  return parse(bytes.data(), bytes.size());
 }
 
 // The tensor as float32 values. Throws for non-float dtypes.
