@@ -146,8 +146,8 @@ Status calibrate_any_mask(const Plan& plan, const WeightsF32& w, const IoF32& io
     arena.release(mark);
     return carved;
   }
-  detail::linear_f32(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), c.bias ? w.bv : nullptr,
-                     matrix(v, S, Dkv));
+  detail::best(detail::kLinearF32)(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim),
+                                   c.bias ? w.bv : nullptr, matrix(v, S, Dkv));
   // Context: V's range (a convex combination of V rows, or 0 for a fully masked row).
   bool finite = widen(ranges->context, v, n_of(S, Dkv));
   // Output: every head attending to key j alone, key by key, L rows at a time.
@@ -160,8 +160,8 @@ Status calibrate_any_mask(const Plan& plan, const WeightsF32& w, const IoF32& io
         for (int32_t e = 0; e < hd; ++e) dst[e] = vj[e];
       }
     }
-    detail::linear_f32(matrix(static_cast<const float*>(ctx), rows, D), matrix(w.wo, E, D),
-                       c.bias ? w.bo : nullptr, matrix(y, rows, E));
+    detail::best(detail::kLinearF32)(matrix(static_cast<const float*>(ctx), rows, D), matrix(w.wo, E, D),
+                                     c.bias ? w.bo : nullptr, matrix(y, rows, E));
     finite = widen(ranges->output, y, n_of(rows, E));
   }
   arena.release(mark);
