@@ -6,8 +6,10 @@
 # every board: tools/golden_fixed/golden_fixed_to_c.cpp, built for the HOST
 # with the host's C++ compiler and the ref kernels, quantizes the golden
 # cases, runs forward_s8 / forward_s16 and writes the expected bytes; the
-# runner requires them bit-exact. Both runners also check every dispatched
-# fixed-point kernel against its ref on random shapes (kernel_equiv.cpp).
+# runner requires them bit-exact. Both runners also run the variant tester
+# (tests/variant_tester.h, shared with the host suite) over every row of the
+# kernel tables (kernel_equiv.cpp): the ref image checks its ref rows and the
+# tester's controls.
 file(GLOB ATTN_GOLDEN_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/data/golden/*.bin)
 
 set(_golden_f32 OFF)
@@ -76,7 +78,12 @@ foreach(variant auto ref)
   endif()
   attn_port_image(${image} SOURCES conformance/runner.cpp conformance/fixed_cases.cpp
                   conformance/kernel_equiv.cpp LIB ${lib} PRINTF_FLOAT)
-  target_include_directories(${image} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/conformance)
+  target_include_directories(${image} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/conformance ${PROJECT_SOURCE_DIR}/tests)
+  # The variant tester's static pools: 2 x 256 KiB in, 2 x 64 KiB out by
+  # default (every case); the M55's data RAM (DTCM) is 512 KiB.
+  if(ATTN_BOARD STREQUAL "mps3-an547")
+    target_compile_definitions(${image} PRIVATE ATTN_VARIANT_TESTER_IN_KIB=64 ATTN_VARIANT_TESTER_OUT_KIB=24)
+  endif()
   if(_golden_f32)
     target_link_libraries(${image} PRIVATE attn_golden_f32)
     target_compile_definitions(${image} PRIVATE ATTN_GOLDEN_F32=1)

@@ -11,7 +11,7 @@ int run_fixed_golden_cases(int* cases);
 // the number of failed checks; *checks receives how many ran.
 int run_decode_equivalence(int* checks);
 
-// Every fixed-point kernel dispatch.cpp picked for this core against its ref,
-// bit-exact, on random shapes with tails (kernel_equiv.cpp). Returns the
-// number of failed checks; *checks receives how many ran.
+// Every kernel variant of this build's tables against its table's ref row
+// (kernel_equiv.cpp, through tests/variant_tester.h). Returns the number of
+// failed checks; *checks receives how many ran.
 int run_kernel_equivalence(int* checks);
