@@ -3,7 +3,7 @@
 // plan_attention() validate shapes once, before any hot loop.
 //
 // Every op has a portable scalar `ref` variant, always compiled: the oracle
-// the SIMD variants are tested against (tests/variants_f32_test.cpp). A SIMD
+// the SIMD variants are tested against (the shared variant tester, tests/variant_tester.h). A SIMD
 // variant is declared for every target; its file compiles to nothing unless
 // the ISA flag in internal/arch.h is set, so only call it under that flag.
 #pragma once

@@ -115,7 +115,6 @@ void rope_s16_ref(MatS16 x, int32_t head_dim, int32_t pos0, const RopeTable& t);
 ATTN_DECLARE_FIXED_VARIANTS(avx2)  // x86-64 AVX2
 ATTN_DECLARE_FIXED_VARIANTS(neon)  // NEON, AArch64 (SDOT where the target has it) and ARMv7-A
 #undef ATTN_DECLARE_FIXED_VARIANTS
-void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 // softmax_fused_row over rows [0, rows) of s (row stride `stride` int32), row r
 // over its own keys [begin[r], end[r]), the rows' phases interleaved.
 void softmax_fused_rows_avx2(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
@@ -128,8 +127,6 @@ void softmax_fused_row_neon(int32_t* row, int32_t begin, int32_t end, int32_t n,
 // s16 stays on the AVX2 kernels.
 void linear_s8_avx512vnni(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
 void scores_s8_avx512vnni(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
-void softmax_fused_row_avx512vnni(int32_t* row, int32_t begin, int32_t end, int32_t n,
-                                  const FusedSoftmax& sm);
 // softmax_fused_row over rows [0, rows) of s (row stride `stride` int32), row r
 // over its own keys [begin[r], end[r]), the rows' phases interleaved.
 void softmax_fused_rows_avx512vnni(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,

@@ -129,17 +129,6 @@ inline void row_probs(int32_t* row, int32_t begin, int32_t end, int32_t n, uint3
 
 }  // namespace
 
-void softmax_fused_row_avx2(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
-  // Output: int16 probabilities [n] over the first 2n bytes of row.
-  if (begin >= end) {
-    for (int32_t j = 0; j < n; ++j) store_fused_prob(row, j, 0);
-    return;
-  }
-  const ExpConsts k(sm);
-  const uint32_t sum = row_exps(row, begin, end, row_max(row, begin, end), k);
-  row_probs(row, begin, end, n, fused_softmax_reciprocal(sum));
-}
-
 void softmax_fused_rows_avx2(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
                              const int32_t* end, int32_t n, const FusedSoftmax& sm) {
   // Each phase over a group of rows before the next, so that the rows'

@@ -239,11 +239,6 @@ void softmax_fused_rows_avx512vnni(int32_t* s, int32_t stride, int32_t rows, con
   }
 }
 
-void softmax_fused_row_avx512vnni(int32_t* row, int32_t begin, int32_t end, int32_t n,
-                                  const FusedSoftmax& sm) {
-  softmax_fused_rows_avx512vnni(row, 0, 1, &begin, &end, n, sm);
-}
-
 }  // namespace detail
 }  // namespace attn
 
