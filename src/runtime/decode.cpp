@@ -2,6 +2,7 @@
 // check, and the cache's init and reset (attn/decode.h). Free of float code, so an
 // integer-only build (ATTN_DTYPES=s8) has them without decode_f32.cpp.
 #include "attn/decode.h"
+#include "attn/config.h"
 #include "internal/kv_cache.h"
 
 namespace attn {
@@ -36,14 +37,21 @@ Status kv_cache_reset(KvCacheF32* cache) { return detail::kv_cache_reset(cache);
 Status kv_cache_reset(KvCacheS8* cache) { return detail::kv_cache_reset(cache); }
 Status kv_cache_reset(KvCacheS16* cache) { return detail::kv_cache_reset(cache); }
 
+// Each dtype's init only where the dtype is compiled in (ATTN_DTYPES).
+#if ATTN_WITH_F32
 Status kv_cache_init_f32(const Plan& plan, int32_t window, Arena& arena, KvCacheF32* cache) {
   return detail::kv_cache_init(plan, DType::kF32, window, arena, cache);
 }
+#endif
+#if ATTN_WITH_S8
 Status kv_cache_init_s8(const Plan& plan, int32_t window, Arena& arena, KvCacheS8* cache) {
   return detail::kv_cache_init(plan, DType::kS8, window, arena, cache);
 }
+#endif
+#if ATTN_WITH_S16
 Status kv_cache_init_s16(const Plan& plan, int32_t window, Arena& arena, KvCacheS16* cache) {
   return detail::kv_cache_init(plan, DType::kS16, window, arena, cache);
 }
+#endif
 
 }  // namespace attn
