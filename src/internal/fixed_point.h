@@ -83,6 +83,28 @@ constexpr int32_t multiply_by_quantized_multiplier_s64(int64_t acc, int32_t mult
   return requantize_s64(acc, reduce_multiplier_q15(multiplier), shift);
 }
 
+// ---- the accumulator of each activation type ------------------------------
+// int8 activations accumulate in int32 and requantize as TFLite int8 does;
+// int16 activations (x int8 weights, or x Q0.15 probabilities) accumulate in
+// int64 and requantize as CMSIS-NN 16x8 does. The ref kernels are written
+// once over the activation type with these.
+template <typename Act>
+struct Accumulator;
+template <>
+struct Accumulator<int8_t> {
+  using Acc = int32_t;
+  static constexpr int32_t requantize(int32_t acc, int32_t multiplier, int shift) {
+    return multiply_by_quantized_multiplier(acc, multiplier, shift);
+  }
+};
+template <>
+struct Accumulator<int16_t> {
+  using Acc = int64_t;
+  static constexpr int32_t requantize(int64_t acc, int32_t multiplier, int shift) {
+    return multiply_by_quantized_multiplier_s64(acc, multiplier, shift);
+  }
+};
+
 // ---- gemmlowp transcendental helpers (TFLite int8 softmax) ----------------
 
 // x * 2^exponent (exponent > 0), saturating at the int32 limits.
