@@ -15,5 +15,15 @@ Status check_view(const Matrix<T>& m) {
   return Status::kOk;
 }
 
+// The views of c [M, N] = a [M, K] b [N, K]^T (a linear: x, w, y; scores:
+// q, k, s): each usable (check_view), and their shapes agreeing (kBadShape).
+template <class A, class B, class C>
+Status check_nt_product(const Matrix<A>& a, const Matrix<B>& b, const Matrix<C>& c) {
+  ATTN_TRY(check_view(a));
+  ATTN_TRY(check_view(b));
+  ATTN_TRY(check_view(c));
+  return b.cols != a.cols || c.rows != a.rows || c.cols != b.rows ? Status::kBadShape : Status::kOk;
+}
+
 }  // namespace detail
 }  // namespace attn

@@ -1,7 +1,7 @@
 // quantize_io.h: float <-> integer activations for the C API
 // (attn_quantize_s8 / _s16, attn_dequantize_s8 / _s16 in attn/attn.h).
-// Included by one .cpp per dtype, so that each function is its own object
-// file: integer-only firmware that never calls them links no float code.
+// Included by src/capi/quantize_io.cpp only, so that integer-only firmware
+// that never calls these functions links no float code.
 #pragma once
 
 #include <cstdint>

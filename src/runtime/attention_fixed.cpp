@@ -219,20 +219,19 @@ Status forward_fixed(const Plan& plan, const typename FixedOps<Act>::Weights& w,
 }  // namespace
 
 // The decodes keep V untransposed on every target (decode_fixed.cpp).
+#define ATTN_INSTANTIATE_UNTRANSPOSED_STAGES(Act)                                                         \
+  template void project_kv<Act, false>(const AttentionConfig&, const FixedOps<Act>::Weights&, const Act*, \
+                                       const Act*, int32_t, int32_t, Matrix<Act>, Matrix<Act>);           \
+  template void attend<Act, false>(const AttentionConfig&, int32_t, const FixedOps<Act>::Weights&,        \
+                                   const Mask&, const Act*, int32_t, int32_t, Matrix<const Act>,          \
+                                   Matrix<const Act>, Act*, const AttendScratch<Act>&);
 #if ATTN_WITH_S8
-template void project_kv<int8_t, false>(const AttentionConfig&, const WeightsS8&, const int8_t*,
-                                        const int8_t*, int32_t, int32_t, MatS8, MatS8);
-template void attend<int8_t, false>(const AttentionConfig&, int32_t, const WeightsS8&, const Mask&,
-                                    const int8_t*, int32_t, int32_t, ConstMatS8, ConstMatS8, int8_t*,
-                                    const AttendScratch<int8_t>&);
+ATTN_INSTANTIATE_UNTRANSPOSED_STAGES(int8_t)
 #endif
 #if ATTN_WITH_S16
-template void project_kv<int16_t, false>(const AttentionConfig&, const WeightsS16&, const int16_t*,
-                                         const int16_t*, int32_t, int32_t, MatS16, MatS16);
-template void attend<int16_t, false>(const AttentionConfig&, int32_t, const WeightsS16&, const Mask&,
-                                     const int16_t*, int32_t, int32_t, ConstMatS16, ConstMatS16, int16_t*,
-                                     const AttendScratch<int16_t>&);
+ATTN_INSTANTIATE_UNTRANSPOSED_STAGES(int16_t)
 #endif
+#undef ATTN_INSTANTIATE_UNTRANSPOSED_STAGES
 
 }  // namespace detail
 

@@ -6,10 +6,7 @@
 namespace attn {
 
 Status linear_f32(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y) {
-  ATTN_TRY(detail::check_view(x));  // [M, K]
-  ATTN_TRY(detail::check_view(w));  // [N, K]
-  ATTN_TRY(detail::check_view(y));  // [M, N]
-  if (w.cols != x.cols || y.rows != x.rows || y.cols != w.rows) return Status::kBadShape;
+  ATTN_TRY(detail::check_nt_product(x, w, y));  // x [M, K], w [N, K], y [M, N]
   detail::best(detail::kLinearF32)(x, w, bias, y);
   return Status::kOk;
 }

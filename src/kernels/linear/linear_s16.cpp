@@ -7,10 +7,7 @@
 namespace attn {
 
 Status linear_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y) {
-  ATTN_TRY(detail::check_view(x));  // [M, K]
-  ATTN_TRY(detail::check_view(w));  // [N, K]
-  ATTN_TRY(detail::check_view(y));  // [M, N]
-  if (w.cols != x.cols || y.rows != x.rows || y.cols != w.rows) return Status::kBadShape;
+  ATTN_TRY(detail::check_nt_product(x, w, y));  // x [M, K], w [N, K], y [M, N]
   if (p.multiplier == nullptr || p.shift == nullptr) return Status::kNullArgument;
   if (p.act_min < -32768 || p.act_max > 32767 || p.act_min > p.act_max) return Status::kBadQuantParams;
   for (int32_t n = 0; n < w.rows; ++n) {

@@ -7,10 +7,7 @@
 namespace attn {
 
 Status linear_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
-  ATTN_TRY(detail::check_view(x));  // [M, K]
-  ATTN_TRY(detail::check_view(w));  // [N, K]
-  ATTN_TRY(detail::check_view(y));  // [M, N]
-  if (w.cols != x.cols || y.rows != x.rows || y.cols != w.rows) return Status::kBadShape;
+  ATTN_TRY(detail::check_nt_product(x, w, y));  // x [M, K], w [N, K], y [M, N]
   if (p.multiplier == nullptr || p.shift == nullptr) return Status::kNullArgument;
   if (p.input_zero_point < -128 || p.input_zero_point > 127 || p.output_zero_point < -128 ||
       p.output_zero_point > 127 || p.act_min < -128 || p.act_max > 127 || p.act_min > p.act_max) {

@@ -6,10 +6,7 @@
 namespace attn {
 
 Status scores_f32(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s) {
-  ATTN_TRY(detail::check_view(q));  // [T, d]
-  ATTN_TRY(detail::check_view(k));  // [S, d]
-  ATTN_TRY(detail::check_view(s));  // [T, S]
-  if (k.cols != q.cols || s.rows != q.rows || s.cols != k.rows) return Status::kBadShape;
+  ATTN_TRY(detail::check_nt_product(q, k, s));  // q [T, d], k [S, d], s [T, S]
   detail::best(detail::kScoresF32)(q, k, scale, s);
   return Status::kOk;
 }
