@@ -287,24 +287,25 @@ ATTN_C_NODISCARD attn_status attn_model_block_io(const attn_model* model, uint32
  * Exactly what the C++ path (attn::quantize_value in attn/quantize.h, and
  * `attn run`) computes, bit for bit. The dequantized value is the float
  * nearest the exact product (one rounding).
- * These are the only float functions of an integer build: each lives in its
- * own object file, so firmware that does not call them links no float (or
- * soft-float) code; they exist when their dtype is compiled in
+ * These are the only float functions of an integer build: they live in an
+ * object file of their own, so firmware that does not call them links no
+ * float (or soft-float) code; they exist when their dtype is compiled in
  * (ATTN_WITH_S8 / ATTN_WITH_S16). Errors: ATTN_ERR_NULL_ARGUMENT (x, q or y
  * NULL with n > 0), ATTN_ERR_BAD_QUANT_PARAMS (scale not finite and > 0, or
  * a zero point outside the dtype's range); nothing is written on error. */
+/* clang-format off */
+#define ATTN_QUANTIZE_API_(DT, T)                                                                          \
+  ATTN_C_NODISCARD attn_status attn_quantize_##DT(const float* x, size_t n, float scale, int32_t zero_point, \
+                                                  T* q);                                                     \
+  ATTN_C_NODISCARD attn_status attn_dequantize_##DT(const T* q, size_t n, float scale, int32_t zero_point,  \
+                                                    float* y);
 #if ATTN_WITH_S8
-ATTN_C_NODISCARD attn_status attn_quantize_s8(const float* x, size_t n, float scale, int32_t zero_point,
-                                              int8_t* q);
-ATTN_C_NODISCARD attn_status attn_dequantize_s8(const int8_t* q, size_t n, float scale, int32_t zero_point,
-                                                float* y);
+ATTN_QUANTIZE_API_(s8, int8_t) /* attn_quantize_s8, attn_dequantize_s8 */
 #endif
 #if ATTN_WITH_S16
-ATTN_C_NODISCARD attn_status attn_quantize_s16(const float* x, size_t n, float scale, int32_t zero_point,
-                                               int16_t* q);
-ATTN_C_NODISCARD attn_status attn_dequantize_s16(const int16_t* q, size_t n, float scale, int32_t zero_point,
-                                                 float* y);
+ATTN_QUANTIZE_API_(s16, int16_t) /* attn_quantize_s16, attn_dequantize_s16 */
 #endif
+/* clang-format on */
 
 /* ------------------------------------------------------- f32 types --- */
 #if ATTN_WITH_F32

@@ -42,19 +42,26 @@ inline Status check_mask(const Mask& mask, int32_t S) {
   return Status::kOk;
 }
 
-// The plan is a forward plan for `dtype`, exactly as plan_attention() makes
-// it: kBadDtype, kPlanMismatch (edited by hand, zero-initialized, or a
-// decode plan).
-inline Status check_forward_plan(const Plan& plan, DType dtype) {
+// The planner that made a plan: plan_attention (forwards) or plan_decode.
+using Planner = Status (*)(const AttentionConfig&, DType, int32_t, int32_t, Plan*, int32_t);
+
+// The plan is for `dtype` and exactly what `make` returns for its config and
+// shape (decode: whether make is plan_decode): kBadDtype, kPlanMismatch
+// (edited by hand, zero-initialized, or made by the other planner).
+inline Status check_plan_made_by(const Plan& plan, DType dtype, bool decode, Planner make) {
   if (plan.dtype != dtype) return Status::kBadDtype;
   Plan fresh;
-  if (plan.decode ||
-      plan_attention(plan.config, plan.dtype, plan.query_len, plan.key_len, &fresh, plan.tile_rows) !=
-          Status::kOk ||
+  if (plan.decode != decode ||
+      make(plan.config, plan.dtype, plan.query_len, plan.key_len, &fresh, plan.tile_rows) != Status::kOk ||
       fresh.arena_bytes != plan.arena_bytes || fresh.tile_rows != plan.tile_rows) {
     return Status::kPlanMismatch;
   }
   return Status::kOk;
+}
+
+// A forward plan for `dtype`, exactly as plan_attention() makes it.
+inline Status check_forward_plan(const Plan& plan, DType dtype) {
+  return check_plan_made_by(plan, dtype, false, plan_attention);
 }
 
 }  // namespace detail

@@ -10,6 +10,18 @@
 namespace attn {
 namespace {
 
+// An f32 forward plan whose config and shape plan_attention() accepts:
+// kBadDtype, kPlanMismatch (a decode plan, or one edited by hand).
+Status check_f32_forward_plan(const Plan& plan) {
+  if (plan.dtype != DType::kF32) return Status::kBadDtype;
+  Plan fresh;
+  if (plan.decode || plan_attention(plan.config, plan.dtype, plan.query_len, plan.key_len, &fresh,
+                                    plan.tile_rows) != Status::kOk) {
+    return Status::kPlanMismatch;
+  }
+  return Status::kOk;
+}
+
 // Widen r by the n values at p; false if one is not finite.
 bool widen(Range& r, const float* p, size_t n) {
   for (size_t i = 0; i < n; ++i) {
@@ -33,12 +45,7 @@ size_t calibrate_attention_bytes(const AttentionConfig& c, int32_t L, int32_t S)
 Status calibrate_attention(const Plan& plan, const WeightsF32& w, const Mask& mask, const IoF32& io,
                            Arena& arena, CalibrationRanges* ranges) {
   if (ranges == nullptr) return Status::kNullArgument;
-  if (plan.dtype != DType::kF32) return Status::kBadDtype;
-  Plan fresh;
-  if (plan.decode || plan_attention(plan.config, plan.dtype, plan.query_len, plan.key_len, &fresh,
-                                    plan.tile_rows) != Status::kOk) {
-    return Status::kPlanMismatch;
-  }
+  ATTN_TRY(check_f32_forward_plan(plan));
   const AttentionConfig& c = plan.config;
   const bool rope = c.rope_base != 0.0f;
   if (io.query_position < 0) return Status::kBadPosition;
@@ -122,12 +129,7 @@ Status calibrate_attention(const Plan& plan, const WeightsF32& w, const Mask& ma
 Status calibrate_any_mask(const Plan& plan, const WeightsF32& w, const IoF32& io, Arena& arena,
                           CalibrationRanges* ranges) {
   if (ranges == nullptr) return Status::kNullArgument;
-  if (plan.dtype != DType::kF32) return Status::kBadDtype;
-  Plan fresh;
-  if (plan.decode || plan_attention(plan.config, plan.dtype, plan.query_len, plan.key_len, &fresh,
-                                    plan.tile_rows) != Status::kOk) {
-    return Status::kPlanMismatch;
-  }
+  ATTN_TRY(check_f32_forward_plan(plan));
   const AttentionConfig& c = plan.config;
   if (w.wv == nullptr || w.wo == nullptr || (c.bias && (w.bv == nullptr || w.bo == nullptr)))
     return Status::kNullArgument;

@@ -4,6 +4,7 @@
 #include "attn/decode.h"
 #include "attn/config.h"
 #include "internal/kv_cache.h"
+#include "internal/mask.h"
 
 namespace attn {
 
@@ -20,15 +21,7 @@ Status plan_decode(const AttentionConfig& config, DType dtype, int32_t max_rows,
 namespace detail {
 
 Status check_decode_plan(const Plan& plan, DType dtype) {
-  if (plan.dtype != dtype) return Status::kBadDtype;
-  Plan fresh;
-  if (!plan.decode ||
-      plan_decode(plan.config, plan.dtype, plan.query_len, plan.key_len, &fresh, plan.tile_rows) !=
-          Status::kOk ||
-      fresh.arena_bytes != plan.arena_bytes || fresh.tile_rows != plan.tile_rows) {
-    return Status::kPlanMismatch;
-  }
-  return Status::kOk;
+  return check_plan_made_by(plan, dtype, true, plan_decode);
 }
 
 }  // namespace detail
