@@ -109,3 +109,10 @@ if(TARGET attn_cli AND NOT CMAKE_CROSSCOMPILING)
     endforeach()
   endif()
 endif()
+
+# ---- cli_help: every option of every subcommand in `attn --help` and `attn CMD --help`
+if(TARGET attn_cli AND NOT CMAKE_CROSSCOMPILING)
+  add_test(NAME cli_help
+           COMMAND ${CMAKE_COMMAND} -DATTN_CLI=$<TARGET_FILE:attn_cli> -DCLI_DIR=${PROJECT_SOURCE_DIR}/tools/cli
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/check_cli_help.cmake)
+endif()
