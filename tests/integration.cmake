@@ -105,7 +105,8 @@ if(TARGET attn_cli AND NOT CMAKE_CROSSCOMPILING)
                COMMAND ${ATTN_FW_PYTHON} ${PROJECT_SOURCE_DIR}/port/cortex-m/examples/check_c_firmware.py
                        --attn $<TARGET_FILE:attn_cli> --board ${fw_board} --cc ${fw_cc}
                        --work ${CMAKE_CURRENT_BINARY_DIR}/c_firmware/${fw_name})
-      set_tests_properties(c_firmware_${fw_name} PROPERTIES TIMEOUT 300 LABELS "integration;c_firmware")
+      # make -j2 inside: ctest counts two processors for each.
+      set_tests_properties(c_firmware_${fw_name} PROPERTIES TIMEOUT 300 PROCESSORS 2 LABELS "integration;c_firmware")
     endforeach()
   endif()
 endif()
