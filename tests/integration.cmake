@@ -78,3 +78,42 @@ if(NOT CMAKE_CROSSCOMPILING AND ATTN_TEST_PACKAGING)
   set_tests_properties(consumer_install PROPERTIES FIXTURES_SETUP attn_installed)
   set_tests_properties(consumer_find_package consumer_pkg_config PROPERTIES FIXTURES_REQUIRED attn_installed)
 endif()
+
+# ---- C firmware example on QEMU: c_firmware_m4_gcc, _m55_gcc, _m55_clang ------
+# port/cortex-m/examples/c-firmware (C startup, linker script, Makefile over
+# tools/make/attn.mk, a model header from `attn emit-c`) built and run on
+# mps2-an386 and mps3-an547; port/cortex-m/examples/check_c_firmware.py compares
+# every int8 output byte with `attn run --raw` of the same model and input.
+# Host builds with the tools binary, when the cross tools and QEMU are found.
+if(TARGET attn_cli AND NOT CMAKE_CROSSCOMPILING)
+  find_program(ATTN_FW_ARM_GCC arm-none-eabi-gcc)
+  find_program(ATTN_FW_QEMU qemu-system-arm)
+  find_program(ATTN_FW_MAKE NAMES make gmake)
+  find_program(ATTN_FW_PYTHON NAMES python3)
+  find_program(ATTN_FW_CLANG clang-14)
+  if(ATTN_FW_ARM_GCC AND ATTN_FW_QEMU AND ATTN_FW_MAKE AND ATTN_FW_PYTHON)
+    set(fw_cases "m4_gcc an386 gcc" "m55_gcc an547 gcc")
+    if(ATTN_FW_CLANG)
+      list(APPEND fw_cases "m55_clang an547 clang")
+    endif()
+    foreach(fw_case IN LISTS fw_cases)
+      separate_arguments(fw_case)
+      list(GET fw_case 0 fw_name)
+      list(GET fw_case 1 fw_board)
+      list(GET fw_case 2 fw_cc)
+      add_test(NAME c_firmware_${fw_name}
+               COMMAND ${ATTN_FW_PYTHON} ${PROJECT_SOURCE_DIR}/port/cortex-m/examples/check_c_firmware.py
+                       --attn $<TARGET_FILE:attn_cli> --board ${fw_board} --cc ${fw_cc}
+                       --work ${CMAKE_CURRENT_BINARY_DIR}/c_firmware/${fw_name})
+      # make -j2 inside: ctest counts two processors for each.
+      set_tests_properties(c_firmware_${fw_name} PROPERTIES TIMEOUT 300 PROCESSORS 2 LABELS "integration;c_firmware")
+    endforeach()
+  endif()
+endif()
+
+# ---- cli_help: every option of every subcommand in `attn --help` and `attn CMD --help`
+if(TARGET attn_cli AND NOT CMAKE_CROSSCOMPILING)
+  add_test(NAME cli_help
+           COMMAND ${CMAKE_COMMAND} -DATTN_CLI=$<TARGET_FILE:attn_cli> -DCLI_DIR=${PROJECT_SOURCE_DIR}/tools/cli
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/check_cli_help.cmake)
+endif()

@@ -11,27 +11,63 @@ namespace {
 struct Command {
   const char* name;
   int (*run)(int argc, char** argv);
-  const char* usage;
+  const char* usage;  // one line, every option
+  const char* help;   // `attn NAME --help`: one line per option; nullptr: the command prints its own
 };
 
 const Command kCommands[] = {
     {"import", attn::cmd_import,
-     "import MODEL.safetensors --heads H [--prefix P] [--extra NAME=KEY]... -o OUT.attn"},
-    {"info", attn::cmd_info, "info FILE.attn [--L N] [--S N]"},
+     "import MODEL.safetensors --heads H [--kv-heads G] [--rope-base B] [--prefix P] [--extra NAME=KEY]... "
+     "-o|--output OUT.attn",
+     "  --heads H          attention heads (safetensors files do not record them)\n"
+     "  --kv-heads G       Llama blocks: check the K/V heads (grouped-query attention) are G\n"
+     "  --rope-base B      Llama blocks: rotary embedding base (default 10000; 0: none)\n"
+     "  --prefix P         only the attention blocks under tensor-name prefix P\n"
+     "  --extra NAME=KEY   also store tensor KEY as user tensor NAME (embeddings, heads); repeatable\n"
+     "  -o, --output FILE  the .attn file to write\n"},
+    {"info", attn::cmd_info, "info FILE.attn [--L N [--S N]]",
+     "  --L N              also print the arena bytes of one forward with N query rows\n"
+     "  --S N              ... and N keys (default: --L)\n"},
     {"run", attn::cmd_run,
-     "run FILE.attn --input X.npy [--kv KV.npy] [--value V.npy] [--causal] [--key-length N] [--block I] -o "
-     "Y.npy"},
+     "run FILE.attn --input X.npy [--kv KV.npy] [--value V.npy] [--causal [--window W] [--incremental "
+     "[--prefill N]]] [--key-length N] [--block I] [--raw] -o|--output Y.npy",
+     "  --input X.npy      query input [L, E] or [B, L, E] float32 (int8/int16 with --raw)\n"
+     "  --kv KV.npy        key input of cross-attention [S, kdim] (and value input unless --value)\n"
+     "  --value V.npy      value input of cross-attention [S, vdim]\n"
+     "  --causal           mask key j > query i\n"
+     "  --window W         with --causal: each query sees the last W positions, itself included\n"
+     "  --incremental      with --causal: decode through a KV cache per block, one row at a time\n"
+     "  --prefill N        with --incremental: the first N rows in one call (default 0)\n"
+     "  --key-length N     ignore keys at index >= N (key padding)\n"
+     "  --block I          run block I only (default: every block, each on the previous one's output)\n"
+     "  --raw              inputs and output are the integers of a quantized model: int8 ('|i1', s8) or\n"
+     "                     int16 ('<i2', s16) in the first block's input / last block's output quantization\n"
+     "  -o, --output FILE  the output .npy\n"},
     {"emit-c", attn::cmd_emit_c,
-     "emit-c FILE.attn -o|--output model.h [--name SYM] [--max-L N [--max-S N] [--tile-rows N]] [-h|--help]"},
-    {"verify", attn::cmd_verify, "verify FILE.attn"},
+     "emit-c FILE.attn -o|--output model.h [--name SYM] [--max-L N [--max-S N] [--tile-rows N]] [-h|--help]",
+     nullptr},
+    {"verify", attn::cmd_verify, "verify FILE.attn",
+     "  (no options: the exit code says whether the file loads)\n"},
     {"quantize", attn::cmd_quantize,
      "quantize IN.attn --calib CALIB.npy [--calib-kv CKV.npy] [--calib-value CV.npy] --dtype s8|s16 "
-     "[--per-tensor] [--causal] [--key-length N] [--residual] [--exact-mask] [--max-positions P] -o "
-     "OUT.attn"},
+     "[--per-tensor] [--causal] [--key-length N] [--residual] [--exact-mask] [--max-positions P] -o|--output "
+     "OUT.attn",
+     "  --calib CALIB.npy  calibration query inputs [N, L, E] float32 (and key/value without --calib-kv)\n"
+     "  --calib-kv F.npy   cross-attention: calibration key inputs [N, S, kdim] (and values)\n"
+     "  --calib-value F    cross-attention: calibration value inputs [N, S, vdim]\n"
+     "  --dtype s8|s16     the integer type\n"
+     "  --per-tensor       one weight scale per projection (default: per output channel)\n"
+     "  --causal           calibrate with the causal mask the model runs with\n"
+     "  --key-length N     calibrate with key padding at N\n"
+     "  --residual         calibrate block i on block i-1's input + output (a residual stream)\n"
+     "  --exact-mask       ranges for the calibration's mask only (default: any mask)\n"
+     "  --max-positions P  rotary blocks: cos/sin tables for positions 0 .. P-1 (default: calibration "
+     "length)\n"
+     "  -o, --output FILE  the quantized .attn file to write\n"},
 };
 
 void usage(FILE* f) {
-  std::fprintf(f, "usage: attn COMMAND [ARGS]\n");
+  std::fprintf(f, "usage: attn COMMAND [ARGS]   (attn COMMAND --help: each option)\n");
   for (const Command& c : kCommands) std::fprintf(f, "  attn %s\n", c.usage);
   std::fprintf(f,
                "options: --opt VALUE or --opt=VALUE; flags (--causal, ...) take no value.\n"
@@ -56,6 +92,12 @@ int main(int argc, char** argv) {
   }
   for (const Command& c : kCommands) {
     if (std::strcmp(argv[1], c.name) != 0) continue;
+    for (int i = 2; i < argc && c.help != nullptr; ++i) {
+      if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
+        std::printf("usage: attn %s\n%s  -h, --help         this help\n", c.usage, c.help);
+        return 0;
+      }
+    }
     try {
       return c.run(argc - 2, argv + 2);
     } catch (const attn::cli::Error& e) {

@@ -48,11 +48,60 @@ inline void print_measure(attn::DType dtype, const char* name, const Shape& s, s
       kCompiler);
 }
 
-// A forward probe's main(): measure(s) for every shape; 0 if all passed.
-inline int measure_all(bool (*measure)(const Shape&)) {
+// The stack line of one forward of shape s, for tools/mcu-cost: its whole-call
+// stack peak in bytes (stack_peak below).
+inline void print_stack(const char* name, const Shape& s, size_t stack) {
+  std::printf("measure-stack board=%s dtype=%s L=%ld S=%ld E=%ld H=%ld stack=%lu\n", port_board_name(), name,
+              static_cast<long>(s.L), static_cast<long>(s.L), static_cast<long>(s.E), static_cast<long>(s.H),
+              static_cast<unsigned long>(stack));
+}
+
+// A forward probe's main(): count(s) for every shape (instructions), then
+// stack(s) for every shape. The stack pass comes last, and is a function of
+// its own (the probes instantiate one template twice), so that the counted
+// runs execute exactly the instructions they did without it. 0 if all passed.
+inline int measure_all(bool (*count)(const Shape&), bool (*stack)(const Shape&)) {
   bool ok = true;
-  for (const Shape& s : kShapes) ok = measure(s) && ok;
+  for (const Shape& s : kShapes) ok = count(s) && ok;
+  for (const Shape& s : kShapes) ok = stack(s) && ok;
   return ok ? 0 : 1;
+}
+
+// ---- stack painting -------------------------------------------------------
+// The free stack (from the linker script's __stack_limit up to just below the
+// caller) is painted with a word; after the call the deepest word that
+// changed gives its whole-call peak: every frame of the library and its
+// kernels, their spills and buffers.
+extern "C" uint32_t __stack_limit[];  // sections.ld
+constexpr uint32_t kStackPaint = 0xC0DEC0DEu;
+
+__attribute__((always_inline)) inline uintptr_t stack_pointer() {
+  uintptr_t sp;
+  __asm volatile("mov %0, sp" : "=r"(sp));
+  return sp;
+}
+
+// Word by word through a volatile pointer (no memset, whose own frame would
+// sit in the painted range), stopping 64 bytes below this function's frame.
+__attribute__((noinline)) inline void stack_paint() {
+  const uintptr_t end = stack_pointer() - 64;
+  for (volatile uint32_t* p = __stack_limit; reinterpret_cast<uintptr_t>(p) < end; ++p) *p = kStackPaint;
+}
+
+// The bytes of stack `*result = call()` used below the caller's stack pointer, with
+// interrupts masked meanwhile (the counter's SysTick would otherwise add an
+// exception frame wherever it lands). The SysTick wraps this misses make the
+// instruction counter wrong afterwards: use it after the last counted region.
+template <typename F, typename R>
+__attribute__((always_inline)) inline size_t stack_peak(F&& call, R* result) {
+  const uintptr_t sp = stack_pointer();
+  stack_paint();
+  __asm volatile("cpsid i" ::: "memory");
+  *result = call();
+  __asm volatile("cpsie i" ::: "memory");
+  const volatile uint32_t* p = __stack_limit;
+  while (reinterpret_cast<uintptr_t>(p) < sp && *p == kStackPaint) ++p;
+  return static_cast<size_t>(sp - reinterpret_cast<uintptr_t>(p));
 }
 
 // A fixed LCG: the same data on every board.

@@ -10,6 +10,11 @@
 // opbyop: what an op-by-op execution would hold at its peak: full Q [L, D],
 //         K and V [S, D] and the scores of all heads [H, L, S], in f32.
 // compiler: the compiler that built the image (last field, may hold spaces).
+// Then, in a second pass, one line per shape with the forward's whole-call
+// stack peak (stack painting, cost_common.h):
+//
+//   measure-stack board=mps2-an386 dtype=f32 L=64 S=64 E=64 H=4 stack=N
+//
 // Exits non-zero if a forward fails or the output is not finite.
 #include <cstdint>
 #include <cstdio>
@@ -49,6 +54,8 @@ void fill(float* p, size_t n, uint32_t seed, float scale) {
   }
 }
 
+// kStackPass false: count the forward's instructions; true: its stack peak.
+template <bool kStackPass>
 bool measure(const Shape& s) {
   const attn::AttentionConfig cfg = config_of(s);
   attn::Plan plan;
@@ -79,15 +86,25 @@ bool measure(const Shape& s) {
   io.value = g_input;
   io.output = g_output;
 
-  port_counter_start();
-  st = attn::forward_f32(plan, w, attn::Mask{}, io, arena);
-  const uint64_t insns = port_counter_stop();
+  uint64_t insns = 0;
+  size_t stack = 0;
+  if (kStackPass) {
+    stack = cost::stack_peak([&] { return attn::forward_f32(plan, w, attn::Mask{}, io, arena); }, &st);
+  } else {
+    port_counter_start();
+    st = attn::forward_f32(plan, w, attn::Mask{}, io, arena);
+    insns = port_counter_stop();
+  }
   bool finite = true;
   for (size_t i = 0; i < io_of(s); ++i) finite = finite && __builtin_isfinite(g_output[i]);
   if (st != attn::Status::kOk || !finite) {
     std::printf("cost: forward_f32 failed: %s%s\n", attn::status_name(st),
                 finite ? "" : " (non-finite output)");
     return false;
+  }
+  if (kStackPass) {
+    cost::print_stack("f32", s, stack);
+    return true;
   }
   const size_t L = static_cast<size_t>(s.L);
   const size_t S = L;
@@ -99,4 +116,4 @@ bool measure(const Shape& s) {
 
 }  // namespace
 
-int main() { return cost::measure_all(measure); }
+int main() { return cost::measure_all(measure<false>, measure<true>); }

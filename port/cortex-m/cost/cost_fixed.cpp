@@ -13,6 +13,11 @@
 // opbyop: an op-by-op execution's peak: full Q [L, D], K and V [S, D] in the
 //         dtype and the int8 (s8) / int16 (s16) probabilities of all heads
 //         [H, L, S], the way a TFLM graph of the block holds them.
+// Then, in a second pass, one line per shape with the forward's whole-call
+// stack peak (stack painting, cost_common.h):
+//
+//   measure-stack board=mps2-an386 dtype=s8 L=64 S=64 E=64 H=4 stack=N
+//
 // Exits non-zero if a forward fails or its output is constant (saturated).
 #include <cstdint>
 #include <cstdio>
@@ -69,6 +74,8 @@ alignas(ATTN_ARENA_ALIGN) uint8_t g_arena[max_of(arena_of)];
 
 cost::Rng g_rng{12345u};
 
+// kStackPass false: count the forward's instructions; true: its stack peak.
+template <bool kStackPass>
 bool measure(const Shape& s) {
   const attn::AttentionConfig cfg = config_of(s);
   attn::Plan plan;
@@ -105,7 +112,10 @@ bool measure(const Shape& s) {
   io.output = g_output;
 
   uint64_t insns = 0;
-  if (st == attn::Status::kOk) {
+  size_t stack = 0;
+  if (st == attn::Status::kOk && kStackPass) {
+    stack = cost::stack_peak([&] { return DT::kForward(plan, w, attn::Mask{}, io, arena); }, &st);
+  } else if (st == attn::Status::kOk) {
     port_counter_start();
     st = DT::kForward(plan, w, attn::Mask{}, io, arena);
     insns = port_counter_stop();
@@ -118,6 +128,10 @@ bool measure(const Shape& s) {
                 varied ? "" : " (constant output)");
     return false;
   }
+  if (kStackPass) {
+    cost::print_stack(DT::kName, s, stack);
+    return true;
+  }
   const size_t L = static_cast<size_t>(s.L), S = L, bytes = sizeof(DT::Act);
   const size_t opbyop = (L * d + 2 * S * d) * bytes + static_cast<size_t>(s.H) * L * S * bytes;
   cost::print_measure(DT::kDType, DT::kName, s, d, insns, plan.arena_bytes, opbyop);
@@ -126,4 +140,4 @@ bool measure(const Shape& s) {
 
 }  // namespace
 
-int main() { return cost::measure_all(measure); }
+int main() { return cost::measure_all(measure<false>, measure<true>); }
