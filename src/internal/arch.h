@@ -89,3 +89,11 @@
 #else
 #define ATTN_UNROLL
 #endif
+
+// Keep the loop that follows rolled: unrolling a Helium channel loop only
+// spills registers (clang-14). GCC does not unroll these loops at -O2.
+#if defined(__clang__)
+#define ATTN_NO_UNROLL _Pragma("clang loop unroll(disable)")
+#else
+#define ATTN_NO_UNROLL
+#endif

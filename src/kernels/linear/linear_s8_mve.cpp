@@ -24,12 +24,6 @@
 
 #include "internal/kernels_fixed.h"
 
-// Unrolling the channel loops only spills registers (clang-14).
-#if defined(__clang__)
-#define ATTN_NO_UNROLL _Pragma("clang loop unroll(disable)")
-#else
-#define ATTN_NO_UNROLL
-#endif
 
 namespace attn {
 namespace detail {

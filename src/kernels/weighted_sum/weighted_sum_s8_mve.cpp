@@ -18,11 +18,6 @@
 #include "internal/kernels_fixed.h"
 #include "internal/mve_requantize.h"
 
-#if defined(__clang__)
-#define ATTN_NO_UNROLL _Pragma("clang loop unroll(disable)")
-#else
-#define ATTN_NO_UNROLL
-#endif
 
 namespace attn {
 namespace detail {
