@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "attn/quantize.h"
 #include "internal/exp2_table.h"
@@ -243,74 +244,35 @@ size_t quantized_attention_bytes(const AttentionConfig& c, DType dtype, const Qu
          projection_bytes(E, D, bb) + rope_bytes(c, options);
 }
 
-Status quantize_attention_s8(const AttentionConfig& config, const WeightsF32& w, const CalibrationRanges& r,
-                             Arena& st, WeightsS8* out, ActivationQuant* act, WeightScales* scales,
-                             const QuantizeOptions& options) {
-  if (out == nullptr || act == nullptr) return Status::kNullArgument;
-  *out = WeightsS8();
-  ATTN_TRY(check_inputs(config, w, r, DType::kS8));
-  const int32_t E = config.embed_dim, D = config.inner_dim(), hd = config.resolved_head_dim();
-  const int32_t kd = config.resolved_kdim(), vd = config.resolved_vdim(), Dkv = config.kv_dim();
-  const ActivationQuant a = choose_all(r, DType::kS8);
-  *act = a;
-  struct Spec {
-    const float* w;
-    const float* b;
-    int32_t out, in;
-    QuantParams x, y;
-    ProjectionS8* p;
-    const float** scale;
-  };
-  WeightScales ws;
-  const Spec specs[4] = {{w.wq, w.bq, D, E, a.query, a.q, &out->q, &ws.q},
-                         {w.wk, w.bk, Dkv, kd, a.key, a.k, &out->k, &ws.k},
-                         {w.wv, w.bv, Dkv, vd, a.value, a.v, &out->v, &ws.v},
-                         {w.wo, w.bo, E, D, a.context, a.output, &out->o, &ws.o}};
-  for (const Spec& s : specs) {
-    int8_t* wq = nullptr;
-    float* sw = nullptr;
-    int32_t *bias = nullptr, *mult = nullptr, *shift = nullptr;
-    ATTN_TRY(quantize_weight(s.w, s.out, s.in, options.per_tensor_weights, st, &wq, &sw));
-    ATTN_TRY(bias_s32(config.bias ? s.b : nullptr, wq, s.out, s.in, static_cast<double>(s.x.scale), sw,
-                      s.x.zero_point, st, &bias));
-    ATTN_TRY(requant_arrays(static_cast<double>(s.x.scale), sw, static_cast<double>(s.y.scale), s.out, 30, st,
-                            &mult, &shift));
-    *s.p = ProjectionS8{wq, bias, mult, shift};
-    *s.scale = sw;
-  }
-  out->q_zero_point = a.q.zero_point;
-  out->k_zero_point = a.k.zero_point;
-  out->v_zero_point = a.v.zero_point;
-  out->context_zero_point = a.context.zero_point;
-  out->output_zero_point = a.output.zero_point;
-  const double score_unit =
-      static_cast<double>(a.q.scale) * static_cast<double>(a.k.scale) / std::sqrt(static_cast<double>(hd));
-  ATTN_TRY(fused_softmax(score_unit, 0, &out->softmax));
-  ATTN_TRY(quantize_multiplier(static_cast<double>(a.v.scale) / (static_cast<double>(1 << detail::kProbBits) *
-                                                                 static_cast<double>(a.context.scale)),
-                               &out->context_multiplier, &out->context_shift));
-  if (out->context_shift > 30) return Status::kBadQuantParams;
-  if (rope_on(config)) ATTN_TRY(rope_table(config.rope_base, hd, options.max_positions, st, &out->rope));
-  if (scales != nullptr) *scales = ws;
-  return Status::kOk;
-}
+namespace {
 
-Status quantize_attention_s16(const AttentionConfig& config, const WeightsF32& w, const CalibrationRanges& r,
-                              Arena& st, WeightsS16* out, ActivationQuant* act, WeightScales* scales,
-                              const QuantizeOptions& options) {
+// What quantize_attention_s8 and _s16 share: the four projections, the
+// softmax constants and the context's requantization. s8 folds the input
+// zero point into an int32 bias (always present) and keeps the activations'
+// zero points; s16 has int64 biases (where the config has biases), symmetric
+// activations, and scores narrowed by score_shift.
+template <typename Weights>
+Status quantize_fixed(const AttentionConfig& config, const WeightsF32& w, const CalibrationRanges& r,
+                      Arena& st, Weights* out, ActivationQuant* act, WeightScales* scales,
+                      const QuantizeOptions& options) {
+  constexpr bool kS8 = std::is_same_v<Weights, WeightsS8>;
+  constexpr DType kDType = kS8 ? DType::kS8 : DType::kS16;
+  constexpr int32_t kMaxShift = kS8 ? 30 : 14;  // the projections' and the context's shift bound
+  using Projection = decltype(Weights::q);
+  using Bias = std::remove_const_t<std::remove_pointer_t<decltype(Projection::bias)>>;
   if (out == nullptr || act == nullptr) return Status::kNullArgument;
-  *out = WeightsS16();
-  ATTN_TRY(check_inputs(config, w, r, DType::kS16));
+  *out = Weights();
+  ATTN_TRY(check_inputs(config, w, r, kDType));
   const int32_t E = config.embed_dim, D = config.inner_dim(), hd = config.resolved_head_dim();
   const int32_t kd = config.resolved_kdim(), vd = config.resolved_vdim(), Dkv = config.kv_dim();
-  const ActivationQuant a = choose_all(r, DType::kS16);
+  const ActivationQuant a = choose_all(r, kDType);
   *act = a;
   struct Spec {
     const float* w;
     const float* b;
     int32_t out, in;
     QuantParams x, y;
-    ProjectionS16* p;
+    Projection* p;
     const float** scale;
   };
   WeightScales ws;
@@ -321,27 +283,53 @@ Status quantize_attention_s16(const AttentionConfig& config, const WeightsF32& w
   for (const Spec& s : specs) {
     int8_t* wq = nullptr;
     float* sw = nullptr;
-    int64_t* bias = nullptr;
+    Bias* bias = nullptr;
     int32_t *mult = nullptr, *shift = nullptr;
+    const double s_in = static_cast<double>(s.x.scale);
     ATTN_TRY(quantize_weight(s.w, s.out, s.in, options.per_tensor_weights, st, &wq, &sw));
-    if (config.bias) ATTN_TRY(bias_s64(s.b, s.out, static_cast<double>(s.x.scale), sw, st, &bias));
-    ATTN_TRY(requant_arrays(static_cast<double>(s.x.scale), sw, static_cast<double>(s.y.scale), s.out, 14, st,
-                            &mult, &shift));
-    *s.p = ProjectionS16{wq, bias, mult, shift};
+    if constexpr (kS8) {
+      ATTN_TRY(bias_s32(config.bias ? s.b : nullptr, wq, s.out, s.in, s_in, sw, s.x.zero_point, st, &bias));
+    } else if (config.bias) {
+      ATTN_TRY(bias_s64(s.b, s.out, s_in, sw, st, &bias));
+    }
+    ATTN_TRY(requant_arrays(s_in, sw, static_cast<double>(s.y.scale), s.out, kMaxShift, st, &mult, &shift));
+    *s.p = Projection{wq, bias, mult, shift};
     *s.scale = sw;
   }
-  int32_t score_shift = 0;  // head_dim < 2^score_shift keeps the narrowed scores below 2^30
-  while ((int64_t{1} << score_shift) <= hd) ++score_shift;
+  int32_t score_shift = 0;
+  if constexpr (kS8) {
+    out->q_zero_point = a.q.zero_point;
+    out->k_zero_point = a.k.zero_point;
+    out->v_zero_point = a.v.zero_point;
+    out->context_zero_point = a.context.zero_point;
+    out->output_zero_point = a.output.zero_point;
+  } else {
+    while ((int64_t{1} << score_shift) <= hd) ++score_shift;  // head_dim < 2^score_shift: scores below 2^30
+  }
   const double score_unit =
       static_cast<double>(a.q.scale) * static_cast<double>(a.k.scale) / std::sqrt(static_cast<double>(hd));
   ATTN_TRY(fused_softmax(score_unit, score_shift, &out->softmax));
   ATTN_TRY(quantize_multiplier(static_cast<double>(a.v.scale) / (static_cast<double>(1 << detail::kProbBits) *
                                                                  static_cast<double>(a.context.scale)),
                                &out->context_multiplier, &out->context_shift));
-  if (out->context_shift > 14) return Status::kBadQuantParams;
+  if (out->context_shift > kMaxShift) return Status::kBadQuantParams;
   if (rope_on(config)) ATTN_TRY(rope_table(config.rope_base, hd, options.max_positions, st, &out->rope));
   if (scales != nullptr) *scales = ws;
   return Status::kOk;
+}
+
+}  // namespace
+
+Status quantize_attention_s8(const AttentionConfig& config, const WeightsF32& w, const CalibrationRanges& r,
+                             Arena& st, WeightsS8* out, ActivationQuant* act, WeightScales* scales,
+                             const QuantizeOptions& options) {
+  return quantize_fixed(config, w, r, st, out, act, scales, options);
+}
+
+Status quantize_attention_s16(const AttentionConfig& config, const WeightsF32& w, const CalibrationRanges& r,
+                              Arena& st, WeightsS16* out, ActivationQuant* act, WeightScales* scales,
+                              const QuantizeOptions& options) {
+  return quantize_fixed(config, w, r, st, out, act, scales, options);
 }
 
 }  // namespace attn
