@@ -211,27 +211,36 @@ attn_weights_s16 c_weights(const attn::WeightsS16& w, const attn::RopeTable& t) 
           w.context_shift,      attn_rope_table{t.cos, t.sin, t.positions}};
 }
 
-// The C and C++ entry points of integer dtype DT, for the forward and decode
-// tests below (the same names with another suffix).
-#define ATTN_TEST_DTYPE_ENTRIES(DT)                                                                         \
-  using Cache = attn_kv_cache_##DT;                                                                         \
-  using CWeights = attn_weights_##DT;                                                                       \
-  using CppCache = attn::KvCache<T>;                                                                        \
-  using CIo = attn_io_##DT;                                                                                 \
-  static attn_status init(Cache* c, const attn_plan* p, int32_t w, void* b, size_t n) {                     \
-    return attn_kv_cache_init_##DT(c, p, w, b, n);                                                          \
+// The C and C++ entry points of integer dtype dt (element type T_, upper-case
+// name DT), for the forward and decode tests below: the same names with
+// another suffix.
+#define ATTN_TEST_DTYPE_ENTRIES(T_, dt, DT)                                                                 \
+  using T = T_;                                                                                             \
+  static constexpr attn_dtype kCDtype = ATTN_DTYPE_##DT;                                                    \
+  static constexpr attn::DType kDtype = attn::DType::k##DT;                                                 \
+  using CppIo = attn::Io##DT;                                                                               \
+  static const attn::Weights##DT& weights(const QuantCase& qc) { return qc.dt; }                            \
+  static constexpr size_t arena_macro(int32_t e, int32_t l, int32_t s) {                                    \
+    return ATTN_ARENA_BYTES_##DT(e, e, l, s);                                                               \
   }                                                                                                         \
-  static attn_status reset(Cache* c) { return attn_kv_cache_reset_##DT(c); }                                \
+  using Cache = attn_kv_cache_##dt;                                                                         \
+  using CWeights = attn_weights_##dt;                                                                       \
+  using CppCache = attn::KvCache<T>;                                                                        \
+  using CIo = attn_io_##dt;                                                                                 \
+  static attn_status init(Cache* c, const attn_plan* p, int32_t w, void* b, size_t n) {                     \
+    return attn_kv_cache_init_##dt(c, p, w, b, n);                                                          \
+  }                                                                                                         \
+  static attn_status reset(Cache* c) { return attn_kv_cache_reset_##dt(c); }                                \
   static attn_status length(const Cache* c, int32_t* l, int32_t* n) {                                       \
-    return attn_kv_cache_length_##DT(c, l, n);                                                              \
+    return attn_kv_cache_length_##dt(c, l, n);                                                              \
   }                                                                                                         \
   static attn_status decode(const attn_plan* p, const CWeights* w, Cache* c, const T* x, int32_t n, T* y,   \
                             void* a, size_t b) {                                                            \
-    return attn_decode_##DT(p, w, c, x, n, y, a, b);                                                        \
+    return attn_decode_##dt(p, w, c, x, n, y, a, b);                                                        \
   }                                                                                                         \
   static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const CIo* io,      \
                              void* a, size_t b) {                                                           \
-    return attn_forward_##DT(p, w, m, io, a, b);                                                            \
+    return attn_forward_##dt(p, w, m, io, a, b);                                                            \
   }                                                                                                         \
   static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const T* x, T* y,   \
                              void* a, size_t b) {                                                           \
@@ -241,43 +250,27 @@ attn_weights_s16 c_weights(const attn::WeightsS16& w, const attn::RopeTable& t) 
   template <class W>                                                                                        \
   static attn::Status cpp_forward(const attn::Plan& p, const W& w, const attn::Mask& m, const CppIo& io,    \
                                   attn::Arena& a) {                                                         \
-    return attn::forward_##DT(p, w, m, io, a);                                                              \
+    return attn::forward_##dt(p, w, m, io, a);                                                              \
   }                                                                                                         \
   static attn::Status cpp_init(const attn::Plan& p, int32_t w, attn::Arena& a, CppCache* c) {               \
-    return attn::kv_cache_init_##DT(p, w, a, c);                                                            \
+    return attn::kv_cache_init_##dt(p, w, a, c);                                                            \
   }                                                                                                         \
   template <class W>                                                                                        \
   static attn::Status cpp_decode(const attn::Plan& p, const W& w, CppCache* c, const T* x, int32_t n, T* y, \
                                  attn::Arena& a) {                                                          \
-    return attn::decode_##DT(p, w, c, x, n, y, a);                                                          \
+    return attn::decode_##dt(p, w, c, x, n, y, a);                                                          \
   }
 
 struct S8Api {
-  using T = int8_t;
-  static constexpr attn_dtype kCDtype = ATTN_DTYPE_S8;
-  static constexpr attn::DType kDtype = attn::DType::kS8;
-  using CppIo = attn::IoS8;
-  ATTN_TEST_DTYPE_ENTRIES(s8)
-  static const attn::WeightsS8& weights(const QuantCase& qc) { return qc.s8; }
+  ATTN_TEST_DTYPE_ENTRIES(int8_t, s8, S8)
   static T input(size_t i) { return static_cast<T>((i * 37) % 255 - 127); }
   static T kv_input(size_t i) { return static_cast<T>((i * 53) % 255 - 127); }
-  static constexpr size_t arena_macro(int32_t e, int32_t l, int32_t s) {
-    return ATTN_ARENA_BYTES_S8(e, e, l, s);
-  }
 };
 
 struct S16Api {
-  using T = int16_t;
-  static constexpr attn_dtype kCDtype = ATTN_DTYPE_S16;
-  static constexpr attn::DType kDtype = attn::DType::kS16;
-  using CppIo = attn::IoS16;
-  ATTN_TEST_DTYPE_ENTRIES(s16)
-  static const attn::WeightsS16& weights(const QuantCase& qc) { return qc.s16; }
+  ATTN_TEST_DTYPE_ENTRIES(int16_t, s16, S16)
   static T input(size_t i) { return static_cast<T>((i * 7919) % 65535 - 32767); }
   static T kv_input(size_t i) { return static_cast<T>((i * 104729) % 65535 - 32767); }
-  static constexpr size_t arena_macro(int32_t e, int32_t l, int32_t s) {
-    return ATTN_ARENA_BYTES_S16(e, e, l, s);
-  }
 };
 #undef ATTN_TEST_DTYPE_ENTRIES
 
