@@ -12,6 +12,7 @@
 #include "attn/attn.h"
 #include "attn/decode.h"
 #include "attn/quantize.h"
+#include "fixed_dtypes.h"
 
 namespace {
 
@@ -211,64 +212,50 @@ attn_weights_s16 c_weights(const attn::WeightsS16& w, const attn::RopeTable& t) 
           w.context_shift,      attn_rope_table{t.cos, t.sin, t.positions}};
 }
 
-// The C and C++ entry points of integer dtype dt (element type T_, upper-case
-// name DT), for the forward and decode tests below: the same names with
+// The C entry points of integer dtype dt (upper-case name DT, C++ side
+// dtypes::DT), for the forward and decode tests below: the same names with
 // another suffix.
-#define ATTN_TEST_DTYPE_ENTRIES(T_, dt, DT)                                                                 \
-  using T = T_;                                                                                             \
-  static constexpr attn_dtype kCDtype = ATTN_DTYPE_##DT;                                                    \
-  static constexpr attn::DType kDtype = attn::DType::k##DT;                                                 \
-  using CppIo = attn::Io##DT;                                                                               \
-  static const attn::Weights##DT& weights(const QuantCase& qc) { return qc.dt; }                            \
-  static constexpr size_t arena_macro(int32_t e, int32_t l, int32_t s) {                                    \
-    return ATTN_ARENA_BYTES_##DT(e, e, l, s);                                                               \
-  }                                                                                                         \
-  using Cache = attn_kv_cache_##dt;                                                                         \
-  using CWeights = attn_weights_##dt;                                                                       \
-  using CppCache = attn::KvCache<T>;                                                                        \
-  using CIo = attn_io_##dt;                                                                                 \
-  static attn_status init(Cache* c, const attn_plan* p, int32_t w, void* b, size_t n) {                     \
-    return attn_kv_cache_init_##dt(c, p, w, b, n);                                                          \
-  }                                                                                                         \
-  static attn_status reset(Cache* c) { return attn_kv_cache_reset_##dt(c); }                                \
-  static attn_status length(const Cache* c, int32_t* l, int32_t* n) {                                       \
-    return attn_kv_cache_length_##dt(c, l, n);                                                              \
-  }                                                                                                         \
-  static attn_status decode(const attn_plan* p, const CWeights* w, Cache* c, const T* x, int32_t n, T* y,   \
-                            void* a, size_t b) {                                                            \
-    return attn_decode_##dt(p, w, c, x, n, y, a, b);                                                        \
-  }                                                                                                         \
-  static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const CIo* io,      \
-                             void* a, size_t b) {                                                           \
-    return attn_forward_##dt(p, w, m, io, a, b);                                                            \
-  }                                                                                                         \
-  static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const T* x, T* y,   \
-                             void* a, size_t b) {                                                           \
-    const CIo io = {x, x, x, y, 0};                                                                         \
-    return forward(p, w, m, &io, a, b);                                                                     \
-  }                                                                                                         \
-  template <class W>                                                                                        \
-  static attn::Status cpp_forward(const attn::Plan& p, const W& w, const attn::Mask& m, const CppIo& io,    \
-                                  attn::Arena& a) {                                                         \
-    return attn::forward_##dt(p, w, m, io, a);                                                              \
-  }                                                                                                         \
-  static attn::Status cpp_init(const attn::Plan& p, int32_t w, attn::Arena& a, CppCache* c) {               \
-    return attn::kv_cache_init_##dt(p, w, a, c);                                                            \
-  }                                                                                                         \
-  template <class W>                                                                                        \
-  static attn::Status cpp_decode(const attn::Plan& p, const W& w, CppCache* c, const T* x, int32_t n, T* y, \
-                                 attn::Arena& a) {                                                          \
-    return attn::decode_##dt(p, w, c, x, n, y, a);                                                          \
+#define ATTN_TEST_DTYPE_ENTRIES(dt, DT)                                                                   \
+  using Cpp = dtypes::DT; /* the C++ side: types and entries */                                           \
+  static constexpr attn_dtype kCDtype = ATTN_DTYPE_##DT;                                                  \
+  using T = Cpp::T;                                                                                       \
+  static constexpr attn::DType kDtype = Cpp::kDtype;                                                      \
+  static const attn::Weights##DT& weights(const QuantCase& qc) { return qc.dt; }                          \
+  static constexpr size_t arena_macro(int32_t e, int32_t l, int32_t s) {                                  \
+    return ATTN_ARENA_BYTES_##DT(e, e, l, s);                                                             \
+  }                                                                                                       \
+  using Cache = attn_kv_cache_##dt;                                                                       \
+  using CWeights = attn_weights_##dt;                                                                     \
+  using CIo = attn_io_##dt;                                                                               \
+  static attn_status init(Cache* c, const attn_plan* p, int32_t w, void* b, size_t n) {                   \
+    return attn_kv_cache_init_##dt(c, p, w, b, n);                                                        \
+  }                                                                                                       \
+  static attn_status reset(Cache* c) { return attn_kv_cache_reset_##dt(c); }                              \
+  static attn_status length(const Cache* c, int32_t* l, int32_t* n) {                                     \
+    return attn_kv_cache_length_##dt(c, l, n);                                                            \
+  }                                                                                                       \
+  static attn_status decode(const attn_plan* p, const CWeights* w, Cache* c, const T* x, int32_t n, T* y, \
+                            void* a, size_t b) {                                                          \
+    return attn_decode_##dt(p, w, c, x, n, y, a, b);                                                      \
+  }                                                                                                       \
+  static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const CIo* io,    \
+                             void* a, size_t b) {                                                         \
+    return attn_forward_##dt(p, w, m, io, a, b);                                                          \
+  }                                                                                                       \
+  static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const T* x, T* y, \
+                             void* a, size_t b) {                                                         \
+    const CIo io = {x, x, x, y, 0};                                                                       \
+    return forward(p, w, m, &io, a, b);                                                                   \
   }
 
 struct S8Api {
-  ATTN_TEST_DTYPE_ENTRIES(int8_t, s8, S8)
+  ATTN_TEST_DTYPE_ENTRIES(s8, S8)
   static T input(size_t i) { return static_cast<T>((i * 37) % 255 - 127); }
   static T kv_input(size_t i) { return static_cast<T>((i * 53) % 255 - 127); }
 };
 
 struct S16Api {
-  ATTN_TEST_DTYPE_ENTRIES(int16_t, s16, S16)
+  ATTN_TEST_DTYPE_ENTRIES(s16, S16)
   static T input(size_t i) { return static_cast<T>((i * 7919) % 65535 - 32767); }
   static T kv_input(size_t i) { return static_cast<T>((i * 104729) % 65535 - 32767); }
 };
@@ -314,11 +301,11 @@ void check_c_forward(const QuantCase& qc) {
   REQUIRE(attn::plan_attention(qc.cfg, Api::kDtype, L, S, &p) == attn::Status::kOk);
   attn::Arena a;
   REQUIRE(a.init(arena, sizeof arena) == attn::Status::kOk);
-  typename Api::CppIo cio;
+  typename Api::Cpp::Io cio;
   cio.query = x.data();
   cio.key = cio.value = kv.data();
   cio.output = y_cpp.data();
-  REQUIRE(Api::cpp_forward(p, w, cm, cio, a) == attn::Status::kOk);
+  REQUIRE(Api::Cpp::forward(p, w, cm, cio, a) == attn::Status::kOk);
   CHECK(y_c == y_cpp);
 
   // The errors of the integer path reach C: an additive mask, a float plan.
@@ -348,7 +335,7 @@ void check_c_forward(const QuantCase& qc) {
   auto rwc = w;
   rwc.rope = t;
   cio.query_position = S - L;
-  REQUIRE(Api::cpp_forward(p, rwc, cm, cio, a) == attn::Status::kOk);
+  REQUIRE(Api::Cpp::forward(p, rwc, cm, cio, a) == attn::Status::kOk);
   CHECK(y_c == y_cpp);
   rio.query_position = S - L + 1;  // the last query row passes the table
   CHECK(Api::forward(&rope_plan, &rw, &m, &rio, arena, sizeof arena) == ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE);
@@ -418,15 +405,15 @@ void check_c_decode(const QuantCase& qc, float rope_base, int32_t window) {
   attn::Arena cache_arena, step_arena;
   REQUIRE(cache_arena.init(cpp_cache_buf, sizeof cpp_cache_buf) == attn::Status::kOk);
   REQUIRE(step_arena.init(arena, sizeof arena) == attn::Status::kOk);
-  typename Api::CppCache cpp_cache;
-  REQUIRE(Api::cpp_init(p, window, cache_arena, &cpp_cache) == attn::Status::kOk);
+  typename Api::Cpp::Cache cpp_cache;
+  REQUIRE(Api::Cpp::init(p, window, cache_arena, &cpp_cache) == attn::Status::kOk);
 
   for (int32_t row = 0; row < L; row += kChunk) {
     const int32_t n = L - row < kChunk ? L - row : kChunk;
     const size_t at = static_cast<size_t>(row) * E;
     REQUIRE(Api::decode(&plan, &cw, &cache, x.data() + at, n, y_c.data() + at, arena, arena_bytes) ==
             ATTN_OK);
-    REQUIRE(Api::cpp_decode(p, w, &cpp_cache, x.data() + at, n, y_cpp.data() + at, step_arena) ==
+    REQUIRE(Api::Cpp::decode(p, w, &cpp_cache, x.data() + at, n, y_cpp.data() + at, step_arena) ==
             attn::Status::kOk);
   }
   CHECK(y_c == y_cpp);
