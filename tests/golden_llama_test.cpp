@@ -22,7 +22,7 @@
 #include "attn/attention.h"
 #include "attn/decode.h"
 #include "golden.h"
-#include "golden_reader.h"
+#include "golden_checks.h"
 #include "host_helpers.h"
 
 namespace {
@@ -141,8 +141,7 @@ TEST_CASE("golden llama: the cases cover GQA, MQA, MHA+RoPE, stories260K, window
 TEST_CASE("golden llama: one causal forward_f32 matches the PyTorch Llama attention", "[golden][llama]") {
   const std::vector<golden::Case> cases = load_llama();
   REQUIRE(!cases.empty());
-  double worst = 0;
-  std::string worst_case;
+  golden::Worst worst, worst_p;
   for (const golden::Case& c : cases) {
     for (const int32_t tile : {ATTN_TILE_ROWS, 1, 5}) {
       INFO(c.name << ": " << c.describe() << ", tile_rows " << tile);
@@ -158,22 +157,13 @@ TEST_CASE("golden llama: one causal forward_f32 matches the PyTorch Llama attent
       io.output = y.data();
       io.attn_weights = p.data();
       REQUIRE(attn::forward_f32(plan, c.weights(), c.mask(), io, arena) == attn::Status::kOk);
-      const golden::Error ey = golden::compare(y.data(), c.y);
-      const golden::Error ep = golden::compare(p.data(), c.attn);
-      INFO("y: max abs err " << ey.max_abs << ", bound " << ey.bound() << ", max|y_torch| " << ey.max_want);
-      INFO("weights: max abs err " << ep.max_abs << ", bound " << ep.bound());
-      CHECK(ey.ok());
-      CHECK(ep.ok());
-      if (ey.relative() > worst) {
-        worst = ey.relative();
-        worst_case = c.name;
-      }
+      golden::check_against_torch(c, y, p, &worst, &worst_p);
     }
   }
   char line[200];
   std::snprintf(line, sizeof line,
                 "golden llama forward: %zu cases, largest y error / max|y_torch| %.3g (%s)", cases.size(),
-                worst, worst_case.c_str());
+                worst.relative, worst.name.c_str());
   WARN(line);
 }
 

@@ -16,7 +16,7 @@
 
 #include "attn/attention.h"
 #include "golden.h"
-#include "golden_reader.h"
+#include "golden_checks.h"
 
 namespace {
 
@@ -119,8 +119,7 @@ TEST_CASE("golden: the case files load and cover the brief", "[golden]") {
 TEST_CASE("golden: forward_f32 matches PyTorch", "[golden]") {
   const std::vector<golden::Case> cases = load_all();
   REQUIRE(!cases.empty());
-  double worst_y = 0, worst_p = 0;
-  std::string worst_y_case, worst_p_case;
+  golden::Worst worst_y, worst_p;
 
   for (const golden::Case& c : cases) {
     for (const int32_t tile : {ATTN_TILE_ROWS, 1, 5, 64}) {
@@ -145,20 +144,7 @@ TEST_CASE("golden: forward_f32 matches PyTorch", "[golden]") {
         CHECK(buf.guards_intact());
         CHECK(arena.used() == 0);
 
-        const golden::Error ey = golden::compare(y.data(), c.y);
-        const golden::Error ep = golden::compare(p.data(), c.attn);
-        INFO("y: max abs err " << ey.max_abs << ", bound " << ey.bound() << ", max|y_torch| " << ey.max_want);
-        INFO("weights: max abs err " << ep.max_abs << ", bound " << ep.bound());
-        CHECK(ey.ok());
-        CHECK(ep.ok());
-        if (ey.relative() > worst_y) {
-          worst_y = ey.relative();
-          worst_y_case = c.name;
-        }
-        if (ep.relative() > worst_p) {
-          worst_p = ep.relative();
-          worst_p_case = c.name;
-        }
+        golden::check_against_torch(c, y, p, &worst_y, &worst_p);
 
         // Without attention weights the output must be the same, bit for bit.
         if (tile == ATTN_TILE_ROWS && !separate_kv) {
@@ -174,7 +160,8 @@ TEST_CASE("golden: forward_f32 matches PyTorch", "[golden]") {
   std::snprintf(
       line, sizeof line,
       "golden: %zu cases, largest error relative to max|torch|: y %.3g (%s), weights %.3g (%s); bound %g",
-      cases.size(), worst_y, worst_y_case.c_str(), worst_p, worst_p_case.c_str(), golden::kRel);
+      cases.size(), worst_y.relative, worst_y.name.c_str(), worst_p.relative, worst_p.name.c_str(),
+      golden::kRel);
   WARN(line);
 }
 

@@ -1,6 +1,6 @@
-// golden_reader.h: the malformed-file checks of the golden case reader
-// (tests/golden.h), shared by golden_test.cpp (version 1 files) and
-// golden_llama_test.cpp (version 2): one good file, patched.
+// golden_checks.h: the checks shared by golden_test.cpp (version 1 files) and
+// golden_llama_test.cpp (version 2): outputs against PyTorch's, and the
+// reader (tests/golden.h) on one good file, patched.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -16,6 +16,32 @@
 #include "golden.h"
 
 namespace golden {
+
+// The largest relative error seen, and the case it came from.
+struct Worst {
+  double relative = 0;
+  std::string name;
+  void see(const Error& e, const std::string& case_name) {
+    if (e.relative() > relative) {
+      relative = e.relative();
+      name = case_name;
+    }
+  }
+};
+
+// A forward's output y and attention weights p against PyTorch's, within the
+// golden bound (NaN, an entry never written, fails it).
+inline void check_against_torch(const Case& c, const std::vector<float>& y, const std::vector<float>& p,
+                                Worst* worst_y, Worst* worst_p) {
+  const Error ey = compare(y.data(), c.y);
+  const Error ep = compare(p.data(), c.attn);
+  INFO("y: max abs err " << ey.max_abs << ", bound " << ey.bound() << ", max|y_torch| " << ey.max_want);
+  INFO("weights: max abs err " << ep.max_abs << ", bound " << ep.bound());
+  CHECK(ey.ok());
+  CHECK(ep.ok());
+  worst_y->see(ey, c.name);
+  worst_p->see(ep, c.name);
+}
 
 struct Mutations {
   // The bytes of `path`, which must parse.
