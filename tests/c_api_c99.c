@@ -934,6 +934,34 @@ static const float* read_npy_f32(const char* path, size_t* count, int* rank, lon
   return (const float*)(p + header);
 }
 
+/* Batch item b's rows through dtype DT (element type T), as firmware would
+ * run them: the block's weights, the inputs quantized (kv and v if given),
+ * the forward, the output dequantized into y. Uses test_quantized_file's
+ * variables. */
+#define RUN_QUANTIZED_ROWS(DT, T)                                                                            \
+  do {                                                                                                       \
+    attn_weights_##DT w;                                                                                     \
+    attn_io_##DT io;                                                                                         \
+    memset(&io, 0, sizeof io);                                                                               \
+    CHECK_STATUS(attn_model_block_weights_##DT(&model, 0, &w), ATTN_OK);                                     \
+    CHECK_STATUS(attn_quantize_##DT(in[0] + off, n_x, bio.query_scale, bio.query_zero_point, (T*)qx),        \
+                 ATTN_OK);                                                                                   \
+    io.query = io.key = io.value = (const T*)qx;                                                             \
+    if (in[1] != NULL) {                                                                                     \
+      CHECK_STATUS(attn_quantize_##DT(in[1], count[1], bio.key_scale, bio.key_zero_point, (T*)qk), ATTN_OK); \
+      io.key = io.value = (const T*)qk;                                                                      \
+    }                                                                                                        \
+    if (in[2] != NULL) {                                                                                     \
+      CHECK_STATUS(attn_quantize_##DT(in[2], count[2], bio.value_scale, bio.value_zero_point, (T*)qv),       \
+                   ATTN_OK);                                                                                 \
+      io.value = (const T*)qv;                                                                               \
+    }                                                                                                        \
+    io.output = (T*)qy;                                                                                      \
+    CHECK_STATUS(attn_forward_##DT(&plan, &w, &mask, &io, arena, need), ATTN_OK);                            \
+    CHECK_STATUS(attn_dequantize_##DT((const T*)qy, n_x, bio.output_scale, bio.output_zero_point, y + off),  \
+                 ATTN_OK);                                                                                   \
+  } while (0)
+
 /* Arguments: FILE.attn X.npy KV.npy|- V.npy|- CAUSAL WANT.npy */
 static void test_quantized_file(char** arg) {
   void *raw_blob = NULL, *raw[4] = {NULL, NULL, NULL, NULL}, *raw_arena = NULL;
@@ -989,53 +1017,12 @@ static void test_quantized_file(char** arg) {
   for (b = 0; b < batch; ++b) {
     const size_t n_x = count[0] / (size_t)batch, off = (size_t)b * n_x;
     if (info.dtype == ATTN_DTYPE_S8) {
-      attn_weights_s8 w;
-      attn_io_s8 io;
-      memset(&io, 0, sizeof io);
-      CHECK_STATUS(attn_model_block_weights_s8(&model, 0, &w), ATTN_OK);
-      CHECK_STATUS(attn_quantize_s8(in[0] + off, n_x, bio.query_scale, bio.query_zero_point, (int8_t*)qx),
-                   ATTN_OK);
-      io.query = io.key = io.value = (const int8_t*)qx;
-      if (in[1] != NULL) {
-        CHECK_STATUS(attn_quantize_s8(in[1], count[1], bio.key_scale, bio.key_zero_point, (int8_t*)qk),
-                     ATTN_OK);
-        io.key = io.value = (const int8_t*)qk;
-      }
-      if (in[2] != NULL) {
-        CHECK_STATUS(attn_quantize_s8(in[2], count[2], bio.value_scale, bio.value_zero_point, (int8_t*)qv),
-                     ATTN_OK);
-        io.value = (const int8_t*)qv;
-      }
-      io.output = (int8_t*)qy;
-      CHECK_STATUS(attn_forward_s8(&plan, &w, &mask, &io, arena, need), ATTN_OK);
-      CHECK_STATUS(
-          attn_dequantize_s8((const int8_t*)qy, n_x, bio.output_scale, bio.output_zero_point, y + off),
-          ATTN_OK);
+      RUN_QUANTIZED_ROWS(s8, int8_t);
     } else {
-      attn_weights_s16 w;
-      attn_io_s16 io;
-      memset(&io, 0, sizeof io);
-      CHECK_STATUS(attn_model_block_weights_s16(&model, 0, &w), ATTN_OK);
-      CHECK_STATUS(attn_quantize_s16(in[0] + off, n_x, bio.query_scale, bio.query_zero_point, (int16_t*)qx),
-                   ATTN_OK);
-      io.query = io.key = io.value = (const int16_t*)qx;
-      if (in[1] != NULL) {
-        CHECK_STATUS(attn_quantize_s16(in[1], count[1], bio.key_scale, bio.key_zero_point, (int16_t*)qk),
-                     ATTN_OK);
-        io.key = io.value = (const int16_t*)qk;
-      }
-      if (in[2] != NULL) {
-        CHECK_STATUS(attn_quantize_s16(in[2], count[2], bio.value_scale, bio.value_zero_point, (int16_t*)qv),
-                     ATTN_OK);
-        io.value = (const int16_t*)qv;
-      }
-      io.output = (int16_t*)qy;
-      CHECK_STATUS(attn_forward_s16(&plan, &w, &mask, &io, arena, need), ATTN_OK);
-      CHECK_STATUS(
-          attn_dequantize_s16((const int16_t*)qy, n_x, bio.output_scale, bio.output_zero_point, y + off),
-          ATTN_OK);
+      RUN_QUANTIZED_ROWS(s16, int16_t);
     }
   }
+#undef RUN_QUANTIZED_ROWS
   CHECK(count[3] == count[0] && memcmp(y, in[3], count[0] * sizeof(float)) == 0);
   for (i = 1; i < count[0] && y[i] == y[0]; ++i) {
   }

@@ -12,6 +12,7 @@
 #include "attn/attn.h"
 #include "attn/decode.h"
 #include "attn/quantize.h"
+#include "fixed_dtypes.h"
 
 namespace {
 
@@ -211,10 +212,60 @@ attn_weights_s16 c_weights(const attn::WeightsS16& w, const attn::RopeTable& t) 
           w.context_shift,      attn_rope_table{t.cos, t.sin, t.positions}};
 }
 
-}  // namespace
+// The C entry points of integer dtype dt (upper-case name DT, C++ side
+// dtypes::DT), for the forward and decode tests below: the same names with
+// another suffix.
+#define ATTN_TEST_DTYPE_ENTRIES(dt, DT)                                                                   \
+  using Cpp = dtypes::DT; /* the C++ side: types and entries */                                           \
+  static constexpr attn_dtype kCDtype = ATTN_DTYPE_##DT;                                                  \
+  using T = Cpp::T;                                                                                       \
+  static constexpr attn::DType kDtype = Cpp::kDtype;                                                      \
+  static const attn::Weights##DT& weights(const QuantCase& qc) { return qc.dt; }                          \
+  static constexpr size_t arena_macro(int32_t e, int32_t l, int32_t s) {                                  \
+    return ATTN_ARENA_BYTES_##DT(e, e, l, s);                                                             \
+  }                                                                                                       \
+  using Cache = attn_kv_cache_##dt;                                                                       \
+  using CWeights = attn_weights_##dt;                                                                     \
+  using CIo = attn_io_##dt;                                                                               \
+  static attn_status init(Cache* c, const attn_plan* p, int32_t w, void* b, size_t n) {                   \
+    return attn_kv_cache_init_##dt(c, p, w, b, n);                                                        \
+  }                                                                                                       \
+  static attn_status reset(Cache* c) { return attn_kv_cache_reset_##dt(c); }                              \
+  static attn_status length(const Cache* c, int32_t* l, int32_t* n) {                                     \
+    return attn_kv_cache_length_##dt(c, l, n);                                                            \
+  }                                                                                                       \
+  static attn_status decode(const attn_plan* p, const CWeights* w, Cache* c, const T* x, int32_t n, T* y, \
+                            void* a, size_t b) {                                                          \
+    return attn_decode_##dt(p, w, c, x, n, y, a, b);                                                      \
+  }                                                                                                       \
+  static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const CIo* io,    \
+                             void* a, size_t b) {                                                         \
+    return attn_forward_##dt(p, w, m, io, a, b);                                                          \
+  }                                                                                                       \
+  static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const T* x, T* y, \
+                             void* a, size_t b) {                                                         \
+    const CIo io = {x, x, x, y, 0};                                                                       \
+    return forward(p, w, m, &io, a, b);                                                                   \
+  }
 
-TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
-  static QuantCase qc;
+struct S8Api {
+  ATTN_TEST_DTYPE_ENTRIES(s8, S8)
+  static T input(size_t i) { return static_cast<T>((i * 37) % 255 - 127); }
+  static T kv_input(size_t i) { return static_cast<T>((i * 53) % 255 - 127); }
+};
+
+struct S16Api {
+  ATTN_TEST_DTYPE_ENTRIES(s16, S16)
+  static T input(size_t i) { return static_cast<T>((i * 7919) % 65535 - 32767); }
+  static T kv_input(size_t i) { return static_cast<T>((i * 104729) % 65535 - 32767); }
+};
+#undef ATTN_TEST_DTYPE_ENTRIES
+
+// One forward through C and through C++ with the same mask: the same bytes,
+// also with rotary embedding; the integer path's errors reach C.
+template <class Api>
+void check_c_forward(const QuantCase& qc) {
+  using T = typename Api::T;
   constexpr int32_t L = QuantCase::kL, S = QuantCase::kS, E = QuantCase::kE;
   attn_config cfg = {};
   cfg.embed_dim = E;
@@ -233,147 +284,76 @@ TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
   cm.window = 4;
   alignas(ATTN_ARENA_ALIGN) static uint8_t arena[8192];
 
-  SECTION("s8") {
-    attn_plan plan;
-    REQUIRE(attn_plan_init(&plan, &cfg, ATTN_DTYPE_S8, L, S, 0) == ATTN_OK);
-    size_t bytes = 0;
-    REQUIRE(attn_plan_arena_bytes(&plan, &bytes) == ATTN_OK);
-    CHECK(bytes == ATTN_ARENA_BYTES_S8(E, E, L, S));
-    std::vector<int8_t> x(L * E), kv(S * E), y_c(L * E, 0), y_cpp(L * E, 1);
-    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>((i * 37) % 255 - 127);
-    for (size_t i = 0; i < kv.size(); ++i) kv[i] = static_cast<int8_t>((i * 53) % 255 - 127);
-    const attn::WeightsS8& w = qc.s8;
-    const attn_weights_s8 cw = c_weights(w, attn::RopeTable{});
-    const attn_io_s8 io = {x.data(), kv.data(), kv.data(), y_c.data(), 0};
-    REQUIRE(attn_forward_s8(&plan, &cw, &m, &io, arena, sizeof arena) == ATTN_OK);
+  attn_plan plan;
+  REQUIRE(attn_plan_init(&plan, &cfg, Api::kCDtype, L, S, 0) == ATTN_OK);
+  size_t bytes = 0;
+  REQUIRE(attn_plan_arena_bytes(&plan, &bytes) == ATTN_OK);
+  CHECK(bytes == Api::arena_macro(E, L, S));
+  std::vector<T> x(L * E), kv(S * E), y_c(L * E, 0), y_cpp(L * E, 1);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = Api::input(i);
+  for (size_t i = 0; i < kv.size(); ++i) kv[i] = Api::kv_input(i);
+  const auto& w = Api::weights(qc);
+  const typename Api::CWeights cw = c_weights(w, attn::RopeTable{});
+  const typename Api::CIo io = {x.data(), kv.data(), kv.data(), y_c.data(), 0};
+  REQUIRE(Api::forward(&plan, &cw, &m, &io, arena, sizeof arena) == ATTN_OK);
 
-    attn::Plan p;
-    REQUIRE(attn::plan_attention(qc.cfg, attn::DType::kS8, L, S, &p) == attn::Status::kOk);
-    attn::Arena a;
-    REQUIRE(a.init(arena, sizeof arena) == attn::Status::kOk);
-    attn::IoS8 cio;
-    cio.query = x.data();
-    cio.key = cio.value = kv.data();
-    cio.output = y_cpp.data();
-    REQUIRE(attn::forward_s8(p, w, cm, cio, a) == attn::Status::kOk);
-    CHECK(y_c == y_cpp);
+  attn::Plan p;
+  REQUIRE(attn::plan_attention(qc.cfg, Api::kDtype, L, S, &p) == attn::Status::kOk);
+  attn::Arena a;
+  REQUIRE(a.init(arena, sizeof arena) == attn::Status::kOk);
+  typename Api::Cpp::Io cio;
+  cio.query = x.data();
+  cio.key = cio.value = kv.data();
+  cio.output = y_cpp.data();
+  REQUIRE(Api::Cpp::forward(p, w, cm, cio, a) == attn::Status::kOk);
+  CHECK(y_c == y_cpp);
 
-    // The errors of the integer path reach C: an additive mask, a float plan.
-    const float additive[L * S] = {};
-    m.additive = additive;
-    CHECK(attn_forward_s8(&plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_UNSUPPORTED_MASK);
-    m.additive = nullptr;
-    // Rotary embedding: the converter's tables through C give the C++ bytes.
-    attn_config rope = cfg;
-    rope.rope_base = 10000.0f;
-    attn_plan rope_plan;
-    REQUIRE(attn_plan_init(&rope_plan, &rope, ATTN_DTYPE_S8, L, S, 0) == ATTN_OK);
-    CHECK(attn_forward_s8(&rope_plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_NULL_ARGUMENT);
-    alignas(16) static uint8_t table_mem[4096];
-    attn::Arena tables;
-    REQUIRE(tables.init(table_mem, sizeof table_mem) == attn::Status::kOk);
-    attn::RopeTable t;
-    REQUIRE(attn::rope_table(10000.0f, qc.cfg.resolved_head_dim(), S, tables, &t) == attn::Status::kOk);
-    attn_weights_s8 rw = cw;
-    rw.rope = attn_rope_table{t.cos, t.sin, t.positions};
-    attn_io_s8 rio = io;
-    rio.query_position = S - L;  // query rows at S - L .. S - 1, keys at 0 .. S - 1
-    REQUIRE(attn_forward_s8(&rope_plan, &rw, &m, &rio, arena, sizeof arena) == ATTN_OK);
-    attn::AttentionConfig rcfg = qc.cfg;
-    rcfg.rope_base = 10000.0f;
-    REQUIRE(attn::plan_attention(rcfg, attn::DType::kS8, L, S, &p) == attn::Status::kOk);
-    attn::WeightsS8 rwc = w;
-    rwc.rope = t;
-    cio.query_position = S - L;
-    REQUIRE(attn::forward_s8(p, rwc, cm, cio, a) == attn::Status::kOk);
-    CHECK(y_c == y_cpp);
-    rio.query_position = S - L + 1;  // the last query row passes the table
-    CHECK(attn_forward_s8(&rope_plan, &rw, &m, &rio, arena, sizeof arena) ==
-          ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE);
-    attn_plan f32_plan;
-    REQUIRE(attn_plan_init(&f32_plan, &cfg, ATTN_DTYPE_F32, L, S, 0) == ATTN_OK);
-    CHECK(attn_forward_s8(&f32_plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_BAD_DTYPE);
-    CHECK(attn_forward_s8(&plan, &cw, &m, &io, arena, bytes - 1) == ATTN_ERR_ARENA_TOO_SMALL);
-  }
+  // The errors of the integer path reach C: an additive mask, a float plan.
+  const float additive[L * S] = {};
+  m.additive = additive;
+  CHECK(Api::forward(&plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_UNSUPPORTED_MASK);
+  m.additive = nullptr;
+  // Rotary embedding: the converter's tables through C give the C++ bytes.
+  attn_config rope = cfg;
+  rope.rope_base = 10000.0f;
+  attn_plan rope_plan;
+  REQUIRE(attn_plan_init(&rope_plan, &rope, Api::kCDtype, L, S, 0) == ATTN_OK);
+  CHECK(Api::forward(&rope_plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_NULL_ARGUMENT);
+  alignas(16) static uint8_t table_mem[4096];
+  attn::Arena tables;
+  REQUIRE(tables.init(table_mem, sizeof table_mem) == attn::Status::kOk);
+  attn::RopeTable t;
+  REQUIRE(attn::rope_table(10000.0f, qc.cfg.resolved_head_dim(), S, tables, &t) == attn::Status::kOk);
+  typename Api::CWeights rw = cw;
+  rw.rope = attn_rope_table{t.cos, t.sin, t.positions};
+  typename Api::CIo rio = io;
+  rio.query_position = S - L;  // query rows at S - L .. S - 1, keys at 0 .. S - 1
+  REQUIRE(Api::forward(&rope_plan, &rw, &m, &rio, arena, sizeof arena) == ATTN_OK);
+  attn::AttentionConfig rcfg = qc.cfg;
+  rcfg.rope_base = 10000.0f;
+  REQUIRE(attn::plan_attention(rcfg, Api::kDtype, L, S, &p) == attn::Status::kOk);
+  auto rwc = w;
+  rwc.rope = t;
+  cio.query_position = S - L;
+  REQUIRE(Api::Cpp::forward(p, rwc, cm, cio, a) == attn::Status::kOk);
+  CHECK(y_c == y_cpp);
+  rio.query_position = S - L + 1;  // the last query row passes the table
+  CHECK(Api::forward(&rope_plan, &rw, &m, &rio, arena, sizeof arena) == ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE);
+  attn_plan f32_plan;
+  REQUIRE(attn_plan_init(&f32_plan, &cfg, ATTN_DTYPE_F32, L, S, 0) == ATTN_OK);
+  CHECK(Api::forward(&f32_plan, &cw, &m, &io, arena, sizeof arena) == ATTN_ERR_BAD_DTYPE);
+  CHECK(Api::forward(&plan, &cw, &m, &io, arena, bytes - 1) == ATTN_ERR_ARENA_TOO_SMALL);
+}
 
-  SECTION("s16") {
-    attn_plan plan;
-    REQUIRE(attn_plan_init(&plan, &cfg, ATTN_DTYPE_S16, L, S, 0) == ATTN_OK);
-    size_t bytes = 0;
-    REQUIRE(attn_plan_arena_bytes(&plan, &bytes) == ATTN_OK);
-    CHECK(bytes == ATTN_ARENA_BYTES_S16(E, E, L, S));
-    std::vector<int16_t> x(L * E), kv(S * E), y_c(L * E, 0), y_cpp(L * E, 1);
-    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int16_t>((i * 7919) % 65535 - 32767);
-    for (size_t i = 0; i < kv.size(); ++i) kv[i] = static_cast<int16_t>((i * 104729) % 65535 - 32767);
-    const attn::WeightsS16& w = qc.s16;
-    const attn_weights_s16 cw = c_weights(w, attn::RopeTable{});
-    const attn_io_s16 io = {x.data(), kv.data(), kv.data(), y_c.data(), 0};
-    REQUIRE(attn_forward_s16(&plan, &cw, &m, &io, arena, sizeof arena) == ATTN_OK);
+}  // namespace
 
-    attn::Plan p;
-    REQUIRE(attn::plan_attention(qc.cfg, attn::DType::kS16, L, S, &p) == attn::Status::kOk);
-    attn::Arena a;
-    REQUIRE(a.init(arena, sizeof arena) == attn::Status::kOk);
-    attn::IoS16 cio;
-    cio.query = x.data();
-    cio.key = cio.value = kv.data();
-    cio.output = y_cpp.data();
-    REQUIRE(attn::forward_s16(p, w, cm, cio, a) == attn::Status::kOk);
-    CHECK(y_c == y_cpp);
-  }
+TEST_CASE("C s8 and s16 forwards match the C++ ones bit for bit") {
+  static QuantCase qc;
+  SECTION("s8") { check_c_forward<S8Api>(qc); }
+  SECTION("s16") { check_c_forward<S16Api>(qc); }
 }
 
 namespace {
-
-// The C and C++ entry points of integer dtype DT, for the decode tests below
-// (the same names with another suffix).
-#define ATTN_TEST_DTYPE_ENTRIES(DT)                                                                         \
-  using Cache = attn_kv_cache_##DT;                                                                         \
-  using CWeights = attn_weights_##DT;                                                                       \
-  using CppCache = attn::KvCache<T>;                                                                        \
-  static attn_status init(Cache* c, const attn_plan* p, int32_t w, void* b, size_t n) {                     \
-    return attn_kv_cache_init_##DT(c, p, w, b, n);                                                          \
-  }                                                                                                         \
-  static attn_status reset(Cache* c) { return attn_kv_cache_reset_##DT(c); }                                \
-  static attn_status length(const Cache* c, int32_t* l, int32_t* n) {                                       \
-    return attn_kv_cache_length_##DT(c, l, n);                                                              \
-  }                                                                                                         \
-  static attn_status decode(const attn_plan* p, const CWeights* w, Cache* c, const T* x, int32_t n, T* y,   \
-                            void* a, size_t b) {                                                            \
-    return attn_decode_##DT(p, w, c, x, n, y, a, b);                                                        \
-  }                                                                                                         \
-  static attn_status forward(const attn_plan* p, const CWeights* w, const attn_mask* m, const T* x, T* y,   \
-                             void* a, size_t b) {                                                           \
-    const attn_io_##DT io = {x, x, x, y, 0};                                                                \
-    return attn_forward_##DT(p, w, m, &io, a, b);                                                           \
-  }                                                                                                         \
-  static attn::Status cpp_init(const attn::Plan& p, int32_t w, attn::Arena& a, CppCache* c) {               \
-    return attn::kv_cache_init_##DT(p, w, a, c);                                                            \
-  }                                                                                                         \
-  template <class W>                                                                                        \
-  static attn::Status cpp_decode(const attn::Plan& p, const W& w, CppCache* c, const T* x, int32_t n, T* y, \
-                                 attn::Arena& a) {                                                          \
-    return attn::decode_##DT(p, w, c, x, n, y, a);                                                          \
-  }
-
-struct S8Api {
-  using T = int8_t;
-  static constexpr attn_dtype kCDtype = ATTN_DTYPE_S8;
-  static constexpr attn::DType kDtype = attn::DType::kS8;
-  ATTN_TEST_DTYPE_ENTRIES(s8)
-  static const attn::WeightsS8& weights(const QuantCase& qc) { return qc.s8; }
-  static T input(size_t i) { return static_cast<T>((i * 37) % 255 - 127); }
-};
-
-struct S16Api {
-  using T = int16_t;
-  static constexpr attn_dtype kCDtype = ATTN_DTYPE_S16;
-  static constexpr attn::DType kDtype = attn::DType::kS16;
-  ATTN_TEST_DTYPE_ENTRIES(s16)
-  static const attn::WeightsS16& weights(const QuantCase& qc) { return qc.s16; }
-  static T input(size_t i) { return static_cast<T>((i * 7919) % 65535 - 32767); }
-};
-#undef ATTN_TEST_DTYPE_ENTRIES
 
 // L rows decoded through C in chunks of up to 4, through C++ in the same
 // chunks, and one causal C forward over the L rows: three identical byte
@@ -425,15 +405,15 @@ void check_c_decode(const QuantCase& qc, float rope_base, int32_t window) {
   attn::Arena cache_arena, step_arena;
   REQUIRE(cache_arena.init(cpp_cache_buf, sizeof cpp_cache_buf) == attn::Status::kOk);
   REQUIRE(step_arena.init(arena, sizeof arena) == attn::Status::kOk);
-  typename Api::CppCache cpp_cache;
-  REQUIRE(Api::cpp_init(p, window, cache_arena, &cpp_cache) == attn::Status::kOk);
+  typename Api::Cpp::Cache cpp_cache;
+  REQUIRE(Api::Cpp::init(p, window, cache_arena, &cpp_cache) == attn::Status::kOk);
 
   for (int32_t row = 0; row < L; row += kChunk) {
     const int32_t n = L - row < kChunk ? L - row : kChunk;
     const size_t at = static_cast<size_t>(row) * E;
     REQUIRE(Api::decode(&plan, &cw, &cache, x.data() + at, n, y_c.data() + at, arena, arena_bytes) ==
             ATTN_OK);
-    REQUIRE(Api::cpp_decode(p, w, &cpp_cache, x.data() + at, n, y_cpp.data() + at, step_arena) ==
+    REQUIRE(Api::Cpp::decode(p, w, &cpp_cache, x.data() + at, n, y_cpp.data() + at, step_arena) ==
             attn::Status::kOk);
   }
   CHECK(y_c == y_cpp);

@@ -5,8 +5,6 @@
 // without the mask it runs with. Every failure: exit 1, one stderr line naming
 // the problem, no output file left behind.
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -20,6 +18,7 @@
 #include <vector>
 
 #include "../tools/cli/npy.h"
+#include "cli_runner.h"
 
 #ifdef ATTN_CLI_PATH
 
@@ -27,73 +26,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kFormat = std::string(ATTN_TEST_DATA_DIR) + "/format/";
-const std::string kQuantDir = std::string(ATTN_TEST_DATA_DIR) + "/format/quant/";
+using namespace cli;
 
-std::vector<uint8_t> slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
-void spit(const std::string& path, const std::vector<uint8_t>& b) {
-  std::ofstream f(path, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-}
-
-void spit(const std::string& path, const std::string& s) {
-  spit(path, std::vector<uint8_t>(s.begin(), s.end()));
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-struct Tmp {
-  Tmp() {
-    static int n = 0;
-    path = fs::temp_directory_path() /
-           ("attn_cli_hostile." + std::to_string(::getpid()) + "." + std::to_string(n++));
-    fs::create_directories(path);
-  }
-  ~Tmp() { fs::remove_all(path); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-  fs::path path;
-};
-
-struct Result {
-  int code;
-  std::string out, err;
-  double seconds;
-};
-
-// `prefix` ATTN ARGS from `cwd`; prefix may start a pipeline ("cat x | ").
-Result run(const std::string& args, const Tmp& tmp, const std::string& cwd = kFormat,
-           const std::string& prefix = "") {
-  const std::string o = tmp / ".stdout", e = tmp / ".stderr";
-  const std::string cmd = "cd " + quote(cwd) + " && " + prefix + quote(ATTN_CLI_PATH) + " " + args + " >" +
-                          quote(o) + " 2>" + quote(e);
-  const auto t0 = std::chrono::steady_clock::now();
-  const int st = std::system(cmd.c_str());
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  Result r{WIFEXITED(st) ? WEXITSTATUS(st) : -1, "", "", secs};
-  const std::vector<uint8_t> ob = slurp(o), eb = slurp(e);
-  r.out.assign(ob.begin(), ob.end());
-  r.err.assign(eb.begin(), eb.end());
-  fs::remove(o);
-  fs::remove(e);
-  return r;
-}
-
-// Exit 1, one line on stderr holding each of `parts`.
-void check_error(const Result& r, const std::vector<std::string>& parts) {
-  INFO("stderr: " << r.err);
-  CHECK(r.code == 1);
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  for (const std::string& p : parts) CHECK(r.err.find(p) != std::string::npos);
-  CHECK(r.err.find("internal error") == std::string::npos);
-}
+const std::string kFormat = kFormatDir;
+const std::string kQuantDir = kFormatDir + "quant/";
 
 struct StTensor {
   std::string name;
@@ -143,37 +79,10 @@ std::vector<uint8_t> npy_with_header(std::string dict, const std::vector<uint8_t
   return out;
 }
 
-bool no_leftovers(const Tmp& tmp, const std::vector<std::string>& own) {
-  for (const auto& e : fs::directory_iterator(tmp.path)) {
-    const std::string n = e.path().filename().string();
-    if (std::find(own.begin(), own.end(), n) == own.end()) {
-      UNSCOPED_INFO("left behind: " << n);
-      return false;
-    }
-  }
-  return true;
-}
-
-std::vector<double> values(const std::string& path) {
-  const attn::npy::Array a = attn::npy::parse(slurp(path));
-  if (!a.f64.empty()) return a.f64;
-  return std::vector<double>(a.f32.begin(), a.f32.end());
-}
-
-double sqnr(const std::vector<double>& want, const std::vector<double>& got) {
-  REQUIRE(want.size() == got.size());
-  double s = 0, n = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    s += want[i] * want[i];
-    n += (got[i] - want[i]) * (got[i] - want[i]);
-  }
-  return n == 0 ? 300.0 : 10.0 * std::log10(s / n);
-}
-
 }  // namespace
 
 TEST_CASE("attn import refuses zero and oversized dims before dividing by them or reading tensors", "[cli]") {
-  Tmp tmp;
+  TempDir tmp;
   const std::string out = tmp / "out.attn";
   // HF Llama with a q_proj of 0 rows: head_dim 0 (was a division by zero).
   spit(tmp / "hf0.safetensors", safetensors_file({{"l.self_attn.q_proj.weight", {0, 64}},
@@ -213,7 +122,7 @@ TEST_CASE("attn import refuses zero and oversized dims before dividing by them o
 
 TEST_CASE("attn: a directory or a huge sparse file where a file is needed is refused, not allocated",
           "[cli]") {
-  Tmp tmp;
+  TempDir tmp;
   const std::string out = tmp / "out";
   const std::string dir = tmp / "adir";
   fs::create_directories(dir);
@@ -246,7 +155,7 @@ TEST_CASE("attn: a directory or a huge sparse file where a file is needed is ref
 
 TEST_CASE("attn run reads a piped .npy up to what its header declares, and refuses an endless stream",
           "[cli]") {
-  Tmp tmp;
+  TempDir tmp;
   const std::string x = kFormat + "mha_packed.self.x.npy";
   // The same result from a pipe as from the file.
   REQUIRE(run("run mha_packed.attn --input " + quote(x) + " -o " + quote(tmp / "a.npy"), tmp).code == 0);
@@ -268,7 +177,7 @@ TEST_CASE("attn run reads a piped .npy up to what its header declares, and refus
 
 TEST_CASE("attn -o onto a FIFO is refused and leaves the FIFO in place, and an empty -o is refused",
           "[cli]") {
-  Tmp tmp;
+  TempDir tmp;
   const std::string fifo = tmp / "fifo";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   const std::vector<std::string> cmds = {
@@ -288,7 +197,7 @@ TEST_CASE("attn -o onto a FIFO is refused and leaves the FIFO in place, and an e
 
 TEST_CASE("attn import: 100k tensors parse in O(n log n), and duplicates, overlaps and bad numbers are named",
           "[cli]") {
-  Tmp tmp;
+  TempDir tmp;
   const std::string out = tmp / "out.attn";
   std::vector<StTensor> many;
   for (int i = 0; i < 100000; ++i) many.push_back({"t" + std::to_string(i), {1}});
@@ -332,7 +241,7 @@ TEST_CASE("attn import: 100k tensors parse in O(n log n), and duplicates, overla
 
 TEST_CASE("attn: .npy headers with duplicate keys or a bad fortran_order are refused, and dtypes are named",
           "[cli]") {
-  Tmp tmp;
+  TempDir tmp;
   const std::string out = tmp / "out.npy";
   std::vector<uint8_t> data(4 * 5 * 16, 0);  // mha_packed's input: [5, 16] float32
   const std::string shape = "(5, 16)";
@@ -362,7 +271,7 @@ TEST_CASE("attn: .npy headers with duplicate keys or a bad fortran_order are ref
 }
 
 TEST_CASE("attn: --flag=value, --rope-base underflow, and a failed write say what is wrong", "[cli]") {
-  Tmp tmp;
+  TempDir tmp;
   const std::string out = tmp / "out";
   check_error(run("run mha_packed.attn --input mha_packed.self.x.npy --causal=1 -o " + quote(out), tmp),
               {"--causal", "takes no value"});
@@ -385,7 +294,7 @@ TEST_CASE("attn: --flag=value, --rope-base underflow, and a failed write say wha
 }
 
 TEST_CASE("attn info escapes control bytes in tensor names", "[cli]") {
-  Tmp tmp;
+  TempDir tmp;
   const std::string model = tmp / "m.attn";
   const std::string name = "evil\x1b[2J\rfake line\nnext";
   const Result imp = run("import mha_packed.safetensors --heads 4 --extra " + quote(name + "=in_proj_bias") +
@@ -403,7 +312,7 @@ TEST_CASE("attn info escapes control bytes in tensor names", "[cli]") {
 
 TEST_CASE("attn quantize names the stage that cannot be quantized, and refuses degenerate calibration",
           "[cli][quant]") {
-  Tmp tmp;
+  TempDir tmp;
   const std::string out = tmp / "out.attn";
   const attn::npy::Array good = attn::npy::parse(slurp(kQuantDir + "mha_self.calib.npy"));
   const auto quantize = [&](const std::vector<float>& v, const std::string& dt) {
@@ -431,7 +340,7 @@ TEST_CASE("attn quantize names the stage that cannot be quantized, and refuses d
 }
 
 TEST_CASE("attn quantize without the run's mask stays within 1 dB of quantizing with it", "[cli][quant]") {
-  Tmp tmp;
+  TempDir tmp;
   // mha_self: self-attention, the reference y is PyTorch's causal float64 output.
   // Key padding and a window: the reference is the float32 model's own output.
   struct Case {
@@ -448,7 +357,7 @@ TEST_CASE("attn quantize without the run's mask stays within 1 dB of quantizing 
       {"mha_self.attn", "mha_self.calib.npy", "mha_self.x.npy", "--causal --key-length 5", tmp / "pad.npy"},
       {"mha_self.attn", "mha_self.calib.npy", "mha_self.x.npy", "--causal --window 2", tmp / "win.npy"}};
   for (const Case& c : cases) {
-    const std::vector<double> ref = values(c.ref);
+    const std::vector<double> ref = npy_values(c.ref);
     for (const char* dt : {"s8", "s16"}) {
       double db[2] = {0, 0};
       for (int with_mask = 0; with_mask < 2; ++with_mask) {
@@ -466,7 +375,7 @@ TEST_CASE("attn quantize without the run's mask stays within 1 dB of quantizing 
                 kQuantDir);
         INFO(rr.err);
         REQUIRE(rr.code == 0);
-        db[with_mask] = sqnr(ref, values(tmp / "y.npy"));
+        db[with_mask] = sqnr_db(ref, npy_values(tmp / "y.npy"));
       }
       INFO(c.run_mask << " " << dt << ": calibrated without the mask " << db[0] << " dB, with it " << db[1]);
       CHECK(db[0] >= db[1] - 1.0);

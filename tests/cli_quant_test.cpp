@@ -5,9 +5,6 @@
 //    SQNR against PyTorch's float64 output, in s8 and in s16;
 //  - --raw int8/int16 I/O agrees with the float I/O;
 //  - bad calibration input: one stderr line naming the file, exit 1, no output.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -25,6 +22,7 @@
 #include "attn/attn.h"
 #include "attn/model.h"
 #include "attn/quantize.h"
+#include "cli_runner.h"
 
 #ifdef ATTN_CLI_PATH
 
@@ -32,78 +30,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kQuant = std::string(ATTN_TEST_DATA_DIR) + "/format/quant/";
+using namespace cli;
 
-std::vector<uint8_t> read_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
+const std::string kQuant = kFormatDir + "quant/";
 
-void write_bytes(const std::string& path, const std::vector<uint8_t>& b) {
-  std::ofstream f(path, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-}
+// `attn ARGS` (quoted already), run from the quantization fixtures.
+Result attn_cli(const std::string& args, const TempDir& tmp) { return run(args, tmp, kQuant); }
 
-std::string q(const std::string& s) {
-  std::string r = "'";
-  for (char c : s) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return r + "'";
-}
-
-struct Scratch {
-  Scratch() {
-    static int n = 0;
-    path = fs::temp_directory_path() /
-           ("attn_cli_quant." + std::to_string(::getpid()) + "." + std::to_string(n++));
-    fs::create_directories(path);
-  }
-  ~Scratch() { fs::remove_all(path); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-  fs::path path;
-};
-
-struct Run {
-  int code;
-  std::string out, err;
-};
-
-Run attn_cli(const std::string& args, const Scratch& tmp) {
-  const std::string o = tmp / ".stdout", e = tmp / ".stderr";
-  const std::string cmd =
-      "cd " + q(kQuant) + " && " + q(ATTN_CLI_PATH) + " " + args + " >" + q(o) + " 2>" + q(e);
-  const int st = std::system(cmd.c_str());
-  Run r{WIFEXITED(st) ? WEXITSTATUS(st) : -1, "", ""};
-  const std::vector<uint8_t> ob = read_bytes(o), eb = read_bytes(e);
-  r.out.assign(ob.begin(), ob.end());
-  r.err.assign(eb.begin(), eb.end());
-  fs::remove(o);
-  fs::remove(e);
-  return r;
-}
-
-void check_failure(const Run& r, const std::string& name, const std::string& problem) {
-  INFO("stderr: " << r.err);
-  CHECK(r.code == 1);
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK(r.err.find(name) != std::string::npos);
-  CHECK(r.err.find(problem) != std::string::npos);
-}
-
-std::vector<double> npy_values(const std::string& path) {
-  const attn::npy::Array a = attn::npy::parse(read_bytes(path));
-  if (!a.f64.empty()) return a.f64;
-  if (!a.ints.empty()) return std::vector<double>(a.ints.begin(), a.ints.end());
-  return std::vector<double>(a.f32.begin(), a.f32.end());
-}
-
-double sqnr_db(const std::vector<double>& want, const std::vector<double>& got) {
-  REQUIRE(want.size() == got.size());
-  double s = 0, n = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    s += want[i] * want[i];
-    n += (got[i] - want[i]) * (got[i] - want[i]);
-  }
-  return n == 0 ? 300.0 : 10.0 * std::log10(s / n);
+void check_failure(const Result& r, const std::string& name, const std::string& problem) {
+  check_error(r, std::vector<std::string>{name, problem});
 }
 
 struct QuantCase {
@@ -126,7 +61,7 @@ std::vector<QuantCase> quant_cases() {
       const bool calib = t.rfind("--calib", 0) == 0, io = t == "--kv" || t == "--value";
       std::string v;
       if (calib || io || t == "--key-length") is >> v;
-      const std::string arg = " " + q(t) + (v.empty() ? "" : " " + q(v));
+      const std::string arg = " " + quote(t) + (v.empty() ? "" : " " + quote(v));
       if (!io) c.quantize_args += arg;
       if (!calib) c.run_args += arg;
     }
@@ -137,7 +72,7 @@ std::vector<QuantCase> quant_cases() {
 
 // A .attn file loaded in 16-byte aligned memory.
 struct Loaded {
-  explicit Loaded(const std::string& path) : bytes(read_bytes(path)) {
+  explicit Loaded(const std::string& path) : bytes(slurp(path)) {
     buf.resize(bytes.size() / 16 + 1);
     std::memcpy(buf.data(), bytes.data(), bytes.size());
     status = attn::Model::load(buf.data(), bytes.size(), &model);
@@ -156,20 +91,21 @@ struct Loaded {
 TEST_CASE("export -> attn quantize -> attn run reaches the SQNR targets against PyTorch", "[cli][quant]") {
   const std::vector<QuantCase> cases = quant_cases();
   REQUIRE(cases.size() >= 2);
-  Scratch tmp;
+  TempDir tmp;
   for (const QuantCase& c : cases) {
     for (const char* dt : {"s8", "s16"}) {
       const std::string qf = tmp / (c.name + "." + dt + ".attn"), y = tmp / (c.name + "." + dt + ".y.npy");
-      const Run rq = attn_cli("quantize " + q(c.name + ".attn") + " --calib " + q(c.name + ".calib.npy") +
-                                  c.quantize_args + " --dtype " + dt + " -o " + q(qf),
-                              tmp);
+      const Result rq =
+          attn_cli("quantize " + quote(c.name + ".attn") + " --calib " + quote(c.name + ".calib.npy") +
+                       c.quantize_args + " --dtype " + dt + " -o " + quote(qf),
+                   tmp);
       INFO(c.name << " " << dt << "\n" << rq.out << rq.err);
       REQUIRE(rq.code == 0);
       CHECK(rq.out.find("output SQNR") != std::string::npos);
       CHECK(rq.out.find("weight SQNR") != std::string::npos);
       CHECK(rq.out.find("arena") != std::string::npos);
-      const Run rr =
-          attn_cli("run " + q(qf) + " --input " + q(c.name + ".x.npy") + c.run_args + " -o " + q(y), tmp);
+      const Result rr = attn_cli(
+          "run " + quote(qf) + " --input " + quote(c.name + ".x.npy") + c.run_args + " -o " + quote(y), tmp);
       INFO(rr.err);
       REQUIRE(rr.code == 0);
       const double db = sqnr_db(npy_values(kQuant + c.name + ".y.npy"), npy_values(y));
@@ -181,7 +117,7 @@ TEST_CASE("export -> attn quantize -> attn run reaches the SQNR targets against 
 }
 
 TEST_CASE("attn run --raw: int8/int16 I/O in the file's quantization agrees with float I/O", "[cli][quant]") {
-  Scratch tmp;
+  TempDir tmp;
   for (const char* f : {"mha_self.s8.attn", "mha_cross.s16.attn"}) {
     Loaded m(kQuant + f);
     REQUIRE(m.status == attn::Status::kOk);
@@ -191,12 +127,13 @@ TEST_CASE("attn run --raw: int8/int16 I/O in the file's quantization agrees with
     const std::string base = s8 ? "mha_self" : "mha_cross";
     const std::string extra = s8 ? " --causal" : " --kv mha_cross.kv.npy --value mha_cross.v.npy";
     // Float run.
-    REQUIRE(
-        attn_cli("run " + q(f) + " --input " + q(base + ".x.npy") + extra + " -o " + q(tmp / "yf.npy"), tmp)
-            .code == 0);
+    REQUIRE(attn_cli("run " + quote(f) + " --input " + quote(base + ".x.npy") + extra + " -o " +
+                         quote(tmp / "yf.npy"),
+                     tmp)
+                .code == 0);
     // The same inputs quantized with the file's parameters, run with --raw.
     const auto quantize_file = [&](const std::string& in, int k, const std::string& out) {
-      const attn::npy::Array a = attn::npy::parse(read_bytes(kQuant + in));
+      const attn::npy::Array a = attn::npy::parse(slurp(kQuant + in));
       const attn::QuantParams p{b.io.scale[k], b.io.zero_point[k]};
       std::vector<int8_t> i8;
       std::vector<int16_t> i16;
@@ -205,21 +142,22 @@ TEST_CASE("attn run --raw: int8/int16 I/O in the file's quantization agrees with
         i8.push_back(static_cast<int8_t>(iv));
         i16.push_back(static_cast<int16_t>(iv));
       }
-      write_bytes(out, s8 ? attn::npy::serialize(a.shape, "|i1", i8.data(), 1)
-                          : attn::npy::serialize(a.shape, "<i2", i16.data(), 2));
+      spit(out, s8 ? attn::npy::serialize(a.shape, "|i1", i8.data(), 1)
+                   : attn::npy::serialize(a.shape, "<i2", i16.data(), 2));
     };
     quantize_file(base + ".x.npy", 0, tmp / "x.npy");
     std::string raw_extra = " --causal";
     if (!s8) {
       quantize_file("mha_cross.kv.npy", 1, tmp / "kv.npy");
       quantize_file("mha_cross.v.npy", 2, tmp / "v.npy");
-      raw_extra = " --kv " + q(tmp / "kv.npy") + " --value " + q(tmp / "v.npy");
+      raw_extra = " --kv " + quote(tmp / "kv.npy") + " --value " + quote(tmp / "v.npy");
     }
-    const Run r = attn_cli(
-        "run " + q(f) + " --raw --input " + q(tmp / "x.npy") + raw_extra + " -o " + q(tmp / "yr.npy"), tmp);
+    const Result r = attn_cli("run " + quote(f) + " --raw --input " + quote(tmp / "x.npy") + raw_extra +
+                                  " -o " + quote(tmp / "yr.npy"),
+                              tmp);
     INFO(r.err);
     REQUIRE(r.code == 0);
-    const attn::npy::Array yr = attn::npy::parse(read_bytes(tmp / "yr.npy"));
+    const attn::npy::Array yr = attn::npy::parse(slurp(tmp / "yr.npy"));
     CHECK(yr.descr == (s8 ? "|i1" : "<i2"));
     const std::vector<double> yf = npy_values(tmp / "yf.npy");
     REQUIRE(yr.ints.size() == yf.size());
@@ -235,30 +173,30 @@ TEST_CASE("attn run --raw: int8/int16 I/O in the file's quantization agrees with
 
 TEST_CASE("attn run --incremental on s8/s16 files equals the causal forward bit for bit",
           "[cli][quant][decode]") {
-  Scratch tmp;
+  TempDir tmp;
   // An s16 single block and an s8 two-block chain, made here with attn quantize.
   REQUIRE(attn_cli("quantize mha_self.attn --calib mha_self.calib.npy --dtype s16 --causal -o " +
-                       q(tmp / "self16.attn"),
+                       quote(tmp / "self16.attn"),
                    tmp)
               .code == 0);
   REQUIRE(attn_cli("quantize two_layers.attn --calib two_layers.calib.npy --dtype s8 --causal -o " +
-                       q(tmp / "two8.attn"),
+                       quote(tmp / "two8.attn"),
                    tmp)
               .code == 0);
   const std::vector<std::pair<std::string, std::string>> files = {{"mha_self.s8.attn", "mha_self.x.npy"},
                                                                   {tmp / "self16.attn", "mha_self.x.npy"},
                                                                   {tmp / "two8.attn", "two_layers.x.npy"}};
   const auto run_y = [&](const std::string& args) {
-    const Run r = attn_cli("run " + args + " -o " + q(tmp / "y.npy"), tmp);
+    const Result r = attn_cli("run " + args + " -o " + quote(tmp / "y.npy"), tmp);
     INFO(args << ": " << r.err);
     REQUIRE(r.code == 0);
-    const attn::npy::Array y = attn::npy::parse(read_bytes(tmp / "y.npy"));
+    const attn::npy::Array y = attn::npy::parse(slurp(tmp / "y.npy"));
     fs::remove(tmp / "y.npy");
     return y;
   };
   for (const auto& f : files) {
     for (const char* window : {"", " --window 3"}) {
-      const std::string base = q(f.first) + " --input " + q(f.second) + " --causal" + window;
+      const std::string base = quote(f.first) + " --input " + quote(f.second) + " --causal" + window;
       const attn::npy::Array full = run_y(base);
       REQUIRE(!full.f32.empty());
       for (const char* inc : {" --incremental", " --incremental --prefill 1", " --incremental --prefill 5"}) {
@@ -274,12 +212,12 @@ TEST_CASE("attn run --incremental on s8/s16 files equals the causal forward bit 
   REQUIRE(m.status == attn::Status::kOk);
   attn::Block b;
   REQUIRE(m.model.block(0, &b) == attn::Status::kOk);
-  const attn::npy::Array xf = attn::npy::parse(read_bytes(kQuant + "mha_self.x.npy"));
+  const attn::npy::Array xf = attn::npy::parse(slurp(kQuant + "mha_self.x.npy"));
   std::vector<int8_t> xi;
   for (float v : xf.f32)
     xi.push_back(static_cast<int8_t>(attn::quantize_value(v, {b.io.scale[0], b.io.zero_point[0]}, b.dtype)));
-  write_bytes(tmp / "x8.npy", attn::npy::serialize(xf.shape, "|i1", xi.data(), 1));
-  const std::string raw = "mha_self.s8.attn --raw --input " + q(tmp / "x8.npy") + " --causal";
+  spit(tmp / "x8.npy", attn::npy::serialize(xf.shape, "|i1", xi.data(), 1));
+  const std::string raw = "mha_self.s8.attn --raw --input " + quote(tmp / "x8.npy") + " --causal";
   const attn::npy::Array full = run_y(raw);
   const attn::npy::Array inc = run_y(raw + " --incremental --prefill 2");
   CHECK(inc.descr == "|i1");
@@ -290,8 +228,8 @@ TEST_CASE("attn run --incremental on s8/s16 files equals the causal forward bit 
 }
 
 TEST_CASE("attn info and emit-c on quantized files", "[cli][quant]") {
-  Scratch tmp;
-  Run r = attn_cli("info mha_self.s8.attn --L 12", tmp);
+  TempDir tmp;
+  Result r = attn_cli("info mha_self.s8.attn --L 12", tmp);
   REQUIRE(r.code == 0);
   CHECK(r.out.find(".attn v2") != std::string::npos);
   CHECK(r.out.find("block 0: s8") != std::string::npos);
@@ -299,9 +237,9 @@ TEST_CASE("attn info and emit-c on quantized files", "[cli][quant]") {
   CHECK(r.out.find("quantized I/O") != std::string::npos);
   CHECK(r.out.find("softmax: exp_multiplier") != std::string::npos);
   CHECK(r.out.find("qparams") != std::string::npos);
-  r = attn_cli("emit-c mha_cross.s16.attn --max-L 8 --max-S 10 -o " + q(tmp / "m.h"), tmp);
+  r = attn_cli("emit-c mha_cross.s16.attn --max-L 8 --max-S 10 -o " + quote(tmp / "m.h"), tmp);
   REQUIRE(r.code == 0);
-  const std::vector<uint8_t> h = read_bytes(tmp / "m.h");
+  const std::vector<uint8_t> h = slurp(tmp / "m.h");
   const std::string hs(h.begin(), h.end());
   // The macro is the s16 plan's arena bytes at the given shapes.
   Loaded m(kQuant + "mha_cross.s16.attn");
@@ -319,63 +257,65 @@ TEST_CASE("attn info and emit-c on quantized files", "[cli][quant]") {
 }
 
 TEST_CASE("attn quantize: bad calibration input and other errors leave no output", "[cli][quant]") {
-  Scratch tmp;
+  TempDir tmp;
   const std::string out = tmp / "out.attn";
   const auto quantize = [&](const std::string& calib, const std::string& more = "") {
-    return attn_cli("quantize mha_self.attn --calib " + q(calib) + " --dtype s8 -o " + q(out) + more, tmp);
+    return attn_cli("quantize mha_self.attn --calib " + quote(calib) + " --dtype s8 -o " + quote(out) + more,
+                    tmp);
   };
-  const attn::npy::Array good = attn::npy::parse(read_bytes(kQuant + "mha_self.calib.npy"));
+  const attn::npy::Array good = attn::npy::parse(slurp(kQuant + "mha_self.calib.npy"));
   std::vector<float> v = good.f32;
 
   SECTION("wrong shape") {
-    write_bytes(tmp / "rank2.npy",
-                attn::npy::serialize_f32({good.shape[0] * good.shape[1], good.shape[2]}, v.data()));
+    spit(tmp / "rank2.npy",
+         attn::npy::serialize_f32({good.shape[0] * good.shape[1], good.shape[2]}, v.data()));
     check_failure(quantize(tmp / "rank2.npy"), "rank2.npy", "[N, L, width]");
-    write_bytes(tmp / "wide.npy",
-                attn::npy::serialize_f32({good.shape[0], good.shape[1] * 2, good.shape[2] / 2}, v.data()));
+    spit(tmp / "wide.npy",
+         attn::npy::serialize_f32({good.shape[0], good.shape[1] * 2, good.shape[2] / 2}, v.data()));
     check_failure(quantize(tmp / "wide.npy"), "wide.npy", "E = 32");
   }
   SECTION("NaN and Inf") {
     v[100] = std::numeric_limits<float>::quiet_NaN();
-    write_bytes(tmp / "nan.npy", attn::npy::serialize_f32(good.shape, v.data()));
+    spit(tmp / "nan.npy", attn::npy::serialize_f32(good.shape, v.data()));
     check_failure(quantize(tmp / "nan.npy"), "nan.npy", "not finite (nan)");
     v[100] = 0.0f;
     v[v.size() - 1] = -std::numeric_limits<float>::infinity();
-    write_bytes(tmp / "inf.npy", attn::npy::serialize_f32(good.shape, v.data()));
+    spit(tmp / "inf.npy", attn::npy::serialize_f32(good.shape, v.data()));
     check_failure(quantize(tmp / "inf.npy"), "inf.npy", "not finite (inf)");
   }
   SECTION("truncated file, wrong dtype, not a .npy, missing") {
-    std::vector<uint8_t> b = read_bytes(kQuant + "mha_self.calib.npy");
+    std::vector<uint8_t> b = slurp(kQuant + "mha_self.calib.npy");
     b.resize(b.size() - 7);
-    write_bytes(tmp / "short.npy", b);
+    spit(tmp / "short.npy", b);
     check_failure(quantize(tmp / "short.npy"), "short.npy", "disagrees");
     std::vector<int16_t> i(v.size(), 3);
-    write_bytes(tmp / "i16.npy", attn::npy::serialize(good.shape, "<i2", i.data(), 2));
+    spit(tmp / "i16.npy", attn::npy::serialize(good.shape, "<i2", i.data(), 2));
     check_failure(quantize(tmp / "i16.npy"), "i16.npy", "float32");
-    write_bytes(tmp / "junk.npy", {1, 2, 3});
+    spit(tmp / "junk.npy", std::vector<uint8_t>{1, 2, 3});
     check_failure(quantize(tmp / "junk.npy"), "junk.npy", "not a .npy file");
     check_failure(quantize(tmp / "missing.npy"), "missing.npy", "cannot open");
   }
   SECTION("cross-attention needs --calib-kv of matching shape") {
     check_failure(
-        attn_cli("quantize mha_cross.attn --calib mha_cross.calib.npy --dtype s16 -o " + q(out), tmp),
+        attn_cli("quantize mha_cross.attn --calib mha_cross.calib.npy --dtype s16 -o " + quote(out), tmp),
         "mha_cross.attn", "--calib-kv");
     check_failure(
         attn_cli("quantize mha_cross.attn --calib mha_cross.calib.npy --calib-kv mha_cross.calib_v.npy "
                  "--dtype s16 -o " +
-                     q(out),
+                     quote(out),
                  tmp),
         "mha_cross.calib_v.npy", "kdim = 16");
   }
   SECTION("usage: dtype, an already quantized file") {
-    check_failure(attn_cli("quantize mha_self.attn --calib mha_self.calib.npy --dtype s4 -o " + q(out), tmp),
-                  "--dtype", "s8 or s16");
     check_failure(
-        attn_cli("quantize mha_self.s8.attn --calib mha_self.calib.npy --dtype s8 -o " + q(out), tmp),
+        attn_cli("quantize mha_self.attn --calib mha_self.calib.npy --dtype s4 -o " + quote(out), tmp),
+        "--dtype", "s8 or s16");
+    check_failure(
+        attn_cli("quantize mha_self.s8.attn --calib mha_self.calib.npy --dtype s8 -o " + quote(out), tmp),
         "mha_self.s8.attn", "already s8");
-    check_failure(attn_cli("run mha_self.attn --raw --input mha_self.x.npy -o " + q(out), tmp),
+    check_failure(attn_cli("run mha_self.attn --raw --input mha_self.x.npy -o " + quote(out), tmp),
                   "mha_self.attn", "--raw needs quantized");
-    check_failure(attn_cli("run mha_self.s8.attn --raw --input mha_self.x.npy -o " + q(out), tmp),
+    check_failure(attn_cli("run mha_self.s8.attn --raw --input mha_self.x.npy -o " + quote(out), tmp),
                   "mha_self.x.npy", "int8");
   }
   CHECK_FALSE(fs::exists(out));
@@ -389,12 +329,12 @@ TEST_CASE("attn quantize: bad calibration input and other errors leave no output
 
 #ifdef ATTN_CLI_PATH
 TEST_CASE("attn quantize --per-tensor: one weight scale per projection", "[cli][quant]") {
-  Scratch tmp;
+  TempDir tmp;
   for (const bool per_tensor : {false, true}) {
     const std::string out = tmp / (per_tensor ? "pt.attn" : "pc.attn");
-    const Run r = attn_cli("quantize mha_self.attn --calib mha_self.calib.npy --dtype s8 --causal -o " +
-                               q(out) + (per_tensor ? " --per-tensor" : ""),
-                           tmp);
+    const Result r = attn_cli("quantize mha_self.attn --calib mha_self.calib.npy --dtype s8 --causal -o " +
+                                  quote(out) + (per_tensor ? " --per-tensor" : ""),
+                              tmp);
     INFO(r.out << r.err);
     REQUIRE(r.code == 0);
     CHECK((r.out.find("per-tensor int8") != std::string::npos) == per_tensor);

@@ -5,9 +5,6 @@
 //    max|y - y_ref| <= 1e-5 max|y_ref| + 1e-6, for every layout;
 //  - every error path: non-zero exit, one line on stderr naming the file,
 //    no output file left behind.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -24,6 +21,7 @@
 #include "../tools/cli/npy.h"
 #include "attn/attention.h"
 #include "attn/model.h"
+#include "cli_runner.h"
 
 #ifdef ATTN_CLI_PATH
 
@@ -31,61 +29,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kData = std::string(ATTN_TEST_DATA_DIR) + "/format/";
+using namespace cli;
 
-std::vector<uint8_t> slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
+const std::string kData = kFormatDir;
 
-void spit(const std::string& path, const std::vector<uint8_t>& b) {
-  std::ofstream f(path, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-struct Result {
-  int code;
-  std::string err;
-  std::string out;
-};
-
-// A scratch directory per test case.
-struct TempDir {
-  TempDir() {
-    static int n = 0;
-    path = fs::temp_directory_path() /
-           ("attn_cli_test." + std::to_string(::getpid()) + "." + std::to_string(n++));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-  // Files other than the ones the test made itself.
-  size_t count() const { return static_cast<size_t>(std::distance(fs::directory_iterator(path), {})); }
-  fs::path path;
-};
-
-// Run `attn ARGS` (args already quoted) from `cwd`.
-Result run_attn(const std::string& args, const TempDir& tmp, const std::string& cwd = kData) {
-  const std::string err = tmp / ".stderr", out = tmp / ".stdout";
-  const std::string cmd = "cd " + quote(cwd) + " && " + quote(ATTN_CLI_PATH) + " " + args + " >" +
-                          quote(out) + " 2>" + quote(err);
-  const int st = std::system(cmd.c_str());
-  Result r{WIFEXITED(st) ? WEXITSTATUS(st) : -1, "", ""};
-  const std::vector<uint8_t> e = slurp(err), o = slurp(out);
-  r.err.assign(e.begin(), e.end());
-  r.out.assign(o.begin(), o.end());
-  fs::remove(err);
-  fs::remove(out);
-  return r;
-}
-
-std::vector<std::vector<std::string>> cases() {
+// The lines of cases.txt that start with `kind` ("import" or "run"), as words.
+std::vector<std::vector<std::string>> cases(const std::string& kind) {
   std::ifstream f(kData + "cases.txt");
   std::vector<std::vector<std::string>> out;
   std::string line;
@@ -95,7 +44,7 @@ std::vector<std::vector<std::string>> cases() {
     std::vector<std::string> w;
     std::string t;
     while (is >> t) w.push_back(t);
-    out.push_back(w);
+    if (w[0] == kind) out.push_back(w);
   }
   return out;
 }
@@ -106,46 +55,33 @@ std::string join_quoted(const std::vector<std::string>& w, size_t from) {
   return s;
 }
 
-// The failure contract: exit 1, exactly one line on stderr, naming `name`.
+// The failure contract, naming `name` (and `problem`, if given).
 void check_error(const Result& r, const std::string& name, const std::string& problem = "") {
-  INFO("stderr: " << r.err);
-  CHECK(r.code == 1);
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK(r.err.find(name) != std::string::npos);
-  if (!problem.empty()) CHECK(r.err.find(problem) != std::string::npos);
+  cli::check_error(r, std::vector<std::string>{name, problem});
 }
 
 }  // namespace
 
 TEST_CASE("attn import writes the export script's bytes", "[cli]") {
   TempDir tmp;
-  int n = 0;
-  for (const auto& w : cases()) {
-    if (w[0] != "import") continue;
-    ++n;
+  const auto imports = cases("import");
+  for (const auto& w : imports) {
     CAPTURE(w[1]);
-    const std::string out = tmp / "out.attn";
-    const Result r = run_attn("import " + quote(w[2]) + join_quoted(w, 3) + " -o " + quote(out), tmp);
-    INFO(r.err);
-    REQUIRE(r.code == 0);
-    const std::vector<uint8_t> want = slurp(kData + w[1]), got = slurp(out);
+    run_ok("import " + quote(w[2]) + join_quoted(w, 3) + " -o " + quote(tmp / "out.attn"), tmp);
+    const std::vector<uint8_t> want = slurp(kData + w[1]), got = slurp(tmp / "out.attn");
     REQUIRE(!want.empty());
     CHECK(got == want);
   }
-  CHECK(n >= 5);  // packed, f16 weights, cross, encoder layer, BERT (one and several layers)
+  CHECK(imports.size() >= 5);  // packed, f16 weights, cross, encoder layer, BERT (one and several layers)
 }
 
 TEST_CASE("attn run reproduces torch.nn.MultiheadAttention for every layout", "[cli]") {
   TempDir tmp;
-  int n = 0;
-  for (const auto& w : cases()) {
-    if (w[0] != "run") continue;
-    ++n;
+  const auto runs = cases("run");
+  for (const auto& w : runs) {
     CAPTURE(w[2]);
     const std::string out = tmp / "y.npy";
-    const Result r = run_attn("run " + quote(w[1]) + join_quoted(w, 3) + " -o " + quote(out), tmp);
-    INFO(r.err);
-    REQUIRE(r.code == 0);
+    run_ok("run " + quote(w[1]) + join_quoted(w, 3) + " -o " + quote(out), tmp);
     const attn::npy::Array y = attn::npy::parse(slurp(out));
     const attn::npy::Array ref = attn::npy::parse(slurp(kData + w[2]));
     REQUIRE(y.descr == "<f4");
@@ -160,7 +96,7 @@ TEST_CASE("attn run reproduces torch.nn.MultiheadAttention for every layout", "[
     CHECK(peak > 0.0);
     CHECK(err <= 1e-5 * peak + 1e-6);
   }
-  CHECK(n >= 15);
+  CHECK(runs.size() >= 15);
 }
 
 TEST_CASE("attn run --incremental equals the full causal forward, with and without a window",
@@ -178,9 +114,7 @@ TEST_CASE("attn run --incremental equals the full causal forward, with and witho
   };
   const auto load_y = [&](const std::string& args) {
     const std::string out = tmp / "y.npy";
-    const Result r = run_attn("run " + args + " -o " + quote(out), tmp);
-    INFO(r.err);
-    REQUIRE(r.code == 0);
+    run_ok("run " + args + " -o " + quote(out), tmp);
     const attn::npy::Array y = attn::npy::parse(slurp(out));
     fs::remove(out);
     return y;
@@ -206,14 +140,15 @@ TEST_CASE("attn run --incremental equals the full causal forward, with and witho
   }
   // Quantized grouped-query blocks (HF Llama, 4 heads, 2 KV heads), without and with RoPE: s8 and
   // s16 decode gives the forward's outputs bit for bit.
-  REQUIRE(run_attn("import llama_hf.safetensors --heads 4 --rope-base 0 -o " + quote(tmp / "gqa.attn"), tmp)
-              .code == 0);
+  REQUIRE(
+      run("import llama_hf.safetensors --heads 4 --rope-base 0 -o " + quote(tmp / "gqa.attn"), tmp).code ==
+      0);
   for (const std::string& src : {std::string(tmp / "gqa.attn"), std::string("llama_hf.attn")}) {
     for (const char* dt : {"s8", "s16"}) {
       const std::string qf = tmp / (std::string("q.") + dt + ".attn");
-      REQUIRE(run_attn("quantize " + quote(src) + " --calib llama_hf.batch.x.npy --causal --dtype " + dt +
-                           " -o " + quote(qf),
-                       tmp)
+      REQUIRE(run("quantize " + quote(src) + " --calib llama_hf.batch.x.npy --causal --dtype " + dt + " -o " +
+                      quote(qf),
+                  tmp)
                   .code == 0);
       for (const char* window : {"", " --window 2"}) {
         const std::string base = quote(qf) + " --input llama_hf.batch.x.npy --causal" + window;
@@ -239,10 +174,10 @@ TEST_CASE("attn run --incremental equals the full causal forward, with and witho
 
 TEST_CASE("attn verify and info on a valid file", "[cli]") {
   TempDir tmp;
-  Result r = run_attn("verify layers.attn", tmp);
+  Result r = run("verify layers.attn", tmp);
   CHECK(r.code == 0);
   CHECK(r.out.find("3 blocks") != std::string::npos);
-  r = run_attn("info mha_cross.attn --L 5 --S 7", tmp);
+  r = run("info mha_cross.attn --L 5 --S 7", tmp);
   CHECK(r.code == 0);
   CHECK(r.out.find("kdim=12 vdim=10") != std::string::npos);
   attn::AttentionConfig c;
@@ -258,7 +193,7 @@ TEST_CASE("attn emit-c writes a header holding the blob, its size and the arena 
   TempDir tmp;
   const std::string h = tmp / "model.h";
   const Result r =
-      run_attn("emit-c mha_packed.attn -o " + quote(h) + " --name my_model --max-L 32 --max-S 48", tmp);
+      run("emit-c mha_packed.attn -o " + quote(h) + " --name my_model --max-L 32 --max-S 48", tmp);
   INFO(r.err);
   REQUIRE(r.code == 0);
   const std::vector<uint8_t> hb = slurp(h);
@@ -298,58 +233,53 @@ TEST_CASE("attn emit-c writes a header holding the blob, its size and the arena 
 TEST_CASE("attn error paths: one line naming the file, non-zero exit, no output", "[cli]") {
   TempDir tmp;
   const std::string out = tmp / "out";  // must never appear
+  // `attn ARGS -o OUT`, which must fail naming `name` (and `problem`).
+  const auto fails = [&](const std::string& args, const std::string& name, const std::string& problem = "") {
+    check_error(run(args + " -o " + quote(out), tmp), name, problem);
+  };
   auto no_output = [&] {
     CHECK_FALSE(fs::exists(out));
     CHECK(tmp.count() == 0);
   };
 
   SECTION("missing input files") {
-    check_error(run_attn("verify " + quote(tmp / "nope.attn"), tmp), "nope.attn", "cannot open");
-    check_error(
-        run_attn("run " + quote(tmp / "nope.attn") + " --input mha_packed.self.x.npy -o " + quote(out), tmp),
-        "nope.attn");
-    check_error(run_attn("run mha_packed.attn --input nope.npy -o " + quote(out), tmp), "nope.npy");
-    check_error(run_attn("import nope.safetensors --heads 4 -o " + quote(out), tmp), "nope.safetensors");
+    check_error(run("verify " + quote(tmp / "nope.attn"), tmp), "nope.attn", "cannot open");
+    fails("run " + quote(tmp / "nope.attn") + " --input mha_packed.self.x.npy", "nope.attn");
+    fails("run mha_packed.attn --input nope.npy", "nope.npy");
+    fails("import nope.safetensors --heads 4", "nope.safetensors");
     no_output();
   }
   SECTION("a file that fails validation") {
     std::vector<uint8_t> b = slurp(kData + "mha_packed.attn");
     b[b.size() / 2] ^= 0x40;
     spit(tmp / "bad.attn", b);
-    check_error(run_attn("verify " + quote(tmp / "bad.attn"), tmp), "bad.attn", "kCrcMismatch");
-    check_error(
-        run_attn("run " + quote(tmp / "bad.attn") + " --input mha_packed.self.x.npy -o " + quote(out), tmp),
-        "bad.attn", "kCrcMismatch");
-    check_error(run_attn("emit-c " + quote(tmp / "bad.attn") + " -o " + quote(out), tmp), "bad.attn");
+    check_error(run("verify " + quote(tmp / "bad.attn"), tmp), "bad.attn", "kCrcMismatch");
+    fails("run " + quote(tmp / "bad.attn") + " --input mha_packed.self.x.npy", "bad.attn", "kCrcMismatch");
+    fails("emit-c " + quote(tmp / "bad.attn"), "bad.attn");
     b.resize(100);
     spit(tmp / "bad.attn", b);
-    check_error(run_attn("info " + quote(tmp / "bad.attn"), tmp), "bad.attn", "kTruncated");
+    check_error(run("info " + quote(tmp / "bad.attn"), tmp), "bad.attn", "kTruncated");
     fs::remove(tmp / "bad.attn");
     no_output();
   }
   SECTION("bad .npy inputs") {
-    spit(tmp / "junk.npy", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
-    check_error(run_attn("run mha_packed.attn --input " + quote(tmp / "junk.npy") + " -o " + quote(out), tmp),
-                "junk.npy", "not a .npy file");
+    spit(tmp / "junk.npy", std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+    fails("run mha_packed.attn --input " + quote(tmp / "junk.npy"), "junk.npy", "not a .npy file");
     // float64 data, a rank-1 array, a truncated data section.
     const std::vector<float> v(16, 1.0f);
     std::vector<uint8_t> f = attn::npy::serialize_f32({16}, v.data());
     spit(tmp / "r1.npy", f);
-    check_error(run_attn("run mha_packed.attn --input " + quote(tmp / "r1.npy") + " -o " + quote(out), tmp),
-                "r1.npy", "shape");
+    fails("run mha_packed.attn --input " + quote(tmp / "r1.npy"), "r1.npy", "shape");
     f = attn::npy::serialize_f32({1, 16}, v.data());
     f.resize(f.size() - 4);
     spit(tmp / "short.npy", f);
-    check_error(
-        run_attn("run mha_packed.attn --input " + quote(tmp / "short.npy") + " -o " + quote(out), tmp),
-        "short.npy", "disagrees");
+    fails("run mha_packed.attn --input " + quote(tmp / "short.npy"), "short.npy", "disagrees");
     f = attn::npy::serialize_f32({2, 8}, v.data());
     const std::string hdr(f.begin(), f.begin() + 60);
     const size_t at = hdr.find("<f4");
     f[at + 2] = '8';  // claims float64: 16 elements of 8 bytes, but only 64 bytes follow
     spit(tmp / "f8.npy", f);
-    check_error(run_attn("run mha_packed.attn --input " + quote(tmp / "f8.npy") + " -o " + quote(out), tmp),
-                "f8.npy");
+    fails("run mha_packed.attn --input " + quote(tmp / "f8.npy"), "f8.npy");
     fs::remove(tmp / "junk.npy");
     fs::remove(tmp / "r1.npy");
     fs::remove(tmp / "short.npy");
@@ -358,117 +288,90 @@ TEST_CASE("attn error paths: one line naming the file, non-zero exit, no output"
   }
   SECTION("shapes that disagree with the model") {
     // mha_cross's inputs (width 16, kv 12) into mha_packed's blocks and vice versa.
-    check_error(run_attn("run mha_packed.attn --input mha_cross.plain.kv.npy -o " + quote(out), tmp),
-                "mha_cross.plain.kv.npy", "E = 16");
-    check_error(run_attn("run mha_cross.attn --input mha_cross.plain.x.npy -o " + quote(out), tmp),
-                "mha_cross.attn", "--kv");
-    check_error(run_attn("run mha_cross.attn --input mha_cross.plain.x.npy --kv mha_cross.plain.v.npy -o " +
-                             quote(out),
-                         tmp),
-                "mha_cross.plain.v.npy", "kdim = 12");
-    check_error(
-        run_attn("run mha_cross.attn --input mha_cross.plain.x.npy --kv mha_cross.plain.kv.npy --value "
-                 "mha_cross.batch.v.npy -o " +
-                     quote(out),
-                 tmp),
+    fails("run mha_packed.attn --input mha_cross.plain.kv.npy", "mha_cross.plain.kv.npy", "E = 16");
+    fails("run mha_cross.attn --input mha_cross.plain.x.npy", "mha_cross.attn", "--kv");
+    fails("run mha_cross.attn --input mha_cross.plain.x.npy --kv mha_cross.plain.v.npy",
+          "mha_cross.plain.v.npy", "kdim = 12");
+    fails(
+        "run mha_cross.attn --input mha_cross.plain.x.npy --kv mha_cross.plain.kv.npy --value "
+        "mha_cross.batch.v.npy",
         "mha_cross.batch.v.npy");
-    check_error(run_attn("run layers.attn --input layers.chain.x.npy --block 3 -o " + quote(out), tmp),
-                "layers.attn", "--block 3");
-    check_error(run_attn("run layers.attn --input layers.chain.x.npy --key-length 8 -o " + quote(out), tmp),
-                "--key-length");
+    fails("run layers.attn --input layers.chain.x.npy --block 3", "layers.attn", "--block 3");
+    fails("run layers.attn --input layers.chain.x.npy --key-length 8", "--key-length");
     no_output();
   }
   SECTION("import problems") {
-    check_error(
-        run_attn("import mha_packed.safetensors --heads 4 --extra x=no.such.key -o " + quote(out), tmp),
-        "mha_packed.safetensors", "no.such.key");
-    check_error(run_attn("import mha_packed.safetensors --heads 3 -o " + quote(out), tmp),
-                "mha_packed.safetensors", "3 heads");
-    check_error(run_attn("import mha_packed.safetensors -o " + quote(out), tmp), "--heads");
-    check_error(run_attn("import bert.safetensors --heads 4 --prefix decoder. -o " + quote(out), tmp),
-                "bert.safetensors", "decoder.");
-    check_error(run_attn("import mha_packed.attn --heads 4 -o " + quote(out), tmp), "mha_packed.attn");
+    fails("import mha_packed.safetensors --heads 4 --extra x=no.such.key", "mha_packed.safetensors",
+          "no.such.key");
+    fails("import mha_packed.safetensors --heads 3", "mha_packed.safetensors", "3 heads");
+    fails("import mha_packed.safetensors", "--heads");
+    fails("import bert.safetensors --heads 4 --prefix decoder.", "bert.safetensors", "decoder.");
+    fails("import mha_packed.attn --heads 4", "mha_packed.attn");
     // Llama layouts: --kv-heads must match k_proj's rows; the RoPE base must be a float in (0, 1e30] or 0.
-    check_error(run_attn("import llama2c.safetensors --heads 4 --kv-heads 1 -o " + quote(out), tmp),
-                "llama2c.safetensors", "--kv-heads 1");
-    check_error(run_attn("import llama_hf.safetensors --heads 3 -o " + quote(out), tmp),
-                "llama_hf.safetensors", "3 heads");
+    fails("import llama2c.safetensors --heads 4 --kv-heads 1", "llama2c.safetensors", "--kv-heads 1");
+    fails("import llama_hf.safetensors --heads 3", "llama_hf.safetensors", "3 heads");
     for (const char* base : {"-1", "nan", "inf", "1e31", "x"})
-      check_error(run_attn(std::string("import llama_hf.safetensors --heads 4 --rope-base ") + base + " -o " +
-                               quote(out),
-                           tmp),
-                  "--rope-base");
+      fails(std::string("import llama_hf.safetensors --heads 4 --rope-base ") + base, "--rope-base");
     // A header length past the end of the file.
     std::vector<uint8_t> st = slurp(kData + "mha_packed.safetensors");
     st.resize(40);
     spit(tmp / "cut.safetensors", st);
-    check_error(run_attn("import " + quote(tmp / "cut.safetensors") + " --heads 4 -o " + quote(out), tmp),
-                "cut.safetensors");
+    fails("import " + quote(tmp / "cut.safetensors") + " --heads 4", "cut.safetensors");
     fs::remove(tmp / "cut.safetensors");
     no_output();
   }
   SECTION("grouped-query RoPE blocks quantize and run; positions past the rope table are refused") {
     for (const char* dt : {"s8", "s16"}) {
       const std::string qf = tmp / (std::string("llama.") + dt + ".attn");
-      const Result rq = run_attn("quantize llama_hf.attn --calib llama_hf.batch.x.npy --causal --dtype " +
-                                     std::string(dt) + " -o " + quote(qf),
-                                 tmp);
+      const Result rq = run("quantize llama_hf.attn --calib llama_hf.batch.x.npy --causal --dtype " +
+                                std::string(dt) + " -o " + quote(qf),
+                            tmp);
       INFO(rq.out << rq.err);
       REQUIRE(rq.code == 0);
       CHECK(rq.out.find("kv_heads=2") != std::string::npos);
       CHECK(rq.out.find("positions 0 .. 4") != std::string::npos);  // default: the calibration length 5
       // The test input has 7 rows: positions 5 and 6 have no table row.
-      check_error(
-          run_attn("run " + quote(qf) + " --input llama_hf.causal.x.npy --causal -o " + quote(out), tmp),
-          "kRopePositionOutOfRange", "--max-positions");
-      REQUIRE(
-          run_attn("quantize llama_hf.attn --calib llama_hf.batch.x.npy --causal --max-positions 7 --dtype " +
-                       std::string(dt) + " -o " + quote(qf),
-                   tmp)
-              .code == 0);
-      const Result rr = run_attn(
-          "run " + quote(qf) + " --input llama_hf.causal.x.npy --causal -o " + quote(tmp / "y.npy"), tmp);
+      fails("run " + quote(qf) + " --input llama_hf.causal.x.npy --causal", "kRopePositionOutOfRange",
+            "--max-positions");
+      REQUIRE(run("quantize llama_hf.attn --calib llama_hf.batch.x.npy --causal --max-positions 7 --dtype " +
+                      std::string(dt) + " -o " + quote(qf),
+                  tmp)
+                  .code == 0);
+      const Result rr =
+          run("run " + quote(qf) + " --input llama_hf.causal.x.npy --causal -o " + quote(tmp / "y.npy"), tmp);
       INFO(rr.err);
       CHECK(rr.code == 0);
-      check_error(run_attn("quantize llama_hf.attn --calib llama_hf.batch.x.npy --max-positions 0 --dtype " +
-                               std::string(dt) + " -o " + quote(out),
-                           tmp),
-                  "--max-positions");
+      fails(
+          "quantize llama_hf.attn --calib llama_hf.batch.x.npy --max-positions 0 --dtype " + std::string(dt),
+          "--max-positions");
       fs::remove(qf);
       fs::remove(tmp / "y.npy");
     }
     no_output();
   }
   SECTION("--incremental and --window misuse") {
-    const std::string x = " --input llama_hf.causal.x.npy -o " + quote(out);
-    check_error(run_attn("run llama_hf.attn --incremental" + x, tmp), "--incremental", "--causal");
-    check_error(run_attn("run llama_hf.attn --window 2" + x, tmp), "--window", "--causal");
-    check_error(run_attn("run llama_hf.attn --causal --prefill 2" + x, tmp), "--prefill", "--incremental");
-    check_error(run_attn("run llama_hf.attn --causal --incremental --prefill 8" + x, tmp), "--prefill");
-    check_error(run_attn("run llama_hf.attn --causal --incremental --key-length 3" + x, tmp), "--key-length");
-    check_error(
-        run_attn("run mha_cross.attn --input mha_cross.plain.x.npy --causal --incremental -o " + quote(out),
-                 tmp),
-        "mha_cross.attn", "cross-attention");
-    check_error(
-        run_attn("run mha_cross.attn --input mha_cross.plain.x.npy --kv mha_cross.plain.kv.npy --causal "
-                 "--incremental -o " +
-                     quote(out),
-                 tmp),
+    const std::string x = " --input llama_hf.causal.x.npy";
+    fails("run llama_hf.attn --incremental" + x, "--incremental", "--causal");
+    fails("run llama_hf.attn --window 2" + x, "--window", "--causal");
+    fails("run llama_hf.attn --causal --prefill 2" + x, "--prefill", "--incremental");
+    fails("run llama_hf.attn --causal --incremental --prefill 8" + x, "--prefill");
+    fails("run llama_hf.attn --causal --incremental --key-length 3" + x, "--key-length");
+    fails("run mha_cross.attn --input mha_cross.plain.x.npy --causal --incremental", "mha_cross.attn",
+          "cross-attention");
+    fails(
+        "run mha_cross.attn --input mha_cross.plain.x.npy --kv mha_cross.plain.kv.npy --causal "
+        "--incremental",
         "--incremental", "--kv");
-    check_error(run_attn("run llama_hf.attn --causal --incremental --raw" + x, tmp), "--raw", "quantized");
+    fails("run llama_hf.attn --causal --incremental --raw" + x, "--raw", "quantized");
     no_output();
   }
   SECTION("usage errors and unwritable outputs") {
+    fails("run mha_packed.attn --input mha_packed.self.x.npy --frobnicate", "--frobnicate");
+    fails("emit-c mha_packed.attn --name 9lives", "9lives");
     check_error(
-        run_attn("run mha_packed.attn --input mha_packed.self.x.npy --frobnicate -o " + quote(out), tmp),
-        "--frobnicate");
-    check_error(run_attn("emit-c mha_packed.attn --name 9lives -o " + quote(out), tmp), "9lives");
-    check_error(
-        run_attn("run mha_packed.attn --input mha_packed.self.x.npy -o " + quote(tmp / "no/such/dir/y.npy"),
-                 tmp),
+        run("run mha_packed.attn --input mha_packed.self.x.npy -o " + quote(tmp / "no/such/dir/y.npy"), tmp),
         "y.npy");
-    Result r = run_attn("frobnicate", tmp);
+    Result r = run("frobnicate", tmp);
     CHECK(r.code != 0);
     no_output();
   }

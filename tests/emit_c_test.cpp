@@ -1,9 +1,6 @@
 // emit_c_test.cpp: `attn emit-c` headers compile as pedantic C99 under GCC
 // and clang, size the arena as the target's plan does, and keep paths and
 // names from injecting code.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +10,7 @@
 #include <vector>
 
 #include "attn/attn.h"
+#include "cli_runner.h"
 
 #ifdef ATTN_CLI_PATH
 
@@ -23,36 +21,13 @@ namespace {
 const std::string kData = std::string(ATTN_TEST_DATA_DIR) + "/format/";
 const std::string kInclude = std::string(ATTN_TEST_DATA_DIR) + "/../../include";
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+using namespace cli;
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
-struct Dir {
-  Dir() {
-    static int n = 0;
-    path = fs::temp_directory_path() /
-           ("attn_emit_c_test." + std::to_string(::getpid()) + "." + std::to_string(n++));
-    fs::create_directories(path);
-  }
-  ~Dir() { fs::remove_all(path); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-  fs::path path;
-};
-
-// `attn ARGS` (quoted already): its exit code; stdout into *out.
-int attn_cli(const std::string& args, const Dir& dir, std::string* out = nullptr) {
-  const std::string o = dir / ".out";
-  const int st = std::system((quote(ATTN_CLI_PATH) + " " + args + " >" + quote(o) + " 2>&1").c_str());
-  if (out != nullptr) *out = slurp(o);
-  fs::remove(o);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+// `attn ARGS` (quoted already): its exit code; stdout and stderr into *out.
+int attn_cli(const std::string& args, const TempDir& dir, std::string* out = nullptr) {
+  const Result r = run(args, dir);
+  if (out != nullptr) *out = r.out + r.err;
+  return r.code;
 }
 
 // The C compilers at hand (both are installed where the suite runs).
@@ -65,7 +40,8 @@ std::vector<std::string> compilers() {
 }
 
 // Compile `src` as pedantic C99 with `defines`: 0 on success.
-int compile_c99(const std::string& cc, const Dir& dir, const std::string& src, const std::string& defines) {
+int compile_c99(const std::string& cc, const TempDir& dir, const std::string& src,
+                const std::string& defines) {
   std::ofstream(dir / "use.c") << src;
   return std::system((cc + " -std=c99 -Wpedantic -Wall -Wextra -Werror " + defines + " -I" + quote(kInclude) +
                       " -I" + quote(dir.path.string()) + " -fsyntax-only " + quote(dir / "use.c") + " 2>" +
@@ -75,7 +51,7 @@ int compile_c99(const std::string& cc, const Dir& dir, const std::string& src, c
 
 // attn_plan_arena_bytes() of the largest block of `file` at L, S with tile_rows `tile`.
 size_t plan_arena_bytes(const std::string& file, int32_t L, int32_t S, int32_t tile) {
-  const std::string bytes = slurp(kData + file);
+  const std::string bytes = slurp_text(kData + file);
   alignas(16) static uint8_t blob[65536];
   REQUIRE(bytes.size() <= sizeof blob);
   std::copy(bytes.begin(), bytes.end(), blob);
@@ -104,7 +80,7 @@ TEST_CASE("attn emit-c: ARENA_BYTES is the target's plan size, in pedantic C99 u
   REQUIRE(ccs.size() >= 2);
   for (const std::string file : {"layers.attn", "quant/mha_self.s8.attn", "quant/mha_cross.s16.attn"}) {
     for (const int fixed_tile : {0, 5}) {
-      Dir dir;
+      TempDir dir;
       std::string args =
           "emit-c " + quote(kData + file) + " -o " + quote(dir / "m.h") + " --name m --max-L 7 --max-S 9";
       if (fixed_tile > 0) args += " --tile-rows " + std::to_string(fixed_tile);
@@ -119,7 +95,7 @@ TEST_CASE("attn emit-c: ARENA_BYTES is the target's plan size, in pedantic C99 u
             "int first(void) { return m[0]; }\n";
         for (const std::string& cc : ccs) {
           INFO(file << " --tile-rows " << fixed_tile << ", ATTN_TILE_ROWS=" << target_tile << ", " << cc
-                    << ": " << slurp(dir / ".cc"));
+                    << ": " << slurp_text(dir / ".cc"));
           CHECK(compile_c99(cc, dir, src,
                             "-DATTN_TILE_ROWS=" + std::to_string(target_tile) +
                                 " -DEXPECTED=" + std::to_string(want)) == 0);
@@ -130,17 +106,17 @@ TEST_CASE("attn emit-c: ARENA_BYTES is the target's plan size, in pedantic C99 u
 }
 
 TEST_CASE("attn emit-c: a path cannot inject lines, --name must be a usable C identifier", "[cli][emit]") {
-  Dir dir;
+  TempDir dir;
   const std::string evil_dir = dir / "x\n#error injected\nint a; /*";
   fs::create_directories(evil_dir);
   fs::copy_file(kData + "mha_packed.attn", evil_dir + "/m.attn");
   REQUIRE(attn_cli("emit-c " + quote(evil_dir + "/m.attn") + " -o " + quote(dir / "m.h") + " --name m",
                    dir) == 0);
-  const std::string h = slurp(dir / "m.h");
+  const std::string h = slurp_text(dir / "m.h");
   CHECK(h.find("\n#error injected") == std::string::npos);
   CHECK(h.find("%0A#error injected%0Aint a; /%2A") != std::string::npos);
   for (const std::string& cc : compilers()) {
-    INFO(cc << ": " << slurp(dir / ".cc"));
+    INFO(cc << ": " << slurp_text(dir / ".cc"));
     CHECK(compile_c99(cc, dir, "#include \"m.h\"\nint first(void) { return m[0]; }\n", "") == 0);
   }
   for (const std::string bad :
@@ -156,7 +132,7 @@ TEST_CASE("attn emit-c: a path cannot inject lines, --name must be a usable C id
 }
 
 TEST_CASE("attn --help and attn emit-c --help list every emit-c flag", "[cli][emit]") {
-  Dir dir;
+  TempDir dir;
   std::string top, sub;
   REQUIRE(attn_cli("--help", dir, &top) == 0);
   REQUIRE(attn_cli("emit-c --help", dir, &sub) == 0);

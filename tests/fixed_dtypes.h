@@ -11,54 +11,36 @@
 
 namespace dtypes {
 
-struct S8 {
-  using T = int8_t;
-  using Weights = attn::WeightsS8;
-  using Io = attn::IoS8;
-  using Cache = attn::KvCacheS8;
-  static constexpr attn::DType kDtype = attn::DType::kS8;
-  static constexpr const char* kName = "s8";
-  static attn::Status quantize(const attn::AttentionConfig& c, const attn::WeightsF32& w,
-                               const attn::CalibrationRanges& r, attn::Arena& st, Weights* out,
-                               attn::ActivationQuant* act, const attn::QuantizeOptions& o) {
-    return attn::quantize_attention_s8(c, w, r, st, out, act, nullptr, o);
-  }
-  static attn::Status forward(const attn::Plan& p, const Weights& w, const attn::Mask& m, const Io& io,
-                              attn::Arena& a) {
-    return attn::forward_s8(p, w, m, io, a);
-  }
-  static attn::Status init(const attn::Plan& p, int32_t window, attn::Arena& a, Cache* c) {
-    return attn::kv_cache_init_s8(p, window, a, c);
-  }
-  static attn::Status decode(const attn::Plan& p, const Weights& w, Cache* c, const T* x, int32_t n, T* y,
-                             attn::Arena& a) {
-    return attn::decode_s8(p, w, c, x, n, y, a);
-  }
-};
+// One dtype's row: element type T_, the entries' suffix dt, the types' suffix DT.
+#define ATTN_FIXED_DTYPE(T_, dt, DT)                                                                         \
+  struct DT {                                                                                                \
+    using T = T_;                                                                                            \
+    using Weights = attn::Weights##DT;                                                                       \
+    using Io = attn::Io##DT;                                                                                 \
+    using Cache = attn::KvCache##DT;                                                                         \
+    static constexpr attn::DType kDtype = attn::DType::k##DT;                                                \
+    static constexpr const char* kName = #dt;                                                                \
+    static attn::Status quantize(const attn::AttentionConfig& c, const attn::WeightsF32& w,                  \
+                                 const attn::CalibrationRanges& r, attn::Arena& st, Weights* out,            \
+                                 attn::ActivationQuant* act, const attn::QuantizeOptions& o) {               \
+      return attn::quantize_attention_##dt(c, w, r, st, out, act, nullptr, o);                               \
+    }                                                                                                        \
+    static attn::Status forward(const attn::Plan& p, const Weights& w, const attn::Mask& m, const Io& io,    \
+                                attn::Arena& a) {                                                            \
+      return attn::forward_##dt(p, w, m, io, a);                                                             \
+    }                                                                                                        \
+    static attn::Status init(const attn::Plan& p, int32_t window, attn::Arena& a, Cache* c) {                \
+      return attn::kv_cache_init_##dt(p, window, a, c);                                                      \
+    }                                                                                                        \
+    static attn::Status decode(const attn::Plan& p, const Weights& w, Cache* c, const T* x, int32_t n, T* y, \
+                               attn::Arena& a) {                                                             \
+      return attn::decode_##dt(p, w, c, x, n, y, a);                                                         \
+    }                                                                                                        \
+  };
 
-struct S16 {
-  using T = int16_t;
-  using Weights = attn::WeightsS16;
-  using Io = attn::IoS16;
-  using Cache = attn::KvCacheS16;
-  static constexpr attn::DType kDtype = attn::DType::kS16;
-  static constexpr const char* kName = "s16";
-  static attn::Status quantize(const attn::AttentionConfig& c, const attn::WeightsF32& w,
-                               const attn::CalibrationRanges& r, attn::Arena& st, Weights* out,
-                               attn::ActivationQuant* act, const attn::QuantizeOptions& o) {
-    return attn::quantize_attention_s16(c, w, r, st, out, act, nullptr, o);
-  }
-  static attn::Status forward(const attn::Plan& p, const Weights& w, const attn::Mask& m, const Io& io,
-                              attn::Arena& a) {
-    return attn::forward_s16(p, w, m, io, a);
-  }
-  static attn::Status init(const attn::Plan& p, int32_t window, attn::Arena& a, Cache* c) {
-    return attn::kv_cache_init_s16(p, window, a, c);
-  }
-  static attn::Status decode(const attn::Plan& p, const Weights& w, Cache* c, const T* x, int32_t n, T* y,
-                             attn::Arena& a) {
-    return attn::decode_s16(p, w, c, x, n, y, a);
-  }
-};
+ATTN_FIXED_DTYPE(int8_t, s8, S8)
+ATTN_FIXED_DTYPE(int16_t, s16, S16)
+
+#undef ATTN_FIXED_DTYPE
 
 }  // namespace dtypes

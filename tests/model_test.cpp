@@ -17,6 +17,7 @@
 #include "../tools/cli/model_writer.h"
 #include "attn/model.h"
 #include "attn/quantize.h"
+#include "fixed_dtypes.h"
 
 using attn::Status;
 using attn::format::BlockRecord;
@@ -532,6 +533,23 @@ struct QuantFixture {
     std::memcpy(tensor(name).bytes.data() + 4 * i, &v, 4);
   }
   Status load() const { return load_bytes(attn::tools::write_model(spec)); }
+  // Loads the file with tensor `name` changed by `change`.
+  Status load_with(const std::string& name, const std::function<void(attn::tools::TensorSpec&)>& change) {
+    change(tensor(name));
+    return load();
+  }
+  // Loads the file with tensor `name` reshaped to `dims`, its data cut or zero-padded to `bytes`.
+  Status load_reshaped(const std::string& name, const std::vector<uint32_t>& dims, size_t bytes) {
+    return load_with(name, [&](attn::tools::TensorSpec& t) {
+      t.dims = dims;
+      t.bytes.resize(bytes);
+    });
+  }
+  void erase(const std::string& name) {
+    auto& v = spec.tensors;
+    v.erase(
+        std::find_if(v.begin(), v.end(), [&](const attn::tools::TensorSpec& t) { return t.name == name; }));
+  }
   Fixture fx;
   AlignedCopy storage;
   attn::Arena arena;
@@ -541,60 +559,93 @@ struct QuantFixture {
   attn::tools::ModelSpec spec;
 };
 
+// For QuantFixture::load_with: the tensor as `dtype`, its data `grow` times as long.
+std::function<void(attn::tools::TensorSpec&)> retyped(attn::DType dtype, size_t grow) {
+  return [=](attn::tools::TensorSpec& t) {
+    t.dtype = dtype;
+    t.bytes.resize(t.bytes.size() * grow);
+  };
+}
+
+// The fixture's file in 16-aligned memory, loaded, and its block 0 (views into the copy).
+struct LoadedQuant {
+  explicit LoadedQuant(const QuantFixture& qf) : copy(attn::tools::write_model(qf.spec)) {
+    REQUIRE(attn::Model::load(copy.p, copy.n, &model) == Status::kOk);
+    REQUIRE(model.block(0, &block) == Status::kOk);
+  }
+  AlignedCopy copy;
+  attn::Model model;
+  attn::Block block;
+};
+
+// D's integer forward of `config` with L = S = 3 (queries from `position`) and
+// weights `w`, on 24 values spread over T's range, into *y.
+template <class D>
+Status run_forward(const attn::AttentionConfig& config, const typename D::Weights& w,
+                   std::vector<typename D::T>* y, int32_t position = 0) {
+  using T = typename D::T;
+  attn::Plan plan;
+  REQUIRE(attn::plan_attention(config, D::kDtype, 3, 3, &plan) == Status::kOk);
+  AlignedCopy arena_mem(std::vector<uint8_t>(plan.arena_bytes, 0));
+  attn::Arena arena;
+  REQUIRE(arena.init(arena_mem.p, arena_mem.n) == Status::kOk);
+  std::vector<T> x(24);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = sizeof(T) == 1 ? static_cast<T>(static_cast<int>(i * 37 % 255) - 127)
+                          : static_cast<T>(static_cast<int>(i * 2731 % 65535) - 32767);
+  y->assign(x.size(), 0);
+  return D::forward(plan, w, {}, {x.data(), x.data(), x.data(), y->data(), position}, arena);
+}
+
+// The forward from the blob's views and from the quantizer's own arrays: the same bytes out.
+template <class D>
+void check_forward_from_blob(const attn::AttentionConfig& config, const typename D::Weights& blob,
+                             const typename D::Weights& own) {
+  std::vector<typename D::T> y0, y1;
+  REQUIRE(run_forward<D>(config, blob, &y0) == Status::kOk);
+  REQUIRE(run_forward<D>(config, own, &y1) == Status::kOk);
+  CHECK(y0 == y1);
+}
+
+void check_forward_from_blob(const attn::Block& b, const QuantFixture& qf) {
+  if (b.dtype == attn::DType::kS8) {
+    check_forward_from_blob<dtypes::S8>(b.config, b.s8, qf.s8);
+  } else {
+    check_forward_from_blob<dtypes::S16>(b.config, b.s16, qf.s16);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("quantized blocks load as version 2 and their weights point into the blob", "[model][quant]") {
   for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
     QuantFixture qf(dt);
-    const std::vector<uint8_t> f = attn::tools::write_model(qf.spec);
-    AlignedCopy c(f);
-    attn::Model m;
-    REQUIRE(attn::Model::load(c.p, c.n, &m) == Status::kOk);
-    CHECK(m.version() == 2);
-    attn::Block b;
-    REQUIRE(m.block(0, &b) == Status::kOk);
+    LoadedQuant l(qf);
+    const attn::Block& b = l.block;
+    CHECK(l.model.version() == 2);
     CHECK(b.dtype == dt);
     attn::TensorView wq, qp, io;
-    REQUIRE(m.find_block_tensor(0, attn::format::Role::kWq, &wq) == Status::kOk);
-    REQUIRE(m.find_block_tensor(0, attn::format::Role::kQuantParams, &qp) == Status::kOk);
-    REQUIRE(m.find_block_tensor(0, attn::format::Role::kIoScale, &io) == Status::kOk);
+    REQUIRE(l.model.find_block_tensor(0, attn::format::Role::kWq, &wq) == Status::kOk);
+    REQUIRE(l.model.find_block_tensor(0, attn::format::Role::kQuantParams, &qp) == Status::kOk);
+    REQUIRE(l.model.find_block_tensor(0, attn::format::Role::kIoScale, &io) == Status::kOk);
     CHECK(b.io.scale == io.data);
     CHECK(b.io.scale[0] == qf.act.query.scale);
     CHECK(b.io.scale[3] == qf.act.output.scale);
     CHECK(b.io.zero_point[0] == qf.act.query.zero_point);
     CHECK(b.io.zero_point[3] == qf.act.output.zero_point);
-    // Run the integer forward from the blob and from the quantizer's arrays: same bytes out.
-    attn::Plan plan;
-    REQUIRE(attn::plan_attention(b.config, dt, 3, 3, &plan) == Status::kOk);
-    AlignedCopy arena_mem(std::vector<uint8_t>(plan.arena_bytes, 0));
-    attn::Arena arena;
-    REQUIRE(arena.init(arena_mem.p, arena_mem.n) == Status::kOk);
     if (dt == attn::DType::kS8) {
       CHECK(static_cast<const void*>(b.s8.q.weight) == wq.data);
       CHECK(b.s8.softmax.exp_multiplier == qf.s8.softmax.exp_multiplier);
       CHECK(b.s8.softmax.diff_limit == qf.s8.softmax.diff_limit);
       CHECK(b.s8.context_multiplier == qf.s8.context_multiplier);
       CHECK(b.s8.output_zero_point == qf.s8.output_zero_point);
-      std::vector<int8_t> x(24), y0(24), y1(24);
-      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
-      REQUIRE(attn::forward_s8(plan, b.s8, {}, {x.data(), x.data(), x.data(), y0.data()}, arena) ==
-              Status::kOk);
-      REQUIRE(attn::forward_s8(plan, qf.s8, {}, {x.data(), x.data(), x.data(), y1.data()}, arena) ==
-              Status::kOk);
-      CHECK(y0 == y1);
     } else {
       CHECK(static_cast<const void*>(b.s16.o.weight) != nullptr);
       CHECK(b.s16.softmax.score_shift == qf.s16.softmax.score_shift);
       CHECK(b.s16.context_shift == qf.s16.context_shift);
-      std::vector<int16_t> x(24), y0(24), y1(24);
-      for (size_t i = 0; i < x.size(); ++i)
-        x[i] = static_cast<int16_t>(static_cast<int>(i * 2731 % 65535) - 32767);
-      REQUIRE(attn::forward_s16(plan, b.s16, {}, {x.data(), x.data(), x.data(), y0.data()}, arena) ==
-              Status::kOk);
-      REQUIRE(attn::forward_s16(plan, qf.s16, {}, {x.data(), x.data(), x.data(), y1.data()}, arena) ==
-              Status::kOk);
-      CHECK(y0 == y1);
     }
+    // Run the integer forward from the blob and from the quantizer's arrays: same bytes out.
+    check_forward_from_blob(b, qf);
   }
   QuantFixture nobias(attn::DType::kS16, false);
   CHECK(nobias.load() == Status::kOk);
@@ -602,63 +653,35 @@ TEST_CASE("quantized blocks load as version 2 and their weights point into the b
 
 TEST_CASE("quantized blocks: tables of the wrong length, dtype or role", "[model][quant][bad]") {
   for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
-    {
-      QuantFixture qf(dt);
-      auto& t = qf.tensor("block.0.q_shift");  // [8] -> [7]
-      t.dims = {7};
-      t.bytes.resize(28);
-      CHECK(qf.load() == Status::kDimsMismatch);
-    }
-    {
-      QuantFixture qf(dt);
-      auto& t = qf.tensor("block.0.quant_params");  // [16] -> [2, 8]
-      t.dims = {2, 8};
-      CHECK(qf.load() == Status::kDimsMismatch);
-    }
-    {
-      QuantFixture qf(dt);
-      auto& t = qf.tensor("block.0.io_scale");  // f32 [4] -> s32 [4]
-      t.dtype = attn::DType::kS32;
-      CHECK(qf.load() == Status::kDtypeMismatch);
-    }
-    {
-      QuantFixture qf(dt);
-      auto& t = qf.tensor("block.0.wk");  // int8 weights -> int16
-      t.dtype = attn::DType::kS16;
-      t.bytes.resize(t.bytes.size() * 2);
-      CHECK(qf.load() == Status::kDtypeMismatch);
-    }
-    {
-      QuantFixture qf(dt);
-      auto& t = qf.tensor("block.0.wo");  // [E, D] -> [D + 1, ...]
-      t.dims = {8, 7};
-      t.bytes.resize(56);
-      CHECK(qf.load() == Status::kDimsMismatch);
-    }
+    CHECK(QuantFixture(dt).load_reshaped("block.0.q_shift", {7}, 28) == Status::kDimsMismatch);  // [8] -> [7]
+    CHECK(QuantFixture(dt).load_with("block.0.quant_params",  // [16] -> [2, 8]
+                                     [](attn::tools::TensorSpec& t) {
+                                       t.dims = {2, 8};
+                                     }) == Status::kDimsMismatch);
+    CHECK(QuantFixture(dt).load_with("block.0.io_scale",
+                                     retyped(attn::DType::kS32, 1)) ==  // f32 [4] -> s32 [4]
+          Status::kDtypeMismatch);
+    CHECK(QuantFixture(dt).load_with("block.0.wk", retyped(attn::DType::kS16, 2)) ==  // int8 weights -> int16
+          Status::kDtypeMismatch);
+    CHECK(QuantFixture(dt).load_reshaped("block.0.wo", {8, 7}, 56) ==
+          Status::kDimsMismatch);  // [E, D] -> [D + 1, ...]
     {
       QuantFixture qf(dt);
       qf.spec.tensors.erase(qf.spec.tensors.begin() + 9);  // a multiplier or shift table
       CHECK(qf.load() == Status::kMissingTensor);
     }
-    {
-      QuantFixture qf(dt);
-      qf.tensor("block.0.v_shift").role = attn::format::Role::kKShift;
-      CHECK(qf.load() == Status::kDuplicateRole);
-    }
-    {
-      QuantFixture qf(dt);
-      qf.tensor("block.0.o_shift").role = static_cast<attn::format::Role>(28);  // reserved
-      CHECK(qf.load() == Status::kUnknownRole);
-    }
+    CHECK(QuantFixture(dt).load_with("block.0.v_shift", [](attn::tools::TensorSpec& t) {
+      t.role = attn::format::Role::kKShift;
+    }) == Status::kDuplicateRole);
+    CHECK(QuantFixture(dt).load_with("block.0.o_shift", [](attn::tools::TensorSpec& t) {
+      t.role = static_cast<attn::format::Role>(28);  // reserved
+    }) == Status::kUnknownRole);
   }
   // s8 biases carry the zero-point fold: required even without the bias flag.
   QuantFixture s8_nobias(attn::DType::kS8, true);
   s8_nobias.spec.blocks[0].bias = false;
   CHECK(s8_nobias.load() == Status::kOk);
-  for (const char* n : {"block.0.bq", "block.0.bk", "block.0.bv", "block.0.bo"}) {
-    auto& v = s8_nobias.spec.tensors;
-    v.erase(std::find_if(v.begin(), v.end(), [&](const attn::tools::TensorSpec& t) { return t.name == n; }));
-  }
+  for (const char* n : {"block.0.bq", "block.0.bk", "block.0.bv", "block.0.bo"}) s8_nobias.erase(n);
   CHECK(s8_nobias.load() == Status::kMissingTensor);
   // s16: int64 biases only with the flag.
   QuantFixture s16(attn::DType::kS16, true);
@@ -848,16 +871,12 @@ TEST_CASE("quantized RoPE blocks carry cos/sin tables, and the forward runs from
           "[model][rope][quant]") {
   for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
     QuantFixture qf(dt, true, 1, 10000.0f);  // MQA + RoPE, head_dim 4: tables [5, 2]
-    const std::vector<uint8_t> f = attn::tools::write_model(qf.spec);
-    AlignedCopy c(f);
-    attn::Model m;
-    REQUIRE(attn::Model::load(c.p, c.n, &m) == Status::kOk);
-    attn::Block b;
-    REQUIRE(m.block(0, &b) == Status::kOk);
+    LoadedQuant l(qf);
+    const attn::Block& b = l.block;
     CHECK(b.config.rope_base == 10000.0f);
     attn::TensorView cos, sin;
-    REQUIRE(m.find_block_tensor(0, attn::format::Role::kRopeCos, &cos) == Status::kOk);
-    REQUIRE(m.find_block_tensor(0, attn::format::Role::kRopeSin, &sin) == Status::kOk);
+    REQUIRE(l.model.find_block_tensor(0, attn::format::Role::kRopeCos, &cos) == Status::kOk);
+    REQUIRE(l.model.find_block_tensor(0, attn::format::Role::kRopeSin, &sin) == Status::kOk);
     CHECK(cos.dtype == attn::DType::kS16);
     CHECK(cos.rank == 2);
     CHECK(cos.dims[0] == 5);
@@ -870,35 +889,18 @@ TEST_CASE("quantized RoPE blocks carry cos/sin tables, and the forward runs from
     CHECK(t.sin[0] == 0);
     CHECK(t.cos[2] == 8852);   // position 1, pair 0: round(2^14 cos 1)
     CHECK(t.sin[2] == 13787);  // round(2^14 sin 1)
-    attn::Plan plan;
-    REQUIRE(attn::plan_attention(b.config, dt, 3, 3, &plan) == Status::kOk);
-    AlignedCopy arena_mem(std::vector<uint8_t>(plan.arena_bytes, 0));
-    attn::Arena arena;
-    REQUIRE(arena.init(arena_mem.p, arena_mem.n) == Status::kOk);
+    check_forward_from_blob(b, qf);
+    // Queries at positions 2..4 still have table rows; 3..5 do not.
+    const auto check_positions = [&](auto dtype, const auto& blob) {
+      using D = decltype(dtype);
+      std::vector<typename D::T> y;
+      CHECK(run_forward<D>(b.config, blob, &y, 2) == Status::kOk);
+      CHECK(run_forward<D>(b.config, blob, &y, 3) == Status::kRopePositionOutOfRange);
+    };
     if (dt == attn::DType::kS8) {
-      std::vector<int8_t> x(24), y0(24), y1(24);
-      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
-      REQUIRE(attn::forward_s8(plan, b.s8, {}, {x.data(), x.data(), x.data(), y0.data()}, arena) ==
-              Status::kOk);
-      REQUIRE(attn::forward_s8(plan, qf.s8, {}, {x.data(), x.data(), x.data(), y1.data()}, arena) ==
-              Status::kOk);
-      CHECK(y0 == y1);
-      // Queries at positions 2..4 still have table rows; 3..5 do not.
-      CHECK(attn::forward_s8(plan, b.s8, {}, {x.data(), x.data(), x.data(), y0.data(), 2}, arena) ==
-            Status::kOk);
-      CHECK(attn::forward_s8(plan, b.s8, {}, {x.data(), x.data(), x.data(), y0.data(), 3}, arena) ==
-            Status::kRopePositionOutOfRange);
+      check_positions(dtypes::S8{}, b.s8);
     } else {
-      std::vector<int16_t> x(24), y0(24), y1(24);
-      for (size_t i = 0; i < x.size(); ++i)
-        x[i] = static_cast<int16_t>(static_cast<int>(i * 2731 % 65535) - 32767);
-      REQUIRE(attn::forward_s16(plan, b.s16, {}, {x.data(), x.data(), x.data(), y0.data()}, arena) ==
-              Status::kOk);
-      REQUIRE(attn::forward_s16(plan, qf.s16, {}, {x.data(), x.data(), x.data(), y1.data()}, arena) ==
-              Status::kOk);
-      CHECK(y0 == y1);
-      CHECK(attn::forward_s16(plan, b.s16, {}, {x.data(), x.data(), x.data(), y0.data(), 3}, arena) ==
-            Status::kRopePositionOutOfRange);
+      check_positions(dtypes::S16{}, b.s16);
     }
   }
 }
@@ -915,38 +917,16 @@ TEST_CASE("quantized RoPE blocks: bad table shape, dtype, role and values", "[mo
       INFO(n);
       {  // missing
         QuantFixture qf = rope();
-        auto& v = qf.spec.tensors;
-        v.erase(
-            std::find_if(v.begin(), v.end(), [&](const attn::tools::TensorSpec& t) { return t.name == n; }));
+        qf.erase(n);
         CHECK(qf.load() == Status::kMissingTensor);
       }
-      {  // s32 instead of s16
-        QuantFixture qf = rope();
-        auto& t = qf.tensor(n);
-        t.dtype = attn::DType::kS32;
-        t.bytes.resize(t.bytes.size() * 2);
-        CHECK(qf.load() == Status::kDtypeMismatch);
-      }
-      {  // [5, 4]: a full head_dim wide instead of head_dim / 2
-        QuantFixture qf = rope();
-        auto& t = qf.tensor(n);
-        t.dims = {5, 4};
-        t.bytes.resize(40);
-        CHECK(qf.load() == Status::kDimsMismatch);
-      }
-      {  // rank 1 [10]
-        QuantFixture qf = rope();
-        auto& t = qf.tensor(n);
-        t.dims = {10};
-        CHECK(qf.load() == Status::kDimsMismatch);
-      }
-      {  // one table shorter than the other: [4, 2]
-        QuantFixture qf = rope();
-        auto& t = qf.tensor(n);
-        t.dims = {4, 2};
-        t.bytes.resize(16);
-        CHECK(qf.load() == Status::kDimsMismatch);
-      }
+      CHECK(rope().load_with(n, retyped(attn::DType::kS32, 2)) == Status::kDtypeMismatch);  // s32, not s16
+      // [5, 4]: a full head_dim wide instead of head_dim / 2
+      CHECK(rope().load_reshaped(n, {5, 4}, 40) == Status::kDimsMismatch);
+      CHECK(rope().load_with(n, [](attn::tools::TensorSpec& t) { t.dims = {10}; }) ==  // rank 1 [10]
+            Status::kDimsMismatch);
+      // one table shorter than the other: [4, 2]
+      CHECK(rope().load_reshaped(n, {4, 2}, 16) == Status::kDimsMismatch);
       {  // an entry outside Q1.14's [-16384, 16384]
         QuantFixture qf = rope();
         const int16_t v = -16385;
@@ -999,12 +979,8 @@ TEST_CASE("quantized GQA/MQA blocks: K/V tables are [Dkv], and the forward runs 
           "[model][gqa][quant]") {
   for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
     QuantFixture qf(dt, true, 1);  // H = 2, one K/V head: Dkv = 4, D = 8
-    const std::vector<uint8_t> f = attn::tools::write_model(qf.spec);
-    AlignedCopy c(f);
-    attn::Model m;
-    REQUIRE(attn::Model::load(c.p, c.n, &m) == Status::kOk);
-    attn::Block b;
-    REQUIRE(m.block(0, &b) == Status::kOk);
+    LoadedQuant l(qf);
+    const attn::Block& b = l.block;
     CHECK(b.config.num_kv_heads == 1);
     CHECK(b.config.kv_dim() == 4);
     for (const char* n : {"wk", "wv", "bk", "bv", "k_multiplier", "k_shift", "v_multiplier", "v_shift"}) {
@@ -1012,29 +988,7 @@ TEST_CASE("quantized GQA/MQA blocks: K/V tables are [Dkv], and the forward runs 
       CHECK(qf.tensor(std::string("block.0.") + n).dims[0] == 4u);
     }
     CHECK(qf.tensor("block.0.q_multiplier").dims[0] == 8u);
-    attn::Plan plan;
-    REQUIRE(attn::plan_attention(b.config, dt, 3, 3, &plan) == Status::kOk);
-    AlignedCopy arena_mem(std::vector<uint8_t>(plan.arena_bytes, 0));
-    attn::Arena arena;
-    REQUIRE(arena.init(arena_mem.p, arena_mem.n) == Status::kOk);
-    if (dt == attn::DType::kS8) {
-      std::vector<int8_t> x(24), y0(24), y1(24);
-      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
-      REQUIRE(attn::forward_s8(plan, b.s8, {}, {x.data(), x.data(), x.data(), y0.data()}, arena) ==
-              Status::kOk);
-      REQUIRE(attn::forward_s8(plan, qf.s8, {}, {x.data(), x.data(), x.data(), y1.data()}, arena) ==
-              Status::kOk);
-      CHECK(y0 == y1);
-    } else {
-      std::vector<int16_t> x(24), y0(24), y1(24);
-      for (size_t i = 0; i < x.size(); ++i)
-        x[i] = static_cast<int16_t>(static_cast<int>(i * 2731 % 65535) - 32767);
-      REQUIRE(attn::forward_s16(plan, b.s16, {}, {x.data(), x.data(), x.data(), y0.data()}, arena) ==
-              Status::kOk);
-      REQUIRE(attn::forward_s16(plan, qf.s16, {}, {x.data(), x.data(), x.data(), y1.data()}, arena) ==
-              Status::kOk);
-      CHECK(y0 == y1);
-    }
+    check_forward_from_blob(b, qf);
   }
 }
 
