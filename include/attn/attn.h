@@ -59,7 +59,9 @@ extern "C" {
 typedef int32_t attn_status;
 
 enum {
+// NOLINTBEGIN(bugprone-macro-parentheses): its arguments are names and types
 #define ATTN_STATUS(cpp_name, c_name, value, doc) c_name = value,
+// NOLINTEND(bugprone-macro-parentheses)
 #include "attn/status_list.h"
 #undef ATTN_STATUS
 };
@@ -294,11 +296,13 @@ ATTN_C_NODISCARD attn_status attn_model_block_io(const attn_model* model, uint32
  * NULL with n > 0), ATTN_ERR_BAD_QUANT_PARAMS (scale not finite and > 0, or
  * a zero point outside the dtype's range); nothing is written on error. */
 /* clang-format off */
+// NOLINTBEGIN(bugprone-macro-parentheses): its arguments are names and types
 #define ATTN_QUANTIZE_API_(DT, T)                                                                          \
   ATTN_C_NODISCARD attn_status attn_quantize_##DT(const float* x, size_t n, float scale, int32_t zero_point, \
                                                   T* q);                                                     \
   ATTN_C_NODISCARD attn_status attn_dequantize_##DT(const T* q, size_t n, float scale, int32_t zero_point,  \
                                                     float* y);
+// NOLINTEND(bugprone-macro-parentheses)
 #if ATTN_WITH_S8
 ATTN_QUANTIZE_API_(s8, int8_t) /* attn_quantize_s8, attn_dequantize_s8 */
 #endif
@@ -528,6 +532,7 @@ typedef struct attn_io_s16 {
  *   ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE.
  */
 /* clang-format off */
+// NOLINTBEGIN(bugprone-macro-parentheses): its arguments are names and types
 #define ATTN_DTYPE_API_(DT, T)                                                                             \
   typedef struct attn_kv_cache_##DT {                                                                      \
     attn_storage_word_ opaque_[10]; /* 80 bytes */                                                         \
@@ -545,6 +550,7 @@ typedef struct attn_io_s16 {
   ATTN_C_NODISCARD attn_status attn_decode_##DT(const attn_plan* plan, const attn_weights_##DT* weights,  \
                                                 attn_kv_cache_##DT* cache, const T* x, int32_t n, T* y,   \
                                                 void* arena, size_t arena_bytes);
+// NOLINTEND(bugprone-macro-parentheses)
 
 #if ATTN_WITH_F32
 ATTN_DTYPE_API_(f32, float)

@@ -12,7 +12,9 @@ namespace attn {
 // The codes, their numbers and meanings: attn/status_list.h (one list for
 // the C++ and the C API).
 enum class [[nodiscard]] Status : int32_t{
+// NOLINTBEGIN(bugprone-macro-parentheses): its arguments are names and types
 #define ATTN_STATUS(cpp_name, c_name, value, doc) cpp_name = value,
+// NOLINTEND(bugprone-macro-parentheses)
 #include "attn/status_list.h"
 #undef ATTN_STATUS
 };

@@ -192,6 +192,7 @@ struct DtypeApi;
 // DT: f32, s8 or s16; WEIGHTS, IO: its C++ structs; COPY_WEIGHTS: C to C++
 // weights; MAGIC: of its cache handles (one per dtype, so that a cache handle
 // of one dtype is no handle of another).
+// NOLINTBEGIN(bugprone-macro-parentheses): its arguments are names and types
 #define ATTN_DTYPE_API(T, DT, WEIGHTS, IO, COPY_WEIGHTS, MAGIC)                                       \
   template <>                                                                                         \
   struct DtypeApi<T> {                                                                                \
@@ -214,6 +215,7 @@ struct DtypeApi;
       return decode_##DT(p, w, c, x, n, y, a);                                                        \
     }                                                                                                 \
   };
+// NOLINTEND(bugprone-macro-parentheses)
 #if ATTN_WITH_F32
 ATTN_DTYPE_API(float, f32, WeightsF32, IoF32, copy_f32_weights, 0x4548434Bu)  // "KCHE"
 #endif
@@ -531,6 +533,7 @@ attn_status attn_model_block_io(const attn_model* model, uint32_t index, attn_bl
 }
 
 // The per-dtype entry points of attn.h's ATTN_DTYPE_API_.
+// NOLINTBEGIN(bugprone-macro-parentheses): its arguments are names and types
 #define ATTN_C_DTYPE_ENTRIES(SFX, T, DT)                                                                  \
   attn_status attn_model_block_weights_##SFX(const attn_model* model, uint32_t index,                     \
                                              attn_weights_##SFX* weights) {                               \
@@ -557,6 +560,7 @@ attn_status attn_model_block_io(const attn_model* model, uint32_t index, attn_bl
                                 size_t arena_bytes) {                                                     \
     return attn::c_decode<T>(plan, weights, cache, x, n, y, arena, arena_bytes);                          \
   }
+// NOLINTEND(bugprone-macro-parentheses)
 
 #if ATTN_WITH_F32
 ATTN_C_DTYPE_ENTRIES(f32, float, attn::DType::kF32)

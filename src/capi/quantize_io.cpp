@@ -6,6 +6,7 @@
 
 extern "C" {
 
+// NOLINTBEGIN(bugprone-macro-parentheses): its arguments are names and types
 #define ATTN_QUANTIZE_IO(DT, T)                                                                       \
   attn_status attn_quantize_##DT(const float* x, size_t n, float scale, int32_t zero_point, T* q) {   \
     return attn::quantize_io::quantize(x, n, scale, zero_point, q);                                   \
@@ -13,6 +14,7 @@ extern "C" {
   attn_status attn_dequantize_##DT(const T* q, size_t n, float scale, int32_t zero_point, float* y) { \
     return attn::quantize_io::dequantize(q, n, scale, zero_point, y);                                 \
   }
+// NOLINTEND(bugprone-macro-parentheses)
 #if ATTN_WITH_S8
 ATTN_QUANTIZE_IO(s8, int8_t)
 #endif

@@ -32,17 +32,17 @@ template <typename Act>
 struct FixedOps;
 
 // The public types of one fixed-point dtype.
-template <typename W, typename I, typename C, DType kDt>
+template <typename W, typename I, typename C>
 struct FixedTypes {
   using Weights = W;
   using Io = I;
   using Cache = C;
-  static constexpr DType kDType = kDt;
 };
 
 #if ATTN_WITH_S8
 template <>
-struct FixedOps<int8_t> : FixedTypes<WeightsS8, IoS8, KvCacheS8, DType::kS8> {
+struct FixedOps<int8_t> : FixedTypes<WeightsS8, IoS8, KvCacheS8> {
+  static constexpr DType kDType = DType::kS8;
   // V kept transposed [Dkv, S] in the forward's arena (the kernel table's choice).
   static constexpr bool kValuesTransposed = kValuesTransposedS8;
 
@@ -95,7 +95,8 @@ struct FixedOps<int8_t> : FixedTypes<WeightsS8, IoS8, KvCacheS8, DType::kS8> {
 
 #if ATTN_WITH_S16
 template <>
-struct FixedOps<int16_t> : FixedTypes<WeightsS16, IoS16, KvCacheS16, DType::kS16> {
+struct FixedOps<int16_t> : FixedTypes<WeightsS16, IoS16, KvCacheS16> {
+  static constexpr DType kDType = DType::kS16;
   static constexpr bool kValuesTransposed = false;
 
   static ZeroPoints zero_points(const WeightsS16&) { return {0, 0, 0, 0, 0}; }

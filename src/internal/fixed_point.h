@@ -87,12 +87,13 @@ constexpr int32_t multiply_by_quantized_multiplier_s64(int64_t acc, int32_t mult
 // int8 activations accumulate in int32 and requantize as TFLite int8 does;
 // int16 activations (x int8 weights, or x Q0.15 probabilities) accumulate in
 // int64 and requantize as CMSIS-NN 16x8 does. The ref kernels are written
-// once over the activation type with these.
+// once over the activation type with these (and its range, as int32).
 template <typename Act>
 struct Accumulator;
 template <>
 struct Accumulator<int8_t> {
   using Acc = int32_t;
+  static constexpr int32_t kMin = -128, kMax = 127;  // the activation type's range
   static constexpr int32_t requantize(int32_t acc, int32_t multiplier, int shift) {
     return multiply_by_quantized_multiplier(acc, multiplier, shift);
   }
@@ -100,6 +101,7 @@ struct Accumulator<int8_t> {
 template <>
 struct Accumulator<int16_t> {
   using Acc = int64_t;
+  static constexpr int32_t kMin = -32768, kMax = 32767;
   static constexpr int32_t requantize(int64_t acc, int32_t multiplier, int shift) {
     return multiply_by_quantized_multiplier_s64(acc, multiplier, shift);
   }

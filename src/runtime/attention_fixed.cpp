@@ -219,12 +219,14 @@ Status forward_fixed(const Plan& plan, const typename FixedOps<Act>::Weights& w,
 }  // namespace
 
 // The decodes keep V untransposed on every target (decode_fixed.cpp).
+// NOLINTBEGIN(bugprone-macro-parentheses): its arguments are names and types
 #define ATTN_INSTANTIATE_UNTRANSPOSED_STAGES(Act)                                                         \
   template void project_kv<Act, false>(const AttentionConfig&, const FixedOps<Act>::Weights&, const Act*, \
                                        const Act*, int32_t, int32_t, Matrix<Act>, Matrix<Act>);           \
   template void attend<Act, false>(const AttentionConfig&, int32_t, const FixedOps<Act>::Weights&,        \
                                    const Mask&, const Act*, int32_t, int32_t, Matrix<const Act>,          \
                                    Matrix<const Act>, Act*, const AttendScratch<Act>&);
+// NOLINTEND(bugprone-macro-parentheses)
 #if ATTN_WITH_S8
 ATTN_INSTANTIATE_UNTRANSPOSED_STAGES(int8_t)
 #endif

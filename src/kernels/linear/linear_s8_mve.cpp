@@ -24,7 +24,6 @@
 
 #include "internal/kernels_fixed.h"
 
-
 namespace attn {
 namespace detail {
 namespace {

@@ -10,8 +10,6 @@
 // clamped to the dtype's range, with rounding half away from zero
 // (fp::rotate_pair_q14, int64 products: |a cos| reaches 2^30 in s16). Exact
 // integers, so every target gives the same bytes.
-#include <limits>
-
 #include "attn/config.h"
 #include "internal/fixed_point.h"
 #include "internal/kernels_fixed.h"
@@ -22,7 +20,7 @@ namespace {
 
 template <typename T>
 void rope_rows(Matrix<T> x, int32_t head_dim, int32_t zp, int32_t pos0, const RopeTable& t) {
-  constexpr int32_t kMin = std::numeric_limits<T>::min(), kMax = std::numeric_limits<T>::max();
+  constexpr int32_t kMin = fp::Accumulator<T>::kMin, kMax = fp::Accumulator<T>::kMax;
   const int32_t half = head_dim / 2;
   const int32_t heads = x.cols / head_dim;
   for (int32_t r = 0; r < x.rows; ++r) {

@@ -5,7 +5,6 @@
 // < 2^31), TFLite requantization; int16: int64 sum, CMSIS-NN 16x8
 // requantization, symmetric (zero points 0). See fp::Accumulator.
 #include <cstdint>
-#include <limits>
 
 #include "attn/config.h"
 #include "internal/fixed_point.h"
@@ -19,7 +18,7 @@ template <typename Act>
 void weighted_sum_ref(ConstMatS16 p, Matrix<const Act> v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
                       Matrix<Act> o) {
   using Acc = typename fp::Accumulator<Act>::Acc;
-  constexpr int32_t kMin = std::numeric_limits<Act>::min(), kMax = std::numeric_limits<Act>::max();
+  constexpr int32_t kMin = fp::Accumulator<Act>::kMin, kMax = fp::Accumulator<Act>::kMax;
   for (int32_t t = 0; t < p.rows; ++t) {
     const int16_t* pr = p.row(t);  // [S]
     Act* orow = o.row(t);          // [d]

@@ -18,7 +18,6 @@
 #include "internal/kernels_fixed.h"
 #include "internal/mve_requantize.h"
 
-
 namespace attn {
 namespace detail {
 namespace {
