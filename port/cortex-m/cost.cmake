@@ -24,6 +24,19 @@ foreach(bits 8 16)
     endforeach()
     add_test(NAME "${ATTN_TEST_PREFIX}cost-s${bits}" COMMAND attn_cost_s${bits})
     set_tests_properties("${ATTN_TEST_PREFIX}cost-s${bits}" PROPERTIES TIMEOUT 600)
+    # The data sweep (tools/mcu-cost --data-sweep): the 64/64/4 forward on six
+    # kinds of data; fails if their instruction counts differ by more than
+    # ATTN_COST_SWEEP_SPREAD_S<bits> (port/README.md, "Timing").
+    set(image attn_cost_sweep_s${bits})
+    attn_port_image(${image} SOURCES cost/cost_fixed.cpp)
+    set(spread 0)
+    if(DEFINED ATTN_COST_SWEEP_SPREAD_S${bits})
+      set(spread ${ATTN_COST_SWEEP_SPREAD_S${bits}})
+    endif()
+    target_compile_definitions(${image} PRIVATE ATTN_COST_BITS=${bits} ATTN_COST_SWEEP=1
+                                                ATTN_COST_SWEEP_SPREAD=${spread})
+    add_test(NAME "${ATTN_TEST_PREFIX}cost-sweep-s${bits}" COMMAND ${image})
+    set_tests_properties("${ATTN_TEST_PREFIX}cost-sweep-s${bits}" PROPERTIES TIMEOUT 120)
   endif()
 endforeach()
 # Per-kernel instructions at the 64/64/4 shape, dispatched vs ref (cost/cost_kernels.cpp).
