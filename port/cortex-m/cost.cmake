@@ -9,6 +9,15 @@ if(ATTN_BOARD_HAS_FPU)
   add_test(NAME "${ATTN_TEST_PREFIX}cost-f32" COMMAND attn_cost_f32)
   set_tests_properties("${ATTN_TEST_PREFIX}cost-f32" PROPERTIES TIMEOUT 600)
 endif()
+# The spreads of the data sweep that remain (instructions; port/README.md,
+# "Timing", says where they come from). Not listed: 0.
+set(_attn_sweep_spread_mps2-an385_s8 33071)      # ref kernels: requantization clamps, rounding
+set(_attn_sweep_spread_mps2-an385_s16 32640)     # ref kernels: requantization clamps
+set(_attn_sweep_spread_mps2-an386_s16 24480)     # ref s16 kernels: requantization clamps
+set(_attn_sweep_spread_mps2-an500_s16 24480)     # ref s16 kernels: requantization clamps
+set(_attn_sweep_spread_mps3-an547_s8 36928)      # mve kernels
+set(_attn_sweep_spread_mps3-an547_s16 32640)     # ref s16 kernels: requantization clamps
+set("_attn_sweep_spread_mps3-an547,clang_s8" 15744)  # mve kernels
 # Integer probes on every board (the M3 included): cost/cost_fixed.cpp built
 # for s8 and s16.
 foreach(bits 8 16)
@@ -24,6 +33,21 @@ foreach(bits 8 16)
     endforeach()
     add_test(NAME "${ATTN_TEST_PREFIX}cost-s${bits}" COMMAND attn_cost_s${bits})
     set_tests_properties("${ATTN_TEST_PREFIX}cost-s${bits}" PROPERTIES TIMEOUT 600)
+    # The data sweep (tools/mcu-cost --data-sweep): the 64/64/4 forward on six
+    # kinds of data; fails if their instruction counts differ by more than
+    # ATTN_COST_SWEEP_SPREAD_S<bits> (port/README.md, "Timing").
+    set(image attn_cost_sweep_s${bits})
+    attn_port_image(${image} SOURCES cost/cost_fixed.cpp)
+    set(spread 0)
+    if(DEFINED ATTN_COST_SWEEP_SPREAD_S${bits})
+      set(spread ${ATTN_COST_SWEEP_SPREAD_S${bits}})
+    elseif(DEFINED _attn_sweep_spread_${ATTN_BOARD_LABEL}_s${bits})
+      set(spread ${_attn_sweep_spread_${ATTN_BOARD_LABEL}_s${bits}})
+    endif()
+    target_compile_definitions(${image} PRIVATE ATTN_COST_BITS=${bits} ATTN_COST_SWEEP=1
+                                                ATTN_COST_SWEEP_SPREAD=${spread})
+    add_test(NAME "${ATTN_TEST_PREFIX}cost-sweep-s${bits}" COMMAND ${image})
+    set_tests_properties("${ATTN_TEST_PREFIX}cost-sweep-s${bits}" PROPERTIES TIMEOUT 120)
   endif()
 endforeach()
 # Per-kernel instructions at the 64/64/4 shape, dispatched vs ref (cost/cost_kernels.cpp).

@@ -60,11 +60,18 @@ inline int32_t fused_prob(uint32_t e, uint32_t recip) {
 }
 // The fused softmax's e_j for a key u = smax - s_j steps below the row's max
 // (the scalar form every variant shares; see softmax_fused_s32_ref.cpp).
+// Branch-free, so that a row costs the same on any data: the exp is worked
+// out for every u (past the limit t is garbage, its octave clamped to keep
+// the shift defined) and cleared past the limit by the sign of
+// diff_limit - u (u < 2^31: scores are below 2^30 in magnitude).
 inline uint32_t fused_exp(uint32_t u, const FusedSoftmax& sm) {
-  if (u > static_cast<uint32_t>(sm.diff_limit)) return 0;
-  const uint32_t t = fused_exp_argument(u, sm);  // < 2^20
+  const uint32_t t = fused_exp_argument(u, sm);  // < 2^20 for u <= diff_limit
   const uint32_t x = 2u * kExp2Table[(t >> (kExp2FracBits - kExp2TableBits)) & ((1u << kExp2TableBits) - 1)];
-  return ((x >> (t >> kExp2FracBits)) + 1) >> 1;  // t >> 16 is in [0, 15]
+  const uint32_t k = t >> kExp2FracBits;                     // in [0, 15] where t < 2^20
+  const uint32_t e = ((x >> (k < 31u ? k : 31u)) + 1) >> 1;  // x < 2^18: 0 for any k >= 18
+  const uint32_t past =
+      static_cast<uint32_t>((sm.diff_limit - static_cast<int32_t>(u)) >> 31);  // ~0 if u > limit
+  return e & ~past;
 }
 // Store probability j as int16 at bytes [2j, 2j + 2) of the row, through
 // memcpy: the row is an int32 array, and memcpy is the aliasing-safe way to

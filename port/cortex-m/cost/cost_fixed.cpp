@@ -138,6 +138,152 @@ bool measure(const Shape& s) {
   return true;
 }
 
+#if ATTN_COST_SWEEP
+// The data a probe runs on. kRandom is the cost report's (random inputs and
+// weights); the others keep its weights and change the inputs, and
+// kSaturate also the requantization constants (see fill_data).
+enum class Data { kRandom, kZeros, kMax, kAlternating, kOneHot, kSaturate };
+constexpr Data kSweep[] = {Data::kRandom,      Data::kZeros,  Data::kMax,
+                           Data::kAlternating, Data::kOneHot, Data::kSaturate};
+constexpr const char* data_name(Data k) {
+  return k == Data::kRandom        ? "random"
+         : k == Data::kZeros       ? "zeros"
+         : k == Data::kMax         ? "max"
+         : k == Data::kAlternating ? "alternating"
+         : k == Data::kOneHot      ? "onehot"
+                                   : "saturate";
+}
+
+// The weights, constants and inputs of shape s for data `kind` into g_proj,
+// g_input and *w (the random numbers drawn from g_rng).
+void fill_data(const Shape& s, Data kind, DT::Weights* w) {
+  const size_t d = dim_of(s), e = static_cast<size_t>(s.E);
+  g_proj.fill(g_rng, weights_of(s), channels_of(s), kProjShift);
+  constexpr int32_t lo = ATTN_COST_BITS == 8 ? -128 : -32768, hi = -lo - 1;  // the dtype's limits
+  for (size_t i = 0; i < io_of(s); ++i) {
+    int32_t x = 0;
+    switch (kind) {
+      case Data::kRandom:
+        x = g_rng.uniform(kInputSpread);
+        break;
+      case Data::kZeros:
+        break;
+      case Data::kMax:
+        x = hi;
+        break;
+      case Data::kAlternating:
+      case Data::kSaturate:
+        x = ((i % e + i / e) & 1) != 0 ? lo : hi;  // a checkerboard: rows alternate too
+        break;
+      case Data::kOneHot:
+        x = i % e == (i / e) % e ? hi : 0;
+        break;  // row r: one peak, at column r mod E
+    }
+    g_input[i] = static_cast<DT::Act>(x);
+  }
+  using Proj = decltype(w->q);
+  w->q = g_proj.at<Proj>(0, 0);
+  w->k = g_proj.at<Proj>(d * e, d);
+  w->v = g_proj.at<Proj>(2 * d * e, 2 * d);
+  w->o = g_proj.at<Proj>(3 * d * e, 3 * d);
+#if ATTN_COST_BITS == 8
+  w->q_zero_point = 3;
+  w->k_zero_point = -2;
+  w->v_zero_point = 1;
+  w->context_zero_point = -1;
+  w->output_zero_point = 2;
+#endif
+  w->softmax.exp_multiplier = kExpMultiplier;
+  w->softmax.exp_shift = kExpShift;
+  w->softmax.diff_limit = kDiffLimit;
+  w->softmax.score_shift = kScoreShift;
+  w->context_multiplier = 0x50000000;
+  w->context_shift = ATTN_COST_BITS == 8 ? -14 : -15;
+  if (kind == Data::kSaturate) {
+    // The largest multiplier with shift -2 (the right-shift path, as the
+    // report's constants): on inputs at the limits every projection, the
+    // context and the output requantize far past the dtype's range (but
+    // for the rare sum within 2^-2 of 0), and the scores spread far past
+    // diff_limit.
+    for (size_t i = 0; i < channels_of(s); ++i) {
+      g_proj.multiplier[i] = 0x7FFFFFFF;
+      g_proj.shift[i] = -2;
+    }
+    w->context_multiplier = 0x7FFFFFFF;
+    w->context_shift = -2;
+  }
+}
+
+// The instructions of one forward of shape s on data `kind` into *insns.
+// The counter restarts before the forward, so that every forward starts at
+// the same SysTick phase and the wrap interrupts (~5 instructions each,
+// counted) land alike: equal work, equal counts.
+attn::Status run(const Shape& s, Data kind, uint64_t* insns) {
+  attn::Plan plan;
+  attn::Status st = attn::plan_attention(config_of(s), DT::kDType, s.L, s.L, &plan);
+  attn::Arena arena;
+  if (st == attn::Status::kOk) st = arena.init(g_arena, sizeof g_arena);
+  DT::Weights w;
+  fill_data(s, kind, &w);
+  DT::Io io;
+  io.query = g_input;
+  io.key = g_input;
+  io.value = g_input;
+  io.output = g_output;
+  if (st == attn::Status::kOk) {
+    port_counter_init();
+    port_counter_start();
+    st = DT::kForward(plan, w, attn::Mask{}, io, arena);
+    *insns = port_counter_stop();
+  }
+  return st;
+}
+
+// The data sweep (attn_cost_sweep_<dtype>): the first shape's forward on
+// every kind of data, with the same weights (the random generator restarts
+// for each), one line per kind:
+//
+//   measure-sweep board=mps2-an386 dtype=s8 L=64 S=64 E=64 H=4 data=zeros insns=N kernels=dsp compiler=...
+//
+// then the spread (largest minus smallest count); exits 1 if it is above
+// ATTN_COST_SWEEP_SPREAD (the spread this board is documented to have).
+#ifndef ATTN_COST_SWEEP_SPREAD
+#define ATTN_COST_SWEEP_SPREAD 0
+#endif
+int sweep() {
+  const Shape& s = cost::kShapes[0];
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (Data kind : kSweep) {
+    g_rng = cost::Rng{12345u};
+    uint64_t insns = 0;
+    const attn::Status st = run(s, kind, &insns);
+    if (st != attn::Status::kOk) {
+      std::printf("sweep %s data=%s failed: %s\n", DT::kName, data_name(kind), attn::status_name(st));
+      return 1;
+    }
+    std::printf(
+        "measure-sweep board=%s dtype=%s L=%ld S=%ld E=%ld H=%ld data=%s insns=%lu kernels=%s compiler=%s\n",
+        port_board_name(), DT::kName, static_cast<long>(s.L), static_cast<long>(s.L), static_cast<long>(s.E),
+        static_cast<long>(s.H), data_name(kind), static_cast<unsigned long>(insns),
+        port_kernel_tag(DT::kDType), cost::kCompiler);
+    lo = insns < lo ? insns : lo;
+    hi = insns > hi ? insns : hi;
+  }
+  const bool ok = hi - lo <= ATTN_COST_SWEEP_SPREAD;
+  std::printf(
+      "sweep board=%s dtype=%s spread=%lu allowed=%lu (instructions, largest - smallest over %u data kinds): "
+      "%s\n",
+      port_board_name(), DT::kName, static_cast<unsigned long>(hi - lo),
+      static_cast<unsigned long>(ATTN_COST_SWEEP_SPREAD),
+      static_cast<unsigned>(sizeof kSweep / sizeof kSweep[0]), ok ? "PASS" : "FAIL");
+  return ok ? 0 : 1;
+}
+#endif
+
 }  // namespace
 
+#if ATTN_COST_SWEEP
+int main() { return sweep(); }
+#else
 int main() { return cost::measure_all(measure<false>, measure<true>); }
+#endif

@@ -26,31 +26,27 @@ inline void store_prob(int32_t* row, int32_t j, int32_t p) {
   std::memcpy(reinterpret_cast<unsigned char*>(row) + 2 * static_cast<ptrdiff_t>(j), &v, sizeof v);
 }
 
-// e_j of the reference for one score (u = smax - s).
-inline uint32_t exp_one(uint32_t u, const FusedSoftmax& c) {
-  if (u > static_cast<uint32_t>(c.diff_limit)) return 0;
-  const uint32_t t = fused_exp_argument(u, c);
-  const uint32_t x = 2u * kExp2Table[(t >> 8) & 255u];
-  return ((x >> (t >> 16)) + 1) >> 1;
-}
+// e_j of the reference for one score (u = smax - s): the shared scalar
+// form, branch-free like the asm.
+inline uint32_t exp_one(uint32_t u, const FusedSoftmax& c) { return fused_exp(u, c); }
 
 }  // namespace
 
 namespace {
 
 // e of the score in register s (u = smax - s), in place, added to %[sum]:
-// 12 instructions. Past the limit it branches to label z (ATTN_EXP_ZERO),
-// which zeroes it and comes back to label r. The reference's rounding shift
-// ((2 tab >> k) + 1) >> 1 = floor(tab / 2^k + 1/2) (k = t >> 16 <= 15) is
-// SMMULR's rounding of (tab 2^15 >> k) 2^17 / 2^32: exact, one instruction
-// fewer than the shifts.
-#define ATTN_EXP_SCORE(s, z, r)    \
+// 12 instructions whatever the score. A score past the limit (u > lim) runs
+// the same steps (on a garbage t: the shift by register takes any amount)
+// and is then cleared by BIC with the sign of lim - u (u, lim < 2^31): no
+// branch, so a row costs the same on any data. The reference's rounding
+// shift ((2 tab >> k) + 1) >> 1 = floor(tab / 2^k + 1/2) (k = t >> 16 <= 15)
+// is SMMULR's rounding of (tab 2^15 >> k) 2^17 / 2^32: exact, one
+// instruction fewer than the shifts.
+#define ATTN_EXP_SCORE(s)          \
   "sub    %[" s "], %[smax], %[" s \
   "]\n\t"                          \
-  "cmp    %[" s                    \
-  "], %[lim]\n\t"                  \
-  "bhi    " z                      \
-  "f\n\t"                          \
+  "sub    %[m], %[lim], %[" s      \
+  "]\n\t"                          \
   "lsl    %[" s "], %[" s          \
   "], %[sh]\n\t"                   \
   "umull  %[" s "], %[t], %[" s    \
@@ -66,8 +62,9 @@ namespace {
   "], %[t]\n\t"                    \
   "smmulr %[" s "], %[" s          \
   "], %[c17]\n\t"                  \
-  "add    %[sum], %[sum], %[" s "]\n\t" r ":\n\t"
-#define ATTN_EXP_ZERO(s, z, r) z ":\n\tmov    %[" s "], #0\n\tb      " r "b\n\t"
+  "bic    %[" s "], %[" s          \
+  "], %[m], asr #31\n\t"           \
+  "add    %[sum], %[sum], %[" s "]\n\t"
 
 // The exps over row[begin, end) (begin < end), in place; returns the
 // normalizer. Entries outside the range are left as they are.
@@ -121,24 +118,21 @@ uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax&
   }
 #else
   if (p != pairs_end) {
-    int32_t s0, s1, t;  // 12 asm operands: fits beside a frame pointer (-fno-omit-frame-pointer)
-    // Two pairs per iteration (an odd number of pairs enters at the second);
-    // a score past the limit branches to an out-of-line block that zeroes it.
+    int32_t s0, s1, t, m;  // 13 asm operands: fit beside a frame pointer (GCC 12, -O1 to -O3, -Os)
+    // Two pairs per iteration (an odd number of pairs enters at the second).
     __asm__ volatile(
         "sub    %[t], %[end], %[p]\n\t"
         "tst    %[t], #8\n\t"
         "bne    2f\n\t"
         "1:\n\t"
-        "ldrd   %[s0], %[s1], [%[p]]\n\t" ATTN_EXP_SCORE("s0", "10", "11") ATTN_EXP_SCORE("s1", "12", "13")
+        "ldrd   %[s0], %[s1], [%[p]]\n\t" ATTN_EXP_SCORE("s0") ATTN_EXP_SCORE("s1")
         "strd   %[s0], %[s1], [%[p]], #8\n\t"
         "2:\n\t"
-        "ldrd   %[s0], %[s1], [%[p]]\n\t" ATTN_EXP_SCORE("s0", "14", "15") ATTN_EXP_SCORE("s1", "16", "17")
+        "ldrd   %[s0], %[s1], [%[p]]\n\t" ATTN_EXP_SCORE("s0") ATTN_EXP_SCORE("s1")
         "strd   %[s0], %[s1], [%[p]], #8\n\t"
         "cmp    %[p], %[end]\n\t"
         "bne    1b\n\t"
-        "b      9f\n\t" ATTN_EXP_ZERO("s0", "10", "11") ATTN_EXP_ZERO("s1", "12", "13")
-            ATTN_EXP_ZERO("s0", "14", "15") ATTN_EXP_ZERO("s1", "16", "17") "9:\n\t"
-        : [p] "+r"(p), [sum] "+r"(sum), [s0] "=&r"(s0), [s1] "=&r"(s1), [t] "=&r"(t)
+        : [p] "+r"(p), [sum] "+r"(sum), [s0] "=&r"(s0), [s1] "=&r"(s1), [t] "=&r"(t), [m] "=&r"(m)
         : [end] "r"(pairs_end), [smax] "r"(smax), [lim] "r"(c.diff_limit), [sh] "r"(c.exp_shift),
           [mul] "r"(c.exp_multiplier), [tab] "r"(kExp2Table), [c17] "r"(int32_t{1} << 17)
         : "cc", "memory");
