@@ -24,6 +24,7 @@
 #include "internal/kernels_f32.h"
 #include "port/kernel_tag.h"
 #include "port/port.h"
+#include "port/self_io.h"
 
 namespace {
 
@@ -80,11 +81,7 @@ bool measure(const Shape& s) {
   w.bk = w.bq + d;
   w.bv = w.bk + d;
   w.bo = w.bv + d;
-  attn::IoF32 io;
-  io.query = g_input;
-  io.key = g_input;
-  io.value = g_input;
-  io.output = g_output;
+  const attn::IoF32 io = port_self_io<attn::IoF32>(g_input, g_output);
 
   uint64_t insns = 0;
   size_t stack = 0;

@@ -29,6 +29,7 @@
 #include "port/fixed_dtype.h"
 #include "port/kernel_tag.h"
 #include "port/port.h"
+#include "port/self_io.h"
 
 #ifndef ATTN_COST_BITS
 #define ATTN_COST_BITS 8
@@ -105,11 +106,7 @@ bool measure(const Shape& s) {
   w.softmax.score_shift = kScoreShift;
   w.context_multiplier = 0x50000000;
   w.context_shift = ATTN_COST_BITS == 8 ? -14 : -15;
-  DT::Io io;
-  io.query = g_input;
-  io.key = g_input;
-  io.value = g_input;
-  io.output = g_output;
+  const DT::Io io = port_self_io<DT::Io>(g_input, g_output);
 
   uint64_t insns = 0;
   size_t stack = 0;
@@ -225,11 +222,7 @@ attn::Status run(const Shape& s, Data kind, uint64_t* insns) {
   if (st == attn::Status::kOk) st = arena.init(g_arena, sizeof g_arena);
   DT::Weights w;
   fill_data(s, kind, &w);
-  DT::Io io;
-  io.query = g_input;
-  io.key = g_input;
-  io.value = g_input;
-  io.output = g_output;
+  const DT::Io io = port_self_io<DT::Io>(g_input, g_output);
   if (st == attn::Status::kOk) {
     port_counter_init();
     port_counter_start();

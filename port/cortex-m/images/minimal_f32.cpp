@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "attn/attention.h"
+#include "port/self_io.h"
 
 namespace {
 
@@ -43,11 +44,7 @@ int main() {
   wt.bk = wt.bq + kE;
   wt.bv = wt.bk + kE;
   wt.bo = wt.bv + kE;
-  attn::IoF32 io;
-  io.query = input;
-  io.key = input;
-  io.value = input;
-  io.output = output;
+  const attn::IoF32 io = port_self_io<attn::IoF32>(input, output);
   s = attn::forward_f32(plan, wt, attn::Mask{}, io, arena);
   return static_cast<int>(s);
 }

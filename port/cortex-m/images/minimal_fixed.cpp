@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "port/fixed_dtype.h"
+#include "port/self_io.h"
 
 #ifndef ATTN_MINIMAL_BITS
 #define ATTN_MINIMAL_BITS 8
@@ -68,11 +69,7 @@ int main() {
   w.softmax.score_shift = ATTN_MINIMAL_BITS == 8 ? 0 : 8;  // s16: head_dim < 2^score_shift
   w.context_multiplier = 0x40000000;
   w.context_shift = -10;
-  DT::Io io;
-  io.query = input;
-  io.key = input;
-  io.value = input;
-  io.output = output;
+  const DT::Io io = port_self_io<DT::Io>(input, output);
   s = DT::kForward(plan, w, attn::Mask{}, io, arena);
   return static_cast<int>(s);
 }
