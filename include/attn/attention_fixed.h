@@ -125,7 +125,12 @@ struct IoS16 {
 // them back on return. Errors: kNullArgument, kBadDtype / kPlanMismatch,
 // kBadKeyPadding, kBadCausalOffset, kBadWindow, kUnsupportedMask (additive mask),
 // kBadQuantParams (a multiplier, shift, zero point or softmax constant out of
-// range; rope tables with positions < 1), kBadHeadDim (int8: head_dim >= 2^14,
+// range; rope tables with positions < 1), kBiasOutOfRange (a bias the forward
+// reads beyond the accumulator bound of attn/FORMAT.md, "Bias bound": s8
+// |bias| + in * 128 * 128 <= INT32_MAX, s16 |bias| + in * 32768 * 128 <=
+// INT64_MAX / 0x7FFF, `in` the projection's input width; checked here with the
+// multipliers, one compare per channel, so hand-made weights cannot overflow
+// the kernels), kBadHeadDim (int8: head_dim >= 2^14,
 // scores could leave int32), kArenaTooSmall; with rotary embedding also
 // kNullArgument (a table), kBadPosition (query_position < 0) and
 // kRopePositionOutOfRange (query_position + L or S above rope.positions).

@@ -251,10 +251,10 @@ class Model {
   // not dividing num_heads), kBadRope (rope base not finite and > 0, or an odd
   // head_dim with rope); for s8/s16 blocks also kBadQuantParams (a multiplier, shift, zero point, softmax
   // constant or I/O scale out of the range the integer forward accepts; a rope table entry outside [-16384,
-  // 16384]). s8/s16 blocks may have grouped K/V heads (Wk, Wv, bk, bv and the K/V multiplier and shift tables
-  // are then [Dkv, ...]) and rotary embedding (roles 26, 27: missing kMissingTensor, wrong dtype
-  // kDtypeMismatch, wrong rank or width, or cos and sin of different lengths kDimsMismatch; in a block
-  // without rope kUnknownRole).
+  // 16384]) and kBiasOutOfRange (a bias beyond the accumulator bound, FORMAT.md "Bias bound"). s8/s16 blocks
+  // may have grouped K/V heads (Wk, Wv, bk, bv and the K/V multiplier and shift tables are then [Dkv, ...])
+  // and rotary embedding (roles 26, 27: missing kMissingTensor, wrong dtype kDtypeMismatch, wrong rank or
+  // width, or cos and sin of different lengths kDimsMismatch; in a block without rope kUnknownRole).
   static Status load(const void* data, size_t size, Model* out);
 
   // The file size a blob's header declares, for a blob at the start of a

@@ -71,6 +71,36 @@ inline Status check_requant(const int32_t* mult, const int32_t* shift, int32_t n
   return Status::kOk;
 }
 
+// The bias bound of the integer projections (include/attn/FORMAT.md, "Bias
+// bound"): a projection over `in` inputs adds at most `in` products to its
+// bias, each at most 128 * 128 in magnitude for s8 (int8 inputs, the zero
+// point folded into the bias; int8 weights) and 32768 * 128 for s16. s8: the
+// int32 accumulator must not overflow. s16: the int64 accumulator times the
+// Q0.15 multiplier (at most 0x7FFF) in fp::requantize_s64 must fit int64.
+// Checked once by the loader and by every forward's weight check (one compare
+// per channel), so the kernels' inner loops carry no check.
+constexpr int64_t kBiasTermS8 = int64_t{128} * 128;
+constexpr int64_t kBiasTermS16 = int64_t{32768} * 128;
+constexpr int64_t kAccLimitS8 = INT32_MAX;
+constexpr int64_t kAccLimitS16 = INT64_MAX / 0x7FFF;
+constexpr bool bias_in_range(int32_t b, int32_t in) {
+  const int64_t lim = kAccLimitS8 - int64_t{in} * kBiasTermS8;  // in <= ATTN_MAX_DIM: no overflow
+  return b >= -lim && b <= lim;
+}
+constexpr bool bias_in_range(int64_t b, int32_t in) {
+  const int64_t lim = kAccLimitS16 - int64_t{in} * kBiasTermS16;
+  return b >= -lim && b <= lim;
+}
+// Every bias of an [n] table (null: none) within the bound: kBiasOutOfRange.
+template <typename B>
+Status check_bias(const B* bias, int32_t n, int32_t in) {
+  if (bias == nullptr) return Status::kOk;
+  for (int32_t i = 0; i < n; ++i) {
+    if (!bias_in_range(bias[i], in)) return Status::kBiasOutOfRange;
+  }
+  return Status::kOk;
+}
+
 inline Status check_softmax(const FusedSoftmaxParams& sm) {
   if (sm.exp_multiplier < 0x80000000u || sm.exp_shift < 0 || sm.exp_shift > 31 || sm.diff_limit < 0 ||
       static_cast<uint32_t>(sm.diff_limit) > (0xFFFFFFFFu >> sm.exp_shift) || sm.score_shift < 0 ||
