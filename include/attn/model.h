@@ -275,6 +275,14 @@ class Model {
   uint32_t crc() const;
   uint32_t data_align() const;
 
+  // Recompute the CRC-32 of the loaded blob and compare it with its header:
+  // integrity after load, on demand (firmware that scrubs its flash
+  // periodically). O(file size), reads only, no state. kOk, kCrcMismatch (a
+  // changed byte anywhere in [8, size): CRC field, records, tables, weights),
+  // kBadMagic / kUnsupportedVersion / kBadHeaderSize (bytes [0, 8), outside
+  // the CRC, checked as load() does), or kBadHandle when nothing is loaded.
+  Status verify() const;
+
   // Block i (kBlockIndex when i >= block_count()).
   Status block(uint32_t i, Block* out) const;
   // Tensor i in file order (kTensorIndex when i >= tensor_count()).

@@ -462,6 +462,16 @@ uint32_t Model::crc() const {
   return read_record<Header>(base_).crc32;
 }
 
+Status Model::verify() const {
+  if (base_ == nullptr) return Status::kBadHandle;
+  // Bytes [0, 8) lie outside the CRC: the loader's own checks of them again.
+  ATTN_TRY(check_preamble(base_, size_));
+  // The stored CRC is read again too: a flip in the header's crc32 field shows.
+  return crc32(base_ + format::kCrcStart, size_ - format::kCrcStart) == read_record<Header>(base_).crc32
+             ? Status::kOk
+             : Status::kCrcMismatch;
+}
+
 uint32_t Model::data_align() const {
   if (base_ == nullptr) return 0;
   return read_record<Header>(base_).data_align;
