@@ -139,6 +139,9 @@ void attend(const AttentionConfig& c, int32_t tile_rows, const typename FixedOps
     // Q_t = X_t Wq^T + bq (rotated to positions q_pos + t0 ..)
     Ops::project(c, matrix(query + static_cast<ptrdiff_t>(t0) * E, rows, E), w.q, zp.q, Q);
     if (rope) Ops::rope(Q, hd, zp.q, q_pos + t0, w.rope);
+#if ATTN_SATURATION_COUNTERS
+    if (scratch.saturation != nullptr) count_saturated<Act>(Q, &scratch.saturation->q);
+#endif
 
     for (int32_t h = 0; h < H; ++h) {
       const int32_t c0 = h * hd;              // head h owns columns [c0, c0 + hd) of Q and O
@@ -177,7 +180,14 @@ void attend(const AttentionConfig& c, int32_t tile_rows, const typename FixedOps
       }
     }
     // Y_t = O_t Wo^T + bo, straight into the caller's output
-    Ops::project(c, O, w.o, zp.output, matrix(output + static_cast<ptrdiff_t>(t0) * E, rows, E));
+    const Matrix<Act> Y = matrix(output + static_cast<ptrdiff_t>(t0) * E, rows, E);
+    Ops::project(c, O, w.o, zp.output, Y);
+#if ATTN_SATURATION_COUNTERS
+    if (scratch.saturation != nullptr) {
+      count_saturated<Act>(O, &scratch.saturation->context);
+      count_saturated<Act>(Y, &scratch.saturation->output);
+    }
+#endif
   }
 }
 
@@ -213,6 +223,13 @@ Status forward_fixed(const Plan& plan, const typename FixedOps<Act>::Weights& w,
 
   // K, V once for all query tiles (key j at position j).
   project_kv<Act, vt>(c, w, io.key, io.value, plan.key_len, 0, K, V);
+#if ATTN_SATURATION_COUNTERS
+  scratch.saturation = io.saturation;
+  if (io.saturation != nullptr) {
+    count_saturated<Act>(K, &io.saturation->k);
+    count_saturated<Act>(V, &io.saturation->v);  // V or V^T: the same elements
+  }
+#endif
   attend<Act, vt>(c, plan.tile_rows, w, mask, io.query, plan.query_len, io.query_position, K, V, io.output,
                   scratch);
   arena.release(mark);
