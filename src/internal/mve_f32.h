@@ -20,10 +20,11 @@ namespace mve {
 // vector-by-scalar VFMA / VFMAS take the constants from core registers: the
 // 8 vector registers keep no constant vectors.
 inline float32x4_t exp_nonpositive(float32x4_t x) {
-  const float kMin = -87.336544f;                         // ln(FLT_MIN): 2^n stays a normal float
-  const mve_pred16_t underflow = vcmpltq_n_f32(x, kMin);  // true for -INFINITY, false for NaN
-  x = vpselq_f32(vdupq_n_f32(kMin), x, underflow);        // keeps n + 127 >= 1; NaN stays NaN
-  const float kShift = 12582912.0f + 127.0f;              // 1.5 * 2^23 + exponent bias
+  const float kMin = -87.336544f;  // ln(FLT_MIN): 2^n stays a normal float
+  // kMin > x: true for -INFINITY, false for NaN (VCMP's "lt" would be true for an unordered pair)
+  const mve_pred16_t underflow = vcmpgtq_f32(vdupq_n_f32(kMin), x);
+  x = vpselq_f32(vdupq_n_f32(kMin), x, underflow);  // keeps n + 127 >= 1; NaN stays NaN
+  const float kShift = 12582912.0f + 127.0f;        // 1.5 * 2^23 + exponent bias
   const float32x4_t t = vfmaq_n_f32(vdupq_n_f32(kShift), x, 1.44269504088896341f);  // x log2(e) + shift
   const float32x4_t n = vsubq_n_f32(t, kShift);
   float32x4_t r = vfmaq_n_f32(x, n, -0.693359375f);  // ln2 split in two: n * ln2_hi is exact
