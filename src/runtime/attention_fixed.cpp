@@ -28,7 +28,7 @@ constexpr int32_t kRowsPerSoftmax = 16;  // rows per softmax call
 
 // The four projections: weights and requantization present and in range
 // (shifts up to max_shift), biases where required, and the biases the
-// forward reads within the accumulator bound (check_bias).
+// forward reads within the accumulator bound (check_requant: bias_in_range).
 template <typename Weights>
 Status check_projections(const AttentionConfig& c, const Weights& w, int32_t max_shift, bool bias_required,
                          bool bias_used) {
@@ -40,8 +40,8 @@ Status check_projections(const AttentionConfig& c, const Weights& w, int32_t max
   } projections[] = {{w.q, D, c.embed_dim}, {w.k, Dkv, c.kdim}, {w.v, Dkv, c.vdim}, {w.o, c.embed_dim, D}};
   for (const auto& pr : projections) {
     if (pr.p.weight == nullptr || (bias_required && pr.p.bias == nullptr)) return Status::kNullArgument;
-    ATTN_TRY(check_requant(pr.p.multiplier, pr.p.shift, pr.out, max_shift));
-    if (bias_used) ATTN_TRY(check_bias(pr.p.bias, pr.out, pr.in));
+    ATTN_TRY(check_requant(pr.p.multiplier, pr.p.shift, pr.out, max_shift, bias_used ? pr.p.bias : nullptr,
+                           pr.in));
   }
   ATTN_TRY(check_softmax(w.softmax));
   if (w.context_multiplier < 0 || !shift_ok(w.context_shift, max_shift)) return Status::kBadQuantParams;
