@@ -738,3 +738,89 @@ TEST_CASE("forward_s16: tile size invariance, masks, errors", "[attention_fixed]
 }
 
 }  // namespace
+
+#if ATTN_SATURATION_COUNTERS
+namespace {
+
+// Saturation counters (attn/attention_fixed.h; the host-ref preset builds with
+// them on). Stage ranges calibrated and widened 2x: the calibration inputs keep
+// every stage within half its range (no value at a limit), inputs 10x beyond
+// calibration clip (nonzero counts). Counting never changes the output.
+TEST_CASE("saturation counters: zero in range, nonzero 10x beyond, outputs unchanged",
+          "[attention_fixed][sat]") {
+  std::mt19937 rng(77);
+  const attn::AttentionConfig cfg{16, 2};
+  const Model m = make_model(cfg, rng);
+  const int L = 6, S = 6;
+  const Inputs calib = make_inputs(cfg, L, S, false, 1.0, rng);
+  attn::CalibrationRanges r;
+  const Stages s = float_forward(m, calib, {});
+  widen(r.query, s.x), widen(r.key, s.xk), widen(r.value, s.xv), widen(r.q, s.q), widen(r.k, s.k);
+  widen(r.v, s.v), widen(r.context, s.ctx), widen(r.output, s.y);
+  for (attn::Range* x : {&r.q, &r.k, &r.v, &r.context, &r.output}) *x = {2.0f * x->min, 2.0f * x->max};
+  for (DType dt : {DType::kS8, DType::kS16}) {
+    INFO((dt == DType::kS8 ? "s8" : "s16"));
+    AlignedBuffer store(attn::quantized_attention_bytes(cfg, dt));
+    attn::Arena st;
+    REQUIRE(st.init(store.data, attn::quantized_attention_bytes(cfg, dt)) == Status::kOk);
+    attn::ActivationQuant act;
+    attn::WeightsS8 w8;
+    attn::WeightsS16 w16;
+    if (dt == DType::kS8) {
+      REQUIRE(attn::quantize_attention_s8(cfg, m.weights(), r, st, &w8, &act) == Status::kOk);
+    } else {
+      REQUIRE(attn::quantize_attention_s16(cfg, m.weights(), r, st, &w16, &act) == Status::kOk);
+    }
+    attn::Plan plan;
+    REQUIRE(attn::plan_attention(cfg, dt, L, S, &plan) == Status::kOk);
+    AlignedBuffer buf(plan.arena_bytes);
+    attn::Arena arena;
+    REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+    // Counts of one forward on the calibration inputs times `scale`; y with and without counting agree.
+    auto run = [&](float scale, attn::SaturationCounts* c) {
+      auto q = [&](const std::vector<float>& v, attn::QuantParams p) {
+        std::vector<int32_t> out(v.size());
+        for (size_t i = 0; i < v.size(); ++i) out[i] = attn::quantize_value(scale * v[i], p, dt);
+        return out;
+      };
+      const auto x = q(calib.x, act.query), xk = q(calib.xk, act.key), xv = q(calib.xv, act.value);
+      if (dt == DType::kS8) {
+        std::vector<int8_t> a(x.begin(), x.end()), b(xk.begin(), xk.end()), v(xv.begin(), xv.end());
+        std::vector<int8_t> y0(size_t(L) * 16), y1(y0.size());
+        attn::IoS8 io{a.data(), b.data(), v.data(), y0.data()};
+        REQUIRE(attn::forward_s8(plan, w8, {}, io, arena) == Status::kOk);
+        io.output = y1.data();
+        io.saturation = c;
+        REQUIRE(attn::forward_s8(plan, w8, {}, io, arena) == Status::kOk);
+        CHECK(y0 == y1);
+        uint64_t at_limits = 0;
+        for (int8_t e : y1) at_limits += (e == -128 || e == 127) ? 1 : 0;
+        CHECK(c->output == at_limits);
+      } else {
+        std::vector<int16_t> a(x.begin(), x.end()), b(xk.begin(), xk.end()), v(xv.begin(), xv.end());
+        std::vector<int16_t> y0(size_t(L) * 16), y1(y0.size());
+        attn::IoS16 io{a.data(), b.data(), v.data(), y0.data()};
+        REQUIRE(attn::forward_s16(plan, w16, {}, io, arena) == Status::kOk);
+        io.output = y1.data();
+        io.saturation = c;
+        REQUIRE(attn::forward_s16(plan, w16, {}, io, arena) == Status::kOk);
+        CHECK(y0 == y1);
+        uint64_t at_limits = 0;
+        for (int16_t e : y1) at_limits += (e == -32768 || e == 32767) ? 1 : 0;
+        CHECK(c->output == at_limits);
+      }
+    };
+    attn::SaturationCounts in_range, beyond;
+    run(1.0f, &in_range);
+    CHECK((in_range.q == 0 && in_range.k == 0 && in_range.v == 0 && in_range.context == 0 &&
+           in_range.output == 0));
+    run(10.0f, &beyond);
+    INFO("q " << beyond.q << " k " << beyond.k << " v " << beyond.v << " context " << beyond.context
+              << " output " << beyond.output);
+    CHECK(beyond.q + beyond.k + beyond.v + beyond.context + beyond.output > 0);
+    CHECK(beyond.q > 0);
+  }
+}
+
+}  // namespace
+#endif  // ATTN_SATURATION_COUNTERS

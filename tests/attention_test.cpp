@@ -2,6 +2,7 @@
 // multi-head attention, arena behaviour, and one Status per bad argument.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -232,6 +233,99 @@ TEST_CASE("fully masked query rows give all-zero weights and output bo", "[atten
   attn::Mask m;
   m.key_length = 0;
   run_and_check(c, m, 4);
+}
+
+namespace {
+
+// forward_f32 of c (query c.x, key c.xk, value c.xv; self-attention when `self`)
+// with weights w; y [L, E] and the probabilities [H, L, S].
+void forward_nan_case(const Case& c, const attn::WeightsF32& w, const attn::Mask& mask, bool self,
+                      std::vector<float>* y, std::vector<float>* p) {
+  attn::Plan plan;
+  REQUIRE(attn::plan_attention(c.cfg, attn::DType::kF32, c.L, c.S, &plan, 2) == Status::kOk);
+  AlignedBuffer buf(plan.arena_bytes);
+  attn::Arena arena;
+  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  y->assign(size_t(c.L) * c.cfg.embed_dim, 0.0f);
+  p->assign(size_t(c.cfg.num_heads) * c.L * c.S, 0.0f);
+  const float* k = self ? c.x.data() : c.xk.data();
+  const float* v = self ? c.x.data() : c.xv.data();
+  attn::IoF32 io{c.x.data(), k, v, y->data(), p->data()};
+  REQUIRE(attn::forward_f32(plan, w, mask, io, arena) == Status::kOk);
+}
+
+size_t count_nan(const float* x, size_t n) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; ++i) k += std::isnan(x[i]) ? 1 : 0;
+  return k;
+}
+
+}  // namespace
+
+// The NaN policy (attn/attention.h): as PyTorch, a softmax row whose visible
+// scores hold a NaN gives NaN probabilities, so NaN reaches the output; a
+// fully masked row still gives zero probabilities. The same in every softmax
+// variant (this runs the dispatched one; the variant tester compares each row
+// with ref, NaN-ness per element).
+TEST_CASE("forward_f32: NaN in the input or the weights gives NaN, as PyTorch", "[attention][f32][nan]") {
+  std::vector<float> y, p, y0, p0;
+  SECTION("all-NaN input: every output NaN") {
+    Case c = make_case({8, 2}, 4, 4, 11);
+    std::fill(c.x.begin(), c.x.end(), NAN);
+    forward_nan_case(c, c.weights(), {}, true, &y, &p);
+    CHECK(count_nan(y.data(), y.size()) == y.size());
+    CHECK(count_nan(p.data(), p.size()) == p.size());
+  }
+  SECTION("one NaN in one query row: that row NaN, the others as without it") {
+    Case c = make_case({8, 2}, 4, 5, 12);
+    forward_nan_case(c, c.weights(), {}, false, &y0, &p0);
+    REQUIRE(count_nan(y0.data(), y0.size()) == 0);
+    c.x[1 * 8 + 3] = NAN;  // query row 1
+    forward_nan_case(c, c.weights(), {}, false, &y, &p);
+    for (int i = 0; i < c.L; ++i) {
+      INFO("row " << i);
+      const float* yr = y.data() + i * 8;
+      if (i == 1) {
+        CHECK(count_nan(yr, 8) == 8);
+      } else {
+        CHECK(std::memcmp(yr, y0.data() + i * 8, 8 * sizeof(float)) == 0);
+      }
+      for (int h = 0; h < 2; ++h) CHECK(count_nan(p.data() + (h * c.L + i) * c.S, 5) == (i == 1 ? 5u : 0u));
+    }
+  }
+  SECTION("one NaN in one row of a self-attention input: every row sees that key, all NaN") {
+    Case c = make_case({8, 2}, 4, 4, 13);
+    c.x[2 * 8 + 5] = NAN;
+    forward_nan_case(c, c.weights(), {}, true, &y, &p);
+    CHECK(count_nan(y.data(), y.size()) == y.size());
+  }
+  SECTION("a NaN key row that the mask hides does not reach the output") {
+    Case c = make_case({8, 2}, 4, 5, 14);
+    attn::Mask m;
+    m.key_length = 4;  // key 4 is padding
+    forward_nan_case(c, c.weights(), m, false, &y0, &p0);
+    c.xk[4 * 8 + 0] = NAN;
+    forward_nan_case(c, c.weights(), m, false, &y, &p);
+    CHECK(count_nan(y.data(), y.size()) == 0);
+    CHECK(std::memcmp(y.data(), y0.data(), y.size() * sizeof(float)) == 0);
+  }
+  SECTION("a NaN in Wq: every output NaN") {
+    Case c = make_case({8, 2}, 3, 4, 15);
+    c.wq[0] = NAN;  // channel 0 of Q: head 0's scores, then every output through Wo
+    forward_nan_case(c, c.weights(), {}, false, &y, &p);
+    CHECK(count_nan(y.data(), y.size()) == y.size());
+    CHECK(count_nan(p.data(), size_t(c.L) * c.S) == size_t(c.L) * c.S);  // head 0
+    CHECK(count_nan(p.data() + c.L * c.S, size_t(c.L) * c.S) == 0);      // head 1
+  }
+  SECTION("fully masked rows still give zero probabilities and bo") {
+    Case c = make_case({8, 2}, 3, 4, 16);
+    attn::Mask m;
+    m.key_length = 0;
+    forward_nan_case(c, c.weights(), m, false, &y, &p);
+    for (float v : p) CHECK(v == 0.0f);
+    for (int i = 0; i < c.L; ++i)
+      for (int e = 0; e < 8; ++e) CHECK(y[size_t(i) * 8 + e] == c.bo[size_t(e)]);
+  }
 }
 
 TEST_CASE("forward_f32 arena: exact plan bytes fit, one byte less fails and writes nothing",

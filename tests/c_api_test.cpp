@@ -706,6 +706,16 @@ TEST_CASE("C model API: block I/O quantization, tensors by index and role, file 
   CHECK(attn_model_file_info(&s16.c, nullptr) == ATTN_ERR_NULL_ARGUMENT);
   attn_model none = {};
   CHECK(attn_model_file_info(&none, &fi) == ATTN_ERR_BAD_HANDLE);
+  // Integrity after load: a flipped bit in the weights (the last byte) or in the header's CRC field.
+  CHECK(attn_model_verify(&s16.c) == ATTN_OK);
+  for (size_t at : {s16.size - 1, size_t{8}, size_t{12}}) {
+    s16.bytes[at] ^= 0x10;
+    CHECK(attn_model_verify(&s16.c) == ATTN_ERR_CRC_MISMATCH);
+    s16.bytes[at] ^= 0x10;
+  }
+  CHECK(attn_model_verify(&s16.c) == ATTN_OK);
+  CHECK(attn_model_verify(&none) == ATTN_ERR_BAD_HANDLE);
+  CHECK(attn_model_verify(nullptr) == ATTN_ERR_NULL_ARGUMENT);
   size_t size = 0;
   CHECK(attn_model_file_size(s16.bytes, sizeof s16.bytes, &size) == ATTN_OK);
   CHECK(size == s16.size);

@@ -757,6 +757,118 @@ TEST_CASE("quantized blocks: values the integer forward would reject, and v1 fil
         }) == Status::kBadQuantParams);
 }
 
+// The accumulator bound on s8/s16 biases (FORMAT.md, "Bias bound"): a file that
+// passes every other check but whose bias would overflow the projection's
+// accumulator (signed overflow in the kernels) is rejected, and so is the
+// same bias handed to the forward directly. Fixture block 0: E = D = kdim = vdim = 8.
+TEST_CASE("quantized blocks: biases that could overflow the accumulator", "[model][quant][bad][bias]") {
+  const auto with_bias = [](attn::DType dt, const char* name, size_t i, int64_t v) {
+    QuantFixture qf(dt);
+    auto& t = qf.tensor(name);
+    if (dt == attn::DType::kS8) {
+      const int32_t v32 = static_cast<int32_t>(v);
+      std::memcpy(t.bytes.data() + 4 * i, &v32, 4);
+    } else {
+      std::memcpy(t.bytes.data() + 8 * i, &v, 8);
+    }
+    return qf.load();
+  };
+  const int64_t lim8 = int64_t{INT32_MAX} - 8 * 128 * 128;
+  const int64_t lim16 = INT64_MAX / 0x7FFF - int64_t{8} * 32768 * 128;
+  for (const char* name : {"block.0.bq", "block.0.bk", "block.0.bv", "block.0.bo"}) {
+    INFO(name);
+    CHECK(with_bias(attn::DType::kS8, name, 0, INT32_MAX) == Status::kBiasOutOfRange);
+    CHECK(with_bias(attn::DType::kS8, name, 3, INT32_MIN) == Status::kBiasOutOfRange);
+    CHECK(with_bias(attn::DType::kS8, name, 1, lim8 + 1) == Status::kBiasOutOfRange);
+    CHECK(with_bias(attn::DType::kS8, name, 1, -lim8 - 1) == Status::kBiasOutOfRange);
+    CHECK(with_bias(attn::DType::kS8, name, 1, lim8) == Status::kOk);
+    CHECK(with_bias(attn::DType::kS8, name, 1, -lim8) == Status::kOk);
+    // An int64 bias whose high word is INT32_MIN.
+    CHECK(with_bias(attn::DType::kS16, name, 0, static_cast<int64_t>(uint64_t{0x80000000u} << 32)) ==
+          Status::kBiasOutOfRange);
+    CHECK(with_bias(attn::DType::kS16, name, 7, INT64_MAX) == Status::kBiasOutOfRange);
+    CHECK(with_bias(attn::DType::kS16, name, 2, lim16 + 1) == Status::kBiasOutOfRange);
+    CHECK(with_bias(attn::DType::kS16, name, 2, -lim16 - 1) == Status::kBiasOutOfRange);
+    CHECK(with_bias(attn::DType::kS16, name, 2, lim16) == Status::kOk);
+  }
+}
+
+// The same biases in hand-made weights: the forward's weight check returns
+// kBiasOutOfRange before any kernel runs (clean under UBSan), and an in-range
+// bias at the bound runs.
+TEST_CASE("forward_s8 / forward_s16 refuse hand-made biases that could overflow", "[quant][bad][bias]") {
+  for (attn::DType dt : {attn::DType::kS8, attn::DType::kS16}) {
+    QuantFixture qf(dt);
+    attn::AttentionConfig c{8, 2};
+    attn::Plan plan;
+    REQUIRE(attn::plan_attention(c, dt, 3, 3, &plan) == Status::kOk);
+    AlignedCopy arena_mem(std::vector<uint8_t>(plan.arena_bytes, 0));
+    attn::Arena arena;
+    REQUIRE(arena.init(arena_mem.p, arena_mem.n) == Status::kOk);
+    for (int proj = 0; proj < 4; ++proj) {
+      INFO("projection " << proj);
+      if (dt == attn::DType::kS8) {
+        std::vector<int8_t> x(24, 127), y(24);
+        const attn::IoS8 io{x.data(), x.data(), x.data(), y.data()};
+        for (int64_t v : {int64_t{INT32_MAX}, int64_t{INT32_MIN}, int64_t{INT32_MAX} - 8 * 128 * 128}) {
+          attn::WeightsS8 w = qf.s8;
+          attn::ProjectionS8* p[] = {&w.q, &w.k, &w.v, &w.o};
+          std::vector<int32_t> bias(p[proj]->bias, p[proj]->bias + 8);
+          bias[5] = static_cast<int32_t>(v);
+          p[proj]->bias = bias.data();
+          const bool in_range = v == int64_t{INT32_MAX} - 8 * 128 * 128;
+          CHECK(attn::forward_s8(plan, w, {}, io, arena) ==
+                (in_range ? Status::kOk : Status::kBiasOutOfRange));
+        }
+      } else {
+        std::vector<int16_t> x(24, -32768), y(24);
+        const attn::IoS16 io{x.data(), x.data(), x.data(), y.data()};
+        const int64_t lim16 = INT64_MAX / 0x7FFF - int64_t{8} * 32768 * 128;
+        for (int64_t v : {static_cast<int64_t>(uint64_t{0x80000000u} << 32), INT64_MAX, -lim16}) {
+          attn::WeightsS16 w = qf.s16;
+          attn::ProjectionS16* p[] = {&w.q, &w.k, &w.v, &w.o};
+          std::vector<int64_t> bias(p[proj]->bias, p[proj]->bias + 8);
+          bias[5] = v;
+          p[proj]->bias = bias.data();
+          CHECK(attn::forward_s16(plan, w, {}, io, arena) ==
+                (v == -lim16 ? Status::kOk : Status::kBiasOutOfRange));
+        }
+      }
+    }
+  }
+}
+
+// Integrity after load (flash scrubbing): Model::verify() recomputes the CRC
+// on demand. Every single-bit flip of the loaded s8 file is detected: in the
+// data section (the weights and tables) as kCrcMismatch, in the header's CRC
+// field too, in bytes 0..7 (outside the CRC) by the loader's preamble checks.
+TEST_CASE("Model::verify detects every bit flip of a loaded blob", "[model][verify]") {
+  QuantFixture qf(attn::DType::kS8);
+  const std::vector<uint8_t> f = attn::tools::write_model(qf.spec);
+  AlignedCopy c(f);
+  attn::Model m;
+  CHECK(m.verify() == Status::kBadHandle);
+  REQUIRE(attn::Model::load(c.p, c.n, &m) == Status::kOk);
+  REQUIRE(m.verify() == Status::kOk);
+  Header h;
+  std::memcpy(&h, f.data(), sizeof h);
+  REQUIRE(h.data_offset < f.size());
+  size_t missed = 0, missed_data = 0;
+  for (size_t byte = 0; byte < c.n; ++byte) {
+    for (int bit = 0; bit < 8; ++bit) {
+      c.p[byte] ^= static_cast<uint8_t>(1u << bit);
+      const Status s = m.verify();
+      if (s == Status::kOk) ++missed;
+      if (byte >= h.data_offset && s != Status::kCrcMismatch) ++missed_data;
+      if (byte >= 8 && byte < 12) CHECK(s == Status::kCrcMismatch);
+      c.p[byte] ^= static_cast<uint8_t>(1u << bit);
+    }
+  }
+  CHECK(missed == 0);
+  CHECK(missed_data == 0);
+  CHECK(m.verify() == Status::kOk);
+}
+
 TEST_CASE("quantized file: every prefix is rejected cleanly", "[model][quant][bad]") {
   QuantFixture qf(attn::DType::kS8);
   const std::vector<uint8_t> f = attn::tools::write_model(qf.spec);

@@ -1136,7 +1136,9 @@ inline void scores_weighted_sum_f32_cases(Report& r) {
 // One row in place; kinds: 0 plain; 1 a third masked (-INFINITY); 2 wide
 // range (tiny and underflowing exps); 3 all masked but one; 4 all masked
 // (all 0). Masked entries must be exactly 0 and every entry finite; the
-// control masks the row's largest entry.
+// control masks the row's largest entry. The NaN policy (a NaN score makes
+// the whole row NaN, in every variant): 5 one NaN among finite scores, 6 all
+// NaN, 7 one NaN among masked ones; every entry of ref and variant must be NaN.
 inline void softmax_f32_case(Report& r, int32_t n, int kind, bool with_control, int iter, Rng& rng) {
   char what[80];
   std::snprintf(what, sizeof what, "case %d n=%d kind=%d", iter, int(n), kind);
@@ -1146,12 +1148,21 @@ inline void softmax_f32_case(Report& r, int32_t n, int kind, bool with_control, 
     float x = 4.0f * rng.frand();
     if (kind == 1 && rng.next() % 3 == 0) x = -INFINITY;
     if (kind == 2) x = 31.5f * (rng.frand() - 1.0f) + (j % 5 == 0 ? 40.0f : 0.0f);
-    if ((kind == 3 && j != n / 2) || kind == 4) x = -INFINITY;
+    if ((kind == 3 && j != n / 2) || kind == 4 || kind == 7) x = -INFINITY;
+    if ((kind == 5 && j == iter % n) || kind == 6 || (kind == 7 && j == n / 2)) x = NAN;
     in[j] = x;
   }
+  const bool nan_row = kind >= 5;
+  auto all_nan = [n](const float* row) {
+    bool all = true;
+    for (int32_t j = 0; j < n; ++j) all &= row[j] != row[j];
+    return all;
+  };
   const float* want = out_ref<float>();
   auto bound = [&](int32_t, int32_t j) { return (2.0 * n + 140.0) * kU * want[j] + 1e-37; };
   auto ratio_of = [&] {
+    if (nan_row)
+      return all_nan(out_var<float>()) && outside_intact(g_out_var, 1, n, n, sizeof(float)) ? 0.0 : INFINITY;
     double ratio = worst_ratio(1, n, n, bound);
     const float* got = out_var<float>();
     for (int32_t j = 0; j < n; ++j)
@@ -1166,7 +1177,8 @@ inline void softmax_f32_case(Report& r, int32_t n, int kind, bool with_control, 
   constexpr size_t kN = sizeof detail::kSoftmaxRowF32 / sizeof detail::kSoftmaxRowF32[0];
   run(detail::kSoftmaxRowF32[kN - 1].fn, out_ref<float>());
   bool ref_ok = outside_intact(g_out_ref, 1, n, n, sizeof(float));
-  for (int32_t j = 0; j < n; ++j) ref_ok &= in[j] != -INFINITY || want[j] == 0.0f;
+  for (int32_t j = 0; j < n; ++j) ref_ok &= nan_row || in[j] != -INFINITY || want[j] == 0.0f;
+  if (nan_row) ref_ok &= all_nan(want);
   record(r, "softmax_row_f32", "ref", ref_ok, 0.0, what);
   for (size_t i = 0; i + 1 < kN; ++i) {
     std::memset(g_out_var, kSentinel, mat_bytes<float>(1, n) + kGuard);
@@ -1174,7 +1186,7 @@ inline void softmax_f32_case(Report& r, int32_t n, int kind, bool with_control, 
     const double ratio = ratio_of();
     record(r, "softmax_row_f32", detail::kSoftmaxRowF32[i].isa, ratio <= 1.0, ratio, what);
   }
-  if (with_control && kind != 4) {
+  if (with_control && kind < 4) {
     int32_t jmax = 0;
     for (int32_t j = 1; j < n; ++j) jmax = in[j] > in[jmax] ? j : jmax;
     const float saved = in[jmax];
@@ -1194,12 +1206,12 @@ inline void softmax_f32_cases(Report& r) {
   constexpr int32_t kLong[] = {63, 64, 65, 100, 255, 256, 257, 1000};
   for (int32_t n = 1; n <= 40 + 8; ++n) {
     const int32_t len = n <= 40 ? n : kLong[n - 41];
-    for (int kind = 0; kind < 5; ++kind, ++iter) softmax_f32_case(r, len, kind, iter % 8 == 1, iter, rng);
+    for (int kind = 0; kind < 8; ++kind, ++iter) softmax_f32_case(r, len, kind, iter % 8 == 1, iter, rng);
   }
   // Board family: up to 160 entries, every 10th up to 300.
   for (int i = 0; i < 120; ++i) {
     const int32_t n = i % 10 == 9 ? rng.uniform(2 * kBoardCols, 300) : rng.uniform(1, 2 * kBoardCols);
-    softmax_f32_case(r, n, i % 5, i % 8 == 0, 10000 + i, rng);
+    softmax_f32_case(r, n, i % 8, i % 7 == 0, 10000 + i, rng);
   }
 }
 #endif  // ATTN_WITH_F32

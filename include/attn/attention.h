@@ -161,6 +161,12 @@ Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int
 // return. Errors: kNullArgument (a required pointer; a bias pointer when
 // config.bias), kBadDtype / kPlanMismatch (plan not for f32), kBadKeyPadding,
 // kBadCausalOffset, kBadWindow, kBadPosition, kArenaTooSmall.
+// NaN policy (PyTorch's, the same in every kernel variant): a query row whose
+// visible scores (any head) contain a NaN, or +inf, gets NaN probabilities for
+// that head and so a NaN output row; NaN in the weights or a key/value row the
+// mask leaves visible spreads likewise. Keys the mask hides never contribute,
+// NaN or not, and a fully masked row still gets all-zero probabilities (its
+// output is bo).
 Status forward_f32(const Plan& plan, const WeightsF32& weights, const Mask& mask, const IoF32& io,
                    Arena& arena);
 

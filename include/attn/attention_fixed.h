@@ -102,6 +102,30 @@ struct WeightsS16 {
   RopeTable rope;                  // read only when config.rope_base != 0
 };
 
+// Saturation counters (compile-time, off by default: build the library and its
+// callers with -DATTN_SATURATION_COUNTERS=1, CMake option of the same name;
+// off, neither this struct nor the `saturation` fields below exist and the
+// forwards carry no counting code). With them on, a forward given
+// io.saturation adds, per requantization stage, the values that end at the
+// activation type's limits (s8 -128 / 127, s16 -32768 / 32767): clamped, or
+// landing exactly on a limit. A stage with counts well above zero is being
+// clipped: inputs beyond the calibration range. Counting reads the stage's
+// output after the kernel has written it; outputs are bit-identical with and
+// without it. Zero the struct first; the forward only adds. The decodes do not
+// count.
+#ifndef ATTN_SATURATION_COUNTERS
+#define ATTN_SATURATION_COUNTERS 0
+#endif
+#if ATTN_SATURATION_COUNTERS
+struct SaturationCounts {
+  uint64_t q = 0;        // Q projection [L, D] (after rotary embedding)
+  uint64_t k = 0;        // K projection [S, Dkv] (after rotary embedding)
+  uint64_t v = 0;        // V projection [S, Dkv]
+  uint64_t context = 0;  // P V requantized [L, D]
+  uint64_t output = 0;   // output projection [L, E]
+};
+#endif
+
 // Dense, row-major int8 inputs and outputs, quantized with the converter's
 // (scale, zero point) of each tensor (attn::ActivationQuant).
 struct IoS8 {
@@ -110,6 +134,9 @@ struct IoS8 {
   const int8_t* value = nullptr;  // [S, vdim]; for self-attention pass query
   int8_t* output = nullptr;       // [L, E]; must not overlap the inputs
   int32_t query_position = 0;     // rotary position of query row 0 (keys sit at 0 .. S-1), >= 0
+#if ATTN_SATURATION_COUNTERS
+  SaturationCounts* saturation = nullptr;  // optional: counts added per stage
+#endif
 };
 
 struct IoS16 {
@@ -118,6 +145,9 @@ struct IoS16 {
   const int16_t* value = nullptr;  // [S, vdim]
   int16_t* output = nullptr;       // [L, E]
   int32_t query_position = 0;      // rotary position of query row 0 (keys sit at 0 .. S-1), >= 0
+#if ATTN_SATURATION_COUNTERS
+  SaturationCounts* saturation = nullptr;  // optional: counts added per stage
+#endif
 };
 
 // One integer forward. `plan` from plan_attention(config, DType::kS8 (kS16), L, S).
@@ -125,7 +155,12 @@ struct IoS16 {
 // them back on return. Errors: kNullArgument, kBadDtype / kPlanMismatch,
 // kBadKeyPadding, kBadCausalOffset, kBadWindow, kUnsupportedMask (additive mask),
 // kBadQuantParams (a multiplier, shift, zero point or softmax constant out of
-// range; rope tables with positions < 1), kBadHeadDim (int8: head_dim >= 2^14,
+// range; rope tables with positions < 1), kBiasOutOfRange (a bias the forward
+// reads beyond the accumulator bound of attn/FORMAT.md, "Bias bound": s8
+// |bias| + in * 128 * 128 <= INT32_MAX, s16 |bias| + in * 32768 * 128 <=
+// INT64_MAX / 0x7FFF, `in` the projection's input width; checked here with the
+// multipliers, one compare per channel, so hand-made weights cannot overflow
+// the kernels), kBadHeadDim (int8: head_dim >= 2^14,
 // scores could leave int32), kArenaTooSmall; with rotary embedding also
 // kNullArgument (a table), kBadPosition (query_position < 0) and
 // kRopePositionOutOfRange (query_position + L or S above rope.positions).

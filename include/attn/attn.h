@@ -250,6 +250,14 @@ typedef struct attn_file_info {
 } attn_file_info;
 ATTN_C_NODISCARD attn_status attn_model_file_info(const attn_model* model, attn_file_info* info);
 
+/* Recompute the CRC-32 of the loaded blob and compare it with its header:
+ * integrity after load, on demand (firmware that scrubs its flash). O(file
+ * size), reads only. ATTN_OK, ATTN_ERR_CRC_MISMATCH (a changed byte anywhere
+ * in [8, size)), ATTN_ERR_BAD_MAGIC / ATTN_ERR_UNSUPPORTED_VERSION /
+ * ATTN_ERR_BAD_HEADER_SIZE (bytes [0, 8), outside the CRC),
+ * ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE (not loaded). */
+ATTN_C_NODISCARD attn_status attn_model_verify(const attn_model* model);
+
 /* The size the header of the blob at `data` declares, for a blob at the
  * start of a larger region of `available` bytes (a flash partition): checks
  * magic, version and header size only; then attn_model_load(model, data,

@@ -251,10 +251,10 @@ class Model {
   // not dividing num_heads), kBadRope (rope base not finite and > 0, or an odd
   // head_dim with rope); for s8/s16 blocks also kBadQuantParams (a multiplier, shift, zero point, softmax
   // constant or I/O scale out of the range the integer forward accepts; a rope table entry outside [-16384,
-  // 16384]). s8/s16 blocks may have grouped K/V heads (Wk, Wv, bk, bv and the K/V multiplier and shift tables
-  // are then [Dkv, ...]) and rotary embedding (roles 26, 27: missing kMissingTensor, wrong dtype
-  // kDtypeMismatch, wrong rank or width, or cos and sin of different lengths kDimsMismatch; in a block
-  // without rope kUnknownRole).
+  // 16384]) and kBiasOutOfRange (a bias beyond the accumulator bound, FORMAT.md "Bias bound"). s8/s16 blocks
+  // may have grouped K/V heads (Wk, Wv, bk, bv and the K/V multiplier and shift tables are then [Dkv, ...])
+  // and rotary embedding (roles 26, 27: missing kMissingTensor, wrong dtype kDtypeMismatch, wrong rank or
+  // width, or cos and sin of different lengths kDimsMismatch; in a block without rope kUnknownRole).
   static Status load(const void* data, size_t size, Model* out);
 
   // The file size a blob's header declares, for a blob at the start of a
@@ -274,6 +274,14 @@ class Model {
   size_t size() const { return size_; }
   uint32_t crc() const;
   uint32_t data_align() const;
+
+  // Recompute the CRC-32 of the loaded blob and compare it with its header:
+  // integrity after load, on demand (firmware that scrubs its flash
+  // periodically). O(file size), reads only, no state. kOk, kCrcMismatch (a
+  // changed byte anywhere in [8, size): CRC field, records, tables, weights),
+  // kBadMagic / kUnsupportedVersion / kBadHeaderSize (bytes [0, 8), outside
+  // the CRC, checked as load() does), or kBadHandle when nothing is loaded.
+  Status verify() const;
 
   // Block i (kBlockIndex when i >= block_count()).
   Status block(uint32_t i, Block* out) const;

@@ -140,7 +140,9 @@ Status rope_table(float base, int32_t head_dim, int32_t positions, Arena& storag
 // (optional) receive the float scales for I/O and reports. Errors:
 // kNullArgument, the plan_attention() config errors, kBadQuantParams (a
 // non-finite weight or range, or a scale whose multiplier cannot be
-// represented), kArenaTooSmall.
+// represented), kBiasOutOfRange (a bias beyond the accumulator bound of
+// attn/FORMAT.md: it never writes one the loader or the forward rejects),
+// kArenaTooSmall.
 Status quantize_attention_s8(const AttentionConfig& config, const WeightsF32& weights,
                              const CalibrationRanges& ranges, Arena& storage, WeightsS8* out,
                              ActivationQuant* act, WeightScales* scales = nullptr,

@@ -94,3 +94,5 @@ ATTN_STATUS(kUnsupportedMask, ATTN_ERR_UNSUPPORTED_MASK, 97,
             "an additive float mask given to a fixed-point forward")
 ATTN_STATUS(kRopePositionOutOfRange, ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE, 98,
             "a rotary position at or past the converter's cos/sin table")
+ATTN_STATUS(kBiasOutOfRange, ATTN_ERR_BIAS_OUT_OF_RANGE, 99,
+            "an s8/s16 bias large enough to overflow its projection's accumulator (FORMAT.md, Bias bound)")

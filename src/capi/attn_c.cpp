@@ -504,6 +504,12 @@ attn_status attn_model_file_info(const attn_model* model, attn_file_info* info) 
   return ATTN_OK;
 }
 
+attn_status attn_model_verify(const attn_model* model) {
+  attn::Model m;
+  ATTN_TRY_C(attn::fetch(model, attn::kModelMagic, &m));
+  return attn::to_c(m.verify());
+}
+
 attn_status attn_model_file_size(const void* data, size_t available, size_t* size) {
   if (size == nullptr) return attn::to_c(Status::kNullArgument);
   *size = 0;

@@ -122,8 +122,26 @@ struct FixedOps<int16_t> : FixedTypes<WeightsS16, IoS16, KvCacheS16> {
 
 // Scratch carved by the caller from its arena (S: rows of K and V or more):
 // int32 scores, then Q0.15 probabilities in place (row stride 2S int16).
+// With saturation counters (attn/attention_fixed.h) it also carries the
+// forward's counts (null: none; the decodes).
 template <typename Act>
-using AttendScratch = TileScratch<Act, int32_t>;
+struct AttendScratch : TileScratch<Act, int32_t> {
+#if ATTN_SATURATION_COUNTERS
+  SaturationCounts* saturation = nullptr;
+#endif
+};
+
+#if ATTN_SATURATION_COUNTERS
+// Elements of m at the limits of Act, added to *count (count null: nothing).
+template <typename Act>
+void count_saturated(Matrix<const Act> m, uint64_t* count) {
+  constexpr Act lo = Act(-(1 << (8 * sizeof(Act) - 1))), hi = Act((1 << (8 * sizeof(Act) - 1)) - 1);
+  uint64_t n = 0;
+  for (int32_t i = 0; i < m.rows; ++i)
+    for (int32_t j = 0; j < m.cols; ++j) n += (m.row(i)[j] == lo || m.row(i)[j] == hi) ? 1u : 0u;
+  *count += n;
+}
+#endif
 
 // The weights' checks of the integer forwards for a resolved config:
 // kNullArgument, kBadQuantParams, kBadHeadDim (s8: head_dim >= 2^14).

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include "attn/tensor.h"
 
@@ -18,7 +19,8 @@ namespace detail {
 // ---- op signatures ------------------------------------------------------------
 //   linear       y[M,N] = x[M,K] w[N,K]^T + b[N]      (b may be null)
 //   scores       s[T,S] = q[T,d] k[S,d]^T * scale
-//   softmax_row  in place over n entries; -INFINITY -> 0; all -INFINITY -> all 0
+//   softmax_row  in place over n entries; -INFINITY -> 0; all -INFINITY -> all 0;
+//                a NaN among the entries -> the whole row NaN (as PyTorch)
 //   weighted_sum o[T,d] = p[T,S] v[S,d]
 #define ATTN_DECLARE_F32_VARIANTS(isa)                                              \
   void linear_f32_##isa(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y); \
@@ -31,6 +33,17 @@ ATTN_DECLARE_F32_VARIANTS(avx2)  // x86-64 AVX2 + FMA                   (ATTN_HA
 ATTN_DECLARE_F32_VARIANTS(neon)  // AArch64 Advanced SIMD, ARMv7-A NEON  (ATTN_HAVE_NEON)
 ATTN_DECLARE_F32_VARIANTS(mve)   // Cortex-M55 Helium, float            (ATTN_HAVE_MVE_FP)
 #undef ATTN_DECLARE_F32_VARIANTS
+
+// The softmax row whose max is -INFINITY (or which is empty): every entry is
+// -INFINITY or NaN (max passes may skip NaN). Fully masked: all 0; a NaN
+// among them: all NaN, the NaN policy of every softmax_row variant. Off the
+// hot path: only rows with no finite score get here.
+inline void softmax_row_without_max(float* row, int32_t n) {
+  bool nan = false;
+  for (int32_t j = 0; j < n; ++j) nan = nan || row[j] != row[j];
+  const float fill = nan ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
+  for (int32_t j = 0; j < n; ++j) row[j] = fill;
+}
 
 void rope_f32_ref(MatF32 x, int32_t head_dim, int32_t pos0, float base);  // x[n, heads*hd], in place
 

@@ -15,14 +15,16 @@ namespace mve {
 // leaves n + 127, the biased exponent of 2^n, in the low mantissa bits of t),
 // |r| <= ln2 / 2; exp(r) by the degree-7 Cephes polynomial, fused
 // multiply-adds as on AArch64 (within 1.24 ulp of exact there); results below
-// ln(FLT_MIN) flushed to exactly 0, so -INFINITY gives exactly 0. Helium's
+// ln(FLT_MIN) flushed to exactly 0, so -INFINITY gives exactly 0; NaN stays
+// NaN (the softmax's NaN policy: no VMAXNM clamp, which would drop it). Helium's
 // vector-by-scalar VFMA / VFMAS take the constants from core registers: the
 // 8 vector registers keep no constant vectors.
 inline float32x4_t exp_nonpositive(float32x4_t x) {
-  const float kMin = -87.336544f;                    // ln(FLT_MIN): 2^n stays a normal float
-  const mve_pred16_t keep = vcmpgeq_n_f32(x, kMin);  // false for -INFINITY
-  x = vmaxnmq_f32(x, vdupq_n_f32(kMin));             // keeps n + 127 >= 1
-  const float kShift = 12582912.0f + 127.0f;         // 1.5 * 2^23 + exponent bias
+  const float kMin = -87.336544f;  // ln(FLT_MIN): 2^n stays a normal float
+  // kMin > x: true for -INFINITY, false for NaN (VCMP's "lt" would be true for an unordered pair)
+  const mve_pred16_t underflow = vcmpgtq_f32(vdupq_n_f32(kMin), x);
+  x = vpselq_f32(vdupq_n_f32(kMin), x, underflow);  // keeps n + 127 >= 1; NaN stays NaN
+  const float kShift = 12582912.0f + 127.0f;        // 1.5 * 2^23 + exponent bias
   const float32x4_t t = vfmaq_n_f32(vdupq_n_f32(kShift), x, 1.44269504088896341f);  // x log2(e) + shift
   const float32x4_t n = vsubq_n_f32(t, kShift);
   float32x4_t r = vfmaq_n_f32(x, n, -0.693359375f);  // ln2 split in two: n * ln2_hi is exact
@@ -36,7 +38,7 @@ inline float32x4_t exp_nonpositive(float32x4_t x) {
   p = vfmaq_f32(vaddq_n_f32(r, 1.0f), p, vmulq_f32(r, r));
   // times 2^n: n + 127 moved into the exponent field
   p = vmulq_f32(p, vreinterpretq_f32_u32(vshlq_n_u32(vreinterpretq_u32_f32(t), 23)));
-  return vpselq_f32(p, vdupq_n_f32(0.0f), keep);
+  return vpselq_f32(vdupq_n_f32(0.0f), p, underflow);
 }
 
 }  // namespace mve

@@ -23,6 +23,7 @@
 
 #include "attn/tensor.h"
 #include "internal/arch.h"
+#include "internal/kernels_f32.h"
 
 namespace attn {
 namespace detail {
@@ -269,13 +270,14 @@ inline void scores(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s) {
 // ---- softmax ------------------------------------------------------------------
 // exp of 4 lanes, each <= 0 or -INFINITY: the algorithm of the AVX2 variant
 // (Cephes polynomial, n + 127 placed in the exponent by the 1.5 * 2^23 shift
-// trick, results below ln(FLT_MIN) flushed to exactly 0). Checked under qemu
+// trick, results below ln(FLT_MIN) flushed to exactly 0; NaN stays NaN, so a
+// NaN score makes the softmax row NaN, the ref's NaN policy). Checked under qemu
 // on every 13th float in [-87.33, 0]: within 1.24 ulp of the exact exp on
 // AArch64, 1.26 ulp on ARMv7 (unfused multiply-accumulate).
 inline float32x4_t exp_nonpositive(float32x4_t x) {
   const float32x4_t kMin = vdupq_n_f32(-87.336544f);
-  const uint32x4_t keep = vcgeq_f32(x, kMin);  // false for -INFINITY
-  x = vmaxq_f32(x, kMin);
+  const uint32x4_t underflow = vcltq_f32(x, kMin);  // true for -INFINITY, false for NaN
+  x = vmaxq_f32(x, kMin);                           // FMAX / VMAX propagate NaN
   const float32x4_t kShift = vdupq_n_f32(12582912.0f + 127.0f);
   const float32x4_t t = mla(kShift, x, vdupq_n_f32(1.44269504088896341f));
   const float32x4_t n = vsubq_f32(t, kShift);
@@ -290,7 +292,7 @@ inline float32x4_t exp_nonpositive(float32x4_t x) {
   p = mla(vaddq_f32(r, vdupq_n_f32(1.0f)), p, vmulq_f32(r, r));
   const uint32x4_t two_n = vshlq_n_u32(vreinterpretq_u32_f32(t), 23);
   p = vmulq_f32(p, vreinterpretq_f32_u32(two_n));
-  return vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(p), keep));
+  return vreinterpretq_f32_u32(vbicq_u32(vreinterpretq_u32_f32(p), underflow));
 }
 
 inline void softmax_row(float* row, int32_t n) {
@@ -301,9 +303,9 @@ inline void softmax_row(float* row, int32_t n) {
 
   float32x4_t vmax = vld1q_f32(tail);
   for (int32_t j = 0; j < n4; j += 4) vmax = vmaxq_f32(vmax, vld1q_f32(row + j));
-  const float max = hmax(vmax);
-  if (max == -INFINITY) {  // fully masked (or empty): all weights 0
-    for (int32_t j = 0; j < n; ++j) row[j] = 0.0f;
+  const float max = hmax(vmax);  // NaN with a NaN in the row (FMAX propagates it): every exp NaN
+  if (max == -INFINITY) {        // fully masked (or empty): all weights 0; all NaN if a NaN is there
+    softmax_row_without_max(row, n);
     return;
   }
 

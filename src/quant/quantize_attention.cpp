@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "attn/quantize.h"
+#include "internal/attention_fixed_common.h"
 #include "internal/exp2_table.h"
 #include "internal/fixed_point.h"
 #include "internal/kernels_fixed.h"
@@ -80,19 +81,23 @@ Status bias_s32(const float* b, const int8_t* wq, int32_t out, int32_t in, doubl
     int64_t wsum = 0;
     for (int32_t k = 0; k < in; ++k) wsum += wq[static_cast<ptrdiff_t>(c) * in + k];
     const double folded = q - static_cast<double>(zp_in) * static_cast<double>(wsum);
-    if (folded > 2147483647.0 || folded < -2147483648.0) return Status::kBadQuantParams;
+    // Never write a bias the loader and the forward reject (the accumulator bound).
+    if (folded > 2147483647.0 || folded < -2147483648.0) return Status::kBiasOutOfRange;
     (*bias)[c] = static_cast<int32_t>(folded);
+    if (!detail::bias_in_range((*bias)[c], in)) return Status::kBiasOutOfRange;
   }
   return Status::kOk;
 }
 
-Status bias_s64(const float* b, int32_t out, double s_in, const float* s_w, Arena& st, int64_t** bias) {
+Status bias_s64(const float* b, int32_t out, int32_t in, double s_in, const float* s_w, Arena& st,
+                int64_t** bias) {
   ATTN_TRY(st.alloc_array(static_cast<size_t>(out), bias));
   for (int32_t c = 0; c < out; ++c) {
     if (!std::isfinite(b[c])) return Status::kBadQuantParams;
     const double q = round_away(static_cast<double>(b[c]) / (s_in * static_cast<double>(s_w[c])));
-    if (std::fabs(q) > 9.0e18) return Status::kBadQuantParams;
+    if (std::fabs(q) > 9.0e18) return Status::kBiasOutOfRange;
     (*bias)[c] = static_cast<int64_t>(q);
+    if (!detail::bias_in_range((*bias)[c], in)) return Status::kBiasOutOfRange;
   }
   return Status::kOk;
 }
@@ -290,7 +295,7 @@ Status quantize_fixed(const AttentionConfig& config, const WeightsF32& w, const 
     if constexpr (kS8) {
       ATTN_TRY(bias_s32(config.bias ? s.b : nullptr, wq, s.out, s.in, s_in, sw, s.x.zero_point, st, &bias));
     } else if (config.bias) {
-      ATTN_TRY(bias_s64(s.b, s.out, s_in, sw, st, &bias));
+      ATTN_TRY(bias_s64(s.b, s.out, s.in, s_in, sw, st, &bias));
     }
     ATTN_TRY(requant_arrays(s_in, sw, static_cast<double>(s.y.scale), s.out, kMaxShift, st, &mult, &shift));
     *s.p = Projection{wq, bias, mult, shift};

@@ -27,18 +27,21 @@ namespace {
 constexpr int32_t kRowsPerSoftmax = 16;  // rows per softmax call
 
 // The four projections: weights and requantization present and in range
-// (shifts up to max_shift), and biases where required.
+// (shifts up to max_shift), biases where required, and the biases the
+// forward reads within the accumulator bound (check_requant: bias_in_range).
 template <typename Weights>
-Status check_projections(const AttentionConfig& c, const Weights& w, int32_t max_shift, bool bias_required) {
+Status check_projections(const AttentionConfig& c, const Weights& w, int32_t max_shift, bool bias_required,
+                         bool bias_used) {
   const int32_t D = c.num_heads * c.head_dim;
   const int32_t Dkv = c.num_kv_heads * c.head_dim;
   const struct {
     const decltype(w.q)& p;
-    int32_t out;
-  } projections[] = {{w.q, D}, {w.k, Dkv}, {w.v, Dkv}, {w.o, c.embed_dim}};
+    int32_t out, in;
+  } projections[] = {{w.q, D, c.embed_dim}, {w.k, Dkv, c.kdim}, {w.v, Dkv, c.vdim}, {w.o, c.embed_dim, D}};
   for (const auto& pr : projections) {
     if (pr.p.weight == nullptr || (bias_required && pr.p.bias == nullptr)) return Status::kNullArgument;
-    ATTN_TRY(check_requant(pr.p.multiplier, pr.p.shift, pr.out, max_shift));
+    ATTN_TRY(check_requant(pr.p.multiplier, pr.p.shift, pr.out, max_shift, bias_used ? pr.p.bias : nullptr,
+                           pr.in));
   }
   ATTN_TRY(check_softmax(w.softmax));
   if (w.context_multiplier < 0 || !shift_ok(w.context_shift, max_shift)) return Status::kBadQuantParams;
@@ -62,7 +65,7 @@ ATTN_COLD_CODE Status check_args(const Plan& plan, const typename FixedOps<Act>:
 ATTN_COLD_CODE Status check_weights(const AttentionConfig& c, const WeightsS8& w) {
   // |score| <= head_dim * 255^2 must stay below 2^30 (the max - score difference fits int32).
   if (c.head_dim >= (1 << 14)) return Status::kBadHeadDim;
-  ATTN_TRY(check_projections(c, w, 30, true));  // the bias carries the folded input zero point
+  ATTN_TRY(check_projections(c, w, 30, true, true));  // the bias carries the folded input zero point
   const auto zp_ok = [](int32_t zp) { return zp >= -128 && zp <= 127; };
   if (!zp_ok(w.q_zero_point) || !zp_ok(w.k_zero_point) || !zp_ok(w.v_zero_point) ||
       !zp_ok(w.context_zero_point) || !zp_ok(w.output_zero_point)) {
@@ -74,7 +77,7 @@ ATTN_COLD_CODE Status check_weights(const AttentionConfig& c, const WeightsS8& w
 
 #if ATTN_WITH_S16
 Status check_weights(const AttentionConfig& c, const WeightsS16& w) {
-  ATTN_TRY(check_projections(c, w, 14, c.bias));
+  ATTN_TRY(check_projections(c, w, 14, c.bias, c.bias));
   // |sum q k| <= head_dim * 2^30: head_dim < 2^score_shift keeps |score| < 2^30.
   if (w.softmax.score_shift > 40 || (int64_t{1} << w.softmax.score_shift) <= c.head_dim) {
     return Status::kBadQuantParams;
@@ -136,6 +139,9 @@ void attend(const AttentionConfig& c, int32_t tile_rows, const typename FixedOps
     // Q_t = X_t Wq^T + bq (rotated to positions q_pos + t0 ..)
     Ops::project(c, matrix(query + static_cast<ptrdiff_t>(t0) * E, rows, E), w.q, zp.q, Q);
     if (rope) Ops::rope(Q, hd, zp.q, q_pos + t0, w.rope);
+#if ATTN_SATURATION_COUNTERS
+    if (scratch.saturation != nullptr) count_saturated<Act>(Q, &scratch.saturation->q);
+#endif
 
     for (int32_t h = 0; h < H; ++h) {
       const int32_t c0 = h * hd;              // head h owns columns [c0, c0 + hd) of Q and O
@@ -174,7 +180,14 @@ void attend(const AttentionConfig& c, int32_t tile_rows, const typename FixedOps
       }
     }
     // Y_t = O_t Wo^T + bo, straight into the caller's output
-    Ops::project(c, O, w.o, zp.output, matrix(output + static_cast<ptrdiff_t>(t0) * E, rows, E));
+    const Matrix<Act> Y = matrix(output + static_cast<ptrdiff_t>(t0) * E, rows, E);
+    Ops::project(c, O, w.o, zp.output, Y);
+#if ATTN_SATURATION_COUNTERS
+    if (scratch.saturation != nullptr) {
+      count_saturated<Act>(O, &scratch.saturation->context);
+      count_saturated<Act>(Y, &scratch.saturation->output);
+    }
+#endif
   }
 }
 
@@ -210,6 +223,13 @@ Status forward_fixed(const Plan& plan, const typename FixedOps<Act>::Weights& w,
 
   // K, V once for all query tiles (key j at position j).
   project_kv<Act, vt>(c, w, io.key, io.value, plan.key_len, 0, K, V);
+#if ATTN_SATURATION_COUNTERS
+  scratch.saturation = io.saturation;
+  if (io.saturation != nullptr) {
+    count_saturated<Act>(K, &io.saturation->k);
+    count_saturated<Act>(V, &io.saturation->v);  // V or V^T: the same elements
+  }
+#endif
   attend<Act, vt>(c, plan.tile_rows, w, mask, io.query, plan.query_len, io.query_position, K, V, io.output,
                   scratch);
   arena.release(mark);

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "attn/model.h"
+#include "internal/attention_fixed_common.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #error "the .attn format is little-endian; this loader reads it in place"
@@ -152,7 +153,7 @@ bool positive_finite_bits(uint32_t bits) {
   return (bits >> 31) == 0 && ((bits >> 23) & 0xFFu) != 0xFFu && bits != 0;
 }
 
-// Values of one quantization table, with the rules forward_s8 / forward_s16 apply at run time.
+// Values of one quantization table or s8/s16 bias, with the rules forward_s8 / forward_s16 apply at run time.
 Status check_quant_table(const BlockRecord& b, const TensorDesc& t, const uint8_t* data) {
   const size_t n = t.dims[0];
   switch (static_cast<Role>(t.role)) {
@@ -173,6 +174,28 @@ Status check_quant_table(const BlockRecord& b, const TensorDesc& t, const uint8_
         if (s < -31 || s > max_shift(b.dtype)) return Status::kBadQuantParams;
       }
       return Status::kOk;
+    case Role::kBq:
+    case Role::kBk:
+    case Role::kBv:
+    case Role::kBo: {
+      if (b.dtype == kF32) return Status::kOk;
+      // The accumulator bound over the projection's inputs (FORMAT.md, "Bias bound").
+      const uint32_t d = b.num_heads * b.head_dim;
+      const uint32_t ins[] = {b.embed_dim, b.kdim, b.vdim, d};
+      const int32_t in = static_cast<int32_t>(ins[t.role - static_cast<uint16_t>(Role::kBq)]);
+      for (size_t i = 0; i < n; ++i) {
+        bool ok = false;
+        if (b.dtype == kS8) {
+          ok = detail::bias_in_range(read_s32(data, i), in);
+        } else {
+          int64_t v = 0;
+          std::memcpy(&v, data + i * sizeof v, sizeof v);
+          ok = detail::bias_in_range(v, in);
+        }
+        if (!ok) return Status::kBiasOutOfRange;
+      }
+      return Status::kOk;
+    }
     case Role::kRopeCos:
     case Role::kRopeSin:
       for (size_t i = 0; i < n * t.dims[1]; ++i) {
@@ -437,6 +460,16 @@ uint16_t Model::version() const {
 uint32_t Model::crc() const {
   if (base_ == nullptr) return 0;
   return read_record<Header>(base_).crc32;
+}
+
+Status Model::verify() const {
+  if (base_ == nullptr) return Status::kBadHandle;
+  // Bytes [0, 8) lie outside the CRC: the loader's own checks of them again.
+  ATTN_TRY(check_preamble(base_, size_));
+  // The stored CRC is read again too: a flip in the header's crc32 field shows.
+  return crc32(base_ + format::kCrcStart, size_ - format::kCrcStart) == read_record<Header>(base_).crc32
+             ? Status::kOk
+             : Status::kCrcMismatch;
 }
 
 uint32_t Model::data_align() const {

@@ -10,7 +10,8 @@
 // 1.26 ulp of the exact exp (std::exp: 0.5 ulp). Below ln(FLT_MIN) ~ -87.34
 // the result is flushed to exactly 0; std::exp would give a subnormal there,
 // less than 1.2e-38 after the division by a sum >= 1. -INFINITY (a masked
-// score) therefore gives exactly 0.
+// score) therefore gives exactly 0. A NaN score makes the row NaN (the ref's
+// NaN policy).
 #include "internal/arch.h"
 
 #if ATTN_HAVE_AVX2
@@ -23,11 +24,11 @@ namespace attn {
 namespace detail {
 namespace {
 
-// exp of 8 lanes, each <= 0 or -INFINITY.
+// exp of 8 lanes, each <= 0 or -INFINITY; NaN stays NaN.
 inline __m256 exp_nonpositive(__m256 x) {
-  const __m256 kMin = _mm256_set1_ps(-87.336544f);  // ln(FLT_MIN): 2^n stays a normal float
-  const __m256 underflow = _mm256_cmp_ps(x, kMin, _CMP_LT_OQ);
-  x = _mm256_max_ps(x, kMin);
+  const __m256 kMin = _mm256_set1_ps(-87.336544f);              // ln(FLT_MIN): 2^n stays a normal float
+  const __m256 underflow = _mm256_cmp_ps(x, kMin, _CMP_LT_OQ);  // false for NaN
+  x = _mm256_max_ps(kMin, x);  // maxps returns its second operand when either is NaN: NaN propagates
   // n = round(x * log2(e)) by the 1.5 * 2^23 trick: adding it leaves n + 127
   // (the biased exponent of 2^n, in [1, 127]) in the low mantissa bits of t.
   const __m256 kShift = _mm256_set1_ps(12582912.0f + 127.0f);
@@ -85,9 +86,12 @@ void softmax_row_f32_avx2(float* row, int32_t n) {
   }
   if (j < n8) vmax0 = _mm256_max_ps(vmax0, _mm256_loadu_ps(row + j));
   if (n8 < n) vmax1 = _mm256_max_ps(vmax1, load_tail(row + n8, tail));
+  // maxps does not propagate NaN reliably: max may be NaN, finite or -INFINITY
+  // with a NaN in the row. NaN max: every exp is NaN; finite max: the NaN's exp
+  // is NaN, so is the sum; -INFINITY: softmax_row_without_max. The row is NaN.
   const float max = hmax(_mm256_max_ps(vmax0, vmax1));
-  if (max == -INFINITY) {  // fully masked (or empty): all weights 0
-    for (j = 0; j < n; ++j) row[j] = 0.0f;
+  if (max == -INFINITY) {  // fully masked (or empty): all weights 0; all NaN if a NaN is there
+    softmax_row_without_max(row, n);
     return;
   }
 

@@ -27,9 +27,11 @@ void softmax_row_f32_mve(float* row, int32_t n) {
 
   float32x4_t vmax = xt;
   for (int32_t j = 0; j < n4; j += 4) vmax = vmaxnmq_f32(vmax, vld1q_f32(row + j));
+  // VMAXNM skips NaN: with a NaN in the row, a finite max makes its exp and the
+  // sum NaN; no finite max goes to softmax_row_without_max. The row is NaN.
   const float max = vmaxnmvq_f32(-INFINITY, vmax);
-  if (max == -INFINITY) {  // fully masked (or empty): all weights 0
-    for (int32_t j = 0; j < n; ++j) row[j] = 0.0f;
+  if (max == -INFINITY) {  // fully masked (or empty): all weights 0; all NaN if a NaN is there
+    softmax_row_without_max(row, n);
     return;
   }
 
