@@ -6,7 +6,10 @@
 //   fixed point  bit-exact, and nothing written outside the output (row
 //                padding and guard bytes keep their sentinel);
 //   float32      within the error bounds below, relative to the ref row.
-// A new variant needs no line here: it is one more row of a table.
+// A new variant needs no line here: it is one more row of a table. A row
+// this CPU does not run (on x86-64: an ISA the CPU lacks, from CPUID, as the
+// library's own choice reads it) is not run: its Stat counts the cases
+// skipped (cpu_skipped) and the log gets one SKIP line per op and ISA.
 //
 // No Catch2, no heap, no exceptions: every buffer is static, sized by the
 // caps below (the boards' RAM: 4 MiB on the MPS2 boards, 512 KiB on the
@@ -79,7 +82,8 @@ struct Stat {
   const char* isa;  // "control": the op's perturbed outputs, each must be caught
   int checks;
   int failed;
-  double worst;  // float32: largest error / bound (a control's: smallest)
+  double worst;         // float32: largest error / bound (a control's: smallest)
+  int cpu_skipped = 0;  // cases not run: this CPU lacks the row's ISA
 };
 struct Report {
   Stat stats[kMaxStats];
@@ -87,6 +91,7 @@ struct Report {
   int checks = 0;
   int failed = 0;
   int skipped = 0;                     // cases past the buffers' caps
+  int cpu_skipped = 0;                 // row runs left out: the CPU lacks their ISA
   void (*log)(const char*) = nullptr;  // one line per failure (no newline)
 };
 
@@ -114,6 +119,21 @@ inline void record(Report& r, const char* op, const char* isa, bool ok, double r
   }
   if (!(ratio <= s.worst) && std::strcmp(isa, "control") != 0) s.worst = ratio;
 }
+// Whether this CPU runs `row` (detail::row_runs); if not, the skip is
+// counted, and the first one of op/isa logged.
+template <typename Fn>
+bool cpu_runs(Report& r, const char* op, const Kernel<Fn>& row) {
+  if (detail::row_runs(row)) return true;
+  Stat& s = stat_of(r, op, row.isa);
+  ++r.cpu_skipped;
+  if (s.cpu_skipped++ == 0 && r.log != nullptr) {
+    char line[160];
+    std::snprintf(line, sizeof line, "SKIP variant %s/%s: this CPU lacks its ISA", op, row.isa);
+    r.log(line);
+  }
+  return false;
+}
+
 // A control: `caught` must be true (the comparison reported the perturbation).
 inline void control(Report& r, const char* op, bool caught, double ratio, const char* what) {
   Stat& s = stat_of(r, op, "control");
@@ -282,6 +302,7 @@ void each_variant(Report& r, const Kernel<Fn> (&table)[N], const char* op, const
   run(table[N - 1].fn, g_out_ref);
   check_ref_output(r, op, o, what);
   for (size_t i = 0; i + 1 < N; ++i) {
+    if (!cpu_runs(r, op, table[i])) continue;
     std::memset(g_out_var, kSentinel, o.bytes() + kGuard);
     run(table[i].fn, g_out_var);
     record(r, op, table[i].isa, same(), 0.0, what);
@@ -370,6 +391,7 @@ inline void linear_s8_case(Report& r, const LinearCase& c, int iter, const char*
     return ok;
   };
   for (size_t i = 0; i + 1 < kT; ++i) {
+    if (!cpu_runs(r, "linear_s8_t", detail::kLinearTS8[i])) continue;
     std::memset(g_out_var, kSentinel, t.bytes() + kGuard);
     n0 = detail::kLinearTS8[i].fn(x, w, bias, p, MatS8{out_var<int8_t>(), c.N, c.M, t.stride});
     bool ok = same_leading();
@@ -812,6 +834,7 @@ inline void softmax_rows_case(Report& r, int32_t rows, int32_t n, int32_t stride
   }
   record(r, "softmax_fused_rows", "ref", ref_ok, 0.0, what);
   for (size_t i = 0; i + 1 < kN; ++i) {
+    if (!cpu_runs(r, "softmax_fused_rows", detail::kSoftmaxRows[i])) continue;
     std::memset(g_out_var, kSentinel, bytes + kGuard);
     run(detail::kSoftmaxRows[i].fn, g_out_var);
     record(r, "softmax_fused_rows", detail::kSoftmaxRows[i].isa, same(), 0.0, what);
@@ -923,6 +946,7 @@ void each_f32_variant(Report& r, const Kernel<Fn> (&table)[N], const char* op, i
   run(table[N - 1].fn, out_ref<float>());
   record(r, op, "ref", outside_intact(g_out_ref, rows, cols, stride, sizeof(float)), 0.0, what);
   for (size_t i = 0; i + 1 < N; ++i) {
+    if (!cpu_runs(r, op, table[i])) continue;
     std::memset(g_out_var, kSentinel, bytes + kGuard);
     run(table[i].fn, out_var<float>());
     const double ratio = worst_ratio(rows, cols, stride, bound);
@@ -979,7 +1003,7 @@ inline void linear_f32_case(Report& r, const LinearF32Case& c, int iter, Rng& rn
   constexpr size_t kL = sizeof detail::kLinearF32 / sizeof detail::kLinearF32[0];
   for (size_t i = 0; i < kP; ++i) {
     const detail::PackedLinearF32& pk = detail::kPackedLinearF32[i].fn;
-    if (pk.linear == nullptr) continue;
+    if (pk.linear == nullptr || !cpu_runs(r, "linear_packed_f32", detail::kPackedLinearF32[i])) continue;
     const char* isa = detail::kPackedLinearF32[i].isa;
     const size_t floats = static_cast<size_t>(pk.panels_floats(c.N, c.K));
     if (!fits(r, mat_bytes<float>(c.M, c.xs), mat_bytes<float>(c.N, c.ws) + (floats + 16) * sizeof(float),
@@ -1181,6 +1205,7 @@ inline void softmax_f32_case(Report& r, int32_t n, int kind, bool with_control, 
   if (nan_row) ref_ok &= all_nan(want);
   record(r, "softmax_row_f32", "ref", ref_ok, 0.0, what);
   for (size_t i = 0; i + 1 < kN; ++i) {
+    if (!cpu_runs(r, "softmax_row_f32", detail::kSoftmaxRowF32[i])) continue;
     std::memset(g_out_var, kSentinel, mat_bytes<float>(1, n) + kGuard);
     run(detail::kSoftmaxRowF32[i].fn, out_var<float>());
     const double ratio = ratio_of();

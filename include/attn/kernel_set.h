@@ -1,6 +1,8 @@
 // attn/kernel_set.h: which kernel variant each op of a dtype runs in this
-// build, as the kernel table (src/internal/kernel_table.h) picked it at
-// compile time: "ref" (portable scalar), "avx2", "avx512vnni", "neon",
+// build on this CPU, as the kernel table (src/internal/kernel_table.h) picks
+// it: at compile time, or on x86-64 at run time from CPUID (the best of the
+// variants the library carries that the CPU runs): "ref" (portable scalar),
+// "avx2", "avx512vnni", "neon",
 // "neon-dotprod", "dsp" (Cortex-M SMLAD) or "mve" (Cortex-M55 Helium).
 #pragma once
 

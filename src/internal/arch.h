@@ -10,23 +10,47 @@
 #endif
 
 // AVX-512 VNNI with 256/512-bit integer ops (vpdpbusd, vpdpwssd): the
-// integer kernels' x86-64 tier above AVX2. CMake adds the flags at configure
-// time when the build machine runs them (ATTN_X86_AVX512VNNI).
-// ATTN_HAVE_AVX512VNNI: this translation unit is compiled for them (the
-// kernel files' own bodies). ATTN_WITH_AVX512VNNI: the library has them, so
-// the kernel table (internal/kernel_table.h) lists them in every unit: CMake
-// defines ATTN_AVX512VNNI_KERNELS=1 when it compiles those files with the
-// AVX-512 flags but the rest of the library without.
+// integer kernels' x86-64 tier above AVX2.
 #if ATTN_HAVE_AVX2 && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
     defined(__AVX512VNNI__)
 #define ATTN_HAVE_AVX512VNNI 1
 #else
 #define ATTN_HAVE_AVX512VNNI 0
 #endif
-#if ATTN_HAVE_AVX512VNNI || (ATTN_HAVE_AVX2 && defined(ATTN_AVX512VNNI_KERNELS) && ATTN_AVX512VNNI_KERNELS)
+
+// x86-64 with GCC or clang: the kernel table (internal/kernel_table.h) may
+// choose rows at run time, from CPUID.
+#if !defined(ATTN_FORCE_REF) && defined(__x86_64__) && defined(__GNUC__)
+#define ATTN_X86_64 1
+#else
+#define ATTN_X86_64 0
+#endif
+
+// ATTN_HAVE_<ISA>: this translation unit is compiled for the ISA (the kernel
+// files' own bodies). ATTN_WITH_<ISA>: the library has the ISA's kernels, so
+// the kernel table lists them in every unit: either the whole library is
+// compiled for the ISA, or the build compiles only that ISA's kernel files
+// with its flags (CMake and tools/make/attn.mk do, on x86-64) and defines
+// ATTN_AVX2_KERNELS=1 / ATTN_AVX512VNNI_KERNELS=1 for every unit.
+#if ATTN_HAVE_AVX2 || (ATTN_X86_64 && defined(ATTN_AVX2_KERNELS) && ATTN_AVX2_KERNELS)
+#define ATTN_WITH_AVX2 1
+#else
+#define ATTN_WITH_AVX2 0
+#endif
+#if ATTN_HAVE_AVX512VNNI || (ATTN_WITH_AVX2 && defined(ATTN_AVX512VNNI_KERNELS) && ATTN_AVX512VNNI_KERNELS)
 #define ATTN_WITH_AVX512VNNI 1
 #else
 #define ATTN_WITH_AVX512VNNI 0
+#endif
+
+// The table carries a row above what this unit's flags guarantee: best()
+// asks the CPU (CPUID, once) which rows it runs. Elsewhere (ref-only builds,
+// ARM, Cortex-M, or x86 compiled for every ISA it carries) row 0 is a
+// compile-time constant and there is no dispatch code.
+#if (ATTN_WITH_AVX2 && !ATTN_HAVE_AVX2) || (ATTN_WITH_AVX512VNNI && !ATTN_HAVE_AVX512VNNI)
+#define ATTN_X86_RUNTIME_CHOICE 1
+#else
+#define ATTN_X86_RUNTIME_CHOICE 0
 #endif
 
 #if !defined(ATTN_FORCE_REF) && defined(__ARM_NEON) && defined(__aarch64__)

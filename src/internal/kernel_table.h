@@ -1,11 +1,18 @@
 // internal/kernel_table.h: the one table that picks kernel variants.
 //
 // For every op and dtype, one row per variant this build compiles, best
-// first; the library runs row 0 (`kernels_*()` below). The shared variant
-// tester (tests/variant_tester.h) runs every row against the `ref` row, which
-// is always compiled and always last. The rows are constexpr, so a call
-// through row 0 compiles to a direct call: firmware carries no dispatch code,
-// and an image links only the variants it calls.
+// first; the shared variant tester (tests/variant_tester.h) runs every row
+// against the `ref` row, which is always compiled and always last. The
+// library runs best(table): the first row this CPU runs.
+//
+// On every target but x86-64 that is row 0, a compile-time constant: a call
+// through it compiles to a direct call, firmware carries no dispatch code,
+// and an image links only the variants it calls. On x86-64 the library also
+// carries kernels above the ISA its flags target (each ISA's kernel files
+// compiled with their own flags, see CMakeLists.txt): their rows need a CPU
+// with the ISA, and best() skips a row the CPU lacks (CPUID is read once,
+// on first use, internal/cpu_x86.h); rows the flags already guarantee need
+// no check, so a build compiled for every ISA it carries has none.
 //
 // Adding a variant (src/README.md has the whole checklist): its kernel file
 // (src/kernels/<op>/<op>_<dtype>_<isa>.cpp, body under its ATTN_HAVE_<ISA>),
@@ -18,18 +25,34 @@
 
 #include "attn/config.h"
 #include "internal/arch.h"
+#include "internal/cpu_x86.h"
 #include "internal/kernels_f32.h"
 #include "internal/kernels_fixed.h"
 
 namespace attn {
 namespace detail {
 
-// One variant: its function and the name of its ISA ("ref", "avx2", ...).
+// One variant: its function and the name of its ISA ("ref", "avx2", ...);
+// on x86-64 also the CPU features it needs (from the name).
 template <typename Fn>
 struct Kernel {
   Fn fn;
   const char* isa;
+#if ATTN_X86_64
+  uint32_t needs = x86_needs(isa);
+#endif
 };
+
+// Whether this CPU runs `row`. Only x86-64 rows above the unit's flags ask.
+template <typename Fn>
+inline bool row_runs(const Kernel<Fn>& row) {
+#if ATTN_X86_64
+  return x86_runs(row.needs);
+#else
+  (void)row;
+  return true;
+#endif
+}
 
 // ---- op signatures (the contracts are beside the ref declarations) ----------
 using LinearF32Fn = void (*)(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y);
@@ -63,12 +86,30 @@ using WeightedSumS16Fn = void (*)(ConstMatS16 p, ConstMatS16 v, int32_t m, int32
 using LinearTS8Fn = int32_t (*)(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p,
                                 MatS8 yt);
 
-// The variant an op runs on this target: row 0 of its table, e.g.
-// best(kLinearS8)(x, w, bias, params, y).
+// The row an op runs: the first this CPU runs (the last row, ref, runs
+// everywhere), e.g. best(kLinearS8)(x, w, bias, params, y). Row 0, a
+// constant, wherever the table has no row above the unit's flags.
+#if ATTN_X86_RUNTIME_CHOICE
+template <typename Fn, size_t N>
+inline size_t best_row(const Kernel<Fn> (&rows)[N]) {
+  for (size_t i = 0; i + 1 < N; ++i)
+    if (row_runs(rows[i])) return i;
+  return N - 1;
+}
+template <typename Fn, size_t N>
+inline Fn best(const Kernel<Fn> (&rows)[N]) {
+  return rows[best_row(rows)].fn;
+}
+#else
+template <typename Fn, size_t N>
+constexpr size_t best_row(const Kernel<Fn> (&)[N]) {
+  return 0;
+}
 template <typename Fn, size_t N>
 constexpr Fn best(const Kernel<Fn> (&rows)[N]) {
   return rows[0].fn;
 }
+#endif
 
 // softmax_fused_rows of a variant that has only the one-row kernel.
 template <void (*kRow)(int32_t*, int32_t, int32_t, int32_t, const FusedSoftmax&)>
@@ -80,7 +121,7 @@ void softmax_rows_by_row(int32_t* s, int32_t stride, int32_t rows, const int32_t
 // ---- float32 ------------------------------------------------------------------
 #if ATTN_WITH_F32
 inline constexpr Kernel<LinearF32Fn> kLinearF32[] = {
-#if ATTN_HAVE_AVX2
+#if ATTN_WITH_AVX2
     {linear_f32_avx2, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
@@ -92,7 +133,7 @@ inline constexpr Kernel<LinearF32Fn> kLinearF32[] = {
     {linear_f32_ref, "ref"},
 };
 inline constexpr Kernel<ScoresF32Fn> kScoresF32[] = {
-#if ATTN_HAVE_AVX2
+#if ATTN_WITH_AVX2
     {scores_f32_avx2, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
@@ -104,7 +145,7 @@ inline constexpr Kernel<ScoresF32Fn> kScoresF32[] = {
     {scores_f32_ref, "ref"},
 };
 inline constexpr Kernel<SoftmaxRowF32Fn> kSoftmaxRowF32[] = {
-#if ATTN_HAVE_AVX2
+#if ATTN_WITH_AVX2
     {softmax_row_f32_avx2, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
@@ -116,7 +157,7 @@ inline constexpr Kernel<SoftmaxRowF32Fn> kSoftmaxRowF32[] = {
     {softmax_row_f32_ref, "ref"},
 };
 inline constexpr Kernel<WeightedSumF32Fn> kWeightedSumF32[] = {
-#if ATTN_HAVE_AVX2
+#if ATTN_WITH_AVX2
     {weighted_sum_f32_avx2, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
@@ -128,26 +169,33 @@ inline constexpr Kernel<WeightedSumF32Fn> kWeightedSumF32[] = {
     {weighted_sum_f32_ref, "ref"},
 };
 inline constexpr Kernel<PackedLinearF32> kPackedLinearF32[] = {
-#if ATTN_HAVE_AVX2
+#if ATTN_WITH_AVX2
     {{panels_floats_f32_avx2, pack_panels_f32_avx2, linear_panels_f32_avx2}, "avx2"},
 #endif
     {{nullptr, nullptr, nullptr}, "none"},  // read W as stored
 };
 
-// Whether this build's linear reads W^T panels (a row above "none").
+// Whether this build's linear may read W^T panels (a row above "none"); on
+// x86-64 only where the CPU runs that row (best(kPackedLinearF32)).
 constexpr bool kPacksWeightsF32 = sizeof(kPackedLinearF32) / sizeof(kPackedLinearF32[0]) > 1;
 
-// linear_f32 reading W^T panels made once by pack_weights_f32 (null: W as stored).
+// linear_f32 reading W^T panels made once by pack_weights_f32 (null: W as
+// stored; pack_weights_f32 makes none where best() is the "none" row).
 inline void linear_packed_f32(ConstMatF32 x, ConstMatF32 w, const float* panels, const float* bias,
                               MatF32 y) {
   if constexpr (kPacksWeightsF32) {
-    if (panels != nullptr) return best(kPackedLinearF32).linear(x, w, panels, bias, y);
+    const PackedLinearF32 pk = best(kPackedLinearF32);
+    if (panels != nullptr && pk.linear != nullptr) return pk.linear(x, w, panels, bias, y);
   }
   best(kLinearF32)(x, w, bias, y);
 }
-// Floats the panels of a [N, K] weight take: 0 where this build reads W as stored.
+// Floats the panels of a [N, K] weight take: 0 where this build (or CPU)
+// reads W as stored.
 inline uint64_t linear_panels_floats_f32(int32_t N, int32_t K) {
-  if constexpr (kPacksWeightsF32) return best(kPackedLinearF32).panels_floats(N, K);
+  if constexpr (kPacksWeightsF32) {
+    const PackedLinearF32 pk = best(kPackedLinearF32);
+    if (pk.panels_floats != nullptr) return pk.panels_floats(N, K);
+  }
   return 0;
 }
 #endif  // ATTN_WITH_F32
@@ -158,7 +206,7 @@ inline constexpr Kernel<SoftmaxRowsFn> kSoftmaxRows[] = {
 #if ATTN_WITH_AVX512VNNI
     {softmax_fused_rows_avx512vnni, "avx512vnni"},
 #endif
-#if ATTN_HAVE_AVX2
+#if ATTN_WITH_AVX2
     {softmax_fused_rows_avx2, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
@@ -182,7 +230,7 @@ inline constexpr Kernel<LinearS8Fn> kLinearS8[] = {
 #if ATTN_WITH_AVX512VNNI
     {linear_s8_avx512vnni, "avx512vnni"},
 #endif
-#if ATTN_HAVE_AVX2
+#if ATTN_WITH_AVX2
     {linear_s8_avx2, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
@@ -200,7 +248,7 @@ inline constexpr Kernel<ScoresS8Fn> kScoresS8[] = {
 #if ATTN_WITH_AVX512VNNI
     {scores_s8_avx512vnni, "avx512vnni"},
 #endif
-#if ATTN_HAVE_AVX2
+#if ATTN_WITH_AVX2
     {scores_s8_avx2, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
@@ -218,7 +266,7 @@ inline constexpr Kernel<WeightedSumS8Fn> kWeightedSumS8[] = {
 #if ATTN_WITH_AVX512VNNI
     {weighted_sum_s8_avx512vnni, "avx512vnni"},
 #endif
-#if ATTN_HAVE_AVX2
+#if ATTN_WITH_AVX2
     {weighted_sum_s8_avx2, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
@@ -264,7 +312,7 @@ constexpr bool kValuesTransposedS8 = kWeightedSumVtS8[0].fn != weighted_sum_vt_s
 // ---- int16 ------------------------------------------------------------------------
 #if ATTN_WITH_S16
 inline constexpr Kernel<LinearS16Fn> kLinearS16[] = {
-#if ATTN_HAVE_AVX2
+#if ATTN_WITH_AVX2
     {linear_s16_avx2, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
@@ -273,7 +321,7 @@ inline constexpr Kernel<LinearS16Fn> kLinearS16[] = {
     {linear_s16_ref, "ref"},
 };
 inline constexpr Kernel<ScoresS16Fn> kScoresS16[] = {
-#if ATTN_HAVE_AVX2
+#if ATTN_WITH_AVX2
     {scores_s16_avx2, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
@@ -282,7 +330,7 @@ inline constexpr Kernel<ScoresS16Fn> kScoresS16[] = {
     {scores_s16_ref, "ref"},
 };
 inline constexpr Kernel<WeightedSumS16Fn> kWeightedSumS16[] = {
-#if ATTN_HAVE_AVX2
+#if ATTN_WITH_AVX2
     {weighted_sum_s16_avx2, "avx2"},
 #endif
 #if ATTN_HAVE_NEON

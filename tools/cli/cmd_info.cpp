@@ -1,9 +1,12 @@
 // cmd_info.cpp: `attn info FILE.attn [--L N] [--S N]`: header, blocks with
 // their hyperparameters, tensors, and the arena bytes of one forward for
-// query length L and key length S (S defaults to L).
+// query length L and key length S (S defaults to L), and the kernel
+// variants each block's forward runs on this CPU (attn::kernel_set: on
+// x86-64 chosen at run time from CPUID).
 #include <cstdio>
 
 #include "attn/attention_fixed.h"
+#include "attn/kernel_set.h"
 
 #include "cli/cli.h"
 
@@ -40,6 +43,10 @@ int cmd_info(int argc, char** argv) {
       if (plan.arena_bytes > max_arena) max_arena = plan.arena_bytes;
     }
     std::printf("\n");
+    KernelSet k;
+    if (kernel_set(b.dtype, &k) == Status::kOk)
+      std::printf("    kernels on this CPU: linear=%s scores=%s softmax=%s weighted_sum=%s rope=%s\n",
+                  k.linear, k.scores, k.softmax, k.weighted_sum, k.rope);
     if (b.dtype != DType::kF32) {
       const char* io_names[4] = {"query", "key", "value", "output"};
       std::printf("    quantized I/O (real = scale * (q - zero_point)):");
