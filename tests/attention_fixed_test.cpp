@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <random>
 #include <string>
@@ -39,6 +40,20 @@ struct AlignedBuffer {
       : data(static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64 + 64))) {}
   ~AlignedBuffer() { std::free(data); }
   uint8_t* data;
+};
+
+// A plan for cfg at dtype dt over L query and S key rows (tile_rows query
+// rows a tile) and an arena of exactly its size.
+struct PlannedArena {
+  PlannedArena(const attn::AttentionConfig& cfg, DType dt, int L, int S, int tile_rows = ATTN_TILE_ROWS)
+      : status(attn::plan_attention(cfg, dt, L, S, &plan, tile_rows)), buf(plan.arena_bytes) {
+    REQUIRE(status == Status::kOk);
+    REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  }
+  attn::Plan plan;
+  Status status;
+  AlignedBuffer buf;
+  attn::Arena arena;
 };
 
 std::vector<float> randn(size_t n, std::mt19937& rng, double scale) {
@@ -163,6 +178,32 @@ void widen(attn::Range& r, const Vec& v) {
   for (double x : v) r.min = std::min(r.min, float(x)), r.max = std::max(r.max, float(x));
 }
 
+// Under every mask, the forward FWD(plan, mask, y, arena) planned at each
+// tile size gives the same [L, 32] output of T (the first tile size's).
+template <typename T, typename Fwd>
+void check_tile_invariance(const attn::AttentionConfig& cfg, DType dt, int L, int S,
+                           std::initializer_list<attn::Mask> masks, std::initializer_list<int> tiles,
+                           Fwd fwd) {
+  for (const attn::Mask& mask : masks) {
+    std::vector<T> first;
+    for (int tile : tiles) {
+      PlannedArena pa(cfg, dt, L, S, tile);
+      const attn::Plan& plan = pa.plan;
+      attn::Arena& arena = pa.arena;
+      std::vector<T> y(size_t(L) * 32);
+      REQUIRE(fwd(plan, mask, y.data(), arena) == Status::kOk);
+      if (first.empty()) first = y;
+      REQUIRE(y == first);
+    }
+  }
+}
+
+// Every stage's range widened by one float forward's stages.
+void widen_all(attn::CalibrationRanges& r, const Stages& s) {
+  widen(r.query, s.x), widen(r.key, s.xk), widen(r.value, s.xv), widen(r.q, s.q), widen(r.k, s.k);
+  widen(r.v, s.v), widen(r.context, s.ctx), widen(r.output, s.y);
+}
+
 double sqnr_db(const Vec& ref, const Vec& got) {
   double s = 0.0, n = 0.0;
   for (size_t i = 0; i < ref.size(); ++i) s += ref[i] * ref[i], n += (ref[i] - got[i]) * (ref[i] - got[i]);
@@ -201,9 +242,7 @@ Result evaluate(const Model& m, const std::vector<Inputs>& calib, const Inputs& 
                 DType dt) {
   attn::CalibrationRanges r;
   for (const Inputs& c : calib) {
-    const Stages s = float_forward(m, c, mask);
-    widen(r.query, s.x), widen(r.key, s.xk), widen(r.value, s.xv), widen(r.q, s.q), widen(r.k, s.k);
-    widen(r.v, s.v), widen(r.context, s.ctx), widen(r.output, s.y);
+    widen_all(r, float_forward(m, c, mask));
   }
   const attn::AttentionConfig& cfg = m.cfg;
   AlignedBuffer store(attn::quantized_attention_bytes(cfg, dt));
@@ -221,11 +260,9 @@ Result evaluate(const Model& m, const std::vector<Inputs>& calib, const Inputs& 
 
   // Integer forward.
   const int E = cfg.embed_dim;
-  attn::Plan plan;
-  REQUIRE(attn::plan_attention(cfg, dt, test.L, test.S, &plan) == Status::kOk);
-  AlignedBuffer buf(plan.arena_bytes);
-  attn::Arena arena;
-  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  PlannedArena pa(cfg, dt, test.L, test.S);
+  const attn::Plan& plan = pa.plan;
+  attn::Arena& arena = pa.arena;
   Vec y(size_t(test.L) * E);
   auto quant = [&](const std::vector<float>& v, attn::QuantParams p, auto* out) {
     for (size_t i = 0; i < v.size(); ++i)
@@ -344,10 +381,6 @@ TEST_CASE("peaky softmax (inputs x6): still within 1 dB of the ideal", "[attenti
   }
 }
 
-}  // namespace
-
-namespace {
-
 // A quantized model ready to run, for the behaviour and error tests.
 struct Quantized {
   Model m;
@@ -362,9 +395,7 @@ std::unique_ptr<Quantized> quantize_s8(attn::AttentionConfig cfg, int L, int S, 
   q->m = make_model(cfg, rng);
   attn::CalibrationRanges r;
   for (int i = 0; i < 4; ++i) {
-    const Stages s = float_forward(q->m, make_inputs(cfg, L, S, false, 1.0, rng), {});
-    widen(r.query, s.x), widen(r.key, s.xk), widen(r.value, s.xv), widen(r.q, s.q), widen(r.k, s.k);
-    widen(r.v, s.v), widen(r.context, s.ctx), widen(r.output, s.y);
+    widen_all(r, float_forward(q->m, make_inputs(cfg, L, S, false, 1.0, rng), {}));
   }
   q->storage.resize(attn::quantized_attention_bytes(cfg, DType::kS8) + 64);
   const size_t skip = (64 - reinterpret_cast<uintptr_t>(q->storage.data()) % 64) % 64;
@@ -388,21 +419,11 @@ TEST_CASE("forward_s8: the tile size does not change a single output byte", "[at
   std::mt19937 rng(6);
   const auto x = random_s8(size_t(L) * 32, rng), xk = random_s8(size_t(S) * 32, rng),
              xv = random_s8(size_t(S) * 32, rng);
-  for (attn::Mask mask : {attn::Mask(), causal(), windowed(4), padded(9)}) {
-    std::vector<int8_t> first;
-    for (int T : {1, 3, 4, L}) {
-      attn::Plan plan;
-      REQUIRE(attn::plan_attention(cfg, DType::kS8, L, S, &plan, T) == Status::kOk);
-      AlignedBuffer buf(plan.arena_bytes);
-      attn::Arena arena;
-      REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
-      std::vector<int8_t> y(size_t(L) * 32);
-      REQUIRE(attn::forward_s8(plan, q->w, mask, {x.data(), xk.data(), xv.data(), y.data()}, arena) ==
-              Status::kOk);
-      if (first.empty()) first = y;
-      REQUIRE(y == first);
-    }
-  }
+  check_tile_invariance<int8_t>(
+      cfg, DType::kS8, L, S, {attn::Mask(), causal(), windowed(4), padded(9)}, {1, 3, 4, L},
+      [&](const attn::Plan& plan, const attn::Mask& mask, int8_t* y, attn::Arena& arena) {
+        return attn::forward_s8(plan, q->w, mask, {x.data(), xk.data(), xv.data(), y}, arena);
+      });
 }
 
 TEST_CASE("forward_s8: fully masked rows give the output bias", "[attention_fixed]") {
@@ -411,11 +432,9 @@ TEST_CASE("forward_s8: fully masked rows give the output bias", "[attention_fixe
   const auto q = quantize_s8(cfg, L, S, 8);
   std::mt19937 rng(9);
   const auto x = random_s8(size_t(L) * 32, rng), kv = random_s8(size_t(S) * 32, rng);
-  attn::Plan plan;
-  REQUIRE(attn::plan_attention(cfg, DType::kS8, L, S, &plan) == Status::kOk);
-  AlignedBuffer buf(plan.arena_bytes);
-  attn::Arena arena;
-  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  PlannedArena pa(cfg, DType::kS8, L, S);
+  const attn::Plan& plan = pa.plan;
+  attn::Arena& arena = pa.arena;
   std::vector<int8_t> y(size_t(L) * 32);
   REQUIRE(attn::forward_s8(plan, q->w, padded(0), {x.data(), kv.data(), kv.data(), y.data()}, arena) ==
           Status::kOk);
@@ -432,11 +451,9 @@ TEST_CASE("forward_s8 / forward_s16 give one Status per bad argument", "[attenti
   const attn::AttentionConfig cfg{16, 2};
   const int L = 3, S = 4;
   auto q = quantize_s8(cfg, L, S, 12);
-  attn::Plan plan;
-  REQUIRE(attn::plan_attention(cfg, DType::kS8, L, S, &plan) == Status::kOk);
-  AlignedBuffer buf(plan.arena_bytes);
-  attn::Arena arena;
-  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  PlannedArena pa(cfg, DType::kS8, L, S);
+  const attn::Plan& plan = pa.plan;
+  attn::Arena& arena = pa.arena;
   std::vector<int8_t> x(size_t(L) * 16), kv(size_t(S) * 16), y(size_t(L) * 16);
   const attn::IoS8 io{x.data(), kv.data(), kv.data(), y.data()};
   CHECK(attn::forward_s8(plan, q->w, {}, io, arena) == Status::kOk);
@@ -486,7 +503,7 @@ TEST_CASE("forward_s8 / forward_s16 give one Status per bad argument", "[attenti
   attn::Arena empty;
   CHECK(attn::forward_s8(plan, q->w, {}, io, empty) == Status::kArenaTooSmall);
   attn::Arena small;
-  REQUIRE(small.init(buf.data, plan.arena_bytes - 16) == Status::kOk);
+  REQUIRE(small.init(pa.buf.data, plan.arena_bytes - 16) == Status::kOk);
   CHECK(attn::forward_s8(plan, q->w, {}, io, small) == Status::kArenaTooSmall);
   CHECK(small.used() == 0);
 
@@ -563,10 +580,6 @@ TEST_CASE("choose_activation_quant: int8 asymmetric with 0 exact, int16 symmetri
   CHECK(attn::quantize_value(-3.0f, c, DType::kS16) == -32767);
 }
 
-}  // namespace
-
-namespace {
-
 TEST_CASE("calibrate_attention records every stage's range of the float forward", "[attention_fixed]") {
   std::mt19937 rng(31);
   const attn::AttentionConfig cfg{32, 4, 0, 24, 0, true, 2};
@@ -587,9 +600,7 @@ TEST_CASE("calibrate_attention records every stage's range of the float forward"
     REQUIRE(arena.used() == 0);
     REQUIRE(arena.high_water() == attn::calibrate_attention_bytes(cfg, L, S));
     const Stages s = float_forward(m, in, mask);
-    widen(want.query, s.x), widen(want.key, s.xk), widen(want.value, s.xv), widen(want.q, s.q),
-        widen(want.k, s.k);
-    widen(want.v, s.v), widen(want.context, s.ctx), widen(want.output, s.y);
+    widen_all(want, s);
     for (size_t i = 0; i < y.size(); ++i) REQUIRE(y[i] == Approx(s.y[i]).margin(1e-5));
   }
   const attn::Range g[8] = {got.query, got.key, got.value, got.q, got.k, got.v, got.context, got.output};
@@ -668,20 +679,14 @@ TEST_CASE("calibrate_any_mask: the context covers V, the output every single-key
   CHECK(attn::calibrate_any_mask(plan, attn::WeightsF32{}, {}, arena, &r) == Status::kNullArgument);
 }
 
-}  // namespace
-
-namespace {
-
 TEST_CASE("forward_s16: tile size invariance, masks, errors", "[attention_fixed]") {
-  std::mt19937 rng(41);
-  const attn::AttentionConfig cfg{32, 4, 0, 0, 0, true, 2};
-  const Model m = make_model(cfg, rng);
   const int L = 11, S = 17;
+  const attn::AttentionConfig cfg{32, 4, 0, 0, 0, true, 2};
+  std::mt19937 rng(41);
+  const Model m = make_model(cfg, rng);
   attn::CalibrationRanges r;
   for (int i = 0; i < 4; ++i) {
-    const Stages s = float_forward(m, make_inputs(cfg, L, S, false, 1.0, rng), {});
-    widen(r.query, s.x), widen(r.key, s.xk), widen(r.value, s.xv), widen(r.q, s.q), widen(r.k, s.k);
-    widen(r.v, s.v), widen(r.context, s.ctx), widen(r.output, s.y);
+    widen_all(r, float_forward(m, make_inputs(cfg, L, S, false, 1.0, rng), {}));
   }
   AlignedBuffer store(attn::quantized_attention_bytes(cfg, DType::kS16));
   attn::Arena st;
@@ -695,26 +700,14 @@ TEST_CASE("forward_s16: tile size invariance, masks, errors", "[attention_fixed]
   std::vector<int16_t> x(size_t(L) * 32), kv(size_t(S) * 32);
   for (auto& v : x) v = int16_t(d(rng));
   for (auto& v : kv) v = int16_t(d(rng));
-  for (attn::Mask mask : {attn::Mask(), causal(), windowed(3), padded(5)}) {
-    std::vector<int16_t> first;
-    for (int T : {1, 4, L}) {
-      attn::Plan plan;
-      REQUIRE(attn::plan_attention(cfg, DType::kS16, L, S, &plan, T) == Status::kOk);
-      AlignedBuffer buf(plan.arena_bytes);
-      attn::Arena arena;
-      REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
-      std::vector<int16_t> y(size_t(L) * 32);
-      REQUIRE(attn::forward_s16(plan, w, mask, {x.data(), kv.data(), kv.data(), y.data()}, arena) ==
-              Status::kOk);
-      if (first.empty()) first = y;
-      REQUIRE(y == first);
-    }
-  }
-  attn::Plan plan;
-  REQUIRE(attn::plan_attention(cfg, DType::kS16, L, S, &plan) == Status::kOk);
-  AlignedBuffer buf(plan.arena_bytes);
-  attn::Arena arena;
-  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  check_tile_invariance<int16_t>(
+      cfg, DType::kS16, L, S, {attn::Mask(), causal(), windowed(3), padded(5)}, {1, 4, L},
+      [&](const attn::Plan& plan, const attn::Mask& mask, int16_t* y, attn::Arena& arena) {
+        return attn::forward_s16(plan, w, mask, {x.data(), kv.data(), kv.data(), y}, arena);
+      });
+  PlannedArena pa(cfg, DType::kS16, L, S);
+  const attn::Plan& plan = pa.plan;
+  attn::Arena& arena = pa.arena;
   std::vector<int16_t> y(size_t(L) * 32);
   const attn::IoS16 io{x.data(), kv.data(), kv.data(), y.data()};
   attn::WeightsS16 bad = w;

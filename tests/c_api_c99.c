@@ -55,6 +55,27 @@ static void* alloc_aligned(size_t bytes, void** raw) {
   return (void*)p;
 }
 
+/* Float weights with all four projections M and no biases. */
+static attn_weights_f32 weights_all(const float* m) {
+  attn_weights_f32 w;
+  memset(&w, 0, sizeof w);
+  w.wq = w.wk = w.wv = w.wo = m;
+  return w;
+}
+
+/* Float I/O: query Q, key K, value V into Y (and the probabilities into P
+ * unless NULL), query row 0 at position 0. */
+static attn_io_f32 io_f32(const float* q, const float* k, const float* v, float* y, float* p) {
+  attn_io_f32 io;
+  memset(&io, 0, sizeof io);
+  io.query = q;
+  io.key = k;
+  io.value = v;
+  io.output = y;
+  io.attn_weights = p;
+  return io;
+}
+
 /* ------------------------------------------------- hand-computed case --- */
 
 /* E = 2, H = 1, L = 1, S = 2, identity projections, no bias: the output is
@@ -81,17 +102,8 @@ static void test_hand_case(void) {
   CHECK_STATUS(attn_plan_arena_bytes(&plan, &need), ATTN_OK);
   CHECK(need == sizeof arena);
 
-  memset(&w, 0, sizeof w);
-  w.wq = eye;
-  w.wk = eye;
-  w.wv = eye;
-  w.wo = eye;
-  memset(&io, 0, sizeof io);
-  io.query = q;
-  io.key = kv;
-  io.value = kv;
-  io.output = y;
-  io.attn_weights = p;
+  w = weights_all(eye);
+  io = io_f32(q, kv, kv, y, p);
   CHECK_STATUS(attn_forward_f32(&plan, &w, NULL, &io, arena, sizeof arena), ATTN_OK);
   s0 = 1.0 / sqrt(2.0);
   s1 = 2.0 / sqrt(2.0);
@@ -171,16 +183,8 @@ static void test_errors(void) {
   CHECK_STATUS(attn_plan_arena_bytes(&plan, &need), ATTN_OK);
   CHECK(need == ATTN_ARENA_BYTES_F32(4, 4, 2, 2));
 
-  memset(&w, 0, sizeof w);
-  w.wq = wts;
-  w.wk = wts;
-  w.wv = wts;
-  w.wo = wts;
-  memset(&io, 0, sizeof io);
-  io.query = x;
-  io.key = x;
-  io.value = x;
-  io.output = y;
+  w = weights_all(wts);
+  io = io_f32(x, x, x, y, NULL);
   /* A plan copied by assignment stays valid; a zeroed one is no plan. */
   copy = plan;
   CHECK_STATUS(attn_forward_f32(&copy, &w, NULL, &io, arena, need), ATTN_OK);
@@ -256,19 +260,14 @@ static int read_golden(const char* path, golden* g, void** raw) {
   version = rd_i32(b + 8);
   if (memcmp(b, "ATTNGOLD", 8) != 0 || (version != 1 && version != 2)) return 1;
   header = version == 1 ? 64 : 80;
-  g->e = rd_i32(b + 12);
-  g->h = rd_i32(b + 16);
-  g->head_dim = rd_i32(b + 20);
-  g->kdim = rd_i32(b + 24);
-  g->vdim = rd_i32(b + 28);
-  g->bias = rd_i32(b + 32);
-  g->L = rd_i32(b + 36);
-  g->S = rd_i32(b + 40);
-  g->causal = rd_i32(b + 44);
-  g->causal_offset = rd_i32(b + 48);
-  g->key_length = rd_i32(b + 52);
-  g->has_additive = rd_i32(b + 56);
-  g->self_attention = rd_i32(b + 60);
+  {
+    /* The header's int32 fields in file order, from byte 12. */
+    int32_t* const fields[13] = {
+        &g->e, &g->h,      &g->head_dim,      &g->kdim,       &g->vdim,         &g->bias,          &g->L,
+        &g->S, &g->causal, &g->causal_offset, &g->key_length, &g->has_additive, &g->self_attention};
+    int i;
+    for (i = 0; i < 13; ++i) *fields[i] = rd_i32(b + 12 + 4 * i);
+  }
   g->kv_heads = g->h;
   g->rope_base = 0.0f;
   g->window = 0;
@@ -557,12 +556,7 @@ static void test_golden(const char* path) {
   w.bk = g.bk;
   w.bv = g.bv;
   w.bo = g.bo;
-  memset(&io, 0, sizeof io);
-  io.query = g.query;
-  io.key = g.key;
-  io.value = g.value;
-  io.output = y;
-  io.attn_weights = p;
+  io = io_f32(g.query, g.key, g.value, y, p);
   CHECK_STATUS(attn_forward_f32(&plan, &w, &mask, &io, arena, need), ATTN_OK);
   CHECK(close_enough(y, g.y, n_y));
   CHECK(close_enough(p, g.p, n_p));
@@ -687,6 +681,55 @@ static int all_same(const void* p, size_t n, size_t elem) {
   return 1;
 }
 
+/* W (attn_weights_s8 or _s16) zeroed, then the four projections from g_qw
+ * with biases BIAS (g_qb32 or g_qb64) and shifts SHIFT (g_qshift8 or
+ * g_qshift16), and the rotary table. */
+#define INTEGER_PROJ(W, F, IDX, BIAS, SHIFT) \
+  (W).F.weight = g_qw[IDX];                  \
+  (W).F.bias = BIAS[IDX];                    \
+  (W).F.multiplier = g_qmul;                 \
+  (W).F.shift = SHIFT
+#define SET_INTEGER_WEIGHTS(W, BIAS, SHIFT) \
+  do {                                      \
+    memset(&(W), 0, sizeof(W));             \
+    INTEGER_PROJ(W, q, 0, BIAS, SHIFT);     \
+    INTEGER_PROJ(W, k, 1, BIAS, SHIFT);     \
+    INTEGER_PROJ(W, v, 2, BIAS, SHIFT);     \
+    INTEGER_PROJ(W, o, 3, BIAS, SHIFT);     \
+    (W).rope.cos = g_qcos;                  \
+    (W).rope.sin = g_qsin;                  \
+    (W).rope.positions = QL;                \
+  } while (0)
+
+/* All QL rows of x decoded through dtype DT in chunks of QCHUNK into y_dec,
+ * each call expected to return ATTN_OK. Uses the test's variables. */
+#define DECODE_ALL_ROWS(DT)                                                                            \
+  for (row = 0; row < QL; row += QCHUNK) {                                                             \
+    const int32_t n = QL - row < QCHUNK ? QL - row : QCHUNK;                                           \
+    CHECK_STATUS(attn_decode_##DT(&plan, &w, &cache, x + row * QE, n, y_dec + row * QE, arena, bytes), \
+                 ATTN_OK);                                                                             \
+  }
+
+/* One causal forward over the whole of x (self-attention, window WINDOW)
+ * through dtype DT into y_fwd, then compared byte for byte with y_dec (same
+ * kernels, integer sums), which must not be constant (the comparison can
+ * tell outputs apart). Uses the test's variables. */
+#define FORWARD_EQUALS_DECODE(DT, DTYPE, WINDOW, ELEM)                                        \
+  do {                                                                                        \
+    CHECK_STATUS(attn_plan_init(&fwd_plan, &cfg, DTYPE, QL, QL, 0), ATTN_OK);                 \
+    memset(&mask, 0, sizeof mask);                                                            \
+    mask.causal = 1;                                                                          \
+    mask.window = (WINDOW);                                                                   \
+    io.query = x;                                                                             \
+    io.key = x;                                                                               \
+    io.value = x;                                                                             \
+    io.output = y_fwd;                                                                        \
+    io.query_position = 0;                                                                    \
+    CHECK_STATUS(attn_forward_##DT(&fwd_plan, &w, &mask, &io, arena, sizeof arena), ATTN_OK); \
+    CHECK(memcmp(y_dec, y_fwd, sizeof y_dec) == 0);                                           \
+    CHECK(!all_same(y_dec, QL * QE, ELEM));                                                   \
+  } while (0)
+
 #if ATTN_WITH_S8
 static void test_decode_s8(void) {
   static ATTN_ALIGNED_ARENA uint8_t arena[ATTN_ARENA_BYTES_S8(QE, QDKV, QL, QL)];
@@ -703,17 +746,7 @@ static void test_decode_s8(void) {
   int i;
 
   make_integer_block(&cfg);
-  memset(&w, 0, sizeof w);
-#define PROJ8(field, idx)      \
-  w.field.weight = g_qw[idx];  \
-  w.field.bias = g_qb32[idx];  \
-  w.field.multiplier = g_qmul; \
-  w.field.shift = g_qshift8
-  PROJ8(q, 0);
-  PROJ8(k, 1);
-  PROJ8(v, 2);
-  PROJ8(o, 3);
-#undef PROJ8
+  SET_INTEGER_WEIGHTS(w, g_qb32, g_qshift8);
   w.q_zero_point = 3;
   w.k_zero_point = -2;
   w.v_zero_point = 1;
@@ -722,9 +755,6 @@ static void test_decode_s8(void) {
   w.softmax = make_softmax(7, 11000, 0); /* score step 2^-10 */
   w.context_multiplier = 1 << 30;        /* Q0.15 probabilities: 0.5 x 2^-14 = 2^-15 */
   w.context_shift = -14;
-  w.rope.cos = g_qcos;
-  w.rope.sin = g_qsin;
-  w.rope.positions = QL;
   for (i = 0; i < QL * QE; ++i) x[i] = (int8_t)((i * 37) % 255 - 127);
 
   /* window 0 (capacity QL) and window 3 (capacity 4, the oldest rows dropped) */
@@ -738,26 +768,11 @@ static void test_decode_s8(void) {
     CHECK(bytes <= sizeof arena && cache_bytes <= sizeof cache_buf);
     CHECK(cache_bytes == 2 * ATTN_ALIGN_UP_((size_t)capacity * QDKV));
     CHECK_STATUS(attn_kv_cache_init_s8(&cache, &plan, window, cache_buf, cache_bytes), ATTN_OK);
-    for (row = 0; row < QL; row += QCHUNK) {
-      const int32_t n = QL - row < QCHUNK ? QL - row : QCHUNK;
-      CHECK_STATUS(attn_decode_s8(&plan, &w, &cache, x + row * QE, n, y_dec + row * QE, arena, bytes),
-                   ATTN_OK);
-    }
+    DECODE_ALL_ROWS(s8)
     CHECK_STATUS(attn_kv_cache_length_s8(&cache, &length, &next), ATTN_OK);
     CHECK(next == QL && length == (window == 0 ? QL : capacity));
 
-    CHECK_STATUS(attn_plan_init(&fwd_plan, &cfg, ATTN_DTYPE_S8, QL, QL, 0), ATTN_OK);
-    memset(&mask, 0, sizeof mask);
-    mask.causal = 1;
-    mask.window = window;
-    io.query = x;
-    io.key = x;
-    io.value = x;
-    io.output = y_fwd;
-    io.query_position = 0;
-    CHECK_STATUS(attn_forward_s8(&fwd_plan, &w, &mask, &io, arena, sizeof arena), ATTN_OK);
-    CHECK(memcmp(y_dec, y_fwd, sizeof y_dec) == 0); /* same kernels, integer sums: byte for byte */
-    CHECK(!all_same(y_dec, QL * QE, 1));            /* the comparison can tell outputs apart */
+    FORWARD_EQUALS_DECODE(s8, ATTN_DTYPE_S8, window, 1);
   }
 
   /* Full (window 0, capacity QL): refused, nothing changed; then reset. */
@@ -765,10 +780,7 @@ static void test_decode_s8(void) {
   CHECK_STATUS(attn_plan_arena_bytes(&plan, &bytes), ATTN_OK);
   CHECK_STATUS(attn_kv_cache_bytes(&plan, &cache_bytes), ATTN_OK);
   CHECK_STATUS(attn_kv_cache_init_s8(&cache, &plan, 0, cache_buf, cache_bytes), ATTN_OK);
-  for (row = 0; row < QL; row += QCHUNK) {
-    const int32_t n = QL - row < QCHUNK ? QL - row : QCHUNK;
-    CHECK_STATUS(attn_decode_s8(&plan, &w, &cache, x + row * QE, n, y_dec + row * QE, arena, bytes), ATTN_OK);
-  }
+  DECODE_ALL_ROWS(s8)
   CHECK_STATUS(attn_decode_s8(&plan, &w, &cache, x, 1, y_dec, arena, bytes), ATTN_ERR_CACHE_FULL);
   CHECK_STATUS(attn_kv_cache_length_s8(&cache, &length, &next), ATTN_OK);
   CHECK(length == QL && next == QL);
@@ -821,23 +833,10 @@ static void test_decode_s16(void) {
   int i;
 
   make_integer_block(&cfg);
-  memset(&w, 0, sizeof w);
-#define PROJ16(field, idx)     \
-  w.field.weight = g_qw[idx];  \
-  w.field.bias = g_qb64[idx];  \
-  w.field.multiplier = g_qmul; \
-  w.field.shift = g_qshift16
-  PROJ16(q, 0);
-  PROJ16(k, 1);
-  PROJ16(v, 2);
-  PROJ16(o, 3);
-#undef PROJ16
+  SET_INTEGER_WEIGHTS(w, g_qb64, g_qshift16);
   w.softmax = make_softmax(0, 1400000, 3); /* head_dim 4 < 2^3; score step 2^-17 */
   w.context_multiplier = 1 << 30;
   w.context_shift = -14;
-  w.rope.cos = g_qcos;
-  w.rope.sin = g_qsin;
-  w.rope.positions = QL;
   for (i = 0; i < QL * QE; ++i) x[i] = (int16_t)((i * 7919) % 65535 - 32767);
   memset(y_fwd, 1, sizeof y_fwd);
 
@@ -849,27 +848,13 @@ static void test_decode_s16(void) {
   CHECK_STATUS(attn_kv_cache_init_s16(&cache, &s8_plan, 0, cache_buf, cache_bytes), ATTN_ERR_BAD_DTYPE);
   CHECK_STATUS(attn_kv_cache_init_s16(&cache, &plan, 0, cache_buf, cache_bytes), ATTN_OK);
   CHECK_STATUS(attn_decode_s16(&s8_plan, &w, &cache, x, 1, y_dec, arena, bytes), ATTN_ERR_BAD_DTYPE);
-  for (row = 0; row < QL; row += QCHUNK) {
-    const int32_t n = QL - row < QCHUNK ? QL - row : QCHUNK;
-    CHECK_STATUS(attn_decode_s16(&plan, &w, &cache, x + row * QE, n, y_dec + row * QE, arena, bytes),
-                 ATTN_OK);
-  }
+  DECODE_ALL_ROWS(s16)
   CHECK_STATUS(attn_decode_s16(&plan, &w, &cache, x, 1, y_dec, arena, bytes), ATTN_ERR_CACHE_FULL);
   CHECK_STATUS(attn_decode_s16(&plan, &w, &cache, NULL, 1, y_dec, arena, bytes), ATTN_ERR_NULL_ARGUMENT);
   CHECK_STATUS(attn_kv_cache_length_s16(&cache, &length, &next), ATTN_OK);
   CHECK(length == QL && next == QL);
 
-  CHECK_STATUS(attn_plan_init(&fwd_plan, &cfg, ATTN_DTYPE_S16, QL, QL, 0), ATTN_OK);
-  memset(&mask, 0, sizeof mask);
-  mask.causal = 1;
-  io.query = x;
-  io.key = x;
-  io.value = x;
-  io.output = y_fwd;
-  io.query_position = 0;
-  CHECK_STATUS(attn_forward_s16(&fwd_plan, &w, &mask, &io, arena, sizeof arena), ATTN_OK);
-  CHECK(memcmp(y_dec, y_fwd, sizeof y_dec) == 0);
-  CHECK(!all_same(y_dec, QL * QE, 2));
+  FORWARD_EQUALS_DECODE(s16, ATTN_DTYPE_S16, 0, 2);
 
   CHECK_STATUS(attn_kv_cache_reset_s16(&cache), ATTN_OK);
   CHECK_STATUS(attn_kv_cache_reset_s16(NULL), ATTN_ERR_NULL_ARGUMENT);

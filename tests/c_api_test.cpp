@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/attention.h"
@@ -15,6 +16,34 @@
 #include "fixed_dtypes.h"
 
 namespace {
+
+// A C config with biases: embed_dim e, num_heads h, num_kv_heads kv (0: h), rope_base (0: no rotary).
+attn_config c_config(int32_t e, int32_t h, int32_t kv, float rope_base) {
+  attn_config cfg = {};
+  cfg.embed_dim = e;
+  cfg.num_heads = h;
+  cfg.num_kv_heads = kv;
+  cfg.rope_base = rope_base;
+  cfg.bias = 1;
+  return cfg;
+}
+
+// A causal mask shifted by offset, a sliding window, keys from key_length on
+// padded: in C (first) and in C++ (second).
+std::pair<attn_mask, attn::Mask> causal_masks(int32_t offset, int32_t window, int32_t key_length) {
+  attn_mask m = {};
+  m.causal = 1;
+  m.causal_offset = offset;
+  m.window = window;
+  m.key_padding = 1;
+  m.key_length = key_length;
+  attn::Mask cm;
+  cm.causal = true;
+  cm.causal_offset = offset;
+  cm.window = window;
+  cm.key_length = key_length;
+  return {m, cm};
+}
 
 // "kArenaTooSmall" -> "ATTN_ERR_ARENA_TOO_SMALL" ("kOk" -> "ATTN_OK").
 std::string c_name_of(const std::string& cpp) {
@@ -72,12 +101,7 @@ TEST_CASE("ATTN_ARENA_BYTES_F32 is attention_arena_bytes with the default tile")
 }
 
 TEST_CASE("C plan and forward match the C++ ones bit for bit, with GQA, rope and a sliding window") {
-  attn_config cfg = {};
-  cfg.embed_dim = 8;
-  cfg.num_heads = 4;
-  cfg.num_kv_heads = 2;
-  cfg.rope_base = 10000.0f;
-  cfg.bias = 1;
+  const attn_config cfg = c_config(8, 4, 2, 10000.0f);
   constexpr int32_t L = 5, S = 7;
   attn_plan plan;
   REQUIRE(attn_plan_init(&plan, &cfg, ATTN_DTYPE_F32, L, S, 2) == ATTN_OK);
@@ -109,21 +133,13 @@ TEST_CASE("C plan and forward match the C++ ones bit for bit, with GQA, rope and
 
   attn_weights_f32 w = {wq.data(), wk.data(), wv.data(), wo.data(),
                         bq.data(), bk.data(), bv.data(), bo.data()};
-  attn_mask m = {};
-  m.causal = 1;
-  m.causal_offset = 2;
-  m.window = 3;
-  m.key_padding = 1;
-  m.key_length = 6;
+  auto masks = causal_masks(2, 3, 6);
+  attn_mask& m = masks.first;
+  const attn::Mask& cm = masks.second;
   attn_io_f32 io = {x.data(), kv.data(), kv.data(), y_c.data(), p_c.data(), 1};
   REQUIRE(attn_forward_f32(&plan, &w, &m, &io, arena, sizeof arena) == ATTN_OK);
 
   attn::WeightsF32 cw{wq.data(), wk.data(), wv.data(), wo.data(), bq.data(), bk.data(), bv.data(), bo.data()};
-  attn::Mask cm;
-  cm.causal = true;
-  cm.causal_offset = 2;
-  cm.window = 3;
-  cm.key_length = 6;
   attn::IoF32 cio;
   cio.query = x.data();
   cio.key = cio.value = kv.data();
@@ -267,21 +283,10 @@ template <class Api>
 void check_c_forward(const QuantCase& qc) {
   using T = typename Api::T;
   constexpr int32_t L = QuantCase::kL, S = QuantCase::kS, E = QuantCase::kE;
-  attn_config cfg = {};
-  cfg.embed_dim = E;
-  cfg.num_heads = QuantCase::kH;
-  cfg.bias = 1;
-  attn_mask m = {};
-  m.causal = 1;
-  m.causal_offset = 3;
-  m.key_padding = 1;
-  m.key_length = 8;
-  m.window = 4;
-  attn::Mask cm;
-  cm.causal = true;
-  cm.causal_offset = 3;
-  cm.key_length = 8;
-  cm.window = 4;
+  const attn_config cfg = c_config(E, QuantCase::kH, 0, 0.0f);
+  auto masks = causal_masks(3, 4, 8);
+  attn_mask& m = masks.first;
+  const attn::Mask& cm = masks.second;
   alignas(ATTN_ARENA_ALIGN) static uint8_t arena[8192];
 
   attn_plan plan;
@@ -364,11 +369,7 @@ void check_c_decode(const QuantCase& qc, float rope_base, int32_t window) {
   using T = typename Api::T;
   constexpr int32_t L = 11, E = QuantCase::kE, kChunk = 4;
   const int32_t capacity = window > 0 ? window + 1 : L;
-  attn_config cfg = {};
-  cfg.embed_dim = E;
-  cfg.num_heads = QuantCase::kH;
-  cfg.bias = 1;
-  cfg.rope_base = rope_base;
+  const attn_config cfg = c_config(E, QuantCase::kH, 0, rope_base);
   attn::AttentionConfig ccfg = qc.cfg;
   ccfg.rope_base = rope_base;
   alignas(16) static uint8_t table_mem[4096];

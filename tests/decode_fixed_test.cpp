@@ -13,6 +13,7 @@
 #include "attn/attention_fixed.h"
 #include "attn/decode.h"
 #include "attn/quantize.h"
+#include "catch_helpers.h"
 #include "fixed_dtypes.h"
 #include "host_helpers.h"
 
@@ -74,6 +75,19 @@ void quantize(Quantized<D>* q, attn::AttentionConfig cfg, uint32_t seed,
   REQUIRE(D::quantize(cfg, q->f32(), ranges, st, &q->w, &q->act, options) == Status::kOk);
 }
 
+// A decode plan for q (chunk query rows, capacity cached rows) and a
+// 4096-byte arena, both required to set up.
+struct DecodeSetup {
+  template <class D>
+  DecodeSetup(const Quantized<D>& q, int32_t chunk, int32_t capacity) {
+    REQUIRE(attn::plan_decode(q.cfg, D::kDtype, chunk, capacity, &plan) == Status::kOk);
+    REQUIRE(arena.init(buf.data, 4096) == Status::kOk);
+  }
+  attn::Plan plan;
+  AlignedBuffer buf{4096};
+  attn::Arena arena;
+};
+
 template <class D>
 std::vector<typename D::T> quantized_input(const Quantized<D>& q, int L, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -88,17 +102,7 @@ std::vector<typename D::T> quantized_input(const Quantized<D>& q, int L, uint32_
 template <class D>
 std::vector<typename D::T> full_forward(const Quantized<D>& q, const std::vector<typename D::T>& x, int L,
                                         int window) {
-  attn::Plan plan;
-  REQUIRE(attn::plan_attention(q.cfg, D::kDtype, L, L, &plan) == Status::kOk);
-  AlignedBuffer buf(plan.arena_bytes);
-  attn::Arena arena;
-  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
-  attn::Mask mask;
-  mask.causal = true;
-  mask.window = window;
-  std::vector<typename D::T> y(x.size());
-  REQUIRE(D::forward(plan, q.w, mask, {x.data(), x.data(), x.data(), y.data()}, arena) == Status::kOk);
-  return y;
+  return causal_forward(q.cfg, D::kDtype, q.w, x, L, window, D::forward);
 }
 
 // x through a cache: `prefill` rows in one call, then `step` rows per call.
@@ -169,11 +173,9 @@ template <class D>
 void check_errors() {
   Quantized<D> q;
   quantize(&q, {8, 2}, 3);
-  attn::Plan plan;
-  REQUIRE(attn::plan_decode(q.cfg, D::kDtype, 2, 4, &plan) == Status::kOk);
-  AlignedBuffer buf(4096);
-  attn::Arena arena;
-  REQUIRE(arena.init(buf.data, 4096) == Status::kOk);
+  DecodeSetup setup(q, 2, 4);
+  const attn::Plan& plan = setup.plan;
+  attn::Arena& arena = setup.arena;
   typename D::Cache cache;
   CHECK(D::init(plan, 5, arena, &cache) == Status::kBadWindow);
   CHECK(D::init(plan, -1, arena, &cache) == Status::kBadWindow);
@@ -271,11 +273,9 @@ void check_rope_limit() {
   options.max_positions = 6;
   quantize(&q, {16, 4, 0, 0, 0, true, 2, 10000.0f}, 29, options);
   REQUIRE(q.w.rope.positions == 6);
-  attn::Plan plan;
-  REQUIRE(attn::plan_decode(q.cfg, D::kDtype, 4, 8, &plan) == Status::kOk);
-  AlignedBuffer buf(4096);
-  attn::Arena arena;
-  REQUIRE(arena.init(buf.data, 4096) == Status::kOk);
+  DecodeSetup setup(q, 4, 8);
+  const attn::Plan& plan = setup.plan;
+  attn::Arena& arena = setup.arena;
   typename D::Cache cache;
   REQUIRE(D::init(plan, 3, arena, &cache) == Status::kOk);  // a window: never full, positions keep growing
   const auto x = quantized_input(q, 8, 31);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attn/decode.h"
+#include "catch_helpers.h"
 #include "host_helpers.h"
 
 namespace {
@@ -38,18 +39,7 @@ Model make_model(attn::AttentionConfig cfg, uint32_t seed) {
 
 // y of one forward_f32 over all L rows, causal (and windowed).
 std::vector<float> full_forward(const Model& m, const std::vector<float>& x, int L, int window) {
-  attn::Plan plan;
-  REQUIRE(attn::plan_attention(m.cfg, attn::DType::kF32, L, L, &plan) == Status::kOk);
-  AlignedBuffer buf(plan.arena_bytes);
-  attn::Arena arena;
-  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
-  attn::Mask mask;
-  mask.causal = true;
-  mask.window = window;
-  std::vector<float> y(x.size());
-  REQUIRE(attn::forward_f32(plan, m.weights(), mask, {x.data(), x.data(), x.data(), y.data()}, arena) ==
-          Status::kOk);
-  return y;
+  return causal_forward(m.cfg, attn::DType::kF32, m.weights(), x, L, window, attn::forward_f32);
 }
 
 bool within_bound(const std::vector<float>& got, const std::vector<float>& want) {

@@ -17,10 +17,12 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "attn/attention_fixed.h"
 #include "attn/quantize.h"
+#include "fixed_dtypes.h"
 #include "golden.h"
 
 namespace {
@@ -91,30 +93,27 @@ double integer_sqnr(const golden::Case& c, const golden::QuantCalib& q, attn::DT
   REQUIRE(run.init(run_buf.p.get(), run_buf.size) == attn::Status::kOk);
   attn::ActivationQuant act;
   std::vector<double> got(nq);
+  // Quantize, run and dequantize through dtype D (dtypes::S8 or S16); the
+  // s16 output is symmetric (its zero point not applied).
+  auto run_dtype = [&](auto dtype_row) {
+    using D = decltype(dtype_row);
+    using T = typename D::T;
+    typename D::Weights ws;
+    REQUIRE(D::quantize(cfg, w, ranges, st, &ws, &act, options) == attn::Status::kOk);
+    const auto iq = quantize_all<T>(c.query, act.query, dtype);
+    const auto ik = quantize_all<T>(c.key, act.key, dtype);
+    const auto iv = quantize_all<T>(c.value, act.value, dtype);
+    std::vector<T> iy(nq);
+    REQUIRE(D::forward(qplan, ws, mask, typename D::Io{iq.data(), ik.data(), iv.data(), iy.data()}, run) ==
+            attn::Status::kOk);
+    const int32_t zero = std::is_same<T, int8_t>::value ? act.output.zero_point : 0;
+    for (size_t i = 0; i < nq; ++i)
+      got[i] = static_cast<double>(act.output.scale) * static_cast<double>(iy[i] - zero);
+  };
   if (dtype == attn::DType::kS8) {
-    attn::WeightsS8 ws;
-    REQUIRE(attn::quantize_attention_s8(cfg, w, ranges, st, &ws, &act, nullptr, options) ==
-            attn::Status::kOk);
-    const auto iq = quantize_all<int8_t>(c.query, act.query, dtype);
-    const auto ik = quantize_all<int8_t>(c.key, act.key, dtype);
-    const auto iv = quantize_all<int8_t>(c.value, act.value, dtype);
-    std::vector<int8_t> iy(nq);
-    REQUIRE(attn::forward_s8(qplan, ws, mask, attn::IoS8{iq.data(), ik.data(), iv.data(), iy.data()}, run) ==
-            attn::Status::kOk);
-    for (size_t i = 0; i < nq; ++i)
-      got[i] = static_cast<double>(act.output.scale) * static_cast<double>(iy[i] - act.output.zero_point);
+    run_dtype(dtypes::S8{});
   } else {
-    attn::WeightsS16 ws;
-    REQUIRE(attn::quantize_attention_s16(cfg, w, ranges, st, &ws, &act, nullptr, options) ==
-            attn::Status::kOk);
-    const auto iq = quantize_all<int16_t>(c.query, act.query, dtype);
-    const auto ik = quantize_all<int16_t>(c.key, act.key, dtype);
-    const auto iv = quantize_all<int16_t>(c.value, act.value, dtype);
-    std::vector<int16_t> iy(nq);
-    REQUIRE(attn::forward_s16(qplan, ws, mask, attn::IoS16{iq.data(), ik.data(), iv.data(), iy.data()},
-                              run) == attn::Status::kOk);
-    for (size_t i = 0; i < nq; ++i)
-      got[i] = static_cast<double>(act.output.scale) * static_cast<double>(iy[i]);
+    run_dtype(dtypes::S16{});
   }
   return sqnr_db(c.y, got);
 }

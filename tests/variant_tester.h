@@ -497,6 +497,19 @@ inline void linear_fixed_cases(Report& r) {
   }
 }
 
+// A host-family attention shape for case iter: T, S and d picked from kSizes
+// in that order (the first kNumLong cases take kLongShapes[iter] as T, S, d,
+// or as T, d, S when long_d_second), then a padding of 0 or 3, returned.
+inline int32_t host_shape(Rng& rng, int iter, int32_t& T, int32_t& S, int32_t& d, bool long_d_second) {
+  T = rng.pick(kSizes, kNumSizes), S = rng.pick(kSizes, kNumSizes), d = rng.pick(kSizes, kNumSizes);
+  if (iter < kNumLong) {
+    T = kLongShapes[iter][0];
+    (long_d_second ? d : S) = kLongShapes[iter][1];
+    (long_d_second ? S : d) = kLongShapes[iter][2];
+  }
+  return rng.uniform(0, 2) * 3;
+}
+
 // ---- scores_s8, scores_s16 ---------------------------------------------------------------
 struct ScoresCase {
   int32_t T, S, d, qs, ks, ss;  // ss: output row stride
@@ -548,9 +561,7 @@ inline void scores_fixed_cases(Report& r) {
   // to 19 (s16: 12 more, so that the int64 sum rounds into int32).
   for (int iter = 0; iter < 150; ++iter) {
     ScoresCase c{};
-    c.T = rng.pick(kSizes, kNumSizes), c.S = rng.pick(kSizes, kNumSizes), c.d = rng.pick(kSizes, kNumSizes);
-    if (iter < kNumLong) c.T = kLongShapes[iter][0], c.S = kLongShapes[iter][1], c.d = kLongShapes[iter][2];
-    const int32_t pad = rng.uniform(0, 2) * 3;
+    const int32_t pad = host_shape(rng, iter, c.T, c.S, c.d, false);
     c.qs = c.d + pad, c.ks = c.d + pad, c.ss = c.S + pad;
     c.extreme = iter % 7 == 0, c.qrange = 128;
     c.zq = c.extreme ? 127 : rng.uniform(-128, 127), c.zk = c.extreme ? 127 : rng.uniform(-128, 127);
@@ -639,9 +650,7 @@ inline void weighted_sum_fixed_cases(Report& r) {
   // shifts saturating (0..3) every 5th.
   for (int iter = 0; iter < 150; ++iter) {
     WeightedSumCase c{};
-    c.T = rng.pick(kSizes, kNumSizes), c.S = rng.pick(kSizes, kNumSizes), c.d = rng.pick(kSizes, kNumSizes);
-    if (iter < kNumLong) c.T = kLongShapes[iter][0], c.d = kLongShapes[iter][1], c.S = kLongShapes[iter][2];
-    const int32_t pad = rng.uniform(0, 2) * 3;
+    const int32_t pad = host_shape(rng, iter, c.T, c.S, c.d, true);
     c.ps = c.S + pad, c.vs = c.d + pad, c.os = c.d + pad;
     c.extreme = iter % 7 == 0;
     const bool softmax_like = iter % 3 != 0 || c.S > 256;
