@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -20,6 +21,7 @@
 #include "attn/attention.h"
 #include "attn/attention_fixed.h"
 #include "attn/quantize.h"
+#include "fixed_dtypes.h"
 
 namespace {
 
@@ -231,6 +233,26 @@ Vec fake_quant(const Vec& v, attn::QuantParams p, DType dt) {
            (std::max(lo, std::min(hi, std::round(v[i] / double(p.scale)) + p.zero_point)) - p.zero_point);
   return r;
 }
+// m's weights through the converter for dt with ranges r: w8 or w16 set, and
+// the constants in a store of their own (`used` of its bytes).
+struct Converted {
+  Converted(const Model& m, const attn::CalibrationRanges& r, DType dt)
+      : store(attn::quantized_attention_bytes(m.cfg, dt)) {
+    attn::Arena st;
+    REQUIRE(st.init(store.data, attn::quantized_attention_bytes(m.cfg, dt)) == Status::kOk);
+    if (dt == DType::kS8) {
+      REQUIRE(attn::quantize_attention_s8(m.cfg, m.weights(), r, st, &w8, &act) == Status::kOk);
+    } else {
+      REQUIRE(attn::quantize_attention_s16(m.cfg, m.weights(), r, st, &w16, &act) == Status::kOk);
+    }
+    used = st.used();
+  }
+  AlignedBuffer store;
+  attn::ActivationQuant act;
+  attn::WeightsS8 w8;
+  attn::WeightsS16 w16;
+  size_t used = 0;
+};
 
 struct Result {
   double ideal_db, int_db;
@@ -245,18 +267,11 @@ Result evaluate(const Model& m, const std::vector<Inputs>& calib, const Inputs& 
     widen_all(r, float_forward(m, c, mask));
   }
   const attn::AttentionConfig& cfg = m.cfg;
-  AlignedBuffer store(attn::quantized_attention_bytes(cfg, dt));
-  attn::Arena st;
-  REQUIRE(st.init(store.data, attn::quantized_attention_bytes(cfg, dt)) == Status::kOk);
-  attn::ActivationQuant act;
-  attn::WeightsS8 w8;
-  attn::WeightsS16 w16;
-  if (dt == DType::kS8) {
-    REQUIRE(attn::quantize_attention_s8(cfg, m.weights(), r, st, &w8, &act) == Status::kOk);
-  } else {
-    REQUIRE(attn::quantize_attention_s16(cfg, m.weights(), r, st, &w16, &act) == Status::kOk);
-  }
-  REQUIRE(st.used() == attn::quantized_attention_bytes(cfg, dt));
+  const Converted qw(m, r, dt);
+  REQUIRE(qw.used == attn::quantized_attention_bytes(cfg, dt));
+  const attn::ActivationQuant& act = qw.act;
+  const attn::WeightsS8& w8 = qw.w8;
+  const attn::WeightsS16& w16 = qw.w16;
 
   // Integer forward.
   const int E = cfg.embed_dim;
@@ -735,6 +750,27 @@ TEST_CASE("forward_s16: tile size invariance, masks, errors", "[attention_fixed]
 #if ATTN_SATURATION_COUNTERS
 namespace {
 
+// One forward of quantized inputs with and without counting into *c: the
+// same bytes, and the output count is the number of outputs at the limits.
+template <class D>
+void counted_forward(const attn::Plan& plan, const typename D::Weights& w, const std::vector<int32_t>& x,
+                     const std::vector<int32_t>& xk, const std::vector<int32_t>& xv, attn::Arena& arena,
+                     attn::SaturationCounts* c) {
+  using T = typename D::T;
+  std::vector<T> a(x.begin(), x.end()), b(xk.begin(), xk.end()), v(xv.begin(), xv.end());
+  std::vector<T> y0(size_t(plan.query_len) * size_t(plan.config.embed_dim)), y1(y0.size());
+  typename D::Io io{a.data(), b.data(), v.data(), y0.data()};
+  REQUIRE(D::forward(plan, w, {}, io, arena) == Status::kOk);
+  io.output = y1.data();
+  io.saturation = c;
+  REQUIRE(D::forward(plan, w, {}, io, arena) == Status::kOk);
+  CHECK(y0 == y1);
+  uint64_t at_limits = 0;
+  for (T e : y1)
+    at_limits += (e == std::numeric_limits<T>::min() || e == std::numeric_limits<T>::max()) ? 1 : 0;
+  CHECK(c->output == at_limits);
+}
+
 // Saturation counters (attn/attention_fixed.h; the host-ref preset builds with
 // them on). Stage ranges calibrated and widened 2x: the calibration inputs keep
 // every stage within half its range (no value at a limit), inputs 10x beyond
@@ -748,22 +784,14 @@ TEST_CASE("saturation counters: zero in range, nonzero 10x beyond, outputs uncha
   const Inputs calib = make_inputs(cfg, L, S, false, 1.0, rng);
   attn::CalibrationRanges r;
   const Stages s = float_forward(m, calib, {});
-  widen(r.query, s.x), widen(r.key, s.xk), widen(r.value, s.xv), widen(r.q, s.q), widen(r.k, s.k);
-  widen(r.v, s.v), widen(r.context, s.ctx), widen(r.output, s.y);
+  widen_all(r, s);
   for (attn::Range* x : {&r.q, &r.k, &r.v, &r.context, &r.output}) *x = {2.0f * x->min, 2.0f * x->max};
   for (DType dt : {DType::kS8, DType::kS16}) {
     INFO((dt == DType::kS8 ? "s8" : "s16"));
-    AlignedBuffer store(attn::quantized_attention_bytes(cfg, dt));
-    attn::Arena st;
-    REQUIRE(st.init(store.data, attn::quantized_attention_bytes(cfg, dt)) == Status::kOk);
-    attn::ActivationQuant act;
-    attn::WeightsS8 w8;
-    attn::WeightsS16 w16;
-    if (dt == DType::kS8) {
-      REQUIRE(attn::quantize_attention_s8(cfg, m.weights(), r, st, &w8, &act) == Status::kOk);
-    } else {
-      REQUIRE(attn::quantize_attention_s16(cfg, m.weights(), r, st, &w16, &act) == Status::kOk);
-    }
+    const Converted qw(m, r, dt);
+    const attn::ActivationQuant& act = qw.act;
+    const attn::WeightsS8& w8 = qw.w8;
+    const attn::WeightsS16& w16 = qw.w16;
     attn::Plan plan;
     REQUIRE(attn::plan_attention(cfg, dt, L, S, &plan) == Status::kOk);
     AlignedBuffer buf(plan.arena_bytes);
@@ -778,29 +806,9 @@ TEST_CASE("saturation counters: zero in range, nonzero 10x beyond, outputs uncha
       };
       const auto x = q(calib.x, act.query), xk = q(calib.xk, act.key), xv = q(calib.xv, act.value);
       if (dt == DType::kS8) {
-        std::vector<int8_t> a(x.begin(), x.end()), b(xk.begin(), xk.end()), v(xv.begin(), xv.end());
-        std::vector<int8_t> y0(size_t(L) * 16), y1(y0.size());
-        attn::IoS8 io{a.data(), b.data(), v.data(), y0.data()};
-        REQUIRE(attn::forward_s8(plan, w8, {}, io, arena) == Status::kOk);
-        io.output = y1.data();
-        io.saturation = c;
-        REQUIRE(attn::forward_s8(plan, w8, {}, io, arena) == Status::kOk);
-        CHECK(y0 == y1);
-        uint64_t at_limits = 0;
-        for (int8_t e : y1) at_limits += (e == -128 || e == 127) ? 1 : 0;
-        CHECK(c->output == at_limits);
+        counted_forward<dtypes::S8>(plan, w8, x, xk, xv, arena, c);
       } else {
-        std::vector<int16_t> a(x.begin(), x.end()), b(xk.begin(), xk.end()), v(xv.begin(), xv.end());
-        std::vector<int16_t> y0(size_t(L) * 16), y1(y0.size());
-        attn::IoS16 io{a.data(), b.data(), v.data(), y0.data()};
-        REQUIRE(attn::forward_s16(plan, w16, {}, io, arena) == Status::kOk);
-        io.output = y1.data();
-        io.saturation = c;
-        REQUIRE(attn::forward_s16(plan, w16, {}, io, arena) == Status::kOk);
-        CHECK(y0 == y1);
-        uint64_t at_limits = 0;
-        for (int16_t e : y1) at_limits += (e == -32768 || e == 32767) ? 1 : 0;
-        CHECK(c->output == at_limits);
+        counted_forward<dtypes::S16>(plan, w16, x, xk, xv, arena, c);
       }
     };
     attn::SaturationCounts in_range, beyond;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "attn/attention.h"
+#include "host_helpers.h"
 
 namespace golden {
 
@@ -101,11 +102,7 @@ struct Case {
     return m;
   }
   attn::WeightsF32 weights() const {
-    attn::WeightsF32 w;
-    w.wq = wq.data();
-    w.wk = wk.data();
-    w.wv = wv.data();
-    w.wo = wo.data();
+    attn::WeightsF32 w = weights_f32(wq, wk, wv, wo);
     if (bias) {
       w.bq = bq.data();
       w.bk = bk.data();

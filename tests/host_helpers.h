@@ -1,6 +1,6 @@
 // host_helpers.h: helpers of the host tests and of the benchmark programs
 // (tools/ programs have tests/ on their include path): aligned arena
-// buffers and normal random vectors.
+// buffers, normal random vectors, f32 weights over vectors.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attn/arena.h"
+#include "attn/attention.h"
 
 // `bytes` usable bytes at an ATTN_ARENA_ALIGN-aligned address.
 struct AlignedBuffer {
@@ -26,4 +27,15 @@ inline std::vector<float> random_normal(size_t n, std::mt19937& rng, float scale
   std::vector<float> v(n);
   for (auto& x : v) x = dist(rng);
   return v;
+}
+
+// WeightsF32 over the four weight matrices (no biases).
+inline attn::WeightsF32 weights_f32(const std::vector<float>& wq, const std::vector<float>& wk,
+                                    const std::vector<float>& wv, const std::vector<float>& wo) {
+  attn::WeightsF32 w;
+  w.wq = wq.data();
+  w.wk = wk.data();
+  w.wv = wv.data();
+  w.wo = wo.data();
+  return w;
 }

@@ -126,14 +126,7 @@ attn::AttentionConfig stories_config(bool rope) {
 struct FloatCase {
   attn::AttentionConfig cfg;
   std::vector<float> wq, wk, wv, wo, x;  // [D, E], [Dkv, E], [Dkv, E], [E, D], [C, E]
-  attn::WeightsF32 weights() const {
-    attn::WeightsF32 w;
-    w.wq = wq.data();
-    w.wk = wk.data();
-    w.wv = wv.data();
-    w.wo = wo.data();
-    return w;
-  }
+  attn::WeightsF32 weights() const { return weights_f32(wq, wk, wv, wo); }
 };
 
 FloatCase make_case(const attn::AttentionConfig& cfg, int32_t C) {
