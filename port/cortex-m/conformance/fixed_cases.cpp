@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 
 #include "attn/attention_fixed.h"
 #include "attn/decode.h"
@@ -54,8 +55,10 @@ bool guards_intact(const uint8_t* p, size_t body) {
   return true;
 }
 
-template <typename Proj, typename Bias>
+template <typename Proj>
 Proj projection(const FixedProjection& f) {
+  using Bias =
+      std::remove_const_t<std::remove_pointer_t<decltype(Proj::bias)>>;  // int32_t (s8), int64_t (s16)
   Proj p;
   p.weight = f.weight;
   p.bias = static_cast<const Bias*>(f.bias);
@@ -64,44 +67,37 @@ Proj projection(const FixedProjection& f) {
   return p;
 }
 
+// What a case's WeightsS8 and WeightsS16 share: the four projections, the
+// softmax and context constants, the rope tables.
 template <typename W>
-void common_constants(const GoldenCaseFixed& c, W* w) {
-  w->rope.cos = c.rope_cos;
-  w->rope.sin = c.rope_sin;
-  w->rope.positions = c.rope_positions;
-  w->softmax.exp_multiplier = c.exp_multiplier;
-  w->softmax.exp_shift = c.exp_shift;
-  w->softmax.diff_limit = c.diff_limit;
-  w->softmax.score_shift = c.score_shift;
-  w->context_multiplier = c.context_multiplier;
-  w->context_shift = c.context_shift;
-  w->rope = attn::RopeTable{c.rope_cos, c.rope_sin, c.rope_positions};
+W fixed_weights(const GoldenCaseFixed& c) {
+  using Proj = decltype(W::q);
+  W w;
+  w.q = projection<Proj>(c.q);
+  w.k = projection<Proj>(c.k);
+  w.v = projection<Proj>(c.v);
+  w.o = projection<Proj>(c.o);
+  w.softmax.exp_multiplier = c.exp_multiplier;
+  w.softmax.exp_shift = c.exp_shift;
+  w.softmax.diff_limit = c.diff_limit;
+  w.softmax.score_shift = c.score_shift;
+  w.context_multiplier = c.context_multiplier;
+  w.context_shift = c.context_shift;
+  w.rope = attn::RopeTable{c.rope_cos, c.rope_sin, c.rope_positions};
+  return w;
 }
 
 attn::WeightsS8 weights_s8(const GoldenCaseFixed& c) {
-  attn::WeightsS8 w;
-  w.q = projection<attn::ProjectionS8, int32_t>(c.q);
-  w.k = projection<attn::ProjectionS8, int32_t>(c.k);
-  w.v = projection<attn::ProjectionS8, int32_t>(c.v);
-  w.o = projection<attn::ProjectionS8, int32_t>(c.o);
+  attn::WeightsS8 w = fixed_weights<attn::WeightsS8>(c);
   w.q_zero_point = c.q_zero_point;
   w.k_zero_point = c.k_zero_point;
   w.v_zero_point = c.v_zero_point;
   w.context_zero_point = c.context_zero_point;
   w.output_zero_point = c.output_zero_point;
-  common_constants(c, &w);
   return w;
 }
 
-attn::WeightsS16 weights_s16(const GoldenCaseFixed& c) {
-  attn::WeightsS16 w;
-  w.q = projection<attn::ProjectionS16, int64_t>(c.q);
-  w.k = projection<attn::ProjectionS16, int64_t>(c.k);
-  w.v = projection<attn::ProjectionS16, int64_t>(c.v);
-  w.o = projection<attn::ProjectionS16, int64_t>(c.o);
-  common_constants(c, &w);
-  return w;
-}
+attn::WeightsS16 weights_s16(const GoldenCaseFixed& c) { return fixed_weights<attn::WeightsS16>(c); }
 
 attn::Status forward(const GoldenCaseFixed& c, const attn::Plan& plan, const attn::Mask& mask, uint8_t* out,
                      attn::Arena& arena) {
