@@ -5,6 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/kernels_fixed.h"
+#include "internal/fixed_point.h"
+
 namespace attn {
 namespace detail {
 
@@ -36,6 +39,25 @@ inline void for_blocks(int32_t M, int32_t N, const Block& block, const Epi& epi)
     if (N - j == 1) block.template run<1, 1>(i, j, out);
     if (N - j > 0) epi(i, j, out, 1, N - j);
   }
+}
+
+// linear_s16 over a SIMD dot block (dots.run<mr, nr> gives the int64 sums
+// x[i] . w[j] of a block): bias, the 16x8 requantization and the clamp of
+// linear_s16_ref on each block, so every variant stores the ref's bytes.
+template <class Dots>
+inline void linear_s16_blocks(const Dots& dots, int32_t M, int32_t N, const int64_t* bias,
+                              const LinearS16Params& p, MatS16 y) {
+  for_blocks<2, int64_t>(M, N, dots, [&](int32_t i0, int32_t j0, int64_t(*out)[4], int mr, int nr) {
+    for (int i = 0; i < mr; ++i) {
+      int16_t* yr = y.row(i0 + i) + j0;  // [nr]
+      for (int j = 0; j < nr; ++j) {
+        const int32_t n = j0 + j;
+        const int64_t acc = (bias != nullptr ? bias[n] : 0) + out[i][j];
+        const int32_t v = fp::multiply_by_quantized_multiplier_s64(acc, p.multiplier[n], p.shift[n]);
+        yr[j] = static_cast<int16_t>(fp::clamp_i32(v, p.act_min, p.act_max));
+      }
+    }
+  });
 }
 
 }  // namespace detail

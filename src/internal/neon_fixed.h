@@ -241,17 +241,7 @@ struct DotsLinearS16 {
 
 inline void linear_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y) {
   const DotsLinearS16 dots{x, w};
-  for_blocks<2, int64_t>(x.rows, w.rows, dots, [&](int32_t i0, int32_t j0, int64_t(*out)[4], int mr, int nr) {
-    for (int i = 0; i < mr; ++i) {
-      int16_t* yr = y.row(i0 + i) + j0;  // [nr]
-      for (int j = 0; j < nr; ++j) {
-        const int32_t n = j0 + j;
-        const int64_t acc = (bias != nullptr ? bias[n] : 0) + out[i][j];
-        const int32_t v = fp::multiply_by_quantized_multiplier_s64(acc, p.multiplier[n], p.shift[n]);
-        yr[j] = static_cast<int16_t>(fp::clamp_i32(v, p.act_min, p.act_max));
-      }
-    }
-  });
+  linear_s16_blocks(dots, x.rows, w.rows, bias, p, y);
 }
 
 struct DotsScoresS8 {
