@@ -41,7 +41,9 @@ constexpr uint32_t x86_needs(const char* isa) {
 constexpr uint32_t kCpuBaseline =
     (ATTN_HAVE_AVX2 ? x86_needs("avx2") : 0u) | (ATTN_HAVE_AVX512VNNI ? x86_needs("avx512vnni") : 0u);
 
-extern std::atomic<uint32_t> g_cpu_x86;  // kCpuProbed | features, or 0
+// kCpuProbed | features, or 0 before the first probe; constant-initialized
+// in src/kernels/cpu_x86.cpp (no static constructor runs).
+extern std::atomic<uint32_t> g_cpu_x86;  // NOLINT(bugprone-dynamic-static-initializers)
 uint32_t probe_cpu_x86();                // reads CPUID, stores g_cpu_x86 (src/kernels/cpu_x86.cpp)
 
 // The CPU's feature bits (kCpuProbed set).
