@@ -1188,7 +1188,7 @@ inline void softmax_f32_case(Report& r, int32_t n, int kind, bool with_control, 
   const bool nan_row = kind >= 5;
   auto all_nan = [n](const float* row) {
     bool all = true;
-    for (int32_t j = 0; j < n; ++j) all &= row[j] != row[j];
+    for (int32_t j = 0; j < n; ++j) all &= detail::is_nan_bits(row[j]);
     return all;
   };
   const float* want = out_ref<float>();

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "attn/tensor.h"
@@ -38,10 +39,28 @@ ATTN_DECLARE_F32_VARIANTS(mve)   // Cortex-M55 Helium, float            (ATTN_HA
 // -INFINITY or NaN (max passes may skip NaN). Fully masked: all 0; a NaN
 // among them: all NaN, the NaN policy of every softmax_row variant. Off the
 // hot path: only rows with no finite score get here.
-inline void softmax_row_without_max(float* row, int32_t n) {
+// NaN tests read the bits (exponent all ones, mantissa not 0): an integer
+// compare, so neither a compiler's nor an FPU's handling of unordered
+// compares can change them (clang-14 for the Cortex-M55 under QEMU turned
+// `x != x` into a row of zeros).
+inline bool is_nan_bits(float x) {
+  uint32_t u = 0;
+  std::memcpy(&u, &x, sizeof u);
+  return (u & 0x7FFFFFFFu) > 0x7F800000u;
+}
+// Whether row [n] holds a NaN.
+inline bool row_has_nan(const float* row, int32_t n) {
   bool nan = false;
-  for (int32_t j = 0; j < n; ++j) nan = nan || row[j] != row[j];
-  const float fill = nan ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
+  for (int32_t j = 0; j < n; ++j) nan |= is_nan_bits(row[j]);
+  return nan;
+}
+// The row of a softmax whose scores hold a NaN: all NaN.
+inline void softmax_row_nan(float* row, int32_t n) {
+  for (int32_t j = 0; j < n; ++j) row[j] = std::numeric_limits<float>::quiet_NaN();
+}
+
+inline void softmax_row_without_max(float* row, int32_t n) {
+  const float fill = row_has_nan(row, n) ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
   for (int32_t j = 0; j < n; ++j) row[j] = fill;
 }
 

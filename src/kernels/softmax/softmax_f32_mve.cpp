@@ -20,6 +20,10 @@ namespace attn {
 namespace detail {
 
 void softmax_row_f32_mve(float* row, int32_t n) {
+  // A NaN score makes the row NaN, tested on the bits (row_has_nan): Helium's
+  // float compares treat unordered pairs by condition, and the exp below must
+  // not be relied on to carry a NaN.
+  if (row_has_nan(row, n)) return softmax_row_nan(row, n);
   const int32_t n4 = n & ~3;
   const mve_pred16_t tail = vctp32q(static_cast<uint32_t>(n - n4));
   const float32x4_t ninf = vdupq_n_f32(-INFINITY);
@@ -27,10 +31,8 @@ void softmax_row_f32_mve(float* row, int32_t n) {
 
   float32x4_t vmax = xt;
   for (int32_t j = 0; j < n4; j += 4) vmax = vmaxnmq_f32(vmax, vld1q_f32(row + j));
-  // VMAXNM skips NaN: with a NaN in the row, a finite max makes its exp and the
-  // sum NaN; no finite max goes to softmax_row_without_max. The row is NaN.
   const float max = vmaxnmvq_f32(-INFINITY, vmax);
-  if (max == -INFINITY) {  // fully masked (or empty): all weights 0; all NaN if a NaN is there
+  if (max == -INFINITY) {  // fully masked (or empty): all weights 0
     softmax_row_without_max(row, n);
     return;
   }
