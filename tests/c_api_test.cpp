@@ -827,3 +827,52 @@ TEST_CASE("ATTN_ARENA_BYTES equals attn_plan_arena_bytes over shapes, dtypes and
   }
   CHECK(plans == 6 * 3 * 9 * 9 * 9);
 }
+
+#if ATTN_SATURATION_COUNTERS
+// Saturation counters through the C API (a build with ATTN_SATURATION_COUNTERS,
+// as the host-ref preset): the counts of the C++ forward on the same bytes,
+// added to what the caller's struct held; inputs at the int8 limits saturate.
+TEST_CASE("C saturation counters are the C++ forward's, added to the caller's") {
+  static ModelFile s8("quant/mha_self.s8.attn");
+  attn::Block b;
+  REQUIRE(s8.cpp.block(0, &b) == attn::Status::kOk);
+  const int32_t L = 5, E = b.config.embed_dim;
+  std::vector<int8_t> x(size_t(L) * size_t(E)), y_cpp(x.size()), y_c(x.size());
+  for (size_t i = 0; i < x.size(); ++i) x[i] = (i % 2) != 0 ? int8_t{127} : int8_t{-128};
+
+  attn::Plan plan;
+  REQUIRE(attn::plan_attention(b.config, attn::DType::kS8, L, L, &plan) == attn::Status::kOk);
+  std::vector<unsigned char> raw(plan.arena_bytes + ATTN_ARENA_ALIGN);
+  unsigned char* buf =
+      raw.data() +
+      (ATTN_ARENA_ALIGN - reinterpret_cast<uintptr_t>(raw.data()) % ATTN_ARENA_ALIGN) % ATTN_ARENA_ALIGN;
+  attn::Arena arena;
+  REQUIRE(arena.init(buf, plan.arena_bytes) == attn::Status::kOk);
+  attn::SaturationCounts want;
+  attn::IoS8 io{x.data(), x.data(), x.data(), y_cpp.data()};
+  io.saturation = &want;
+  REQUIRE(attn::forward_s8(plan, b.s8, attn::Mask{}, io, arena) == attn::Status::kOk);
+  CHECK(want.q + want.k + want.v + want.context + want.output > 0);
+
+  attn_block_info info;
+  REQUIRE(attn_model_block(&s8.c, 0, &info) == ATTN_OK);
+  attn_plan cplan;
+  REQUIRE(attn_plan_init(&cplan, &info.config, ATTN_DTYPE_S8, L, L, 0) == ATTN_OK);
+  attn_weights_s8 w;
+  REQUIRE(attn_model_block_weights_s8(&s8.c, 0, &w) == ATTN_OK);
+  attn_saturation_counts got = {1, 2, 3, 4, 5};
+  const attn_io_s8 cio = {x.data(), x.data(), x.data(), y_c.data(), 0, &got};
+  REQUIRE(attn_forward_s8(&cplan, &w, nullptr, &cio, buf, plan.arena_bytes) == ATTN_OK);
+  CHECK(y_c == y_cpp);  // counting changes no output
+  CHECK(got.q == 1 + want.q);
+  CHECK(got.k == 2 + want.k);
+  CHECK(got.v == 3 + want.v);
+  CHECK(got.context == 4 + want.context);
+  CHECK(got.output == 5 + want.output);
+
+  attn_io_s8 none = cio;  // no counters: the same forward
+  none.saturation = nullptr;
+  REQUIRE(attn_forward_s8(&cplan, &w, nullptr, &none, buf, plan.arena_bytes) == ATTN_OK);
+  CHECK(y_c == y_cpp);
+}
+#endif

@@ -377,4 +377,35 @@ TEST_CASE("attn error paths: one line naming the file, non-zero exit, no output"
   }
 }
 
+// --stats: per s8/s16 block, the values at the integer limits after each
+// stage (a build with saturation counters, as the host-ref preset); without
+// the counters, a one-line error and no output.
+TEST_CASE("attn run --stats: saturation counts per block, or an error without counters", "[cli]") {
+  cli::TempDir tmp;
+  const std::string y = tmp / "y.npy";
+  const cli::Result r =
+      cli::run("run quant/mha_self.s8.attn --input quant/mha_self.x.npy --stats -o " + cli::quote(y), tmp);
+#if ATTN_SATURATION_COUNTERS
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("saturation block=0 q=0 k=0 v=0 context=0 output=0") != std::string::npos);
+  // The same input 10x beyond its calibration: values clip, and the counts show it.
+  attn::npy::Array x = attn::npy::parse(cli::slurp(cli::kFormatDir + "quant/mha_self.x.npy"));
+  for (float& v : x.f32) v *= 10.0f;
+  cli::spit(tmp / "x10.npy", attn::npy::serialize_f32(x.shape, x.f32.data()));
+  const cli::Result r10 = cli::run(
+      "run quant/mha_self.s8.attn --input " + cli::quote(tmp / "x10.npy") + " --stats -o " + cli::quote(y),
+      tmp);
+  INFO(r10.err);
+  REQUIRE(r10.code == 0);
+  std::smatch m;
+  REQUIRE(std::regex_search(
+      r10.out, m, std::regex("saturation block=0 q=(\\d+) k=(\\d+) v=(\\d+) context=(\\d+) output=(\\d+)")));
+  CHECK(std::stoull(m[1]) + std::stoull(m[2]) + std::stoull(m[3]) > 0);
+#else
+  cli::check_error(r, {"--stats", "ATTN_SATURATION_COUNTERS"});
+  CHECK(!fs::exists(y));
+#endif
+}
+
 #endif  // ATTN_CLI_PATH

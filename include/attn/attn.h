@@ -435,12 +435,29 @@ typedef struct attn_weights_s8 {
 } attn_weights_s8;
 
 /* int8 activations, quantized with the converter's scale and zero point. */
+#if defined(ATTN_SATURATION_COUNTERS) && ATTN_SATURATION_COUNTERS
+/* Saturation counters (a build with ATTN_SATURATION_COUNTERS=1, library and
+ * caller alike; C++ attn::SaturationCounts): one s8/s16 forward adds, per
+ * stage, the values that sit at the activation type's limits after its
+ * requantization, so that field data outgrowing the calibration shows. */
+typedef struct attn_saturation_counts {
+  uint64_t q;       /* Q projection [L, D] */
+  uint64_t k;       /* K projection [S, Dkv] */
+  uint64_t v;       /* V projection [S, Dkv] */
+  uint64_t context; /* P V requantized [L, D] */
+  uint64_t output;  /* output projection [L, E] */
+} attn_saturation_counts;
+#endif
+
 typedef struct attn_io_s8 {
   const int8_t* query;    /* [L, E] */
   const int8_t* key;      /* [S, kdim]; self-attention: the query */
   const int8_t* value;    /* [S, vdim]; self-attention: the query */
   int8_t* output;         /* [L, E] */
   int32_t query_position; /* rotary position of query row 0 (keys at 0 .. S-1) */
+#if defined(ATTN_SATURATION_COUNTERS) && ATTN_SATURATION_COUNTERS
+  attn_saturation_counts* saturation; /* optional (NULL: none): counts added per stage */
+#endif
 } attn_io_s8;
 
 #endif /* ATTN_WITH_S8 */
@@ -470,6 +487,9 @@ typedef struct attn_io_s16 {
   const int16_t* value;   /* [S, vdim] */
   int16_t* output;        /* [L, E] */
   int32_t query_position; /* rotary position of query row 0 (keys at 0 .. S-1) */
+#if defined(ATTN_SATURATION_COUNTERS) && ATTN_SATURATION_COUNTERS
+  attn_saturation_counts* saturation; /* optional (NULL: none): counts added per stage */
+#endif
 } attn_io_s16;
 
 #endif /* ATTN_WITH_S16 */

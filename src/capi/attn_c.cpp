@@ -178,6 +178,41 @@ void copy_io(To* to, const From& from) {
   to->output = from.output;
   to->query_position = from.query_position;
 }
+// Runs a forward f on io. With saturation counters, a C caller's counts
+// come through a C++ SaturationCounts of this call, added to the caller's
+// attn_saturation_counts afterwards (the two types are separate types).
+template <class Io, class CIo, class F>
+Status run_forward_io(Io&, const CIo&, F f) {
+  return f();
+}
+#if ATTN_SATURATION_COUNTERS
+template <class Io, class F>
+Status run_counted(Io& io, attn_saturation_counts* counts, F f) {
+  if (counts == nullptr) return f();
+  SaturationCounts local;
+  io.saturation = &local;
+  const Status s = f();
+  counts->q += local.q;
+  counts->k += local.k;
+  counts->v += local.v;
+  counts->context += local.context;
+  counts->output += local.output;
+  return s;
+}
+#if ATTN_WITH_S8
+template <class F>
+Status run_forward_io(IoS8& io, const attn_io_s8& c, F f) {
+  return run_counted(io, c.saturation, f);
+}
+#endif
+#if ATTN_WITH_S16
+template <class F>
+Status run_forward_io(IoS16& io, const attn_io_s16& c, F f) {
+  return run_counted(io, c.saturation, f);
+}
+#endif
+#endif
+
 #if ATTN_WITH_F32
 void copy_io(IoF32* to, const attn_io_f32& from) {
   copy_io<IoF32, attn_io_f32>(to, from);
@@ -205,7 +240,7 @@ struct DtypeApi;
     static Status forward(const Plan& p, const Weights& w, const Mask& m, const CIo& c, Arena& a) {   \
       IO io;                                                                                          \
       copy_io(&io, c);                                                                                \
-      return forward_##DT(p, w, m, io, a);                                                            \
+      return run_forward_io(io, c, [&] { return forward_##DT(p, w, m, io, a); });                     \
     }                                                                                                 \
     static Status cache_init(const Plan& p, int32_t window, Arena& a, KvCache<T>* c) {                \
       return kv_cache_init_##DT(p, window, a, c);                                                     \

@@ -97,9 +97,21 @@ struct QuantIo {
   }
 };
 
-// One block on float inputs: forward_f32, or quantize -> forward_s8/s16 -> dequantize.
+// --stats: the saturation counts of one block's forwards (a build with
+// ATTN_SATURATION_COUNTERS; without it there is nothing to count).
+#if ATTN_SATURATION_COUNTERS
+using Counts = SaturationCounts;
+constexpr bool kCounts = true;
+#else
+struct Counts {};
+constexpr bool kCounts = false;
+#endif
+
+// One block on float inputs: forward_f32, or quantize -> forward_s8/s16 ->
+// dequantize, adding its saturation counts to *counts (null: none).
 Status run_block(const Plan& plan, const Block& b, const Mask& mask, const float* q, const float* k,
-                 const float* v, float* y, Arena& arena) {
+                 const float* v, float* y, Arena& arena, Counts* counts) {
+  (void)counts;
   if (b.dtype == DType::kF32) {
     IoF32 io;
     io.query = q;
@@ -116,12 +128,20 @@ Status run_block(const Plan& plan, const Block& b, const Mask& mask, const float
   if (b.dtype == DType::kS8) {
     const QuantIo<int8_t> in(b, q, k, v, nq, nk, nv);
     std::vector<int8_t> iy(nq);
-    s = forward_s8(plan, b.s8, mask, IoS8{in.q.data(), in.pk, in.pv, iy.data()}, arena);
+    IoS8 io{in.q.data(), in.pk, in.pv, iy.data()};
+#if ATTN_SATURATION_COUNTERS
+    io.saturation = counts;
+#endif
+    s = forward_s8(plan, b.s8, mask, io, arena);
     tools::dequantize_values(iy.data(), nq, out, y);
   } else {
     const QuantIo<int16_t> in(b, q, k, v, nq, nk, nv);
     std::vector<int16_t> iy(nq);
-    s = forward_s16(plan, b.s16, mask, IoS16{in.q.data(), in.pk, in.pv, iy.data()}, arena);
+    IoS16 io{in.q.data(), in.pk, in.pv, iy.data()};
+#if ATTN_SATURATION_COUNTERS
+    io.saturation = counts;
+#endif
+    s = forward_s16(plan, b.s16, mask, io, arena);
     tools::dequantize_values(iy.data(), nq, QuantParams{out.scale, 0}, y);  // s16: symmetric
   }
   return s;
@@ -272,7 +292,7 @@ int cmd_run(int argc, char** argv) {
   const cli::Args args(
       argc, argv,
       {"--input", "--kv", "--value", "--key-length", "--block", "--window", "--prefill", "-o", "--output"},
-      {"--causal", "--raw", "--incremental"});
+      {"--causal", "--raw", "--incremental", "--stats"});
   const std::string path = args.one_input("FILE.attn");
   const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
   cli::check_output_path(out);
@@ -281,6 +301,13 @@ int cmd_run(int argc, char** argv) {
   if (incremental && !args.has("--causal"))
     throw cli::Error("--incremental needs --causal (decoding attends each row over the rows before it)");
   if (args.has("--prefill") && !incremental) throw cli::Error("--prefill needs --incremental");
+  const bool stats = args.has("--stats");
+  if (stats && incremental) throw cli::Error("--stats counts forwards, not --incremental decodes");
+  if (stats && !kCounts) {
+    throw cli::Error(
+        "--stats needs saturation counters: this attn was built without them "
+        "(configure with -DATTN_SATURATION_COUNTERS=ON)");
+  }
   if (incremental) {
     for (const char* opt : {"--kv", "--value", "--key-length"})
       if (args.has(opt)) throw cli::Error(std::string("--incremental does not take ") + opt);
@@ -452,6 +479,7 @@ int cmd_run(int argc, char** argv) {
     for (BlockCache& c : caches) c.reset();
     run_incremental(path, blocks, bl, plans, caches, x.item(b), L, prefill, y.data() + b * L * width, arena);
   }
+  std::vector<Counts> counts(bl.size());  // --stats: per block, over the batch
   for (int64_t b = 0; b < B && !incremental; ++b) {
     const float* xb = y_is_x ? y.data() + b * L * x.cols : x.item(b);  // x item b
     cur.assign(xb, xb + L * x.cols);
@@ -462,7 +490,8 @@ int cmd_run(int argc, char** argv) {
       float* out_b = last ? y.data() + b * L * width : next.data();
       const float* key = cross ? kv.item(kv.batch == 0 ? 0 : b) : cur.data();
       const float* value = cross ? v.item(v.batch == 0 ? 0 : b) : cur.data();
-      const Status s = run_block(plans[k], bl[k], mask, cur.data(), key, value, out_b, arena);
+      const Status s = run_block(plans[k], bl[k], mask, cur.data(), key, value, out_b, arena,
+                                 stats ? &counts[k] : nullptr);
       if (s != Status::kOk)
         throw cli::Error(path + ": block " + std::to_string(blocks[k]) +
                          ": forward failed: " + cli::describe(s));
@@ -470,6 +499,16 @@ int cmd_run(int argc, char** argv) {
     }
   }
   times.done("forwards");
+#if ATTN_SATURATION_COUNTERS
+  for (size_t k = 0; stats && k < bl.size(); ++k) {
+    if (bl[k].dtype == DType::kF32) continue;
+    const Counts& c = counts[k];
+    std::printf("saturation block=%u q=%llu k=%llu v=%llu context=%llu output=%llu\n", blocks[k],
+                static_cast<unsigned long long>(c.q), static_cast<unsigned long long>(c.k),
+                static_cast<unsigned long long>(c.v), static_cast<unsigned long long>(c.context),
+                static_cast<unsigned long long>(c.output));
+  }
+#endif
   std::vector<int64_t> shape;
   if (x.batch != 0) shape.push_back(B);
   shape.push_back(L);

@@ -30,7 +30,7 @@ const Command kCommands[] = {
      "  --S N              ... and N keys (default: --L)\n"},
     {"run", attn::cmd_run,
      "run FILE.attn --input X.npy [--kv KV.npy] [--value V.npy] [--causal [--window W] [--incremental "
-     "[--prefill N]]] [--key-length N] [--block I] [--raw] -o|--output Y.npy",
+     "[--prefill N]]] [--key-length N] [--block I] [--raw] [--stats] -o|--output Y.npy",
      "  --input X.npy      query input [L, E] or [B, L, E] float32 (int8/int16 with --raw)\n"
      "  --kv KV.npy        key input of cross-attention [S, kdim] (and value input unless --value)\n"
      "  --value V.npy      value input of cross-attention [S, vdim]\n"
@@ -42,6 +42,8 @@ const Command kCommands[] = {
      "  --block I          run block I only (default: every block, each on the previous one's output)\n"
      "  --raw              inputs and output are the integers of a quantized model: int8 ('|i1', s8) or\n"
      "                     int16 ('<i2', s16) in the first block's input / last block's output quantization\n"
+     "  --stats            print, per s8/s16 block, the values at the integer limits after each stage\n"
+     "                     (a build with -DATTN_SATURATION_COUNTERS=ON; not with --incremental)\n"
      "  -o, --output FILE  the output .npy\n"},
     {"emit-c", attn::cmd_emit_c,
      "emit-c FILE.attn -o|--output model.h [--name SYM] [--max-L N [--max-S N] [--tile-rows N]] [-h|--help]",
