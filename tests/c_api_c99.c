@@ -720,6 +720,7 @@ static int all_same(const void* p, size_t n, size_t elem) {
     memset(&mask, 0, sizeof mask);                                                            \
     mask.causal = 1;                                                                          \
     mask.window = (WINDOW);                                                                   \
+    memset(&io, 0, sizeof io); /* every field, the optional ones included */                  \
     io.query = x;                                                                             \
     io.key = x;                                                                               \
     io.value = x;                                                                             \
