@@ -439,7 +439,10 @@ typedef struct attn_weights_s8 {
 /* Saturation counters (a build with ATTN_SATURATION_COUNTERS=1, library and
  * caller alike; C++ attn::SaturationCounts): one s8/s16 forward adds, per
  * stage, the values that sit at the activation type's limits after its
- * requantization, so that field data outgrowing the calibration shows. */
+ * requantization, so that field data outgrowing the calibration shows. In
+ * such a build attn_io_s8 / attn_io_s16 have a `saturation` field: zero the
+ * whole I/O struct before filling it (= {0} or memset), so that the field is
+ * NULL unless set. */
 typedef struct attn_saturation_counts {
   uint64_t q;       /* Q projection [L, D] */
   uint64_t k;       /* K projection [S, Dkv] */
