@@ -96,3 +96,19 @@ ATTN_STATUS(kRopePositionOutOfRange, ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE, 98,
             "a rotary position at or past the converter's cos/sin table")
 ATTN_STATUS(kBiasOutOfRange, ATTN_ERR_BIAS_OUT_OF_RANGE, 99,
             "an s8/s16 bias large enough to overflow its projection's accumulator (FORMAT.md, Bias bound)")
+
+/* Whole models (128..159), attn/transformer.h */
+ATTN_STATUS(kBadNumLayers, ATTN_ERR_BAD_NUM_LAYERS, 128, "num_layers <= 0 or above ATTN_MAX_LAYERS")
+ATTN_STATUS(kBadFfnDim, ATTN_ERR_BAD_FFN_DIM, 129, "ffn_dim <= 0 or above ATTN_MAX_DIM")
+ATTN_STATUS(kBadVocab, ATTN_ERR_BAD_VOCAB, 130, "vocab_size or type_vocab_size out of range")
+ATTN_STATUS(kBadMaxPositions, ATTN_ERR_BAD_MAX_POSITIONS, 131, "max_positions <= 0 or above ATTN_MAX_SEQ")
+ATTN_STATUS(kBadNorm, ATTN_ERR_BAD_NORM, 132, "unknown norm kind, or norm eps not finite and > 0")
+ATTN_STATUS(kBadActivation, ATTN_ERR_BAD_ACTIVATION, 133, "unknown activation")
+ATTN_STATUS(kBadHead, ATTN_ERR_BAD_HEAD, 134, "unknown LM head kind")
+ATTN_STATUS(kTokenOutOfRange, ATTN_ERR_TOKEN_OUT_OF_RANGE, 135, "a token id outside [0, vocab_size)")
+ATTN_STATUS(kSequenceTooLong, ATTN_ERR_SEQUENCE_TOO_LONG, 136,
+            "the tokens reach past max_positions, the plan's max_tokens or the cache capacity")
+ATTN_STATUS(kNotAModel, ATTN_ERR_NOT_A_MODEL, 137, "the file holds attention blocks, not a whole model")
+ATTN_STATUS(kBadModelRecord, ATTN_ERR_BAD_MODEL_RECORD, 138,
+            "a malformed model record, or a layer's block record disagreeing with it")
+ATTN_STATUS(kBadSampler, ATTN_ERR_BAD_SAMPLER, 139, "a sampler setting out of range (temperature, top_k)")
