@@ -7,5 +7,6 @@
 #include "attn/decode.h"
 #include "attn/kernel_set.h"
 #include "attn/kernels.h"
+#include "attn/sampler.h"
 #include "attn/status.h"
 #include "attn/tensor.h"

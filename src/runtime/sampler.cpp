@@ -1,0 +1,124 @@
+// The token sampler: greedy argmax or a seeded draw from the tempered,
+// top-k-restricted softmax (attn/sampler.h). Both dtypes run one template
+// over the logit type; the draw converts to float per candidate.
+#include "attn/sampler.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace attn {
+namespace {
+
+uint32_t next_bits(Rng* rng) {
+  uint64_t x = rng->state;  // xorshift64* (Vigna 2016)
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  rng->state = x;
+  return static_cast<uint32_t>((x * 0x2545F4914F6CDD1Dull) >> 32);
+}
+
+bool drawable(float v) { return !std::isnan(v) && v != -std::numeric_limits<float>::infinity(); }
+bool drawable(int32_t) { return true; }
+
+float real(float v, float) { return v; }
+float real(int32_t v, float scale) { return scale * static_cast<float>(v); }
+
+// The smallest logit among the k largest drawable ones (ties counted
+// together): every logit >= it is a candidate. O(k n), no scratch.
+template <class T>
+T top_k_threshold(const T* logits, int32_t n, int32_t k) {
+  bool have_bound = false;
+  T bound{};  // candidates found so far are >= bound; search below it
+  int32_t taken = 0;
+  while (taken < k) {
+    bool found = false;
+    T best{};
+    for (int32_t i = 0; i < n; ++i) {
+      const T v = logits[i];
+      if (!drawable(v) || (have_bound && !(v < bound))) continue;
+      if (!found || v > best) best = v, found = true;
+    }
+    if (!found) break;  // fewer than k drawable logits: all are candidates
+    for (int32_t i = 0; i < n; ++i) taken += logits[i] == best ? 1 : 0;
+    bound = best;
+    have_bound = true;
+  }
+  return bound;
+}
+
+template <class T>
+Status sample_impl(const T* logits, int32_t n, float scale, const Sampler& s, Rng* rng, int32_t* token) {
+  if (logits == nullptr || token == nullptr) return Status::kNullArgument;
+  if (n <= 0) return Status::kBadShape;
+  if (!(s.temperature >= 0.0f) || !std::isfinite(s.temperature) || s.top_k < 0 || s.top_k > n) {
+    return Status::kBadSampler;
+  }
+  // Greedy, and the max for the draw: the first drawable maximum.
+  int32_t arg = -1;
+  for (int32_t i = 0; i < n; ++i) {
+    if (drawable(logits[i]) && (arg < 0 || logits[i] > logits[arg])) arg = i;
+  }
+  if (arg < 0) return Status::kBadSampler;
+  if (s.temperature == 0.0f) {
+    *token = arg;
+    return Status::kOk;
+  }
+  if (rng == nullptr) return Status::kNullArgument;
+  const bool restrict = s.top_k > 0 && s.top_k < n;
+  const T threshold = restrict ? top_k_threshold(logits, n, s.top_k) : T{};
+  const auto candidate = [&](int32_t i) {
+    return drawable(logits[i]) && (!restrict || !(logits[i] < threshold));
+  };
+  const float top = real(logits[arg], scale);
+  const float inv_t = 1.0f / s.temperature;
+  float sum = 0.0f;
+  for (int32_t i = 0; i < n; ++i) {
+    if (candidate(i)) sum += std::exp((real(logits[i], scale) - top) * inv_t);
+  }
+  // u in [0, 1) on a 24-bit grid, then the first candidate whose running sum passes u * sum.
+  const float u = static_cast<float>(next_bits(rng) >> 8) * (1.0f / 16777216.0f);
+  const float target = u * sum;
+  float acc = 0.0f;
+  int32_t last = arg;
+  for (int32_t i = 0; i < n; ++i) {
+    if (!candidate(i)) continue;
+    acc += std::exp((real(logits[i], scale) - top) * inv_t);
+    last = i;
+    if (acc > target) break;
+  }
+  *token = last;
+  return Status::kOk;
+}
+
+}  // namespace
+
+Status rng_seed(uint64_t seed, Rng* rng) {
+  if (rng == nullptr) return Status::kNullArgument;
+  // splitmix64 of the seed: nearby seeds give unrelated streams, and the state is never 0.
+  uint64_t z = seed + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  rng->state = z != 0 ? z : 0x9E3779B97F4A7C15ull;
+  return Status::kOk;
+}
+
+Status rng_next(Rng* rng, uint32_t* out) {
+  if (rng == nullptr || out == nullptr) return Status::kNullArgument;
+  *out = next_bits(rng);
+  return Status::kOk;
+}
+
+Status sample(const float* logits, int32_t n, const Sampler& sampler, Rng* rng, int32_t* token) {
+  return sample_impl(logits, n, 1.0f, sampler, rng, token);
+}
+
+Status sample_s32(const int32_t* logits, int32_t n, float scale, const Sampler& sampler, Rng* rng,
+                  int32_t* token) {
+  if (!(scale > 0.0f) || !std::isfinite(scale)) return Status::kBadQuantParams;
+  return sample_impl(logits, n, scale, sampler, rng, token);
+}
+
+}  // namespace attn

@@ -1,0 +1,125 @@
+// The token sampler (attn/sampler.h): greedy, tempered draws, top-k, seeds, errors.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "attn/sampler.h"
+
+using attn::Rng;
+using attn::Sampler;
+using attn::Status;
+
+TEST_CASE("sampler: greedy takes the first maximum and skips NaN and -inf", "[sampler]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const float logits[] = {nan, 1.0f, 3.0f, -inf, 3.0f, 2.0f};
+  int32_t token = -1;
+  REQUIRE(attn::sample(logits, 6, Sampler{}, nullptr, &token) == Status::kOk);
+  CHECK(token == 2);
+  const int32_t ints[] = {-5, 7, 7, 6};
+  REQUIRE(attn::sample_s32(ints, 4, 0.5f, Sampler{}, nullptr, &token) == Status::kOk);
+  CHECK(token == 1);
+}
+
+TEST_CASE("sampler: a tempered draw follows softmax(logits / T)", "[sampler]") {
+  const float logits[] = {0.0f, 1.0f, 2.0f, -1.0f};
+  const float t = 1.5f;
+  double expect[4];
+  double sum = 0.0;
+  for (int i = 0; i < 4; ++i) sum += expect[i] = std::exp(logits[i] / t);
+  Rng rng;
+  REQUIRE(attn::rng_seed(7, &rng) == Status::kOk);
+  const int draws = 40000;
+  int count[4] = {0, 0, 0, 0};
+  for (int d = 0; d < draws; ++d) {
+    int32_t token = -1;
+    REQUIRE(attn::sample(logits, 4, Sampler{t, 0}, &rng, &token) == Status::kOk);
+    REQUIRE(token >= 0);
+    REQUIRE(token < 4);
+    ++count[token];
+  }
+  for (int i = 0; i < 4; ++i) {
+    // Binomial standard deviation is below 0.0025 at 40000 draws: 0.01 is four of them.
+    CHECK(std::fabs(count[i] / static_cast<double>(draws) - expect[i] / sum) < 0.01);
+  }
+}
+
+TEST_CASE("sampler: top_k keeps the k largest, ties at the k-th included", "[sampler]") {
+  const float logits[] = {5.0f, 1.0f, 4.0f, 4.0f, 0.0f, 3.0f};
+  Rng rng;
+  REQUIRE(attn::rng_seed(1, &rng) == Status::kOk);
+  bool seen[6] = {};
+  for (int d = 0; d < 4000; ++d) {
+    int32_t token = -1;
+    REQUIRE(attn::sample(logits, 6, Sampler{4.0f, 2}, &rng, &token) == Status::kOk);
+    seen[token] = true;
+  }
+  CHECK(seen[0]);
+  CHECK(seen[2]);
+  CHECK(seen[3]);  // tied with token 2 at the second-largest value
+  CHECK_FALSE(seen[1]);
+  CHECK_FALSE(seen[4]);
+  CHECK_FALSE(seen[5]);
+  // top_k 1 is greedy whatever the temperature.
+  int32_t token = -1;
+  REQUIRE(attn::sample(logits, 6, Sampler{100.0f, 1}, &rng, &token) == Status::kOk);
+  CHECK(token == 0);
+}
+
+TEST_CASE("sampler: the same seed gives the same tokens, another seed others", "[sampler]") {
+  std::vector<float> logits(64);
+  for (int i = 0; i < 64; ++i) logits[i] = static_cast<float>((i * 37) % 11) * 0.1f;
+  const auto run = [&](uint64_t seed) {
+    Rng rng;
+    REQUIRE(attn::rng_seed(seed, &rng) == Status::kOk);
+    std::vector<int32_t> tokens;
+    for (int d = 0; d < 32; ++d) {
+      int32_t token = -1;
+      REQUIRE(attn::sample(logits.data(), 64, Sampler{1.0f, 0}, &rng, &token) == Status::kOk);
+      tokens.push_back(token);
+    }
+    return tokens;
+  };
+  CHECK(run(42) == run(42));
+  CHECK(run(42) != run(43));
+  // Integer logits at a scale draw what their real values draw.
+  std::vector<int32_t> ints(64);
+  for (int i = 0; i < 64; ++i) ints[i] = (i * 37) % 11;
+  Rng a, b;
+  REQUIRE(attn::rng_seed(5, &a) == Status::kOk);
+  REQUIRE(attn::rng_seed(5, &b) == Status::kOk);
+  for (int d = 0; d < 32; ++d) {
+    int32_t x = -1, y = -2;
+    REQUIRE(attn::sample(logits.data(), 64, Sampler{0.7f, 10}, &a, &x) == Status::kOk);
+    REQUIRE(attn::sample_s32(ints.data(), 64, 0.1f, Sampler{0.7f, 10}, &b, &y) == Status::kOk);
+    CHECK(x == y);
+  }
+}
+
+TEST_CASE("sampler: bad settings and arguments get their status", "[sampler]") {
+  const float logits[] = {1.0f, 2.0f};
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float none[] = {nan, -std::numeric_limits<float>::infinity()};
+  Rng rng;
+  int32_t token = -1;
+  CHECK(attn::sample(nullptr, 2, Sampler{}, &rng, &token) == Status::kNullArgument);
+  CHECK(attn::sample(logits, 2, Sampler{}, &rng, nullptr) == Status::kNullArgument);
+  CHECK(attn::sample(logits, 2, Sampler{1.0f, 0}, nullptr, &token) == Status::kNullArgument);
+  CHECK(attn::sample(logits, 0, Sampler{}, &rng, &token) == Status::kBadShape);
+  CHECK(attn::sample(logits, 2, Sampler{-1.0f, 0}, &rng, &token) == Status::kBadSampler);
+  CHECK(attn::sample(logits, 2, Sampler{nan, 0}, &rng, &token) == Status::kBadSampler);
+  CHECK(attn::sample(logits, 2, Sampler{std::numeric_limits<float>::infinity(), 0}, &rng, &token) ==
+        Status::kBadSampler);
+  CHECK(attn::sample(logits, 2, Sampler{1.0f, -1}, &rng, &token) == Status::kBadSampler);
+  CHECK(attn::sample(logits, 2, Sampler{1.0f, 3}, &rng, &token) == Status::kBadSampler);
+  CHECK(attn::sample(none, 2, Sampler{}, &rng, &token) == Status::kBadSampler);
+  const int32_t ints[] = {1, 2};
+  CHECK(attn::sample_s32(ints, 2, 0.0f, Sampler{}, &rng, &token) == Status::kBadQuantParams);
+  CHECK(attn::sample_s32(ints, 2, nan, Sampler{}, &rng, &token) == Status::kBadQuantParams);
+  CHECK(attn::rng_seed(0, nullptr) == Status::kNullArgument);
+  uint32_t bits = 0;
+  CHECK(attn::rng_next(nullptr, &bits) == Status::kNullArgument);
+}
