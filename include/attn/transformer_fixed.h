@@ -66,15 +66,17 @@ struct RescaleFixed {
 };
 
 // The FFN of one layer, int8. W1, W3: FFN input -> h1, h3 (int8, their own
-// grids); W2: the activation output g -> the branch output (int8).
+// grids); W2: the activation output g -> straight into the int32 residual:
+// r = sat32(r + round(acc[c] * multiplier[c] * 2^(shift[c] - 31))), the
+// multiplier that of s_g * s_w[c] / residual_scale, shift in [-31, 30] (no
+// int8 grid for the branch output: it would clip).
 struct FfnS8 {
   ProjectionS8 w1;  // [F, E] (biases carry the input zero point, as in WeightsS8)
-  ProjectionS8 w2;  // [E, F]
+  ProjectionS8 w2;  // [E, F], to the residual grid
   ProjectionS8 w3;  // [F, E], gated only
   int32_t h1_zero_point = 0;
-  int32_t h3_zero_point = 0;      // gated only
-  int32_t g_zero_point = 0;       // W2 input
-  int32_t output_zero_point = 0;  // W2 output
+  int32_t h3_zero_point = 0;  // gated only
+  int32_t g_zero_point = 0;   // W2 input
   // Plain: g = act_table[h1 + 128], act(h1) on g's grid (exact for int8 inputs).
   const int8_t* act_table = nullptr;  // [256], plain only
   // Gated: g = clamp(g_zp + round(gate_table[h1 + 128] * (h3 - h3_zp) * gate_multiplier * 2^(gate_shift -
@@ -89,6 +91,8 @@ struct FfnS8 {
 // (act(h1) in units of s_t / 64), then
 //   plain: g = clamp(round(a * act_multiplier * 2^(act_shift - 31)))  (int64 rescale)
 //   gated: g = clamp(requantize_s64(a * h3, act_multiplier, act_shift))  (the 16x8 rounding)
+// W2 goes straight into the residual as in FfnS8, with the 16x8 rounding:
+// r = sat32(r + round(acc[c] * q15(multiplier[c]) * 2^(shift[c] - 15))), shift in [-31, 14].
 struct FfnS16 {
   ProjectionS16 w1, w2, w3;            // w3: gated only
   const int32_t* act_table = nullptr;  // [kActTableS16Entries], |entry| <= 2^20
@@ -103,7 +107,6 @@ struct LayerWeightsFixed {
   RescaleFixed attn_in;    // post-norm: residual -> attention input
   RescaleFixed attn_out;   // attention output -> residual (zero_point: the output's)
   RescaleFixed ffn_in;     // post-norm: residual -> FFN input
-  RescaleFixed ffn_out;    // W2 output -> residual
   Ffn ffn;
 };
 using LayerWeightsS8 = LayerWeightsFixed<WeightsS8, FfnS8>;

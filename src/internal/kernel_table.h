@@ -364,6 +364,7 @@ inline constexpr Kernel<ActGateS8Fn> kActGateS8[] = {{act_gate_s8_ref, "ref"}};
 inline constexpr Kernel<ResidualAddS8Fn> kResidualAddS8[] = {{residual_add_s8_ref, "ref"}};
 inline constexpr Kernel<ResidualToS8Fn> kResidualToS8[] = {{residual_to_s8_ref, "ref"}};
 inline constexpr Kernel<LogitsS8Fn> kLogitsS8[] = {{logits_s8_ref, "ref"}};
+inline constexpr Kernel<LogitsS8Fn> kLinearResidualS8[] = {{linear_residual_s8_ref, "ref"}};
 #endif
 #if ATTN_WITH_S16
 using NormS16Fn = void (*)(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
@@ -380,6 +381,7 @@ inline constexpr Kernel<ActGateS16Fn> kActGateS16[] = {{act_gate_s16_ref, "ref"}
 inline constexpr Kernel<ResidualAddS16Fn> kResidualAddS16[] = {{residual_add_s16_ref, "ref"}};
 inline constexpr Kernel<ResidualToS16Fn> kResidualToS16[] = {{residual_to_s16_ref, "ref"}};
 inline constexpr Kernel<LogitsS16Fn> kLogitsS16[] = {{logits_s16_ref, "ref"}};
+inline constexpr Kernel<LogitsS16Fn> kLinearResidualS16[] = {{linear_residual_s16_ref, "ref"}};
 #endif
 
 }  // namespace detail

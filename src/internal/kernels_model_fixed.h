@@ -70,6 +70,13 @@ void residual_add_s16_ref(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
 void residual_to_s8_ref(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
 void residual_to_s16_ref(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
 
+// ---- W2 into the residual (src/kernels/linear/linear_residual_fixed_ref.cpp) ------
+// r [M, N] = sat32(r + rescale of x [M, K] w^T), w [N, K] int8: FfnS8 / FfnS16's w2.
+void linear_residual_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                            const int32_t* shift, MatS32 r);
+void linear_residual_s16_ref(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                             const int32_t* shift, MatS32 r);
+
 // ---- the LM head (src/kernels/linear/logits_fixed_ref.cpp) ----------------------
 // y [M, V] int32 logits = rescale of x [M, E] w^T (w [V, E] int8), see
 // TransformerWeightsFixed::head.

@@ -419,8 +419,8 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
   const size_t mark = scratch.mark();
   double* token_scales = nullptr;
   ATTN_TRY(scratch.alloc_array(static_cast<size_t>(V), &token_scales));
-  const auto done = [&](Status s) {
-    scratch.release(mark);
+  const auto done = [&](Status s) {  // on failure, the scratch back (the token scales live on)
+    if (s != Status::kOk) scratch.release(mark);
     return s;
   };
   ATTN_TRY(done(embedding(w.token_embedding, V, E, s_r, st, scratch, &out->token_embedding, token_scales)));
@@ -460,7 +460,6 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
     const QuantParams q_h1 = choose_activation_quant(r.h1, kDType);
     const QuantParams q_h3 = choose_activation_quant(r.h3, kDType);
     const QuantParams q_g = choose_activation_quant(r.g, kDType);
-    const QuantParams q_f = choose_activation_quant(r.ffn_out, kDType);
     if (c.pre_norm) {
       ATTN_TRY(
           done(make_norm(c, lw.norm2, s_r, static_cast<double>(q_in.scale), q_in.zero_point, st, &ly.norm2)));
@@ -476,15 +475,16 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
     ATTN_TRY(done(projection(fw.w1, b1, F, E, q_in, q_h1, Ty::kMaxShift, st, scratch, &f.w1)));
     if (c.gated_ffn)
       ATTN_TRY(done(projection(fw.w3, b3, F, E, q_in, q_h3, Ty::kMaxShift, st, scratch, &f.w3)));
-    ATTN_TRY(done(projection(fw.w2, b2, E, F, q_g, q_f, Ty::kMaxShift, st, scratch, &f.w2)));
+    // W2 onto the residual grid: its "output scale" is s_r.
+    QuantParams q_res;
+    q_res.scale = static_cast<float>(s_r);
+    ATTN_TRY(done(projection(fw.w2, b2, E, F, q_g, q_res, Ty::kMaxShift, st, scratch, &f.w2)));
     if constexpr (kS8) {
       f.h1_zero_point = q_h1.zero_point;
       f.h3_zero_point = c.gated_ffn ? q_h3.zero_point : 0;
       f.g_zero_point = q_g.zero_point;
-      f.output_zero_point = q_f.zero_point;
     }
     ATTN_TRY(done(ffn_tables(c, r, q_h1, q_h3, q_g, st, &f)));
-    ATTN_TRY(done(rescale(static_cast<double>(q_f.scale) / s_r, q_f.zero_point, &ly.ffn_out)));
   }
 
   // Output.

@@ -10,7 +10,8 @@
 //     x += a_out rescaled; post-norm: x = N1(x)
 //     per tile of T rows: a_in rows = N2(x) or x rescaled; h1 [T, F] = W1 a_in
 //       (h3 = W3 a_in); h1 = act(h1) (gated: act(h1) * h3) in place;
-//       a_out rows = W2 h1; x += a_out rescaled; post-norm: x = N2(x)
+//       x rows += W2 h1 (accumulators rescaled straight onto the residual
+//       grid); post-norm: x = N2(x)
 //   output rows: final norm / rescale, then the head's int32 logits (or the
 //   int32 hidden state).
 // Arena: x, a_in, a_out, then the larger of the attention's scratch and the
@@ -99,8 +100,8 @@ struct ModelOps<int8_t> {
   static LinearS8Params params(const ProjectionS8& p, int32_t zp) {
     return FixedOps<int8_t>::linear_params(p, zp);
   }
-  // y [rows, E] = FFN(x [rows, E]); h1, h3 [rows, F] scratch.
-  static void ffn(const FfnS8& f, bool gated, ConstMatS8 x, MatS8 h1, MatS8 h3, MatS8 y) {
+  // r [rows, E] += FFN(x [rows, E]) on the residual grid; h1, h3 [rows, F] scratch.
+  static void ffn(const FfnS8& f, bool gated, ConstMatS8 x, MatS8 h1, MatS8 h3, MatS32 r) {
     const int32_t E = x.cols, F = h1.cols;
     best(kLinearS8)(x, matrix(f.w1.weight, F, E), f.w1.bias, params(f.w1, f.h1_zero_point), h1);
     if (gated) {
@@ -110,7 +111,7 @@ struct ModelOps<int8_t> {
     } else {
       best(kActTableS8)(h1, f.act_table);
     }
-    best(kLinearS8)(h1, matrix(f.w2.weight, E, F), f.w2.bias, params(f.w2, f.output_zero_point), y);
+    best(kLinearResidualS8)(h1, matrix(f.w2.weight, E, F), f.w2.bias, f.w2.multiplier, f.w2.shift, r);
   }
   static void logits(ConstMatS8 x, const ProjectionS8& h, int32_t V, MatS32 y) {
     best(kLogitsS8)(x, matrix(h.weight, V, x.cols), h.bias, h.multiplier, h.shift, y);
@@ -122,7 +123,7 @@ struct ModelOps<int8_t> {
     }
     ATTN_TRY(check_requant(f.w1.multiplier, f.w1.shift, F, kProjectionMaxShift, f.w1.bias, E));
     ATTN_TRY(check_requant(f.w2.multiplier, f.w2.shift, E, kProjectionMaxShift, f.w2.bias, F));
-    if (!zp_ok(f.h1_zero_point) || !zp_ok(f.g_zero_point) || !zp_ok(f.output_zero_point)) {
+    if (!zp_ok(f.h1_zero_point) || !zp_ok(f.g_zero_point)) {
       return Status::kBadQuantParams;
     }
     if (!gated) return f.act_table == nullptr ? Status::kNullArgument : Status::kOk;
@@ -177,7 +178,7 @@ struct ModelOps<int16_t> {
     lp.shift = p.shift;
     return lp;
   }
-  static void ffn(const FfnS16& f, bool gated, ConstMatS16 x, MatS16 h1, MatS16 h3, MatS16 y) {
+  static void ffn(const FfnS16& f, bool gated, ConstMatS16 x, MatS16 h1, MatS16 h3, MatS32 r) {
     const int32_t E = x.cols, F = h1.cols;
     best(kLinearS16)(x, matrix(f.w1.weight, F, E), f.w1.bias, params(f.w1), h1);
     if (gated) {
@@ -186,7 +187,7 @@ struct ModelOps<int16_t> {
     } else {
       best(kActTableS16)(h1, f.act_table, f.act_multiplier, f.act_shift);
     }
-    best(kLinearS16)(h1, matrix(f.w2.weight, E, F), f.w2.bias, params(f.w2), y);
+    best(kLinearResidualS16)(h1, matrix(f.w2.weight, E, F), f.w2.bias, f.w2.multiplier, f.w2.shift, r);
   }
   static void logits(ConstMatS16 x, const ProjectionS16& h, int32_t V, MatS32 y) {
     best(kLogitsS16)(x, matrix(h.weight, V, x.cols), h.bias, h.multiplier, h.shift, y);
@@ -285,7 +286,6 @@ ATTN_COLD_CODE Status check_model_weights(const TransformerConfig& c, const Atte
       ATTN_TRY(check_rescale<Act>(L.ffn_in));
     }
     ATTN_TRY(check_rescale<Act>(L.attn_out));
-    ATTN_TRY(check_rescale<Act>(L.ffn_out));
     ATTN_TRY(Ops::check_ffn(L.ffn, c.gated_ffn, E, F));
   }
   return Status::kOk;
@@ -415,14 +415,13 @@ Status run(const TransformerPlan& plan, const typename ModelOps<Act>::Weights& w
     for (int32_t r0 = r_begin; r0 < n; r0 += T) {
       const int32_t rr = T < n - r0 ? T : n - r0;
       const MatS32 xt = x.rows_slice(r0, rr);
-      const Matrix<Act> it = xin.rows_slice(r0, rr), ot = xout.rows_slice(r0, rr);
+      const Matrix<Act> it = xin.rows_slice(r0, rr);
       if (c.pre_norm) {
         Ops::norm(xt, c.norm, ly.norm2, it);
       } else {
         Ops::to_act(xt, ly.ffn_in, it);
       }
-      Ops::ffn(ly.ffn, c.gated_ffn, it, matrix(h1b, rr, F), matrix(c.gated_ffn ? h3b : h1b, rr, F), ot);
-      Ops::add(xt, ot, ly.ffn_out);
+      Ops::ffn(ly.ffn, c.gated_ffn, it, matrix(h1b, rr, F), matrix(c.gated_ffn ? h3b : h1b, rr, F), xt);
       if (!c.pre_norm) best(kNormS32)(xt, c.norm, ly.norm2, xt);
     }
     arena.release(inner);

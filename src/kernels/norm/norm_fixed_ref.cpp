@@ -2,7 +2,8 @@
 // integer LayerNorm and RMSNorm of attn/transformer_fixed.h (NormFixed).
 //
 // Per row (E values x_i on the residual grid):
-//   LayerNorm: mean = trunc(sum x / E) (int64 sum), d_i = x_i - mean; RMSNorm: d_i = x_i
+//   LayerNorm: mean = round(sum x / E) (int64 sum), d_i = x_i - mean; RMSNorm: d_i = x_i
+//   (the residual grid has ~2^24 steps per calibrated max: the mean's rounding is far below any output step)
 //   k = max(0, bits(max |d|) - 23), d'_i = round(d_i / 2^k)         (|d'| < 2^23)
 //   v = round(sum d'^2 / E) + round(eps / 4^k), at least 1         (< 2^63)
 //   v = m 4^-j with m in [2^60, 2^62); s = floor(sqrt(m)) (exact, bit by bit);
@@ -34,7 +35,7 @@ void norm_rows(ConstMatS32 x, NormKind kind, const NormFixed& p, Matrix<Out> y, 
     if (kind == NormKind::kLayerNorm) {
       int64_t sum = 0;
       for (int32_t i = 0; i < E; ++i) sum += xr[i];
-      mean = sum / E;
+      mean = (sum >= 0 ? sum + E / 2 : sum - E / 2) / E;  // rounded half away from zero
     }
     uint64_t max_abs = 0;
     for (int32_t i = 0; i < E; ++i) {
