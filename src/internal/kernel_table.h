@@ -28,6 +28,7 @@
 #include "internal/cpu_x86.h"
 #include "internal/kernels_f32.h"
 #include "internal/kernels_fixed.h"
+#include "internal/kernels_model_fixed.h"
 
 namespace attn {
 namespace detail {
@@ -343,6 +344,45 @@ inline constexpr Kernel<WeightedSumS16Fn> kWeightedSumS16[] = {
 // Rotary embedding (hd/2 pairs per head and row, a small share of a
 // forward) and the stand-alone int8 softmax: ref on every target.
 //   rope_f32_ref, rope_s8_ref, rope_s16_ref, softmax_s8_ref
+
+// ---- whole integer models (attn/transformer_fixed.h): norms, activation
+// tables, the residual stream's rescales, the LM head; `ref` only so far.
+using NormS32Fn = void (*)(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
+inline constexpr Kernel<NormS32Fn> kNormS32[] = {{norm_s32_ref, "ref"}};
+#if ATTN_WITH_S8
+using NormS8Fn = void (*)(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
+using ActTableS8Fn = void (*)(MatS8 h1, const int8_t* table);
+using ActGateS8Fn = void (*)(MatS8 h1, ConstMatS8 h3, const int16_t* table, int32_t h3_zero_point,
+                             int32_t multiplier, int32_t shift, int32_t g_zero_point);
+using ResidualAddS8Fn = void (*)(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
+using ResidualToS8Fn = void (*)(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
+using LogitsS8Fn = void (*)(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                            const int32_t* shift, MatS32 y);
+inline constexpr Kernel<NormS8Fn> kNormS8[] = {{norm_s8_ref, "ref"}};
+inline constexpr Kernel<ActTableS8Fn> kActTableS8[] = {{act_table_s8_ref, "ref"}};
+inline constexpr Kernel<ActGateS8Fn> kActGateS8[] = {{act_gate_s8_ref, "ref"}};
+inline constexpr Kernel<ResidualAddS8Fn> kResidualAddS8[] = {{residual_add_s8_ref, "ref"}};
+inline constexpr Kernel<ResidualToS8Fn> kResidualToS8[] = {{residual_to_s8_ref, "ref"}};
+inline constexpr Kernel<LogitsS8Fn> kLogitsS8[] = {{logits_s8_ref, "ref"}};
+inline constexpr Kernel<LogitsS8Fn> kLinearResidualS8[] = {{linear_residual_s8_ref, "ref"}};
+#endif
+#if ATTN_WITH_S16
+using NormS16Fn = void (*)(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
+using ActTableS16Fn = void (*)(MatS16 h1, const int32_t* table, int32_t multiplier, int32_t shift);
+using ActGateS16Fn = void (*)(MatS16 h1, ConstMatS16 h3, const int32_t* table, int32_t multiplier,
+                              int32_t shift);
+using ResidualAddS16Fn = void (*)(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
+using ResidualToS16Fn = void (*)(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
+using LogitsS16Fn = void (*)(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                             const int32_t* shift, MatS32 y);
+inline constexpr Kernel<NormS16Fn> kNormS16[] = {{norm_s16_ref, "ref"}};
+inline constexpr Kernel<ActTableS16Fn> kActTableS16[] = {{act_table_s16_ref, "ref"}};
+inline constexpr Kernel<ActGateS16Fn> kActGateS16[] = {{act_gate_s16_ref, "ref"}};
+inline constexpr Kernel<ResidualAddS16Fn> kResidualAddS16[] = {{residual_add_s16_ref, "ref"}};
+inline constexpr Kernel<ResidualToS16Fn> kResidualToS16[] = {{residual_to_s16_ref, "ref"}};
+inline constexpr Kernel<LogitsS16Fn> kLogitsS16[] = {{logits_s16_ref, "ref"}};
+inline constexpr Kernel<LogitsS16Fn> kLinearResidualS16[] = {{linear_residual_s16_ref, "ref"}};
+#endif
 
 }  // namespace detail
 }  // namespace attn

@@ -1,0 +1,253 @@
+// attn/transformer_fixed.h: whole models (attn/transformer.h) in integers only.
+//
+// The s8 and s16 forwards of an encoder or decoder: no float instruction or
+// library call at run time (a Cortex-M3 without FPU runs them). The
+// converter (quantize_transformer_s8 / _s16, below; offline, in double)
+// writes every constant. src/FIXED_POINT.md ("Whole models") has the
+// arithmetic; in short, with real = scale * (q - zero_point):
+//
+//   residual stream  int32 on one grid per model (residual_scale, ~2^-24 of
+//                    the calibrated max |x|); branch outputs are added with a
+//                    multiplier, saturating.
+//   matmul inputs    the activation type (s8: int8 asymmetric, s16: int16
+//                    symmetric), per tensor: the attention input, the FFN
+//                    input, the W2 input (the activation's output), the head
+//                    input. Weights int8 symmetric per output channel.
+//   attention        the integer block of attn/attention_fixed.h (forward_s8 /
+//                    _s16, and decode_s8 / _s16 over per-layer KV caches).
+//   norms            LayerNorm / RMSNorm on the int32 residual: int64 sums, an
+//                    exact integer 1/sqrt, weight and bias folded per channel.
+//   activations      a table over the W1 output's integer domain: s8 256
+//                    entries (exact), s16 1025 entries with linear
+//                    interpolation; the gate product requantized once.
+//   outputs          int32: logits on logit_scale (head), or the last hidden
+//                    state on output_scale (no head); real = scale * q.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/arena.h"
+#include "attn/attention_fixed.h"
+#include "attn/decode.h"
+#include "attn/status.h"
+#include "attn/transformer.h"
+
+namespace attn {
+
+// Fractional bits of the normalized value inside the integer norms.
+constexpr int32_t kNormFracBits = 20;
+// Rows of the s16 activation table: input -32768 + 64 k for k in [0, 1024].
+constexpr int32_t kActTableS16Entries = 1025;
+constexpr int32_t kActTableS16Step = 64;
+
+// One integer LayerNorm / RMSNorm of an int32 residual row x [E] (scale s_in)
+// into the output type (int8 / int16 at the next matmul's input, or int32 on
+// a residual / output grid s_out):
+//   LayerNorm: d_i = x_i - mean;  RMSNorm: d_i = x_i
+//   n_i = round(2^kNormFracBits * d_i / sqrt(mean(d^2) + eps))   (exact integer 1/sqrt)
+//   y_i = clamp(zp + round((n_i * weight_i + bias_i) / 2^shift))
+struct NormFixed {
+  const int32_t* weight = nullptr;  // [E] round(w_i / s_out * 2^(shift - kNormFracBits))
+  const int64_t* bias = nullptr;    // [E] round(b_i / s_out * 2^shift), |bias| < 2^61; null: none
+  int64_t eps = 0;                  // round(eps / s_in^2), in [0, 2^62)
+  int32_t shift = 0;                // [1, 62]
+  int32_t output_zero_point = 0;    // int8 outputs: [-128, 127]; 0 otherwise
+};
+
+// A rescale by a real ratio m * 2^(shift - 31) (m Q0.31 in [0, 2^31), shift
+// in [-31, 30]), rounding half away from zero, in int64:
+//   to the residual:   r = sat32(r + round((q - zero_point) * ratio))
+//   to an activation:  q = clamp(zero_point + round(r * ratio))
+struct RescaleFixed {
+  int32_t multiplier = 0;
+  int32_t shift = 0;
+  int32_t zero_point = 0;  // int8 only; 0 for int16
+};
+
+// The FFN of one layer, int8. W1, W3: FFN input -> h1, h3 (int8, their own
+// grids); W2: the activation output g -> straight into the int32 residual:
+// r = sat32(r + round(acc[c] * multiplier[c] * 2^(shift[c] - 31))), the
+// multiplier that of s_g * s_w[c] / residual_scale, shift in [-31, 30] (no
+// int8 grid for the branch output: it would clip).
+struct FfnS8 {
+  ProjectionS8 w1;  // [F, E] (biases carry the input zero point, as in WeightsS8)
+  ProjectionS8 w2;  // [E, F], to the residual grid
+  ProjectionS8 w3;  // [F, E], gated only
+  int32_t h1_zero_point = 0;
+  int32_t h3_zero_point = 0;  // gated only
+  int32_t g_zero_point = 0;   // W2 input
+  // Plain: g = act_table[h1 + 128], act(h1) on g's grid (exact for int8 inputs).
+  const int8_t* act_table = nullptr;  // [256], plain only
+  // Gated: g = clamp(g_zp + round(gate_table[h1 + 128] * (h3 - h3_zp) * gate_multiplier * 2^(gate_shift -
+  // 31))), gate_table = round(act(h1) / s_t) (int16, symmetric).
+  const int16_t* gate_table = nullptr;  // [256], gated only
+  int32_t gate_multiplier = 0;          // Q0.31 of s_t * s_h3 / s_g
+  int32_t gate_shift = 0;               // [-31, 30]
+};
+
+// The FFN of one layer, int16 (symmetric activations, ProjectionS16).
+// a = 64 table[k] + (table[k + 1] - table[k]) * f for h1 = -32768 + 64 k + f
+// (act(h1) in units of s_t / 64), then
+//   plain: g = clamp(round(a * act_multiplier * 2^(act_shift - 31)))  (int64 rescale)
+//   gated: g = clamp(requantize_s64(a * h3, act_multiplier, act_shift))  (the 16x8 rounding)
+// W2 goes straight into the residual as in FfnS8, with the 16x8 rounding:
+// r = sat32(r + round(acc[c] * q15(multiplier[c]) * 2^(shift[c] - 15))), shift in [-31, 14].
+struct FfnS16 {
+  ProjectionS16 w1, w2, w3;            // w3: gated only
+  const int32_t* act_table = nullptr;  // [kActTableS16Entries], |entry| <= 2^20
+  int32_t act_multiplier = 0;          // plain: s_t / (64 s_g); gated: s_t s_h3 / (64 s_g)
+  int32_t act_shift = 0;               // plain [-31, 30]; gated [-31, 14]
+};
+
+template <typename Attention, typename Ffn>
+struct LayerWeightsFixed {
+  Attention attention;     // the block (query = key = value: self-attention)
+  NormFixed norm1, norm2;  // pre-norm: into the attention / FFN input; post-norm: int32 residual
+  RescaleFixed attn_in;    // post-norm: residual -> attention input
+  RescaleFixed attn_out;   // attention output -> residual (zero_point: the output's)
+  RescaleFixed ffn_in;     // post-norm: residual -> FFN input
+  Ffn ffn;
+};
+using LayerWeightsS8 = LayerWeightsFixed<WeightsS8, FfnS8>;
+using LayerWeightsS16 = LayerWeightsFixed<WeightsS16, FfnS16>;
+
+// Embedding rows (token, position) are int8 symmetric per row; row r goes to
+// the residual grid with (multiplier[r], shift[r]) (s_row / residual_scale).
+struct EmbeddingFixed {
+  const int8_t* table = nullptr;        // [rows, E]
+  const int32_t* multiplier = nullptr;  // [rows]
+  const int32_t* shift = nullptr;       // [rows] [-31, 30]
+};
+
+template <typename Layer, typename Head>
+struct TransformerWeightsFixed {
+  EmbeddingFixed token_embedding;           // [vocab, E]
+  EmbeddingFixed position_embedding;        // [max_positions, E] (learned_positions)
+  const int32_t* type_embedding = nullptr;  // [E] row 0 on the residual grid (type_vocab_size > 0)
+  NormFixed embedding_norm;                 // (embedding_norm) int32 -> residual
+  NormFixed final_norm;                     // (final_norm) -> head input, or -> int32 output grid
+  RescaleFixed head_in;                     // no final norm, a head: residual -> head input
+  // logits[v] = sat32(round(acc[v] * multiplier[v] * 2^(shift[v] - 31))) with the
+  // projection's accumulator (s8: int32, bias = -zp_in * sum_k w[v][k]; s16: int64,
+  // no bias, and the multiplier reduced to Q0.15 as in requantize_s64).
+  // Tied: weight is token_embedding.table.
+  Head head;
+  const Layer* layers = nullptr;  // [num_layers]
+  // Not read by the forward (for the caller): real = scale * q.
+  float residual_scale = 0.0f;  // the int32 residual grid
+  float output_scale = 0.0f;    // the int32 outputs: logits (a head) or the last hidden state
+};
+using TransformerWeightsS8 = TransformerWeightsFixed<LayerWeightsS8, ProjectionS8>;
+using TransformerWeightsS16 = TransformerWeightsFixed<LayerWeightsS16, ProjectionS16>;
+
+// Arena bytes of one s8 / s16 call of up to max_tokens tokens (forward, or,
+// with capacity > 0, a decode over caches of `capacity` positions: the
+// larger of the two) and of the decoding state. The f32 planner may call
+// this for DType::kS8 / kS16. Errors: those of plan_transformer_fixed.
+Status transformer_fixed_bytes(const TransformerConfig& config, DType dtype, int32_t max_tokens,
+                               int32_t capacity, int32_t tile_rows, size_t* arena_bytes, size_t* state_bytes);
+
+// plan_transformer for s8 / s16: validates the config (the model statuses of
+// attn/status.h; plan_attention's for the block), dtype kS8 or kS16
+// (kBadDtype), max_tokens in [1, max_positions] (kSequenceTooLong above),
+// capacity >= 0 (causal configs only, kBadConfig-class kPlanMismatch
+// otherwise), and fills *out.
+Status plan_transformer_fixed(const TransformerConfig& config, DType dtype, int32_t max_tokens,
+                              int32_t capacity, TransformerPlan* out, int32_t tile_rows = ATTN_TILE_ROWS);
+
+// The whole integer forward of n tokens at positions 0..n-1 (causal when the
+// config says so). out: int32 [n or 1, output_dim] on weights.output_scale.
+// Carves plan.arena_bytes from `arena` and gives them back. Errors:
+// kNullArgument, kBadDtype / kPlanMismatch, kBadQueryLength (n < 1),
+// kSequenceTooLong (n > max_tokens or max_positions), kTokenOutOfRange
+// (checked before anything is written), kBadQuantParams, kBiasOutOfRange,
+// kRopePositionOutOfRange (rope tables shorter than max_positions),
+// kArenaTooSmall.
+Status transformer_forward_s8(const TransformerPlan& plan, const TransformerWeightsS8& weights,
+                              const int32_t* tokens, int32_t n, OutputRows rows, int32_t* out, Arena& arena);
+Status transformer_forward_s16(const TransformerPlan& plan, const TransformerWeightsS16& weights,
+                               const int32_t* tokens, int32_t n, OutputRows rows, int32_t* out, Arena& arena);
+
+// Decoding state: one integer KV cache per layer, carved from the arena
+// (plan.state_bytes).
+template <typename Cache>
+struct TransformerStateFixed {
+  Cache* caches = nullptr;  // [num_layers], in the arena
+  int32_t num_layers = 0;
+  int32_t length = 0;  // tokens consumed; the next token sits at this position
+};
+using TransformerStateS8 = TransformerStateFixed<KvCacheS8>;
+using TransformerStateS16 = TransformerStateFixed<KvCacheS16>;
+
+// Errors: kNullArgument, kBadDtype, kPlanMismatch (capacity 0), kBadWindow, kArenaTooSmall.
+Status transformer_state_init_s8(const TransformerPlan& plan, int32_t window, Arena& arena,
+                                 TransformerStateS8* state);
+Status transformer_state_init_s16(const TransformerPlan& plan, int32_t window, Arena& arena,
+                                  TransformerStateS16* state);
+Status transformer_state_reset(TransformerStateS8* state);
+Status transformer_state_reset(TransformerStateS16* state);
+
+// Append n tokens (prefill, or one step) at positions state->length .. and
+// write their outputs: bit-identical to the forward over the whole sequence.
+// Errors: those of the forward, and kCacheFull (nothing changed),
+// kSequenceTooLong (past max_positions).
+Status transformer_decode_s8(const TransformerPlan& plan, const TransformerWeightsS8& weights,
+                             TransformerStateS8* state, const int32_t* tokens, int32_t n, OutputRows rows,
+                             int32_t* out, Arena& arena);
+Status transformer_decode_s16(const TransformerPlan& plan, const TransformerWeightsS16& weights,
+                              TransformerStateS16* state, const int32_t* tokens, int32_t n, OutputRows rows,
+                              int32_t* out, Arena& arena);
+
+// ---- the converter (OFFLINE, host: double arithmetic; src/quant) -----------
+
+// Calibration token sequences, concatenated: sequence i has lengths[i]
+// tokens (each in [1, max_positions]).
+struct TransformerCalibration {
+  const int32_t* tokens = nullptr;
+  const int32_t* lengths = nullptr;  // [count]
+  int32_t count = 0;
+};
+
+struct TransformerQuantOptions {
+  // Residual grid: residual_scale = max |residual| / 2^residual_bits over the
+  // calibration (headroom 2^(31 - residual_bits)). Also the bits of the int32
+  // hidden output and logit grids.
+  int32_t residual_bits = 24;
+  // Report: run the integer forward on the calibration set and compare.
+  bool report = true;
+};
+
+// What the converter measured: SQNR (dB) of the integer forward against the
+// float forward on the calibration sequences, per stage.
+struct TransformerQuantReport {
+  int32_t num_layers = 0;
+  double embedding_sqnr_db = 0.0;              // residual after the embeddings (and their norm)
+  double layer_sqnr_db[ATTN_MAX_LAYERS] = {};  // residual after layer i
+  double output_sqnr_db = 0.0;                 // the int32 output (logits or hidden state)
+  float residual_max = 0.0f;                   // calibrated max |residual|
+};
+
+// Bytes the converter carves from `storage` (the integer model) and from
+// `scratch` (calibration forwards of sequences up to max_len tokens; given
+// back). Errors: the config's (as plan_transformer_fixed).
+Status quantized_transformer_bytes(const TransformerConfig& config, DType dtype, size_t* storage_bytes);
+Status quantize_transformer_scratch_bytes(const TransformerConfig& config, DType dtype, int32_t max_len,
+                                          size_t* scratch_bytes);
+
+// Calibrate the float model on the sequences (min/max of every quantized
+// tensor; the float forward of attn/transformer.h's semantics, scalar, in
+// this converter) and quantize it: every table of *out lives in `storage`.
+// Errors: kNullArgument, the config's, kTokenOutOfRange, kSequenceTooLong,
+// kBadQuantParams (non-finite weights or activations, an unrepresentable
+// scale), kBiasOutOfRange, kArenaTooSmall.
+Status quantize_transformer_s8(const TransformerConfig& config, const TransformerWeightsF32& weights,
+                               const TransformerCalibration& calibration, Arena& storage, Arena& scratch,
+                               TransformerWeightsS8* out, TransformerQuantReport* report = nullptr,
+                               const TransformerQuantOptions& options = TransformerQuantOptions());
+Status quantize_transformer_s16(const TransformerConfig& config, const TransformerWeightsF32& weights,
+                                const TransformerCalibration& calibration, Arena& storage, Arena& scratch,
+                                TransformerWeightsS16* out, TransformerQuantReport* report = nullptr,
+                                const TransformerQuantOptions& options = TransformerQuantOptions());
+
+}  // namespace attn
