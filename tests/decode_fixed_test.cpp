@@ -301,6 +301,13 @@ static_assert(attn::kv_cache_arena_bytes({64, 8, 0, 0, 0, true, 4}, DType::kS16,
 static_assert(attn::decode_arena_bytes({64, 8}, DType::kS8, 1, 256, 4) == 64 + 64 + 256 * 4 &&
                   attn::decode_arena_bytes({64, 8}, DType::kS16, 1, 256, 4) == 128 + 128 + 256 * 4,
               "s8/s16 decode step: Q and O tiles [T, D], scores [T, capacity] int32");
+static_assert(attn::decode_arena_bytes({64, 8, 0, 0, 0, true, 4}, DType::kS8, 1, 256, 4) ==
+                      64 + 64 + 2 * 256 * 4 &&
+                  attn::decode_arena_bytes({64, 8, 0, 0, 0, true, 1}, DType::kS8, 1, 256, 4) ==
+                      64 + 64 + 4 * 256 * 4 &&
+                  attn::decode_arena_bytes({64, 8, 0, 0, 0, true, 1}, DType::kS8, 8, 256, 4) ==
+                      4 * 64 + 4 * 64 + 4 * 256 * 4,
+              "grouped-query decode step: scores of at least min(G, 4) rows, G query heads per K/V head");
 
 TEST_CASE("decode_s8: token by token equals one causal forward_s8, bit for bit", "[decode][s8]") {
   check_equivalence<S8>({16, 4});

@@ -582,6 +582,22 @@ inline void scores_fixed_cases(Report& r) {
     c.shift8 = i % 4 == 0 ? rng.uniform(1, 6) : 0, c.shift16 = rng.uniform(6, 12);
     scores_case(r, c, 1000 + i, rng);
   }
+  // A decode step's query heads of one K/V head: one or two rows after the
+  // four-row blocks at head_dim <= 16 (the DSP kernel's two-row key loop, the
+  // MVE kernel's scalar-store rows), with and without a score shift, q - zq
+  // folded or not, zq = 0.
+  for (int i = 0; i < 24; ++i) {
+    static constexpr int32_t kRows[] = {2, 1, 6, 3, 5, 2};
+    static constexpr int32_t kDims[] = {8, 16, 4, 12, 8};
+    ScoresCase c{};
+    c.T = kRows[i % 6], c.S = rng.uniform(1, kBoardCols), c.d = kDims[i % 5];
+    c.qs = i % 2 == 0 ? c.d : c.d + rng.uniform(0, 8), c.ks = i % 3 == 0 ? 32 : c.d + rng.uniform(0, 3),
+    c.ss = c.S + rng.uniform(0, kBoardCols - c.S);
+    c.qrange = i % 3 == 1 ? 60 : 128;
+    c.zq = i % 4 == 3 ? 0 : rng.uniform(-128, 127), c.zk = rng.uniform(-128, 127);
+    c.shift8 = i % 2 == 1 ? rng.uniform(1, 6) : 0, c.shift16 = rng.uniform(6, 12);
+    scores_case(r, c, 2000 + i, rng);
+  }
 }
 
 // ---- weighted_sum_s8, weighted_sum_s16 ---------------------------------------------------

@@ -45,9 +45,24 @@ constexpr size_t kv_cache_arena_bytes(const AttentionConfig& c, DType dtype, int
   return known && bytes <= SIZE_MAX ? static_cast<size_t>(bytes) : 0;
 }
 
+// Rows of a decode call's scores: T = min(tile_rows, max_rows), and at
+// least min(G, 4) for G = num_heads / num_kv_heads query heads per K/V head:
+// a one-row call scores the query heads of a K/V head together, as rows of
+// one pass over their keys. (Internal: decode_arena_bytes and the decodes.)
+namespace detail {
+constexpr int32_t decode_score_rows(const AttentionConfig& c, int32_t max_rows, int32_t tile_rows) {
+  const int32_t t = tile_rows < max_rows ? tile_rows : max_rows;
+  const int32_t kvh = c.resolved_kv_heads();
+  const int32_t g = kvh > 0 && c.num_heads % kvh == 0 ? c.num_heads / kvh : 1;
+  const int32_t g4 = g < 4 ? g : 4;
+  return t > g4 ? t : g4;
+}
+}  // namespace detail
+
 // Arena bytes of one decode call (besides the cache): Q tile [T, D],
-// scores [T, capacity], O tile [T, D]. f32: all float; s8 / s16: Q and O
-// tiles int8 / int16, scores int32 (the Q0.15 probabilities in place).
+// scores [R, capacity] (R = detail::decode_score_rows()), O tile [T, D]. f32: all
+// float; s8 / s16: Q and O tiles int8 / int16, scores int32 (the Q0.15
+// probabilities in place).
 constexpr size_t decode_arena_bytes(const AttentionConfig& c, DType dtype, int32_t max_rows, int32_t capacity,
                                     int32_t tile_rows = ATTN_TILE_ROWS) {
   if (c.embed_dim <= 0 || c.num_heads <= 0 || c.resolved_head_dim() <= 0 || max_rows <= 0 || capacity <= 0 ||
@@ -60,7 +75,8 @@ constexpr size_t decode_arena_bytes(const AttentionConfig& c, DType dtype, int32
   const auto aligned = [](uint64_t n) -> uint64_t {
     return (n + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN;
   };
-  const uint64_t bytes = 2 * aligned(t * d * e) + aligned(t * static_cast<uint64_t>(capacity) * 4);
+  const uint64_t r = static_cast<uint64_t>(detail::decode_score_rows(c, max_rows, tile_rows));
+  const uint64_t bytes = 2 * aligned(t * d * e) + aligned(r * static_cast<uint64_t>(capacity) * 4);
   return bytes <= SIZE_MAX ? static_cast<size_t>(bytes) : 0;
 }
 

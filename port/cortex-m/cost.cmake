@@ -56,13 +56,16 @@ if("s8" IN_LIST ATTN_DTYPES)
   add_test(NAME "${ATTN_TEST_PREFIX}cost-kernels" COMMAND attn_cost_kernels)
 endif()
 # Instructions per decoded token at contexts 64, 256, 1024 (cost/cost_decode.cpp):
-# s8 on every board, f32 where the board has an FPU.
-if("s8" IN_LIST ATTN_DTYPES)
-  attn_port_image(attn_cost_decode_s8 SOURCES cost/cost_decode.cpp)
-  target_compile_definitions(attn_cost_decode_s8 PRIVATE ATTN_COST_DECODE_F32=0)
-  add_test(NAME "${ATTN_TEST_PREFIX}cost-decode-s8" COMMAND attn_cost_decode_s8)
-  set_tests_properties("${ATTN_TEST_PREFIX}cost-decode-s8" PROPERTIES TIMEOUT 600)
-endif()
+# s8 and s16 on every board, f32 where the board has an FPU.
+foreach(bits 8 16)
+  if("s${bits}" IN_LIST ATTN_DTYPES)
+    attn_port_image(attn_cost_decode_s${bits} SOURCES cost/cost_decode.cpp)
+    target_compile_definitions(attn_cost_decode_s${bits} PRIVATE ATTN_COST_DECODE_F32=0
+                                                                  ATTN_COST_DECODE_BITS=${bits})
+    add_test(NAME "${ATTN_TEST_PREFIX}cost-decode-s${bits}" COMMAND attn_cost_decode_s${bits})
+    set_tests_properties("${ATTN_TEST_PREFIX}cost-decode-s${bits}" PROPERTIES TIMEOUT 600)
+  endif()
+endforeach()
 if(ATTN_BOARD_HAS_FPU AND "f32" IN_LIST ATTN_DTYPES)
   attn_port_image(attn_cost_decode_f32 SOURCES cost/cost_decode.cpp)
   target_compile_definitions(attn_cost_decode_f32 PRIVATE ATTN_COST_DECODE_F32=1)

@@ -124,6 +124,10 @@ void attend(const AttentionConfig& c, int32_t tile_rows, const typename FixedOps
   const ZeroPoints zp = Ops::zero_points(w);
   const FusedSoftmax sm{w.softmax.exp_multiplier, w.softmax.exp_shift, w.softmax.diff_limit};
   const bool rope = rope_enabled(c);
+  const int32_t G = H / c.num_kv_heads;  // query heads per K/V head
+  // Query heads scored together in a one-row tile: up to the scratch's rows of scores.
+  int32_t group_rows = G < scratch.score_rows ? G : scratch.score_rows;
+  if (group_rows > kRowsPerSoftmax) group_rows = kRowsPerSoftmax;
 
   for (int32_t t0 = 0; t0 < L; t0 += tile_rows) {
     const int32_t rows = tile_rows < L - t0 ? tile_rows : L - t0;
@@ -143,9 +147,33 @@ void attend(const AttentionConfig& c, int32_t tile_rows, const typename FixedOps
     if (scratch.saturation != nullptr) count_saturated<Act>(Q, &scratch.saturation->q);
 #endif
 
-    for (int32_t h = 0; h < H; ++h) {
-      const int32_t c0 = h * hd;              // head h owns columns [c0, c0 + hd) of Q and O
-      const int32_t g0 = kv_head(c, h) * hd;  // and reads columns [g0, g0 + hd) of K and V
+    const bool grouped = !kVt && rows == 1 && group_rows > 1;
+    if (grouped) {
+      // One query row (a decode step): the query heads of a K/V head are
+      // consecutive hd-wide slices of Q's row, i.e. the rows of a [G, hd]
+      // matrix of stride hd, and so are their outputs in O. Each kernel runs
+      // once per group of up to group_rows heads over that K/V head's keys,
+      // instead of once per head with one row: the same sums per head.
+      int32_t begin[kRowsPerSoftmax], end[kRowsPerSoftmax];  // every head sees the row's keys
+      for (int32_t r = 0; r < group_rows; ++r) begin[r] = 0, end[r] = n;
+      for (int32_t h0 = 0; h0 < H;) {
+        const int32_t kvh = kv_head(c, h0);
+        const int32_t left = (kvh + 1) * G - h0;  // heads of this K/V head from h0
+        const int32_t rg = left < group_rows ? left : group_rows;
+        const int32_t g0 = kvh * hd;
+        const MatS32 sg = MatS32{scratch.s, rg, n, S};  // [rg, n]
+        Ops::scores(Matrix<const Act>{Q.data + static_cast<ptrdiff_t>(h0) * hd, rg, hd, hd},
+                    K.rows_slice(k0, n).cols_slice(g0, hd), w, sg);
+        best(kSoftmaxRows)(scratch.s, S, rg, begin, end, n, sm);
+        Ops::weighted_sum(ConstMatS16{reinterpret_cast<const int16_t*>(scratch.s), rg, n, 2 * S},
+                          V.rows_slice(k0, n).cols_slice(g0, hd), w,
+                          Matrix<Act>{O.data + static_cast<ptrdiff_t>(h0) * hd, rg, hd, hd});
+        h0 += rg;
+      }
+    }
+    for (int32_t h = 0; h < H && !grouped; ++h) {  // else the tile's heads, one at a time
+      const int32_t c0 = h * hd;                   // head h owns columns [c0, c0 + hd) of Q and O
+      const int32_t g0 = kv_head(c, h) * hd;       // and reads columns [g0, g0 + hd) of K and V
       // s = (Q_h - zq)(K_h - zk)^T over the visible keys, int32
       Ops::scores(Q.cols_slice(c0, hd), K.rows_slice(k0, n).cols_slice(g0, hd), w, scores);
       if constexpr (kVt) {

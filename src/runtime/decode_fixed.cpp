@@ -35,9 +35,10 @@ Status decode_fixed(const Plan& plan, const typename FixedOps<Act>::Weights& w, 
   const int32_t Dkv = c.num_kv_heads * c.head_dim;  // width of K and V
   const size_t T = static_cast<size_t>(plan.tile_rows);
   const size_t mark = arena.mark();
-  AttendScratch<Act> scratch{};  // Q tile [T, D], scores [T, capacity] int32, context tile [T, D]
+  AttendScratch<Act> scratch{};  // Q tile [T, D], scores [R, capacity] int32, context tile [T, D]
   const Status carved =
-      carve_tile_scratch(arena, T, static_cast<size_t>(D), static_cast<size_t>(plan.key_len), &scratch);
+      carve_tile_scratch(arena, T, static_cast<size_t>(D), static_cast<size_t>(plan.key_len), &scratch,
+                         static_cast<size_t>(decode_score_rows(c, plan.query_len, plan.tile_rows)));
   if (carved != Status::kOk) {
     arena.release(mark);
     return carved;

@@ -2,9 +2,10 @@
 // tools/mcu-cost. stories260K-class attention (llama2.c): dim 64, 8 heads,
 // 4 KV heads (head_dim 8), no biases, RoPE theta 10000 (s8: the converter's
 // Q1.14 tables, made here by attn::rope_table before counting). Random
-// weights and tokens; s8 constants chosen as in cost_fixed.cpp so every stage
-// holds a realistic spread. Built per dtype: ATTN_COST_DECODE_F32=1
-// (attn_cost_decode_f32, FPU boards) or 0 (attn_cost_decode_s8).
+// weights and tokens; s8 and s16 constants chosen as in cost_fixed.cpp so
+// every stage holds a realistic spread. Built per dtype: ATTN_COST_DECODE_F32=1
+// (attn_cost_decode_f32, FPU boards), else ATTN_COST_DECODE_BITS=8
+// (attn_cost_decode_s8) or 16 (attn_cost_decode_s16).
 //
 // One cache of capacity kMaxContext is filled in one pass: prefill calls of
 // up to kChunk rows bring it to C - 1 positions, then one decode call of one
@@ -29,6 +30,9 @@
 
 #ifndef ATTN_COST_DECODE_F32
 #define ATTN_COST_DECODE_F32 0
+#endif
+#ifndef ATTN_COST_DECODE_BITS
+#define ATTN_COST_DECODE_BITS 8
 #endif
 
 namespace {
@@ -61,14 +65,24 @@ constexpr attn::DType kDType = attn::DType::kF32;
 constexpr const char* kName = "f32";
 constexpr auto kCacheInit = attn::kv_cache_init_f32;
 constexpr auto kDecode = attn::decode_f32;
-#else
+#elif ATTN_COST_DECODE_BITS == 8
 using Act = int8_t;
+using Bias = int32_t;
 using Weights = attn::WeightsS8;
 using Cache = attn::KvCacheS8;
 constexpr attn::DType kDType = attn::DType::kS8;
 constexpr const char* kName = "s8";
 constexpr auto kCacheInit = attn::kv_cache_init_s8;
 constexpr auto kDecode = attn::decode_s8;
+#else
+using Act = int16_t;
+using Bias = int64_t;
+using Weights = attn::WeightsS16;
+using Cache = attn::KvCacheS16;
+constexpr attn::DType kDType = attn::DType::kS16;
+constexpr const char* kName = "s16";
+constexpr auto kCacheInit = attn::kv_cache_init_s16;
+constexpr auto kDecode = attn::decode_s16;
 #endif
 
 constexpr size_t kCacheBytes = attn::kv_cache_arena_bytes(kCfg, kDType, kMaxContext);
@@ -97,7 +111,7 @@ Act input_value() { return uniform_f(1.0f); }
 #else
 // Projections: weights [out, E], biases (zero-point folds only, as the
 // converter writes them for a bias-free block), multipliers, shifts.
-cost::Projections<int32_t, 4 * kD* static_cast<size_t>(kE), 3 * kD + kE> g_proj;
+cost::Projections<Bias, 4 * kD* static_cast<size_t>(kE), 3 * kD + kE> g_proj;
 // RoPE tables [kMaxContext, head_dim / 2] cos and sin, Q1.14.
 alignas(ATTN_ARENA_ALIGN) uint8_t
     g_rope[2 * ((static_cast<size_t>(kMaxContext) * (static_cast<size_t>(kCfg.resolved_head_dim()) / 2) * 2 +
@@ -107,11 +121,12 @@ Weights make_weights() {
   // shift -9: acc ~ sqrt(E) 40 * 64 -> ~ +-30
   g_proj.fill(g_rng, sizeof g_proj.weight, sizeof g_proj.bias / sizeof g_proj.bias[0], -9);
   Weights w;
-  using Proj = attn::ProjectionS8;
+  using Proj = decltype(w.q);
   w.q = g_proj.at<Proj>(0, 0);
   w.k = g_proj.at<Proj>(kD * kE, kD);
   w.v = g_proj.at<Proj>(kD * kE + kDkv * kE, kD + kDkv);
   w.o = g_proj.at<Proj>(kD * kE + 2 * kDkv * kE, kD + 2 * kDkv);
+#if ATTN_COST_DECODE_BITS == 8
   w.q_zero_point = 3;
   w.k_zero_point = -2;
   w.v_zero_point = 1;
@@ -123,6 +138,14 @@ Weights make_weights() {
   w.softmax.score_shift = 0;
   w.context_multiplier = 0x50000000;
   w.context_shift = -14;
+#else  // cost_fixed.cpp's s16 constants
+  w.softmax.exp_multiplier = 3400000000u;  // t ~ 0.8 u
+  w.softmax.exp_shift = 0;
+  w.softmax.diff_limit = 1300000;  // t < 2^20
+  w.softmax.score_shift = 10;      // head_dim < 2^10
+  w.context_multiplier = 0x50000000;
+  w.context_shift = -15;
+#endif
   attn::Arena tables;
   if (tables.init(g_rope, sizeof g_rope) != attn::Status::kOk ||
       attn::rope_table(kCfg.rope_base, kCfg.resolved_head_dim(), kMaxContext, tables, &w.rope) !=
@@ -131,7 +154,7 @@ Weights make_weights() {
   }
   return w;
 }
-Act input_value() { return static_cast<Act>(g_rng.uniform(40)); }
+Act input_value() { return static_cast<Act>(g_rng.uniform(ATTN_COST_DECODE_BITS == 8 ? 40 : 10000)); }
 #endif
 
 void fill_rows(int32_t n) {

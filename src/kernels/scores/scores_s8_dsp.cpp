@@ -1,8 +1,9 @@
 // scores, int8, Cortex-M DSP extension: s = round((q - zq)(k - zk)^T / 2^shift),
-// four query rows at a time (the last T % 4 one at a time), expanded once to
-// SMLAD pairs; each key word is unpacked once for the four rows, and the loop
-// over keys is one asm block (keys_short_asm for head_dim <= 16, its steps
-// unrolled; keys_asm above). Head_dim not a multiple of 4 or above
+// four query rows at a time (then, for head_dim <= 16, two: a decode step's
+// query heads of one K/V head; the last one alone), expanded once to SMLAD
+// pairs; each key word is unpacked once for the rows, and the loop over keys
+// is one asm block (keys_short_asm / keys_short2_asm for head_dim <= 16, their
+// steps unrolled; keys_asm above). Head_dim not a multiple of 4 or above
 // dsp::kExpandMaxK goes through scores_s8_ref (flash: the s8 runtime must fit
 // 12 KiB). Same int32 sums as scores_s8_ref: bit-exact.
 #include "internal/arch.h"
@@ -172,6 +173,74 @@ void keys_short_asm(int32_t* ctx, const int32_t* init, ConstMatS8 k, int32_t shi
 }
 #undef ATTN_SCORES_STEP
 
+// One SMLAD step of keys_short2_asm: keys_short_asm's step for rows 0 and 1.
+#define ATTN_SCORES2_STEP(i)                 \
+  "ldr    %[t0], [%[b]], #4\n\t"             \
+  "sxtb16 %[be], %[t0]\n\t"                  \
+  "sxtb16 %[bo], %[t0], ror #8\n\t"          \
+  "ldrd   %[t0], %[t1], [%[ctx], #32+32*" #i \
+  "]\n\t"                                    \
+  "smlad  %[s0], %[t0], %[be], %[s0]\n\t"    \
+  "smlad  %[s0], %[t1], %[bo], %[s0]\n\t"    \
+  "ldrd   %[t0], %[t1], [%[ctx], #40+32*" #i \
+  "]\n\t"                                    \
+  "smlad  %[s1], %[t0], %[be], %[s1]\n\t"    \
+  "smlad  %[s1], %[t1], %[bo], %[s1]\n\t"
+
+// keys_short_asm for two rows (a decode step's query heads of one K/V
+// head, or a tile's last two rows), same ctx layout (rows 0 and 1 of its
+// steps used): 9 + 9 n instructions per key for the two scores (11 + 9 n
+// with a score shift) instead of two four-row passes (2 (13 + 15 n)).
+void keys_short2_asm(int32_t* ctx, const int32_t* init, ConstMatS8 k, int32_t shift, MatS32 s, int32_t t) {
+  const int32_t n = k.cols / 4;
+  ctx[0] = init[0];
+  ctx[1] = init[1];
+  ctx[5] = static_cast<int32_t>(s.stride * 4);  // 20: bytes between rows of s
+  ctx[6] = static_cast<int32_t>(reinterpret_cast<uintptr_t>(s.row(t) + k.rows));  // 24: end of row t of s
+  const int8_t* b = k.data;                                                       // key j
+  int32_t* o = s.row(t);                                                          // s[t, j]
+  const int32_t gap = static_cast<int32_t>(k.stride) - k.cols;
+  int32_t t0 = kShortSteps - n;
+  int32_t s0, s1, t1, be, bo;
+  __asm__ volatile(
+      "adr.w  %[be], 20f\n\t"
+      "adr.w  %[bo], 21f\n\t"
+      "cmp    %[sh], #0\n\t"
+      "it     eq\n\t"
+      "moveq  %[be], %[bo]\n\t"
+      "orr    %[be], %[be], #1\n\t"
+      "str    %[be], [%[ctx], #28]\n\t"
+      "adr.w  %[t1], 5f\n\t"
+      "ldrb   %[t0], [%[t1], %[t0]]\n\t"
+      "add    %[t1], %[t1], %[t0], lsl #1\n\t"
+      "orr    %[t1], %[t1], #1\n\t"
+      "str    %[t1], [%[ctx], #16]\n\t"
+      "ldrd   %[s0], %[s1], [%[ctx]]\n\t"
+      "bx     %[t1]\n\t"
+      "5:\n\t"
+      ".byte  (10f - 5b) / 2, (11f - 5b) / 2, (12f - 5b) / 2, (13f - 5b) / 2\n\t"
+      "10:\n\t" ATTN_SCORES2_STEP(0) "11:\n\t" ATTN_SCORES2_STEP(1) "12:\n\t" ATTN_SCORES2_STEP(2)
+      "13:\n\t" ATTN_SCORES2_STEP(3)
+      "ldr    pc, [%[ctx], #28]\n\t"
+      "20:\n\t"
+      "asr    %[s0], %[s0], %[sh]\n\t"
+      "asr    %[s1], %[s1], %[sh]\n\t"
+      "21:\n\t"
+      "add    %[b], %[b], %[gap]\n\t"
+      "ldrd   %[t0], %[t1], [%[ctx], #20]\n\t"
+      "str    %[s1], [%[o], %[t0]]\n\t"
+      "str    %[s0], [%[o]], #4\n\t"
+      "ldrd   %[s0], %[s1], [%[ctx]]\n\t"
+      "cmp    %[o], %[t1]\n\t"
+      "it     ne\n\t"
+      "ldrne  pc, [%[ctx], #16]\n\t"
+      : [b] "+r"(b), [o] "+r"(o), [s0] "=&r"(s0), [s1] "=&r"(s1), [t0] "+&r"(t0), [t1] "=&r"(t1),
+        [be] "=&r"(be), [bo] "=&r"(bo)
+      : [ctx] "r"(ctx), [gap] "r"(gap), [sh] "r"(shift)
+      : "cc", "memory");
+}
+#undef ATTN_SCORES2_STEP
+
 // One row of keys4_asm: row i's q pairs, accumulator start and the bytes
 // to the next row's output from ctx, two keys' scores stored as a pair.
 #define ATTN_SCORES4_ROW(i)                \
@@ -226,10 +295,11 @@ void keys4_asm(const int32_t* rows, const int32_t* init, ConstMatS8 k, MatS32 s,
 }
 #undef ATTN_SCORES4_ROW
 
-// Rows [t, t + 4) of s, q expanded once (d a multiple of 4, <= dsp::kExpandMaxK). The key
-// zero point is folded: sum (q - zq)(k - zk) = sum (q - zq) k - zk sum (q - zq).
+// Rows [t, t + 4) of s, q expanded once (d a multiple of 4, <= dsp::kExpandMaxK); two:
+// rows [t, t + 2) only (head_dim <= 16: keys_short2_asm). The key zero point is
+// folded: sum (q - zq)(k - zk) = sum (q - zq) k - zk sum (q - zq).
 void rows4(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int32_t shift, MatS32 s,
-           int32_t t) {
+           int32_t t, bool two) {
   const int32_t d = q.cols;
   const int32_t n = d / 4;  // SMLAD steps
   const bool short_keys = n <= kShortSteps;
@@ -237,7 +307,7 @@ void rows4(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int
   // keys_asm's expanded rows from word 8: [n][4 rows][even, odd] int16 pairs.
   int32_t buf[8 + 2 * dsp::kExpandMaxK];
   int32_t* const rows = buf + 8 + (short_keys ? 8 * (kShortSteps - n) : 0);
-  const int8_t* a[4] = {q.row(t), q.row(t + 1), q.row(t + 2), q.row(t + 3)};  // [d]
+  const int8_t* a[4] = {q.row(t), q.row(t + 1), q.row(t + (two ? 1 : 2)), q.row(t + (two ? 1 : 3))};  // [d]
   dsp::expand4(a, d, zq, rows);
   int32_t corr[4];  // -zk * sum_c (q[c] - zq) + half: the accumulators' start
   for (int32_t r = 0; r < 4; ++r) {
@@ -245,6 +315,10 @@ void rows4(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int
     for (int32_t i = 0; i < n; ++i)
       sum = __smlad(rows[8 * i + 2 * r], 0x00010001, __smlad(rows[8 * i + 2 * r + 1], 0x00010001, sum));
     corr[r] = -zk * sum + half;
+  }
+  if (two) {
+    keys_short2_asm(buf, corr, k, shift, s, t);
+    return;
   }
   if (d == 4 && shift == 0 && k.rows >= 2) {  // pairs of keys, then the last odd one below
     keys4_asm(rows, corr, k, s, t);
@@ -270,16 +344,18 @@ void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t s
   }
   const int32_t half = score_shift > 0 ? int32_t{1} << (score_shift - 1) : 0;
   const int32_t t4 = q.rows & ~3;
+  const bool short_keys = q.cols <= 4 * kShortSteps;
   for (int32_t t = 0; t < q.rows;) {
-    // Four rows at a time, then the last T % 4 rows one at a time, each as
+    // Four rows at a time, then (head_dim <= 16) two, then the last row as
     // four copies of itself (row stride 0) into one output row: the asm
     // stores row 0 last. A quarter of that pass is used, still fewer
     // instructions than scores_s8_ref.
     const bool four = t < t4;
-    const ConstMatS8 qt{q.row(t), 4, q.cols, four ? q.stride : 0};  // [4, d]
-    const MatS32 st{s.row(t), 4, s.cols, four ? s.stride : 0};      // [4, S]
-    rows4(qt, zq, k, zk, half, score_shift, st, 0);
-    t += four ? 4 : 1;
+    const bool two = !four && short_keys && q.rows - t >= 2;
+    const ConstMatS8 qt{q.row(t), 4, q.cols, four || two ? q.stride : 0};  // [4, d]
+    const MatS32 st{s.row(t), 4, s.cols, four || two ? s.stride : 0};      // [4, S]
+    rows4(qt, zq, k, zk, half, score_shift, st, 0, two);
+    t += four ? 4 : two ? 2 : 1;
   }
 }
 

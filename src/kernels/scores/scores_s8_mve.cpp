@@ -4,7 +4,8 @@
 // vector, tails by tail predication. For head_dim <= 16 the query rows stay
 // in registers (as q - zq where that fits int8: no zq sum(k) term) and the
 // four rows' scores of a key are finished as one vector (VSHL by -shift is
-// the ref's arithmetic >>) and scattered to their rows. Every term is exact
+// the ref's arithmetic >>) and scattered to their rows; one or two rows (a
+// decode step's query heads of one K/V head) are stored as scalars. Every term is exact
 // in int32 (|.| < 2^28 for d < 2^14) and the sum is the ref's sum: bit-exact.
 #include "internal/arch.h"
 
@@ -78,6 +79,48 @@ void small_rows(const int8x16_t* qv, int32_t nr, int8x16_t zqv, int32x4_t vbase,
   for (; j < k.rows; ++j, kr += k.stride) step(vldrbq_z_s8(kr, pred));
 }
 
+// small_rows for one or two rows (kTwo), as a decode step's query heads of
+// one K/V head are: each score one VMLADAVA from the row's constant (minus
+// the zq sum(k) term when !kFold) and one post-incremented store, instead of
+// four VMLADAV, a vector built lane by lane and a scatter per key.
+template <bool kTwo, bool kFold, bool kShift>
+void few_rows(const int8x16_t* qv, int8x16_t zqv, const int32_t* base, ConstMatS8 k, int32_t shift, MatS32 s,
+              int32_t t) {
+  const int32_t d = k.cols;
+  const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(d));
+  const int8x16_t q0 = qv[0], q1 = qv[1];
+  const int32_t b0 = base[0], b1 = base[1];
+  int32_t* o0 = s.row(t);
+  int32_t* o1 = s.row(t + (kTwo ? 1 : 0));
+  const auto step = [&](int8x16_t kv) {
+    const int32_t z = kFold ? 0 : vmladavq_s8(zqv, kv);
+    int32_t a0 = vmladavaq_s8(b0 - z, q0, kv);
+    if (kShift) a0 >>= shift;
+    *o0++ = a0;
+    if (kTwo) {
+      int32_t a1 = vmladavaq_s8(b1 - z, q1, kv);
+      if (kShift) a1 >>= shift;
+      *o1++ = a1;
+    }
+  };
+  const int32_t short_by = d >= 16 ? 0 : (16 - d + k.stride - 1) / k.stride;  // as small_rows
+  const int32_t safe = k.rows - short_by > 0 ? k.rows - short_by : 0;
+  const int8_t* kr = k.data;
+  int32_t j = 0;
+  for (; j < safe; ++j, kr += k.stride) step(vldrbq_s8(kr));
+  for (; j < k.rows; ++j, kr += k.stride) step(vldrbq_z_s8(kr, pred));
+}
+
+template <bool kFold, bool kShift>
+void few_rows(int32_t nr, const int8x16_t* qv, int8x16_t zqv, const int32_t* base, ConstMatS8 k,
+              int32_t shift, MatS32 s, int32_t t) {
+  if (nr == 2) {
+    few_rows<true, kFold, kShift>(qv, zqv, base, k, shift, s, t);
+  } else {
+    few_rows<false, kFold, kShift>(qv, zqv, base, k, shift, s, t);
+  }
+}
+
 // Rows t .. t + nr - 1 (nr <= 4), head_dim <= 16: the query rows loaded once
 // (zero past d and in rows >= nr), q - zq folded in where it fits int8, and
 // the per-row constants d zq zk - zk sum(q) (+ the rounding half) as one vector.
@@ -102,6 +145,19 @@ void small_block(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t hal
     if (fold) qv[r] = vsubq_m_n_s8(qv[r], qv[r], static_cast<int8_t>(zq), pred);  // q', zero past d
     const int32_t qsum = vaddvq_s8(qv[r]);
     base[r] = (fold ? 0 : d * zq * zk) - zk * qsum + half;
+  }
+  if (!kFull && nr <= 2) {
+    if (fold || zq == 0) {
+      if (shift > 0) {
+        few_rows<true, true>(nr, qv, qv[0], base, k, shift, s, t);
+      } else {
+        few_rows<true, false>(nr, qv, qv[0], base, k, shift, s, t);
+      }
+    } else {
+      const int8x16_t zqv = vdupq_m_n_s8(vdupq_n_s8(0), static_cast<int8_t>(zq), pred);  // zq in lanes < d
+      few_rows<false, true>(nr, qv, zqv, base, k, shift, s, t);
+    }
+    return;
   }
   const int32x4_t vbase = lanes(base[0], base[1], base[2], base[3]);
   if (fold || zq == 0) {
