@@ -594,4 +594,34 @@ TEST_CASE("attn import of whole models: every bad input is named, and no file is
   fails("import " + bin + " --byte-vocab", {"--byte-vocab", "40"});
 }
 
+TEST_CASE("attn import of whole models writes the export script's bytes", "[cli][model_import]") {
+  // tests/data/model (tools/gen_model_fixtures.py): each line `OUT.attn MODEL.safetensors CONFIG.json
+  // [FLAGS]`, OUT.attn written by tools/attn_export.py's export_model().
+  const std::string dir = std::string(ATTN_TEST_DATA_DIR) + "/model/";
+  const std::string cases = cli::slurp_text(dir + "cases.txt");
+  size_t n = 0, at = 0;
+  TempDir tmp;
+  while (at < cases.size()) {
+    const size_t end = cases.find('\n', at);
+    const std::string line = cases.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    at = end == std::string::npos ? cases.size() : end + 1;
+    std::vector<std::string> w;
+    for (size_t i = 0; i < line.size();) {
+      const size_t j = line.find(' ', i);
+      w.push_back(line.substr(i, j == std::string::npos ? std::string::npos : j - i));
+      i = j == std::string::npos ? line.size() : j + 1;
+    }
+    if (w.size() < 3) continue;
+    INFO(line);
+    std::string flags;
+    for (size_t i = 3; i < w.size(); ++i) flags += " " + w[i];
+    cli::run_ok("import " + quote(dir + w[1]) + " --config " + quote(dir + w[2]) + flags + " -o " +
+                    quote(tmp / "out.attn"),
+                tmp);
+    CHECK(cli::slurp(tmp / "out.attn") == cli::slurp(dir + w[0]));
+    ++n;
+  }
+  CHECK(n == 3);
+}
+
 #endif  // ATTN_CLI_PATH
