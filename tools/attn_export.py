@@ -1,5 +1,11 @@
 #!/usr/bin/python3
-"""Export PyTorch attention weights to a .attn file (format v1, float32).
+"""Export PyTorch attention weights and whole transformer models to .attn files (float32).
+
+Whole models (format v3): export_model() takes Hugging Face BertModel /
+BertFor... / LlamaForCausalLM weights with their config (the rules and bytes
+of `attn import MODEL.safetensors --config config.json`); export_encoder()
+takes an nn.TransformerEncoder with the caller's embedding (and optional
+learned positions, final norm, head). Attention blocks (formats v1/v2):
 
 Reads torch.nn.MultiheadAttention (packed in_proj_weight, or separate
 q/k/v_proj_weight when kdim/vdim differ from E), the self_attn of
@@ -22,8 +28,11 @@ pairs rotary dims (2i, 2i+1); attn pairs (i, i + head_dim/2) as HF Llama, so
 its wq/wk rows are permuted per head as HF's conversion script does (scores
 are unchanged). --kv-heads and --rope-base apply to the Llama layouts only.
 
+Whole models:
+  attn_export.py MODEL.{pt,bin,safetensors} --config config.json [--byte-vocab] -o OUT.attn
+
 Python:
-  from attn_export import export
+  from attn_export import export, export_model, export_encoder
   export(module_or_state_dict_or_path, "out.attn", heads=None, prefix=None,
          extras={"embedding": "embed.weight"})
 """
@@ -49,6 +58,20 @@ NO_BLOCK = 0xFFFFFFFF
 DTYPE_F32 = 1
 ROLE = {"wq": 1, "wk": 2, "wv": 3, "wo": 4, "bq": 5, "bk": 6, "bv": 7, "bo": 8, "user": 15}
 BLOCK_BIAS = 1
+# Whole models (format v3): header flag, the 64-byte ModelRecord after the header, layer and model roles.
+VERSION_MODEL = 3
+HEADER_MODEL = 1
+MODEL_RECORD_SIZE = 64
+LAYER_ROLE = {"norm1_weight": 28, "norm1_bias": 29, "norm2_weight": 30, "norm2_bias": 31, "ffn_w1": 32,
+              "ffn_b1": 33, "ffn_w2": 34, "ffn_b2": 35, "ffn_w3": 36, "ffn_b3": 37}
+MODEL_ROLE = {"token_embedding": 64, "position_embedding": 65, "type_embedding": 66,
+              "embedding_norm_weight": 67, "embedding_norm_bias": 68, "final_norm_weight": 69,
+              "final_norm_bias": 70, "lm_head": 71}
+NORM = {"layer_norm": 1, "rms_norm": 2}
+ACTIVATION = {"gelu": 1, "gelu_tanh": 2, "relu": 3, "silu": 4}
+MODEL_FLAG = {"pre_norm": 1 << 0, "gated_ffn": 1 << 1, "ffn_bias": 1 << 2, "norm_bias": 1 << 3,
+              "learned_positions": 1 << 4, "embedding_norm": 1 << 5, "final_norm": 1 << 6, "causal": 1 << 7,
+              "head_tied": 1 << 8, "head_untied": 1 << 9, "byte_vocab": 1 << 10}
 
 
 class ExportError(Exception):
@@ -330,16 +353,10 @@ def _align_up(n, a):
     return (n + a - 1) // a * a
 
 
-def write_attn(blocks, user_tensors, data_align=16):
-    """blocks: [(E, H, head_dim, kdim, vdim, bias, [f32 arrays], n_kv_heads, rope_base)];
-    user_tensors: [(name, array)]. Returns the file's bytes (canonical form)."""
-    tensors = []  # (name, role, block, f32 array)
-    for i, (e, h, hd, kdim, vdim, bias, ws, _, _) in enumerate(blocks):
-        roles = ["wq", "wk", "wv", "wo"] + (["bq", "bk", "bv", "bo"] if bias else [])
-        for role, w in zip(roles, ws):
-            tensors.append((f"block.{i}.{role}", ROLE[role], i, w))
-    for name, arr in user_tensors:
-        tensors.append((name, ROLE["user"], NO_BLOCK, arr))
+def _write(blocks, tensors, record=None, data_align=16):
+    """blocks: [(E, H, head_dim, kdim, vdim, bias, n_kv_heads, rope_base)]; tensors: [(name, role, block,
+    array)] in file order; record: the packed 64-byte ModelRecord of a whole model (v3) or None.
+    Returns the file's bytes (canonical form)."""
     seen = set()
     for name, _, _, arr in tensors:
         raw = name.encode("utf-8")
@@ -351,7 +368,7 @@ def write_attn(blocks, user_tensors, data_align=16):
         if not 1 <= arr.ndim <= 4 or 0 in arr.shape:
             raise ExportError(f"tensor '{name}' has shape {list(arr.shape)}: rank must be 1..4, no zero dims")
 
-    blocks_at = HEADER_SIZE
+    blocks_at = HEADER_SIZE + (MODEL_RECORD_SIZE if record is not None else 0)
     tensors_at = blocks_at + BLOCK_SIZE * len(blocks)
     data_at = _align_up(tensors_at + TENSOR_SIZE * len(tensors), data_align)
     offsets, cursor = [], 0
@@ -364,9 +381,12 @@ def write_attn(blocks, user_tensors, data_align=16):
         cursor += len(raw)
     file_size = data_at + cursor
     out = bytearray(file_size)
-    struct.pack_into("<IHHIIQIIIIQQQ", out, 0, MAGIC, VERSION, HEADER_SIZE, 0, 0, file_size, data_align,
+    version, flags = (VERSION_MODEL, HEADER_MODEL) if record is not None else (VERSION, 0)
+    struct.pack_into("<IHHIIQIIIIQQQ", out, 0, MAGIC, version, HEADER_SIZE, 0, flags, file_size, data_align,
                      len(blocks), len(tensors), 0, blocks_at, tensors_at, data_at)
-    for i, (e, h, hd, kdim, vdim, bias, _, kv, rope) in enumerate(blocks):
+    if record is not None:
+        out[HEADER_SIZE:HEADER_SIZE + MODEL_RECORD_SIZE] = record
+    for i, (e, h, hd, kdim, vdim, bias, kv, rope) in enumerate(blocks):
         # Canonical: n_kv_heads 0 when K/V have all H heads; rope as float32 bits, 0 for none.
         struct.pack_into("<IIIIIHHIf8I", out, blocks_at + i * BLOCK_SIZE, e, h, hd, kdim, vdim, DTYPE_F32,
                          BLOCK_BIAS if bias else 0, 0 if kv == h else kv, rope, *([0] * 8))
@@ -377,6 +397,492 @@ def write_attn(blocks, user_tensors, data_align=16):
         out[data_at + offsets[i]:data_at + offsets[i] + len(payloads[i])] = payloads[i]
     struct.pack_into("<I", out, 8, zlib.crc32(bytes(out[12:])) & 0xFFFFFFFF)
     return bytes(out)
+
+
+def write_attn(blocks, user_tensors, data_align=16):
+    """blocks: [(E, H, head_dim, kdim, vdim, bias, [f32 arrays], n_kv_heads, rope_base)];
+    user_tensors: [(name, array)]. Returns the file's bytes (canonical form)."""
+    tensors = []  # (name, role, block, f32 array)
+    for i, (e, h, hd, kdim, vdim, bias, ws, _, _) in enumerate(blocks):
+        roles = ["wq", "wk", "wv", "wo"] + (["bq", "bk", "bv", "bo"] if bias else [])
+        for role, w in zip(roles, ws):
+            tensors.append((f"block.{i}.{role}", ROLE[role], i, w))
+    for name, arr in user_tensors:
+        tensors.append((name, ROLE["user"], NO_BLOCK, arr))
+    records = [(e, h, hd, kdim, vdim, bias, kv, rope) for (e, h, hd, kdim, vdim, bias, _, kv, rope) in blocks]
+    return _write(records, tensors, None, data_align)
+
+
+# ------------------------------------------------------------ whole models ---
+#
+# A whole model (format v3) is a config (the fields of attn::TransformerConfig,
+# below), per-layer arrays and model arrays, written in the canonical order of
+# tools/cli/model_writer.h (add_transformer_f32): for each layer its attention
+# block (wq wk wv wo, bq bk bv bo) then norm1_weight norm1_bias norm2_weight
+# norm2_bias ffn_w1 ffn_b1 ffn_w2 ffn_b2 ffn_w3 ffn_b3 (those present), then the
+# model tensors in role order, then user tensors. `attn import` writes the
+# same bytes for the same weights.
+
+MAX_DIM, MAX_HEADS, MAX_SEQ, MAX_LAYERS = 4096, 64, 65536, 64  # include/attn/config.h, transformer.h
+MAX_VOCAB, MAX_TYPE_VOCAB = 1 << 24, 1 << 16
+
+
+def _f32(x):
+    return float(np.float32(x))
+
+
+def _layer_tensors(cfg):
+    """[(name, role, present, shape)] of one layer, in file order (after the attention block)."""
+    e, f = cfg["embed_dim"], cfg["ffn_dim"]
+    nb = cfg["norm"] == "layer_norm" and cfg["norm_bias"]
+    fb, g = cfg["ffn_bias"], cfg["gated_ffn"]
+    return [("norm1_weight", True, (e,)), ("norm1_bias", nb, (e,)), ("norm2_weight", True, (e,)),
+            ("norm2_bias", nb, (e,)), ("ffn_w1", True, (f, e)), ("ffn_b1", fb, (f,)), ("ffn_w2", True, (e, f)),
+            ("ffn_b2", fb, (e,)), ("ffn_w3", g, (f, e)), ("ffn_b3", g and fb, (f,))]
+
+
+def _model_tensors(cfg):
+    e, v = cfg["embed_dim"], cfg["vocab_size"]
+    nb = cfg["norm"] == "layer_norm" and cfg["norm_bias"]
+    return [("token_embedding", True, (v, e)),
+            ("position_embedding", cfg["learned_positions"], (cfg["max_positions"], e)),
+            ("type_embedding", cfg["type_vocab_size"] > 0, (cfg["type_vocab_size"], e)),
+            ("embedding_norm_weight", cfg["embedding_norm"], (e,)),
+            ("embedding_norm_bias", cfg["embedding_norm"] and nb, (e,)),
+            ("final_norm_weight", cfg["final_norm"], (e,)), ("final_norm_bias", cfg["final_norm"] and nb, (e,)),
+            ("lm_head", cfg["head"] == "untied", (v, e))]
+
+
+def write_model(cfg, layers, model, user=(), byte_vocab=False, data_align=16):
+    """cfg: dict of attn::TransformerConfig's fields (norm "layer_norm"/"rms_norm", activation
+    "gelu"/"gelu_tanh"/"relu"/"silu", head "none"/"tied"/"untied"); layers: [dict name -> array] with
+    wq wk wv wo (bq bk bv bo) and the layer tensors; model: dict name -> array; user: [(name, array)].
+    Returns the .attn bytes (v3, canonical)."""
+    e, h = cfg["embed_dim"], cfg["num_heads"]
+    hd = cfg.get("head_dim") or e // h
+    kv = cfg.get("num_kv_heads") or h
+    if len(layers) != cfg["num_layers"]:
+        raise ExportError(f"{len(layers)} layers given, the config says {cfg['num_layers']}")
+    if byte_vocab and cfg["vocab_size"] < 256:
+        raise ExportError(f"byte_vocab: the vocabulary has {cfg['vocab_size']} tokens, fewer than the 256 bytes")
+    layer_norm = cfg["norm"] == "layer_norm"
+    flags = 0
+    for k in ("pre_norm", "gated_ffn", "ffn_bias", "learned_positions", "embedding_norm", "final_norm", "causal"):
+        if cfg[k]:
+            flags |= MODEL_FLAG[k]
+    if layer_norm and cfg["norm_bias"]:
+        flags |= MODEL_FLAG["norm_bias"]
+    if cfg["head"] != "none":
+        flags |= MODEL_FLAG["head_" + cfg["head"]]
+    if byte_vocab:
+        flags |= MODEL_FLAG["byte_vocab"]
+    record = struct.pack("<IIIIHBBfI9I", cfg["vocab_size"], cfg["max_positions"], cfg["type_vocab_size"],
+                         cfg["ffn_dim"], DTYPE_F32, NORM[cfg["norm"]], ACTIVATION[cfg["activation"]],
+                         cfg["norm_eps"], flags, *([0] * 9))
+    bias = cfg["attention_bias"]
+    rope = _f32(cfg.get("rope_base") or 0.0)
+    blocks = [(e, h, hd, e, e, bias, kv, rope)] * len(layers)
+
+    def take(d, name, present, shape, full, block, role):
+        a = d.get(name)
+        if not present:
+            if a is not None:
+                raise ExportError(f"'{full}' given but the config has none")
+            return
+        if a is None:
+            raise ExportError(f"missing '{full}'")
+        a = np.asarray(a, dtype=np.float32)
+        if tuple(a.shape) != tuple(shape):
+            raise ExportError(f"'{full}' has shape {list(a.shape)}, expected {list(shape)}")
+        tensors.append((full, role, block, a))
+
+    tensors = []
+    d, dkv = h * hd, kv * hd
+    for i, L in enumerate(layers):
+        att = [("wq", (d, e)), ("wk", (dkv, e)), ("wv", (dkv, e)), ("wo", (e, d)), ("bq", (d,)), ("bk", (dkv,)),
+               ("bv", (dkv,)), ("bo", (e,))]
+        for name, shape in att:
+            take(L, name, bias or name[0] == "w", shape, f"block.{i}.{name}", i, ROLE[name])
+        for name, present, shape in _layer_tensors(cfg):
+            take(L, name, present, shape, f"block.{i}.{name}", i, LAYER_ROLE[name])
+    for name, present, shape in _model_tensors(cfg):
+        take(model, name, present, shape, f"model.{name}", NO_BLOCK, MODEL_ROLE[name])
+    for name, arr in user:
+        tensors.append((name, ROLE["user"], NO_BLOCK, np.asarray(arr, dtype=np.float32)))
+    return _write(blocks, tensors, record, data_align)
+
+
+class _Config:
+    """config.json fields with the rules of `attn import` (tools/cli/import_model.cpp)."""
+
+    def __init__(self, d, src):
+        if not isinstance(d, dict):
+            raise ExportError(f"{src}: not a JSON object")
+        self.d, self.src = d, src
+
+    def field(self, k):
+        return self.d.get(k)
+
+    def bad(self, k, what):
+        raise ExportError(f"{self.src}: '{k}' {what}")
+
+    def integer(self, k, lo, hi, fallback=None):
+        v = self.field(k)
+        if v is None:
+            if fallback is None:
+                self.bad(k, "is missing")
+            return fallback
+        if isinstance(v, bool) or not isinstance(v, int):
+            self.bad(k, "must be an integer")
+        if not lo <= v <= hi:
+            self.bad(k, f"= {v} is out of range ({lo} .. {hi})")
+        return v
+
+    def number(self, k, fallback):
+        v = self.field(k)
+        if v is None:
+            return fallback
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            self.bad(k, "must be a number")
+        return float(v)
+
+    def boolean(self, k, fallback):
+        v = self.field(k)
+        if v is None:
+            return fallback
+        if not isinstance(v, bool):
+            self.bad(k, "must be true or false")
+        return v
+
+    def string(self, k, fallback):
+        v = self.field(k)
+        if v is None:
+            return fallback
+        if not isinstance(v, str):
+            self.bad(k, "must be a string")
+        return v
+
+    def eps(self, k, fallback):
+        e = _f32(self.number(k, fallback))
+        if not 0.0 < e < 1.0:
+            self.bad(k, "must be a number in (0, 1)")
+        return e
+
+
+class _Source:
+    def __init__(self, state, src):
+        self.state, self.src, self.used = state, src, set()
+
+    def get(self, k, shape, why):
+        if k not in self.state:
+            raise ExportError(f"{self.src}: missing tensor '{k}'")
+        a = np.asarray(self.state[k])
+        if tuple(a.shape) != tuple(shape):
+            raise ExportError(f"{self.src}: '{k}' has shape {list(a.shape)}, expected {list(shape)} ({why})")
+        self.used.add(k)
+        return _as_f32(a, k, self.src)
+
+    def leftovers(self, layer_prefix, what):
+        """Unused float tensors outside the layers, sorted by name; an unused layer key is an error."""
+        out = []
+        for k, a in self.state.items():
+            if k in self.used or k.endswith("rotary_emb.inv_freq"):
+                continue
+            if k.startswith(layer_prefix):
+                raise ExportError(f"{self.src}: '{k}' is not a tensor of {what} (a layer beyond num_hidden_layers, "
+                                  "or a layout attn does not know)")
+            a = np.asarray(a)
+            if a.dtype.kind != "f":
+                continue  # e.g. BERT's position_ids buffer
+            if not k or len(k.encode("utf-8")) >= NAME_BYTES:
+                raise ExportError(f"{self.src}: '{k}' cannot be stored as a user tensor (names have 1..63 bytes)")
+            if not 1 <= a.ndim <= 4:
+                raise ExportError(f"{self.src}: '{k}' cannot be stored as a user tensor (rank {a.ndim}, not 1..4)")
+            out.append((k, a.astype(np.float32)))
+        return sorted(out, key=lambda kv: kv[0].encode("utf-8"))
+
+
+def _model_kind(src, c):
+    t = c.string("model_type", "")
+    if not t:
+        for a in c.field("architectures") or []:
+            if isinstance(a, str) and a.startswith("Bert"):
+                t = "bert"
+            if isinstance(a, str) and a.startswith("Llama"):
+                t = "llama"
+            if t:
+                break
+    if not t:
+        for k in src.state:
+            if k.endswith("embeddings.word_embeddings.weight"):
+                t = "bert"
+            if k == "model.embed_tokens.weight":
+                t = "llama"
+            if t:
+                break
+    if not t:
+        raise ExportError(f"{c.src}: cannot tell the model type: no 'model_type' or 'architectures', and "
+                          f"{src.src} has neither 'embeddings.word_embeddings.weight' (BERT) nor "
+                          "'model.embed_tokens.weight' (Llama)")
+    if t not in ("bert", "llama"):
+        raise ExportError(f"{c.src}: model_type '{t}' is not supported (bert, llama)")
+    return t
+
+
+_BERT_ACT = {"gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "relu": "relu"}
+
+
+def _hf_bert(s, c):
+    emb = "embeddings.word_embeddings.weight"
+    prefix = None
+    for k in s.state:
+        if k.endswith(emb):
+            p = k[:-len(emb)]
+            if p and not p.endswith("."):
+                continue
+            if prefix is not None and p != prefix:
+                raise ExportError(f"{s.src}: two BERT models in one file ('{prefix}{emb}' and '{k}')")
+            prefix = p
+    if prefix is None:
+        raise ExportError(f"{s.src}: missing tensor '{emb}' (a BertModel's token embedding)")
+    e = c.integer("hidden_size", 1, MAX_DIM)
+    n = c.integer("num_hidden_layers", 1, MAX_LAYERS)
+    h = c.integer("num_attention_heads", 1, MAX_HEADS)
+    if e % h:
+        c.bad("num_attention_heads", f"= {h} does not divide hidden_size {e}")
+    f = c.integer("intermediate_size", 1, MAX_DIM)
+    act = c.string("hidden_act", "gelu")
+    if act not in _BERT_ACT:
+        c.bad("hidden_act", f"= '{act}' is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu)")
+    eps = c.eps("layer_norm_eps", 1e-12)
+    pos = c.integer("max_position_embeddings", 1, MAX_SEQ)
+    types = c.integer("type_vocab_size", 0, MAX_TYPE_VOCAB, 2)
+    v = c.integer("vocab_size", 1, MAX_VOCAB)
+    pe = c.string("position_embedding_type", "absolute")
+    if pe != "absolute":
+        c.bad("position_embedding_type", f"= '{pe}' is not supported (absolute)")
+    cfg = dict(vocab_size=v, embed_dim=e, num_layers=n, num_heads=h, num_kv_heads=0, head_dim=e // h, ffn_dim=f,
+               max_positions=pos, type_vocab_size=types, norm="layer_norm", norm_eps=eps, activation=_BERT_ACT[act],
+               head="none", rope_base=0.0, pre_norm=False, gated_ffn=False, attention_bias=True, ffn_bias=True,
+               norm_bias=True, learned_positions=True, embedding_norm=True, final_norm=False, causal=False)
+
+    def layer_norm(p):
+        old = p + "weight" not in s.state and p + "gamma" in s.state
+        return (s.get(p + ("gamma" if old else "weight"), (e,), "hidden_size"),
+                s.get(p + ("beta" if old else "bias"), (e,), "hidden_size"))
+
+    pp = prefix + "embeddings."
+    model = {"token_embedding": s.get(pp + "word_embeddings.weight", (v, e), "vocab_size, hidden_size"),
+             "position_embedding": s.get(pp + "position_embeddings.weight", (pos, e),
+                                         "max_position_embeddings, hidden_size")}
+    if types > 0:
+        model["type_embedding"] = s.get(pp + "token_type_embeddings.weight", (types, e), "type_vocab_size, hidden_size")
+    model["embedding_norm_weight"], model["embedding_norm_bias"] = layer_norm(pp + "LayerNorm.")
+    layers = []
+    for i in range(n):
+        p = f"{prefix}encoder.layer.{i}."
+        sa = p + "attention.self."
+        L = {"wq": s.get(sa + "query.weight", (e, e), "hidden_size"),
+             "wk": s.get(sa + "key.weight", (e, e), "hidden_size"),
+             "wv": s.get(sa + "value.weight", (e, e), "hidden_size"),
+             "wo": s.get(p + "attention.output.dense.weight", (e, e), "hidden_size"),
+             "bq": s.get(sa + "query.bias", (e,), "hidden_size"),
+             "bk": s.get(sa + "key.bias", (e,), "hidden_size"),
+             "bv": s.get(sa + "value.bias", (e,), "hidden_size"),
+             "bo": s.get(p + "attention.output.dense.bias", (e,), "hidden_size")}
+        L["norm1_weight"], L["norm1_bias"] = layer_norm(p + "attention.output.LayerNorm.")
+        L["ffn_w1"] = s.get(p + "intermediate.dense.weight", (f, e), "intermediate_size, hidden_size")
+        L["ffn_b1"] = s.get(p + "intermediate.dense.bias", (f,), "intermediate_size")
+        L["ffn_w2"] = s.get(p + "output.dense.weight", (e, f), "hidden_size, intermediate_size")
+        L["ffn_b2"] = s.get(p + "output.dense.bias", (e,), "hidden_size")
+        L["norm2_weight"], L["norm2_bias"] = layer_norm(p + "output.LayerNorm.")
+        layers.append(L)
+    user = s.leftovers(prefix + "encoder.layer.", f"a BertModel with num_hidden_layers = {n}")
+    return cfg, layers, model, user
+
+
+def _hf_llama(s, c):
+    e = c.integer("hidden_size", 1, MAX_DIM)
+    n = c.integer("num_hidden_layers", 1, MAX_LAYERS)
+    h = c.integer("num_attention_heads", 1, MAX_HEADS)
+    kv = c.integer("num_key_value_heads", 1, h, h)
+    if h % kv:
+        c.bad("num_key_value_heads", f"= {kv} does not divide num_attention_heads {h}")
+    if c.field("head_dim") is None and e % h:
+        c.bad("num_attention_heads", f"= {h} does not divide hidden_size {e}")
+    hd = c.integer("head_dim", 1, MAX_DIM // h, e // h)
+    f = c.integer("intermediate_size", 1, MAX_DIM)
+    act = c.string("hidden_act", "silu")
+    if act != "silu":
+        c.bad("hidden_act", f"= '{act}' is not supported for Llama (silu)")
+    eps = c.eps("rms_norm_eps", 1e-6)
+    theta = _f32(c.number("rope_theta", 10000.0))
+    if not 0.0 < theta <= _f32(1e30):
+        c.bad("rope_theta", "must be a number in (0, 1e30]")
+    if hd % 2:
+        c.bad("head_dim", f"= {hd} is odd: rotary embeddings need it even")
+    if c.field("rope_scaling") is not None:
+        c.bad("rope_scaling", "is not supported (only plain RoPE: null)")
+    pos = c.integer("max_position_embeddings", 1, MAX_SEQ)
+    v = c.integer("vocab_size", 1, MAX_VOCAB)
+    att_bias = c.boolean("attention_bias", False)
+    mlp_bias = c.boolean("mlp_bias", False)
+    tied = c.boolean("tie_word_embeddings", False)
+    cfg = dict(vocab_size=v, embed_dim=e, num_layers=n, num_heads=h, num_kv_heads=kv, head_dim=hd, ffn_dim=f,
+               max_positions=pos, type_vocab_size=0, norm="rms_norm", norm_eps=eps, activation="silu",
+               head="tied" if tied else "untied", rope_base=theta, pre_norm=True, gated_ffn=True,
+               attention_bias=att_bias, ffn_bias=mlp_bias, norm_bias=False, learned_positions=False,
+               embedding_norm=False, final_norm=True, causal=True)
+    d, dkv = h * hd, kv * hd
+    model = {"token_embedding": s.get("model.embed_tokens.weight", (v, e), "vocab_size, hidden_size")}
+    layers = []
+    for i in range(n):
+        p = f"model.layers.{i}."
+        a = p + "self_attn."
+        heads, kvs = "num_attention_heads * head_dim, hidden_size", "num_key_value_heads * head_dim, hidden_size"
+        L = {"wq": s.get(a + "q_proj.weight", (d, e), heads), "wk": s.get(a + "k_proj.weight", (dkv, e), kvs),
+             "wv": s.get(a + "v_proj.weight", (dkv, e), kvs),
+             "wo": s.get(a + "o_proj.weight", (e, d), "hidden_size, num_attention_heads * head_dim")}
+        if att_bias:
+            for name, key, shape in (("bq", "q", d), ("bk", "k", dkv), ("bv", "v", dkv), ("bo", "o", e)):
+                L[name] = s.get(a + key + "_proj.bias", (shape,), "attention_bias")
+        L["norm1_weight"] = s.get(p + "input_layernorm.weight", (e,), "hidden_size")
+        L["norm2_weight"] = s.get(p + "post_attention_layernorm.weight", (e,), "hidden_size")
+        L["ffn_w1"] = s.get(p + "mlp.gate_proj.weight", (f, e), "intermediate_size, hidden_size")
+        L["ffn_w3"] = s.get(p + "mlp.up_proj.weight", (f, e), "intermediate_size, hidden_size")
+        L["ffn_w2"] = s.get(p + "mlp.down_proj.weight", (e, f), "hidden_size, intermediate_size")
+        if mlp_bias:
+            L["ffn_b1"] = s.get(p + "mlp.gate_proj.bias", (f,), "mlp_bias")
+            L["ffn_b3"] = s.get(p + "mlp.up_proj.bias", (f,), "mlp_bias")
+            L["ffn_b2"] = s.get(p + "mlp.down_proj.bias", (e,), "mlp_bias")
+        layers.append(L)
+    model["final_norm_weight"] = s.get("model.norm.weight", (e,), "hidden_size")
+    if not tied:
+        model["lm_head"] = s.get("lm_head.weight", (v, e), "vocab_size, hidden_size; tie_word_embeddings is false")
+    elif "lm_head.weight" in s.state:
+        if not np.array_equal(s.get("lm_head.weight", (v, e), "vocab_size, hidden_size"), model["token_embedding"]):
+            raise ExportError(f"{s.src}: 'lm_head.weight' differs from 'model.embed_tokens.weight' but {c.src} "
+                              "says tie_word_embeddings")
+    user = s.leftovers("model.layers.", f"a LlamaForCausalLM with num_hidden_layers = {n}")
+    return cfg, layers, model, user
+
+
+def export_model(source, out_path=None, config=None, byte_vocab=False, data_align=16):
+    """Export a whole Hugging Face model (BertModel / BertFor..., LlamaForCausalLM) to format v3, as
+    `attn import MODEL.safetensors --config config.json` does. source: a module, a state_dict or the path
+    of a .pt/.bin/.safetensors file; config: a dict, the path of config.json, or None for a module's
+    own .config. Returns the bytes (and writes out_path if given)."""
+    src = os.fspath(source) if isinstance(source, (str, os.PathLike)) else type(source).__name__
+    cfg_src = "config"
+    if config is None and hasattr(source, "config") and hasattr(source.config, "to_dict"):
+        config = source.config.to_dict()
+    if isinstance(config, (str, os.PathLike)):
+        cfg_src = os.fspath(config)
+        try:
+            with open(config, "rb") as fh:
+                config = json.loads(fh.read().decode("utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ExportError(f"{cfg_src}: {e}")
+    if config is None:
+        raise ExportError("a whole model needs its config (config.json)")
+    state, _ = load_state(source)
+    s, c = _Source(state, src), _Config(config, cfg_src)
+    cfg, layers, model, user = (_hf_bert if _model_kind(s, c) == "bert" else _hf_llama)(s, c)
+    data = write_model(cfg, layers, model, user, byte_vocab, data_align)
+    if out_path is not None:
+        write_file_atomic(out_path, data)
+    return data
+
+
+def _np(t):
+    return None if t is None else _to_numpy(t).astype(np.float32)
+
+
+def export_encoder(encoder, embedding, out_path=None, positions=None, max_positions=None, embedding_norm=None,
+                   causal=False, head="none", lm_head=None, extras=None, byte_vocab=False, data_align=16):
+    """Export an nn.TransformerEncoder (its layers nn.TransformerEncoderLayer, norm_first either way,
+    activation relu or gelu (exact or tanh), encoder.norm as the final norm if set) with the caller's
+    token embedding (nn.Embedding or [V, E] array) and optional learned positions ([P, E]; otherwise
+    max_positions bounds the sequence), optional embedding_norm (nn.LayerNorm), causal mask, head "none",
+    "tied" or "untied" (with lm_head [V, E] or nn.Linear), extras {name: array} as user tensors."""
+    import torch
+    import torch.nn.functional as F
+    layers_in = list(encoder.layers)
+    if not layers_in:
+        raise ExportError("the encoder has no layers")
+    tok = _np(embedding.weight if hasattr(embedding, "weight") else embedding)
+    first = layers_in[0]
+    e, h = first.self_attn.embed_dim, first.self_attn.num_heads
+    if not first.self_attn._qkv_same_embed_dim:
+        raise ExportError("self-attention with kdim/vdim other than E is not a TransformerEncoderLayer attn runs")
+    ffn = first.linear1.out_features
+    pos = _np(positions.weight if hasattr(positions, "weight") else positions)
+    if pos is None and max_positions is None:
+        raise ExportError("give positions ([P, E] learned positions) or max_positions")
+    p = pos.shape[0] if pos is not None else max_positions
+    if head not in ("none", "tied", "untied") or (head == "untied") != (lm_head is not None):
+        raise ExportError("head is 'none', 'tied' or 'untied' (the last with lm_head)")
+
+    def activation(layer):
+        a = layer.activation
+        code = getattr(layer, "activation_relu_or_gelu", 0)
+        if a is F.relu or isinstance(a, torch.nn.ReLU) or (code == 1 and not isinstance(a, torch.nn.Module)):
+            return "relu"
+        if isinstance(a, torch.nn.GELU):
+            return "gelu_tanh" if getattr(a, "approximate", "none") == "tanh" else "gelu"
+        if a is F.gelu or code == 2:
+            return "gelu"
+        raise ExportError(f"activation {a} is not supported (relu, gelu)")
+
+    norms = [first.norm1, first.norm2] + ([encoder.norm] if encoder.norm is not None else [])
+    if embedding_norm is not None:
+        norms.append(embedding_norm)
+    eps = _f32(first.norm1.eps)
+    for nm in norms:
+        if not isinstance(nm, torch.nn.LayerNorm) or _f32(nm.eps) != eps:
+            raise ExportError("every norm must be an nn.LayerNorm with the same eps")
+    norm_bias = first.norm1.bias is not None
+    cfg = dict(vocab_size=tok.shape[0], embed_dim=e, num_layers=len(layers_in), num_heads=h, num_kv_heads=0,
+               head_dim=e // h, ffn_dim=ffn, max_positions=p, type_vocab_size=0, norm="layer_norm", norm_eps=eps,
+               activation=activation(first), head=head, rope_base=0.0, pre_norm=bool(first.norm_first),
+               gated_ffn=False, attention_bias=first.self_attn.in_proj_bias is not None,
+               ffn_bias=first.linear1.bias is not None, norm_bias=norm_bias, learned_positions=pos is not None,
+               embedding_norm=embedding_norm is not None, final_norm=encoder.norm is not None, causal=bool(causal))
+    layers = []
+    for layer in layers_in:
+        if (layer.self_attn.embed_dim, layer.self_attn.num_heads, layer.linear1.out_features,
+                bool(layer.norm_first), activation(layer)) != (e, h, ffn, cfg["pre_norm"], cfg["activation"]):
+            raise ExportError("every layer must have the same shape, norm placement and activation")
+        w = _np(layer.self_attn.in_proj_weight)
+        L = {"wq": w[:e], "wk": w[e:2 * e], "wv": w[2 * e:], "wo": _np(layer.self_attn.out_proj.weight)}
+        if cfg["attention_bias"]:
+            b = _np(layer.self_attn.in_proj_bias)
+            L.update(bq=b[:e], bk=b[e:2 * e], bv=b[2 * e:], bo=_np(layer.self_attn.out_proj.bias))
+        L.update(norm1_weight=_np(layer.norm1.weight), norm2_weight=_np(layer.norm2.weight),
+                 ffn_w1=_np(layer.linear1.weight), ffn_w2=_np(layer.linear2.weight))
+        if norm_bias:
+            L.update(norm1_bias=_np(layer.norm1.bias), norm2_bias=_np(layer.norm2.bias))
+        if cfg["ffn_bias"]:
+            L.update(ffn_b1=_np(layer.linear1.bias), ffn_b2=_np(layer.linear2.bias))
+        layers.append(L)
+    model = {"token_embedding": tok}
+    if pos is not None:
+        model["position_embedding"] = pos
+    if embedding_norm is not None:
+        model["embedding_norm_weight"] = _np(embedding_norm.weight)
+        if norm_bias:
+            model["embedding_norm_bias"] = _np(embedding_norm.bias)
+    if encoder.norm is not None:
+        model["final_norm_weight"] = _np(encoder.norm.weight)
+        if norm_bias:
+            model["final_norm_bias"] = _np(encoder.norm.bias)
+    if lm_head is not None:
+        model["lm_head"] = _np(lm_head.weight if hasattr(lm_head, "weight") else lm_head)
+    user = [(k, _np(v)) for k, v in (extras or {}).items()]
+    data = write_model(cfg, layers, model, user, byte_vocab, data_align)
+    if out_path is not None:
+        write_file_atomic(out_path, data)
+    return data
 
 
 def write_file_atomic(path, data):
@@ -444,11 +950,24 @@ def main(argv=None):
     ap.add_argument("--rope-base", type=float, help="RoPE base of Llama blocks (default 10000; 0: none)")
     ap.add_argument("--extra", action="append", default=[], metavar="NAME=KEY",
                     help="also store tensor KEY of the checkpoint as user tensor NAME")
+    ap.add_argument("--config", help="a whole Hugging Face model (BERT, Llama) with its config.json")
+    ap.add_argument("--byte-vocab", action="store_true", help="whole models: token ids 0..255 are the bytes")
     ap.add_argument("-o", "--output", required=True, help="the .attn file to write")
     args = ap.parse_args(argv)
     try:
-        data = export(args.model, args.output, heads=args.heads, prefix=args.prefix, extras=args.extra,
-                      kv_heads=args.kv_heads, rope_base=args.rope_base)
+        if args.config is not None:
+            for opt in ("heads", "prefix", "kv_heads", "rope_base"):
+                if getattr(args, opt) is not None:
+                    raise ExportError(f"--{opt.replace('_', '-')} is for attention blocks; a whole model takes "
+                                      "its shape from --config")
+            if args.extra:
+                raise ExportError("--extra is for attention blocks; a whole model keeps its other tensors")
+            data = export_model(args.model, args.output, config=args.config, byte_vocab=args.byte_vocab)
+        else:
+            if args.byte_vocab:
+                raise ExportError("--byte-vocab is for whole models (--config)")
+            data = export(args.model, args.output, heads=args.heads, prefix=args.prefix, extras=args.extra,
+                          kv_heads=args.kv_heads, rope_base=args.rope_base)
     except (ExportError, OSError) as e:
         print(f"attn_export: {e}", file=sys.stderr)
         return 1

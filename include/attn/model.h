@@ -1,9 +1,10 @@
-// attn/model.h: the .attn flat binary (format v1) and its zero-copy loader.
+// attn/model.h: the .attn flat binary (formats v1..v3) and its zero-copy loader.
 //
 // This header is the single source of truth for the file layout; FORMAT.md
 // beside it describes the same layout for humans. All fields little-endian.
 //
-//   [Header 64 B][BlockRecord x block_count][TensorDesc x tensor_count][pad][data section]
+//   [Header 64 B][ModelRecord 64 B, v3 whole models only][BlockRecord x block_count]
+//   [TensorDesc x tensor_count][pad][data section]
 //
 // Use:
 //   attn::Model model;                      // no constructor work: fine as a global
@@ -12,6 +13,13 @@
 //   ATTN_TRY(model.block(0, &b));           // b.config, b.dtype, b.f32 (pointers into blob)
 //   attn::TensorView emb;
 //   ATTN_TRY(model.find_tensor("embedding", &emb));
+//
+// A whole model (v3, model.is_model()):
+//   attn::TransformerConfig cfg;
+//   ATTN_TRY(model.transformer_config(&cfg));
+//   attn::LayerWeightsF32 layers[ATTN_MAX_LAYERS];
+//   attn::TransformerWeightsF32 w;
+//   ATTN_TRY(model.transformer_weights_f32(layers, ATTN_MAX_LAYERS, &w));
 //
 // The loader copies nothing and allocates nothing: every pointer it hands
 // out points into the caller's buffer, which must outlive the Model and be
@@ -25,6 +33,7 @@
 #include "attn/attention_fixed.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
+#include "attn/transformer.h"
 
 // Caps checked by the loader (override with -D, like attn/config.h).
 #ifndef ATTN_MAX_BLOCKS
@@ -44,17 +53,23 @@ namespace attn {
 namespace format {
 
 constexpr uint32_t kMagic = 0x4E545441u;  // bytes "ATTN"
-constexpr uint16_t kVersion = 2;          // the newest version this loader reads
+constexpr uint16_t kVersion = 3;          // the newest version this loader reads
 // Version 2 adds s8/s16 blocks and roles 16..27; nothing else changes. Writers
 // use the lowest version that describes the file: 1 when every block is f32.
 constexpr uint16_t kVersionQuantized = 2;
+// Version 3 adds whole models: the kHeaderModel flag, the ModelRecord at
+// offset 64, layer roles 28..63 and model roles 64..127. Block-only files keep
+// version 1 or 2.
+constexpr uint16_t kVersionModel = 3;
 constexpr uint32_t kMinDataAlign = 16;
 constexpr uint32_t kNoBlock = 0xFFFFFFFFu;  // TensorDesc::block of a user tensor
 constexpr size_t kNameBytes = 64;           // NUL-terminated, NUL-padded
 constexpr int kMaxRank = 4;
 
-// Header flags. v1 defines none; a set unknown bit is rejected.
-constexpr uint32_t kKnownHeaderFlags = 0;
+// Header flags. v1 and v2 define none; a set unknown bit is rejected.
+constexpr uint32_t kHeaderModel = 1u << 0;  // v3: a whole model, ModelRecord at kModelRecordOffset
+constexpr uint32_t kKnownHeaderFlags = kHeaderModel;
+constexpr size_t kModelRecordOffset = 64;  // right after the header; blocks_offset >= 128 then
 
 // BlockRecord flags.
 constexpr uint16_t kBlockBias = 1u << 0;  // bq, bk, bv, bo present
@@ -102,6 +117,30 @@ enum class Role : uint16_t {
   kIoScale = 25,      // f32 [4]  query, key, value, output scales (real = scale * (q - zero_point))
   kRopeCos = 26,      // s16 [P, head_dim / 2]  round(2^14 cos(p base^(-2i/head_dim))), rope blocks only
   kRopeSin = 27,      // s16 [P, head_dim / 2]  round(2^14 sin(...))
+  // Layer roles of a whole model (v3): block = the layer index. Shapes of an
+  // f32 model (E embed_dim, F ffn_dim); which are present follows the
+  // ModelRecord's flags (FORMAT.md). 38, 39 reserved; 40..63 for the tables
+  // of integer models.
+  kNorm1Weight = 28,  // [E]
+  kNorm1Bias = 29,    // [E]  LayerNorm with kModelNormBias
+  kNorm2Weight = 30,  // [E]
+  kNorm2Bias = 31,    // [E]  LayerNorm with kModelNormBias
+  kFfnW1 = 32,        // [F, E]
+  kFfnB1 = 33,        // [F]  kModelFfnBias
+  kFfnW2 = 34,        // [E, F]
+  kFfnB2 = 35,        // [E]  kModelFfnBias
+  kFfnW3 = 36,        // [F, E]  kModelGatedFfn
+  kFfnB3 = 37,        // [F]  kModelGatedFfn and kModelFfnBias
+  // Model roles (v3): block = kNoBlock. 72..127 reserved (72..95 for the
+  // tables of integer models).
+  kTokenEmbedding = 64,       // [V, E]
+  kPositionEmbedding = 65,    // [P, E]  kModelLearnedPositions (P = max_positions)
+  kTypeEmbedding = 66,        // [T, E]  type_vocab_size T > 0
+  kEmbeddingNormWeight = 67,  // [E]  kModelEmbeddingNorm
+  kEmbeddingNormBias = 68,    // [E]  kModelEmbeddingNorm, LayerNorm with kModelNormBias
+  kFinalNormWeight = 69,      // [E]  kModelFinalNorm
+  kFinalNormBias = 70,        // [E]  kModelFinalNorm, LayerNorm with kModelNormBias
+  kLmHead = 71,               // [V, E]  kModelHeadUntied
 };
 
 // Entries of the kQuantParams table of an s8/s16 block. s16 zero points are 0.
@@ -125,7 +164,10 @@ enum QuantParam : uint32_t {
   kQuantParamCount = 16,
 };
 constexpr int kIoScaleCount = 4;
-constexpr uint16_t kMaxRole = 63;  // roles are < 64 so a block's roles fit a uint64_t bit set
+constexpr uint16_t kMaxRole = 63;  // block and layer roles are < 64 so a block's roles fit a uint64_t bit set
+// Model roles (block = kNoBlock) are 64..127: they fit a bit set of their own.
+constexpr uint16_t kFirstModelRole = 64;
+constexpr uint16_t kMaxModelRole = 127;
 
 // How a tensor's bytes are laid out. kPlain: row-major, PyTorch's [out, in]
 // for weights. Packed layouts chosen at conversion get new ids.
@@ -136,8 +178,8 @@ enum class Layout : uint16_t {
 // 64 bytes at offset 0.
 struct Header {
   uint32_t magic;           // kMagic
-  uint16_t version;         // 1
-  uint16_t header_size;     // sizeof(Header) for v1
+  uint16_t version;         // 1..3 (kVersion)
+  uint16_t header_size;     // sizeof(Header)
   uint32_t crc32;           // CRC-32 (IEEE, zlib's) of bytes [12, file_size)
   uint32_t flags;           // kKnownHeaderFlags
   uint64_t file_size;       // total bytes, == the buffer length
@@ -145,7 +187,7 @@ struct Header {
   uint32_t block_count;     // <= ATTN_MAX_BLOCKS
   uint32_t tensor_count;    // <= ATTN_MAX_TENSORS
   uint32_t reserved0;       // 0
-  uint64_t blocks_offset;   // from file start; >= header_size
+  uint64_t blocks_offset;   // from file start; >= header_size (+ sizeof(ModelRecord) with kHeaderModel)
   uint64_t tensors_offset;  // from file start; >= end of the block table
   uint64_t data_offset;     // from file start; >= end of the tensor table, multiple of data_align
 };
@@ -162,6 +204,40 @@ struct BlockRecord {
   uint32_t n_kv_heads;   // K/V heads (GQA/MQA), divides num_heads; 0: num_heads (MHA)
   uint32_t rope;         // float32 bits of the RoPE base (finite, > 0); 0: no rotary embedding
   uint32_t reserved[8];  // 0
+};
+
+// ModelRecord::norm and ::activation hold attn::NormKind / attn::Activation values.
+// ModelRecord::flags:
+constexpr uint32_t kModelPreNorm = 1u << 0;           // pre-norm layers (else post-norm)
+constexpr uint32_t kModelGatedFfn = 1u << 1;          // W3 present
+constexpr uint32_t kModelFfnBias = 1u << 2;           // b1, b2 (and b3 when gated)
+constexpr uint32_t kModelNormBias = 1u << 3;          // LayerNorm biases (never with RMSNorm)
+constexpr uint32_t kModelLearnedPositions = 1u << 4;  // position embedding [max_positions, E]
+constexpr uint32_t kModelEmbeddingNorm = 1u << 5;     // a norm on the embeddings (BERT)
+constexpr uint32_t kModelFinalNorm = 1u << 6;         // a norm after the last layer (Llama)
+constexpr uint32_t kModelCausal = 1u << 7;            // decoder
+constexpr uint32_t kModelHeadTied = 1u << 8;          // logits = x token_embedding^T
+constexpr uint32_t kModelHeadUntied = 1u << 9;        // logits = x lm_head^T (not with kModelHeadTied)
+constexpr uint32_t kModelByteVocab = 1u << 10;        // token ids 0..255 are the bytes 0..255 (vocab >= 256)
+constexpr uint32_t kKnownModelFlags = (1u << 11) - 1;
+constexpr uint32_t kMaxVocab = 1u << 24;      // vocab_size 1..kMaxVocab
+constexpr uint32_t kMaxTypeVocab = 1u << 16;  // type_vocab_size 0..kMaxTypeVocab
+
+// A whole model (v3, header flag kHeaderModel), 64 bytes at offset 64. The
+// layers are the blocks (block_count = num_layers, every block record equal,
+// kdim = vdim = E); E, heads, head_dim, K/V heads, rope and the attention bias
+// are theirs.
+struct ModelRecord {
+  uint32_t vocab_size;       // 1..kMaxVocab
+  uint32_t max_positions;    // 1..ATTN_MAX_SEQ
+  uint32_t type_vocab_size;  // 0..kMaxTypeVocab
+  uint32_t ffn_dim;          // F, 1..ATTN_MAX_DIM
+  uint16_t dtype;            // attn::DType of the model, = every block's dtype
+  uint8_t norm;              // attn::NormKind
+  uint8_t activation;        // attn::Activation
+  uint32_t norm_eps;         // float32 bits: finite, > 0, < 1
+  uint32_t flags;            // kModel*
+  uint32_t reserved[9];      // 0
 };
 
 // One tensor, 128 bytes.
@@ -188,6 +264,14 @@ static_assert(offsetof(Header, data_offset) == 56, "data_offset");
 static_assert(sizeof(BlockRecord) == 64, "BlockRecord is 64 bytes");
 static_assert(offsetof(BlockRecord, dtype) == 20, "BlockRecord.dtype");
 static_assert(offsetof(BlockRecord, n_kv_heads) == 24, "BlockRecord.n_kv_heads");
+static_assert(sizeof(ModelRecord) == 64, "ModelRecord is 64 bytes");
+static_assert(offsetof(ModelRecord, ffn_dim) == 12, "ModelRecord.ffn_dim");
+static_assert(offsetof(ModelRecord, dtype) == 16, "ModelRecord.dtype");
+static_assert(offsetof(ModelRecord, norm) == 18, "ModelRecord.norm");
+static_assert(offsetof(ModelRecord, activation) == 19, "ModelRecord.activation");
+static_assert(offsetof(ModelRecord, norm_eps) == 20, "ModelRecord.norm_eps");
+static_assert(offsetof(ModelRecord, flags) == 24, "ModelRecord.flags");
+static_assert(offsetof(ModelRecord, reserved) == 28, "ModelRecord.reserved");
 static_assert(sizeof(TensorDesc) == 128, "TensorDesc is 128 bytes");
 static_assert(offsetof(TensorDesc, role) == 64, "TensorDesc.role");
 static_assert(offsetof(TensorDesc, block) == 72, "TensorDesc.block");
@@ -255,6 +339,13 @@ class Model {
   // may have grouped K/V heads (Wk, Wv, bk, bv and the K/V multiplier and shift tables are then [Dkv, ...])
   // and rotary embedding (roles 26, 27: missing kMissingTensor, wrong dtype kDtypeMismatch, wrong rank or
   // width, or cos and sin of different lengths kDimsMismatch; in a block without rope kUnknownRole).
+  // Whole models (v3, kHeaderModel): the record's fields kBadNumLayers (block_count), kBadVocab,
+  // kBadMaxPositions, kBadFfnDim, kUnknownDtype, kBadNorm (kind, eps, a bias with RMSNorm),
+  // kBadActivation, kBadHead (tied and untied), kUnknownFlags, kBadReserved; a layer's block record
+  // unlike the first or not self-attention of the model's dtype kBadModelRecord; layer and model
+  // tensors present iff the record's flags say so (kMissingTensor, kUnknownRole), once
+  // (kDuplicateRole), of their rule's dtype and shape (kDtypeMismatch, kDimsMismatch), model
+  // tensors outside every block and layer tensors inside one (kBadBlock).
   static Status load(const void* data, size_t size, Model* out);
 
   // The file size a blob's header declares, for a blob at the start of a
@@ -280,8 +371,23 @@ class Model {
   // periodically). O(file size), reads only, no state. kOk, kCrcMismatch (a
   // changed byte anywhere in [8, size): CRC field, records, tables, weights),
   // kBadMagic / kUnsupportedVersion / kBadHeaderSize (bytes [0, 8), outside
-  // the CRC, checked as load() does), or kBadHandle when nothing is loaded.
+  // the CRC, checked as load() does; kUnsupportedVersion also for a version
+  // other than the one loaded), or kBadHandle when nothing is loaded.
   Status verify() const;
+
+  // Whole models (format v3, header flag kHeaderModel): the layers are the
+  // blocks, the rest is the ModelRecord and the layer and model tensors.
+  bool is_model() const { return model_; }
+  // The record as stored (kNotAModel for a block file, kNullArgument).
+  Status model_record(format::ModelRecord* out) const;
+  // Token ids 0..255 are the bytes 0..255 (kModelByteVocab); false for block files.
+  bool byte_vocab() const;
+  // The model's hyperparameters (kNullArgument, kNotAModel).
+  Status transformer_config(TransformerConfig* out) const;
+  // Pointers into the blob for an f32 model: out->layers = layers, filled for
+  // layers [0, num_layers). kNullArgument, kNotAModel (a block file),
+  // kBadDtype (an s8/s16 model), kBufferTooSmall (capacity < num_layers).
+  Status transformer_weights_f32(LayerWeightsF32* layers, int32_t capacity, TransformerWeightsF32* out) const;
 
   // Block i (kBlockIndex when i >= block_count()).
   Status block(uint32_t i, Block* out) const;
@@ -301,6 +407,8 @@ class Model {
   size_t blocks_offset_ = 0;
   size_t tensors_offset_ = 0;
   size_t data_offset_ = 0;
+  bool model_ = false;
+  uint16_t version_ = 0;  // as loaded (verify() compares: the version lies outside the CRC)
 
   Status quantized_block(uint32_t i, Block* b) const;
 };

@@ -1,4 +1,4 @@
-// model.cpp: validation and zero-copy views of a .attn blob (formats v1, v2).
+// model.cpp: validation and zero-copy views of a .attn blob (formats v1..v3).
 //
 // load() checks everything once, in file order, and returns the first
 // problem found; afterwards block()/tensor() only read validated records.
@@ -18,6 +18,7 @@ namespace {
 
 using format::BlockRecord;
 using format::Header;
+using format::ModelRecord;
 using format::Role;
 using format::TensorDesc;
 
@@ -54,10 +55,154 @@ bool known_block_dtype(uint16_t d, uint16_t version) {
   return d == kF32 || (version >= format::kVersionQuantized && (d == kS8 || d == kS16));
 }
 
-// Roles this loader knows.
+// ---- Layer and model tensors of whole models (v3) ----
+//
+// One row per (model dtype, role): the tensor's dtype, its shape and when the
+// model has it. Roles < 64 are layer roles (one per block), the others model
+// roles (block = kNoBlock). A present tensor whose condition is false, or a
+// role without a row for the model's dtype, is kUnknownRole; an absent one
+// whose condition is true, kMissingTensor. A model dtype is readable iff it
+// has rows: the integer models add theirs (roles 40..63 and 72..95) below,
+// with new Dim / When values if they need them; nothing else changes.
+
+// A dimension, from the model record and the (common) block record.
+enum class Dim : uint8_t {
+  kE,    // embed_dim
+  kF,    // ffn_dim
+  kV,    // vocab_size
+  kP,    // max_positions
+  kT,    // type_vocab_size
+  kOne,  // 1
+};
+
+// When the tensor is present.
+enum class When : uint8_t {
+  kAlways,
+  kNormBias,           // LayerNorm with kModelNormBias
+  kFfnBias,            // kModelFfnBias
+  kGated,              // kModelGatedFfn
+  kGatedFfnBias,       // kModelGatedFfn and kModelFfnBias
+  kLearnedPositions,   // kModelLearnedPositions
+  kTypeVocab,          // type_vocab_size > 0
+  kEmbeddingNorm,      // kModelEmbeddingNorm
+  kEmbeddingNormBias,  // kModelEmbeddingNorm, LayerNorm with kModelNormBias
+  kFinalNorm,          // kModelFinalNorm
+  kFinalNormBias,      // kModelFinalNorm, LayerNorm with kModelNormBias
+  kUntiedHead,         // kModelHeadUntied
+};
+
+struct ModelTensorRule {
+  uint16_t model_dtype;  // the model's dtype (ModelRecord::dtype)
+  Role role;
+  uint16_t dtype;  // the tensor's dtype
+  uint16_t rank;   // 1 or 2
+  Dim dims[2];     // dims[0..rank)
+  When when;
+};
+
+constexpr ModelTensorRule kModelTensorRules[] = {
+    // f32 models: every tensor f32.
+    {kF32, Role::kNorm1Weight, kF32, 1, {Dim::kE, Dim::kOne}, When::kAlways},
+    {kF32, Role::kNorm1Bias, kF32, 1, {Dim::kE, Dim::kOne}, When::kNormBias},
+    {kF32, Role::kNorm2Weight, kF32, 1, {Dim::kE, Dim::kOne}, When::kAlways},
+    {kF32, Role::kNorm2Bias, kF32, 1, {Dim::kE, Dim::kOne}, When::kNormBias},
+    {kF32, Role::kFfnW1, kF32, 2, {Dim::kF, Dim::kE}, When::kAlways},
+    {kF32, Role::kFfnB1, kF32, 1, {Dim::kF, Dim::kOne}, When::kFfnBias},
+    {kF32, Role::kFfnW2, kF32, 2, {Dim::kE, Dim::kF}, When::kAlways},
+    {kF32, Role::kFfnB2, kF32, 1, {Dim::kE, Dim::kOne}, When::kFfnBias},
+    {kF32, Role::kFfnW3, kF32, 2, {Dim::kF, Dim::kE}, When::kGated},
+    {kF32, Role::kFfnB3, kF32, 1, {Dim::kF, Dim::kOne}, When::kGatedFfnBias},
+    {kF32, Role::kTokenEmbedding, kF32, 2, {Dim::kV, Dim::kE}, When::kAlways},
+    {kF32, Role::kPositionEmbedding, kF32, 2, {Dim::kP, Dim::kE}, When::kLearnedPositions},
+    {kF32, Role::kTypeEmbedding, kF32, 2, {Dim::kT, Dim::kE}, When::kTypeVocab},
+    {kF32, Role::kEmbeddingNormWeight, kF32, 1, {Dim::kE, Dim::kOne}, When::kEmbeddingNorm},
+    {kF32, Role::kEmbeddingNormBias, kF32, 1, {Dim::kE, Dim::kOne}, When::kEmbeddingNormBias},
+    {kF32, Role::kFinalNormWeight, kF32, 1, {Dim::kE, Dim::kOne}, When::kFinalNorm},
+    {kF32, Role::kFinalNormBias, kF32, 1, {Dim::kE, Dim::kOne}, When::kFinalNormBias},
+    {kF32, Role::kLmHead, kF32, 2, {Dim::kV, Dim::kE}, When::kUntiedHead},
+};
+
+const ModelTensorRule* model_rule(uint16_t model_dtype, uint16_t role) {
+  for (const ModelTensorRule& r : kModelTensorRules) {
+    if (r.model_dtype == model_dtype && static_cast<uint16_t>(r.role) == role) return &r;
+  }
+  return nullptr;
+}
+
+// Model dtypes this loader reads: those with rows.
+bool known_model_dtype(uint16_t d) {
+  for (const ModelTensorRule& r : kModelTensorRules) {
+    if (r.model_dtype == d) return true;
+  }
+  return false;
+}
+
+bool layer_or_model_role(uint16_t role) {
+  for (const ModelTensorRule& r : kModelTensorRules) {
+    if (static_cast<uint16_t>(r.role) == role) return true;
+  }
+  return false;
+}
+
+bool model_role(uint16_t role) { return role >= format::kFirstModelRole && role <= format::kMaxModelRole; }
+
+bool has(const ModelRecord& m, uint32_t flag) { return (m.flags & flag) != 0; }
+
+bool rule_applies(const ModelRecord& m, When w) {
+  const bool norm_bias =
+      m.norm == static_cast<uint8_t>(NormKind::kLayerNorm) && has(m, format::kModelNormBias);
+  switch (w) {
+    case When::kAlways:
+      return true;
+    case When::kNormBias:
+      return norm_bias;
+    case When::kFfnBias:
+      return has(m, format::kModelFfnBias);
+    case When::kGated:
+      return has(m, format::kModelGatedFfn);
+    case When::kGatedFfnBias:
+      return has(m, format::kModelGatedFfn) && has(m, format::kModelFfnBias);
+    case When::kLearnedPositions:
+      return has(m, format::kModelLearnedPositions);
+    case When::kTypeVocab:
+      return m.type_vocab_size > 0;
+    case When::kEmbeddingNorm:
+      return has(m, format::kModelEmbeddingNorm);
+    case When::kEmbeddingNormBias:
+      return has(m, format::kModelEmbeddingNorm) && norm_bias;
+    case When::kFinalNorm:
+      return has(m, format::kModelFinalNorm);
+    case When::kFinalNormBias:
+      return has(m, format::kModelFinalNorm) && norm_bias;
+    case When::kUntiedHead:
+      return has(m, format::kModelHeadUntied);
+  }
+  return false;
+}
+
+uint32_t resolve(Dim d, const ModelRecord& m, const BlockRecord& b) {
+  switch (d) {
+    case Dim::kE:
+      return b.embed_dim;
+    case Dim::kF:
+      return m.ffn_dim;
+    case Dim::kV:
+      return m.vocab_size;
+    case Dim::kP:
+      return m.max_positions;
+    case Dim::kT:
+      return m.type_vocab_size;
+    case Dim::kOne:
+      return 1;
+  }
+  return 0;
+}
+
+// Roles this loader knows (whether they may appear is checked per block / per model).
 bool known_role(uint16_t r) {
   return (r >= 1 && r <= 8) || r == static_cast<uint16_t>(Role::kUser) ||
-         (r >= static_cast<uint16_t>(Role::kQMultiplier) && r <= static_cast<uint16_t>(Role::kRopeSin));
+         (r >= static_cast<uint16_t>(Role::kQMultiplier) && r <= static_cast<uint16_t>(Role::kRopeSin)) ||
+         layer_or_model_role(r);
 }
 
 bool rope_role(uint16_t r) {
@@ -79,7 +224,7 @@ struct Expected {
 // f32 blocks: every tensor f32. s8 blocks: int8 weights, int32 biases (always:
 // they carry the zero-point fold), the quantization tables. s16 blocks: int8
 // weights, int64 biases iff the bias flag, the quantization tables.
-bool expected_tensor(const BlockRecord& b, uint16_t role, Expected* e) {
+bool expected_tensor(const BlockRecord& b, const ModelRecord* m, uint16_t role, Expected* e) {
   const uint32_t d = b.num_heads * b.head_dim;  // validated: no overflow
   const uint32_t dkv = (b.n_kv_heads != 0 ? b.n_kv_heads : b.num_heads) * b.head_dim;  // <= d
   const bool bias = (b.flags & format::kBlockBias) != 0;
@@ -135,8 +280,14 @@ bool expected_tensor(const BlockRecord& b, uint16_t role, Expected* e) {
       *e = {kS16, 2, {0, b.head_dim / 2}, true};  // [positions, head_dim / 2], Q1.14
       return quant && b.rope != 0;
     default:
-      return false;
+      break;
   }
+  // A layer role of a whole model: allowed iff required.
+  if (m == nullptr) return false;
+  const ModelTensorRule* r = model_rule(m->dtype, role);
+  if (r == nullptr || model_role(role) || !rule_applies(*m, r->when)) return false;
+  *e = {r->dtype, r->rank, {resolve(r->dims[0], *m, b), resolve(r->dims[1], *m, b)}, true};
+  return true;
 }
 
 // Largest requantization shift of the block's integer forward.
@@ -237,12 +388,12 @@ Status check_quant_table(const BlockRecord& b, const TensorDesc& t, const uint8_
 }
 
 // Roles a block of this dtype must or may hold, as bit sets.
-void block_roles(const BlockRecord& b, uint64_t* required, uint64_t* allowed) {
+void block_roles(const BlockRecord& b, const ModelRecord* m, uint64_t* required, uint64_t* allowed) {
   *required = 0;
   *allowed = 0;
   for (uint16_t r = 1; r <= format::kMaxRole; ++r) {
     Expected e{};
-    if (!expected_tensor(b, r, &e)) continue;
+    if (!expected_tensor(b, m, r, &e)) continue;
     *allowed |= uint64_t{1} << r;
     if (e.required) *required |= uint64_t{1} << r;
   }
@@ -299,7 +450,7 @@ Status check_tensor(const TensorDesc& t, const Header& h, uint64_t data_bytes) {
   if (!known_role(t.role)) return Status::kUnknownRole;
   if (!known_dtype(t.dtype)) return Status::kUnknownDtype;
   if (!known_layout(t.layout)) return Status::kUnknownLayout;
-  if (t.role == static_cast<uint16_t>(Role::kUser)) {
+  if (t.role == static_cast<uint16_t>(Role::kUser) || model_role(t.role)) {
     if (t.block != format::kNoBlock) return Status::kBadBlock;
   } else if (t.block >= h.block_count) {
     return Status::kBadBlock;
@@ -346,7 +497,7 @@ Status check_preamble(const uint8_t* p, size_t size) {
   std::memcpy(&version, p + offsetof(Header, version), sizeof version);
   std::memcpy(&header_size, p + offsetof(Header, header_size), sizeof header_size);
   if (version == 0 || version > format::kVersion) return Status::kUnsupportedVersion;
-  if (header_size != sizeof(Header)) return Status::kBadHeaderSize;  // v1's only size
+  if (header_size != sizeof(Header)) return Status::kBadHeaderSize;  // the only size of v1..v3
   if (size < sizeof(Header)) return Status::kTruncated;
   return Status::kOk;
 }
@@ -358,18 +509,89 @@ Status check_header(const uint8_t* p, size_t size, Header* h) {
   if (h->file_size < size) return Status::kFileSizeMismatch;
   if (crc32(p + format::kCrcStart, size - format::kCrcStart) != h->crc32) return Status::kCrcMismatch;
   if ((h->flags & ~format::kKnownHeaderFlags) != 0) return Status::kUnknownFlags;
+  const bool model = (h->flags & format::kHeaderModel) != 0;
+  if (model && h->version < format::kVersionModel) return Status::kUnknownFlags;  // v1, v2 define no flags
   if (h->reserved0 != 0) return Status::kBadReserved;
   const uint32_t a = h->data_align;
   if (a < format::kMinDataAlign || a > ATTN_MAX_DATA_ALIGN || (a & (a - 1)) != 0)
     return Status::kBadAlignment;
   if (h->block_count > ATTN_MAX_BLOCKS || h->tensor_count > ATTN_MAX_TENSORS) return Status::kTooManyEntries;
   uint64_t blocks_end = 0, tensors_end = 0;
-  ATTN_TRY(check_table(h->blocks_offset, h->block_count, sizeof(BlockRecord), sizeof(Header), h->file_size,
+  // A model's record sits between the header and the block table.
+  const uint64_t blocks_min = sizeof(Header) + (model ? sizeof(ModelRecord) : 0);
+  ATTN_TRY(check_table(h->blocks_offset, h->block_count, sizeof(BlockRecord), blocks_min, h->file_size,
                        &blocks_end));
   ATTN_TRY(check_table(h->tensors_offset, h->tensor_count, sizeof(TensorDesc), blocks_end, h->file_size,
                        &tensors_end));
   if (h->data_offset < tensors_end || h->data_offset > h->file_size) return Status::kOffsetOutOfBounds;
   if (h->data_offset % a != 0) return Status::kTensorMisaligned;
+  return Status::kOk;
+}
+
+// Norm eps: float32 bits of a finite float in (0, 1) (positive floats order like their bits).
+constexpr uint32_t kOneBits = 0x3F800000u;
+
+// The model record's own fields (the layers are checked against it later).
+Status check_model_record(const ModelRecord& m, const Header& h) {
+  for (uint32_t r : m.reserved) {
+    if (r != 0) return Status::kBadReserved;
+  }
+  if ((m.flags & ~format::kKnownModelFlags) != 0) return Status::kUnknownFlags;
+  if (h.block_count == 0 || h.block_count > ATTN_MAX_LAYERS) return Status::kBadNumLayers;
+  if (m.vocab_size == 0 || m.vocab_size > format::kMaxVocab || m.type_vocab_size > format::kMaxTypeVocab)
+    return Status::kBadVocab;
+  if ((m.flags & format::kModelByteVocab) != 0 && m.vocab_size < 256) return Status::kBadVocab;
+  if (m.max_positions == 0 || m.max_positions > ATTN_MAX_SEQ) return Status::kBadMaxPositions;
+  if (m.ffn_dim == 0 || m.ffn_dim > ATTN_MAX_DIM) return Status::kBadFfnDim;
+  if (!known_dtype(m.dtype) || !known_block_dtype(m.dtype, h.version) || !known_model_dtype(m.dtype))
+    return Status::kUnknownDtype;
+  const bool layer_norm = m.norm == static_cast<uint8_t>(NormKind::kLayerNorm);
+  if (!layer_norm && m.norm != static_cast<uint8_t>(NormKind::kRmsNorm)) return Status::kBadNorm;
+  if (!layer_norm && (m.flags & format::kModelNormBias) != 0) return Status::kBadNorm;  // RMSNorm has no bias
+  if (m.norm_eps == 0 || m.norm_eps >= kOneBits) return Status::kBadNorm;
+  if (m.activation < static_cast<uint8_t>(Activation::kGelu) ||
+      m.activation > static_cast<uint8_t>(Activation::kSilu))
+    return Status::kBadActivation;
+  if ((m.flags & format::kModelHeadTied) != 0 && (m.flags & format::kModelHeadUntied) != 0)
+    return Status::kBadHead;
+  return Status::kOk;
+}
+
+// Every layer's block record: self-attention of width E, of the model's
+// dtype, the same as the first layer's.
+Status check_layer_block(const BlockRecord& b, const BlockRecord& first, const ModelRecord& m) {
+  if (b.dtype != m.dtype || b.kdim != b.embed_dim || b.vdim != b.embed_dim) return Status::kBadModelRecord;
+  if (std::memcmp(&b, &first, sizeof b) != 0) return Status::kBadModelRecord;
+  return Status::kOk;
+}
+
+// The model tensors (roles 64..127): each once, present iff its rule applies,
+// of its rule's dtype and shape. O(tensors), one bit set.
+Status check_model_tensors(const uint8_t* p, const Header& h, const ModelRecord* m,
+                           const BlockRecord& first) {
+  const size_t tensors_at = static_cast<size_t>(h.tensors_offset);
+  uint64_t seen = 0;
+  for (uint32_t i = 0; i < h.tensor_count; ++i) {
+    const TensorDesc t = read_record<TensorDesc>(p + tensors_at + size_t{i} * sizeof(TensorDesc));
+    if (!model_role(t.role)) continue;
+    const ModelTensorRule* r = m != nullptr ? model_rule(m->dtype, t.role) : nullptr;
+    if (r == nullptr || !rule_applies(*m, r->when)) return Status::kUnknownRole;
+    const uint64_t bit = uint64_t{1} << (t.role - format::kFirstModelRole);
+    if ((seen & bit) != 0) return Status::kDuplicateRole;
+    seen |= bit;
+    if (t.dtype != r->dtype) return Status::kDtypeMismatch;
+    if (t.layout != static_cast<uint16_t>(format::Layout::kPlain)) return Status::kUnknownLayout;
+    if (t.rank != r->rank) return Status::kDimsMismatch;
+    for (uint16_t k = 0; k < r->rank; ++k) {
+      if (t.dims[k] != resolve(r->dims[k], *m, first)) return Status::kDimsMismatch;
+    }
+  }
+  if (m == nullptr) return Status::kOk;
+  for (const ModelTensorRule& r : kModelTensorRules) {
+    const uint16_t role = static_cast<uint16_t>(r.role);
+    if (r.model_dtype != m->dtype || !model_role(role) || !rule_applies(*m, r.when)) continue;
+    if ((seen & (uint64_t{1} << (role - format::kFirstModelRole))) == 0) return Status::kMissingTensor;
+  }
   return Status::kOk;
 }
 
@@ -385,10 +607,20 @@ Status Model::load(const void* data, size_t size, Model* out) {
   const size_t blocks_at = static_cast<size_t>(h.blocks_offset);
   const size_t tensors_at = static_cast<size_t>(h.tensors_offset);
   const uint64_t data_bytes = h.file_size - h.data_offset;
+  const bool is_model = (h.flags & format::kHeaderModel) != 0;
+  ModelRecord mr{};
+  if (is_model) {
+    mr = read_record<ModelRecord>(p + format::kModelRecordOffset);  // blocks_offset >= 128 <= size: inside
+    ATTN_TRY(check_model_record(mr, h));
+  }
+  const ModelRecord* model = is_model ? &mr : nullptr;
 
+  BlockRecord first{};
   for (uint32_t b = 0; b < h.block_count; ++b) {
-    ATTN_TRY(
-        check_block(read_record<BlockRecord>(p + blocks_at + size_t{b} * sizeof(BlockRecord)), h.version));
+    const BlockRecord r = read_record<BlockRecord>(p + blocks_at + size_t{b} * sizeof(BlockRecord));
+    ATTN_TRY(check_block(r, h.version));
+    if (b == 0) first = r;
+    if (is_model) ATTN_TRY(check_layer_block(r, first, mr));
   }
   for (uint32_t i = 0; i < h.tensor_count; ++i) {
     const TensorDesc t = read_record<TensorDesc>(p + tensors_at + size_t{i} * sizeof(TensorDesc));
@@ -407,15 +639,16 @@ Status Model::load(const void* data, size_t size, Model* out) {
     const BlockRecord r = read_record<BlockRecord>(p + blocks_at + size_t{b} * sizeof(BlockRecord));
     uint64_t required = 0, allowed = 0, seen = 0;
     uint32_t rope_rows[2] = {0, 0};  // positions of the cos and sin tables
-    block_roles(r, &required, &allowed);
+    block_roles(r, model, &required, &allowed);
     for (uint32_t i = 0; i < h.tensor_count; ++i) {
       const TensorDesc t = read_record<TensorDesc>(p + tensors_at + size_t{i} * sizeof(TensorDesc));
       if (t.block != b) continue;
-      const uint64_t bit = uint64_t{1} << t.role;  // role <= kMaxRole: checked
+      if (t.role > format::kMaxRole) return Status::kUnknownRole;  // model roles have no block: checked
+      const uint64_t bit = uint64_t{1} << t.role;
       if ((seen & bit) != 0) return Status::kDuplicateRole;
       seen |= bit;
       Expected e{};
-      if ((allowed & bit) == 0 || !expected_tensor(r, t.role, &e)) return Status::kUnknownRole;
+      if ((allowed & bit) == 0 || !expected_tensor(r, model, t.role, &e)) return Status::kUnknownRole;
       if (!e.required) return Status::kDimsMismatch;  // e.g. a bias in a block without bias
       if (t.dtype != e.dtype) return Status::kDtypeMismatch;
       if (t.layout != static_cast<uint16_t>(format::Layout::kPlain)) return Status::kUnknownLayout;
@@ -431,6 +664,7 @@ Status Model::load(const void* data, size_t size, Model* out) {
     if ((seen & required) != required) return Status::kMissingTensor;
     if (rope_rows[0] != rope_rows[1]) return Status::kDimsMismatch;  // cos and sin cover the same positions
   }
+  ATTN_TRY(check_model_tensors(p, h, model, first));
 
   out->base_ = p;
   out->size_ = size;
@@ -439,6 +673,8 @@ Status Model::load(const void* data, size_t size, Model* out) {
   out->blocks_offset_ = blocks_at;
   out->tensors_offset_ = tensors_at;
   out->data_offset_ = static_cast<size_t>(h.data_offset);
+  out->model_ = is_model;
+  out->version_ = h.version;
   return Status::kOk;
 }
 
@@ -452,10 +688,7 @@ Status Model::file_size(const void* data, size_t available, size_t* out) {
   return Status::kOk;
 }
 
-uint16_t Model::version() const {
-  if (base_ == nullptr) return 0;
-  return read_record<Header>(base_).version;
-}
+uint16_t Model::version() const { return base_ == nullptr ? 0 : version_; }
 
 uint32_t Model::crc() const {
   if (base_ == nullptr) return 0;
@@ -464,8 +697,11 @@ uint32_t Model::crc() const {
 
 Status Model::verify() const {
   if (base_ == nullptr) return Status::kBadHandle;
-  // Bytes [0, 8) lie outside the CRC: the loader's own checks of them again.
+  // Bytes [0, 8) lie outside the CRC: the loader's own checks of them again,
+  // and the version must still be the one loaded (v2 -> v3 is one bit, and
+  // both are versions this loader reads).
   ATTN_TRY(check_preamble(base_, size_));
+  if (read_record<Header>(base_).version != version_) return Status::kUnsupportedVersion;
   // The stored CRC is read again too: a flip in the header's crc32 field shows.
   return crc32(base_ + format::kCrcStart, size_ - format::kCrcStart) == read_record<Header>(base_).crc32
              ? Status::kOk
@@ -607,6 +843,99 @@ Status Model::block(uint32_t i, Block* out) const {
     ATTN_TRY(quantized_block(i, &b));
   }
   *out = b;
+  return Status::kOk;
+}
+
+}  // namespace attn
+
+namespace attn {
+
+Status Model::model_record(format::ModelRecord* out) const {
+  if (out == nullptr) return Status::kNullArgument;
+  if (!model_) return Status::kNotAModel;
+  *out = read_record<ModelRecord>(base_ + format::kModelRecordOffset);
+  return Status::kOk;
+}
+
+bool Model::byte_vocab() const {
+  format::ModelRecord m{};
+  return model_record(&m) == Status::kOk && (m.flags & format::kModelByteVocab) != 0;
+}
+
+Status Model::transformer_config(TransformerConfig* out) const {
+  if (out == nullptr) return Status::kNullArgument;
+  format::ModelRecord m{};
+  ATTN_TRY(model_record(&m));
+  const BlockRecord b = read_record<BlockRecord>(base_ + blocks_offset_);  // layer 0 (every layer is alike)
+  const auto flag = [&](uint32_t f) { return (m.flags & f) != 0; };
+  TransformerConfig c;
+  c.vocab_size = static_cast<int32_t>(m.vocab_size);
+  c.embed_dim = static_cast<int32_t>(b.embed_dim);
+  c.num_layers = static_cast<int32_t>(block_count_);
+  c.num_heads = static_cast<int32_t>(b.num_heads);
+  c.num_kv_heads = static_cast<int32_t>(b.n_kv_heads);
+  c.head_dim = static_cast<int32_t>(b.head_dim);
+  c.ffn_dim = static_cast<int32_t>(m.ffn_dim);
+  c.max_positions = static_cast<int32_t>(m.max_positions);
+  c.type_vocab_size = static_cast<int32_t>(m.type_vocab_size);
+  c.norm = static_cast<NormKind>(m.norm);
+  std::memcpy(&c.norm_eps, &m.norm_eps, sizeof c.norm_eps);
+  c.activation = static_cast<Activation>(m.activation);
+  c.head = flag(format::kModelHeadTied)     ? LmHead::kTied
+           : flag(format::kModelHeadUntied) ? LmHead::kUntied
+                                            : LmHead::kNone;
+  std::memcpy(&c.rope_base, &b.rope, sizeof c.rope_base);  // bits 0: +0.0f, no rope
+  c.pre_norm = flag(format::kModelPreNorm);
+  c.gated_ffn = flag(format::kModelGatedFfn);
+  c.attention_bias = (b.flags & format::kBlockBias) != 0;
+  c.ffn_bias = flag(format::kModelFfnBias);
+  c.norm_bias = flag(format::kModelNormBias);  // never set with RMSNorm (load checks)
+  c.learned_positions = flag(format::kModelLearnedPositions);
+  c.embedding_norm = flag(format::kModelEmbeddingNorm);
+  c.final_norm = flag(format::kModelFinalNorm);
+  c.causal = flag(format::kModelCausal);
+  *out = c;
+  return Status::kOk;
+}
+
+Status Model::transformer_weights_f32(LayerWeightsF32* layers, int32_t capacity,
+                                      TransformerWeightsF32* out) const {
+  if (out == nullptr) return Status::kNullArgument;
+  format::ModelRecord m{};
+  ATTN_TRY(model_record(&m));
+  if (m.dtype != kF32) return Status::kBadDtype;
+  if (capacity < 0 || static_cast<uint32_t>(capacity) < block_count_) return Status::kBufferTooSmall;
+  if (layers == nullptr) return Status::kNullArgument;
+  TransformerWeightsF32 w;
+  for (uint32_t l = 0; l < block_count_; ++l) layers[l] = LayerWeightsF32{};
+  // One pass over the tensors: each goes to its slot (load checked that every
+  // tensor the flags require is there, once, and nothing else).
+  for (uint32_t i = 0; i < tensor_count_; ++i) {
+    TensorView v;
+    ATTN_TRY(tensor(i, &v));
+    const uint16_t r = static_cast<uint16_t>(v.role);
+    const float** slot = nullptr;
+    if (v.block != format::kNoBlock) {
+      LayerWeightsF32& L = layers[v.block];
+      const float** attention[] = {&L.attention.wq, &L.attention.wk, &L.attention.wv, &L.attention.wo,
+                                   &L.attention.bq, &L.attention.bk, &L.attention.bv, &L.attention.bo};
+      const float** rest[] = {&L.norm1.weight, &L.norm1.bias, &L.norm2.weight, &L.norm2.bias, &L.ffn.w1,
+                              &L.ffn.b1,       &L.ffn.w2,     &L.ffn.b2,       &L.ffn.w3,     &L.ffn.b3};
+      if (r >= static_cast<uint16_t>(Role::kWq) && r <= static_cast<uint16_t>(Role::kBo))
+        slot = attention[r - static_cast<uint16_t>(Role::kWq)];
+      if (r >= static_cast<uint16_t>(Role::kNorm1Weight) && r <= static_cast<uint16_t>(Role::kFfnB3))
+        slot = rest[r - static_cast<uint16_t>(Role::kNorm1Weight)];
+    } else {
+      const float** model[] = {
+          &w.token_embedding,     &w.position_embedding, &w.type_embedding,  &w.embedding_norm.weight,
+          &w.embedding_norm.bias, &w.final_norm.weight,  &w.final_norm.bias, &w.lm_head};
+      if (r >= static_cast<uint16_t>(Role::kTokenEmbedding) && r <= static_cast<uint16_t>(Role::kLmHead))
+        slot = model[r - static_cast<uint16_t>(Role::kTokenEmbedding)];  // user tensors: none
+    }
+    if (slot != nullptr) *slot = static_cast<const float*>(v.data);
+  }
+  w.layers = layers;
+  *out = w;
   return Status::kOk;
 }
 

@@ -3,7 +3,9 @@
 // Each input is loaded twice: as is (mostly stopped by the CRC) and with
 // its CRC recomputed, so mutations reach every later check. A file that
 // loads has every view walked and every tensor byte read, so ASan flags any
-// pointer the loader hands out past the buffer.
+// pointer the loader hands out past the buffer. Model files (format v3) also
+// have their transformer weights walked. Seeds: tests/data/format and
+// tests/data/model (whole BERT / Llama models).
 // Build and run: tests/fuzz/run_fuzz.sh SECONDS
 #include <cstddef>
 #include <cstdint>
@@ -70,6 +72,48 @@ void walk(const attn::Model& m) {
   }
 }
 
+// A whole model (v3): every pointer transformer_weights_f32 hands out is
+// present exactly when the config needs it, and its last element lies inside the blob.
+void walk_model(const attn::Model& m) {
+  attn::TransformerConfig c;
+  if (m.transformer_config(&c) != attn::Status::kOk) __builtin_trap();
+  static attn::LayerWeightsF32 layers[ATTN_MAX_LAYERS];
+  attn::TransformerWeightsF32 w;
+  if (m.transformer_weights_f32(layers, ATTN_MAX_LAYERS, &w) != attn::Status::kOk) __builtin_trap();
+  volatile float sink = 0;
+  const auto touch = [&](const float* p, bool present, int64_t n) {
+    if ((p != nullptr) != present) __builtin_trap();
+    if (p != nullptr) sink = sink + p[n - 1];
+  };
+  const int64_t e = c.embed_dim, f = c.ffn_dim, v = c.vocab_size;
+  const int64_t hd = c.head_dim, d = c.num_heads * hd,
+                dkv = (c.num_kv_heads ? c.num_kv_heads : c.num_heads) * hd;
+  const bool nb = c.norm == attn::NormKind::kLayerNorm && c.norm_bias;
+  touch(w.token_embedding, true, v * e);
+  touch(w.position_embedding, c.learned_positions, int64_t{c.max_positions} * e);
+  touch(w.type_embedding, c.type_vocab_size > 0, int64_t{c.type_vocab_size} * e);
+  touch(w.embedding_norm.weight, c.embedding_norm, e);
+  touch(w.embedding_norm.bias, c.embedding_norm && nb, e);
+  touch(w.final_norm.weight, c.final_norm, e);
+  touch(w.final_norm.bias, c.final_norm && nb, e);
+  touch(w.lm_head, c.head == attn::LmHead::kUntied, v * e);
+  for (int32_t l = 0; l < c.num_layers; ++l) {
+    const attn::LayerWeightsF32& L = layers[l];
+    touch(L.attention.wq, true, d * e);
+    touch(L.attention.wk, true, dkv * e);
+    touch(L.attention.wv, true, dkv * e);
+    touch(L.attention.wo, true, e * d);
+    touch(L.attention.bk, c.attention_bias, dkv);
+    touch(L.norm1.weight, true, e);
+    touch(L.norm2.bias, nb, e);
+    touch(L.ffn.w1, true, f * e);
+    touch(L.ffn.w2, true, e * f);
+    touch(L.ffn.b2, c.ffn_bias, e);
+    touch(L.ffn.w3, c.gated_ffn, f * e);
+    touch(L.ffn.b3, c.gated_ffn && c.ffn_bias, f);
+  }
+}
+
 void try_load(const uint8_t* data, size_t size, bool fix_crc) {
   // Exactly `size` bytes, 16-aligned, as flash would hold them.
   auto* buf = static_cast<uint8_t*>(::operator new (size == 0 ? 1 : size, std::align_val_t{16}));
@@ -79,7 +123,10 @@ void try_load(const uint8_t* data, size_t size, bool fix_crc) {
     std::memcpy(buf + offsetof(attn::format::Header, crc32), &crc, sizeof crc);
   }
   attn::Model m;
-  if (attn::Model::load(buf, size, &m) == attn::Status::kOk) walk(m);
+  if (attn::Model::load(buf, size, &m) == attn::Status::kOk) {
+    walk(m);
+    if (m.is_model()) walk_model(m);
+  }
   ::operator delete (buf, std::align_val_t{16});
 }
 

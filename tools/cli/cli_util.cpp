@@ -387,6 +387,42 @@ const char* role_name(format::Role r) {
       return "rope_cos";
     case format::Role::kRopeSin:
       return "rope_sin";
+    case format::Role::kNorm1Weight:
+      return "norm1_w";
+    case format::Role::kNorm1Bias:
+      return "norm1_b";
+    case format::Role::kNorm2Weight:
+      return "norm2_w";
+    case format::Role::kNorm2Bias:
+      return "norm2_b";
+    case format::Role::kFfnW1:
+      return "ffn_w1";
+    case format::Role::kFfnB1:
+      return "ffn_b1";
+    case format::Role::kFfnW2:
+      return "ffn_w2";
+    case format::Role::kFfnB2:
+      return "ffn_b2";
+    case format::Role::kFfnW3:
+      return "ffn_w3";
+    case format::Role::kFfnB3:
+      return "ffn_b3";
+    case format::Role::kTokenEmbedding:
+      return "tok_emb";
+    case format::Role::kPositionEmbedding:
+      return "pos_emb";
+    case format::Role::kTypeEmbedding:
+      return "type_emb";
+    case format::Role::kEmbeddingNormWeight:
+      return "emb_norm_w";
+    case format::Role::kEmbeddingNormBias:
+      return "emb_norm_b";
+    case format::Role::kFinalNormWeight:
+      return "final_norm_w";
+    case format::Role::kFinalNormBias:
+      return "final_norm_b";
+    case format::Role::kLmHead:
+      return "lm_head";
   }
   return "?";
 }

@@ -1,5 +1,8 @@
 // cmd_import.cpp: `attn import MODEL.safetensors --heads H [--prefix P]
-// [--extra NAME=KEY]... -o OUT.attn`
+// [--extra NAME=KEY]... -o OUT.attn` (attention blocks), and whole models:
+//   attn import MODEL.safetensors --config config.json [--byte-vocab] -o OUT.attn   (HF BERT / Llama)
+//   attn import MODEL.bin [--byte-vocab] -o OUT.attn                                 (llama2.c)
+// (import_model.cpp reads those). Block import:
 //
 // Finds the same attention layouts as tools/attn_export.py, with the same
 // rules, and writes the same bytes:
@@ -20,6 +23,8 @@
 #include <map>
 
 #include "cli/cli.h"
+#include "cli/import_model.h"
+#include "cli/json.h"
 #include "cli/model_writer.h"
 #include "cli/safetensors.h"
 
@@ -350,16 +355,76 @@ void add_block(const State& st, const Found& f, int64_t heads, tools::ModelSpec*
   tools::add_block_f32(*spec, b, ptrs);
 }
 
+// A whole model: HF safetensors with --config, or a llama2.c .bin.
+int import_whole_model(const cli::Args& args, const std::string& in, const std::string& out) {
+  for (const char* o : {"--heads", "--kv-heads", "--rope-base", "--prefix", "--extra"})
+    if (args.has(o))
+      throw Error(
+          std::string(o) +
+          " is for attention blocks; a whole model takes its shape from --config or the llama2.c header");
+  const cli::MappedFile file_map(in);
+  cli::ImportedModel m;
+  if (args.has("--config")) {
+    const std::string cfg_path = args.get("--config");
+    const std::vector<uint8_t> text = cli::read_file(cfg_path);
+    json::Value cfg;
+    try {
+      cfg = json::parse(std::string(text.begin(), text.end()));
+    } catch (const std::runtime_error& e) {
+      throw Error(cfg_path + ": " + e.what());
+    }
+    std::vector<safetensors::Tensor> tensors;
+    try {
+      tensors = safetensors::parse(file_map.data(), file_map.size());
+    } catch (const std::runtime_error& e) {
+      throw Error(in + ": " + e.what());
+    }
+    m = cli::import_hf(in, tensors, cfg_path, cfg);
+  } else {
+    m = cli::import_llama2c(in, file_map.data(), file_map.size());
+  }
+  const bool byte_vocab = args.has("--byte-vocab");
+  if (byte_vocab && m.config.vocab_size < 256)
+    throw Error("--byte-vocab: the vocabulary has " + std::to_string(m.config.vocab_size) +
+                " tokens, fewer than the 256 bytes");
+  std::vector<uint8_t> file;
+  try {
+    file = cli::write_imported(m, byte_vocab);
+  } catch (const std::runtime_error& e) {
+    throw Error(in + ": " + e.what());
+  }
+  // Never write what the loader would reject.
+  cli::AlignedBytes check(file.size());
+  std::memcpy(check.data(), file.data(), file.size());
+  Model model;
+  const Status s = Model::load(check.data(), check.size(), &model);
+  if (s != Status::kOk) throw Error(in + ": the converted model is invalid: " + cli::describe(s));
+  cli::write_file_atomic(out, file.data(), file.size());
+  std::printf("attn import: wrote %s (%zu bytes, %s model, %d layers, %u tensors)\n", out.c_str(),
+              file.size(), m.kind.c_str(), m.config.num_layers, model.tensor_count());
+  return 0;
+}
+
 }  // namespace
 
 int cmd_import(int argc, char** argv) {
-  const cli::Args args(argc, argv,
-                       {"--heads", "--prefix", "--kv-heads", "--rope-base", "--extra", "-o", "--output"}, {});
+  const cli::Args args(
+      argc, argv,
+      {"--heads", "--prefix", "--kv-heads", "--rope-base", "--extra", "--config", "-o", "--output"},
+      {"--byte-vocab"});
   const std::string in = args.one_input("MODEL.safetensors");
   const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
   cli::check_output_path(out);
+  if (args.has("--config") || (!args.has("--heads") && ends_with(in, ".bin")))
+    return import_whole_model(args, in, out);
+  if (args.has("--byte-vocab"))
+    throw Error("--byte-vocab is for whole models (--config, or a llama2.c .bin)");
   const int64_t heads = args.get_int("--heads", -1, 1, ATTN_MAX_HEADS);
-  if (heads < 0) throw Error("missing option --heads (safetensors files do not record the number of heads)");
+  if (heads < 0)
+    throw Error(
+        "missing option --heads (safetensors files do not record the number of heads), or --config for a "
+        "whole "
+        "model");
 
   LlamaOptions llama;
   llama.kv_heads = args.get_int("--kv-heads", -1, 1, ATTN_MAX_HEADS);

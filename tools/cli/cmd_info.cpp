@@ -2,7 +2,9 @@
 // their hyperparameters, tensors, and the arena bytes of one forward for
 // query length L and key length S (S defaults to L), and the kernel
 // variants each block's forward runs on this CPU (attn::kernel_set: on
-// x86-64 chosen at run time from CPUID).
+// x86-64 chosen at run time from CPUID). A whole model (format v3) first
+// prints its hyperparameters: kind, dims, layers, norm, activation, head,
+// vocabulary and dtype.
 #include <cstdio>
 
 #include "attn/attention_fixed.h"
@@ -11,6 +13,57 @@
 #include "cli/cli.h"
 
 namespace attn {
+namespace {
+
+const char* norm_name(NormKind n) { return n == NormKind::kLayerNorm ? "LayerNorm" : "RMSNorm"; }
+
+const char* activation_name(Activation a) {
+  switch (a) {
+    case Activation::kGelu:
+      return "gelu";
+    case Activation::kGeluTanh:
+      return "gelu_tanh";
+    case Activation::kRelu:
+      return "relu";
+    case Activation::kSilu:
+      return "silu";
+  }
+  return "?";
+}
+
+const char* head_name(LmHead h) {
+  return h == LmHead::kTied     ? "tied (logits = x token_embedding^T)"
+         : h == LmHead::kUntied ? "untied (logits = x lm_head^T)"
+                                : "none (hidden states)";
+}
+
+void print_model(const std::string& path, const Model& m) {
+  TransformerConfig c;
+  const Status s = m.transformer_config(&c);
+  if (s != Status::kOk) throw cli::Error(path + ": model record unreadable: " + cli::describe(s));
+  format::ModelRecord r{};
+  (void)m.model_record(&r);
+  const int32_t hd = c.head_dim != 0 ? c.head_dim : c.embed_dim / c.num_heads;
+  std::printf("model: %s %s transformer, %s\n", c.causal ? "causal" : "bidirectional",
+              c.causal ? "decoder" : "encoder", cli::dtype_name(static_cast<DType>(r.dtype)));
+  std::printf("  layers=%d E=%d heads=%d kv_heads=%d head_dim=%d ffn_dim=%d\n", c.num_layers, c.embed_dim,
+              c.num_heads, c.num_kv_heads != 0 ? c.num_kv_heads : c.num_heads, hd, c.ffn_dim);
+  std::printf("  vocab=%d%s max_positions=%d type_vocab=%d\n", c.vocab_size,
+              m.byte_vocab() ? " (byte vocab)" : "", c.max_positions, c.type_vocab_size);
+  std::printf("  %s, norm %s eps=%g%s, activation %s%s\n", c.pre_norm ? "pre-norm" : "post-norm",
+              norm_name(c.norm), static_cast<double>(c.norm_eps), c.norm_bias ? " with bias" : "",
+              activation_name(c.activation), c.gated_ffn ? " (gated FFN)" : "");
+  std::printf("  positions: %s; embedding norm %s; final norm %s\n",
+              c.learned_positions   ? "learned"
+              : c.rope_base != 0.0f ? "rotary"
+                                    : "none",
+              c.embedding_norm ? "yes" : "no", c.final_norm ? "yes" : "no");
+  if (c.rope_base != 0.0f) std::printf("  rope_base=%g\n", static_cast<double>(c.rope_base));
+  std::printf("  biases: attention %s, ffn %s; head %s\n", c.attention_bias ? "yes" : "no",
+              c.ffn_bias ? "yes" : "no", head_name(c.head));
+}
+
+}  // namespace
 
 int cmd_info(int argc, char** argv) {
   const cli::Args args(argc, argv, {"--L", "--S"}, {});
@@ -23,6 +76,7 @@ int cmd_info(int argc, char** argv) {
   const Model& m = lm.model;
   std::printf("%s: .attn v%u, %zu bytes, crc32 %08x, data alignment %u\n", path.c_str(), m.version(),
               m.size(), m.crc(), m.data_align());
+  if (m.is_model()) print_model(path, m);
   std::printf("%u block(s)\n", m.block_count());
   size_t max_arena = 0;
   for (uint32_t i = 0; i < m.block_count(); ++i) {

@@ -1,11 +1,13 @@
-// model_writer.h: builds .attn files (formats v1 and v2, see include/attn/FORMAT.md).
+// model_writer.h: builds .attn files (formats v1..v3, see include/attn/FORMAT.md).
 // Host-side only (std::vector, exceptions): used by `attn import`, later by
 // `attn quantize`, and by the tests. The library itself only reads.
 //
 // The output is canonical, so tools/attn_export.py writes the same bytes:
-//   header | block records | tensor descriptors | zero pad to data_align |
-//   tensor data in the given order, each at the next multiple of data_align
-//   from the data section start; the file ends right after the last tensor.
+//   header | model record (whole models) | block records | tensor descriptors |
+//   zero pad to data_align | tensor data in the given order, each at the next
+//   multiple of data_align from the data section start; the file ends right
+//   after the last tensor. A whole model's tensors come from add_transformer_f32
+//   (its canonical order), user tensors after them.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +46,8 @@ struct ModelSpec {
   std::vector<BlockSpec> blocks;
   std::vector<TensorSpec> tensors;
   uint32_t data_align = 16;
+  bool is_model = false;         // a whole model (v3): `record` is written at offset 64
+  format::ModelRecord record{};  // set by add_transformer_f32
 };
 
 inline std::vector<uint8_t> f32_bytes(const std::vector<float>& v) {
@@ -175,6 +179,131 @@ inline void add_block_quant(ModelSpec& m, const BlockSpec& b, const W& w, const 
   }
 }
 
+// A whole f32 model's weights as host vectors, row-major, PyTorch's [out, in].
+// Empty vectors are absent tensors; add_transformer_f32 checks that presence
+// follows the config.
+struct LayerTensorsF32 {
+  std::vector<float> wq, wk, wv, wo, bq, bk, bv, bo;  // attention (biases: attention_bias)
+  std::vector<float> norm1_weight, norm1_bias, norm2_weight, norm2_bias;  // biases: LayerNorm with norm_bias
+  std::vector<float> w1, b1, w2, b2, w3, b3;  // FFN (b*: ffn_bias; w3, b3: gated_ffn)
+};
+struct TransformerTensorsF32 {
+  std::vector<float> token_embedding;     // [V, E]
+  std::vector<float> position_embedding;  // [P, E] (learned_positions)
+  std::vector<float> type_embedding;      // [T, E] (type_vocab_size > 0)
+  std::vector<float> embedding_norm_weight, embedding_norm_bias, final_norm_weight, final_norm_bias;
+  std::vector<float> lm_head;  // [V, E] (head kUntied)
+  std::vector<LayerTensorsF32> layers;
+};
+
+// The record of a config, canonical: norm_bias only with LayerNorm.
+inline format::ModelRecord model_record(const TransformerConfig& c, DType dtype, bool byte_vocab) {
+  using namespace format;
+  ModelRecord r{};
+  r.vocab_size = static_cast<uint32_t>(c.vocab_size);
+  r.max_positions = static_cast<uint32_t>(c.max_positions);
+  r.type_vocab_size = static_cast<uint32_t>(c.type_vocab_size);
+  r.ffn_dim = static_cast<uint32_t>(c.ffn_dim);
+  r.dtype = static_cast<uint16_t>(dtype);
+  r.norm = static_cast<uint8_t>(c.norm);
+  r.activation = static_cast<uint8_t>(c.activation);
+  std::memcpy(&r.norm_eps, &c.norm_eps, sizeof r.norm_eps);
+  const bool layer_norm = c.norm == NormKind::kLayerNorm;
+  r.flags = (c.pre_norm ? kModelPreNorm : 0) | (c.gated_ffn ? kModelGatedFfn : 0) |
+            (c.ffn_bias ? kModelFfnBias : 0) | (layer_norm && c.norm_bias ? kModelNormBias : 0) |
+            (c.learned_positions ? kModelLearnedPositions : 0) |
+            (c.embedding_norm ? kModelEmbeddingNorm : 0) | (c.final_norm ? kModelFinalNorm : 0) |
+            (c.causal ? kModelCausal : 0) | (c.head == LmHead::kTied ? kModelHeadTied : 0) |
+            (c.head == LmHead::kUntied ? kModelHeadUntied : 0) | (byte_vocab ? kModelByteVocab : 0);
+  return r;
+}
+
+// Make `m` (empty) a whole f32 model of config `c` in the canonical order:
+// for each layer i its attention block (block.<i>.wq wk wv wo, bq bk bv bo),
+// then block.<i>.norm1_weight norm1_bias norm2_weight norm2_bias ffn_w1 ffn_b1
+// ffn_w2 ffn_b2 ffn_w3 ffn_b3 (those present, in role order); then
+// model.token_embedding position_embedding type_embedding
+// embedding_norm_weight embedding_norm_bias final_norm_weight final_norm_bias
+// lm_head (those present). User tensors may follow. Throws when a tensor's
+// presence or size disagrees with the config.
+inline void add_transformer_f32(ModelSpec& m, const TransformerConfig& c, bool byte_vocab,
+                                const TransformerTensorsF32& w) {
+  using format::Role;
+  if (!m.blocks.empty() || !m.tensors.empty() || m.is_model)
+    throw std::runtime_error("add_transformer_f32: the spec must be empty");
+  if (c.num_layers < 1 || static_cast<size_t>(c.num_layers) != w.layers.size())
+    throw std::runtime_error("add_transformer_f32: num_layers disagrees with the layers given");
+  if (c.vocab_size < 1 || c.embed_dim < 1 || c.num_heads < 1 || c.ffn_dim < 1 || c.max_positions < 1 ||
+      c.type_vocab_size < 0)
+    throw std::runtime_error("add_transformer_f32: a dimension of the config is not positive");
+  const uint32_t e = static_cast<uint32_t>(c.embed_dim), f = static_cast<uint32_t>(c.ffn_dim);
+  const uint32_t v = static_cast<uint32_t>(c.vocab_size);
+  const bool layer_norm = c.norm == NormKind::kLayerNorm, norm_bias = layer_norm && c.norm_bias;
+  BlockSpec b;
+  b.embed_dim = b.kdim = b.vdim = e;
+  b.num_heads = static_cast<uint32_t>(c.num_heads);
+  b.head_dim = static_cast<uint32_t>(c.head_dim != 0 ? c.head_dim : c.embed_dim / c.num_heads);
+  if (c.head_dim == 0 && c.embed_dim % c.num_heads != 0)
+    throw std::runtime_error("add_transformer_f32: heads do not divide embed_dim");
+  b.bias = c.attention_bias;
+  b.n_kv_heads = static_cast<uint32_t>(c.num_kv_heads);
+  b.rope_base = c.rope_base;
+  m.is_model = true;
+  m.record = model_record(c, DType::kF32, byte_vocab);
+  const auto add = [&](uint32_t block, Role role, const std::string& name, const std::vector<float>& x,
+                       std::vector<uint32_t> dims, bool present) {
+    if (!present) {
+      if (!x.empty())
+        throw std::runtime_error("add_transformer_f32: " + name + " given but the config has none");
+      return;
+    }
+    size_t n = 1;
+    for (uint32_t d : dims) n *= d;
+    if (x.size() != n)
+      throw std::runtime_error("add_transformer_f32: " + name + " has " + std::to_string(x.size()) +
+                               " values, expected " + std::to_string(n));
+    TensorSpec t;
+    t.name = name;
+    t.role = role;
+    t.block = block;
+    t.dims = std::move(dims);
+    t.bytes = f32_bytes(x);
+    m.tensors.push_back(std::move(t));
+  };
+  for (uint32_t i = 0; i < static_cast<uint32_t>(c.num_layers); ++i) {
+    const LayerTensorsF32& L = w.layers[i];
+    std::vector<const std::vector<float>*> att = {&L.wq, &L.wk, &L.wv, &L.wo};
+    if (c.attention_bias) att.insert(att.end(), {&L.bq, &L.bk, &L.bv, &L.bo});
+    if (!c.attention_bias && !(L.bq.empty() && L.bk.empty() && L.bv.empty() && L.bo.empty()))
+      throw std::runtime_error("add_transformer_f32: attention biases given but the config has none");
+    add_block_f32(m, b, att);
+    const auto name = [&](const char* n) { return block_tensor_name(i, n); };
+    add(i, Role::kNorm1Weight, name("norm1_weight"), L.norm1_weight, {e}, true);
+    add(i, Role::kNorm1Bias, name("norm1_bias"), L.norm1_bias, {e}, norm_bias);
+    add(i, Role::kNorm2Weight, name("norm2_weight"), L.norm2_weight, {e}, true);
+    add(i, Role::kNorm2Bias, name("norm2_bias"), L.norm2_bias, {e}, norm_bias);
+    add(i, Role::kFfnW1, name("ffn_w1"), L.w1, {f, e}, true);
+    add(i, Role::kFfnB1, name("ffn_b1"), L.b1, {f}, c.ffn_bias);
+    add(i, Role::kFfnW2, name("ffn_w2"), L.w2, {e, f}, true);
+    add(i, Role::kFfnB2, name("ffn_b2"), L.b2, {e}, c.ffn_bias);
+    add(i, Role::kFfnW3, name("ffn_w3"), L.w3, {f, e}, c.gated_ffn);
+    add(i, Role::kFfnB3, name("ffn_b3"), L.b3, {f}, c.gated_ffn && c.ffn_bias);
+  }
+  const uint32_t none = format::kNoBlock;
+  const uint32_t p = static_cast<uint32_t>(c.max_positions), tv = static_cast<uint32_t>(c.type_vocab_size);
+  add(none, Role::kTokenEmbedding, "model.token_embedding", w.token_embedding, {v, e}, true);
+  add(none, Role::kPositionEmbedding, "model.position_embedding", w.position_embedding, {p, e},
+      c.learned_positions);
+  add(none, Role::kTypeEmbedding, "model.type_embedding", w.type_embedding, {tv, e}, tv > 0);
+  add(none, Role::kEmbeddingNormWeight, "model.embedding_norm_weight", w.embedding_norm_weight, {e},
+      c.embedding_norm);
+  add(none, Role::kEmbeddingNormBias, "model.embedding_norm_bias", w.embedding_norm_bias, {e},
+      c.embedding_norm && norm_bias);
+  add(none, Role::kFinalNormWeight, "model.final_norm_weight", w.final_norm_weight, {e}, c.final_norm);
+  add(none, Role::kFinalNormBias, "model.final_norm_bias", w.final_norm_bias, {e}, c.final_norm && norm_bias);
+  add(none, Role::kLmHead, "model.lm_head", w.lm_head, {v, e}, c.head == LmHead::kUntied);
+}
+
 namespace detail {
 template <class T>
 void put(std::vector<uint8_t>& out, size_t at, const T& v) {
@@ -191,7 +320,7 @@ inline std::vector<uint8_t> write_model(const ModelSpec& m) {
   const uint64_t a = m.data_align;
   if (a < kMinDataAlign || (a & (a - 1)) != 0)
     throw std::runtime_error("data alignment must be a power of two >= 16");
-  const uint64_t blocks_at = sizeof(Header);
+  const uint64_t blocks_at = sizeof(Header) + (m.is_model ? sizeof(ModelRecord) : 0);
   const uint64_t tensors_at = blocks_at + m.blocks.size() * sizeof(BlockRecord);
   const uint64_t data_at = detail::align_up(tensors_at + m.tensors.size() * sizeof(TensorDesc), a);
   std::vector<uint64_t> offsets;
@@ -210,8 +339,9 @@ inline std::vector<uint8_t> write_model(const ModelSpec& m) {
   for (const BlockSpec& b : m.blocks) {
     if (b.dtype != DType::kF32) h.version = kVersionQuantized;
   }
+  if (m.is_model) h.version = kVersionModel;
   h.header_size = sizeof(Header);
-  h.flags = 0;
+  h.flags = m.is_model ? kHeaderModel : 0;
   h.file_size = file_size;
   h.data_align = m.data_align;
   h.block_count = static_cast<uint32_t>(m.blocks.size());
@@ -220,6 +350,7 @@ inline std::vector<uint8_t> write_model(const ModelSpec& m) {
   h.tensors_offset = tensors_at;
   h.data_offset = data_at;
 
+  if (m.is_model) detail::put(out, kModelRecordOffset, m.record);
   for (size_t i = 0; i < m.blocks.size(); ++i) {
     const BlockSpec& b = m.blocks[i];
     BlockRecord r{};

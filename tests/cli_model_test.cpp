@@ -1,0 +1,627 @@
+// cli_model_test.cpp: `attn import` of whole models and `attn info` of model
+// files. The test writes small checkpoints itself (Hugging Face BERT and
+// Llama safetensors with their config.json, llama2.c .bin files), imports
+// them and checks that every weight landed in its place, that llama2.c's
+// interleaved RoPE becomes attn's half-split one, and that every bad input
+// fails with a message naming the problem and leaves no file behind.
+#include "cli_runner.h"
+
+#ifdef ATTN_CLI_PATH
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "attn/model.h"
+
+namespace {
+
+using cli::quote;
+using cli::TempDir;
+
+struct StTensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::vector<float> values;  // written as F32
+  std::string dtype = "F32";  // "I64": values written as int64
+};
+
+void write_safetensors(const std::string& path, const std::vector<StTensor>& ts) {
+  std::string h = "{";
+  std::vector<uint8_t> data;
+  for (const StTensor& t : ts) {
+    const size_t b = data.size();
+    for (float v : t.values) {
+      if (t.dtype == "I64") {
+        const int64_t x = static_cast<int64_t>(v);
+        data.insert(data.end(), reinterpret_cast<const uint8_t*>(&x),
+                    reinterpret_cast<const uint8_t*>(&x) + 8);
+      } else {
+        data.insert(data.end(), reinterpret_cast<const uint8_t*>(&v),
+                    reinterpret_cast<const uint8_t*>(&v) + 4);
+      }
+    }
+    std::string shape;
+    for (size_t i = 0; i < t.shape.size(); ++i) shape += (i ? "," : "") + std::to_string(t.shape[i]);
+    h += (h.size() > 1 ? "," : "") + std::string("\"") + t.name + "\":{\"dtype\":\"" + t.dtype +
+         "\",\"shape\":[" + shape + "],\"data_offsets\":[" + std::to_string(b) + "," +
+         std::to_string(data.size()) + "]}";
+  }
+  h += "}";
+  while (h.size() % 8 != 0) h += ' ';
+  std::vector<uint8_t> out(8);
+  const uint64_t n = h.size();
+  std::memcpy(out.data(), &n, 8);
+  out.insert(out.end(), h.begin(), h.end());
+  out.insert(out.end(), data.begin(), data.end());
+  cli::spit(path, out);
+}
+
+std::vector<float> values(size_t n, uint32_t seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(g);
+  return v;
+}
+
+size_t count(const std::vector<int64_t>& s) {
+  size_t n = 1;
+  for (int64_t d : s) n *= static_cast<size_t>(d);
+  return n;
+}
+
+// A checkpoint under construction: name -> tensor.
+struct Checkpoint {
+  std::vector<StTensor> tensors;
+  uint32_t seed = 1;
+  const std::vector<float>& add(const std::string& name, std::vector<int64_t> shape) {
+    tensors.push_back({name, shape, values(count(shape), seed++)});
+    return tensors.back().values;
+  }
+  const std::vector<float>& operator[](const std::string& name) const {
+    for (const StTensor& t : tensors)
+      if (t.name == name) return t.values;
+    FAIL("no tensor " << name);
+    return tensors[0].values;
+  }
+  void remove(const std::string& name) {
+    for (size_t i = 0; i < tensors.size(); ++i)
+      if (tensors[i].name == name) tensors.erase(tensors.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+};
+
+// A loaded .attn file with its f32 weights.
+struct Loaded {
+  explicit Loaded(const std::string& path) : bytes(cli::slurp(path)) {
+    blob = static_cast<uint8_t*>(::operator new (bytes.size(), std::align_val_t{16}));
+    std::memcpy(blob, bytes.data(), bytes.size());
+    REQUIRE(attn::Model::load(blob, bytes.size(), &model) == attn::Status::kOk);
+    REQUIRE(model.transformer_config(&config) == attn::Status::kOk);
+    layers.resize(static_cast<size_t>(config.num_layers));
+    REQUIRE(model.transformer_weights_f32(layers.data(), config.num_layers, &w) == attn::Status::kOk);
+  }
+  ~Loaded() { ::operator delete (blob, std::align_val_t{16}); }
+  Loaded(const Loaded&) = delete;
+  Loaded& operator=(const Loaded&) = delete;
+  std::vector<uint8_t> bytes;
+  uint8_t* blob = nullptr;
+  attn::Model model;
+  attn::TransformerConfig config;
+  std::vector<attn::LayerWeightsF32> layers;
+  attn::TransformerWeightsF32 w;
+};
+
+void same(const float* got, const std::vector<float>& want, const std::string& what) {
+  INFO(what);
+  REQUIRE(got != nullptr);
+  CHECK(std::memcmp(got, want.data(), want.size() * sizeof(float)) == 0);
+}
+
+// BERT, E=8 H=2 F=12, 2 layers, vocab 20, 16 positions, 2 types, under `prefix`.
+Checkpoint bert_checkpoint(const std::string& prefix) {
+  Checkpoint c;
+  const std::string e = prefix + "embeddings.";
+  c.add(e + "word_embeddings.weight", {20, 8});
+  c.add(e + "position_embeddings.weight", {16, 8});
+  c.add(e + "token_type_embeddings.weight", {2, 8});
+  c.add(e + "LayerNorm.weight", {8});
+  c.add(e + "LayerNorm.bias", {8});
+  for (int l = 0; l < 2; ++l) {
+    const std::string p = prefix + "encoder.layer." + std::to_string(l) + ".";
+    for (const char* n : {"query", "key", "value"}) {
+      c.add(p + "attention.self." + n + ".weight", {8, 8});
+      c.add(p + "attention.self." + n + ".bias", {8});
+    }
+    c.add(p + "attention.output.dense.weight", {8, 8});
+    c.add(p + "attention.output.dense.bias", {8});
+    c.add(p + "attention.output.LayerNorm.weight", {8});
+    c.add(p + "attention.output.LayerNorm.bias", {8});
+    c.add(p + "intermediate.dense.weight", {12, 8});
+    c.add(p + "intermediate.dense.bias", {12});
+    c.add(p + "output.dense.weight", {8, 12});
+    c.add(p + "output.dense.bias", {8});
+    c.add(p + "output.LayerNorm.weight", {8});
+    c.add(p + "output.LayerNorm.bias", {8});
+  }
+  return c;
+}
+
+std::string bert_config(const std::string& act = "gelu_new", int layers = 2, int ffn = 12) {
+  return "{\"architectures\": [\"BertForSequenceClassification\"], \"model_type\": \"bert\", "
+         "\"hidden_size\": 8, "
+         "\"num_hidden_layers\": " +
+         std::to_string(layers) +
+         ", \"num_attention_heads\": 2, \"intermediate_size\": " + std::to_string(ffn) +
+         ", \"hidden_act\": \"" + act +
+         "\", \"layer_norm_eps\": 1e-12, \"max_position_embeddings\": 16, \"type_vocab_size\": 2, "
+         "\"vocab_size\": 20, \"position_embedding_type\": \"absolute\", \"hidden_dropout_prob\": 0.1}";
+}
+
+// Llama, E=8 H=4 G=2 F=12, 2 layers, vocab 32.
+Checkpoint llama_checkpoint(bool lm_head) {
+  Checkpoint c;
+  c.add("model.embed_tokens.weight", {32, 8});
+  for (int l = 0; l < 2; ++l) {
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    c.add(p + "self_attn.q_proj.weight", {8, 8});
+    c.add(p + "self_attn.k_proj.weight", {4, 8});
+    c.add(p + "self_attn.v_proj.weight", {4, 8});
+    c.add(p + "self_attn.o_proj.weight", {8, 8});
+    c.add(p + "mlp.gate_proj.weight", {12, 8});
+    c.add(p + "mlp.up_proj.weight", {12, 8});
+    c.add(p + "mlp.down_proj.weight", {8, 12});
+    c.add(p + "input_layernorm.weight", {8});
+    c.add(p + "post_attention_layernorm.weight", {8});
+  }
+  c.add("model.norm.weight", {8});
+  if (lm_head) c.add("lm_head.weight", {32, 8});
+  return c;
+}
+
+std::string llama_config(bool tied, const std::string& extra = "") {
+  return "{\"architectures\": [\"LlamaForCausalLM\"], \"model_type\": \"llama\", \"hidden_size\": 8, "
+         "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, "
+         "\"intermediate_size\": 12, \"hidden_act\": \"silu\", \"rms_norm_eps\": 1e-06, \"rope_theta\": "
+         "500000.0, "
+         "\"max_position_embeddings\": 64, \"vocab_size\": 32, \"rope_scaling\": null, "
+         "\"tie_word_embeddings\": " +
+         std::string(tied ? "true" : "false") + extra + "}";
+}
+
+// llama2.c's run.c layout, with the weights of each kind for every layer in turn.
+struct Llama2c {
+  int32_t dim = 16, hidden = 12, layers = 2, heads = 4, kv = 2, vocab = 40, seq = 16;  // head size 4
+  bool shared = true;
+  std::vector<float> emb, final_norm, wcls;
+  std::vector<std::vector<float>> rms_att, wq, wk, wv, wo, rms_ffn, w1, w2, w3;
+  Llama2c(int32_t v, bool tied) : vocab(v), shared(tied) {
+    const int32_t hs = dim / heads, kvd = kv * hs;
+    uint32_t seed = 100;
+    const auto r = [&](size_t n) { return values(n, seed++); };
+    emb = r(static_cast<size_t>(vocab * dim));
+    for (int l = 0; l < layers; ++l) {
+      rms_att.push_back(r(dim));
+      wq.push_back(r(static_cast<size_t>(dim * dim)));
+      wk.push_back(r(static_cast<size_t>(kvd * dim)));
+      wv.push_back(r(static_cast<size_t>(kvd * dim)));
+      wo.push_back(r(static_cast<size_t>(dim * dim)));
+      rms_ffn.push_back(r(dim));
+      w1.push_back(r(static_cast<size_t>(hidden * dim)));
+      w2.push_back(r(static_cast<size_t>(dim * hidden)));
+      w3.push_back(r(static_cast<size_t>(hidden * dim)));
+    }
+    final_norm = r(dim);
+    if (!shared) wcls = r(static_cast<size_t>(vocab * dim));
+  }
+  std::vector<uint8_t> bytes() const {
+    std::vector<float> f;
+    const auto put = [&](const std::vector<float>& v) { f.insert(f.end(), v.begin(), v.end()); };
+    put(emb);
+    for (const auto* kind : {&rms_att, &wq, &wk, &wv, &wo, &rms_ffn, &w1, &w2, &w3})
+      for (const auto& v : *kind) put(v);
+    put(final_norm);
+    f.resize(f.size() + static_cast<size_t>(seq * (dim / heads)), 0.5f);  // freq_cis_real, _imag
+    if (!shared) put(wcls);
+    const int32_t hdr[7] = {dim, hidden, layers, heads, kv, shared ? vocab : -vocab, seq};
+    std::vector<uint8_t> out(sizeof hdr + f.size() * 4);
+    std::memcpy(out.data(), hdr, sizeof hdr);
+    std::memcpy(out.data() + sizeof hdr, f.data(), f.size() * 4);
+    return out;
+  }
+};
+
+// Row j of head h after the import is llama2.c's row 2j (j < hd/2) or 2(j - hd/2) + 1.
+std::vector<float> half_split_rows(const std::vector<float>& w, int heads, int hd, int cols) {
+  std::vector<float> out(w.size());
+  for (int h = 0; h < heads; ++h)
+    for (int j = 0; j < hd; ++j) {
+      const int src = j < hd / 2 ? 2 * j : 2 * (j - hd / 2) + 1;
+      for (int c = 0; c < cols; ++c)
+        out[static_cast<size_t>((h * hd + j) * cols + c)] = w[static_cast<size_t>((h * hd + src) * cols + c)];
+    }
+  return out;
+}
+
+// One head's q.k score at positions (pq, pk): llama2.c rotates interleaved
+// pairs (2i, 2i+1) (run.c), attn / HF pairs (i, i + hd/2) (rotate_half).
+double rope_score(const std::vector<float>& wq, const std::vector<float>& wk, int qh, int kh, int hd, int dim,
+                  const std::vector<float>& x, int pq, int pk, bool interleaved) {
+  const auto proj = [&](const std::vector<float>& w, int head) {
+    std::vector<double> v(static_cast<size_t>(hd));
+    for (int j = 0; j < hd; ++j)
+      for (int c = 0; c < dim; ++c)
+        v[static_cast<size_t>(j)] +=
+            double{w[static_cast<size_t>((head * hd + j) * dim + c)]} * x[static_cast<size_t>(c)];
+    return v;
+  };
+  const auto rotate = [&](std::vector<double> v, int pos) {
+    for (int i = 0; i < hd / 2; ++i) {
+      const double freq = 1.0 / std::pow(10000.0, 2.0 * i / hd), a = pos * freq;
+      const size_t u = static_cast<size_t>(interleaved ? 2 * i : i);
+      const size_t w = static_cast<size_t>(interleaved ? 2 * i + 1 : i + hd / 2);
+      const double v0 = v[u], v1 = v[w];
+      v[u] = v0 * std::cos(a) - v1 * std::sin(a);
+      v[w] = v0 * std::sin(a) + v1 * std::cos(a);
+    }
+    return v;
+  };
+  const std::vector<double> q = rotate(proj(wq, qh), pq), k = rotate(proj(wk, kh), pk);
+  double s = 0;
+  for (int j = 0; j < hd; ++j) s += q[static_cast<size_t>(j)] * k[static_cast<size_t>(j)];
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("attn import: a Hugging Face BERT (under bert.) with its config", "[cli][model_import]") {
+  TempDir tmp;
+  Checkpoint ck = bert_checkpoint("bert.");
+  ck.add("classifier.weight", {3, 8});
+  ck.add("classifier.bias", {3});
+  ck.add("bert.pooler.dense.weight", {8, 8});
+  ck.tensors.push_back({"bert.embeddings.position_ids", {1, 16}, std::vector<float>(16, 1.0f), "I64"});
+  write_safetensors(tmp / "model.safetensors", ck.tensors);
+  cli::spit(tmp / "config.json", bert_config());
+  cli::run_ok("import " + quote(tmp / "model.safetensors") + " --config " + quote(tmp / "config.json") +
+                  " -o " + quote(tmp / "m.attn"),
+              tmp);
+  Loaded m(tmp / "m.attn");
+  const attn::TransformerConfig& c = m.config;
+  CHECK(c.vocab_size == 20);
+  CHECK(c.embed_dim == 8);
+  CHECK(c.num_layers == 2);
+  CHECK(c.num_heads == 2);
+  CHECK(c.head_dim == 4);
+  CHECK(c.ffn_dim == 12);
+  CHECK(c.max_positions == 16);
+  CHECK(c.type_vocab_size == 2);
+  CHECK(c.norm == attn::NormKind::kLayerNorm);
+  CHECK(c.norm_eps == 1e-12f);
+  CHECK(c.activation == attn::Activation::kGeluTanh);
+  CHECK(c.head == attn::LmHead::kNone);
+  CHECK(c.rope_base == 0.0f);
+  CHECK_FALSE(c.pre_norm);
+  CHECK_FALSE(c.causal);
+  CHECK_FALSE(c.gated_ffn);
+  CHECK(c.attention_bias);
+  CHECK(c.ffn_bias);
+  CHECK(c.norm_bias);
+  CHECK(c.learned_positions);
+  CHECK(c.embedding_norm);
+  CHECK_FALSE(c.final_norm);
+  same(m.w.token_embedding, ck["bert.embeddings.word_embeddings.weight"], "word embeddings");
+  same(m.w.position_embedding, ck["bert.embeddings.position_embeddings.weight"], "positions");
+  same(m.w.type_embedding, ck["bert.embeddings.token_type_embeddings.weight"], "types");
+  same(m.w.embedding_norm.weight, ck["bert.embeddings.LayerNorm.weight"], "embedding norm");
+  same(m.w.embedding_norm.bias, ck["bert.embeddings.LayerNorm.bias"], "embedding norm bias");
+  CHECK(m.w.final_norm.weight == nullptr);
+  CHECK(m.w.lm_head == nullptr);
+  for (int l = 0; l < 2; ++l) {
+    const std::string p = "bert.encoder.layer." + std::to_string(l) + ".";
+    const attn::LayerWeightsF32& L = m.layers[static_cast<size_t>(l)];
+    same(L.attention.wq, ck[p + "attention.self.query.weight"], p + "query");
+    same(L.attention.wk, ck[p + "attention.self.key.weight"], p + "key");
+    same(L.attention.wv, ck[p + "attention.self.value.weight"], p + "value");
+    same(L.attention.wo, ck[p + "attention.output.dense.weight"], p + "output");
+    same(L.attention.bq, ck[p + "attention.self.query.bias"], p + "query bias");
+    same(L.attention.bk, ck[p + "attention.self.key.bias"], p + "key bias");
+    same(L.attention.bv, ck[p + "attention.self.value.bias"], p + "value bias");
+    same(L.attention.bo, ck[p + "attention.output.dense.bias"], p + "output bias");
+    same(L.norm1.weight, ck[p + "attention.output.LayerNorm.weight"], p + "norm1");
+    same(L.norm1.bias, ck[p + "attention.output.LayerNorm.bias"], p + "norm1 bias");
+    same(L.norm2.weight, ck[p + "output.LayerNorm.weight"], p + "norm2");
+    same(L.norm2.bias, ck[p + "output.LayerNorm.bias"], p + "norm2 bias");
+    same(L.ffn.w1, ck[p + "intermediate.dense.weight"], p + "w1");
+    same(L.ffn.b1, ck[p + "intermediate.dense.bias"], p + "b1");
+    same(L.ffn.w2, ck[p + "output.dense.weight"], p + "w2");
+    same(L.ffn.b2, ck[p + "output.dense.bias"], p + "b2");
+    CHECK(L.ffn.w3 == nullptr);
+  }
+  // The classifier and pooler are user tensors under their own names; the integer position_ids are dropped.
+  for (const char* n : {"classifier.weight", "classifier.bias", "bert.pooler.dense.weight"}) {
+    attn::TensorView t;
+    REQUIRE(m.model.find_tensor(n, &t) == attn::Status::kOk);
+    CHECK(t.role == attn::format::Role::kUser);
+    same(static_cast<const float*>(t.data), ck[n], n);
+  }
+  attn::TensorView t;
+  CHECK(m.model.find_tensor("bert.embeddings.position_ids", &t) == attn::Status::kNotFound);
+
+  // `attn info` prints the model.
+  const cli::Result info = cli::run_ok("info " + quote(tmp / "m.attn"), tmp);
+  CHECK(info.out.find("bidirectional encoder transformer, f32") != std::string::npos);
+  CHECK(info.out.find("layers=2 E=8 heads=2 kv_heads=2 head_dim=4 ffn_dim=12") != std::string::npos);
+  CHECK(info.out.find("vocab=20 max_positions=16 type_vocab=2") != std::string::npos);
+  CHECK(info.out.find("post-norm, norm LayerNorm eps=1e-12 with bias, activation gelu_tanh") !=
+        std::string::npos);
+  CHECK(info.out.find("head none") != std::string::npos);
+  CHECK(info.out.find("tok_emb") != std::string::npos);
+}
+
+TEST_CASE("attn import: a BertModel without prefix, told by its keys", "[cli][model_import]") {
+  TempDir tmp;
+  const Checkpoint ck = bert_checkpoint("");
+  write_safetensors(tmp / "model.safetensors", ck.tensors);
+  // No model_type, no architectures: the keys say BERT.
+  cli::spit(
+      tmp / "config.json",
+      "{\"hidden_size\": 8, \"num_hidden_layers\": 2, \"num_attention_heads\": 2, \"intermediate_size\": 12, "
+      "\"hidden_act\": \"relu\", \"layer_norm_eps\": 1e-5, \"max_position_embeddings\": 16, "
+      "\"type_vocab_size\": 2, \"vocab_size\": 20}");
+  cli::run_ok("import " + quote(tmp / "model.safetensors") + " --config " + quote(tmp / "config.json") +
+                  " -o " + quote(tmp / "m.attn"),
+              tmp);
+  Loaded m(tmp / "m.attn");
+  CHECK(m.config.activation == attn::Activation::kRelu);
+  CHECK(m.config.norm_eps == 1e-5f);
+  same(m.layers[1].ffn.w2, ck["encoder.layer.1.output.dense.weight"], "w2");
+  CHECK(m.model.tensor_count() == 2 * 16 + 5);  // 8 attention, 4 norm, 4 FFN tensors a layer; no user tensors
+}
+
+TEST_CASE("attn import: a Hugging Face Llama, untied and tied", "[cli][model_import]") {
+  for (const bool tied : {false, true}) {
+    INFO("tied " << tied);
+    TempDir tmp;
+    const Checkpoint ck = llama_checkpoint(!tied);
+    write_safetensors(tmp / "model.safetensors", ck.tensors);
+    cli::spit(tmp / "config.json", llama_config(tied));
+    cli::run_ok("import " + quote(tmp / "model.safetensors") + " --config " + quote(tmp / "config.json") +
+                    " -o " + quote(tmp / "m.attn"),
+                tmp);
+    Loaded m(tmp / "m.attn");
+    const attn::TransformerConfig& c = m.config;
+    CHECK(c.vocab_size == 32);
+    CHECK(c.num_heads == 4);
+    CHECK(c.num_kv_heads == 2);
+    CHECK(c.head_dim == 2);
+    CHECK(c.ffn_dim == 12);
+    CHECK(c.max_positions == 64);
+    CHECK(c.norm == attn::NormKind::kRmsNorm);
+    CHECK(c.norm_eps == 1e-6f);
+    CHECK(c.activation == attn::Activation::kSilu);
+    CHECK(c.rope_base == 500000.0f);
+    CHECK(c.head == (tied ? attn::LmHead::kTied : attn::LmHead::kUntied));
+    CHECK(c.pre_norm);
+    CHECK(c.gated_ffn);
+    CHECK(c.causal);
+    CHECK(c.final_norm);
+    CHECK_FALSE(c.attention_bias);
+    CHECK_FALSE(c.ffn_bias);
+    CHECK_FALSE(c.norm_bias);
+    CHECK_FALSE(c.learned_positions);
+    CHECK_FALSE(c.embedding_norm);
+    CHECK(c.type_vocab_size == 0);
+    same(m.w.token_embedding, ck["model.embed_tokens.weight"], "embed_tokens");
+    same(m.w.final_norm.weight, ck["model.norm.weight"], "norm");
+    if (tied) {
+      CHECK(m.w.lm_head == nullptr);
+    } else {
+      same(m.w.lm_head, ck["lm_head.weight"], "lm_head");
+    }
+    for (int l = 0; l < 2; ++l) {
+      const std::string p = "model.layers." + std::to_string(l) + ".";
+      const attn::LayerWeightsF32& L = m.layers[static_cast<size_t>(l)];
+      same(L.attention.wq, ck[p + "self_attn.q_proj.weight"], p + "q");  // HF already pairs (i, i + hd/2)
+      same(L.attention.wk, ck[p + "self_attn.k_proj.weight"], p + "k");
+      same(L.attention.wv, ck[p + "self_attn.v_proj.weight"], p + "v");
+      same(L.attention.wo, ck[p + "self_attn.o_proj.weight"], p + "o");
+      CHECK(L.attention.bq == nullptr);
+      same(L.norm1.weight, ck[p + "input_layernorm.weight"], p + "input_layernorm");
+      same(L.norm2.weight, ck[p + "post_attention_layernorm.weight"], p + "post_attention_layernorm");
+      same(L.ffn.w1, ck[p + "mlp.gate_proj.weight"], p + "gate");
+      same(L.ffn.w3, ck[p + "mlp.up_proj.weight"], p + "up");
+      same(L.ffn.w2, ck[p + "mlp.down_proj.weight"], p + "down");
+      CHECK(L.ffn.b1 == nullptr);
+    }
+    const cli::Result info = cli::run_ok("info " + quote(tmp / "m.attn"), tmp);
+    CHECK(info.out.find("causal decoder transformer, f32") != std::string::npos);
+    CHECK(info.out.find("pre-norm, norm RMSNorm eps=1e-06, activation silu (gated FFN)") !=
+          std::string::npos);
+    CHECK(info.out.find(tied ? "head tied" : "head untied") != std::string::npos);
+  }
+}
+
+TEST_CASE("attn import: llama2.c checkpoints, RoPE pairs permuted to attn's", "[cli][model_import]") {
+  for (const bool tied : {true, false}) {
+    INFO("tied " << tied);
+    TempDir tmp;
+    const Llama2c ck(tied ? 260 : 40, tied);
+    cli::spit(tmp / "model.bin", ck.bytes());
+    const std::string byte_vocab = tied ? " --byte-vocab" : "";
+    cli::run_ok("import " + quote(tmp / "model.bin") + byte_vocab + " -o " + quote(tmp / "m.attn"), tmp);
+    Loaded m(tmp / "m.attn");
+    const attn::TransformerConfig& c = m.config;
+    CHECK(m.model.byte_vocab() == tied);
+    CHECK(c.vocab_size == ck.vocab);
+    CHECK(c.embed_dim == 16);
+    CHECK(c.num_layers == 2);
+    CHECK(c.num_heads == 4);
+    CHECK(c.num_kv_heads == 2);
+    CHECK(c.ffn_dim == 12);
+    CHECK(c.max_positions == 16);
+    CHECK(c.rope_base == 10000.0f);
+    CHECK(c.norm_eps == 1e-5f);
+    CHECK(c.norm == attn::NormKind::kRmsNorm);
+    CHECK(c.activation == attn::Activation::kSilu);
+    CHECK(c.head == (tied ? attn::LmHead::kTied : attn::LmHead::kUntied));
+    CHECK((c.pre_norm && c.gated_ffn && c.final_norm && c.causal));
+    CHECK_FALSE((c.attention_bias || c.ffn_bias || c.learned_positions || c.embedding_norm));
+    same(m.w.token_embedding, ck.emb, "token_embedding_table");
+    same(m.w.final_norm.weight, ck.final_norm, "rms_final_weight");
+    if (tied) {
+      CHECK(m.w.lm_head == nullptr);
+    } else {
+      same(m.w.lm_head, ck.wcls, "wcls");
+    }
+    const int hd = 4;  // with 2, the two pairings are the same
+    for (size_t l = 0; l < 2; ++l) {
+      INFO("layer " << l);
+      const attn::LayerWeightsF32& L = m.layers[l];
+      same(L.attention.wq, half_split_rows(ck.wq[l], 4, hd, 16), "wq (permuted)");
+      same(L.attention.wk, half_split_rows(ck.wk[l], 2, hd, 16), "wk (permuted)");
+      same(L.attention.wv, ck.wv[l], "wv");
+      same(L.attention.wo, ck.wo[l], "wo");
+      same(L.norm1.weight, ck.rms_att[l], "rms_att_weight");
+      same(L.norm2.weight, ck.rms_ffn[l], "rms_ffn_weight");
+      same(L.ffn.w1, ck.w1[l], "w1");
+      same(L.ffn.w2, ck.w2[l], "w2");
+      same(L.ffn.w3, ck.w3[l], "w3");
+      // What the permutation is for: half-split RoPE on the imported weights
+      // gives llama2.c's interleaved-RoPE scores (query head 3 uses K/V head 1).
+      const std::vector<float> wq(L.attention.wq, L.attention.wq + 256),
+          wk(L.attention.wk, L.attention.wk + 128);
+      const std::vector<float> x = values(16, 7 + static_cast<uint32_t>(l));
+      for (const int pq : {0, 3, 15})
+        for (const int pk : {0, 2, 9}) {
+          const double want = rope_score(ck.wq[l], ck.wk[l], 3, 1, hd, 16, x, pq, pk, true);
+          const double got = rope_score(wq, wk, 3, 1, hd, 16, x, pq, pk, false);
+          CHECK(std::fabs(got - want) <= 1e-12 * (1 + std::fabs(want)));
+        }
+    }
+  }
+}
+
+TEST_CASE("attn import of whole models: every bad input is named, and no file is left",
+          "[cli][model_import]") {
+  TempDir tmp;
+  const auto fails = [&](const std::string& args, const std::vector<std::string>& parts) {
+    INFO(args);
+    cli::check_error(cli::run(args + " -o " + quote(tmp / "out.attn"), tmp), parts);
+    CHECK_FALSE(cli::fs::exists(tmp / "out.attn"));
+    CHECK(cli::no_leftovers(tmp,
+                            {"bert.safetensors", "config.json", "llama.safetensors", "model.bin", "x.json"}));
+  };
+  Checkpoint bert = bert_checkpoint("bert.");
+  write_safetensors(tmp / "bert.safetensors", bert.tensors);
+  const std::string bst = quote(tmp / "bert.safetensors"), cfg = " --config " + quote(tmp / "config.json");
+  // config.json that disagrees with the tensors.
+  cli::spit(tmp / "config.json", bert_config("gelu_new", 2, 13));
+  fails("import " + bst + cfg, {"bert.encoder.layer.0.intermediate.dense.weight", "[12, 8]", "[13, 8]"});
+  cli::spit(tmp / "config.json", bert_config("swish"));
+  fails("import " + bst + cfg, {"hidden_act", "swish"});
+  cli::spit(tmp / "config.json", bert_config("gelu", 1));
+  fails("import " + bst + cfg, {"bert.encoder.layer.1."});
+  cli::spit(tmp / "config.json", bert_config("gelu", 3));
+  fails("import " + bst + cfg, {"missing tensor 'bert.encoder.layer.2.attention.self.query.weight'"});
+  cli::spit(tmp / "config.json", "{\"model_type\": \"bert\", \"hidden_size\": 8}");
+  fails("import " + bst + cfg, {"num_hidden_layers", "missing"});
+  cli::spit(tmp / "config.json", "{\"model_type\": \"gpt2\"}");
+  fails("import " + bst + cfg, {"gpt2"});
+  cli::spit(tmp / "config.json", "{\"model_type\": ");
+  fails("import " + bst + cfg, {"config.json", "JSON"});
+  // A missing key.
+  bert.remove("bert.encoder.layer.1.output.dense.bias");
+  write_safetensors(tmp / "bert.safetensors", bert.tensors);
+  cli::spit(tmp / "config.json", bert_config());
+  fails("import " + bst + cfg, {"missing tensor 'bert.encoder.layer.1.output.dense.bias'"});
+  // Block-import options do not mix with a whole model; --byte-vocab needs one with 256 tokens.
+  fails("import " + bst + cfg + " --heads 2", {"--heads"});
+  bert = bert_checkpoint("bert.");
+  write_safetensors(tmp / "bert.safetensors", bert.tensors);
+  fails("import " + bst + cfg + " --byte-vocab", {"--byte-vocab", "20"});
+  fails("import " + bst + " --heads 2 --byte-vocab", {"--byte-vocab"});
+
+  // Llama.
+  Checkpoint llama = llama_checkpoint(true);
+  write_safetensors(tmp / "llama.safetensors", llama.tensors);
+  const std::string lst = quote(tmp / "llama.safetensors");
+  cli::spit(tmp / "config.json", llama_config(false, ", \"hidden_act\": \"gelu\""));
+  fails("import " + lst + cfg, {"hidden_act", "gelu"});
+  cli::spit(tmp / "config.json",
+            llama_config(false, ", \"rope_scaling\": {\"type\": \"linear\", \"factor\": 2.0}"));
+  fails("import " + lst + cfg, {"rope_scaling"});
+  cli::spit(tmp / "config.json", llama_config(false, ", \"num_key_value_heads\": 4"));
+  fails("import " + lst + cfg, {"model.layers.0.self_attn.k_proj.weight", "[4, 8]", "[8, 8]"});
+  cli::spit(tmp / "config.json", llama_config(true));  // tied, but the file's lm_head is not the embedding
+  fails("import " + lst + cfg, {"lm_head.weight", "tie_word_embeddings"});
+  llama.remove("lm_head.weight");
+  write_safetensors(tmp / "llama.safetensors", llama.tensors);
+  cli::spit(tmp / "config.json", llama_config(false));
+  fails("import " + lst + cfg, {"missing tensor 'lm_head.weight'"});
+
+  // llama2.c: truncated, too long, a bad header.
+  const std::vector<uint8_t> good = Llama2c(40, false).bytes();
+  const std::string bin = quote(tmp / "model.bin");
+  for (const size_t cut : {size_t{4}, size_t{100}, good.size() / 2, size_t{27}, size_t{0}}) {
+    cli::spit(tmp / "model.bin",
+              std::vector<uint8_t>(good.begin(),
+                                   good.end() - static_cast<std::ptrdiff_t>(cut == 0 ? good.size() : cut)));
+    fails("import " + bin, {"model.bin"});
+  }
+  std::vector<uint8_t> longer = good;
+  longer.resize(good.size() + 4);
+  cli::spit(tmp / "model.bin", longer);
+  fails("import " + bin, {"model.bin", std::to_string(good.size())});
+  std::vector<uint8_t> cut = good;
+  cut.resize(good.size() - 4);
+  cli::spit(tmp / "model.bin", cut);
+  fails("import " + bin, {"truncated"});
+  std::vector<uint8_t> bad = good;
+  const int32_t three = 3;
+  std::memcpy(bad.data() + 12, &three, 4);  // n_heads 3 does not divide dim 8
+  cli::spit(tmp / "model.bin", bad);
+  fails("import " + bin, {"n_heads 3"});  // does not divide dim 16
+  std::memcpy(bad.data() + 12, &(good[12]), 4);
+  const int32_t zero = 0;
+  std::memcpy(bad.data() + 24, &zero, 4);
+  cli::spit(tmp / "model.bin", bad);
+  fails("import " + bin, {"seq_len"});
+  cli::spit(tmp / "model.bin", good);
+  fails("import " + bin + " --byte-vocab", {"--byte-vocab", "40"});
+}
+
+TEST_CASE("attn import of whole models writes the export script's bytes", "[cli][model_import]") {
+  // tests/data/model (tools/gen_model_fixtures.py): each line `OUT.attn MODEL.safetensors CONFIG.json
+  // [FLAGS]`, OUT.attn written by tools/attn_export.py's export_model().
+  const std::string dir = std::string(ATTN_TEST_DATA_DIR) + "/model/";
+  const std::string cases = cli::slurp_text(dir + "cases.txt");
+  size_t n = 0, at = 0;
+  TempDir tmp;
+  while (at < cases.size()) {
+    const size_t end = cases.find('\n', at);
+    const std::string line = cases.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    at = end == std::string::npos ? cases.size() : end + 1;
+    std::vector<std::string> w;
+    for (size_t i = 0; i < line.size();) {
+      const size_t j = line.find(' ', i);
+      w.push_back(line.substr(i, j == std::string::npos ? std::string::npos : j - i));
+      i = j == std::string::npos ? line.size() : j + 1;
+    }
+    if (w.size() < 3) continue;
+    INFO(line);
+    std::string flags;
+    for (size_t i = 3; i < w.size(); ++i) flags += " " + w[i];
+    cli::run_ok("import " + quote(dir + w[1]) + " --config " + quote(dir + w[2]) + flags + " -o " +
+                    quote(tmp / "out.attn"),
+                tmp);
+    CHECK(cli::slurp(tmp / "out.attn") == cli::slurp(dir + w[0]));
+    ++n;
+  }
+  CHECK(n == 3);
+}
+
+#endif  // ATTN_CLI_PATH

@@ -1,0 +1,478 @@
+// import_model.cpp: whole models for `attn import` (see import_model.h).
+#include "cli/import_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "cli/cli.h"
+
+namespace attn {
+namespace cli {
+namespace {
+
+// The safetensors file: tensors by name, which ones the model used.
+struct Source {
+  std::string src;
+  const std::vector<safetensors::Tensor>* tensors = nullptr;
+  std::map<std::string, size_t> index;
+  std::set<std::string> used;
+
+  bool has(const std::string& k) const { return index.count(k) != 0; }
+  const safetensors::Tensor& at(const std::string& k) const {
+    const auto it = index.find(k);
+    if (it == index.end()) throw Error(src + ": missing tensor '" + k + "'");
+    return (*tensors)[it->second];
+  }
+  static std::string shape_str(const std::vector<int64_t>& s) {
+    std::string o = "[";
+    for (size_t i = 0; i < s.size(); ++i) o += (i ? ", " : "") + std::to_string(s[i]);
+    return o + "]";
+  }
+  // Tensor `k` as float32, which must have shape `want` (`why` names the config fields behind it).
+  std::vector<float> get(const std::string& k, const std::vector<int64_t>& want, const std::string& why) {
+    const safetensors::Tensor& t = at(k);
+    if (t.shape != want)
+      throw Error(src + ": '" + k + "' has shape " + shape_str(t.shape) + ", expected " + shape_str(want) +
+                  " (" + why + ")");
+    used.insert(k);
+    try {
+      return safetensors::to_f32(t);
+    } catch (const std::runtime_error& e) {
+      throw Error(src + ": " + e.what());
+    }
+  }
+};
+
+bool float_dtype(const std::string& d) { return d == "F32" || d == "F64" || d == "F16" || d == "BF16"; }
+
+bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+bool ends_with(const std::string& s, const std::string& p) {
+  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+}
+
+// config.json fields.
+struct Config {
+  std::string src;
+  const json::Value* v = nullptr;
+
+  const json::Value* field(const char* k) const {
+    const json::Value* f = v->find(k);
+    return f != nullptr && f->type != json::Value::Type::kNull ? f : nullptr;
+  }
+  [[noreturn]] void bad(const char* k, const std::string& what) const {
+    throw Error(src + ": '" + k + "' " + what);
+  }
+  // An integer in [lo, hi]; `fallback` when absent (required when fallback < lo).
+  int64_t integer(const char* k, int64_t lo, int64_t hi, int64_t fallback) const {
+    const json::Value* f = field(k);
+    if (f == nullptr) {
+      if (fallback < lo) bad(k, "is missing");
+      return fallback;
+    }
+    int64_t x = 0;
+    if (!json::to_int64(*f, &x)) bad(k, "must be an integer");
+    if (x < lo || x > hi)
+      bad(k, "= " + std::to_string(x) + " is out of range (" + std::to_string(lo) + " .. " +
+                 std::to_string(hi) + ")");
+    return x;
+  }
+  double number(const char* k, double fallback) const {
+    const json::Value* f = field(k);
+    if (f == nullptr) return fallback;
+    double x = 0;
+    if (!json::to_double(*f, &x)) bad(k, "must be a number");
+    return x;
+  }
+  bool boolean(const char* k, bool fallback) const {
+    const json::Value* f = field(k);
+    if (f == nullptr) return fallback;
+    if (f->type != json::Value::Type::kBool) bad(k, "must be true or false");
+    return f->boolean;
+  }
+  std::string string(const char* k, const std::string& fallback) const {
+    const json::Value* f = field(k);
+    if (f == nullptr) return fallback;
+    if (f->type != json::Value::Type::kString) bad(k, "must be a string");
+    return f->text;
+  }
+  // A norm eps: finite, > 0, < 1 as float32.
+  float eps(const char* k, double fallback) const {
+    const float e = static_cast<float>(number(k, fallback));
+    if (!(e > 0.0f && e < 1.0f)) bad(k, "must be a number in (0, 1)");
+    return e;
+  }
+};
+
+constexpr int64_t kMaxVocab = int64_t{1} << 24;
+constexpr int64_t kMaxTypeVocab = int64_t{1} << 16;
+
+// "bert" or "llama": config.json's model_type, else its architectures, else the keys.
+std::string model_kind(const Source& s, const Config& c) {
+  std::string t = c.string("model_type", "");
+  if (t.empty()) {
+    const json::Value* a = c.field("architectures");
+    if (a != nullptr && a->type == json::Value::Type::kArray)
+      for (const json::Value& x : a->items) {
+        if (x.type != json::Value::Type::kString) continue;
+        if (starts_with(x.text, "Bert")) t = "bert";
+        if (starts_with(x.text, "Llama")) t = "llama";
+        if (!t.empty()) break;
+      }
+  }
+  if (t.empty()) {
+    for (const safetensors::Tensor& x : *s.tensors) {
+      if (ends_with(x.name, "embeddings.word_embeddings.weight")) t = "bert";
+      if (x.name == "model.embed_tokens.weight") t = "llama";
+      if (!t.empty()) break;
+    }
+  }
+  if (t.empty())
+    throw Error(
+        c.src + ": cannot tell the model type: no 'model_type' or 'architectures', and " + s.src +
+        " has neither 'embeddings.word_embeddings.weight' (BERT) nor 'model.embed_tokens.weight' (Llama)");
+  if (t != "bert" && t != "llama")
+    throw Error(c.src + ": model_type '" + t + "' is not supported (bert, llama)");
+  return t;
+}
+
+Activation bert_activation(const Config& c) {
+  const std::string a = c.string("hidden_act", "gelu");
+  if (a == "gelu") return Activation::kGelu;
+  if (a == "gelu_new" || a == "gelu_pytorch_tanh") return Activation::kGeluTanh;
+  if (a == "relu") return Activation::kRelu;
+  c.bad("hidden_act", "= '" + a + "' is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu)");
+}
+
+// Keys the model did not use: float tensors outside the layers become user
+// tensors (sorted by name); a layer key the model does not know is an error.
+void leftovers(Source& s, const std::string& layer_prefix, const std::string& what, ImportedModel* m) {
+  for (const safetensors::Tensor& t : *s.tensors) {
+    if (s.used.count(t.name) != 0) continue;
+    if (ends_with(t.name, "rotary_emb.inv_freq")) continue;  // derived from rope_theta
+    if (starts_with(t.name, layer_prefix))
+      throw Error(s.src + ": '" + t.name + "' is not a tensor of " + what +
+                  " (a layer beyond num_hidden_layers, or a layout attn does not know)");
+    if (!float_dtype(t.dtype)) continue;  // e.g. BERT's position_ids buffer
+    if (t.name.empty() || t.name.size() >= format::kNameBytes)
+      throw Error(s.src + ": '" + t.name + "' cannot be stored as a user tensor (names have 1..63 bytes)");
+    if (t.shape.empty() || t.shape.size() > 4)
+      throw Error(s.src + ": '" + t.name + "' cannot be stored as a user tensor (rank " +
+                  std::to_string(t.shape.size()) + ", not 1..4)");
+    UserTensor u;
+    u.name = t.name;
+    for (int64_t d : t.shape) {
+      if (d < 1 || d > int64_t{ATTN_MAX_TENSOR_DIM})
+        throw Error(s.src + ": '" + t.name + "' has a dim out of range for a user tensor");
+      u.dims.push_back(static_cast<uint32_t>(d));
+    }
+    u.values = safetensors::to_f32(t);
+    m->user.push_back(std::move(u));
+  }
+  std::sort(m->user.begin(), m->user.end(),
+            [](const UserTensor& a, const UserTensor& b) { return a.name < b.name; });
+}
+
+// LayerNorm weight and bias under `p` (HF names them weight/bias, older BERT checkpoints gamma/beta).
+void layer_norm(Source& s, const std::string& p, int64_t e, std::vector<float>* w, std::vector<float>* b) {
+  const bool old = !s.has(p + "weight") && s.has(p + "gamma");
+  *w = s.get(p + (old ? "gamma" : "weight"), {e}, "hidden_size");
+  *b = s.get(p + (old ? "beta" : "bias"), {e}, "hidden_size");
+}
+
+ImportedModel import_bert(Source& s, const Config& c) {
+  std::string prefix;
+  bool found = false;
+  const std::string emb = "embeddings.word_embeddings.weight";
+  for (const safetensors::Tensor& t : *s.tensors) {
+    if (!ends_with(t.name, emb)) continue;
+    const std::string p = t.name.substr(0, t.name.size() - emb.size());
+    if (!p.empty() && p.back() != '.') continue;
+    if (found && p != prefix)
+      throw Error(s.src + ": two BERT models in one file ('" + prefix + emb + "' and '" + t.name + "')");
+    prefix = p;
+    found = true;
+  }
+  if (!found) throw Error(s.src + ": missing tensor '" + emb + "' (a BertModel's token embedding)");
+  ImportedModel m;
+  m.kind = "bert";
+  TransformerConfig& k = m.config;
+  const int64_t e = c.integer("hidden_size", 1, ATTN_MAX_DIM, -1);
+  k.embed_dim = static_cast<int32_t>(e);
+  k.num_layers = static_cast<int32_t>(c.integer("num_hidden_layers", 1, ATTN_MAX_LAYERS, -1));
+  k.num_heads = static_cast<int32_t>(c.integer("num_attention_heads", 1, ATTN_MAX_HEADS, -1));
+  if (e % k.num_heads != 0)
+    c.bad("num_attention_heads",
+          "= " + std::to_string(k.num_heads) + " does not divide hidden_size " + std::to_string(e));
+  const int64_t f = c.integer("intermediate_size", 1, ATTN_MAX_DIM, -1);
+  k.ffn_dim = static_cast<int32_t>(f);
+  k.activation = bert_activation(c);
+  k.norm = NormKind::kLayerNorm;
+  k.norm_eps = c.eps("layer_norm_eps", 1e-12);
+  const int64_t pos = c.integer("max_position_embeddings", 1, ATTN_MAX_SEQ, -1);
+  k.max_positions = static_cast<int32_t>(pos);
+  const int64_t types = c.integer("type_vocab_size", 0, kMaxTypeVocab, 2);
+  k.type_vocab_size = static_cast<int32_t>(types);
+  const int64_t v = c.integer("vocab_size", 1, kMaxVocab, -1);
+  k.vocab_size = static_cast<int32_t>(v);
+  const std::string pe = c.string("position_embedding_type", "absolute");
+  if (pe != "absolute") c.bad("position_embedding_type", "= '" + pe + "' is not supported (absolute)");
+  k.pre_norm = false;
+  k.attention_bias = k.ffn_bias = k.norm_bias = true;
+  k.learned_positions = k.embedding_norm = true;
+  k.final_norm = k.causal = k.gated_ffn = false;
+  k.head = LmHead::kNone;
+
+  tools::TransformerTensorsF32& w = m.weights;
+  const std::string pp = prefix + "embeddings.";
+  w.token_embedding = s.get(pp + "word_embeddings.weight", {v, e}, "vocab_size, hidden_size");
+  w.position_embedding =
+      s.get(pp + "position_embeddings.weight", {pos, e}, "max_position_embeddings, hidden_size");
+  if (types > 0)
+    w.type_embedding = s.get(pp + "token_type_embeddings.weight", {types, e}, "type_vocab_size, hidden_size");
+  layer_norm(s, pp + "LayerNorm.", e, &w.embedding_norm_weight, &w.embedding_norm_bias);
+  for (int32_t l = 0; l < k.num_layers; ++l) {
+    const std::string p = prefix + "encoder.layer." + std::to_string(l) + ".";
+    tools::LayerTensorsF32 L;
+    const std::string sa = p + "attention.self.";
+    L.wq = s.get(sa + "query.weight", {e, e}, "hidden_size");
+    L.wk = s.get(sa + "key.weight", {e, e}, "hidden_size");
+    L.wv = s.get(sa + "value.weight", {e, e}, "hidden_size");
+    L.wo = s.get(p + "attention.output.dense.weight", {e, e}, "hidden_size");
+    L.bq = s.get(sa + "query.bias", {e}, "hidden_size");
+    L.bk = s.get(sa + "key.bias", {e}, "hidden_size");
+    L.bv = s.get(sa + "value.bias", {e}, "hidden_size");
+    L.bo = s.get(p + "attention.output.dense.bias", {e}, "hidden_size");
+    layer_norm(s, p + "attention.output.LayerNorm.", e, &L.norm1_weight, &L.norm1_bias);
+    L.w1 = s.get(p + "intermediate.dense.weight", {f, e}, "intermediate_size, hidden_size");
+    L.b1 = s.get(p + "intermediate.dense.bias", {f}, "intermediate_size");
+    L.w2 = s.get(p + "output.dense.weight", {e, f}, "hidden_size, intermediate_size");
+    L.b2 = s.get(p + "output.dense.bias", {e}, "hidden_size");
+    layer_norm(s, p + "output.LayerNorm.", e, &L.norm2_weight, &L.norm2_bias);
+    w.layers.push_back(std::move(L));
+  }
+  leftovers(s, prefix + "encoder.layer.",
+            "a BertModel with num_hidden_layers = " + std::to_string(k.num_layers), &m);
+  return m;
+}
+
+ImportedModel import_llama(Source& s, const Config& c) {
+  ImportedModel m;
+  m.kind = "llama";
+  TransformerConfig& k = m.config;
+  const int64_t e = c.integer("hidden_size", 1, ATTN_MAX_DIM, -1);
+  k.embed_dim = static_cast<int32_t>(e);
+  k.num_layers = static_cast<int32_t>(c.integer("num_hidden_layers", 1, ATTN_MAX_LAYERS, -1));
+  const int64_t h = c.integer("num_attention_heads", 1, ATTN_MAX_HEADS, -1);
+  k.num_heads = static_cast<int32_t>(h);
+  const int64_t kv = c.integer("num_key_value_heads", 1, h, h);
+  if (h % kv != 0)
+    c.bad("num_key_value_heads",
+          "= " + std::to_string(kv) + " does not divide num_attention_heads " + std::to_string(h));
+  k.num_kv_heads = static_cast<int32_t>(kv);
+  if (c.field("head_dim") == nullptr && e % h != 0)
+    c.bad("num_attention_heads",
+          "= " + std::to_string(h) + " does not divide hidden_size " + std::to_string(e));
+  const int64_t hd = c.integer("head_dim", 1, ATTN_MAX_DIM / h, e / h);
+  k.head_dim = static_cast<int32_t>(hd);
+  const int64_t f = c.integer("intermediate_size", 1, ATTN_MAX_DIM, -1);
+  k.ffn_dim = static_cast<int32_t>(f);
+  const std::string act = c.string("hidden_act", "silu");
+  if (act != "silu") c.bad("hidden_act", "= '" + act + "' is not supported for Llama (silu)");
+  k.activation = Activation::kSilu;
+  k.norm = NormKind::kRmsNorm;
+  k.norm_eps = c.eps("rms_norm_eps", 1e-6);
+  const float theta = static_cast<float>(c.number("rope_theta", 10000.0));
+  if (!(theta > 0.0f && theta <= 1e30f)) c.bad("rope_theta", "must be a number in (0, 1e30]");
+  if (hd % 2 != 0) c.bad("head_dim", "= " + std::to_string(hd) + " is odd: rotary embeddings need it even");
+  if (c.field("rope_scaling") != nullptr) c.bad("rope_scaling", "is not supported (only plain RoPE: null)");
+  k.rope_base = theta;
+  k.max_positions = static_cast<int32_t>(c.integer("max_position_embeddings", 1, ATTN_MAX_SEQ, -1));
+  const int64_t v = c.integer("vocab_size", 1, kMaxVocab, -1);
+  k.vocab_size = static_cast<int32_t>(v);
+  k.attention_bias = c.boolean("attention_bias", false);
+  k.ffn_bias = c.boolean("mlp_bias", false);
+  const bool tied = c.boolean("tie_word_embeddings", false);
+  k.head = tied ? LmHead::kTied : LmHead::kUntied;
+  k.pre_norm = k.gated_ffn = k.final_norm = k.causal = true;
+  k.norm_bias = k.learned_positions = k.embedding_norm = false;
+  k.type_vocab_size = 0;
+
+  tools::TransformerTensorsF32& w = m.weights;
+  const int64_t d = h * hd, dkv = kv * hd;
+  w.token_embedding = s.get("model.embed_tokens.weight", {v, e}, "vocab_size, hidden_size");
+  for (int32_t l = 0; l < k.num_layers; ++l) {
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    tools::LayerTensorsF32 L;
+    const std::string a = p + "self_attn.";
+    const std::string heads = "num_attention_heads * head_dim, hidden_size";
+    const std::string kvs = "num_key_value_heads * head_dim, hidden_size";
+    L.wq = s.get(a + "q_proj.weight", {d, e}, heads);
+    L.wk = s.get(a + "k_proj.weight", {dkv, e}, kvs);
+    L.wv = s.get(a + "v_proj.weight", {dkv, e}, kvs);
+    L.wo = s.get(a + "o_proj.weight", {e, d}, "hidden_size, num_attention_heads * head_dim");
+    if (k.attention_bias) {
+      L.bq = s.get(a + "q_proj.bias", {d}, "attention_bias");
+      L.bk = s.get(a + "k_proj.bias", {dkv}, "attention_bias");
+      L.bv = s.get(a + "v_proj.bias", {dkv}, "attention_bias");
+      L.bo = s.get(a + "o_proj.bias", {e}, "attention_bias");
+    }
+    L.norm1_weight = s.get(p + "input_layernorm.weight", {e}, "hidden_size");
+    L.norm2_weight = s.get(p + "post_attention_layernorm.weight", {e}, "hidden_size");
+    L.w1 = s.get(p + "mlp.gate_proj.weight", {f, e}, "intermediate_size, hidden_size");
+    L.w3 = s.get(p + "mlp.up_proj.weight", {f, e}, "intermediate_size, hidden_size");
+    L.w2 = s.get(p + "mlp.down_proj.weight", {e, f}, "hidden_size, intermediate_size");
+    if (k.ffn_bias) {
+      L.b1 = s.get(p + "mlp.gate_proj.bias", {f}, "mlp_bias");
+      L.b3 = s.get(p + "mlp.up_proj.bias", {f}, "mlp_bias");
+      L.b2 = s.get(p + "mlp.down_proj.bias", {e}, "mlp_bias");
+    }
+    w.layers.push_back(std::move(L));
+  }
+  w.final_norm_weight = s.get("model.norm.weight", {e}, "hidden_size");
+  if (!tied) {
+    w.lm_head = s.get("lm_head.weight", {v, e}, "vocab_size, hidden_size; tie_word_embeddings is false");
+  } else if (s.has("lm_head.weight")) {
+    // A tied checkpoint may still store the head: it must be the embedding.
+    if (s.get("lm_head.weight", {v, e}, "vocab_size, hidden_size") != w.token_embedding)
+      throw Error(s.src + ": 'lm_head.weight' differs from 'model.embed_tokens.weight' but " + c.src +
+                  " says tie_word_embeddings");
+  }
+  leftovers(s, "model.layers.", "a LlamaForCausalLM with num_hidden_layers = " + std::to_string(k.num_layers),
+            &m);
+  return m;
+}
+
+// Rows of each of `heads` heads of w [rows, cols] reordered (2i, 2i+1) -> (i, i + hd/2):
+// HF's convert_llama_weights_to_hf permute, so that half-split RoPE computes llama2.c's interleaved one.
+std::vector<float> interleaved_to_half_split(const std::vector<float>& w, int64_t heads, int64_t cols) {
+  const int64_t rows = static_cast<int64_t>(w.size()) / cols, hd = rows / heads;
+  std::vector<float> out(w.size());
+  for (int64_t h = 0; h < heads; ++h)
+    for (int64_t i = 0; i < hd / 2; ++i)
+      for (int64_t parity = 0; parity < 2; ++parity) {
+        const auto from = static_cast<size_t>((h * hd + 2 * i + parity) * cols);
+        const auto to = static_cast<size_t>((h * hd + parity * (hd / 2) + i) * cols);
+        std::copy(w.begin() + static_cast<ptrdiff_t>(from), w.begin() + static_cast<ptrdiff_t>(from + cols),
+                  out.begin() + static_cast<ptrdiff_t>(to));
+      }
+  return out;
+}
+
+}  // namespace
+
+ImportedModel import_hf(const std::string& src, const std::vector<safetensors::Tensor>& tensors,
+                        const std::string& config_src, const json::Value& config) {
+  if (config.type != json::Value::Type::kObject) throw Error(config_src + ": not a JSON object");
+  Source s;
+  s.src = src;
+  s.tensors = &tensors;
+  for (size_t i = 0; i < tensors.size(); ++i) s.index[tensors[i].name] = i;
+  Config c;
+  c.src = config_src;
+  c.v = &config;
+  return model_kind(s, c) == "bert" ? import_bert(s, c) : import_llama(s, c);
+}
+
+ImportedModel import_llama2c(const std::string& src, const uint8_t* data, size_t size) {
+  constexpr size_t kHeader = 7 * sizeof(int32_t);
+  if (size < kHeader)
+    throw Error(src + ": " + std::to_string(size) + " bytes, shorter than llama2.c's 28-byte header");
+  int32_t hd[7];
+  std::memcpy(hd, data, kHeader);
+  if (static_cast<uint32_t>(hd[0]) == 0x616b3432u)
+    throw Error(
+        src + ": a llama2.c version 1/2 export (magic \"ak42\"): only the legacy format (version 0) is read");
+  const char* names[7] = {"dim", "hidden_dim", "n_layers", "n_heads", "n_kv_heads", "vocab_size", "seq_len"};
+  const int64_t caps[7] = {ATTN_MAX_DIM,   ATTN_MAX_DIM, ATTN_MAX_LAYERS, ATTN_MAX_HEADS,
+                           ATTN_MAX_HEADS, kMaxVocab,    ATTN_MAX_SEQ};
+  int64_t v[7];
+  for (int i = 0; i < 7; ++i) {
+    v[i] = i == 5 ? std::llabs(static_cast<long long>(hd[i])) : hd[i];  // a negative vocab: untied classifier
+    if (v[i] < 1 || v[i] > caps[i])
+      throw Error(src + ": llama2.c header " + names[i] + " = " + std::to_string(hd[i]) +
+                  " is out of range (1 .. " + std::to_string(caps[i]) + ")");
+  }
+  const int64_t dim = v[0], hidden = v[1], layers = v[2], heads = v[3], kv = v[4], vocab = v[5], seq = v[6];
+  const bool shared = hd[5] > 0;
+  if (dim % heads != 0 || heads % kv != 0 || (dim / heads) % 2 != 0)
+    throw Error(src + ": llama2.c header: n_heads " + std::to_string(heads) + " must divide dim " +
+                std::to_string(dim) + " into an even head size, and n_kv_heads " + std::to_string(kv) +
+                " must divide n_heads");
+  const int64_t hs = dim / heads, kvd = kv * hs;
+  // Floats in run.c's order; everything is below 2^63 with the caps above.
+  const int64_t want = vocab * dim +
+                       layers * (dim + dim * dim + 2 * kvd * dim + dim * dim + dim + 3 * hidden * dim) + dim +
+                       seq * hs + (shared ? 0 : vocab * dim);
+  const uint64_t want_bytes = kHeader + static_cast<uint64_t>(want) * 4;
+  if (size != want_bytes)
+    throw Error(src + ": " + std::to_string(size) + " bytes, but a llama2.c checkpoint with dim " +
+                std::to_string(dim) + ", hidden_dim " + std::to_string(hidden) + ", n_layers " +
+                std::to_string(layers) + ", n_heads " + std::to_string(heads) + ", n_kv_heads " +
+                std::to_string(kv) + ", vocab_size " + std::to_string(hd[5]) + ", seq_len " +
+                std::to_string(seq) + " has " + std::to_string(want_bytes) +
+                (size < want_bytes ? " (truncated)" : ""));
+  const uint8_t* p = data + kHeader;
+  const auto take = [&](int64_t n) {
+    std::vector<float> out(static_cast<size_t>(n));
+    std::memcpy(out.data(), p, out.size() * 4);
+    p += out.size() * 4;
+    return out;
+  };
+  ImportedModel m;
+  m.kind = "llama2.c";
+  TransformerConfig& k = m.config;
+  k.vocab_size = static_cast<int32_t>(vocab);
+  k.embed_dim = static_cast<int32_t>(dim);
+  k.num_layers = static_cast<int32_t>(layers);
+  k.num_heads = static_cast<int32_t>(heads);
+  k.num_kv_heads = static_cast<int32_t>(kv);
+  k.head_dim = static_cast<int32_t>(hs);
+  k.ffn_dim = static_cast<int32_t>(hidden);
+  k.max_positions = static_cast<int32_t>(seq);
+  k.norm = NormKind::kRmsNorm;
+  k.norm_eps = 1e-5f;
+  k.activation = Activation::kSilu;
+  k.head = shared ? LmHead::kTied : LmHead::kUntied;
+  k.rope_base = 10000.0f;
+  k.pre_norm = k.gated_ffn = k.final_norm = k.causal = true;
+  k.attention_bias = k.ffn_bias = k.norm_bias = k.learned_positions = k.embedding_norm = false;
+  tools::TransformerTensorsF32& w = m.weights;
+  w.layers.resize(static_cast<size_t>(layers));
+  w.token_embedding = take(vocab * dim);
+  for (auto& L : w.layers) L.norm1_weight = take(dim);
+  for (auto& L : w.layers) L.wq = interleaved_to_half_split(take(dim * dim), heads, dim);
+  for (auto& L : w.layers) L.wk = interleaved_to_half_split(take(kvd * dim), kv, dim);
+  for (auto& L : w.layers) L.wv = take(kvd * dim);
+  for (auto& L : w.layers) L.wo = take(dim * dim);
+  for (auto& L : w.layers) L.norm2_weight = take(dim);
+  for (auto& L : w.layers) L.w1 = take(hidden * dim);
+  for (auto& L : w.layers) L.w2 = take(dim * hidden);
+  for (auto& L : w.layers) L.w3 = take(hidden * dim);
+  w.final_norm_weight = take(dim);
+  p += static_cast<size_t>(seq * hs) * 4;  // freq_cis_real, freq_cis_imag: attn computes its own
+  if (!shared) w.lm_head = take(vocab * dim);
+  return m;
+}
+
+std::vector<uint8_t> write_imported(const ImportedModel& m, bool byte_vocab) {
+  tools::ModelSpec spec;
+  tools::add_transformer_f32(spec, m.config, byte_vocab, m.weights);
+  for (const UserTensor& u : m.user) {
+    tools::TensorSpec t;
+    t.name = u.name;
+    t.dims = u.dims;
+    t.bytes = tools::f32_bytes(u.values);
+    spec.tensors.push_back(std::move(t));
+  }
+  for (size_t i = 0; i < spec.tensors.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (spec.tensors[i].name == spec.tensors[j].name)
+        throw Error("tensor name '" + spec.tensors[i].name + "' used twice");
+  return tools::write_model(spec);
+}
+
+}  // namespace cli
+}  // namespace attn

@@ -1,0 +1,47 @@
+// import_model.h: whole transformer models for `attn import` (format v3):
+// Hugging Face BertModel / LlamaForCausalLM safetensors with their
+// config.json, and llama2.c checkpoints. tools/attn_export.py reads the same
+// layouts with the same rules and writes the same bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attn/transformer.h"
+#include "cli/json.h"
+#include "cli/model_writer.h"
+#include "cli/safetensors.h"
+
+namespace attn {
+namespace cli {
+
+struct UserTensor {
+  std::string name;
+  std::vector<uint32_t> dims;
+  std::vector<float> values;
+};
+
+struct ImportedModel {
+  std::string kind;  // "bert", "llama", "llama2.c"
+  TransformerConfig config;
+  tools::TransformerTensorsF32 weights;
+  // The checkpoint's other float tensors (a classifier, a pooler), sorted by name.
+  std::vector<UserTensor> user;
+};
+
+// A Hugging Face checkpoint: `tensors` of file `src`, `config` read from `config_src`.
+// Error naming the file and the key on anything missing, mis-shaped or unsupported.
+ImportedModel import_hf(const std::string& src, const std::vector<safetensors::Tensor>& tensors,
+                        const std::string& config_src, const json::Value& config);
+
+// A llama2.c checkpoint (run.c's model.bin) of `size` bytes.
+ImportedModel import_llama2c(const std::string& src, const uint8_t* data, size_t size);
+
+// The .attn bytes of an imported model (canonical: the model, then the user tensors).
+std::vector<uint8_t> write_imported(const ImportedModel& m, bool byte_vocab);
+
+}  // namespace cli
+}  // namespace attn

@@ -1,0 +1,211 @@
+// json.h: a small JSON reader for config files (Hugging Face config.json):
+// a whole document into a tree. Numbers keep their text, so integers are read
+// exactly and floats as Python's json does (to double, then to float32 where
+// wanted). Throws std::runtime_error with the byte offset.
+#pragma once
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attn {
+namespace json {
+
+struct Value {
+  enum class Type { kNull, kBool, kNumber, kString, kArray, kObject };
+  Type type = Type::kNull;
+  bool boolean = false;
+  std::string text;  // the number's text, or the string
+  std::vector<Value> items;
+  std::vector<std::pair<std::string, Value>> members;  // file order; a repeated key: the last wins in find()
+
+  const Value* find(const std::string& key) const {
+    const Value* v = nullptr;
+    for (const auto& m : members)
+      if (m.first == key) v = &m.second;
+    return v;
+  }
+};
+
+namespace detail {
+
+class Parser {
+ public:
+  explicit Parser(const std::string& s) : s_(s) {}
+  Value document() {
+    Value v = value(0);
+    ws();
+    if (i_ != s_.size()) fail("trailing characters after the JSON value");
+    return v;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::runtime_error("bad JSON at byte " + std::to_string(i_) + ": " + what);
+  }
+  void ws() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t')) ++i_;
+  }
+  bool eat(char c) {
+    ws();
+    if (i_ < s_.size() && s_[i_] == c) {
+      ++i_;
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    if (!eat(c)) fail(std::string("expected '") + c + "'");
+  }
+  bool word(const char* w) {
+    const std::string t(w);
+    if (s_.compare(i_, t.size(), t) != 0) return false;
+    i_ += t.size();
+    return true;
+  }
+  uint32_t hex4() {
+    if (i_ + 4 > s_.size()) fail("short \\u escape");
+    uint32_t v = 0;
+    for (int k = 0; k < 4; ++k) {
+      const char c = s_[i_++];
+      v <<= 4;
+      if (c >= '0' && c <= '9')
+        v |= static_cast<uint32_t>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= static_cast<uint32_t>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= static_cast<uint32_t>(c - 'A' + 10);
+      else
+        fail("bad \\u escape");
+    }
+    return v;
+  }
+  static void utf8(uint32_t cp, std::string* o) {
+    if (cp < 0x80) {
+      *o += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      *o += static_cast<char>(0xC0 | (cp >> 6));
+      *o += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      *o += static_cast<char>(0xE0 | (cp >> 12));
+      *o += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      *o += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      *o += static_cast<char>(0xF0 | (cp >> 18));
+      *o += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      *o += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      *o += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+  std::string string() {
+    expect('"');
+    std::string out;
+    while (true) {
+      if (i_ >= s_.size()) fail("unterminated string");
+      const char c = s_[i_++];
+      if (c == '"') return out;
+      if (static_cast<unsigned char>(c) < 0x20) fail("control character in a string");
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (i_ >= s_.size()) fail("unterminated escape");
+      const char e = s_[i_++];
+      const char* from = "\"\\/bfnrt";
+      const char* to = "\"\\/\b\f\n\r\t";
+      const char* at = e != '\0' ? std::strchr(from, e) : nullptr;
+      if (at != nullptr) {
+        out += to[at - from];
+      } else if (e == 'u') {
+        uint32_t cp = hex4();
+        if (cp >= 0xD800 && cp < 0xDC00) {
+          if (i_ + 2 > s_.size() || s_[i_] != '\\' || s_[i_ + 1] != 'u') fail("lone surrogate");
+          i_ += 2;
+          const uint32_t lo = hex4();
+          if (lo < 0xDC00 || lo > 0xDFFF) fail("bad surrogate pair");
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        }
+        utf8(cp, &out);
+      } else {
+        fail("bad escape");
+      }
+    }
+  }
+  Value value(int depth) {
+    if (depth > 64) fail("nested too deeply");
+    ws();
+    if (i_ >= s_.size()) fail("unexpected end");
+    Value v;
+    const char c = s_[i_];
+    if (c == '{') {
+      ++i_;
+      v.type = Value::Type::kObject;
+      if (eat('}')) return v;
+      do {
+        ws();
+        std::string k = string();
+        expect(':');
+        v.members.emplace_back(std::move(k), value(depth + 1));
+      } while (eat(','));
+      expect('}');
+    } else if (c == '[') {
+      ++i_;
+      v.type = Value::Type::kArray;
+      if (eat(']')) return v;
+      do v.items.push_back(value(depth + 1));
+      while (eat(','));
+      expect(']');
+    } else if (c == '"') {
+      v.type = Value::Type::kString;
+      v.text = string();
+    } else if (word("true")) {
+      v.type = Value::Type::kBool;
+      v.boolean = true;
+    } else if (word("false")) {
+      v.type = Value::Type::kBool;
+    } else if (word("null")) {
+      v.type = Value::Type::kNull;
+    } else {
+      const size_t st = i_;
+      if (i_ < s_.size() && s_[i_] == '-') ++i_;
+      while (i_ < s_.size() && std::strchr("0123456789.eE+-", s_[i_]) != nullptr) ++i_;
+      v.type = Value::Type::kNumber;
+      v.text = s_.substr(st, i_ - st);
+      char* end = nullptr;
+      std::strtod(v.text.c_str(), &end);
+      if (v.text.empty() || *end != '\0' || v.text == "-") fail("expected a value");
+    }
+    return v;
+  }
+  const std::string& s_;
+  size_t i_ = 0;
+};
+
+}  // namespace detail
+
+inline Value parse(const std::string& text) { return detail::Parser(text).document(); }
+
+// The number as an integer: Error unless it is one (no fraction, no exponent) in int64.
+inline bool to_int64(const Value& v, int64_t* out) {
+  if (v.type != Value::Type::kNumber || v.text.find_first_of(".eE") != std::string::npos) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long long x = std::strtoll(v.text.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return false;
+  *out = x;
+  return true;
+}
+
+inline bool to_double(const Value& v, double* out) {
+  if (v.type != Value::Type::kNumber) return false;
+  *out = std::strtod(v.text.c_str(), nullptr);
+  return true;
+}
+
+}  // namespace json
+}  // namespace attn
