@@ -79,7 +79,7 @@ TransformerConfig make_config() {
   return c;
 }
 constexpr size_t kPoolBytes = 304 * 1024;
-constexpr size_t kArenaBytes = 128 * 1024;
+constexpr size_t kArenaBytes = 100 * 1024;
 #else
 constexpr const char* kModel = "encoder";
 constexpr int32_t kTokens = 64;
@@ -159,10 +159,11 @@ uint64_t count(int32_t calls, F f) {
 }
 
 // Scratch for the parts (the arena's own buffers are given back after a call).
-alignas(16) int32_t g_res[64 * 64];
-alignas(16) int8_t g_a[64 * 64];
-alignas(16) int8_t g_h1[64 * 256];
-alignas(16) int8_t g_h3[64 * 256];
+constexpr int32_t kRows = ATTN_COST_MODEL_DECODER ? 1 : 64;  // rows of one call
+alignas(16) int32_t g_res[kRows * 64];
+alignas(16) int8_t g_a[kRows * 64];
+alignas(16) int8_t g_h1[kRows * 256];
+alignas(16) int8_t g_h3[kRows * 256];
 
 // The parts of the call counted next, kernel by kernel (printed); returns their sum.
 uint64_t parts(const TransformerWeightsS8& w, const void* state, Arena& arena) {
