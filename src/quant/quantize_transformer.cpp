@@ -363,7 +363,8 @@ Status report(const TransformerConfig& c, const TransformerWeightsF32& wf, const
       }
       if (s == Status::kOk) {
         for (size_t i = 0; i < n_of(n, od); ++i) {
-          output.add(static_cast<double>(fout[i]), static_cast<double>(qout[i]) * static_cast<double>(wq.output_scale));
+          output.add(static_cast<double>(fout[i]),
+                     static_cast<double>(qout[i]) * static_cast<double>(wq.output_scale));
         }
       }
       at += n;
