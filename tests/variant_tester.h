@@ -919,6 +919,91 @@ inline void softmax_rows_cases(Report& r) {
 }
 #endif
 
+#if ATTN_WITH_S8
+// ---- whole-model kernels: linear_residual_s8 (W2 into the residual), logits_s8 --------
+// x [M, K] int8 in in_a (row stride xs), w [N, K] in in_b (stride ws),
+// per-channel g_bias32 (or none), g_mult, g_shift; linear_residual_s8 adds
+// into int32 rows r [M, N] (stride ys) that start from the same random
+// values (in in_a past x: saturating adds included), logits_s8 writes them.
+struct ModelDotCase {
+  int32_t M, N, K, xs, ws, ys;
+  bool bias, extreme;
+};
+
+inline void model_dot_case(Report& r, const ModelDotCase& c, int iter, Rng& rng) {
+  char what[128];
+  std::snprintf(what, sizeof what, "case %d M=%d N=%d K=%d xs=%d ys=%d bias=%d extreme=%d", iter, int(c.M),
+                int(c.N), int(c.K), int(c.xs), int(c.ys), int(c.bias), int(c.extreme));
+  const size_t x_bytes = (mat_bytes<int8_t>(c.M, c.xs) + 15) / 16 * 16;
+  const FixedOut o{c.M, c.N, c.ys, 4};
+  if (!fits(r, x_bytes + mat_bytes<int32_t>(c.M, c.N), mat_bytes<int8_t>(c.N, c.ws), o.bytes(), c.N)) return;
+  fill(in_a<int8_t>(), c.M, c.K, c.xs, rng, -128, 127, c.extreme);
+  fill(in_b<int8_t>(), c.N, c.K, c.ws, rng, -128, 127, c.extreme);
+  int32_t* r0 = reinterpret_cast<int32_t*>(g_in_a + x_bytes);  // [M, N]
+  for (int32_t i = 0; i < c.M * c.N; ++i)
+    r0[i] = i % 11 == 3 ? (i % 2 ? INT32_MAX - rng.uniform(0, 1000) : INT32_MIN + rng.uniform(0, 1000))
+                        : static_cast<int32_t>(rng.next() << 1) ^ static_cast<int32_t>(rng.next() & 1);
+  const ConstMatS8 x{in_a<int8_t>(), c.M, c.K, c.xs}, w{in_b<int8_t>(), c.N, c.K, c.ws};
+  const int32_t* bias = c.bias ? g_bias32 : nullptr;
+  const bool controls = iter % 10 == 4;
+  each_variant(
+      r, detail::kLinearResidualS8, "linear_residual_s8", o,
+      [&](detail::LogitsS8Fn fn, uint8_t* y) {
+        auto* rr = reinterpret_cast<int32_t*>(y);
+        for (int32_t m = 0; m < c.M; ++m)
+          std::memcpy(rr + static_cast<size_t>(m) * static_cast<size_t>(c.ys), r0 + m * c.N,
+                      static_cast<size_t>(c.N) * sizeof(int32_t));
+        fn(x, w, bias, g_mult, g_shift, MatS32{rr, c.M, c.N, c.ys});
+      },
+      controls, what);
+  each_variant(
+      r, detail::kLogitsS8, "logits_s8", o,
+      [&](detail::LogitsS8Fn fn, uint8_t* y) {
+        fn(x, w, bias, g_mult, g_shift, MatS32{reinterpret_cast<int32_t*>(y), c.M, c.N, c.ys});
+      },
+      controls, what);
+}
+
+inline void model_dot_cases(Report& r) {
+  Rng rng(41);
+  // Host family: kSizes (K every 4th in [100, 600): past the DSP rows'
+  // 256-deep stack expansion), padded x / w / r; every 9th case all -128;
+  // shifts over the whole [-31, 30] (large ones saturate); biases +-2^20.
+  for (int iter = 0; iter < 120; ++iter) {
+    ModelDotCase c{};
+    c.M = rng.pick(kSizes, kNumSizes), c.N = rng.pick(kSizes, kNumSizes);
+    c.K = iter % 4 == 3 ? rng.uniform(100, 599) : rng.pick(kSizes, kNumSizes);
+    const int32_t pad = rng.uniform(0, 2) * 3;
+    c.xs = c.K + pad, c.ws = c.K + pad, c.ys = c.N + pad;
+    c.bias = iter % 3 != 0, c.extreme = iter % 9 == 0;
+    for (int32_t n = 0; n < c.N && n < kMaxChannels; ++n) {
+      g_mult[n] = rng.uniform(0, 0x7FFFFFFF);
+      g_shift[n] = rng.uniform(-31, 30);
+      g_bias32[n] = rng.uniform(-(1 << 20), (1 << 20) - 1);
+    }
+    model_dot_case(r, c, iter, rng);
+  }
+  // Board family: the models' shapes around the kernels' blocks: M <= 9
+  // (four-row groups and single rows), N up to 80 (pairs / fours of
+  // channels), K up to 300 (multiples of 4 and of 16, tails of both, past
+  // 256), the converter's spreads (multipliers in [2^30, 2^31), shifts
+  // -12..12).
+  for (int i = 0; i < 60; ++i) {
+    ModelDotCase c{};
+    c.M = rng.uniform(1, 9), c.N = rng.uniform(1, kBoardCols);
+    c.K = i % 3 == 0 ? 16 * rng.uniform(1, 18) : i % 3 == 1 ? 4 * rng.uniform(1, 70) : rng.uniform(1, 300);
+    c.xs = c.K + rng.uniform(0, 3), c.ws = c.K + (i % 2) * rng.uniform(0, 3), c.ys = c.N + rng.uniform(0, 3);
+    c.bias = i % 5 != 4, c.extreme = false;
+    for (int32_t n = 0; n < c.N; ++n) {
+      g_mult[n] = 0x40000000 + static_cast<int32_t>(rng.next() & 0x3FFFFFFF);
+      g_shift[n] = rng.uniform(-12, 12);
+      g_bias32[n] = rng.uniform(-100000, 100000);
+    }
+    model_dot_case(r, c, 1000 + i, rng);
+  }
+}
+#endif  // ATTN_WITH_S8
+
 #if ATTN_WITH_F32
 // ---- float32 ----------------------------------------------------------------------------
 constexpr double kU = 5.9604644775390625e-8;  // 2^-24, unit roundoff of float
@@ -1300,6 +1385,9 @@ inline int run_all(Report& r) {
   check_table(r, detail::kLinearTS8, "linear_s8_t");
   weighted_sum_vt_cases(r);
   softmax_exps_cases(r);
+  check_table(r, detail::kLinearResidualS8, "linear_residual_s8");
+  check_table(r, detail::kLogitsS8, "logits_s8");
+  model_dot_cases(r);
 #endif
 #if ATTN_WITH_S16
   check_table(r, detail::kLinearS16, "linear_s16");

@@ -363,8 +363,24 @@ inline constexpr Kernel<ActTableS8Fn> kActTableS8[] = {{act_table_s8_ref, "ref"}
 inline constexpr Kernel<ActGateS8Fn> kActGateS8[] = {{act_gate_s8_ref, "ref"}};
 inline constexpr Kernel<ResidualAddS8Fn> kResidualAddS8[] = {{residual_add_s8_ref, "ref"}};
 inline constexpr Kernel<ResidualToS8Fn> kResidualToS8[] = {{residual_to_s8_ref, "ref"}};
-inline constexpr Kernel<LogitsS8Fn> kLogitsS8[] = {{logits_s8_ref, "ref"}};
-inline constexpr Kernel<LogitsS8Fn> kLinearResidualS8[] = {{linear_residual_s8_ref, "ref"}};
+inline constexpr Kernel<LogitsS8Fn> kLogitsS8[] = {
+#if ATTN_HAVE_MVE
+    {logits_s8_mve, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {logits_s8_dsp, "dsp"},
+#endif
+    {logits_s8_ref, "ref"},
+};
+inline constexpr Kernel<LogitsS8Fn> kLinearResidualS8[] = {
+#if ATTN_HAVE_MVE
+    {linear_residual_s8_mve, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {linear_residual_s8_dsp, "dsp"},
+#endif
+    {linear_residual_s8_ref, "ref"},
+};
 #endif
 #if ATTN_WITH_S16
 using NormS16Fn = void (*)(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);

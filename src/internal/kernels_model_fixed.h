@@ -76,6 +76,12 @@ void linear_residual_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, con
                             const int32_t* shift, MatS32 r);
 void linear_residual_s16_ref(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
                              const int32_t* shift, MatS32 r);
+// SIMD rows (bit-exact with the ref; internal/dot_rows_s8.h): DSP (M4, M7, M33;
+// K > dsp::kDotRowsMaxK through the ref), Helium (M55).
+void linear_residual_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                            const int32_t* shift, MatS32 r);
+void linear_residual_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                            const int32_t* shift, MatS32 r);
 
 // ---- the LM head (src/kernels/linear/logits_fixed_ref.cpp) ----------------------
 // y [M, V] int32 logits = rescale of x [M, E] w^T (w [V, E] int8), see
@@ -84,6 +90,11 @@ void logits_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_
                    const int32_t* shift, MatS32 y);
 void logits_s16_ref(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
                     const int32_t* shift, MatS32 y);
+// SIMD rows, as linear_residual_s8's.
+void logits_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                   const int32_t* shift, MatS32 y);
+void logits_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                   const int32_t* shift, MatS32 y);
 
 }  // namespace detail
 }  // namespace attn
