@@ -4,6 +4,7 @@
 // quotient within one unit: the kernel divides with gemmlowp's reciprocal).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -49,11 +50,15 @@ std::vector<int32_t> spec(const std::vector<int32_t>& s, int begin, int end, con
   for (int j = begin; j < end; ++j) mx = std::max<int64_t>(mx, s[j]);
   std::vector<int64_t> e(s.size(), 0);
   int64_t sum = 0;
+  // The phase: u times the step, round(multiplier * 2^(shift - 20)); keys with u * step >= 2^32 count
+  // as past the limit. Q4.28: octave t / 2^28, table index (t mod 2^28) / 2^20.
+  const uint64_t step =
+      std::min<uint64_t>(((uint64_t{sm.exp_multiplier} << sm.exp_shift) + (1u << 19)) >> 20, 0xFFFFFFFFu);
   for (int j = begin; j < end; ++j) {
     const int64_t u = mx - s[j];
-    if (u > sm.diff_limit) continue;
-    const int64_t t = int64_t((uint64_t(u) * (uint64_t{1} << sm.exp_shift) * sm.exp_multiplier) >> 32);
-    const int64_t octave = t / 65536, idx = (t % 65536) / 256;
+    const uint64_t t = uint64_t(u) * step;
+    if (u > sm.diff_limit || t >= (uint64_t{1} << 32)) continue;
+    const int64_t octave = int64_t(t >> 28), idx = int64_t((t >> 20) & 255);
     e[j] = (2 * int64_t{attn::detail::kExp2Table[idx]} / (int64_t{1} << octave) + 1) / 2;
     sum += e[j];
   }

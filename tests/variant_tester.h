@@ -186,8 +186,9 @@ inline detail::FusedSoftmax random_softmax(Rng& rng) {
   return sm;
 }
 // The board family's: exp_shift 4..16, diff_limit from a closed form, and
-// (`widest`) the widest diff_limit the checks allow (t(diff_limit) >= 2^24:
-// the MVE kernel's masked-index path). *lim: the t < 2^20 limit, for spreads.
+// (`widest`) the widest diff_limit the checks allow (the phase u * step wraps
+// mod 2^32 below the limit: every variant must wrap as the ref does). *lim:
+// the t < 2^20 limit, for spreads.
 inline detail::FusedSoftmax board_softmax(Rng& rng, bool widest, uint32_t* lim) {
   detail::FusedSoftmax sm{};
   sm.exp_multiplier = 0x80000000u + (rng.next() << 1);

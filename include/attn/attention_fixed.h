@@ -59,6 +59,8 @@ struct ProjectionS16 {
 // Constants of the fused softmax. With u = max_score - score >= 0 (int32):
 //   t = ((u << exp_shift) * exp_multiplier) >> 32 = u * score_step * log2(e) in Q15.16,
 //   probability ~ 2^(-t / 2^16) / sum; u > diff_limit gives probability 0.
+// (The kernels run the same slope as one 32-bit multiply, u * step in Q4.28
+// with step = round(exp_multiplier * 2^(exp_shift - 20)): src/FIXED_POINT.md.)
 struct FusedSoftmaxParams {
   uint32_t exp_multiplier = 0;  // [2^31, 2^32)
   int32_t exp_shift = 0;        // [0, 31]

@@ -28,12 +28,41 @@ struct FusedSoftmax {
   int32_t diff_limit;       // [0, (2^32 - 1) >> exp_shift]; u above it: probability 0
 };
 
-// The fused softmax's exponent: t = u * score_step * log2(e) in Q15.16 for a
-// score u steps below the row's max (u <= diff_limit). Shared by the kernels
-// and the converter (which searches diff_limit with it).
+// The converter's exponent: t = u * score_step * log2(e) in Q15.16 for a
+// score u steps below the row's max; the converter makes diff_limit the
+// largest u with t < 2^20 (16 octaves). The kernels' own exponent is the
+// Q4.28 phase below (fused_exp_step, fused_exp).
 constexpr uint32_t fused_exp_argument(uint32_t u, const FusedSoftmax& sm) {
   return static_cast<uint32_t>((static_cast<uint64_t>(u << sm.exp_shift) * sm.exp_multiplier) >> 32);
 }
+
+// The run-time exponent's step and limit: the phase t = u * step is
+// u * score_step * log2(e) in Q4.28 (octave in bits 28..31, table index in
+// bits 20..27), one 32-bit multiply per key (an MLS against the row max on
+// a Cortex-M) where the Q15.16 argument above takes a 64-bit one and a shift:
+//   step  = min(round(exp_multiplier * 2^(exp_shift - 20)), 2^32 - 1)  (>= 2^11)
+//   limit = min(diff_limit, (2^32 - 1) / step)
+// Keys with u <= limit have t < 2^32 (no wrap); the others get e = 0
+// (the second term only ever cuts keys 16 octaves down, where e <= 1).
+struct FusedExp {
+  uint32_t step;
+  int32_t limit;
+};
+constexpr FusedExp fused_exp_constants(const FusedSoftmax& sm) {
+  // round(m 2^(sh - 20)) in 32-bit steps (no 64-bit shift on a 32-bit core):
+  // for sh <= 19 the half-up rounding of m >> (20 - sh) is (m >> (19 - sh))
+  // halved plus its low bit; m 2^(sh - 20) >= 2^32 for sh >= 21.
+  const uint32_t m = sm.exp_multiplier;
+  const int32_t sh = sm.exp_shift;
+  const uint32_t half = sh <= 19 ? m >> (19 - sh) : 0;
+  const uint32_t step = sh > 20 ? 0xFFFFFFFFu : sh == 20 ? m : (half >> 1) + (half & 1u);  // >= 2^11
+  const uint32_t most = 0xFFFFFFFFu / step;
+  const int32_t limit =
+      static_cast<uint32_t>(sm.diff_limit) > most ? static_cast<int32_t>(most) : sm.diff_limit;
+  return {step, limit};
+}
+constexpr int kExpPhaseIndexShift = 20;   // table index: bits [20, 28) of the phase
+constexpr int kExpPhaseOctaveShift = 28;  // octave: bits [28, 32)
 
 // ---- portable scalar variants: always compiled, the oracle for the others ---
 // Stand-alone ops (see attn/kernels_fixed.h for the arithmetic).
@@ -59,18 +88,17 @@ inline int32_t fused_prob(uint32_t e, uint32_t recip) {
   return static_cast<int32_t>((static_cast<uint64_t>(e) * recip + (uint64_t{1} << 31)) >> 32);
 }
 // The fused softmax's e_j for a key u = smax - s_j steps below the row's max
-// (the scalar form every variant shares; see softmax_fused_s32_ref.cpp).
-// Branch-free, so that a row costs the same on any data: the exp is worked
-// out for every u (past the limit t is garbage, its octave clamped to keep
-// the shift defined) and cleared past the limit by the sign of
-// diff_limit - u (u < 2^31: scores are below 2^30 in magnitude).
-inline uint32_t fused_exp(uint32_t u, const FusedSoftmax& sm) {
-  const uint32_t t = fused_exp_argument(u, sm);  // < 2^20 for u <= diff_limit
-  const uint32_t x = 2u * kExp2Table[(t >> (kExp2FracBits - kExp2TableBits)) & ((1u << kExp2TableBits) - 1)];
-  const uint32_t k = t >> kExp2FracBits;                     // in [0, 15] where t < 2^20
-  const uint32_t e = ((x >> (k < 31u ? k : 31u)) + 1) >> 1;  // x < 2^18: 0 for any k >= 18
-  const uint32_t past =
-      static_cast<uint32_t>((sm.diff_limit - static_cast<int32_t>(u)) >> 31);  // ~0 if u > limit
+// (the scalar form every variant shares; see softmax_fused_s32_ref.cpp), with
+// step and limit from fused_exp_constants: t = u * step (Q4.28),
+// e = kExp2Table[(t >> 20) & 255] / 2^(t >> 28), rounded half up. Branch-free, so
+// that a row costs the same on any data: the exp is worked out for every u
+// (past the limit t may wrap mod 2^32: garbage) and cleared past the limit
+// by the sign of limit - u (u < 2^31: scores are below 2^30 in magnitude).
+inline uint32_t fused_exp(uint32_t u, uint32_t step, int32_t limit) {
+  const uint32_t t = u * step;
+  const uint32_t x = kExp2Table[(t >> kExpPhaseIndexShift) & ((1u << kExp2TableBits) - 1)];
+  const uint32_t e = ((2 * x >> (t >> kExpPhaseOctaveShift)) + 1) >> 1;
+  const uint32_t past = static_cast<uint32_t>((limit - static_cast<int32_t>(u)) >> 31);  // ~0 if u > limit
   return e & ~past;
 }
 // Store probability j as int16 at bytes [2j, 2j + 2) of the row, through

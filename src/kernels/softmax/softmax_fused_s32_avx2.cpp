@@ -2,9 +2,9 @@
 // AVX2: softmax_fused_row_ref's integer arithmetic (see that file for the
 // formulas), bit-exact, 8 keys per step:
 //   max         _mm256_max_epi32
-//   e_j         u = smax - s (uint32), t = high half of (u << exp_shift) *
-//               exp_multiplier (_mm256_mul_epu32 on even and odd lanes), the
-//               table entry by a gather, the per-lane shift by _mm256_srlv_epi32;
+//   e_j         u = smax - s (uint32), t = u * step mod 2^32 (_mm256_mullo_epi32),
+//               the table entry by a gather, the per-lane octave shift by
+//               _mm256_srlv_epi32;
 //               e = 0 where u > diff_limit (unsigned compare); sum in uint32
 //               lanes (ref's sum is a uint32 too: addition mod 2^32 in any order)
 //   1 / sum     scalar, as ref; softmax_fused_rows_avx2 runs each phase over
@@ -49,17 +49,16 @@ inline __m256i mulhi_epu32(__m256i a, __m256i b, __m256i add) {
 
 // The exps' constants, as lanes.
 struct ExpConsts {
-  FusedSoftmax c;
-  __m256i vlimit, vmult, idx_mask, one, zero64;
-  __m128i vshift;
+  uint32_t step;
+  int32_t limit;
+  __m256i vlimit, vstep, idx_mask, one;
   explicit ExpConsts(const FusedSoftmax& sm)
-      : c(sm),
-        vlimit(_mm256_set1_epi32(sm.diff_limit)),
-        vmult(_mm256_set1_epi32(static_cast<int32_t>(sm.exp_multiplier))),
+      : step(fused_exp_constants(sm).step),
+        limit(fused_exp_constants(sm).limit),
+        vlimit(_mm256_set1_epi32(limit)),
+        vstep(_mm256_set1_epi32(static_cast<int32_t>(step))),
         idx_mask(_mm256_set1_epi32((1 << kExp2TableBits) - 1)),
-        one(_mm256_set1_epi32(1)),
-        zero64(_mm256_setzero_si256()),
-        vshift(_mm_cvtsi32_si128(sm.exp_shift)) {}
+        one(_mm256_set1_epi32(1)) {}
 };
 
 // max_j s_j over [begin, end) (non-empty).
@@ -86,13 +85,14 @@ inline uint32_t row_exps(int32_t* row, int32_t begin, int32_t end, int32_t smax,
     int32_t* pj = row + j;  // [8]
     const __m256i u = _mm256_sub_epi32(vsmax, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pj)));
     const __m256i keep = _mm256_cmpeq_epi32(_mm256_min_epu32(u, k.vlimit), u);  // u <= diff_limit
-    const __m256i t = mulhi_epu32(_mm256_sll_epi32(u, k.vshift), k.vmult, k.zero64);
-    const __m256i idx = _mm256_and_si256(_mm256_srli_epi32(t, kExp2FracBits - kExp2TableBits), k.idx_mask);
+    const __m256i t = _mm256_mullo_epi32(u, k.vstep);                           // mod 2^32, as ref
+    const __m256i idx = _mm256_and_si256(_mm256_srli_epi32(t, kExpPhaseIndexShift), k.idx_mask);
     const __m256i x = _mm256_slli_epi32(_mm256_i32gather_epi32(kTable32.v, idx, 4), 1);
-    // t >> 16 is in [0, 15] where kept; elsewhere srlv gives 0 for counts > 31 and keep zeroes it anyway.
+    // ((2x >> octave) + 1) >> 1, the octave t >> 28 in [0, 15]
     const __m256i e = _mm256_and_si256(
-        keep, _mm256_srli_epi32(
-                  _mm256_add_epi32(_mm256_srlv_epi32(x, _mm256_srli_epi32(t, kExp2FracBits)), k.one), 1));
+        keep,
+        _mm256_srli_epi32(
+            _mm256_add_epi32(_mm256_srlv_epi32(x, _mm256_srli_epi32(t, kExpPhaseOctaveShift)), k.one), 1));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(pj), e);
     vsum = _mm256_add_epi32(vsum, e);
   }
@@ -101,7 +101,8 @@ inline uint32_t row_exps(int32_t* row, int32_t begin, int32_t end, int32_t smax,
   s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xB1));
   uint32_t sum = static_cast<uint32_t>(_mm_cvtsi128_si32(s4));
   for (; j < end; ++j) {
-    const uint32_t e = fused_exp(static_cast<uint32_t>(smax) - static_cast<uint32_t>(row[j]), k.c);
+    const uint32_t e =
+        fused_exp(static_cast<uint32_t>(smax) - static_cast<uint32_t>(row[j]), k.step, k.limit);
     row[j] = static_cast<int32_t>(e);
     sum += e;
   }

@@ -8,8 +8,8 @@
 // sits in the low word of its dword lane; the high words read entry 0 and
 // are masked off), and bits 6 and 7 blend the four results.
 //   max      _mm512_max_epi32
-//   e_j      u = smax - s (uint32); t = high half of (u << exp_shift) *
-//            exp_multiplier (_mm512_mul_epu32, even and odd lanes); e = 0
+//   e_j      u = smax - s (uint32); t = u * step mod 2^32 (_mm512_mullo_epi32),
+//            the entry shifted right by the octave t >> 28; e = 0
 //            where u > diff_limit (unsigned compare); sum in uint32 lanes
 //            (ref's sum is a uint32 too: addition mod 2^32 in any order)
 //   1 / sum  scalar, as ref
@@ -59,29 +59,27 @@ struct Table {
   }
 };
 
-// The 16 exps of keys [j, j + 16) whose idx / t are given, x = 2 * table value.
+// The 16 exps of keys [j, j + 16) whose phase t is given, x = 2 * table value:
+// ((x >> (t >> 28)) + 1) >> 1, the lanes past the limit zeroed.
 inline __m512i exps16(__m512i x, __m512i t, __mmask16 keep, __m512i one) {
-  // t >> 16 is in [0, 15] where kept; the other lanes are zeroed.
   return _mm512_maskz_srli_epi32(
-      keep, _mm512_add_epi32(_mm512_srlv_epi32(x, _mm512_srli_epi32(t, kExp2FracBits)), one), 1);
+      keep, _mm512_add_epi32(_mm512_srlv_epi32(x, _mm512_srli_epi32(t, kExpPhaseOctaveShift)), one), 1);
 }
 
 // The exps' constants, as lanes.
 struct ExpConsts {
   Table table;
-  __m512i vlimit, vmult, idx_mask, one, zero, b6bit, b7bit, pack_even;
-  __m128i vshift;
+  __m512i vlimit, vstep, idx_mask, one, zero, b6bit, b7bit, pack_even;
   explicit ExpConsts(const FusedSoftmax& c)
-      : vlimit(_mm512_set1_epi32(c.diff_limit)),
-        vmult(_mm512_set1_epi32(static_cast<int32_t>(c.exp_multiplier))),
+      : vlimit(_mm512_set1_epi32(fused_exp_constants(c).limit)),
+        vstep(_mm512_set1_epi32(static_cast<int32_t>(fused_exp_constants(c).step))),
         idx_mask(_mm512_set1_epi32((1 << kExp2TableBits) - 1)),
         one(_mm512_set1_epi32(1)),
         zero(_mm512_setzero_si512()),
         b6bit(_mm512_set1_epi16(0x40)),
         b7bit(_mm512_set1_epi16(0x80)),
         pack_even(_mm512_set_epi16(62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40, 38, 36, 34, 32, 30, 28, 26,
-                                   24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0)),
-        vshift(_mm_cvtsi32_si128(c.exp_shift)) {}
+                                   24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0)) {}
 };
 
 // max_j s_j over [begin, end) (non-empty).
@@ -109,10 +107,10 @@ inline __m512i row_exps(int32_t* row, int32_t begin, int32_t end, int32_t smax, 
     const __m512i u1 = _mm512_sub_epi32(vsmax, _mm512_maskz_loadu_epi32(k1, pj + 16));
     const __mmask16 keep0 = k0 & _mm512_cmple_epu32_mask(u0, c.vlimit);
     const __mmask16 keep1 = k1 & _mm512_cmple_epu32_mask(u1, c.vlimit);
-    const __m512i t0 = mulhi_epu32(_mm512_sll_epi32(u0, c.vshift), c.vmult, c.zero);
-    const __m512i t1 = mulhi_epu32(_mm512_sll_epi32(u1, c.vshift), c.vmult, c.zero);
-    const __m512i idx0 = _mm512_and_si512(_mm512_srli_epi32(t0, kExp2FracBits - kExp2TableBits), c.idx_mask);
-    const __m512i idx1 = _mm512_and_si512(_mm512_srli_epi32(t1, kExp2FracBits - kExp2TableBits), c.idx_mask);
+    const __m512i t0 = _mm512_mullo_epi32(u0, c.vstep);  // mod 2^32, as ref
+    const __m512i t1 = _mm512_mullo_epi32(u1, c.vstep);
+    const __m512i idx0 = _mm512_and_si512(_mm512_srli_epi32(t0, kExpPhaseIndexShift), c.idx_mask);
+    const __m512i idx1 = _mm512_and_si512(_mm512_srli_epi32(t1, kExpPhaseIndexShift), c.idx_mask);
     const __m512i tv = c.table.lookup32(_mm512_permutex2var_epi16(idx0, c.pack_even, idx1), c.b6bit, c.b7bit);
     const __m512i x0 = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(tv)), 1);
     const __m512i x1 = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(tv, 1)), 1);

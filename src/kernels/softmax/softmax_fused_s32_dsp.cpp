@@ -2,7 +2,7 @@
 // the arithmetic of softmax_fused_row_ref (see there), bit-exact, with its
 // two per-score passes hand-scheduled. GCC 12 reloads the table address and
 // keeps one score per iteration (18 + 7 instructions per score); here:
-//   exps: two scores per iteration (LDRD / STRD), 14 instructions per score;
+//   exps: two scores per iteration (LDRD / STRD), 11.5 instructions per score;
 //   probabilities: two per iteration, UMULL plus bit 31 of the low word
 //   (the rounding), the pair packed by PKHBT into one store: 4.5 per score.
 // The max: four scores per iteration in asm. The masked / odd tails stay in C.
@@ -18,52 +18,42 @@ namespace attn {
 namespace detail {
 namespace {
 
-static_assert(kExp2FracBits - kExp2TableBits == 8 && kExp2TableBits == 8,
-              "the asm reads t[8..16) and t >> 16");
+static_assert(kExpPhaseIndexShift == 20 && kExp2TableBits == 8 && kExpPhaseOctaveShift == 28,
+              "the asm reads t[20..28) and t >> 28");
 
 inline void store_prob(int32_t* row, int32_t j, int32_t p) {
   const int16_t v = static_cast<int16_t>(p);
   std::memcpy(reinterpret_cast<unsigned char*>(row) + 2 * static_cast<ptrdiff_t>(j), &v, sizeof v);
 }
 
-// e_j of the reference for one score (u = smax - s): the shared scalar
-// form, branch-free like the asm.
-inline uint32_t exp_one(uint32_t u, const FusedSoftmax& c) { return fused_exp(u, c); }
-
-}  // namespace
-
-namespace {
-
-// e of the score in register s (u = smax - s), in place, added to %[sum]:
-// 12 instructions whatever the score. A score past the limit (u > lim) runs
-// the same steps (on a garbage t: the shift by register takes any amount)
-// and is then cleared by BIC with the sign of lim - u (u, lim < 2^31): no
-// branch, so a row costs the same on any data. The reference's rounding
-// shift ((2 tab >> k) + 1) >> 1 = floor(tab / 2^k + 1/2) (k = t >> 16 <= 15)
-// is SMMULR's rounding of (tab 2^15 >> k) 2^17 / 2^32: exact, one
-// instruction fewer than the shifts.
-#define ATTN_EXP_SCORE(s)          \
-  "sub    %[" s "], %[smax], %[" s \
-  "]\n\t"                          \
-  "sub    %[m], %[lim], %[" s      \
-  "]\n\t"                          \
-  "lsl    %[" s "], %[" s          \
-  "], %[sh]\n\t"                   \
-  "umull  %[" s "], %[t], %[" s    \
-  "], %[mul]\n\t"                  \
-  "ubfx   %[" s                    \
-  "], %[t], #8, #8\n\t"            \
-  "ldrh   %[" s "], [%[tab], %[" s \
-  "], lsl #1]\n\t"                 \
-  "lsr    %[t], %[t], #16\n\t"     \
-  "lsl    %[" s "], %[" s          \
-  "], #15\n\t"                     \
-  "lsr    %[" s "], %[" s          \
-  "], %[t]\n\t"                    \
-  "smmulr %[" s "], %[" s          \
-  "], %[c17]\n\t"                  \
-  "bic    %[" s "], %[" s          \
-  "], %[m], asr #31\n\t"           \
+// e of the score in register s, in place, added to %[sum]: 10 instructions
+// whatever the score. The phase t = (smax - s) * step is one MLS against
+// top = smax * step (mod 2^32, as the ref's product); the limit test
+// lim - u = s - (smax - lim) is one SUB against floor = smax - lim (mod
+// 2^32: the same bits, u and lim < 2^31). A score past the limit (u > lim)
+// runs the same steps on a garbage t (the shift by register takes any
+// amount) and is then cleared by BIC with the sign of lim - u: no branch,
+// so a row costs the same on any data. The ref's rounding shift
+// ((2 x >> k) + 1) >> 1 = floor(x / 2^k + 1/2) (k = t >> 28 <= 15) is
+// SMMULR's rounding of (x 2^15 >> k) 2^17 / 2^32: exact, one instruction
+// fewer than the shifts.
+#define ATTN_EXP_SCORE(s)                   \
+  "sub    %[m], %[" s                       \
+  "], %[floor]\n\t"                         \
+  "mls    %[" s "], %[" s                   \
+  "], %[step], %[top]\n\t"                  \
+  "ubfx   %[x], %[" s                       \
+  "], #20, #8\n\t"                          \
+  "ldrh   %[x], [%[tab], %[x], lsl #1]\n\t" \
+  "lsr    %[" s "], %[" s                   \
+  "], #28\n\t"                              \
+  "lsl    %[x], %[x], #15\n\t"              \
+  "lsr    %[" s "], %[x], %[" s             \
+  "]\n\t"                                   \
+  "smmulr %[" s "], %[" s                   \
+  "], %[c17]\n\t"                           \
+  "bic    %[" s "], %[" s                   \
+  "], %[m], asr #31\n\t"                    \
   "add    %[sum], %[sum], %[" s "]\n\t"
 
 // The exps over row[begin, end) (begin < end), in place; returns the
@@ -98,31 +88,29 @@ uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax&
   for (; q != row + end; ++q) m0 = *q > m0 ? *q : m0;
   const int32_t smax = m0 > m1 ? m0 : m1;
 
-  // Pass 1: e_j over s_j, and their sum. The first score alone if begin is
-  // odd (LDRD / STRD want 8-byte pairs), the pairs in asm, the last alone.
-  const FusedSoftmax c = sm;
+  // Pass 1: e_j over s_j, and their sum: the pairs from begin in asm
+  // (LDRD / STRD on ARMv7-M need word alignment only), the last score alone
+  // if their number is odd.
+  const FusedExp fx = fused_exp_constants(sm);
+  const uint32_t step = fx.step;
+  const int32_t limit = fx.limit;
   uint32_t sum = 0;
   int32_t* p = row + begin;
-  if ((begin & 1) != 0) {
-    const uint32_t e = exp_one(static_cast<uint32_t>(smax) - static_cast<uint32_t>(*p), c);
-    *p++ = static_cast<int32_t>(e);
-    sum += e;
-  }
   int32_t* const pairs_end = p + ((row + end - p) & ~ptrdiff_t{1});
 #if !defined(__OPTIMIZE__)
   // -O0 (a debug build) cannot give the asm its 11 registers: the same exps in C.
   for (; p != pairs_end; ++p) {
-    const uint32_t e = exp_one(static_cast<uint32_t>(smax) - static_cast<uint32_t>(*p), c);
+    const uint32_t e = fused_exp(static_cast<uint32_t>(smax) - static_cast<uint32_t>(*p), step, limit);
     *p = static_cast<int32_t>(e);
     sum += e;
   }
 #else
   if (p != pairs_end) {
-    int32_t s0, s1, t, m;  // 13 asm operands: fit beside a frame pointer (GCC 12, -O1 to -O3, -Os)
+    int32_t s0, s1, x, m;  // 13 asm operands: fit beside a frame pointer (GCC 12, -O1 to -O3, -Os)
     // Two pairs per iteration (an odd number of pairs enters at the second).
     __asm__ volatile(
-        "sub    %[t], %[end], %[p]\n\t"
-        "tst    %[t], #8\n\t"
+        "sub    %[x], %[end], %[p]\n\t"
+        "tst    %[x], #8\n\t"
         "bne    2f\n\t"
         "1:\n\t"
         "ldrd   %[s0], %[s1], [%[p]]\n\t" ATTN_EXP_SCORE("s0") ATTN_EXP_SCORE("s1")
@@ -132,18 +120,18 @@ uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax&
         "strd   %[s0], %[s1], [%[p]], #8\n\t"
         "cmp    %[p], %[end]\n\t"
         "bne    1b\n\t"
-        : [p] "+r"(p), [sum] "+r"(sum), [s0] "=&r"(s0), [s1] "=&r"(s1), [t] "=&r"(t), [m] "=&r"(m)
-        : [end] "r"(pairs_end), [smax] "r"(smax), [lim] "r"(c.diff_limit), [sh] "r"(c.exp_shift),
-          [mul] "r"(c.exp_multiplier), [tab] "r"(kExp2Table), [c17] "r"(int32_t{1} << 17)
+        : [p] "+r"(p), [sum] "+r"(sum), [s0] "=&r"(s0), [s1] "=&r"(s1), [x] "=&r"(x), [m] "=&r"(m)
+        : [end] "r"(pairs_end), [floor] "r"(static_cast<uint32_t>(smax) - static_cast<uint32_t>(limit)),
+          [step] "r"(step), [top] "r"(static_cast<uint32_t>(smax) * step), [tab] "r"(kExp2Table),
+          [c17] "r"(int32_t{1} << 17)
         : "cc", "memory");
   }
 #endif
   if (p != row + end) {
-    const uint32_t e = exp_one(static_cast<uint32_t>(smax) - static_cast<uint32_t>(*p), c);
+    const uint32_t e = fused_exp(static_cast<uint32_t>(smax) - static_cast<uint32_t>(*p), step, limit);
     *p = static_cast<int32_t>(e);
     sum += e;
   }
-
   return fused_softmax_reciprocal(sum);
 }
 

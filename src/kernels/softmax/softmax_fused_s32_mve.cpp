@@ -32,7 +32,7 @@ inline void store_zero(int32_t* row, int32_t j) {
 
 // One row; inlined into the rows loop, so that a row costs no call.
 __attribute__((always_inline)) inline void fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n,
-                                                     const FusedSoftmax& sm) {
+                                                     const FusedExp& fx) {
   // Output: int16 probabilities [n] over the first 2n bytes of row.
   if (begin >= end) {
     for (int32_t j = 0; j < n; ++j) store_zero(row, j);
@@ -67,84 +67,60 @@ __attribute__((always_inline)) inline void fused_row(int32_t* row, int32_t begin
   const int32_t smax = vmaxvq_s32(row[begin], vmaxes);
 
   // Pass 1: e_j in place of s_j, and their sum. Few vector constants (the
-  // shift and the limit are scalar operands), so that the loop does not
-  // spill.
-  static_assert(kExp2FracBits == 16 && kExp2TableBits == 8, "index = bits 8..15 of t");
-  const int32_t shift = sm.exp_shift;  // locals: the row stores could alias sm
-  const int32_t limit = sm.diff_limit;
-  const uint32x4_t vmult = vdupq_n_u32(sm.exp_multiplier);
-  // (smax - s) << shift = s * -2^shift + (smax << shift) (mod 2^32): one VMLAS.
-  uint32x4_t vneg_step = vdupq_n_u32(0u - (uint32_t{1} << shift));
+  // limit and the top are scalar operands), so that the loop does not spill.
+  static_assert(kExpPhaseIndexShift == 20 && kExp2TableBits == 8 && kExpPhaseOctaveShift == 28,
+                "index = bits 20..27 of t, octave = t >> 28");
+  const uint32_t step = fx.step;
+  const int32_t limit = fx.limit;
+  // t = (smax - s) * step = s * -step + smax * step (mod 2^32): one VMLAS.
+  uint32x4_t vneg_step = vdupq_n_u32(0u - step);
   // Opaque to the compiler: as a known splat, clang-14 makes it a scalar
   // operand of VMLA (plus a VMOV of the accumulator per step) instead.
   __asm__("" : "+w"(vneg_step));
-  const uint32_t top = static_cast<uint32_t>(smax) << shift;
+  const uint32_t top = static_cast<uint32_t>(smax) * step;
   // u = smax - s <= diff_limit exactly where s >= smax - diff_limit (every s when that is below INT32_MIN).
   // (QSUB: the saturating difference in one instruction; MVE implies the DSP extension.)
   const int32_t floor = __qsub(smax, limit);
   // e = 0 where u > diff_limit, else the ref's ((2 x >> o) + 1) >> 1 with
-  // x = table[(t >> 8) & 255] and o = t >> 16 in [0, 15]. That is x rounded
+  // x = table[(t >> 20) & 255] and o = t >> 28 in [0, 15]. That is x rounded
   // right by o: for o = 0, (2x + 1) >> 1 = x; for o > 0, 2x >> o = x >> (o - 1)
   // and floor((floor(a) + 1) / 2) = floor((a + 1) / 2), so the result is
   // floor((x + 2^(o - 1)) / 2^o) = VRSHL(x, -o). Lanes past the limit
   // (`live` false) skip the gather (predicated: x = 0), and VRSHL of 0 is 0
-  // whatever their octave; so do the lanes past the row's end in the last step.
-  // The index (t >> 8) & 255 takes two shifts; where t(diff_limit) < 2^24
-  // (so byte 3 of t is 0 in every live lane: t grows with u) it is VMOVLT.U8,
-  // bytes 1 and 3 of each lane, in one (the converter keeps t < 2^20): the
-  // asm loop below. exp4 is the general form.
-  const auto exp4 = [&](int32x4_t s, mve_pred16_t live) {
-    const uint32x4_t t = vmulhq_u32(vmlasq_n_u32(vreinterpretq_u32_s32(s), vneg_step, top), vmult);
-    const uint32x4_t idx = vshrq_n_u32(vshlq_n_u32(t, 16), 24);  // in [0, 255] in every lane
-    const uint32x4_t x = vldrhq_gather_shifted_offset_z_u32(kExp2Table, idx, live);
-    const int32x4_t octave = vnegq_s32(vreinterpretq_s32_u32(vshrq_n_u32(t, kExp2FracBits)));
-    return vrshlq_u32(x, octave);
-  };
+  // whatever their octave; so do the lanes past the row's end.
   uint32_t sum = 0;
   int32_t* pos = row + begin;  // one pointer walks the row (no index kept)
-  if (fused_exp_argument(static_cast<uint32_t>(limit), sm) < (uint32_t{1} << 24)) {
-    // exp4's steps in asm, for the whole row: a tail-predicated loop
-    // (DLSTP/LETP: the lanes past end take no part, so no separate tail
-    // step), with the limit compare and the 4 steps that only the live lanes
-    // need (t, the index, the gather) as one VPT block: 12 instructions per
-    // 4 scores instead of 13. The compilers form neither the block nor, with
-    // an asm step inside a C loop, the low-overhead loop. Lanes past the
-    // limit keep s in place of t: their gather is off (x = 0), so VRSHL
-    // gives 0 whatever their octave.
-    uint32x4_t t, idx, e;
+  {
+    // A tail-predicated loop (DLSTP/LETP: the lanes past end take no part,
+    // so no separate tail step), with the limit compare and the 4 steps
+    // that only the live lanes need (t, the index, the gather) as one VPT
+    // block: 12 instructions per 4 scores. The compilers form neither the
+    // block nor, with an asm step inside a C loop, the low-overhead loop.
+    // Lanes past the limit keep s in place of t: their gather is off (x = 0).
+    // The sum in vector lanes (VADD: tail-predicated lanes keep their old
+    // value), reduced after the loop: VADDVA would want an even-numbered
+    // scalar register, which an asm operand cannot ask for.
+    uint32x4_t t, idx, e, vsum = vdupq_n_u32(0);
     __asm__ volatile(
         "dlstp.32 lr, %[n]\n"
         "1:\n"
         "vldrw.u32 %q[t], [%[pos]]\n"
         "vptttt.s32 ge, %q[t], %[floor]\n"
         "vmlast.u32 %q[t], %q[neg], %[top]\n"
-        "vmulht.u32 %q[t], %q[t], %q[mult]\n"
-        "vmovltt.u8 %q[idx], %q[t]\n"
+        "vshlt.i32 %q[idx], %q[t], #4\n"
+        "vshrt.u32 %q[idx], %q[idx], #24\n"
         "vldrht.u32 %q[e], [%[table], %q[idx], uxtw #1]\n"
-        "vshr.u32 %q[t], %q[t], #16\n"
+        "vshr.u32 %q[t], %q[t], #28\n"
         "vneg.s32 %q[t], %q[t]\n"
         "vrshl.u32 %q[e], %q[e], %q[t]\n"
         "vstrw.32 %q[e], [%[pos]], #16\n"
-        "vaddva.u32 %[sum], %q[e]\n"
+        "vadd.i32 %q[vsum], %q[vsum], %q[e]\n"
         "letp lr, 1b\n"
-        : [pos] "+&r"(pos), [sum] "+&r"(sum), [t] "=&w"(t), [idx] "=&w"(idx), [e] "=&w"(e)
-        : [n] "r"(end - begin), [floor] "r"(floor), [neg] "w"(vneg_step), [top] "r"(top), [mult] "w"(vmult),
+        : [pos] "+&r"(pos), [vsum] "+&w"(vsum), [t] "=&w"(t), [idx] "=&w"(idx), [e] "=&w"(e)
+        : [n] "r"(end - begin), [floor] "r"(floor), [neg] "w"(vneg_step), [top] "r"(top),
           [table] "r"(kExp2Table)
         : "lr", "memory");
-  } else {
-    for (int32_t k = (end - begin) / 4; k > 0; --k, pos += 4) {
-      const int32x4_t sv = vldrwq_s32(pos);
-      const uint32x4_t e = exp4(sv, vcmpgeq_n_s32(sv, floor));
-      vstrwq_u32(reinterpret_cast<uint32_t*>(pos), e);
-      sum = vaddvaq_u32(sum, e);
-    }
-    if (((end - begin) & 3) != 0) {  // the last 1..3 scores
-      const mve_pred16_t p = vctp32q(static_cast<uint32_t>((end - begin) & 3));
-      const int32x4_t sv = vldrwq_z_s32(pos, p);
-      const uint32x4_t e = exp4(sv, vcmpgeq_m_n_s32(sv, floor, p));  // past end: no gather
-      vstrwq_p_u32(reinterpret_cast<uint32_t*>(pos), e, p);
-      sum = vaddvaq_p_u32(sum, e, p);
-    }
+    sum = vaddvq_u32(vsum);
   }
 
   // The reciprocal, exactly as the ref.
@@ -181,9 +157,9 @@ __attribute__((always_inline)) inline void fused_row(int32_t* row, int32_t begin
 
 void softmax_fused_rows_mve(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
                             const int32_t* end, int32_t n, const FusedSoftmax& sm) {
-  const FusedSoftmax c = sm;  // a copy: the rows' stores cannot alias it
+  const FusedExp fx = fused_exp_constants(sm);  // once per call; a local: the rows' stores cannot alias it
   for (int32_t r = 0; r < rows; ++r)
-    fused_row(s + static_cast<ptrdiff_t>(r) * stride, begin[r], end[r], n, c);
+    fused_row(s + static_cast<ptrdiff_t>(r) * stride, begin[r], end[r], n, fx);
 }
 
 void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {

@@ -2,10 +2,9 @@
 // (AArch64 and ARMv7-A): softmax_fused_row_ref's integer arithmetic (see that
 // file for the formulas), bit-exact, 4 keys per step:
 //   max         vmaxq_s32
-//   e_j         u = smax - s (uint32), t = high half of (u << exp_shift) *
-//               exp_multiplier (vmull_u32, narrowed by vshrn), the table
-//               entries loaded lane by lane (NEON has no gather), the per-lane
-//               right shift by vshlq_u32 with negated counts; e = 0 where
+//   e_j         u = smax - s (uint32), t = u * step mod 2^32 (vmulq_u32), the
+//               table entries loaded lane by lane (NEON has no gather), the
+//               per-lane rounding octave shift by vrshlq_u32 with negated counts; e = 0 where
 //               u > diff_limit (unsigned compare); sum in uint32 lanes (ref's
 //               sum is a uint32 too: addition mod 2^32 in any order)
 //   1 / sum     scalar, fused_softmax_reciprocal (ref's)
@@ -65,36 +64,33 @@ void softmax_fused_row_neon(int32_t* row, int32_t begin, int32_t end, int32_t n,
 
   // Pass 1: e_j in place of s_j, and their sum.
   const uint32x4_t vsmax = vdupq_n_u32(static_cast<uint32_t>(smax));
-  const uint32x4_t vlimit = vdupq_n_u32(static_cast<uint32_t>(c.diff_limit));
-  const uint32x2_t vmult = vdup_n_u32(c.exp_multiplier);
-  const int32x4_t vshift = vdupq_n_s32(c.exp_shift);
-  const uint32x4_t one = vdupq_n_u32(1);
+  const FusedExp fx = fused_exp_constants(c);
+  const uint32_t step = fx.step;
+  const uint32x4_t vlimit = vdupq_n_u32(static_cast<uint32_t>(fx.limit));
+  const uint32x4_t vstep = vdupq_n_u32(step);
   uint32x4_t vsum = vdupq_n_u32(0);
   j = begin;
   for (; j + 4 <= end; j += 4) {
     int32_t* pj = row + j;  // [4]
     const uint32x4_t u = vsubq_u32(vsmax, vreinterpretq_u32_s32(vld1q_s32(pj)));
     const uint32x4_t keep = vcleq_u32(u, vlimit);  // u <= diff_limit
-    const uint32x4_t us = vshlq_u32(u, vshift);    // u << exp_shift, mod 2^32 as in ref
-    const uint32x4_t t = vcombine_u32(vshrn_n_u64(vmull_u32(vget_low_u32(us), vmult), 32),
-                                      vshrn_n_u64(vmull_u32(vget_high_u32(us), vmult), 32));
+    const uint32x4_t t = vmulq_u32(u, vstep);      // mod 2^32, as in ref
     // The table entries, lane by lane. Lanes past diff_limit read some entry
     // (the index is masked to the table) and are zeroed by keep below.
     alignas(16) uint32_t ti[4];
-    vst1q_u32(ti, vandq_u32(vshrq_n_u32(t, kExp2FracBits - kExp2TableBits),
-                            vdupq_n_u32((1u << kExp2TableBits) - 1)));
+    vst1q_u32(ti, vandq_u32(vshrq_n_u32(t, kExpPhaseIndexShift), vdupq_n_u32((1u << kExp2TableBits) - 1)));
     alignas(16)
         const uint32_t tx[4] = {kExp2Table[ti[0]], kExp2Table[ti[1]], kExp2Table[ti[2]], kExp2Table[ti[3]]};
-    const uint32x4_t x = vshlq_n_u32(vld1q_u32(tx), 1);
-    // x >> (t >> 16): t >> 16 is in [0, 15] where kept.
-    const uint32x4_t shifted = vshlq_u32(x, vnegq_s32(vreinterpretq_s32_u32(vshrq_n_u32(t, kExp2FracBits))));
-    const uint32x4_t e = vandq_u32(keep, vshrq_n_u32(vaddq_u32(shifted, one), 1));
+    // x / 2^(t >> 28) rounded half up (the octave in [0, 15]): VRSHL by the negated octave.
+    const uint32x4_t shifted =
+        vrshlq_u32(vld1q_u32(tx), vnegq_s32(vreinterpretq_s32_u32(vshrq_n_u32(t, kExpPhaseOctaveShift))));
+    const uint32x4_t e = vandq_u32(keep, shifted);
     vst1q_s32(pj, vreinterpretq_s32_u32(e));
     vsum = vaddq_u32(vsum, e);
   }
   uint32_t sum = sum_lanes(vsum);
   for (; j < end; ++j) {
-    const uint32_t e = fused_exp(static_cast<uint32_t>(smax) - static_cast<uint32_t>(row[j]), c);
+    const uint32_t e = fused_exp(static_cast<uint32_t>(smax) - static_cast<uint32_t>(row[j]), step, fx.limit);
     row[j] = static_cast<int32_t>(e);
     sum += e;
   }

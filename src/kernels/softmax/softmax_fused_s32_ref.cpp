@@ -3,10 +3,12 @@
 //
 // For a row with maximum score smax over its visible keys, key j gets
 //   u   = smax - s[j]                                (>= 0)
-//   e_j = 0 if u > diff_limit, else
-//   t   = ((u << exp_shift) * exp_multiplier) >> 32  u * score_step * log2(e), Q15.16, < 2^20
-//   e_j = ((2 * kExp2Table[(t >> 8) & 255] >> (t >> 16)) + 1) >> 1
-//                                                    2^(-t / 2^16) in Q0.16, rounded
+//   e_j = 0 if u > limit, else
+//   t   = u * step (< 2^32 for u <= limit)            u * score_step * log2(e), Q4.28
+//   e_j = ((2 * kExp2Table[(t >> 20) & 255] >> (t >> 28)) + 1) >> 1
+//                                                    2^(-t / 2^28) in Q0.16, rounded
+// with step = round(exp_multiplier * 2^(exp_shift - 20)) (at most 2^32 - 1)
+// and limit = min(diff_limit, (2^32 - 1) / step) (fused_exp_constants).
 //   p_j = (e_j * R + 2^31) >> 32, R ~ (1 - 2^-15) 2^47 / sum_j e_j, so p_j <= 32767
 // R comes from gemmlowp's one_over_one_plus_x (sum normalized to [1, 2) by
 // its leading zeros): no division. e_max = 65447 and S <= 65536 keep the sum
@@ -89,11 +91,11 @@ uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax&
 
   // e_j in place of s_j, and their sum. (Constants in a local copy: row
   // stores could alias sm as far as the compiler knows.)
-  const FusedSoftmax c = sm;
+  const FusedExp fx = fused_exp_constants(sm);
   uint32_t sum = 0;
   for (int32_t j = begin; j < end; ++j) {
     const uint32_t u = static_cast<uint32_t>(smax) - static_cast<uint32_t>(row[j]);  // < 2^31
-    const uint32_t e = fused_exp(u, c);
+    const uint32_t e = fused_exp(u, fx.step, fx.limit);
     row[j] = static_cast<int32_t>(e);
     sum += e;
   }
