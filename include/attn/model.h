@@ -20,6 +20,7 @@
 //   attn::LayerWeightsF32 layers[ATTN_MAX_LAYERS];
 //   attn::TransformerWeightsF32 w;
 //   ATTN_TRY(model.transformer_weights_f32(layers, ATTN_MAX_LAYERS, &w));
+//   (an s8 / s16 model: transformer_weights_s8 / _s16 into LayerWeightsS8 / S16)
 //
 // The loader copies nothing and allocates nothing: every pointer it hands
 // out points into the caller's buffer, which must outlive the Model and be
@@ -470,6 +471,13 @@ class Model {
   // layers [0, num_layers). kNullArgument, kNotAModel (a block file),
   // kBadDtype (an s8/s16 model), kBufferTooSmall (capacity < num_layers).
   Status transformer_weights_f32(LayerWeightsF32* layers, int32_t capacity, TransformerWeightsF32* out) const;
+  // The same for an integer model (s8 / s16, ready for transformer_forward_s8 /
+  // _s16): every table points into the blob, each layer's attention is
+  // block(l)'s s8 / s16 weights, the float scales are the file's.
+  // kNullArgument, kNotAModel (a block file), kBadDtype (a model of another
+  // dtype), kBufferTooSmall (capacity < num_layers).
+  Status transformer_weights_s8(LayerWeightsS8* layers, int32_t capacity, TransformerWeightsS8* out) const;
+  Status transformer_weights_s16(LayerWeightsS16* layers, int32_t capacity, TransformerWeightsS16* out) const;
 
   // Block i (kBlockIndex when i >= block_count()).
   Status block(uint32_t i, Block* out) const;

@@ -1218,3 +1218,180 @@ Status Model::transformer_weights_f32(LayerWeightsF32* layers, int32_t capacity,
 
 }  // namespace attn
 
+namespace attn {
+namespace {
+
+template <typename T>
+T read_at(const void* p, size_t i) {
+  T v;
+  std::memcpy(&v, static_cast<const uint8_t*>(p) + i * sizeof(T), sizeof v);
+  return v;
+}
+
+// NormFixed from its weight, bias and s64 [3] constants.
+void set_norm_table(NormFixed* n, Role role, const TensorView& v, Role weight) {
+  const int32_t k = static_cast<int32_t>(role) - static_cast<int32_t>(weight);  // 0 weight, 1 bias, 2 consts
+  if (k == 0) n->weight = static_cast<const int32_t*>(v.data);
+  if (k == 1) n->bias = static_cast<const int64_t*>(v.data);
+  if (k == 2) {
+    n->eps = read_at<int64_t>(v.data, format::kNormEps);
+    n->shift = static_cast<int32_t>(read_at<int64_t>(v.data, format::kNormShift));  // load checked [1, 62]
+    n->output_zero_point = static_cast<int32_t>(read_at<int64_t>(v.data, format::kNormOutputZeroPoint));
+  }
+}
+
+RescaleFixed rescale_of(const TensorView& v) {
+  RescaleFixed r;
+  r.multiplier = read_at<int32_t>(v.data, format::kRescaleMultiplier);
+  r.shift = read_at<int32_t>(v.data, format::kRescaleShift);
+  r.zero_point = read_at<int32_t>(v.data, format::kRescaleZeroPoint);
+  return r;
+}
+
+// One of the projection's four tables (weight, bias, multiplier, shift: k = 0..3).
+template <typename Projection>
+void set_projection_table(Projection* p, int32_t k, const void* data) {
+  if (k == 0) p->weight = static_cast<const int8_t*>(data);
+  if (k == 1) p->bias = static_cast<decltype(p->bias)>(data);
+  if (k == 2) p->multiplier = static_cast<const int32_t*>(data);
+  if (k == 3) p->shift = static_cast<const int32_t*>(data);
+}
+
+void set_ffn_consts(FfnS8* f, const TensorView& v) {
+  f->h1_zero_point = read_at<int32_t>(v.data, format::kFfnH1ZeroPoint);
+  f->h3_zero_point = read_at<int32_t>(v.data, format::kFfnH3ZeroPoint);
+  f->g_zero_point = read_at<int32_t>(v.data, format::kFfnGZeroPoint);
+  f->gate_multiplier = read_at<int32_t>(v.data, format::kFfnActMultiplier);
+  f->gate_shift = read_at<int32_t>(v.data, format::kFfnActShift);
+}
+void set_ffn_consts(FfnS16* f, const TensorView& v) {  // the zero points are 0 (load checked)
+  f->act_multiplier = read_at<int32_t>(v.data, format::kFfnActMultiplier);
+  f->act_shift = read_at<int32_t>(v.data, format::kFfnActShift);
+}
+void set_act_table(FfnS8* f, const TensorView& v) {
+  if (v.dtype == DType::kS8) f->act_table = static_cast<const int8_t*>(v.data);     // plain
+  if (v.dtype == DType::kS16) f->gate_table = static_cast<const int16_t*>(v.data);  // gated
+}
+void set_act_table(FfnS16* f, const TensorView& v) { f->act_table = static_cast<const int32_t*>(v.data); }
+
+const WeightsS8& block_weights(const Block& b, const LayerWeightsS8*) { return b.s8; }
+const WeightsS16& block_weights(const Block& b, const LayerWeightsS16*) { return b.s16; }
+
+// The integer model's views: every table from its role (load checked that the
+// flags' tensors are there, once, with their shapes and values).
+template <typename Layer, typename Weights>
+Status fixed_weights(const Model& model, DType dtype, Layer* layers, int32_t capacity, Weights* out) {
+  if (out == nullptr) return Status::kNullArgument;
+  format::ModelRecord m{};
+  ATTN_TRY(model.model_record(&m));
+  if (m.dtype != static_cast<uint16_t>(dtype)) return Status::kBadDtype;
+  const uint32_t layer_count = model.block_count();
+  if (capacity < 0 || static_cast<uint32_t>(capacity) < layer_count) return Status::kBufferTooSmall;
+  if (layers == nullptr) return Status::kNullArgument;
+  Weights w;
+  for (uint32_t l = 0; l < layer_count; ++l) {
+    Block b;
+    ATTN_TRY(model.block(l, &b));
+    layers[l] = Layer();
+    layers[l].attention = block_weights(b, &layers[l]);
+    layers[l].attention_input_scale = b.io.scale[0];  // query = key = value: self-attention
+    layers[l].attention_output_scale = b.io.scale[3];
+  }
+  for (uint32_t i = 0; i < model.tensor_count(); ++i) {
+    TensorView v;
+    ATTN_TRY(model.tensor(i, &v));
+    const int32_t r = static_cast<int32_t>(v.role);
+    const auto from = [&](Role first) { return r - static_cast<int32_t>(first); };
+    if (v.block != format::kNoBlock) {
+      Layer& L = layers[v.block];
+      if (r >= static_cast<int32_t>(Role::kIntNorm1Weight) && r <= static_cast<int32_t>(Role::kNorm1Consts))
+        set_norm_table(&L.norm1, v.role, v, Role::kIntNorm1Weight);
+      if (r >= static_cast<int32_t>(Role::kIntNorm2Weight) && r <= static_cast<int32_t>(Role::kNorm2Consts))
+        set_norm_table(&L.norm2, v.role, v, Role::kIntNorm2Weight);
+      if (v.role == Role::kAttnIn) L.attn_in = rescale_of(v);
+      if (v.role == Role::kAttnOut) L.attn_out = rescale_of(v);
+      if (v.role == Role::kFfnIn) L.ffn_in = rescale_of(v);
+      if (from(Role::kIntFfnW1) >= 0 && from(Role::kIntFfnW1) < 4)
+        set_projection_table(&L.ffn.w1, from(Role::kIntFfnW1), v.data);
+      if (from(Role::kIntFfnW2) >= 0 && from(Role::kIntFfnW2) < 4)
+        set_projection_table(&L.ffn.w2, from(Role::kIntFfnW2), v.data);
+      if (from(Role::kIntFfnW3) >= 0 && from(Role::kIntFfnW3) < 4)
+        set_projection_table(&L.ffn.w3, from(Role::kIntFfnW3), v.data);
+      if (v.role == Role::kFfnActTable) set_act_table(&L.ffn, v);
+      if (v.role == Role::kFfnConsts) set_ffn_consts(&L.ffn, v);
+      continue;
+    }
+    switch (v.role) {  // model tables; user tensors: none
+      case Role::kIntTokenEmbedding:
+        w.token_embedding.table = static_cast<const int8_t*>(v.data);
+        break;
+      case Role::kTokenMultiplier:
+        w.token_embedding.multiplier = static_cast<const int32_t*>(v.data);
+        break;
+      case Role::kTokenShift:
+        w.token_embedding.shift = static_cast<const int32_t*>(v.data);
+        break;
+      case Role::kIntPositionEmbedding:
+        w.position_embedding.table = static_cast<const int8_t*>(v.data);
+        break;
+      case Role::kPositionMultiplier:
+        w.position_embedding.multiplier = static_cast<const int32_t*>(v.data);
+        break;
+      case Role::kPositionShift:
+        w.position_embedding.shift = static_cast<const int32_t*>(v.data);
+        break;
+      case Role::kIntTypeEmbedding:
+        w.type_embedding = static_cast<const int32_t*>(v.data);
+        break;
+      case Role::kIntEmbeddingNormWeight:
+      case Role::kIntEmbeddingNormBias:
+      case Role::kEmbeddingNormConsts:
+        set_norm_table(&w.embedding_norm, v.role, v, Role::kIntEmbeddingNormWeight);
+        break;
+      case Role::kIntFinalNormWeight:
+      case Role::kIntFinalNormBias:
+      case Role::kFinalNormConsts:
+        set_norm_table(&w.final_norm, v.role, v, Role::kIntFinalNormWeight);
+        break;
+      case Role::kHeadIn:
+        w.head_in = rescale_of(v);
+        break;
+      case Role::kIntLmHead:
+        w.head.weight = static_cast<const int8_t*>(v.data);
+        break;
+      case Role::kHeadBias:
+        set_projection_table(&w.head, 1, v.data);
+        break;
+      case Role::kHeadMultiplier:
+        w.head.multiplier = static_cast<const int32_t*>(v.data);
+        break;
+      case Role::kHeadShift:
+        w.head.shift = static_cast<const int32_t*>(v.data);
+        break;
+      case Role::kModelScales:
+        w.residual_scale = read_at<float>(v.data, format::kResidualScale);
+        w.output_scale = read_at<float>(v.data, format::kOutputScale);
+        break;
+      default:
+        break;
+    }
+  }
+  if ((m.flags & format::kModelHeadTied) != 0) w.head.weight = w.token_embedding.table;
+  w.layers = layers;
+  *out = w;
+  return Status::kOk;
+}
+
+}  // namespace
+
+Status Model::transformer_weights_s8(LayerWeightsS8* layers, int32_t capacity,
+                                     TransformerWeightsS8* out) const {
+  return fixed_weights(*this, DType::kS8, layers, capacity, out);
+}
+
+Status Model::transformer_weights_s16(LayerWeightsS16* layers, int32_t capacity,
+                                      TransformerWeightsS16* out) const {
+  return fixed_weights(*this, DType::kS16, layers, capacity, out);
+}
+
+}  // namespace attn
