@@ -7,6 +7,7 @@
 // value (CRC recomputed) with its own Status.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -457,4 +458,35 @@ TEST_CASE("integer model accessors on block files and f32 models", "[model][v3][
   REQUIRE(attn::Model::load(f32.p, f32.n, &fm) == Status::kOk);
   attn::LayerWeightsS16 l2[2];
   CHECK(fm.transformer_weights_s16(l2, 2, &w16) == Status::kBadDtype);
+}
+TEST_CASE("committed s8 / s16 model files (fuzzer seeds) load and run", "[model][v3][int_model]") {
+  for (const char* name : {"llama1.s8.attn", "bert1.s16.attn"}) {
+    INFO(name);
+    std::ifstream in(std::string(ATTN_TEST_DATA_DIR) + "/model/" + name, std::ios::binary);
+    REQUIRE(in.good());
+    const std::vector<uint8_t> f((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(f.size() <= 16384);  // the fuzzer's input limit (tests/fuzz/run_fuzz.sh)
+    const Blob blob(f);
+    attn::Model m;
+    REQUIRE(attn::Model::load(blob.p, blob.n, &m) == Status::kOk);
+    TransformerConfig c;
+    REQUIRE(m.transformer_config(&c) == Status::kOk);
+    ModelRecord r;
+    REQUIRE(m.model_record(&r) == Status::kOk);
+    const std::vector<int32_t> toks = sequences(1, std::min(5, c.max_positions), c.vocab_size, 1)[0];
+    std::vector<int32_t> out;
+    if (r.dtype == uint16_t(DType::kS8)) {
+      std::vector<attn::LayerWeightsS8> layers(size_t(c.num_layers));
+      attn::TransformerWeightsS8 w;
+      REQUIRE(m.transformer_weights_s8(layers.data(), c.num_layers, &w) == Status::kOk);
+      out = run(c, w, toks);
+    } else {
+      REQUIRE(r.dtype == uint16_t(DType::kS16));
+      std::vector<attn::LayerWeightsS16> layers(size_t(c.num_layers));
+      attn::TransformerWeightsS16 w;
+      REQUIRE(m.transformer_weights_s16(layers.data(), c.num_layers, &w) == Status::kOk);
+      out = run(c, w, toks);
+    }
+    CHECK(out.size() == toks.size() * size_t(c.output_dim()));
+  }
 }
