@@ -425,7 +425,7 @@ TEST_CASE("unknown dtype, role, layout, version", "[model][bad]") {
   // s8 blocks are not readable by this loader yet.
   CHECK(mutated([](auto& f) { poke<uint16_t>(f, BLK(0, dtype), 2); }) == Status::kUnknownDtype);
   CHECK(mutated([](auto& f) { poke<uint16_t>(f, TEN(12, role), 0); }) == Status::kUnknownRole);
-  CHECK(mutated([](auto& f) { poke<uint16_t>(f, TEN(12, role), 40); }) == Status::kUnknownRole);
+  CHECK(mutated([](auto& f) { poke<uint16_t>(f, TEN(12, role), 63); }) == Status::kUnknownRole);
   CHECK(mutated([](auto& f) { poke<uint16_t>(f, TEN(12, role), 0xFFFF); }) == Status::kUnknownRole);
   CHECK(mutated([](auto& f) { poke<uint16_t>(f, TEN(12, layout), 7); }) == Status::kUnknownLayout);
   CHECK(mutated([](auto& f) { poke<uint16_t>(f, HDR(version), 0x100); }) == Status::kUnsupportedVersion);

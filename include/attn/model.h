@@ -20,6 +20,7 @@
 //   attn::LayerWeightsF32 layers[ATTN_MAX_LAYERS];
 //   attn::TransformerWeightsF32 w;
 //   ATTN_TRY(model.transformer_weights_f32(layers, ATTN_MAX_LAYERS, &w));
+//   (an s8 / s16 model: transformer_weights_s8 / _s16 into LayerWeightsS8 / S16)
 //
 // The loader copies nothing and allocates nothing: every pointer it hands
 // out points into the caller's buffer, which must outlive the Model and be
@@ -34,6 +35,7 @@
 #include "attn/status.h"
 #include "attn/tensor.h"
 #include "attn/transformer.h"
+#include "attn/transformer_fixed.h"
 
 // Caps checked by the loader (override with -D, like attn/config.h).
 #ifndef ATTN_MAX_BLOCKS
@@ -76,8 +78,9 @@ constexpr uint16_t kBlockBias = 1u << 0;  // bq, bk, bv, bo present
 constexpr uint16_t kKnownBlockFlags = kBlockBias;
 
 // What a tensor is. Values are stable across versions; new roles are added,
-// never renumbered. 16..63 are for the quantization tables of s8/s16 blocks
-// (16..27 defined; 28..63 reserved).
+// never renumbered. 16..27: the quantization tables of s8/s16 blocks; 28..63:
+// layer tables of whole models (28..37 f32, 40..62 s8/s16); 64..127: model
+// tables (64..71 f32, 72..90 s8/s16).
 //
 // Dtypes and shapes per block dtype (D = heads * head_dim, Dkv = n_kv_heads * head_dim,
 // Dkv = D when n_kv_heads is 0; Wk, Wv, bk, bv are [Dkv, ...]):
@@ -119,8 +122,8 @@ enum class Role : uint16_t {
   kRopeSin = 27,      // s16 [P, head_dim / 2]  round(2^14 sin(...))
   // Layer roles of a whole model (v3): block = the layer index. Shapes of an
   // f32 model (E embed_dim, F ffn_dim); which are present follows the
-  // ModelRecord's flags (FORMAT.md). 38, 39 reserved; 40..63 for the tables
-  // of integer models.
+  // ModelRecord's flags (FORMAT.md). 38, 39 reserved; 40..62 (below) for
+  // the tables of integer models.
   kNorm1Weight = 28,  // [E]
   kNorm1Bias = 29,    // [E]  LayerNorm with kModelNormBias
   kNorm2Weight = 30,  // [E]
@@ -131,8 +134,8 @@ enum class Role : uint16_t {
   kFfnB2 = 35,        // [E]  kModelFfnBias
   kFfnW3 = 36,        // [F, E]  kModelGatedFfn
   kFfnB3 = 37,        // [F]  kModelGatedFfn and kModelFfnBias
-  // Model roles (v3): block = kNoBlock. 72..127 reserved (72..95 for the
-  // tables of integer models).
+  // Model roles (v3): block = kNoBlock. 72..90 (below) for the tables of
+  // integer models; 91..127 reserved.
   kTokenEmbedding = 64,       // [V, E]
   kPositionEmbedding = 65,    // [P, E]  kModelLearnedPositions (P = max_positions)
   kTypeEmbedding = 66,        // [T, E]  type_vocab_size T > 0
@@ -141,6 +144,86 @@ enum class Role : uint16_t {
   kFinalNormWeight = 69,      // [E]  kModelFinalNorm
   kFinalNormBias = 70,        // [E]  kModelFinalNorm, LayerNorm with kModelNormBias
   kLmHead = 71,               // [V, E]  kModelHeadUntied
+  // Layer roles of integer models (s8 / s16, v3): block = the layer index. The
+  // tables of attn::LayerWeightsS8 / S16 (attn/transformer_fixed.h) besides the
+  // attention block's own (roles 1..27). Dtypes and shapes, and which are
+  // present: FORMAT.md "Integer models". 63 reserved.
+  kIntNorm1Weight = 40,   // s32 [E]  NormFixed::weight
+  kIntNorm1Bias = 41,     // s64 [E]  NormFixed::bias (LayerNorm with kModelNormBias)
+  kNorm1Consts = 42,      // s64 [3]  NormFixed eps, shift, output_zero_point (NormConst)
+  kIntNorm2Weight = 43,   // as 40..42, for norm2
+  kIntNorm2Bias = 44,     //
+  kNorm2Consts = 45,      //
+  kAttnIn = 46,           // s32 [3]  RescaleFixed multiplier, shift, zero_point (post-norm only)
+  kAttnOut = 47,          // s32 [3]  RescaleFixed: attention output -> residual
+  kFfnIn = 48,            // s32 [3]  RescaleFixed (post-norm only)
+  kIntFfnW1 = 49,         // s8 [F, E]
+  kIntFfnB1 = 50,         // s8 model: s32 [F], always; s16 model: s64 [F], kModelFfnBias
+  kFfnW1Multiplier = 51,  // s32 [F]  Q0.31
+  kFfnW1Shift = 52,       // s32 [F]
+  kIntFfnW2 = 53,         // s8 [E, F]  into the residual grid
+  kIntFfnB2 = 54,         // s32 / s64 [E], as b1
+  kFfnW2Multiplier = 55,  // s32 [E]
+  kFfnW2Shift = 56,       // s32 [E]
+  kIntFfnW3 = 57,         // s8 [F, E]  kModelGatedFfn
+  kIntFfnB3 = 58,         // s32 / s64 [F], as b1 and kModelGatedFfn
+  kFfnW3Multiplier = 59,  // s32 [F]  kModelGatedFfn
+  kFfnW3Shift = 60,       // s32 [F]  kModelGatedFfn
+  kFfnActTable = 61,      // s8 plain: s8 [256]; s8 gated: s16 [256]; s16: s32 [kActTableS16Entries]
+  kFfnConsts = 62,        // s32 [5]  FfnConst
+  // Model roles of integer models (block = kNoBlock). 91..95 reserved.
+  kIntTokenEmbedding = 72,       // s8 [V, E]  EmbeddingFixed::table (also the tied head's weight)
+  kTokenMultiplier = 73,         // s32 [V]
+  kTokenShift = 74,              // s32 [V]
+  kIntPositionEmbedding = 75,    // s8 [P, E]  kModelLearnedPositions
+  kPositionMultiplier = 76,      // s32 [P]
+  kPositionShift = 77,           // s32 [P]
+  kIntTypeEmbedding = 78,        // s32 [E]  row 0 on the residual grid (type_vocab_size > 0)
+  kIntEmbeddingNormWeight = 79,  // s32 [E]  kModelEmbeddingNorm
+  kIntEmbeddingNormBias = 80,    // s64 [E]  kModelEmbeddingNorm, LayerNorm with kModelNormBias
+  kEmbeddingNormConsts = 81,     // s64 [3]  kModelEmbeddingNorm
+  kIntFinalNormWeight = 82,      // s32 [E]  kModelFinalNorm
+  kIntFinalNormBias = 83,        // s64 [E]  kModelFinalNorm, LayerNorm with kModelNormBias
+  kFinalNormConsts = 84,         // s64 [3]  kModelFinalNorm
+  kHeadIn = 85,                  // s32 [3]  RescaleFixed: a head without final norm
+  kIntLmHead = 86,               // s8 [V, E]  kModelHeadUntied
+  kHeadBias = 87,                // s32 [V]  s8 models with a head (the input zero point fold)
+  kHeadMultiplier = 88,          // s32 [V]  a head
+  kHeadShift = 89,               // s32 [V]  a head
+  kModelScales = 90,             // f32 [2]  residual_scale, output_scale (ModelScale)
+};
+
+// Entries of the s64 [3] norm constants (roles 42, 45, 81, 84) of integer models.
+enum NormConst : uint32_t {
+  kNormEps = 0,              // NormFixed::eps, [0, 2^62)
+  kNormShift = 1,            // NormFixed::shift, [1, 62]
+  kNormOutputZeroPoint = 2,  // s8 into an int8 matmul input: [-128, 127]; otherwise 0
+  kNormConstCount = 3,
+};
+// Entries of the s32 [3] rescales (roles 46, 47, 48, 85): attn::RescaleFixed.
+enum RescaleConst : uint32_t {
+  kRescaleMultiplier = 0,  // >= 0
+  kRescaleShift = 1,       // [-31, 30]
+  kRescaleZeroPoint = 2,   // s8: [-128, 127]; s16: 0
+  kRescaleConstCount = 3,
+};
+// Entries of the s32 [5] FFN constants (role 62). s8: FfnS8's zero points and
+// the gate's multiplier and shift (plain FFN: h3_zero_point, multiplier and
+// shift 0); s16: zero points 0, FfnS16::act_multiplier and act_shift.
+enum FfnConst : uint32_t {
+  kFfnH1ZeroPoint = 0,
+  kFfnH3ZeroPoint = 1,
+  kFfnGZeroPoint = 2,
+  kFfnActMultiplier = 3,  // s8 gated: gate_multiplier; s16: act_multiplier (>= 0)
+  kFfnActShift = 4,       // s8 gated: gate_shift [-31, 30]; s16: act_shift, [-31, 30] plain, [-31, 14] gated
+  kFfnConstCount = 5,
+};
+// Entries of the f32 [2] model scales (role 90): real = scale * q. Not read by
+// the integer forward (TransformerWeightsFixed::residual_scale, ::output_scale).
+enum ModelScale : uint32_t {
+  kResidualScale = 0,
+  kOutputScale = 1,
+  kModelScaleCount = 2,
 };
 
 // Entries of the kQuantParams table of an s8/s16 block. s16 zero points are 0.
@@ -388,6 +471,13 @@ class Model {
   // layers [0, num_layers). kNullArgument, kNotAModel (a block file),
   // kBadDtype (an s8/s16 model), kBufferTooSmall (capacity < num_layers).
   Status transformer_weights_f32(LayerWeightsF32* layers, int32_t capacity, TransformerWeightsF32* out) const;
+  // The same for an integer model (s8 / s16, ready for transformer_forward_s8 /
+  // _s16): every table points into the blob, each layer's attention is
+  // block(l)'s s8 / s16 weights, the float scales are the file's.
+  // kNullArgument, kNotAModel (a block file), kBadDtype (a model of another
+  // dtype), kBufferTooSmall (capacity < num_layers).
+  Status transformer_weights_s8(LayerWeightsS8* layers, int32_t capacity, TransformerWeightsS8* out) const;
+  Status transformer_weights_s16(LayerWeightsS16* layers, int32_t capacity, TransformerWeightsS16* out) const;
 
   // Block i (kBlockIndex when i >= block_count()).
   Status block(uint32_t i, Block* out) const;

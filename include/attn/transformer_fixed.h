@@ -108,6 +108,10 @@ struct LayerWeightsFixed {
   RescaleFixed attn_out;   // attention output -> residual (zero_point: the output's)
   RescaleFixed ffn_in;     // post-norm: residual -> FFN input
   Ffn ffn;
+  // Not read by the forward (for the caller, and the model file's block I/O
+  // scales): the attention's input and output grids, real = scale * (q - zp).
+  float attention_input_scale = 0.0f;
+  float attention_output_scale = 0.0f;
 };
 using LayerWeightsS8 = LayerWeightsFixed<WeightsS8, FfnS8>;
 using LayerWeightsS16 = LayerWeightsFixed<WeightsS16, FfnS16>;

@@ -450,6 +450,8 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
     ActivationQuant act;
     ATTN_TRY(done(Ty::attention(ac, lw.attention, r.attention, st, &ly.attention, &act, qo)));
     const double s_ai = static_cast<double>(act.query.scale);
+    ly.attention_input_scale = act.query.scale;
+    ly.attention_output_scale = act.output.scale;
     if (c.pre_norm) {
       ATTN_TRY(done(make_norm(c, lw.norm1, s_r, s_ai, act.query.zero_point, st, &ly.norm1)));
     } else {

@@ -73,6 +73,13 @@ enum class Dim : uint8_t {
   kP,    // max_positions
   kT,    // type_vocab_size
   kOne,  // 1
+  // Integer models' constant tables.
+  kNormConsts,   // format::kNormConstCount
+  kRescale,      // format::kRescaleConstCount
+  kFfnConsts,    // format::kFfnConstCount
+  kActTableS8,   // 256: one entry per int8 input
+  kActTableS16,  // kActTableS16Entries
+  kModelScales,  // format::kModelScaleCount
 };
 
 // When the tensor is present.
@@ -89,6 +96,10 @@ enum class When : uint8_t {
   kFinalNorm,          // kModelFinalNorm
   kFinalNormBias,      // kModelFinalNorm, LayerNorm with kModelNormBias
   kUntiedHead,         // kModelHeadUntied
+  kPostNorm,           // not kModelPreNorm
+  kPlainFfn,           // not kModelGatedFfn
+  kHead,               // kModelHeadTied or kModelHeadUntied
+  kHeadNoFinalNorm,    // a head, not kModelFinalNorm
 };
 
 struct ModelTensorRule {
@@ -120,14 +131,94 @@ constexpr ModelTensorRule kModelTensorRules[] = {
     {kF32, Role::kFinalNormWeight, kF32, 1, {Dim::kE, Dim::kOne}, When::kFinalNorm},
     {kF32, Role::kFinalNormBias, kF32, 1, {Dim::kE, Dim::kOne}, When::kFinalNormBias},
     {kF32, Role::kLmHead, kF32, 2, {Dim::kV, Dim::kE}, When::kUntiedHead},
+    // s8 models: the tables of attn::TransformerWeightsS8. Biases s32, always
+    // (they carry the input zero point fold).
+    {kS8, Role::kIntNorm1Weight, kS32, 1, {Dim::kE, Dim::kOne}, When::kAlways},
+    {kS8, Role::kIntNorm1Bias, kS64, 1, {Dim::kE, Dim::kOne}, When::kNormBias},
+    {kS8, Role::kNorm1Consts, kS64, 1, {Dim::kNormConsts, Dim::kOne}, When::kAlways},
+    {kS8, Role::kIntNorm2Weight, kS32, 1, {Dim::kE, Dim::kOne}, When::kAlways},
+    {kS8, Role::kIntNorm2Bias, kS64, 1, {Dim::kE, Dim::kOne}, When::kNormBias},
+    {kS8, Role::kNorm2Consts, kS64, 1, {Dim::kNormConsts, Dim::kOne}, When::kAlways},
+    {kS8, Role::kAttnIn, kS32, 1, {Dim::kRescale, Dim::kOne}, When::kPostNorm},
+    {kS8, Role::kAttnOut, kS32, 1, {Dim::kRescale, Dim::kOne}, When::kAlways},
+    {kS8, Role::kFfnIn, kS32, 1, {Dim::kRescale, Dim::kOne}, When::kPostNorm},
+    {kS8, Role::kIntFfnW1, kS8, 2, {Dim::kF, Dim::kE}, When::kAlways},
+    {kS8, Role::kIntFfnB1, kS32, 1, {Dim::kF, Dim::kOne}, When::kAlways},
+    {kS8, Role::kFfnW1Multiplier, kS32, 1, {Dim::kF, Dim::kOne}, When::kAlways},
+    {kS8, Role::kFfnW1Shift, kS32, 1, {Dim::kF, Dim::kOne}, When::kAlways},
+    {kS8, Role::kIntFfnW2, kS8, 2, {Dim::kE, Dim::kF}, When::kAlways},
+    {kS8, Role::kIntFfnB2, kS32, 1, {Dim::kE, Dim::kOne}, When::kAlways},
+    {kS8, Role::kFfnW2Multiplier, kS32, 1, {Dim::kE, Dim::kOne}, When::kAlways},
+    {kS8, Role::kFfnW2Shift, kS32, 1, {Dim::kE, Dim::kOne}, When::kAlways},
+    {kS8, Role::kIntFfnW3, kS8, 2, {Dim::kF, Dim::kE}, When::kGated},
+    {kS8, Role::kIntFfnB3, kS32, 1, {Dim::kF, Dim::kOne}, When::kGated},
+    {kS8, Role::kFfnW3Multiplier, kS32, 1, {Dim::kF, Dim::kOne}, When::kGated},
+    {kS8, Role::kFfnW3Shift, kS32, 1, {Dim::kF, Dim::kOne}, When::kGated},
+    {kS8, Role::kFfnConsts, kS32, 1, {Dim::kFfnConsts, Dim::kOne}, When::kAlways},
+    {kS8, Role::kIntTokenEmbedding, kS8, 2, {Dim::kV, Dim::kE}, When::kAlways},
+    {kS8, Role::kTokenMultiplier, kS32, 1, {Dim::kV, Dim::kOne}, When::kAlways},
+    {kS8, Role::kTokenShift, kS32, 1, {Dim::kV, Dim::kOne}, When::kAlways},
+    {kS8, Role::kIntPositionEmbedding, kS8, 2, {Dim::kP, Dim::kE}, When::kLearnedPositions},
+    {kS8, Role::kPositionMultiplier, kS32, 1, {Dim::kP, Dim::kOne}, When::kLearnedPositions},
+    {kS8, Role::kPositionShift, kS32, 1, {Dim::kP, Dim::kOne}, When::kLearnedPositions},
+    {kS8, Role::kIntTypeEmbedding, kS32, 1, {Dim::kE, Dim::kOne}, When::kTypeVocab},
+    {kS8, Role::kIntEmbeddingNormWeight, kS32, 1, {Dim::kE, Dim::kOne}, When::kEmbeddingNorm},
+    {kS8, Role::kIntEmbeddingNormBias, kS64, 1, {Dim::kE, Dim::kOne}, When::kEmbeddingNormBias},
+    {kS8, Role::kEmbeddingNormConsts, kS64, 1, {Dim::kNormConsts, Dim::kOne}, When::kEmbeddingNorm},
+    {kS8, Role::kIntFinalNormWeight, kS32, 1, {Dim::kE, Dim::kOne}, When::kFinalNorm},
+    {kS8, Role::kIntFinalNormBias, kS64, 1, {Dim::kE, Dim::kOne}, When::kFinalNormBias},
+    {kS8, Role::kFinalNormConsts, kS64, 1, {Dim::kNormConsts, Dim::kOne}, When::kFinalNorm},
+    {kS8, Role::kHeadIn, kS32, 1, {Dim::kRescale, Dim::kOne}, When::kHeadNoFinalNorm},
+    {kS8, Role::kIntLmHead, kS8, 2, {Dim::kV, Dim::kE}, When::kUntiedHead},
+    {kS8, Role::kHeadMultiplier, kS32, 1, {Dim::kV, Dim::kOne}, When::kHead},
+    {kS8, Role::kHeadShift, kS32, 1, {Dim::kV, Dim::kOne}, When::kHead},
+    {kS8, Role::kModelScales, kF32, 1, {Dim::kModelScales, Dim::kOne}, When::kAlways},
+    {kS8, Role::kFfnActTable, kS8, 1, {Dim::kActTableS8, Dim::kOne}, When::kPlainFfn},
+    {kS8, Role::kFfnActTable, kS16, 1, {Dim::kActTableS8, Dim::kOne}, When::kGated},
+    {kS8, Role::kHeadBias, kS32, 1, {Dim::kV, Dim::kOne}, When::kHead},
+    // s16 models: attn::TransformerWeightsS16. Biases s64, iff the config has them; no head bias.
+    {kS16, Role::kIntNorm1Weight, kS32, 1, {Dim::kE, Dim::kOne}, When::kAlways},
+    {kS16, Role::kIntNorm1Bias, kS64, 1, {Dim::kE, Dim::kOne}, When::kNormBias},
+    {kS16, Role::kNorm1Consts, kS64, 1, {Dim::kNormConsts, Dim::kOne}, When::kAlways},
+    {kS16, Role::kIntNorm2Weight, kS32, 1, {Dim::kE, Dim::kOne}, When::kAlways},
+    {kS16, Role::kIntNorm2Bias, kS64, 1, {Dim::kE, Dim::kOne}, When::kNormBias},
+    {kS16, Role::kNorm2Consts, kS64, 1, {Dim::kNormConsts, Dim::kOne}, When::kAlways},
+    {kS16, Role::kAttnIn, kS32, 1, {Dim::kRescale, Dim::kOne}, When::kPostNorm},
+    {kS16, Role::kAttnOut, kS32, 1, {Dim::kRescale, Dim::kOne}, When::kAlways},
+    {kS16, Role::kFfnIn, kS32, 1, {Dim::kRescale, Dim::kOne}, When::kPostNorm},
+    {kS16, Role::kIntFfnW1, kS8, 2, {Dim::kF, Dim::kE}, When::kAlways},
+    {kS16, Role::kIntFfnB1, kS64, 1, {Dim::kF, Dim::kOne}, When::kFfnBias},
+    {kS16, Role::kFfnW1Multiplier, kS32, 1, {Dim::kF, Dim::kOne}, When::kAlways},
+    {kS16, Role::kFfnW1Shift, kS32, 1, {Dim::kF, Dim::kOne}, When::kAlways},
+    {kS16, Role::kIntFfnW2, kS8, 2, {Dim::kE, Dim::kF}, When::kAlways},
+    {kS16, Role::kIntFfnB2, kS64, 1, {Dim::kE, Dim::kOne}, When::kFfnBias},
+    {kS16, Role::kFfnW2Multiplier, kS32, 1, {Dim::kE, Dim::kOne}, When::kAlways},
+    {kS16, Role::kFfnW2Shift, kS32, 1, {Dim::kE, Dim::kOne}, When::kAlways},
+    {kS16, Role::kIntFfnW3, kS8, 2, {Dim::kF, Dim::kE}, When::kGated},
+    {kS16, Role::kIntFfnB3, kS64, 1, {Dim::kF, Dim::kOne}, When::kGatedFfnBias},
+    {kS16, Role::kFfnW3Multiplier, kS32, 1, {Dim::kF, Dim::kOne}, When::kGated},
+    {kS16, Role::kFfnW3Shift, kS32, 1, {Dim::kF, Dim::kOne}, When::kGated},
+    {kS16, Role::kFfnConsts, kS32, 1, {Dim::kFfnConsts, Dim::kOne}, When::kAlways},
+    {kS16, Role::kIntTokenEmbedding, kS8, 2, {Dim::kV, Dim::kE}, When::kAlways},
+    {kS16, Role::kTokenMultiplier, kS32, 1, {Dim::kV, Dim::kOne}, When::kAlways},
+    {kS16, Role::kTokenShift, kS32, 1, {Dim::kV, Dim::kOne}, When::kAlways},
+    {kS16, Role::kIntPositionEmbedding, kS8, 2, {Dim::kP, Dim::kE}, When::kLearnedPositions},
+    {kS16, Role::kPositionMultiplier, kS32, 1, {Dim::kP, Dim::kOne}, When::kLearnedPositions},
+    {kS16, Role::kPositionShift, kS32, 1, {Dim::kP, Dim::kOne}, When::kLearnedPositions},
+    {kS16, Role::kIntTypeEmbedding, kS32, 1, {Dim::kE, Dim::kOne}, When::kTypeVocab},
+    {kS16, Role::kIntEmbeddingNormWeight, kS32, 1, {Dim::kE, Dim::kOne}, When::kEmbeddingNorm},
+    {kS16, Role::kIntEmbeddingNormBias, kS64, 1, {Dim::kE, Dim::kOne}, When::kEmbeddingNormBias},
+    {kS16, Role::kEmbeddingNormConsts, kS64, 1, {Dim::kNormConsts, Dim::kOne}, When::kEmbeddingNorm},
+    {kS16, Role::kIntFinalNormWeight, kS32, 1, {Dim::kE, Dim::kOne}, When::kFinalNorm},
+    {kS16, Role::kIntFinalNormBias, kS64, 1, {Dim::kE, Dim::kOne}, When::kFinalNormBias},
+    {kS16, Role::kFinalNormConsts, kS64, 1, {Dim::kNormConsts, Dim::kOne}, When::kFinalNorm},
+    {kS16, Role::kHeadIn, kS32, 1, {Dim::kRescale, Dim::kOne}, When::kHeadNoFinalNorm},
+    {kS16, Role::kIntLmHead, kS8, 2, {Dim::kV, Dim::kE}, When::kUntiedHead},
+    {kS16, Role::kHeadMultiplier, kS32, 1, {Dim::kV, Dim::kOne}, When::kHead},
+    {kS16, Role::kHeadShift, kS32, 1, {Dim::kV, Dim::kOne}, When::kHead},
+    {kS16, Role::kModelScales, kF32, 1, {Dim::kModelScales, Dim::kOne}, When::kAlways},
+    {kS16, Role::kFfnActTable, kS32, 1, {Dim::kActTableS16, Dim::kOne}, When::kAlways},
 };
-
-const ModelTensorRule* model_rule(uint16_t model_dtype, uint16_t role) {
-  for (const ModelTensorRule& r : kModelTensorRules) {
-    if (r.model_dtype == model_dtype && static_cast<uint16_t>(r.role) == role) return &r;
-  }
-  return nullptr;
-}
 
 // Model dtypes this loader reads: those with rows.
 bool known_model_dtype(uint16_t d) {
@@ -176,8 +267,31 @@ bool rule_applies(const ModelRecord& m, When w) {
       return has(m, format::kModelFinalNorm) && norm_bias;
     case When::kUntiedHead:
       return has(m, format::kModelHeadUntied);
+    case When::kPostNorm:
+      return !has(m, format::kModelPreNorm);
+    case When::kPlainFfn:
+      return !has(m, format::kModelGatedFfn);
+    case When::kHead:
+      return has(m, format::kModelHeadTied) || has(m, format::kModelHeadUntied);
+    case When::kHeadNoFinalNorm:
+      return (has(m, format::kModelHeadTied) || has(m, format::kModelHeadUntied)) &&
+             !has(m, format::kModelFinalNorm);
   }
   return false;
+}
+
+// The row of (model dtype, role) whose condition holds for `m` (a role may
+// have one row per condition, e.g. the s8 activation table: s8 plain, s16
+// gated); else any row of the pair (its condition false: the tensor is not
+// allowed); null when the model dtype has no such role.
+const ModelTensorRule* model_rule(const ModelRecord& m, uint16_t role) {
+  const ModelTensorRule* any = nullptr;
+  for (const ModelTensorRule& r : kModelTensorRules) {
+    if (r.model_dtype != m.dtype || static_cast<uint16_t>(r.role) != role) continue;
+    if (rule_applies(m, r.when)) return &r;
+    any = &r;
+  }
+  return any;
 }
 
 uint32_t resolve(Dim d, const ModelRecord& m, const BlockRecord& b) {
@@ -194,6 +308,18 @@ uint32_t resolve(Dim d, const ModelRecord& m, const BlockRecord& b) {
       return m.type_vocab_size;
     case Dim::kOne:
       return 1;
+    case Dim::kNormConsts:
+      return format::kNormConstCount;
+    case Dim::kRescale:
+      return format::kRescaleConstCount;
+    case Dim::kFfnConsts:
+      return format::kFfnConstCount;
+    case Dim::kActTableS8:
+      return 256;
+    case Dim::kActTableS16:
+      return kActTableS16Entries;
+    case Dim::kModelScales:
+      return format::kModelScaleCount;
   }
   return 0;
 }
@@ -277,14 +403,16 @@ bool expected_tensor(const BlockRecord& b, const ModelRecord* m, uint16_t role, 
       return quant;
     case Role::kRopeCos:
     case Role::kRopeSin:
-      *e = {kS16, 2, {0, b.head_dim / 2}, true};  // [positions, head_dim / 2], Q1.14
+      // [positions, head_dim / 2], Q1.14; positions: the converter's choice (0: any) in a
+      // block file, a model's max_positions in a model (its forward reaches every one).
+      *e = {kS16, 2, {m != nullptr ? m->max_positions : 0, b.head_dim / 2}, true};
       return quant && b.rope != 0;
     default:
       break;
   }
   // A layer role of a whole model: allowed iff required.
   if (m == nullptr) return false;
-  const ModelTensorRule* r = model_rule(m->dtype, role);
+  const ModelTensorRule* r = model_rule(*m, role);
   if (r == nullptr || model_role(role) || !rule_applies(*m, r->when)) return false;
   *e = {r->dtype, r->rank, {resolve(r->dims[0], *m, b), resolve(r->dims[1], *m, b)}, true};
   return true;
@@ -304,8 +432,154 @@ bool positive_finite_bits(uint32_t bits) {
   return (bits >> 31) == 0 && ((bits >> 23) & 0xFFu) != 0xFFu && bits != 0;
 }
 
-// Values of one quantization table or s8/s16 bias, with the rules forward_s8 / forward_s16 apply at run time.
-Status check_quant_table(const BlockRecord& b, const TensorDesc& t, const uint8_t* data) {
+int64_t read_s64(const uint8_t* p, size_t i) {
+  int64_t v = 0;
+  std::memcpy(&v, p + i * sizeof v, sizeof v);
+  return v;
+}
+
+bool zero_point_ok(int64_t zp, bool int8) { return int8 ? zp >= -128 && zp <= 127 : zp == 0; }
+
+// Multipliers >= 0 (n entries).
+Status check_multipliers(const uint8_t* data, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (read_s32(data, i) < 0) return Status::kBadQuantParams;
+  }
+  return Status::kOk;
+}
+
+// Shifts in [-31, max] (n entries).
+Status check_shifts(const uint8_t* data, size_t n, int32_t max) {
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t s = read_s32(data, i);
+    if (s < -31 || s > max) return Status::kBadQuantParams;
+  }
+  return Status::kOk;
+}
+
+// Biases of a projection over `in` inputs within the accumulator bound (s32: s8, s64: s16).
+Status check_biases(const uint8_t* data, size_t n, uint16_t dtype, int32_t in) {
+  for (size_t i = 0; i < n; ++i) {
+    const bool ok = dtype == kS32 ? detail::bias_in_range(read_s32(data, i), in)
+                                  : detail::bias_in_range(read_s64(data, i), in);
+    if (!ok) return Status::kBiasOutOfRange;
+  }
+  return Status::kOk;
+}
+
+// NormFixed's constants: eps in [0, 2^62), shift [1, 62], the output zero point
+// of an int8 matmul input (int8) or 0.
+Status check_norm_consts(const uint8_t* data, bool int8_out) {
+  const int64_t eps = read_s64(data, format::kNormEps), shift = read_s64(data, format::kNormShift);
+  if (eps < 0 || eps >= (int64_t{1} << 62) || shift < 1 || shift > 62 ||
+      !zero_point_ok(read_s64(data, format::kNormOutputZeroPoint), int8_out))
+    return Status::kBadQuantParams;
+  return Status::kOk;
+}
+
+// RescaleFixed: multiplier >= 0, shift [-31, 30], zero point of the activation type.
+Status check_rescale(const uint8_t* data, bool int8) {
+  if (read_s32(data, format::kRescaleMultiplier) < 0) return Status::kBadQuantParams;
+  const int32_t shift = read_s32(data, format::kRescaleShift);
+  if (shift < -31 || shift > 30 || !zero_point_ok(read_s32(data, format::kRescaleZeroPoint), int8))
+    return Status::kBadQuantParams;
+  return Status::kOk;
+}
+
+// The values of one layer or model table of an integer model, with the rules
+// transformer_forward_s8 / _s16 apply at run time (and the bound the s16
+// activation table's interpolation needs).
+Status check_model_values(const ModelRecord& m, const BlockRecord& b, const TensorDesc& t,
+                          const uint8_t* data) {
+  if (m.dtype != kS8 && m.dtype != kS16) return Status::kOk;
+  const bool s8 = m.dtype == kS8;
+  const bool pre_norm = has(m, format::kModelPreNorm), gated = has(m, format::kModelGatedFfn);
+  const bool head = rule_applies(m, When::kHead);
+  const int32_t proj_shift = max_shift(m.dtype);  // the FFN and head projections
+  const int32_t e = static_cast<int32_t>(b.embed_dim), f = static_cast<int32_t>(m.ffn_dim);
+  const size_t n = t.dims[0];
+  switch (static_cast<Role>(t.role)) {
+    case Role::kIntNorm1Bias:
+    case Role::kIntNorm2Bias:
+    case Role::kIntEmbeddingNormBias:
+    case Role::kIntFinalNormBias:
+      for (size_t i = 0; i < n; ++i) {  // |bias| < 2^61, as the forward's norm check
+        const int64_t v = read_s64(data, i);
+        if (v <= -(int64_t{1} << 61) || v >= (int64_t{1} << 61)) return Status::kBadQuantParams;
+      }
+      return Status::kOk;
+    case Role::kNorm1Consts:
+    case Role::kNorm2Consts:  // pre-norm: into the attention / FFN input; post-norm: the int32 residual
+      return check_norm_consts(data, s8 && pre_norm);
+    case Role::kEmbeddingNormConsts:  // onto the residual
+      return check_norm_consts(data, false);
+    case Role::kFinalNormConsts:  // into the head input, or the int32 hidden output
+      return check_norm_consts(data, s8 && head);
+    case Role::kAttnIn:
+    case Role::kAttnOut:
+    case Role::kFfnIn:
+    case Role::kHeadIn:
+      return check_rescale(data, s8);
+    case Role::kFfnW1Multiplier:
+    case Role::kFfnW2Multiplier:
+    case Role::kFfnW3Multiplier:
+    case Role::kTokenMultiplier:
+    case Role::kPositionMultiplier:
+    case Role::kHeadMultiplier:
+      return check_multipliers(data, n);
+    case Role::kFfnW1Shift:
+    case Role::kFfnW2Shift:
+    case Role::kFfnW3Shift:
+    case Role::kHeadShift:
+      return check_shifts(data, n, proj_shift);
+    case Role::kTokenShift:
+    case Role::kPositionShift:  // embedding rows onto the residual grid: Q0.31, [-31, 30]
+      return check_shifts(data, n, 30);
+    case Role::kIntFfnB1:
+    case Role::kIntFfnB3:
+      return check_biases(data, n, t.dtype, e);
+    case Role::kIntFfnB2:
+      return check_biases(data, n, t.dtype, f);
+    case Role::kHeadBias:
+      return check_biases(data, n, t.dtype, e);
+    case Role::kFfnActTable:
+      if (t.dtype == kS32) {  // s16: |entry| <= 2^20 keeps the int32 interpolation exact
+        for (size_t i = 0; i < n; ++i) {
+          const int32_t v = read_s32(data, i);
+          if (v < -(1 << 20) || v > (1 << 20)) return Status::kBadQuantParams;
+        }
+      }
+      return Status::kOk;
+    case Role::kFfnConsts: {
+      using namespace format;
+      const int32_t h1 = read_s32(data, kFfnH1ZeroPoint), h3 = read_s32(data, kFfnH3ZeroPoint);
+      const int32_t g = read_s32(data, kFfnGZeroPoint);
+      const int32_t mult = read_s32(data, kFfnActMultiplier), shift = read_s32(data, kFfnActShift);
+      if (s8 && !gated) {  // the table alone: no gate product
+        if (h3 != 0 || mult != 0 || shift != 0) return Status::kBadReserved;
+        return zero_point_ok(h1, true) && zero_point_ok(g, true) ? Status::kOk : Status::kBadQuantParams;
+      }
+      if (!zero_point_ok(h1, s8) || !zero_point_ok(h3, s8) || !zero_point_ok(g, s8) || mult < 0 ||
+          shift < -31 || shift > (s8 || !gated ? 30 : 14))
+        return Status::kBadQuantParams;
+      return Status::kOk;
+    }
+    case Role::kModelScales:
+      for (size_t i = 0; i < n; ++i) {
+        if (!positive_finite_bits(static_cast<uint32_t>(read_s32(data, i)))) return Status::kBadQuantParams;
+      }
+      return Status::kOk;
+    default:  // weights, norm weights, the type row: any value
+      return Status::kOk;
+  }
+}
+
+// Values of one quantization table or s8/s16 bias, with the rules forward_s8 / forward_s16 apply at run time;
+// an integer model's layer tables with check_model_values.
+Status check_quant_table(const BlockRecord& b, const ModelRecord* m, const TensorDesc& t,
+                         const uint8_t* data) {
+  if (m != nullptr && t.role >= static_cast<uint16_t>(Role::kNorm1Weight))
+    return check_model_values(*m, b, t, data);
   const size_t n = t.dims[0];
   switch (static_cast<Role>(t.role)) {
     case Role::kQMultiplier:
@@ -574,7 +848,7 @@ Status check_model_tensors(const uint8_t* p, const Header& h, const ModelRecord*
   for (uint32_t i = 0; i < h.tensor_count; ++i) {
     const TensorDesc t = read_record<TensorDesc>(p + tensors_at + size_t{i} * sizeof(TensorDesc));
     if (!model_role(t.role)) continue;
-    const ModelTensorRule* r = m != nullptr ? model_rule(m->dtype, t.role) : nullptr;
+    const ModelTensorRule* r = m != nullptr ? model_rule(*m, t.role) : nullptr;
     if (r == nullptr || !rule_applies(*m, r->when)) return Status::kUnknownRole;
     const uint64_t bit = uint64_t{1} << (t.role - format::kFirstModelRole);
     if ((seen & bit) != 0) return Status::kDuplicateRole;
@@ -585,6 +859,9 @@ Status check_model_tensors(const uint8_t* p, const Header& h, const ModelRecord*
     for (uint16_t k = 0; k < r->rank; ++k) {
       if (t.dims[k] != resolve(r->dims[k], *m, first)) return Status::kDimsMismatch;
     }
+    // Offsets and sizes are checked: the table lies inside the data section.
+    ATTN_TRY(check_model_values(*m, first, t,
+                                p + static_cast<size_t>(h.data_offset) + static_cast<size_t>(t.offset)));
   }
   if (m == nullptr) return Status::kOk;
   for (const ModelTensorRule& r : kModelTensorRules) {
@@ -654,12 +931,12 @@ Status Model::load(const void* data, size_t size, Model* out) {
       if (t.layout != static_cast<uint16_t>(format::Layout::kPlain)) return Status::kUnknownLayout;
       if (t.rank != e.rank) return Status::kDimsMismatch;
       for (uint16_t k = 0; k < e.rank; ++k) {
-        if (t.dims[k] != e.dims[k] && !(k == 0 && rope_role(t.role))) return Status::kDimsMismatch;
+        if (t.dims[k] != e.dims[k] && !(k == 0 && e.dims[0] == 0)) return Status::kDimsMismatch;
       }
       if (rope_role(t.role)) rope_rows[t.role - static_cast<uint16_t>(Role::kRopeCos)] = t.dims[0];
       // Offsets and sizes are checked: the table lies inside the data section.
-      ATTN_TRY(
-          check_quant_table(r, t, p + static_cast<size_t>(h.data_offset) + static_cast<size_t>(t.offset)));
+      ATTN_TRY(check_quant_table(r, model, t,
+                                 p + static_cast<size_t>(h.data_offset) + static_cast<size_t>(t.offset)));
     }
     if ((seen & required) != required) return Status::kMissingTensor;
     if (rope_rows[0] != rope_rows[1]) return Status::kDimsMismatch;  // cos and sin cover the same positions
@@ -937,6 +1214,184 @@ Status Model::transformer_weights_f32(LayerWeightsF32* layers, int32_t capacity,
   w.layers = layers;
   *out = w;
   return Status::kOk;
+}
+
+}  // namespace attn
+
+namespace attn {
+namespace {
+
+template <typename T>
+T read_at(const void* p, size_t i) {
+  T v;
+  std::memcpy(&v, static_cast<const uint8_t*>(p) + i * sizeof(T), sizeof v);
+  return v;
+}
+
+// NormFixed from its weight, bias and s64 [3] constants.
+void set_norm_table(NormFixed* n, Role role, const TensorView& v, Role weight) {
+  const int32_t k = static_cast<int32_t>(role) - static_cast<int32_t>(weight);  // 0 weight, 1 bias, 2 consts
+  if (k == 0) n->weight = static_cast<const int32_t*>(v.data);
+  if (k == 1) n->bias = static_cast<const int64_t*>(v.data);
+  if (k == 2) {
+    n->eps = read_at<int64_t>(v.data, format::kNormEps);
+    n->shift = static_cast<int32_t>(read_at<int64_t>(v.data, format::kNormShift));  // load checked [1, 62]
+    n->output_zero_point = static_cast<int32_t>(read_at<int64_t>(v.data, format::kNormOutputZeroPoint));
+  }
+}
+
+RescaleFixed rescale_of(const TensorView& v) {
+  RescaleFixed r;
+  r.multiplier = read_at<int32_t>(v.data, format::kRescaleMultiplier);
+  r.shift = read_at<int32_t>(v.data, format::kRescaleShift);
+  r.zero_point = read_at<int32_t>(v.data, format::kRescaleZeroPoint);
+  return r;
+}
+
+// One of the projection's four tables (weight, bias, multiplier, shift: k = 0..3).
+template <typename Projection>
+void set_projection_table(Projection* p, int32_t k, const void* data) {
+  if (k == 0) p->weight = static_cast<const int8_t*>(data);
+  if (k == 1) p->bias = static_cast<decltype(p->bias)>(data);
+  if (k == 2) p->multiplier = static_cast<const int32_t*>(data);
+  if (k == 3) p->shift = static_cast<const int32_t*>(data);
+}
+
+void set_ffn_consts(FfnS8* f, const TensorView& v) {
+  f->h1_zero_point = read_at<int32_t>(v.data, format::kFfnH1ZeroPoint);
+  f->h3_zero_point = read_at<int32_t>(v.data, format::kFfnH3ZeroPoint);
+  f->g_zero_point = read_at<int32_t>(v.data, format::kFfnGZeroPoint);
+  f->gate_multiplier = read_at<int32_t>(v.data, format::kFfnActMultiplier);
+  f->gate_shift = read_at<int32_t>(v.data, format::kFfnActShift);
+}
+void set_ffn_consts(FfnS16* f, const TensorView& v) {  // the zero points are 0 (load checked)
+  f->act_multiplier = read_at<int32_t>(v.data, format::kFfnActMultiplier);
+  f->act_shift = read_at<int32_t>(v.data, format::kFfnActShift);
+}
+void set_act_table(FfnS8* f, const TensorView& v) {
+  if (v.dtype == DType::kS8) f->act_table = static_cast<const int8_t*>(v.data);     // plain
+  if (v.dtype == DType::kS16) f->gate_table = static_cast<const int16_t*>(v.data);  // gated
+}
+void set_act_table(FfnS16* f, const TensorView& v) { f->act_table = static_cast<const int32_t*>(v.data); }
+
+const WeightsS8& block_weights(const Block& b, const LayerWeightsS8*) { return b.s8; }
+const WeightsS16& block_weights(const Block& b, const LayerWeightsS16*) { return b.s16; }
+
+// The integer model's views: every table from its role (load checked that the
+// flags' tensors are there, once, with their shapes and values).
+template <typename Layer, typename Weights>
+Status fixed_weights(const Model& model, DType dtype, Layer* layers, int32_t capacity, Weights* out) {
+  if (out == nullptr) return Status::kNullArgument;
+  format::ModelRecord m{};
+  ATTN_TRY(model.model_record(&m));
+  if (m.dtype != static_cast<uint16_t>(dtype)) return Status::kBadDtype;
+  const uint32_t layer_count = model.block_count();
+  if (capacity < 0 || static_cast<uint32_t>(capacity) < layer_count) return Status::kBufferTooSmall;
+  if (layers == nullptr) return Status::kNullArgument;
+  Weights w;
+  for (uint32_t l = 0; l < layer_count; ++l) {
+    Block b;
+    ATTN_TRY(model.block(l, &b));
+    layers[l] = Layer();
+    layers[l].attention = block_weights(b, &layers[l]);
+    layers[l].attention_input_scale = b.io.scale[0];  // query = key = value: self-attention
+    layers[l].attention_output_scale = b.io.scale[3];
+  }
+  for (uint32_t i = 0; i < model.tensor_count(); ++i) {
+    TensorView v;
+    ATTN_TRY(model.tensor(i, &v));
+    const int32_t r = static_cast<int32_t>(v.role);
+    const auto from = [&](Role first) { return r - static_cast<int32_t>(first); };
+    if (v.block != format::kNoBlock) {
+      Layer& L = layers[v.block];
+      if (r >= static_cast<int32_t>(Role::kIntNorm1Weight) && r <= static_cast<int32_t>(Role::kNorm1Consts))
+        set_norm_table(&L.norm1, v.role, v, Role::kIntNorm1Weight);
+      if (r >= static_cast<int32_t>(Role::kIntNorm2Weight) && r <= static_cast<int32_t>(Role::kNorm2Consts))
+        set_norm_table(&L.norm2, v.role, v, Role::kIntNorm2Weight);
+      if (v.role == Role::kAttnIn) L.attn_in = rescale_of(v);
+      if (v.role == Role::kAttnOut) L.attn_out = rescale_of(v);
+      if (v.role == Role::kFfnIn) L.ffn_in = rescale_of(v);
+      if (from(Role::kIntFfnW1) >= 0 && from(Role::kIntFfnW1) < 4)
+        set_projection_table(&L.ffn.w1, from(Role::kIntFfnW1), v.data);
+      if (from(Role::kIntFfnW2) >= 0 && from(Role::kIntFfnW2) < 4)
+        set_projection_table(&L.ffn.w2, from(Role::kIntFfnW2), v.data);
+      if (from(Role::kIntFfnW3) >= 0 && from(Role::kIntFfnW3) < 4)
+        set_projection_table(&L.ffn.w3, from(Role::kIntFfnW3), v.data);
+      if (v.role == Role::kFfnActTable) set_act_table(&L.ffn, v);
+      if (v.role == Role::kFfnConsts) set_ffn_consts(&L.ffn, v);
+      continue;
+    }
+    switch (v.role) {  // model tables; user tensors: none
+      case Role::kIntTokenEmbedding:
+        w.token_embedding.table = static_cast<const int8_t*>(v.data);
+        break;
+      case Role::kTokenMultiplier:
+        w.token_embedding.multiplier = static_cast<const int32_t*>(v.data);
+        break;
+      case Role::kTokenShift:
+        w.token_embedding.shift = static_cast<const int32_t*>(v.data);
+        break;
+      case Role::kIntPositionEmbedding:
+        w.position_embedding.table = static_cast<const int8_t*>(v.data);
+        break;
+      case Role::kPositionMultiplier:
+        w.position_embedding.multiplier = static_cast<const int32_t*>(v.data);
+        break;
+      case Role::kPositionShift:
+        w.position_embedding.shift = static_cast<const int32_t*>(v.data);
+        break;
+      case Role::kIntTypeEmbedding:
+        w.type_embedding = static_cast<const int32_t*>(v.data);
+        break;
+      case Role::kIntEmbeddingNormWeight:
+      case Role::kIntEmbeddingNormBias:
+      case Role::kEmbeddingNormConsts:
+        set_norm_table(&w.embedding_norm, v.role, v, Role::kIntEmbeddingNormWeight);
+        break;
+      case Role::kIntFinalNormWeight:
+      case Role::kIntFinalNormBias:
+      case Role::kFinalNormConsts:
+        set_norm_table(&w.final_norm, v.role, v, Role::kIntFinalNormWeight);
+        break;
+      case Role::kHeadIn:
+        w.head_in = rescale_of(v);
+        break;
+      case Role::kIntLmHead:
+        w.head.weight = static_cast<const int8_t*>(v.data);
+        break;
+      case Role::kHeadBias:
+        set_projection_table(&w.head, 1, v.data);
+        break;
+      case Role::kHeadMultiplier:
+        w.head.multiplier = static_cast<const int32_t*>(v.data);
+        break;
+      case Role::kHeadShift:
+        w.head.shift = static_cast<const int32_t*>(v.data);
+        break;
+      case Role::kModelScales:
+        w.residual_scale = read_at<float>(v.data, format::kResidualScale);
+        w.output_scale = read_at<float>(v.data, format::kOutputScale);
+        break;
+      default:
+        break;
+    }
+  }
+  if ((m.flags & format::kModelHeadTied) != 0) w.head.weight = w.token_embedding.table;
+  w.layers = layers;
+  *out = w;
+  return Status::kOk;
+}
+
+}  // namespace
+
+Status Model::transformer_weights_s8(LayerWeightsS8* layers, int32_t capacity,
+                                     TransformerWeightsS8* out) const {
+  return fixed_weights(*this, DType::kS8, layers, capacity, out);
+}
+
+Status Model::transformer_weights_s16(LayerWeightsS16* layers, int32_t capacity,
+                                      TransformerWeightsS16* out) const {
+  return fixed_weights(*this, DType::kS16, layers, capacity, out);
 }
 
 }  // namespace attn

@@ -4,8 +4,8 @@
 // its CRC recomputed, so mutations reach every later check. A file that
 // loads has every view walked and every tensor byte read, so ASan flags any
 // pointer the loader hands out past the buffer. Model files (format v3) also
-// have their transformer weights walked. Seeds: tests/data/format and
-// tests/data/model (whole BERT / Llama models).
+// have their transformer weights walked (f32, s8, s16). Seeds: tests/data/format
+// and tests/data/model (whole BERT / Llama models, f32 and integer).
 // Build and run: tests/fuzz/run_fuzz.sh SECONDS
 #include <cstddef>
 #include <cstdint>
@@ -36,12 +36,12 @@ void walk_quantized(const attn::Block& blk) {
   sink = sink + static_cast<uint32_t>(blk.io.scale[3] > 0.0f);
   if (blk.dtype == attn::DType::kS8) {
     const attn::WeightsS8& w = blk.s8;
-    sink = sink + touch(w.q, d, c.embed_dim, true) + touch(w.k, d, c.kdim, true) +
-           touch(w.v, d, c.vdim, true) + touch(w.o, c.embed_dim, d, true);
+    sink = sink + touch(w.q, d, c.embed_dim, true) + touch(w.k, c.kv_dim(), c.kdim, true) +
+           touch(w.v, c.kv_dim(), c.vdim, true) + touch(w.o, c.embed_dim, d, true);
   } else {
     const attn::WeightsS16& w = blk.s16;
-    sink = sink + touch(w.q, d, c.embed_dim, c.bias) + touch(w.k, d, c.kdim, c.bias) +
-           touch(w.v, d, c.vdim, c.bias) + touch(w.o, c.embed_dim, d, c.bias);
+    sink = sink + touch(w.q, d, c.embed_dim, c.bias) + touch(w.k, c.kv_dim(), c.kdim, c.bias) +
+           touch(w.v, c.kv_dim(), c.vdim, c.bias) + touch(w.o, c.embed_dim, d, c.bias);
   }
 }
 
@@ -72,11 +72,62 @@ void walk(const attn::Model& m) {
   }
 }
 
+// An integer model (s8 / s16): every table transformer_weights_s8 / _s16 hands
+// out is present exactly when the config needs it, its last element inside the blob.
+template <class Layer, class Weights>
+void walk_fixed(const attn::Model& m, const attn::TransformerConfig& c,
+                attn::Status (attn::Model::*get)(Layer*, int32_t, Weights*) const) {
+  static Layer layers[ATTN_MAX_LAYERS];
+  Weights w;
+  if ((m.*get)(layers, ATTN_MAX_LAYERS, &w) != attn::Status::kOk) __builtin_trap();
+  volatile int64_t sink = 0;
+  const auto touch = [&](const auto* p, bool present, int64_t n) {
+    if ((p != nullptr) != present) __builtin_trap();
+    if (p != nullptr) sink = sink + static_cast<int64_t>(p[n - 1]);
+  };
+  constexpr bool s8 = sizeof(w.head.bias[0]) == 4;
+  const int64_t e = c.embed_dim, f = c.ffn_dim, v = c.vocab_size, p = c.max_positions;
+  const bool nb = c.norm == attn::NormKind::kLayerNorm && c.norm_bias, head = c.head != attn::LmHead::kNone;
+  touch(w.token_embedding.table, true, v * e);
+  touch(w.token_embedding.shift, true, v);
+  touch(w.position_embedding.multiplier, c.learned_positions, p);
+  touch(w.position_embedding.table, c.learned_positions, p * e);
+  touch(w.type_embedding, c.type_vocab_size > 0, e);
+  touch(w.embedding_norm.bias, c.embedding_norm && nb, e);
+  touch(w.final_norm.weight, c.final_norm, e);
+  touch(w.head.weight, head, v * e);
+  touch(w.head.shift, head, v);
+  touch(w.head.bias, s8 && head, v);
+  if (!(w.residual_scale > 0.0f) || !(w.output_scale > 0.0f)) __builtin_trap();
+  for (int32_t l = 0; l < c.num_layers; ++l) {
+    const Layer& L = layers[l];
+    touch(L.attention.o.weight, true, e * c.num_heads * c.head_dim);
+    touch(L.norm1.weight, true, e);
+    touch(L.norm2.bias, nb, e);
+    touch(L.ffn.w1.multiplier, true, f);
+    touch(L.ffn.w2.weight, true, e * f);
+    touch(L.ffn.w2.bias, s8 || c.ffn_bias, e);
+    touch(L.ffn.w3.shift, c.gated_ffn, f);
+    touch(L.ffn.w3.bias, c.gated_ffn && (s8 || c.ffn_bias), f);
+    if (!(L.attention_input_scale > 0.0f)) __builtin_trap();
+  }
+}
+
 // A whole model (v3): every pointer transformer_weights_f32 hands out is
 // present exactly when the config needs it, and its last element lies inside the blob.
 void walk_model(const attn::Model& m) {
   attn::TransformerConfig c;
   if (m.transformer_config(&c) != attn::Status::kOk) __builtin_trap();
+  attn::format::ModelRecord r{};
+  if (m.model_record(&r) != attn::Status::kOk) __builtin_trap();
+  if (r.dtype == static_cast<uint16_t>(attn::DType::kS8)) {
+    walk_fixed(m, c, &attn::Model::transformer_weights_s8);
+    return;
+  }
+  if (r.dtype == static_cast<uint16_t>(attn::DType::kS16)) {
+    walk_fixed(m, c, &attn::Model::transformer_weights_s16);
+    return;
+  }
   static attn::LayerWeightsF32 layers[ATTN_MAX_LAYERS];
   attn::TransformerWeightsF32 w;
   if (m.transformer_weights_f32(layers, ATTN_MAX_LAYERS, &w) != attn::Status::kOk) __builtin_trap();

@@ -1,6 +1,18 @@
 // cmd_quantize.cpp: `attn quantize IN.attn --calib CALIB.npy [--calib-kv CKV.npy]
 // [--calib-value CV.npy] --dtype s8|s16 [--per-tensor] [--causal] [--key-length N] [--residual]
-// [--max-positions P] -o OUT.attn`
+// [--max-positions P] -o OUT.attn` for block files, and
+// `attn quantize MODEL.attn --calib-tokens IDS.npy --dtype s8|s16 [--residual-bits N] -o OUT.attn`
+// for whole models (format v3).
+//
+// Whole models: IDS int32 or int64, [B, L] (B calibration sequences of L
+// tokens) or [L] (one), ids in [0, vocab), L <= max_positions. The library's
+// converter (quantize_transformer_s8 / _s16, attn/transformer_fixed.h)
+// calibrates the float model on them and writes every integer table; the
+// command prints its report (SQNR of the integer forward against the float
+// forward on the calibration set: after the embeddings, after each layer, at
+// the output) and writes OUT, an s8 / s16 model file (FORMAT.md "Integer
+// models") with the input's user tensors (a classifier, a pooler) unchanged.
+// Block files, the rest of this comment:
 //
 //   CALIB [N, L, E] float32     N calibration examples of the query input (and, without
 //                               --calib-kv, of key and value: self-attention)
@@ -34,11 +46,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <tuple>
+#include <type_traits>
 
 #include "attn/attention_fixed.h"
 #include "attn/quantize.h"
+#include "attn/transformer_fixed.h"
 #include "cli/cli.h"
 #include "cli/model_writer.h"
 #include "cli/npy.h"
@@ -214,6 +229,8 @@ std::vector<T> quantize_all(const float* x, size_t n, QuantParams p, DType dt) {
   return q;
 }
 
+int write_quantized(tools::ModelSpec& spec, const std::string& path, const std::string& out, const Model& m);
+
 struct Quantized {
   WeightsS8 s8;
   WeightsS16 s16;
@@ -222,12 +239,161 @@ struct Quantized {
   cli::AlignedBytes storage;
 };
 
+// ---- whole models (format v3): --calib-tokens ---------------------------------
+
+// Calibration token ids: int32 or int64 .npy, [B, L] (B sequences of L tokens)
+// or [L] (one sequence), each id in [0, vocab), L <= max_positions.
+struct CalibTokens {
+  std::vector<int32_t> tokens;   // B * L, row after row
+  std::vector<int32_t> lengths;  // [B], each L
+  int64_t rows = 0, len = 0;
+};
+
+CalibTokens read_calib_tokens(const std::string& path, const TransformerConfig& c) {
+  const std::vector<uint8_t> b = cli::read_file(path);
+  npy::Header h;
+  try {
+    h = npy::parse_header(b.data(), b.size());
+  } catch (const std::runtime_error& e) {
+    throw cli::Error(path + ": " + e.what());
+  }
+  const bool i32 = h.descr == "<i4", i64 = h.descr == "<i8";
+  if (!i32 && !i64)
+    throw cli::Error(path + ": calibration token ids are " + npy::dtype_name(h.descr) +
+                     ", but must be int32 ('<i4') or int64 ('<i8')");
+  if (h.shape.size() != 1 && h.shape.size() != 2)
+    throw cli::Error(path + ": calibration token ids must have shape [B, L] or [L], got rank " +
+                     std::to_string(h.shape.size()));
+  const size_t item = i32 ? 4 : 8;
+  if (b.size() - h.data_at != static_cast<size_t>(h.count) * item)
+    throw cli::Error(path + ": data size " + std::to_string(b.size() - h.data_at) +
+                     " bytes disagrees with shape " + h.shape_text + " and dtype " + h.descr);
+  CalibTokens t;
+  t.rows = h.shape.size() == 2 ? h.shape[0] : 1;
+  t.len = h.shape.back();
+  if (t.rows < 1 || t.len < 1)
+    throw cli::Error(path + ": no calibration tokens (shape " + h.shape_text + ")");
+  if (t.len > c.max_positions)
+    throw cli::Error(path + ": sequences of " + std::to_string(t.len) +
+                     " tokens exceed the model's max_positions " + std::to_string(c.max_positions));
+  t.tokens.resize(static_cast<size_t>(h.count));
+  for (size_t i = 0; i < t.tokens.size(); ++i) {
+    int64_t v = 0;
+    if (i32) {
+      int32_t x = 0;
+      std::memcpy(&x, b.data() + h.data_at + 4 * i, 4);
+      v = x;
+    } else {
+      std::memcpy(&v, b.data() + h.data_at + 8 * i, 8);
+    }
+    if (v < 0 || v >= c.vocab_size)
+      throw cli::Error(path + ": token id " + std::to_string(v) + " at [" +
+                       std::to_string(i / static_cast<size_t>(t.len)) + ", " +
+                       std::to_string(i % static_cast<size_t>(t.len)) + "] is outside the vocabulary [0, " +
+                       std::to_string(c.vocab_size) + ")");
+    t.tokens[i] = static_cast<int32_t>(v);
+  }
+  t.lengths.assign(static_cast<size_t>(t.rows), static_cast<int32_t>(t.len));
+  return t;
+}
+
+template <class W>
+Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& wf,
+                      const TransformerCalibration& cal, Arena& storage, Arena& scratch, W* out,
+                      TransformerQuantReport* rep, const TransformerQuantOptions& o) {
+  if constexpr (std::is_same<W, TransformerWeightsS8>::value) {
+    return quantize_transformer_s8(c, wf, cal, storage, scratch, out, rep, o);
+  } else {
+    return quantize_transformer_s16(c, wf, cal, storage, scratch, out, rep, o);
+  }
+}
+
+// `attn quantize MODEL.attn --calib-tokens IDS.npy --dtype s8|s16 [--residual-bits N] -o OUT.attn`
+template <class W>
+int quantize_model_file(const cli::Args& args, const std::string& path, const std::string& out,
+                        const std::string& dt, const Model& m) {
+  const DType dtype = dt == "s8" ? DType::kS8 : DType::kS16;
+  for (const char* opt : {"--calib", "--calib-kv", "--calib-value", "--per-tensor", "--causal", "--residual",
+                          "--exact-mask", "--key-length", "--max-positions"}) {
+    if (args.has(opt))
+      throw cli::Error(path + " is a whole model: " + opt +
+                       " is for block files (models take --calib-tokens)");
+  }
+  if (!args.has("--calib-tokens"))
+    throw cli::Error(path +
+                     " is a whole model: pass --calib-tokens IDS.npy (token ids, int32 or int64, [B, L] "
+                     "or [L]: each row one calibration sequence)");
+  format::ModelRecord rec{};
+  TransformerConfig c;
+  if (m.model_record(&rec) != Status::kOk || m.transformer_config(&c) != Status::kOk)
+    throw cli::Error(path + ": model record unreadable");
+  if (rec.dtype != static_cast<uint16_t>(DType::kF32))
+    throw cli::Error(path + " is already " + cli::dtype_name(static_cast<DType>(rec.dtype)) +
+                     ": quantize needs a float32 model");
+  std::vector<LayerWeightsF32> fl(static_cast<size_t>(c.num_layers));
+  TransformerWeightsF32 wf;
+  Status s = m.transformer_weights_f32(fl.data(), c.num_layers, &wf);
+  if (s != Status::kOk) throw cli::Error(path + ": model weights unreadable: " + cli::describe(s));
+  const std::string ids_path = args.get("--calib-tokens");
+  const CalibTokens ids = read_calib_tokens(ids_path, c);
+  TransformerQuantOptions options;
+  options.residual_bits = static_cast<int32_t>(args.get_int("--residual-bits", options.residual_bits, 8, 28));
+
+  size_t storage_bytes = 0, scratch_bytes = 0;
+  s = quantized_transformer_bytes(c, dtype, &storage_bytes);
+  if (s == Status::kOk)
+    s = quantize_transformer_scratch_bytes(c, dtype, static_cast<int32_t>(ids.len), &scratch_bytes);
+  if (s != Status::kOk)
+    throw cli::Error(path + ": cannot quantize this model to " + dt + ": " + cli::describe(s));
+  cli::AlignedBytes storage_buf(storage_bytes), scratch_buf(scratch_bytes);
+  Arena storage, scratch;
+  if (storage.init(storage_buf.data(), storage_bytes) != Status::kOk ||
+      scratch.init(scratch_buf.data(), scratch_bytes) != Status::kOk)
+    throw cli::Error("arena init failed");
+  TransformerCalibration cal;
+  cal.tokens = ids.tokens.data();
+  cal.lengths = ids.lengths.data();
+  cal.count = static_cast<int32_t>(ids.rows);
+  std::printf("attn quantize: %s -> %s, %s model, %lld calibration sequence(s) of %lld token(s) from %s\n",
+              path.c_str(), out.c_str(), dt.c_str(), static_cast<long long>(ids.rows),
+              static_cast<long long>(ids.len), ids_path.c_str());
+  W w;
+  TransformerQuantReport rep;
+  s = quantize_model(c, wf, cal, storage, scratch, &w, &rep, options);
+  if (s == Status::kBadQuantParams)
+    throw cli::Error(path + ": cannot quantize to " + dt +
+                     ": a weight or calibrated activation is not finite, or a scale is not representable (" +
+                     cli::describe(s) + ")");
+  if (s != Status::kOk) throw cli::Error(path + ": quantization to " + dt + " failed: " + cli::describe(s));
+
+  std::printf(
+      "model: %d layer(s), E=%d, ffn_dim=%d, vocab=%d; residual int32, max |x| %.4g, scale %.4g "
+      "(--residual-bits %d)\n",
+      c.num_layers, c.embed_dim, c.ffn_dim, c.vocab_size, static_cast<double>(rep.residual_max),
+      static_cast<double>(w.residual_scale), options.residual_bits);
+  std::printf("SQNR of the integer forward against the float forward on the calibration set:\n");
+  std::printf("  embeddings  %6.2f dB\n", rep.embedding_sqnr_db);
+  for (int32_t l = 0; l < rep.num_layers; ++l)
+    std::printf("  layer %-4d  %6.2f dB\n", l, rep.layer_sqnr_db[l]);
+  std::printf("  output      %6.2f dB (%s, int32 on scale %.4g)\n", rep.output_sqnr_db,
+              c.head == LmHead::kNone ? "hidden state" : "logits", static_cast<double>(w.output_scale));
+
+  tools::ModelSpec spec;
+  spec.data_align = m.data_align();
+  try {
+    tools::add_transformer_fixed(spec, c, m.byte_vocab(), w);
+  } catch (const std::runtime_error& e) {
+    throw cli::Error(out + ": cannot write: " + e.what());
+  }
+  return write_quantized(spec, path, out, m);
+}
+
 }  // namespace
 
 int cmd_quantize(int argc, char** argv) {
   const cli::Args args(argc, argv,
                        {"--calib", "--calib-kv", "--calib-value", "--dtype", "-o", "--output", "--key-length",
-                        "--max-positions"},
+                        "--max-positions", "--calib-tokens", "--residual-bits"},
                        {"--per-tensor", "--causal", "--residual", "--exact-mask"});
   const std::string path = args.one_input("IN.attn");
   const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
@@ -235,6 +401,18 @@ int cmd_quantize(int argc, char** argv) {
   const std::string dt = args.required("--dtype");
   if (dt != "s8" && dt != "s16") throw cli::Error("--dtype must be s8 or s16, got '" + dt + "'");
   const DType dtype = dt == "s8" ? DType::kS8 : DType::kS16;
+  cli::LoadedModel lm;
+  cli::load_model(path, &lm);
+  const Model& m = lm.model;
+  if (m.is_model()) {
+    return dtype == DType::kS8 ? quantize_model_file<TransformerWeightsS8>(args, path, out, dt, m)
+                               : quantize_model_file<TransformerWeightsS16>(args, path, out, dt, m);
+  }
+  for (const char* opt : {"--calib-tokens", "--residual-bits"}) {
+    if (args.has(opt))
+      throw cli::Error(path + " holds attention blocks, not a whole model: " + opt +
+                       " is for model files (blocks take --calib)");
+  }
   QuantizeOptions options;
   options.per_tensor_weights = args.has("--per-tensor");
   const Calib x = read_calib(args.required("--calib"), "calibration data");
@@ -255,9 +433,6 @@ int cmd_quantize(int argc, char** argv) {
                          std::to_string(kv.rows));
     }
   }
-  cli::LoadedModel lm;
-  cli::load_model(path, &lm);
-  const Model& m = lm.model;
   if (m.block_count() == 0) throw cli::Error(path + ": the file has no attention blocks");
   const int64_t N = x.n, L = x.rows, S = cross ? kv.rows : L;
   Mask mask;
@@ -460,7 +635,14 @@ int cmd_quantize(int argc, char** argv) {
     cur.swap(next);
     width = c.embed_dim;
   }
-  // User tensors, unchanged and in file order.
+  return write_quantized(spec, path, out, m);
+}
+
+namespace {
+
+// The user tensors of `m` (unchanged, in file order) after `spec`'s, the file
+// written canonically, loaded back as a check, then OUT replaced atomically.
+int write_quantized(tools::ModelSpec& spec, const std::string& path, const std::string& out, const Model& m) {
   for (uint32_t i = 0; i < m.tensor_count(); ++i) {
     TensorView v;
     if (m.tensor(i, &v) != Status::kOk)
@@ -488,9 +670,10 @@ int cmd_quantize(int argc, char** argv) {
   if (vs != Status::kOk)
     throw cli::Error(out + ": the quantized file does not validate: " + cli::describe(vs));
   cli::write_file_atomic(out, file.data(), file.size());
-  std::printf("wrote %s (%zu bytes, %u block(s), %u tensor(s))\n", out.c_str(), file.size(),
-              verify.block_count(), verify.tensor_count());
+  std::printf("wrote %s (%zu bytes, %u %s, %u tensor(s))\n", out.c_str(), file.size(), verify.block_count(),
+              verify.is_model() ? "layer(s)" : "block(s)", verify.tensor_count());
   return 0;
 }
 
+}  // namespace
 }  // namespace attn

@@ -58,7 +58,12 @@ const Command kCommands[] = {
     {"quantize", attn::cmd_quantize,
      "quantize IN.attn --calib CALIB.npy [--calib-kv CKV.npy] [--calib-value CV.npy] --dtype s8|s16 "
      "[--per-tensor] [--causal] [--key-length N] [--residual] [--exact-mask] [--max-positions P] -o|--output "
+     "OUT.attn\n"
+     "  attn quantize MODEL.attn --calib-tokens IDS.npy --dtype s8|s16 [--residual-bits N] -o|--output "
      "OUT.attn",
+     "  --calib-tokens F   whole models: calibration token ids, int32/int64 [B, L] or [L] (one sequence a "
+     "row)\n"
+     "  --residual-bits N  whole models: the int32 residual grid is max|x| / 2^N (8..28, default 24)\n"
      "  --calib CALIB.npy  calibration query inputs [N, L, E] float32 (and key/value without --calib-kv)\n"
      "  --calib-kv F.npy   cross-attention: calibration key inputs [N, S, kdim] (and values)\n"
      "  --calib-value F    cross-attention: calibration value inputs [N, S, vdim]\n"

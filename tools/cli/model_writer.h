@@ -7,7 +7,7 @@
 //   zero pad to data_align | tensor data in the given order, each at the next
 //   multiple of data_align from the data section start; the file ends right
 //   after the last tensor. A whole model's tensors come from add_transformer_f32
-//   (its canonical order), user tensors after them.
+//   or add_transformer_fixed (their canonical order), user tensors after them.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,7 @@
 
 #include "attn/model.h"
 #include "attn/quantize.h"
+#include "attn/transformer_fixed.h"
 
 namespace attn {
 namespace tools {
@@ -302,6 +303,160 @@ inline void add_transformer_f32(ModelSpec& m, const TransformerConfig& c, bool b
   add(none, Role::kFinalNormWeight, "model.final_norm_weight", w.final_norm_weight, {e}, c.final_norm);
   add(none, Role::kFinalNormBias, "model.final_norm_bias", w.final_norm_bias, {e}, c.final_norm && norm_bias);
   add(none, Role::kLmHead, "model.lm_head", w.lm_head, {v, e}, c.head == LmHead::kUntied);
+}
+
+// Make `m` (empty) a whole s8 or s16 model (W: TransformerWeightsS8 / S16, the
+// converter's output, quantize_transformer_s8 / _s16) of config `c` in the
+// canonical order: for each layer i its attention block (add_block_quant:
+// the block's I/O scales and zero points are the layer's attention input and
+// output grids), then block.<i>.norm1_weight norm1_bias norm1_consts
+// norm2_weight norm2_bias norm2_consts attn_in attn_out ffn_in ffn_w1 ffn_b1
+// ffn_w1_multiplier ffn_w1_shift ffn_w2 ... ffn_w3 ... ffn_act_table
+// ffn_consts (those present, in role order); then model.token_embedding
+// token_multiplier token_shift position_embedding position_multiplier
+// position_shift type_embedding embedding_norm_weight embedding_norm_bias
+// embedding_norm_consts final_norm_weight final_norm_bias final_norm_consts
+// head_in lm_head head_bias head_multiplier head_shift scales (those present).
+// User tensors may follow. Throws when a table the config needs is null.
+template <class W>
+inline void add_transformer_fixed(ModelSpec& m, const TransformerConfig& c, bool byte_vocab, const W& w) {
+  using format::Role;
+  constexpr bool is_s8 = std::is_same<W, TransformerWeightsS8>::value;
+  static_assert(is_s8 || std::is_same<W, TransformerWeightsS16>::value,
+                "TransformerWeightsS8 or TransformerWeightsS16");
+  const DType dtype = is_s8 ? DType::kS8 : DType::kS16;
+  const char* const what = "add_transformer_fixed: ";
+  if (!m.blocks.empty() || !m.tensors.empty() || m.is_model)
+    throw std::runtime_error(std::string(what) + "the spec must be empty");
+  if (c.num_layers < 1 || c.vocab_size < 1 || c.embed_dim < 1 || c.num_heads < 1 || c.ffn_dim < 1 ||
+      c.max_positions < 1 || c.type_vocab_size < 0)
+    throw std::runtime_error(std::string(what) + "a dimension of the config is not positive");
+  if (w.layers == nullptr) throw std::runtime_error(std::string(what) + "no layers");
+  const uint32_t e = static_cast<uint32_t>(c.embed_dim), f = static_cast<uint32_t>(c.ffn_dim);
+  const uint32_t v = static_cast<uint32_t>(c.vocab_size), p = static_cast<uint32_t>(c.max_positions);
+  const bool norm_bias = c.norm == NormKind::kLayerNorm && c.norm_bias;
+  const bool head = c.head != LmHead::kNone, gated = c.gated_ffn;
+  const bool proj_bias = is_s8 || c.ffn_bias;  // s8 biases carry the zero point fold: always
+  BlockSpec b;
+  b.embed_dim = b.kdim = b.vdim = e;
+  b.num_heads = static_cast<uint32_t>(c.num_heads);
+  if (c.head_dim == 0 && c.embed_dim % c.num_heads != 0)
+    throw std::runtime_error(std::string(what) + "heads do not divide embed_dim");
+  b.head_dim = static_cast<uint32_t>(c.head_dim != 0 ? c.head_dim : c.embed_dim / c.num_heads);
+  b.bias = c.attention_bias;
+  b.dtype = dtype;
+  b.n_kv_heads = static_cast<uint32_t>(c.num_kv_heads);
+  b.rope_base = c.rope_base;
+  m.is_model = true;
+  m.record = model_record(c, dtype, byte_vocab);
+  const auto add = [&](uint32_t block, Role role, const std::string& name, DType dt,
+                       std::vector<uint32_t> dims, const void* data) {
+    if (data == nullptr) throw std::runtime_error(what + name + " is null but the config needs it");
+    size_t n = dtype_size(dt);
+    for (uint32_t d : dims) n *= d;
+    TensorSpec t;
+    t.name = name;
+    t.role = role;
+    t.dtype = dt;
+    t.block = block;
+    t.dims = std::move(dims);
+    t.bytes.assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + n);
+    m.tensors.push_back(std::move(t));
+  };
+  const auto norm = [&](uint32_t block, const std::string& prefix, Role weight, const NormFixed& n) {
+    const int64_t consts[format::kNormConstCount] = {n.eps, n.shift, n.output_zero_point};
+    add(block, weight, prefix + "_weight", DType::kS32, {e}, n.weight);
+    if (norm_bias)
+      add(block, static_cast<Role>(static_cast<uint16_t>(weight) + 1), prefix + "_bias", DType::kS64, {e},
+          n.bias);
+    add(block, static_cast<Role>(static_cast<uint16_t>(weight) + 2), prefix + "_consts", DType::kS64,
+        {format::kNormConstCount}, consts);
+  };
+  const auto rescale = [&](uint32_t block, Role role, const std::string& name, const RescaleFixed& r) {
+    const int32_t x[format::kRescaleConstCount] = {r.multiplier, r.shift, r.zero_point};
+    add(block, role, name, DType::kS32, {format::kRescaleConstCount}, x);
+  };
+  // weight, bias, multiplier, shift of a projection [out, in].
+  const auto projection = [&](uint32_t block, Role weight, const std::string& name,
+                              const std::string& bias_name, const auto& pr, uint32_t out, uint32_t in,
+                              bool bias) {
+    const auto role = [&](int k) { return static_cast<Role>(static_cast<uint16_t>(weight) + k); };
+    add(block, role(0), name, DType::kS8, {out, in}, pr.weight);
+    if (bias) add(block, role(1), bias_name, is_s8 ? DType::kS32 : DType::kS64, {out}, pr.bias);
+    add(block, role(2), name + "_multiplier", DType::kS32, {out}, pr.multiplier);
+    add(block, role(3), name + "_shift", DType::kS32, {out}, pr.shift);
+  };
+  for (uint32_t i = 0; i < static_cast<uint32_t>(c.num_layers); ++i) {
+    const auto& L = w.layers[i];
+    const auto name = [&](const char* n) { return block_tensor_name(i, n); };
+    // The block's I/O: query = key = value = the attention input (self-attention).
+    const int32_t in_zp = c.pre_norm ? L.norm1.output_zero_point : L.attn_in.zero_point;
+    ActivationQuant act;
+    act.query = act.key = act.value = QuantParams{L.attention_input_scale, in_zp};
+    act.output = QuantParams{L.attention_output_scale, L.attn_out.zero_point};
+    if constexpr (is_s8) {
+      act.q.zero_point = L.attention.q_zero_point;
+      act.k.zero_point = L.attention.k_zero_point;
+      act.v.zero_point = L.attention.v_zero_point;
+      act.context.zero_point = L.attention.context_zero_point;
+      if (L.attention.output_zero_point != L.attn_out.zero_point)
+        throw std::runtime_error(what + name("attn_out") +
+                                 ": zero point disagrees with the attention's output");
+    }
+    add_block_quant(m, b, L.attention, act);
+    norm(i, name("norm1"), Role::kIntNorm1Weight, L.norm1);
+    norm(i, name("norm2"), Role::kIntNorm2Weight, L.norm2);
+    if (!c.pre_norm) rescale(i, Role::kAttnIn, name("attn_in"), L.attn_in);
+    rescale(i, Role::kAttnOut, name("attn_out"), L.attn_out);
+    if (!c.pre_norm) rescale(i, Role::kFfnIn, name("ffn_in"), L.ffn_in);
+    projection(i, Role::kIntFfnW1, name("ffn_w1"), name("ffn_b1"), L.ffn.w1, f, e, proj_bias);
+    projection(i, Role::kIntFfnW2, name("ffn_w2"), name("ffn_b2"), L.ffn.w2, e, f, proj_bias);
+    if (gated) projection(i, Role::kIntFfnW3, name("ffn_w3"), name("ffn_b3"), L.ffn.w3, f, e, proj_bias);
+    int32_t consts[format::kFfnConstCount] = {};
+    if constexpr (is_s8) {
+      if (gated) {
+        add(i, Role::kFfnActTable, name("ffn_act_table"), DType::kS16, {256}, L.ffn.gate_table);
+      } else {
+        add(i, Role::kFfnActTable, name("ffn_act_table"), DType::kS8, {256}, L.ffn.act_table);
+      }
+      consts[format::kFfnH1ZeroPoint] = L.ffn.h1_zero_point;
+      consts[format::kFfnH3ZeroPoint] = gated ? L.ffn.h3_zero_point : 0;
+      consts[format::kFfnGZeroPoint] = L.ffn.g_zero_point;
+      consts[format::kFfnActMultiplier] = gated ? L.ffn.gate_multiplier : 0;
+      consts[format::kFfnActShift] = gated ? L.ffn.gate_shift : 0;
+    } else {
+      add(i, Role::kFfnActTable, name("ffn_act_table"), DType::kS32, {uint32_t{kActTableS16Entries}},
+          L.ffn.act_table);
+      consts[format::kFfnActMultiplier] = L.ffn.act_multiplier;
+      consts[format::kFfnActShift] = L.ffn.act_shift;
+    }
+    add(i, Role::kFfnConsts, name("ffn_consts"), DType::kS32, {format::kFfnConstCount}, consts);
+  }
+  const uint32_t none = format::kNoBlock;
+  add(none, Role::kIntTokenEmbedding, "model.token_embedding", DType::kS8, {v, e}, w.token_embedding.table);
+  add(none, Role::kTokenMultiplier, "model.token_multiplier", DType::kS32, {v}, w.token_embedding.multiplier);
+  add(none, Role::kTokenShift, "model.token_shift", DType::kS32, {v}, w.token_embedding.shift);
+  if (c.learned_positions) {
+    add(none, Role::kIntPositionEmbedding, "model.position_embedding", DType::kS8, {p, e},
+        w.position_embedding.table);
+    add(none, Role::kPositionMultiplier, "model.position_multiplier", DType::kS32, {p},
+        w.position_embedding.multiplier);
+    add(none, Role::kPositionShift, "model.position_shift", DType::kS32, {p}, w.position_embedding.shift);
+  }
+  if (c.type_vocab_size > 0)
+    add(none, Role::kIntTypeEmbedding, "model.type_embedding", DType::kS32, {e}, w.type_embedding);
+  if (c.embedding_norm) norm(none, "model.embedding_norm", Role::kIntEmbeddingNormWeight, w.embedding_norm);
+  if (c.final_norm) norm(none, "model.final_norm", Role::kIntFinalNormWeight, w.final_norm);
+  if (head && !c.final_norm) rescale(none, Role::kHeadIn, "model.head_in", w.head_in);
+  if (c.head == LmHead::kUntied)
+    add(none, Role::kIntLmHead, "model.lm_head", DType::kS8, {v, e}, w.head.weight);
+  if (head) {
+    if (is_s8) add(none, Role::kHeadBias, "model.head_bias", DType::kS32, {v}, w.head.bias);
+    add(none, Role::kHeadMultiplier, "model.head_multiplier", DType::kS32, {v}, w.head.multiplier);
+    add(none, Role::kHeadShift, "model.head_shift", DType::kS32, {v}, w.head.shift);
+  }
+  const float scales[format::kModelScaleCount] = {w.residual_scale, w.output_scale};
+  add(none, Role::kModelScales, "model.scales", DType::kF32, {format::kModelScaleCount}, scales);
 }
 
 namespace detail {

@@ -1,0 +1,169 @@
+// cli_int_model_test.cpp: `attn quantize MODEL.attn --calib-tokens IDS.npy`
+// on f32 model files the test writes: its report, its output (the same bytes
+// as the library path: converter, add_transformer_fixed, the user tensors
+// carried over) and its errors (named, no output file).
+#include "cli_runner.h"
+
+#ifdef ATTN_CLI_PATH
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "int_model_helpers.h"
+
+using attn::format::ModelRecord;
+using namespace int_model;
+
+namespace {
+
+// An int32 or int64 .npy of token ids.
+std::vector<uint8_t> ids_npy(const std::vector<int64_t>& shape, const std::vector<int64_t>& ids, bool i64) {
+  std::vector<uint8_t> raw;
+  for (int64_t v : ids) {
+    if (i64) {
+      raw.insert(raw.end(), reinterpret_cast<const uint8_t*>(&v), reinterpret_cast<const uint8_t*>(&v) + 8);
+    } else {
+      const int32_t x = int32_t(v);
+      raw.insert(raw.end(), reinterpret_cast<const uint8_t*>(&x), reinterpret_cast<const uint8_t*>(&x) + 4);
+    }
+  }
+  return attn::npy::serialize(shape, i64 ? "<i8" : "<i4", raw.data(), i64 ? 8 : 4);
+}
+
+}  // namespace
+
+TEST_CASE("attn quantize --calib-tokens: a model file to s8 / s16, its report and its file",
+          "[cli][int_model]") {
+  cli::TempDir tmp;
+  for (const Case& k : {cases()[0], cases()[2]}) {
+    for (const bool s8 : {true, false}) {
+      INFO(k.name << (s8 ? " s8" : " s16"));
+      const TransformerConfig& c = k.c;
+      const std::vector<uint8_t> f32 = f32_file(c, 11);
+      cli::spit(tmp / "m.attn", f32);
+      const auto seqs = sequences(3, 9, c.vocab_size, 13);
+      std::vector<int64_t> flat;
+      for (const auto& s : seqs) flat.insert(flat.end(), s.begin(), s.end());
+      cli::spit(tmp / "ids.npy", ids_npy({3, 9}, flat, s8));  // int64 for s8, int32 for s16
+      const cli::Result r = cli::run_ok("quantize " + cli::quote(tmp / "m.attn") + " --calib-tokens " +
+                                            cli::quote(tmp / "ids.npy") + " --dtype " + (s8 ? "s8" : "s16") +
+                                            " -o " + cli::quote(tmp / "q.attn"),
+                                        tmp);
+      INFO(r.out);
+      CHECK(r.out.find("embeddings") != std::string::npos);
+      for (int32_t l = 0; l < c.num_layers; ++l)
+        CHECK(r.out.find("layer " + std::to_string(l) + " ") != std::string::npos);
+      CHECK(r.out.find("output") != std::string::npos);
+      CHECK(r.out.find(" dB") != std::string::npos);
+      // The file: what the library path writes for the same calibration (the
+      // model, then the user tensor carried over unchanged).
+      const std::vector<uint8_t> got = cli::slurp(tmp / "q.attn");
+      const Blob fb(f32);
+      attn::Model fm;
+      REQUIRE(attn::Model::load(fb.p, fb.n, &fm) == Status::kOk);
+      tools::ModelSpec spec;
+      if (s8) {
+        const InMemory<attn::TransformerWeightsS8> q = quantize<attn::TransformerWeightsS8>(fm, seqs);
+        tools::add_transformer_fixed(spec, c, false, q.w);
+      } else {
+        const InMemory<attn::TransformerWeightsS16> q = quantize<attn::TransformerWeightsS16>(fm, seqs);
+        tools::add_transformer_fixed(spec, c, false, q.w);
+      }
+      attn::TensorView user;
+      REQUIRE(fm.find_tensor("classifier.weight", &user) == Status::kOk);
+      tools::TensorSpec t;
+      t.name = user.name;
+      t.dims = {3, uint32_t(c.embed_dim)};
+      t.bytes.assign(static_cast<const uint8_t*>(user.data),
+                     static_cast<const uint8_t*>(user.data) + user.byte_size);
+      spec.tensors.push_back(t);
+      CHECK(got == tools::write_model(spec));
+      const Blob qb(got);
+      attn::Model qm;
+      REQUIRE(attn::Model::load(qb.p, qb.n, &qm) == Status::kOk);
+      ModelRecord rec;
+      REQUIRE(qm.model_record(&rec) == Status::kOk);
+      CHECK(rec.dtype == uint16_t(s8 ? DType::kS8 : DType::kS16));
+      attn::TensorView qu;
+      REQUIRE(qm.find_tensor("classifier.weight", &qu) == Status::kOk);
+      CHECK(std::memcmp(qu.data, user.data, user.byte_size) == 0);
+    }
+  }
+  // One sequence [L] of int32 ids, and --residual-bits.
+  const TransformerConfig c = llama(LmHead::kTied);
+  cli::spit(tmp / "m.attn", f32_file(c, 2));
+  const std::vector<int32_t> one = sequences(1, 12, c.vocab_size, 3)[0];
+  cli::spit(tmp / "one.npy", ids_npy({12}, std::vector<int64_t>(one.begin(), one.end()), false));
+  const cli::Result r = cli::run_ok("quantize " + cli::quote(tmp / "m.attn") + " --calib-tokens " +
+                                        cli::quote(tmp / "one.npy") + " --dtype s8 --residual-bits 20 -o " +
+                                        cli::quote(tmp / "q1.attn"),
+                                    tmp);
+  CHECK(r.out.find("1 calibration sequence(s) of 12 token(s)") != std::string::npos);
+  CHECK(r.out.find("--residual-bits 20") != std::string::npos);
+  const Blob qb(cli::slurp(tmp / "q1.attn"));
+  attn::Model qm;
+  CHECK(attn::Model::load(qb.p, qb.n, &qm) == Status::kOk);
+}
+
+TEST_CASE("attn quantize --calib-tokens: bad inputs are named and leave no output", "[cli][int_model]") {
+  cli::TempDir tmp;
+  const TransformerConfig c = llama(LmHead::kUntied);  // vocab 48, max_positions 16
+  cli::spit(tmp / "m.attn", f32_file(c, 4));
+  const std::string out = tmp / "q.attn";
+  const auto quantize_with = [&](const std::string& more) {
+    return cli::run("quantize " + cli::quote(tmp / "m.attn") + " --dtype s8 -o " + cli::quote(out) + more,
+                    tmp);
+  };
+  const auto ids = [&](const std::string& name, const std::vector<int64_t>& shape, std::vector<int64_t> v,
+                       bool i64 = true) {
+    cli::spit(tmp / name, ids_npy(shape, v, i64));
+    return " --calib-tokens " + cli::quote(tmp / name);
+  };
+  std::vector<int64_t> good(2 * 8, 5);
+  cli::check_error(quantize_with(""), {"m.attn", "--calib-tokens"});
+  cli::check_error(quantize_with(" --calib x.npy"), {"m.attn", "--calib"});
+  std::vector<int64_t> oov = good;
+  oov[11] = 48;
+  cli::check_error(quantize_with(ids("oov.npy", {2, 8}, oov)), {"oov.npy", "48", "[1, 3]", "vocabulary"});
+  oov[11] = -1;
+  cli::check_error(quantize_with(ids("neg.npy", {2, 8}, oov, false)), {"neg.npy", "-1"});
+  cli::check_error(quantize_with(ids("long.npy", {1, 17}, std::vector<int64_t>(17, 1))),
+                   {"long.npy", "17", "max_positions 16"});
+  cli::check_error(quantize_with(ids("rank3.npy", {1, 2, 8}, good)), {"rank3.npy", "[B, L] or [L]"});
+  cli::spit(tmp / "f32.npy", attn::npy::serialize_f32({2, 8}, std::vector<float>(16, 1.0f).data()));
+  cli::check_error(quantize_with(" --calib-tokens " + cli::quote(tmp / "f32.npy")), {"f32.npy", "int32"});
+  std::vector<uint8_t> cut = ids_npy({2, 8}, good, true);
+  cut.resize(cut.size() - 3);
+  cli::spit(tmp / "cut.npy", cut);
+  cli::check_error(quantize_with(" --calib-tokens " + cli::quote(tmp / "cut.npy")), {"cut.npy", "disagrees"});
+  cli::check_error(quantize_with(ids("ok.npy", {2, 8}, good) + " --residual-bits 40"), {"--residual-bits"});
+  cli::check_error(quantize_with(ids("ok2.npy", {2, 8}, good) + " --per-tensor"), {"m.attn", "--per-tensor"});
+  // An integer model is not quantized again; a block file takes --calib.
+  tools::ModelSpec s;
+  tools::BlockSpec bs{8, 2, 4, 8, 8, false, DType::kF32};
+  std::vector<float> w(64, 0.5f);
+  tools::add_block_f32(s, bs, {&w, &w, &w, &w});
+  cli::spit(tmp / "block.attn", tools::write_model(s));
+  cli::check_error(cli::run("quantize " + cli::quote(tmp / "block.attn") + ids("b.npy", {2, 8}, good) +
+                                " --dtype s8 -o " + cli::quote(out),
+                            tmp),
+                   {"block.attn", "--calib-tokens"});
+  const Blob f32(cli::slurp(tmp / "m.attn"));
+  attn::Model fm;
+  REQUIRE(attn::Model::load(f32.p, f32.n, &fm) == Status::kOk);
+  cli::spit(tmp / "q8.attn",
+            fixed_file(c, quantize<attn::TransformerWeightsS8>(fm, {std::vector<int32_t>(8, 3)}).w));
+  cli::check_error(cli::run("quantize " + cli::quote(tmp / "q8.attn") + ids("c.npy", {2, 8}, good) +
+                                " --dtype s16 -o " + cli::quote(out),
+                            tmp),
+                   {"q8.attn", "already s8"});
+  CHECK_FALSE(cli::fs::exists(out));
+  for (const auto& e : cli::fs::directory_iterator(tmp.path)) {
+    const std::string n = e.path().filename().string();
+    INFO(n);
+    CHECK((e.path().extension() == ".npy" || n == "m.attn" || n == "block.attn" || n == "q8.attn"));
+  }
+}
+
+#endif  // ATTN_CLI_PATH

@@ -1,0 +1,278 @@
+// int_model_helpers.h: what the integer model file tests share
+// (model_fixed_format_test.cpp, cli_int_model_test.cpp): random HF-style
+// float models written as f32 model files, the library's converter in
+// memory, the s8 / s16 model file of its output, and the integer forward.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../tools/cli/model_writer.h"
+#include "attn/model.h"
+#include "attn/transformer_fixed.h"
+
+namespace int_model {
+
+using attn::Activation;
+using attn::DType;
+using attn::LmHead;
+using attn::NormKind;
+using attn::Status;
+using attn::TransformerConfig;
+namespace tools = attn::tools;
+
+// A 16-byte aligned copy of a file, as the loader wants it.
+struct Blob {
+  explicit Blob(const std::vector<uint8_t>& v) : n(v.size()) {
+    p = static_cast<uint8_t*>(::operator new (n == 0 ? 1 : n, std::align_val_t{16}));
+    if (n) std::memcpy(p, v.data(), n);
+  }
+  ~Blob() { ::operator delete (p, std::align_val_t{16}); }
+  Blob(const Blob&) = delete;
+  Blob& operator=(const Blob&) = delete;
+  uint8_t* p;
+  size_t n;
+};
+
+// Arena storage, 16-byte aligned.
+struct Buffer {
+  explicit Buffer(size_t n) : raw(n + 16) {
+    const auto mis = reinterpret_cast<uintptr_t>(raw.data()) % 16;
+    data = raw.data() + (16 - mis) % 16;
+  }
+  std::vector<uint8_t> raw;
+  uint8_t* data;
+};
+
+// ---- configs and random float models ----------------------------------------------
+
+inline TransformerConfig base() {
+  TransformerConfig c;
+  c.vocab_size = 48;
+  c.embed_dim = 16;
+  c.num_layers = 2;
+  c.num_heads = 4;
+  c.ffn_dim = 24;
+  c.max_positions = 16;
+  return c;
+}
+
+// BERT-like: post-norm LayerNorm with biases, GELU, learned positions, token
+// types, embedding norm, biases everywhere, no head.
+inline TransformerConfig bert() {
+  TransformerConfig c = base();
+  c.type_vocab_size = 2;
+  c.learned_positions = c.embedding_norm = true;
+  c.norm_eps = 1e-12f;
+  return c;
+}
+
+// Llama-like: pre-norm RMSNorm, SiLU gate, GQA, RoPE, no biases, final norm, causal, tied head.
+inline TransformerConfig llama(LmHead head) {
+  TransformerConfig c = base();
+  c.norm = NormKind::kRmsNorm;
+  c.norm_eps = 1e-6f;
+  c.activation = Activation::kSilu;
+  c.num_kv_heads = 2;
+  c.rope_base = 10000.0f;
+  c.pre_norm = c.gated_ffn = c.final_norm = c.causal = true;
+  c.attention_bias = c.ffn_bias = c.norm_bias = false;
+  c.head = head;
+  return c;
+}
+
+// GPT-like without a final norm: the head reads the residual through head_in;
+// pre-norm LayerNorm, gelu_tanh, learned positions, untied head.
+inline TransformerConfig gpt_head_in() {
+  TransformerConfig c = base();
+  c.pre_norm = c.learned_positions = c.causal = true;
+  c.activation = Activation::kGeluTanh;
+  c.head = LmHead::kUntied;
+  c.num_layers = 1;
+  return c;
+}
+
+struct Case {
+  const char* name;
+  TransformerConfig c;
+};
+inline std::vector<Case> cases() {
+  return {{"bert", bert()},
+          {"llama_tied", llama(LmHead::kTied)},
+          {"llama_untied", llama(LmHead::kUntied)},
+          {"gpt_head_in", gpt_head_in()}};
+}
+
+inline std::vector<float> normal(size_t n, std::mt19937& rng, float scale, float mean = 0.0f) {
+  std::normal_distribution<float> d(mean, scale);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+inline tools::TransformerTensorsF32 random_weights(const TransformerConfig& c, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const size_t e = size_t(c.embed_dim), f = size_t(c.ffn_dim), v = size_t(c.vocab_size);
+  const size_t hd = e / size_t(c.num_heads), d = hd * size_t(c.num_heads);
+  const size_t dkv = hd * size_t(c.num_kv_heads != 0 ? c.num_kv_heads : c.num_heads);
+  const bool nb = c.norm == NormKind::kLayerNorm && c.norm_bias;
+  const auto proj = [&](size_t out, size_t in) { return normal(out * in, rng, 1.0f / std::sqrt(float(in))); };
+  const auto opt = [&](bool present, size_t n, float s, float mean = 0.0f) {
+    return present ? normal(n, rng, s, mean) : std::vector<float>();
+  };
+  tools::TransformerTensorsF32 w;
+  for (int32_t l = 0; l < c.num_layers; ++l) {
+    tools::LayerTensorsF32 L;
+    L.wq = proj(d, e);
+    L.wk = proj(dkv, e);
+    L.wv = proj(dkv, e);
+    L.wo = proj(e, d);
+    L.bq = opt(c.attention_bias, d, 0.1f);
+    L.bk = opt(c.attention_bias, dkv, 0.1f);
+    L.bv = opt(c.attention_bias, dkv, 0.1f);
+    L.bo = opt(c.attention_bias, e, 0.1f);
+    L.norm1_weight = normal(e, rng, 0.1f, 1.0f);
+    L.norm1_bias = opt(nb, e, 0.1f);
+    L.norm2_weight = normal(e, rng, 0.1f, 1.0f);
+    L.norm2_bias = opt(nb, e, 0.1f);
+    L.w1 = proj(f, e);
+    L.b1 = opt(c.ffn_bias, f, 0.1f);
+    L.w2 = proj(e, f);
+    L.b2 = opt(c.ffn_bias, e, 0.1f);
+    L.w3 = c.gated_ffn ? proj(f, e) : std::vector<float>();
+    L.b3 = opt(c.gated_ffn && c.ffn_bias, f, 0.1f);
+    w.layers.push_back(L);
+  }
+  w.token_embedding = normal(v * e, rng, 1.0f);
+  w.position_embedding = opt(c.learned_positions, size_t(c.max_positions) * e, 0.5f);
+  w.type_embedding = opt(c.type_vocab_size > 0, size_t(c.type_vocab_size) * e, 0.5f);
+  w.embedding_norm_weight = opt(c.embedding_norm, e, 0.1f, 1.0f);
+  w.embedding_norm_bias = opt(c.embedding_norm && nb, e, 0.1f);
+  w.final_norm_weight = opt(c.final_norm, e, 0.1f, 1.0f);
+  w.final_norm_bias = opt(c.final_norm && nb, e, 0.1f);
+  w.lm_head = c.head == LmHead::kUntied ? proj(v, e) : std::vector<float>();
+  return w;
+}
+
+// The f32 model file of `c` (with a user tensor, a classifier, after the model).
+inline std::vector<uint8_t> f32_file(const TransformerConfig& c, uint32_t seed) {
+  tools::ModelSpec s;
+  tools::add_transformer_f32(s, c, false, random_weights(c, seed));
+  tools::TensorSpec user;
+  user.name = "classifier.weight";
+  user.dims = {3, uint32_t(c.embed_dim)};
+  std::mt19937 rng(seed + 1);
+  user.bytes = tools::f32_bytes(normal(3 * size_t(c.embed_dim), rng, 1.0f));
+  s.tensors.push_back(user);
+  return tools::write_model(s);
+}
+
+inline std::vector<std::vector<int32_t>> sequences(int count, int len, int vocab, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int32_t> tok(0, vocab - 1);
+  std::vector<std::vector<int32_t>> out(static_cast<size_t>(count),
+                                        std::vector<int32_t>(static_cast<size_t>(len)));
+  for (auto& s : out)
+    for (auto& t : s) t = tok(rng);
+  return out;
+}
+
+// ---- the integer model, in memory (the converter) and from its file --------------------
+
+template <class W>
+constexpr DType dtype_of() {
+  return std::is_same<W, attn::TransformerWeightsS8>::value ? DType::kS8 : DType::kS16;
+}
+
+// The converter's output for the f32 model in `f32` (a loaded f32 model file),
+// calibrated on `cal`; its tables live in `storage`.
+template <class W>
+struct InMemory {
+  std::unique_ptr<Buffer> storage;
+  W w;
+};
+
+template <class W>
+InMemory<W> quantize(const attn::Model& f32, const std::vector<std::vector<int32_t>>& cal) {
+  TransformerConfig c;
+  REQUIRE(f32.transformer_config(&c) == Status::kOk);
+  static std::vector<attn::LayerWeightsF32> layers;  // the f32 views outlive nothing the result keeps
+  layers.assign(size_t(c.num_layers), attn::LayerWeightsF32());
+  attn::TransformerWeightsF32 wf;
+  REQUIRE(f32.transformer_weights_f32(layers.data(), c.num_layers, &wf) == Status::kOk);
+  std::vector<int32_t> tokens, lengths;
+  for (const auto& s : cal) {
+    tokens.insert(tokens.end(), s.begin(), s.end());
+    lengths.push_back(int32_t(s.size()));
+  }
+  attn::TransformerCalibration tc;
+  tc.tokens = tokens.data();
+  tc.lengths = lengths.data();
+  tc.count = int32_t(lengths.size());
+  constexpr DType dt = dtype_of<W>();
+  size_t sb = 0, xb = 0;
+  REQUIRE(attn::quantized_transformer_bytes(c, dt, &sb) == Status::kOk);
+  REQUIRE(attn::quantize_transformer_scratch_bytes(c, dt, int32_t(cal[0].size()), &xb) == Status::kOk);
+  InMemory<W> q;
+  q.storage = std::make_unique<Buffer>(sb);
+  Buffer scratch(xb);
+  attn::Arena st, sc;
+  REQUIRE(st.init(q.storage->data, sb) == Status::kOk);
+  REQUIRE(sc.init(scratch.data, xb) == Status::kOk);
+  if constexpr (dt == DType::kS8) {
+    REQUIRE(attn::quantize_transformer_s8(c, wf, tc, st, sc, &q.w) == Status::kOk);
+  } else {
+    REQUIRE(attn::quantize_transformer_s16(c, wf, tc, st, sc, &q.w) == Status::kOk);
+  }
+  return q;
+}
+
+template <class W>
+std::vector<uint8_t> fixed_file(const TransformerConfig& c, const W& w) {
+  tools::ModelSpec s;
+  tools::add_transformer_fixed(s, c, false, w);
+  return tools::write_model(s);
+}
+
+inline Status forward(const attn::TransformerPlan& p, const attn::TransformerWeightsS8& w, const int32_t* t,
+                      int32_t n, int32_t* out, attn::Arena& a) {
+  return attn::transformer_forward_s8(p, w, t, n, attn::OutputRows::kAll, out, a);
+}
+inline Status forward(const attn::TransformerPlan& p, const attn::TransformerWeightsS16& w, const int32_t* t,
+                      int32_t n, int32_t* out, attn::Arena& a) {
+  return attn::transformer_forward_s16(p, w, t, n, attn::OutputRows::kAll, out, a);
+}
+
+template <class W>
+std::vector<int32_t> run(const TransformerConfig& c, const W& w, const std::vector<int32_t>& tokens) {
+  attn::TransformerPlan plan;
+  const int32_t n = int32_t(tokens.size());
+  REQUIRE(attn::plan_transformer_fixed(c, dtype_of<W>(), n, 0, &plan) == Status::kOk);
+  Buffer buf(plan.arena_bytes);
+  attn::Arena arena;
+  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  std::vector<int32_t> out(size_t(n) * size_t(c.output_dim()), 0x5A5A5A5A);
+  REQUIRE(forward(plan, w, tokens.data(), n, out.data(), arena) == Status::kOk);
+  return out;
+}
+
+inline uint32_t bits(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  return b;
+}
+
+inline bool inside(const void* p, const Blob& b) {
+  const auto* q = static_cast<const uint8_t*>(p);
+  return q >= b.p && q < b.p + b.n;
+}
+}  // namespace int_model
