@@ -170,7 +170,8 @@ Status float_forward(const TransformerConfig& c, const TransformerWeightsF32& w,
     finite = finite && widen(lr.ffn_in, fin, n_of(n, E));
     linear(fin, n, E, lw.ffn.w1, c.ffn_bias ? lw.ffn.b1 : nullptr, F, h1);
     finite = finite && widen(lr.h1, h1, n_of(n, F));
-    for (size_t i = 0; i < n_of(n, F); ++i) h1[i] = static_cast<float>(activation(c.activation, h1[i]));
+    for (size_t i = 0; i < n_of(n, F); ++i)
+      h1[i] = static_cast<float>(activation(c.activation, static_cast<double>(h1[i])));
     finite = finite && widen(lr.act, h1, n_of(n, F));
     if (c.gated_ffn) {
       linear(fin, n, E, lw.ffn.w3, c.ffn_bias ? lw.ffn.b3 : nullptr, F, h3);
