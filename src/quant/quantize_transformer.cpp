@@ -317,7 +317,7 @@ void observe(void* context, int32_t stage, const int32_t* residual, int32_t n, i
   auto* r = static_cast<ReportContext*>(context);
   const float* ref = r->snapshots + static_cast<ptrdiff_t>(stage) * n * E;
   for (size_t i = 0; i < n_of(n, E); ++i) {
-    r->stages[stage].add(ref[i], static_cast<double>(residual[i]) * r->residual_scale);
+    r->stages[stage].add(static_cast<double>(ref[i]), static_cast<double>(residual[i]) * r->residual_scale);
   }
 }
 
@@ -363,7 +363,8 @@ Status report(const TransformerConfig& c, const TransformerWeightsF32& wf, const
       }
       if (s == Status::kOk) {
         for (size_t i = 0; i < n_of(n, od); ++i) {
-          output.add(fout[i], static_cast<double>(qout[i]) * static_cast<double>(wq.output_scale));
+          output.add(static_cast<double>(fout[i]),
+                     static_cast<double>(qout[i]) * static_cast<double>(wq.output_scale));
         }
       }
       at += n;
