@@ -496,6 +496,30 @@ inline void linear_fixed_cases(Report& r) {
     if (folded && i % 4 == 2) g_shift[c.N - 1] = rng.uniform(-1, 1);
     linear_fixed_case(r, c, 1000 + i, rng, -14, 1);
   }
+  // One to three rows (a decode step's projections; the DSP kernel's
+  // one-row path, two channels per pass, rows up to 512 wide): K a multiple
+  // of 4 in [4, 512] (the first cases 64, 172 and 512, a model's widths), N
+  // odd and even, shifts in [-23, -2] with a bias (the asm paths), every 5th
+  // without a bias, every 4th with one unfoldable shift, every 3rd an input
+  // zero point, every 7th all minimum operands with the input zero point 127.
+  for (int i = 0; i < 30; ++i) {
+    LinearCase c{};
+    c.M = 1 + i % 3;
+    c.N = i < 3 ? 63 + i : rng.uniform(1, kBoardCols);
+    c.K = i < 3 ? (i == 0 ? 64 : i == 1 ? 172 : 512) : 4 * rng.uniform(1, 128);
+    c.xs = c.K + rng.uniform(0, 3), c.ws = c.K + 4 * rng.uniform(0, 1), c.ys = c.N + rng.uniform(0, 3);
+    c.extreme = i % 7 == 6, c.wlo = -127, c.bias = i % 5 != 4, c.zout = rng.uniform(-128, 127);
+    c.zin = i % 3 == 2 ? rng.uniform(-128, 127) : 0;
+    if (c.extreme) c.zin = 127;
+    for (int32_t n = 0; n < c.N; ++n) {
+      g_mult[n] = 0x40000000 + static_cast<int32_t>(rng.next() & 0x3FFFFFFF);
+      g_shift[n] = rng.uniform(-23, -2);
+      g_bias32[n] = rng.uniform(-100000, 100000);
+      g_bias64[n] = int64_t{rng.uniform(-(1 << 22), 1 << 22)} * 1000;
+    }
+    if (i % 4 == 3) g_shift[rng.uniform(0, c.N - 1)] = rng.uniform(-1, 1);
+    linear_fixed_case(r, c, 2000 + i, rng, -14, 1);
+  }
 }
 
 // A host-family attention shape for case iter: T, S and d picked from kSizes

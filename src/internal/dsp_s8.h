@@ -55,7 +55,8 @@ inline int32_t ssat8(int32_t v) {
 }
 
 // Rows of up to kExpandMaxK int8 are expanded once to SMLAD pairs, so that
-// the weights (or keys) are unpacked once for four rows: 1 KiB of stack.
+// the weights (or keys) are unpacked once for four rows: 1 KiB of stack (one
+// row of up to 4 kExpandMaxK for channels1_asm).
 constexpr int32_t kExpandRows = 4;
 constexpr int32_t kExpandMaxK = 128;
 
@@ -63,11 +64,18 @@ constexpr int32_t kExpandMaxK = 128;
 // minus za, for r < 4 and k < K4 (a multiple of 4, <= kExpandMaxK). kZ =
 // false: za is 0 (no subtraction).
 template <bool kZ = true>
-inline void expand4(const int8_t* const* a, int32_t K4, int32_t za, int32_t* buf) {
+__attribute__((noinline)) void expand4(const int8_t* const* a, int32_t K4, int32_t za, int32_t* buf) {
   const int32_t za2 = splat16(za);
   for (int32_t k = 0; k < K4; k += 4, buf += 8) {
     for (size_t r = 0; r < 4; ++r) unpack<kZ>(load4(a[r] + k), za2, &buf[2 * r], &buf[2 * r + 1]);
   }
+}
+
+// buf[2 i + {0, 1}] = the even / odd int16 pair of a[4 i, 4 i + 4) minus za,
+// for 4 i < K4 (a multiple of 4): one row, for channels1_asm.
+__attribute__((noinline)) inline void expand1(const int8_t* a, int32_t K4, int32_t za, int32_t* buf) {
+  const int32_t za2 = splat16(za);
+  for (int32_t k = 0; k < K4; k += 4, buf += 2) unpack<true>(load4(a + k), za2, &buf[0], &buf[1]);
 }
 
 // One step of the SMLAD loops (asm text): four k of b (pointer %[b], post-
@@ -138,6 +146,13 @@ constexpr int32_t kChannels = 32;  // per channels_asm call (the callers' stack 
 // linear_s8_dsp (y = x W^T + b) and weighted_sum_vt_s8_dsp (o = P V).
 void channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_t* w, ptrdiff_t ws, int32_t K,
                   int8_t* o, ptrdiff_t ys, ptrdiff_t cs);
+
+// One row: y[n] = ssat8(requant(ch[n].init[0] + sum_k x[k] w[n, k])) for
+// channels n < 2 pairs, two channels per pass over the row (x expanded by
+// expand1 in buf, K = 4 * steps > 0 bytes), weight row n at w + n ws, y[n]
+// at o + n cs. ws = cs = 0 with pairs = 1 and ch[1] = ch[0]: one channel.
+void channels1_asm(const int32_t* buf, const Channel* ch, int32_t pairs, const int8_t* w, ptrdiff_t ws,
+                   int32_t K, int8_t* o, ptrdiff_t cs);
 
 }  // namespace dsp
 }  // namespace detail

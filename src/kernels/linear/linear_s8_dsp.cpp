@@ -3,11 +3,13 @@
 // point) in a stack buffer, and each weight word is unpacked once (SXTB16)
 // for the four rows (ATTN_DSP_SMLAD_STEP, 16 instructions per 16 MACs). With a
 // bias, K a multiple of 4 and shifts in [-23, -2] (the forward's projections)
-// the whole channel loop is asm (channels_asm), the last M % 4 rows included;
-// otherwise rows4, whose last M % 4 rows, like inputs wider than
-// dsp::kExpandMaxK, go through linear_s8_ref (small code: the flash budget of
-// an s8 image is 12 KiB). Same int32 sums and the same requantization as
-// linear_s8_ref: bit-exact.
+// the whole channel loop is asm (channels_asm): the last M % 4 rows of M >= 4
+// as the last four rows again, fewer than four rows (a decode step's
+// projections) one at a time, two channels per pass (channels1_asm, 11
+// instructions per 8 MACs, K up to 4 dsp::kExpandMaxK). Otherwise rows4,
+// whose last M % 4 rows, like inputs wider than the buffer, go through
+// linear_s8_ref (small code: the flash budget of an s8 image is 12 KiB).
+// Same int32 sums and the same requantization as linear_s8_ref: bit-exact.
 #include "internal/arch.h"
 
 #if ATTN_HAVE_DSP
@@ -74,6 +76,22 @@ ATTN_COLD_CODE void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const
   "], %[t0]\n\t"                         \
   "asr    %[end], %[end], %[bo]\n\t"     \
   "ssat   %[" s "], #8, %[end]\n\t"
+
+// One step of channels1_asm: four k of the expanded row (%[buf], two int16
+// pairs in %[t1], %[bo]) against weight rows n (%[b], post-incremented) and
+// n + 1 (%[b] + %[ws]), into %[s0] and %[s1].
+#define ATTN_DSP_SMLAD_STEP1              \
+  "ldrd   %[t1], %[bo], [%[buf]], #8\n\t" \
+  "ldr    %[t0], [%[b], %[ws]]\n\t"       \
+  "sxtb16 %[be], %[t0]\n\t"               \
+  "sxtb16 %[t0], %[t0], ror #8\n\t"       \
+  "smlad  %[s1], %[t1], %[be], %[s1]\n\t" \
+  "smlad  %[s1], %[bo], %[t0], %[s1]\n\t" \
+  "ldr    %[t0], [%[b]], #4\n\t"          \
+  "sxtb16 %[be], %[t0]\n\t"               \
+  "sxtb16 %[t0], %[t0], ror #8\n\t"       \
+  "smlad  %[s0], %[t1], %[be], %[s0]\n\t" \
+  "smlad  %[s0], %[bo], %[t0], %[s0]\n\t"
 
 }  // namespace
 
@@ -146,6 +164,71 @@ void dsp::channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const 
       : [ctx] "r"(ctx)
       : "cc", "memory");
 }
+
+// One row, two channels (n, n + 1) per pass over it: per four k one LDRD of
+// the expanded row, and per channel one weight word, two SXTB16 and two
+// SMLADs (11 instructions per 8 MACs, four steps to a loop iteration), then
+// both requantizations and stores: ~17 instructions per channel around the
+// steps. Channel n + 1's weights are read at [b, ws] beside channel n's
+// post-incremented [b], so the loop needs no second pointer.
+void dsp::channels1_asm(const int32_t* buf, const Channel* ch, int32_t pairs, const int8_t* w, ptrdiff_t ws,
+                        int32_t K, int8_t* o, ptrdiff_t cs) {
+  int32_t ctx[7] = {
+      static_cast<int32_t>(reinterpret_cast<uintptr_t>(buf)),  // 0: start of the expanded row
+      K,                                                       // 4: bytes of a weight row
+      static_cast<int32_t>(2 * ws - K),                        // 8: from a row's end to the next pair
+      0,                                                       // 12: the steps' entry (set by the asm)
+      static_cast<int32_t>(cs),                                // 16: bytes between columns of y
+      static_cast<int32_t>(2 * cs),                            // 20: bytes between pairs of y
+      static_cast<int32_t>(reinterpret_cast<uintptr_t>(ch + 2 * pairs)),  // 24: end of the channels
+  };
+  const int8_t* b = w;
+  const Channel* c = ch;  // channels n, n + 1
+  int8_t* y = o;
+  const int32_t* bp;
+  const int8_t* end;
+  int32_t s0, s1, t1, be, bo;
+  int32_t t0 = K;
+  __asm__ volatile(
+      "ubfx   %[t0], %[t0], #2, #2\n\t"
+      "adr.w  %[t1], 5f\n\t"
+      "ldrb   %[t0], [%[t1], %[t0]]\n\t"
+      "add    %[t1], %[t1], %[t0], lsl #1\n\t"
+      "orr    %[t1], %[t1], #1\n\t"
+      "str    %[t1], [%[ctx], #12]\n\t"
+      "b      0f\n\t"
+      "5:\n\t"
+      ".byte  (10f - 5b) / 2, (13f - 5b) / 2, (12f - 5b) / 2, (11f - 5b) / 2\n\t"
+      "0:\n\t"
+      "ldr    %[s0], [%[ch]]\n\t"
+      "ldr    %[s1], [%[ch], #28]\n\t"
+      "ldrd   %[buf], %[t0], [%[ctx]]\n\t"
+      "add    %[end], %[b], %[t0]\n\t"
+      "ldr    pc, [%[ctx], #12]\n\t"
+      "10:\n\t" ATTN_DSP_SMLAD_STEP1 "11:\n\t" ATTN_DSP_SMLAD_STEP1 "12:\n\t" ATTN_DSP_SMLAD_STEP1
+      "13:\n\t" ATTN_DSP_SMLAD_STEP1
+      "cmp    %[b], %[end]\n\t"
+      "bne    10b\n\t"
+      "ldr    %[t0], [%[ctx], #8]\n\t"
+      "add    %[b], %[b], %[t0]\n\t"
+      "ldrd   %[t0], %[t1], [%[ch], #16]\n\t"
+      "ldr    %[bo], [%[ch], #24]\n\t" ATTN_DSP_REQUANT("s0")
+      "ldrd   %[t0], %[t1], [%[ch], #44]\n\t"
+      "ldr    %[bo], [%[ch], #52]\n\t" ATTN_DSP_REQUANT("s1")
+      "ldrd   %[t0], %[t1], [%[ctx], #16]\n\t"
+      "strb   %[s1], [%[o], %[t0]]\n\t"
+      "strb   %[s0], [%[o]]\n\t"
+      "add    %[o], %[o], %[t1]\n\t"
+      "add    %[ch], %[ch], #56\n\t"
+      "ldr    %[end], [%[ctx], #24]\n\t"
+      "cmp    %[ch], %[end]\n\t"
+      "bne    0b\n\t"
+      : [b] "+r"(b), [ch] "+r"(c), [o] "+r"(y), [buf] "=&r"(bp), [end] "=&r"(end), [s0] "=&r"(s0),
+        [s1] "=&r"(s1), [t0] "+&r"(t0), [t1] "=&r"(t1), [be] "=&r"(be), [bo] "=&r"(bo)
+      : [ctx] "r"(ctx), [ws] "r"(ws)
+      : "cc", "memory");
+}
+#undef ATTN_DSP_SMLAD_STEP1
 #undef ATTN_DSP_REQUANT
 
 namespace {
@@ -153,16 +236,15 @@ namespace {
 // Channels [0, n) of y, n returned: blocks of kChannels channels while every
 // shift of a block folds (in [-23, -2]; checked while working out the
 // block's constants, before any of its outputs is written), four rows at a
-// time through channels_asm, then the last M % 4 rows one by one. Needs a
-// bias and K a multiple of 4. y[m, n] is at y + m ys + n cs.
-int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, int8_t* y,
-                ptrdiff_t ys, ptrdiff_t cs) {
+// time through channels_asm (M < 4: one at a time through channels1_asm).
+// Needs a bias and K a multiple of 4. y[m, n] is at y + m ys + n cs.
+ATTN_COLD_CODE int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p,
+                               int8_t* y, ptrdiff_t ys, ptrdiff_t cs) {
   const int32_t K = x.cols;
-  const int32_t m4 = x.rows & ~3;
-  // One group of rows (a forward's query tile): expanded once for every block of channels.
-  const bool one_group = x.rows == 4 || x.rows == 1;
+  // One group of four rows (a forward's query tile): expanded once for every block of channels.
+  const bool one_group = x.rows == 4;
   dsp::Channel ch[dsp::kChannels];
-  int32_t buf[2 * dsp::kExpandMaxK];  // [K / 4][4 rows][even, odd] int16 pairs
+  int32_t buf[2 * dsp::kExpandMaxK];  // [K / 4][4 rows or 1][even, odd] int16 pairs
   for (int32_t n0 = 0; n0 < w.rows; n0 += dsp::kChannels) {
     const int32_t nc = w.rows - n0 < dsp::kChannels ? w.rows - n0 : dsp::kChannels;
     // Locals: the stores into ch could alias p as far as GCC knows.
@@ -178,33 +260,45 @@ int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8P
                            rq.hi_base + zo * (int32_t{1} << rq.hi_shift),
                            rq.hi_shift};
     }
-    // Four rows at a time, then the last M % 4 rows one at a time, each as
-    // four copies of itself with output row stride 0 (channels_asm stores
-    // row 0 last, so the row ends right): a quarter of that pass is used,
-    // still ~5x fewer instructions than linear_s8_ref. One call site (flash).
-    for (int32_t m = 0; m < x.rows;) {
-      const bool four = m < m4;
-      const int8_t* a[4] = {x.row(m), x.row(four ? m + 1 : m), x.row(four ? m + 2 : m),
-                            x.row(four ? m + 3 : m)};  // [K]
-      if (n0 == 0 || !one_group) {                     // else buf holds these rows already
+    // Fewer than four rows one at a time, two channels per pass over the row.
+    if (x.rows < 4) {
+      if (nc % 2 != 0) ch[nc] = ch[nc - 1];  // the last channel, as a pair of itself (nc < kChannels)
+      for (int32_t m = 0; m < x.rows; ++m) {
+        if (n0 == 0 || x.rows > 1) dsp::expand1(x.row(m), K, p.input_zero_point, buf);
+        int8_t* const o = y + m * ys + n0 * cs;
+        if (nc >= 2) dsp::channels1_asm(buf, ch, nc / 2, w.row(n0), w.stride, K, o, cs);
+        if (nc % 2 != 0)
+          dsp::channels1_asm(buf, ch + nc - 1, 1, w.row(n0 + nc - 1), 0, K, o + (nc - 1) * cs, 0);
+      }
+      continue;
+    }
+    // Four rows at a time, the last M % 4 rows as the last four rows again
+    // (rows computed twice, the same bits).
+    for (int32_t m = 0; m < x.rows; m += 4) {
+      if (m + 4 > x.rows) m = x.rows - 4;
+      const int8_t* a[4] = {x.row(m), x.row(m + 1), x.row(m + 2), x.row(m + 3)};  // [K]
+      if (n0 == 0 || !one_group) {      // else buf holds these rows already
         if (p.input_zero_point == 0) {  // the forward's projections (zero point folded into the bias)
           dsp::expand4<false>(a, K, 0, buf);
         } else {
           dsp::expand4(a, K, p.input_zero_point, buf);
         }
       }
-      dsp::channels_asm(buf, ch, nc, w.row(n0), w.stride, K, y + m * ys + n0 * cs, four ? ys : 0, cs);
-      m += four ? 4 : 1;
+      dsp::channels_asm(buf, ch, nc, w.row(n0), w.stride, K, y + m * ys + n0 * cs, ys, cs);
     }
   }
   return w.rows;
 }
 
+// The widest x the stack buffer takes: four rows of kExpandMaxK, or, for
+// fewer than four rows (expanded one at a time), one row of four times that.
+constexpr int32_t max_k(int32_t rows) { return rows < 4 ? 4 * dsp::kExpandMaxK : dsp::kExpandMaxK; }
+
 }  // namespace
 
 void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
   // Wider than the stack buffer, or a narrower output clamp: the portable kernel.
-  if (x.cols > dsp::kExpandMaxK || p.act_min != -128 || p.act_max != 127) {
+  if (x.cols > max_k(x.rows) || p.act_min != -128 || p.act_max != 127) {
     linear_s8_ref(x, w, bias, p, y);
     return;
   }
@@ -226,7 +320,7 @@ void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const Linear
 }
 
 int32_t linear_s8_t_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 yt) {
-  if (bias == nullptr || x.cols % 4 != 0 || x.cols == 0 || x.cols > dsp::kExpandMaxK || p.act_min != -128 ||
+  if (bias == nullptr || x.cols % 4 != 0 || x.cols == 0 || x.cols > max_k(x.rows) || p.act_min != -128 ||
       p.act_max != 127) {
     return 0;
   }
