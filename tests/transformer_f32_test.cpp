@@ -430,3 +430,46 @@ TEST_CASE("transformer: decode states, cache full, window, reset", "[transformer
   CHECK(win.length == 12);
   CHECK(decode(plan, &win, 0, 1) == Status::kSequenceTooLong);  // position 12 = max_positions
 }
+
+TEST_CASE("transformer: weights packed once give the unpacked numbers", "[transformer]") {
+  // A width past the stack panel's depth (F = 300 > 256: W2 is packed only here).
+  Tiny tiny(false);
+  tiny.cfg.ffn_dim = 300;
+  std::mt19937 rng(3);
+  for (auto& l : tiny.layers) {
+    l.ffn.w1 = tiny.make(300 * 16, rng, 0.25f);
+    l.ffn.w2 = tiny.make(16 * 300, rng, 0.05f);
+    l.ffn.w3 = tiny.make(300 * 16, rng, 0.25f);
+  }
+  attn::TransformerPlan plan;
+  REQUIRE(attn::plan_transformer(tiny.cfg, attn::DType::kF32, 12, 0, &plan) == Status::kOk);
+  AlignedBuffer buf(plan.arena_bytes);
+  attn::Arena arena;
+  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  const std::vector<int32_t> tokens = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8};
+  std::vector<float> want(12 * 20), got(12 * 20);
+  REQUIRE(attn::transformer_forward_f32(plan, tiny.w, tokens.data(), 12, attn::OutputRows::kAll, want.data(),
+                                        arena) == Status::kOk);
+  size_t bytes = 0;
+  REQUIRE(attn::transformer_packed_bytes_f32(plan, &bytes) == Status::kOk);
+  AlignedBuffer pbuf(bytes + 1);
+  std::vector<attn::LayerWeightsF32> layers = tiny.layers;
+  CHECK(attn::transformer_packed_bytes_f32(plan, nullptr) == Status::kNullArgument);
+  CHECK(attn::pack_transformer_weights_f32(plan, nullptr, pbuf.data, bytes) == Status::kNullArgument);
+  if (bytes > 0) {
+    CHECK(attn::pack_transformer_weights_f32(plan, layers.data(), pbuf.data, bytes - 1) ==
+          Status::kBufferTooSmall);
+    CHECK(attn::pack_transformer_weights_f32(plan, layers.data(), pbuf.data + 1, bytes) ==
+          Status::kArenaMisaligned);
+    CHECK(attn::pack_transformer_weights_f32(plan, layers.data(), nullptr, bytes) == Status::kNullArgument);
+    CHECK(layers[0].ffn.packed == nullptr);
+  }
+  REQUIRE(attn::pack_transformer_weights_f32(plan, layers.data(), pbuf.data, bytes) == Status::kOk);
+  CHECK((layers[1].ffn.packed != nullptr) == (bytes > 0));
+  attn::TransformerWeightsF32 w = tiny.w;
+  w.layers = layers.data();
+  REQUIRE(attn::transformer_forward_f32(plan, w, tokens.data(), 12, attn::OutputRows::kAll, got.data(),
+                                        arena) == Status::kOk);
+  std::vector<double> want64(want.begin(), want.end());
+  CHECK(rel_error(want64, 0, 12, 20, got.data()) <= 1e-5);
+}

@@ -112,6 +112,9 @@ struct FfnWeightsF32 {
   const float* b2 = nullptr;  // [E]   (ffn_bias)
   const float* w3 = nullptr;  // [F, E] (gated_ffn)
   const float* b3 = nullptr;  // [F]   (gated_ffn and ffn_bias)
+  // Optional: W1, W3 and W2 packed once by pack_transformer_weights_f32()
+  // (below). null: the forward reads w1, w3, w2 as stored.
+  const float* packed = nullptr;
 };
 
 struct LayerWeightsF32 {
@@ -225,6 +228,33 @@ Status plan_transformer(const TransformerConfig& config, DType dtype, int32_t ma
 // pack_weights_f32() (WeightsF32::packed) are used.
 Status transformer_forward_f32(const TransformerPlan& plan, const TransformerWeightsF32& weights,
                                const int32_t* tokens, int32_t n, OutputRows rows, float* out, Arena& arena);
+
+// ---- weights packed once (optional; a host speed-up) ----------------------
+// As pack_weights_f32() does for one attention block (attn/attention.h): the
+// x86 AVX2 kernels multiply by W^T panels, which they otherwise make on every
+// call (and for a depth above 256, the FFN's W2 at F > 256, they take a
+// slower path without panels). Packing makes the panels of every layer's
+// attention and FFN once, into memory the caller owns:
+//   size_t bytes = 0;
+//   ATTN_TRY(attn::transformer_packed_bytes_f32(plan, &bytes));  // 0: nothing to pack in this build
+//   ATTN_TRY(attn::pack_transformer_weights_f32(plan, layers, buffer, bytes));  // sets .packed of each layer
+// The forward and the decode then read the panels; the weights stay required
+// and in use. Builds whose kernels read W as stored (ARM, Cortex-M, ref)
+// report 0 bytes and leave every .packed null. Any f32 plan of the same
+// config fits; pack again after the weights change.
+
+// Bytes pack_transformer_weights_f32() needs for plan.config. Errors:
+// kNullArgument, those of the plan check (kBadDtype, kPlanMismatch), kSizeOverflow.
+Status transformer_packed_bytes_f32(const TransformerPlan& plan, size_t* bytes);
+
+// Packs layers [plan.config.num_layers] in place: each layer's
+// attention.packed and ffn.packed point into `buffer` (ATTN_ARENA_ALIGN-aligned,
+// `bytes` long), which must outlive their use. Errors: kNullArgument (layers,
+// a weight the config needs, the buffer when bytes are needed), kBadDtype,
+// kPlanMismatch, kSizeOverflow, kArenaMisaligned, kBufferTooSmall. On error
+// the layers are unchanged.
+Status pack_transformer_weights_f32(const TransformerPlan& plan, LayerWeightsF32* layers, void* buffer,
+                                    size_t bytes);
 
 // Decoding state: one KV cache per layer, carved from the arena.
 struct TransformerStateF32 {

@@ -22,24 +22,12 @@
 #include "attn/transformer.h"
 #include "internal/attend_f32.h"
 #include "internal/kernel_table.h"
+#include "internal/transformer_f32.h"
 
 namespace attn {
 namespace {
 
 using detail::best;
-
-// The plan is what plan_transformer makes for its own fields, for f32.
-Status check_plan(const TransformerPlan& plan) {
-  if (plan.dtype != DType::kF32) return Status::kBadDtype;
-  TransformerPlan fresh;
-  if (plan_transformer(plan.config, plan.dtype, plan.max_tokens, plan.capacity, &fresh, plan.tile_rows) !=
-          Status::kOk ||
-      fresh.arena_bytes != plan.arena_bytes || fresh.state_bytes != plan.state_bytes ||
-      fresh.tile_rows != plan.tile_rows) {
-    return Status::kPlanMismatch;
-  }
-  return Status::kOk;
-}
 
 bool has_norm_bias(const TransformerConfig& c) { return c.norm == NormKind::kLayerNorm && c.norm_bias; }
 
@@ -55,18 +43,7 @@ Status check_weights(const TransformerConfig& c, const TransformerWeightsF32& w)
   if (c.embedding_norm) ATTN_TRY(check_norm(c, w.embedding_norm));
   if (c.final_norm) ATTN_TRY(check_norm(c, w.final_norm));
   if (c.head == LmHead::kUntied && w.lm_head == nullptr) return Status::kNullArgument;
-  const AttentionConfig a = c.attention();
-  for (int32_t l = 0; l < c.num_layers; ++l) {
-    const LayerWeightsF32& lw = w.layers[l];
-    ATTN_TRY(detail::check_weights_f32(a, lw.attention));
-    ATTN_TRY(check_norm(c, lw.norm1));
-    ATTN_TRY(check_norm(c, lw.norm2));
-    const FfnWeightsF32& f = lw.ffn;
-    if (f.w1 == nullptr || f.w2 == nullptr || (c.gated_ffn && f.w3 == nullptr)) return Status::kNullArgument;
-    if (c.ffn_bias && (f.b1 == nullptr || f.b2 == nullptr || (c.gated_ffn && f.b3 == nullptr))) {
-      return Status::kNullArgument;
-    }
-  }
+  for (int32_t l = 0; l < c.num_layers; ++l) ATTN_TRY(detail::check_layer_weights_f32(c, w.layers[l]));
   return Status::kOk;
 }
 
@@ -74,7 +51,7 @@ Status check_weights(const TransformerConfig& c, const TransformerWeightsF32& w)
 // plan, weights, pointers, n, rows, token ids, free arena.
 Status check_call(const TransformerPlan& plan, const TransformerWeightsF32& w, const int32_t* tokens,
                   int32_t n, OutputRows rows, const float* out, const Arena& arena) {
-  ATTN_TRY(check_plan(plan));
+  ATTN_TRY(detail::check_transformer_plan_f32(plan));
   const TransformerConfig& c = plan.config;
   ATTN_TRY(check_weights(c, w));
   if (tokens == nullptr || out == nullptr) return Status::kNullArgument;
@@ -182,7 +159,7 @@ Status layer(const TransformerConfig& c, int32_t tile_rows, const LayerWeightsF3
   }
   const FfnWeightsF32& f = lw.ffn;
   const detail::ActivationF32Fn act = activation_of(c.activation);
-  const detail::LinearF32Fn linear = best(detail::kLinearF32);
+  const detail::FfnPanelsF32 panels = detail::ffn_panels_f32(c, f);  // nulls unless f.packed
   for (int32_t t0 = 0; t0 < n; t0 += tile_rows) {
     const int32_t rows = tile_rows < n - t0 ? tile_rows : n - t0;
     float* xt = b.x + t0 * e;  // [rows, E]
@@ -193,13 +170,15 @@ Status layer(const TransformerConfig& c, int32_t tile_rows, const LayerWeightsF3
       for (int32_t i = 0; i < rows; ++i) n2(xt + i * e, nullptr, ht + i * e);  // h_t = N2(x_t)
       in = ht;
     }
-    linear(matrix(in, rows, E), matrix(f.w1, F, E), c.ffn_bias ? f.b1 : nullptr, matrix(u, rows, F));
+    detail::linear_packed_f32(matrix(in, rows, E), matrix(f.w1, F, E), panels.w1, c.ffn_bias ? f.b1 : nullptr,
+                              matrix(u, rows, F));  // u = h_t W1^T + b1
     if (c.gated_ffn) {
-      linear(matrix(in, rows, E), matrix(f.w3, F, E), c.ffn_bias ? f.b3 : nullptr, matrix(g, rows, F));
+      detail::linear_packed_f32(matrix(in, rows, E), matrix(f.w3, F, E), panels.w3,
+                                c.ffn_bias ? f.b3 : nullptr, matrix(g, rows, F));  // g = h_t W3^T + b3
     }
     act(u, g, rows * F);  // u = act(u) (* g): one row list, the tile is dense
-    linear(matrix<const float>(u, rows, F), matrix(f.w2, E, F), c.ffn_bias ? f.b2 : nullptr,
-           matrix(yt, rows, E));  // y_t = u W2^T + b2
+    detail::linear_packed_f32(matrix<const float>(u, rows, F), matrix(f.w2, E, F), panels.w2,
+                              c.ffn_bias ? f.b2 : nullptr, matrix(yt, rows, E));  // y_t = u W2^T + b2
     if (c.pre_norm) {
       for (ptrdiff_t k = 0; k < rows * e; ++k) xt[k] += yt[k];  // x_t += y_t
     } else {
@@ -231,6 +210,34 @@ void head(const TransformerConfig& c, const TransformerWeightsF32& w, float* x, 
 }
 
 }  // namespace
+
+namespace detail {
+
+Status check_transformer_plan_f32(const TransformerPlan& plan) {
+  if (plan.dtype != DType::kF32) return Status::kBadDtype;
+  TransformerPlan fresh;
+  if (plan_transformer(plan.config, plan.dtype, plan.max_tokens, plan.capacity, &fresh, plan.tile_rows) !=
+          Status::kOk ||
+      fresh.arena_bytes != plan.arena_bytes || fresh.state_bytes != plan.state_bytes ||
+      fresh.tile_rows != plan.tile_rows) {
+    return Status::kPlanMismatch;
+  }
+  return Status::kOk;
+}
+
+Status check_layer_weights_f32(const TransformerConfig& c, const LayerWeightsF32& lw) {
+  ATTN_TRY(check_weights_f32(c.attention(), lw.attention));
+  ATTN_TRY(check_norm(c, lw.norm1));
+  ATTN_TRY(check_norm(c, lw.norm2));
+  const FfnWeightsF32& f = lw.ffn;
+  if (f.w1 == nullptr || f.w2 == nullptr || (c.gated_ffn && f.w3 == nullptr)) return Status::kNullArgument;
+  if (c.ffn_bias && (f.b1 == nullptr || f.b2 == nullptr || (c.gated_ffn && f.b3 == nullptr))) {
+    return Status::kNullArgument;
+  }
+  return Status::kOk;
+}
+
+}  // namespace detail
 
 Status transformer_forward_f32(const TransformerPlan& plan, const TransformerWeightsF32& weights,
                                const int32_t* tokens, int32_t n, OutputRows rows, float* out, Arena& arena) {
@@ -267,7 +274,7 @@ Status transformer_state_init_f32(const TransformerPlan& plan, int32_t window, A
                                   TransformerStateF32* state) {
   if (state == nullptr) return Status::kNullArgument;
   *state = TransformerStateF32();
-  ATTN_TRY(check_plan(plan));
+  ATTN_TRY(detail::check_transformer_plan_f32(plan));
   if (plan.capacity <= 0) return Status::kPlanMismatch;
   const TransformerConfig& c = plan.config;
   if (window < 0 || window > plan.capacity) return Status::kBadWindow;
