@@ -80,7 +80,7 @@ def main():
         text = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         if r == 0:
             print(text.splitlines()[0])
-        attn = float(re.search(r"packed_us=([0-9.]+)", text).group(1))
+        attn = float(re.search(r"^packed_us=([0-9.]+)", text, re.M).group(1))
         t = torch_us(L, E, H, F, N, args.pre_norm, "relu" if args.relu else "gelu", args.samples)
         ratios.append(t / attn)
         print("round %d: attn %.1f us, torch %.1f us, torch / attn %.2fx" % (r + 1, attn, t, t / attn))

@@ -124,6 +124,9 @@ void softmax_rows_by_row(int32_t* s, int32_t stride, int32_t rows, const int32_t
 // ---- float32 ------------------------------------------------------------------
 #if ATTN_WITH_F32
 inline constexpr Kernel<LinearF32Fn> kLinearF32[] = {
+#if ATTN_WITH_AVX512VNNI
+    {linear_f32_avx512vnni, "avx512vnni"},
+#endif
 #if ATTN_WITH_AVX2
     {linear_f32_avx2, "avx2"},
 #endif
@@ -209,6 +212,10 @@ inline constexpr Kernel<ActivationF32Fn> kSiluF32[] = {
     {silu_f32_ref, "ref"},
 };
 inline constexpr Kernel<PackedLinearF32> kPackedLinearF32[] = {
+#if ATTN_WITH_AVX512VNNI
+    {{panels_floats_f32_avx2, pack_panels_f32_avx2, linear_panels_f32_avx512vnni},
+     "avx512vnni"},  // same panels
+#endif
 #if ATTN_WITH_AVX2
     {{panels_floats_f32_avx2, pack_panels_f32_avx2, linear_panels_f32_avx2}, "avx2"},
 #endif

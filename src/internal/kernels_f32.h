@@ -106,6 +106,12 @@ void embed_rows_f32_ref(const float* table, const int32_t* tokens, int32_t n, in
 uint64_t panels_floats_f32_avx2(int32_t N, int32_t K);  // (ATTN_HAVE_AVX2)
 void pack_panels_f32_avx2(ConstMatF32 w, float* panels);
 void linear_panels_f32_avx2(ConstMatF32 x, ConstMatF32 w, const float* panels, const float* bias, MatF32 y);
+// x86-64 AVX-512 (the avx512vnni tier, ATTN_HAVE_AVX512VNNI): linear_f32 and
+// linear_panels on the same [K, 16] panels (packed by pack_panels_f32_avx2),
+// 32 output columns per block; the same bits as the AVX2 kernels.
+void linear_f32_avx512vnni(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y);
+void linear_panels_f32_avx512vnni(ConstMatF32 x, ConstMatF32 w, const float* panels, const float* bias,
+                                  MatF32 y);
 
 }  // namespace detail
 }  // namespace attn
