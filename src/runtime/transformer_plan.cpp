@@ -48,6 +48,8 @@ Status check_model_fields(const TransformerConfig& c) {
 // the state's also 0 without capacity).
 // kBadDtype where this build has no whole-model runtime for the dtype.
 Status transformer_sizes(const TransformerPlan& p, size_t* arena, size_t* state) {
+  *arena = 0;
+  *state = 0;
   switch (p.dtype) {
 #if ATTN_WITH_F32
     case DType::kF32:
