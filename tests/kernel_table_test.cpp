@@ -77,7 +77,7 @@ TEST_CASE("x86-64: the kernels that run are the best ones CPUID says this CPU ha
   const std::string x86_s8 = ATTN_WITH_AVX512VNNI && vnni ? "avx512vnni" : x86;
   attn::KernelSet k;
   REQUIRE(attn::kernel_set(attn::DType::kF32, &k) == attn::Status::kOk);
-  CHECK(k.linear == x86);
+  CHECK(k.linear == x86_s8);  // the f32 linear has an AVX-512 row in the avx512vnni tier
   CHECK(k.scores == x86);
   CHECK(k.softmax == x86);
   CHECK(k.weighted_sum == x86);
@@ -90,7 +90,9 @@ TEST_CASE("x86-64: the kernels that run are the best ones CPUID says this CPU ha
   CHECK(k.linear == x86);
   CHECK(k.softmax == x86_s8);  // the fused softmax is shared with s8
   // The library calls the function of that row.
-  CHECK(d::best(d::kLinearF32) == (avx2 ? d::linear_f32_avx2 : d::linear_f32_ref));
+  CHECK(d::best(d::kLinearF32) == (x86_s8 == "avx512vnni" ? d::linear_f32_avx512vnni
+                                   : avx2                 ? d::linear_f32_avx2
+                                                          : d::linear_f32_ref));
   CHECK(d::best(d::kLinearS16) == (avx2 ? d::linear_s16_avx2 : d::linear_s16_ref));
 }
 
@@ -130,12 +132,13 @@ TEST_CASE("x86-64: on a CPU without an ISA, its rows are skipped", "[kernel_tabl
 
 #if ATTN_WITH_F32
 // Weights packed once (pack_weights_f32) exactly where this build's linear
-// takes W^T panels (the avx2 one), in its documented layout: ceil(N / 16)
-// panels [K, 16].
+// takes W^T panels (the avx2 and avx512vnni ones), in their documented
+// layout: ceil(N / 16) panels [K, 16].
 TEST_CASE("f32 weights are packed where the linear reads W^T panels, in their layout", "[kernel_table]") {
   const bool packs = d::linear_panels_floats_f32(16, 8) > 0;
   INFO("linear: " << isa_run(d::kLinearF32));
-  REQUIRE(packs == (std::string(isa_run(d::kLinearF32)) == "avx2"));
+  const std::string linear = isa_run(d::kLinearF32);
+  REQUIRE(packs == (linear == "avx2" || linear == "avx512vnni"));
   REQUIRE(packs == d::kPacksWeightsF32);
   for (int N : {1, 7, 15, 16, 17, 40})
     for (int K : {1, 7, 256, 300}) {

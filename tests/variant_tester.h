@@ -1133,7 +1133,7 @@ inline void linear_f32_case(Report& r, const LinearF32Case& c, int iter, Rng& rn
 
   // Weights packed once: each packing row's linear on its panels against the
   // ref, and bit-for-bit against its own ISA's unpacked linear up to K = 256
-  // (the stack panel's depth). The pack writes exactly panels_floats floats.
+  // (the stack panel's depth; avx512vnni at any K). The pack writes exactly panels_floats floats.
   constexpr size_t kP = sizeof detail::kPackedLinearF32 / sizeof detail::kPackedLinearF32[0];
   constexpr size_t kL = sizeof detail::kLinearF32 / sizeof detail::kLinearF32[0];
   for (size_t i = 0; i < kP; ++i) {
@@ -1154,7 +1154,8 @@ inline void linear_f32_case(Report& r, const LinearF32Case& c, int iter, Rng& rn
     pk.linear(x, w, panels, bias, MatF32{out_var<float>(), c.M, c.N, c.ys});
     const double ratio = worst_ratio(c.M, c.N, c.ys, bound);
     record(r, "linear_packed_f32", isa, guard && ratio <= 1.0, ratio, what);
-    if (c.K <= 256) {
+    // The avx512vnni row resumes its chains past depth 256: the same bits at any K.
+    if (c.K <= 256 || std::strcmp(isa, "avx512vnni") == 0) {
       for (size_t j = 0; j < kL; ++j) {
         if (std::strcmp(detail::kLinearF32[j].isa, isa) != 0) continue;
         std::memcpy(g_out_ref, g_out_var, mat_bytes<float>(c.M, c.ys) + kGuard);
@@ -1374,6 +1375,144 @@ inline void softmax_f32_cases(Report& r) {
     softmax_f32_case(r, n, i % 8, i % 7 == 0, 10000 + i, rng);
   }
 }
+
+// ---- whole-model ops: norm rows and activations -------------------------------------
+// Norms: v = x + r is the same single rounding in every variant; then the
+// mean, the (centred) sum of squares and the output differ in the order of
+// additions and in fused multiply-adds. With the inputs below (|v| below 4,
+// the spread about the mean not small against the mean), the computed mean
+// is within (n + 1) u sum|v| / n of the exact one, and 1 / sqrt(var + eps)
+// within (n + 4) u / 2 relative, so each output lies within
+//   2 (n + 4) u rstd |w_i| (|v_i - mean| + sum|v| / n) + 2 u (|b_i| + |y_i|)
+// of the ref's (RMSNorm: mean 0 and sum|v| / n not needed:
+// 2 (n + 4) u rstd |w_i| |v_i| + 2 u |y_i|).
+// Activations: each variant's act(x) is within 4 u |x| of the exact value
+// (checked against float64 on [-12, 12] in steps of 1e-4: 3.6 u |x| for the
+// avx2 erf and sigmoid), the ref within 4 u |x| as well, times |up| and one
+// more rounding:
+//   |variant - ref| <= 10 u |x_i| max(|up_i|, 1) + 1e-37.
+// A NaN input must give NaN at that entry in every variant.
+// Controls: the ref with the largest |x| (norms) or the largest x (activations)
+// set to 0 must break the bound.
+inline void norm_f32_case(Report& r, bool rms, int32_t n, bool residual, bool bias, bool in_place,
+                          bool with_control, int iter, Rng& rng) {
+  const char* op = rms ? "rms_norm_row_f32" : "layer_norm_row_f32";
+  char what[112];
+  std::snprintf(what, sizeof what, "case %d n=%d residual=%d bias=%d in_place=%d", iter, int(n),
+                int(residual), int(bias), int(in_place));
+  if (!fits(r, 2 * mat_bytes<float>(1, n), 2 * mat_bytes<float>(1, n), mat_bytes<float>(1, n))) return;
+  float* x = in_a<float>();
+  float* res = x + n;
+  float* w = in_b<float>();
+  float* b = w + n;
+  const float offset = 2.0f * rng.frand();
+  for (int32_t j = 0; j < n; ++j) x[j] = rng.frand() + offset;
+  for (int32_t j = 0; j < n; ++j) res[j] = residual ? rng.frand() : 0.0f;
+  ffill(w, static_cast<size_t>(2 * n), rng);
+  const float eps = iter % 2 == 0 ? 1e-5f : 1e-6f;
+  const float* rp = residual ? res : nullptr;
+  const float* bp = bias && !rms ? b : nullptr;
+  // The bound, from v = x + r rounded once, as every variant computes it.
+  double sum = 0.0, sum_abs = 0.0, sq = 0.0;
+  for (int32_t j = 0; j < n; ++j) {
+    const double v = static_cast<double>(residual ? x[j] + res[j] : x[j]);
+    sum += v, sum_abs += std::fabs(v);
+  }
+  const double mean = rms ? 0.0 : sum / n;
+  for (int32_t j = 0; j < n; ++j) {
+    const double v = static_cast<double>(residual ? x[j] + res[j] : x[j]);
+    sq += (v - mean) * (v - mean);
+  }
+  const double rstd = 1.0 / std::sqrt(sq / n + static_cast<double>(eps));
+  const float* want = out_ref<float>();
+  auto bound = [&](int32_t, int32_t j) {
+    const double v = static_cast<double>(residual ? x[j] + res[j] : x[j]);
+    const double spread = rms ? std::fabs(v) : std::fabs(v - mean) + sum_abs / n;
+    const double bj = bp != nullptr ? std::fabs(static_cast<double>(bp[j])) : 0.0;
+    return 2.0 * (n + 4) * kU * rstd * std::fabs(static_cast<double>(w[j])) * spread +
+           2.0 * kU * (bj + std::fabs(static_cast<double>(want[j]))) + 1e-30;
+  };
+  // In place: the output starts as a copy of x and is passed as x.
+  auto run = [&](detail::NormRowF32Fn fn, float* y) {
+    if (in_place) std::memcpy(y, x, static_cast<size_t>(n) * sizeof(float));
+    fn(in_place ? y : x, rp, n, w, bp, eps, y);
+  };
+  int32_t jmax = 0;
+  for (int32_t j = 1; j < n; ++j) jmax = std::fabs(x[j]) > std::fabs(x[jmax]) ? j : jmax;
+  each_f32_variant(r, rms ? detail::kRmsNormF32 : detail::kLayerNormF32, op, 1, n, n, run, bound,
+                   with_control && n > 1 ? x + jmax : nullptr, what);
+}
+
+inline void activation_f32_case(Report& r, int which, int32_t n, bool gated, int kind, bool with_control,
+                                int iter, Rng& rng) {
+  static const char* const kOps[] = {"gelu_f32", "gelu_tanh_f32", "relu_f32", "silu_f32"};
+  char what[112];
+  std::snprintf(what, sizeof what, "case %d n=%d gated=%d kind=%d", iter, int(n), int(gated), kind);
+  if (!fits(r, mat_bytes<float>(1, n), mat_bytes<float>(1, n), mat_bytes<float>(1, n))) return;
+  float* x = in_a<float>();
+  float* up = in_b<float>();
+  // kinds: 0 in [-6, 6); 1 wide, [-100, 100) (exp and erf saturate); 2 one NaN
+  for (int32_t j = 0; j < n; ++j) x[j] = (kind == 1 ? 100.0f : 6.0f) * rng.frand();
+  if (kind == 2) x[iter % n] = NAN;
+  ffill(up, static_cast<size_t>(n), rng);
+  const float* upp = gated ? up : nullptr;
+  auto bound = [&](int32_t, int32_t j) {
+    if (detail::is_nan_bits(x[j])) return 1.0;  // kind 2's NaN entry, checked apart
+    const double u = gated ? std::fabs(static_cast<double>(up[j])) : 1.0;
+    return 10.0 * kU * std::fabs(static_cast<double>(x[j])) * (u > 1.0 ? u : 1.0) + 1e-37;
+  };
+  auto run = [&](detail::ActivationF32Fn fn, float* y) {
+    std::memcpy(y, x, static_cast<size_t>(n) * sizeof(float));
+    fn(y, upp, n);
+  };
+  int32_t jmax = 0;
+  for (int32_t j = 1; j < n; ++j) jmax = x[j] > x[jmax] ? j : jmax;
+  float* dropped = with_control && kind != 2 && x[jmax] > 0.5f ? x + jmax : nullptr;
+  auto each = [&](const auto& table) {
+    if (kind != 2) return each_f32_variant(r, table, kOps[which], 1, n, n, run, bound, dropped, what);
+    // NaN: NaN at that entry (ref and variants), the rest within the bound.
+    const int32_t at = iter % n;
+    constexpr size_t kN = sizeof table / sizeof table[0];
+    clear_outputs(mat_bytes<float>(1, n));
+    run(table[kN - 1].fn, out_ref<float>());
+    const bool ref_nan = detail::is_nan_bits(out_ref<float>()[at]);
+    out_ref<float>()[at] = 0.0f;
+    record(r, kOps[which], "ref", ref_nan && outside_intact(g_out_ref, 1, n, n, sizeof(float)), 0.0, what);
+    for (size_t i = 0; i + 1 < kN; ++i) {
+      if (!cpu_runs(r, kOps[which], table[i])) continue;
+      std::memset(g_out_var, kSentinel, mat_bytes<float>(1, n) + kGuard);
+      run(table[i].fn, out_var<float>());
+      const bool nan = detail::is_nan_bits(out_var<float>()[at]);
+      out_var<float>()[at] = 0.0f;
+      const double ratio = nan ? worst_ratio(1, n, n, bound) : INFINITY;
+      record(r, kOps[which], table[i].isa, ratio <= 1.0, ratio, what);
+    }
+  };
+  switch (which) {
+    case 0:
+      return each(detail::kGeluF32);
+    case 1:
+      return each(detail::kGeluTanhF32);
+    case 2:
+      return each(detail::kReluF32);
+    default:
+      return each(detail::kSiluF32);
+  }
+}
+
+inline void model_ops_f32_cases(Report& r) {
+  Rng rng(24);
+  // Every length to 40 (the 8-lane tails), then long rows and model widths.
+  constexpr int32_t kLong[] = {63, 64, 65, 100, 257, 768, 1000, 4096};
+  int iter = 0;
+  for (int32_t i = 1; i <= 40 + 8; ++i) {
+    const int32_t n = i <= 40 ? i : kLong[i - 41];
+    for (int v = 0; v < 8; ++v, ++iter) {
+      norm_f32_case(r, v % 2 == 1, n, v & 2, v & 4, v == 3 || v == 4, i % 3 == 0, iter, rng);
+      activation_f32_case(r, v % 4, n, v >= 4, iter % 3, i % 3 == 1, iter, rng);
+    }
+  }
+}
 #endif  // ATTN_WITH_F32
 
 // ---- the whole run --------------------------------------------------------------------------
@@ -1393,6 +1532,13 @@ inline int run_all(Report& r) {
   linear_f32_cases(r);
   scores_weighted_sum_f32_cases(r);
   softmax_f32_cases(r);
+  check_table(r, detail::kLayerNormF32, "layer_norm_row_f32");
+  check_table(r, detail::kRmsNormF32, "rms_norm_row_f32");
+  check_table(r, detail::kGeluF32, "gelu_f32");
+  check_table(r, detail::kGeluTanhF32, "gelu_tanh_f32");
+  check_table(r, detail::kReluF32, "relu_f32");
+  check_table(r, detail::kSiluF32, "silu_f32");
+  model_ops_f32_cases(r);
 #endif
 #if ATTN_WITH_S8 || ATTN_WITH_S16
   check_table(r, detail::kSoftmaxRows, "softmax_fused_rows");

@@ -112,3 +112,5 @@ ATTN_STATUS(kNotAModel, ATTN_ERR_NOT_A_MODEL, 137, "the file holds attention blo
 ATTN_STATUS(kBadModelRecord, ATTN_ERR_BAD_MODEL_RECORD, 138,
             "a malformed model record, or a layer's block record disagreeing with it")
 ATTN_STATUS(kBadSampler, ATTN_ERR_BAD_SAMPLER, 139, "a sampler setting out of range (temperature, top_k)")
+ATTN_STATUS(kNotCausal, ATTN_ERR_NOT_CAUSAL, 144,
+            "a KV-cache state planned for a model without causal attention")

@@ -84,8 +84,18 @@ struct TransformerConfig {
   bool final_norm = false;         // a norm after the last layer (Llama)
   bool causal = false;             // decoder: each token attends itself and earlier tokens
 
-  // The attention block of every layer.
-  AttentionConfig attention() const;
+  // The attention block of every layer: self-attention of width E with the
+  // model's heads, K/V heads, head_dim, rope_base and attention_bias.
+  constexpr AttentionConfig attention() const {
+    AttentionConfig a;
+    a.embed_dim = embed_dim;
+    a.num_heads = num_heads;
+    a.head_dim = head_dim;
+    a.bias = attention_bias;
+    a.num_kv_heads = num_kv_heads;
+    a.rope_base = rope_base;
+    return a;
+  }
   // Width of the output rows: E without a head, vocab_size with one.
   int32_t output_dim() const { return head == LmHead::kNone ? embed_dim : vocab_size; }
 };
@@ -102,6 +112,9 @@ struct FfnWeightsF32 {
   const float* b2 = nullptr;  // [E]   (ffn_bias)
   const float* w3 = nullptr;  // [F, E] (gated_ffn)
   const float* b3 = nullptr;  // [F]   (gated_ffn and ffn_bias)
+  // Optional: W1, W3 and W2 packed once by pack_transformer_weights_f32()
+  // (below). null: the forward reads w1, w3, w2 as stored.
+  const float* packed = nullptr;
 };
 
 struct LayerWeightsF32 {
@@ -137,17 +150,111 @@ struct TransformerPlan {
   size_t state_bytes = 0;  // the KV-cache state (0 when capacity is 0)
 };
 
+// Arena bytes of one f32 call (transformer_forward_f32 or _decode_f32) of up
+// to max_tokens tokens, the number plan_transformer() reports, as a constant
+// expression for sizing static buffers; capacity > 0 also covers a decode
+// call over a cache of that many positions. 0 for another dtype (the integer
+// models size theirs in attn/transformer_fixed.h) or a shape that is not
+// positive. Layout, each buffer rounded up to ATTN_ARENA_ALIGN bytes:
+//   x, h, y [n, E]                 hidden state, normed input, block output
+//   then, one after the other in the same bytes:
+//     the attention block's arena  (attention_arena_bytes(n, n); with capacity
+//                                  also decode_arena_bytes(n, capacity))
+//     the FFN tile  u [T, F]       (gated: and g [T, F])
+// where n = max_tokens and T = min(tile_rows, max_tokens).
+constexpr size_t transformer_arena_bytes(const TransformerConfig& c, DType dtype, int32_t max_tokens,
+                                         int32_t capacity, int32_t tile_rows = ATTN_TILE_ROWS) {
+  if (dtype != DType::kF32 || c.embed_dim <= 0 || c.ffn_dim <= 0 || max_tokens <= 0 || capacity < 0 ||
+      tile_rows <= 0) {
+    return 0;
+  }
+  const auto aligned = [](uint64_t n) -> uint64_t {
+    return (n + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN;
+  };
+  const AttentionConfig a = c.attention();
+  const uint64_t n = static_cast<uint64_t>(max_tokens);
+  const uint64_t e = static_cast<uint64_t>(c.embed_dim);
+  const uint64_t t = static_cast<uint64_t>(tile_rows < max_tokens ? tile_rows : max_tokens);
+  const uint64_t hidden = 3 * aligned(n * e * 4);                                                  // x, h, y
+  const uint64_t ffn = (c.gated_ffn ? 2 : 1) * aligned(t * static_cast<uint64_t>(c.ffn_dim) * 4);  // u, g
+  uint64_t block = attention_arena_bytes(a, DType::kF32, max_tokens, max_tokens, tile_rows);
+  if (block == 0) return 0;
+  if (capacity > 0) {
+    const uint64_t d = decode_arena_bytes(a, DType::kF32, max_tokens, capacity, tile_rows);
+    if (d == 0) return 0;
+    block = d > block ? d : block;
+  }
+  const uint64_t bytes = hidden + (ffn > block ? ffn : block);
+  return bytes <= SIZE_MAX ? static_cast<size_t>(bytes) : 0;
+}
+
+// Bytes of the f32 decoding state (transformer_state_init_f32): the
+// KvCacheF32 array, then each layer's K and V [capacity, Dkv]. 0 for
+// capacity 0, another dtype, or a config that is not positive.
+constexpr size_t transformer_state_bytes(const TransformerConfig& c, DType dtype, int32_t capacity) {
+  if (dtype != DType::kF32 || capacity <= 0 || c.num_layers <= 0) return 0;
+  const uint64_t per_layer = kv_cache_arena_bytes(c.attention(), DType::kF32, capacity);
+  if (per_layer == 0) return 0;
+  const uint64_t layers = static_cast<uint64_t>(c.num_layers);
+  const uint64_t array =
+      (layers * sizeof(KvCacheF32) + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN;
+  const uint64_t bytes = array + layers * per_layer;
+  return bytes <= SIZE_MAX ? static_cast<size_t>(bytes) : 0;
+}
+
 // Validate a config and size the arena for calls of up to max_tokens tokens;
 // capacity > 0 also plans the KV-cache state (causal configs only).
-// Errors: kNullArgument, kBadConfig-class statuses of plan_attention() for the
-// attention part, and the model statuses of attn/status.h for the rest.
+// Checks, in this order: kNullArgument (out); kBadNumLayers, kBadVocab
+// (vocab_size outside [1, 2^24], type_vocab_size outside [0, 2^16]),
+// kBadFfnDim, kBadMaxPositions, kBadNorm (kind, or eps not finite in (0, 1)),
+// kBadActivation, kBadHead; the attention part as plan_attention() checks it
+// for max_tokens queries and keys (kBadEmbedDim, kBadNumHeads, kBadHeadDim,
+// kBadKvHeads, kBadRope, kBadQueryLength for max_tokens, kBadTileRows);
+// kSequenceTooLong (max_tokens > max_positions); kBadKeyLength (capacity
+// negative or above ATTN_MAX_SEQ); kNotCausal (capacity > 0 without causal);
+// kBadDtype (no whole-model runtime for dtype in this build); kSizeOverflow.
+// out->tile_rows = min(tile_rows, max_tokens).
 Status plan_transformer(const TransformerConfig& config, DType dtype, int32_t max_tokens, int32_t capacity,
                         TransformerPlan* out, int32_t tile_rows = ATTN_TILE_ROWS);
 
 // The whole forward of n tokens at positions 0..n-1 (causal when the config
-// says so). tokens: [n] in [0, vocab). out: see OutputRows.
+// says so). tokens: [n] in [0, vocab). out: see OutputRows. Everything is
+// checked before anything is written: kBadDtype / kPlanMismatch (plan not
+// made by plan_transformer for f32), kNullArgument (tokens, out, a weight
+// the config needs), kBadQueryLength (n <= 0), kSequenceTooLong (n above
+// max_tokens or max_positions), kBadShape (rows not an OutputRows),
+// kTokenOutOfRange, kArenaTooSmall (fewer than plan.arena_bytes free).
+// The arena is given back on return. Attention weights packed with
+// pack_weights_f32() (WeightsF32::packed) are used.
 Status transformer_forward_f32(const TransformerPlan& plan, const TransformerWeightsF32& weights,
                                const int32_t* tokens, int32_t n, OutputRows rows, float* out, Arena& arena);
+
+// ---- weights packed once (optional; a host speed-up) ----------------------
+// As pack_weights_f32() does for one attention block (attn/attention.h): the
+// x86 AVX2 kernels multiply by W^T panels, which they otherwise make on every
+// call (and for a depth above 256, the FFN's W2 at F > 256, they take a
+// slower path without panels). Packing makes the panels of every layer's
+// attention and FFN once, into memory the caller owns:
+//   size_t bytes = 0;
+//   ATTN_TRY(attn::transformer_packed_bytes_f32(plan, &bytes));  // 0: nothing to pack in this build
+//   ATTN_TRY(attn::pack_transformer_weights_f32(plan, layers, buffer, bytes));  // sets .packed of each layer
+// The forward and the decode then read the panels; the weights stay required
+// and in use. Builds whose kernels read W as stored (ARM, Cortex-M, ref)
+// report 0 bytes and leave every .packed null. Any f32 plan of the same
+// config fits; pack again after the weights change.
+
+// Bytes pack_transformer_weights_f32() needs for plan.config. Errors:
+// kNullArgument, those of the plan check (kBadDtype, kPlanMismatch), kSizeOverflow.
+Status transformer_packed_bytes_f32(const TransformerPlan& plan, size_t* bytes);
+
+// Packs layers [plan.config.num_layers] in place: each layer's
+// attention.packed and ffn.packed point into `buffer` (ATTN_ARENA_ALIGN-aligned,
+// `bytes` long), which must outlive their use. Errors: kNullArgument (layers,
+// a weight the config needs, the buffer when bytes are needed), kBadDtype,
+// kPlanMismatch, kSizeOverflow, kArenaMisaligned, kBufferTooSmall. On error
+// the layers are unchanged.
+Status pack_transformer_weights_f32(const TransformerPlan& plan, LayerWeightsF32* layers, void* buffer,
+                                    size_t bytes);
 
 // Decoding state: one KV cache per layer, carved from the arena.
 struct TransformerStateF32 {
@@ -156,12 +263,24 @@ struct TransformerStateF32 {
   int32_t length = 0;  // tokens consumed; the next token sits at this position
 };
 
+// Carve plan.state_bytes from `arena` (which must outlive the state): the
+// cache array and one cache per layer, each with `window` (0: keep every
+// position; W: keep the last W, as KvCache). Errors: kNullArgument,
+// kBadDtype / kPlanMismatch (plan; also a plan without capacity),
+// kBadWindow (window outside [0, capacity]), kArenaTooSmall (nothing kept).
 Status transformer_state_init_f32(const TransformerPlan& plan, int32_t window, Arena& arena,
                                   TransformerStateF32* state);
+// Forget every position (the caches stay carved). Errors: kNullArgument.
 Status transformer_state_reset(TransformerStateF32* state);
 
 // Append n tokens (a prompt: prefill; one token: a step) and write their
 // outputs: the same numbers as transformer_forward_f32 over the whole sequence.
+// The tokens sit at positions state->length ... Checked before anything is
+// written or appended: those of transformer_forward_f32, and
+// kNullArgument (state or its caches), kPlanMismatch (a plan without
+// capacity, or a state made for another plan), kSequenceTooLong (n above
+// max_tokens, or positions past max_positions), kCacheFull (a cache without
+// a window would overflow).
 Status transformer_decode_f32(const TransformerPlan& plan, const TransformerWeightsF32& weights,
                               TransformerStateF32* state, const int32_t* tokens, int32_t n, OutputRows rows,
                               float* out, Arena& arena);

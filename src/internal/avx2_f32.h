@@ -286,6 +286,74 @@ inline void pack_t16(const float* src, int32_t lds, int32_t n, int32_t K, float*
   }
 }
 
+// ---- exp and sigmoid ------------------------------------------------------------
+// exp of 8 lanes, each <= 0 or -INFINITY; NaN stays NaN. x = n ln2 + r with
+// n = round(x / ln2), |r| <= ln2 / 2; exp(r) by a degree-7 polynomial (the
+// Cephes expf coefficients), times 2^n built in the exponent field: within
+// 1.26 ulp of the exact exp on [-87.33, 0], exactly 0 below ln(FLT_MIN)
+// (the softmax, src/kernels/softmax/softmax_f32_avx2.cpp, has the checks).
+inline __m256 exp_nonpositive(__m256 x) {
+  const __m256 kMin = _mm256_set1_ps(-87.336544f);              // ln(FLT_MIN): 2^n stays a normal float
+  const __m256 underflow = _mm256_cmp_ps(x, kMin, _CMP_LT_OQ);  // false for NaN
+  x = _mm256_max_ps(kMin, x);  // maxps returns its second operand when either is NaN: NaN propagates
+  // n = round(x * log2(e)) by the 1.5 * 2^23 trick: adding it leaves n + 127
+  // (the biased exponent of 2^n, in [1, 127]) in the low mantissa bits of t.
+  const __m256 kShift = _mm256_set1_ps(12582912.0f + 127.0f);
+  const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), kShift);
+  const __m256 n = _mm256_sub_ps(t, kShift);
+  // r = x - n * ln2, ln2 split in two so that n * ln2_hi is exact.
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  // exp(r) = 1 + r + r^2 * P(r)
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  const __m256 r2 = _mm256_mul_ps(r, r);
+  p = _mm256_fmadd_ps(p, r2, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  // times 2^n: move n + 127 into the exponent field.
+  p = _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23)));
+  return _mm256_andnot_ps(underflow, p);
+}
+
+// sigmoid(z) = 1 / (1 + exp(-z)) of 8 lanes, any sign: with e = exp(-|z|)
+// (never overflows), 1 / (1 + e) for z >= 0 and e / (1 + e) below. NaN stays NaN.
+inline __m256 sigmoid(__m256 z) {
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  const __m256 e = exp_nonpositive(_mm256_or_ps(z, sign));          // exp(-|z|)
+  const __m256 num = _mm256_blendv_ps(_mm256_set1_ps(1.0f), e, z);  // z's sign bit picks e
+  return _mm256_div_ps(num, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+}
+
+// Sum of the 8 lanes.
+inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// x[j] = f(x[j]) (* up[j] when up is not null) for j < n, in place, 8 lanes
+// at a time; the tail through masked loads and stores (f sees 0 in the
+// absent lanes, which are never stored). The FFN's activations.
+template <class F>
+inline void map_times(float* x, const float* up, int32_t n, F f) {
+  int32_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    __m256 a = f(_mm256_loadu_ps(x + j));
+    if (up != nullptr) a = _mm256_mul_ps(a, _mm256_loadu_ps(up + j));
+    _mm256_storeu_ps(x + j, a);
+  }
+  if (j < n) {
+    const __m256i mask = lanes8(n - j);
+    __m256 a = f(_mm256_maskload_ps(x + j, mask));
+    if (up != nullptr) a = _mm256_mul_ps(a, _mm256_maskload_ps(up + j, mask));
+    _mm256_maskstore_ps(x + j, mask, a);
+  }
+}
+
 }  // namespace avx2
 }  // namespace detail
 }  // namespace attn

@@ -60,6 +60,9 @@ using LinearF32Fn = void (*)(ConstMatF32 x, ConstMatF32 w, const float* bias, Ma
 using ScoresF32Fn = void (*)(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s);
 using SoftmaxRowF32Fn = void (*)(float* row, int32_t n);
 using WeightedSumF32Fn = void (*)(ConstMatF32 p, ConstMatF32 v, MatF32 o);
+using NormRowF32Fn = void (*)(const float* x, const float* r, int32_t n, const float* w, const float* b,
+                              float eps, float* y);
+using ActivationF32Fn = void (*)(float* x, const float* up, int32_t n);
 // Weights packed once (attn::pack_weights_f32): the panel layout of a linear
 // variant that multiplies by W^T panels; no row where no variant does.
 struct PackedLinearF32 {
@@ -122,6 +125,9 @@ void softmax_rows_by_row(int32_t* s, int32_t stride, int32_t rows, const int32_t
 // ---- float32 ------------------------------------------------------------------
 #if ATTN_WITH_F32
 inline constexpr Kernel<LinearF32Fn> kLinearF32[] = {
+#if ATTN_WITH_AVX512VNNI
+    {linear_f32_avx512vnni, "avx512vnni"},
+#endif
 #if ATTN_WITH_AVX2
     {linear_f32_avx2, "avx2"},
 #endif
@@ -169,7 +175,48 @@ inline constexpr Kernel<WeightedSumF32Fn> kWeightedSumF32[] = {
 #endif
     {weighted_sum_f32_ref, "ref"},
 };
+// Whole models (attn/transformer.h): the norms and the FFN's activations.
+inline constexpr Kernel<NormRowF32Fn> kLayerNormF32[] = {
+#if ATTN_WITH_AVX2
+    {layer_norm_row_f32_avx2, "avx2"},
+#endif
+    {layer_norm_row_f32_ref, "ref"},
+};
+inline constexpr Kernel<NormRowF32Fn> kRmsNormF32[] = {
+#if ATTN_WITH_AVX2
+    {rms_norm_row_f32_avx2, "avx2"},
+#endif
+    {rms_norm_row_f32_ref, "ref"},
+};
+inline constexpr Kernel<ActivationF32Fn> kGeluF32[] = {
+#if ATTN_WITH_AVX2
+    {gelu_f32_avx2, "avx2"},
+#endif
+    {gelu_f32_ref, "ref"},
+};
+inline constexpr Kernel<ActivationF32Fn> kGeluTanhF32[] = {
+#if ATTN_WITH_AVX2
+    {gelu_tanh_f32_avx2, "avx2"},
+#endif
+    {gelu_tanh_f32_ref, "ref"},
+};
+inline constexpr Kernel<ActivationF32Fn> kReluF32[] = {
+#if ATTN_WITH_AVX2
+    {relu_f32_avx2, "avx2"},
+#endif
+    {relu_f32_ref, "ref"},
+};
+inline constexpr Kernel<ActivationF32Fn> kSiluF32[] = {
+#if ATTN_WITH_AVX2
+    {silu_f32_avx2, "avx2"},
+#endif
+    {silu_f32_ref, "ref"},
+};
 inline constexpr Kernel<PackedLinearF32> kPackedLinearF32[] = {
+#if ATTN_WITH_AVX512VNNI
+    {{panels_floats_f32_avx2, pack_panels_f32_avx2, linear_panels_f32_avx512vnni},
+     "avx512vnni"},  // same panels
+#endif
 #if ATTN_WITH_AVX2
     {{panels_floats_f32_avx2, pack_panels_f32_avx2, linear_panels_f32_avx2}, "avx2"},
 #endif

@@ -66,6 +66,36 @@ inline void softmax_row_without_max(float* row, int32_t n) {
 
 void rope_f32_ref(MatF32 x, int32_t head_dim, int32_t pos0, float base);  // x[n, heads*hd], in place
 
+// ---- whole-model ops (attn/transformer.h) --------------------------------------
+//   layer_norm_row  v = x + r (r may be null); y[n] = (v - mean) / sqrt(var + eps) * w + b
+//                   (var biased, b may be null); y may be x or r
+//   rms_norm_row    v = x + r; y[n] = v / sqrt(mean(v^2) + eps) * w (b unused); y may be x or r
+//   gelu, gelu_tanh, relu, silu
+//                   x[n] = act(x) * up (up may be null: act(x)), in place; NaN stays NaN
+//     gelu       x/2 (1 + erf(x / sqrt 2))
+//     gelu_tanh  x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+//     relu       max(x, 0)
+//     silu       x / (1 + exp(-x))
+#define ATTN_DECLARE_F32_MODEL_VARIANTS(isa)                                                               \
+  void layer_norm_row_f32_##isa(const float* x, const float* r, int32_t n, const float* w, const float* b, \
+                                float eps, float* y);                                                      \
+  void rms_norm_row_f32_##isa(const float* x, const float* r, int32_t n, const float* w, const float* b,   \
+                              float eps, float* y);                                                        \
+  void gelu_f32_##isa(float* x, const float* up, int32_t n);                                               \
+  void gelu_tanh_f32_##isa(float* x, const float* up, int32_t n);                                          \
+  void relu_f32_##isa(float* x, const float* up, int32_t n);                                               \
+  void silu_f32_##isa(float* x, const float* up, int32_t n);
+
+ATTN_DECLARE_F32_MODEL_VARIANTS(ref)   // portable scalar
+ATTN_DECLARE_F32_MODEL_VARIANTS(avx2)  // x86-64 AVX2 + FMA (ATTN_HAVE_AVX2)
+#undef ATTN_DECLARE_F32_MODEL_VARIANTS
+
+// Embedding gather: x[i] = table[tokens[i]] (+ rows[i] when rows is not
+// null) (+ add when add is not null), rows of E floats, for i < n. Tokens
+// are in range (the caller checked). Memory-bound: ref on every target.
+void embed_rows_f32_ref(const float* table, const int32_t* tokens, int32_t n, int32_t E, const float* rows,
+                        const float* add, float* x);
+
 // ---- weights packed once (attn/attention.h: pack_weights_f32) --------------
 // The avx2 linear multiplies by W^T panels, which it otherwise transposes W
 // into on every call. Panel layout: ceil(N / 16) panels [K, 16] back to back,
@@ -76,6 +106,12 @@ void rope_f32_ref(MatF32 x, int32_t head_dim, int32_t pos0, float base);  // x[n
 uint64_t panels_floats_f32_avx2(int32_t N, int32_t K);  // (ATTN_HAVE_AVX2)
 void pack_panels_f32_avx2(ConstMatF32 w, float* panels);
 void linear_panels_f32_avx2(ConstMatF32 x, ConstMatF32 w, const float* panels, const float* bias, MatF32 y);
+// x86-64 AVX-512 (the avx512vnni tier, ATTN_HAVE_AVX512VNNI): linear_f32 and
+// linear_panels on the same [K, 16] panels (packed by pack_panels_f32_avx2),
+// 32 output columns per block; the same bits as the AVX2 kernels.
+void linear_f32_avx512vnni(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y);
+void linear_panels_f32_avx512vnni(ConstMatF32 x, ConstMatF32 w, const float* panels, const float* bias,
+                                  MatF32 y);
 
 }  // namespace detail
 }  // namespace attn
