@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "attn/transformer.h"
+#include "attn/transformer_fixed.h"
 #include "internal/arch.h"
 
 namespace attn {
@@ -57,7 +58,11 @@ Status transformer_sizes(const TransformerPlan& p, size_t* arena, size_t* state)
       *state = transformer_state_bytes(p.config, p.dtype, p.capacity);
       return Status::kOk;
 #endif
-    // The integer models (attn/transformer_fixed.h) add their case here.
+#if ATTN_WITH_S8 || ATTN_WITH_S16
+    case DType::kS8:
+    case DType::kS16:  // attn/transformer_fixed.h
+      return transformer_fixed_bytes(p.config, p.dtype, p.max_tokens, p.capacity, p.tile_rows, arena, state);
+#endif
     default:
       return Status::kBadDtype;
   }
@@ -71,9 +76,9 @@ ATTN_COLD_CODE Status plan_transformer(const TransformerConfig& config, DType dt
   *out = TransformerPlan();
   ATTN_TRY(check_model_fields(config));
   // The attention block as one call runs it: max_tokens queries over as many
-  // keys. Its dtype is checked below, per whole-model runtime.
+  // keys, in the plan's dtype (kBadDtype for one this build leaves out).
   Plan block;
-  ATTN_TRY(plan_attention(config.attention(), DType::kF32, max_tokens, max_tokens, &block, tile_rows));
+  ATTN_TRY(plan_attention(config.attention(), dtype, max_tokens, max_tokens, &block, tile_rows));
   if (max_tokens > config.max_positions) return Status::kSequenceTooLong;
   if (capacity < 0 || capacity > ATTN_MAX_SEQ) return Status::kBadKeyLength;
   if (capacity > 0 && !config.causal) return Status::kNotCausal;
