@@ -27,14 +27,49 @@ namespace detail {
 namespace {
 
 constexpr int32_t kMaxK = 256;  // columns of the 4-row stack copy (2 KiB)
+constexpr int32_t kGroup = 64;  // output channels per pass (stack: 4 x 64 int32 sums)
 
-// y[m + r, n] for r < R from the int64 sums (bias included).
-inline void store(const int64_t* acc, int32_t R, const LinearS16Params& p, int32_t n, MatS16 y, int32_t m) {
-  const int32_t rm = fp::reduce_multiplier_q15(p.multiplier[n]);
-  const int32_t sh = p.shift[n];
-  for (int32_t r = 0; r < R; ++r) {
-    const int32_t out = fp::requantize_s64(acc[r], rm, sh);
-    y.row(m + r)[n] = static_cast<int16_t>(fp::clamp_i32(out, p.act_min, p.act_max));
+// clamp(v >> 1, -32768, 32767): the 16x8 requantization's last step and
+// the int16 clamp in one SSAT.
+inline int32_t ssat16_half(int32_t v) {
+  int32_t r;
+  __asm__("ssat %0, #16, %1, asr #1" : "=r"(r) : "r"(v));
+  return r;
+}
+
+// One output from its int64 sum acc (bias included): ref's requantization and clamp.
+inline void store(int64_t acc, const LinearS16Params& p, int32_t n, int16_t* y) {
+  const int32_t out = fp::requantize_s64(acc, fp::reduce_multiplier_q15(p.multiplier[n]), p.shift[n]);
+  *y = static_cast<int16_t>(fp::clamp_i32(out, p.act_min, p.act_max));
+}
+
+// y[m + r, n0 + j] = requant(bias[n0 + j] + acc[r][j]) for r < R, j < nc:
+// each channel's constants once for its R outputs; kSat: the full int16
+// clamp, one SSAT of (r + 1) >> 1.
+template <bool kSat>
+void requantize_rows(const int32_t (*acc)[kGroup], int32_t R, int32_t nc, const int64_t* bias,
+                     const LinearS16Params& p, int32_t n0, MatS16 y, int32_t m) {
+  const int32_t lo = p.act_min, hi = p.act_max;  // locals: the int16 stores could alias p
+  const int32_t* const mult = p.multiplier + n0;
+  const int32_t* const shift = p.shift + n0;
+  const ptrdiff_t ys = y.stride;
+  int16_t* out = y.row(m) + n0;
+  ATTN_NO_UNROLL
+  for (int32_t j = 0; j < nc; ++j) {
+    const int64_t b = bias != nullptr ? bias[n0 + j] : 0;
+    const int64_t rm = static_cast<uint32_t>(fp::reduce_multiplier_q15(mult[j]));  // [0, 2^15)
+    const int32_t rsh = 14 - shift[j];
+    int16_t* o = out + j;
+    for (int32_t r = 0; r < R; ++r, o += ys) {
+      const int64_t prod = (b + acc[r][j]) * rm;
+      const int32_t v =
+          fp::wrap_add(static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(prod >> rsh))), 1);
+      if (kSat) {
+        *o = static_cast<int16_t>(ssat16_half(v));
+      } else {
+        *o = static_cast<int16_t>(fp::clamp_i32(v >> 1, lo, hi));
+      }
+    }
   }
 }
 
@@ -54,29 +89,40 @@ void rows_buffered(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const Linea
     }
   }
   const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(K - 8 * full));
-  const int8_t* row = w.data;  // [K]
-  ATTN_NO_UNROLL
-  for (int32_t n = 0; n < w.rows; ++n, row += w.stride) {
-    const int8_t* b = row;
-    const int16_t* xp = xs[0][0];
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    for (int32_t c = 0; c < full; ++c, b += 8, xp += 32) {
-      const int16x8_t wv = vldrbq_s16(b);
-      a0 = vmladavaq_s16(a0, vldrhq_s16(xp), wv);
-      a1 = vmladavaq_s16(a1, vldrhq_s16(xp + 8), wv);
-      a2 = vmladavaq_s16(a2, vldrhq_s16(xp + 16), wv);
-      a3 = vmladavaq_s16(a3, vldrhq_s16(xp + 24), wv);
+  const bool sat = p.act_min == -32768 && p.act_max == 32767;
+  for (int32_t n0 = 0; n0 < w.rows; n0 += kGroup) {
+    const int32_t nc = w.rows - n0 < kGroup ? w.rows - n0 : kGroup;
+    alignas(16) int32_t acc[4][kGroup];  // [row][channel] int32 sums
+    const int8_t* row = w.row(n0);       // [K]
+    ATTN_NO_UNROLL
+    for (int32_t j = 0; j < nc; ++j, row += w.stride) {
+      const int8_t* b = row;
+      const int16_t* xp = xs[0][0];
+      int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      for (int32_t c = 0; c < full; ++c, b += 8, xp += 32) {
+        const int16x8_t wv = vldrbq_s16(b);
+        a0 = vmladavaq_s16(a0, vldrhq_s16(xp), wv);
+        a1 = vmladavaq_s16(a1, vldrhq_s16(xp + 8), wv);
+        a2 = vmladavaq_s16(a2, vldrhq_s16(xp + 16), wv);
+        a3 = vmladavaq_s16(a3, vldrhq_s16(xp + 24), wv);
+      }
+      if (partial) {
+        const int16x8_t wv = vldrbq_z_s16(b, tail);
+        a0 = vmladavaq_s16(a0, vldrhq_s16(xp), wv);
+        a1 = vmladavaq_s16(a1, vldrhq_s16(xp + 8), wv);
+        a2 = vmladavaq_s16(a2, vldrhq_s16(xp + 16), wv);
+        a3 = vmladavaq_s16(a3, vldrhq_s16(xp + 24), wv);
+      }
+      acc[0][j] = a0;
+      acc[1][j] = a1;
+      acc[2][j] = a2;
+      acc[3][j] = a3;
     }
-    if (partial) {
-      const int16x8_t wv = vldrbq_z_s16(b, tail);
-      a0 = vmladavaq_s16(a0, vldrhq_s16(xp), wv);
-      a1 = vmladavaq_s16(a1, vldrhq_s16(xp + 8), wv);
-      a2 = vmladavaq_s16(a2, vldrhq_s16(xp + 16), wv);
-      a3 = vmladavaq_s16(a3, vldrhq_s16(xp + 24), wv);
+    if (sat) {
+      requantize_rows<true>(acc, R, nc, bias, p, n0, y, m);
+    } else {
+      requantize_rows<false>(acc, R, nc, bias, p, n0, y, m);
     }
-    const int64_t bn = bias != nullptr ? bias[n] : 0;
-    const int64_t acc[4] = {bn + a0, bn + a1, bn + a2, bn + a3};
-    store(acc, R, p, n, y, m);
   }
 }
 
@@ -98,7 +144,7 @@ void row_any(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Pa
       }
       acc += s;
     }
-    store(&acc, 1, p, n, y, m);
+    store(acc, p, n, y.row(m) + n);
   }
 }
 

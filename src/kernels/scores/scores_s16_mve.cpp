@@ -23,8 +23,9 @@ namespace detail {
 namespace {
 
 // Rows [t, t + NR) of s (rows past nr repeat the last one: computed, stored
-// first and then overwritten), head_dim <= 8 CH.
-template <size_t CH, size_t NR>
+// first and then overwritten), head_dim <= 8 CH (kFull: head_dim = 8 CH,
+// unpredicated loads).
+template <size_t CH, size_t NR, bool kFull>
 void rows_held(ConstMatS16 q, ConstMatS16 k, int64_t half, int32_t shift, MatS32 s, int32_t t, int32_t nr) {
   const int32_t d = q.cols;
   mve_pred16_t pred[CH];  // [chunk] lanes < head_dim
@@ -41,7 +42,8 @@ void rows_held(ConstMatS16 q, ConstMatS16 k, int64_t half, int32_t shift, MatS32
   ATTN_NO_UNROLL
   for (int32_t j = 0; j < k.rows; ++j, kr += k.stride) {
     int16x8_t kv[CH];
-    for (size_t c = 0; c < CH; ++c) kv[c] = vldrhq_z_s16(kr + 8 * c, pred[c]);
+    for (size_t c = 0; c < CH; ++c)
+      kv[c] = kFull ? vldrhq_s16(kr + 8 * c) : vldrhq_z_s16(kr + 8 * c, pred[c]);
     for (size_t i = NR; i-- > 0;) {  // row t last: the repeated rows store into it first
       int64_t a = half;
       for (size_t c = 0; c < CH; ++c) a = vmlaldavaq_s16(a, qv[i][c], kv[c]);
@@ -71,12 +73,21 @@ void row_any(ConstMatS16 q, ConstMatS16 k, int64_t half, int32_t shift, MatS32 s
 void scores_s16_mve(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s) {
   const int64_t half = score_shift > 0 ? int64_t{1} << (score_shift - 1) : 0;
   const int32_t d = q.cols;
-  if (d <= 8) {
+  if (d == 8 || d == 16) {
+    for (int32_t t = 0; t < q.rows; t += 2) {
+      const int32_t nr = q.rows - t < 2 ? q.rows - t : 2;
+      if (d == 8) {
+        rows_held<1, 2, true>(q, k, half, score_shift, s, t, nr);
+      } else {
+        rows_held<2, 2, true>(q, k, half, score_shift, s, t, nr);
+      }
+    }
+  } else if (d <= 8) {
     for (int32_t t = 0; t < q.rows; t += 4)
-      rows_held<1, 4>(q, k, half, score_shift, s, t, q.rows - t < 4 ? q.rows - t : 4);
+      rows_held<1, 4, false>(q, k, half, score_shift, s, t, q.rows - t < 4 ? q.rows - t : 4);
   } else if (d <= 16) {
     for (int32_t t = 0; t < q.rows; t += 2)
-      rows_held<2, 2>(q, k, half, score_shift, s, t, q.rows - t < 2 ? q.rows - t : 2);
+      rows_held<2, 2, false>(q, k, half, score_shift, s, t, q.rows - t < 2 ? q.rows - t : 2);
   } else {
     for (int32_t t = 0; t < q.rows; ++t) row_any(q, k, half, score_shift, s, t);
   }

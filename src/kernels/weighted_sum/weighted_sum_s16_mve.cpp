@@ -25,8 +25,20 @@ namespace {
 
 constexpr int32_t kMaxGatherStride = 9362;  // 7 * stride elements must fit the 16-bit offsets (x 2 bytes)
 
+// clamp(v >> 1, -32768, 32767): the 16x8 requantization's last step and
+// the int16 clamp in one SSAT.
+inline int32_t ssat16_half(int32_t v) {
+  int32_t r;
+  __asm__("ssat %0, #16, %1, asr #1" : "=r"(r) : "r"(v));
+  return r;
+}
+
+// fp::requantize_s64 clamped to int16, its last step (r + 1) >> 1 and the
+// clamp as one SSAT.
 inline int16_t out_s16(int64_t acc, int32_t rm, int32_t sh) {
-  return static_cast<int16_t>(fp::clamp_i32(fp::requantize_s64(acc, rm, sh), -32768, 32767));
+  const int64_t prod = acc * static_cast<int64_t>(static_cast<uint32_t>(rm));  // rm in [0, 2^15)
+  const int32_t r = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(prod >> (14 - sh))));
+  return static_cast<int16_t>(ssat16_half(fp::wrap_add(r, 1)));
 }
 
 // Rows t and t + 1 of o (two = false: row t alone, computed twice), v.stride <= kMaxGatherStride.
