@@ -366,6 +366,12 @@ inline constexpr Kernel<LinearS16Fn> kLinearS16[] = {
 #if ATTN_HAVE_NEON
     {linear_s16_neon, "neon"},
 #endif
+#if ATTN_HAVE_MVE
+    {linear_s16_mve, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {linear_s16_dsp, "dsp"},
+#endif
     {linear_s16_ref, "ref"},
 };
 inline constexpr Kernel<ScoresS16Fn> kScoresS16[] = {
@@ -375,6 +381,12 @@ inline constexpr Kernel<ScoresS16Fn> kScoresS16[] = {
 #if ATTN_HAVE_NEON
     {scores_s16_neon, "neon"},
 #endif
+#if ATTN_HAVE_MVE
+    {scores_s16_mve, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {scores_s16_dsp, "dsp"},
+#endif
     {scores_s16_ref, "ref"},
 };
 inline constexpr Kernel<WeightedSumS16Fn> kWeightedSumS16[] = {
@@ -383,6 +395,12 @@ inline constexpr Kernel<WeightedSumS16Fn> kWeightedSumS16[] = {
 #endif
 #if ATTN_HAVE_NEON
     {weighted_sum_s16_neon, "neon"},
+#endif
+#if ATTN_HAVE_MVE
+    {weighted_sum_s16_mve, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {weighted_sum_s16_dsp, "dsp"},
 #endif
     {weighted_sum_s16_ref, "ref"},
 };

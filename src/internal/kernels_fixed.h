@@ -181,6 +181,10 @@ void weighted_sum_vt_s8_dsp(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt,
                             int32_t sh, int32_t zo, MatS8 o);
 uint32_t softmax_exps_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 void softmax_fused_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
+// s16 (SMLAD / SMLALD; same contracts and bits as the refs).
+void linear_s16_dsp(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y);
+void scores_s16_dsp(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);
+void weighted_sum_s16_dsp(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
 
 // ---- Cortex-M55 Helium (ATTN_HAVE_MVE) ----------------------------------------
 void linear_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
@@ -190,6 +194,10 @@ void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, 
 // softmax_fused_row_mve over rows [0, rows) of s (row stride `stride` int32), row r over [begin[r], end[r]).
 void softmax_fused_rows_mve(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
                             const int32_t* end, int32_t n, const FusedSoftmax& sm);
+// s16 (VMLADAVA / VMLALDAVA; same contracts and bits as the refs).
+void linear_s16_mve(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y);
+void scores_s16_mve(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);
+void weighted_sum_s16_mve(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
 
 }  // namespace detail
 }  // namespace attn
