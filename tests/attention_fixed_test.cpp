@@ -441,6 +441,28 @@ TEST_CASE("forward_s8: the tile size does not change a single output byte", "[at
       });
 }
 
+// transformer_fixed.cpp runs self-attention with the output written over the
+// input (one activation buffer less in the model's arena): the forward must
+// read each query tile before it writes that tile's output rows.
+TEST_CASE("The integer block may write its output over its input", "[attention_fixed]") {
+  const attn::AttentionConfig cfg{32, 4, 0, 0, 0, true, 2};
+  const int L = 13;
+  const auto q = quantize_s8(cfg, L, L, 7);
+  std::mt19937 rng(8);
+  const auto x = random_s8(size_t(L) * 32, rng);
+  for (const attn::Mask& mask : {attn::Mask(), causal(), windowed(4)}) {
+    for (int tile : {1, 3, L}) {
+      PlannedArena pa(cfg, DType::kS8, L, L, tile);
+      std::vector<int8_t> want(size_t(L) * 32), y = x;
+      REQUIRE(attn::forward_s8(pa.plan, q->w, mask, {x.data(), x.data(), x.data(), want.data()}, pa.arena) ==
+              Status::kOk);
+      REQUIRE(attn::forward_s8(pa.plan, q->w, mask, {y.data(), y.data(), y.data(), y.data()}, pa.arena) ==
+              Status::kOk);
+      CHECK(y == want);
+    }
+  }
+}
+
 TEST_CASE("forward_s8: fully masked rows give the output bias", "[attention_fixed]") {
   const attn::AttentionConfig cfg{32, 2};
   const int L = 5, S = 7;

@@ -551,13 +551,15 @@ TEST_CASE("Integer norm kernels match a long double LayerNorm / RMSNorm", "[tran
       std::vector<int32_t> x(E);
       std::normal_distribution<double> d(0.3 * mag, mag / 4);
       for (auto& v : x) v = int32_t(std::clamp(d(rng), -2.1e9, 2.1e9));
-      // weight 1.0 in Q(shift - 20) with shift 40: y = n * 2^20 / 2^20 ... output in units of 2^-12.
-      std::vector<int32_t> w(E, 1 << 20);
+      // weight 1.0: y = round(round(n 2^30 / 2^31) / 2^(F - 13)) = n 2^(13 - F): the normalized value
+      // in units of 2^-12.
+      const int32_t F = attn::norm_frac_bits(E);
+      std::vector<int32_t> w(E, 1 << 30);
       const int64_t eps = 7;
       attn::NormFixed p;
       p.weight = w.data();
       p.eps = eps;
-      p.shift = 28;  // y = round(n 2^20 2^20 / 2^28) = n * 2^12
+      p.shift = F - 13;
       std::vector<int32_t> y(E);
       attn::detail::norm_s32_ref(attn::matrix<const int32_t>(x.data(), 1, E), kind, p,
                                  attn::matrix(y.data(), 1, E));
@@ -710,7 +712,7 @@ TEST_CASE("Integer model forwards reject bad arguments before writing", "[transf
   std::vector<attn::LayerWeightsS8> layers(q.w.layers, q.w.layers + m.c.num_layers);
   attn::TransformerWeightsS8 bad = q.w;
   bad.layers = layers.data();
-  layers[1].norm2.shift = 0;
+  layers[1].norm2.shift = 31;
   CHECK(fwd(bad, toks, 4) == Status::kBadQuantParams);
   layers[1] = q.w.layers[1];
   layers[1].norm1.output_zero_point = 128;

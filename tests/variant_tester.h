@@ -1522,6 +1522,210 @@ void check_table(Report& r, const Kernel<Fn> (&table)[N], const char* op) {
   record(r, op, "ref", std::strcmp(table[N - 1].isa, "ref") == 0, 0.0, "the table's last row is ref");
 }
 
+// ---- whole-model kernels: norms (int32 rows -> int8 / int16 / int32) and the
+// residual stream's rescales -------------------------------------------------------------
+// Norm rows x [M, E] int32 in in_a (row stride xs); weight, bias int32 [E] in
+// in_b. Row kinds: random at a magnitude 2^0 .. 2^31 (saturating
+// differences from the mean included), constant rows (d = 0), one spike,
+// INT32_MIN / INT32_MAX mixes. int32 outputs also run in place (y = x).
+struct NormCase {
+  int32_t M, E, xs, ys;
+  NormKind kind;
+  bool bias;
+  int32_t shift, zp;
+  int64_t eps;
+};
+
+inline void fill_norm_rows(int32_t* x, const NormCase& c, Rng& rng) {
+  for (int32_t m = 0; m < c.M; ++m) {
+    int32_t* row = x + static_cast<size_t>(m) * static_cast<size_t>(c.xs);
+    const int32_t kind = rng.uniform(0, 9);
+    const int32_t bits = rng.uniform(0, 31);
+    const int32_t base = rng.uniform(-(1 << 30), (1 << 30) - 1) >> rng.uniform(0, 30);
+    for (int32_t i = 0; i < c.xs; ++i) {
+      const int32_t noise =
+          bits == 0 ? 0 : static_cast<int32_t>(((rng.next() << 1) ^ rng.next()) >> (32 - bits));
+      int32_t v = static_cast<int32_t>(static_cast<uint32_t>(base) + static_cast<uint32_t>(noise));
+      if (kind == 0) v = base;                                     // constant
+      if (kind == 1) v = i == 3 % c.E ? base ^ 0x40000000 : base;  // one spike
+      if (kind == 2) v = rng.next() % 2 ? INT32_MIN + rng.uniform(0, 3) : INT32_MAX - rng.uniform(0, 3);
+      if (kind == 3) v = i % 2 ? INT32_MAX : INT32_MIN;
+      row[i] = v;
+    }
+  }
+}
+
+template <typename Out, typename Fn, size_t N>
+void norm_case(Report& r, const Kernel<Fn> (&table)[N], const char* op, const NormCase& c, bool controls,
+               const char* what) {
+  const FixedOut o{c.M, c.E, c.ys, sizeof(Out)};
+  if (!fits(r, mat_bytes<int32_t>(c.M, c.xs), mat_bytes<int32_t>(2, c.E), o.bytes())) return;
+  NormFixed p;
+  p.weight = in_b<int32_t>();
+  p.bias = c.bias ? in_b<int32_t>() + c.E : nullptr;
+  p.eps = c.eps;
+  p.shift = c.shift;
+  p.output_zero_point = c.zp;
+  const ConstMatS32 x{in_a<int32_t>(), c.M, c.E, c.xs};
+  each_variant(
+      r, table, op, o,
+      [&](Fn fn, uint8_t* y) {
+        fn(x, c.kind, p, Matrix<Out>{reinterpret_cast<Out*>(y), c.M, c.E, c.ys});
+      },
+      controls, what);
+}
+
+// In place (int32 only): the output buffer starts as a copy of x (row stride ys).
+template <typename Fn, size_t N>
+void norm_in_place_case(Report& r, const Kernel<Fn> (&table)[N], const char* op, const NormCase& c,
+                        const char* what) {
+  const FixedOut o{c.M, c.E, c.ys, sizeof(int32_t)};
+  if (!fits(r, mat_bytes<int32_t>(c.M, c.xs), mat_bytes<int32_t>(2, c.E), o.bytes())) return;
+  NormFixed p;
+  p.weight = in_b<int32_t>();
+  p.bias = c.bias ? in_b<int32_t>() + c.E : nullptr;
+  p.eps = c.eps;
+  p.shift = c.shift;
+  const auto run = [&](Fn fn, uint8_t* y) {
+    auto* yy = reinterpret_cast<int32_t*>(y);
+    for (int32_t m = 0; m < c.M; ++m)
+      std::memcpy(yy + static_cast<size_t>(m) * static_cast<size_t>(c.ys),
+                  in_a<int32_t>() + static_cast<size_t>(m) * static_cast<size_t>(c.xs),
+                  static_cast<size_t>(c.E) * sizeof(int32_t));
+    const MatS32 io{yy, c.M, c.E, c.ys};
+    fn(io, c.kind, p, io);
+  };
+  each_variant(r, table, op, o, run, false, what);
+}
+
+inline void norm_cases(Report& r) {
+  Rng rng(53);
+  for (int iter = 0; iter < 160; ++iter) {
+    NormCase c{};
+    const bool board = iter >= 100;  // the models' shapes: E multiple of 4 up to 80, a few rows
+    const bool long_rows = !board && iter % 7 == 6;
+    c.M = board ? rng.uniform(1, 5) : long_rows ? rng.uniform(1, 16) : rng.pick(kSizes, kNumSizes);
+    c.E = board       ? 4 * rng.uniform(1, kBoardCols / 4)
+          : long_rows ? rng.uniform(100, 700)
+                      : rng.pick(kSizes, kNumSizes);
+    c.xs = c.E + rng.uniform(0, 2) * 3;
+    c.ys = c.E + rng.uniform(0, 2) * 3;
+    c.kind = iter % 2 ? NormKind::kLayerNorm : NormKind::kRmsNorm;
+    c.bias = iter % 3 != 0;
+    // shifts: the converter's (int8 outputs ~10..20, residual outputs ~-4..4), then any
+    c.shift = iter % 4 == 0 ? rng.uniform(-31, 30) : iter % 4 == 1 ? rng.uniform(-4, 4) : rng.uniform(8, 22);
+    c.eps = iter % 5 == 0   ? 0
+            : iter % 5 == 1 ? (int64_t{rng.uniform(0, (1 << 30) - 1)} << rng.uniform(0, 31))
+                            : rng.uniform(0, 1000);
+    int32_t* w = in_b<int32_t>();
+    const int32_t wbits = rng.uniform(1, 31);
+    for (int32_t i = 0; i < c.E; ++i) {
+      w[i] = iter % 9 == 0 ? (i % 2 ? INT32_MAX : INT32_MIN + 1)
+                           : static_cast<int32_t>(((rng.next() << 1) ^ rng.next()) >> (32 - wbits)) -
+                                 (wbits == 31 ? 0 : (1 << (wbits - 1)));
+      w[c.E + i] = rng.uniform(-(1 << 29) + 1, (1 << 29) - 1) >> rng.uniform(0, 29);
+    }
+    fill_norm_rows(in_a<int32_t>(), c, rng);
+    char what[160];
+    std::snprintf(what, sizeof what, "case %d M=%d E=%d kind=%d bias=%d shift=%d eps=%lld", iter, int(c.M),
+                  int(c.E), int(c.kind), int(c.bias), int(c.shift), static_cast<long long>(c.eps));
+    const bool controls = iter % 10 == 4;
+#if ATTN_WITH_S8
+    c.zp = rng.uniform(-128, 127);
+    norm_case<int8_t>(r, detail::kNormS8, "norm_s8", c, controls, what);
+#endif
+#if ATTN_WITH_S16
+    c.zp = 0;
+    norm_case<int16_t>(r, detail::kNormS16, "norm_s16", c, controls, what);
+#endif
+    c.zp = 0;
+    norm_case<int32_t>(r, detail::kNormS32, "norm_s32", c, controls, what);
+    norm_in_place_case(r, detail::kNormS32, "norm_s32", c, what);
+  }
+}
+
+// Residual rescales: rows x [M, N] int32, activations [M, N] (row strides xs,
+// as); add: the output starts as a copy of x. Multipliers [0, 2^31), shifts
+// over [-31, 30] and the converter's (to: -20..-8, add: 8..20).
+template <typename Act, typename AddFn, size_t NA, typename ToFn, size_t NT>
+void residual_cases_of(Report& r, const Kernel<AddFn> (&add)[NA], const char* add_op,
+                       const Kernel<ToFn> (&to)[NT], const char* to_op, int32_t zp_lo, int32_t zp_hi,
+                       uint64_t seed) {
+  Rng rng(seed);
+  constexpr int32_t lo = sizeof(Act) == 1 ? -128 : -32768, hi = sizeof(Act) == 1 ? 127 : 32767;
+  for (int iter = 0; iter < 120; ++iter) {
+    const bool board = iter >= 80;
+    const bool long_rows = !board && iter % 7 == 6;
+    const int32_t M = board       ? rng.uniform(1, 5)
+                      : long_rows ? rng.uniform(1, 16)
+                                  : rng.pick(kSizes, kNumSizes);
+    const int32_t N = board       ? rng.uniform(1, kBoardCols)
+                      : long_rows ? rng.uniform(100, 700)
+                                  : rng.pick(kSizes, kNumSizes);
+    const int32_t xs = N + rng.uniform(0, 2) * 3, as = N + rng.uniform(0, 2) * 5;
+    RescaleFixed rs;
+    rs.multiplier = iter % 11 == 0 ? INT32_MAX : iter % 11 == 1 ? 0 : rng.uniform(0, INT32_MAX - 1);
+    rs.zero_point = rng.uniform(zp_lo, zp_hi);
+    const int32_t* x = in_a<int32_t>();
+    Act* a = reinterpret_cast<Act*>(g_in_b);
+    if (!fits(r, mat_bytes<int32_t>(M, xs), mat_bytes<Act>(M, as), mat_bytes<int32_t>(M, xs))) continue;
+    const int32_t xbits = rng.uniform(1, 32);
+    for (int32_t i = 0; i < M * xs; ++i) {
+      const uint32_t u = (rng.next() << 1) ^ rng.next();
+      in_a<int32_t>()[i] =
+          i % 13 == 5 ? (i % 2 ? INT32_MAX : INT32_MIN)
+                      : static_cast<int32_t>(xbits == 32 ? u : (u >> (32 - xbits)) - (1u << (xbits - 1)));
+    }
+    fill(a, M, N, as, rng, lo, hi, iter % 9 == 0);
+    char what[128];
+    const bool controls = iter % 10 == 4;
+    // to an activation
+    rs.shift = iter % 3 == 0 ? rng.uniform(-31, 30) : rng.uniform(-20, -8);
+    std::snprintf(what, sizeof what, "case %d M=%d N=%d m=%d shift=%d zp=%d", iter, int(M), int(N),
+                  int(rs.multiplier), int(rs.shift), int(rs.zero_point));
+    each_variant(
+        r, to, to_op, FixedOut{M, N, as, sizeof(Act)},
+        [&](ToFn fn, uint8_t* y) {
+          fn(ConstMatS32{x, M, N, xs}, rs, Matrix<Act>{reinterpret_cast<Act*>(y), M, N, as});
+        },
+        controls, what);
+    // to the residual
+    rs.shift = iter % 3 == 0 ? rng.uniform(-31, 30) : rng.uniform(8, 20);
+    std::snprintf(what, sizeof what, "case %d M=%d N=%d m=%d shift=%d zp=%d", iter, int(M), int(N),
+                  int(rs.multiplier), int(rs.shift), int(rs.zero_point));
+    each_variant(
+        r, add, add_op, FixedOut{M, N, xs, sizeof(int32_t)},
+        [&](AddFn fn, uint8_t* y) {
+          auto* yy = reinterpret_cast<int32_t*>(y);
+          for (int32_t m = 0; m < M; ++m)
+            std::memcpy(yy + static_cast<size_t>(m) * static_cast<size_t>(xs),
+                        x + static_cast<size_t>(m) * static_cast<size_t>(xs),
+                        static_cast<size_t>(N) * sizeof(int32_t));
+          fn(MatS32{yy, M, N, xs}, Matrix<const Act>{a, M, N, as}, rs);
+        },
+        controls, what);
+  }
+}
+
+inline void model_row_cases(Report& r) {
+  check_table(r, detail::kNormS32, "norm_s32");
+#if ATTN_WITH_S8
+  check_table(r, detail::kNormS8, "norm_s8");
+  check_table(r, detail::kResidualAddS8, "residual_add_s8");
+  check_table(r, detail::kResidualToS8, "residual_to_s8");
+  residual_cases_of<int8_t>(r, detail::kResidualAddS8, "residual_add_s8", detail::kResidualToS8,
+                            "residual_to_s8", -128, 127, 61);
+#endif
+#if ATTN_WITH_S16
+  check_table(r, detail::kNormS16, "norm_s16");
+  check_table(r, detail::kResidualAddS16, "residual_add_s16");
+  check_table(r, detail::kResidualToS16, "residual_to_s16");
+  residual_cases_of<int16_t>(r, detail::kResidualAddS16, "residual_add_s16", detail::kResidualToS16,
+                             "residual_to_s16", 0, 0, 67);
+#endif
+  norm_cases(r);
+}
+
 // Runs every case of every op; returns the number of failed checks.
 inline int run_all(Report& r) {
 #if ATTN_WITH_F32
@@ -1560,6 +1764,7 @@ inline int run_all(Report& r) {
   check_table(r, detail::kLogitsS8, "logits_s8");
   model_dot_cases(r);
 #endif
+  model_row_cases(r);
 #if ATTN_WITH_S16
   check_table(r, detail::kLinearS16, "linear_s16");
   check_table(r, detail::kScoresS16, "scores_s16");

@@ -15,8 +15,9 @@
 //                    input. Weights int8 symmetric per output channel.
 //   attention        the integer block of attn/attention_fixed.h (forward_s8 /
 //                    _s16, and decode_s8 / _s16 over per-layer KV caches).
-//   norms            LayerNorm / RMSNorm on the int32 residual: int64 sums, an
-//                    exact integer 1/sqrt, weight and bias folded per channel.
+//   norms            LayerNorm / RMSNorm on the int32 residual: int64 sums and
+//                    an exact integer 1/sqrt per row, then 32-bit steps per
+//                    element (weight and bias folded per channel).
 //   activations      a table over the W1 output's integer domain: s8 256
 //                    entries (exact), s16 1025 entries with linear
 //                    interpolation; the gate product requantized once.
@@ -35,30 +36,41 @@
 
 namespace attn {
 
-// Fractional bits of the normalized value inside the integer norms.
-constexpr int32_t kNormFracBits = 20;
+// Fractional bits F of the normalized value inside the integer norms of rows
+// of E values: F = 26 - ceil(log2(E) / 2) (E = 64: 23), so that
+// |d / sigma| 2^F <= sqrt(E) 2^F < 2^27 and the row multiplier stays below 2^30.
+constexpr int32_t norm_frac_bits(int32_t E) {
+  int32_t half_log = 0;  // ceil(log2(E) / 2)
+  while ((int64_t{1} << (2 * half_log)) < E) ++half_log;
+  return 26 - half_log;
+}
 // Rows of the s16 activation table: input -32768 + 64 k for k in [0, 1024].
 constexpr int32_t kActTableS16Entries = 1025;
 constexpr int32_t kActTableS16Step = 64;
 
 // One integer LayerNorm / RMSNorm of an int32 residual row x [E] (scale s_in)
 // into the output type (int8 / int16 at the next matmul's input, or int32 on
-// a residual / output grid s_out):
-//   LayerNorm: d_i = x_i - mean;  RMSNorm: d_i = x_i
-//   n_i = round(2^kNormFracBits * d_i / sqrt(mean(d^2) + eps))   (exact integer 1/sqrt)
-//   y_i = clamp(zp + round((n_i * weight_i + bias_i) / 2^shift))
+// a residual / output grid s_out), 32-bit per element (src/FIXED_POINT.md):
+//   LayerNorm: d_i = sat32(x_i - mean);  RMSNorm: d_i = x_i
+//   n_i = d_i / sqrt(mean(d^2) + eps) in Q.F (F = norm_frac_bits(E)), from one
+//         exact integer 1/sqrt per row: n_i = round(u_i R / 2^31), u_i = d_i 2^(29 - bits(max |d|))
+//   y_i = clamp(zp + round((round(n_i weight_i / 2^31) + bias_i) / 2^shift))
+// (shift <= 0: a saturating left shift). Real: y = n / 2^F * weight_i 2^(F - 31 - shift)
+// + bias_i / 2^shift on the output grid.
 struct NormFixed {
-  const int32_t* weight = nullptr;  // [E] round(w_i / s_out * 2^(shift - kNormFracBits))
-  const int64_t* bias = nullptr;    // [E] round(b_i / s_out * 2^shift), |bias| < 2^61; null: none
+  const int32_t* weight = nullptr;  // [E] round(w_i / s_out * 2^(31 + shift - F))
+  const int32_t* bias = nullptr;    // [E] round(b_i / s_out * 2^shift), |bias| < 2^29; null: none
   int64_t eps = 0;                  // round(eps / s_in^2), in [0, 2^62)
-  int32_t shift = 0;                // [1, 62]
+  int32_t shift = 0;                // [-31, 30]
   int32_t output_zero_point = 0;    // int8 outputs: [-128, 127]; 0 otherwise
 };
 
 // A rescale by a real ratio m * 2^(shift - 31) (m Q0.31 in [0, 2^31), shift
-// in [-31, 30]), rounding half away from zero, in int64:
-//   to the residual:   r = sat32(r + round((q - zero_point) * ratio))
-//   to an activation:  q = clamp(zero_point + round(r * ratio))
+// in [-31, 30]), 32-bit: mh(a) = round(a m / 2^32) (SMMULR), then a rounding
+// right shift (half up) or, for a negative one, a saturating left shift:
+//   to the residual:   r = sat32(r + round(mh((q - zero_point) 2^L) / 2^(L - 1 - shift)))
+//                      (L = 22 for int8, 14 for int16: |q - zp| 2^L <= 2^30)
+//   to an activation:  q = clamp(zero_point + round(mh(r) / 2^(-1 - shift)))
 struct RescaleFixed {
   int32_t multiplier = 0;
   int32_t shift = 0;

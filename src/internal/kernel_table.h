@@ -411,9 +411,17 @@ inline constexpr Kernel<WeightedSumS16Fn> kWeightedSumS16[] = {
 //   rope_f32_ref, rope_s8_ref, rope_s16_ref, softmax_s8_ref
 
 // ---- whole integer models (attn/transformer_fixed.h): norms, activation
-// tables, the residual stream's rescales, the LM head; `ref` only so far.
+// tables, the residual stream's rescales, the LM head.
 using NormS32Fn = void (*)(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
-inline constexpr Kernel<NormS32Fn> kNormS32[] = {{norm_s32_ref, "ref"}};
+inline constexpr Kernel<NormS32Fn> kNormS32[] = {
+#if ATTN_HAVE_MVE
+    {norm_s32_mve, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {norm_s32_dsp, "dsp"},
+#endif
+    {norm_s32_ref, "ref"},
+};
 #if ATTN_WITH_S8
 using NormS8Fn = void (*)(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
 using ActTableS8Fn = void (*)(MatS8 h1, const int8_t* table);
@@ -423,11 +431,35 @@ using ResidualAddS8Fn = void (*)(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
 using ResidualToS8Fn = void (*)(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
 using LogitsS8Fn = void (*)(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, MatS32 y);
-inline constexpr Kernel<NormS8Fn> kNormS8[] = {{norm_s8_ref, "ref"}};
+inline constexpr Kernel<NormS8Fn> kNormS8[] = {
+#if ATTN_HAVE_MVE
+    {norm_s8_mve, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {norm_s8_dsp, "dsp"},
+#endif
+    {norm_s8_ref, "ref"},
+};
 inline constexpr Kernel<ActTableS8Fn> kActTableS8[] = {{act_table_s8_ref, "ref"}};
 inline constexpr Kernel<ActGateS8Fn> kActGateS8[] = {{act_gate_s8_ref, "ref"}};
-inline constexpr Kernel<ResidualAddS8Fn> kResidualAddS8[] = {{residual_add_s8_ref, "ref"}};
-inline constexpr Kernel<ResidualToS8Fn> kResidualToS8[] = {{residual_to_s8_ref, "ref"}};
+inline constexpr Kernel<ResidualAddS8Fn> kResidualAddS8[] = {
+#if ATTN_HAVE_MVE
+    {residual_add_s8_mve, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {residual_add_s8_dsp, "dsp"},
+#endif
+    {residual_add_s8_ref, "ref"},
+};
+inline constexpr Kernel<ResidualToS8Fn> kResidualToS8[] = {
+#if ATTN_HAVE_MVE
+    {residual_to_s8_mve, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {residual_to_s8_dsp, "dsp"},
+#endif
+    {residual_to_s8_ref, "ref"},
+};
 inline constexpr Kernel<LogitsS8Fn> kLogitsS8[] = {
 #if ATTN_HAVE_MVE
     {logits_s8_mve, "mve"},
@@ -456,11 +488,35 @@ using ResidualAddS16Fn = void (*)(MatS32 x, ConstMatS16 y, const RescaleFixed& r
 using ResidualToS16Fn = void (*)(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
 using LogitsS16Fn = void (*)(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
                              const int32_t* shift, MatS32 y);
-inline constexpr Kernel<NormS16Fn> kNormS16[] = {{norm_s16_ref, "ref"}};
+inline constexpr Kernel<NormS16Fn> kNormS16[] = {
+#if ATTN_HAVE_MVE
+    {norm_s16_mve, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {norm_s16_dsp, "dsp"},
+#endif
+    {norm_s16_ref, "ref"},
+};
 inline constexpr Kernel<ActTableS16Fn> kActTableS16[] = {{act_table_s16_ref, "ref"}};
 inline constexpr Kernel<ActGateS16Fn> kActGateS16[] = {{act_gate_s16_ref, "ref"}};
-inline constexpr Kernel<ResidualAddS16Fn> kResidualAddS16[] = {{residual_add_s16_ref, "ref"}};
-inline constexpr Kernel<ResidualToS16Fn> kResidualToS16[] = {{residual_to_s16_ref, "ref"}};
+inline constexpr Kernel<ResidualAddS16Fn> kResidualAddS16[] = {
+#if ATTN_HAVE_MVE
+    {residual_add_s16_mve, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {residual_add_s16_dsp, "dsp"},
+#endif
+    {residual_add_s16_ref, "ref"},
+};
+inline constexpr Kernel<ResidualToS16Fn> kResidualToS16[] = {
+#if ATTN_HAVE_MVE
+    {residual_to_s16_mve, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {residual_to_s16_dsp, "dsp"},
+#endif
+    {residual_to_s16_ref, "ref"},
+};
 inline constexpr Kernel<LogitsS16Fn> kLogitsS16[] = {{logits_s16_ref, "ref"}};
 inline constexpr Kernel<LogitsS16Fn> kLinearResidualS16[] = {{linear_residual_s16_ref, "ref"}};
 #endif

@@ -137,23 +137,24 @@ Status make_norm(const TransformerConfig& c, const NormWeightsF32& nw, double s_
     wmax = std::fmax(wmax, std::fabs(static_cast<double>(nw.weight[i])) / s_out);
     if (has_bias) bmax = std::fmax(bmax, std::fabs(static_cast<double>(nw.bias[i])) / s_out);
   }
-  // weight_i = round(w_i / s_out 2^cw) below 2^30; bias_i = round(b_i / s_out 2^(20 + cw)) below 2^60.
-  int32_t cw = 42;
-  if (wmax > 0.0) cw = std::min(cw, static_cast<int32_t>(std::floor(30.0 - std::log2(wmax))) - 1);
-  if (bmax > 0.0)
-    cw = std::min(cw, static_cast<int32_t>(std::floor(60.0 - std::log2(bmax))) - kNormFracBits - 1);
-  const int32_t shift = kNormFracBits + cw;
-  if (shift < 1 || shift > 62) return Status::kBadQuantParams;
+  // weight_i = round(w_i / s_out 2^cw) at most 2^30, bias_i = round(b_i / s_out 2^shift) below
+  // 2^29, shift = F + cw - 31 in [-31, 30] (NormFixed).
+  const int32_t F = norm_frac_bits(E);
+  int32_t cw = 61 - F;  // shift 30
+  if (wmax > 0.0) cw = std::min(cw, static_cast<int32_t>(std::floor(31.0 - std::log2(wmax))) - 1);
+  if (bmax > 0.0) cw = std::min(cw, static_cast<int32_t>(std::floor(29.0 - std::log2(bmax))) - 1 + 31 - F);
+  const int32_t shift = F + cw - 31;
+  if (shift < -31 || shift > 30) return Status::kBadQuantParams;
   int32_t* weight = nullptr;
   ATTN_TRY(st.alloc_array(static_cast<size_t>(E), &weight));
   for (int32_t i = 0; i < E; ++i) {
     weight[i] = static_cast<int32_t>(std::round(std::ldexp(static_cast<double>(nw.weight[i]) / s_out, cw)));
   }
-  int64_t* bias = nullptr;
+  int32_t* bias = nullptr;
   if (has_bias) {
     ATTN_TRY(st.alloc_array(static_cast<size_t>(E), &bias));
     for (int32_t i = 0; i < E; ++i) {
-      bias[i] = static_cast<int64_t>(std::round(std::ldexp(static_cast<double>(nw.bias[i]) / s_out, shift)));
+      bias[i] = static_cast<int32_t>(std::round(std::ldexp(static_cast<double>(nw.bias[i]) / s_out, shift)));
     }
   }
   const double eps = std::round(static_cast<double>(c.norm_eps) / (s_in * s_in));
@@ -565,7 +566,7 @@ Status quantized_transformer_bytes(const TransformerConfig& c, DType dtype, size
   const int32_t E = c.embed_dim, F = c.ffn_dim, L = c.num_layers, V = c.vocab_size, P = c.max_positions;
   const size_t layer_struct = s8 ? sizeof(LayerWeightsS8) : sizeof(LayerWeightsS16);
   const bool norm_bias = c.norm == NormKind::kLayerNorm && c.norm_bias;
-  const size_t norm = rounded(E, 4) + (norm_bias ? rounded(E, 8) : 0);
+  const size_t norm = rounded(E, 4) + (norm_bias ? rounded(E, 4) : 0);
   QuantizeOptions qo;
   qo.max_positions = P;
   const AttentionConfig ac = detail::model_attention_config(c);

@@ -6,7 +6,9 @@
 //   per layer:
 //     a_in [n, E]  = N1(x) (pre-norm) or x rescaled (post-norm)     Act
 //     a_out [n, E] = attention(a_in): forward_s8/_s16 (causal if the config
-//                    says so), or decode_s8/_s16 over the layer's KV cache
+//                    says so), or decode_s8/_s16 over the layer's KV cache,
+//                    written over a_in (the block reads each query tile
+//                    before it writes that tile's output)
 //     x += a_out rescaled; post-norm: x = N1(x)
 //     per tile of T rows: a_in rows = N2(x) or x rescaled; h1 [T, F] = W1 a_in
 //       (h3 = W3 a_in); h1 = act(h1) (gated: act(h1) * h3) in place;
@@ -14,8 +16,8 @@
 //       grid); post-norm: x = N2(x)
 //   output rows: final norm / rescale, then the head's int32 logits (or the
 //   int32 hidden state).
-// Arena: x, a_in, a_out, then the larger of the attention's scratch and the
-// FFN tile (h1, h3): O(M E + T F), never O(M F).
+// Arena: x, a_in (= a_out), then the larger of the attention's scratch and
+// the FFN tile (h1, h3): O(M E + T F), never O(M F).
 #include "attn/transformer_fixed.h"
 
 #include "internal/attend_fixed.h"
@@ -222,14 +224,14 @@ Status check_rescale(const RescaleFixed& r) {
   return Status::kOk;
 }
 
-constexpr int64_t kNormBiasLimit = int64_t{1} << 61;
+constexpr int32_t kNormBiasLimit = int32_t{1} << 29;
 constexpr int64_t kNormEpsLimit = int64_t{1} << 62;
 
 // out_zp_lo/hi: the output's zero point range (int32 and s16 outputs: 0).
 Status check_norm(const TransformerConfig& c, const NormFixed& p, int32_t zp_lo, int32_t zp_hi) {
   if (p.weight == nullptr) return Status::kNullArgument;
   if (c.norm == NormKind::kLayerNorm && c.norm_bias && p.bias == nullptr) return Status::kNullArgument;
-  if (p.shift < 1 || p.shift > 62 || p.eps < 0 || p.eps >= kNormEpsLimit || p.output_zero_point < zp_lo ||
+  if (p.shift < -31 || p.shift > 30 || p.eps < 0 || p.eps >= kNormEpsLimit || p.output_zero_point < zp_lo ||
       p.output_zero_point > zp_hi) {
     return Status::kBadQuantParams;
   }
@@ -360,16 +362,20 @@ Status run(const TransformerPlan& plan, const typename ModelOps<Act>::Weights& w
   const int32_t E = c.embed_dim, F = c.ffn_dim, L = c.num_layers;
   const int32_t T = plan.tile_rows;
   // Everything the call carves fits (checked before anything is written):
-  // x, a_in, a_out, then the attention's scratch or the FFN tile in turn.
+  // x, a_in (= a_out), then the attention's scratch or the FFN tile in turn.
   if (arena.free_bytes() < plan.arena_bytes) return Status::kArenaTooSmall;
   const size_t mark = arena.mark();
   int32_t* xb = nullptr;
   Act *a_in = nullptr, *a_out = nullptr;
   const Status carved = [&] {
     ATTN_TRY(arena.alloc_array(static_cast<size_t>(n) * static_cast<size_t>(E), &xb));
-    ATTN_TRY(arena.alloc_array(static_cast<size_t>(n) * static_cast<size_t>(E), &a_in));
-    return arena.alloc_array(static_cast<size_t>(n) * static_cast<size_t>(E), &a_out);
+    return arena.alloc_array(static_cast<size_t>(n) * static_cast<size_t>(E), &a_in);
   }();
+  // The block writes its output over its input: the forward and the decode
+  // read each tile's query rows (and, for the decode, each chunk's K/V rows)
+  // before they write that tile's output rows, and later tiles read only
+  // later rows (tests: "The integer block may write its output over its input").
+  a_out = a_in;
   if (carved != Status::kOk) {
     arena.release(mark);
     return carved;
@@ -544,7 +550,7 @@ Status transformer_fixed_bytes(const TransformerConfig& c, DType dtype, int32_t 
   const size_t ffn = detail::bytes_of(T, c.ffn_dim, e) * (c.gated_ffn ? 2 : 1);
   phase = ffn > phase ? ffn : phase;
   *arena_bytes =
-      detail::bytes_of(max_tokens, c.embed_dim, 4) + 2 * detail::bytes_of(max_tokens, c.embed_dim, e) + phase;
+      detail::bytes_of(max_tokens, c.embed_dim, 4) + detail::bytes_of(max_tokens, c.embed_dim, e) + phase;
   if (capacity > 0) {
     const size_t cache_struct = dtype == DType::kS8 ? sizeof(KvCacheS8) : sizeof(KvCacheS16);
     *state_bytes = arena_round_up(cache_struct * static_cast<size_t>(c.num_layers)) +

@@ -52,7 +52,7 @@ using cost::kCompiler;
 #if ATTN_COST_MODEL_DECODER
 constexpr const char* kModel = "decoder";
 constexpr int32_t kContext = 256;  // the counted token's context
-constexpr int32_t kChunk = 32;     // prefill tokens per call
+constexpr int32_t kChunk = 8;      // prefill tokens per call
 constexpr int32_t kMaxTokens = kChunk;
 constexpr int32_t kCapacity = kContext;
 TransformerConfig make_config() {

@@ -156,32 +156,36 @@ class Builder {
     p.shift = shifts(out, shift);
     return p;
   }
-  // Q.20 normalized values n ~2^20: int8 y = zp + n w / 2^30 with w ~ 40 * 2^10.
+  // Normalized values n in Q.F (F = attn::norm_frac_bits(E)): int8
+  // y = zp + round((round(n w / 2^31) + bias) / 2^15) ~ 40 n / 2^F with w ~ 40 * 2^(46 - F).
   attn::NormFixed norm_to_s8(int32_t E, bool bias) {
     attn::NormFixed n;
+    const int32_t F = attn::norm_frac_bits(E);
     int32_t* w = array<int32_t>(E);
-    for (int32_t i = 0; w != nullptr && i < E; ++i) w[i] = 40960 + rng_.uniform(20000);
+    for (int32_t i = 0; w != nullptr && i < E; ++i) w[i] = ((40 << 15) + rng_.uniform(1 << 18)) << (31 - F);
     n.weight = w;
-    if (bias) n.bias = biases(E, int64_t{1} << 30);
+    if (bias) n.bias = biases(E, 1 << 15);
     n.eps = 1000;
-    n.shift = 30;
+    n.shift = 15;
     n.output_zero_point = -7;
     return n;
   }
-  // Onto the residual grid (~2^20): y = n w / 2^24 with w ~ 2^24.
+  // Onto the residual grid (~2^20): y = round((round(n w / 2^31) + bias) / 2) ~ n 2^(20 - F)
+  // with w ~ 2^(52 - F) (2^29 at E = 64).
   attn::NormFixed norm_to_residual(int32_t E, bool bias) {
     attn::NormFixed n;
+    const int32_t F = attn::norm_frac_bits(E);
     int32_t* w = array<int32_t>(E);
-    for (int32_t i = 0; w != nullptr && i < E; ++i) w[i] = (1 << 24) + rng_.uniform(1 << 22);
+    for (int32_t i = 0; w != nullptr && i < E; ++i) w[i] = (1 << (52 - F)) + rng_.uniform(1 << (50 - F));
     n.weight = w;
-    if (bias) n.bias = biases(E, int64_t{1} << 42);
+    if (bias) n.bias = biases(E, 1 << 19);
     n.eps = 1000;
-    n.shift = 24;
+    n.shift = 1;
     return n;
   }
-  int64_t* biases(int32_t n, int64_t spread) {
-    int64_t* p = array<int64_t>(n);
-    for (int32_t i = 0; p != nullptr && i < n; ++i) p[i] = rng_.uniform(1 << 20) * (spread >> 20);
+  int32_t* biases(int32_t n, int32_t spread) {
+    int32_t* p = array<int32_t>(n);
+    for (int32_t i = 0; p != nullptr && i < n; ++i) p[i] = rng_.uniform(spread);
     return p;
   }
   // Residual ~2^20 -> int8 ~40: 2^-15 (and the multiplier's).
