@@ -230,16 +230,17 @@ TEST_CASE("integer model files: every bad constant has its status", "[model][v3]
   const auto& g16 = file_of<attn::TransformerWeightsS16>(g, "gpt16");
   for (const auto* f : {&b8, &b16, &l8, &l16, &u8, &g8, &g16}) CHECK(load(*f) == Status::kOk);
   const Status bad = Status::kBadQuantParams;
-  const int64_t big = int64_t{1} << 61, huge = int64_t{1} << 62;
+  const int64_t huge = int64_t{1} << 62;
 
   SECTION("norm constants: eps, shift, output zero point; norm biases") {
-    // eps [0, 2^62), shift [1, 62]
+    // eps [0, 2^62), shift [-31, 30]
     CHECK(with<int64_t>(b8, "block.0.norm1_consts", fmt::kNormEps, -1) == bad);
     CHECK(with<int64_t>(b8, "block.1.norm2_consts", fmt::kNormEps, huge) == bad);
     CHECK(with<int64_t>(b8, "block.1.norm2_consts", fmt::kNormEps, huge - 1) == Status::kOk);
-    CHECK(with<int64_t>(b16, "model.embedding_norm_consts", fmt::kNormShift, 0) == bad);
-    CHECK(with<int64_t>(l8, "model.final_norm_consts", fmt::kNormShift, 63) == bad);
-    CHECK(with<int64_t>(l8, "block.0.norm1_consts", fmt::kNormShift, 62) == Status::kOk);
+    CHECK(with<int64_t>(b16, "model.embedding_norm_consts", fmt::kNormShift, -32) == bad);
+    CHECK(with<int64_t>(l8, "model.final_norm_consts", fmt::kNormShift, 31) == bad);
+    CHECK(with<int64_t>(l8, "block.0.norm1_consts", fmt::kNormShift, 30) == Status::kOk);
+    CHECK(with<int64_t>(l8, "block.0.norm1_consts", fmt::kNormShift, -31) == Status::kOk);
     CHECK(with<int64_t>(l8, "block.0.norm1_consts", fmt::kNormShift, int64_t{1} << 32) == bad);
     // Zero points: pre-norm s8 norms feed an int8 input [-128, 127]; post-norm, the
     // embedding norm and s16 ones write int32 / int16 (0).
@@ -250,10 +251,12 @@ TEST_CASE("integer model files: every bad constant has its status", "[model][v3]
     CHECK(with<int64_t>(b8, "model.embedding_norm_consts", fmt::kNormOutputZeroPoint, -1) == bad);
     CHECK(with<int64_t>(l16, "block.0.norm1_consts", fmt::kNormOutputZeroPoint, 1) == bad);
     CHECK(with<int64_t>(l16, "model.final_norm_consts", fmt::kNormOutputZeroPoint, 1) == bad);
-    // |bias| < 2^61
-    CHECK(with<int64_t>(b8, "block.0.norm1_bias", 3, big) == bad);
-    CHECK(with<int64_t>(b16, "model.embedding_norm_bias", 0, -big) == bad);
-    CHECK(with<int64_t>(b16, "model.embedding_norm_bias", 0, big - 1) == Status::kOk);
+    // |bias| < 2^29
+    const int32_t big_bias = int32_t{1} << 29;
+    CHECK(with<int32_t>(b8, "block.0.norm1_bias", 3, big_bias) == bad);
+    CHECK(with<int32_t>(b16, "model.embedding_norm_bias", 0, -big_bias) == bad);
+    CHECK(with<int32_t>(b16, "model.embedding_norm_bias", 0, big_bias - 1) == Status::kOk);
+    CHECK(with<int32_t>(b16, "model.embedding_norm_bias", 0, 1 - big_bias) == Status::kOk);
   }
   SECTION("rescales: multiplier, shift, zero point") {
     using R = int32_t;
@@ -405,7 +408,8 @@ TEST_CASE("integer model files: presence, dtypes and shapes of the tables", "[mo
   CHECK(dtype(b8, "block.0.norm1_weight", DType::kF32) == Status::kDtypeMismatch);
   CHECK(dtype(b8, "model.scales", DType::kS32) == Status::kDtypeMismatch);
   CHECK(dtype(b16, "block.1.ffn_act_table", DType::kF32) == Status::kDtypeMismatch);
-  CHECK(dtype(b8, "block.0.norm1_bias", DType::kF32) == Status::kBadByteSize);  // 8 -> 4 bytes
+  CHECK(dtype(b8, "block.0.norm1_bias", DType::kF32) == Status::kDtypeMismatch);
+  CHECK(dtype(b8, "block.0.norm1_consts", DType::kF32) == Status::kBadByteSize);  // 8 -> 4 bytes
   // The s8 activation table: s8 for a plain FFN, s16 for a gated one (same length, other byte size).
   CHECK(dtype(l8, "block.0.ffn_act_table", DType::kS8) == Status::kBadByteSize);
   // Shapes: a constants table of other length (byte size fixed along), a table of other rank.

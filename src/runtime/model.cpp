@@ -134,10 +134,10 @@ constexpr ModelTensorRule kModelTensorRules[] = {
     // s8 models: the tables of attn::TransformerWeightsS8. Biases s32, always
     // (they carry the input zero point fold).
     {kS8, Role::kIntNorm1Weight, kS32, 1, {Dim::kE, Dim::kOne}, When::kAlways},
-    {kS8, Role::kIntNorm1Bias, kS64, 1, {Dim::kE, Dim::kOne}, When::kNormBias},
+    {kS8, Role::kIntNorm1Bias, kS32, 1, {Dim::kE, Dim::kOne}, When::kNormBias},
     {kS8, Role::kNorm1Consts, kS64, 1, {Dim::kNormConsts, Dim::kOne}, When::kAlways},
     {kS8, Role::kIntNorm2Weight, kS32, 1, {Dim::kE, Dim::kOne}, When::kAlways},
-    {kS8, Role::kIntNorm2Bias, kS64, 1, {Dim::kE, Dim::kOne}, When::kNormBias},
+    {kS8, Role::kIntNorm2Bias, kS32, 1, {Dim::kE, Dim::kOne}, When::kNormBias},
     {kS8, Role::kNorm2Consts, kS64, 1, {Dim::kNormConsts, Dim::kOne}, When::kAlways},
     {kS8, Role::kAttnIn, kS32, 1, {Dim::kRescale, Dim::kOne}, When::kPostNorm},
     {kS8, Role::kAttnOut, kS32, 1, {Dim::kRescale, Dim::kOne}, When::kAlways},
@@ -163,10 +163,10 @@ constexpr ModelTensorRule kModelTensorRules[] = {
     {kS8, Role::kPositionShift, kS32, 1, {Dim::kP, Dim::kOne}, When::kLearnedPositions},
     {kS8, Role::kIntTypeEmbedding, kS32, 1, {Dim::kE, Dim::kOne}, When::kTypeVocab},
     {kS8, Role::kIntEmbeddingNormWeight, kS32, 1, {Dim::kE, Dim::kOne}, When::kEmbeddingNorm},
-    {kS8, Role::kIntEmbeddingNormBias, kS64, 1, {Dim::kE, Dim::kOne}, When::kEmbeddingNormBias},
+    {kS8, Role::kIntEmbeddingNormBias, kS32, 1, {Dim::kE, Dim::kOne}, When::kEmbeddingNormBias},
     {kS8, Role::kEmbeddingNormConsts, kS64, 1, {Dim::kNormConsts, Dim::kOne}, When::kEmbeddingNorm},
     {kS8, Role::kIntFinalNormWeight, kS32, 1, {Dim::kE, Dim::kOne}, When::kFinalNorm},
-    {kS8, Role::kIntFinalNormBias, kS64, 1, {Dim::kE, Dim::kOne}, When::kFinalNormBias},
+    {kS8, Role::kIntFinalNormBias, kS32, 1, {Dim::kE, Dim::kOne}, When::kFinalNormBias},
     {kS8, Role::kFinalNormConsts, kS64, 1, {Dim::kNormConsts, Dim::kOne}, When::kFinalNorm},
     {kS8, Role::kHeadIn, kS32, 1, {Dim::kRescale, Dim::kOne}, When::kHeadNoFinalNorm},
     {kS8, Role::kIntLmHead, kS8, 2, {Dim::kV, Dim::kE}, When::kUntiedHead},
@@ -178,10 +178,10 @@ constexpr ModelTensorRule kModelTensorRules[] = {
     {kS8, Role::kHeadBias, kS32, 1, {Dim::kV, Dim::kOne}, When::kHead},
     // s16 models: attn::TransformerWeightsS16. Biases s64, iff the config has them; no head bias.
     {kS16, Role::kIntNorm1Weight, kS32, 1, {Dim::kE, Dim::kOne}, When::kAlways},
-    {kS16, Role::kIntNorm1Bias, kS64, 1, {Dim::kE, Dim::kOne}, When::kNormBias},
+    {kS16, Role::kIntNorm1Bias, kS32, 1, {Dim::kE, Dim::kOne}, When::kNormBias},
     {kS16, Role::kNorm1Consts, kS64, 1, {Dim::kNormConsts, Dim::kOne}, When::kAlways},
     {kS16, Role::kIntNorm2Weight, kS32, 1, {Dim::kE, Dim::kOne}, When::kAlways},
-    {kS16, Role::kIntNorm2Bias, kS64, 1, {Dim::kE, Dim::kOne}, When::kNormBias},
+    {kS16, Role::kIntNorm2Bias, kS32, 1, {Dim::kE, Dim::kOne}, When::kNormBias},
     {kS16, Role::kNorm2Consts, kS64, 1, {Dim::kNormConsts, Dim::kOne}, When::kAlways},
     {kS16, Role::kAttnIn, kS32, 1, {Dim::kRescale, Dim::kOne}, When::kPostNorm},
     {kS16, Role::kAttnOut, kS32, 1, {Dim::kRescale, Dim::kOne}, When::kAlways},
@@ -207,10 +207,10 @@ constexpr ModelTensorRule kModelTensorRules[] = {
     {kS16, Role::kPositionShift, kS32, 1, {Dim::kP, Dim::kOne}, When::kLearnedPositions},
     {kS16, Role::kIntTypeEmbedding, kS32, 1, {Dim::kE, Dim::kOne}, When::kTypeVocab},
     {kS16, Role::kIntEmbeddingNormWeight, kS32, 1, {Dim::kE, Dim::kOne}, When::kEmbeddingNorm},
-    {kS16, Role::kIntEmbeddingNormBias, kS64, 1, {Dim::kE, Dim::kOne}, When::kEmbeddingNormBias},
+    {kS16, Role::kIntEmbeddingNormBias, kS32, 1, {Dim::kE, Dim::kOne}, When::kEmbeddingNormBias},
     {kS16, Role::kEmbeddingNormConsts, kS64, 1, {Dim::kNormConsts, Dim::kOne}, When::kEmbeddingNorm},
     {kS16, Role::kIntFinalNormWeight, kS32, 1, {Dim::kE, Dim::kOne}, When::kFinalNorm},
-    {kS16, Role::kIntFinalNormBias, kS64, 1, {Dim::kE, Dim::kOne}, When::kFinalNormBias},
+    {kS16, Role::kIntFinalNormBias, kS32, 1, {Dim::kE, Dim::kOne}, When::kFinalNormBias},
     {kS16, Role::kFinalNormConsts, kS64, 1, {Dim::kNormConsts, Dim::kOne}, When::kFinalNorm},
     {kS16, Role::kHeadIn, kS32, 1, {Dim::kRescale, Dim::kOne}, When::kHeadNoFinalNorm},
     {kS16, Role::kIntLmHead, kS8, 2, {Dim::kV, Dim::kE}, When::kUntiedHead},
@@ -467,11 +467,11 @@ Status check_biases(const uint8_t* data, size_t n, uint16_t dtype, int32_t in) {
   return Status::kOk;
 }
 
-// NormFixed's constants: eps in [0, 2^62), shift [1, 62], the output zero point
+// NormFixed's constants: eps in [0, 2^62), shift [-31, 30], the output zero point
 // of an int8 matmul input (int8) or 0.
 Status check_norm_consts(const uint8_t* data, bool int8_out) {
   const int64_t eps = read_s64(data, format::kNormEps), shift = read_s64(data, format::kNormShift);
-  if (eps < 0 || eps >= (int64_t{1} << 62) || shift < 1 || shift > 62 ||
+  if (eps < 0 || eps >= (int64_t{1} << 62) || shift < -31 || shift > 30 ||
       !zero_point_ok(read_s64(data, format::kNormOutputZeroPoint), int8_out))
     return Status::kBadQuantParams;
   return Status::kOk;
@@ -503,9 +503,9 @@ Status check_model_values(const ModelRecord& m, const BlockRecord& b, const Tens
     case Role::kIntNorm2Bias:
     case Role::kIntEmbeddingNormBias:
     case Role::kIntFinalNormBias:
-      for (size_t i = 0; i < n; ++i) {  // |bias| < 2^61, as the forward's norm check
-        const int64_t v = read_s64(data, i);
-        if (v <= -(int64_t{1} << 61) || v >= (int64_t{1} << 61)) return Status::kBadQuantParams;
+      for (size_t i = 0; i < n; ++i) {  // |bias| < 2^29, as the forward's norm check
+        const int32_t v = read_s32(data, i);
+        if (v <= -(int32_t{1} << 29) || v >= (int32_t{1} << 29)) return Status::kBadQuantParams;
       }
       return Status::kOk;
     case Role::kNorm1Consts:
@@ -1232,10 +1232,10 @@ T read_at(const void* p, size_t i) {
 void set_norm_table(NormFixed* n, Role role, const TensorView& v, Role weight) {
   const int32_t k = static_cast<int32_t>(role) - static_cast<int32_t>(weight);  // 0 weight, 1 bias, 2 consts
   if (k == 0) n->weight = static_cast<const int32_t*>(v.data);
-  if (k == 1) n->bias = static_cast<const int64_t*>(v.data);
+  if (k == 1) n->bias = static_cast<const int32_t*>(v.data);
   if (k == 2) {
     n->eps = read_at<int64_t>(v.data, format::kNormEps);
-    n->shift = static_cast<int32_t>(read_at<int64_t>(v.data, format::kNormShift));  // load checked [1, 62]
+    n->shift = static_cast<int32_t>(read_at<int64_t>(v.data, format::kNormShift));  // load checked [-31, 30]
     n->output_zero_point = static_cast<int32_t>(read_at<int64_t>(v.data, format::kNormOutputZeroPoint));
   }
 }

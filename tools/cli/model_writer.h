@@ -367,7 +367,7 @@ inline void add_transformer_fixed(ModelSpec& m, const TransformerConfig& c, bool
     const int64_t consts[format::kNormConstCount] = {n.eps, n.shift, n.output_zero_point};
     add(block, weight, prefix + "_weight", DType::kS32, {e}, n.weight);
     if (norm_bias)
-      add(block, static_cast<Role>(static_cast<uint16_t>(weight) + 1), prefix + "_bias", DType::kS64, {e},
+      add(block, static_cast<Role>(static_cast<uint16_t>(weight) + 1), prefix + "_bias", DType::kS32, {e},
           n.bias);
     add(block, static_cast<Role>(static_cast<uint16_t>(weight) + 2), prefix + "_consts", DType::kS64,
         {format::kNormConstCount}, consts);
