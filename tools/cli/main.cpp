@@ -35,7 +35,11 @@ const Command kCommands[] = {
      "  --S N              ... and N keys (default: --L)\n"},
     {"run", attn::cmd_run,
      "run FILE.attn --input X.npy [--kv KV.npy] [--value V.npy] [--causal [--window W] [--incremental "
-     "[--prefill N]]] [--key-length N] [--block I] [--raw] [--stats] -o|--output Y.npy",
+     "[--prefill N]]] [--key-length N] [--block I] [--raw] [--stats] -o|--output Y.npy\n"
+     "  attn run MODEL.attn --tokens IDS.npy [--incremental [--prefill N]] -o|--output Y.npy",
+     "  --tokens IDS.npy   whole models: token ids, int32/int64 [B, L] or [L]; Y is float32 [B, L, D]\n"
+     "                     (D = E without a head, else vocab: the logits; s8/s16: int32 * output_scale).\n"
+     "                     --incremental (causal models) runs each row through the KV-cache decode\n"
      "  --input X.npy      query input [L, E] or [B, L, E] float32 (int8/int16 with --raw)\n"
      "  --kv KV.npy        key input of cross-attention [S, kdim] (and value input unless --value)\n"
      "  --value V.npy      value input of cross-attention [S, vdim]\n"
