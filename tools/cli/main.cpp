@@ -54,6 +54,27 @@ const Command kCommands[] = {
      "  --stats            print, per s8/s16 block, the values at the integer limits after each stage\n"
      "                     (a build with -DATTN_SATURATION_COUNTERS=ON; not with --incremental)\n"
      "  -o, --output FILE  the output .npy\n"},
+    {"generate", attn::cmd_generate,
+     "generate MODEL.attn --prompt-tokens 1,2,3|--prompt TEXT --steps N [--temperature T [--top-k K] [--seed "
+     "S]] [--capacity C] [--window W] [--ids]",
+     "  --prompt-tokens L  the prompt's token ids, comma- (or space-) separated\n"
+     "  --prompt TEXT      byte-level vocabularies: the prompt as bytes\n"
+     "  --steps N          tokens to generate (the prompt is one prefill call, then one call per token)\n"
+     "  --temperature T    sample from softmax(logits / T) (default 0: greedy, the lowest id on ties)\n"
+     "  --top-k K          with --temperature: only the K largest logits (default 0: all)\n"
+     "  --seed S           the sampler's random generator (default 0): the same seed, the same tokens\n"
+     "  --capacity C       KV-cache positions (default max_positions); without --window the prompt and\n"
+     "                     the generated tokens but the last must fit\n"
+     "  --window W         keep only the last W positions in the cache (sliding-window attention)\n"
+     "  --ids              print token ids even for a byte-level vocabulary (default there: the text)\n"
+     "  prints the N generated tokens on one line: ids, space-separated, or the text\n"},
+    {"perplexity", attn::cmd_perplexity, "perplexity MODEL.attn --text FILE|--tokens IDS.npy [--context N]",
+     "  --text FILE        byte-level vocabularies: the file's bytes are the tokens\n"
+     "  --tokens IDS.npy   token ids, int32/int64 [L] (or [B, L]: B separate sequences)\n"
+     "  --context N        tokens per window (2..max_positions, default max_positions). Windows overlap\n"
+     "                     by one token: each starts on the previous one's last token, so every token\n"
+     "                     but the first is predicted once, with the context restarting per window\n"
+     "  prints perplexity=X tokens=T: exp of the mean natural-log cross-entropy of the T predicted tokens\n"},
     {"emit-c", attn::cmd_emit_c,
      "emit-c FILE.attn -o|--output model.h [--name SYM] [--max-L N [--max-S N] [--tile-rows N]] [-h|--help]",
      nullptr},
