@@ -227,4 +227,38 @@ TEST_CASE("attn run --tokens: bad inputs are named, exit 1 and leave no output",
   fails(run_cmd(tmp, "m.attn", "ids.npy", "y.npy", " --incremental --prefill 5"), {"--prefill", "[0, 4]"});
 }
 
+TEST_CASE("attn info of a model file: the arena bytes of a forward and of decoding", "[cli][model_run]") {
+  cli::TempDir tmp;
+  for (const Case& k : cases()) {
+    const TransformerConfig& c = k.c;
+    const std::vector<uint8_t> f32 = f32_file(c, 6);
+    const IntModel<attn::TransformerWeightsS16> q = int_model_of<attn::TransformerWeightsS16>(c, 6);
+    for (const DType dt : {DType::kF32, DType::kS16}) {
+      INFO(k.name << " dtype " << int(dt));
+      cli::spit(tmp / "m.attn", dt == DType::kF32 ? f32 : q.file);
+      const cli::Result r = cli::run_ok("info " + quote(tmp / "m.attn"), tmp);
+      INFO(r.out);
+      const int32_t P = c.max_positions;
+      attn::TransformerPlan fp, step, pre;
+      REQUIRE(attn::plan_transformer(c, dt, P, 0, &fp) == Status::kOk);
+      CHECK(r.out.find("arena bytes: forward of up to " + std::to_string(P) + " tokens " +
+                       std::to_string(fp.arena_bytes) + "\n") != std::string::npos);
+      const bool decodes = r.out.find("decoding with capacity") != std::string::npos;
+      CHECK(decodes == c.causal);
+      if (!c.causal) continue;
+      REQUIRE(attn::plan_transformer(c, dt, 1, P, &step) == Status::kOk);
+      REQUIRE(attn::plan_transformer(c, dt, P, P, &pre) == Status::kOk);
+      CHECK(step.state_bytes > 0);
+      const auto sum = [](const attn::TransformerPlan& p) {
+        return "state " + std::to_string(p.state_bytes) + " + arena " + std::to_string(p.arena_bytes);
+      };
+      CHECK(r.out.find("decoding with capacity " + std::to_string(P) + ": " + sum(step) +
+                       " (1 token per call) = " + std::to_string(step.state_bytes + step.arena_bytes) +
+                       " bytes") != std::string::npos);
+      CHECK(r.out.find("prefills of up to " + std::to_string(P) + " tokens: " + sum(pre) + " = " +
+                       std::to_string(pre.state_bytes + pre.arena_bytes) + " bytes") != std::string::npos);
+    }
+  }
+}
+
 #endif  // ATTN_CLI_PATH
