@@ -32,7 +32,9 @@ const Command kCommands[] = {
      "  -o, --output FILE  the .attn file to write\n"},
     {"info", attn::cmd_info, "info FILE.attn [--L N [--S N]]",
      "  --L N              also print the arena bytes of one forward with N query rows\n"
-     "  --S N              ... and N keys (default: --L)\n"},
+     "  --S N              ... and N keys (default: --L)\n"
+     "  (model files also print the model and its arena bytes: a forward of max_positions tokens and,\n"
+     "  for decoders, the KV-cache state of max_positions positions + the arena of one call)\n"},
     {"run", attn::cmd_run,
      "run FILE.attn --input X.npy [--kv KV.npy] [--value V.npy] [--causal [--window W] [--incremental "
      "[--prefill N]]] [--key-length N] [--block I] [--raw] [--stats] -o|--output Y.npy\n"
