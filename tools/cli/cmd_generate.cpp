@@ -10,7 +10,8 @@
 //
 // Prints the N generated tokens on one line: their ids, space-separated, or,
 // for a byte-level vocabulary (ids 0..255 are bytes), the text (ids above 255
-// as <ID>); --ids prints ids either way. --prompt TEXT gives the prompt as
+// as <ID>; on a terminal, control bytes but newline and tab as \xNN); --ids
+// prints ids either way. --prompt TEXT gives the prompt as
 // bytes (byte-level vocabularies only).
 //
 // The cache holds --capacity positions (default max_positions). Without
@@ -18,6 +19,8 @@
 // --window W keeps only the last W positions (sliding-window attention).
 // Positions never pass max_positions. Both limits are checked before anything
 // runs.
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -158,11 +161,19 @@ int cmd_generate(int argc, char** argv) {
     out.push_back(next);
   }
 
+  // On a terminal, control bytes other than newline and tab are written as
+  // \xNN (a model's bytes must not drive the terminal); piped, the text is raw.
+  const bool tty = ::isatty(STDOUT_FILENO) == 1;
   std::string line;
   for (size_t i = 0; i < out.size(); ++i) {
     if (bytes && !args.has("--ids")) {
-      if (out[i] < 256) {
-        line += static_cast<char>(out[i]);
+      const int32_t b = out[i];
+      if (tty && b < 256 && ((b < 0x20 && b != '\n' && b != '\t') || b == 0x7F)) {
+        char esc[8];
+        std::snprintf(esc, sizeof esc, "\\x%02x", static_cast<unsigned>(b));
+        line += esc;
+      } else if (b < 256) {
+        line += static_cast<char>(b);
       } else {
         line += "<" + std::to_string(out[i]) + ">";
       }
