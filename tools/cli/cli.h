@@ -141,5 +141,7 @@ int cmd_run(int argc, char** argv);
 int cmd_emit_c(int argc, char** argv);
 int cmd_verify(int argc, char** argv);
 int cmd_quantize(int argc, char** argv);
+int cmd_generate(int argc, char** argv);
+int cmd_perplexity(int argc, char** argv);
 
 }  // namespace attn

@@ -4,7 +4,9 @@
 // variants each block's forward runs on this CPU (attn::kernel_set: on
 // x86-64 chosen at run time from CPUID). A whole model (format v3) first
 // prints its hyperparameters: kind, dims, layers, norm, activation, head,
-// vocabulary and dtype.
+// vocabulary and dtype, and the arena bytes plan_transformer gives for a
+// forward of max_positions tokens and (decoders) for decoding over a cache of
+// max_positions positions: state + arena.
 #include <cstdio>
 
 #include "attn/attention_fixed.h"
@@ -61,6 +63,25 @@ void print_model(const std::string& path, const Model& m) {
   if (c.rope_base != 0.0f) std::printf("  rope_base=%g\n", static_cast<double>(c.rope_base));
   std::printf("  biases: attention %s, ffn %s; head %s\n", c.attention_bias ? "yes" : "no",
               c.ffn_bias ? "yes" : "no", head_name(c.head));
+  // What a caller reserves (plan_transformer): a forward of max_positions
+  // tokens, and for decoders the KV-cache state of max_positions positions
+  // with the arena of one call (one token, or a prefill of max_positions).
+  const DType dt = static_cast<DType>(r.dtype);
+  const int32_t P = c.max_positions;
+  TransformerPlan fp;
+  Status ps = plan_transformer(c, dt, P, 0, &fp);
+  if (ps != Status::kOk) throw cli::Error(path + ": cannot plan a forward: " + cli::describe(ps));
+  std::printf("  arena bytes: forward of up to %d tokens %zu\n", P, fp.arena_bytes);
+  if (!c.causal) return;
+  TransformerPlan step, prefill;
+  ps = plan_transformer(c, dt, 1, P, &step);
+  if (ps == Status::kOk) ps = plan_transformer(c, dt, P, P, &prefill);
+  if (ps != Status::kOk) throw cli::Error(path + ": cannot plan decoding: " + cli::describe(ps));
+  std::printf(
+      "  decoding with capacity %d: state %zu + arena %zu (1 token per call) = %zu bytes; with prefills "
+      "of up to %d tokens: state %zu + arena %zu = %zu bytes\n",
+      P, step.state_bytes, step.arena_bytes, step.state_bytes + step.arena_bytes, P, prefill.state_bytes,
+      prefill.arena_bytes, prefill.state_bytes + prefill.arena_bytes);
 }
 
 }  // namespace

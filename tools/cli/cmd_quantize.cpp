@@ -55,6 +55,7 @@
 #include "attn/quantize.h"
 #include "attn/transformer_fixed.h"
 #include "cli/cli.h"
+#include "cli/model_exec.h"
 #include "cli/model_writer.h"
 #include "cli/npy.h"
 #include "cli/quant_util.h"
@@ -250,49 +251,11 @@ struct CalibTokens {
 };
 
 CalibTokens read_calib_tokens(const std::string& path, const TransformerConfig& c) {
-  const std::vector<uint8_t> b = cli::read_file(path);
-  npy::Header h;
-  try {
-    h = npy::parse_header(b.data(), b.size());
-  } catch (const std::runtime_error& e) {
-    throw cli::Error(path + ": " + e.what());
-  }
-  const bool i32 = h.descr == "<i4", i64 = h.descr == "<i8";
-  if (!i32 && !i64)
-    throw cli::Error(path + ": calibration token ids are " + npy::dtype_name(h.descr) +
-                     ", but must be int32 ('<i4') or int64 ('<i8')");
-  if (h.shape.size() != 1 && h.shape.size() != 2)
-    throw cli::Error(path + ": calibration token ids must have shape [B, L] or [L], got rank " +
-                     std::to_string(h.shape.size()));
-  const size_t item = i32 ? 4 : 8;
-  if (b.size() - h.data_at != static_cast<size_t>(h.count) * item)
-    throw cli::Error(path + ": data size " + std::to_string(b.size() - h.data_at) +
-                     " bytes disagrees with shape " + h.shape_text + " and dtype " + h.descr);
+  cli::TokenIds ids = cli::read_token_ids(path, c);  // vocabulary and max_positions checked
   CalibTokens t;
-  t.rows = h.shape.size() == 2 ? h.shape[0] : 1;
-  t.len = h.shape.back();
-  if (t.rows < 1 || t.len < 1)
-    throw cli::Error(path + ": no calibration tokens (shape " + h.shape_text + ")");
-  if (t.len > c.max_positions)
-    throw cli::Error(path + ": sequences of " + std::to_string(t.len) +
-                     " tokens exceed the model's max_positions " + std::to_string(c.max_positions));
-  t.tokens.resize(static_cast<size_t>(h.count));
-  for (size_t i = 0; i < t.tokens.size(); ++i) {
-    int64_t v = 0;
-    if (i32) {
-      int32_t x = 0;
-      std::memcpy(&x, b.data() + h.data_at + 4 * i, 4);
-      v = x;
-    } else {
-      std::memcpy(&v, b.data() + h.data_at + 8 * i, 8);
-    }
-    if (v < 0 || v >= c.vocab_size)
-      throw cli::Error(path + ": token id " + std::to_string(v) + " at [" +
-                       std::to_string(i / static_cast<size_t>(t.len)) + ", " +
-                       std::to_string(i % static_cast<size_t>(t.len)) + "] is outside the vocabulary [0, " +
-                       std::to_string(c.vocab_size) + ")");
-    t.tokens[i] = static_cast<int32_t>(v);
-  }
+  t.tokens = std::move(ids.ids);
+  t.rows = ids.rows;
+  t.len = ids.len;
   t.lengths.assign(static_cast<size_t>(t.rows), static_cast<int32_t>(t.len));
   return t;
 }

@@ -29,6 +29,9 @@
 // --raw: X, KV, V and Y are int8 ('|i1', s8) or int16 ('<i2', s16) .npy in the
 // first block's input / the last block's output quantization (both blocks must
 // be quantized).
+//
+// A whole model (format v3) takes token ids instead: `attn run MODEL.attn
+// --tokens IDS.npy [--incremental [--prefill N]] -o Y.npy` (cmd_run_model.cpp).
 #include <time.h>
 
 #include <algorithm>
@@ -43,6 +46,7 @@
 #include "attn/decode.h"
 #include "attn/quantize.h"
 #include "cli/cli.h"
+#include "cli/model_exec.h"
 #include "cli/npy.h"
 #include "cli/quant_util.h"
 
@@ -289,13 +293,14 @@ int cmd_run(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
 #endif
-  const cli::Args args(
-      argc, argv,
-      {"--input", "--kv", "--value", "--key-length", "--block", "--window", "--prefill", "-o", "--output"},
-      {"--causal", "--raw", "--incremental", "--stats"});
+  const cli::Args args(argc, argv,
+                       {"--input", "--kv", "--value", "--key-length", "--block", "--window", "--prefill",
+                        "-o", "--output", "--tokens"},
+                       {"--causal", "--raw", "--incremental", "--stats"});
   const std::string path = args.one_input("FILE.attn");
   const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
   cli::check_output_path(out);
+  if (args.has("--tokens")) return cli::run_model(args, path, out);  // a whole model on token ids
   const bool incremental = args.has("--incremental");
   if (args.has("--window") && !args.has("--causal")) throw cli::Error("--window needs --causal");
   if (incremental && !args.has("--causal"))
@@ -316,6 +321,10 @@ int cmd_run(int argc, char** argv) {
   cli::load_model(path, &lm);
   times.done("load");
   const Model& m = lm.model;
+  if (m.is_model())
+    throw cli::Error(path +
+                     " is a whole model: pass --tokens IDS.npy (token ids, int32 or int64, [B, L] or [L]); "
+                     "--input is for block files");
   const bool raw = args.has("--raw");
   // --raw: the first and last blocks run decide the integer I/O dtypes.
   Block first_b, last_b;

@@ -32,10 +32,16 @@ const Command kCommands[] = {
      "  -o, --output FILE  the .attn file to write\n"},
     {"info", attn::cmd_info, "info FILE.attn [--L N [--S N]]",
      "  --L N              also print the arena bytes of one forward with N query rows\n"
-     "  --S N              ... and N keys (default: --L)\n"},
+     "  --S N              ... and N keys (default: --L)\n"
+     "  (model files also print the model and its arena bytes: a forward of max_positions tokens and,\n"
+     "  for decoders, the KV-cache state of max_positions positions + the arena of one call)\n"},
     {"run", attn::cmd_run,
      "run FILE.attn --input X.npy [--kv KV.npy] [--value V.npy] [--causal [--window W] [--incremental "
-     "[--prefill N]]] [--key-length N] [--block I] [--raw] [--stats] -o|--output Y.npy",
+     "[--prefill N]]] [--key-length N] [--block I] [--raw] [--stats] -o|--output Y.npy\n"
+     "  attn run MODEL.attn --tokens IDS.npy [--incremental [--prefill N]] -o|--output Y.npy",
+     "  --tokens IDS.npy   whole models: token ids, int32/int64 [B, L] or [L]; Y is float32 [B, L, D]\n"
+     "                     (D = E without a head, else vocab: the logits; s8/s16: int32 * output_scale).\n"
+     "                     --incremental (causal models) runs each row through the KV-cache decode\n"
      "  --input X.npy      query input [L, E] or [B, L, E] float32 (int8/int16 with --raw)\n"
      "  --kv KV.npy        key input of cross-attention [S, kdim] (and value input unless --value)\n"
      "  --value V.npy      value input of cross-attention [S, vdim]\n"
@@ -50,6 +56,27 @@ const Command kCommands[] = {
      "  --stats            print, per s8/s16 block, the values at the integer limits after each stage\n"
      "                     (a build with -DATTN_SATURATION_COUNTERS=ON; not with --incremental)\n"
      "  -o, --output FILE  the output .npy\n"},
+    {"generate", attn::cmd_generate,
+     "generate MODEL.attn --prompt-tokens 1,2,3|--prompt TEXT --steps N [--temperature T [--top-k K] [--seed "
+     "S]] [--capacity C] [--window W] [--ids]",
+     "  --prompt-tokens L  the prompt's token ids, comma- (or space-) separated\n"
+     "  --prompt TEXT      byte-level vocabularies: the prompt as bytes\n"
+     "  --steps N          tokens to generate (the prompt is one prefill call, then one call per token)\n"
+     "  --temperature T    sample from softmax(logits / T) (default 0: greedy, the lowest id on ties)\n"
+     "  --top-k K          with --temperature: only the K largest logits (default 0: all)\n"
+     "  --seed S           the sampler's random generator (default 0): the same seed, the same tokens\n"
+     "  --capacity C       KV-cache positions (default max_positions); without --window the prompt and\n"
+     "                     the generated tokens but the last must fit\n"
+     "  --window W         keep only the last W positions in the cache (sliding-window attention)\n"
+     "  --ids              print token ids even for a byte-level vocabulary (default there: the text)\n"
+     "  prints the N generated tokens on one line: ids, space-separated, or the text\n"},
+    {"perplexity", attn::cmd_perplexity, "perplexity MODEL.attn --text FILE|--tokens IDS.npy [--context N]",
+     "  --text FILE        byte-level vocabularies: the file's bytes are the tokens\n"
+     "  --tokens IDS.npy   token ids, int32/int64 [L] (or [B, L]: B separate sequences)\n"
+     "  --context N        tokens per window (2..max_positions, default max_positions). Windows overlap\n"
+     "                     by one token: each starts on the previous one's last token, so every token\n"
+     "                     but the first is predicted once, with the context restarting per window\n"
+     "  prints perplexity=X tokens=T: exp of the mean natural-log cross-entropy of the T predicted tokens\n"},
     {"emit-c", attn::cmd_emit_c,
      "emit-c FILE.attn -o|--output model.h [--name SYM] [--max-L N [--max-S N] [--tile-rows N]] [-h|--help]",
      nullptr},

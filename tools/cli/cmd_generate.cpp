@@ -1,0 +1,189 @@
+// cmd_generate.cpp: `attn generate MODEL.attn (--prompt-tokens 1,2,3 | --prompt TEXT)
+// --steps N [--temperature T [--top-k K] [--seed S]] [--capacity C] [--window W] [--ids]`
+//
+// A causal model with an LM head continues the prompt by N tokens: the prompt
+// goes through the KV-cache decode in one call (prefill), then each new token
+// in one call of its own; each next token is attn::sample (f32 logits) or
+// attn::sample_s32 (the int32 logits of s8/s16 models: greedy reads only the
+// integers) of the last row. Greedy unless --temperature; --seed seeds the
+// generator (default 0), so the same seed gives the same tokens.
+//
+// Prints the N generated tokens on one line: their ids, space-separated, or,
+// for a byte-level vocabulary (ids 0..255 are bytes), the text (ids above 255
+// as <ID>; on a terminal, control bytes but newline and tab as \xNN); --ids
+// prints ids either way. --prompt TEXT gives the prompt as
+// bytes (byte-level vocabularies only).
+//
+// The cache holds --capacity positions (default max_positions). Without
+// --window the prompt and every generated token but the last must fit it;
+// --window W keeps only the last W positions (sliding-window attention).
+// Positions never pass max_positions. Both limits are checked before anything
+// runs.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "attn/sampler.h"
+#include "cli/cli.h"
+#include "cli/model_exec.h"
+
+namespace attn {
+namespace {
+
+// "1,2,3" or "1 2 3": the ids, each checked against the vocabulary.
+std::vector<int32_t> parse_ids(const std::string& s, int32_t vocab) {
+  std::vector<int32_t> ids;
+  size_t p = 0;
+  while (p < s.size()) {
+    if (s[p] == ',' || s[p] == ' ') {
+      ++p;
+      continue;
+    }
+    size_t e = p;
+    while (e < s.size() && s[e] != ',' && s[e] != ' ') ++e;
+    const std::string tok = s.substr(p, e - p);
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(tok.c_str(), &end, 10);
+    if (*end != '\0' || errno != 0)
+      throw cli::Error("--prompt-tokens: '" + cli::printable(tok) + "' is not an integer");
+    if (v < 0 || v >= vocab)
+      throw cli::Error("--prompt-tokens: token id " + tok + " at position " + std::to_string(ids.size()) +
+                       " is outside the vocabulary [0, " + std::to_string(vocab) + ") (kTokenOutOfRange)");
+    ids.push_back(static_cast<int32_t>(v));
+    p = e;
+  }
+  return ids;
+}
+
+float parse_temperature(const std::string& s) {
+  char* end = nullptr;
+  errno = 0;
+  const double t = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || errno != 0 || !std::isfinite(t) || t < 0 ||
+      !std::isfinite(static_cast<float>(t)))
+    throw cli::Error("--temperature: '" + cli::printable(s) + "' is not a finite number >= 0 (kBadSampler)");
+  return static_cast<float>(t);
+}
+
+}  // namespace
+
+int cmd_generate(int argc, char** argv) {
+  const cli::Args args(argc, argv,
+                       {"--prompt-tokens", "--prompt", "--steps", "--temperature", "--top-k", "--seed",
+                        "--capacity", "--window"},
+                       {"--ids"});
+  const std::string path = args.one_input("MODEL.attn");
+  cli::LoadedModel lm;
+  cli::load_model(path, &lm);
+  if (!lm.model.is_model())
+    throw cli::Error(path +
+                     " holds attention blocks, not a whole model (kNotAModel): generate needs a model file");
+  cli::ModelExec exec(path, lm.model);
+  const TransformerConfig& c = exec.config();
+  if (!c.causal)
+    throw cli::Error(path + " is a bidirectional encoder: generate needs a causal model (kNotCausal)");
+  if (c.head == LmHead::kNone)
+    throw cli::Error(path +
+                     " has no LM head (its output is the hidden state): there are no logits to sample");
+  const bool bytes = lm.model.byte_vocab();
+
+  // The prompt.
+  if (args.has("--prompt") == args.has("--prompt-tokens"))
+    throw cli::Error("give the prompt as --prompt-tokens 1,2,3 or (byte-level vocabularies) --prompt TEXT");
+  std::vector<int32_t> prompt;
+  if (args.has("--prompt")) {
+    if (!bytes)
+      throw cli::Error(path +
+                       ": --prompt TEXT needs a byte-level vocabulary (import with --byte-vocab); pass "
+                       "--prompt-tokens");
+    for (char ch : args.get("--prompt")) prompt.push_back(static_cast<unsigned char>(ch));
+  } else {
+    prompt = parse_ids(args.get("--prompt-tokens"), c.vocab_size);
+  }
+  if (prompt.empty()) throw cli::Error("the prompt is empty: give at least one token");
+  const long long steps = args.get_int("--steps", -1, 0, ATTN_MAX_SEQ);
+  if (steps < 0) throw cli::Error("missing --steps N (tokens to generate)");
+
+  // The sampler.
+  Sampler sampler;
+  if (args.has("--temperature")) sampler.temperature = parse_temperature(args.get("--temperature"));
+  sampler.top_k = static_cast<int32_t>(args.get_int("--top-k", 0, 0, c.vocab_size));
+  const long long seed = args.get_int("--seed", 0, 0, 0x7FFFFFFFFFFFFFFFll);
+  Rng rng;
+  (void)rng_seed(static_cast<uint64_t>(seed), &rng);
+
+  // The cache.
+  const long long P = static_cast<long long>(prompt.size());
+  const int32_t capacity = static_cast<int32_t>(args.get_int("--capacity", c.max_positions, 1, ATTN_MAX_SEQ));
+  const int32_t window = static_cast<int32_t>(args.get_int("--window", 0, 1, capacity));
+  const long long positions = P + (steps > 0 ? steps - 1 : 0);  // tokens fed through the model
+  if (P > c.max_positions)
+    throw cli::Error("the prompt has " + std::to_string(P) + " tokens, but the model's max_positions is " +
+                     std::to_string(c.max_positions) + " (kSequenceTooLong)");
+  if (P > capacity)
+    throw cli::Error("the prompt has " + std::to_string(P) + " tokens, but the cache holds " +
+                     std::to_string(capacity) + " positions (--capacity)");
+  if (positions > c.max_positions)
+    throw cli::Error("the prompt (" + std::to_string(P) + " tokens) and " + std::to_string(steps) +
+                     " steps need " + std::to_string(positions) +
+                     " positions, past the model's max_positions " + std::to_string(c.max_positions) +
+                     " (kSequenceTooLong): ask for at most " + std::to_string(c.max_positions - P + 1) +
+                     " steps");
+  if (window == 0 && positions > capacity)
+    throw cli::Error("the prompt (" + std::to_string(P) + " tokens) and " + std::to_string(steps) +
+                     " steps need " + std::to_string(positions) + " cache positions, but the cache holds " +
+                     std::to_string(capacity) + " (kCacheFull): raise --capacity, or slide with --window W");
+  exec.start_decode(static_cast<int32_t>(P), capacity, window);
+
+  const int32_t V = c.vocab_size;
+  std::vector<float> logits(static_cast<size_t>(V));
+  std::vector<int32_t> raw(static_cast<size_t>(V));
+  const bool integer = exec.dtype() != DType::kF32;
+  std::vector<int32_t> out;
+  int32_t next = 0;
+  for (long long i = 0; i < steps; ++i) {
+    const int32_t* feed = i == 0 ? prompt.data() : &next;
+    const int32_t n = i == 0 ? static_cast<int32_t>(P) : 1;
+    Status s = exec.decode(feed, n, OutputRows::kLast, logits.data(), integer ? raw.data() : nullptr);
+    if (s != Status::kOk)
+      throw cli::Error(path + ": decode failed at position " + std::to_string(exec.length()) + ": " +
+                       cli::describe(s));
+    s = integer ? sample_s32(raw.data(), V, exec.output_scale(), sampler, &rng, &next)
+                : sample(logits.data(), V, sampler, &rng, &next);
+    if (s != Status::kOk)
+      throw cli::Error(path + ": sampling failed at step " + std::to_string(i) + ": " + cli::describe(s));
+    out.push_back(next);
+  }
+
+  // On a terminal, control bytes other than newline and tab are written as
+  // \xNN (a model's bytes must not drive the terminal); piped, the text is raw.
+  const bool tty = ::isatty(STDOUT_FILENO) == 1;
+  std::string line;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (bytes && !args.has("--ids")) {
+      const int32_t b = out[i];
+      if (tty && b < 256 && ((b < 0x20 && b != '\n' && b != '\t') || b == 0x7F)) {
+        char esc[8];
+        std::snprintf(esc, sizeof esc, "\\x%02x", static_cast<unsigned>(b));
+        line += esc;
+      } else if (b < 256) {
+        line += static_cast<char>(b);
+      } else {
+        line += "<" + std::to_string(out[i]) + ">";
+      }
+    } else {
+      line += (i ? " " : "") + std::to_string(out[i]);
+    }
+  }
+  line += '\n';
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
+}  // namespace attn

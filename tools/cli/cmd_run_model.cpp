@@ -1,0 +1,75 @@
+// cmd_run_model.cpp: `attn run MODEL.attn --tokens IDS.npy [--incremental
+// [--prefill N]] -o Y.npy`, a whole model (format v3) on token ids.
+//
+//   IDS  [B, L] or [L] int32 / int64, ids in [0, vocab), L <= max_positions
+//   Y    [B, L, D] or [L, D] float32: D = E (no head: the last hidden state)
+//        or vocab (the logits); s8/s16 models' int32 outputs times
+//        weights.output_scale
+//
+// Each row is one sequence at positions 0..L-1. --incremental (causal models)
+// runs each row through the KV-cache decode instead: the first N tokens
+// (--prefill, default 0) in one call, then one token per call; Y holds the
+// same numbers (bit for bit for s8/s16, within float rounding for f32).
+#include <algorithm>
+#include <cstdio>
+
+#include "cli/cli.h"
+#include "cli/model_exec.h"
+#include "cli/npy.h"
+
+namespace attn {
+namespace cli {
+
+int run_model(const Args& args, const std::string& path, const std::string& out) {
+  for (const char* opt : {"--input", "--kv", "--value", "--key-length", "--block", "--window", "--causal",
+                          "--raw", "--stats"}) {
+    if (args.has(opt))
+      throw Error(std::string(opt) + " is for block files: a whole model takes --tokens (and --incremental)");
+  }
+  if (args.has("--prefill") && !args.has("--incremental")) throw Error("--prefill needs --incremental");
+  LoadedModel lm;
+  load_model(path, &lm);
+  if (!lm.model.is_model())
+    throw Error(path +
+                " holds attention blocks, not a whole model (kNotAModel): --tokens needs a model file; "
+                "run blocks with --input X.npy");
+  ModelExec exec(path, lm.model);
+  const TransformerConfig& c = exec.config();
+  const TokenIds t = read_token_ids(args.get("--tokens"), c);
+  const bool incremental = args.has("--incremental");
+  if (incremental && !c.causal)
+    throw Error(path + " is a bidirectional encoder: --incremental needs a causal model (kNotCausal)");
+  const int64_t L = t.len, B = t.rows, D = exec.output_dim();
+  const int64_t prefill = args.get_int("--prefill", 0, 0, L);
+  npy::BatchVector<float> y;
+  npy::resize_huge(y, static_cast<size_t>(B * L * D));
+  if (!incremental) {
+    for (int64_t b = 0; b < B; ++b)
+      exec.forward(t.ids.data() + b * L, static_cast<int32_t>(L), y.data() + b * L * D);
+  } else {
+    exec.start_decode(static_cast<int32_t>(std::max<int64_t>(prefill, 1)), static_cast<int32_t>(L), 0);
+    for (int64_t b = 0; b < B; ++b) {
+      exec.reset();
+      const int32_t* row = t.ids.data() + b * L;
+      for (int64_t i = 0; i < L;) {
+        const int64_t n = i == 0 && prefill > 0 ? prefill : 1;
+        const Status s =
+            exec.decode(row + i, static_cast<int32_t>(n), OutputRows::kAll, y.data() + (b * L + i) * D);
+        if (s != Status::kOk)
+          throw Error(path + ": decode failed at row " + std::to_string(b) + ", position " +
+                      std::to_string(i) + ": " + describe(s));
+        i += n;
+      }
+    }
+  }
+  std::vector<int64_t> shape;
+  if (t.batched) shape.push_back(B);
+  shape.push_back(L);
+  shape.push_back(D);
+  const std::vector<uint8_t> head = npy::serialize(shape, "<f4", nullptr, 0);
+  write_file_atomic(out, head.data(), head.size(), y.data(), y.size() * sizeof(float));
+  return 0;
+}
+
+}  // namespace cli
+}  // namespace attn
