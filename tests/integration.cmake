@@ -37,6 +37,20 @@ if(NOT CMAKE_SYSTEM_NAME STREQUAL "Generic")
   endif()
 endif()
 
+# ---- Whole models from C: compiled as C99, on the committed model files ---------
+# tests/c_api_model_c99.c: load, bind to a static arena, forward, decode =
+# forward (byte for byte for s8/s16), greedy generation; f32, s8 and s16.
+if(NOT CMAKE_SYSTEM_NAME STREQUAL "Generic")
+  add_executable(attn_c_api_model_c99 c_api_model_c99.c)
+  set_target_properties(attn_c_api_model_c99 PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+  target_compile_options(attn_c_api_model_c99 PRIVATE -Wall -Wextra -Wpedantic -Werror)
+  target_link_libraries(attn_c_api_model_c99 PRIVATE attn::attn m)
+  set(m ${CMAKE_CURRENT_SOURCE_DIR}/data/model)
+  add_test(NAME ${ATTN_TEST_PREFIX}c_api_model_c99
+           COMMAND attn_c_api_model_c99 ${m}/llama1.s8.attn ${m}/bert1.s16.attn ${m}/llama.attn
+                   ${m}/llama_tied.attn ${m}/bert_cls.attn)
+endif()
+
 # ---- Consumer builds: host only (they configure, build and run programs) ------
 if(NOT CMAKE_CROSSCOMPILING AND ATTN_TEST_PACKAGING)
   set(ATTN_CONSUMER_WORK ${CMAKE_CURRENT_BINARY_DIR}/consumers)

@@ -594,6 +594,295 @@ ATTN_DTYPE_API_(s16, int16_t)
 #endif
 /* clang-format on */
 
+/* --------------------------------------------------------- whole models --- */
+/* Encoders (BERT) and decoders (Llama) from a v3 .attn model file, the C side
+ * of attn/transformer.h and attn/transformer_fixed.h: token ids in, logits
+ * (a model with an LM head) or the last hidden state (without) out. The whole
+ * model lives in one arena the caller owns: the layer weight tables, the
+ * KV-cache state and the scratch of one call. No heap, nothing global.
+ *
+ *   static attn_model model;  static attn_transformer tf;
+ *   static ATTN_ALIGNED_ARENA uint8_t arena[96 * 1024];
+ *   attn_transformer_config cfg;  attn_dtype dt;  size_t need;
+ *   ATTN_CHECK(attn_model_load(&model, blob, blob_size));
+ *   ATTN_CHECK(attn_model_transformer_config(&model, &cfg, &dt));
+ *   ATTN_CHECK(attn_transformer_bytes(&model, 16, 64, &need));     // <= sizeof arena
+ *   ATTN_CHECK(attn_transformer_init(&tf, &model, 16, 64, 0, arena, sizeof arena));
+ *   ATTN_CHECK(attn_transformer_decode_s32(&tf, prompt, n, 1, logits, &scale));  // prefill
+ *   ATTN_CHECK(attn_sample_greedy_s32(logits, cfg.vocab_size, &next));
+ *   ATTN_CHECK(attn_transformer_decode_s32(&tf, &next, 1, 1, logits, &scale));   // one step
+ *
+ * Outputs are rows of output_dim numbers: vocab_size with a head (head not
+ * ATTN_HEAD_NONE), embed_dim without; all n rows, or with last_row_only the
+ * last token's row only (generation). f32 models give floats; s8 and s16
+ * models int32 on one grid, real = out_scale * q (the _s32 entries: no float
+ * instruction at all; the scale is copied out, not computed), or floats through
+ * attn_transformer_forward / _decode, which convert each q as
+ * (float)((double)q * (double)out_scale) (the only float arithmetic, in an
+ * object file of its own like attn_dequantize_*). Integer decoding gives the
+ * forward's integers byte for byte; f32 decoding the forward's numbers within
+ * f32 rounding. */
+
+/* TransformerConfig's enums (attn/transformer.h), as stored in the file. */
+enum { ATTN_NORM_LAYER_NORM = 1, ATTN_NORM_RMS_NORM = 2 };
+enum { ATTN_ACT_GELU = 1, ATTN_ACT_GELU_TANH = 2, ATTN_ACT_RELU = 3, ATTN_ACT_SILU = 4 };
+enum { ATTN_HEAD_NONE = 0, ATTN_HEAD_TIED = 1, ATTN_HEAD_UNTIED = 2 };
+
+/* A model's hyperparameters (C++ attn::TransformerConfig, field for field;
+ * flags are 0 or 1 when read, any nonzero is true when set). A file's comes
+ * from attn_model_transformer_config(); to describe a model by hand, start
+ * from attn_transformer_config_init() (the C++ defaults), not from zeros. */
+typedef struct attn_transformer_config {
+  int32_t vocab_size;        /* rows of the token embedding, 1..2^24 */
+  int32_t embed_dim;         /* E (hidden size) */
+  int32_t num_layers;        /* 1..ATTN_MAX_LAYERS (64) */
+  int32_t num_heads;         /* H */
+  int32_t num_kv_heads;      /* 0: H (else divides H: grouped-query attention) */
+  int32_t head_dim;          /* 0: E / H */
+  int32_t ffn_dim;           /* F (intermediate size) */
+  int32_t max_positions;     /* positions a sequence may reach */
+  int32_t type_vocab_size;   /* token-type rows (BERT: 2; row 0 is added); 0: none */
+  int32_t norm;              /* ATTN_NORM_* */
+  float norm_eps;            /* finite, in (0, 1) */
+  int32_t activation;        /* ATTN_ACT_* */
+  int32_t head;              /* ATTN_HEAD_* */
+  float rope_base;           /* 0: no rotary embedding */
+  int32_t pre_norm;          /* 0: post-norm (BERT); 1: pre-norm (Llama) */
+  int32_t gated_ffn;         /* W3 present (Llama) */
+  int32_t attention_bias;    /* bq, bk, bv, bo */
+  int32_t ffn_bias;          /* b1, b2 (and b3 when gated) */
+  int32_t norm_bias;         /* LayerNorm bias (RMSNorm has none) */
+  int32_t learned_positions; /* position embedding [max_positions, E] */
+  int32_t embedding_norm;    /* a norm on the embeddings (BERT) */
+  int32_t final_norm;        /* a norm after the last layer (Llama) */
+  int32_t causal;            /* decoder: each token attends itself and earlier ones */
+} attn_transformer_config;
+
+/* Fill *config with the C++ defaults: everything 0 except norm
+ * ATTN_NORM_LAYER_NORM, norm_eps 1e-5, activation ATTN_ACT_GELU and the
+ * three biases (attention_bias, ffn_bias, norm_bias) 1. Errors:
+ * ATTN_ERR_NULL_ARGUMENT. */
+ATTN_C_NODISCARD attn_status attn_transformer_config_init(attn_transformer_config* config);
+
+/* A loaded model file's hyperparameters and dtype (ATTN_DTYPE_*). Errors:
+ * ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE (model not loaded),
+ * ATTN_ERR_NOT_A_MODEL (a file of attention blocks, not a whole model); on
+ * error both outputs are zeroed. */
+ATTN_C_NODISCARD attn_status attn_model_transformer_config(const attn_model* model,
+                                                           attn_transformer_config* config,
+                                                           attn_dtype* dtype);
+
+/* *byte_vocab = 1 when the model's token ids 0..255 are the bytes 0..255
+ * (text in and out without a tokenizer), else 0. Errors: as
+ * attn_model_transformer_config. */
+ATTN_C_NODISCARD attn_status attn_model_byte_vocab(const attn_model* model, int32_t* byte_vocab);
+
+/* ---- plan: a validated config and shape, and its memory ----------------- */
+
+/* Opaque, copyable, filled by attn_transformer_plan_init (C++ attn::TransformerPlan). */
+typedef struct attn_transformer_plan {
+  attn_storage_word_ opaque_[16]; /* 128 bytes */
+} attn_transformer_plan;
+
+/* Validate `config` for `dtype` and calls of 1..max_tokens tokens, and fill
+ * *plan. capacity > 0 also plans decoding over a KV cache of that many
+ * positions (causal configs only); 0 plans forwards only. tile_rows: rows of
+ * the FFN and attention tiles (0: ATTN_TILE_ROWS).
+ * Errors, in this order: ATTN_ERR_NULL_ARGUMENT; the model's
+ * (ATTN_ERR_BAD_NUM_LAYERS, ATTN_ERR_BAD_VOCAB, ATTN_ERR_BAD_FFN_DIM,
+ * ATTN_ERR_BAD_MAX_POSITIONS, ATTN_ERR_BAD_NORM, ATTN_ERR_BAD_ACTIVATION,
+ * ATTN_ERR_BAD_HEAD); the attention block's, as attn_plan_init checks it for
+ * max_tokens rows (ATTN_ERR_BAD_EMBED_DIM .. ATTN_ERR_BAD_ROPE,
+ * ATTN_ERR_BAD_QUERY_LENGTH, ATTN_ERR_BAD_TILE_ROWS, ATTN_ERR_BAD_DTYPE for a
+ * dtype this build leaves out); ATTN_ERR_SEQUENCE_TOO_LONG (max_tokens above
+ * max_positions); ATTN_ERR_BAD_KEY_LENGTH (capacity negative or above
+ * ATTN_MAX_SEQ); ATTN_ERR_NOT_CAUSAL (capacity > 0, config not causal);
+ * ATTN_ERR_SIZE_OVERFLOW. On error *plan is left unusable (ATTN_ERR_BAD_HANDLE). */
+ATTN_C_NODISCARD attn_status attn_transformer_plan_init(attn_transformer_plan* plan,
+                                                        const attn_transformer_config* config,
+                                                        attn_dtype dtype, int32_t max_tokens,
+                                                        int32_t capacity, int32_t tile_rows);
+
+/* The C++ plan's two numbers: the scratch of one call (forward or decode,
+ * given back on return) and the KV-cache state (0 without capacity).
+ * Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE; on error both are 0. */
+ATTN_C_NODISCARD attn_status attn_transformer_plan_arena_bytes(const attn_transformer_plan* plan,
+                                                               size_t* call_bytes, size_t* state_bytes);
+
+/* The whole arena attn_transformer_init_* carves for this plan: the handle's
+ * bookkeeping and layer weight table, the state, and the call scratch, each
+ * rounded up to ATTN_ARENA_ALIGN. Errors: those of
+ * attn_transformer_plan_arena_bytes, ATTN_ERR_SIZE_OVERFLOW. */
+ATTN_C_NODISCARD attn_status attn_transformer_plan_bytes(const attn_transformer_plan* plan, size_t* bytes);
+
+/* ---- a model bound to an arena ------------------------------------------ */
+
+/* Opaque: a pointer to the bookkeeping at the start of its arena, which
+ * holds everything (the arena must outlive it; a copy is the same model,
+ * not a second one). Zero-initialized or after a failed init: unusable
+ * (ATTN_ERR_BAD_HANDLE). */
+typedef struct attn_transformer {
+  attn_storage_word_ opaque_[4]; /* 32 bytes */
+} attn_transformer;
+
+/* The arena attn_transformer_init needs for this model, max_tokens and
+ * capacity (= attn_transformer_plan_bytes of the plan it makes). Errors:
+ * ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_NOT_A_MODEL, and
+ * those of attn_transformer_plan_init (with the file's config and dtype, the
+ * default tile); on error *bytes is 0. */
+ATTN_C_NODISCARD attn_status attn_transformer_bytes(const attn_model* model, int32_t max_tokens,
+                                                    int32_t capacity, size_t* bytes);
+
+/* Bind a loaded model (of any dtype this build has) to `arena`
+ * (ATTN_ARENA_ALIGN-aligned, arena_bytes >= attn_transformer_bytes): plan it
+ * for calls of up to max_tokens tokens and, with capacity > 0, decoding over
+ * KV caches of `capacity` positions that keep the last `window` positions
+ * (0: all of them, then ATTN_ERR_CACHE_FULL when full; window needs
+ * capacity). The weights are read from the blob in place: it must outlive
+ * the handle, as must the arena, which the handle owns from now on.
+ * Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE (model),
+ * ATTN_ERR_NOT_A_MODEL, those of attn_transformer_plan_init,
+ * ATTN_ERR_BAD_WINDOW (outside [0, capacity]), ATTN_ERR_ARENA_MISALIGNED,
+ * ATTN_ERR_ARENA_TOO_SMALL (checked before anything is written to the arena).
+ * On error *transformer is unusable. */
+ATTN_C_NODISCARD attn_status attn_transformer_init(attn_transformer* transformer, const attn_model* model,
+                                                   int32_t max_tokens, int32_t capacity, int32_t window,
+                                                   void* arena, size_t arena_bytes);
+
+/* The model's dtype and the width of its output rows (vocab_size with a
+ * head, embed_dim without). Errors: ATTN_ERR_NULL_ARGUMENT,
+ * ATTN_ERR_BAD_HANDLE; on error both are 0. */
+ATTN_C_NODISCARD attn_status attn_transformer_shape(const attn_transformer* transformer, attn_dtype* dtype,
+                                                    int32_t* output_dim);
+
+/* One forward of tokens [n] at positions 0..n-1 (causal when the config
+ * says so), independent of any decoding state. out: [n, output_dim], or
+ * [1, output_dim] with last_row_only. Everything is checked before anything
+ * is written. Errors: ATTN_ERR_NULL_ARGUMENT (tokens, out),
+ * ATTN_ERR_BAD_HANDLE, ATTN_ERR_BAD_QUERY_LENGTH (n < 1),
+ * ATTN_ERR_SEQUENCE_TOO_LONG (n above max_tokens), ATTN_ERR_TOKEN_OUT_OF_RANGE
+ * (a token outside [0, vocab_size)); s8 and s16 models also the integer
+ * forward's ATTN_ERR_BAD_QUANT_PARAMS, ATTN_ERR_BIAS_OUT_OF_RANGE,
+ * ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE. The float entry converts integer
+ * outputs (above); the _s32 entry is for s8 and s16 models only
+ * (ATTN_ERR_BAD_DTYPE for f32) and writes *out_scale. */
+ATTN_C_NODISCARD attn_status attn_transformer_forward(const attn_transformer* transformer,
+                                                      const int32_t* tokens, int32_t n, int last_row_only,
+                                                      float* out);
+ATTN_C_NODISCARD attn_status attn_transformer_forward_s32(const attn_transformer* transformer,
+                                                          const int32_t* tokens, int32_t n, int last_row_only,
+                                                          int32_t* out, float* out_scale);
+
+/* Append tokens [n] to the decoding state (a prompt: prefill; one token: a
+ * step) at positions length .. length + n - 1, and write their outputs as
+ * attn_transformer_forward over the whole sequence would (rows as there).
+ * Errors: those of attn_transformer_forward, and ATTN_ERR_PLAN_MISMATCH (a
+ * handle without capacity), ATTN_ERR_SEQUENCE_TOO_LONG (positions past
+ * max_positions), ATTN_ERR_CACHE_FULL (no window and no room); on error the
+ * state is unchanged. */
+ATTN_C_NODISCARD attn_status attn_transformer_decode(attn_transformer* transformer, const int32_t* tokens,
+                                                     int32_t n, int last_row_only, float* out);
+ATTN_C_NODISCARD attn_status attn_transformer_decode_s32(attn_transformer* transformer, const int32_t* tokens,
+                                                         int32_t n, int last_row_only, int32_t* out,
+                                                         float* out_scale);
+
+/* Forget the decoded tokens (the next one sits at position 0), and the number
+ * decoded so far (the next token's position). Errors: ATTN_ERR_NULL_ARGUMENT,
+ * ATTN_ERR_BAD_HANDLE, ATTN_ERR_PLAN_MISMATCH (a handle without capacity). */
+ATTN_C_NODISCARD attn_status attn_transformer_reset(attn_transformer* transformer);
+ATTN_C_NODISCARD attn_status attn_transformer_length(const attn_transformer* transformer, int32_t* length);
+
+#if ATTN_WITH_F32
+/* ---- f32 weights from the caller's own arrays --------------------------- */
+/* The f32 model from arrays in memory instead of a file (C++
+ * attn::TransformerWeightsF32 without the host-only packed panels): the same
+ * shapes as attn/transformer.h; NULL for what the config leaves out. The
+ * integer models have no such route: their tables come from the converter
+ * (C++ attn::quantize_transformer_s8 / _s16 or `attn quantize`), which writes
+ * them to a model file. */
+typedef struct attn_norm_weights_f32 {
+  const float* weight; /* [E] */
+  const float* bias;   /* [E]; LayerNorm with norm_bias only */
+} attn_norm_weights_f32;
+
+typedef struct attn_ffn_weights_f32 {
+  const float* w1; /* [F, E] */
+  const float* b1; /* [F]   (ffn_bias) */
+  const float* w2; /* [E, F] */
+  const float* b2; /* [E]   (ffn_bias) */
+  const float* w3; /* [F, E] (gated_ffn) */
+  const float* b3; /* [F]   (gated_ffn and ffn_bias) */
+} attn_ffn_weights_f32;
+
+typedef struct attn_layer_weights_f32 {
+  attn_weights_f32 attention; /* self-attention, kdim = vdim = E */
+  attn_norm_weights_f32 norm1;
+  attn_norm_weights_f32 norm2;
+  attn_ffn_weights_f32 ffn;
+} attn_layer_weights_f32;
+
+typedef struct attn_transformer_weights_f32 {
+  const float* token_embedding;         /* [vocab, E] */
+  const float* position_embedding;      /* [max_positions, E] (learned_positions) */
+  const float* type_embedding;          /* [type_vocab, E] (type_vocab_size > 0) */
+  attn_norm_weights_f32 embedding_norm; /* (embedding_norm) */
+  attn_norm_weights_f32 final_norm;     /* (final_norm) */
+  const float* lm_head;                 /* [vocab, E] (ATTN_HEAD_UNTIED) */
+  const attn_layer_weights_f32* layers; /* [num_layers]: copied at init, may go after */
+} attn_transformer_weights_f32;
+
+/* As attn_transformer_init, for an f32 plan (capacity and tile from the
+ * plan; arena_bytes >= attn_transformer_plan_bytes) and the caller's arrays,
+ * which must outlive the handle (the layer table is copied into the arena).
+ * Errors: ATTN_ERR_NULL_ARGUMENT (also: layers NULL, or a weight the config
+ * needs), ATTN_ERR_BAD_HANDLE (plan), ATTN_ERR_BAD_DTYPE (a plan of another
+ * dtype), ATTN_ERR_BAD_WINDOW, ATTN_ERR_ARENA_MISALIGNED,
+ * ATTN_ERR_ARENA_TOO_SMALL. */
+ATTN_C_NODISCARD attn_status attn_transformer_init_f32(attn_transformer* transformer,
+                                                       const attn_transformer_plan* plan,
+                                                       const attn_transformer_weights_f32* weights,
+                                                       int32_t window, void* arena, size_t arena_bytes);
+#endif /* ATTN_WITH_F32 */
+
+/* -------------------------------------------------------------- sampler --- */
+/* The next token from logits (C++ attn/sampler.h): greedy (temperature 0:
+ * the largest logit, the lowest id on ties), or a draw from
+ * softmax(logits / temperature) over the top_k largest (0: all; ties at the
+ * k-th all kept) with the caller's generator: the same seed and logits give
+ * the same tokens. NaN and -inf logits are never drawn. */
+
+/* xorshift64* state (8 bytes). Zero-initialized it is unusable
+ * (ATTN_ERR_BAD_HANDLE): seed it first. */
+typedef struct attn_rng {
+  attn_storage_word_ opaque_[1]; /* 8 bytes */
+} attn_rng;
+
+/* Seed *rng; every seed, 0 included, gives a usable generator. Errors:
+ * ATTN_ERR_NULL_ARGUMENT. */
+ATTN_C_NODISCARD attn_status attn_rng_seed(attn_rng* rng, uint64_t seed);
+/* The next 32 random bits. Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE. */
+ATTN_C_NODISCARD attn_status attn_rng_next(attn_rng* rng, uint32_t* bits);
+
+/* Sample from logits [n]. rng may be NULL for greedy decoding. Errors:
+ * ATTN_ERR_NULL_ARGUMENT (logits, token; rng when temperature > 0),
+ * ATTN_ERR_BAD_HANDLE (rng not NULL and never seeded), ATTN_ERR_BAD_SHAPE
+ * (n < 1), ATTN_ERR_BAD_SAMPLER (temperature negative or not finite, top_k
+ * outside [0, n], or no drawable logit). On error *token is -1. */
+ATTN_C_NODISCARD attn_status attn_sample(const float* logits, int32_t n, float temperature, int32_t top_k,
+                                         attn_rng* rng, int32_t* token);
+
+/* The same for integer logits, real = scale * logits[i] (the out_scale of
+ * attn_transformer_forward_s32): also ATTN_ERR_BAD_QUANT_PARAMS (scale not
+ * finite and > 0). */
+ATTN_C_NODISCARD attn_status attn_sample_s32(const int32_t* logits, int32_t n, float scale, float temperature,
+                                             int32_t top_k, attn_rng* rng, int32_t* token);
+
+/* Greedy decoding of integer logits with integers only (no float argument,
+ * instruction or call: for cores without an FPU): the index of the largest
+ * logit, the lowest on ties (= attn_sample_s32 at temperature 0). Errors:
+ * ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_SHAPE (n < 1); on error *token is -1. */
+ATTN_C_NODISCARD attn_status attn_sample_greedy_s32(const int32_t* logits, int32_t n, int32_t* token);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

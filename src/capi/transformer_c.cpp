@@ -1,0 +1,718 @@
+// transformer_c.cpp: the whole-model C entry points of attn/attn.h (config,
+// plan, a model bound to an arena, the sampler) over attn/transformer.h,
+// attn/transformer_fixed.h and attn/sampler.h.
+//
+// One file for every dtype: each dtype's parts sit under its ATTN_WITH_*, so
+// a build without f32 (whose file-name rule drops *_f32.cpp) keeps this one.
+// Nothing here does float arithmetic: the float outputs of integer models are
+// converted in transformer_float_c.cpp, which integer firmware need not link.
+//
+// A bound model (attn_transformer) is a magic word and a pointer to its Core,
+// the first thing carved from the caller's arena; then the dtype's
+// TransformerWeights*, the layer table, the decoding state, and the scratch
+// of one call (Core::arena, given back by every call).
+#include <cstring>
+#include <new>
+#include <type_traits>
+
+#include "attn/attn.h"
+#include "attn/model.h"
+#include "attn/sampler.h"
+#include "attn/transformer.h"
+#include "attn/transformer_fixed.h"
+#include "capi/transformer_c.h"
+
+namespace attn {
+namespace capi {
+namespace {
+
+attn_status to_c(Status s) { return static_cast<attn_status>(s); }
+
+#define ATTN_TRY_C(expr)                      \
+  do {                                        \
+    const Status attn_try_c_ = (expr);        \
+    if (attn_try_c_ != Status::kOk) {         \
+      return ::attn::capi::to_c(attn_try_c_); \
+    }                                         \
+  } while (0)
+
+static_assert(ATTN_NORM_LAYER_NORM == static_cast<int32_t>(NormKind::kLayerNorm), "norm codes");
+static_assert(ATTN_NORM_RMS_NORM == static_cast<int32_t>(NormKind::kRmsNorm), "norm codes");
+static_assert(ATTN_ACT_GELU == static_cast<int32_t>(Activation::kGelu), "activation codes");
+static_assert(ATTN_ACT_GELU_TANH == static_cast<int32_t>(Activation::kGeluTanh), "activation codes");
+static_assert(ATTN_ACT_RELU == static_cast<int32_t>(Activation::kRelu), "activation codes");
+static_assert(ATTN_ACT_SILU == static_cast<int32_t>(Activation::kSilu), "activation codes");
+static_assert(ATTN_HEAD_NONE == static_cast<int32_t>(LmHead::kNone), "head codes");
+static_assert(ATTN_HEAD_TIED == static_cast<int32_t>(LmHead::kTied), "head codes");
+static_assert(ATTN_HEAD_UNTIED == static_cast<int32_t>(LmHead::kUntied), "head codes");
+// A new TransformerConfig field needs its attn_transformer_config field (and
+// the copies below): 23 fields today, the C ones 4 bytes each.
+static_assert(sizeof(attn_transformer_config) == 23 * 4, "attn_transformer_config: 23 fields");
+
+// ---- handles: a magic word, then a trivially copyable C++ value ----------------
+
+constexpr uint32_t kPlanMagic = 0x4E4C5054u;    // "TPLN"
+constexpr uint32_t kHandleMagic = 0x524D4654u;  // "TFMR"
+constexpr uint32_t kCoreMagic = 0x524F4354u;    // "TCOR"
+constexpr uint32_t kModelMagic = 0x4C444F4Du;   // "MODL", as attn_c.cpp stores attn_model
+
+template <class T>
+struct Box {
+  uint32_t magic;
+  T value;
+};
+
+template <class T, class Handle>
+constexpr bool fits_handle() {
+  return std::is_trivially_copyable<Box<T>>::value && sizeof(Box<T>) <= sizeof(Handle) &&
+         alignof(Box<T>) <= alignof(Handle);
+}
+static_assert(fits_handle<TransformerPlan, attn_transformer_plan>(),
+              "grow or align attn_transformer_plan's storage in attn/attn.h");
+static_assert(fits_handle<Model, attn_model>(), "attn_model's storage, as attn_c.cpp checks it");
+
+template <class T, class Handle>
+void store(Handle* h, uint32_t magic, const T& value) {
+  Box<T> box;
+  box.magic = magic;
+  box.value = value;
+  std::memset(h, 0, sizeof(Handle));
+  std::memcpy(h, &box, sizeof box);
+}
+
+template <class T, class Handle>
+Status fetch(const Handle* h, uint32_t magic, T* out) {
+  if (h == nullptr) return Status::kNullArgument;
+  Box<T> box;
+  std::memcpy(static_cast<void*>(&box), h, sizeof box);
+  if (box.magic != magic) return Status::kBadHandle;
+  *out = box.value;
+  return Status::kOk;
+}
+
+// ---- config ------------------------------------------------------------------
+
+// An int that is no code of a uint8_t enum maps to 0xFF, which none is.
+template <class E>
+E enum_of(int32_t v) {
+  return static_cast<E>(v >= 0 && v < 0xFF ? v : 0xFF);
+}
+
+TransformerConfig to_cpp(const attn_transformer_config& c) {
+  TransformerConfig o;
+  o.vocab_size = c.vocab_size;
+  o.embed_dim = c.embed_dim;
+  o.num_layers = c.num_layers;
+  o.num_heads = c.num_heads;
+  o.num_kv_heads = c.num_kv_heads;
+  o.head_dim = c.head_dim;
+  o.ffn_dim = c.ffn_dim;
+  o.max_positions = c.max_positions;
+  o.type_vocab_size = c.type_vocab_size;
+  o.norm = enum_of<NormKind>(c.norm);
+  o.norm_eps = c.norm_eps;
+  o.activation = enum_of<Activation>(c.activation);
+  o.head = enum_of<LmHead>(c.head);
+  o.rope_base = c.rope_base;
+  o.pre_norm = c.pre_norm != 0;
+  o.gated_ffn = c.gated_ffn != 0;
+  o.attention_bias = c.attention_bias != 0;
+  o.ffn_bias = c.ffn_bias != 0;
+  o.norm_bias = c.norm_bias != 0;
+  o.learned_positions = c.learned_positions != 0;
+  o.embedding_norm = c.embedding_norm != 0;
+  o.final_norm = c.final_norm != 0;
+  o.causal = c.causal != 0;
+  return o;
+}
+
+void to_c(const TransformerConfig& c, attn_transformer_config* o) {
+  std::memset(o, 0, sizeof *o);
+  o->vocab_size = c.vocab_size;
+  o->embed_dim = c.embed_dim;
+  o->num_layers = c.num_layers;
+  o->num_heads = c.num_heads;
+  o->num_kv_heads = c.num_kv_heads;
+  o->head_dim = c.head_dim;
+  o->ffn_dim = c.ffn_dim;
+  o->max_positions = c.max_positions;
+  o->type_vocab_size = c.type_vocab_size;
+  o->norm = static_cast<int32_t>(c.norm);
+  o->norm_eps = c.norm_eps;
+  o->activation = static_cast<int32_t>(c.activation);
+  o->head = static_cast<int32_t>(c.head);
+  o->rope_base = c.rope_base;
+  o->pre_norm = c.pre_norm ? 1 : 0;
+  o->gated_ffn = c.gated_ffn ? 1 : 0;
+  o->attention_bias = c.attention_bias ? 1 : 0;
+  o->ffn_bias = c.ffn_bias ? 1 : 0;
+  o->norm_bias = c.norm_bias ? 1 : 0;
+  o->learned_positions = c.learned_positions ? 1 : 0;
+  o->embedding_norm = c.embedding_norm ? 1 : 0;
+  o->final_norm = c.final_norm ? 1 : 0;
+  o->causal = c.causal ? 1 : 0;
+}
+
+// A loaded model file's config and dtype (kNotAModel for a block file).
+Status model_config(const attn_model* model, Model* m, TransformerConfig* c, DType* dtype) {
+  ATTN_TRY(fetch(model, kModelMagic, m));
+  ATTN_TRY(m->transformer_config(c));
+  format::ModelRecord rec;
+  ATTN_TRY(m->model_record(&rec));
+  *dtype = static_cast<DType>(rec.dtype);
+  return Status::kOk;
+}
+
+// ---- the dtypes ----------------------------------------------------------------
+
+// The C++ types and functions of one dtype's whole model.
+template <DType D>
+struct ModelApi;
+
+#if ATTN_WITH_F32
+template <>
+struct ModelApi<DType::kF32> {
+  using Weights = TransformerWeightsF32;
+  using Layer = LayerWeightsF32;
+  using State = TransformerStateF32;
+  using Out = float;
+  static Status from_model(const Model& m, Layer* l, int32_t n, Weights* w) {
+    return m.transformer_weights_f32(l, n, w);
+  }
+  static Status state_init(const TransformerPlan& p, int32_t window, Arena& a, State* s) {
+    return transformer_state_init_f32(p, window, a, s);
+  }
+  static Status forward(const TransformerPlan& p, const Weights& w, const int32_t* t, int32_t n, OutputRows r,
+                        Out* out, Arena& a) {
+    return transformer_forward_f32(p, w, t, n, r, out, a);
+  }
+  static Status decode(const TransformerPlan& p, const Weights& w, State* s, const int32_t* t, int32_t n,
+                       OutputRows r, Out* out, Arena& a) {
+    return transformer_decode_f32(p, w, s, t, n, r, out, a);
+  }
+  static float output_scale(const Weights&) { return 1.0f; }  // not read: f32 outputs are floats
+};
+#endif
+
+#if ATTN_WITH_S8
+template <>
+struct ModelApi<DType::kS8> {
+  using Weights = TransformerWeightsS8;
+  using Layer = LayerWeightsS8;
+  using State = TransformerStateS8;
+  using Out = int32_t;
+  static Status from_model(const Model& m, Layer* l, int32_t n, Weights* w) {
+    return m.transformer_weights_s8(l, n, w);
+  }
+  static Status state_init(const TransformerPlan& p, int32_t window, Arena& a, State* s) {
+    return transformer_state_init_s8(p, window, a, s);
+  }
+  static Status forward(const TransformerPlan& p, const Weights& w, const int32_t* t, int32_t n, OutputRows r,
+                        Out* out, Arena& a) {
+    return transformer_forward_s8(p, w, t, n, r, out, a);
+  }
+  static Status decode(const TransformerPlan& p, const Weights& w, State* s, const int32_t* t, int32_t n,
+                       OutputRows r, Out* out, Arena& a) {
+    return transformer_decode_s8(p, w, s, t, n, r, out, a);
+  }
+  static float output_scale(const Weights& w) { return w.output_scale; }
+};
+#endif
+
+#if ATTN_WITH_S16
+template <>
+struct ModelApi<DType::kS16> {
+  using Weights = TransformerWeightsS16;
+  using Layer = LayerWeightsS16;
+  using State = TransformerStateS16;
+  using Out = int32_t;
+  static Status from_model(const Model& m, Layer* l, int32_t n, Weights* w) {
+    return m.transformer_weights_s16(l, n, w);
+  }
+  static Status state_init(const TransformerPlan& p, int32_t window, Arena& a, State* s) {
+    return transformer_state_init_s16(p, window, a, s);
+  }
+  static Status forward(const TransformerPlan& p, const Weights& w, const int32_t* t, int32_t n, OutputRows r,
+                        Out* out, Arena& a) {
+    return transformer_forward_s16(p, w, t, n, r, out, a);
+  }
+  static Status decode(const TransformerPlan& p, const Weights& w, State* s, const int32_t* t, int32_t n,
+                       OutputRows r, Out* out, Arena& a) {
+    return transformer_decode_s16(p, w, s, t, n, r, out, a);
+  }
+  static float output_scale(const Weights& w) { return w.output_scale; }
+};
+#endif
+
+template <DType D>
+struct Tag {
+  using Api = ModelApi<D>;
+  static constexpr DType kDtype = D;
+};
+
+// f(Tag<D>()) for the dtype, kBadDtype for one this build leaves out.
+template <class F>
+Status dispatch(DType dtype, F f) {
+  switch (dtype) {
+#if ATTN_WITH_F32
+    case DType::kF32:
+      return f(Tag<DType::kF32>());
+#endif
+#if ATTN_WITH_S8
+    case DType::kS8:
+      return f(Tag<DType::kS8>());
+#endif
+#if ATTN_WITH_S16
+    case DType::kS16:
+      return f(Tag<DType::kS16>());
+#endif
+    default:
+      return Status::kBadDtype;
+  }
+}
+
+// ---- the bound model -----------------------------------------------------------
+
+// The first thing in a bound model's arena.
+struct Core {
+  uint32_t magic = 0;
+  TransformerPlan plan;
+  void* weights = nullptr;  // ModelApi<plan.dtype>::Weights
+  void* state = nullptr;    // ModelApi<plan.dtype>::State; null without capacity
+  Arena arena;              // the rest of the caller's arena: one call's scratch
+};
+static_assert(fits_handle<Core*, attn_transformer>(),
+              "grow or align attn_transformer's storage in attn/attn.h");
+
+constexpr uint64_t aligned(uint64_t n) {
+  return (n + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN;
+}
+
+// Every byte init carves for `plan`, in the order it carves them.
+Status total_bytes(const TransformerPlan& plan, size_t* bytes) {
+  *bytes = 0;
+  return dispatch(plan.dtype, [&](auto tag) {
+    using Api = typename decltype(tag)::Api;
+    const uint64_t layers = static_cast<uint64_t>(plan.config.num_layers);
+    uint64_t total = aligned(sizeof(Core)) + aligned(sizeof(typename Api::Weights)) +
+                     aligned(layers * sizeof(typename Api::Layer)) + plan.arena_bytes;
+    if (plan.capacity > 0) total += aligned(sizeof(typename Api::State)) + plan.state_bytes;
+    if (total > SIZE_MAX) return Status::kSizeOverflow;
+    *bytes = static_cast<size_t>(total);
+    return Status::kOk;
+  });
+}
+
+template <class T>
+Status carve(Arena& arena, size_t count, T** out) {
+  ATTN_TRY(arena.alloc_array(count, out));
+  for (size_t i = 0; i < count; ++i) new (*out + i) T();
+  return Status::kOk;
+}
+
+// Checks the window and the arena against `plan` (nothing written), then
+// carves the Core, the weights, the layer table [num_layers] and the state;
+// fill(tag, weights, layers) sets the weights (its errors undo nothing: the handle
+// is stored only on success).
+template <class Fill>
+attn_status bind(attn_transformer* handle, const TransformerPlan& plan, int32_t window, void* buffer,
+                 size_t buffer_bytes, Fill fill) {
+  if (window < 0 || window > plan.capacity) return to_c(Status::kBadWindow);
+  size_t need = 0;
+  ATTN_TRY_C(total_bytes(plan, &need));
+  Arena arena;
+  ATTN_TRY_C(arena.init(buffer, buffer_bytes));
+  if (buffer_bytes < need) return to_c(Status::kArenaTooSmall);
+  return to_c(dispatch(plan.dtype, [&](auto tag) {
+    using Api = typename decltype(tag)::Api;
+    Core* core = nullptr;
+    typename Api::Weights* w = nullptr;
+    typename Api::Layer* layers = nullptr;
+    ATTN_TRY(carve(arena, 1, &core));
+    ATTN_TRY(carve(arena, 1, &w));
+    ATTN_TRY(carve(arena, static_cast<size_t>(plan.config.num_layers), &layers));
+    ATTN_TRY(fill(tag, w, layers));
+    core->plan = plan;
+    core->weights = w;
+    if (plan.capacity > 0) {
+      typename Api::State* s = nullptr;
+      ATTN_TRY(carve(arena, 1, &s));
+      ATTN_TRY(Api::state_init(plan, window, arena, s));
+      core->state = s;
+    }
+    if (arena.free_bytes() < plan.arena_bytes) return Status::kArenaTooSmall;
+    core->arena = arena;
+    core->magic = kCoreMagic;
+    store(handle, kHandleMagic, core);
+    return Status::kOk;
+  }));
+}
+
+Status fetch_core(const attn_transformer* handle, Core** core) {
+  ATTN_TRY(fetch(handle, kHandleMagic, core));
+  if (*core == nullptr || (*core)->magic != kCoreMagic) return Status::kBadHandle;
+  return Status::kOk;
+}
+
+#if ATTN_WITH_F32
+// The C layer into the C++ one (no packed panels).
+LayerWeightsF32 to_cpp(const attn_layer_weights_f32& c) {
+  LayerWeightsF32 l;
+  const attn_weights_f32& a = c.attention;
+  l.attention.wq = a.wq;
+  l.attention.wk = a.wk;
+  l.attention.wv = a.wv;
+  l.attention.wo = a.wo;
+  l.attention.bq = a.bq;
+  l.attention.bk = a.bk;
+  l.attention.bv = a.bv;
+  l.attention.bo = a.bo;
+  l.norm1.weight = c.norm1.weight;
+  l.norm1.bias = c.norm1.bias;
+  l.norm2.weight = c.norm2.weight;
+  l.norm2.bias = c.norm2.bias;
+  l.ffn.w1 = c.ffn.w1;
+  l.ffn.b1 = c.ffn.b1;
+  l.ffn.w2 = c.ffn.w2;
+  l.ffn.b2 = c.ffn.b2;
+  l.ffn.w3 = c.ffn.w3;
+  l.ffn.b3 = c.ffn.b3;
+  return l;
+}
+// The C mirrors are the C++ structs without their packed-panel pointers: a
+// C++ field added elsewhere trips these (then mirror it, or say why not).
+static_assert(sizeof(attn_layer_weights_f32) + 2 * sizeof(void*) == sizeof(LayerWeightsF32),
+              "LayerWeightsF32 changed: update attn_layer_weights_f32");
+static_assert(sizeof(attn_transformer_weights_f32) == sizeof(TransformerWeightsF32),
+              "TransformerWeightsF32 changed: update attn_transformer_weights_f32");
+
+bool norm_ok(const TransformerConfig& c, const attn_norm_weights_f32& n) {
+  return n.weight != nullptr && (c.norm != NormKind::kLayerNorm || !c.norm_bias || n.bias != nullptr);
+}
+
+// Every pointer the config needs (kNullArgument), before the arena is touched.
+Status check_weights(const TransformerConfig& c, const attn_transformer_weights_f32& w) {
+  if (w.token_embedding == nullptr || w.layers == nullptr) return Status::kNullArgument;
+  if (c.learned_positions && w.position_embedding == nullptr) return Status::kNullArgument;
+  if (c.type_vocab_size > 0 && w.type_embedding == nullptr) return Status::kNullArgument;
+  if (c.embedding_norm && !norm_ok(c, w.embedding_norm)) return Status::kNullArgument;
+  if (c.final_norm && !norm_ok(c, w.final_norm)) return Status::kNullArgument;
+  if (c.head == LmHead::kUntied && w.lm_head == nullptr) return Status::kNullArgument;
+  for (int32_t l = 0; l < c.num_layers; ++l) {
+    const attn_layer_weights_f32& L = w.layers[l];
+    const attn_weights_f32& a = L.attention;
+    if (a.wq == nullptr || a.wk == nullptr || a.wv == nullptr || a.wo == nullptr)
+      return Status::kNullArgument;
+    if (c.attention_bias && (a.bq == nullptr || a.bk == nullptr || a.bv == nullptr || a.bo == nullptr)) {
+      return Status::kNullArgument;
+    }
+    if (!norm_ok(c, L.norm1) || !norm_ok(c, L.norm2)) return Status::kNullArgument;
+    const attn_ffn_weights_f32& f = L.ffn;
+    if (f.w1 == nullptr || f.w2 == nullptr || (c.gated_ffn && f.w3 == nullptr)) return Status::kNullArgument;
+    if (c.ffn_bias && (f.b1 == nullptr || f.b2 == nullptr || (c.gated_ffn && f.b3 == nullptr))) {
+      return Status::kNullArgument;
+    }
+  }
+  return Status::kOk;
+}
+#endif
+
+}  // namespace
+
+Status transformer_call(const attn_transformer* handle, bool decode, const int32_t* tokens, int32_t n,
+                        int last_row_only, void* out, bool float_out, float* out_scale,
+                        TransformerCall* call) {
+  *call = TransformerCall();
+  if (out_scale != nullptr) std::memset(out_scale, 0, sizeof *out_scale);
+  Core* core = nullptr;
+  ATTN_TRY(fetch_core(handle, &core));
+  if (!float_out && out_scale == nullptr) return Status::kNullArgument;
+  if (decode && core->state == nullptr) return Status::kPlanMismatch;
+  const OutputRows rows = last_row_only != 0 ? OutputRows::kLast : OutputRows::kAll;
+  const TransformerPlan& plan = core->plan;
+  return dispatch(plan.dtype, [&](auto tag) {
+    using Api = typename decltype(tag)::Api;
+    using Out = typename Api::Out;
+    constexpr bool kFloat = std::is_same<Out, float>::value;
+    if (kFloat && !float_out) return Status::kBadDtype;  // an f32 model has no integer outputs
+    const auto& w = *static_cast<const typename Api::Weights*>(core->weights);
+    // The caller's float buffer holds the integer outputs until converted.
+    Out* o = static_cast<Out*>(out);
+    const Status s = decode ? Api::decode(plan, w, static_cast<typename Api::State*>(core->state), tokens, n,
+                                          rows, o, core->arena)
+                            : Api::forward(plan, w, tokens, n, rows, o, core->arena);
+    if (s != Status::kOk) return s;
+    if (!kFloat) {
+      const float scale = Api::output_scale(w);
+      if (out_scale != nullptr) std::memcpy(out_scale, &scale, sizeof scale);
+      call->convert = float_out;
+      call->count = static_cast<size_t>(rows == OutputRows::kLast ? 1 : n) *
+                    static_cast<size_t>(plan.config.output_dim());
+      call->scale = scale;
+    }
+    return Status::kOk;
+  });
+}
+
+}  // namespace capi
+}  // namespace attn
+
+namespace attn {
+namespace capi {
+namespace {
+// The caller's generator, or kBadHandle for one never seeded (state 0).
+Status load_rng(const attn_rng* rng, attn::Rng* r) {
+  std::memcpy(&r->state, rng, sizeof r->state);
+  return r->state == 0 ? Status::kBadHandle : Status::kOk;
+}
+
+template <class Sample>
+attn_status c_sample(attn_rng* rng, int32_t* token, Sample sample) {
+  if (token == nullptr) return to_c(Status::kNullArgument);
+  *token = -1;
+  attn::Rng r;
+  attn::Rng* rp = nullptr;
+  if (rng != nullptr) {
+    ATTN_TRY_C(attn::capi::load_rng(rng, &r));
+    rp = &r;
+  }
+  int32_t t = -1;
+  ATTN_TRY_C(sample(rp, &t));
+  *token = t;
+  if (rng != nullptr) std::memcpy(rng, &r.state, sizeof r.state);
+  return ATTN_OK;
+}
+}  // namespace
+}  // namespace capi
+}  // namespace attn
+
+using attn::Status;
+using attn::capi::to_c;
+
+extern "C" {
+
+attn_status attn_transformer_config_init(attn_transformer_config* config) {
+  if (config == nullptr) return to_c(Status::kNullArgument);
+  attn::capi::to_c(attn::TransformerConfig(), config);
+  return ATTN_OK;
+}
+
+attn_status attn_model_transformer_config(const attn_model* model, attn_transformer_config* config,
+                                          attn_dtype* dtype) {
+  if (config == nullptr || dtype == nullptr) return to_c(Status::kNullArgument);
+  std::memset(config, 0, sizeof *config);
+  *dtype = 0;
+  attn::Model m;
+  attn::TransformerConfig c;
+  attn::DType dt = attn::DType::kF32;
+  ATTN_TRY_C(attn::capi::model_config(model, &m, &c, &dt));
+  attn::capi::to_c(c, config);
+  *dtype = static_cast<attn_dtype>(dt);
+  return ATTN_OK;
+}
+
+attn_status attn_model_byte_vocab(const attn_model* model, int32_t* byte_vocab) {
+  if (byte_vocab == nullptr) return to_c(Status::kNullArgument);
+  *byte_vocab = 0;
+  attn::Model m;
+  ATTN_TRY_C(attn::capi::fetch(model, attn::capi::kModelMagic, &m));
+  if (!m.is_model()) return to_c(Status::kNotAModel);
+  *byte_vocab = m.byte_vocab() ? 1 : 0;
+  return ATTN_OK;
+}
+
+attn_status attn_transformer_plan_init(attn_transformer_plan* plan, const attn_transformer_config* config,
+                                       attn_dtype dtype, int32_t max_tokens, int32_t capacity,
+                                       int32_t tile_rows) {
+  if (plan == nullptr || config == nullptr) return to_c(Status::kNullArgument);
+  std::memset(plan, 0, sizeof *plan);
+  attn::TransformerPlan p;
+  ATTN_TRY_C(attn::plan_transformer(attn::capi::to_cpp(*config), static_cast<attn::DType>(dtype), max_tokens,
+                                    capacity, &p, tile_rows == 0 ? ATTN_TILE_ROWS : tile_rows));
+  attn::capi::store(plan, attn::capi::kPlanMagic, p);
+  return ATTN_OK;
+}
+
+attn_status attn_transformer_plan_arena_bytes(const attn_transformer_plan* plan, size_t* call_bytes,
+                                              size_t* state_bytes) {
+  if (call_bytes == nullptr || state_bytes == nullptr) return to_c(Status::kNullArgument);
+  *call_bytes = *state_bytes = 0;
+  attn::TransformerPlan p;
+  ATTN_TRY_C(attn::capi::fetch(plan, attn::capi::kPlanMagic, &p));
+  *call_bytes = p.arena_bytes;
+  *state_bytes = p.state_bytes;
+  return ATTN_OK;
+}
+
+attn_status attn_transformer_plan_bytes(const attn_transformer_plan* plan, size_t* bytes) {
+  if (bytes == nullptr) return to_c(Status::kNullArgument);
+  *bytes = 0;
+  attn::TransformerPlan p;
+  ATTN_TRY_C(attn::capi::fetch(plan, attn::capi::kPlanMagic, &p));
+  return to_c(attn::capi::total_bytes(p, bytes));
+}
+
+attn_status attn_transformer_bytes(const attn_model* model, int32_t max_tokens, int32_t capacity,
+                                   size_t* bytes) {
+  if (bytes == nullptr) return to_c(Status::kNullArgument);
+  *bytes = 0;
+  attn::Model m;
+  attn::TransformerConfig c;
+  attn::DType dt = attn::DType::kF32;
+  ATTN_TRY_C(attn::capi::model_config(model, &m, &c, &dt));
+  attn::TransformerPlan p;
+  ATTN_TRY_C(attn::plan_transformer(c, dt, max_tokens, capacity, &p));
+  return to_c(attn::capi::total_bytes(p, bytes));
+}
+
+attn_status attn_transformer_init(attn_transformer* transformer, const attn_model* model, int32_t max_tokens,
+                                  int32_t capacity, int32_t window, void* arena, size_t arena_bytes) {
+  if (transformer == nullptr) return to_c(Status::kNullArgument);
+  std::memset(transformer, 0, sizeof *transformer);
+  attn::Model m;
+  attn::TransformerConfig c;
+  attn::DType dt = attn::DType::kF32;
+  ATTN_TRY_C(attn::capi::model_config(model, &m, &c, &dt));
+  attn::TransformerPlan p;
+  ATTN_TRY_C(attn::plan_transformer(c, dt, max_tokens, capacity, &p));
+  return attn::capi::bind(transformer, p, window, arena, arena_bytes, [&](auto tag, auto* w, auto* layers) {
+    using Api = typename decltype(tag)::Api;
+    return Api::from_model(m, layers, c.num_layers, w);
+  });
+}
+
+#if ATTN_WITH_F32
+attn_status attn_transformer_init_f32(attn_transformer* transformer, const attn_transformer_plan* plan,
+                                      const attn_transformer_weights_f32* weights, int32_t window,
+                                      void* arena, size_t arena_bytes) {
+  if (transformer == nullptr) return to_c(Status::kNullArgument);
+  std::memset(transformer, 0, sizeof *transformer);
+  attn::TransformerPlan p;
+  ATTN_TRY_C(attn::capi::fetch(plan, attn::capi::kPlanMagic, &p));
+  if (p.dtype != attn::DType::kF32) return to_c(Status::kBadDtype);
+  if (weights == nullptr) return to_c(Status::kNullArgument);
+  ATTN_TRY_C(attn::capi::check_weights(p.config, *weights));
+  return attn::capi::bind(transformer, p, window, arena, arena_bytes, [&](auto, auto* w, auto* layers) {
+    using W = std::remove_pointer_t<decltype(w)>;
+    if constexpr (std::is_same<W, attn::TransformerWeightsF32>::value) {
+      for (int32_t l = 0; l < p.config.num_layers; ++l) layers[l] = attn::capi::to_cpp(weights->layers[l]);
+      w->token_embedding = weights->token_embedding;
+      w->position_embedding = weights->position_embedding;
+      w->type_embedding = weights->type_embedding;
+      w->embedding_norm.weight = weights->embedding_norm.weight;
+      w->embedding_norm.bias = weights->embedding_norm.bias;
+      w->final_norm.weight = weights->final_norm.weight;
+      w->final_norm.bias = weights->final_norm.bias;
+      w->lm_head = weights->lm_head;
+      w->layers = layers;
+      return Status::kOk;
+    } else {
+      return Status::kBadDtype;  // not reached: the plan is f32
+    }
+  });
+}
+#endif
+
+attn_status attn_transformer_shape(const attn_transformer* transformer, attn_dtype* dtype,
+                                   int32_t* output_dim) {
+  if (dtype == nullptr || output_dim == nullptr) return to_c(Status::kNullArgument);
+  *dtype = 0;
+  *output_dim = 0;
+  attn::capi::Core* core = nullptr;
+  ATTN_TRY_C(attn::capi::fetch_core(transformer, &core));
+  *dtype = static_cast<attn_dtype>(core->plan.dtype);
+  *output_dim = core->plan.config.output_dim();
+  return ATTN_OK;
+}
+
+attn_status attn_transformer_forward_s32(const attn_transformer* transformer, const int32_t* tokens,
+                                         int32_t n, int last_row_only, int32_t* out, float* out_scale) {
+  attn::capi::TransformerCall call;
+  return to_c(attn::capi::transformer_call(transformer, false, tokens, n, last_row_only, out, false,
+                                           out_scale, &call));
+}
+
+attn_status attn_transformer_decode_s32(attn_transformer* transformer, const int32_t* tokens, int32_t n,
+                                        int last_row_only, int32_t* out, float* out_scale) {
+  attn::capi::TransformerCall call;
+  return to_c(attn::capi::transformer_call(transformer, true, tokens, n, last_row_only, out, false, out_scale,
+                                           &call));
+}
+
+attn_status attn_transformer_reset(attn_transformer* transformer) {
+  attn::capi::Core* core = nullptr;
+  ATTN_TRY_C(attn::capi::fetch_core(transformer, &core));
+  if (core->state == nullptr) return to_c(Status::kPlanMismatch);
+  return to_c(attn::capi::dispatch(core->plan.dtype, [&](auto tag) {
+    using Api = typename decltype(tag)::Api;
+    return attn::transformer_state_reset(static_cast<typename Api::State*>(core->state));
+  }));
+}
+
+attn_status attn_transformer_length(const attn_transformer* transformer, int32_t* length) {
+  if (length == nullptr) return to_c(Status::kNullArgument);
+  *length = 0;
+  attn::capi::Core* core = nullptr;
+  ATTN_TRY_C(attn::capi::fetch_core(transformer, &core));
+  if (core->state == nullptr) return to_c(Status::kPlanMismatch);
+  return to_c(attn::capi::dispatch(core->plan.dtype, [&](auto tag) {
+    using Api = typename decltype(tag)::Api;
+    *length = static_cast<const typename Api::State*>(core->state)->length;
+    return Status::kOk;
+  }));
+}
+
+// ---- sampler: attn_rng holds the xorshift64* state itself (0: never seeded) ----
+
+static_assert(sizeof(attn_rng) == sizeof(uint64_t), "attn_rng is the 8-byte generator state");
+
+attn_status attn_rng_seed(attn_rng* rng, uint64_t seed) {
+  if (rng == nullptr) return to_c(Status::kNullArgument);
+  attn::Rng r;
+  ATTN_TRY_C(attn::rng_seed(seed, &r));
+  std::memcpy(rng, &r.state, sizeof r.state);
+  return ATTN_OK;
+}
+
+attn_status attn_rng_next(attn_rng* rng, uint32_t* bits) {
+  if (rng == nullptr || bits == nullptr) return to_c(Status::kNullArgument);
+  *bits = 0;
+  attn::Rng r;
+  ATTN_TRY_C(attn::capi::load_rng(rng, &r));
+  ATTN_TRY_C(attn::rng_next(&r, bits));
+  std::memcpy(rng, &r.state, sizeof r.state);
+  return ATTN_OK;
+}
+
+attn_status attn_sample(const float* logits, int32_t n, float temperature, int32_t top_k, attn_rng* rng,
+                        int32_t* token) {
+  return attn::capi::c_sample(rng, token, [&](attn::Rng* r, int32_t* t) {
+    attn::Sampler s;
+    s.temperature = temperature;
+    s.top_k = top_k;
+    return attn::sample(logits, n, s, r, t);
+  });
+}
+
+attn_status attn_sample_s32(const int32_t* logits, int32_t n, float scale, float temperature, int32_t top_k,
+                            attn_rng* rng, int32_t* token) {
+  return attn::capi::c_sample(rng, token, [&](attn::Rng* r, int32_t* t) {
+    attn::Sampler s;
+    s.temperature = temperature;
+    s.top_k = top_k;
+    return attn::sample_s32(logits, n, scale, s, r, t);
+  });
+}
+
+attn_status attn_sample_greedy_s32(const int32_t* logits, int32_t n, int32_t* token) {
+  if (token == nullptr) return to_c(Status::kNullArgument);
+  *token = -1;
+  if (logits == nullptr) return to_c(Status::kNullArgument);
+  if (n < 1) return to_c(Status::kBadShape);
+  int32_t best = 0;
+  for (int32_t i = 1; i < n; ++i) best = logits[i] > logits[best] ? i : best;
+  *token = best;
+  return ATTN_OK;
+}
+
+}  // extern "C"
