@@ -46,15 +46,26 @@ int main(int argc, char** argv) {
     SoftmaxRowF32Fn softmax;
     WeightedSumF32Fn wsum;
   };
-  // Every f32 variant this build has: the kernel table's rows, one ISA per
-  // row in the same order for every op.
-  static_assert(std::size(kLinearF32) == std::size(kScoresF32) &&
-                std::size(kLinearF32) == std::size(kSoftmaxRowF32) &&
-                std::size(kLinearF32) == std::size(kWeightedSumF32));
+  // Every f32 variant this build has, one set per row of the linear table;
+  // an op without a row of that ISA (the AVX-512 tier has a linear only)
+  // takes its best row below it: the first one that is not a higher tier.
+  const auto pick = [](const auto& table, const char* isa) {
+    for (const auto& row : table) {
+      if (std::strcmp(row.isa, isa) == 0) return row.fn;
+    }
+    for (const auto& row : table) {
+      if (std::strcmp(row.isa, "avx512vnni") != 0) return row.fn;
+    }
+    return table[std::size(table) - 1].fn;
+  };
   std::vector<Set> sets;
-  for (size_t i = 0; i < std::size(kLinearF32); ++i) {
-    sets.push_back(
-        {kLinearF32[i].isa, kLinearF32[i].fn, kScoresF32[i].fn, kSoftmaxRowF32[i].fn, kWeightedSumF32[i].fn});
+  for (const auto& row : kLinearF32) {
+    if (!row_runs(row)) {
+      std::printf("# %s: SKIPPED, this CPU lacks it\n", row.isa);
+      continue;
+    }
+    sets.push_back({row.isa, row.fn, pick(kScoresF32, row.isa), pick(kSoftmaxRowF32, row.isa),
+                    pick(kWeightedSumF32, row.isa)});
   }
   std::printf("# L=%d E=%d H=%d T=%d: GFLOP/s (softmax: ns per row of %d)\n", L, E, H, T, S);
   std::printf("%-8s %12s %12s %12s %12s %12s %12s\n", "set", "linear_L", "linear_T", "scores_T", "scores_1",
