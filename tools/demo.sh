@@ -1,57 +1,87 @@
 #!/usr/bin/env bash
-# The main command: a trained attention model, run by attn on this host and
-# on an emulated microcontroller.
+# The main command: two trained models, run whole by attn on this host and on
+# emulated microcontrollers. Needs no PyTorch (the models are committed in
+# Hugging Face layout, with PyTorch's reference outputs).
 #
-# tools/train_demo.py trained a small classifier in PyTorch (does a sequence
-# contain 佛跳墙?) and exported it to tests/data/demo/demo.attn, embeddings and
-# head included as user tensors. This script needs no PyTorch. It
-#   1. builds the library, the `attn` tools and the demo program for this host;
-#   2. quantizes the model to s8 and s16 with `attn quantize` (calibration:
-#      tests/data/demo/calib.txt through the float model);
-#   3. runs the held-out set through the f32, s8 and s16 models and prints accuracy,
-#      agreement with f32, microseconds per inference, arena bytes and model
-#      bytes;
-#   4. prints what [CLS] attends to and writes every head's attention as an
-#      SVG heat map (out/demo_attention.svg);
-#   5. when qemu-system-arm is installed, runs the s8 model in a Cortex-M4
-#      firmware image (QEMU mps2-an386; ATTN_DEMO_BOARD picks another board)
-#      and checks that its predictions are identical to the host's, with the
-#      instructions per inference.
-# Extra arguments go to the host demo program (e.g. --limit 100).
+# 1. Encoder: the 佛跳墙 classifier (tests/data/demo_encoder, a BERT-style
+#    encoder: does a sequence contain 佛, 跳, 墙 adjacent and in this order?).
+#    `attn import` its safetensors + config.json, `attn quantize` it to s8 and
+#    s16 (calibration: tests/data/demo/calib.txt as token ids), then
+#    tools/examples/demo_encoder.cpp runs the held-out set through the three
+#    whole models: accuracy, agreement with f32, µs per inference, arena and
+#    model bytes, f32 logits against PyTorch's, what [CLS] attends to (and
+#    out/demo_attention.svg).
+# 2. Decoder: a byte-level Llama trained on the licence texts
+#    (tests/data/tiny_llama). `attn import --byte-vocab`, `attn quantize` s8
+#    and s16 (calibration: windows of the training text), then
+#    tools/examples/demo_decoder.cpp prints each model's perplexity on the
+#    held-out text and its greedy continuation of the reference prompt,
+#    against PyTorch's.
+# 3. With qemu-system-arm and arm-none-eabi-g++: the s8 encoder in a Cortex-M4
+#    image (QEMU mps2-an386; ATTN_DEMO_BOARD picks another board), its
+#    predictions checked against the host's, and the s8 decoder in a
+#    Cortex-M55 image (mps3-an547; ATTN_DEMO_DECODER_BOARD) generating the
+#    same text as the host's s8 model; instructions per inference / per byte.
+#    Each image embeds its s8 model file (`attn emit-c`).
+# Extra arguments go to the encoder demo program (e.g. --limit 100).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh >/dev/null
 jobs=$(($(nproc) < 2 ? $(nproc) : 2))
-mkdir -p out
+mkdir -p out/mcu
 
 echo "demo: building for this host (build/host-release)"
 cmake --preset host-release >/dev/null
-cmake --build build/host-release -j"$jobs" --target attn_example_demo attn_cli >/dev/null
-demo=./build/host-release/tools/attn_example_demo
+cmake --build build/host-release -j"$jobs" --target attn_cli attn_example_demo_encoder attn_example_demo_decoder \
+  >/dev/null
 attn=./build/host-release/tools/attn
+bin=./build/host-release/tools
 
-# Calibration inputs: the calibration sequences embedded ([N, L, E]), then the
-# quantized files; --residual: block 1 sees x + block0(x), as the model runs.
-"$demo" --write-calib out >/dev/null
-for dtype in s8 s16; do
-  "$attn" quantize tests/data/demo/demo.attn --calib out/calib_block0.npy --residual --dtype $dtype \
-    -o out/demo.$dtype.attn >out/quantize_$dtype.log
-  echo "demo: attn quantize --dtype $dtype -> out/demo.$dtype.attn;" \
-    "$(grep -c 'output SQNR' out/quantize_$dtype.log) blocks, output SQNR vs float64:" \
-    "$(sed -n 's/.*output SQNR: \(.*\) dB/\1/p' out/quantize_$dtype.log | paste -sd/) dB (report: out/quantize_$dtype.log)"
-done
+# import, then quantize to s8 and s16: prepare NAME DATA_DIR [import options]
+prepare() {
+  local name=$1 data=$2
+  shift 2
+  "$attn" import "$data/model.safetensors" --config "$data/config.json" "$@" -o "out/$name.f32.attn" |
+    sed 's/^/demo: /'
+  for dtype in s8 s16; do
+    "$attn" quantize "out/$name.f32.attn" --calib-tokens "out/${name}_calib.npy" --dtype $dtype \
+      -o "out/$name.$dtype.attn" >"out/quantize_${name}_$dtype.log"
+    echo "demo: attn quantize --dtype $dtype -> out/$name.$dtype.attn;" \
+      "SQNR vs float: $(sed -n 's/^ *output *\([0-9.-]* dB\).*/\1/p' "out/quantize_${name}_$dtype.log")" \
+      "(report: out/quantize_${name}_$dtype.log)"
+  done
+}
 
-"$demo" --s8 out/demo.s8.attn --s16 out/demo.s16.attn --svg out/demo_attention.svg \
-  --emit-mcu "$PWD/out/demo_mcu.h" "$@"
+echo
+"$bin/attn_example_demo_encoder" --write-calib out/encoder_calib.npy >/dev/null
+prepare encoder tests/data/demo_encoder
+echo
+"$bin/attn_example_demo_encoder" --f32 out/encoder.f32.attn --s8 out/encoder.s8.attn --s16 out/encoder.s16.attn \
+  --svg out/demo_attention.svg --emit-mcu out/mcu/demo_encoder_data.h "$@"
 
-board=${ATTN_DEMO_BOARD:-mps2-an386}  # or mps2-an385 (Cortex-M3, no FPU), mps2-an500, mps3-an547
+echo
+"$bin/attn_example_demo_decoder" --write-calib out/decoder_calib.npy | grep -v '^wrote' || true
+prepare decoder tests/data/tiny_llama --byte-vocab
+echo
+"$bin/attn_example_demo_decoder" --f32 out/decoder.f32.attn --s8 out/decoder.s8.attn --s16 out/decoder.s16.attn \
+  --emit-mcu out/mcu/demo_decoder_data.h
+
 if ! command -v qemu-system-arm >/dev/null 2>&1 || ! command -v arm-none-eabi-g++ >/dev/null 2>&1; then
   echo
-  echo "demo: qemu-system-arm or arm-none-eabi-g++ not installed: skipping the Cortex-M run"
+  echo "demo: qemu-system-arm or arm-none-eabi-g++ not installed: skipping the Cortex-M runs"
   exit 0
 fi
-echo
-echo "demo: the s8 model in a Cortex-M firmware image (QEMU $board, build/$board)"
-cmake --preset "$board" -DATTN_DEMO_MCU_HEADER="$PWD/out/demo_mcu.h" >/dev/null
-cmake --build "build/$board" -j"$jobs" --target attn_demo_s8 >/dev/null
-port/cortex-m/run-qemu.sh "$board" "build/$board/port/cortex-m/attn_demo_s8"
+for part in encoder decoder; do
+  "$attn" emit-c "out/$part.s8.attn" -o "out/mcu/demo_${part}_model.h" --name "demo_${part}_model" >/dev/null
+done
+# on_board PART BOARD: build the image of PART for BOARD (build/BOARD) and run it
+on_board() {
+  local part=$1 board=$2
+  echo
+  echo "demo: the s8 $part in a Cortex-M firmware image (QEMU $board, build/$board)"
+  cmake --preset "$board" -DATTN_DEMO_MCU_DIR="$PWD/out/mcu" >/dev/null
+  cmake --build "build/$board" -j"$jobs" --target "attn_demo_${part}_s8" >/dev/null
+  port/cortex-m/run-qemu.sh "$board" "build/$board/port/cortex-m/attn_demo_${part}_s8"
+}
+on_board encoder "${ATTN_DEMO_BOARD:-mps2-an386}"  # or mps2-an385 (Cortex-M3, no FPU), mps2-an500, mps3-an547
+on_board decoder "${ATTN_DEMO_DECODER_BOARD:-mps3-an547}"

@@ -1,5 +1,11 @@
 #!/usr/bin/python3
-"""Train the demo model of `tools/demo.sh`: does a sequence contain 佛跳墙?
+"""Train the block demo model: does a sequence contain 佛跳墙?
+
+tools/demo.sh now runs the whole BERT-style encoder of tests/data/demo_encoder
+(tools/train_demo_encoder.py), which shares this script's data (vocab.txt,
+test.txt, calib.txt). This script's model, two attention blocks with the
+embeddings, residuals and head left to user code, stays as demo.attn: the
+fixture of tests/demo_test.cpp (`attn quantize --residual`).
 
 The task explains attention: a [CLS] token at position 0 must find the three
 tokens 佛, 跳, 墙 adjacent and in this order anywhere in a 31-token sequence.

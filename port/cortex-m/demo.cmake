@@ -1,11 +1,18 @@
-# The s8 demo image of tools/demo.sh: the trained 佛跳墙 classifier on the
-# board, checked against the host's predictions. Its data header comes from
-# the host demo (attn_example_demo --emit-mcu FILE.h); configure with
-# -DATTN_DEMO_MCU_HEADER=FILE.h to build it. Not built otherwise.
-set(ATTN_DEMO_MCU_HEADER "" CACHE FILEPATH "demo_mcu.h from attn_example_demo --emit-mcu")
-if(ATTN_DEMO_MCU_HEADER)
-  attn_port_image(attn_demo_s8 SOURCES demo/demo_s8.cpp)
-  get_filename_component(_attn_demo_dir ${ATTN_DEMO_MCU_HEADER} DIRECTORY)
-  target_include_directories(attn_demo_s8 PRIVATE ${_attn_demo_dir})
-  add_test(NAME "${ATTN_TEST_PREFIX}demo-s8" COMMAND attn_demo_s8)
+# The Cortex-M images of tools/demo.sh: the s8 encoder (the 佛跳墙 classifier,
+# demo/demo_encoder_s8.cpp) and the s8 byte-level Llama (demo/demo_decoder_s8.cpp).
+# Each embeds an s8 model file (`attn emit-c`: demo_<part>_model.h) and what
+# the host demo wrote to compare with (demo_<part>_data.h, --emit-mcu).
+# Configure with -DATTN_DEMO_MCU_DIR=DIR (tools/demo.sh: out/mcu); each image
+# is defined when both its headers are in DIR. Not built otherwise.
+set(ATTN_DEMO_MCU_DIR "" CACHE PATH "directory of the demo's generated headers (tools/demo.sh: out/mcu)")
+if(ATTN_DEMO_MCU_DIR)
+  foreach(part encoder decoder)
+    if(EXISTS ${ATTN_DEMO_MCU_DIR}/demo_${part}_model.h AND EXISTS ${ATTN_DEMO_MCU_DIR}/demo_${part}_data.h)
+      attn_port_image(attn_demo_${part}_s8 SOURCES demo/demo_${part}_s8.cpp)
+      target_include_directories(attn_demo_${part}_s8 PRIVATE ${ATTN_DEMO_MCU_DIR})
+      # The classifier's float sums as the host computes them (no fused multiply-add).
+      target_compile_options(attn_demo_${part}_s8 PRIVATE -ffp-contract=off)
+      add_test(NAME "${ATTN_TEST_PREFIX}demo-${part}-s8" COMMAND attn_demo_${part}_s8)
+    endif()
+  endforeach()
 endif()
