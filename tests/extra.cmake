@@ -57,3 +57,9 @@ if(ATTN_EXPORT_PYTHON)
     add_test(NAME attn_export_py COMMAND ${ATTN_EXPORT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/attn_export_test.py)
   endif()
 endif()
+
+# The README's library examples compile (C++17 and C99, warnings as errors).
+add_test(NAME readme_examples
+         COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -DOUT=${CMAKE_CURRENT_BINARY_DIR}/readme
+                 -DCXX=${CMAKE_CXX_COMPILER} -DCC=${CMAKE_C_COMPILER}
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/check_readme_snippets.cmake)

@@ -1,0 +1,33 @@
+# Compile the README's C++ and C library examples (the first block of each
+# language under "Using the library"), so that the code a user copies first
+# cannot rot. Run by ctest:
+#   cmake -DROOT=<repo> -DOUT=<dir> -DCXX=<c++> -DCC=<cc> -P check_readme_snippets.cmake
+file(READ ${ROOT}/README.md readme)
+file(MAKE_DIRECTORY ${OUT})
+foreach(lang cpp c)
+  # The first fenced block of the language in "Using the library".
+  string(FIND "${readme}" "## Using the library" start)
+  string(SUBSTRING "${readme}" ${start} -1 section)
+  string(FIND "${section}" "```${lang}\n" open)
+  if(open EQUAL -1)
+    message(FATAL_ERROR "README.md: no ```${lang} block under 'Using the library'")
+  endif()
+  string(LENGTH "```${lang}\n" fence)
+  math(EXPR open "${open} + ${fence}")
+  string(SUBSTRING "${section}" ${open} -1 rest)
+  string(FIND "${rest}" "```" close)
+  string(SUBSTRING "${rest}" 0 ${close} code)
+  if(lang STREQUAL "cpp")
+    set(src ${OUT}/readme_example.cpp)
+    set(cmd ${CXX} -std=c++17 -Wall -Wextra -Werror -I${ROOT}/include -c ${src} -o ${OUT}/readme_cpp.o)
+  else()
+    set(src ${OUT}/readme_example.c)
+    set(cmd ${CC} -std=c99 -Wall -Wextra -Wpedantic -Werror -I${ROOT}/include -c ${src} -o ${OUT}/readme_c.o)
+  endif()
+  file(WRITE ${src} "${code}")
+  execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "README.md's ${lang} example does not compile:\n${out}${err}")
+  endif()
+  message(STATUS "README.md's ${lang} example compiles")
+endforeach()
