@@ -619,8 +619,17 @@ TEST_CASE("Whole s8/s16 models within 2 dB of the ideal fake-quantized forward",
                 q8.report.output_sqnr_db);
     for (const auto* rep : {&q8.report, &q16.report}) {
       std::printf("   report: emb %.2f", rep->embedding_sqnr_db);
-      for (int l = 0; l < rep->num_layers; ++l) std::printf(" L%d %.2f", l, rep->layer_sqnr_db[l]);
+      for (int l = 0; l < rep->num_layers; ++l) {
+        std::printf(" L%d attn %.2f ffn %.2f", l, rep->attention_sqnr_db[l], rep->layer_sqnr_db[l]);
+      }
       std::printf(" out %.2f\n", rep->output_sqnr_db);
+      // Every stage is measured (the report sits below the embeddings' and above noise).
+      for (int l = 0; l < rep->num_layers; ++l) {
+        CHECK(rep->attention_sqnr_db[l] > 15.0);
+        CHECK(rep->attention_sqnr_db[l] < 150.0);
+        CHECK(rep->layer_sqnr_db[l] > 15.0);
+        CHECK(rep->layer_sqnr_db[l] < 150.0);
+      }
     }
     CHECK(s8 >= si8 - 2.0);
     CHECK(s16 >= si16 - 2.0);

@@ -238,10 +238,11 @@ struct TransformerQuantOptions {
 // float forward on the calibration sequences, per stage.
 struct TransformerQuantReport {
   int32_t num_layers = 0;
-  double embedding_sqnr_db = 0.0;              // residual after the embeddings (and their norm)
-  double layer_sqnr_db[ATTN_MAX_LAYERS] = {};  // residual after layer i
-  double output_sqnr_db = 0.0;                 // the int32 output (logits or hidden state)
-  float residual_max = 0.0f;                   // calibrated max |residual|
+  double embedding_sqnr_db = 0.0;                  // residual after the embeddings (and their norm)
+  double attention_sqnr_db[ATTN_MAX_LAYERS] = {};  // residual after layer i's attention (and its post-norm)
+  double layer_sqnr_db[ATTN_MAX_LAYERS] = {};      // residual after layer i (its FFN, and its post-norm)
+  double output_sqnr_db = 0.0;                     // the int32 output (logits or hidden state)
+  float residual_max = 0.0f;                       // calibrated max |residual|
 };
 
 // Bytes the converter carves from `storage` (the integer model) and from

@@ -36,7 +36,8 @@ size_t float_forward_bytes(const TransformerConfig& c, int32_t n);
 
 // The float forward of tokens [n] (positions 0 .. n - 1; checked by the
 // caller): widens *ranges (null: none), writes the residual after the
-// embeddings and after each layer into snapshots [L + 1, n, E] (null: none)
+// embeddings and, per layer, after its attention and after its FFN (each
+// with its post-norm) into snapshots [2 L + 1, n, E] (null: none)
 // and the output into out [n, output_dim] (null: none).
 Status float_forward(const TransformerConfig& c, const TransformerWeightsF32& w, const int32_t* tokens,
                      int32_t n, Arena& scratch, ModelRanges* ranges, float* snapshots, float* out);

@@ -35,7 +35,8 @@ inline AttentionConfig model_attention_config(const TransformerConfig& c) {
 Status check_model_config(const TransformerConfig& c);
 
 // Called after each stage of an integer forward with the int32 residual
-// rows [n, E] (stage 0: after the embeddings; stage l + 1: after layer l).
+// rows [n, E] (stage 0: after the embeddings; stage 2 l + 1: after layer l's
+// attention, 2 l + 2: after its FFN, each with its post-norm).
 struct ForwardObserver {
   void (*fn)(void* context, int32_t stage, const int32_t* residual, int32_t n, int32_t E) = nullptr;
   void* context = nullptr;

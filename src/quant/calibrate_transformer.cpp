@@ -162,6 +162,7 @@ Status float_forward(const TransformerConfig& c, const TransformerWeightsF32& w,
       norm(c, lw.norm1, x, n, x);
       residual(x);
     }
+    snapshot(2 * l + 1);
     const float* fin = x;
     if (c.pre_norm) {
       norm(c, lw.norm2, x, n, nin);
@@ -187,7 +188,7 @@ Status float_forward(const TransformerConfig& c, const TransformerWeightsF32& w,
       norm(c, lw.norm2, x, n, x);
       residual(x);
     }
-    snapshot(l + 1);
+    snapshot(2 * l + 2);
   }
   if (s == Status::kOk) {
     const float* h = x;

@@ -309,9 +309,9 @@ struct Sqnr {
 };
 
 struct ReportContext {
-  const float* snapshots = nullptr;  // [L + 1, n, E]
+  const float* snapshots = nullptr;  // [2 L + 1, n, E]: embeddings, then per layer after attention, after FFN
   double residual_scale = 0.0;
-  Sqnr* stages = nullptr;  // [L + 1]
+  Sqnr* stages = nullptr;  // [2 L + 1]
 };
 
 void observe(void* context, int32_t stage, const int32_t* residual, int32_t n, int32_t E) {
@@ -326,8 +326,9 @@ size_t report_bytes(const TransformerConfig& c, DType dtype, int32_t max_len) {
   TransformerPlan plan;
   if (plan_transformer_fixed(c, dtype, max_len, 0, &plan) != Status::kOk) return 0;
   const int32_t od = c.output_dim();
-  return rounded(n_of(c.num_layers + 1, n_of(max_len, c.embed_dim)), 4) + 2 * rounded(n_of(max_len, od), 4) +
-         plan.arena_bytes + arena_round_up(sizeof(Sqnr) * static_cast<size_t>(c.num_layers + 1));
+  return rounded(n_of(2 * c.num_layers + 1, n_of(max_len, c.embed_dim)), 4) +
+         2 * rounded(n_of(max_len, od), 4) + plan.arena_bytes +
+         arena_round_up(sizeof(Sqnr) * static_cast<size_t>(2 * c.num_layers + 1));
 }
 
 template <typename Act>
@@ -342,14 +343,14 @@ Status report(const TransformerConfig& c, const TransformerWeightsF32& wf, const
   int32_t* qout = nullptr;
   Sqnr* stages = nullptr;
   Status s = [&] {
-    ATTN_TRY(scratch.alloc_array(n_of(L + 1, n_of(max_len, E)), &snap));
+    ATTN_TRY(scratch.alloc_array(n_of(2 * L + 1, n_of(max_len, E)), &snap));
     ATTN_TRY(scratch.alloc_array(n_of(max_len, od), &fout));
     ATTN_TRY(scratch.alloc_array(n_of(max_len, od), &qout));
-    return scratch.alloc_array(static_cast<size_t>(L + 1), &stages);
+    return scratch.alloc_array(static_cast<size_t>(2 * L + 1), &stages);
   }();
   Sqnr output;
   if (s == Status::kOk) {
-    for (int32_t i = 0; i <= L; ++i) stages[i] = Sqnr();
+    for (int32_t i = 0; i <= 2 * L; ++i) stages[i] = Sqnr();
     ReportContext ctx{snap, static_cast<double>(wq.residual_scale), stages};
     detail::ForwardObserver obs;
     obs.fn = observe;
@@ -372,7 +373,10 @@ Status report(const TransformerConfig& c, const TransformerWeightsF32& wf, const
     }
     if (s == Status::kOk) {
       rep->embedding_sqnr_db = stages[0].db();
-      for (int32_t l = 0; l < L; ++l) rep->layer_sqnr_db[l] = stages[l + 1].db();
+      for (int32_t l = 0; l < L; ++l) {
+        rep->attention_sqnr_db[l] = stages[2 * l + 1].db();
+        rep->layer_sqnr_db[l] = stages[2 * l + 2].db();
+      }
       rep->output_sqnr_db = output.db();
     }
   }

@@ -410,6 +410,7 @@ Status run(const TransformerPlan& plan, const typename ModelOps<Act>::Weights& w
     if (s != Status::kOk) return fail(s);
     Ops::add(x, xout, ly.attn_out);
     if (!c.pre_norm) best(kNormS32)(x, c.norm, ly.norm1, x);
+    if (observer.fn != nullptr) observer.fn(observer.context, 2 * l + 1, xb, n, E);
     // FFN, T rows at a time (the last layer: only the rows the output needs).
     const int32_t r_begin = l == L - 1 && observer.fn == nullptr ? first_out : 0;
     const Status carved_ffn = [&] {
@@ -431,7 +432,7 @@ Status run(const TransformerPlan& plan, const typename ModelOps<Act>::Weights& w
       if (!c.pre_norm) best(kNormS32)(xt, c.norm, ly.norm2, xt);
     }
     arena.release(inner);
-    if (observer.fn != nullptr) observer.fn(observer.context, l + 1, xb, n, E);
+    if (observer.fn != nullptr) observer.fn(observer.context, 2 * l + 2, xb, n, E);
   }
 
   // Output rows [first_out, n).

@@ -337,7 +337,8 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
   std::printf("SQNR of the integer forward against the float forward on the calibration set:\n");
   std::printf("  embeddings  %6.2f dB\n", rep.embedding_sqnr_db);
   for (int32_t l = 0; l < rep.num_layers; ++l)
-    std::printf("  layer %-4d  %6.2f dB\n", l, rep.layer_sqnr_db[l]);
+    std::printf("  layer %-4d  %6.2f dB after attention, %6.2f dB after FFN\n", l, rep.attention_sqnr_db[l],
+                rep.layer_sqnr_db[l]);
   std::printf("  output      %6.2f dB (%s, int32 on scale %.4g)\n", rep.output_sqnr_db,
               c.head == LmHead::kNone ? "hidden state" : "logits", static_cast<double>(w.output_scale));
 
