@@ -219,14 +219,11 @@ void block(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Para
       const int16_t* xp = xs[0][0];
       sums_4x2(p0, p1, xp, full, a);
     }
-    if (nc % 2 != 0) {  // the last channel twice (its copy lands in acc's padding column)
+    if (nc % 2 != 0) {  // the last channel twice: its copy lands in column nc < kGroup, not read
       const int8_t* p0 = b0;
       const int8_t* p1 = b0;
       const int16_t* xp = xs[0][0];
-      alignas(16) int32_t pad[4][kGroup];  // rows kGroup apart as in acc
-      int32_t* a1 = pad[0];
-      sums_4x2(p0, p1, xp, full, a1);
-      for (int32_t r = 0; r < 4; ++r) acc[r][nc - 1] = pad[r][0];
+      sums_4x2(p0, p1, xp, full, a);
     }
   } else {
     for (int32_t r = 0; r < 4; ++r)
