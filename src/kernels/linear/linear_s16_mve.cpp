@@ -12,8 +12,8 @@
 // (VCTP), never read past W.
 //
 // Requantization, 4 channels of a row per vector where it is exact in 32
-// bits (vector_ok): with |bias| < 2^30 and K <= kMaxK the sum v = bias + acc
-// is an exact int32 (|acc| <= 256 * 2^22 = 2^30), and with rsh = 14 - shift
+// bits for all 4: with bias in [-2^30, 2^30) and K <= kMaxK the sum
+// v = bias + acc is an exact int32 (|acc| <= 256 * 2^22 = 2^30), and with rsh = 14 - shift
 // >= 16 ref's floor(v rm / 2^rsh) (rm the Q0.15 multiplier, < 2^15) is
 // VMULH (the high word of a 64-bit product, floor) of v and rm << (32 - rsh)
 // (< 2^31) for rsh <= 32, or of v and rm then an arithmetic shift right by
