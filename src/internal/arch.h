@@ -104,6 +104,16 @@
 #define ATTN_COLD_CODE
 #endif
 
+// ATTN_COLD_CODE with every call in the function inlined where possible
+// (GCC's flatten): for run-once entries whose helpers are inline functions of
+// headers, which would otherwise be emitted out of line at the unit's -O3
+// (flash). GCC only, like ATTN_COLD_CODE.
+#if defined(__GNUC__) && !defined(__clang__)
+#define ATTN_COLD_FLAT __attribute__((optimize("Os"), flatten))
+#else
+#define ATTN_COLD_FLAT
+#endif
+
 // Fully unroll the loop that follows (its bound a template constant), so that
 // a SIMD kernel's accumulator arrays live in registers, not on the stack.
 #if defined(__clang__)
