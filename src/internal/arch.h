@@ -114,6 +114,14 @@
 #define ATTN_COLD_FLAT
 #endif
 
+// Keep the function out of line: one copy for its callers (flash), or out
+// of a flattened caller (ATTN_COLD_FLAT).
+#if defined(__GNUC__)
+#define ATTN_NOINLINE __attribute__((noinline))
+#else
+#define ATTN_NOINLINE
+#endif
+
 // Fully unroll the loop that follows (its bound a template constant), so that
 // a SIMD kernel's accumulator arrays live in registers, not on the stack.
 #if defined(__clang__)

@@ -62,7 +62,7 @@ ATTN_COLD_FLAT Status check_args(const Plan& plan, const typename FixedOps<Act>:
 }  // namespace
 
 #if ATTN_WITH_S8
-ATTN_COLD_FLAT __attribute__((noinline)) Status check_weights(const AttentionConfig& c, const WeightsS8& w) {
+ATTN_COLD_FLAT ATTN_NOINLINE Status check_weights(const AttentionConfig& c, const WeightsS8& w) {
   // |score| <= head_dim * 255^2 must stay below 2^30 (the max - score difference fits int32).
   if (c.head_dim >= (1 << 14)) return Status::kBadHeadDim;
   ATTN_TRY(check_projections(c, w, 30, true, true));  // the bias carries the folded input zero point
@@ -76,7 +76,7 @@ ATTN_COLD_FLAT __attribute__((noinline)) Status check_weights(const AttentionCon
 #endif
 
 #if ATTN_WITH_S16
-ATTN_COLD_FLAT __attribute__((noinline)) Status check_weights(const AttentionConfig& c, const WeightsS16& w) {
+ATTN_COLD_FLAT ATTN_NOINLINE Status check_weights(const AttentionConfig& c, const WeightsS16& w) {
   ATTN_TRY(check_projections(c, w, 14, c.bias, c.bias));
   // |sum q k| <= head_dim * 2^30: head_dim < 2^score_shift keeps |score| < 2^30.
   if (w.softmax.score_shift > 40 || (int64_t{1} << w.softmax.score_shift) <= c.head_dim) {
