@@ -13,6 +13,7 @@
 #include "attn/kernel_set.h"
 #include "host_helpers.h"
 #include "internal/arch.h"
+#include "internal/mask.h"
 
 namespace {
 
@@ -514,4 +515,53 @@ TEST_CASE("status_name names every code", "[status]") {
   CHECK(std::string(attn::status_name(Status::kArenaTooSmall)) == "kArenaTooSmall");
   CHECK(std::string(attn::status_name(Status::kCrcMismatch)) == "kCrcMismatch");
   CHECK(std::string(attn::status_name(static_cast<Status>(9999))) == "kUnknownStatus");
+}
+
+TEST_CASE("visible_keys: the clamps of the causal, windowed and padded mask, up to the int32 limits",
+          "[attention][mask]") {
+  // The spec in int64: keys [begin, end) with end = min(key_length, i + offset + 1)
+  // (causal) and begin = i + offset + 1 - window clamped to [0, end] (window > 0),
+  // for every checked mask (offset >= 0, window >= 0 and only with causal).
+  const auto spec = [](const attn::Mask& m, int64_t i, int64_t S) {
+    int64_t end = m.key_length == attn::Mask::kAllKeys ? S : m.key_length;
+    int64_t begin = 0;
+    if (m.causal) {
+      end = std::min(end, i + m.causal_offset + 1);
+      if (m.window > 0) begin = std::clamp<int64_t>(i + m.causal_offset + 1 - m.window, 0, end);
+    }
+    return std::make_pair(begin, end);
+  };
+  constexpr int32_t kMax = INT32_MAX;
+  const int32_t sizes[] = {1, 8, 65536};
+  const int32_t offsets[] = {0, 1, 3, 7, 8, 65535, 65536, kMax - 1, kMax};
+  const int32_t windows[] = {0, 1, 2, 5, 8, 65536, kMax - 1, kMax};
+  const int32_t rows[] = {0, 1, 2, 3, 6, 7, 8, 9, 65534, 65535};
+  int64_t checked = 0;
+  for (int32_t S : sizes) {
+    for (int32_t len : {attn::Mask::kAllKeys, 0, 1, 5, S}) {
+      for (bool causal : {false, true}) {
+        for (int32_t off : offsets) {
+          for (int32_t window : windows) {
+            if (len > S || (!causal && (window > 0 || off > 0))) continue;
+            attn::Mask m;
+            m.causal = causal;
+            m.causal_offset = off;
+            m.window = window;
+            m.key_length = len;
+            REQUIRE(attn::detail::check_mask(m, S) == Status::kOk);
+            for (int32_t i : rows) {
+              const attn::detail::KeyRange got = attn::detail::visible_keys(m, i, S);
+              const auto want = spec(m, i, S);
+              INFO("S " << S << " len " << len << " causal " << causal << " off " << off << " window "
+                        << window << " i " << i);
+              REQUIRE(got.begin == want.first);
+              REQUIRE(got.end == want.second);
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(checked > 1000);
 }

@@ -104,6 +104,24 @@
 #define ATTN_COLD_CODE
 #endif
 
+// ATTN_COLD_CODE with every call in the function inlined where possible
+// (GCC's flatten): for run-once entries whose helpers are inline functions of
+// headers, which would otherwise be emitted out of line at the unit's -O3
+// (flash). GCC only, like ATTN_COLD_CODE.
+#if defined(__GNUC__) && !defined(__clang__)
+#define ATTN_COLD_FLAT __attribute__((optimize("Os"), flatten))
+#else
+#define ATTN_COLD_FLAT
+#endif
+
+// Keep the function out of line: one copy for its callers (flash), or out
+// of a flattened caller (ATTN_COLD_FLAT).
+#if defined(__GNUC__)
+#define ATTN_NOINLINE __attribute__((noinline))
+#else
+#define ATTN_NOINLINE
+#endif
+
 // Fully unroll the loop that follows (its bound a template constant), so that
 // a SIMD kernel's accumulator arrays live in registers, not on the stack.
 #if defined(__clang__)

@@ -17,6 +17,7 @@
 #include "attn/attention_fixed.h"
 #include "attn/decode.h"
 #include "attn/kernels_fixed.h"
+#include "internal/arch.h"
 #include "internal/kernel_table.h"
 #include "internal/tile_scratch.h"
 
@@ -58,8 +59,11 @@ struct FixedOps<int8_t> : FixedTypes<WeightsS8, IoS8, KvCacheS8> {
     lp.shift = p.shift;
     return lp;
   }
-  // y [M, N] = x [M, K] W^T + b, requantized to zero point zp.
-  static void project(const AttentionConfig&, ConstMatS8 x, const ProjectionS8& p, int32_t zp, MatS8 y) {
+  // y [M, N] = x [M, K] W^T + b, requantized to zero point zp. Out of line:
+  // one copy of the parameters' set-up for the four projections (flash; a
+  // few instructions per call, two calls per query tile).
+  ATTN_NOINLINE static void project(const AttentionConfig&, ConstMatS8 x, const ProjectionS8& p, int32_t zp,
+                                    MatS8 y) {
     best(kLinearS8)(x, matrix(p.weight, y.cols, x.cols), p.bias, linear_params(p, zp), y);
   }
   // s = round((q - zq)(k - zk)^T / 2^score_shift), int32

@@ -17,16 +17,25 @@ struct KeyRange {
   int32_t end;
 };
 
+// The keys of query row i. For a checked mask (check_mask) and
+// 0 <= i, S <= ATTN_MAX_SEQ: int32 arithmetic that cannot overflow (the
+// newest visible key i + causal_offset is only formed below end).
 inline KeyRange visible_keys(const Mask& mask, int32_t i, int32_t S) {
-  int64_t end = mask.key_length == Mask::kAllKeys ? S : mask.key_length;
-  int64_t begin = 0;
+  int32_t end = mask.key_length == Mask::kAllKeys ? S : mask.key_length;
+  int32_t begin = 0;
   if (mask.causal) {
-    const int64_t last = static_cast<int64_t>(i) + mask.causal_offset;  // newest visible key
-    if (last + 1 < end) end = last + 1;
-    if (mask.window > 0 && last + 1 - mask.window > begin) begin = last + 1 - mask.window;
+    const int32_t off = mask.causal_offset;    // >= 0: the newest visible key is i + off
+    if (off < end - i - 1) end = i + off + 1;  // i + off + 1 < end
+    if (mask.window > 0) {
+      const int32_t x = off - mask.window + 1;  // >= -INT32_MAX + 1: off >= 0, window >= 1
+      if (x >= end - i) {
+        begin = end;  // the window starts at or past end
+      } else if (i + x > 0) {
+        begin = i + x;  // i + off + 1 - window, below end
+      }
+    }
   }
-  if (begin > end) begin = end;
-  return KeyRange{static_cast<int32_t>(begin), static_cast<int32_t>(end)};
+  return KeyRange{begin, end};
 }
 
 // Argument checks of a Mask for S keys: kBadKeyPadding, kBadCausalOffset,

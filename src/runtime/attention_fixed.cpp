@@ -30,8 +30,8 @@ constexpr int32_t kRowsPerSoftmax = 16;  // rows per softmax call
 // (shifts up to max_shift), biases where required, and the biases the
 // forward reads within the accumulator bound (check_requant: bias_in_range).
 template <typename Weights>
-Status check_projections(const AttentionConfig& c, const Weights& w, int32_t max_shift, bool bias_required,
-                         bool bias_used) {
+ATTN_COLD_CODE Status check_projections(const AttentionConfig& c, const Weights& w, int32_t max_shift,
+                                        bool bias_required, bool bias_used) {
   const int32_t D = c.num_heads * c.head_dim;
   const int32_t Dkv = c.num_kv_heads * c.head_dim;
   const struct {
@@ -49,7 +49,7 @@ Status check_projections(const AttentionConfig& c, const Weights& w, int32_t max
 }
 
 template <typename Act>
-ATTN_COLD_CODE Status check_args(const Plan& plan, const typename FixedOps<Act>::Weights& w, const Mask& mask,
+ATTN_COLD_FLAT Status check_args(const Plan& plan, const typename FixedOps<Act>::Weights& w, const Mask& mask,
                                  const typename FixedOps<Act>::Io& io) {
   ATTN_TRY(check_plan_and_mask(plan, FixedOps<Act>::kDType, mask));
   if (io.query == nullptr || io.key == nullptr || io.value == nullptr || io.output == nullptr) {
@@ -62,7 +62,7 @@ ATTN_COLD_CODE Status check_args(const Plan& plan, const typename FixedOps<Act>:
 }  // namespace
 
 #if ATTN_WITH_S8
-ATTN_COLD_CODE Status check_weights(const AttentionConfig& c, const WeightsS8& w) {
+ATTN_COLD_FLAT ATTN_NOINLINE Status check_weights(const AttentionConfig& c, const WeightsS8& w) {
   // |score| <= head_dim * 255^2 must stay below 2^30 (the max - score difference fits int32).
   if (c.head_dim >= (1 << 14)) return Status::kBadHeadDim;
   ATTN_TRY(check_projections(c, w, 30, true, true));  // the bias carries the folded input zero point
@@ -76,7 +76,7 @@ ATTN_COLD_CODE Status check_weights(const AttentionConfig& c, const WeightsS8& w
 #endif
 
 #if ATTN_WITH_S16
-Status check_weights(const AttentionConfig& c, const WeightsS16& w) {
+ATTN_COLD_FLAT ATTN_NOINLINE Status check_weights(const AttentionConfig& c, const WeightsS16& w) {
   ATTN_TRY(check_projections(c, w, 14, c.bias, c.bias));
   // |sum q k| <= head_dim * 2^30: head_dim < 2^score_shift keeps |score| < 2^30.
   if (w.softmax.score_shift > 40 || (int64_t{1} << w.softmax.score_shift) <= c.head_dim) {

@@ -29,7 +29,7 @@ bool rope_base_ok(float base) {
 
 }  // namespace
 
-ATTN_COLD_CODE Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int32_t S,
+ATTN_COLD_FLAT Status plan_attention(const AttentionConfig& config, DType dtype, int32_t L, int32_t S,
                                      Plan* out, int32_t tile_rows) {
   if (out == nullptr) return Status::kNullArgument;
   *out = Plan();

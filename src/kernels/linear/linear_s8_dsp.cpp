@@ -6,9 +6,10 @@
 // the whole channel loop is asm (channels_asm): the last M % 4 rows of M >= 4
 // as the last four rows again, fewer than four rows (a decode step's
 // projections) one at a time, two channels per pass (channels1_asm, 11
-// instructions per 8 MACs, K up to 4 dsp::kExpandMaxK). Otherwise rows4,
-// whose last M % 4 rows, like inputs wider than the buffer, go through
-// linear_s8_ref (small code: the flash budget of an s8 image is 12 KiB).
+// instructions per 8 MACs, K up to 4 dsp::kExpandMaxK). Otherwise rows4
+// (rows past M as the last row again), and, for inputs wider than its buffer
+// or a narrower output clamp, linear_s8_ref (small code: the flash budget of
+// an s8 image is 12 KiB).
 // Same int32 sums and the same requantization as linear_s8_ref: bit-exact.
 #include "internal/arch.h"
 
@@ -26,30 +27,36 @@ namespace {
 
 // acc[r] += sum_{K4 <= k < K} (a[r][k] - za) b[k]: the last K % 4 columns.
 // Out of line: keeps rows4's registers for its hot loop.
-__attribute__((noinline)) void tail4(const int8_t* const* a, const int8_t* b, int32_t K4, int32_t K,
-                                     int32_t za, int32_t* acc) {
+ATTN_COLD_CODE __attribute__((noinline)) void tail4(const int8_t* const* a, const int8_t* b, int32_t K4,
+                                                    int32_t K, int32_t za, int32_t* acc) {
   for (int32_t k = K4; k < K; ++k) {
     for (size_t r = 0; r < 4; ++r) acc[r] += (int32_t{a[r][k]} - za) * int32_t{b[k]};
   }
 }
 
-// Rows [m, m + 4) of y, x expanded once (K <= dsp::kExpandMaxK), output clamp
-// [-128, 127]. Compiled for size (flash): the forward's projections take
-// all_asm; this is for no bias, K % 4 != 0 and shifts all_asm does not fold.
+// Rows m .. m + 3 of y (past the last row: the last row again, the same
+// bits stored twice), channels [n0, N), x expanded once (K <=
+// dsp::kExpandMaxK), output clamp [-128, 127]. Compiled for size (flash):
+// the forward's projections take all_asm; this is for no bias, K % 4 != 0
+// and shifts all_asm does not fold.
 ATTN_COLD_CODE void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y,
-                          int32_t m) {
+                          int32_t m, int32_t n0) {
   const int32_t K = x.cols;
   const int32_t K4 = K & ~3;
   int32_t buf[2 * dsp::kExpandMaxK];  // [K / 4][4 rows][even, odd] int16 pairs
-  const int8_t* a[4] = {x.row(m), x.row(m + 1), x.row(m + 2), x.row(m + 3)};  // [K]
+  const int8_t* a[4];                 // [K]
+  int8_t* yr[4];                      // [N]
+  for (int32_t r = 0; r < 4; ++r) {
+    const int32_t i = m + r < x.rows ? m + r : x.rows - 1;
+    a[r] = x.row(i);
+    yr[r] = y.row(i);
+  }
   dsp::expand4(a, K4, p.input_zero_point, buf);
   // Locals: the int8 stores below could alias p as far as the compiler knows.
   const int32_t zo = p.output_zero_point;
   const int32_t* const mult = p.multiplier;  // [N]
   const int32_t* const shift = p.shift;      // [N]
-  const ptrdiff_t ys = y.stride;
-  int8_t* yo = y.row(m);  // y[m .. m + 3, n]
-  for (int32_t n = 0; n < w.rows; ++n, ++yo) {
+  for (int32_t n = n0; n < w.rows; ++n) {
     const int8_t* b = w.row(n);  // [K]
     const int32_t b0 = bias != nullptr ? bias[n] : 0;
     int32_t acc[4] = {b0, b0, b0, b0};
@@ -57,7 +64,7 @@ ATTN_COLD_CODE void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const
     if (K4 < K) tail4(a, b, K4, K, p.input_zero_point, acc);
     const fast::Requant rq(mult[n], shift[n]);
 #pragma GCC unroll 1  // one copy of the requantization (flash: a path for rare shifts)
-    for (ptrdiff_t r = 0; r < 4; ++r) yo[r * ys] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[r])));
+    for (size_t r = 0; r < 4; ++r) yr[r][n] = static_cast<int8_t>(dsp::ssat8(zo + rq(acc[r])));
   }
 }
 
@@ -297,26 +304,20 @@ constexpr int32_t max_k(int32_t rows) { return rows < 4 ? 4 * dsp::kExpandMaxK :
 }  // namespace
 
 void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
-  // Wider than the stack buffer, or a narrower output clamp: the portable kernel.
-  if (x.cols > max_k(x.rows) || p.act_min != -128 || p.act_max != 127) {
+  const bool full_clamp = p.act_min == -128 && p.act_max == 127;
+  const int32_t n0 = full_clamp && bias != nullptr && x.cols % 4 == 0 && x.cols > 0 && x.cols <= max_k(x.rows)
+                         ? all_asm(x, w, bias, p, y.data, y.stride, 1)
+                         : 0;
+  if (n0 == w.rows) return;
+  // The channels all_asm does not take (from the first block with a shift
+  // it does not fold on, or all of them): rows4, or, for x wider than its
+  // buffer or a narrower output clamp, the portable kernel over the whole
+  // output (the channels all_asm wrote again: the same bits).
+  if (!full_clamp || x.cols > dsp::kExpandMaxK) {
     linear_s8_ref(x, w, bias, p, y);
     return;
   }
-  // The channels all_asm cannot take (from the first block with a shift it
-  // does not fold on, or all of them) through rows4 and linear_s8_ref.
-  const int32_t n0 =
-      bias != nullptr && x.cols % 4 == 0 && x.cols > 0 ? all_asm(x, w, bias, p, y.data, y.stride, 1) : 0;
-  if (n0 == w.rows) return;
-  const int32_t n = w.rows - n0;
-  LinearS8Params q = p;
-  q.multiplier += n0;
-  q.shift += n0;
-  const ConstMatS8 wn = w.rows_slice(n0, n);
-  const int32_t* const bn = bias != nullptr ? bias + n0 : nullptr;
-  const MatS8 yn = y.cols_slice(n0, n);
-  const int32_t m4 = x.rows & ~3;
-  for (int32_t m = 0; m < m4; m += 4) rows4(x, wn, bn, q, yn, m);
-  if (m4 < x.rows) linear_s8_ref(x.rows_slice(m4, x.rows - m4), wn, bn, q, yn.rows_slice(m4, yn.rows - m4));
+  for (int32_t m = 0; m < x.rows; m += 4) rows4(x, w, bias, p, y, m, n0);
 }
 
 int32_t linear_s8_t_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 yt) {

@@ -336,7 +336,10 @@ void rows4(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int
 
 }  // namespace
 
-void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s) {
+// Compiled for size (flash): the dispatch around rows4, a few passes per call
+// (the same instruction count as -O3 on the forward's shapes, within 20).
+ATTN_COLD_CODE void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift,
+                                  MatS32 s) {
   // head_dim wider than the stack buffer or not a multiple of 4: the portable kernel.
   if (q.cols > dsp::kExpandMaxK || q.cols % 4 != 0 || q.cols == 0) {
     scores_s8_ref(q, zq, k, zk, score_shift, s);

@@ -66,9 +66,10 @@ __attribute__((noinline)) int32_t expand_p1(const int32_t* er, uint32_t rc, int3
 }
 
 // o[c] = requant(acc[c][r] + corr), c < nc. Out of line: one copy of the
-// requantization (flash).
-__attribute__((noinline)) void store_row(const int32_t (*acc)[4], int32_t nc, int32_t r, int32_t corr,
-                                         const fast::Requant& rq, int32_t zo, int8_t* o) {
+// requantization; compiled for size, as rows4 (flash).
+ATTN_COLD_CODE __attribute__((noinline)) void store_row(const int32_t (*acc)[4], int32_t nc, int32_t r,
+                                                        int32_t corr, const fast::Requant& rq, int32_t zo,
+                                                        int8_t* o) {
   // The shift tested once, the constants in a local copy: the int8 stores
   // could alias rq as far as GCC knows, and it would reload its fields and
   // re-test its shift per output (~21 instructions per output, ~12 here).
@@ -188,8 +189,9 @@ ATTN_COLD_CODE void rows4(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, i
 
 }  // namespace
 
-void weighted_sum_vt_s8_dsp(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,
-                            int32_t sh, int32_t zo, MatS8 o) {
+// Compiled for size (flash): the dispatch, a few instructions more per call.
+ATTN_COLD_CODE void weighted_sum_vt_s8_dsp(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv,
+                                           int32_t m, int32_t sh, int32_t zo, MatS8 o) {
   const fast::Requant rq(m, sh);
   const bool fast = e.cols >= 4 && e.cols <= dsp::kExpandMaxK && sh <= -2 && sh >= -23;
   for (int32_t t = 0; t < e.rows; t += 4) {
