@@ -37,6 +37,60 @@ inline int32x4_t lanes(int32_t a, int32_t b, int32_t c, int32_t d) {
 // vector with zq in lanes < d. kShift: shift > 0 (else no VSHL). Key loads
 // are whole vectors (the lanes past d meet zeros) while the 16 bytes stay
 // inside k's span; the last keys' loads are predicated.
+// small_rows' keys [0, n) for four rows, kFold, in asm (both compilers
+// alike: GCC 12 builds the score vector lane by lane, 14 instructions per
+// key, and has no writeback scatter): per key one whole-vector load, 4
+// VMLADAV, 2 VMOV, the row constants (VADD), the shift (kShift: VSHL by
+// -shift, the ref's arithmetic >>) and a scatter to the 4 rows that
+// advances its own addresses (addr: the 4 rows' addresses of the next score
+// minus 4), in a low-overhead loop: 10 instructions per key (11 with the
+// shift).
+template <bool kShift>
+inline void keys_asm(const int8x16_t* qv, int32x4_t vbase, uint32x4_t& addr, const int8_t*& kr,
+                     int32_t stride, int32_t n, int32_t shift) {
+  if (n <= 0) return;
+  register int32_t s0 __asm__("r0"), s1 __asm__("r2"), s2 __asm__("r4"), s3 __asm__("r6");
+  int8x16_t kv;
+  int32x4_t acc;
+  const int32_t neg = -shift;
+#define ATTN_SCORES_KEYS(SHIFT)                                                                              \
+  __asm__ volatile(                                                                                          \
+      "dls lr, %[n]\n"                                                                                       \
+      "1:\n"                                                                                                 \
+      "vldrb.u8 %q[kv], [%[kr]]\n"                                                                           \
+      "add %[kr], %[kr], %[stride]\n"                                                                        \
+      "vmladav.s8 %[s0], %q[q0], %q[kv]\n"                                                                   \
+      "vmladav.s8 %[s1], %q[q1], %q[kv]\n"                                                                   \
+      "vmladav.s8 %[s2], %q[q2], %q[kv]\n"                                                                   \
+      "vmladav.s8 %[s3], %q[q3], %q[kv]\n"                                                                   \
+      "vmov %q[acc][2], %q[acc][0], %[s0], %[s2]\n"                                                          \
+      "vmov %q[acc][3], %q[acc][1], %[s1], %[s3]\n"                                                          \
+      "vadd.i32 %q[acc], %q[acc], %q[base]\n" SHIFT                                                          \
+      "vstrw.32 %q[acc], [%q[addr], #4]!\n"                                                                  \
+      "le lr, 1b\n"                                                                                          \
+      : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [kr] "+r"(kr), [addr] "+w"(addr),    \
+        [kv] "=&w"(kv), [acc] "=&w"(acc)                                                                     \
+      : [n] "r"(n), [stride] "r"(stride), [neg] "r"(neg), [q0] "w"(qv[0]), [q1] "w"(qv[1]), [q2] "w"(qv[2]), \
+        [q3] "w"(qv[3]), [base] "w"(vbase)                                                                   \
+      : "lr", "memory")
+  if constexpr (kShift) {
+    ATTN_SCORES_KEYS("vshl.s32 %q[acc], %[neg]\n");
+  } else {
+    ATTN_SCORES_KEYS("");
+  }
+#undef ATTN_SCORES_KEYS
+}
+
+// head_dim <= 16: the query rows stay in registers (zero past d) and the
+// rows' scores of a key are finished as one vector (VSHL by -shift is the
+// ref's arithmetic >>) and scattered to their rows. kFull: four rows (else
+// nr < 4, lanes >= nr not stored). kFold: every q - zq fits int8, so the
+// registers hold q' = q - zq and s = q'.k - zk sum(q') (the same integer):
+// no zq sum(k) term per key. Else zq sum(k) is one more VMLADAV, of the key
+// vector with zq in lanes < d. kShift: shift > 0 (else no VSHL). Key loads
+// are whole vectors (the lanes past d meet zeros) while the 16 bytes stay
+// inside k's span; the last keys' loads are predicated. Four rows with
+// kFold: those whole-vector keys in keys_asm.
 template <bool kFull, bool kFold, bool kShift>
 void small_rows(const int8x16_t* qv, int32_t nr, int8x16_t zqv, int32x4_t vbase, ConstMatS8 k, int32_t shift,
                 MatS32 s, int32_t t) {
@@ -47,27 +101,17 @@ void small_rows(const int8x16_t* qv, int32_t nr, int8x16_t zqv, int32x4_t vbase,
   const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(s.stride) * 4u);
   const int8x16_t q0 = qv[0], q1 = qv[1], q2 = qv[2], q3 = qv[3];
   int32_t* out = s.row(t);
-#if defined(__clang__)
-  // kFull: the 4 rows' addresses of the next score minus 4, advanced by the
-  // store itself (VSTRW with writeback), so no pointer step per key.
-  uint32x4_t addr = vaddq_n_u32(offsets, static_cast<uint32_t>(reinterpret_cast<uintptr_t>(out)) - 4u);
-#endif
   const auto step = [&](int8x16_t kv) {
     int32x4_t acc = vaddq_s32(
         lanes(vmladavq_s8(q0, kv), vmladavq_s8(q1, kv), vmladavq_s8(q2, kv), vmladavq_s8(q3, kv)), vbase);
     if (!kFold) acc = vsubq_n_s32(acc, vmladavq_s8(zqv, kv));
     if (kShift) acc = vshlq_r_s32(acc, -shift);
     if (kFull) {
-#if defined(__clang__)
-      vstrwq_scatter_base_wb_u32(&addr, 4, vreinterpretq_u32_s32(acc));
-#else  // GCC 12 rejects the writeback scatter ("builtin not supported")
       vstrwq_scatter_offset_s32(out, offsets, acc);
-      ++out;
-#endif
     } else {
       vstrwq_scatter_offset_p_s32(out, offsets, acc, live);
-      ++out;
     }
+    ++out;
   };
   // Keys j < safe: j * stride + 16 <= (S - 1) * stride + d, the end of k's
   // span, i.e. j <= S - 1 - ceil((16 - d) / stride).
@@ -75,6 +119,13 @@ void small_rows(const int8x16_t* qv, int32_t nr, int8x16_t zqv, int32x4_t vbase,
   const int32_t safe = k.rows - short_by > 0 ? k.rows - short_by : 0;
   const int8_t* kr = k.data;
   int32_t j = 0;
+  if (kFull && kFold) {
+    // The scatter's addresses minus 4: VSTRW with writeback adds 4 first.
+    uint32x4_t addr = vaddq_n_u32(offsets, static_cast<uint32_t>(reinterpret_cast<uintptr_t>(out)) - 4u);
+    keys_asm<kShift>(qv, vbase, addr, kr, k.stride, safe, shift);
+    j = safe;
+    out += safe;
+  }
   for (; j < safe; ++j, kr += k.stride) step(vldrbq_s8(kr));
   for (; j < k.rows; ++j, kr += k.stride) step(vldrbq_z_s8(kr, pred));
 }
