@@ -35,31 +35,25 @@ inline void store_zero(int32_t* row, int32_t j) {
 __attribute__((always_inline)) inline uint32_t row_exps(int32_t* row, int32_t begin, int32_t end,
                                                         const FusedExp& fx) {
   // The row max: lane-wise VMAX, one across-vector VMAXV at the end. The
-  // max and the normalization loops are written per compiler: clang-14 turns
-  // a VCTP-predicated loop into a tail-predicated low-overhead loop
-  // (DLSTP/LETP, no per-step predicate work); GCC 12 does not and moves each
-  // predicate through a general register (VMRS, SXTH, VMSR), so for GCC they
-  // run whole vectors and then one predicated step.
+  // max and the normalization loops are asm tail-predicated low-overhead
+  // loops (DLSTP/LETP: no per-step predicate work, no separate tail step):
+  // clang-14 makes them of the predicated C loops, GCC 12 does not (it
+  // moves each predicate through a general register: VMRS, SXTH, VMSR).
+  // Lanes past end take no part (VMAX leaves them as they were).
   int32x4_t vmaxes = vdupq_n_s32(row[begin]);
-#if defined(__clang__)
-  for (int32_t j = begin; j < end; j += 4) {
-    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - j));
-    vmaxes = vmaxq_m_s32(vmaxes, vmaxes, vldrwq_z_s32(row + j, p), p);
-  }
-#else
   {
-    int32_t j = begin;
-    for (; j + 4 <= end; j += 4) vmaxes = vmaxq_s32(vmaxes, vldrwq_s32(row + j));
-    if (j < end) {  // the last 1..3 scores: the 4 ending at end if there are 4 (max is idempotent)
-      if (end - begin >= 4) {
-        vmaxes = vmaxq_s32(vmaxes, vldrwq_s32(row + end - 4));
-      } else {
-        const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - j));
-        vmaxes = vmaxq_m_s32(vmaxes, vmaxes, vldrwq_z_s32(row + j, p), p);
-      }
-    }
+    const int32_t* q = row + begin;
+    int32x4_t x;
+    __asm__ volatile(
+        "dlstp.32 lr, %[n]\n"
+        "1:\n"
+        "vldrw.u32 %q[x], [%[q]], #16\n"
+        "vmax.s32 %q[m], %q[m], %q[x]\n"
+        "letp lr, 1b\n"
+        : [q] "+&r"(q), [m] "+&w"(vmaxes), [x] "=&w"(x)
+        : [n] "r"(end - begin)
+        : "lr", "memory");
   }
-#endif
   const int32_t smax = vmaxvq_s32(row[begin], vmaxes);
 
   // Pass 1: e_j in place of s_j, and their sum. Few vector constants (the
@@ -147,19 +141,21 @@ __attribute__((always_inline)) inline void row_probs(int32_t* row, int32_t begin
   // read by this or an earlier iteration (or masked).
   const uint32_t* urow = reinterpret_cast<const uint32_t*>(row);
   uint16_t* prob = reinterpret_cast<uint16_t*>(row);
-#if defined(__clang__)
-  for (int32_t j = begin; j < end; j += 4) {
-    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - j));
-    vstrhq_p_u32(prob + j, vrmulhq_u32(vldrwq_z_u32(urow + j, p), recip), p);
+  {
+    const uint32_t* src = urow + begin;
+    uint16_t* dst = prob + begin;
+    uint32x4_t x;
+    __asm__ volatile(
+        "dlstp.32 lr, %[n]\n"
+        "1:\n"
+        "vldrw.u32 %q[x], [%[src]], #16\n"
+        "vrmulh.u32 %q[x], %q[x], %q[r]\n"
+        "vstrh.32 %q[x], [%[dst]], #8\n"  // (a narrowing store: low base register)
+        "letp lr, 1b\n"
+        : [src] "+&r"(src), [dst] "+&l"(dst), [x] "=&w"(x)
+        : [n] "r"(end - begin), [r] "w"(recip)
+        : "lr", "memory");
   }
-#else
-  int32_t i = begin;
-  for (; i + 4 <= end; i += 4) vstrhq_u32(prob + i, vrmulhq_u32(vldrwq_u32(urow + i), recip));
-  if (i < end) {
-    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - i));
-    vstrhq_p_u32(prob + i, vrmulhq_u32(vldrwq_z_u32(urow + i, p), recip), p);
-  }
-#endif
   for (int32_t j = 0; j < begin; ++j) store_zero(row, j);
   for (int32_t j = end; j < n; ++j) store_zero(row, j);
 }
