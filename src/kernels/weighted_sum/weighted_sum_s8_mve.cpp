@@ -142,7 +142,7 @@ inline void store4(int32x4_t acc, int32_t m, int32_t sh, int32_t zo, int32_t nc,
   vstrbq_p_s32(out, v, vctp32q(static_cast<uint32_t>(nc)));  // int8, truncating
 }
 
-// o[t + r, :] for r < nr (nr <= 4), v.stride <= kMaxGatherStride. Two rows
+// Every row of o, v.stride <= kMaxGatherStride (the setup once per call). Two rows
 // by all value columns at a time (groups_2x4: per group of four columns and
 // 8-key step, 2 probability loads straight from the rows of p, 4 gathers
 // (VLDRB.S16, offsets 0, stride, .., 7 stride from the column), 8
@@ -158,7 +158,7 @@ inline void store4(int32x4_t acc, int32_t m, int32_t sh, int32_t zo, int32_t nc,
 constexpr int32_t kGroups = 8;  // column groups per groups_2x4 call (32 columns)
 template <bool kPsum, bool kTail>
 void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o,
-                 int32_t t, int32_t nr) {
+                 int32_t t, int32_t nr) {  // rows [t, t + nr)
   const int32_t S = p.cols;
   const int32_t full = S & ~7;  // keys in whole 8-key steps
   const uint16x8_t offsets = vmulq_n_u16(vidupq_n_u16(0, 1), static_cast<uint16_t>(v.stride));
@@ -238,16 +238,13 @@ void weighted_sum_s8_mve(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int
     for (int32_t t = 0; t < p.rows; ++t) row_any(p, v, zv, m, sh, zo, o, t);
     return;
   }
-  for (int32_t t = 0; t < p.rows; t += 4) {
-    const int32_t nr = p.rows - t < 4 ? p.rows - t : 4;
-    const bool tail = (p.cols & 7) != 0;
-    if (v.cols >= 8) {
-      tail ? rows_gather<true, true>(p, v, zv, m, sh, zo, o, t, nr)
-           : rows_gather<true, false>(p, v, zv, m, sh, zo, o, t, nr);
-    } else {
-      tail ? rows_gather<false, true>(p, v, zv, m, sh, zo, o, t, nr)
-           : rows_gather<false, false>(p, v, zv, m, sh, zo, o, t, nr);
-    }
+  const bool tail = (p.cols & 7) != 0;
+  if (v.cols >= 8) {
+    tail ? rows_gather<true, true>(p, v, zv, m, sh, zo, o, 0, p.rows)
+         : rows_gather<true, false>(p, v, zv, m, sh, zo, o, 0, p.rows);
+  } else {
+    tail ? rows_gather<false, true>(p, v, zv, m, sh, zo, o, 0, p.rows)
+         : rows_gather<false, false>(p, v, zv, m, sh, zo, o, 0, p.rows);
   }
 }
 
