@@ -4,7 +4,8 @@
 // vector, tails by tail predication. For head_dim <= 16 the query rows stay
 // in registers (as q - zq where that fits int8: no zq sum(k) term) and the
 // four rows' scores of a key are finished as one vector (VSHL by -shift is
-// the ref's arithmetic >>) and scattered to their rows; one or two rows (a
+// the ref's arithmetic >>) and scattered to their rows (four rows with
+// q - zq folded: one asm loop for both compilers, keys_asm); one or two rows (a
 // decode step's query heads of one K/V head) are stored as scalars. Every term is exact
 // in int32 (|.| < 2^28 for d < 2^14) and the sum is the ref's sum: bit-exact.
 #include "internal/arch.h"
@@ -28,22 +29,13 @@ inline int32x4_t lanes(int32_t a, int32_t b, int32_t c, int32_t d) {
   return vsetq_lane_s32(d, v, 3);
 }
 
-// head_dim <= 16: the query rows stay in registers (zero past d) and the
-// rows' scores of a key are finished as one vector (VSHL by -shift is the
-// ref's arithmetic >>) and scattered to their rows. kFull: four rows (else
-// nr < 4, lanes >= nr not stored). kFold: every q - zq fits int8, so the
-// registers hold q' = q - zq and s = q'.k - zk sum(q') (the same integer):
-// no zq sum(k) term per key. Else zq sum(k) is one more VMLADAV, of the key
-// vector with zq in lanes < d. kShift: shift > 0 (else no VSHL). Key loads
-// are whole vectors (the lanes past d meet zeros) while the 16 bytes stay
-// inside k's span; the last keys' loads are predicated.
 // small_rows' keys [0, n) for four rows, kFold, in asm (both compilers
 // alike: GCC 12 builds the score vector lane by lane, 14 instructions per
 // key, and has no writeback scatter): per key one whole-vector load, 4
 // VMLADAV, 2 VMOV, the row constants (VADD), the shift (kShift: VSHL by
 // -shift, the ref's arithmetic >>) and a scatter to the 4 rows that
 // advances its own addresses (addr: the 4 rows' addresses of the next score
-// minus 4), in a low-overhead loop: 10 instructions per key (11 with the
+// minus 4), in a low-overhead loop: 11 instructions per key (12 with the
 // shift).
 template <bool kShift>
 inline void keys_asm(const int8x16_t* qv, int32x4_t vbase, uint32x4_t& addr, const int8_t*& kr,
