@@ -27,15 +27,10 @@
 // Application cores (x86-64, AArch64, ARMv7-A) have caches and RAM for a
 // 48-row tile (a multiple of the 6-row and 4-row SIMD blocks; measured on
 // x86-64, 16..64 rows are within noise of each other, 4 rows is up to 20%
-// slower); microcontrollers keep 4, except Helium (M55) cores: 8, which
-// halves the per-call overhead of its score, P.V and projection kernels
-// (3-5% fewer instructions per s8 forward) for 1.5-2.5 KiB more arena at
-// the cost report's shapes (tools/bench/README.md).
+// slower); microcontrollers keep 4.
 #ifndef ATTN_TILE_ROWS
 #if defined(__x86_64__) || defined(__aarch64__) || (defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'A')
 #define ATTN_TILE_ROWS 48
-#elif defined(__ARM_FEATURE_MVE)
-#define ATTN_TILE_ROWS 8
 #else
 #define ATTN_TILE_ROWS 4
 #endif
