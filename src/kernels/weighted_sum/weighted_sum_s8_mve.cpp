@@ -135,6 +135,86 @@ inline void groups_2x4(PvCtx* ctx, int32_t step, int32_t tail, const uint16x8_t 
 #undef ATTN_PV_COLUMN
 }
 
+// groups_2x4 for one group (v.cols <= 4: head_dim 4 and smaller), the
+// sums returned as two vectors (4 VMOV) instead of stored and reloaded: the
+// same steps without the per-group context, which would cost more than
+// the group's own work. The predicate register is saved around the tail.
+struct Pair {
+  int32x4_t a, b;  // [column] the sums of rows a and b
+};
+template <bool kSub, bool kTail>
+inline Pair block_2x4(const int16_t* pa, const int16_t* pb, const int8_t* vb, int32_t keys, int32_t step,
+                      const uint16x8_t (&off)[4], int16x8_t zv16, int32_t tail) {
+  register int32_t a0 __asm__("r0"), b0 __asm__("r2"), a1 __asm__("r4"), b1 __asm__("r6");
+  register int32_t a2 __asm__("r8"), b2 __asm__("r10"), a3 __asm__("r12"), b3 __asm__("lr");
+  register const int16_t* rpa __asm__("r1") = pa;
+  register const int16_t* rpb __asm__("r3") = pb;
+  register const int8_t* rvb __asm__("r5") = vb;
+  register const int16_t* rend __asm__("r11") = pa + keys;
+  register int32_t rstep __asm__("r9") = step | tail << 16;  // step < 2^16, tail < 8
+  int16x8_t ta, tb, g;
+  // One column of a step: gather, SUB (empty or a VSUB), the two rows' MLA
+  // (vmlav / vmlava), PRED ("t" in a VPT block, else empty).
+#define ATTN_PV_COLUMN(k, SUB, MLA, PRED)                                                          \
+  "vldrb" PRED ".s16 %q[g], [%[vb], %q[o" #k "]]\n" SUB MLA ".s16 %[a" #k "], %q[ta], %q[g]\n" MLA \
+  ".s16 %[b" #k "], %q[tb], %q[g]\n"
+#define ATTN_PV_STEP(SUB, MLA)                                                                       \
+  "vldrh.u16 %q[ta], [%[pa]], #16\n"                                                                 \
+  "vldrh.u16 %q[tb], [%[pb]], #16\n" ATTN_PV_COLUMN(0, SUB, MLA, "") ATTN_PV_COLUMN(1, SUB, MLA, "") \
+      ATTN_PV_COLUMN(2, SUB, MLA, "") ATTN_PV_COLUMN(3, SUB, MLA, "") "uxtah %[vb], %[vb], %[step]\n"
+#define ATTN_PV_TAIL(SUB) \
+  "vmrs %[end], p0\n"                                                     \
+  "push {%[end]}\n"                                                       \
+  "lsr %[end], %[step], #16\n"                                            \
+  "vctp.16 %[end]\n"                                                      \
+  "vpstt\n"                                                               \
+  "vldrht.u16 %q[ta], [%[pa]]\n"                                          \
+  "vldrht.u16 %q[tb], [%[pb]]\n"                                          \
+  "vpst\n" ATTN_PV_COLUMN(0, SUB, "vmlava", "t") "vpst\n" ATTN_PV_COLUMN( \
+      1, SUB, "vmlava", "t") "vpst\n" ATTN_PV_COLUMN(2, SUB, "vmlava",    \
+                                                     "t") "vpst\n" ATTN_PV_COLUMN(3, SUB, "vmlava", "t") "pop {%[end]}\n" "vmsr p0, %[end]\n"
+#define ATTN_PV_BLOCK(SUB, TAIL) \
+  __asm__ volatile("cmp %[pa], %[end]\n"                                                                 \
+                   "bne 3f\n"                                                                            \
+                   "mov %[a0], #0\n"                                                                     \
+                   "mov %[a1], #0\n"                                                                     \
+                   "mov %[a2], #0\n"                                                                     \
+                   "mov %[a3], #0\n"                                                                     \
+                   "mov %[b0], #0\n"                                                                     \
+                   "mov %[b1], #0\n"                                                                     \
+                   "mov %[b2], #0\n"                                                                     \
+                   "mov %[b3], #0\n"                                                                     \
+                   "b 2f\n"                                                                              \
+                   "3:\n" ATTN_PV_STEP(SUB, "vmlav") "cmp %[pa], %[end]\n"                               \
+                   "beq 2f\n"                                                                            \
+                   "1:\n" ATTN_PV_STEP(SUB, "vmlava") "cmp %[pa], %[end]\n"                              \
+                   "bne 1b\n"                                                                            \
+                   "2:\n" TAIL "vmov %q[ta][2], %q[ta][0], %[a0], %[a2]\n"                               \
+                   "vmov %q[ta][3], %q[ta][1], %[a1], %[a3]\n"                                           \
+                   "vmov %q[tb][2], %q[tb][0], %[b0], %[b2]\n"                                           \
+                   "vmov %q[tb][3], %q[tb][1], %[b1], %[b3]\n"                                           \
+                   : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0),    \
+                     [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3), [pa] "+r"(rpa), [pb] "+r"(rpb),    \
+                     [vb] "+r"(rvb), [end] "+r"(rend), [ta] "=&w"(ta), [tb] "=&w"(tb), [g] "=&w"(g)                       \
+                   : [step] "r"(rstep), [o0] "w"(off[0]), [o1] "w"(off[1]),            \
+                     [o2] "w"(off[2]), [o3] "w"(off[3]), [zv] "w"(zv16)          \
+                   : "cc", "memory")
+  if constexpr (kSub && kTail) {
+    ATTN_PV_BLOCK("vsub.i16 %q[g], %q[g], %q[zv]\n", ATTN_PV_TAIL("vsub.i16 %q[g], %q[g], %q[zv]\n"));
+  } else if constexpr (kSub) {
+    ATTN_PV_BLOCK("vsub.i16 %q[g], %q[g], %q[zv]\n", "");
+  } else if constexpr (kTail) {
+    ATTN_PV_BLOCK("", ATTN_PV_TAIL(""));
+  } else {
+    ATTN_PV_BLOCK("", "");
+  }
+#undef ATTN_PV_BLOCK
+#undef ATTN_PV_TAIL
+#undef ATTN_PV_STEP
+#undef ATTN_PV_COLUMN
+  return {vreinterpretq_s32_s16(ta), vreinterpretq_s32_s16(tb)};
+}
+
 // Four sums of a row plus its zv term, requantized, as int8 at out (the first nc <= 4 columns).
 inline void store4(int32x4_t acc, int32_t m, int32_t sh, int32_t zo, int32_t nc, int8_t* out) {
   int32x4_t v = vaddq_n_s32(mve::requantize(acc, m, sh), zo);
@@ -167,6 +247,29 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
   const int32_t whole = v.cols & ~3;  // columns in whole groups
   const uint16x8_t off[4] = {offsets, vaddq_n_u16(offsets, 1), vaddq_n_u16(offsets, 2),
                              vaddq_n_u16(offsets, 3)};
+  if (v.cols <= 4) {  // one group: block_2x4, its sums in registers
+    const int32_t nc = v.cols;
+    const uint16x8_t last[4] = {off[0], off[nc > 1 ? 1 : 0], off[nc > 2 ? 2 : nc - 1], off[nc - 1]};
+    for (int32_t ra = 0; ra < nr; ra += 2) {
+      const int32_t rb = ra + 1 < nr ? ra + 1 : ra;
+      const int16_t* pa = p.row(t + ra);  // [S]
+      const int16_t* pb = p.row(t + rb);  // [S]
+      int32_t ca = 0, cb = 0;             // -zv sum_j p[row, j]
+      if (kPsum) {
+        const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(S - full));
+        for (int32_t j = 0; j < full; j += 8)
+          ca = vaddvaq_s16(ca, vldrhq_s16(pa + j)), cb = vaddvaq_s16(cb, vldrhq_s16(pb + j));
+        if (kTail)
+          ca = vaddvaq_s16(ca, vldrhq_z_s16(pa + full, tail)),
+          cb = vaddvaq_s16(cb, vldrhq_z_s16(pb + full, tail));
+        ca *= -zv, cb *= -zv;
+      }
+      const Pair s2 = block_2x4<!kPsum, kTail>(pa, pb, v.data, full, step, last, zv16, S - full);
+      store4(kPsum ? vaddq_n_s32(s2.a, ca) : s2.a, m, sh, zo, nc, o.row(t + ra));
+      if (rb != ra) store4(kPsum ? vaddq_n_s32(s2.b, cb) : s2.b, m, sh, zo, nc, o.row(t + rb));
+    }
+    return;
+  }
   int32_t sums[8 * kGroups];  // [group][a0 b0 a1 b1 a2 b2 a3 b3]
   for (int32_t ra = 0; ra < nr; ra += 2) {
     const int32_t rb = ra + 1 < nr ? ra + 1 : ra;
