@@ -226,7 +226,7 @@ inline void store4(int32x4_t acc, int32_t m, int32_t sh, int32_t zo, int32_t nc,
 // by all value columns at a time (groups_2x4: per group of four columns and
 // 8-key step, 2 probability loads straight from the rows of p, 4 gathers
 // (VLDRB.S16, offsets 0, stride, .., 7 stride from the column), 8
-// VMLADAVA.S16; the last 1..7 keys (kTail) one step with predicated loads,
+// VMLADAVA.S16; the last 1..7 keys (if S % 8) one step with predicated loads,
 // zero probabilities past S), up to kGroups groups per call, the last
 // 1..3 columns as one more group whose missing columns repeat the last one
 // (same sums, not stored); a missing second row repeats the first. The zv
@@ -236,7 +236,7 @@ inline void store4(int32x4_t acc, int32_t m, int32_t sh, int32_t zo, int32_t nc,
 // int32 sums sum_j p (v - zv); each row's 4 sums of a group are requantized
 // as one vector and stored as 4 bytes.
 constexpr int32_t kGroups = 8;  // column groups per groups_2x4 call (32 columns)
-template <bool kPsum, bool kTail>
+template <bool kPsum>
 void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o,
                  int32_t t, int32_t nr) {  // rows [t, t + nr)
   const int32_t S = p.cols;
@@ -259,12 +259,13 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
         const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(S - full));
         for (int32_t j = 0; j < full; j += 8)
           ca = vaddvaq_s16(ca, vldrhq_s16(pa + j)), cb = vaddvaq_s16(cb, vldrhq_s16(pb + j));
-        if (kTail)
+        if (full < S)
           ca = vaddvaq_s16(ca, vldrhq_z_s16(pa + full, tail)),
           cb = vaddvaq_s16(cb, vldrhq_z_s16(pb + full, tail));
         ca *= -zv, cb *= -zv;
       }
-      const Pair s2 = block_2x4<!kPsum, kTail>(pa, pb, v.data, full, step, last, zv16, S - full);
+      const Pair s2 = full < S ? block_2x4<!kPsum, true>(pa, pb, v.data, full, step, last, zv16, S - full)
+                               : block_2x4<!kPsum, false>(pa, pb, v.data, full, step, last, zv16, 0);
       store4(kPsum ? vaddq_n_s32(s2.a, ca) : s2.a, m, sh, zo, nc, o.row(t + ra));
       if (rb != ra) store4(kPsum ? vaddq_n_s32(s2.b, cb) : s2.b, m, sh, zo, nc, o.row(t + rb));
     }
@@ -280,7 +281,7 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
       const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(S - full));
       for (int32_t j = 0; j < full; j += 8)
         ca = vaddvaq_s16(ca, vldrhq_s16(pa + j)), cb = vaddvaq_s16(cb, vldrhq_s16(pb + j));
-      if (kTail)
+      if (full < S)
         ca = vaddvaq_s16(ca, vldrhq_z_s16(pa + full, tail)),
         cb = vaddvaq_s16(cb, vldrhq_z_s16(pb + full, tail));
       ca *= -zv, cb *= -zv;
@@ -295,10 +296,14 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
       const int32_t ng = groups > 0 ? groups : 1;
       PvCtx ctx{pa, pb, v.data + c0, sums, sums + 8 * ng, pa + full};
       if (groups > 0) {
-        groups_2x4<!kPsum, kTail>(&ctx, step, S - full, off, zv16);
+        if (full < S) {
+          groups_2x4<!kPsum, true>(&ctx, step, S - full, off, zv16);
+        } else {
+          groups_2x4<!kPsum, false>(&ctx, step, 0, off, zv16);
+        }
       } else {
         const uint16x8_t last[4] = {off[0], off[nc > 1 ? 1 : 0], off[nc > 2 ? 2 : nc - 1], off[nc - 1]};
-        groups_2x4<!kPsum, kTail>(&ctx, step, S - full, last, zv16);
+        groups_2x4<!kPsum, true>(&ctx, step, S - full, last, zv16);  // rare: one copy (a 0-key tail adds 0)
       }
       ATTN_NO_UNROLL
       for (int32_t gi = 0; gi < ng; ++gi) {
@@ -341,13 +346,10 @@ void weighted_sum_s8_mve(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int
     for (int32_t t = 0; t < p.rows; ++t) row_any(p, v, zv, m, sh, zo, o, t);
     return;
   }
-  const bool tail = (p.cols & 7) != 0;
   if (v.cols >= 8) {
-    tail ? rows_gather<true, true>(p, v, zv, m, sh, zo, o, 0, p.rows)
-         : rows_gather<true, false>(p, v, zv, m, sh, zo, o, 0, p.rows);
+    rows_gather<true>(p, v, zv, m, sh, zo, o, 0, p.rows);
   } else {
-    tail ? rows_gather<false, true>(p, v, zv, m, sh, zo, o, 0, p.rows)
-         : rows_gather<false, false>(p, v, zv, m, sh, zo, o, 0, p.rows);
+    rows_gather<false>(p, v, zv, m, sh, zo, o, 0, p.rows);
   }
 }
 
