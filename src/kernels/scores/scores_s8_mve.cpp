@@ -4,8 +4,8 @@
 // vector, tails by tail predication. For head_dim <= 16 the query rows stay
 // in registers (as q - zq where that fits int8: no zq sum(k) term) and the
 // four rows' scores of a key are finished as one vector (VSHL by -shift is
-// the ref's arithmetic >>) and scattered to their rows (four rows with
-// q - zq folded: one asm loop for both compilers, keys_asm); one or two rows (a
+// the ref's arithmetic >>) and scattered to their rows (four rows: one asm
+// loop for both compilers, keys_asm); one or two rows (a
 // decode step's query heads of one K/V head) are stored as scalars. Every term is exact
 // in int32 (|.| < 2^28 for d < 2^14) and the sum is the ref's sum: bit-exact.
 #include "internal/arch.h"
@@ -29,23 +29,23 @@ inline int32x4_t lanes(int32_t a, int32_t b, int32_t c, int32_t d) {
   return vsetq_lane_s32(d, v, 3);
 }
 
-// small_rows' keys [0, n) for four rows, kFold, in asm (both compilers
-// alike: GCC 12 builds the score vector lane by lane, 14 instructions per
-// key, and has no writeback scatter): per key one whole-vector load, 4
-// VMLADAV, 2 VMOV, the row constants (VADD), the shift (kShift: VSHL by
-// -shift, the ref's arithmetic >>) and a scatter to the 4 rows that
-// advances its own addresses (addr: the 4 rows' addresses of the next score
-// minus 4), in a low-overhead loop: 11 instructions per key (12 with the
-// shift).
-template <bool kShift>
-inline void keys_asm(const int8x16_t* qv, int32x4_t vbase, uint32x4_t& addr, const int8_t*& kr,
+// small_rows' keys [0, n) for four rows, in asm (both compilers alike: GCC
+// 12 builds the score vector lane by lane, 14 instructions per key, and has
+// no writeback scatter): per key one whole-vector load, 4 VMLADAV, 2 VMOV
+// (into the key's register, free by then), the row constants (VADD), with
+// !kFold the zq sum(k) term (one more VMLADAV against zqv and a VSUB), the
+// shift (kShift: VSHL by -shift, the ref's arithmetic >>) and a scatter to
+// the 4 rows that advances its own addresses (addr: the 4 rows' addresses
+// of the next score minus 4), in a low-overhead loop: 11 instructions per
+// key (12 with the shift, 14 without the fold).
+template <bool kFold, bool kShift>
+inline void keys_asm(const int8x16_t* qv, int8x16_t zqv, int32x4_t vbase, uint32x4_t& addr, const int8_t*& kr,
                      int32_t stride, int32_t n, int32_t shift) {
   if (n <= 0) return;
-  register int32_t s0 __asm__("r0"), s1 __asm__("r2"), s2 __asm__("r4"), s3 __asm__("r6");
+  register int32_t s0 __asm__("r0"), s1 __asm__("r2"), s2 __asm__("r4"), s3 __asm__("r6"), z __asm__("r8");
   int8x16_t kv;
-  int32x4_t acc;
   const int32_t neg = -shift;
-#define ATTN_SCORES_KEYS(SHIFT)                                                                              \
+#define ATTN_SCORES_KEYS(ZQ, ZSUB, SHIFT)                                                                    \
   __asm__ volatile(                                                                                          \
       "dls lr, %[n]\n"                                                                                       \
       "1:\n"                                                                                                 \
@@ -54,21 +54,26 @@ inline void keys_asm(const int8x16_t* qv, int32x4_t vbase, uint32x4_t& addr, con
       "vmladav.s8 %[s0], %q[q0], %q[kv]\n"                                                                   \
       "vmladav.s8 %[s1], %q[q1], %q[kv]\n"                                                                   \
       "vmladav.s8 %[s2], %q[q2], %q[kv]\n"                                                                   \
-      "vmladav.s8 %[s3], %q[q3], %q[kv]\n"                                                                   \
-      "vmov %q[acc][2], %q[acc][0], %[s0], %[s2]\n"                                                          \
-      "vmov %q[acc][3], %q[acc][1], %[s1], %[s3]\n"                                                          \
-      "vadd.i32 %q[acc], %q[acc], %q[base]\n" SHIFT                                                          \
-      "vstrw.32 %q[acc], [%q[addr], #4]!\n"                                                                  \
+      "vmladav.s8 %[s3], %q[q3], %q[kv]\n" ZQ                                                                \
+      "vmov %q[kv][2], %q[kv][0], %[s0], %[s2]\n"                                                            \
+      "vmov %q[kv][3], %q[kv][1], %[s1], %[s3]\n"                                                            \
+      "vadd.i32 %q[kv], %q[kv], %q[base]\n" ZSUB SHIFT                                                       \
+      "vstrw.32 %q[kv], [%q[addr], #4]!\n"                                                                   \
       "le lr, 1b\n"                                                                                          \
-      : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [kr] "+r"(kr), [addr] "+w"(addr),    \
-        [kv] "=&w"(kv), [acc] "=&w"(acc)                                                                     \
+      : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [z] "=&r"(z), [kr] "+r"(kr),         \
+        [addr] "+w"(addr), [kv] "=&w"(kv)                                                                    \
       : [n] "r"(n), [stride] "r"(stride), [neg] "r"(neg), [q0] "w"(qv[0]), [q1] "w"(qv[1]), [q2] "w"(qv[2]), \
-        [q3] "w"(qv[3]), [base] "w"(vbase)                                                                   \
+        [q3] "w"(qv[3]), [base] "w"(vbase), [zq] "w"(zqv)                                                    \
       : "lr", "memory")
-  if constexpr (kShift) {
-    ATTN_SCORES_KEYS("vshl.s32 %q[acc], %[neg]\n");
+  if constexpr (kFold && kShift) {
+    ATTN_SCORES_KEYS("", "", "vshl.s32 %q[kv], %[neg]\n");
+  } else if constexpr (kFold) {
+    ATTN_SCORES_KEYS("", "", "");
+  } else if constexpr (kShift) {
+    ATTN_SCORES_KEYS("vmladav.s8 %[z], %q[zq], %q[kv]\n", "vsub.i32 %q[kv], %q[kv], %[z]\n",
+                     "vshl.s32 %q[kv], %[neg]\n");
   } else {
-    ATTN_SCORES_KEYS("");
+    ATTN_SCORES_KEYS("vmladav.s8 %[z], %q[zq], %q[kv]\n", "vsub.i32 %q[kv], %q[kv], %[z]\n", "");
   }
 #undef ATTN_SCORES_KEYS
 }
@@ -81,8 +86,8 @@ inline void keys_asm(const int8x16_t* qv, int32x4_t vbase, uint32x4_t& addr, con
 // no zq sum(k) term per key. Else zq sum(k) is one more VMLADAV, of the key
 // vector with zq in lanes < d. kShift: shift > 0 (else no VSHL). Key loads
 // are whole vectors (the lanes past d meet zeros) while the 16 bytes stay
-// inside k's span; the last keys' loads are predicated. Four rows with
-// kFold: those whole-vector keys in keys_asm.
+// inside k's span; the last keys' loads are predicated. Four rows: those
+// whole-vector keys in keys_asm.
 template <bool kFull, bool kFold, bool kShift>
 void small_rows(const int8x16_t* qv, int32_t nr, int8x16_t zqv, int32x4_t vbase, ConstMatS8 k, int32_t shift,
                 MatS32 s, int32_t t) {
@@ -111,10 +116,10 @@ void small_rows(const int8x16_t* qv, int32_t nr, int8x16_t zqv, int32x4_t vbase,
   const int32_t safe = k.rows - short_by > 0 ? k.rows - short_by : 0;
   const int8_t* kr = k.data;
   int32_t j = 0;
-  if (kFull && kFold) {
+  if (kFull) {
     // The scatter's addresses minus 4: VSTRW with writeback adds 4 first.
     uint32x4_t addr = vaddq_n_u32(offsets, static_cast<uint32_t>(reinterpret_cast<uintptr_t>(out)) - 4u);
-    keys_asm<kShift>(qv, vbase, addr, kr, k.stride, safe, shift);
+    keys_asm<kFold, kShift>(qv, zqv, vbase, addr, kr, k.stride, safe, shift);
     j = safe;
     out += safe;
   }
