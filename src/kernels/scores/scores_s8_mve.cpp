@@ -4,7 +4,8 @@
 // vector, tails by tail predication. For head_dim <= 16 the query rows stay
 // in registers (as q - zq where that fits int8: no zq sum(k) term) and the
 // four rows' scores of a key are finished as one vector (VSHL by -shift is
-// the ref's arithmetic >>) and scattered to their rows; one or two rows (a
+// the ref's arithmetic >>) and scattered to their rows (four rows: one asm
+// loop for both compilers, keys_asm); one or two rows (a
 // decode step's query heads of one K/V head) are stored as scalars. Every term is exact
 // in int32 (|.| < 2^28 for d < 2^14) and the sum is the ref's sum: bit-exact.
 #include "internal/arch.h"
@@ -28,6 +29,55 @@ inline int32x4_t lanes(int32_t a, int32_t b, int32_t c, int32_t d) {
   return vsetq_lane_s32(d, v, 3);
 }
 
+// small_rows' keys [0, n) for four rows, in asm (both compilers alike: GCC
+// 12 builds the score vector lane by lane, 14 instructions per key, and has
+// no writeback scatter): per key one whole-vector load, 4 VMLADAV, 2 VMOV
+// (into the key's register, free by then), the row constants (VADD), with
+// !kFold the zq sum(k) term (one more VMLADAV against zqv and a VSUB), the
+// shift (kShift: VSHL by -shift, the ref's arithmetic >>) and a scatter to
+// the 4 rows that advances its own addresses (addr: the 4 rows' addresses
+// of the next score minus 4), in a low-overhead loop: 11 instructions per
+// key (12 with the shift, 14 without the fold).
+template <bool kFold, bool kShift>
+inline void keys_asm(const int8x16_t* qv, int8x16_t zqv, int32x4_t vbase, uint32x4_t& addr, const int8_t*& kr,
+                     int32_t stride, int32_t n, int32_t shift) {
+  if (n <= 0) return;
+  register int32_t s0 __asm__("r0"), s1 __asm__("r2"), s2 __asm__("r4"), s3 __asm__("r6"), z __asm__("r8");
+  int8x16_t kv;
+  const int32_t neg = -shift;
+#define ATTN_SCORES_KEYS(ZQ, ZSUB, SHIFT)                                                                    \
+  __asm__ volatile(                                                                                          \
+      "dls lr, %[n]\n"                                                                                       \
+      "1:\n"                                                                                                 \
+      "vldrb.u8 %q[kv], [%[kr]]\n"                                                                           \
+      "add %[kr], %[kr], %[stride]\n"                                                                        \
+      "vmladav.s8 %[s0], %q[q0], %q[kv]\n"                                                                   \
+      "vmladav.s8 %[s1], %q[q1], %q[kv]\n"                                                                   \
+      "vmladav.s8 %[s2], %q[q2], %q[kv]\n"                                                                   \
+      "vmladav.s8 %[s3], %q[q3], %q[kv]\n" ZQ                                                                \
+      "vmov %q[kv][2], %q[kv][0], %[s0], %[s2]\n"                                                            \
+      "vmov %q[kv][3], %q[kv][1], %[s1], %[s3]\n"                                                            \
+      "vadd.i32 %q[kv], %q[kv], %q[base]\n" ZSUB SHIFT                                                       \
+      "vstrw.32 %q[kv], [%q[addr], #4]!\n"                                                                   \
+      "le lr, 1b\n"                                                                                          \
+      : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [z] "=&r"(z), [kr] "+r"(kr),         \
+        [addr] "+w"(addr), [kv] "=&w"(kv)                                                                    \
+      : [n] "r"(n), [stride] "r"(stride), [neg] "r"(neg), [q0] "w"(qv[0]), [q1] "w"(qv[1]), [q2] "w"(qv[2]), \
+        [q3] "w"(qv[3]), [base] "w"(vbase), [zq] "w"(zqv)                                                    \
+      : "lr", "memory")
+  if constexpr (kFold && kShift) {
+    ATTN_SCORES_KEYS("", "", "vshl.s32 %q[kv], %[neg]\n");
+  } else if constexpr (kFold) {
+    ATTN_SCORES_KEYS("", "", "");
+  } else if constexpr (kShift) {
+    ATTN_SCORES_KEYS("vmladav.s8 %[z], %q[zq], %q[kv]\n", "vsub.i32 %q[kv], %q[kv], %[z]\n",
+                     "vshl.s32 %q[kv], %[neg]\n");
+  } else {
+    ATTN_SCORES_KEYS("vmladav.s8 %[z], %q[zq], %q[kv]\n", "vsub.i32 %q[kv], %q[kv], %[z]\n", "");
+  }
+#undef ATTN_SCORES_KEYS
+}
+
 // head_dim <= 16: the query rows stay in registers (zero past d) and the
 // rows' scores of a key are finished as one vector (VSHL by -shift is the
 // ref's arithmetic >>) and scattered to their rows. kFull: four rows (else
@@ -36,7 +86,8 @@ inline int32x4_t lanes(int32_t a, int32_t b, int32_t c, int32_t d) {
 // no zq sum(k) term per key. Else zq sum(k) is one more VMLADAV, of the key
 // vector with zq in lanes < d. kShift: shift > 0 (else no VSHL). Key loads
 // are whole vectors (the lanes past d meet zeros) while the 16 bytes stay
-// inside k's span; the last keys' loads are predicated.
+// inside k's span; the last keys' loads are predicated. Four rows: those
+// whole-vector keys in keys_asm.
 template <bool kFull, bool kFold, bool kShift>
 void small_rows(const int8x16_t* qv, int32_t nr, int8x16_t zqv, int32x4_t vbase, ConstMatS8 k, int32_t shift,
                 MatS32 s, int32_t t) {
@@ -47,27 +98,17 @@ void small_rows(const int8x16_t* qv, int32_t nr, int8x16_t zqv, int32x4_t vbase,
   const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(s.stride) * 4u);
   const int8x16_t q0 = qv[0], q1 = qv[1], q2 = qv[2], q3 = qv[3];
   int32_t* out = s.row(t);
-#if defined(__clang__)
-  // kFull: the 4 rows' addresses of the next score minus 4, advanced by the
-  // store itself (VSTRW with writeback), so no pointer step per key.
-  uint32x4_t addr = vaddq_n_u32(offsets, static_cast<uint32_t>(reinterpret_cast<uintptr_t>(out)) - 4u);
-#endif
   const auto step = [&](int8x16_t kv) {
     int32x4_t acc = vaddq_s32(
         lanes(vmladavq_s8(q0, kv), vmladavq_s8(q1, kv), vmladavq_s8(q2, kv), vmladavq_s8(q3, kv)), vbase);
     if (!kFold) acc = vsubq_n_s32(acc, vmladavq_s8(zqv, kv));
     if (kShift) acc = vshlq_r_s32(acc, -shift);
     if (kFull) {
-#if defined(__clang__)
-      vstrwq_scatter_base_wb_u32(&addr, 4, vreinterpretq_u32_s32(acc));
-#else  // GCC 12 rejects the writeback scatter ("builtin not supported")
       vstrwq_scatter_offset_s32(out, offsets, acc);
-      ++out;
-#endif
     } else {
       vstrwq_scatter_offset_p_s32(out, offsets, acc, live);
-      ++out;
     }
+    ++out;
   };
   // Keys j < safe: j * stride + 16 <= (S - 1) * stride + d, the end of k's
   // span, i.e. j <= S - 1 - ceil((16 - d) / stride).
@@ -75,6 +116,13 @@ void small_rows(const int8x16_t* qv, int32_t nr, int8x16_t zqv, int32x4_t vbase,
   const int32_t safe = k.rows - short_by > 0 ? k.rows - short_by : 0;
   const int8_t* kr = k.data;
   int32_t j = 0;
+  if (kFull) {
+    // The scatter's addresses minus 4: VSTRW with writeback adds 4 first.
+    uint32x4_t addr = vaddq_n_u32(offsets, static_cast<uint32_t>(reinterpret_cast<uintptr_t>(out)) - 4u);
+    keys_asm<kFold, kShift>(qv, zqv, vbase, addr, kr, k.stride, safe, shift);
+    j = safe;
+    out += safe;
+  }
   for (; j < safe; ++j, kr += k.stride) step(vldrbq_s8(kr));
   for (; j < k.rows; ++j, kr += k.stride) step(vldrbq_z_s8(kr, pred));
 }

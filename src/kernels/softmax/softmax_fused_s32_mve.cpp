@@ -30,40 +30,30 @@ inline void store_zero(int32_t* row, int32_t j) {
   std::memcpy(reinterpret_cast<unsigned char*>(row) + 2 * static_cast<ptrdiff_t>(j), &v, sizeof v);
 }
 
-// One row; inlined into the rows loop, so that a row costs no call.
-__attribute__((always_inline)) inline void fused_row(int32_t* row, int32_t begin, int32_t end, int32_t n,
-                                                     const FusedExp& fx) {
-  // Output: int16 probabilities [n] over the first 2n bytes of row.
-  if (begin >= end) {
-    for (int32_t j = 0; j < n; ++j) store_zero(row, j);
-    return;
-  }
+// The max and the exps of row[begin, end) (begin < end), in place; returns
+// their sum. Inlined into the rows loop, so that a row costs no call.
+__attribute__((always_inline)) inline uint32_t row_exps(int32_t* row, int32_t begin, int32_t end,
+                                                        const FusedExp& fx) {
   // The row max: lane-wise VMAX, one across-vector VMAXV at the end. The
-  // max and the normalization loops are written per compiler: clang-14 turns
-  // a VCTP-predicated loop into a tail-predicated low-overhead loop
-  // (DLSTP/LETP, no per-step predicate work); GCC 12 does not and moves each
-  // predicate through a general register (VMRS, SXTH, VMSR), so for GCC they
-  // run whole vectors and then one predicated step.
+  // max and the normalization loops are asm tail-predicated low-overhead
+  // loops (DLSTP/LETP: no per-step predicate work, no separate tail step):
+  // clang-14 makes them of the predicated C loops, GCC 12 does not (it
+  // moves each predicate through a general register: VMRS, SXTH, VMSR).
+  // Lanes past end take no part (VMAX leaves them as they were).
   int32x4_t vmaxes = vdupq_n_s32(row[begin]);
-#if defined(__clang__)
-  for (int32_t j = begin; j < end; j += 4) {
-    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - j));
-    vmaxes = vmaxq_m_s32(vmaxes, vmaxes, vldrwq_z_s32(row + j, p), p);
-  }
-#else
   {
-    int32_t j = begin;
-    for (; j + 4 <= end; j += 4) vmaxes = vmaxq_s32(vmaxes, vldrwq_s32(row + j));
-    if (j < end) {  // the last 1..3 scores: the 4 ending at end if there are 4 (max is idempotent)
-      if (end - begin >= 4) {
-        vmaxes = vmaxq_s32(vmaxes, vldrwq_s32(row + end - 4));
-      } else {
-        const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - j));
-        vmaxes = vmaxq_m_s32(vmaxes, vmaxes, vldrwq_z_s32(row + j, p), p);
-      }
-    }
+    const int32_t* q = row + begin;
+    int32x4_t x;
+    __asm__ volatile(
+        "dlstp.32 lr, %[n]\n"
+        "1:\n"
+        "vldrw.u32 %q[x], [%[q]], #16\n"
+        "vmax.s32 %q[m], %q[m], %q[x]\n"
+        "letp lr, 1b\n"
+        : [q] "+&r"(q), [m] "+&w"(vmaxes), [x] "=&w"(x)
+        : [n] "r"(end - begin)
+        : "lr", "memory");
   }
-#endif
   const int32_t smax = vmaxvq_s32(row[begin], vmaxes);
 
   // Pass 1: e_j in place of s_j, and their sum. Few vector constants (the
@@ -123,32 +113,49 @@ __attribute__((always_inline)) inline void fused_row(int32_t* row, int32_t begin
     sum = vaddvq_u32(vsum);
   }
 
-  // The reciprocal, exactly as the ref.
-  const int h = fp::count_leading_zeros(sum);
-  const int32_t a = static_cast<int32_t>((sum << h) - (uint32_t{1} << 31));
-  const uint32_t r31 = static_cast<uint32_t>(mve::one_over_one_plus_x(a));
-  const int rs = h + kProbBits - 30;
-  const uint32_t r = rs >= 0 ? r31 << rs : r31 >> -rs;
-  const uint32x4_t recip = vdupq_n_u32(r - (r >> kProbBits));
+  return sum;
+}
 
+// The reciprocals of four rows' sums (lanes), exactly as the ref's
+// fused_softmax_reciprocal per lane: h = clz(sum), a = (sum << h) - 2^31,
+// r = one_over_one_plus_x(a) shifted by h + 15 - 30 (VSHL by a negative count
+// is the logical >>), recip = r - (r >> 15). A lane whose sum is 0 (no row)
+// gives a value nobody reads.
+inline uint32x4_t reciprocals(uint32x4_t sums) {
+  static_assert(kProbBits == 15, "the shift h + kProbBits - 30");
+  const uint32x4_t h = vclzq_u32(sums);
+  const int32x4_t a = vreinterpretq_s32_u32(
+      vsubq_u32(vshlq_u32(sums, vreinterpretq_s32_u32(h)), vdupq_n_u32(uint32_t{1} << 31)));
+  const uint32x4_t r31 = vreinterpretq_u32_s32(mve::one_over_one_plus_x(a));
+  const uint32x4_t r = vshlq_u32(r31, vsubq_s32(vreinterpretq_s32_u32(h), vdupq_n_s32(30 - kProbBits)));
+  return vsubq_u32(r, vshrq_n_u32(r, kProbBits));
+}
+
+// Q0.15 probabilities of row[begin, end) from its exps and reciprocal, as
+// int16 over the first 2n bytes of row, 0 outside the range.
+__attribute__((always_inline)) inline void row_probs(int32_t* row, int32_t begin, int32_t end, int32_t n,
+                                                     uint32_t r) {
+  const uint32x4_t recip = vdupq_n_u32(r);
   // Pass 2: p_j = (e_j * recip + 2^31) >> 32 as int16 over the start of the
   // row. The store of entries [j, j + 4) covers int32 entries j / 2 .. j / 2 + 1,
   // read by this or an earlier iteration (or masked).
   const uint32_t* urow = reinterpret_cast<const uint32_t*>(row);
   uint16_t* prob = reinterpret_cast<uint16_t*>(row);
-#if defined(__clang__)
-  for (int32_t j = begin; j < end; j += 4) {
-    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - j));
-    vstrhq_p_u32(prob + j, vrmulhq_u32(vldrwq_z_u32(urow + j, p), recip), p);
+  {
+    const uint32_t* src = urow + begin;
+    uint16_t* dst = prob + begin;
+    uint32x4_t x;
+    __asm__ volatile(
+        "dlstp.32 lr, %[n]\n"
+        "1:\n"
+        "vldrw.u32 %q[x], [%[src]], #16\n"
+        "vrmulh.u32 %q[x], %q[x], %q[r]\n"
+        "vstrh.32 %q[x], [%[dst]], #8\n"  // (a narrowing store: low base register)
+        "letp lr, 1b\n"
+        : [src] "+&r"(src), [dst] "+&l"(dst), [x] "=&w"(x)
+        : [n] "r"(end - begin), [r] "w"(recip)
+        : "lr", "memory");
   }
-#else
-  int32_t i = begin;
-  for (; i + 4 <= end; i += 4) vstrhq_u32(prob + i, vrmulhq_u32(vldrwq_u32(urow + i), recip));
-  if (i < end) {
-    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(end - i));
-    vstrhq_p_u32(prob + i, vrmulhq_u32(vldrwq_z_u32(urow + i, p), recip), p);
-  }
-#endif
   for (int32_t j = 0; j < begin; ++j) store_zero(row, j);
   for (int32_t j = end; j < n; ++j) store_zero(row, j);
 }
@@ -158,8 +165,27 @@ __attribute__((always_inline)) inline void fused_row(int32_t* row, int32_t begin
 void softmax_fused_rows_mve(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
                             const int32_t* end, int32_t n, const FusedSoftmax& sm) {
   const FusedExp fx = fused_exp_constants(sm);  // once per call; a local: the rows' stores cannot alias it
-  for (int32_t r = 0; r < rows; ++r)
-    fused_row(s + static_cast<ptrdiff_t>(r) * stride, begin[r], end[r], n, fx);
+  // Four rows at a time: their exps, then their four reciprocals as one
+  // vector (the scalar steps of one cost about as much as the vector's
+  // four), then their probabilities.
+  for (int32_t r0 = 0; r0 < rows; r0 += 4) {
+    const int32_t nr = rows - r0 < 4 ? rows - r0 : 4;
+    uint32_t sums[4] = {};  // [nr]
+    for (int32_t r = 0; r < nr; ++r) {
+      int32_t* row = s + static_cast<ptrdiff_t>(r0 + r) * stride;
+      if (begin[r0 + r] < end[r0 + r]) sums[r] = row_exps(row, begin[r0 + r], end[r0 + r], fx);
+    }
+    uint32_t recips[4];
+    vst1q_u32(recips, reciprocals(vld1q_u32(sums)));
+    for (int32_t r = 0; r < nr; ++r) {
+      int32_t* row = s + static_cast<ptrdiff_t>(r0 + r) * stride;
+      if (begin[r0 + r] >= end[r0 + r]) {  // fully masked: all-zero weights
+        for (int32_t j = 0; j < n; ++j) store_zero(row, j);
+      } else {
+        row_probs(row, begin[r0 + r], end[r0 + r], n, recips[r]);
+      }
+    }
+  }
 }
 
 void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {

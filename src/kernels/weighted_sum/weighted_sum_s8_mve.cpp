@@ -24,68 +24,195 @@ namespace {
 
 constexpr int32_t kMaxGatherStride = 9362;  // 7 * stride must fit the 16-bit gather offsets
 
-// The whole 8-key steps of rows_gather for 2 rows by 4 value columns, in
-// asm: VMLADAVA takes even core registers only, and the 8 sums need 8 of
-// them (LR included: the loop ends on a pointer compare), with the 2
-// probability pointers, their end, the column pointer and its step in odd
-// ones. Left to themselves the compilers move sums between registers or
-// reload the step in every iteration. 17 instructions per 64 products.
-struct Sums2x4 {
-  int32_t a[4], b[4];  // [column] rows a and b
+// Two rows of rows_gather by G groups of 4 value columns, in asm: per
+// group every 8-key step, the last partial one (kTail), and the 8 sums
+// stored to ctx's buffer. VMLADAVA takes even core registers only, and the
+// 8 sums need 8 of them (LR included: the loop ends on a pointer compare),
+// with the 2 probability pointers, their end, the column pointer and its
+// step in odd ones; what a group starts from is read from ctx (its pointer
+// and the predicate register pushed on entry: neither compiler takes VPR
+// as a clobber, and clang keeps a store's VCTP in it across the asm). Left
+// to themselves the compilers move sums between registers, reload the step
+// in every iteration and spill everything live around an asm block per
+// group (GCC 12 more than clang-14), so the whole column loop is one asm
+// statement for both: per 8 keys 2 probability loads, 4 gathers and 8
+// VMLADAVA.S16 (17 instructions per 64 products); the first step starts
+// the sums (VMLADAV) instead of zeroing them; the tail's loads are
+// predicated by a VCTP of its key count, which rides in the top half of the
+// step's register (UXTAH adds the low half to the column pointer); one STM
+// stores a group's sums as [a0 b0 a1 b1 a2 b2 a3 b3] (VLD2 splits them).
+// About 17 instructions per group besides the steps. kSub: the gathered
+// values become v - zv (zv16 in every lane), one VSUB per gather.
+struct PvCtx {
+  const int16_t* pa;   // 0: row a's probabilities [S]
+  const int16_t* pb;   // 4: row b's
+  const int8_t* vb;    // 8: v[0, c] of the next group
+  int32_t* out;        // 12: the next group's 8 sums
+  int32_t* out_end;    // 16: past the last group's
+  const int16_t* end;  // 20: pa + the keys of the whole steps
 };
-// kSub: the gathered values become v - zv (zv16 in every lane), 4 more instructions.
-template <bool kSub>
-inline void steps_2x4(const int16_t*& pa, const int16_t*& pb, const int8_t*& vb, int32_t keys, int32_t step,
-                      const uint16x8_t (&off)[4], int16x8_t zv16, Sums2x4& s) {
-  // The sums are zeroed in the asm, so that they are outputs only (GCC
-  // allows 30 operands, an in-out one counting twice).
+template <bool kSub, bool kTail>
+inline void groups_2x4(PvCtx* ctx, int32_t step, int32_t tail, const uint16x8_t (&off)[4], int16x8_t zv16) {
+  register PvCtx* a0 __asm__("r0") = ctx;
+  register int32_t b0 __asm__("r2"), a1 __asm__("r4"), b1 __asm__("r6");
+  register int32_t a2 __asm__("r8"), b2 __asm__("r10"), a3 __asm__("r12"), b3 __asm__("lr");
+  register int32_t rpa __asm__("r1"), rpb __asm__("r3"), rvb __asm__("r5"), rend __asm__("r11");
+  register int32_t rstep __asm__("r9") = step | tail << 16;  // step < 2^16, tail < 8
+  int16x8_t ta, tb, g;
+  // One column of a step: gather, SUB (empty or a VSUB), the two rows' MLA
+  // (vmlav / vmlava), PRED ("t" in a VPT block, else empty).
+#define ATTN_PV_COLUMN(k, SUB, MLA, PRED)                                                          \
+  "vldrb" PRED ".s16 %q[g], [%[vb], %q[o" #k "]]\n" SUB MLA ".s16 %[a" #k "], %q[ta], %q[g]\n" MLA \
+  ".s16 %[b" #k "], %q[tb], %q[g]\n"
+#define ATTN_PV_STEP(SUB, MLA)                                                                       \
+  "vldrh.u16 %q[ta], [%[pa]], #16\n"                                                                 \
+  "vldrh.u16 %q[tb], [%[pb]], #16\n" ATTN_PV_COLUMN(0, SUB, MLA, "") ATTN_PV_COLUMN(1, SUB, MLA, "") \
+      ATTN_PV_COLUMN(2, SUB, MLA, "") ATTN_PV_COLUMN(3, SUB, MLA, "") "uxtah %[vb], %[vb], %[step]\n"
+#define ATTN_PV_TAIL(SUB)                                                 \
+  "lsr %[end], %[step], #16\n"                                            \
+  "vctp.16 %[end]\n"                                                      \
+  "vpstt\n"                                                               \
+  "vldrht.u16 %q[ta], [%[pa]]\n"                                          \
+  "vldrht.u16 %q[tb], [%[pb]]\n"                                          \
+  "vpst\n" ATTN_PV_COLUMN(0, SUB, "vmlava", "t") "vpst\n" ATTN_PV_COLUMN( \
+      1, SUB, "vmlava", "t") "vpst\n" ATTN_PV_COLUMN(2, SUB, "vmlava",    \
+                                                     "t") "vpst\n" ATTN_PV_COLUMN(3, SUB, "vmlava", "t")
+#define ATTN_PV_GROUPS(SUB, TAIL) \
+  __asm__ volatile(                                                                                         \
+      "vmrs %[pa], p0\n"                                                                                    \
+      "push {%[a0], %[pa]}\n"                                                                               \
+      "0:\n"                                                                                                \
+      "ldr %[a0], [sp]\n"                                                                                   \
+      "ldrd %[pa], %[pb], [%[a0]]\n"                                                                        \
+      "ldr %[vb], [%[a0], #8]\n"                                                                            \
+      "ldr %[end], [%[a0], #20]\n"                                                                          \
+      "cmp %[pa], %[end]\n"                                                                                 \
+      "bne 3f\n"                                                                                            \
+      "mov %[a0], #0\n"                                                                                     \
+      "mov %[a1], #0\n"                                                                                     \
+      "mov %[a2], #0\n"                                                                                     \
+      "mov %[a3], #0\n"                                                                                     \
+      "mov %[b0], #0\n"                                                                                     \
+      "mov %[b1], #0\n"                                                                                     \
+      "mov %[b2], #0\n"                                                                                     \
+      "mov %[b3], #0\n"                                                                                     \
+      "b 2f\n"                                                                                              \
+      "3:\n" ATTN_PV_STEP(SUB, "vmlav") "cmp %[pa], %[end]\n"                                               \
+      "beq 2f\n"                                                                                            \
+      "1:\n" ATTN_PV_STEP(SUB, "vmlava") "cmp %[pa], %[end]\n"                                              \
+      "bne 1b\n"                                                                                            \
+      "2:\n" TAIL                                                                                           \
+      "ldr %[pa], [sp]\n"                                                                                   \
+      "ldr %[pb], [%[pa], #12]\n"                                                                           \
+      "stmia %[pb]!, {%[a0], %[b0], %[a1], %[b1], %[a2], %[b2], %[a3], %[b3]}\n"                            \
+      "str %[pb], [%[pa], #12]\n"                                                                           \
+      "ldr %[vb], [%[pa], #8]\n"                                                                            \
+      "adds %[vb], %[vb], #4\n"                                                                             \
+      "str %[vb], [%[pa], #8]\n"                                                                            \
+      "ldr %[end], [%[pa], #16]\n"                                                                          \
+      "cmp %[pb], %[end]\n"                                                                                 \
+      "bne 0b\n"                                                                                            \
+      "pop {%[a0], %[pa]}\n"                                                                                \
+      "vmsr p0, %[pa]\n"                                                                                    \
+      : [a0] "+r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0), [b1] "=&r"(b1),    \
+        [b2] "=&r"(b2), [b3] "=&r"(b3), [pa] "=&r"(rpa), [pb] "=&r"(rpb), [vb] "=&r"(rvb), [end] "=&r"(rend), \
+        [ta] "=&w"(ta), [tb] "=&w"(tb), [g] "=&w"(g)                                                        \
+      : [step] "r"(rstep), [o0] "w"(off[0]), [o1] "w"(off[1]), [o2] "w"(off[2]), [o3] "w"(off[3]),          \
+        [zv] "w"(zv16)                                                                                      \
+      : "cc", "memory")
+  if constexpr (kSub && kTail) {
+    ATTN_PV_GROUPS("vsub.i16 %q[g], %q[g], %q[zv]\n", ATTN_PV_TAIL("vsub.i16 %q[g], %q[g], %q[zv]\n"));
+  } else if constexpr (kSub) {
+    ATTN_PV_GROUPS("vsub.i16 %q[g], %q[g], %q[zv]\n", "");
+  } else if constexpr (kTail) {
+    ATTN_PV_GROUPS("", ATTN_PV_TAIL(""));
+  } else {
+    ATTN_PV_GROUPS("", "");
+  }
+#undef ATTN_PV_GROUPS
+#undef ATTN_PV_TAIL
+#undef ATTN_PV_STEP
+#undef ATTN_PV_COLUMN
+}
+
+// groups_2x4 for one group (v.cols <= 4: head_dim 4 and smaller), the
+// sums returned as two vectors (4 VMOV) instead of stored and reloaded: the
+// same steps without the per-group context, which would cost more than
+// the group's own work. The predicate register is saved around the tail.
+struct Pair {
+  int32x4_t a, b;  // [column] the sums of rows a and b
+};
+template <bool kSub, bool kTail>
+inline Pair block_2x4(const int16_t* pa, const int16_t* pb, const int8_t* vb, int32_t keys, int32_t step,
+                      const uint16x8_t (&off)[4], int16x8_t zv16, int32_t tail) {
   register int32_t a0 __asm__("r0"), b0 __asm__("r2"), a1 __asm__("r4"), b1 __asm__("r6");
   register int32_t a2 __asm__("r8"), b2 __asm__("r10"), a3 __asm__("r12"), b3 __asm__("lr");
   register const int16_t* rpa __asm__("r1") = pa;
   register const int16_t* rpb __asm__("r3") = pb;
   register const int8_t* rvb __asm__("r5") = vb;
   register const int16_t* rend __asm__("r11") = pa + keys;
-  register int32_t rstep __asm__("r9") = step;
+  register int32_t rstep __asm__("r9") = step | tail << 16;  // step < 2^16, tail < 8
   int16x8_t ta, tb, g;
-  // One 8-key step per iteration; SUB (empty or a VSUB) after each gather.
-#define ATTN_PV_COLUMN(k, SUB)                                      \
-  "vldrb.s16 %q[g], [%[vb], %q[o" #k "]]\n" SUB "vmlava.s16 %[a" #k \
-  "], %q[ta], %q[g]\n"                                              \
-  "vmlava.s16 %[b" #k "], %q[tb], %q[g]\n"
-#define ATTN_PV_STEPS(SUB) \
-  __asm__ volatile("mov %[a0], #0\n"                                                                      \
-                   "mov %[a1], #0\n"                                                                      \
-                   "mov %[a2], #0\n"                                                                      \
-                   "mov %[a3], #0\n"                                                                      \
-                   "mov %[b0], #0\n"                                                                      \
-                   "mov %[b1], #0\n"                                                                      \
-                   "mov %[b2], #0\n"                                                                      \
-                   "mov %[b3], #0\n"                                                                      \
-                   "cmp %[pa], %[end]\n"                                                                   \
-                   "beq 2f\n"                                                                              \
-                   "1:\n"                                                                                  \
-                   "vldrh.u16 %q[ta], [%[pa]], #16\n"                                                      \
-                   "vldrh.u16 %q[tb], [%[pb]], #16\n" ATTN_PV_COLUMN(0, SUB) ATTN_PV_COLUMN(1, SUB)         \
-                       ATTN_PV_COLUMN(2, SUB) ATTN_PV_COLUMN(3, SUB) "add %[vb], %[vb], %[step]\n"          \
-                                                                   "cmp %[pa], %[end]\n"                   \
-                                                                   "bne 1b\n"                              \
-                                                                   "2:\n"                                  \
-                   : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0),            \
-                     [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3), [pa] "+r"(rpa), [pb] "+r"(rpb),           \
-                     [vb] "+r"(rvb), [ta] "=&w"(ta), [tb] "=&w"(tb), [g] "=&w"(g)                           \
-                   : [end] "r"(rend), [step] "r"(rstep), [o0] "w"(off[0]), [o1] "w"(off[1]),                \
-                     [o2] "w"(off[2]), [o3] "w"(off[3]), [zv] "w"(zv16)                                     \
+  // One column of a step: gather, SUB (empty or a VSUB), the two rows' MLA
+  // (vmlav / vmlava), PRED ("t" in a VPT block, else empty).
+#define ATTN_PV_COLUMN(k, SUB, MLA, PRED)                                                          \
+  "vldrb" PRED ".s16 %q[g], [%[vb], %q[o" #k "]]\n" SUB MLA ".s16 %[a" #k "], %q[ta], %q[g]\n" MLA \
+  ".s16 %[b" #k "], %q[tb], %q[g]\n"
+#define ATTN_PV_STEP(SUB, MLA)                                                                       \
+  "vldrh.u16 %q[ta], [%[pa]], #16\n"                                                                 \
+  "vldrh.u16 %q[tb], [%[pb]], #16\n" ATTN_PV_COLUMN(0, SUB, MLA, "") ATTN_PV_COLUMN(1, SUB, MLA, "") \
+      ATTN_PV_COLUMN(2, SUB, MLA, "") ATTN_PV_COLUMN(3, SUB, MLA, "") "uxtah %[vb], %[vb], %[step]\n"
+#define ATTN_PV_TAIL(SUB) \
+  "vmrs %[end], p0\n"                                                     \
+  "push {%[end]}\n"                                                       \
+  "lsr %[end], %[step], #16\n"                                            \
+  "vctp.16 %[end]\n"                                                      \
+  "vpstt\n"                                                               \
+  "vldrht.u16 %q[ta], [%[pa]]\n"                                          \
+  "vldrht.u16 %q[tb], [%[pb]]\n"                                          \
+  "vpst\n" ATTN_PV_COLUMN(0, SUB, "vmlava", "t") "vpst\n" ATTN_PV_COLUMN( \
+      1, SUB, "vmlava", "t") "vpst\n" ATTN_PV_COLUMN(2, SUB, "vmlava",    \
+                                                     "t") "vpst\n" ATTN_PV_COLUMN(3, SUB, "vmlava", "t") "pop {%[end]}\n" "vmsr p0, %[end]\n"
+#define ATTN_PV_BLOCK(SUB, TAIL) \
+  __asm__ volatile("cmp %[pa], %[end]\n"                                                                 \
+                   "bne 3f\n"                                                                            \
+                   "mov %[a0], #0\n"                                                                     \
+                   "mov %[a1], #0\n"                                                                     \
+                   "mov %[a2], #0\n"                                                                     \
+                   "mov %[a3], #0\n"                                                                     \
+                   "mov %[b0], #0\n"                                                                     \
+                   "mov %[b1], #0\n"                                                                     \
+                   "mov %[b2], #0\n"                                                                     \
+                   "mov %[b3], #0\n"                                                                     \
+                   "b 2f\n"                                                                              \
+                   "3:\n" ATTN_PV_STEP(SUB, "vmlav") "cmp %[pa], %[end]\n"                               \
+                   "beq 2f\n"                                                                            \
+                   "1:\n" ATTN_PV_STEP(SUB, "vmlava") "cmp %[pa], %[end]\n"                              \
+                   "bne 1b\n"                                                                            \
+                   "2:\n" TAIL "vmov %q[ta][2], %q[ta][0], %[a0], %[a2]\n"                               \
+                   "vmov %q[ta][3], %q[ta][1], %[a1], %[a3]\n"                                           \
+                   "vmov %q[tb][2], %q[tb][0], %[b0], %[b2]\n"                                           \
+                   "vmov %q[tb][3], %q[tb][1], %[b1], %[b3]\n"                                           \
+                   : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0),    \
+                     [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3), [pa] "+r"(rpa), [pb] "+r"(rpb),    \
+                     [vb] "+r"(rvb), [end] "+r"(rend), [ta] "=&w"(ta), [tb] "=&w"(tb), [g] "=&w"(g)                       \
+                   : [step] "r"(rstep), [o0] "w"(off[0]), [o1] "w"(off[1]),            \
+                     [o2] "w"(off[2]), [o3] "w"(off[3]), [zv] "w"(zv16)          \
                    : "cc", "memory")
-  if constexpr (kSub) {
-    ATTN_PV_STEPS("vsub.i16 %q[g], %q[g], %q[zv]\n");
+  if constexpr (kSub && kTail) {
+    ATTN_PV_BLOCK("vsub.i16 %q[g], %q[g], %q[zv]\n", ATTN_PV_TAIL("vsub.i16 %q[g], %q[g], %q[zv]\n"));
+  } else if constexpr (kSub) {
+    ATTN_PV_BLOCK("vsub.i16 %q[g], %q[g], %q[zv]\n", "");
+  } else if constexpr (kTail) {
+    ATTN_PV_BLOCK("", ATTN_PV_TAIL(""));
   } else {
-    ATTN_PV_STEPS("");
+    ATTN_PV_BLOCK("", "");
   }
-#undef ATTN_PV_STEPS
+#undef ATTN_PV_BLOCK
+#undef ATTN_PV_TAIL
+#undef ATTN_PV_STEP
 #undef ATTN_PV_COLUMN
-  s.a[0] = a0, s.a[1] = a1, s.a[2] = a2, s.a[3] = a3;
-  s.b[0] = b0, s.b[1] = b1, s.b[2] = b2, s.b[3] = b3;
-  pa = rpa, pb = rpb, vb = rvb;
+  return {vreinterpretq_s32_s16(ta), vreinterpretq_s32_s16(tb)};
 }
 
 // Four sums of a row plus its zv term, requantized, as int8 at out (the first nc <= 4 columns).
@@ -95,60 +222,98 @@ inline void store4(int32x4_t acc, int32_t m, int32_t sh, int32_t zo, int32_t nc,
   vstrbq_p_s32(out, v, vctp32q(static_cast<uint32_t>(nc)));  // int8, truncating
 }
 
-// o[t + r, :] for r < nr (nr <= 4), v.stride <= kMaxGatherStride. Two rows
-// by four value columns at a time: per 8-key step, 2 probability loads
-// straight from the rows of p (post-incremented pointers), 4 gathers
+// Every row of o, v.stride <= kMaxGatherStride (the setup once per call). Two rows
+// by all value columns at a time (groups_2x4: per group of four columns and
+// 8-key step, 2 probability loads straight from the rows of p, 4 gathers
 // (VLDRB.S16, offsets 0, stride, .., 7 stride from the column), 8
-// VMLADAVA.S16 (steps_2x4); the last 1..7 keys one step with predicated
-// loads (zero probabilities past S). A missing second row or columns past
-// the last repeat the last one (same sums, not stored). The zv term: kPsum,
-// -zv sum_j p[t + r, j] added to the sums (one pass over each row of p:
-// cheaper from 8 columns on); else the gathered values are v - zv (exact in
-// int16, one VSUB per gather). Either way the sums are the ref's int32 sums
-// sum_j p (v - zv); each row's 4 sums are requantized as one vector and
-// stored as 4 bytes.
+// VMLADAVA.S16; the last 1..7 keys (if S % 8) one step with predicated loads,
+// zero probabilities past S), up to kGroups groups per call, the last
+// 1..3 columns as one more group whose missing columns repeat the last one
+// (same sums, not stored); a missing second row repeats the first. The zv
+// term: kPsum, -zv sum_j p[t + r, j] added to the sums (one pass over each
+// row of p: cheaper from 8 columns on); else the gathered values are v - zv
+// (exact in int16, one VSUB per gather). Either way the sums are the ref's
+// int32 sums sum_j p (v - zv); each row's 4 sums of a group are requantized
+// as one vector and stored as 4 bytes.
+constexpr int32_t kGroups = 8;  // column groups per groups_2x4 call (32 columns)
 template <bool kPsum>
 void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o,
-                 int32_t t, int32_t nr) {
+                 int32_t t, int32_t nr) {  // rows [t, t + nr)
   const int32_t S = p.cols;
   const int32_t full = S & ~7;  // keys in whole 8-key steps
-  const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(S - full));
   const uint16x8_t offsets = vmulq_n_u16(vidupq_n_u16(0, 1), static_cast<uint16_t>(v.stride));
   const int32_t step = 8 * v.stride;  // bytes between 8-key steps of a column (< 2^16)
   const int16x8_t zv16 = vdupq_n_s16(static_cast<int16_t>(zv));
-  int32_t corr[4] = {};  // [nr] -zv sum_j p[t + r, j]
-  for (int32_t r = 0; kPsum && r < nr; ++r) {
-    const int16_t* pr = p.row(t + r);  // [S]
-    int32_t sum = 0;
-    for (int32_t j = 0; j < full; j += 8) sum = vaddvaq_s16(sum, vldrhq_s16(pr + j));
-    if (full < S) sum = vaddvaq_s16(sum, vldrhq_z_s16(pr + full, tail));
-    corr[r] = -zv * sum;
-  }
-  ATTN_NO_UNROLL
-  for (int32_t c = 0; c < v.cols; c += 4) {
-    const int32_t nc = v.cols - c < 4 ? v.cols - c : 4;  // columns c .. c + nc stored
-    uint16x8_t off[4];                                   // [column] gather offsets from column c
-    for (int32_t i = 0; i < 4; ++i) off[i] = vaddq_n_u16(offsets, static_cast<uint16_t>(i < nc ? i : nc - 1));
+  const int32_t whole = v.cols & ~3;  // columns in whole groups
+  const uint16x8_t off[4] = {offsets, vaddq_n_u16(offsets, 1), vaddq_n_u16(offsets, 2),
+                             vaddq_n_u16(offsets, 3)};
+  if (v.cols <= 4) {  // one group: block_2x4, its sums in registers
+    const int32_t nc = v.cols;
+    const uint16x8_t last[4] = {off[0], off[nc > 1 ? 1 : 0], off[nc > 2 ? 2 : nc - 1], off[nc - 1]};
     for (int32_t ra = 0; ra < nr; ra += 2) {
       const int32_t rb = ra + 1 < nr ? ra + 1 : ra;
       const int16_t* pa = p.row(t + ra);  // [S]
       const int16_t* pb = p.row(t + rb);  // [S]
-      const int8_t* vb = v.data + c;      // v[0, c]
-      Sums2x4 sums;
-      steps_2x4<!kPsum>(pa, pb, vb, full, step, off, zv16, sums);
-      if (full < S) {  // the last 1..7 keys
-        const int16x8_t va = vldrhq_z_s16(pa, tail), vpb = vldrhq_z_s16(pb, tail);
-        for (int32_t i = 0; i < 4; ++i) {
-          int16x8_t g = vldrbq_gather_offset_z_s16(vb, off[i], tail);
-          if (!kPsum) g = vsubq_s16(g, zv16);
-          sums.a[i] = vmladavaq_s16(sums.a[i], va, g);
-          sums.b[i] = vmladavaq_s16(sums.b[i], vpb, g);
-        }
+      int32_t ca = 0, cb = 0;             // -zv sum_j p[row, j]
+      if (kPsum) {
+        const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(S - full));
+        for (int32_t j = 0; j < full; j += 8)
+          ca = vaddvaq_s16(ca, vldrhq_s16(pa + j)), cb = vaddvaq_s16(cb, vldrhq_s16(pb + j));
+        if (full < S)
+          ca = vaddvaq_s16(ca, vldrhq_z_s16(pa + full, tail)),
+          cb = vaddvaq_s16(cb, vldrhq_z_s16(pb + full, tail));
+        ca *= -zv, cb *= -zv;
       }
-      int32x4_t a = vldrwq_s32(sums.a), b = vldrwq_s32(sums.b);
-      if (kPsum) a = vaddq_n_s32(a, corr[ra]), b = vaddq_n_s32(b, corr[rb]);
-      store4(a, m, sh, zo, nc, o.row(t + ra) + c);
-      if (rb != ra) store4(b, m, sh, zo, nc, o.row(t + rb) + c);
+      const Pair s2 = full < S ? block_2x4<!kPsum, true>(pa, pb, v.data, full, step, last, zv16, S - full)
+                               : block_2x4<!kPsum, false>(pa, pb, v.data, full, step, last, zv16, 0);
+      store4(kPsum ? vaddq_n_s32(s2.a, ca) : s2.a, m, sh, zo, nc, o.row(t + ra));
+      if (rb != ra) store4(kPsum ? vaddq_n_s32(s2.b, cb) : s2.b, m, sh, zo, nc, o.row(t + rb));
+    }
+    return;
+  }
+  int32_t sums[8 * kGroups];  // [group][a0 b0 a1 b1 a2 b2 a3 b3]
+  for (int32_t ra = 0; ra < nr; ra += 2) {
+    const int32_t rb = ra + 1 < nr ? ra + 1 : ra;
+    const int16_t* pa = p.row(t + ra);  // [S]
+    const int16_t* pb = p.row(t + rb);  // [S]
+    int32_t ca = 0, cb = 0;             // -zv sum_j p[row, j]
+    if (kPsum) {
+      const mve_pred16_t tail = vctp16q(static_cast<uint32_t>(S - full));
+      for (int32_t j = 0; j < full; j += 8)
+        ca = vaddvaq_s16(ca, vldrhq_s16(pa + j)), cb = vaddvaq_s16(cb, vldrhq_s16(pb + j));
+      if (full < S)
+        ca = vaddvaq_s16(ca, vldrhq_z_s16(pa + full, tail)),
+        cb = vaddvaq_s16(cb, vldrhq_z_s16(pb + full, tail));
+      ca *= -zv, cb *= -zv;
+    }
+    int8_t* oa = o.row(t + ra);
+    int8_t* ob = o.row(t + rb);
+    ATTN_NO_UNROLL
+    for (int32_t c0 = 0; c0 < v.cols;) {
+      // Whole groups from c0 (up to kGroups), else the last 1..3 columns as one group.
+      const int32_t groups = (whole - c0) / 4 < kGroups ? (whole - c0) / 4 : kGroups;
+      const int32_t nc = groups > 0 ? 4 : v.cols - c0;  // columns of each group stored
+      const int32_t ng = groups > 0 ? groups : 1;
+      PvCtx ctx{pa, pb, v.data + c0, sums, sums + 8 * ng, pa + full};
+      if (groups > 0) {
+        if (full < S) {
+          groups_2x4<!kPsum, true>(&ctx, step, S - full, off, zv16);
+        } else {
+          groups_2x4<!kPsum, false>(&ctx, step, 0, off, zv16);
+        }
+      } else {
+        const uint16x8_t last[4] = {off[0], off[nc > 1 ? 1 : 0], off[nc > 2 ? 2 : nc - 1], off[nc - 1]};
+        groups_2x4<!kPsum, true>(&ctx, step, S - full, last, zv16);  // rare: one copy (a 0-key tail adds 0)
+      }
+      ATTN_NO_UNROLL
+      for (int32_t gi = 0; gi < ng; ++gi) {
+        const int32x4x2_t ab = vld2q_s32(sums + 8 * gi);
+        int32x4_t a = ab.val[0], b = ab.val[1];
+        if (kPsum) a = vaddq_n_s32(a, ca), b = vaddq_n_s32(b, cb);
+        store4(a, m, sh, zo, nc, oa + c0 + 4 * gi);
+        if (rb != ra) store4(b, m, sh, zo, nc, ob + c0 + 4 * gi);
+      }
+      c0 += 4 * ng;
     }
   }
 }
@@ -181,13 +346,10 @@ void weighted_sum_s8_mve(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int
     for (int32_t t = 0; t < p.rows; ++t) row_any(p, v, zv, m, sh, zo, o, t);
     return;
   }
-  for (int32_t t = 0; t < p.rows; t += 4) {
-    const int32_t nr = p.rows - t < 4 ? p.rows - t : 4;
-    if (v.cols >= 8) {
-      rows_gather<true>(p, v, zv, m, sh, zo, o, t, nr);
-    } else {
-      rows_gather<false>(p, v, zv, m, sh, zo, o, t, nr);
-    }
+  if (v.cols >= 8) {
+    rows_gather<true>(p, v, zv, m, sh, zo, o, 0, p.rows);
+  } else {
+    rows_gather<false>(p, v, zv, m, sh, zo, o, 0, p.rows);
   }
 }
 
