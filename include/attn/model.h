@@ -470,14 +470,21 @@ class Model {
   // Pointers into the blob for an f32 model: out->layers = layers, filled for
   // layers [0, num_layers). kNullArgument, kNotAModel (a block file),
   // kBadDtype (an s8/s16 model), kBufferTooSmall (capacity < num_layers).
+  // (Each accessor exists in builds with its dtype: ATTN_WITH_F32 / _S8 / _S16.)
+#if ATTN_WITH_F32
   Status transformer_weights_f32(LayerWeightsF32* layers, int32_t capacity, TransformerWeightsF32* out) const;
+#endif
   // The same for an integer model (s8 / s16, ready for transformer_forward_s8 /
   // _s16): every table points into the blob, each layer's attention is
   // block(l)'s s8 / s16 weights, the float scales are the file's.
   // kNullArgument, kNotAModel (a block file), kBadDtype (a model of another
   // dtype), kBufferTooSmall (capacity < num_layers).
+#if ATTN_WITH_S8
   Status transformer_weights_s8(LayerWeightsS8* layers, int32_t capacity, TransformerWeightsS8* out) const;
+#endif
+#if ATTN_WITH_S16
   Status transformer_weights_s16(LayerWeightsS16* layers, int32_t capacity, TransformerWeightsS16* out) const;
+#endif
 
   // Block i (kBlockIndex when i >= block_count()).
   Status block(uint32_t i, Block* out) const;

@@ -1175,6 +1175,7 @@ Status Model::transformer_config(TransformerConfig* out) const {
   return Status::kOk;
 }
 
+#if ATTN_WITH_F32
 Status Model::transformer_weights_f32(LayerWeightsF32* layers, int32_t capacity,
                                       TransformerWeightsF32* out) const {
   if (out == nullptr) return Status::kNullArgument;
@@ -1215,6 +1216,7 @@ Status Model::transformer_weights_f32(LayerWeightsF32* layers, int32_t capacity,
   *out = w;
   return Status::kOk;
 }
+#endif  // ATTN_WITH_F32
 
 }  // namespace attn
 
@@ -1257,25 +1259,29 @@ void set_projection_table(Projection* p, int32_t k, const void* data) {
   if (k == 3) p->shift = static_cast<const int32_t*>(data);
 }
 
-void set_ffn_consts(FfnS8* f, const TensorView& v) {
+// One overload per integer dtype; a build without a dtype leaves its overloads unused.
+[[maybe_unused]] void set_ffn_consts(FfnS8* f, const TensorView& v) {
   f->h1_zero_point = read_at<int32_t>(v.data, format::kFfnH1ZeroPoint);
   f->h3_zero_point = read_at<int32_t>(v.data, format::kFfnH3ZeroPoint);
   f->g_zero_point = read_at<int32_t>(v.data, format::kFfnGZeroPoint);
   f->gate_multiplier = read_at<int32_t>(v.data, format::kFfnActMultiplier);
   f->gate_shift = read_at<int32_t>(v.data, format::kFfnActShift);
 }
-void set_ffn_consts(FfnS16* f, const TensorView& v) {  // the zero points are 0 (load checked)
+[[maybe_unused]] void set_ffn_consts(FfnS16* f,
+                                     const TensorView& v) {  // the zero points are 0 (load checked)
   f->act_multiplier = read_at<int32_t>(v.data, format::kFfnActMultiplier);
   f->act_shift = read_at<int32_t>(v.data, format::kFfnActShift);
 }
-void set_act_table(FfnS8* f, const TensorView& v) {
+[[maybe_unused]] void set_act_table(FfnS8* f, const TensorView& v) {
   if (v.dtype == DType::kS8) f->act_table = static_cast<const int8_t*>(v.data);     // plain
   if (v.dtype == DType::kS16) f->gate_table = static_cast<const int16_t*>(v.data);  // gated
 }
-void set_act_table(FfnS16* f, const TensorView& v) { f->act_table = static_cast<const int32_t*>(v.data); }
+[[maybe_unused]] void set_act_table(FfnS16* f, const TensorView& v) {
+  f->act_table = static_cast<const int32_t*>(v.data);
+}
 
-const WeightsS8& block_weights(const Block& b, const LayerWeightsS8*) { return b.s8; }
-const WeightsS16& block_weights(const Block& b, const LayerWeightsS16*) { return b.s16; }
+[[maybe_unused]] const WeightsS8& block_weights(const Block& b, const LayerWeightsS8*) { return b.s8; }
+[[maybe_unused]] const WeightsS16& block_weights(const Block& b, const LayerWeightsS16*) { return b.s16; }
 
 // The integer model's views: every table from its role (load checked that the
 // flags' tensors are there, once, with their shapes and values).
@@ -1384,14 +1390,18 @@ Status fixed_weights(const Model& model, DType dtype, Layer* layers, int32_t cap
 
 }  // namespace
 
+#if ATTN_WITH_S8
 Status Model::transformer_weights_s8(LayerWeightsS8* layers, int32_t capacity,
                                      TransformerWeightsS8* out) const {
   return fixed_weights(*this, DType::kS8, layers, capacity, out);
 }
+#endif
 
+#if ATTN_WITH_S16
 Status Model::transformer_weights_s16(LayerWeightsS16* layers, int32_t capacity,
                                       TransformerWeightsS16* out) const {
   return fixed_weights(*this, DType::kS16, layers, capacity, out);
 }
+#endif
 
 }  // namespace attn

@@ -34,7 +34,8 @@ foreach(src IN LISTS sources)
     math(EXPR checked "${checked} + 1")
     # The option as a whole word: --max-L must not be found inside --max-Lx, nor -o inside --output.
     set(word "(^|[^-A-Za-z0-9])${opt}([^-A-Za-z0-9]|$)")
-    string(REGEX MATCH "attn ${cmd} [^\n]*" line "${top}")
+    # Every line of `attn --help` for the command (a command may have several forms).
+    string(REGEX MATCHALL "attn ${cmd} [^\n]*" line "${top}")
     if(NOT line MATCHES "${word}")
       list(APPEND failures "attn --help: the ${cmd} line lacks ${opt}")
     endif()

@@ -31,7 +31,7 @@
 // be quantized).
 //
 // A whole model (format v3) takes token ids instead: `attn run MODEL.attn
-// --tokens IDS.npy [--incremental [--prefill N]] -o Y.npy` (cmd_run_model.cpp).
+// --tokens IDS.npy [--incremental [--prefill N]] -o Y.npy` (run_model.cpp).
 #include <time.h>
 
 #include <algorithm>

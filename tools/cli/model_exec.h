@@ -96,7 +96,7 @@ class ModelExec {
 };
 
 // `attn run MODEL.attn --tokens IDS.npy [--incremental [--prefill N]] -o Y.npy`
-// (cmd_run_model.cpp); cmd_run hands over when --tokens is given.
+// (run_model.cpp); cmd_run hands over when --tokens is given.
 int run_model(const Args& args, const std::string& path, const std::string& out);
 
 }  // namespace cli

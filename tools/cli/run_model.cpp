@@ -1,4 +1,4 @@
-// cmd_run_model.cpp: `attn run MODEL.attn --tokens IDS.npy [--incremental
+// run_model.cpp: `attn run MODEL.attn --tokens IDS.npy [--incremental
 // [--prefill N]] -o Y.npy`, a whole model (format v3) on token ids.
 //
 //   IDS  [B, L] or [L] int32 / int64, ids in [0, vocab), L <= max_positions
