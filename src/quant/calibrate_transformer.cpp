@@ -85,7 +85,7 @@ double activation(Activation a, double x) {
 }
 
 size_t float_forward_bytes(const TransformerConfig& c, int32_t n) {
-  const AttentionConfig ac = model_attention_config(c);
+  const AttentionConfig ac = c.attention();
   return 3 * arena_round_up(n_of(n, c.embed_dim) * 4) + 2 * arena_round_up(n_of(n, c.ffn_dim) * 4) +
          calibrate_attention_bytes(ac, n, n);
 }
@@ -93,7 +93,7 @@ size_t float_forward_bytes(const TransformerConfig& c, int32_t n) {
 Status float_forward(const TransformerConfig& c, const TransformerWeightsF32& w, const int32_t* tokens,
                      int32_t n, Arena& scratch, ModelRanges* ranges, float* snapshots, float* out) {
   const int32_t E = c.embed_dim, F = c.ffn_dim, L = c.num_layers;
-  const AttentionConfig ac = model_attention_config(c);
+  const AttentionConfig ac = c.attention();
   Plan plan;
   ATTN_TRY(plan_attention(ac, DType::kF32, n, n, &plan));
   const size_t mark = scratch.mark();
