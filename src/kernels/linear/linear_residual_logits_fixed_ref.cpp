@@ -11,37 +11,26 @@
 
 namespace attn {
 namespace detail {
-namespace {
-
-template <Out32 kOut, class Act, class Acc>
-void rescaled_rows_ref(Matrix<const Act> x, ConstMatS8 w, const Acc* bias, const int32_t* multiplier,
-                       const int32_t* shift, MatS32 y) {
-  dot_rows_ref(x, w, bias, [&](int32_t m, int32_t c, Acc acc) {
-    put_rescaled<kOut>(y.row(m) + c, rescale_acc(acc, multiplier[c], shift[c]));
-  });
-}
-
-}  // namespace
 
 #if ATTN_WITH_S8
 void linear_residual_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, MatS32 r) {
-  rescaled_rows_ref<Out32::kAddToResidual>(x, w, bias, multiplier, shift, r);
+  dot_rows_ref(x, w, bias, RescaleInto<Out32::kAddToResidual>{multiplier, shift, r});
 }
 void logits_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                    const int32_t* shift, MatS32 y) {
-  rescaled_rows_ref<Out32::kStore>(x, w, bias, multiplier, shift, y);
+  dot_rows_ref(x, w, bias, RescaleInto<Out32::kStore>{multiplier, shift, y});
 }
 #endif
 
 #if ATTN_WITH_S16
 void linear_residual_s16_ref(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
                              const int32_t* shift, MatS32 r) {
-  rescaled_rows_ref<Out32::kAddToResidual>(x, w, bias, multiplier, shift, r);
+  dot_rows_ref(x, w, bias, RescaleInto<Out32::kAddToResidual>{multiplier, shift, r});
 }
 void logits_s16_ref(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
                     const int32_t* shift, MatS32 y) {
-  rescaled_rows_ref<Out32::kStore>(x, w, bias, multiplier, shift, y);
+  dot_rows_ref(x, w, bias, RescaleInto<Out32::kStore>{multiplier, shift, y});
 }
 #endif
 

@@ -11,28 +11,17 @@
 
 namespace attn {
 namespace detail {
-namespace {
-
-template <Out32 kOut>
-void rescaled_rows_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
-                       const int32_t* shift, MatS32 y) {
-  dsp::dot_rows(x, w, bias, [&](int32_t m, int32_t c, int32_t acc) {
-    put_rescaled<kOut>(y.row(m) + c, rescale_q31(acc, multiplier[c], shift[c]));
-  });
-}
-
-}  // namespace
 
 void linear_residual_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, MatS32 r) {
   if (x.cols > dsp::kDotRowsMaxK) return linear_residual_s8_ref(x, w, bias, multiplier, shift, r);
-  rescaled_rows_dsp<Out32::kAddToResidual>(x, w, bias, multiplier, shift, r);
+  dsp::dot_rows(x, w, bias, RescaleInto<Out32::kAddToResidual>{multiplier, shift, r});
 }
 
 void logits_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                    const int32_t* shift, MatS32 y) {
   if (x.cols > dsp::kDotRowsMaxK) return logits_s8_ref(x, w, bias, multiplier, shift, y);
-  rescaled_rows_dsp<Out32::kStore>(x, w, bias, multiplier, shift, y);
+  dsp::dot_rows(x, w, bias, RescaleInto<Out32::kStore>{multiplier, shift, y});
 }
 
 }  // namespace detail

@@ -11,26 +11,15 @@
 
 namespace attn {
 namespace detail {
-namespace {
-
-template <Out32 kOut>
-void rescaled_rows_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
-                       const int32_t* shift, MatS32 y) {
-  mve::dot_rows(x, w, bias, [&](int32_t m, int32_t c, int32_t acc) {
-    put_rescaled<kOut>(y.row(m) + c, rescale_q31(acc, multiplier[c], shift[c]));
-  });
-}
-
-}  // namespace
 
 void linear_residual_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, MatS32 r) {
-  rescaled_rows_mve<Out32::kAddToResidual>(x, w, bias, multiplier, shift, r);
+  mve::dot_rows(x, w, bias, RescaleInto<Out32::kAddToResidual>{multiplier, shift, r});
 }
 
 void logits_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                    const int32_t* shift, MatS32 y) {
-  rescaled_rows_mve<Out32::kStore>(x, w, bias, multiplier, shift, y);
+  mve::dot_rows(x, w, bias, RescaleInto<Out32::kStore>{multiplier, shift, y});
 }
 
 }  // namespace detail
