@@ -13,17 +13,6 @@ namespace attn {
 namespace detail {
 namespace {
 
-size_t n_of(int32_t a, int32_t b) { return static_cast<size_t>(a) * static_cast<size_t>(b); }
-
-bool widen(Range& r, const float* p, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(p[i])) return false;
-    r.min = p[i] < r.min ? p[i] : r.min;
-    r.max = p[i] > r.max ? p[i] : r.max;
-  }
-  return true;
-}
-
 double max_abs(Range r) {
   return std::fmax(std::fabs(static_cast<double>(r.min)), std::fabs(static_cast<double>(r.max)));
 }
