@@ -18,33 +18,11 @@
 #include <string.h>
 
 #include "attn/attn.h"
+#include "c_check.h"
 
-static int g_failures = 0;
-static int g_checks = 0;
 static int g_blob_skipped = 0;
 static int g_decoded = 0;
 static int g_quant_files = 0;
-
-#define CHECK(cond)                                                      \
-  do {                                                                   \
-    ++g_checks;                                                          \
-    if (!(cond)) {                                                       \
-      ++g_failures;                                                      \
-      fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                    \
-  } while (0)
-
-/* CHECK that a call returns `want`, printing both names otherwise. */
-#define CHECK_STATUS(call, want)                                                             \
-  do {                                                                                       \
-    const attn_status got_ = (call);                                                         \
-    ++g_checks;                                                                              \
-    if (got_ != (want)) {                                                                    \
-      ++g_failures;                                                                          \
-      fprintf(stderr, "%s:%d: FAILED: %s returned %s, want %s\n", __FILE__, __LINE__, #call, \
-              attn_status_name(got_), attn_status_name(want));                               \
-    }                                                                                        \
-  } while (0)
 
 /* A 16-byte aligned block from malloc (freed with free_aligned). */
 static void* alloc_aligned(size_t bytes, void** raw) {

@@ -19,29 +19,7 @@
 #include <string.h>
 
 #include "attn/attn.h"
-
-static int g_failures = 0;
-static int g_checks = 0;
-
-#define CHECK(cond)                                                      \
-  do {                                                                   \
-    ++g_checks;                                                          \
-    if (!(cond)) {                                                       \
-      ++g_failures;                                                      \
-      fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                    \
-  } while (0)
-
-#define CHECK_STATUS(call, want)                                                             \
-  do {                                                                                       \
-    const attn_status got_ = (call);                                                         \
-    ++g_checks;                                                                              \
-    if (got_ != (want)) {                                                                    \
-      ++g_failures;                                                                          \
-      fprintf(stderr, "%s:%d: FAILED: %s returned %s, want %s\n", __FILE__, __LINE__, #call, \
-              attn_status_name(got_), attn_status_name(want));                               \
-    }                                                                                        \
-  } while (0)
+#include "c_check.h"
 
 /* Static memory, as firmware has it: the model file, the arena, the outputs. */
 #define MAX_FILE (64 * 1024)

@@ -30,11 +30,9 @@ attn_model load_c(const Blob& b) {
 // The C++ f32 reference: one forward, or decoding one token at a time.
 std::vector<float> cpp_f32(const attn::Model& m, const std::vector<int32_t>& toks, bool decode_steps,
                            attn::OutputRows rows = attn::OutputRows::kAll) {
-  TransformerConfig c;
-  REQUIRE(m.transformer_config(&c) == Status::kOk);
-  std::vector<attn::LayerWeightsF32> layers(size_t(c.num_layers));
-  attn::TransformerWeightsF32 w;
-  REQUIRE(m.transformer_weights_f32(layers.data(), c.num_layers, &w) == Status::kOk);
+  const ModelWeights<attn::TransformerWeightsF32> mw(m);
+  const TransformerConfig& c = mw.config;
+  const attn::TransformerWeightsF32& w = mw.w;
   const int32_t n = int32_t(toks.size());
   attn::TransformerPlan p;
   REQUIRE(attn::plan_transformer(c, DType::kF32, n, decode_steps ? n : 0, &p) == Status::kOk);
@@ -72,22 +70,16 @@ void bind(CModel* cm, const Blob& b, int32_t n, int32_t capacity, int32_t window
           ATTN_OK);
 }
 
+template <class W>
+std::vector<int32_t> cpp_int(const ModelWeights<W>& mw, const std::vector<int32_t>& toks, float* scale) {
+  *scale = mw.w.output_scale;
+  return run(mw.config, mw.w, toks);
+}
+
 // The integer C++ reference of a model file: forward of toks, int32.
 std::vector<int32_t> cpp_int(const attn::Model& m, const std::vector<int32_t>& toks, DType dt, float* scale) {
-  TransformerConfig c;
-  REQUIRE(m.transformer_config(&c) == Status::kOk);
-  if (dt == DType::kS8) {
-    std::vector<attn::LayerWeightsS8> layers(size_t(c.num_layers));
-    attn::TransformerWeightsS8 w;
-    REQUIRE(m.transformer_weights_s8(layers.data(), c.num_layers, &w) == Status::kOk);
-    *scale = w.output_scale;
-    return run(c, w, toks);
-  }
-  std::vector<attn::LayerWeightsS16> layers(size_t(c.num_layers));
-  attn::TransformerWeightsS16 w;
-  REQUIRE(m.transformer_weights_s16(layers.data(), c.num_layers, &w) == Status::kOk);
-  *scale = w.output_scale;
-  return run(c, w, toks);
+  if (dt == DType::kS8) return cpp_int(ModelWeights<attn::TransformerWeightsS8>(m), toks, scale);
+  return cpp_int(ModelWeights<attn::TransformerWeightsS16>(m), toks, scale);
 }
 
 std::vector<uint8_t> int_file(const TransformerConfig& c, DType dt, uint32_t seed) {
@@ -317,12 +309,10 @@ TEST_CASE("C f32 models: forward and decode are the C++ ones, bit for bit", "[c_
 TEST_CASE("C f32 raw-weights route: the caller's arrays give the file's numbers", "[c_api][transformer]") {
   for (const auto& k : cases()) {
     INFO(k.name);
-    const Blob b(f32_file(k.c, 13));
-    attn::Model m;
-    REQUIRE(attn::Model::load(b.p, b.n, &m) == Status::kOk);
-    std::vector<attn::LayerWeightsF32> layers(size_t(k.c.num_layers));
-    attn::TransformerWeightsF32 w;
-    REQUIRE(m.transformer_weights_f32(layers.data(), k.c.num_layers, &w) == Status::kOk);
+    const LoadedModel<attn::TransformerWeightsF32> lm(f32_file(k.c, 13));
+    const Blob& b = lm.blob;
+    const std::vector<attn::LayerWeightsF32>& layers = lm.weights.layers;
+    const attn::TransformerWeightsF32& w = lm.weights.w;
     std::vector<attn_layer_weights_f32> cl(layers.size());
     for (size_t l = 0; l < layers.size(); ++l) {
       const attn::LayerWeightsF32& L = layers[l];
@@ -374,7 +364,7 @@ TEST_CASE("C f32 raw-weights route: the caller's arrays give the file's numbers"
     cl.assign(cl.size(), attn_layer_weights_f32());  // the table was copied: the caller's may go
     std::vector<float> got(toks.size() * size_t(k.c.output_dim()));
     REQUIRE(attn_transformer_forward(&tf, toks.data(), n, 0, got.data()) == ATTN_OK);
-    const std::vector<float> want = cpp_f32(m, toks, false);
+    const std::vector<float> want = cpp_f32(lm.model, toks, false);
     CHECK(std::memcmp(got.data(), want.data(), want.size() * 4) == 0);
     attn_transformer_plan p8;
     REQUIRE(attn_transformer_plan_init(&p8, &cc, ATTN_DTYPE_S8, n, 0, 0) == ATTN_OK);

@@ -14,24 +14,7 @@
 
 using attn::format::ModelRecord;
 using namespace int_model;
-
-namespace {
-
-// An int32 or int64 .npy of token ids.
-std::vector<uint8_t> ids_npy(const std::vector<int64_t>& shape, const std::vector<int64_t>& ids, bool i64) {
-  std::vector<uint8_t> raw;
-  for (int64_t v : ids) {
-    if (i64) {
-      raw.insert(raw.end(), reinterpret_cast<const uint8_t*>(&v), reinterpret_cast<const uint8_t*>(&v) + 8);
-    } else {
-      const int32_t x = int32_t(v);
-      raw.insert(raw.end(), reinterpret_cast<const uint8_t*>(&x), reinterpret_cast<const uint8_t*>(&x) + 4);
-    }
-  }
-  return attn::npy::serialize(shape, i64 ? "<i8" : "<i4", raw.data(), i64 ? 8 : 4);
-}
-
-}  // namespace
+using cli::ids_npy;
 
 TEST_CASE("attn quantize --calib-tokens: a model file to s8 / s16, its report and its file",
           "[cli][int_model]") {

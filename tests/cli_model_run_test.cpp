@@ -15,23 +15,10 @@
 #include "int_model_helpers.h"
 
 using namespace int_model;
+using cli::ids_npy;
 using cli::quote;
 
 namespace {
-
-// An int32 or int64 .npy of token ids.
-std::vector<uint8_t> ids_npy(const std::vector<int64_t>& shape, const std::vector<int64_t>& ids, bool i64) {
-  std::vector<uint8_t> raw;
-  for (int64_t v : ids) {
-    if (i64) {
-      raw.insert(raw.end(), reinterpret_cast<const uint8_t*>(&v), reinterpret_cast<const uint8_t*>(&v) + 8);
-    } else {
-      const int32_t x = int32_t(v);
-      raw.insert(raw.end(), reinterpret_cast<const uint8_t*>(&x), reinterpret_cast<const uint8_t*>(&x) + 4);
-    }
-  }
-  return attn::npy::serialize(shape, i64 ? "<i8" : "<i4", raw.data(), i64 ? 8 : 4);
-}
 
 std::vector<int64_t> flat(const std::vector<std::vector<int32_t>>& rows) {
   std::vector<int64_t> v;
@@ -41,14 +28,9 @@ std::vector<int64_t> flat(const std::vector<std::vector<int32_t>>& rows) {
 
 // The library's f32 forward (weights as stored, not packed) of one sequence.
 std::vector<float> f32_forward(const std::vector<uint8_t>& file, const std::vector<int32_t>& tokens) {
-  const Blob b(file);
-  attn::Model m;
-  REQUIRE(attn::Model::load(b.p, b.n, &m) == Status::kOk);
-  TransformerConfig c;
-  REQUIRE(m.transformer_config(&c) == Status::kOk);
-  std::vector<attn::LayerWeightsF32> layers(size_t(c.num_layers));
-  attn::TransformerWeightsF32 w;
-  REQUIRE(m.transformer_weights_f32(layers.data(), c.num_layers, &w) == Status::kOk);
+  const LoadedModel<attn::TransformerWeightsF32> m(file);
+  const TransformerConfig& c = m.weights.config;
+  const attn::TransformerWeightsF32& w = m.weights.w;
   const int32_t n = int32_t(tokens.size());
   attn::TransformerPlan plan;
   REQUIRE(attn::plan_transformer(c, DType::kF32, n, 0, &plan) == Status::kOk);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "attn/model.h"
+#include "int_model_helpers.h"
 
 namespace {
 
@@ -95,24 +96,12 @@ struct Checkpoint {
 };
 
 // A loaded .attn file with its f32 weights.
-struct Loaded {
-  explicit Loaded(const std::string& path) : bytes(cli::slurp(path)) {
-    blob = static_cast<uint8_t*>(::operator new (bytes.size(), std::align_val_t{16}));
-    std::memcpy(blob, bytes.data(), bytes.size());
-    REQUIRE(attn::Model::load(blob, bytes.size(), &model) == attn::Status::kOk);
-    REQUIRE(model.transformer_config(&config) == attn::Status::kOk);
-    layers.resize(static_cast<size_t>(config.num_layers));
-    REQUIRE(model.transformer_weights_f32(layers.data(), config.num_layers, &w) == attn::Status::kOk);
-  }
-  ~Loaded() { ::operator delete (blob, std::align_val_t{16}); }
-  Loaded(const Loaded&) = delete;
-  Loaded& operator=(const Loaded&) = delete;
-  std::vector<uint8_t> bytes;
-  uint8_t* blob = nullptr;
-  attn::Model model;
-  attn::TransformerConfig config;
-  std::vector<attn::LayerWeightsF32> layers;
-  attn::TransformerWeightsF32 w;
+struct Loaded : int_model::LoadedModel<attn::TransformerWeightsF32> {
+  explicit Loaded(const std::string& path)
+      : LoadedModel(cli::slurp(path)), config(weights.config), layers(weights.layers), w(weights.w) {}
+  const attn::TransformerConfig& config;
+  const std::vector<attn::LayerWeightsF32>& layers;
+  const attn::TransformerWeightsF32& w;
 };
 
 void same(const float* got, const std::vector<float>& want, const std::string& what) {

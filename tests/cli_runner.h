@@ -130,6 +130,21 @@ inline void check_error(const Result& r, const std::vector<std::string>& parts) 
   CHECK(r.err.find("internal error") == std::string::npos);
 }
 
+// An int32 or int64 .npy of token ids.
+inline std::vector<uint8_t> ids_npy(const std::vector<int64_t>& shape, const std::vector<int64_t>& ids,
+                                    bool i64) {
+  std::vector<uint8_t> raw;
+  for (int64_t v : ids) {
+    if (i64) {
+      raw.insert(raw.end(), reinterpret_cast<const uint8_t*>(&v), reinterpret_cast<const uint8_t*>(&v) + 8);
+    } else {
+      const int32_t x = int32_t(v);
+      raw.insert(raw.end(), reinterpret_cast<const uint8_t*>(&x), reinterpret_cast<const uint8_t*>(&x) + 4);
+    }
+  }
+  return attn::npy::serialize(shape, i64 ? "<i8" : "<i4", raw.data(), i64 ? 8 : 4);
+}
+
 // A .npy file's values (float, double or integer) as doubles.
 inline std::vector<double> npy_values(const std::string& path) {
   const attn::npy::Array a = attn::npy::parse(slurp(path));

@@ -43,6 +43,75 @@ struct Blob {
   size_t n;
 };
 
+// Loads a file's bytes (a 16-byte aligned copy); a failed load leaves the
+// Model unset.
+inline Status load_bytes(const std::vector<uint8_t>& v) {
+  const Blob b(v);
+  attn::Model m;
+  const Status s = attn::Model::load(b.p, b.n, &m);
+  if (s != Status::kOk) CHECK_FALSE(m.loaded());  // nothing set on failure
+  return s;
+}
+
+// ---- a model file's weights ---------------------------------------------------------
+
+inline Status weights_of(const attn::Model& m, attn::LayerWeightsF32* l, int32_t n,
+                         attn::TransformerWeightsF32* w) {
+  return m.transformer_weights_f32(l, n, w);
+}
+inline Status weights_of(const attn::Model& m, attn::LayerWeightsS8* l, int32_t n,
+                         attn::TransformerWeightsS8* w) {
+  return m.transformer_weights_s8(l, n, w);
+}
+inline Status weights_of(const attn::Model& m, attn::LayerWeightsS16* l, int32_t n,
+                         attn::TransformerWeightsS16* w) {
+  return m.transformer_weights_s16(l, n, w);
+}
+
+// The config of a loaded model file and its weights of type W
+// (TransformerWeightsF32 / S8 / S16) over their own layer table.
+template <class W>
+struct ModelWeights {
+  explicit ModelWeights(const attn::Model& m) {
+    REQUIRE(m.transformer_config(&config) == Status::kOk);
+    layers.resize(static_cast<size_t>(config.num_layers));
+    REQUIRE(weights_of(m, layers.data(), config.num_layers, &w) == Status::kOk);
+  }
+  ModelWeights(const ModelWeights&) = delete;
+  ModelWeights& operator=(const ModelWeights&) = delete;
+  TransformerConfig config;
+  std::vector<std::remove_const_t<std::remove_pointer_t<decltype(W::layers)>>> layers;
+  W w;
+};
+
+inline attn::Model load_model(const Blob& b) {
+  attn::Model m;
+  REQUIRE(attn::Model::load(b.p, b.n, &m) == Status::kOk);
+  return m;
+}
+
+// A model file's bytes loaded (from an aligned copy it keeps) with its weights of type W.
+template <class W>
+struct LoadedModel {
+  explicit LoadedModel(const std::vector<uint8_t>& file)
+      : blob(file), model(load_model(blob)), weights(model) {}
+  Blob blob;
+  attn::Model model;
+  ModelWeights<W> weights;
+};
+
+// Patch / read a T at byte `at` of a file (the tests' mutations).
+template <class T>
+void poke(std::vector<uint8_t>& f, size_t at, T v) {
+  std::memcpy(f.data() + at, &v, sizeof v);
+}
+template <class T>
+T peek(const std::vector<uint8_t>& f, size_t at) {
+  T v;
+  std::memcpy(&v, f.data() + at, sizeof v);
+  return v;
+}
+
 // Arena storage, 16-byte aligned.
 struct Buffer {
   explicit Buffer(size_t n) : raw(n + 16) {

@@ -100,17 +100,6 @@ void round_trip(const Case& k) {
 
 // ---- mutations ---------------------------------------------------------------------
 
-template <class T>
-void poke(std::vector<uint8_t>& f, size_t at, T v) {
-  std::memcpy(f.data() + at, &v, sizeof v);
-}
-template <class T>
-T peek(const std::vector<uint8_t>& f, size_t at) {
-  T v;
-  std::memcpy(&v, f.data() + at, sizeof v);
-  return v;
-}
-
 size_t desc_at(const std::vector<uint8_t>& f, const std::string& name) {
   const Header h = peek<Header>(f, 0);
   for (uint32_t i = 0; i < h.tensor_count; ++i) {
@@ -381,14 +370,9 @@ TEST_CASE("integer model files: presence, dtypes and shapes of the tables", "[mo
                            "model.head_multiplier", "block.0.io_scale"}) {
     INFO(name);
     const std::vector<uint8_t>& f = std::string(name).find("attn_in") != std::string::npos ? b8 : l8;
-    const Blob blob(f);
-    attn::Model m;
-    REQUIRE(attn::Model::load(blob.p, blob.n, &m) == Status::kOk);
-    TransformerConfig c;
-    REQUIRE(m.transformer_config(&c) == Status::kOk);
-    std::vector<attn::LayerWeightsS8> layers(size_t(c.num_layers));
-    attn::TransformerWeightsS8 w;
-    REQUIRE(m.transformer_weights_s8(layers.data(), c.num_layers, &w) == Status::kOk);
+    const LoadedModel<attn::TransformerWeightsS8> lm(f);
+    const TransformerConfig& c = lm.weights.config;
+    const attn::TransformerWeightsS8& w = lm.weights.w;
     tools::ModelSpec s;
     tools::add_transformer_fixed(s, c, false, w);
     size_t erased = 0;
@@ -480,16 +464,10 @@ TEST_CASE("committed s8 / s16 model files (fuzzer seeds) load and run", "[model]
     const std::vector<int32_t> toks = sequences(1, std::min(5, c.max_positions), c.vocab_size, 1)[0];
     std::vector<int32_t> out;
     if (r.dtype == uint16_t(DType::kS8)) {
-      std::vector<attn::LayerWeightsS8> layers(size_t(c.num_layers));
-      attn::TransformerWeightsS8 w;
-      REQUIRE(m.transformer_weights_s8(layers.data(), c.num_layers, &w) == Status::kOk);
-      out = run(c, w, toks);
+      out = run(c, ModelWeights<attn::TransformerWeightsS8>(m).w, toks);
     } else {
       REQUIRE(r.dtype == uint16_t(DType::kS16));
-      std::vector<attn::LayerWeightsS16> layers(size_t(c.num_layers));
-      attn::TransformerWeightsS16 w;
-      REQUIRE(m.transformer_weights_s16(layers.data(), c.num_layers, &w) == Status::kOk);
-      out = run(c, w, toks);
+      out = run(c, ModelWeights<attn::TransformerWeightsS16>(m).w, toks);
     }
     CHECK(out.size() == toks.size() * size_t(c.output_dim()));
   }

@@ -15,6 +15,7 @@
 
 #include "../tools/cli/model_writer.h"
 #include "attn/model.h"
+#include "int_model_helpers.h"
 
 using attn::Activation;
 using attn::LmHead;
@@ -28,20 +29,12 @@ using attn::format::Role;
 using attn::format::TensorDesc;
 namespace fmt = attn::format;
 namespace tools = attn::tools;
+using int_model::Blob;
+using int_model::load_bytes;
+using int_model::peek;
+using int_model::poke;
 
 namespace {
-
-struct Blob {
-  explicit Blob(const std::vector<uint8_t>& v) : n(v.size()) {
-    p = static_cast<uint8_t*>(::operator new (n == 0 ? 1 : n, std::align_val_t{16}));
-    if (n) std::memcpy(p, v.data(), n);
-  }
-  ~Blob() { ::operator delete (p, std::align_val_t{16}); }
-  Blob(const Blob&) = delete;
-  Blob& operator=(const Blob&) = delete;
-  uint8_t* p;
-  size_t n;
-};
 
 std::vector<float> random_values(size_t n, uint32_t seed) {
   std::mt19937 g(seed);
@@ -146,25 +139,6 @@ tools::ModelSpec model_spec(const TransformerConfig& c, bool byte_vocab = false)
 
 std::vector<uint8_t> model_file(const TransformerConfig& c, bool byte_vocab = false) {
   return tools::write_model(model_spec(c, byte_vocab));
-}
-
-Status load_bytes(const std::vector<uint8_t>& v) {
-  Blob b(v);
-  attn::Model m;
-  const Status s = attn::Model::load(b.p, b.n, &m);
-  if (s != Status::kOk) CHECK_FALSE(m.loaded());
-  return s;
-}
-
-template <class T>
-void poke(std::vector<uint8_t>& f, size_t at, T v) {
-  std::memcpy(f.data() + at, &v, sizeof v);
-}
-template <class T>
-T peek(const std::vector<uint8_t>& f, size_t at) {
-  T v;
-  std::memcpy(&v, f.data() + at, sizeof v);
-  return v;
 }
 
 constexpr size_t kRec = fmt::kModelRecordOffset;

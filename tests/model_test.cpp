@@ -18,6 +18,7 @@
 #include "attn/model.h"
 #include "attn/quantize.h"
 #include "fixed_dtypes.h"
+#include "int_model_helpers.h"
 
 using attn::Status;
 using attn::format::BlockRecord;
@@ -27,17 +28,9 @@ using attn::format::TensorDesc;
 namespace {
 
 // Exactly n bytes, 16-aligned, so ASan sees any read past the end.
-struct AlignedCopy {
-  explicit AlignedCopy(const std::vector<uint8_t>& v) : n(v.size()) {
-    p = static_cast<uint8_t*>(::operator new (n == 0 ? 1 : n, std::align_val_t{16}));
-    if (n) std::memcpy(p, v.data(), n);
-  }
-  ~AlignedCopy() { ::operator delete (p, std::align_val_t{16}); }
-  AlignedCopy(const AlignedCopy&) = delete;
-  AlignedCopy& operator=(const AlignedCopy&) = delete;
-  uint8_t* p;
-  size_t n;
-};
+using AlignedCopy = int_model::Blob;
+using int_model::load_bytes;
+using int_model::poke;
 
 std::vector<float> ramp(size_t n, float scale) {
   std::vector<float> v(n);
@@ -70,19 +63,6 @@ struct Fixture {
 };
 
 std::vector<uint8_t> valid_file() { return attn::tools::write_model(Fixture().spec); }
-
-Status load_bytes(const std::vector<uint8_t>& v) {
-  AlignedCopy c(v);
-  attn::Model m;
-  const Status s = attn::Model::load(c.p, c.n, &m);
-  if (s != Status::kOk) CHECK_FALSE(m.loaded());  // nothing set on failure
-  return s;
-}
-
-template <class T>
-void poke(std::vector<uint8_t>& f, size_t at, T v) {
-  std::memcpy(f.data() + at, &v, sizeof v);
-}
 
 size_t block_at(size_t i) { return sizeof(Header) + i * sizeof(BlockRecord); }
 size_t tensor_at(size_t i) { return sizeof(Header) + 2 * sizeof(BlockRecord) + i * sizeof(TensorDesc); }

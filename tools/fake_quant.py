@@ -12,6 +12,7 @@ activations in fixed point).
     fq.mode = "calib"; model(calib batches, fq=fq)   # record min/max per name
     fq.mode = "quant"; model(test batches, fq=fq)    # round to int8 at every fq(name, x)
     quantize_weights_(state_dict-like {name: tensor}, names)  # in place
+    q, fq = quantized(Model(), model, names, calib)   # all three, on a copy
 """
 import torch
 
@@ -58,3 +59,21 @@ def quantize_weights_(module, names):
     for name in names:
         p = params[name]
         p.copy_(quantize_rows(p))
+
+
+def quantized(fresh, model, names, calib, skip=None):
+    """`fresh` (a new model of model's architecture) with model's weights, its
+    parameters `names` int8 (quantize_weights_), in eval mode, and an ActQuant
+    calibrated by one fresh(calib, fq) (the names `skip` accepts stay float),
+    returned in "quant" mode: (fresh, fq)."""
+    fresh.load_state_dict(model.state_dict())
+    fresh.eval()
+    quantize_weights_(fresh, names)
+    fq = ActQuant()
+    if skip is not None:
+        fq.skip = skip
+    fq.mode = "calib"
+    with torch.no_grad():
+        fresh(calib, fq)
+    fq.mode = "quant"
+    return fresh, fq

@@ -12,9 +12,7 @@ Run with Debian's python3 (torch 1.13):  /usr/bin/python3 tools/gen_format_fixtu
 """
 
 import copy
-import json
 import os
-import struct
 import sys
 
 import numpy as np
@@ -22,24 +20,9 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attn_export  # noqa: E402
+import hf_checkpoint  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "format")
-
-
-def write_safetensors(path, state, dtype=np.float32):
-    tag = {np.float32: "F32", np.float16: "F16"}[dtype]
-    header, blobs, off = {}, [], 0
-    for name, t in state.items():
-        a = np.ascontiguousarray(t.detach().cpu().numpy().astype(dtype))
-        raw = a.astype(a.dtype.newbyteorder("<")).tobytes()
-        header[name] = {"dtype": tag, "shape": list(a.shape), "data_offsets": [off, off + len(raw)]}
-        blobs.append(raw)
-        off += len(raw)
-    header["__metadata__"] = {"format": "pt"}
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 
 
 def save_npy(name, a, dtype):
@@ -58,7 +41,8 @@ class Fixtures:
         """Write NAME.safetensors and NAME.attn; check export from the module,
         from the state_dict and from the safetensors file agree."""
         st = os.path.join(OUT, name + ".safetensors")
-        write_safetensors(st, module.state_dict(), st_dtype)
+        state = {k: v.detach().cpu().numpy().astype(st_dtype) for k, v in module.state_dict().items()}
+        hf_checkpoint.write_safetensors(st, state, metadata={"format": "pt"}, canonical=False)
         heads = import_args[import_args.index("--heads") + 1]
         kw_file = dict(export_kwargs, heads=int(heads))
         from_file = attn_export.export(st, **kw_file)

@@ -13,30 +13,15 @@ Run:  /usr/bin/python3 tools/gen_model_fixtures.py
 
 import json
 import os
-import struct
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attn_export  # noqa: E402
+import hf_checkpoint  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "model")
-
-
-def write_safetensors(path, state):
-    header, blobs, off = {}, [], 0
-    for name, a in state.items():
-        tag = {"float32": "F32", "float16": "F16", "int64": "I64"}[str(a.dtype)]
-        raw = np.ascontiguousarray(a).astype(a.dtype.newbyteorder("<")).tobytes()
-        header[name] = {"dtype": tag, "shape": list(a.shape), "data_offsets": [off, off + len(raw)]}
-        blobs.append(raw)
-        off += len(raw)
-    header["__metadata__"] = {"format": "pt"}
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 
 
 def bert(rng, prefix, layers=2, e=8, h=2, f=12, v=20, p=8, t=2):
@@ -109,7 +94,8 @@ def main():
             state["classifier.weight"] = (rng.standard_normal((3, 8)) * 0.2).astype(np.float32)
             state["classifier.bias"] = np.zeros(3, np.float32)
         st, cj, at = name + ".safetensors", name + ".config.json", name + ".attn"
-        write_safetensors(os.path.join(OUT, st), state)
+        hf_checkpoint.write_safetensors(os.path.join(OUT, st), state, metadata={"format": "pt"},
+                                        canonical=False)
         with open(os.path.join(OUT, cj), "w") as fh:
             json.dump(cfg, fh, indent=2)
             fh.write("\n")

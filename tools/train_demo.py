@@ -134,6 +134,26 @@ def accuracy(model, xs, ys):
         return (model(xs).argmax(-1) == ys).float().mean().item()
 
 
+def train(model, opt, sched, train_rng, steps, batch, val_acc):
+    """The demos' training loop: `steps` steps of `batch` fresh sequences from
+    train_rng, cross-entropy, gradients clipped to norm 1, the loss and val_acc()
+    printed every 250 steps. Returns the seconds it took."""
+    loss_fn = nn.CrossEntropyLoss()
+    t0 = time.time()
+    for step in range(1, steps + 1):
+        xb, yb = make_set(train_rng, batch)
+        loss = loss_fn(model(xb), yb)
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        if step % 250 == 0 or step == steps:
+            print(f"step {step:5d}  loss {loss.item():.4f}  val acc {val_acc():.4f}"
+                  f"  {time.time() - t0:.0f} s", flush=True)
+    return time.time() - t0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=7)
@@ -158,19 +178,7 @@ def main():
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=args.steps,
                                                 pct_start=0.1)
-    loss_fn = nn.CrossEntropyLoss()
-    t0 = time.time()
-    for step in range(1, args.steps + 1):
-        xb, yb = make_set(train_rng, args.batch)
-        loss = loss_fn(model(xb), yb)
-        opt.zero_grad()
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        if step % 250 == 0 or step == args.steps:
-            print(f"step {step:5d}  loss {loss.item():.4f}  val acc {accuracy(model, val_x, val_y):.4f}"
-                  f"  {time.time() - t0:.0f} s", flush=True)
+    train(model, opt, sched, train_rng, args.steps, args.batch, lambda: accuracy(model, val_x, val_y))
 
     model.eval()
     acc = accuracy(model, test_x, test_y)

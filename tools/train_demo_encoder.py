@@ -228,17 +228,8 @@ def accuracy(model, xs, ys, fq=_noq):
 
 def fake_quant_accuracy(model, calib_x, test_x, test_y, strict):
     """Accuracy with int8 weights and int8 activations (see the module doc)."""
-    q = EncoderClassifier()
-    q.load_state_dict(model.state_dict())
-    q.eval()
-    fake_quant.quantize_weights_(q, matrices(q))
-    fq = fake_quant.ActQuant()
-    if not strict:
-        fq.skip = lambda name: name.endswith("sum")  # the residual sums stay float
-    fq.mode = "calib"
-    with torch.no_grad():
-        q(calib_x, fq)
-    fq.mode = "quant"
+    skip = None if strict else lambda name: name.endswith("sum")  # the residual sums stay float
+    q, fq = fake_quant.quantized(EncoderClassifier(), model, matrices(model), calib_x, skip)
     return accuracy(q, test_x, test_y, fq)
 
 
@@ -284,20 +275,8 @@ def main():
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
                              {"params": no_decay, "weight_decay": 0.0}], lr=args.lr)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.1)
-    loss_fn = nn.CrossEntropyLoss()
-    t0 = time.time()
-    for step in range(1, args.steps + 1):
-        xb, yb = train_demo.make_set(train_rng, args.batch)
-        loss = loss_fn(model(xb), yb)
-        opt.zero_grad()
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        if step % 250 == 0 or step == args.steps:
-            print(f"step {step:5d}  loss {loss.item():.4f}  val acc {accuracy(model, val_x, val_y):.4f}"
-                  f"  {time.time() - t0:.0f} s", flush=True)
-    train_s = time.time() - t0
+    train_s = train_demo.train(model, opt, sched, train_rng, args.steps, args.batch,
+                               lambda: accuracy(model, val_x, val_y))
 
     model.eval()
     acc = accuracy(model, test_x, test_y)

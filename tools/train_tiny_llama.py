@@ -288,17 +288,10 @@ def greedy(model, prompt, steps):
 
 
 def fake_quant_perplexity(model, calib, held, ctx, strict):
-    q = TinyLlama(model.cfg)
-    q.load_state_dict(model.state_dict())
-    q.eval()
-    fake_quant.quantize_weights_(q, [n for n, p in q.named_parameters() if p.dim() == 2])
-    fq = fake_quant.ActQuant()
-    if not strict:
-        fq.skip = lambda name: name == "emb" or ".res" in name  # the residual stream stays float
-    fq.mode = "calib"
-    with torch.no_grad():
-        q(calib, fq)
-    fq.mode = "quant"
+    # Not strict: the residual stream stays float.
+    skip = None if strict else lambda name: name == "emb" or ".res" in name
+    matrices = [n for n, p in model.named_parameters() if p.dim() == 2]
+    q, fq = fake_quant.quantized(TinyLlama(model.cfg), model, matrices, calib, skip)
     return perplexity(q, held, ctx, fq)
 
 

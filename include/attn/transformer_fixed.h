@@ -157,18 +157,8 @@ struct TransformerWeightsFixed {
 using TransformerWeightsS8 = TransformerWeightsFixed<LayerWeightsS8, ProjectionS8>;
 using TransformerWeightsS16 = TransformerWeightsFixed<LayerWeightsS16, ProjectionS16>;
 
-// Arena bytes of one s8 / s16 call of up to max_tokens tokens (forward, or,
-// with capacity > 0, a decode over caches of `capacity` positions: the
-// larger of the two) and of the decoding state. The f32 planner may call
-// this for DType::kS8 / kS16. Errors: those of plan_transformer_fixed.
-Status transformer_fixed_bytes(const TransformerConfig& config, DType dtype, int32_t max_tokens,
-                               int32_t capacity, int32_t tile_rows, size_t* arena_bytes, size_t* state_bytes);
-
-// plan_transformer for s8 / s16: validates the config (the model statuses of
-// attn/status.h; plan_attention's for the block), dtype kS8 or kS16
-// (kBadDtype), max_tokens in [1, max_positions] (kSequenceTooLong above),
-// capacity >= 0 (causal configs only, kBadConfig-class kPlanMismatch
-// otherwise), and fills *out.
+// plan_transformer (attn/transformer.h) for s8 / s16 only: kBadDtype for
+// any other dtype, else exactly plan_transformer's plan and statuses.
 Status plan_transformer_fixed(const TransformerConfig& config, DType dtype, int32_t max_tokens,
                               int32_t capacity, TransformerPlan* out, int32_t tile_rows = ATTN_TILE_ROWS);
 

@@ -1,9 +1,7 @@
 // attn_c.cpp: the C99 API (attn/attn.h) over the C++ library.
 //
-// Handles are byte storage in the caller's memory. Each holds a magic word and
-// a trivially copyable C++ object, moved in and out with memcpy (no aliasing
-// or lifetime questions, no heap); a zeroed or failed handle has no magic and
-// every call on it returns ATTN_ERR_BAD_HANDLE.
+// Handles are byte storage in the caller's memory: a magic word and a
+// trivially copyable C++ object (capi/handles.h).
 //
 // The per-dtype entry points (attn_forward_<dt>, attn_decode_<dt>,
 // attn_kv_cache_*_<dt>, ...) are one template each over a DtypeApi<T>, which
@@ -17,6 +15,7 @@
 #include "attn/decode.h"
 #include "attn/kernel_set.h"
 #include "attn/model.h"
+#include "capi/handles.h"
 
 namespace attn {
 namespace {
@@ -31,54 +30,19 @@ static_assert(ATTN_DTYPE_F32 == static_cast<int32_t>(DType::kF32), "dtype codes"
 static_assert(ATTN_DTYPE_S8 == static_cast<int32_t>(DType::kS8), "dtype codes");
 static_assert(ATTN_DTYPE_S16 == static_cast<int32_t>(DType::kS16), "dtype codes");
 
-attn_status to_c(Status s) { return static_cast<attn_status>(s); }
+using capi::Box;
+using capi::fetch;
+using capi::fits_handle;
+using capi::kModelMagic;
+using capi::store;
+using capi::to_c;
 
-#define ATTN_TRY_C(expr)                \
-  do {                                  \
-    const Status attn_try_c_ = (expr);  \
-    if (attn_try_c_ != Status::kOk) {   \
-      return ::attn::to_c(attn_try_c_); \
-    }                                   \
-  } while (0)
+constexpr uint32_t kPlanMagic = 0x4E414C50u;  // "PLAN"
 
-// What lives in an attn_plan / attn_model / attn_kv_cache_*: a magic word, then the C++ object.
-constexpr uint32_t kPlanMagic = 0x4E414C50u;   // "PLAN"
-constexpr uint32_t kModelMagic = 0x4C444F4Du;  // "MODL"
-
-template <class T>
-struct Box {
-  uint32_t magic;
-  T value;
-};
 using PlanBox = Box<Plan>;
 using ModelBox = Box<Model>;
-
-template <class T, class Handle>
-constexpr bool fits_handle() {
-  return std::is_trivially_copyable<Box<T>>::value && sizeof(Box<T>) <= sizeof(Handle) &&
-         alignof(Box<T>) <= alignof(Handle);
-}
 static_assert(fits_handle<Plan, attn_plan>(), "grow or align attn_plan's storage in attn/attn.h");
 static_assert(fits_handle<Model, attn_model>(), "grow or align attn_model's storage in attn/attn.h");
-
-template <class T, class Handle>
-void store(Handle* h, uint32_t magic, const T& value) {
-  Box<T> box;
-  box.magic = magic;
-  box.value = value;
-  std::memset(h, 0, sizeof(Handle));
-  std::memcpy(h, &box, sizeof box);
-}
-
-template <class T, class Handle>
-Status fetch(const Handle* h, uint32_t magic, T* out) {
-  if (h == nullptr) return Status::kNullArgument;
-  Box<T> box;
-  std::memcpy(static_cast<void*>(&box), h, sizeof box);  // trivially copyable
-  if (box.magic != magic) return Status::kBadHandle;
-  *out = box.value;
-  return Status::kOk;
-}
 
 AttentionConfig to_cpp(const attn_config& c) {
   AttentionConfig out;

@@ -20,21 +20,12 @@
 #include "attn/sampler.h"
 #include "attn/transformer.h"
 #include "attn/transformer_fixed.h"
+#include "capi/handles.h"
 #include "capi/transformer_c.h"
 
 namespace attn {
 namespace capi {
 namespace {
-
-attn_status to_c(Status s) { return static_cast<attn_status>(s); }
-
-#define ATTN_TRY_C(expr)                      \
-  do {                                        \
-    const Status attn_try_c_ = (expr);        \
-    if (attn_try_c_ != Status::kOk) {         \
-      return ::attn::capi::to_c(attn_try_c_); \
-    }                                         \
-  } while (0)
 
 static_assert(ATTN_NORM_LAYER_NORM == static_cast<int32_t>(NormKind::kLayerNorm), "norm codes");
 static_assert(ATTN_NORM_RMS_NORM == static_cast<int32_t>(NormKind::kRmsNorm), "norm codes");
@@ -49,46 +40,14 @@ static_assert(ATTN_HEAD_UNTIED == static_cast<int32_t>(LmHead::kUntied), "head c
 // the copies below): 23 fields today, the C ones 4 bytes each.
 static_assert(sizeof(attn_transformer_config) == 23 * 4, "attn_transformer_config: 23 fields");
 
-// ---- handles: a magic word, then a trivially copyable C++ value ----------------
+// ---- handles (capi/handles.h) ------------------------------------------------
 
 constexpr uint32_t kPlanMagic = 0x4E4C5054u;    // "TPLN"
 constexpr uint32_t kHandleMagic = 0x524D4654u;  // "TFMR"
 constexpr uint32_t kCoreMagic = 0x524F4354u;    // "TCOR"
-constexpr uint32_t kModelMagic = 0x4C444F4Du;   // "MODL", as attn_c.cpp stores attn_model
-
-template <class T>
-struct Box {
-  uint32_t magic;
-  T value;
-};
-
-template <class T, class Handle>
-constexpr bool fits_handle() {
-  return std::is_trivially_copyable<Box<T>>::value && sizeof(Box<T>) <= sizeof(Handle) &&
-         alignof(Box<T>) <= alignof(Handle);
-}
 static_assert(fits_handle<TransformerPlan, attn_transformer_plan>(),
               "grow or align attn_transformer_plan's storage in attn/attn.h");
 static_assert(fits_handle<Model, attn_model>(), "attn_model's storage, as attn_c.cpp checks it");
-
-template <class T, class Handle>
-void store(Handle* h, uint32_t magic, const T& value) {
-  Box<T> box;
-  box.magic = magic;
-  box.value = value;
-  std::memset(h, 0, sizeof(Handle));
-  std::memcpy(h, &box, sizeof box);
-}
-
-template <class T, class Handle>
-Status fetch(const Handle* h, uint32_t magic, T* out) {
-  if (h == nullptr) return Status::kNullArgument;
-  Box<T> box;
-  std::memcpy(static_cast<void*>(&box), h, sizeof box);
-  if (box.magic != magic) return Status::kBadHandle;
-  *out = box.value;
-  return Status::kOk;
-}
 
 // ---- config ------------------------------------------------------------------
 
@@ -126,7 +85,7 @@ TransformerConfig to_cpp(const attn_transformer_config& c) {
   return o;
 }
 
-void to_c(const TransformerConfig& c, attn_transformer_config* o) {
+void config_to_c(const TransformerConfig& c, attn_transformer_config* o) {
   std::memset(o, 0, sizeof *o);
   o->vocab_size = c.vocab_size;
   o->embed_dim = c.embed_dim;
@@ -165,83 +124,65 @@ Status model_config(const attn_model* model, Model* m, TransformerConfig* c, DTy
 
 // ---- the dtypes ----------------------------------------------------------------
 
-// The C++ types and functions of one dtype's whole model.
+// The C++ types and functions of one dtype's whole model, named once per
+// dtype below (the function pointers are template arguments: direct calls).
 template <DType D>
 struct ModelApi;
 
+// The scale of an integer model's int32 outputs (an f32 model's is not read).
+template <class W>
+float output_scale_of(const W& w) {
+  return w.output_scale;
+}
+#if ATTN_WITH_F32
+float output_scale_of(const TransformerWeightsF32&) { return 1.0f; }  // not read: f32 outputs are floats
+#endif
+
+template <
+    class W, class L, class S, class O, Status (Model::*FromModel)(L*, int32_t, W*) const,
+    Status (*StateInit)(const TransformerPlan&, int32_t, Arena&, S*),
+    Status (*Forward)(const TransformerPlan&, const W&, const int32_t*, int32_t, OutputRows, O*, Arena&),
+    Status (*Decode)(const TransformerPlan&, const W&, S*, const int32_t*, int32_t, OutputRows, O*, Arena&)>
+struct ModelApiOf {
+  using Weights = W;
+  using Layer = L;
+  using State = S;
+  using Out = O;
+  static Status from_model(const Model& m, Layer* l, int32_t n, Weights* w) {
+    return (m.*FromModel)(l, n, w);
+  }
+  static Status state_init(const TransformerPlan& p, int32_t window, Arena& a, State* s) {
+    return StateInit(p, window, a, s);
+  }
+  static Status forward(const TransformerPlan& p, const Weights& w, const int32_t* t, int32_t n, OutputRows r,
+                        Out* out, Arena& a) {
+    return Forward(p, w, t, n, r, out, a);
+  }
+  static Status decode(const TransformerPlan& p, const Weights& w, State* s, const int32_t* t, int32_t n,
+                       OutputRows r, Out* out, Arena& a) {
+    return Decode(p, w, s, t, n, r, out, a);
+  }
+  static float output_scale(const Weights& w) { return output_scale_of(w); }
+};
+
 #if ATTN_WITH_F32
 template <>
-struct ModelApi<DType::kF32> {
-  using Weights = TransformerWeightsF32;
-  using Layer = LayerWeightsF32;
-  using State = TransformerStateF32;
-  using Out = float;
-  static Status from_model(const Model& m, Layer* l, int32_t n, Weights* w) {
-    return m.transformer_weights_f32(l, n, w);
-  }
-  static Status state_init(const TransformerPlan& p, int32_t window, Arena& a, State* s) {
-    return transformer_state_init_f32(p, window, a, s);
-  }
-  static Status forward(const TransformerPlan& p, const Weights& w, const int32_t* t, int32_t n, OutputRows r,
-                        Out* out, Arena& a) {
-    return transformer_forward_f32(p, w, t, n, r, out, a);
-  }
-  static Status decode(const TransformerPlan& p, const Weights& w, State* s, const int32_t* t, int32_t n,
-                       OutputRows r, Out* out, Arena& a) {
-    return transformer_decode_f32(p, w, s, t, n, r, out, a);
-  }
-  static float output_scale(const Weights&) { return 1.0f; }  // not read: f32 outputs are floats
-};
+struct ModelApi<DType::kF32> : ModelApiOf<TransformerWeightsF32, LayerWeightsF32, TransformerStateF32, float,
+                                          &Model::transformer_weights_f32, transformer_state_init_f32,
+                                          transformer_forward_f32, transformer_decode_f32> {};
 #endif
-
 #if ATTN_WITH_S8
 template <>
-struct ModelApi<DType::kS8> {
-  using Weights = TransformerWeightsS8;
-  using Layer = LayerWeightsS8;
-  using State = TransformerStateS8;
-  using Out = int32_t;
-  static Status from_model(const Model& m, Layer* l, int32_t n, Weights* w) {
-    return m.transformer_weights_s8(l, n, w);
-  }
-  static Status state_init(const TransformerPlan& p, int32_t window, Arena& a, State* s) {
-    return transformer_state_init_s8(p, window, a, s);
-  }
-  static Status forward(const TransformerPlan& p, const Weights& w, const int32_t* t, int32_t n, OutputRows r,
-                        Out* out, Arena& a) {
-    return transformer_forward_s8(p, w, t, n, r, out, a);
-  }
-  static Status decode(const TransformerPlan& p, const Weights& w, State* s, const int32_t* t, int32_t n,
-                       OutputRows r, Out* out, Arena& a) {
-    return transformer_decode_s8(p, w, s, t, n, r, out, a);
-  }
-  static float output_scale(const Weights& w) { return w.output_scale; }
-};
+struct ModelApi<DType::kS8> : ModelApiOf<TransformerWeightsS8, LayerWeightsS8, TransformerStateS8, int32_t,
+                                         &Model::transformer_weights_s8, transformer_state_init_s8,
+                                         transformer_forward_s8, transformer_decode_s8> {};
 #endif
-
 #if ATTN_WITH_S16
 template <>
-struct ModelApi<DType::kS16> {
-  using Weights = TransformerWeightsS16;
-  using Layer = LayerWeightsS16;
-  using State = TransformerStateS16;
-  using Out = int32_t;
-  static Status from_model(const Model& m, Layer* l, int32_t n, Weights* w) {
-    return m.transformer_weights_s16(l, n, w);
-  }
-  static Status state_init(const TransformerPlan& p, int32_t window, Arena& a, State* s) {
-    return transformer_state_init_s16(p, window, a, s);
-  }
-  static Status forward(const TransformerPlan& p, const Weights& w, const int32_t* t, int32_t n, OutputRows r,
-                        Out* out, Arena& a) {
-    return transformer_forward_s16(p, w, t, n, r, out, a);
-  }
-  static Status decode(const TransformerPlan& p, const Weights& w, State* s, const int32_t* t, int32_t n,
-                       OutputRows r, Out* out, Arena& a) {
-    return transformer_decode_s16(p, w, s, t, n, r, out, a);
-  }
-  static float output_scale(const Weights& w) { return w.output_scale; }
-};
+struct ModelApi<DType::kS16>
+    : ModelApiOf<TransformerWeightsS16, LayerWeightsS16, TransformerStateS16, int32_t,
+                 &Model::transformer_weights_s16, transformer_state_init_s16, transformer_forward_s16,
+                 transformer_decode_s16> {};
 #endif
 
 template <DType D>
@@ -493,7 +434,7 @@ extern "C" {
 
 attn_status attn_transformer_config_init(attn_transformer_config* config) {
   if (config == nullptr) return to_c(Status::kNullArgument);
-  attn::capi::to_c(attn::TransformerConfig(), config);
+  attn::capi::config_to_c(attn::TransformerConfig(), config);
   return ATTN_OK;
 }
 
@@ -506,7 +447,7 @@ attn_status attn_model_transformer_config(const attn_model* model, attn_transfor
   attn::TransformerConfig c;
   attn::DType dt = attn::DType::kF32;
   ATTN_TRY_C(attn::capi::model_config(model, &m, &c, &dt));
-  attn::capi::to_c(c, config);
+  attn::capi::config_to_c(c, config);
   *dtype = static_cast<attn_dtype>(dt);
   return ATTN_OK;
 }

@@ -1,7 +1,9 @@
 // internal/calibrate_transformer.h: the converter's float forward of a whole
-// model (quant/calibrate_transformer.cpp), for quantize_transformer.cpp.
+// model (quant/calibrate_transformer.cpp), for quantize_transformer.cpp, and
+// what it shares with the attention block's (quant/calibrate_attention.cpp).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -10,6 +12,18 @@
 
 namespace attn {
 namespace detail {
+
+// Widen r by the n values at p; false if one is not finite.
+inline bool widen(Range& r, const float* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(p[i])) return false;
+    r.min = p[i] < r.min ? p[i] : r.min;
+    r.max = p[i] > r.max ? p[i] : r.max;
+  }
+  return true;
+}
+
+inline size_t n_of(int32_t a, int32_t b) { return static_cast<size_t>(a) * static_cast<size_t>(b); }
 
 struct LayerRanges {
   CalibrationRanges attention;  // the block's (query = key = value: the attention input)

@@ -29,6 +29,46 @@ constexpr int32_t saturate_s32(int64_t v) {
 constexpr int32_t rescale_q15_s64(int64_t acc, int32_t m, int32_t shift) {
   return saturate_s32(fp::rounding_divide_by_pot_s64(acc * fp::reduce_multiplier_q15(m), 15 - shift));
 }
+// A linear's accumulator on the output grid, by the accumulator's type:
+// s8's int32 sums with the Q31 multiplier, s16's int64 sums with its Q0.15
+// reduction (saturated to int32).
+constexpr int64_t rescale_acc(int32_t acc, int32_t m, int32_t shift) { return rescale_q31(acc, m, shift); }
+constexpr int64_t rescale_acc(int64_t acc, int32_t m, int32_t shift) {
+  return rescale_q15_s64(acc, m, shift);
+}
+
+// The epilogue of the int32-output linears: the accumulator of row m,
+// channel c rescaled (rescale_acc) and added to the int32 residual (W2) or
+// stored as a logit (the LM head), saturated either way.
+enum class Out32 { kAddToResidual, kStore };
+template <Out32 kOut>
+struct RescaleInto {
+  const int32_t* multiplier;
+  const int32_t* shift;
+  MatS32 y;
+  template <class Acc>
+  void operator()(int32_t m, int32_t c, Acc acc) const {
+    int32_t* o = y.row(m) + c;
+    const int64_t v = rescale_acc(acc, multiplier[c], shift[c]);
+    *o = saturate_s32(kOut == Out32::kAddToResidual ? int64_t{*o} + v : v);
+  }
+};
+
+// The portable sums of the whole-model linears (W2 into the residual, the LM
+// head): for each row m of x and row c of w, acc = bias[c] (0 without) +
+// sum x w in Acc (int32 for s8, int64 for s16), handed to epilogue(m, c, acc).
+template <class Act, class Acc, class Epilogue>
+void dot_rows_ref(Matrix<const Act> x, ConstMatS8 w, const Acc* bias, Epilogue epilogue) {
+  for (int32_t m = 0; m < x.rows; ++m) {
+    const Act* xr = x.row(m);
+    for (int32_t c = 0; c < w.rows; ++c) {
+      const int8_t* wr = w.row(c);
+      Acc acc = bias != nullptr ? bias[c] : 0;
+      for (int32_t k = 0; k < x.cols; ++k) acc += int32_t{xr[k]} * int32_t{wr[k]};
+      epilogue(m, c, acc);
+    }
+  }
+}
 
 // ---- 32-bit steps (the norms and the residual rescales; one instruction each
 // on the DSP / Helium / NEON targets) ---------------------------------------------
@@ -177,7 +217,7 @@ void residual_add_s16_mve(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
 void residual_to_s8_mve(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
 void residual_to_s16_mve(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
 
-// ---- W2 into the residual (src/kernels/linear/linear_residual_fixed_ref.cpp) ------
+// ---- W2 into the residual (src/kernels/linear/linear_residual_logits_*.cpp) ------
 // r [M, N] = sat32(r + rescale of x [M, K] w^T), w [N, K] int8: FfnS8 / FfnS16's w2.
 void linear_residual_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, MatS32 r);
@@ -190,7 +230,7 @@ void linear_residual_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, con
 void linear_residual_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, MatS32 r);
 
-// ---- the LM head (src/kernels/linear/logits_fixed_ref.cpp) ----------------------
+// ---- the LM head (src/kernels/linear/linear_residual_logits_*.cpp) --------------
 // y [M, V] int32 logits = rescale of x [M, E] w^T (w [V, E] int8), see
 // TransformerWeightsFixed::head.
 void logits_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,

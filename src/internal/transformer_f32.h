@@ -1,19 +1,17 @@
 // internal/transformer_f32.h: what the f32 whole-model forward, decode and
-// packing share (attn/transformer.h): the plan and weight checks, and where
-// pack_transformer_weights_f32() puts each layer's panels.
+// packing share (attn/transformer.h): the weight checks (the plan's are
+// internal/transformer_plan.h's), and where pack_transformer_weights_f32()
+// puts each layer's panels.
 #pragma once
 
 #include <cstdint>
 
 #include "attn/transformer.h"
 #include "internal/packed_f32.h"
+#include "internal/transformer_plan.h"
 
 namespace attn {
 namespace detail {
-
-// The plan is what plan_transformer makes for its own fields, for f32:
-// kBadDtype, kPlanMismatch. transformer_f32.cpp.
-Status check_transformer_plan_f32(const TransformerPlan& plan);
 
 // Every pointer of one layer the config needs (kNullArgument). transformer_f32.cpp.
 Status check_layer_weights_f32(const TransformerConfig& c, const LayerWeightsF32& lw);

@@ -1,8 +1,8 @@
 // internal/transformer_fixed_common.h: what the integer model forwards
 // (runtime/transformer_fixed.cpp) and their converter
-// (quant/quantize_transformer.cpp) share: the block config of a model, the
-// model config's checks, and the forward with a per-stage observer (the
-// converter's report).
+// (quant/quantize_transformer.cpp) share: the model config's checks
+// (internal/transformer_plan.h, every dtype's), the arena of a plan, and the
+// forward with a per-stage observer (the converter's report).
 #pragma once
 
 #include <cstdint>
@@ -10,29 +10,15 @@
 
 #include "attn/transformer.h"
 #include "attn/transformer_fixed.h"
+#include "internal/transformer_plan.h"
 
 namespace attn {
 namespace detail {
 
-// The attention block of every layer (TransformerConfig::attention(), here
-// so that the integer path links without the f32 runtime).
-inline AttentionConfig model_attention_config(const TransformerConfig& c) {
-  AttentionConfig a;
-  a.embed_dim = c.embed_dim;
-  a.num_heads = c.num_heads;
-  a.head_dim = c.head_dim;
-  a.kdim = 0;
-  a.vdim = 0;
-  a.bias = c.attention_bias;
-  a.num_kv_heads = c.num_kv_heads;
-  a.rope_base = c.rope_base;
-  return a;
-}
-
-// The model fields beyond the block, integer-only (eps through its bits):
-// kBadNumLayers, kBadFfnDim, kBadVocab, kBadMaxPositions, kBadNorm,
-// kBadActivation, kBadHead, then plan_attention's statuses.
-Status check_model_config(const TransformerConfig& c);
+// Arena bytes of one s8 / s16 call of plan (a forward, or, with capacity > 0,
+// a decode over caches of `capacity` positions: the larger of the two) and of
+// the decoding state. plan_transformer validated everything else first.
+Status transformer_fixed_bytes(const TransformerPlan& plan, size_t* arena_bytes, size_t* state_bytes);
 
 // Called after each stage of an integer forward with the int32 residual
 // rows [n, E] (stage 0: after the embeddings; stage 2 l + 1: after layer l's

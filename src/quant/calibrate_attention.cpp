@@ -5,10 +5,14 @@
 
 #include "attn/quantize.h"
 #include "internal/attend_f32.h"
+#include "internal/calibrate_transformer.h"
 #include "internal/kernel_table.h"
 
 namespace attn {
 namespace {
+
+using detail::n_of;
+using detail::widen;
 
 // An f32 forward plan whose config and shape plan_attention() accepts:
 // kBadDtype, kPlanMismatch (a decode plan, or one edited by hand).
@@ -21,18 +25,6 @@ Status check_f32_forward_plan(const Plan& plan) {
   }
   return Status::kOk;
 }
-
-// Widen r by the n values at p; false if one is not finite.
-bool widen(Range& r, const float* p, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(p[i])) return false;
-    r.min = p[i] < r.min ? p[i] : r.min;
-    r.max = p[i] > r.max ? p[i] : r.max;
-  }
-  return true;
-}
-
-size_t n_of(int32_t a, int32_t b) { return static_cast<size_t>(a) * static_cast<size_t>(b); }
 
 }  // namespace
 

@@ -13,17 +13,6 @@ namespace attn {
 namespace detail {
 namespace {
 
-size_t n_of(int32_t a, int32_t b) { return static_cast<size_t>(a) * static_cast<size_t>(b); }
-
-bool widen(Range& r, const float* p, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(p[i])) return false;
-    r.min = p[i] < r.min ? p[i] : r.min;
-    r.max = p[i] > r.max ? p[i] : r.max;
-  }
-  return true;
-}
-
 double max_abs(Range r) {
   return std::fmax(std::fabs(static_cast<double>(r.min)), std::fabs(static_cast<double>(r.max)));
 }
@@ -85,7 +74,7 @@ double activation(Activation a, double x) {
 }
 
 size_t float_forward_bytes(const TransformerConfig& c, int32_t n) {
-  const AttentionConfig ac = model_attention_config(c);
+  const AttentionConfig ac = c.attention();
   return 3 * arena_round_up(n_of(n, c.embed_dim) * 4) + 2 * arena_round_up(n_of(n, c.ffn_dim) * 4) +
          calibrate_attention_bytes(ac, n, n);
 }
@@ -93,7 +82,7 @@ size_t float_forward_bytes(const TransformerConfig& c, int32_t n) {
 Status float_forward(const TransformerConfig& c, const TransformerWeightsF32& w, const int32_t* tokens,
                      int32_t n, Arena& scratch, ModelRanges* ranges, float* snapshots, float* out) {
   const int32_t E = c.embed_dim, F = c.ffn_dim, L = c.num_layers;
-  const AttentionConfig ac = model_attention_config(c);
+  const AttentionConfig ac = c.attention();
   Plan plan;
   ATTN_TRY(plan_attention(ac, DType::kF32, n, n, &plan));
   const size_t mark = scratch.mark();

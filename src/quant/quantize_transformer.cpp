@@ -400,7 +400,7 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
   int32_t max_len = 0;
   ATTN_TRY(check_calibration(c, cal, &max_len));
   const int32_t E = c.embed_dim, F = c.ffn_dim, L = c.num_layers, V = c.vocab_size;
-  const AttentionConfig ac = detail::model_attention_config(c);
+  const AttentionConfig ac = c.attention();
   const int32_t bits = options.residual_bits;
 
   // Calibration: the float forward over every sequence.
@@ -573,7 +573,7 @@ Status quantized_transformer_bytes(const TransformerConfig& c, DType dtype, size
   const size_t norm = rounded(E, 4) + (norm_bias ? rounded(E, 4) : 0);
   QuantizeOptions qo;
   qo.max_positions = P;
-  const AttentionConfig ac = detail::model_attention_config(c);
+  const AttentionConfig ac = c.attention();
   size_t b = arena_round_up(layer_struct * static_cast<size_t>(L));
   b += rounded(n_of(V, E), 1) + 2 * rounded(V, 4);                           // token embedding
   if (c.learned_positions) b += rounded(n_of(P, E), 1) + 2 * rounded(P, 4);  // positions

@@ -51,7 +51,7 @@ Status check_weights(const TransformerConfig& c, const TransformerWeightsF32& w)
 // plan, weights, pointers, n, rows, token ids, free arena.
 Status check_call(const TransformerPlan& plan, const TransformerWeightsF32& w, const int32_t* tokens,
                   int32_t n, OutputRows rows, const float* out, const Arena& arena) {
-  ATTN_TRY(detail::check_transformer_plan_f32(plan));
+  ATTN_TRY(detail::check_transformer_plan(plan, DType::kF32));
   const TransformerConfig& c = plan.config;
   ATTN_TRY(check_weights(c, w));
   if (tokens == nullptr || out == nullptr) return Status::kNullArgument;
@@ -213,18 +213,6 @@ void head(const TransformerConfig& c, const TransformerWeightsF32& w, float* x, 
 
 namespace detail {
 
-Status check_transformer_plan_f32(const TransformerPlan& plan) {
-  if (plan.dtype != DType::kF32) return Status::kBadDtype;
-  TransformerPlan fresh;
-  if (plan_transformer(plan.config, plan.dtype, plan.max_tokens, plan.capacity, &fresh, plan.tile_rows) !=
-          Status::kOk ||
-      fresh.arena_bytes != plan.arena_bytes || fresh.state_bytes != plan.state_bytes ||
-      fresh.tile_rows != plan.tile_rows) {
-    return Status::kPlanMismatch;
-  }
-  return Status::kOk;
-}
-
 Status check_layer_weights_f32(const TransformerConfig& c, const LayerWeightsF32& lw) {
   ATTN_TRY(check_weights_f32(c.attention(), lw.attention));
   ATTN_TRY(check_norm(c, lw.norm1));
@@ -274,7 +262,7 @@ Status transformer_state_init_f32(const TransformerPlan& plan, int32_t window, A
                                   TransformerStateF32* state) {
   if (state == nullptr) return Status::kNullArgument;
   *state = TransformerStateF32();
-  ATTN_TRY(detail::check_transformer_plan_f32(plan));
+  ATTN_TRY(detail::check_transformer_plan(plan, DType::kF32));
   if (plan.capacity <= 0) return Status::kPlanMismatch;
   const TransformerConfig& c = plan.config;
   if (window < 0 || window > plan.capacity) return Status::kBadWindow;

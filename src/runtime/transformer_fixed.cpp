@@ -31,38 +31,6 @@ namespace detail {
 
 namespace {
 
-uint32_t float_bits(float f) {
-  uint32_t u = 0;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-
-}  // namespace
-
-ATTN_COLD_CODE Status check_model_config(const TransformerConfig& c) {
-  if (c.num_layers <= 0 || c.num_layers > ATTN_MAX_LAYERS) return Status::kBadNumLayers;
-  if (c.ffn_dim <= 0 || c.ffn_dim > ATTN_MAX_DIM) return Status::kBadFfnDim;
-  if (c.vocab_size <= 0 || c.vocab_size > (1 << 24) || c.type_vocab_size < 0 ||
-      c.type_vocab_size > (1 << 16)) {
-    return Status::kBadVocab;
-  }
-  if (c.max_positions <= 0 || c.max_positions > ATTN_MAX_SEQ) return Status::kBadMaxPositions;
-  if (c.norm != NormKind::kLayerNorm && c.norm != NormKind::kRmsNorm) return Status::kBadNorm;
-  // 0 < eps < 1: positive floats order like their bits (NaN, inf and the sign bit exceed 1.0f's).
-  const uint32_t eps = float_bits(c.norm_eps);
-  if (eps == 0 || eps >= 0x3F800000u) return Status::kBadNorm;
-  if (c.activation != Activation::kGelu && c.activation != Activation::kGeluTanh &&
-      c.activation != Activation::kRelu && c.activation != Activation::kSilu) {
-    return Status::kBadActivation;
-  }
-  if (c.head != LmHead::kNone && c.head != LmHead::kTied && c.head != LmHead::kUntied)
-    return Status::kBadHead;
-  Plan p;
-  return plan_attention(model_attention_config(c), DType::kF32, 1, 1, &p);
-}
-
-namespace {
-
 template <typename Act>
 struct ModelOps;
 
@@ -293,19 +261,6 @@ ATTN_COLD_CODE Status check_model_weights(const TransformerConfig& c, const Atte
   return Status::kOk;
 }
 
-// The plan is one plan_transformer_fixed() makes for this dtype.
-Status check_model_plan(const TransformerPlan& plan, DType dtype) {
-  if (plan.dtype != dtype) return Status::kBadDtype;
-  TransformerPlan fresh;
-  if (plan_transformer_fixed(plan.config, plan.dtype, plan.max_tokens, plan.capacity, &fresh,
-                             plan.tile_rows) != Status::kOk ||
-      fresh.arena_bytes != plan.arena_bytes || fresh.state_bytes != plan.state_bytes ||
-      fresh.tile_rows != plan.tile_rows) {
-    return Status::kPlanMismatch;
-  }
-  return Status::kOk;
-}
-
 // ---- the forward ------------------------------------------------------------------
 
 // x [n, E] = the embeddings of tokens at positions pos0 .. on the residual grid.
@@ -337,7 +292,7 @@ Status run(const TransformerPlan& plan, const typename ModelOps<Act>::Weights& w
            int32_t* out, Arena& arena, const ForwardObserver& observer) {
   using Ops = ModelOps<Act>;
   if (tokens == nullptr || out == nullptr) return Status::kNullArgument;
-  ATTN_TRY(check_model_plan(plan, Ops::kDType));
+  ATTN_TRY(check_transformer_plan(plan, Ops::kDType));
   const TransformerConfig& c = plan.config;
   if (rows != OutputRows::kAll && rows != OutputRows::kLast) return Status::kBadQueryLength;
   if (n < 1) return Status::kBadQueryLength;
@@ -347,7 +302,7 @@ Status run(const TransformerPlan& plan, const typename ModelOps<Act>::Weights& w
   for (int32_t i = 0; i < n; ++i) {
     if (tokens[i] < 0 || tokens[i] >= c.vocab_size) return Status::kTokenOutOfRange;
   }
-  const AttentionConfig ac = model_attention_config(c);
+  const AttentionConfig ac = c.attention();
   Plan aplan;  // resolved block config (head_dim, kv heads)
   ATTN_TRY(plan_attention(ac, Ops::kDType, n, n, &aplan, plan.tile_rows));
   ATTN_TRY(check_model_weights<Act>(c, aplan.config, w, pos0 + n));
@@ -466,12 +421,12 @@ Status state_init(const TransformerPlan& plan, int32_t window, Arena& arena,
   using Ops = ModelOps<Act>;
   if (state == nullptr) return Status::kNullArgument;
   *state = typename Ops::State();
-  ATTN_TRY(check_model_plan(plan, Ops::kDType));
+  ATTN_TRY(check_transformer_plan(plan, Ops::kDType));
   if (plan.capacity <= 0) return Status::kPlanMismatch;
   const int32_t L = plan.config.num_layers;
   Plan dplan;
-  ATTN_TRY(plan_decode(model_attention_config(plan.config), Ops::kDType, plan.max_tokens, plan.capacity,
-                       &dplan, plan.tile_rows));
+  ATTN_TRY(plan_decode(plan.config.attention(), Ops::kDType, plan.max_tokens, plan.capacity, &dplan,
+                       plan.tile_rows));
   if (window < 0 || window > plan.capacity) return Status::kBadWindow;
   if (arena.free_bytes() < plan.state_bytes) return Status::kArenaTooSmall;
   const size_t mark = arena.mark();
@@ -520,61 +475,49 @@ Status transformer_forward_observed(const TransformerPlan& plan, const Transform
 
 // ---- planning ------------------------------------------------------------------------
 
-Status transformer_fixed_bytes(const TransformerConfig& c, DType dtype, int32_t max_tokens, int32_t capacity,
-                               int32_t tile_rows, size_t* arena_bytes, size_t* state_bytes) {
-  if (arena_bytes == nullptr || state_bytes == nullptr) return Status::kNullArgument;
-  *arena_bytes = 0;
-  *state_bytes = 0;
-  ATTN_TRY(detail::check_model_config(c));
-  if (dtype != DType::kS8 && dtype != DType::kS16) return Status::kBadDtype;
+namespace detail {
+
+ATTN_COLD_CODE Status transformer_fixed_bytes(const TransformerPlan& plan, size_t* arena_bytes,
+                                              size_t* state_bytes) {
+  const TransformerConfig& c = plan.config;
+  const DType dtype = plan.dtype;
 #if !ATTN_WITH_S8
   if (dtype == DType::kS8) return Status::kBadDtype;
 #endif
 #if !ATTN_WITH_S16
   if (dtype == DType::kS16) return Status::kBadDtype;
 #endif
-  if (max_tokens < 1) return Status::kBadQueryLength;
-  if (max_tokens > c.max_positions) return Status::kSequenceTooLong;
-  if (capacity < 0 || (capacity > 0 && !c.causal)) return Status::kPlanMismatch;
-  if (tile_rows < 1) return Status::kBadTileRows;
-  const AttentionConfig ac = detail::model_attention_config(c);
+  const int32_t M = plan.max_tokens, T = plan.tile_rows;
+  const AttentionConfig ac = c.attention();
   Plan p;
-  ATTN_TRY(plan_attention(ac, dtype, max_tokens, max_tokens, &p, tile_rows));
+  ATTN_TRY(plan_attention(ac, dtype, M, M, &p, T));
   const size_t e = dtype_size(dtype);
-  const int32_t T = tile_rows < max_tokens ? tile_rows : max_tokens;
   size_t phase = p.arena_bytes;  // the attention block's scratch
-  if (capacity > 0) {
+  if (plan.capacity > 0) {
     Plan d;
-    ATTN_TRY(plan_decode(ac, dtype, max_tokens, capacity, &d, tile_rows));
+    ATTN_TRY(plan_decode(ac, dtype, M, plan.capacity, &d, T));
     phase = d.arena_bytes > phase ? d.arena_bytes : phase;
   }
-  const size_t ffn = detail::bytes_of(T, c.ffn_dim, e) * (c.gated_ffn ? 2 : 1);
+  const size_t ffn = bytes_of(T, c.ffn_dim, e) * (c.gated_ffn ? 2 : 1);
   phase = ffn > phase ? ffn : phase;
-  *arena_bytes =
-      detail::bytes_of(max_tokens, c.embed_dim, 4) + detail::bytes_of(max_tokens, c.embed_dim, e) + phase;
-  if (capacity > 0) {
+  *arena_bytes = bytes_of(M, c.embed_dim, 4) + bytes_of(M, c.embed_dim, e) + phase;
+  if (plan.capacity > 0) {
     const size_t cache_struct = dtype == DType::kS8 ? sizeof(KvCacheS8) : sizeof(KvCacheS16);
     *state_bytes = arena_round_up(cache_struct * static_cast<size_t>(c.num_layers)) +
-                   static_cast<size_t>(c.num_layers) * kv_cache_arena_bytes(p.config, dtype, capacity);
+                   static_cast<size_t>(c.num_layers) * kv_cache_arena_bytes(p.config, dtype, plan.capacity);
   }
   return Status::kOk;
 }
 
+}  // namespace detail
+
 Status plan_transformer_fixed(const TransformerConfig& config, DType dtype, int32_t max_tokens,
                               int32_t capacity, TransformerPlan* out, int32_t tile_rows) {
-  if (out == nullptr) return Status::kNullArgument;
-  *out = TransformerPlan();
-  size_t arena_bytes = 0, state_bytes = 0;
-  ATTN_TRY(
-      transformer_fixed_bytes(config, dtype, max_tokens, capacity, tile_rows, &arena_bytes, &state_bytes));
-  out->config = config;
-  out->dtype = dtype;
-  out->max_tokens = max_tokens;
-  out->capacity = capacity;
-  out->tile_rows = tile_rows < max_tokens ? tile_rows : max_tokens;
-  out->arena_bytes = arena_bytes;
-  out->state_bytes = state_bytes;
-  return Status::kOk;
+  if (out != nullptr && dtype != DType::kS8 && dtype != DType::kS16) {
+    *out = TransformerPlan();
+    return Status::kBadDtype;
+  }
+  return plan_transformer(config, dtype, max_tokens, capacity, out, tile_rows);
 }
 
 #if ATTN_WITH_S8

@@ -22,14 +22,14 @@ Status bytes_of(const TransformerConfig& c, size_t* bytes) {
 
 Status transformer_packed_bytes_f32(const TransformerPlan& plan, size_t* bytes) {
   if (bytes == nullptr) return Status::kNullArgument;
-  ATTN_TRY(detail::check_transformer_plan_f32(plan));
+  ATTN_TRY(detail::check_transformer_plan(plan, DType::kF32));
   return bytes_of(plan.config, bytes);
 }
 
 Status pack_transformer_weights_f32(const TransformerPlan& plan, LayerWeightsF32* layers, void* buffer,
                                     size_t bytes) {
   if (layers == nullptr) return Status::kNullArgument;
-  ATTN_TRY(detail::check_transformer_plan_f32(plan));
+  ATTN_TRY(detail::check_transformer_plan(plan, DType::kF32));
   const TransformerConfig& c = plan.config;
   for (int32_t l = 0; l < c.num_layers; ++l) ATTN_TRY(detail::check_layer_weights_f32(c, layers[l]));
   size_t need = 0;

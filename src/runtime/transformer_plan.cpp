@@ -11,6 +11,8 @@
 #include "attn/transformer.h"
 #include "attn/transformer_fixed.h"
 #include "internal/arch.h"
+#include "internal/transformer_fixed_common.h"  // transformer_fixed_bytes
+#include "internal/transformer_plan.h"
 
 namespace attn {
 namespace {
@@ -23,7 +25,7 @@ bool norm_eps_ok(float eps) {
 }
 
 // The model fields besides the attention block.
-Status check_model_fields(const TransformerConfig& c) {
+ATTN_COLD_CODE Status check_model_fields(const TransformerConfig& c) {
   if (c.num_layers <= 0 || c.num_layers > ATTN_MAX_LAYERS) return Status::kBadNumLayers;
   if (c.vocab_size <= 0 || c.vocab_size > (1 << 24)) return Status::kBadVocab;
   if (c.type_vocab_size < 0 || c.type_vocab_size > (1 << 16)) return Status::kBadVocab;
@@ -60,8 +62,8 @@ Status transformer_sizes(const TransformerPlan& p, size_t* arena, size_t* state)
 #endif
 #if ATTN_WITH_S8 || ATTN_WITH_S16
     case DType::kS8:
-    case DType::kS16:  // attn/transformer_fixed.h
-      return transformer_fixed_bytes(p.config, p.dtype, p.max_tokens, p.capacity, p.tile_rows, arena, state);
+    case DType::kS16:  // runtime/transformer_fixed.cpp
+      return detail::transformer_fixed_bytes(p, arena, state);
 #endif
     default:
       return Status::kBadDtype;
@@ -69,6 +71,28 @@ Status transformer_sizes(const TransformerPlan& p, size_t* arena, size_t* state)
 }
 
 }  // namespace
+
+namespace detail {
+
+ATTN_COLD_CODE Status check_model_config(const TransformerConfig& c) {
+  ATTN_TRY(check_model_fields(c));
+  Plan p;
+  return plan_attention(c.attention(), DType::kF32, 1, 1, &p);
+}
+
+Status check_transformer_plan(const TransformerPlan& plan, DType dtype) {
+  if (plan.dtype != dtype) return Status::kBadDtype;
+  TransformerPlan fresh;
+  if (plan_transformer(plan.config, plan.dtype, plan.max_tokens, plan.capacity, &fresh, plan.tile_rows) !=
+          Status::kOk ||
+      fresh.arena_bytes != plan.arena_bytes || fresh.state_bytes != plan.state_bytes ||
+      fresh.tile_rows != plan.tile_rows) {
+    return Status::kPlanMismatch;
+  }
+  return Status::kOk;
+}
+
+}  // namespace detail
 
 ATTN_COLD_CODE Status plan_transformer(const TransformerConfig& config, DType dtype, int32_t max_tokens,
                                        int32_t capacity, TransformerPlan* out, int32_t tile_rows) {

@@ -39,6 +39,8 @@ class Args {
   const std::vector<std::string>& positional() const { return positional_; }
   // Exactly one positional argument (the input file).
   std::string one_input(const char* what) const;
+  // The output path: -o or --output (required), through check_output_path.
+  std::string output() const;
 
  private:
   std::map<std::string, std::vector<std::string>> values_;
@@ -126,6 +128,14 @@ void load_model(const std::string& path, LoadedModel* out);
 // controls, DEL, invalid UTF-8) written as \xNN and '\' as "\\": names
 // read from files are printed through it.
 std::string printable(const std::string& s);
+
+// The inputs of attention block `index` (called `name`) against its config:
+// x of `width` columns (named x_name) is E wide; with cross-attention inputs
+// (`cross`) the K/V inputs kv_path and v_path are kdim and vdim wide; without,
+// the block is self-attention (else Error "... pass <kv_flag>").
+void check_block_inputs(const AttentionConfig& c, uint32_t index, const std::string& name,
+                        const std::string& x_name, int64_t width, bool cross, const std::string& kv_path,
+                        int64_t kv_cols, const std::string& v_path, int64_t v_cols, const char* kv_flag);
 
 const char* role_name(format::Role r);
 const char* dtype_name(DType d);

@@ -84,6 +84,12 @@ std::string Args::one_input(const char* what) const {
   return positional_[0];
 }
 
+std::string Args::output() const {
+  const std::string out = has("-o") ? get("-o") : required("--output");
+  check_output_path(out);
+  return out;
+}
+
 AlignedBytes::AlignedBytes(size_t n)
     : p_(static_cast<uint8_t*>(::operator new (n == 0 ? 1 : n, std::align_val_t{16}))), n_(n) {}
 
@@ -341,6 +347,26 @@ void load_model(const std::string& path, LoadedModel* out) {
   out->bytes = read_file_aligned(path);
   const Status s = Model::load(out->bytes.data(), out->bytes.size(), &out->model);
   if (s != Status::kOk) throw Error(path + ": invalid .attn file: " + describe(s));
+}
+
+void check_block_inputs(const AttentionConfig& c, uint32_t index, const std::string& name,
+                        const std::string& x_name, int64_t width, bool cross, const std::string& kv_path,
+                        int64_t kv_cols, const std::string& v_path, int64_t v_cols, const char* kv_flag) {
+  const std::string block = std::to_string(index);
+  if (width != c.embed_dim)
+    throw Error(x_name + ": width " + std::to_string(width) + " but block " + block +
+                " has E = " + std::to_string(c.embed_dim));
+  if (cross) {
+    if (kv_cols != c.kdim)
+      throw Error(kv_path + ": width " + std::to_string(kv_cols) + " but block " + block +
+                  " has kdim = " + std::to_string(c.kdim));
+    if (v_cols != c.vdim)
+      throw Error(v_path + ": width " + std::to_string(v_cols) + " but block " + block +
+                  " has vdim = " + std::to_string(c.vdim));
+  } else if (c.kdim != c.embed_dim || c.vdim != c.embed_dim) {
+    throw Error(name + " is cross-attention (kdim " + std::to_string(c.kdim) + ", vdim " +
+                std::to_string(c.vdim) + "): pass " + kv_flag);
+  }
 }
 
 const char* role_name(format::Role r) {

@@ -159,20 +159,7 @@ std::vector<Found> find_blocks(const State& st, const std::string* prefix) {
   return kept;
 }
 
-// Rows of each of `heads` heads of w [rows, cols] reordered (2i, 2i+1) -> (i, i + hd/2).
-std::vector<float> interleaved_to_half_split(const std::vector<float>& w, int64_t heads, int64_t cols) {
-  const int64_t rows = static_cast<int64_t>(w.size()) / cols, hd = rows / heads;
-  std::vector<float> out(w.size());
-  for (int64_t h = 0; h < heads; ++h)
-    for (int64_t i = 0; i < hd / 2; ++i)
-      for (int64_t parity = 0; parity < 2; ++parity) {
-        const auto from = static_cast<size_t>((h * hd + 2 * i + parity) * cols);
-        const auto to = static_cast<size_t>((h * hd + parity * (hd / 2) + i) * cols);
-        std::copy(w.begin() + static_cast<ptrdiff_t>(from), w.begin() + static_cast<ptrdiff_t>(from + cols),
-                  out.begin() + static_cast<ptrdiff_t>(to));
-      }
-  return out;
-}
+using cli::interleaved_to_half_split;
 
 struct LlamaOptions {
   int64_t kv_heads = -1;       // -1: from k_proj's rows
@@ -413,8 +400,7 @@ int cmd_import(int argc, char** argv) {
       {"--heads", "--prefix", "--kv-heads", "--rope-base", "--extra", "--config", "-o", "--output"},
       {"--byte-vocab"});
   const std::string in = args.one_input("MODEL.safetensors");
-  const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
-  cli::check_output_path(out);
+  const std::string out = args.output();
   if (args.has("--config") || (!args.has("--heads") && ends_with(in, ".bin")))
     return import_whole_model(args, in, out);
   if (args.has("--byte-vocab"))

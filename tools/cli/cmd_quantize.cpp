@@ -360,8 +360,7 @@ int cmd_quantize(int argc, char** argv) {
                         "--max-positions", "--calib-tokens", "--residual-bits"},
                        {"--per-tensor", "--causal", "--residual", "--exact-mask"});
   const std::string path = args.one_input("IN.attn");
-  const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
-  cli::check_output_path(out);
+  const std::string out = args.output();
   const std::string dt = args.required("--dtype");
   if (dt != "s8" && dt != "s16") throw cli::Error("--dtype must be s8 or s16, got '" + dt + "'");
   const DType dtype = dt == "s8" ? DType::kS8 : DType::kS16;
@@ -421,20 +420,8 @@ int cmd_quantize(int argc, char** argv) {
     if (b.dtype != DType::kF32)
       throw cli::Error(name + " is already " + cli::dtype_name(b.dtype) + ": quantize needs a float32 file");
     const AttentionConfig& c = b.config;
-    if (width != c.embed_dim)
-      throw cli::Error((bi == 0 ? x.path : name) + ": width " + std::to_string(width) + " but block " +
-                       std::to_string(bi) + " has E = " + std::to_string(c.embed_dim));
-    if (cross) {
-      if (kv.cols != c.kdim)
-        throw cli::Error(kv.path + ": width " + std::to_string(kv.cols) + " but block " + std::to_string(bi) +
-                         " has kdim = " + std::to_string(c.kdim));
-      if (cv.cols != c.vdim)
-        throw cli::Error(cv.path + ": width " + std::to_string(cv.cols) + " but block " + std::to_string(bi) +
-                         " has vdim = " + std::to_string(c.vdim));
-    } else if (c.kdim != c.embed_dim || c.vdim != c.embed_dim) {
-      throw cli::Error(name + " is cross-attention (kdim " + std::to_string(c.kdim) + ", vdim " +
-                       std::to_string(c.vdim) + "): pass --calib-kv");
-    }
+    cli::check_block_inputs(c, bi, name, bi == 0 ? x.path : name, width, cross, kv.path, kv.cols, cv.path,
+                            cv.cols, "--calib-kv");
     const int32_t Li = static_cast<int32_t>(L), Si = static_cast<int32_t>(S);
     Plan fplan, qplan;
     Status s = plan_attention(c, DType::kF32, Li, Si, &fplan);

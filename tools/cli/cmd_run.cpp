@@ -298,8 +298,7 @@ int cmd_run(int argc, char** argv) {
                         "-o", "--output", "--tokens"},
                        {"--causal", "--raw", "--incremental", "--stats"});
   const std::string path = args.one_input("FILE.attn");
-  const std::string out = args.has("-o") ? args.get("-o") : args.required("--output");
-  cli::check_output_path(out);
+  const std::string out = args.output();
   if (args.has("--tokens")) return cli::run_model(args, path, out);  // a whole model on token ids
   const bool incremental = args.has("--incremental");
   if (args.has("--window") && !args.has("--causal")) throw cli::Error("--window needs --causal");
@@ -412,20 +411,8 @@ int cmd_run(int argc, char** argv) {
     if (incremental && (c.kdim != c.embed_dim || c.vdim != c.embed_dim))
       throw cli::Error(name + " is cross-attention (kdim " + std::to_string(c.kdim) + ", vdim " +
                        std::to_string(c.vdim) + "): --incremental needs self-attention");
-    if (width != c.embed_dim)
-      throw cli::Error((i == blocks.front() ? x.path : name) + ": width " + std::to_string(width) +
-                       " but block " + std::to_string(i) + " has E = " + std::to_string(c.embed_dim));
-    if (cross) {
-      if (kv.cols != c.kdim)
-        throw cli::Error(kv.path + ": width " + std::to_string(kv.cols) + " but block " + std::to_string(i) +
-                         " has kdim = " + std::to_string(c.kdim));
-      if (v.cols != c.vdim)
-        throw cli::Error(v.path + ": width " + std::to_string(v.cols) + " but block " + std::to_string(i) +
-                         " has vdim = " + std::to_string(c.vdim));
-    } else if (c.kdim != c.embed_dim || c.vdim != c.embed_dim) {
-      throw cli::Error(name + " is cross-attention (kdim " + std::to_string(c.kdim) + ", vdim " +
-                       std::to_string(c.vdim) + "): pass --kv");
-    }
+    cli::check_block_inputs(c, i, name, i == blocks.front() ? x.path : name, width, cross, kv.path, kv.cols,
+                            v.path, v.cols, "--kv");
     Plan plan;
     const Status s =
         incremental

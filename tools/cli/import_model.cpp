@@ -345,6 +345,8 @@ ImportedModel import_llama(Source& s, const Config& c) {
   return m;
 }
 
+}  // namespace
+
 // Rows of each of `heads` heads of w [rows, cols] reordered (2i, 2i+1) -> (i, i + hd/2):
 // HF's convert_llama_weights_to_hf permute, so that half-split RoPE computes llama2.c's interleaved one.
 std::vector<float> interleaved_to_half_split(const std::vector<float>& w, int64_t heads, int64_t cols) {
@@ -360,8 +362,6 @@ std::vector<float> interleaved_to_half_split(const std::vector<float>& w, int64_
       }
   return out;
 }
-
-}  // namespace
 
 ImportedModel import_hf(const std::string& src, const std::vector<safetensors::Tensor>& tensors,
                         const std::string& config_src, const json::Value& config) {

@@ -40,6 +40,10 @@ ImportedModel import_hf(const std::string& src, const std::vector<safetensors::T
 // A llama2.c checkpoint (run.c's model.bin) of `size` bytes.
 ImportedModel import_llama2c(const std::string& src, const uint8_t* data, size_t size);
 
+// Rows of each of `heads` heads of w [rows, cols] reordered (2i, 2i+1) -> (i, i + hd/2):
+// HF's convert_llama_weights_to_hf permute, so that half-split RoPE computes llama2.c's interleaved one.
+std::vector<float> interleaved_to_half_split(const std::vector<float>& w, int64_t heads, int64_t cols);
+
 // The .attn bytes of an imported model (canonical: the model, then the user tensors).
 std::vector<uint8_t> write_imported(const ImportedModel& m, bool byte_vocab);
 

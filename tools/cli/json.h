@@ -34,34 +34,72 @@ struct Value {
 
 namespace detail {
 
-class Parser {
+// The lexical half of a JSON reader, shared with the safetensors header's
+// (safetensors.h): white space, punctuation and strings. Errors throw
+// std::runtime_error "bad <what> at byte <offset>: ...".
+class Lexer {
  public:
-  explicit Parser(const std::string& s) : s_(s) {}
-  Value document() {
-    Value v = value(0);
-    ws();
-    if (i_ != s_.size()) fail("trailing characters after the JSON value");
-    return v;
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw std::runtime_error("bad JSON at byte " + std::to_string(i_) + ": " + what);
+  Lexer(const std::string& s, const char* what) : s_(s), what_(what) {}
+  [[noreturn]] void fail(const std::string& why) const {
+    throw std::runtime_error(std::string("bad ") + what_ + " at byte " + std::to_string(i_) + ": " + why);
   }
   void ws() {
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t')) ++i_;
   }
-  bool eat(char c) {
+  // After white space, is c next?
+  bool peek(char c) {
     ws();
-    if (i_ < s_.size() && s_[i_] == c) {
-      ++i_;
-      return true;
-    }
-    return false;
+    return i_ < s_.size() && s_[i_] == c;
+  }
+  // Consumes c if it comes next.
+  bool eat(char c) {
+    if (!peek(c)) return false;
+    ++i_;
+    return true;
   }
   void expect(char c) {
     if (!eat(c)) fail(std::string("expected '") + c + "'");
   }
+  std::string string() {
+    expect('"');
+    std::string out;
+    while (true) {
+      if (i_ >= s_.size()) fail("unterminated string");
+      const char c = s_[i_++];
+      if (c == '"') return out;
+      if (static_cast<unsigned char>(c) < 0x20) fail("control character in a string");
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (i_ >= s_.size()) fail("unterminated escape");
+      const char e = s_[i_++];
+      const char* from = "\"\\/bfnrt";
+      const char* to = "\"\\/\b\f\n\r\t";
+      const char* at = e != '\0' ? std::strchr(from, e) : nullptr;
+      if (at != nullptr) {
+        out += to[at - from];
+      } else if (e == 'u') {
+        uint32_t cp = hex4();
+        if (cp >= 0xD800 && cp < 0xDC00) {
+          if (i_ + 2 > s_.size() || s_[i_] != '\\' || s_[i_ + 1] != 'u') fail("lone surrogate");
+          i_ += 2;
+          const uint32_t lo = hex4();
+          if (lo < 0xDC00 || lo > 0xDFFF) fail("bad surrogate pair");
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        }
+        utf8(cp, &out);
+      } else {
+        fail("bad escape");
+      }
+    }
+  }
+  bool at_end() {
+    ws();
+    return i_ == s_.size();
+  }
+
+ protected:
   bool word(const char* w) {
     const std::string t(w);
     if (s_.compare(i_, t.size(), t) != 0) return false;
@@ -102,40 +140,23 @@ class Parser {
       *o += static_cast<char>(0x80 | (cp & 0x3F));
     }
   }
-  std::string string() {
-    expect('"');
-    std::string out;
-    while (true) {
-      if (i_ >= s_.size()) fail("unterminated string");
-      const char c = s_[i_++];
-      if (c == '"') return out;
-      if (static_cast<unsigned char>(c) < 0x20) fail("control character in a string");
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (i_ >= s_.size()) fail("unterminated escape");
-      const char e = s_[i_++];
-      const char* from = "\"\\/bfnrt";
-      const char* to = "\"\\/\b\f\n\r\t";
-      const char* at = e != '\0' ? std::strchr(from, e) : nullptr;
-      if (at != nullptr) {
-        out += to[at - from];
-      } else if (e == 'u') {
-        uint32_t cp = hex4();
-        if (cp >= 0xD800 && cp < 0xDC00) {
-          if (i_ + 2 > s_.size() || s_[i_] != '\\' || s_[i_ + 1] != 'u') fail("lone surrogate");
-          i_ += 2;
-          const uint32_t lo = hex4();
-          if (lo < 0xDC00 || lo > 0xDFFF) fail("bad surrogate pair");
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-        }
-        utf8(cp, &out);
-      } else {
-        fail("bad escape");
-      }
-    }
+
+  const std::string& s_;
+  size_t i_ = 0;
+  const char* what_;
+};
+
+// A whole document into a Value tree.
+class Parser : public Lexer {
+ public:
+  explicit Parser(const std::string& s) : Lexer(s, "JSON") {}
+  Value document() {
+    Value v = value(0);
+    if (!at_end()) fail("trailing characters after the JSON value");
+    return v;
   }
+
+ private:
   Value value(int depth) {
     if (depth > 64) fail("nested too deeply");
     ws();
@@ -182,8 +203,6 @@ class Parser {
     }
     return v;
   }
-  const std::string& s_;
-  size_t i_ = 0;
 };
 
 }  // namespace detail

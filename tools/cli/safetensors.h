@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "json.h"
+
 namespace attn {
 namespace safetensors {
 
@@ -33,81 +35,11 @@ struct Tensor {
 
 namespace detail {
 
-// Just enough JSON: values are skipped or read as strings, integers, arrays
-// and objects. Keys keep their file order.
-class Json {
+// Just enough JSON (json.h's lexer): values are skipped or read as strings,
+// integers, arrays and objects. Keys keep their file order.
+class Json : public json::detail::Lexer {
  public:
-  explicit Json(const std::string& s) : s_(s) {}
-  void ws() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t')) ++i_;
-  }
-  bool peek(char c) {
-    ws();
-    return i_ < s_.size() && s_[i_] == c;
-  }
-  void expect(char c) {
-    if (!peek(c)) fail(std::string("expected '") + c + "'");
-    ++i_;
-  }
-  [[noreturn]] void fail(const std::string& what) const {
-    throw std::runtime_error("bad JSON header at byte " + std::to_string(i_) + ": " + what);
-  }
-  std::string string() {
-    expect('"');
-    std::string out;
-    while (true) {
-      if (i_ >= s_.size()) fail("unterminated string");
-      const char c = s_[i_++];
-      if (c == '"') return out;
-      if (static_cast<unsigned char>(c) < 0x20) fail("control character in string");
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (i_ >= s_.size()) fail("unterminated escape");
-      const char e = s_[i_++];
-      switch (e) {
-        case '"':
-          out += '"';
-          break;
-        case '\\':
-          out += '\\';
-          break;
-        case '/':
-          out += '/';
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'u': {
-          uint32_t cp = hex4();
-          if (cp >= 0xD800 && cp < 0xDC00) {
-            if (i_ + 2 > s_.size() || s_[i_] != '\\' || s_[i_ + 1] != 'u') fail("lone surrogate");
-            i_ += 2;
-            const uint32_t lo = hex4();
-            if (lo < 0xDC00 || lo > 0xDFFF) fail("bad surrogate pair");
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-          }
-          utf8(cp, &out);
-          break;
-        }
-        default:
-          fail("bad escape");
-      }
-    }
-  }
+  explicit Json(const std::string& s) : Lexer(s, "JSON header") {}
   int64_t integer() {
     ws();
     size_t st = i_;
@@ -129,81 +61,25 @@ class Json {
       string();
     } else if (c == '{') {
       ++i_;
-      if (peek('}')) {
-        ++i_;
-        return;
-      }
+      if (eat('}')) return;
       do {
         string();
         expect(':');
         skip(depth + 1);
-      } while (comma());
+      } while (eat(','));
       expect('}');
     } else if (c == '[') {
       ++i_;
-      if (peek(']')) {
-        ++i_;
-        return;
-      }
+      if (eat(']')) return;
       do skip(depth + 1);
-      while (comma());
+      while (eat(','));
       expect(']');
     } else {
       const size_t st = i_;
       while (i_ < s_.size() && std::strchr(",}] \n\r\t", s_[i_]) == nullptr) ++i_;
-      const std::string tok = s_.substr(st, i_ - st);
-      if (tok.empty()) fail("expected a value");
+      if (i_ == st) fail("expected a value");
     }
   }
-  bool comma() {
-    if (peek(',')) {
-      ++i_;
-      return true;
-    }
-    return false;
-  }
-  bool at_end() {
-    ws();
-    return i_ == s_.size();
-  }
-
- private:
-  uint32_t hex4() {
-    if (i_ + 4 > s_.size()) fail("short \\u escape");
-    uint32_t v = 0;
-    for (int k = 0; k < 4; ++k) {
-      const char c = s_[i_++];
-      v <<= 4;
-      if (c >= '0' && c <= '9')
-        v |= static_cast<uint32_t>(c - '0');
-      else if (c >= 'a' && c <= 'f')
-        v |= static_cast<uint32_t>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F')
-        v |= static_cast<uint32_t>(c - 'A' + 10);
-      else
-        fail("bad \\u escape");
-    }
-    return v;
-  }
-  static void utf8(uint32_t cp, std::string* o) {
-    if (cp < 0x80) {
-      *o += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      *o += static_cast<char>(0xC0 | (cp >> 6));
-      *o += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      *o += static_cast<char>(0xE0 | (cp >> 12));
-      *o += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      *o += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      *o += static_cast<char>(0xF0 | (cp >> 18));
-      *o += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      *o += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      *o += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-  const std::string& s_;
-  size_t i_ = 0;
 };
 
 inline size_t dtype_bytes(const std::string& d) {
@@ -280,7 +156,7 @@ inline std::vector<Tensor> parse(const uint8_t* bytes, size_t size) {
                 if (d < 0 || d > (int64_t{1} << 40))
                   throw std::runtime_error("tensor '" + name + "': bad dim");
                 t.shape.push_back(d);
-              } while (j.comma());
+              } while (j.eat(','));
             }
             j.expect(']');
             have_shape = true;
@@ -294,7 +170,7 @@ inline std::vector<Tensor> parse(const uint8_t* bytes, size_t size) {
           } else {
             j.skip();
           }
-        } while (j.comma());
+        } while (j.eat(','));
       }
       j.expect('}');
       if (!have_dtype || !have_shape || !have_off)
@@ -311,7 +187,7 @@ inline std::vector<Tensor> parse(const uint8_t* bytes, size_t size) {
       t.data = data + b;
       t.bytes = static_cast<size_t>(e - b);
       out.push_back(std::move(t));
-    } while (j.comma());
+    } while (j.eat(','));
   }
   j.expect('}');
   if (!j.at_end()) j.fail("trailing bytes after the header object");

@@ -191,7 +191,7 @@ uint64_t parts(const TransformerWeightsS8& w, const void* state, Arena& arena) {
 #if ATTN_COST_MODEL_DECODER
   {
     Plan dplan;
-    (void)plan_decode(detail::model_attention_config(kCfg), DType::kS8, kMaxTokens, kCapacity, &dplan);
+    (void)plan_decode(kCfg.attention(), DType::kS8, kMaxTokens, kCapacity, &dplan);
     const auto* st = static_cast<const TransformerStateS8*>(state);
     for (int32_t l = 0; l < Lyr; ++l) {
       KvCacheS8 c = st->caches[l];  // the step below writes the row the counted step then rewrites
@@ -202,7 +202,7 @@ uint64_t parts(const TransformerWeightsS8& w, const void* state, Arena& arena) {
   (void)state;
   {
     Plan aplan;
-    (void)plan_attention(detail::model_attention_config(kCfg), DType::kS8, n, n, &aplan);
+    (void)plan_attention(kCfg.attention(), DType::kS8, n, n, &aplan);
     IoS8 io;
     io.query = io.key = io.value = g_a;
     io.output = g_h1;
