@@ -346,7 +346,7 @@ Status report(const TransformerConfig& c, const TransformerWeightsF32& wf, const
     ATTN_TRY(scratch.alloc_array(n_of(2 * L + 1, n_of(max_len, E)), &snap));
     ATTN_TRY(scratch.alloc_array(n_of(max_len, od), &fout));
     ATTN_TRY(scratch.alloc_array(n_of(max_len, od), &qout));
-    return scratch.alloc_array(static_cast<size_t>(2 * L + 1), &stages);
+    return scratch.alloc_array(2 * static_cast<size_t>(L) + 1, &stages);
   }();
   Sqnr output;
   if (s == Status::kOk) {
