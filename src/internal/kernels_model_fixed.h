@@ -110,11 +110,10 @@ constexpr int32_t rescale_to_act32(int32_t r, int32_t m, int32_t sh) {
 constexpr int32_t rescale_to_residual32(int32_t v_shifted, int32_t m, int32_t sh, int32_t pre) {
   return shift_round_sat32(mulhi_round32(v_shifted, m), pre - 1 - sh);
 }
-// (A constant expression: clang-tidy's dynamic-initialization check misreads variable templates.)
+// A constant expression: clang-tidy's dynamic-initialization check misreads variable templates.
 template <typename Act>
-constexpr int32_t kResidualAddPreShift = sizeof(Act) == 1
-                                             ? 22
-                                             : 14;  // NOLINT(bugprone-dynamic-static-initializers)
+// NOLINTNEXTLINE(bugprone-dynamic-static-initializers)
+constexpr int32_t kResidualAddPreShift = sizeof(Act) == 1 ? 22 : 14;
 
 // floor(sqrt(v)), exact, for any v < 2^64 (bit by bit).
 constexpr uint64_t isqrt_u64(uint64_t v) {
