@@ -9,8 +9,8 @@
 //   loads, the VMLADAVAs and one store of each row's sum. Weight loads are
 //   whole vectors (x is zero past K) while they stay inside W's span; the
 //   last row or so loads its last chunk tail-predicated (VCTP). The
-//   whole-load channel loop of K <= 64 is an asm low-overhead loop, so that
-//   GCC 12 and clang-14 run the same code.
+//   whole-load channel loops of the two-row cases (K <= 32, K <= 64) are asm
+//   low-overhead loops, so that GCC 12 and clang-14 run the same code.
 // - K <= kMaxK: blocks of 4 x rows by 1 weight row; the 4 rows are first
 //   copied, interleaved and zero-padded, to a stack buffer walked by one
 //   pointer (loop: 1 weight load, 4 x loads, 4 VMLADAVA).
@@ -99,6 +99,48 @@ void weight_sums(ConstMatS8 w, int32_t n0, int32_t nc, int32_t* wsum) {
   }
 }
 
+// sums_held<2, 2>'s channel pairs (j, j + 1) for j < 2 n, whole weight
+// loads, in asm (both compilers alike): x chunks 0..1 of rows 0 and 1 in
+// four q registers, per pair 4 weight loads, 8 VMLADAV(A) into four even
+// core registers, the two weight pointers' steps and 2 STRD (acc[1][j] at
+// acc[0][j] + kGroup) in a low-overhead loop: 17 instructions a pair. The
+// sums in r0, r2, r8, r10: with r4 and r6, inlined into linear_s8_mve, GCC
+// 12 rejects the asm ("impossible constraints").
+inline void held_k32_asm(const int8x16_t (&xv)[2][2], const int8_t*& b, int32_t stride, int32_t n,
+                         int32_t* out) {
+  static_assert(kGroup == 64, "the asm stores acc[1][j] at acc[0][j] + 256 bytes");
+  if (n <= 0) return;
+  register int32_t s0 __asm__("r0"), s1 __asm__("r2"), s2 __asm__("r8"), s3 __asm__("r10");
+  const int8_t* b2 = b + stride;
+  const int32_t step = 2 * stride;
+  int8x16_t wv;
+  __asm__ volatile(
+      "dls lr, %[n]\n"
+      "1:\n"
+      "vldrb.u8 %q[wv], [%[b]]\n"
+      "vmladav.s8 %[s0], %q[x00], %q[wv]\n"
+      "vmladav.s8 %[s1], %q[x10], %q[wv]\n"
+      "vldrb.u8 %q[wv], [%[b], #16]\n"
+      "add %[b], %[b], %[step]\n"
+      "vmladava.s8 %[s0], %q[x01], %q[wv]\n"
+      "vmladava.s8 %[s1], %q[x11], %q[wv]\n"
+      "vldrb.u8 %q[wv], [%[b2]]\n"
+      "vmladav.s8 %[s2], %q[x00], %q[wv]\n"
+      "vmladav.s8 %[s3], %q[x10], %q[wv]\n"
+      "vldrb.u8 %q[wv], [%[b2], #16]\n"
+      "add %[b2], %[b2], %[step]\n"
+      "vmladava.s8 %[s2], %q[x01], %q[wv]\n"
+      "vmladava.s8 %[s3], %q[x11], %q[wv]\n"
+      "strd %[s1], %[s3], [%[out], #256]\n"
+      "strd %[s0], %[s2], [%[out]], #8\n"
+      "le lr, 1b\n"
+      : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [b] "+r"(b), [b2] "+r"(b2),
+        [out] "+r"(out), [wv] "=&w"(wv)
+      : [n] "r"(n), [step] "r"(step), [x00] "w"(xv[0][0]), [x01] "w"(xv[0][1]), [x10] "w"(xv[1][0]),
+        [x11] "w"(xv[1][1])
+      : "lr", "memory");
+}
+
 // acc[r][j] = sum_k x[m + r, k] w[n0 + j, k] for r < NR, j < nc,
 // 16 (CH - 1) < K <= 16 CH: the x rows in registers.
 template <size_t CH, size_t NR>
@@ -123,25 +165,10 @@ void sums_held(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t n0, int32_t nc, in
   const int8_t* b = w.row(n0);  // [K]
   int32_t j = 0;
   // K = 32 (an MCU shape's E): two weight rows per step, half the loop
-  // overhead (the 4 sums fit the even registers VMLADAVA needs).
-  if (CH == 2 && NR == 2) {
-    const ptrdiff_t ws = w.stride;
-    ATTN_NO_UNROLL
-    for (; j + 2 <= whole; j += 2, b += 2 * ws) {
-      int32_t a[NR] = {}, a2[NR] = {};
-      for (size_t c = 0; c < CH; ++c) {
-        const int8x16_t wv = vldrbq_s8(b + 16 * static_cast<int32_t>(c));
-        const int8x16_t wv2 = vldrbq_s8(b + ws + 16 * static_cast<int32_t>(c));
-        for (size_t r = 0; r < NR; ++r) {
-          a[r] = vmladavaq_s8(a[r], xv[r][c], wv);
-          a2[r] = vmladavaq_s8(a2[r], xv[r][c], wv2);
-        }
-      }
-      for (size_t r = 0; r < NR; ++r) {
-        acc[r][j] = a[r];
-        acc[r][j + 1] = a2[r];
-      }
-    }
+  // overhead (the 4 sums fit the even registers VMLADAVA needs), in asm.
+  if constexpr (CH == 2 && NR == 2) {
+    held_k32_asm(xv, b, w.stride, whole / 2, acc[0]);
+    j = whole / 2 * 2;
   }
   ATTN_NO_UNROLL
   for (; j < whole; ++j, b += w.stride) {
