@@ -239,7 +239,7 @@ inline void pair_k64_asm(const int8x16_t (&xa)[3], const int8x16_t (&xb)[3], con
 // per channel 4 weight loads, 2 x loads and 8 VMLADAVA for two sums (the
 // whole-load channels in pair_k64_asm). Not inlined: with the asm's pinned
 // registers in linear_s8_mve, clang-14 allocated the other paths worse (a
-// decode step's one-row projections +28 instructions a call).
+// decode step +112 instructions in the cost probe).
 ATTN_NOINLINE void sums_pair_k64(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t n0, int32_t nc,
                                  int32_t (*acc)[kGroup]) {
   const int32_t K = x.cols;
