@@ -8,7 +8,9 @@
 //   the inner loop walks the weight rows: per output channel only the weight
 //   loads, the VMLADAVAs and one store of each row's sum. Weight loads are
 //   whole vectors (x is zero past K) while they stay inside W's span; the
-//   last row or so loads its last chunk tail-predicated (VCTP).
+//   last row or so loads its last chunk tail-predicated (VCTP). The
+//   whole-load channel loops of the two-row cases (K <= 32, K <= 64) are asm
+//   low-overhead loops, so that GCC 12 and clang-14 run the same code.
 // - K <= kMaxK: blocks of 4 x rows by 1 weight row; the 4 rows are first
 //   copied, interleaved and zero-padded, to a stack buffer walked by one
 //   pointer (loop: 1 weight load, 4 x loads, 4 VMLADAVA).
@@ -97,6 +99,48 @@ void weight_sums(ConstMatS8 w, int32_t n0, int32_t nc, int32_t* wsum) {
   }
 }
 
+// sums_held<2, 2>'s channel pairs (j, j + 1) for j < 2 n, whole weight
+// loads, in asm (both compilers alike): x chunks 0..1 of rows 0 and 1 in
+// four q registers, per pair 4 weight loads, 8 VMLADAV(A) into four even
+// core registers, the two weight pointers' steps and 2 STRD (acc[1][j] at
+// acc[0][j] + kGroup) in a low-overhead loop: 17 instructions a pair. The
+// sums in r0, r2, r8, r10: with r4 and r6, inlined into linear_s8_mve, GCC
+// 12 rejects the asm ("impossible constraints").
+inline void held_k32_asm(const int8x16_t (&xv)[2][2], const int8_t*& b, int32_t stride, int32_t n,
+                         int32_t* out) {
+  static_assert(kGroup == 64, "the asm stores acc[1][j] at acc[0][j] + 256 bytes");
+  if (n <= 0) return;
+  register int32_t s0 __asm__("r0"), s1 __asm__("r2"), s2 __asm__("r8"), s3 __asm__("r10");
+  const int8_t* b2 = b + stride;
+  const int32_t step = 2 * stride;
+  int8x16_t wv;
+  __asm__ volatile(
+      "dls lr, %[n]\n"
+      "1:\n"
+      "vldrb.u8 %q[wv], [%[b]]\n"
+      "vmladav.s8 %[s0], %q[x00], %q[wv]\n"
+      "vmladav.s8 %[s1], %q[x10], %q[wv]\n"
+      "vldrb.u8 %q[wv], [%[b], #16]\n"
+      "add %[b], %[b], %[step]\n"
+      "vmladava.s8 %[s0], %q[x01], %q[wv]\n"
+      "vmladava.s8 %[s1], %q[x11], %q[wv]\n"
+      "vldrb.u8 %q[wv], [%[b2]]\n"
+      "vmladav.s8 %[s2], %q[x00], %q[wv]\n"
+      "vmladav.s8 %[s3], %q[x10], %q[wv]\n"
+      "vldrb.u8 %q[wv], [%[b2], #16]\n"
+      "add %[b2], %[b2], %[step]\n"
+      "vmladava.s8 %[s2], %q[x01], %q[wv]\n"
+      "vmladava.s8 %[s3], %q[x11], %q[wv]\n"
+      "strd %[s1], %[s3], [%[out], #256]\n"
+      "strd %[s0], %[s2], [%[out]], #8\n"
+      "le lr, 1b\n"
+      : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [b] "+r"(b), [b2] "+r"(b2),
+        [out] "+r"(out), [wv] "=&w"(wv)
+      : [n] "r"(n), [step] "r"(step), [x00] "w"(xv[0][0]), [x01] "w"(xv[0][1]), [x10] "w"(xv[1][0]),
+        [x11] "w"(xv[1][1])
+      : "lr", "memory");
+}
+
 // acc[r][j] = sum_k x[m + r, k] w[n0 + j, k] for r < NR, j < nc,
 // 16 (CH - 1) < K <= 16 CH: the x rows in registers.
 template <size_t CH, size_t NR>
@@ -121,25 +165,10 @@ void sums_held(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t n0, int32_t nc, in
   const int8_t* b = w.row(n0);  // [K]
   int32_t j = 0;
   // K = 32 (an MCU shape's E): two weight rows per step, half the loop
-  // overhead (the 4 sums fit the even registers VMLADAVA needs).
-  if (CH == 2 && NR == 2) {
-    const ptrdiff_t ws = w.stride;
-    ATTN_NO_UNROLL
-    for (; j + 2 <= whole; j += 2, b += 2 * ws) {
-      int32_t a[NR] = {}, a2[NR] = {};
-      for (size_t c = 0; c < CH; ++c) {
-        const int8x16_t wv = vldrbq_s8(b + 16 * static_cast<int32_t>(c));
-        const int8x16_t wv2 = vldrbq_s8(b + ws + 16 * static_cast<int32_t>(c));
-        for (size_t r = 0; r < NR; ++r) {
-          a[r] = vmladavaq_s8(a[r], xv[r][c], wv);
-          a2[r] = vmladavaq_s8(a2[r], xv[r][c], wv2);
-        }
-      }
-      for (size_t r = 0; r < NR; ++r) {
-        acc[r][j] = a[r];
-        acc[r][j + 1] = a2[r];
-      }
-    }
+  // overhead (the 4 sums fit the even registers VMLADAVA needs), in asm.
+  if constexpr (CH == 2 && NR == 2) {
+    held_k32_asm(xv, b, w.stride, whole / 2, acc[0]);
+    j = whole / 2 * 2;
   }
   ATTN_NO_UNROLL
   for (; j < whole; ++j, b += w.stride) {
@@ -163,16 +192,61 @@ void sums_held(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t n0, int32_t nc, in
   }
 }
 
+// sums_pair_k64's channels [0, n) with whole weight loads, in asm (both
+// compilers alike: GCC 12 reloaded the held x chunks from the stack, an
+// address computation each, ~28 instructions per channel against clang's
+// ~20): x chunks 0..2 of rows 0 and 1 in six q registers, chunk 3 of both
+// from `last` (the stack copy, [2][16]), per channel 4 weight loads, 2 x
+// loads, 8 VMLADAV(A) into two even core registers (the sums start with the
+// first chunk, no zeroing), the weight pointer's step and 2 stores (acc[1][j]
+// at acc[0][j] + kGroup) in a low-overhead loop: 18 instructions a channel.
+inline void pair_k64_asm(const int8x16_t (&xa)[3], const int8x16_t (&xb)[3], const int8_t* last,
+                         const int8_t*& b, int32_t stride, int32_t n, int32_t* out) {
+  static_assert(kGroup == 64, "the asm stores acc[1][j] at acc[0][j] + 256 bytes");
+  if (n <= 0) return;
+  register int32_t sa __asm__("r0"), sb __asm__("r2");  // VMLADAV needs even registers
+  int8x16_t wv, xt;
+  __asm__ volatile(
+      "dls lr, %[n]\n"
+      "1:\n"
+      "vldrb.u8 %q[wv], [%[b]]\n"
+      "vmladav.s8 %[sa], %q[a0], %q[wv]\n"
+      "vmladav.s8 %[sb], %q[b0], %q[wv]\n"
+      "vldrb.u8 %q[wv], [%[b], #16]\n"
+      "vmladava.s8 %[sa], %q[a1], %q[wv]\n"
+      "vmladava.s8 %[sb], %q[b1], %q[wv]\n"
+      "vldrb.u8 %q[wv], [%[b], #32]\n"
+      "vmladava.s8 %[sa], %q[a2], %q[wv]\n"
+      "vmladava.s8 %[sb], %q[b2], %q[wv]\n"
+      "vldrb.u8 %q[wv], [%[b], #48]\n"
+      "vldrb.u8 %q[xt], [%[last]]\n"
+      "add %[b], %[b], %[stride]\n"
+      "vmladava.s8 %[sa], %q[xt], %q[wv]\n"
+      "vldrb.u8 %q[xt], [%[last], #16]\n"
+      "vmladava.s8 %[sb], %q[xt], %q[wv]\n"
+      "str %[sb], [%[out], #256]\n"
+      "str %[sa], [%[out]], #4\n"
+      "le lr, 1b\n"
+      : [sa] "=&r"(sa), [sb] "=&r"(sb), [b] "+r"(b), [out] "+r"(out), [wv] "=&w"(wv), [xt] "=&w"(xt)
+      : [n] "r"(n), [stride] "r"(stride), [last] "r"(last), [a0] "w"(xa[0]), [a1] "w"(xa[1]), [a2] "w"(xa[2]),
+        [b0] "w"(xb[0]), [b1] "w"(xb[1]), [b2] "w"(xb[2])
+      : "lr", "memory");
+}
+
 // acc[r][j] = sum_k x[m + r, k] w[n0 + j, k] for r < 2, j < nc, 48 < K <= 64:
 // chunks 0..2 of both rows in registers (six vectors), chunk 3 (zero past K)
 // from a stack copy, so that each weight row is loaded once for two rows:
-// per channel 4 weight loads, 2 x loads and 8 VMLADAVA for two sums.
-void sums_pair_k64(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t n0, int32_t nc, int32_t (*acc)[kGroup]) {
+// per channel 4 weight loads, 2 x loads and 8 VMLADAVA for two sums (the
+// whole-load channels in pair_k64_asm). Not inlined: with the asm's pinned
+// registers in linear_s8_mve, clang-14 allocated the other paths worse (a
+// decode step +112 instructions in the cost probe).
+ATTN_NOINLINE void sums_pair_k64(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t n0, int32_t nc,
+                                 int32_t (*acc)[kGroup]) {
   const int32_t K = x.cols;
   const int8_t* x0 = x.row(m);      // [K]
   const int8_t* x1 = x.row(m + 1);  // [K]
-  const int8x16_t a0 = vldrbq_s8(x0), a1 = vldrbq_s8(x0 + 16), a2 = vldrbq_s8(x0 + 32);
-  const int8x16_t b0 = vldrbq_s8(x1), b1 = vldrbq_s8(x1 + 16), b2 = vldrbq_s8(x1 + 32);
+  const int8x16_t xa[3] = {vldrbq_s8(x0), vldrbq_s8(x0 + 16), vldrbq_s8(x0 + 32)};
+  const int8x16_t xb[3] = {vldrbq_s8(x1), vldrbq_s8(x1 + 16), vldrbq_s8(x1 + 32)};
   const mve_pred16_t tail = vctp8q(static_cast<uint32_t>(K - 48));
   alignas(16) int8_t last[2][16];  // [row][16] chunk 3 of both rows, zero past K
   vstrbq_s8(last[0], vldrbq_z_s8(x0 + 48, tail));
@@ -182,21 +256,19 @@ void sums_pair_k64(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t n0, int32_t nc
   const int32_t safe_end = w.rows - short_by - n0;
   const int32_t whole = safe_end < 0 ? 0 : safe_end < nc ? safe_end : nc;
   const int8_t* b = w.row(n0);  // [K]
-  const auto channel = [&](int32_t j, int8x16_t w3) {
+  pair_k64_asm(xa, xb, last[0], b, w.stride, whole, acc[0]);
+  ATTN_NO_UNROLL
+  for (int32_t j = whole; j < nc; ++j, b += w.stride) {  // the last chunk tail-predicated
     int8x16_t wv = vldrbq_s8(b);
-    int32_t sa = vmladavq_s8(a0, wv), sb = vmladavq_s8(b0, wv);
+    int32_t sa = vmladavq_s8(xa[0], wv), sb = vmladavq_s8(xb[0], wv);
     wv = vldrbq_s8(b + 16);
-    sa = vmladavaq_s8(sa, a1, wv), sb = vmladavaq_s8(sb, b1, wv);
+    sa = vmladavaq_s8(sa, xa[1], wv), sb = vmladavaq_s8(sb, xb[1], wv);
     wv = vldrbq_s8(b + 32);
-    sa = vmladavaq_s8(sa, a2, wv), sb = vmladavaq_s8(sb, b2, wv);
-    acc[0][j] = vmladavaq_s8(sa, vldrbq_s8(last[0]), w3);
-    acc[1][j] = vmladavaq_s8(sb, vldrbq_s8(last[1]), w3);
-  };
-  int32_t j = 0;
-  ATTN_NO_UNROLL
-  for (; j < whole; ++j, b += w.stride) channel(j, vldrbq_s8(b + 48));
-  ATTN_NO_UNROLL
-  for (; j < nc; ++j, b += w.stride) channel(j, vldrbq_z_s8(b + 48, tail));
+    sa = vmladavaq_s8(sa, xa[2], wv), sb = vmladavaq_s8(sb, xb[2], wv);
+    wv = vldrbq_z_s8(b + 48, tail);
+    acc[0][j] = vmladavaq_s8(sa, vldrbq_s8(last[0]), wv);
+    acc[1][j] = vmladavaq_s8(sb, vldrbq_s8(last[1]), wv);
+  }
 }
 
 // Rows m .. m + R - 1 (R <= 4) of y, K <= kMaxK: 4 x 1 blocks over a stack
