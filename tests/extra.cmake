@@ -57,3 +57,13 @@ if(ATTN_EXPORT_PYTHON)
     add_test(NAME attn_export_py COMMAND ${ATTN_EXPORT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/attn_export_test.py)
   endif()
 endif()
+
+# The integer model fixtures' generator (tests/data/int_models): the expected
+# outputs are the ref kernels' results, so it is built where the library has
+# only those (ATTN_KERNELS=ref, preset host-ref). tests/int_model_fixtures_test.cpp
+# checks in every build that the committed files are what it would write.
+if(ATTN_KERNELS STREQUAL "ref")
+  add_executable(attn_int_model_fixtures int_model_fixtures_gen.cpp)
+  target_link_libraries(attn_int_model_fixtures PRIVATE attn::attn)
+  target_include_directories(attn_int_model_fixtures PRIVATE ${PROJECT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR})
+endif()
