@@ -22,7 +22,8 @@ if(TARGET attn_cli)
   target_compile_definitions(attn_tests PRIVATE ATTN_CLI_PATH="$<TARGET_FILE:attn_cli>")
 endif()
 
-# The int8 forward must run on cores without an FPU: link it for a Cortex-M3
+# The int8 forward (one block, and a whole s8 model: forward and decode) must
+# run on cores without an FPU: link it for a Cortex-M3
 # with soft-float and check that no floating-point routine is in the image.
 # The probe run adds one float multiply and must be caught.
 find_program(ATTN_ARM_CXX arm-none-eabi-g++)
