@@ -22,7 +22,8 @@ if(TARGET attn_cli)
   target_compile_definitions(attn_tests PRIVATE ATTN_CLI_PATH="$<TARGET_FILE:attn_cli>")
 endif()
 
-# The int8 forward must run on cores without an FPU: link it for a Cortex-M3
+# The int8 forward (one block, and a whole s8 model: forward and decode) must
+# run on cores without an FPU: link it for a Cortex-M3
 # with soft-float and check that no floating-point routine is in the image.
 # The probe run adds one float multiply and must be caught.
 find_program(ATTN_ARM_CXX arm-none-eabi-g++)
@@ -63,3 +64,13 @@ add_test(NAME readme_examples
          COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -DOUT=${CMAKE_CURRENT_BINARY_DIR}/readme
                  -DCXX=${CMAKE_CXX_COMPILER} -DCC=${CMAKE_C_COMPILER}
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/check_readme_snippets.cmake)
+
+# The integer model fixtures' generator (tests/data/int_models): the expected
+# outputs are the ref kernels' results, so it is built where the library has
+# only those (ATTN_KERNELS=ref, preset host-ref). tests/int_model_fixtures_test.cpp
+# checks in every build that the committed files are what it would write.
+if(ATTN_KERNELS STREQUAL "ref")
+  add_executable(attn_int_model_fixtures int_model_fixtures_gen.cpp)
+  target_link_libraries(attn_int_model_fixtures PRIVATE attn::attn)
+  target_include_directories(attn_int_model_fixtures PRIVATE ${PROJECT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR})
+endif()

@@ -1,5 +1,7 @@
 // no_float_main.cpp: a firmware-like program that uses the int8 path only
-// (plan, arena, forward_s8, the stand-alone s8 kernels). tests/cmake/
+// (plan, arena, forward_s8, the stand-alone s8 kernels, and a whole s8 model
+// from a file: plan_transformer_fixed, transformer_forward_s8 and
+// transformer_decode_s8). tests/cmake/
 // check_no_float.cmake links it for a Cortex-M3 with soft-float and fails if
 // the image holds any floating-point routine. Built by that script, not by
 // the host test binary. With ATTN_NO_FLOAT_PROBE it also multiplies two
@@ -8,6 +10,7 @@
 #include "attn/attn.h"
 #include "attn/kernels_fixed.h"
 #include "attn/model.h"
+#include "attn/transformer_fixed.h"
 
 namespace {
 alignas(
@@ -55,6 +58,28 @@ int main() {
     attn::Block b;
     if (model.block(0, &b) != attn::Status::kOk) return 6;
     if (attn::forward_s8(plan, b.s8, mask, {g_x, g_x, g_x, g_y}, arena) != attn::Status::kOk) return 7;
+  }
+  // A whole s8 model file: its weights in place, plan, forward, then a KV-cache decode step.
+  attn::Model lm;
+  if (attn::Model::load(const_cast<const uint8_t*>(g_blob), sizeof g_blob, &lm) == attn::Status::kOk) {
+    static attn::LayerWeightsS8 layers[2];
+    static int32_t tokens[4], logits[4 * 64];
+    attn::TransformerConfig tc;
+    attn::TransformerWeightsS8 tw;
+    attn::TransformerPlan tp;
+    attn::TransformerStateS8 ts;
+    if (lm.transformer_config(&tc) != attn::Status::kOk) return 10;
+    if (lm.transformer_weights_s8(layers, 2, &tw) != attn::Status::kOk) return 11;
+    if (attn::plan_transformer_fixed(tc, attn::DType::kS8, 4, 8, &tp) != attn::Status::kOk) return 12;
+    if (attn::transformer_forward_s8(tp, tw, tokens, 4, attn::OutputRows::kAll, logits, arena) !=
+        attn::Status::kOk) {
+      return 13;
+    }
+    if (attn::transformer_state_init_s8(tp, 0, arena, &ts) != attn::Status::kOk) return 14;
+    if (attn::transformer_decode_s8(tp, tw, &ts, tokens, 1, attn::OutputRows::kLast, logits, arena) !=
+        attn::Status::kOk) {
+      return 15;
+    }
   }
   // The same from C: weights and I/O quantization of an s8 block (the float
   // helpers attn_quantize_s8 / attn_dequantize_s8 are not called: not linked).

@@ -536,10 +536,11 @@ TEST_CASE("isqrt_u64 is the exact floor square root", "[transformer_fixed]") {
   for (int i = 0; i < 20000; ++i) {
     const uint64_t v = rng() >> (rng() % 64);
     const uint64_t r = attn::detail::isqrt_u64(v);
-    const unsigned __int128 r2 = static_cast<unsigned __int128>(r) * r;
-    const unsigned __int128 r12 = static_cast<unsigned __int128>(r + 1) * (r + 1);
-    REQUIRE(r2 <= v);
-    REQUIRE(r12 > v);
+    // Without a 128-bit type (32-bit targets have none): r < 2^32, so r * r
+    // fits in 64 bits, and (r + 1)^2 does unless r + 1 == 2^32 (then it is above every v).
+    REQUIRE(r <= 0xFFFFFFFFu);
+    REQUIRE(r * r <= v);
+    REQUIRE((r + 1 == (uint64_t(1) << 32) || (r + 1) * (r + 1) > v));
   }
 }
 

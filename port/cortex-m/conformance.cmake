@@ -9,7 +9,9 @@
 # runner requires them bit-exact. Both runners also run the variant tester
 # (tests/variant_tester.h, shared with the host suite) over every row of the
 # kernel tables (kernel_equiv.cpp): the ref image checks its ref rows and the
-# tester's controls.
+# tester's controls. And every board runs the whole integer models of
+# tests/data/int_models (int_models.cpp): forward, decode and greedy
+# generation, bit-exact with the host ref build's committed results.
 file(GLOB ATTN_GOLDEN_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/data/golden/*.bin)
 
 set(_golden_f32 OFF)
@@ -66,6 +68,34 @@ elseif(NOT ATTN_HOST_CXX)
   message(WARNING "no host C++ compiler: the conformance runner has no fixed-point cases")
 endif()
 
+# Whole integer models (tests/data/int_models): the model files and the host
+# ref build's results, embedded as arrays; int_models.cpp runs them through
+# tests/int_model_fixture.h, as the host test does.
+set(_int_models OFF)
+if("s8" IN_LIST ATTN_DTYPES AND "s16" IN_LIST ATTN_DTYPES)
+  set(_int_models ON)
+  set(_int_dir ${PROJECT_SOURCE_DIR}/tests/data/int_models)
+  file(STRINGS ${_int_dir}/fixtures.txt _int_lines REGEX "^[^#]")
+  set(_int_files ${_int_dir}/fixtures.txt)
+  foreach(_line IN LISTS _int_lines)
+    string(REGEX REPLACE "[ \t]+" ";" _fields "${_line}")
+    list(GET _fields 0 _name)
+    list(GET _fields 1 _model)
+    list(APPEND _int_files ${PROJECT_SOURCE_DIR}/tests/data/${_model} ${_int_dir}/${_name}.expect)
+  endforeach()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_int_dir}/fixtures.txt)
+  set(_int_cpp ${CMAKE_CURRENT_BINARY_DIR}/int_model_fixtures.cpp)
+  add_custom_command(OUTPUT ${_int_cpp}
+    COMMAND ${CMAKE_COMMAND} -DDATA=${PROJECT_SOURCE_DIR}/tests/data -DOUT=${_int_cpp}
+            -P ${CMAKE_CURRENT_SOURCE_DIR}/embed-int-models.cmake
+    DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/embed-int-models.cmake ${_int_files}
+    COMMENT "Embedding the integer model fixtures for ${ATTN_BOARD}"
+    VERBATIM)
+  add_library(attn_int_models OBJECT ${_int_cpp})
+  target_include_directories(attn_int_models PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/conformance)
+  target_compile_options(attn_int_models PRIVATE -O1)
+endif()
+
 foreach(variant auto ref)
   if(variant STREQUAL "ref")
     set(image attn_conformance_ref)
@@ -87,6 +117,11 @@ foreach(variant auto ref)
   if(_golden_f32)
     target_link_libraries(${image} PRIVATE attn_golden_f32)
     target_compile_definitions(${image} PRIVATE ATTN_GOLDEN_F32=1)
+  endif()
+  if(_int_models)
+    target_sources(${image} PRIVATE conformance/int_models.cpp)
+    target_link_libraries(${image} PRIVATE attn_int_models)
+    target_compile_definitions(${image} PRIVATE ATTN_INT_MODELS=1)
   endif()
   if(_golden_fixed)
     target_link_libraries(${image} PRIVATE attn_golden_fixed)

@@ -15,3 +15,9 @@ int run_decode_equivalence(int* checks);
 // (kernel_equiv.cpp, through tests/variant_tester.h). Returns the number of
 // failed checks; *checks receives how many ran.
 int run_kernel_equivalence(int* checks);
+
+// The integer model fixtures of tests/data/int_models (int_models.cpp): the
+// forward, decode == forward and greedy generation of each, against the host
+// ref build's results. Returns the failed fixtures; *fixtures and *checks
+// receive how many ran.
+int run_int_model_fixtures(int* fixtures, int* checks);

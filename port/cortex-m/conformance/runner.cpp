@@ -3,8 +3,9 @@
 // board, checks every output against the float64 PyTorch values, and exits
 // non-zero on any mismatch. The fixed-point golden cases (fixed_cases.cpp,
 // bit-exact against the host) and the dispatched-vs-ref kernel checks
-// (kernel_equiv.cpp) run on every board, the M3 included. No heap: every buffer is static and sized at
-// compile time from the cases' shapes.
+// (kernel_equiv.cpp) run on every board, the M3 included, and so do the
+// whole integer models of tests/data/int_models (int_models.cpp). No heap: every buffer is static and sized
+// at compile time from the cases' shapes.
 //
 // Checks per case (the golden bound of tests/golden_test.cpp):
 //   max|y - y_ref| <= 1e-5 * max|y_ref| + 1e-6, and the same for the
@@ -193,6 +194,16 @@ int main() {
   }
   failed += failed_decode;
   total += decode_checks;
+#if ATTN_INT_MODELS
+  int int_fixtures = 0;
+  int int_checks = 0;
+  const int failed_int = run_int_model_fixtures(&int_fixtures, &int_checks);
+  std::printf("int models board=%s kernels=%s fixtures=%d checks=%d failed=%d (bit-exact vs host ref): %s\n",
+              port_board_name(), s8_kernels(), int_fixtures, int_checks, failed_int,
+              failed_int ? "FAIL" : "PASS");
+  failed += failed_int;
+  total += int_fixtures;
+#endif
   int checks = 0;
   const int failed_kernels = run_kernel_equivalence(&checks);
   if (checks > 0) {

@@ -1,0 +1,228 @@
+// int_model_fixtures_gen.cpp: writes the integer model fixtures of
+// tests/data/int_models (int_model_fixture.h describes them). Built by the
+// host-ref preset only (libattn with ATTN_FORCE_REF: the expected outputs
+// are the ref kernels' results; every other build must reproduce them).
+//
+//   attn_int_model_fixtures DATA_DIR            every NAME.expect of fixtures.txt
+//   attn_int_model_fixtures DATA_DIR --models   first the model files of the recipes
+//                                               below (random float weights, the
+//                                               library's converter), then the same
+//
+// DATA_DIR is tests/data. tests/int_model_fixtures_test.cpp recomputes every
+// expected file and requires the committed bytes.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../tools/cli/model_writer.h"
+#include "attn/model.h"
+#include "attn/transformer_fixed.h"
+#include "int_model_fixtures_host.h"
+
+#ifndef ATTN_FORCE_REF
+#error "the fixtures are the ref kernels' results: build with ATTN_KERNELS=ref (preset host-ref)"
+#endif
+
+namespace {
+
+using attn::Activation;
+using attn::DType;
+using attn::LmHead;
+using attn::NormKind;
+using attn::Status;
+using attn::TransformerConfig;
+namespace tools = attn::tools;
+
+void require(Status st, const char* what) {
+  if (st != Status::kOk) throw std::runtime_error(std::string(what) + ": " + attn::status_name(st));
+}
+
+TransformerConfig small() {
+  TransformerConfig c;
+  c.vocab_size = 24;
+  c.embed_dim = 16;
+  c.num_layers = 1;  // ~40 tensors of 128-byte descriptors per layer: one keeps a file near 10 KiB
+  c.num_heads = 4;
+  c.ffn_dim = 24;
+  c.max_positions = 12;
+  return c;
+}
+
+// BERT-like: post-norm LayerNorm, GELU, learned positions, token types, embedding norm, biases, no head.
+TransformerConfig bert() {
+  TransformerConfig c = small();
+  c.type_vocab_size = 2;
+  c.learned_positions = c.embedding_norm = true;
+  c.norm_eps = 1e-12f;
+  return c;
+}
+
+// Llama-like: pre-norm RMSNorm, SiLU gate, GQA, RoPE, no biases, final norm, causal.
+TransformerConfig llama(LmHead head) {
+  TransformerConfig c = small();
+  c.norm = NormKind::kRmsNorm;
+  c.norm_eps = 1e-6f;
+  c.activation = Activation::kSilu;
+  c.num_kv_heads = 2;
+  c.rope_base = 10000.0f;
+  c.pre_norm = c.gated_ffn = c.final_norm = c.causal = true;
+  c.attention_bias = c.ffn_bias = c.norm_bias = false;
+  c.head = head;
+  return c;
+}
+
+// GPT-like without a final norm (the head reads the residual through head_in):
+// pre-norm LayerNorm, gelu_tanh, learned positions, untied head.
+TransformerConfig gpt() {
+  TransformerConfig c = small();
+  c.vocab_size = 16;
+  c.embed_dim = 8;
+  c.num_heads = 2;
+  c.ffn_dim = 16;
+  c.pre_norm = c.learned_positions = c.causal = true;
+  c.activation = Activation::kGeluTanh;
+  c.head = LmHead::kUntied;
+  return c;
+}
+
+struct Recipe {
+  const char* file;  // under tests/data/int_models
+  TransformerConfig config;
+  DType dtype;
+  uint32_t seed;
+};
+
+std::vector<Recipe> recipes() {
+  return {{"bert1.s8.attn", bert(), DType::kS8, 11},
+          {"llama1_tied.s8.attn", llama(LmHead::kTied), DType::kS8, 12},
+          {"llama1_tied.s16.attn", llama(LmHead::kTied), DType::kS16, 13},
+          {"gpt1.s16.attn", gpt(), DType::kS16, 14}};
+}
+
+std::vector<float> normal(size_t n, std::mt19937& rng, float scale, float mean = 0.0f) {
+  std::normal_distribution<float> d(mean, scale);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+tools::TransformerTensorsF32 random_weights(const TransformerConfig& c, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const size_t e = size_t(c.embed_dim), f = size_t(c.ffn_dim), v = size_t(c.vocab_size);
+  const size_t hd = e / size_t(c.num_heads), d = hd * size_t(c.num_heads);
+  const size_t dkv = hd * size_t(c.num_kv_heads != 0 ? c.num_kv_heads : c.num_heads);
+  const bool nb = c.norm == NormKind::kLayerNorm && c.norm_bias;
+  const auto proj = [&](size_t out, size_t in) { return normal(out * in, rng, 1.0f / std::sqrt(float(in))); };
+  const auto opt = [&](bool present, size_t n, float s, float mean = 0.0f) {
+    return present ? normal(n, rng, s, mean) : std::vector<float>();
+  };
+  tools::TransformerTensorsF32 w;
+  for (int32_t l = 0; l < c.num_layers; ++l) {
+    tools::LayerTensorsF32 L;
+    L.wq = proj(d, e);
+    L.wk = proj(dkv, e);
+    L.wv = proj(dkv, e);
+    L.wo = proj(e, d);
+    L.bq = opt(c.attention_bias, d, 0.1f);
+    L.bk = opt(c.attention_bias, dkv, 0.1f);
+    L.bv = opt(c.attention_bias, dkv, 0.1f);
+    L.bo = opt(c.attention_bias, e, 0.1f);
+    L.norm1_weight = normal(e, rng, 0.1f, 1.0f);
+    L.norm1_bias = opt(nb, e, 0.1f);
+    L.norm2_weight = normal(e, rng, 0.1f, 1.0f);
+    L.norm2_bias = opt(nb, e, 0.1f);
+    L.w1 = proj(f, e);
+    L.b1 = opt(c.ffn_bias, f, 0.1f);
+    L.w2 = proj(e, f);
+    L.b2 = opt(c.ffn_bias, e, 0.1f);
+    L.w3 = c.gated_ffn ? proj(f, e) : std::vector<float>();
+    L.b3 = opt(c.gated_ffn && c.ffn_bias, f, 0.1f);
+    w.layers.push_back(L);
+  }
+  w.token_embedding = normal(v * e, rng, 1.0f);
+  w.position_embedding = opt(c.learned_positions, size_t(c.max_positions) * e, 0.5f);
+  w.type_embedding = opt(c.type_vocab_size > 0, size_t(c.type_vocab_size) * e, 0.5f);
+  w.embedding_norm_weight = opt(c.embedding_norm, e, 0.1f, 1.0f);
+  w.embedding_norm_bias = opt(c.embedding_norm && nb, e, 0.1f);
+  w.final_norm_weight = opt(c.final_norm, e, 0.1f, 1.0f);
+  w.final_norm_bias = opt(c.final_norm && nb, e, 0.1f);
+  w.lm_head = c.head == LmHead::kUntied ? proj(v, e) : std::vector<float>();
+  return w;
+}
+
+// The integer model file of a recipe: the f32 model file, loaded, converted
+// (calibrated on 4 random sequences of max_positions tokens), written.
+std::vector<uint8_t> make_model(const Recipe& r) {
+  const TransformerConfig& c = r.config;
+  tools::ModelSpec fs;
+  tools::add_transformer_f32(fs, c, false, random_weights(c, r.seed));
+  const int_fixture::AlignedBytes f32(tools::write_model(fs));
+  attn::Model fm;
+  require(attn::Model::load(f32.data(), f32.size, &fm), "load f32");
+  std::vector<attn::LayerWeightsF32> layers(size_t(c.num_layers));
+  attn::TransformerWeightsF32 wf;
+  require(fm.transformer_weights_f32(layers.data(), c.num_layers, &wf), "f32 weights");
+  std::mt19937 rng(r.seed + 1000);
+  std::uniform_int_distribution<int32_t> tok(0, c.vocab_size - 1);
+  std::vector<int32_t> tokens(size_t(4 * c.max_positions)), lengths(4, c.max_positions);
+  for (int32_t& t : tokens) t = tok(rng);
+  attn::TransformerCalibration cal;
+  cal.tokens = tokens.data();
+  cal.lengths = lengths.data();
+  cal.count = 4;
+  size_t sb = 0, xb = 0;
+  require(attn::quantized_transformer_bytes(c, r.dtype, &sb), "storage bytes");
+  require(attn::quantize_transformer_scratch_bytes(c, r.dtype, c.max_positions, &xb), "scratch bytes");
+  int_fixture::HostMemory storage(sb), scratch(xb);
+  attn::Arena st, sc;
+  require(st.init(storage.mem.data, sb), "storage");
+  require(sc.init(scratch.mem.data, xb), "scratch");
+  tools::ModelSpec s;
+  if (r.dtype == DType::kS8) {
+    attn::TransformerWeightsS8 w;
+    require(attn::quantize_transformer_s8(c, wf, cal, st, sc, &w), "quantize s8");
+    tools::add_transformer_fixed(s, c, false, w);
+  } else {
+    attn::TransformerWeightsS16 w;
+    require(attn::quantize_transformer_s16(c, wf, cal, st, sc, &w), "quantize s16");
+    tools::add_transformer_fixed(s, c, false, w);
+  }
+  return tools::write_model(s);
+}
+
+void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  if (!out) throw std::runtime_error("cannot write " + path);
+  std::printf("wrote %s (%zu bytes)\n", path.c_str(), bytes.size());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || argc > 3 || (argc == 3 && std::strcmp(argv[2], "--models") != 0)) {
+    std::fprintf(stderr, "usage: %s DATA_DIR [--models]\n", argv[0]);
+    return 2;
+  }
+  const std::string dir = argv[1];
+  try {
+    if (argc == 3) {
+      for (const Recipe& r : recipes()) write_file(dir + "/int_models/" + r.file, make_model(r));
+    }
+    for (const int_fixture::Spec& s : int_fixture::read_manifest(dir)) {
+      const std::vector<uint8_t> model = int_fixture::read_file(dir + "/" + s.model);
+      if (model.size() > 16384) throw std::runtime_error(s.model + ": above 16 KiB");
+      write_file(int_fixture::expect_path(dir, s), int_fixture::make_expect(s, model));
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
