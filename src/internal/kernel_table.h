@@ -328,8 +328,6 @@ inline constexpr Kernel<WeightedSumS8Fn> kWeightedSumS8[] = {
 #endif
     {weighted_sum_s8_ref, "ref"},
 };
-#undef ATTN_NEON_S8_NAME
-
 // V transposed (the forward keeps V^T [Dkv, S] and P.V streams each value
 // column as one contiguous row): the softmax leaves int32 exps and
 // per-row normalizers, and P.V normalizes them on the fly. A row 0 other
@@ -461,6 +459,12 @@ inline constexpr Kernel<ResidualToS8Fn> kResidualToS8[] = {
     {residual_to_s8_ref, "ref"},
 };
 inline constexpr Kernel<LogitsS8Fn> kLogitsS8[] = {
+#if ATTN_WITH_AVX2
+    {logits_s8_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {logits_s8_neon, ATTN_NEON_S8_NAME},
+#endif
 #if ATTN_HAVE_MVE
     {logits_s8_mve, "mve"},
 #endif
@@ -470,6 +474,12 @@ inline constexpr Kernel<LogitsS8Fn> kLogitsS8[] = {
     {logits_s8_ref, "ref"},
 };
 inline constexpr Kernel<LogitsS8Fn> kLinearResidualS8[] = {
+#if ATTN_WITH_AVX2
+    {linear_residual_s8_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {linear_residual_s8_neon, ATTN_NEON_S8_NAME},
+#endif
 #if ATTN_HAVE_MVE
     {linear_residual_s8_mve, "mve"},
 #endif
@@ -517,9 +527,27 @@ inline constexpr Kernel<ResidualToS16Fn> kResidualToS16[] = {
 #endif
     {residual_to_s16_ref, "ref"},
 };
-inline constexpr Kernel<LogitsS16Fn> kLogitsS16[] = {{logits_s16_ref, "ref"}};
-inline constexpr Kernel<LogitsS16Fn> kLinearResidualS16[] = {{linear_residual_s16_ref, "ref"}};
+inline constexpr Kernel<LogitsS16Fn> kLogitsS16[] = {
+#if ATTN_WITH_AVX2
+    {logits_s16_avx2, "avx2"},
 #endif
+#if ATTN_HAVE_NEON
+    {logits_s16_neon, "neon"},
+#endif
+    {logits_s16_ref, "ref"},
+};
+inline constexpr Kernel<LogitsS16Fn> kLinearResidualS16[] = {
+#if ATTN_WITH_AVX2
+    {linear_residual_s16_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {linear_residual_s16_neon, "neon"},
+#endif
+    {linear_residual_s16_ref, "ref"},
+};
+#endif
+
+#undef ATTN_NEON_S8_NAME
 
 }  // namespace detail
 }  // namespace attn

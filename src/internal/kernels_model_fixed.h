@@ -189,6 +189,15 @@ void linear_residual_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, con
                             const int32_t* shift, MatS32 r);
 void linear_residual_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, MatS32 r);
+// AVX2 (x86-64) and NEON (AArch64, ARMv7-A), s8 and s16 (internal/dot_rows_s8.h).
+void linear_residual_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                             const int32_t* shift, MatS32 r);
+void linear_residual_s8_neon(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                             const int32_t* shift, MatS32 r);
+void linear_residual_s16_avx2(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                              const int32_t* shift, MatS32 r);
+void linear_residual_s16_neon(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                              const int32_t* shift, MatS32 r);
 
 // ---- the LM head (src/kernels/linear/logits_fixed_ref.cpp) ----------------------
 // y [M, V] int32 logits = rescale of x [M, E] w^T (w [V, E] int8), see
@@ -202,6 +211,14 @@ void logits_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_
                    const int32_t* shift, MatS32 y);
 void logits_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                    const int32_t* shift, MatS32 y);
+void logits_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                    const int32_t* shift, MatS32 y);
+void logits_s8_neon(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                    const int32_t* shift, MatS32 y);
+void logits_s16_avx2(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                     const int32_t* shift, MatS32 y);
+void logits_s16_neon(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                     const int32_t* shift, MatS32 y);
 
 }  // namespace detail
 }  // namespace attn
