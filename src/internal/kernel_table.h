@@ -412,6 +412,12 @@ inline constexpr Kernel<WeightedSumS16Fn> kWeightedSumS16[] = {
 // tables, the residual stream's rescales, the LM head.
 using NormS32Fn = void (*)(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
 inline constexpr Kernel<NormS32Fn> kNormS32[] = {
+#if ATTN_WITH_AVX2
+    {norm_s32_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {norm_s32_neon, "neon"},
+#endif
 #if ATTN_HAVE_MVE
     {norm_s32_mve, "mve"},
 #endif
@@ -430,6 +436,12 @@ using ResidualToS8Fn = void (*)(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
 using LogitsS8Fn = void (*)(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, MatS32 y);
 inline constexpr Kernel<NormS8Fn> kNormS8[] = {
+#if ATTN_WITH_AVX2
+    {norm_s8_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {norm_s8_neon, "neon"},
+#endif
 #if ATTN_HAVE_MVE
     {norm_s8_mve, "mve"},
 #endif
@@ -499,6 +511,12 @@ using ResidualToS16Fn = void (*)(ConstMatS32 x, const RescaleFixed& r, MatS16 y)
 using LogitsS16Fn = void (*)(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
                              const int32_t* shift, MatS32 y);
 inline constexpr Kernel<NormS16Fn> kNormS16[] = {
+#if ATTN_WITH_AVX2
+    {norm_s16_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {norm_s16_neon, "neon"},
+#endif
 #if ATTN_HAVE_MVE
     {norm_s16_mve, "mve"},
 #endif

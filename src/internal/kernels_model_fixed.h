@@ -151,6 +151,13 @@ void norm_s32_dsp(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
 void norm_s8_mve(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
 void norm_s16_mve(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
 void norm_s32_mve(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
+// AVX2 (x86-64) and NEON (AArch64, ARMv7-A), bit-exact with the ref.
+void norm_s8_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
+void norm_s16_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
+void norm_s32_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
+void norm_s8_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
+void norm_s16_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
+void norm_s32_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
 
 // ---- activations (src/kernels/activation/activation_fixed_ref.cpp) --------------
 // In place over h1 [rows, F]: FfnS8 / FfnS16's arithmetic.
