@@ -453,6 +453,12 @@ inline constexpr Kernel<NormS8Fn> kNormS8[] = {
 inline constexpr Kernel<ActTableS8Fn> kActTableS8[] = {{act_table_s8_ref, "ref"}};
 inline constexpr Kernel<ActGateS8Fn> kActGateS8[] = {{act_gate_s8_ref, "ref"}};
 inline constexpr Kernel<ResidualAddS8Fn> kResidualAddS8[] = {
+#if ATTN_WITH_AVX2
+    {residual_add_s8_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {residual_add_s8_neon, "neon"},
+#endif
 #if ATTN_HAVE_MVE
     {residual_add_s8_mve, "mve"},
 #endif
@@ -462,6 +468,12 @@ inline constexpr Kernel<ResidualAddS8Fn> kResidualAddS8[] = {
     {residual_add_s8_ref, "ref"},
 };
 inline constexpr Kernel<ResidualToS8Fn> kResidualToS8[] = {
+#if ATTN_WITH_AVX2
+    {residual_to_s8_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {residual_to_s8_neon, "neon"},
+#endif
 #if ATTN_HAVE_MVE
     {residual_to_s8_mve, "mve"},
 #endif
@@ -528,6 +540,12 @@ inline constexpr Kernel<NormS16Fn> kNormS16[] = {
 inline constexpr Kernel<ActTableS16Fn> kActTableS16[] = {{act_table_s16_ref, "ref"}};
 inline constexpr Kernel<ActGateS16Fn> kActGateS16[] = {{act_gate_s16_ref, "ref"}};
 inline constexpr Kernel<ResidualAddS16Fn> kResidualAddS16[] = {
+#if ATTN_WITH_AVX2
+    {residual_add_s16_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {residual_add_s16_neon, "neon"},
+#endif
 #if ATTN_HAVE_MVE
     {residual_add_s16_mve, "mve"},
 #endif
@@ -537,6 +555,12 @@ inline constexpr Kernel<ResidualAddS16Fn> kResidualAddS16[] = {
     {residual_add_s16_ref, "ref"},
 };
 inline constexpr Kernel<ResidualToS16Fn> kResidualToS16[] = {
+#if ATTN_WITH_AVX2
+    {residual_to_s16_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {residual_to_s16_neon, "neon"},
+#endif
 #if ATTN_HAVE_MVE
     {residual_to_s16_mve, "mve"},
 #endif

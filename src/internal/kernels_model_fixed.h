@@ -183,6 +183,15 @@ void residual_add_s8_mve(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
 void residual_add_s16_mve(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
 void residual_to_s8_mve(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
 void residual_to_s16_mve(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
+// AVX2 (x86-64) and NEON (AArch64, ARMv7-A), bit-exact with the ref.
+void residual_add_s8_avx2(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
+void residual_add_s16_avx2(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
+void residual_to_s8_avx2(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
+void residual_to_s16_avx2(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
+void residual_add_s8_neon(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
+void residual_add_s16_neon(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
+void residual_to_s8_neon(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
+void residual_to_s16_neon(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
 
 // ---- W2 into the residual (src/kernels/linear/linear_residual_fixed_ref.cpp) ------
 // r [M, N] = sat32(r + rescale of x [M, K] w^T), w [N, K] int8: FfnS8 / FfnS16's w2.
