@@ -180,11 +180,17 @@ inline constexpr Kernel<NormRowF32Fn> kLayerNormF32[] = {
 #if ATTN_WITH_AVX2
     {layer_norm_row_f32_avx2, "avx2"},
 #endif
+#if ATTN_HAVE_NEON
+    {layer_norm_row_f32_neon, "neon"},
+#endif
     {layer_norm_row_f32_ref, "ref"},
 };
 inline constexpr Kernel<NormRowF32Fn> kRmsNormF32[] = {
 #if ATTN_WITH_AVX2
     {rms_norm_row_f32_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {rms_norm_row_f32_neon, "neon"},
 #endif
     {rms_norm_row_f32_ref, "ref"},
 };
@@ -192,11 +198,17 @@ inline constexpr Kernel<ActivationF32Fn> kGeluF32[] = {
 #if ATTN_WITH_AVX2
     {gelu_f32_avx2, "avx2"},
 #endif
+#if ATTN_HAVE_NEON
+    {gelu_f32_neon, "neon"},
+#endif
     {gelu_f32_ref, "ref"},
 };
 inline constexpr Kernel<ActivationF32Fn> kGeluTanhF32[] = {
 #if ATTN_WITH_AVX2
     {gelu_tanh_f32_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {gelu_tanh_f32_neon, "neon"},
 #endif
     {gelu_tanh_f32_ref, "ref"},
 };
@@ -204,11 +216,17 @@ inline constexpr Kernel<ActivationF32Fn> kReluF32[] = {
 #if ATTN_WITH_AVX2
     {relu_f32_avx2, "avx2"},
 #endif
+#if ATTN_HAVE_NEON
+    {relu_f32_neon, "neon"},
+#endif
     {relu_f32_ref, "ref"},
 };
 inline constexpr Kernel<ActivationF32Fn> kSiluF32[] = {
 #if ATTN_WITH_AVX2
     {silu_f32_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {silu_f32_neon, "neon"},
 #endif
     {silu_f32_ref, "ref"},
 };
