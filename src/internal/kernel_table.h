@@ -183,6 +183,9 @@ inline constexpr Kernel<NormRowF32Fn> kLayerNormF32[] = {
 #if ATTN_HAVE_NEON
     {layer_norm_row_f32_neon, "neon"},
 #endif
+#if ATTN_HAVE_MVE_FP
+    {layer_norm_row_f32_mve, "mve"},
+#endif
     {layer_norm_row_f32_ref, "ref"},
 };
 inline constexpr Kernel<NormRowF32Fn> kRmsNormF32[] = {
@@ -191,6 +194,9 @@ inline constexpr Kernel<NormRowF32Fn> kRmsNormF32[] = {
 #endif
 #if ATTN_HAVE_NEON
     {rms_norm_row_f32_neon, "neon"},
+#endif
+#if ATTN_HAVE_MVE_FP
+    {rms_norm_row_f32_mve, "mve"},
 #endif
     {rms_norm_row_f32_ref, "ref"},
 };
@@ -201,6 +207,9 @@ inline constexpr Kernel<ActivationF32Fn> kGeluF32[] = {
 #if ATTN_HAVE_NEON
     {gelu_f32_neon, "neon"},
 #endif
+#if ATTN_HAVE_MVE_FP
+    {gelu_f32_mve, "mve"},
+#endif
     {gelu_f32_ref, "ref"},
 };
 inline constexpr Kernel<ActivationF32Fn> kGeluTanhF32[] = {
@@ -209,6 +218,9 @@ inline constexpr Kernel<ActivationF32Fn> kGeluTanhF32[] = {
 #endif
 #if ATTN_HAVE_NEON
     {gelu_tanh_f32_neon, "neon"},
+#endif
+#if ATTN_HAVE_MVE_FP
+    {gelu_tanh_f32_mve, "mve"},
 #endif
     {gelu_tanh_f32_ref, "ref"},
 };
@@ -219,6 +231,9 @@ inline constexpr Kernel<ActivationF32Fn> kReluF32[] = {
 #if ATTN_HAVE_NEON
     {relu_f32_neon, "neon"},
 #endif
+#if ATTN_HAVE_MVE_FP
+    {relu_f32_mve, "mve"},
+#endif
     {relu_f32_ref, "ref"},
 };
 inline constexpr Kernel<ActivationF32Fn> kSiluF32[] = {
@@ -227,6 +242,9 @@ inline constexpr Kernel<ActivationF32Fn> kSiluF32[] = {
 #endif
 #if ATTN_HAVE_NEON
     {silu_f32_neon, "neon"},
+#endif
+#if ATTN_HAVE_MVE_FP
+    {silu_f32_mve, "mve"},
 #endif
     {silu_f32_ref, "ref"},
 };
