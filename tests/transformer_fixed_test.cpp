@@ -536,12 +536,33 @@ TEST_CASE("isqrt_u64 is the exact floor square root", "[transformer_fixed]") {
   for (int i = 0; i < 20000; ++i) {
     const uint64_t v = rng() >> (rng() % 64);
     const uint64_t r = attn::detail::isqrt_u64(v);
-    // Without a 128-bit type (32-bit targets have none): r < 2^32, so r * r
-    // fits in 64 bits, and (r + 1)^2 does unless r + 1 == 2^32 (then it is above every v).
-    REQUIRE(r <= 0xFFFFFFFFu);
+    // r < 2^32, so r^2 fits in 64 bits; (r + 1)^2 does unless r = 2^32 - 1
+    // (then (r + 1)^2 = 2^64 > v). No __int128: 32-bit targets run this too.
+    REQUIRE(r <= UINT32_MAX);
     REQUIRE(r * r <= v);
-    REQUIRE((r + 1 == (uint64_t(1) << 32) || (r + 1) * (r + 1) > v));
+    REQUIRE((r == UINT32_MAX || (r + 1) * (r + 1) > v));
   }
+}
+
+// The norms' root (isqrt_norm: a double square root corrected by one step
+// where the FPU has one) against the bit-by-bit isqrt_u64 over its domain
+// [2^60, 2^62): random values, and every perfect square's neighbours, where
+// a truncated double root is off by one.
+TEST_CASE("isqrt_norm is isqrt_u64 on [2^60, 2^62)", "[transformer_fixed]") {
+  std::mt19937_64 rng(11);
+  const uint64_t lo = uint64_t{1} << 60, hi = uint64_t{1} << 62;
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t v = lo + rng() % (hi - lo);
+    REQUIRE(attn::detail::isqrt_norm(v) == attn::detail::isqrt_u64(v));
+  }
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t k = (uint64_t{1} << 30) + rng() % (uint64_t{1} << 31) - (i % 2);  // [2^30 - 1, 2^31)
+    for (const uint64_t v : {k * k - 1, k * k, k * k + 1, k * k + 2 * k}) {
+      if (v < lo || v >= hi) continue;
+      REQUIRE(attn::detail::isqrt_norm(v) == attn::detail::isqrt_u64(v));
+    }
+  }
+  for (const uint64_t v : {lo, hi - 1}) REQUIRE(attn::detail::isqrt_norm(v) == attn::detail::isqrt_u64(v));
 }
 
 TEST_CASE("Integer norm kernels match a long double LayerNorm / RMSNorm", "[transformer_fixed]") {

@@ -74,7 +74,7 @@ constexpr size_t kOutBytes = size_t{ATTN_VARIANT_TESTER_OUT_KIB} * 1024;
 constexpr size_t kGuard = 64;           // bytes past every output, kept at kSentinel
 constexpr uint8_t kSentinel = 0xC3;     // fills outputs before a kernel runs
 constexpr int32_t kMaxChannels = 1024;  // N of a linear, rows of a softmax, T of P.V^T
-constexpr int kMaxStats = 64;           // (op, isa) pairs
+constexpr int kMaxStats = 160;          // (op, isa) pairs
 
 // ---- report -------------------------------------------------------------------
 struct Stat {
@@ -944,49 +944,73 @@ inline void softmax_rows_cases(Report& r) {
 }
 #endif
 
-#if ATTN_WITH_S8
-// ---- whole-model kernels: linear_residual_s8 (W2 into the residual), logits_s8 --------
-// x [M, K] int8 in in_a (row stride xs), w [N, K] in in_b (stride ws),
-// per-channel g_bias32 (or none), g_mult, g_shift; linear_residual_s8 adds
-// into int32 rows r [M, N] (stride ys) that start from the same random
-// values (in in_a past x: saturating adds included), logits_s8 writes them.
+#if ATTN_WITH_S8 || ATTN_WITH_S16
+// ---- whole-model kernels: linear_residual (W2 into the residual), logits --------------
+// x [M, K] int8 (then int16) in in_a (row stride xs), w [N, K] in in_b (stride ws),
+// per-channel g_bias32 / g_bias64 (or none), g_mult, g_shift; linear_residual
+// adds into int32 rows r [M, N] (stride ys) that start from the same random
+// values (in in_a past x: saturating adds included), logits writes them.
+// The s16 kernels take shifts in [-31, 14] (rescale_q15_s64): g_shift is
+// clamped to that for them.
 struct ModelDotCase {
   int32_t M, N, K, xs, ws, ys;
   bool bias, extreme;
 };
 
+// Runs linear_residual and logits of one dtype: X is x's element type.
+template <typename X, typename Fn, size_t NL, size_t NH, typename Bias>
+void model_dot_tables(Report& r, const ModelDotCase& c, const Kernel<Fn> (&lr)[NL], const char* lr_op,
+                      const Kernel<Fn> (&head)[NH], const char* head_op, const int32_t* r0, const Bias* bias,
+                      const int32_t* shift, bool controls, const char* what) {
+  const FixedOut o{c.M, c.N, c.ys, 4};
+  const Matrix<const X> x{reinterpret_cast<const X*>(g_in_a), c.M, c.K, c.xs};
+  const ConstMatS8 w{in_b<int8_t>(), c.N, c.K, c.ws};
+  each_variant(
+      r, lr, lr_op, o,
+      [&](Fn fn, uint8_t* y) {
+        auto* rr = reinterpret_cast<int32_t*>(y);
+        for (int32_t m = 0; m < c.M; ++m)
+          std::memcpy(rr + static_cast<size_t>(m) * static_cast<size_t>(c.ys), r0 + m * c.N,
+                      static_cast<size_t>(c.N) * sizeof(int32_t));
+        fn(x, w, bias, g_mult, shift, MatS32{rr, c.M, c.N, c.ys});
+      },
+      controls, what);
+  each_variant(
+      r, head, head_op, o,
+      [&](Fn fn, uint8_t* y) {
+        fn(x, w, bias, g_mult, shift, MatS32{reinterpret_cast<int32_t*>(y), c.M, c.N, c.ys});
+      },
+      controls, what);
+}
+
 inline void model_dot_case(Report& r, const ModelDotCase& c, int iter, Rng& rng) {
   char what[128];
   std::snprintf(what, sizeof what, "case %d M=%d N=%d K=%d xs=%d ys=%d bias=%d extreme=%d", iter, int(c.M),
                 int(c.N), int(c.K), int(c.xs), int(c.ys), int(c.bias), int(c.extreme));
-  const size_t x_bytes = (mat_bytes<int8_t>(c.M, c.xs) + 15) / 16 * 16;
+  const size_t x_bytes = (mat_bytes<int16_t>(c.M, c.xs) + 15) / 16 * 16;
   const FixedOut o{c.M, c.N, c.ys, 4};
   if (!fits(r, x_bytes + mat_bytes<int32_t>(c.M, c.N), mat_bytes<int8_t>(c.N, c.ws), o.bytes(), c.N)) return;
-  fill(in_a<int8_t>(), c.M, c.K, c.xs, rng, -128, 127, c.extreme);
   fill(in_b<int8_t>(), c.N, c.K, c.ws, rng, -128, 127, c.extreme);
   int32_t* r0 = reinterpret_cast<int32_t*>(g_in_a + x_bytes);  // [M, N]
   for (int32_t i = 0; i < c.M * c.N; ++i)
     r0[i] = i % 11 == 3 ? (i % 2 ? INT32_MAX - rng.uniform(0, 1000) : INT32_MIN + rng.uniform(0, 1000))
                         : static_cast<int32_t>(rng.next() << 1) ^ static_cast<int32_t>(rng.next() & 1);
-  const ConstMatS8 x{in_a<int8_t>(), c.M, c.K, c.xs}, w{in_b<int8_t>(), c.N, c.K, c.ws};
-  const int32_t* bias = c.bias ? g_bias32 : nullptr;
   const bool controls = iter % 10 == 4;
-  each_variant(
-      r, detail::kLinearResidualS8, "linear_residual_s8", o,
-      [&](detail::LogitsS8Fn fn, uint8_t* y) {
-        auto* rr = reinterpret_cast<int32_t*>(y);
-        for (int32_t m = 0; m < c.M; ++m)
-          std::memcpy(rr + static_cast<size_t>(m) * static_cast<size_t>(c.ys), r0 + m * c.N,
-                      static_cast<size_t>(c.N) * sizeof(int32_t));
-        fn(x, w, bias, g_mult, g_shift, MatS32{rr, c.M, c.N, c.ys});
-      },
-      controls, what);
-  each_variant(
-      r, detail::kLogitsS8, "logits_s8", o,
-      [&](detail::LogitsS8Fn fn, uint8_t* y) {
-        fn(x, w, bias, g_mult, g_shift, MatS32{reinterpret_cast<int32_t*>(y), c.M, c.N, c.ys});
-      },
-      controls, what);
+#if ATTN_WITH_S8
+  fill(in_a<int8_t>(), c.M, c.K, c.xs, rng, -128, 127, c.extreme);
+  model_dot_tables<int8_t>(r, c, detail::kLinearResidualS8, "linear_residual_s8", detail::kLogitsS8,
+                           "logits_s8", r0, c.bias ? g_bias32 : nullptr, g_shift, controls, what);
+#endif
+#if ATTN_WITH_S16
+  int32_t shift16[kMaxChannels];
+  for (int32_t n = 0; n < c.N && n < kMaxChannels; ++n) {
+    shift16[n] = g_shift[n] > 14 ? 14 : g_shift[n];
+    g_bias64[n] = int64_t{g_bias32[n]} << 12;
+  }
+  fill(in_a<int16_t>(), c.M, c.K, c.xs, rng, -32768, 32767, c.extreme);
+  model_dot_tables<int16_t>(r, c, detail::kLinearResidualS16, "linear_residual_s16", detail::kLogitsS16,
+                            "logits_s16", r0, c.bias ? g_bias64 : nullptr, shift16, controls, what);
+#endif
 }
 
 inline void model_dot_cases(Report& r) {
@@ -1027,7 +1051,7 @@ inline void model_dot_cases(Report& r) {
     model_dot_case(r, c, 1000 + i, rng);
   }
 }
-#endif  // ATTN_WITH_S8
+#endif  // ATTN_WITH_S8 || ATTN_WITH_S16
 
 #if ATTN_WITH_F32
 // ---- float32 ----------------------------------------------------------------------------
@@ -1762,6 +1786,12 @@ inline int run_all(Report& r) {
   softmax_exps_cases(r);
   check_table(r, detail::kLinearResidualS8, "linear_residual_s8");
   check_table(r, detail::kLogitsS8, "logits_s8");
+#endif
+#if ATTN_WITH_S16
+  check_table(r, detail::kLinearResidualS16, "linear_residual_s16");
+  check_table(r, detail::kLogitsS16, "logits_s16");
+#endif
+#if ATTN_WITH_S8 || ATTN_WITH_S16
   model_dot_cases(r);
 #endif
   model_row_cases(r);

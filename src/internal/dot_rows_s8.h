@@ -1,12 +1,13 @@
-// internal/dot_rows_s8.h: the int32 dot products of the whole-model kernels
+// internal/dot_rows_s8.h: the dot products of the whole-model kernels
 // that end in int32 rather than int8 (W2 into the residual, the LM head's
-// logits), for the Cortex-M DSP extension and Helium:
+// logits), for the Cortex-M DSP extension, Helium, AVX2 and NEON:
 //   acc[m, n] = bias[n] + sum_k x[m, k] w[n, k]   (int32, bias null: 0)
 // handed to out(m, n, acc), which applies the kernel's own epilogue. The
 // sums are ref's int32 sums: the same products, added in another order in
 // wrapping int32 arithmetic, so the result is ref's (whose own sum is in
 // range: the converter's bias bound). No zero point: the model kernels carry
-// it in the bias.
+// it in the bias. AVX2 and NEON also have the int16 x int8 rows of the s16
+// kernels (dot_rows_s16: int64 sums, exact, as ref's).
 #pragma once
 
 #include <cstddef>
@@ -20,6 +21,12 @@
 #endif
 #if ATTN_HAVE_MVE
 #include <arm_mve.h>
+#endif
+#if ATTN_HAVE_AVX2
+#include "internal/avx2_fixed.h"
+#endif
+#if ATTN_HAVE_NEON
+#include "internal/neon_fixed.h"
 #endif
 
 namespace attn {
@@ -159,6 +166,114 @@ void dot_rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, Out out) {
 
 }  // namespace mve
 #endif  // ATTN_HAVE_MVE
+
+#if ATTN_HAVE_AVX2
+namespace avx2i {
+
+// out(m, n, acc) for every output. From kDotRowsMinRows rows on (K in
+// [1, kMaxK]): gemm_s8 (w packed per call into 16-channel panels, a madd
+// outer product of 6 rows by 16 channels, each lane ref's int32 sum mod 2^32);
+// fewer rows (a decode step, the head's last row) or a deeper K: row-by-row
+// dot blocks of 2 rows by 4 channels (dot_block_s8, wrapping int32 sums).
+constexpr int32_t kDotRowsMinRows = 4;
+
+template <typename Out>
+struct DotRowsEpi {
+  const int32_t* bias;
+  Out& o;
+  int32_t j0 = 0, n = 0;
+  void panel(int32_t j, int32_t cols) { j0 = j, n = cols; }
+  void out(int32_t m, const __m256i (&acc)[2]) {
+    alignas(32) int32_t t[kPanel];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(t), acc[0]);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(t + 8), acc[1]);
+    for (int32_t c = 0; c < n; ++c) o(m, j0 + c, fp::wrap_add(bias != nullptr ? bias[j0 + c] : 0, t[c]));
+  }
+};
+
+struct DotsS8 {
+  ConstMatS8 x, w;
+  template <int MR, int NR>
+  void run(int32_t i, int32_t j, int32_t (*out)[4]) const {
+    dot_block_s8<MR, NR, false, false>(x.row(i), x.stride, 0, w.row(j), w.stride, 0, x.cols, out);
+  }
+};
+
+template <typename Out>
+void dot_rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, Out out) {
+  if (x.rows >= kDotRowsMinRows && x.cols >= 1 && x.cols <= kMaxK) {
+    DotRowsEpi<Out> epi{bias, out};
+    gemm_s8(x.data, x.stride, x.rows, 0, w.data, w.stride, w.rows, 0, x.cols, epi);
+    return;
+  }
+  for_blocks<2, int32_t>(
+      x.rows, w.rows, DotsS8{x, w}, [&](int32_t i0, int32_t j0, int32_t(*acc)[4], int mr, int nr) {
+        for (int i = 0; i < mr; ++i)
+          for (int j = 0; j < nr; ++j)
+            out(i0 + i, j0 + j, fp::wrap_add(bias != nullptr ? bias[j0 + j] : 0, acc[i][j]));
+      });
+}
+
+struct DotsS16 {
+  ConstMatS16 x;
+  ConstMatS8 w;
+  template <int MR, int NR>
+  void run(int32_t i, int32_t j, int64_t (*out)[4]) const {
+    dot_block_s16x8<MR, NR>(x.row(i), x.stride, w.row(j), w.stride, x.cols, out);
+  }
+};
+
+// acc[m, n] = bias[n] + sum_k x[m, k] w[n, k] in int64 (ref's sums, exact).
+template <typename Out>
+void dot_rows_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, Out out) {
+  for_blocks<2, int64_t>(x.rows, w.rows, DotsS16{x, w},
+                         [&](int32_t i0, int32_t j0, int64_t(*acc)[4], int mr, int nr) {
+                           for (int i = 0; i < mr; ++i)
+                             for (int j = 0; j < nr; ++j)
+                               out(i0 + i, j0 + j, (bias != nullptr ? bias[j0 + j] : 0) + acc[i][j]);
+                         });
+}
+
+}  // namespace avx2i
+#endif  // ATTN_HAVE_AVX2
+
+#if ATTN_HAVE_NEON
+namespace neonfx {
+
+// out(m, n, acc) for every output: dot blocks of 2 rows by 4 channels
+// (dot_block_s8: SMLAL, or SDOT where the target has it; wrapping int32).
+struct DotsS8 {
+  ConstMatS8 x, w;
+  template <int MR, int NR>
+  void run(int32_t i, int32_t j, int32_t (*out)[4]) const {
+    dot_block_s8<MR, NR>(x.row(i), x.stride, 0, w.row(j), w.stride, 0, x.cols, out);
+  }
+};
+
+template <typename Out>
+void dot_rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, Out out) {
+  for_blocks<2, int32_t>(x.rows, w.rows, DotsS8{x, w},
+                         [&](int32_t i0, int32_t j0, int32_t(*acc)[4], int mr, int nr) {
+                           for (int i = 0; i < mr; ++i)
+                             for (int j = 0; j < nr; ++j)
+                               out(i0 + i, j0 + j, wadd(bias != nullptr ? bias[j0 + j] : 0, acc[i][j]));
+                         });
+}
+
+// acc[m, n] = bias[n] + sum_k x[m, k] w[n, k] in int64 (dot_block_s16x8:
+// int32 lanes exact over 256-deep chunks, then int64; ref's sums, exact).
+template <typename Out>
+void dot_rows_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, Out out) {
+  for_blocks<2, int64_t>(x.rows, w.rows, DotsLinearS16{x, w},
+                         [&](int32_t i0, int32_t j0, int64_t(*acc)[4], int mr, int nr) {
+                           for (int i = 0; i < mr; ++i)
+                             for (int j = 0; j < nr; ++j)
+                               out(i0 + i, j0 + j, (bias != nullptr ? bias[j0 + j] : 0) + acc[i][j]);
+                         });
+}
+
+}  // namespace neonfx
+#endif  // ATTN_HAVE_NEON
 
 }  // namespace detail
 }  // namespace attn

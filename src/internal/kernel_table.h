@@ -180,11 +180,23 @@ inline constexpr Kernel<NormRowF32Fn> kLayerNormF32[] = {
 #if ATTN_WITH_AVX2
     {layer_norm_row_f32_avx2, "avx2"},
 #endif
+#if ATTN_HAVE_NEON
+    {layer_norm_row_f32_neon, "neon"},
+#endif
+#if ATTN_HAVE_MVE_FP
+    {layer_norm_row_f32_mve, "mve"},
+#endif
     {layer_norm_row_f32_ref, "ref"},
 };
 inline constexpr Kernel<NormRowF32Fn> kRmsNormF32[] = {
 #if ATTN_WITH_AVX2
     {rms_norm_row_f32_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {rms_norm_row_f32_neon, "neon"},
+#endif
+#if ATTN_HAVE_MVE_FP
+    {rms_norm_row_f32_mve, "mve"},
 #endif
     {rms_norm_row_f32_ref, "ref"},
 };
@@ -192,11 +204,23 @@ inline constexpr Kernel<ActivationF32Fn> kGeluF32[] = {
 #if ATTN_WITH_AVX2
     {gelu_f32_avx2, "avx2"},
 #endif
+#if ATTN_HAVE_NEON
+    {gelu_f32_neon, "neon"},
+#endif
+#if ATTN_HAVE_MVE_FP
+    {gelu_f32_mve, "mve"},
+#endif
     {gelu_f32_ref, "ref"},
 };
 inline constexpr Kernel<ActivationF32Fn> kGeluTanhF32[] = {
 #if ATTN_WITH_AVX2
     {gelu_tanh_f32_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {gelu_tanh_f32_neon, "neon"},
+#endif
+#if ATTN_HAVE_MVE_FP
+    {gelu_tanh_f32_mve, "mve"},
 #endif
     {gelu_tanh_f32_ref, "ref"},
 };
@@ -204,11 +228,23 @@ inline constexpr Kernel<ActivationF32Fn> kReluF32[] = {
 #if ATTN_WITH_AVX2
     {relu_f32_avx2, "avx2"},
 #endif
+#if ATTN_HAVE_NEON
+    {relu_f32_neon, "neon"},
+#endif
+#if ATTN_HAVE_MVE_FP
+    {relu_f32_mve, "mve"},
+#endif
     {relu_f32_ref, "ref"},
 };
 inline constexpr Kernel<ActivationF32Fn> kSiluF32[] = {
 #if ATTN_WITH_AVX2
     {silu_f32_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {silu_f32_neon, "neon"},
+#endif
+#if ATTN_HAVE_MVE_FP
+    {silu_f32_mve, "mve"},
 #endif
     {silu_f32_ref, "ref"},
 };
@@ -328,8 +364,6 @@ inline constexpr Kernel<WeightedSumS8Fn> kWeightedSumS8[] = {
 #endif
     {weighted_sum_s8_ref, "ref"},
 };
-#undef ATTN_NEON_S8_NAME
-
 // V transposed (the forward keeps V^T [Dkv, S] and P.V streams each value
 // column as one contiguous row): the softmax leaves int32 exps and
 // per-row normalizers, and P.V normalizes them on the fly. A row 0 other
@@ -414,6 +448,12 @@ inline constexpr Kernel<WeightedSumS16Fn> kWeightedSumS16[] = {
 // tables, the residual stream's rescales, the LM head.
 using NormS32Fn = void (*)(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
 inline constexpr Kernel<NormS32Fn> kNormS32[] = {
+#if ATTN_WITH_AVX2
+    {norm_s32_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {norm_s32_neon, "neon"},
+#endif
 #if ATTN_HAVE_MVE
     {norm_s32_mve, "mve"},
 #endif
@@ -432,6 +472,12 @@ using ResidualToS8Fn = void (*)(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
 using LogitsS8Fn = void (*)(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, MatS32 y);
 inline constexpr Kernel<NormS8Fn> kNormS8[] = {
+#if ATTN_WITH_AVX2
+    {norm_s8_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {norm_s8_neon, "neon"},
+#endif
 #if ATTN_HAVE_MVE
     {norm_s8_mve, "mve"},
 #endif
@@ -443,6 +489,12 @@ inline constexpr Kernel<NormS8Fn> kNormS8[] = {
 inline constexpr Kernel<ActTableS8Fn> kActTableS8[] = {{act_table_s8_ref, "ref"}};
 inline constexpr Kernel<ActGateS8Fn> kActGateS8[] = {{act_gate_s8_ref, "ref"}};
 inline constexpr Kernel<ResidualAddS8Fn> kResidualAddS8[] = {
+#if ATTN_WITH_AVX2
+    {residual_add_s8_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {residual_add_s8_neon, "neon"},
+#endif
 #if ATTN_HAVE_MVE
     {residual_add_s8_mve, "mve"},
 #endif
@@ -452,6 +504,12 @@ inline constexpr Kernel<ResidualAddS8Fn> kResidualAddS8[] = {
     {residual_add_s8_ref, "ref"},
 };
 inline constexpr Kernel<ResidualToS8Fn> kResidualToS8[] = {
+#if ATTN_WITH_AVX2
+    {residual_to_s8_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {residual_to_s8_neon, "neon"},
+#endif
 #if ATTN_HAVE_MVE
     {residual_to_s8_mve, "mve"},
 #endif
@@ -461,6 +519,12 @@ inline constexpr Kernel<ResidualToS8Fn> kResidualToS8[] = {
     {residual_to_s8_ref, "ref"},
 };
 inline constexpr Kernel<LogitsS8Fn> kLogitsS8[] = {
+#if ATTN_WITH_AVX2
+    {logits_s8_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {logits_s8_neon, ATTN_NEON_S8_NAME},
+#endif
 #if ATTN_HAVE_MVE
     {logits_s8_mve, "mve"},
 #endif
@@ -470,6 +534,12 @@ inline constexpr Kernel<LogitsS8Fn> kLogitsS8[] = {
     {logits_s8_ref, "ref"},
 };
 inline constexpr Kernel<LogitsS8Fn> kLinearResidualS8[] = {
+#if ATTN_WITH_AVX2
+    {linear_residual_s8_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {linear_residual_s8_neon, ATTN_NEON_S8_NAME},
+#endif
 #if ATTN_HAVE_MVE
     {linear_residual_s8_mve, "mve"},
 #endif
@@ -489,6 +559,12 @@ using ResidualToS16Fn = void (*)(ConstMatS32 x, const RescaleFixed& r, MatS16 y)
 using LogitsS16Fn = void (*)(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
                              const int32_t* shift, MatS32 y);
 inline constexpr Kernel<NormS16Fn> kNormS16[] = {
+#if ATTN_WITH_AVX2
+    {norm_s16_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {norm_s16_neon, "neon"},
+#endif
 #if ATTN_HAVE_MVE
     {norm_s16_mve, "mve"},
 #endif
@@ -500,6 +576,12 @@ inline constexpr Kernel<NormS16Fn> kNormS16[] = {
 inline constexpr Kernel<ActTableS16Fn> kActTableS16[] = {{act_table_s16_ref, "ref"}};
 inline constexpr Kernel<ActGateS16Fn> kActGateS16[] = {{act_gate_s16_ref, "ref"}};
 inline constexpr Kernel<ResidualAddS16Fn> kResidualAddS16[] = {
+#if ATTN_WITH_AVX2
+    {residual_add_s16_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {residual_add_s16_neon, "neon"},
+#endif
 #if ATTN_HAVE_MVE
     {residual_add_s16_mve, "mve"},
 #endif
@@ -509,6 +591,12 @@ inline constexpr Kernel<ResidualAddS16Fn> kResidualAddS16[] = {
     {residual_add_s16_ref, "ref"},
 };
 inline constexpr Kernel<ResidualToS16Fn> kResidualToS16[] = {
+#if ATTN_WITH_AVX2
+    {residual_to_s16_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {residual_to_s16_neon, "neon"},
+#endif
 #if ATTN_HAVE_MVE
     {residual_to_s16_mve, "mve"},
 #endif
@@ -517,9 +605,27 @@ inline constexpr Kernel<ResidualToS16Fn> kResidualToS16[] = {
 #endif
     {residual_to_s16_ref, "ref"},
 };
-inline constexpr Kernel<LogitsS16Fn> kLogitsS16[] = {{logits_s16_ref, "ref"}};
-inline constexpr Kernel<LogitsS16Fn> kLinearResidualS16[] = {{linear_residual_s16_ref, "ref"}};
+inline constexpr Kernel<LogitsS16Fn> kLogitsS16[] = {
+#if ATTN_WITH_AVX2
+    {logits_s16_avx2, "avx2"},
 #endif
+#if ATTN_HAVE_NEON
+    {logits_s16_neon, "neon"},
+#endif
+    {logits_s16_ref, "ref"},
+};
+inline constexpr Kernel<LogitsS16Fn> kLinearResidualS16[] = {
+#if ATTN_WITH_AVX2
+    {linear_residual_s16_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {linear_residual_s16_neon, "neon"},
+#endif
+    {linear_residual_s16_ref, "ref"},
+};
+#endif
+
+#undef ATTN_NEON_S8_NAME
 
 }  // namespace detail
 }  // namespace attn

@@ -88,6 +88,8 @@ void rope_f32_ref(MatF32 x, int32_t head_dim, int32_t pos0, float base);  // x[n
 
 ATTN_DECLARE_F32_MODEL_VARIANTS(ref)   // portable scalar
 ATTN_DECLARE_F32_MODEL_VARIANTS(avx2)  // x86-64 AVX2 + FMA (ATTN_HAVE_AVX2)
+ATTN_DECLARE_F32_MODEL_VARIANTS(neon)  // AArch64 and ARMv7-A NEON (ATTN_HAVE_NEON)
+ATTN_DECLARE_F32_MODEL_VARIANTS(mve)   // Cortex-M55 Helium, float (ATTN_HAVE_MVE_FP)
 #undef ATTN_DECLARE_F32_MODEL_VARIANTS
 
 // Embedding gather: x[i] = table[tokens[i]] (+ rows[i] when rows is not

@@ -132,6 +132,26 @@ constexpr uint64_t isqrt_u64(uint64_t v) {
   return r;
 }
 
+// floor(sqrt(m)) for m in [2^60, 2^62): isqrt_u64's result. Where the FPU
+// has a double square root (x86-64, AArch64, ARMv7-A / Cortex-M with a
+// double-precision FPU) from it: m rounds to 53 bits and its root is within
+// 2^-21 of sqrt(m) < 2^31, so the truncated root is off by at most one,
+// which one exact integer step each way corrects. isqrt_u64's bit-by-bit loop
+// is half of a norm row on an x86-64 host (32 mispredicted branches).
+inline uint64_t isqrt_norm(uint64_t m) {
+#if defined(__x86_64__) || defined(_M_X64) || defined(__aarch64__) || (defined(__ARM_FP) && (__ARM_FP & 8))
+  uint64_t s = static_cast<uint64_t>(__builtin_sqrt(static_cast<double>(m)));
+  if (s * s > m) {
+    --s;
+  } else if ((s + 1) * (s + 1) <= m) {
+    ++s;
+  }
+  return s;
+#else
+  return isqrt_u64(m);
+#endif
+}
+
 // ---- norms (src/kernels/norm/norm_fixed_ref.cpp) ------------------------------
 // The per-row steps every variant shares (NormFixed's arithmetic); the
 // variants differ only in how they run the three passes over the row:
@@ -166,7 +186,7 @@ inline int32_t norm_multiplier(uint64_t sq, int32_t E, int64_t eps, int32_t b, i
   for (uint64_t t = v >> 1; t != 0; t >>= 1) ++top;
   const int32_t j = top <= 61 ? (61 - top) / 2 : -1;
   const uint64_t m = j >= 0 ? v << (2 * j) : v >> 2;
-  const uint64_t s = isqrt_u64(m);  // [2^30, 2^31)
+  const uint64_t s = isqrt_norm(m);  // [2^30, 2^31)
   const int32_t X = norm_frac_bits(E) + 2 + b - k + j;
   if (X > 62) return INT32_MAX;  // not reached (X <= 61 for E <= ATTN_MAX_DIM)
   const uint64_t R = ((uint64_t{1} << X) + s / 2) / s;
@@ -193,6 +213,13 @@ void norm_s32_dsp(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
 void norm_s8_mve(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
 void norm_s16_mve(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
 void norm_s32_mve(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
+// AVX2 (x86-64) and NEON (AArch64, ARMv7-A), bit-exact with the ref.
+void norm_s8_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
+void norm_s16_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
+void norm_s32_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
+void norm_s8_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
+void norm_s16_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
+void norm_s32_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
 
 // ---- activations (src/kernels/activation/activation_fixed_ref.cpp) --------------
 // In place over h1 [rows, F]: FfnS8 / FfnS16's arithmetic.
@@ -218,6 +245,15 @@ void residual_add_s8_mve(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
 void residual_add_s16_mve(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
 void residual_to_s8_mve(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
 void residual_to_s16_mve(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
+// AVX2 (x86-64) and NEON (AArch64, ARMv7-A), bit-exact with the ref.
+void residual_add_s8_avx2(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
+void residual_add_s16_avx2(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
+void residual_to_s8_avx2(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
+void residual_to_s16_avx2(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
+void residual_add_s8_neon(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
+void residual_add_s16_neon(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
+void residual_to_s8_neon(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
+void residual_to_s16_neon(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
 
 // ---- W2 into the residual (src/kernels/linear/linear_residual_logits_*.cpp) ------
 // r [M, N] = sat32(r + rescale of x [M, K] w^T), w [N, K] int8: FfnS8 / FfnS16's w2.
@@ -231,6 +267,15 @@ void linear_residual_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, con
                             const int32_t* shift, MatS32 r);
 void linear_residual_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, MatS32 r);
+// AVX2 (x86-64) and NEON (AArch64, ARMv7-A), s8 and s16 (internal/dot_rows_s8.h).
+void linear_residual_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                             const int32_t* shift, MatS32 r);
+void linear_residual_s8_neon(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                             const int32_t* shift, MatS32 r);
+void linear_residual_s16_avx2(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                              const int32_t* shift, MatS32 r);
+void linear_residual_s16_neon(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                              const int32_t* shift, MatS32 r);
 
 // ---- the LM head (src/kernels/linear/linear_residual_logits_*.cpp) --------------
 // y [M, V] int32 logits = rescale of x [M, E] w^T (w [V, E] int8), see
@@ -244,6 +289,14 @@ void logits_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_
                    const int32_t* shift, MatS32 y);
 void logits_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                    const int32_t* shift, MatS32 y);
+void logits_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                    const int32_t* shift, MatS32 y);
+void logits_s8_neon(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                    const int32_t* shift, MatS32 y);
+void logits_s16_avx2(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                     const int32_t* shift, MatS32 y);
+void logits_s16_neon(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                     const int32_t* shift, MatS32 y);
 
 }  // namespace detail
 }  // namespace attn

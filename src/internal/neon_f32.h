@@ -334,6 +334,52 @@ inline void softmax_row(float* row, int32_t n) {
   for (j = 0; j < rest; ++j) row[n4 + j] = tail[j];
 }
 
+// ---- the whole models' rows (norms, activations) ------------------------------
+// a / b: one division on AArch64 (FDIV); on ARMv7-A (no vector divide) the
+// reciprocal estimate and two Newton steps (VRECPE, VRECPS), within about
+// 2 ulp of the quotient for the finite, normal b of the activations below.
+inline float32x4_t div(float32x4_t a, float32x4_t b) {
+#if defined(__aarch64__)
+  return vdivq_f32(a, b);
+#else
+  float32x4_t r = vrecpeq_f32(b);
+  r = vmulq_f32(r, vrecpsq_f32(b, r));
+  r = vmulq_f32(r, vrecpsq_f32(b, r));
+  return vmulq_f32(a, r);
+#endif
+}
+
+// sigmoid(z) = 1 / (1 + exp(-z)) of 4 lanes, any sign: with e = exp(-|z|)
+// (never overflows), 1 / (1 + e) for z >= 0 and e / (1 + e) below (the sign
+// bit picks). NaN stays NaN. The AVX2 variant's algorithm.
+inline float32x4_t sigmoid(float32x4_t z) {
+  const float32x4_t e = exp_nonpositive(vnegq_f32(vabsq_f32(z)));
+  const uint32x4_t neg = vreinterpretq_u32_s32(vshrq_n_s32(vreinterpretq_s32_f32(z), 31));
+  const float32x4_t one = vdupq_n_f32(1.0f);
+  return div(vbslq_f32(neg, e, one), vaddq_f32(one, e));
+}
+
+// x[j] = f(x[j]) (* up[j] when up is not null) for j < n, in place, 4 lanes at
+// a time; the last n % 4 through a padded copy on the stack (f sees 0 in the
+// padding, which is never stored). The FFN's activations.
+template <class F>
+inline void map_times(float* x, const float* up, int32_t n, F f) {
+  int32_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    float32x4_t a = f(vld1q_f32(x + j));
+    if (up != nullptr) a = vmulq_f32(a, vld1q_f32(up + j));
+    vst1q_f32(x + j, a);
+  }
+  if (j < n) {
+    float t[4] = {0.0f, 0.0f, 0.0f, 0.0f}, u[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int32_t i = 0; i < n - j; ++i) t[i] = x[j + i], u[i] = up != nullptr ? up[j + i] : 0.0f;
+    float32x4_t a = f(vld1q_f32(t));
+    if (up != nullptr) a = vmulq_f32(a, vld1q_f32(u));
+    vst1q_f32(t, a);
+    for (int32_t i = 0; i < n - j; ++i) x[j + i] = t[i];
+  }
+}
+
 }  // namespace neon
 }  // namespace detail
 }  // namespace attn
