@@ -132,26 +132,6 @@ constexpr uint64_t isqrt_u64(uint64_t v) {
   return r;
 }
 
-// floor(sqrt(m)) for m in [2^60, 2^62): isqrt_u64's result. Where the FPU
-// has a double square root (x86-64, AArch64, ARMv7-A / Cortex-M with a
-// double-precision FPU) from it: m rounds to 53 bits and its root is within
-// 2^-21 of sqrt(m) < 2^31, so the truncated root is off by at most one,
-// which one exact integer step each way corrects. isqrt_u64's bit-by-bit loop
-// is half of a norm row on an x86-64 host (32 mispredicted branches).
-inline uint64_t isqrt_norm(uint64_t m) {
-#if defined(__x86_64__) || defined(_M_X64) || defined(__aarch64__) || (defined(__ARM_FP) && (__ARM_FP & 8))
-  uint64_t s = static_cast<uint64_t>(__builtin_sqrt(static_cast<double>(m)));
-  if (s * s > m) {
-    --s;
-  } else if ((s + 1) * (s + 1) <= m) {
-    ++s;
-  }
-  return s;
-#else
-  return isqrt_u64(m);
-#endif
-}
-
 // ---- norms (src/kernels/norm/norm_fixed_ref.cpp) ------------------------------
 // The per-row steps every variant shares (NormFixed's arithmetic); the
 // variants differ only in how they run the three passes over the row:
@@ -186,7 +166,7 @@ inline int32_t norm_multiplier(uint64_t sq, int32_t E, int64_t eps, int32_t b, i
   for (uint64_t t = v >> 1; t != 0; t >>= 1) ++top;
   const int32_t j = top <= 61 ? (61 - top) / 2 : -1;
   const uint64_t m = j >= 0 ? v << (2 * j) : v >> 2;
-  const uint64_t s = isqrt_norm(m);  // [2^30, 2^31)
+  const uint64_t s = isqrt_u64(m);  // [2^30, 2^31)
   const int32_t X = norm_frac_bits(E) + 2 + b - k + j;
   if (X > 62) return INT32_MAX;  // not reached (X <= 61 for E <= ATTN_MAX_DIM)
   const uint64_t R = ((uint64_t{1} << X) + s / 2) / s;
