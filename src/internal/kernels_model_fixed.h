@@ -155,7 +155,9 @@ constexpr int32_t norm_reduce_shift(int32_t b) { return b > 23 ? b - 23 : 0; }
 // (at least 1) = m 4^-j, m in [2^60, 2^62), s = floor(sqrt(m)): then
 // n = round(u R / 2^31) (u = d 2^(29 - b)) is d / sqrt(variance + eps) in Q.F.
 // 0 for an all-zero row (b = 0). R < 2^30 for every row (2^(F + 3) sqrt(E) <= 2^29).
-inline int32_t norm_multiplier(uint64_t sq, int32_t E, int64_t eps, int32_t b, int32_t k) {
+// static: the baseline and the AVX2 / AVX-512 files each keep their own copy
+// (one weak symbol for two ISAs could hand baseline code the AVX2 one).
+static inline int32_t norm_multiplier(uint64_t sq, int32_t E, int64_t eps, int32_t b, int32_t k) {
   if (b == 0) return 0;
   const uint64_t e = static_cast<uint64_t>(E);
   uint64_t v = (sq + e / 2) / e;
