@@ -1005,7 +1005,8 @@ inline void model_dot_case(Report& r, const ModelDotCase& c, int iter, Rng& rng)
   int32_t shift16[kMaxChannels];
   for (int32_t n = 0; n < c.N && n < kMaxChannels; ++n) {
     shift16[n] = g_shift[n] > 14 ? 14 : g_shift[n];
-    g_bias64[n] = int64_t{g_bias32[n]} << 12;
+    g_bias64[n] =
+        int64_t{g_bias32[n]} * 4096;  // 2^12 (a multiply: shifting a negative value is UB before C++20)
   }
   fill(in_a<int16_t>(), c.M, c.K, c.xs, rng, -32768, 32767, c.extreme);
   model_dot_tables<int16_t>(r, c, detail::kLinearResidualS16, "linear_residual_s16", detail::kLogitsS16,
