@@ -58,7 +58,7 @@ class HuggingFaceLayouts(unittest.TestCase):
         # tests/data/model holds the exporter's bytes; `attn import` must write them too (cli_model_test.cpp).
         with open(os.path.join(MODEL_DIR, "cases.txt")) as fh:
             cases = [line.split() for line in fh if line.strip()]
-        self.assertEqual(len(cases), 3)
+        self.assertEqual(len(cases), 6)
         for out, st, cfg, *flags in cases:
             got = attn_export.export_model(os.path.join(MODEL_DIR, st), config=os.path.join(MODEL_DIR, cfg),
                                            byte_vocab="--byte-vocab" in flags)
@@ -114,7 +114,8 @@ class HuggingFaceLayouts(unittest.TestCase):
                               ({"intermediate_size": 13}, ["encoder.layer.0.intermediate.dense.weight"]),
                               ({"num_hidden_layers": 1}, ["encoder.layer.1."]),
                               ({"num_hidden_layers": 3}, ["missing tensor 'encoder.layer.2."]),
-                              ({"model_type": "gpt2"}, ["gpt2"]),
+                              ({"model_type": "t5"}, ["t5", "not supported"]),
+                              ({"model_type": "gpt2"}, ["wte.weight"]),
                               ({"vocab_size": None}, ["vocab_size", "missing"])):
             bad = dict(cfg, **change)
             with self.assertRaises(attn_export.ExportError) as ctx:

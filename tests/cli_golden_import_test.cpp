@@ -1,10 +1,12 @@
 // cli_golden_import_test.cpp: `attn import` and `attn run` reproduce the
 // float64 references of the golden whole models (tests/data/golden_models).
-// Every case that is a Hugging Face BERT or Llama is written as the
-// checkpoint Hugging Face would save (safetensors under BertModel /
-// LlamaForCausalLM key names, plus config.json), imported, and run on the
-// case's tokens: the output must be within 1e-4 max|expected| of the float64
-// output, for the Llama cases also with --incremental (the KV-cache decode).
+// Every case that is a Hugging Face BERT, Llama, Qwen2 or GPT-2 is written as
+// the checkpoint Hugging Face would save (safetensors under BertModel /
+// LlamaForCausalLM / Qwen2ForCausalLM / GPT2LMHeadModel key names, plus
+// config.json; the Llama cases once more as MistralForCausalLM with a sliding
+// window as long as the tokens), imported, and run on the case's tokens: the
+// output must be within 1e-4 max|expected| of the float64 output, for the
+// causal cases also with --incremental (the KV-cache decode).
 #include "cli_runner.h"
 
 #ifdef ATTN_CLI_PATH
@@ -30,10 +32,18 @@ bool is_bert(const attn::TransformerConfig& c) {
          (c.activation == attn::Activation::kGelu || c.activation == attn::Activation::kGeluTanh);
 }
 
-bool is_llama(const attn::TransformerConfig& c) {
-  return c.pre_norm && c.causal && c.gated_ffn && c.norm == attn::NormKind::kRmsNorm && !c.attention_bias &&
-         !c.ffn_bias && !c.learned_positions && !c.embedding_norm && c.final_norm && c.rope_base > 0.0f &&
+// Llama's shape; with attention biases it is Qwen2's (whose o_proj has none: the case's bo must be zero).
+bool is_llama_shaped(const attn::TransformerConfig& c) {
+  return c.pre_norm && c.causal && c.gated_ffn && c.norm == attn::NormKind::kRmsNorm && !c.ffn_bias &&
+         !c.learned_positions && !c.embedding_norm && c.final_norm && c.rope_base > 0.0f &&
          c.activation == attn::Activation::kSilu && c.head != attn::LmHead::kNone && c.type_vocab_size == 0;
+}
+
+bool is_gpt2(const attn::TransformerConfig& c) {
+  return c.pre_norm && c.causal && !c.gated_ffn && c.norm == attn::NormKind::kLayerNorm && c.norm_bias &&
+         c.attention_bias && c.ffn_bias && c.learned_positions && !c.embedding_norm && c.final_norm &&
+         c.head != attn::LmHead::kNone && c.rope_base == 0.0f && c.type_vocab_size == 0 &&
+         c.activation == attn::Activation::kGeluTanh;
 }
 
 // A float exactly: config.json numbers are read as doubles and cast to float.
@@ -99,9 +109,12 @@ std::vector<hf::StTensor> bert_checkpoint(const model_golden::Case& c, std::stri
   return ts;
 }
 
-// LlamaForCausalLM's keys and config.json.
-std::vector<hf::StTensor> llama_checkpoint(const model_golden::Case& c, std::string* config) {
+// LlamaForCausalLM's keys and config.json; with attention biases, Qwen2ForCausalLM's (q/k/v biases);
+// `mistral_window` > 0: MistralForCausalLM's config with that sliding_window.
+std::vector<hf::StTensor> llama_checkpoint(const model_golden::Case& c, std::string* config,
+                                           int32_t mistral_window = 0) {
   const attn::TransformerConfig& k = c.config;
+  const bool qwen2 = k.attention_bias;
   const int64_t e = k.embed_dim, f = k.ffn_dim, h = k.num_heads;
   const int64_t kv = k.num_kv_heads > 0 ? k.num_kv_heads : h, hd = k.head_dim > 0 ? k.head_dim : e / h;
   const bool tied = k.head == attn::LmHead::kTied;
@@ -113,6 +126,13 @@ std::vector<hf::StTensor> llama_checkpoint(const model_golden::Case& c, std::str
     ts.push_back(tensor(c, b + "wk", p + "self_attn.k_proj.weight", {kv * hd, e}));
     ts.push_back(tensor(c, b + "wv", p + "self_attn.v_proj.weight", {kv * hd, e}));
     ts.push_back(tensor(c, b + "wo", p + "self_attn.o_proj.weight", {e, h * hd}));
+    if (qwen2) {
+      ts.push_back(tensor(c, b + "bq", p + "self_attn.q_proj.bias", {h * hd}));
+      ts.push_back(tensor(c, b + "bk", p + "self_attn.k_proj.bias", {kv * hd}));
+      ts.push_back(tensor(c, b + "bv", p + "self_attn.v_proj.bias", {kv * hd}));
+      const std::vector<float>& bo = c.t.at(b + "bo");
+      REQUIRE(std::all_of(bo.begin(), bo.end(), [](float x) { return x == 0.0f; }));
+    }
     ts.push_back(tensor(c, b + "ffn_w1", p + "mlp.gate_proj.weight", {f, e}));
     ts.push_back(tensor(c, b + "ffn_w3", p + "mlp.up_proj.weight", {f, e}));
     ts.push_back(tensor(c, b + "ffn_w2", p + "mlp.down_proj.weight", {e, f}));
@@ -121,17 +141,77 @@ std::vector<hf::StTensor> llama_checkpoint(const model_golden::Case& c, std::str
   }
   ts.push_back(tensor(c, "final_norm_weight", "model.norm.weight", {e}));
   if (!tied) ts.push_back(tensor(c, "lm_head", "lm_head.weight", {k.vocab_size, e}));
-  *config = "{\"architectures\": [\"LlamaForCausalLM\"], \"model_type\": \"llama\", \"hidden_size\": " +
-            std::to_string(e) + ", \"num_hidden_layers\": " + std::to_string(k.num_layers) +
-            ", \"num_attention_heads\": " + std::to_string(h) +
-            ", \"num_key_value_heads\": " + std::to_string(kv) +
-            (hd != e / h ? ", \"head_dim\": " + std::to_string(hd) : std::string()) +
-            ", \"intermediate_size\": " + std::to_string(f) +
-            ", \"hidden_act\": \"silu\", \"rms_norm_eps\": " + num(k.norm_eps) +
-            ", \"rope_theta\": " + num(k.rope_base) + ", \"rope_scaling\": null" +
-            ", \"max_position_embeddings\": " + std::to_string(k.max_positions) +
-            ", \"vocab_size\": " + std::to_string(k.vocab_size) +
-            ", \"tie_word_embeddings\": " + (tied ? "true" : "false") + "}";
+  const std::string arch = qwen2                ? "Qwen2ForCausalLM"
+                           : mistral_window > 0 ? "MistralForCausalLM"
+                                                : "LlamaForCausalLM";
+  const std::string type = qwen2 ? "qwen2" : mistral_window > 0 ? "mistral" : "llama";
+  *config =
+      "{\"architectures\": [\"" + arch + "\"], \"model_type\": \"" + type +
+      "\", \"hidden_size\": " + std::to_string(e) +
+      ", \"num_hidden_layers\": " + std::to_string(k.num_layers) +
+      ", \"num_attention_heads\": " + std::to_string(h) + ", \"num_key_value_heads\": " + std::to_string(kv) +
+      (hd != e / h ? ", \"head_dim\": " + std::to_string(hd) : std::string()) +
+      ", \"intermediate_size\": " + std::to_string(f) +
+      ", \"hidden_act\": \"silu\", \"rms_norm_eps\": " + num(k.norm_eps) +
+      ", \"rope_theta\": " + num(k.rope_base) + ", \"rope_scaling\": null" +
+      ", \"max_position_embeddings\": " + std::to_string(k.max_positions) +
+      ", \"vocab_size\": " + std::to_string(k.vocab_size) +
+      ", \"tie_word_embeddings\": " + (tied ? "true" : "false") +
+      (mistral_window > 0 ? ", \"sliding_window\": " + std::to_string(mistral_window) : std::string()) + "}";
+  return ts;
+}
+
+// Columns [c0, c0 + rows) of GPT-2's Conv1D weight [in, out] are the case's [rows, in] weight `key`.
+void conv1d_columns(const model_golden::Case& c, const std::string& key, int64_t in, int64_t out, int64_t c0,
+                    std::vector<float>* w) {
+  const std::vector<float>& t = c.t.at(key);
+  const int64_t rows = static_cast<int64_t>(t.size()) / in;
+  for (int64_t o = 0; o < rows; ++o)
+    for (int64_t i = 0; i < in; ++i)
+      (*w)[static_cast<size_t>(i * out + c0 + o)] = t[static_cast<size_t>(o * in + i)];
+}
+
+// GPT2LMHeadModel's keys (Conv1D weights [in, out], q/k/v as one c_attn) and config.json.
+std::vector<hf::StTensor> gpt2_checkpoint(const model_golden::Case& c, std::string* config) {
+  const attn::TransformerConfig& k = c.config;
+  const int64_t e = k.embed_dim, f = k.ffn_dim;
+  std::vector<hf::StTensor> ts;
+  ts.push_back(tensor(c, "token_embedding", "transformer.wte.weight", {k.vocab_size, e}));
+  ts.push_back(tensor(c, "position_embedding", "transformer.wpe.weight", {k.max_positions, e}));
+  for (int32_t l = 0; l < k.num_layers; ++l) {
+    const std::string b = "block" + std::to_string(l) + "_", p = "transformer.h." + std::to_string(l) + ".";
+    std::vector<float> qkv(static_cast<size_t>(e * 3 * e)), proj(static_cast<size_t>(e * e));
+    std::vector<float> fc(static_cast<size_t>(e * f)), down(static_cast<size_t>(f * e));
+    conv1d_columns(c, b + "wq", e, 3 * e, 0, &qkv);
+    conv1d_columns(c, b + "wk", e, 3 * e, e, &qkv);
+    conv1d_columns(c, b + "wv", e, 3 * e, 2 * e, &qkv);
+    conv1d_columns(c, b + "wo", e, e, 0, &proj);
+    conv1d_columns(c, b + "ffn_w1", e, f, 0, &fc);
+    conv1d_columns(c, b + "ffn_w2", f, e, 0, &down);
+    std::vector<float> qkv_b = c.t.at(b + "bq");
+    for (const char* n : {"bk", "bv"}) qkv_b.insert(qkv_b.end(), c.t.at(b + n).begin(), c.t.at(b + n).end());
+    ts.push_back({p + "attn.c_attn.weight", {e, 3 * e}, qkv});
+    ts.push_back({p + "attn.c_attn.bias", {3 * e}, qkv_b});
+    ts.push_back({p + "attn.c_proj.weight", {e, e}, proj});
+    ts.push_back(tensor(c, b + "bo", p + "attn.c_proj.bias", {e}));
+    ts.push_back(tensor(c, b + "norm1_weight", p + "ln_1.weight", {e}));
+    ts.push_back(tensor(c, b + "norm1_bias", p + "ln_1.bias", {e}));
+    ts.push_back(tensor(c, b + "norm2_weight", p + "ln_2.weight", {e}));
+    ts.push_back(tensor(c, b + "norm2_bias", p + "ln_2.bias", {e}));
+    ts.push_back({p + "mlp.c_fc.weight", {e, f}, fc});
+    ts.push_back(tensor(c, b + "ffn_b1", p + "mlp.c_fc.bias", {f}));
+    ts.push_back({p + "mlp.c_proj.weight", {f, e}, down});
+    ts.push_back(tensor(c, b + "ffn_b2", p + "mlp.c_proj.bias", {e}));
+  }
+  ts.push_back(tensor(c, "final_norm_weight", "transformer.ln_f.weight", {e}));
+  ts.push_back(tensor(c, "final_norm_bias", "transformer.ln_f.bias", {e}));
+  REQUIRE(k.head == attn::LmHead::kTied);
+  *config = "{\"architectures\": [\"GPT2LMHeadModel\"], \"model_type\": \"gpt2\", \"n_embd\": " +
+            std::to_string(e) + ", \"n_layer\": " + std::to_string(k.num_layers) +
+            ", \"n_head\": " + std::to_string(k.num_heads) + ", \"n_inner\": " + std::to_string(f) +
+            ", \"activation_function\": \"gelu_new\", \"layer_norm_epsilon\": " + num(k.norm_eps) +
+            ", \"n_positions\": " + std::to_string(k.max_positions) +
+            ", \"vocab_size\": " + std::to_string(k.vocab_size) + ", \"scale_attn_weights\": true}";
   return ts;
 }
 
@@ -150,46 +230,69 @@ double relative_error(const std::string& y_path, const model_golden::Case& c) {
   return err / scale;
 }
 
+// Imports checkpoint `ts` with `config`, runs the case's tokens (and, for a causal model, once more
+// through the KV cache), and checks both against the float64 output.
+void import_and_run(const model_golden::Case& c, const std::string& label,
+                    const std::vector<hf::StTensor>& ts, const std::string& config) {
+  TempDir tmp;
+  hf::write_safetensors(tmp / "model.safetensors", ts);
+  cli::spit(tmp / "config.json", config);
+  INFO(label << ": " << config);
+  cli::run_ok("import " + quote(tmp / "model.safetensors") + " --config " + quote(tmp / "config.json") +
+                  " -o " + quote(tmp / "m.attn"),
+              tmp);
+  cli::spit(tmp / "ids.npy",
+            cli::ids_npy({c.n}, std::vector<int64_t>(c.tokens.begin(), c.tokens.end()), false));
+  const std::string run = "run " + quote(tmp / "m.attn") + " --tokens " + quote(tmp / "ids.npy") + " -o ";
+  cli::run_ok(run + quote(tmp / "y.npy"), tmp);
+  const double err = relative_error(tmp / "y.npy", c);
+  INFO(label << ": max|y - expected| / max|expected| = " << err);
+  CHECK(err <= 1e-4);
+  if (c.config.causal) {
+    cli::run_ok(run + quote(tmp / "y_inc.npy") + " --incremental", tmp);
+    const double inc = relative_error(tmp / "y_inc.npy", c);
+    INFO(label << " --incremental: max|y - expected| / max|expected| = " << inc);
+    CHECK(inc <= 1e-4);
+  }
+}
+
 }  // namespace
 
-TEST_CASE("attn import + run of Hugging Face BERT and Llama checkpoints reproduce the golden float64 outputs",
-          "[cli][golden_import]") {
+TEST_CASE(
+    "attn import + run of Hugging Face BERT, Llama, Mistral, Qwen2 and GPT-2 checkpoints reproduce the "
+    "golden float64 outputs",
+    "[cli][golden_import]") {
   std::vector<std::string> covered;
   for (const std::string& dir : model_golden::list_cases()) {
     model_golden::Case c;
     std::string error;
     INFO(dir);
     REQUIRE(model_golden::load(dir, &c, &error));
-    const bool bert = is_bert(c.config), llama = is_llama(c.config);
-    if (!bert && !llama) continue;
-    covered.push_back(c.name);
-    TempDir tmp;
     std::string config;
-    const std::vector<hf::StTensor> ts = bert ? bert_checkpoint(c, &config) : llama_checkpoint(c, &config);
-    hf::write_safetensors(tmp / "model.safetensors", ts);
-    cli::spit(tmp / "config.json", config);
-    INFO(config);
-    cli::run_ok("import " + quote(tmp / "model.safetensors") + " --config " + quote(tmp / "config.json") +
-                    " -o " + quote(tmp / "m.attn"),
-                tmp);
-    cli::spit(tmp / "ids.npy",
-              cli::ids_npy({c.n}, std::vector<int64_t>(c.tokens.begin(), c.tokens.end()), false));
-    const std::string run = "run " + quote(tmp / "m.attn") + " --tokens " + quote(tmp / "ids.npy") + " -o ";
-    cli::run_ok(run + quote(tmp / "y.npy"), tmp);
-    const double err = relative_error(tmp / "y.npy", c);
-    INFO(c.name << ": max|y - expected| / max|expected| = " << err);
-    CHECK(err <= 1e-4);
-    if (llama) {
-      cli::run_ok(run + quote(tmp / "y_inc.npy") + " --incremental", tmp);
-      const double inc = relative_error(tmp / "y_inc.npy", c);
-      INFO(c.name << " --incremental: max|y - expected| / max|expected| = " << inc);
-      CHECK(inc <= 1e-4);
+    if (is_bert(c.config)) {
+      const std::vector<hf::StTensor> ts = bert_checkpoint(c, &config);
+      import_and_run(c, c.name, ts, config);
+    } else if (is_gpt2(c.config)) {
+      const std::vector<hf::StTensor> ts = gpt2_checkpoint(c, &config);
+      import_and_run(c, c.name + " as GPT2LMHeadModel", ts, config);
+    } else if (is_llama_shaped(c.config)) {
+      const std::vector<hf::StTensor> ts = llama_checkpoint(c, &config);
+      import_and_run(c, c.name, ts, config);
+      if (!c.config.attention_bias) {
+        // A window as long as the tokens: the import holds max_positions at it, nothing else changes.
+        const std::vector<hf::StTensor> ms = llama_checkpoint(c, &config, static_cast<int32_t>(c.n));
+        import_and_run(c, c.name + " as MistralForCausalLM", ms, config);
+      }
+    } else {
+      continue;
     }
+    covered.push_back(c.name);
   }
   // The Hugging Face-shaped cases the golden set has; none may drop out unnoticed.
   CHECK(covered == std::vector<std::string>{"bert_e32_h4_l2", "bert_gelutanh_e24_h3_l1",
-                                            "llama_gqa_untied_e32_h4_kv2_l2", "llama_mha_tied_e32_h4_l2",
-                                            "llama_mqa_hd8_e24_h4_kv1_l3"});
+                                            "gpt2_causal_e24_h2_l2", "llama_gqa_untied_e32_h4_kv2_l2",
+                                            "llama_mha_tied_e32_h4_l2", "llama_mqa_hd8_e24_h4_kv1_l3",
+                                            "qwen2_qkvbias_e32_h4_kv2_l2"});
 }
 
 #endif  // ATTN_CLI_PATH

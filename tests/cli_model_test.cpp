@@ -484,8 +484,10 @@ TEST_CASE("attn import of whole models: every bad input is named, and no file is
   fails("import " + bst + cfg, {"missing tensor 'bert.encoder.layer.2.attention.self.query.weight'"});
   cli::spit(tmp / "config.json", "{\"model_type\": \"bert\", \"hidden_size\": 8}");
   fails("import " + bst + cfg, {"num_hidden_layers", "missing"});
+  cli::spit(tmp / "config.json", "{\"model_type\": \"t5\"}");
+  fails("import " + bst + cfg, {"t5", "not supported"});
   cli::spit(tmp / "config.json", "{\"model_type\": \"gpt2\"}");
-  fails("import " + bst + cfg, {"gpt2"});
+  fails("import " + bst + cfg, {"wte.weight"});
   cli::spit(tmp / "config.json", "{\"model_type\": ");
   fails("import " + bst + cfg, {"config.json", "JSON"});
   // A missing key.
@@ -549,6 +551,63 @@ TEST_CASE("attn import of whole models: every bad input is named, and no file is
   fails("import " + bin + " --byte-vocab", {"--byte-vocab", "40"});
 }
 
+TEST_CASE("attn import of GPT-2, Qwen2 and Mistral: what changes is said, what is unsupported is named",
+          "[cli][model_import]") {
+  const std::string dir = std::string(ATTN_TEST_DATA_DIR) + "/model/";
+  TempDir tmp;
+  const auto import = [&](const std::string& name, const std::string& config) {
+    return cli::run("import " + quote(dir + name + ".safetensors") + " --config " + quote(config) + " -o " +
+                        quote(tmp / "out.attn"),
+                    tmp);
+  };
+  // Qwen2's sliding window of 16 is exact up to 16 tokens: the model keeps 16 positions, and says so.
+  const cli::Result q = import("qwen2", dir + "qwen2.config.json");
+  REQUIRE(q.code == 0);
+  CHECK(q.out.find("max_positions 64 -> 16") != std::string::npos);
+  CHECK(q.out.find("qwen2 model") != std::string::npos);
+  {
+    const Loaded m(tmp / "out.attn");
+    CHECK(m.config.max_positions == 16);
+    CHECK(m.config.attention_bias);
+    for (int32_t l = 0; l < m.config.num_layers; ++l)  // Qwen2's o_proj has no bias: a zero one
+      for (int32_t i = 0; i < m.config.embed_dim; ++i) CHECK(m.layers[l].attention.bo[i] == 0.0f);
+  }
+  // Mistral's window of 4096 is beyond its 64 positions: nothing to say.
+  const cli::Result mi = import("mistral", dir + "mistral.config.json");
+  REQUIRE(mi.code == 0);
+  CHECK(mi.out.find("note") == std::string::npos);
+  // GPT-2 settings attn does not compute are named, and leave no file.
+  cli::fs::remove(tmp / "out.attn");
+  const std::string gpt2 = cli::slurp_text(dir + "gpt2.config.json");
+  struct Bad {
+    std::string from, to, named;
+  };
+  for (const Bad& bad : std::vector<Bad>{
+           {"\"scale_attn_weights\": true", "\"scale_attn_weights\": false", "scale_attn_weights"},
+           {"\"n_inner\": 16", "\"n_inner\": 16, \"scale_attn_by_inverse_layer_idx\": true",
+            "scale_attn_by_inverse_layer_idx"},
+           {"\"gelu_new\"", "\"swish\"", "swish"},
+           {"\"n_inner\": 16", "\"n_inner\": 17", "'transformer.h.0.mlp.c_fc.weight' has shape [8, 16]"}}) {
+    std::string c = gpt2;
+    const size_t at = c.find(bad.from);
+    REQUIRE(at != std::string::npos);
+    c.replace(at, bad.from.size(), bad.to);
+    cli::spit(tmp / "x.json", c);
+    INFO(bad.to);
+    cli::check_error(import("gpt2", tmp / "x.json"), {bad.named});
+    CHECK_FALSE(cli::fs::exists(tmp / "out.attn"));
+  }
+  // Qwen2's q/k/v biases are required.
+  std::string qc = cli::slurp_text(dir + "llama.config.json");
+  const size_t at = qc.find("\"llama\"");
+  REQUIRE(at != std::string::npos);
+  qc.replace(at, 7, "\"qwen2\"");
+  cli::spit(tmp / "x.json", qc);
+  cli::check_error(import("llama", tmp / "x.json"),
+                   {"missing tensor 'model.layers.0.self_attn.q_proj.bias'"});
+  CHECK_FALSE(cli::fs::exists(tmp / "out.attn"));
+}
+
 TEST_CASE("attn import of whole models writes the export script's bytes", "[cli][model_import]") {
   // tests/data/model (tools/gen_model_fixtures.py): each line `OUT.attn MODEL.safetensors CONFIG.json
   // [FLAGS]`, OUT.attn written by tools/attn_export.py's export_model().
@@ -576,7 +635,7 @@ TEST_CASE("attn import of whole models writes the export script's bytes", "[cli]
     CHECK(cli::slurp(tmp / "out.attn") == cli::slurp(dir + w[0]));
     ++n;
   }
-  CHECK(n == 3);
+  CHECK(n == 6);
 }
 
 #endif  // ATTN_CLI_PATH

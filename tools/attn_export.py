@@ -2,7 +2,8 @@
 """Export PyTorch attention weights and whole transformer models to .attn files (float32).
 
 Whole models (format v3): export_model() takes Hugging Face BertModel /
-BertFor... / LlamaForCausalLM weights with their config (the rules and bytes
+BertFor..., LlamaForCausalLM (MistralForCausalLM, Qwen2ForCausalLM) and
+GPT2Model / GPT2LMHeadModel weights with their config (the rules and bytes
 of `attn import MODEL.safetensors --config config.json`); export_encoder()
 takes an nn.TransformerEncoder with the caller's embedding (and optional
 learned positions, final norm, head). Attention blocks (formats v1/v2):
@@ -602,14 +603,16 @@ class _Source:
         return sorted(out, key=lambda kv: kv[0].encode("utf-8"))
 
 
+_ARCH_KIND = (("Bert", "bert"), ("Llama", "llama"), ("Mistral", "mistral"), ("Qwen2", "qwen2"), ("GPT2", "gpt2"))
+_KINDS = ("bert", "llama", "mistral", "qwen2", "gpt2")
+
+
 def _model_kind(src, c):
     t = c.string("model_type", "")
     if not t:
         for a in c.field("architectures") or []:
-            if isinstance(a, str) and a.startswith("Bert"):
-                t = "bert"
-            if isinstance(a, str) and a.startswith("Llama"):
-                t = "llama"
+            if isinstance(a, str):
+                t = next((kind for head, kind in _ARCH_KIND if a.startswith(head)), "")
             if t:
                 break
     if not t:
@@ -618,14 +621,16 @@ def _model_kind(src, c):
                 t = "bert"
             if k == "model.embed_tokens.weight":
                 t = "llama"
+            if k in ("wte.weight", "transformer.wte.weight"):
+                t = "gpt2"
             if t:
                 break
     if not t:
         raise ExportError(f"{c.src}: cannot tell the model type: no 'model_type' or 'architectures', and "
-                          f"{src.src} has neither 'embeddings.word_embeddings.weight' (BERT) nor "
-                          "'model.embed_tokens.weight' (Llama)")
-    if t not in ("bert", "llama"):
-        raise ExportError(f"{c.src}: model_type '{t}' is not supported (bert, llama)")
+                          f"{src.src} has none of 'embeddings.word_embeddings.weight' (BERT), "
+                          "'model.embed_tokens.weight' (Llama), 'wte.weight' (GPT-2)")
+    if t not in _KINDS:
+        raise ExportError(f"{c.src}: model_type '{t}' is not supported ({', '.join(_KINDS)})")
     return t
 
 
@@ -701,7 +706,14 @@ def _hf_bert(s, c):
     return cfg, layers, model, user
 
 
-def _hf_llama(s, c):
+def _clamp_to_window(c, key, pos):
+    """max_positions held at or below a sliding window of w keys, which changes nothing up to w tokens."""
+    return min(pos, c.integer(key, 1, 2**31 - 1, 2**31 - 1))
+
+
+def _hf_llama(s, c, family="llama"):
+    """LlamaForCausalLM, MistralForCausalLM (a sliding window), Qwen2ForCausalLM (q/k/v biases, no o_proj bias)."""
+    qwen2 = family == "qwen2"
     e = c.integer("hidden_size", 1, MAX_DIM)
     n = c.integer("num_hidden_layers", 1, MAX_LAYERS)
     h = c.integer("num_attention_heads", 1, MAX_HEADS)
@@ -725,8 +737,12 @@ def _hf_llama(s, c):
         c.bad("rope_scaling", "is not supported (only plain RoPE: null)")
     pos = c.integer("max_position_embeddings", 1, MAX_SEQ)
     v = c.integer("vocab_size", 1, MAX_VOCAB)
-    att_bias = c.boolean("attention_bias", False)
-    mlp_bias = c.boolean("mlp_bias", False)
+    if family == "mistral":
+        pos = _clamp_to_window(c, "sliding_window", pos)
+    if qwen2 and c.boolean("use_sliding_window", False):
+        pos = _clamp_to_window(c, "sliding_window", pos)
+    att_bias = qwen2 or c.boolean("attention_bias", False)
+    mlp_bias = not qwen2 and c.boolean("mlp_bias", False)
     tied = c.boolean("tie_word_embeddings", False)
     cfg = dict(vocab_size=v, embed_dim=e, num_layers=n, num_heads=h, num_kv_heads=kv, head_dim=hd, ffn_dim=f,
                max_positions=pos, type_vocab_size=0, norm="rms_norm", norm_eps=eps, activation="silu",
@@ -744,8 +760,12 @@ def _hf_llama(s, c):
              "wv": s.get(a + "v_proj.weight", (dkv, e), kvs),
              "wo": s.get(a + "o_proj.weight", (e, d), "hidden_size, num_attention_heads * head_dim")}
         if att_bias:
+            why = "Qwen2 has q/k/v biases" if qwen2 else "attention_bias"
             for name, key, shape in (("bq", "q", d), ("bk", "k", dkv), ("bv", "v", dkv), ("bo", "o", e)):
-                L[name] = s.get(a + key + "_proj.bias", (shape,), "attention_bias")
+                if qwen2 and key == "o":  # Qwen2's o_proj has no bias: a zero one adds nothing
+                    L[name] = np.zeros(e, np.float32)
+                else:
+                    L[name] = s.get(a + key + "_proj.bias", (shape,), why)
         L["norm1_weight"] = s.get(p + "input_layernorm.weight", (e,), "hidden_size")
         L["norm2_weight"] = s.get(p + "post_attention_layernorm.weight", (e,), "hidden_size")
         L["ffn_w1"] = s.get(p + "mlp.gate_proj.weight", (f, e), "intermediate_size, hidden_size")
@@ -763,12 +783,84 @@ def _hf_llama(s, c):
         if not np.array_equal(s.get("lm_head.weight", (v, e), "vocab_size, hidden_size"), model["token_embedding"]):
             raise ExportError(f"{s.src}: 'lm_head.weight' differs from 'model.embed_tokens.weight' but {c.src} "
                               "says tie_word_embeddings")
-    user = s.leftovers("model.layers.", f"a LlamaForCausalLM with num_hidden_layers = {n}")
+    arch = {"llama": "LlamaForCausalLM", "mistral": "MistralForCausalLM", "qwen2": "Qwen2ForCausalLM"}[family]
+    user = s.leftovers("model.layers.", f"a {arch} with num_hidden_layers = {n}")
+    return cfg, layers, model, user
+
+
+_GPT2_ACT = {"gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "gelu_fast": "gelu_tanh", "gelu": "gelu",
+             "relu": "relu"}
+
+
+def _hf_gpt2(s, c):
+    """GPT2Model (last hidden state after ln_f) or GPT2LMHeadModel (keys under "transformer.", tied head)."""
+    lm = "transformer.wte.weight" in s.state
+    prefix = "transformer." if lm else ""
+    if not lm and "wte.weight" not in s.state:
+        raise ExportError(f"{s.src}: missing tensor 'wte.weight' or 'transformer.wte.weight' (GPT-2's token "
+                          "embedding)")
+    e = c.integer("n_embd", 1, MAX_DIM)
+    n = c.integer("n_layer", 1, MAX_LAYERS)
+    h = c.integer("n_head", 1, MAX_HEADS)
+    if e % h:
+        c.bad("n_head", f"= {h} does not divide n_embd {e}")
+    f = c.integer("n_inner", 1, MAX_DIM, 4 * e)
+    if f > MAX_DIM:
+        c.bad("n_inner", f"is missing, and 4 * n_embd is beyond {MAX_DIM}")
+    act = c.string("activation_function", "gelu_new")
+    if act not in _GPT2_ACT:
+        c.bad("activation_function", f"= '{act}' is not supported (gelu_new, gelu_pytorch_tanh, gelu, relu)")
+    eps = c.eps("layer_norm_epsilon", 1e-5)
+    if not c.boolean("scale_attn_weights", True):
+        c.bad("scale_attn_weights", "is false: attn always scales the scores by 1/sqrt(head_dim)")
+    if c.boolean("scale_attn_by_inverse_layer_idx", False):
+        c.bad("scale_attn_by_inverse_layer_idx", "is true: not supported")
+    pos = c.integer("n_positions", 1, MAX_SEQ)
+    v = c.integer("vocab_size", 1, MAX_VOCAB)
+    tied = c.boolean("tie_word_embeddings", True)
+    head = "none" if not lm else "tied" if tied else "untied"
+    cfg = dict(vocab_size=v, embed_dim=e, num_layers=n, num_heads=h, num_kv_heads=0, head_dim=e // h, ffn_dim=f,
+               max_positions=pos, type_vocab_size=0, norm="layer_norm", norm_eps=eps, activation=_GPT2_ACT[act],
+               head=head, rope_base=0.0, pre_norm=True, gated_ffn=False, attention_bias=True, ffn_bias=True,
+               norm_bias=True, learned_positions=True, embedding_norm=False, final_norm=True, causal=True)
+    model = {"token_embedding": s.get(prefix + "wte.weight", (v, e), "vocab_size, n_embd"),
+             "position_embedding": s.get(prefix + "wpe.weight", (pos, e), "n_positions, n_embd")}
+    layers = []
+    for i in range(n):
+        p = f"{prefix}h.{i}."
+        qkv = s.get(p + "attn.c_attn.weight", (e, 3 * e), "n_embd, 3 * n_embd").T  # Conv1D: [in, out]
+        qkv_b = s.get(p + "attn.c_attn.bias", (3 * e,), "3 * n_embd")
+        L = {"wq": qkv[:e], "wk": qkv[e:2 * e], "wv": qkv[2 * e:],
+             "bq": qkv_b[:e], "bk": qkv_b[e:2 * e], "bv": qkv_b[2 * e:],
+             "wo": s.get(p + "attn.c_proj.weight", (e, e), "n_embd").T,
+             "bo": s.get(p + "attn.c_proj.bias", (e,), "n_embd"),
+             "norm1_weight": s.get(p + "ln_1.weight", (e,), "n_embd"),
+             "norm1_bias": s.get(p + "ln_1.bias", (e,), "n_embd"),
+             "norm2_weight": s.get(p + "ln_2.weight", (e,), "n_embd"),
+             "norm2_bias": s.get(p + "ln_2.bias", (e,), "n_embd"),
+             "ffn_w1": s.get(p + "mlp.c_fc.weight", (e, f), "n_embd, n_inner").T,
+             "ffn_b1": s.get(p + "mlp.c_fc.bias", (f,), "n_inner"),
+             "ffn_w2": s.get(p + "mlp.c_proj.weight", (f, e), "n_inner, n_embd").T,
+             "ffn_b2": s.get(p + "mlp.c_proj.bias", (e,), "n_embd")}
+        for buffer in ("attn.bias", "attn.masked_bias"):  # causal-mask buffers: attn is causal by itself
+            if p + buffer in s.state:
+                s.used.add(p + buffer)
+        layers.append({k: np.ascontiguousarray(a) for k, a in L.items()})
+    model["final_norm_weight"] = s.get(prefix + "ln_f.weight", (e,), "n_embd")
+    model["final_norm_bias"] = s.get(prefix + "ln_f.bias", (e,), "n_embd")
+    if head == "untied":
+        model["lm_head"] = s.get("lm_head.weight", (v, e), "vocab_size, n_embd; tie_word_embeddings is false")
+    elif head == "tied" and "lm_head.weight" in s.state:
+        if not np.array_equal(s.get("lm_head.weight", (v, e), "vocab_size, n_embd"), model["token_embedding"]):
+            raise ExportError(f"{s.src}: 'lm_head.weight' differs from '{prefix}wte.weight' but {c.src} "
+                              "says tie_word_embeddings")
+    user = s.leftovers(prefix + "h.", f"a {'GPT2LMHeadModel' if lm else 'GPT2Model'} with n_layer = {n}")
     return cfg, layers, model, user
 
 
 def export_model(source, out_path=None, config=None, byte_vocab=False, data_align=16):
-    """Export a whole Hugging Face model (BertModel / BertFor..., LlamaForCausalLM) to format v3, as
+    """Export a whole Hugging Face model (BertModel / BertFor..., LlamaForCausalLM, MistralForCausalLM,
+    Qwen2ForCausalLM, GPT2Model, GPT2LMHeadModel) to format v3, as
     `attn import MODEL.safetensors --config config.json` does. source: a module, a state_dict or the path
     of a .pt/.bin/.safetensors file; config: a dict, the path of config.json, or None for a module's
     own .config. Returns the bytes (and writes out_path if given)."""
@@ -787,7 +879,13 @@ def export_model(source, out_path=None, config=None, byte_vocab=False, data_alig
         raise ExportError("a whole model needs its config (config.json)")
     state, _ = load_state(source)
     s, c = _Source(state, src), _Config(config, cfg_src)
-    cfg, layers, model, user = (_hf_bert if _model_kind(s, c) == "bert" else _hf_llama)(s, c)
+    kind = _model_kind(s, c)
+    if kind == "bert":
+        cfg, layers, model, user = _hf_bert(s, c)
+    elif kind == "gpt2":
+        cfg, layers, model, user = _hf_gpt2(s, c)
+    else:
+        cfg, layers, model, user = _hf_llama(s, c, kind)
     data = write_model(cfg, layers, model, user, byte_vocab, data_align)
     if out_path is not None:
         write_file_atomic(out_path, data)

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Regenerate tests/data/model: small Hugging Face BERT and Llama checkpoints
+"""Regenerate tests/data/model: small Hugging Face BERT, Llama, GPT-2, Qwen2 and Mistral checkpoints
 (random weights, numpy only) as .safetensors with their config.json, and the
 .attn files tools/attn_export.py's export_model() writes for them.
 tests/cli_model_test.cpp checks that `attn import` writes the same bytes, and
@@ -82,14 +82,58 @@ def llama(rng, tied, layers=2, e=8, h=2, kv=1, f=12, v=40, p=64):
     return s, cfg
 
 
+def gpt2(rng, layers=2, e=8, h=2, f=16, v=30, p=12):
+    """GPT2LMHeadModel's keys (Conv1D weights [in, out]), with the causal-mask buffers old checkpoints store."""
+    s = {}
+    r = lambda *shape: (rng.standard_normal(shape) * 0.2).astype(np.float32)  # noqa: E731
+    s["transformer.wte.weight"] = r(v, e)
+    s["transformer.wpe.weight"] = r(p, e)
+    for i in range(layers):
+        q = f"transformer.h.{i}."
+        s[q + "ln_1.weight"], s[q + "ln_1.bias"] = 1 + r(e), r(e)
+        s[q + "attn.c_attn.weight"], s[q + "attn.c_attn.bias"] = r(e, 3 * e), r(3 * e)
+        s[q + "attn.c_proj.weight"], s[q + "attn.c_proj.bias"] = r(e, e), r(e)
+        s[q + "attn.bias"] = np.tril(np.ones((p, p), np.float32))[None, None]
+        s[q + "ln_2.weight"], s[q + "ln_2.bias"] = 1 + r(e), r(e)
+        s[q + "mlp.c_fc.weight"], s[q + "mlp.c_fc.bias"] = r(e, f), r(f)
+        s[q + "mlp.c_proj.weight"], s[q + "mlp.c_proj.bias"] = r(f, e), r(e)
+    s["transformer.ln_f.weight"], s["transformer.ln_f.bias"] = 1 + r(e), r(e)
+    cfg = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": e, "n_layer": layers,
+           "n_head": h, "n_inner": f, "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5,
+           "n_positions": p, "n_ctx": p, "vocab_size": v, "scale_attn_weights": True, "tie_word_embeddings": True}
+    return s, cfg
+
+
+def qwen2(rng):
+    """Qwen2ForCausalLM: Llama's keys plus q/k/v biases, a sliding window of 16 (max_positions 64 -> 16)."""
+    s, cfg = llama(rng, tied=True, layers=1)
+    for n, rows in (("q", 8), ("k", 4), ("v", 4)):
+        s[f"model.layers.0.self_attn.{n}_proj.bias"] = (rng.standard_normal(rows) * 0.2).astype(np.float32)
+    cfg.update({"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "rope_theta": 1000000.0,
+                "use_sliding_window": True, "sliding_window": 16, "max_window_layers": 1})
+    return s, cfg
+
+
+def mistral(rng):
+    """MistralForCausalLM: Llama's keys, a sliding window beyond max_position_embeddings (no effect)."""
+    s, cfg = llama(rng, tied=False, layers=1)
+    cfg.update({"architectures": ["MistralForCausalLM"], "model_type": "mistral", "sliding_window": 4096,
+                "head_dim": None})
+    return s, cfg
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     rng = np.random.default_rng(20261202)
+    rng2 = np.random.default_rng(20261203)  # the later families: the first three cases keep their bytes
     cases = []
     for name, (state, cfg), flags in (
             ("bert_cls", bert(rng, "bert."), []),
             ("llama", llama(rng, tied=False), []),
-            ("llama_tied", llama(rng, tied=True, layers=1, v=256), ["--byte-vocab"])):
+            ("llama_tied", llama(rng, tied=True, layers=1, v=256), ["--byte-vocab"]),
+            ("gpt2", gpt2(rng2), []),
+            ("qwen2", qwen2(rng2), []),
+            ("mistral", mistral(rng2), [])):
         if name == "bert_cls":
             state["classifier.weight"] = (rng.standard_normal((3, 8)) * 0.2).astype(np.float32)
             state["classifier.bias"] = np.zeros(3, np.float32)

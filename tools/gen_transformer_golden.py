@@ -96,6 +96,12 @@ CASES = [
     ("gpt2_causal_e24_h2_l2", dict(vocab_size=40, embed_dim=24, num_layers=2, num_heads=2, ffn_dim=48,
                                    max_positions=10, norm_eps=1e-5, activation="gelu_tanh", head="tied",
                                    pre_norm=True, learned_positions=True, final_norm=True, causal=True), 8, 8),
+    # Qwen2: Llama with q/k/v biases and no o_proj bias (zero_bo: bo is written, all zero)
+    ("qwen2_qkvbias_e32_h4_kv2_l2", dict(vocab_size=40, embed_dim=32, num_layers=2, num_heads=4, num_kv_heads=2,
+                                         ffn_dim=40, max_positions=12, norm="rms", norm_eps=1e-6,
+                                         activation="silu", head="tied", rope_base=1000000.0, pre_norm=True,
+                                         gated_ffn=True, attention_bias=True, ffn_bias=False, final_norm=True,
+                                         causal=True, zero_bo=True), 11, 9),
 ]
 
 
@@ -242,6 +248,8 @@ def make_tensors(cfg, rng):
         if cfg["attention_bias"]:
             for b, rows in (("bq", D), ("bk", Dkv), ("bv", Dkv), ("bo", E)):
                 t[p + b] = f32(rows, scale=0.1)
+            if cfg.get("zero_bo"):
+                t[p + "bo"] = np.zeros(E, np.float32)
         norm_tensors(p + "norm1")
         norm_tensors(p + "norm2")
         t[p + "ffn_w1"] = f32(F, E, scale=1.0 / math.sqrt(E))
@@ -363,16 +371,20 @@ def torch_check(cfg, t, tokens, want):
             for i in range(cfg["num_layers"]):
                 p = "block%d_" % i
                 h = rms(x, T[p + "norm1_weight"])
-                q = (h @ T[p + "wq"].T).view(n, H, hd).transpose(0, 1)
-                k = (h @ T[p + "wk"].T).view(n, kv, hd).transpose(0, 1)
-                v = (h @ T[p + "wv"].T).view(n, kv, hd).transpose(0, 1)
+                def lin(w, inp):  # nn.Linear, with the bias where the config has one
+                    y = inp @ T[p + "w" + w].T
+                    return y + T[p + "b" + w] if cfg["attention_bias"] else y
+
+                q = lin("q", h).view(n, H, hd).transpose(0, 1)
+                k = lin("k", h).view(n, kv, hd).transpose(0, 1)
+                v = lin("v", h).view(n, kv, hd).transpose(0, 1)
                 q, k = q * cos + rot_half(q) * sin, k * cos + rot_half(k) * sin
                 k, v = k.repeat_interleave(H // kv, dim=0), v.repeat_interleave(H // kv, dim=0)
                 a = torch.nn.functional.scaled_dot_product_attention(q[None], k[None], v[None], is_causal=True)[0] \
                     if hasattr(torch.nn.functional, "scaled_dot_product_attention") else \
                     torch.softmax((q @ k.transpose(1, 2)) / math.sqrt(hd) + torch.triu(
                         torch.full((n, n), float("-inf")), 1), dim=-1) @ v
-                x = x + a.transpose(0, 1).reshape(n, H * hd) @ T[p + "wo"].T
+                x = x + lin("o", a.transpose(0, 1).reshape(n, H * hd))
                 h = rms(x, T[p + "norm2_weight"])
                 x = x + (torch.nn.functional.silu(h @ T[p + "ffn_w1"].T) * (h @ T[p + "ffn_w3"].T)) @ T[p + "ffn_w2"].T
             x = rms(x, T["final_norm_weight"])

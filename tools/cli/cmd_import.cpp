@@ -387,6 +387,7 @@ int import_whole_model(const cli::Args& args, const std::string& in, const std::
   const Status s = Model::load(check.data(), check.size(), &model);
   if (s != Status::kOk) throw Error(in + ": the converted model is invalid: " + cli::describe(s));
   cli::write_file_atomic(out, file.data(), file.size());
+  for (const std::string& note : m.notes) std::printf("attn import: note: %s\n", note.c_str());
   std::printf("attn import: wrote %s (%zu bytes, %s model, %d layers, %u tensors)\n", out.c_str(),
               file.size(), m.kind.c_str(), m.config.num_layers, model.tensor_count());
   return 0;

@@ -109,7 +109,8 @@ struct Config {
 constexpr int64_t kMaxVocab = int64_t{1} << 24;
 constexpr int64_t kMaxTypeVocab = int64_t{1} << 16;
 
-// "bert" or "llama": config.json's model_type, else its architectures, else the keys.
+// The model family: config.json's model_type, else its architectures, else the keys.
+// "bert"; "llama" and its layout-sharing relatives "mistral" and "qwen2"; "gpt2".
 std::string model_kind(const Source& s, const Config& c) {
   std::string t = c.string("model_type", "");
   if (t.empty()) {
@@ -119,6 +120,9 @@ std::string model_kind(const Source& s, const Config& c) {
         if (x.type != json::Value::Type::kString) continue;
         if (starts_with(x.text, "Bert")) t = "bert";
         if (starts_with(x.text, "Llama")) t = "llama";
+        if (starts_with(x.text, "Mistral")) t = "mistral";
+        if (starts_with(x.text, "Qwen2")) t = "qwen2";
+        if (starts_with(x.text, "GPT2")) t = "gpt2";
         if (!t.empty()) break;
       }
   }
@@ -126,15 +130,17 @@ std::string model_kind(const Source& s, const Config& c) {
     for (const safetensors::Tensor& x : *s.tensors) {
       if (ends_with(x.name, "embeddings.word_embeddings.weight")) t = "bert";
       if (x.name == "model.embed_tokens.weight") t = "llama";
+      if (x.name == "wte.weight" || x.name == "transformer.wte.weight") t = "gpt2";
       if (!t.empty()) break;
     }
   }
   if (t.empty())
     throw Error(
         c.src + ": cannot tell the model type: no 'model_type' or 'architectures', and " + s.src +
-        " has neither 'embeddings.word_embeddings.weight' (BERT) nor 'model.embed_tokens.weight' (Llama)");
-  if (t != "bert" && t != "llama")
-    throw Error(c.src + ": model_type '" + t + "' is not supported (bert, llama)");
+        " has none of 'embeddings.word_embeddings.weight' (BERT), 'model.embed_tokens.weight' (Llama), "
+        "'wte.weight' (GPT-2)");
+  if (t != "bert" && t != "llama" && t != "mistral" && t != "qwen2" && t != "gpt2")
+    throw Error(c.src + ": model_type '" + t + "' is not supported (bert, llama, mistral, qwen2, gpt2)");
   return t;
 }
 
@@ -258,9 +264,24 @@ ImportedModel import_bert(Source& s, const Config& c) {
   return m;
 }
 
-ImportedModel import_llama(Source& s, const Config& c) {
+// A sliding attention window of `window` keys (each query sees itself and the window - 1 keys before
+// it) changes nothing while a sequence has at most `window` tokens: the model keeps its window by
+// holding max_positions at or below it.
+void clamp_to_window(const Config& c, const char* key, ImportedModel* m) {
+  const int64_t w = c.integer(key, 1, INT32_MAX, INT32_MAX);
+  if (w >= m->config.max_positions) return;
+  m->notes.push_back("max_positions " + std::to_string(m->config.max_positions) + " -> " + std::to_string(w) +
+                     ": the " + key + " of " + std::to_string(w) +
+                     " tokens is exact for sequences up to that length");
+  m->config.max_positions = static_cast<int32_t>(w);
+}
+
+// LlamaForCausalLM, and the families that share its keys: MistralForCausalLM (a sliding window),
+// Qwen2ForCausalLM (q/k/v biases without an o_proj bias, an optional sliding window).
+ImportedModel import_llama(Source& s, const Config& c, const std::string& family) {
   ImportedModel m;
-  m.kind = "llama";
+  m.kind = family;
+  const bool qwen2 = family == "qwen2";
   TransformerConfig& k = m.config;
   const int64_t e = c.integer("hidden_size", 1, ATTN_MAX_DIM, -1);
   k.embed_dim = static_cast<int32_t>(e);
@@ -292,8 +313,10 @@ ImportedModel import_llama(Source& s, const Config& c) {
   k.max_positions = static_cast<int32_t>(c.integer("max_position_embeddings", 1, ATTN_MAX_SEQ, -1));
   const int64_t v = c.integer("vocab_size", 1, kMaxVocab, -1);
   k.vocab_size = static_cast<int32_t>(v);
-  k.attention_bias = c.boolean("attention_bias", false);
-  k.ffn_bias = c.boolean("mlp_bias", false);
+  if (family == "mistral") clamp_to_window(c, "sliding_window", &m);
+  if (qwen2 && c.boolean("use_sliding_window", false)) clamp_to_window(c, "sliding_window", &m);
+  k.attention_bias = qwen2 || c.boolean("attention_bias", false);
+  k.ffn_bias = !qwen2 && c.boolean("mlp_bias", false);
   const bool tied = c.boolean("tie_word_embeddings", false);
   k.head = tied ? LmHead::kTied : LmHead::kUntied;
   k.pre_norm = k.gated_ffn = k.final_norm = k.causal = true;
@@ -314,10 +337,12 @@ ImportedModel import_llama(Source& s, const Config& c) {
     L.wv = s.get(a + "v_proj.weight", {dkv, e}, kvs);
     L.wo = s.get(a + "o_proj.weight", {e, d}, "hidden_size, num_attention_heads * head_dim");
     if (k.attention_bias) {
-      L.bq = s.get(a + "q_proj.bias", {d}, "attention_bias");
-      L.bk = s.get(a + "k_proj.bias", {dkv}, "attention_bias");
-      L.bv = s.get(a + "v_proj.bias", {dkv}, "attention_bias");
-      L.bo = s.get(a + "o_proj.bias", {e}, "attention_bias");
+      const std::string why = qwen2 ? "Qwen2 has q/k/v biases" : "attention_bias";
+      L.bq = s.get(a + "q_proj.bias", {d}, why);
+      L.bk = s.get(a + "k_proj.bias", {dkv}, why);
+      L.bv = s.get(a + "v_proj.bias", {dkv}, why);
+      // Qwen2's o_proj has no bias: a zero one adds nothing.
+      L.bo = qwen2 ? std::vector<float>(static_cast<size_t>(e), 0.0f) : s.get(a + "o_proj.bias", {e}, why);
     }
     L.norm1_weight = s.get(p + "input_layernorm.weight", {e}, "hidden_size");
     L.norm2_weight = s.get(p + "post_attention_layernorm.weight", {e}, "hidden_size");
@@ -340,11 +365,115 @@ ImportedModel import_llama(Source& s, const Config& c) {
       throw Error(s.src + ": 'lm_head.weight' differs from 'model.embed_tokens.weight' but " + c.src +
                   " says tie_word_embeddings");
   }
-  leftovers(s, "model.layers.", "a LlamaForCausalLM with num_hidden_layers = " + std::to_string(k.num_layers),
+  const std::string arch = family == "llama"     ? "LlamaForCausalLM"
+                           : family == "mistral" ? "MistralForCausalLM"
+                                                 : "Qwen2ForCausalLM";
+  leftovers(s, "model.layers.", "a " + arch + " with num_hidden_layers = " + std::to_string(k.num_layers),
             &m);
   return m;
 }
 
+// GPT-2's Conv1D weight [in, out] (y = x W + b), columns [c0, c0 + n), as attn's [n, in].
+std::vector<float> conv1d_columns(const std::vector<float>& w, int64_t in, int64_t out, int64_t c0,
+                                  int64_t n) {
+  std::vector<float> t(static_cast<size_t>(n * in));
+  for (int64_t o = 0; o < n; ++o)
+    for (int64_t i = 0; i < in; ++i)
+      t[static_cast<size_t>(o * in + i)] = w[static_cast<size_t>(i * out + c0 + o)];
+  return t;
+}
+
+// GPT2Model (the last hidden state after ln_f) or GPT2LMHeadModel (keys under "transformer.", the
+// tied head's logits): pre-norm LayerNorm, learned positions, causal attention, Conv1D weights.
+ImportedModel import_gpt2(Source& s, const Config& c) {
+  const bool lm = s.has("transformer.wte.weight");
+  const std::string prefix = lm ? "transformer." : "";
+  if (!lm && !s.has("wte.weight"))
+    throw Error(s.src +
+                ": missing tensor 'wte.weight' or 'transformer.wte.weight' (GPT-2's token embedding)");
+  ImportedModel m;
+  m.kind = "gpt2";
+  TransformerConfig& k = m.config;
+  const int64_t e = c.integer("n_embd", 1, ATTN_MAX_DIM, -1);
+  k.embed_dim = static_cast<int32_t>(e);
+  k.num_layers = static_cast<int32_t>(c.integer("n_layer", 1, ATTN_MAX_LAYERS, -1));
+  k.num_heads = static_cast<int32_t>(c.integer("n_head", 1, ATTN_MAX_HEADS, -1));
+  if (e % k.num_heads != 0)
+    c.bad("n_head", "= " + std::to_string(k.num_heads) + " does not divide n_embd " + std::to_string(e));
+  const int64_t f = c.integer("n_inner", 1, ATTN_MAX_DIM, 4 * e);
+  if (f > ATTN_MAX_DIM)
+    c.bad("n_inner", "is missing, and 4 * n_embd is beyond " + std::to_string(ATTN_MAX_DIM));
+  k.ffn_dim = static_cast<int32_t>(f);
+  const std::string a = c.string("activation_function", "gelu_new");
+  if (a == "gelu_new" || a == "gelu_pytorch_tanh" || a == "gelu_fast")
+    k.activation = Activation::kGeluTanh;
+  else if (a == "gelu")
+    k.activation = Activation::kGelu;
+  else if (a == "relu")
+    k.activation = Activation::kRelu;
+  else
+    c.bad("activation_function", "= '" + a + "' is not supported (gelu_new, gelu_pytorch_tanh, gelu, relu)");
+  k.norm = NormKind::kLayerNorm;
+  k.norm_eps = c.eps("layer_norm_epsilon", 1e-5);
+  if (!c.boolean("scale_attn_weights", true))
+    c.bad("scale_attn_weights", "is false: attn always scales the scores by 1/sqrt(head_dim)");
+  if (c.boolean("scale_attn_by_inverse_layer_idx", false))
+    c.bad("scale_attn_by_inverse_layer_idx", "is true: not supported");
+  const int64_t pos = c.integer("n_positions", 1, ATTN_MAX_SEQ, -1);
+  k.max_positions = static_cast<int32_t>(pos);
+  const int64_t v = c.integer("vocab_size", 1, kMaxVocab, -1);
+  k.vocab_size = static_cast<int32_t>(v);
+  const bool tied = c.boolean("tie_word_embeddings", true);
+  k.head = !lm ? LmHead::kNone : tied ? LmHead::kTied : LmHead::kUntied;
+  k.pre_norm = k.causal = k.final_norm = k.learned_positions = true;
+  k.attention_bias = k.ffn_bias = k.norm_bias = true;
+  k.embedding_norm = k.gated_ffn = false;
+  k.type_vocab_size = 0;
+
+  tools::TransformerTensorsF32& w = m.weights;
+  w.token_embedding = s.get(prefix + "wte.weight", {v, e}, "vocab_size, n_embd");
+  w.position_embedding = s.get(prefix + "wpe.weight", {pos, e}, "n_positions, n_embd");
+  for (int32_t l = 0; l < k.num_layers; ++l) {
+    const std::string p = prefix + "h." + std::to_string(l) + ".";
+    tools::LayerTensorsF32 L;
+    const std::vector<float> qkv = s.get(p + "attn.c_attn.weight", {e, 3 * e}, "n_embd, 3 * n_embd");
+    const std::vector<float> qkv_b = s.get(p + "attn.c_attn.bias", {3 * e}, "3 * n_embd");
+    L.wq = conv1d_columns(qkv, e, 3 * e, 0, e);
+    L.wk = conv1d_columns(qkv, e, 3 * e, e, e);
+    L.wv = conv1d_columns(qkv, e, 3 * e, 2 * e, e);
+    L.bq.assign(qkv_b.begin(), qkv_b.begin() + e);
+    L.bk.assign(qkv_b.begin() + e, qkv_b.begin() + 2 * e);
+    L.bv.assign(qkv_b.begin() + 2 * e, qkv_b.end());
+    L.wo = conv1d_columns(s.get(p + "attn.c_proj.weight", {e, e}, "n_embd"), e, e, 0, e);
+    L.bo = s.get(p + "attn.c_proj.bias", {e}, "n_embd");
+    L.norm1_weight = s.get(p + "ln_1.weight", {e}, "n_embd");
+    L.norm1_bias = s.get(p + "ln_1.bias", {e}, "n_embd");
+    L.norm2_weight = s.get(p + "ln_2.weight", {e}, "n_embd");
+    L.norm2_bias = s.get(p + "ln_2.bias", {e}, "n_embd");
+    L.w1 = conv1d_columns(s.get(p + "mlp.c_fc.weight", {e, f}, "n_embd, n_inner"), e, f, 0, f);
+    L.b1 = s.get(p + "mlp.c_fc.bias", {f}, "n_inner");
+    L.w2 = conv1d_columns(s.get(p + "mlp.c_proj.weight", {f, e}, "n_inner, n_embd"), f, e, 0, e);
+    L.b2 = s.get(p + "mlp.c_proj.bias", {e}, "n_embd");
+    // The causal-mask buffers some checkpoints store: attn's attention is causal by itself.
+    for (const char* buffer : {"attn.bias", "attn.masked_bias"})
+      if (s.has(p + buffer)) s.used.insert(p + buffer);
+    w.layers.push_back(std::move(L));
+  }
+  w.final_norm_weight = s.get(prefix + "ln_f.weight", {e}, "n_embd");
+  w.final_norm_bias = s.get(prefix + "ln_f.bias", {e}, "n_embd");
+  if (k.head == LmHead::kUntied) {
+    w.lm_head = s.get("lm_head.weight", {v, e}, "vocab_size, n_embd; tie_word_embeddings is false");
+  } else if (k.head == LmHead::kTied && s.has("lm_head.weight")) {
+    if (s.get("lm_head.weight", {v, e}, "vocab_size, n_embd") != w.token_embedding)
+      throw Error(s.src + ": 'lm_head.weight' differs from '" + prefix + "wte.weight' but " + c.src +
+                  " says tie_word_embeddings");
+  }
+  leftovers(s, prefix + "h.",
+            std::string(lm ? "a GPT2LMHeadModel" : "a GPT2Model") +
+                " with n_layer = " + std::to_string(k.num_layers),
+            &m);
+  return m;
+}
 }  // namespace
 
 // Rows of each of `heads` heads of w [rows, cols] reordered (2i, 2i+1) -> (i, i + hd/2):
@@ -373,7 +502,10 @@ ImportedModel import_hf(const std::string& src, const std::vector<safetensors::T
   Config c;
   c.src = config_src;
   c.v = &config;
-  return model_kind(s, c) == "bert" ? import_bert(s, c) : import_llama(s, c);
+  const std::string kind = model_kind(s, c);
+  if (kind == "bert") return import_bert(s, c);
+  if (kind == "gpt2") return import_gpt2(s, c);
+  return import_llama(s, c, kind);
 }
 
 ImportedModel import_llama2c(const std::string& src, const uint8_t* data, size_t size) {

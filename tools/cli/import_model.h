@@ -1,5 +1,6 @@
 // import_model.h: whole transformer models for `attn import` (format v3):
-// Hugging Face BertModel / LlamaForCausalLM safetensors with their
+// Hugging Face BertModel, LlamaForCausalLM (and MistralForCausalLM,
+// Qwen2ForCausalLM) and GPT2Model / GPT2LMHeadModel safetensors with their
 // config.json, and llama2.c checkpoints. tools/attn_export.py reads the same
 // layouts with the same rules and writes the same bytes.
 #pragma once
@@ -25,11 +26,13 @@ struct UserTensor {
 };
 
 struct ImportedModel {
-  std::string kind;  // "bert", "llama", "llama2.c"
+  std::string kind;  // "bert", "llama", "mistral", "qwen2", "gpt2", "llama2.c"
   TransformerConfig config;
   tools::TransformerTensorsF32 weights;
   // The checkpoint's other float tensors (a classifier, a pooler), sorted by name.
   std::vector<UserTensor> user;
+  // What the import changed that the user should know (a window held by max_positions).
+  std::vector<std::string> notes;
 };
 
 // A Hugging Face checkpoint: `tensors` of file `src`, `config` read from `config_src`.
