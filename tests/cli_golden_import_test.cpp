@@ -3,10 +3,10 @@
 // Every case that is a Hugging Face BERT, Llama, Qwen2 or GPT-2 is written as
 // the checkpoint Hugging Face would save (safetensors under BertModel /
 // LlamaForCausalLM / Qwen2ForCausalLM / GPT2LMHeadModel key names, plus
-// config.json; the Llama cases once more as MistralForCausalLM with a sliding
-// window as long as the tokens), imported, and run on the case's tokens: the
-// output must be within 1e-4 max|expected| of the float64 output, for the
-// causal cases also with --incremental (the KV-cache decode).
+// config.json; the BERT cases once more as RobertaModel, the Llama cases as
+// MistralForCausalLM with a sliding window as long as the tokens), imported, and run on the case's tokens:
+// the output must be within 1e-4 max|expected| of the float64 output, for the causal cases also with
+// --incremental (the KV-cache decode).
 #include "cli_runner.h"
 
 #ifdef ATTN_CLI_PATH
@@ -65,14 +65,19 @@ hf::StTensor tensor(const model_golden::Case& c, const std::string& key, const s
   return {name, shape, it->second};
 }
 
-// BertModel's keys (no prefix) and config.json.
-std::vector<hf::StTensor> bert_checkpoint(const model_golden::Case& c, std::string* config) {
+// BertModel's keys (no prefix) and config.json; `roberta`: RobertaModel's, whose positions start at
+// pad_token_id + 1 = 2 (two rows the import must drop: they are set to a value far out).
+std::vector<hf::StTensor> bert_checkpoint(const model_golden::Case& c, std::string* config,
+                                          bool roberta = false) {
   const attn::TransformerConfig& k = c.config;
-  const int64_t e = k.embed_dim, f = k.ffn_dim;
+  const int64_t e = k.embed_dim, f = k.ffn_dim, first = roberta ? 2 : 0;
   std::vector<hf::StTensor> ts;
   ts.push_back(tensor(c, "token_embedding", "embeddings.word_embeddings.weight", {k.vocab_size, e}));
-  ts.push_back(
-      tensor(c, "position_embedding", "embeddings.position_embeddings.weight", {k.max_positions, e}));
+  hf::StTensor pos =
+      tensor(c, "position_embedding", "embeddings.position_embeddings.weight", {k.max_positions, e});
+  pos.values.insert(pos.values.begin(), static_cast<size_t>(first * e), 1e3f);
+  pos.shape[0] += first;
+  ts.push_back(pos);
   ts.push_back(
       tensor(c, "type_embedding", "embeddings.token_type_embeddings.weight", {k.type_vocab_size, e}));
   ts.push_back(tensor(c, "embedding_norm_weight", "embeddings.LayerNorm.weight", {e}));
@@ -98,12 +103,14 @@ std::vector<hf::StTensor> bert_checkpoint(const model_golden::Case& c, std::stri
   }
   const std::string act = k.activation == attn::Activation::kGelu ? "gelu" : "gelu_new";
   *config =
-      "{\"architectures\": [\"BertModel\"], \"model_type\": \"bert\", \"hidden_size\": " + std::to_string(e) +
-      ", \"num_hidden_layers\": " + std::to_string(k.num_layers) +
+      std::string(roberta ? "{\"architectures\": [\"RobertaModel\"], \"model_type\": \"roberta\", "
+                            "\"pad_token_id\": 1, "
+                          : "{\"architectures\": [\"BertModel\"], \"model_type\": \"bert\", ") +
+      "\"hidden_size\": " + std::to_string(e) + ", \"num_hidden_layers\": " + std::to_string(k.num_layers) +
       ", \"num_attention_heads\": " + std::to_string(k.num_heads) +
       ", \"intermediate_size\": " + std::to_string(f) + ", \"hidden_act\": \"" + act +
       "\", \"layer_norm_eps\": " + num(k.norm_eps) +
-      ", \"max_position_embeddings\": " + std::to_string(k.max_positions) +
+      ", \"max_position_embeddings\": " + std::to_string(k.max_positions + first) +
       ", \"type_vocab_size\": " + std::to_string(k.type_vocab_size) +
       ", \"vocab_size\": " + std::to_string(k.vocab_size) + ", \"position_embedding_type\": \"absolute\"}";
   return ts;
@@ -272,6 +279,8 @@ TEST_CASE(
     if (is_bert(c.config)) {
       const std::vector<hf::StTensor> ts = bert_checkpoint(c, &config);
       import_and_run(c, c.name, ts, config);
+      const std::vector<hf::StTensor> rs = bert_checkpoint(c, &config, true);
+      import_and_run(c, c.name + " as RobertaModel", rs, config);
     } else if (is_gpt2(c.config)) {
       const std::vector<hf::StTensor> ts = gpt2_checkpoint(c, &config);
       import_and_run(c, c.name + " as GPT2LMHeadModel", ts, config);

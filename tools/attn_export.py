@@ -2,7 +2,7 @@
 """Export PyTorch attention weights and whole transformer models to .attn files (float32).
 
 Whole models (format v3): export_model() takes Hugging Face BertModel /
-BertFor..., LlamaForCausalLM (MistralForCausalLM, Qwen2ForCausalLM) and
+BertFor..., RobertaModel, LlamaForCausalLM (MistralForCausalLM, Qwen2ForCausalLM) and
 GPT2Model / GPT2LMHeadModel weights with their config (the rules and bytes
 of `attn import MODEL.safetensors --config config.json`); export_encoder()
 takes an nn.TransformerEncoder with the caller's embedding (and optional
@@ -603,8 +603,8 @@ class _Source:
         return sorted(out, key=lambda kv: kv[0].encode("utf-8"))
 
 
-_ARCH_KIND = (("Bert", "bert"), ("Llama", "llama"), ("Mistral", "mistral"), ("Qwen2", "qwen2"), ("GPT2", "gpt2"))
-_KINDS = ("bert", "llama", "mistral", "qwen2", "gpt2")
+_ARCH_KIND = (("Bert", "bert"), ("Roberta", "roberta"), ("Llama", "llama"), ("Mistral", "mistral"), ("Qwen2", "qwen2"), ("GPT2", "gpt2"))
+_KINDS = ("bert", "roberta", "llama", "mistral", "qwen2", "gpt2")
 
 
 def _model_kind(src, c):
@@ -637,7 +637,8 @@ def _model_kind(src, c):
 _BERT_ACT = {"gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "relu": "relu"}
 
 
-def _hf_bert(s, c):
+def _hf_bert(s, c, roberta=False):
+    """BertModel; roberta: RobertaModel, BERT's keys with positions that start after pad_token_id."""
     emb = "embeddings.word_embeddings.weight"
     prefix = None
     for k in s.state:
@@ -661,13 +662,17 @@ def _hf_bert(s, c):
         c.bad("hidden_act", f"= '{act}' is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu)")
     eps = c.eps("layer_norm_eps", 1e-12)
     pos = c.integer("max_position_embeddings", 1, MAX_SEQ)
+    first = c.integer("pad_token_id", 0, MAX_SEQ, 1) + 1 if roberta else 0
+    if first >= pos:
+        c.bad("max_position_embeddings", f"= {pos} leaves no position after pad_token_id + 1 = {first}")
     types = c.integer("type_vocab_size", 0, MAX_TYPE_VOCAB, 2)
     v = c.integer("vocab_size", 1, MAX_VOCAB)
     pe = c.string("position_embedding_type", "absolute")
     if pe != "absolute":
         c.bad("position_embedding_type", f"= '{pe}' is not supported (absolute)")
     cfg = dict(vocab_size=v, embed_dim=e, num_layers=n, num_heads=h, num_kv_heads=0, head_dim=e // h, ffn_dim=f,
-               max_positions=pos, type_vocab_size=types, norm="layer_norm", norm_eps=eps, activation=_BERT_ACT[act],
+               max_positions=pos - first, type_vocab_size=types, norm="layer_norm", norm_eps=eps,
+               activation=_BERT_ACT[act],
                head="none", rope_base=0.0, pre_norm=False, gated_ffn=False, attention_bias=True, ffn_bias=True,
                norm_bias=True, learned_positions=True, embedding_norm=True, final_norm=False, causal=False)
 
@@ -679,7 +684,7 @@ def _hf_bert(s, c):
     pp = prefix + "embeddings."
     model = {"token_embedding": s.get(pp + "word_embeddings.weight", (v, e), "vocab_size, hidden_size"),
              "position_embedding": s.get(pp + "position_embeddings.weight", (pos, e),
-                                         "max_position_embeddings, hidden_size")}
+                                         "max_position_embeddings, hidden_size")[first:]}
     if types > 0:
         model["type_embedding"] = s.get(pp + "token_type_embeddings.weight", (types, e), "type_vocab_size, hidden_size")
     model["embedding_norm_weight"], model["embedding_norm_bias"] = layer_norm(pp + "LayerNorm.")
@@ -702,7 +707,8 @@ def _hf_bert(s, c):
         L["ffn_b2"] = s.get(p + "output.dense.bias", (e,), "hidden_size")
         L["norm2_weight"], L["norm2_bias"] = layer_norm(p + "output.LayerNorm.")
         layers.append(L)
-    user = s.leftovers(prefix + "encoder.layer.", f"a BertModel with num_hidden_layers = {n}")
+    user = s.leftovers(prefix + "encoder.layer.",
+                       f"a {'RobertaModel' if roberta else 'BertModel'} with num_hidden_layers = {n}")
     return cfg, layers, model, user
 
 
@@ -859,7 +865,7 @@ def _hf_gpt2(s, c):
 
 
 def export_model(source, out_path=None, config=None, byte_vocab=False, data_align=16):
-    """Export a whole Hugging Face model (BertModel / BertFor..., LlamaForCausalLM, MistralForCausalLM,
+    """Export a whole Hugging Face model (BertModel / BertFor..., RobertaModel, LlamaForCausalLM, MistralForCausalLM,
     Qwen2ForCausalLM, GPT2Model, GPT2LMHeadModel) to format v3, as
     `attn import MODEL.safetensors --config config.json` does. source: a module, a state_dict or the path
     of a .pt/.bin/.safetensors file; config: a dict, the path of config.json, or None for a module's
@@ -880,8 +886,8 @@ def export_model(source, out_path=None, config=None, byte_vocab=False, data_alig
     state, _ = load_state(source)
     s, c = _Source(state, src), _Config(config, cfg_src)
     kind = _model_kind(s, c)
-    if kind == "bert":
-        cfg, layers, model, user = _hf_bert(s, c)
+    if kind in ("bert", "roberta"):
+        cfg, layers, model, user = _hf_bert(s, c, kind == "roberta")
     elif kind == "gpt2":
         cfg, layers, model, user = _hf_gpt2(s, c)
     else:

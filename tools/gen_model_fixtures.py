@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Regenerate tests/data/model: small Hugging Face BERT, Llama, GPT-2, Qwen2 and Mistral checkpoints
+"""Regenerate tests/data/model: small Hugging Face BERT, Llama, GPT-2, Qwen2, Mistral and RoBERTa checkpoints
 (random weights, numpy only) as .safetensors with their config.json, and the
 .attn files tools/attn_export.py's export_model() writes for them.
 tests/cli_model_test.cpp checks that `attn import` writes the same bytes, and
@@ -122,6 +122,14 @@ def mistral(rng):
     return s, cfg
 
 
+def roberta(rng):
+    """RobertaModel: BERT's keys, positions numbered from pad_token_id + 1 = 2 (max_positions 10 -> 8)."""
+    s, cfg = bert(rng, "roberta.", layers=1, p=10, t=1)
+    cfg.update({"architectures": ["RobertaModel"], "model_type": "roberta", "pad_token_id": 1,
+                "layer_norm_eps": 1e-5})
+    return s, cfg
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     rng = np.random.default_rng(20261202)
@@ -133,7 +141,8 @@ def main():
             ("llama_tied", llama(rng, tied=True, layers=1, v=256), ["--byte-vocab"]),
             ("gpt2", gpt2(rng2), []),
             ("qwen2", qwen2(rng2), []),
-            ("mistral", mistral(rng2), [])):
+            ("mistral", mistral(rng2), []),
+            ("roberta", roberta(rng2), [])):
         if name == "bert_cls":
             state["classifier.weight"] = (rng.standard_normal((3, 8)) * 0.2).astype(np.float32)
             state["classifier.bias"] = np.zeros(3, np.float32)

@@ -110,7 +110,7 @@ constexpr int64_t kMaxVocab = int64_t{1} << 24;
 constexpr int64_t kMaxTypeVocab = int64_t{1} << 16;
 
 // The model family: config.json's model_type, else its architectures, else the keys.
-// "bert"; "llama" and its layout-sharing relatives "mistral" and "qwen2"; "gpt2".
+// "bert" and "roberta"; "llama" and its layout-sharing relatives "mistral" and "qwen2"; "gpt2".
 std::string model_kind(const Source& s, const Config& c) {
   std::string t = c.string("model_type", "");
   if (t.empty()) {
@@ -119,6 +119,7 @@ std::string model_kind(const Source& s, const Config& c) {
       for (const json::Value& x : a->items) {
         if (x.type != json::Value::Type::kString) continue;
         if (starts_with(x.text, "Bert")) t = "bert";
+        if (starts_with(x.text, "Roberta")) t = "roberta";
         if (starts_with(x.text, "Llama")) t = "llama";
         if (starts_with(x.text, "Mistral")) t = "mistral";
         if (starts_with(x.text, "Qwen2")) t = "qwen2";
@@ -139,8 +140,9 @@ std::string model_kind(const Source& s, const Config& c) {
         c.src + ": cannot tell the model type: no 'model_type' or 'architectures', and " + s.src +
         " has none of 'embeddings.word_embeddings.weight' (BERT), 'model.embed_tokens.weight' (Llama), "
         "'wte.weight' (GPT-2)");
-  if (t != "bert" && t != "llama" && t != "mistral" && t != "qwen2" && t != "gpt2")
-    throw Error(c.src + ": model_type '" + t + "' is not supported (bert, llama, mistral, qwen2, gpt2)");
+  if (t != "bert" && t != "roberta" && t != "llama" && t != "mistral" && t != "qwen2" && t != "gpt2")
+    throw Error(c.src + ": model_type '" + t +
+                "' is not supported (bert, roberta, llama, mistral, qwen2, gpt2)");
   return t;
 }
 
@@ -188,7 +190,8 @@ void layer_norm(Source& s, const std::string& p, int64_t e, std::vector<float>* 
   *b = s.get(p + (old ? "beta" : "bias"), {e}, "hidden_size");
 }
 
-ImportedModel import_bert(Source& s, const Config& c) {
+// BertModel; `roberta`: RobertaModel, BERT's keys with positions that start after pad_token_id.
+ImportedModel import_bert(Source& s, const Config& c, bool roberta) {
   std::string prefix;
   bool found = false;
   const std::string emb = "embeddings.word_embeddings.weight";
@@ -203,7 +206,7 @@ ImportedModel import_bert(Source& s, const Config& c) {
   }
   if (!found) throw Error(s.src + ": missing tensor '" + emb + "' (a BertModel's token embedding)");
   ImportedModel m;
-  m.kind = "bert";
+  m.kind = roberta ? "roberta" : "bert";
   TransformerConfig& k = m.config;
   const int64_t e = c.integer("hidden_size", 1, ATTN_MAX_DIM, -1);
   k.embed_dim = static_cast<int32_t>(e);
@@ -218,7 +221,13 @@ ImportedModel import_bert(Source& s, const Config& c) {
   k.norm = NormKind::kLayerNorm;
   k.norm_eps = c.eps("layer_norm_eps", 1e-12);
   const int64_t pos = c.integer("max_position_embeddings", 1, ATTN_MAX_SEQ, -1);
-  k.max_positions = static_cast<int32_t>(pos);
+  // RoBERTa numbers a sequence without padding tokens from pad_token_id + 1: the rows before are not used.
+  const int64_t first = roberta ? c.integer("pad_token_id", 0, ATTN_MAX_SEQ, 1) + 1 : 0;
+  if (first >= pos)
+    c.bad(
+        "max_position_embeddings",
+        "= " + std::to_string(pos) + " leaves no position after pad_token_id + 1 = " + std::to_string(first));
+  k.max_positions = static_cast<int32_t>(pos - first);
   const int64_t types = c.integer("type_vocab_size", 0, kMaxTypeVocab, 2);
   k.type_vocab_size = static_cast<int32_t>(types);
   const int64_t v = c.integer("vocab_size", 1, kMaxVocab, -1);
@@ -236,6 +245,7 @@ ImportedModel import_bert(Source& s, const Config& c) {
   w.token_embedding = s.get(pp + "word_embeddings.weight", {v, e}, "vocab_size, hidden_size");
   w.position_embedding =
       s.get(pp + "position_embeddings.weight", {pos, e}, "max_position_embeddings, hidden_size");
+  w.position_embedding.erase(w.position_embedding.begin(), w.position_embedding.begin() + first * e);
   if (types > 0)
     w.type_embedding = s.get(pp + "token_type_embeddings.weight", {types, e}, "type_vocab_size, hidden_size");
   layer_norm(s, pp + "LayerNorm.", e, &w.embedding_norm_weight, &w.embedding_norm_bias);
@@ -260,7 +270,9 @@ ImportedModel import_bert(Source& s, const Config& c) {
     w.layers.push_back(std::move(L));
   }
   leftovers(s, prefix + "encoder.layer.",
-            "a BertModel with num_hidden_layers = " + std::to_string(k.num_layers), &m);
+            std::string(roberta ? "a RobertaModel" : "a BertModel") +
+                " with num_hidden_layers = " + std::to_string(k.num_layers),
+            &m);
   return m;
 }
 
@@ -503,7 +515,7 @@ ImportedModel import_hf(const std::string& src, const std::vector<safetensors::T
   c.src = config_src;
   c.v = &config;
   const std::string kind = model_kind(s, c);
-  if (kind == "bert") return import_bert(s, c);
+  if (kind == "bert" || kind == "roberta") return import_bert(s, c, kind == "roberta");
   if (kind == "gpt2") return import_gpt2(s, c);
   return import_llama(s, c, kind);
 }
