@@ -58,7 +58,7 @@ class HuggingFaceLayouts(unittest.TestCase):
         # tests/data/model holds the exporter's bytes; `attn import` must write them too (cli_model_test.cpp).
         with open(os.path.join(MODEL_DIR, "cases.txt")) as fh:
             cases = [line.split() for line in fh if line.strip()]
-        self.assertEqual(len(cases), 7)
+        self.assertEqual(len(cases), 8)
         for out, st, cfg, *flags in cases:
             got = attn_export.export_model(os.path.join(MODEL_DIR, st), config=os.path.join(MODEL_DIR, cfg),
                                            byte_vocab="--byte-vocab" in flags)

@@ -3,7 +3,8 @@
 // Every case that is a Hugging Face BERT, Llama, Qwen2 or GPT-2 is written as
 // the checkpoint Hugging Face would save (safetensors under BertModel /
 // LlamaForCausalLM / Qwen2ForCausalLM / GPT2LMHeadModel key names, plus
-// config.json; the BERT cases once more as RobertaModel, the Llama cases as
+// config.json; the BERT cases once more as RobertaModel and, with erf GELU and eps
+// 1e-12, as DistilBertModel, the Llama cases as
 // MistralForCausalLM with a sliding window as long as the tokens), imported, and run on the case's tokens:
 // the output must be within 1e-4 max|expected| of the float64 output, for the causal cases also with
 // --incremental (the KV-cache decode).
@@ -168,6 +169,46 @@ std::vector<hf::StTensor> llama_checkpoint(const model_golden::Case& c, std::str
   return ts;
 }
 
+// DistilBertModel's keys and config.json: BERT's layer under other names, no token types (the case's
+// type 0 row is added to the positions, which is what BERT computes for tokens of type 0).
+std::vector<hf::StTensor> distilbert_checkpoint(const model_golden::Case& c, std::string* config) {
+  const attn::TransformerConfig& k = c.config;
+  const int64_t e = k.embed_dim, f = k.ffn_dim;
+  std::vector<hf::StTensor> ts;
+  ts.push_back(tensor(c, "token_embedding", "embeddings.word_embeddings.weight", {k.vocab_size, e}));
+  hf::StTensor pos =
+      tensor(c, "position_embedding", "embeddings.position_embeddings.weight", {k.max_positions, e});
+  const std::vector<float>& type = c.t.at("type_embedding");
+  for (size_t i = 0; i < pos.values.size(); ++i) pos.values[i] += type[i % static_cast<size_t>(e)];
+  ts.push_back(pos);
+  ts.push_back(tensor(c, "embedding_norm_weight", "embeddings.LayerNorm.weight", {e}));
+  ts.push_back(tensor(c, "embedding_norm_bias", "embeddings.LayerNorm.bias", {e}));
+  for (int32_t l = 0; l < k.num_layers; ++l) {
+    const std::string b = "block" + std::to_string(l) + "_",
+                      p = "transformer.layer." + std::to_string(l) + ".";
+    for (const char* w : {"q", "k", "v", "o"}) {
+      const std::string lin =
+          p + "attention." + (w[0] == 'o' ? std::string("out") : std::string(w)) + "_lin.";
+      ts.push_back(tensor(c, b + "w" + w, lin + "weight", {e, e}));
+      ts.push_back(tensor(c, b + "b" + w, lin + "bias", {e}));
+    }
+    ts.push_back(tensor(c, b + "norm1_weight", p + "sa_layer_norm.weight", {e}));
+    ts.push_back(tensor(c, b + "norm1_bias", p + "sa_layer_norm.bias", {e}));
+    ts.push_back(tensor(c, b + "ffn_w1", p + "ffn.lin1.weight", {f, e}));
+    ts.push_back(tensor(c, b + "ffn_b1", p + "ffn.lin1.bias", {f}));
+    ts.push_back(tensor(c, b + "ffn_w2", p + "ffn.lin2.weight", {e, f}));
+    ts.push_back(tensor(c, b + "ffn_b2", p + "ffn.lin2.bias", {e}));
+    ts.push_back(tensor(c, b + "norm2_weight", p + "output_layer_norm.weight", {e}));
+    ts.push_back(tensor(c, b + "norm2_bias", p + "output_layer_norm.bias", {e}));
+  }
+  *config = "{\"architectures\": [\"DistilBertModel\"], \"model_type\": \"distilbert\", \"dim\": " +
+            std::to_string(e) + ", \"n_layers\": " + std::to_string(k.num_layers) +
+            ", \"n_heads\": " + std::to_string(k.num_heads) + ", \"hidden_dim\": " + std::to_string(f) +
+            ", \"activation\": \"gelu\", \"max_position_embeddings\": " + std::to_string(k.max_positions) +
+            ", \"vocab_size\": " + std::to_string(k.vocab_size) + "}";
+  return ts;
+}
+
 // Columns [c0, c0 + rows) of GPT-2's Conv1D weight [in, out] are the case's [rows, in] weight `key`.
 void conv1d_columns(const model_golden::Case& c, const std::string& key, int64_t in, int64_t out, int64_t c0,
                     std::vector<float>* w) {
@@ -270,6 +311,7 @@ TEST_CASE(
     "golden float64 outputs",
     "[cli][golden_import]") {
   std::vector<std::string> covered;
+  bool distilled = false;
   for (const std::string& dir : model_golden::list_cases()) {
     model_golden::Case c;
     std::string error;
@@ -281,6 +323,12 @@ TEST_CASE(
       import_and_run(c, c.name, ts, config);
       const std::vector<hf::StTensor> rs = bert_checkpoint(c, &config, true);
       import_and_run(c, c.name + " as RobertaModel", rs, config);
+      if (c.config.activation == attn::Activation::kGelu &&
+          c.config.norm_eps == 1e-12f) {  // DistilBERT's own
+        const std::vector<hf::StTensor> ds = distilbert_checkpoint(c, &config);
+        import_and_run(c, c.name + " as DistilBertModel", ds, config);
+        distilled = true;
+      }
     } else if (is_gpt2(c.config)) {
       const std::vector<hf::StTensor> ts = gpt2_checkpoint(c, &config);
       import_and_run(c, c.name + " as GPT2LMHeadModel", ts, config);
@@ -298,6 +346,7 @@ TEST_CASE(
     covered.push_back(c.name);
   }
   // The Hugging Face-shaped cases the golden set has; none may drop out unnoticed.
+  CHECK(distilled);
   CHECK(covered == std::vector<std::string>{"bert_e32_h4_l2", "bert_gelutanh_e24_h3_l1",
                                             "gpt2_causal_e24_h2_l2", "llama_gqa_untied_e32_h4_kv2_l2",
                                             "llama_mha_tied_e32_h4_l2", "llama_mqa_hd8_e24_h4_kv1_l3",

@@ -635,7 +635,7 @@ TEST_CASE("attn import of whole models writes the export script's bytes", "[cli]
     CHECK(cli::slurp(tmp / "out.attn") == cli::slurp(dir + w[0]));
     ++n;
   }
-  CHECK(n == 7);
+  CHECK(n == 8);
 }
 
 #endif  // ATTN_CLI_PATH

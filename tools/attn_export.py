@@ -2,7 +2,7 @@
 """Export PyTorch attention weights and whole transformer models to .attn files (float32).
 
 Whole models (format v3): export_model() takes Hugging Face BertModel /
-BertFor..., RobertaModel, LlamaForCausalLM (MistralForCausalLM, Qwen2ForCausalLM) and
+BertFor..., RobertaModel, DistilBertModel, LlamaForCausalLM (MistralForCausalLM, Qwen2ForCausalLM) and
 GPT2Model / GPT2LMHeadModel weights with their config (the rules and bytes
 of `attn import MODEL.safetensors --config config.json`); export_encoder()
 takes an nn.TransformerEncoder with the caller's embedding (and optional
@@ -603,8 +603,8 @@ class _Source:
         return sorted(out, key=lambda kv: kv[0].encode("utf-8"))
 
 
-_ARCH_KIND = (("Bert", "bert"), ("Roberta", "roberta"), ("Llama", "llama"), ("Mistral", "mistral"), ("Qwen2", "qwen2"), ("GPT2", "gpt2"))
-_KINDS = ("bert", "roberta", "llama", "mistral", "qwen2", "gpt2")
+_ARCH_KIND = (("Bert", "bert"), ("Roberta", "roberta"), ("DistilBert", "distilbert"), ("Llama", "llama"), ("Mistral", "mistral"), ("Qwen2", "qwen2"), ("GPT2", "gpt2"))
+_KINDS = ("bert", "roberta", "distilbert", "llama", "mistral", "qwen2", "gpt2")
 
 
 def _model_kind(src, c):
@@ -637,8 +637,8 @@ def _model_kind(src, c):
 _BERT_ACT = {"gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "relu": "relu"}
 
 
-def _hf_bert(s, c, roberta=False):
-    """BertModel; roberta: RobertaModel, BERT's keys with positions that start after pad_token_id."""
+def _embeddings_prefix(s, what):
+    """The prefix of the one `embeddings.word_embeddings.weight` in the state ("" or "bert.", ...)."""
     emb = "embeddings.word_embeddings.weight"
     prefix = None
     for k in s.state:
@@ -647,10 +647,16 @@ def _hf_bert(s, c, roberta=False):
             if p and not p.endswith("."):
                 continue
             if prefix is not None and p != prefix:
-                raise ExportError(f"{s.src}: two BERT models in one file ('{prefix}{emb}' and '{k}')")
+                raise ExportError(f"{s.src}: two models in one file ('{prefix}{emb}' and '{k}')")
             prefix = p
     if prefix is None:
-        raise ExportError(f"{s.src}: missing tensor '{emb}' (a BertModel's token embedding)")
+        raise ExportError(f"{s.src}: missing tensor '{emb}' ({what}'s token embedding)")
+    return prefix
+
+
+def _hf_bert(s, c, roberta=False):
+    """BertModel; roberta: RobertaModel, BERT's keys with positions that start after pad_token_id."""
+    prefix = _embeddings_prefix(s, "a RobertaModel" if roberta else "a BertModel")
     e = c.integer("hidden_size", 1, MAX_DIM)
     n = c.integer("num_hidden_layers", 1, MAX_LAYERS)
     h = c.integer("num_attention_heads", 1, MAX_HEADS)
@@ -715,6 +721,51 @@ def _hf_bert(s, c, roberta=False):
 def _clamp_to_window(c, key, pos):
     """max_positions held at or below a sliding window of w keys, which changes nothing up to w tokens."""
     return min(pos, c.integer(key, 1, 2**31 - 1, 2**31 - 1))
+
+
+def _hf_distilbert(s, c):
+    """DistilBertModel: BERT's post-norm layer under other names and config keys, no token types, eps 1e-12."""
+    prefix = _embeddings_prefix(s, "a DistilBertModel")
+    e = c.integer("dim", 1, MAX_DIM)
+    n = c.integer("n_layers", 1, MAX_LAYERS)
+    h = c.integer("n_heads", 1, MAX_HEADS)
+    if e % h:
+        c.bad("n_heads", f"= {h} does not divide dim {e}")
+    f = c.integer("hidden_dim", 1, MAX_DIM)
+    act = c.string("activation", "gelu")
+    if act not in ("gelu", "relu"):
+        c.bad("activation", f"= '{act}' is not supported (gelu, relu)")
+    pos = c.integer("max_position_embeddings", 1, MAX_SEQ)
+    v = c.integer("vocab_size", 1, MAX_VOCAB)
+    cfg = dict(vocab_size=v, embed_dim=e, num_layers=n, num_heads=h, num_kv_heads=0, head_dim=e // h, ffn_dim=f,
+               max_positions=pos, type_vocab_size=0, norm="layer_norm", norm_eps=_f32(1e-12), activation=act,
+               head="none", rope_base=0.0, pre_norm=False, gated_ffn=False, attention_bias=True, ffn_bias=True,
+               norm_bias=True, learned_positions=True, embedding_norm=True, final_norm=False, causal=False)
+    pp = prefix + "embeddings."
+    model = {"token_embedding": s.get(pp + "word_embeddings.weight", (v, e), "vocab_size, dim"),
+             "position_embedding": s.get(pp + "position_embeddings.weight", (pos, e), "max_position_embeddings, dim"),
+             "embedding_norm_weight": s.get(pp + "LayerNorm.weight", (e,), "dim"),
+             "embedding_norm_bias": s.get(pp + "LayerNorm.bias", (e,), "dim")}
+    layers = []
+    for i in range(n):
+        p = f"{prefix}transformer.layer.{i}."
+        at = p + "attention."
+        L = {}
+        for w, key in (("q", "q_lin"), ("k", "k_lin"), ("v", "v_lin"), ("o", "out_lin")):
+            L["w" + w] = s.get(at + key + ".weight", (e, e), "dim")
+        for w, key in (("q", "q_lin"), ("k", "k_lin"), ("v", "v_lin"), ("o", "out_lin")):
+            L["b" + w] = s.get(at + key + ".bias", (e,), "dim")
+        L["norm1_weight"] = s.get(p + "sa_layer_norm.weight", (e,), "dim")
+        L["norm1_bias"] = s.get(p + "sa_layer_norm.bias", (e,), "dim")
+        L["ffn_w1"] = s.get(p + "ffn.lin1.weight", (f, e), "hidden_dim, dim")
+        L["ffn_b1"] = s.get(p + "ffn.lin1.bias", (f,), "hidden_dim")
+        L["ffn_w2"] = s.get(p + "ffn.lin2.weight", (e, f), "dim, hidden_dim")
+        L["ffn_b2"] = s.get(p + "ffn.lin2.bias", (e,), "dim")
+        L["norm2_weight"] = s.get(p + "output_layer_norm.weight", (e,), "dim")
+        L["norm2_bias"] = s.get(p + "output_layer_norm.bias", (e,), "dim")
+        layers.append(L)
+    user = s.leftovers(prefix + "transformer.layer.", f"a DistilBertModel with n_layers = {n}")
+    return cfg, layers, model, user
 
 
 def _hf_llama(s, c, family="llama"):
@@ -865,7 +916,7 @@ def _hf_gpt2(s, c):
 
 
 def export_model(source, out_path=None, config=None, byte_vocab=False, data_align=16):
-    """Export a whole Hugging Face model (BertModel / BertFor..., RobertaModel, LlamaForCausalLM, MistralForCausalLM,
+    """Export a whole Hugging Face model (BertModel / BertFor..., RobertaModel, DistilBertModel, LlamaForCausalLM, MistralForCausalLM,
     Qwen2ForCausalLM, GPT2Model, GPT2LMHeadModel) to format v3, as
     `attn import MODEL.safetensors --config config.json` does. source: a module, a state_dict or the path
     of a .pt/.bin/.safetensors file; config: a dict, the path of config.json, or None for a module's
@@ -888,6 +939,8 @@ def export_model(source, out_path=None, config=None, byte_vocab=False, data_alig
     kind = _model_kind(s, c)
     if kind in ("bert", "roberta"):
         cfg, layers, model, user = _hf_bert(s, c, kind == "roberta")
+    elif kind == "distilbert":
+        cfg, layers, model, user = _hf_distilbert(s, c)
     elif kind == "gpt2":
         cfg, layers, model, user = _hf_gpt2(s, c)
     else:

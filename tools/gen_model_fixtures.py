@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Regenerate tests/data/model: small Hugging Face BERT, Llama, GPT-2, Qwen2, Mistral and RoBERTa checkpoints
+"""Regenerate tests/data/model: small Hugging Face BERT, Llama, GPT-2, Qwen2, Mistral, RoBERTa and DistilBERT checkpoints
 (random weights, numpy only) as .safetensors with their config.json, and the
 .attn files tools/attn_export.py's export_model() writes for them.
 tests/cli_model_test.cpp checks that `attn import` writes the same bytes, and
@@ -130,6 +130,29 @@ def roberta(rng):
     return s, cfg
 
 
+def distilbert(rng, layers=2, e=8, h=2, f=12, v=20, p=8):
+    """DistilBertForSequenceClassification's keys (under "distilbert.", a classifier beside)."""
+    s = {}
+    r = lambda *shape: (rng.standard_normal(shape) * 0.2).astype(np.float32)  # noqa: E731
+    s["distilbert.embeddings.word_embeddings.weight"] = r(v, e)
+    s["distilbert.embeddings.position_embeddings.weight"] = r(p, e)
+    s["distilbert.embeddings.LayerNorm.weight"], s["distilbert.embeddings.LayerNorm.bias"] = 1 + r(e), r(e)
+    for i in range(layers):
+        q = f"distilbert.transformer.layer.{i}."
+        for n in ("q_lin", "k_lin", "v_lin", "out_lin"):
+            s[q + f"attention.{n}.weight"], s[q + f"attention.{n}.bias"] = r(e, e), r(e)
+        s[q + "sa_layer_norm.weight"], s[q + "sa_layer_norm.bias"] = 1 + r(e), r(e)
+        s[q + "ffn.lin1.weight"], s[q + "ffn.lin1.bias"] = r(f, e), r(f)
+        s[q + "ffn.lin2.weight"], s[q + "ffn.lin2.bias"] = r(e, f), r(e)
+        s[q + "output_layer_norm.weight"], s[q + "output_layer_norm.bias"] = 1 + r(e), r(e)
+    s["pre_classifier.weight"], s["pre_classifier.bias"] = r(e, e), r(e)
+    s["classifier.weight"], s["classifier.bias"] = r(2, e), r(2)
+    cfg = {"architectures": ["DistilBertForSequenceClassification"], "model_type": "distilbert", "dim": e,
+           "n_layers": layers, "n_heads": h, "hidden_dim": f, "activation": "gelu", "max_position_embeddings": p,
+           "vocab_size": v, "sinusoidal_pos_embds": False}
+    return s, cfg
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     rng = np.random.default_rng(20261202)
@@ -142,7 +165,8 @@ def main():
             ("gpt2", gpt2(rng2), []),
             ("qwen2", qwen2(rng2), []),
             ("mistral", mistral(rng2), []),
-            ("roberta", roberta(rng2), [])):
+            ("roberta", roberta(rng2), []),
+            ("distilbert", distilbert(rng2), [])):
         if name == "bert_cls":
             state["classifier.weight"] = (rng.standard_normal((3, 8)) * 0.2).astype(np.float32)
             state["classifier.bias"] = np.zeros(3, np.float32)

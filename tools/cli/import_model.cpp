@@ -110,7 +110,7 @@ constexpr int64_t kMaxVocab = int64_t{1} << 24;
 constexpr int64_t kMaxTypeVocab = int64_t{1} << 16;
 
 // The model family: config.json's model_type, else its architectures, else the keys.
-// "bert" and "roberta"; "llama" and its layout-sharing relatives "mistral" and "qwen2"; "gpt2".
+// "bert", "roberta" and "distilbert"; "llama" and its layout-sharing relatives "mistral" and "qwen2"; "gpt2".
 std::string model_kind(const Source& s, const Config& c) {
   std::string t = c.string("model_type", "");
   if (t.empty()) {
@@ -120,6 +120,7 @@ std::string model_kind(const Source& s, const Config& c) {
         if (x.type != json::Value::Type::kString) continue;
         if (starts_with(x.text, "Bert")) t = "bert";
         if (starts_with(x.text, "Roberta")) t = "roberta";
+        if (starts_with(x.text, "DistilBert")) t = "distilbert";
         if (starts_with(x.text, "Llama")) t = "llama";
         if (starts_with(x.text, "Mistral")) t = "mistral";
         if (starts_with(x.text, "Qwen2")) t = "qwen2";
@@ -140,9 +141,10 @@ std::string model_kind(const Source& s, const Config& c) {
         c.src + ": cannot tell the model type: no 'model_type' or 'architectures', and " + s.src +
         " has none of 'embeddings.word_embeddings.weight' (BERT), 'model.embed_tokens.weight' (Llama), "
         "'wte.weight' (GPT-2)");
-  if (t != "bert" && t != "roberta" && t != "llama" && t != "mistral" && t != "qwen2" && t != "gpt2")
+  if (t != "bert" && t != "roberta" && t != "distilbert" && t != "llama" && t != "mistral" && t != "qwen2" &&
+      t != "gpt2")
     throw Error(c.src + ": model_type '" + t +
-                "' is not supported (bert, roberta, llama, mistral, qwen2, gpt2)");
+                "' is not supported (bert, roberta, distilbert, llama, mistral, qwen2, gpt2)");
   return t;
 }
 
@@ -190,8 +192,8 @@ void layer_norm(Source& s, const std::string& p, int64_t e, std::vector<float>* 
   *b = s.get(p + (old ? "beta" : "bias"), {e}, "hidden_size");
 }
 
-// BertModel; `roberta`: RobertaModel, BERT's keys with positions that start after pad_token_id.
-ImportedModel import_bert(Source& s, const Config& c, bool roberta) {
+// The prefix of the one `embeddings.word_embeddings.weight` in the file ("" or "bert.", "roberta.", ...).
+std::string embeddings_prefix(const Source& s, const char* what) {
   std::string prefix;
   bool found = false;
   const std::string emb = "embeddings.word_embeddings.weight";
@@ -200,11 +202,17 @@ ImportedModel import_bert(Source& s, const Config& c, bool roberta) {
     const std::string p = t.name.substr(0, t.name.size() - emb.size());
     if (!p.empty() && p.back() != '.') continue;
     if (found && p != prefix)
-      throw Error(s.src + ": two BERT models in one file ('" + prefix + emb + "' and '" + t.name + "')");
+      throw Error(s.src + ": two models in one file ('" + prefix + emb + "' and '" + t.name + "')");
     prefix = p;
     found = true;
   }
-  if (!found) throw Error(s.src + ": missing tensor '" + emb + "' (a BertModel's token embedding)");
+  if (!found) throw Error(s.src + ": missing tensor '" + emb + "' (" + what + "'s token embedding)");
+  return prefix;
+}
+
+// BertModel; `roberta`: RobertaModel, BERT's keys with positions that start after pad_token_id.
+ImportedModel import_bert(Source& s, const Config& c, bool roberta) {
+  const std::string prefix = embeddings_prefix(s, roberta ? "a RobertaModel" : "a BertModel");
   ImportedModel m;
   m.kind = roberta ? "roberta" : "bert";
   TransformerConfig& k = m.config;
@@ -273,6 +281,74 @@ ImportedModel import_bert(Source& s, const Config& c, bool roberta) {
             std::string(roberta ? "a RobertaModel" : "a BertModel") +
                 " with num_hidden_layers = " + std::to_string(k.num_layers),
             &m);
+  return m;
+}
+
+// DistilBertModel (keys under "distilbert." or none): BERT's post-norm layer under other names and
+// config keys, no token types, LayerNorm eps 1e-12.
+ImportedModel import_distilbert(Source& s, const Config& c) {
+  const std::string prefix = embeddings_prefix(s, "a DistilBertModel");
+  ImportedModel m;
+  m.kind = "distilbert";
+  TransformerConfig& k = m.config;
+  const int64_t e = c.integer("dim", 1, ATTN_MAX_DIM, -1);
+  k.embed_dim = static_cast<int32_t>(e);
+  k.num_layers = static_cast<int32_t>(c.integer("n_layers", 1, ATTN_MAX_LAYERS, -1));
+  k.num_heads = static_cast<int32_t>(c.integer("n_heads", 1, ATTN_MAX_HEADS, -1));
+  if (e % k.num_heads != 0)
+    c.bad("n_heads", "= " + std::to_string(k.num_heads) + " does not divide dim " + std::to_string(e));
+  const int64_t f = c.integer("hidden_dim", 1, ATTN_MAX_DIM, -1);
+  k.ffn_dim = static_cast<int32_t>(f);
+  const std::string a = c.string("activation", "gelu");
+  if (a == "gelu")
+    k.activation = Activation::kGelu;
+  else if (a == "relu")
+    k.activation = Activation::kRelu;
+  else
+    c.bad("activation", "= '" + a + "' is not supported (gelu, relu)");
+  k.norm = NormKind::kLayerNorm;
+  k.norm_eps = 1e-12f;  // DistilBERT builds its LayerNorms with eps=1e-12, not from the config
+  const int64_t pos = c.integer("max_position_embeddings", 1, ATTN_MAX_SEQ, -1);
+  k.max_positions = static_cast<int32_t>(pos);
+  const int64_t v = c.integer("vocab_size", 1, kMaxVocab, -1);
+  k.vocab_size = static_cast<int32_t>(v);
+  k.type_vocab_size = 0;
+  k.pre_norm = false;
+  k.attention_bias = k.ffn_bias = k.norm_bias = true;
+  k.learned_positions = k.embedding_norm = true;  // sinusoidal_pos_embds too: the table is in the file
+  k.final_norm = k.causal = k.gated_ffn = false;
+  k.head = LmHead::kNone;
+
+  tools::TransformerTensorsF32& w = m.weights;
+  const std::string pp = prefix + "embeddings.";
+  w.token_embedding = s.get(pp + "word_embeddings.weight", {v, e}, "vocab_size, dim");
+  w.position_embedding = s.get(pp + "position_embeddings.weight", {pos, e}, "max_position_embeddings, dim");
+  w.embedding_norm_weight = s.get(pp + "LayerNorm.weight", {e}, "dim");
+  w.embedding_norm_bias = s.get(pp + "LayerNorm.bias", {e}, "dim");
+  for (int32_t l = 0; l < k.num_layers; ++l) {
+    const std::string p = prefix + "transformer.layer." + std::to_string(l) + ".";
+    tools::LayerTensorsF32 L;
+    const std::string at = p + "attention.";
+    L.wq = s.get(at + "q_lin.weight", {e, e}, "dim");
+    L.wk = s.get(at + "k_lin.weight", {e, e}, "dim");
+    L.wv = s.get(at + "v_lin.weight", {e, e}, "dim");
+    L.wo = s.get(at + "out_lin.weight", {e, e}, "dim");
+    L.bq = s.get(at + "q_lin.bias", {e}, "dim");
+    L.bk = s.get(at + "k_lin.bias", {e}, "dim");
+    L.bv = s.get(at + "v_lin.bias", {e}, "dim");
+    L.bo = s.get(at + "out_lin.bias", {e}, "dim");
+    L.norm1_weight = s.get(p + "sa_layer_norm.weight", {e}, "dim");
+    L.norm1_bias = s.get(p + "sa_layer_norm.bias", {e}, "dim");
+    L.w1 = s.get(p + "ffn.lin1.weight", {f, e}, "hidden_dim, dim");
+    L.b1 = s.get(p + "ffn.lin1.bias", {f}, "hidden_dim");
+    L.w2 = s.get(p + "ffn.lin2.weight", {e, f}, "dim, hidden_dim");
+    L.b2 = s.get(p + "ffn.lin2.bias", {e}, "dim");
+    L.norm2_weight = s.get(p + "output_layer_norm.weight", {e}, "dim");
+    L.norm2_bias = s.get(p + "output_layer_norm.bias", {e}, "dim");
+    w.layers.push_back(std::move(L));
+  }
+  leftovers(s, prefix + "transformer.layer.",
+            "a DistilBertModel with n_layers = " + std::to_string(k.num_layers), &m);
   return m;
 }
 
@@ -516,6 +592,7 @@ ImportedModel import_hf(const std::string& src, const std::vector<safetensors::T
   c.v = &config;
   const std::string kind = model_kind(s, c);
   if (kind == "bert" || kind == "roberta") return import_bert(s, c, kind == "roberta");
+  if (kind == "distilbert") return import_distilbert(s, c);
   if (kind == "gpt2") return import_gpt2(s, c);
   return import_llama(s, c, kind);
 }

@@ -1,5 +1,5 @@
 // import_model.h: whole transformer models for `attn import` (format v3):
-// Hugging Face BertModel, RobertaModel, LlamaForCausalLM (and MistralForCausalLM,
+// Hugging Face BertModel, RobertaModel, DistilBertModel, LlamaForCausalLM (and MistralForCausalLM,
 // Qwen2ForCausalLM) and GPT2Model / GPT2LMHeadModel safetensors with their
 // config.json, and llama2.c checkpoints. tools/attn_export.py reads the same
 // layouts with the same rules and writes the same bytes.
@@ -26,7 +26,7 @@ struct UserTensor {
 };
 
 struct ImportedModel {
-  std::string kind;  // "bert", "roberta", "llama", "mistral", "qwen2", "gpt2", "llama2.c"
+  std::string kind;  // "bert", "roberta", "distilbert", "llama", "mistral", "qwen2", "gpt2", "llama2.c"
   TransformerConfig config;
   tools::TransformerTensorsF32 weights;
   // The checkpoint's other float tensors (a classifier, a pooler), sorted by name.

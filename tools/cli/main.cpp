@@ -26,9 +26,9 @@ const Command kCommands[] = {
      "  --rope-base B      Llama blocks: rotary embedding base (default 10000; 0: none)\n"
      "  --prefix P         only the attention blocks under tensor-name prefix P\n"
      "  --extra NAME=KEY   also store tensor KEY as user tensor NAME (embeddings, heads); repeatable\n"
-     "  --config FILE      a whole Hugging Face model (BertModel, RobertaModel, LlamaForCausalLM, "
-     "MistralForCausalLM,\n"
-     "                     Qwen2ForCausalLM, GPT2Model, GPT2LMHeadModel) with its config.json;\n"
+     "  --config FILE      a whole Hugging Face model with its config.json: BertModel, RobertaModel,\n"
+     "                     DistilBertModel, LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM,\n"
+     "                     GPT2Model, GPT2LMHeadModel (and their ...For... heads as user tensors);\n"
      "                     without it a .bin file is a whole llama2.c checkpoint\n"
      "  --byte-vocab       whole models: token ids 0..255 are the bytes 0..255 (text in and out)\n"
      "  -o, --output FILE  the .attn file to write\n"},
