@@ -603,7 +603,8 @@ class _Source:
         return sorted(out, key=lambda kv: kv[0].encode("utf-8"))
 
 
-_ARCH_KIND = (("Bert", "bert"), ("Roberta", "roberta"), ("DistilBert", "distilbert"), ("Llama", "llama"), ("Mistral", "mistral"), ("Qwen2", "qwen2"), ("GPT2", "gpt2"))
+_ARCH_KIND = (("Bert", "bert"), ("Roberta", "roberta"), ("DistilBert", "distilbert"), ("Llama", "llama"),
+              ("Mistral", "mistral"), ("Qwen2", "qwen2"), ("GPT2", "gpt2"))
 _KINDS = ("bert", "roberta", "distilbert", "llama", "mistral", "qwen2", "gpt2")
 
 
@@ -635,6 +636,43 @@ def _model_kind(src, c):
 
 
 _BERT_ACT = {"gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "relu": "relu"}
+
+
+# The key names of a post-norm encoder layer (BERT's, or DistilBERT's for the same tensors), and the
+# config fields behind E and F for the shape errors (tools/cli/import_model.cpp has the same table).
+_BERT_KEYS = dict(layers="encoder.layer.", q="attention.self.query.", k="attention.self.key.",
+                  v="attention.self.value.", o="attention.output.dense.", norm1="attention.output.LayerNorm.",
+                  w1="intermediate.dense.", w2="output.dense.", norm2="output.LayerNorm.", embed="hidden_size",
+                  ffn="intermediate_size")
+_DISTILBERT_KEYS = dict(layers="transformer.layer.", q="attention.q_lin.", k="attention.k_lin.", v="attention.v_lin.",
+                        o="attention.out_lin.", norm1="sa_layer_norm.", w1="ffn.lin1.", w2="ffn.lin2.",
+                        norm2="output_layer_norm.", embed="dim", ffn="hidden_dim")
+
+
+def _layer_norm(s, p, e, why):
+    """LayerNorm weight and bias under p (HF names them weight/bias, older BERT checkpoints gamma/beta)."""
+    old = p + "weight" not in s.state and p + "gamma" in s.state
+    return s.get(p + ("gamma" if old else "weight"), (e,), why), s.get(p + ("beta" if old else "bias"), (e,), why)
+
+
+def _encoder_layers(s, prefix, keys, n, e, f):
+    E, F, EF = keys["embed"], f"{keys['ffn']}, {keys['embed']}", f"{keys['embed']}, {keys['ffn']}"
+    layers = []
+    for i in range(n):
+        p = f"{prefix}{keys['layers']}{i}."
+        L = {}
+        for w in "qkvo":
+            L["w" + w] = s.get(p + keys[w] + "weight", (e, e), E)
+        for w in "qkvo":
+            L["b" + w] = s.get(p + keys[w] + "bias", (e,), E)
+        L["norm1_weight"], L["norm1_bias"] = _layer_norm(s, p + keys["norm1"], e, E)
+        L["ffn_w1"] = s.get(p + keys["w1"] + "weight", (f, e), F)
+        L["ffn_b1"] = s.get(p + keys["w1"] + "bias", (f,), keys["ffn"])
+        L["ffn_w2"] = s.get(p + keys["w2"] + "weight", (e, f), EF)
+        L["ffn_b2"] = s.get(p + keys["w2"] + "bias", (e,), E)
+        L["norm2_weight"], L["norm2_bias"] = _layer_norm(s, p + keys["norm2"], e, E)
+        layers.append(L)
+    return layers
 
 
 def _embeddings_prefix(s, what):
@@ -682,38 +720,15 @@ def _hf_bert(s, c, roberta=False):
                head="none", rope_base=0.0, pre_norm=False, gated_ffn=False, attention_bias=True, ffn_bias=True,
                norm_bias=True, learned_positions=True, embedding_norm=True, final_norm=False, causal=False)
 
-    def layer_norm(p):
-        old = p + "weight" not in s.state and p + "gamma" in s.state
-        return (s.get(p + ("gamma" if old else "weight"), (e,), "hidden_size"),
-                s.get(p + ("beta" if old else "bias"), (e,), "hidden_size"))
-
     pp = prefix + "embeddings."
     model = {"token_embedding": s.get(pp + "word_embeddings.weight", (v, e), "vocab_size, hidden_size"),
              "position_embedding": s.get(pp + "position_embeddings.weight", (pos, e),
                                          "max_position_embeddings, hidden_size")[first:]}
     if types > 0:
         model["type_embedding"] = s.get(pp + "token_type_embeddings.weight", (types, e), "type_vocab_size, hidden_size")
-    model["embedding_norm_weight"], model["embedding_norm_bias"] = layer_norm(pp + "LayerNorm.")
-    layers = []
-    for i in range(n):
-        p = f"{prefix}encoder.layer.{i}."
-        sa = p + "attention.self."
-        L = {"wq": s.get(sa + "query.weight", (e, e), "hidden_size"),
-             "wk": s.get(sa + "key.weight", (e, e), "hidden_size"),
-             "wv": s.get(sa + "value.weight", (e, e), "hidden_size"),
-             "wo": s.get(p + "attention.output.dense.weight", (e, e), "hidden_size"),
-             "bq": s.get(sa + "query.bias", (e,), "hidden_size"),
-             "bk": s.get(sa + "key.bias", (e,), "hidden_size"),
-             "bv": s.get(sa + "value.bias", (e,), "hidden_size"),
-             "bo": s.get(p + "attention.output.dense.bias", (e,), "hidden_size")}
-        L["norm1_weight"], L["norm1_bias"] = layer_norm(p + "attention.output.LayerNorm.")
-        L["ffn_w1"] = s.get(p + "intermediate.dense.weight", (f, e), "intermediate_size, hidden_size")
-        L["ffn_b1"] = s.get(p + "intermediate.dense.bias", (f,), "intermediate_size")
-        L["ffn_w2"] = s.get(p + "output.dense.weight", (e, f), "hidden_size, intermediate_size")
-        L["ffn_b2"] = s.get(p + "output.dense.bias", (e,), "hidden_size")
-        L["norm2_weight"], L["norm2_bias"] = layer_norm(p + "output.LayerNorm.")
-        layers.append(L)
-    user = s.leftovers(prefix + "encoder.layer.",
+    model["embedding_norm_weight"], model["embedding_norm_bias"] = _layer_norm(s, pp + "LayerNorm.", e, "hidden_size")
+    layers = _encoder_layers(s, prefix, _BERT_KEYS, n, e, f)
+    user = s.leftovers(prefix + _BERT_KEYS["layers"],
                        f"a {'RobertaModel' if roberta else 'BertModel'} with num_hidden_layers = {n}")
     return cfg, layers, model, user
 
@@ -743,28 +758,10 @@ def _hf_distilbert(s, c):
                norm_bias=True, learned_positions=True, embedding_norm=True, final_norm=False, causal=False)
     pp = prefix + "embeddings."
     model = {"token_embedding": s.get(pp + "word_embeddings.weight", (v, e), "vocab_size, dim"),
-             "position_embedding": s.get(pp + "position_embeddings.weight", (pos, e), "max_position_embeddings, dim"),
-             "embedding_norm_weight": s.get(pp + "LayerNorm.weight", (e,), "dim"),
-             "embedding_norm_bias": s.get(pp + "LayerNorm.bias", (e,), "dim")}
-    layers = []
-    for i in range(n):
-        p = f"{prefix}transformer.layer.{i}."
-        at = p + "attention."
-        L = {}
-        for w, key in (("q", "q_lin"), ("k", "k_lin"), ("v", "v_lin"), ("o", "out_lin")):
-            L["w" + w] = s.get(at + key + ".weight", (e, e), "dim")
-        for w, key in (("q", "q_lin"), ("k", "k_lin"), ("v", "v_lin"), ("o", "out_lin")):
-            L["b" + w] = s.get(at + key + ".bias", (e,), "dim")
-        L["norm1_weight"] = s.get(p + "sa_layer_norm.weight", (e,), "dim")
-        L["norm1_bias"] = s.get(p + "sa_layer_norm.bias", (e,), "dim")
-        L["ffn_w1"] = s.get(p + "ffn.lin1.weight", (f, e), "hidden_dim, dim")
-        L["ffn_b1"] = s.get(p + "ffn.lin1.bias", (f,), "hidden_dim")
-        L["ffn_w2"] = s.get(p + "ffn.lin2.weight", (e, f), "dim, hidden_dim")
-        L["ffn_b2"] = s.get(p + "ffn.lin2.bias", (e,), "dim")
-        L["norm2_weight"] = s.get(p + "output_layer_norm.weight", (e,), "dim")
-        L["norm2_bias"] = s.get(p + "output_layer_norm.bias", (e,), "dim")
-        layers.append(L)
-    user = s.leftovers(prefix + "transformer.layer.", f"a DistilBertModel with n_layers = {n}")
+             "position_embedding": s.get(pp + "position_embeddings.weight", (pos, e), "max_position_embeddings, dim")}
+    model["embedding_norm_weight"], model["embedding_norm_bias"] = _layer_norm(s, pp + "LayerNorm.", e, "dim")
+    layers = _encoder_layers(s, prefix, _DISTILBERT_KEYS, n, e, f)
+    user = s.leftovers(prefix + _DISTILBERT_KEYS["layers"], f"a DistilBertModel with n_layers = {n}")
     return cfg, layers, model, user
 
 
@@ -916,8 +913,8 @@ def _hf_gpt2(s, c):
 
 
 def export_model(source, out_path=None, config=None, byte_vocab=False, data_align=16):
-    """Export a whole Hugging Face model (BertModel / BertFor..., RobertaModel, DistilBertModel, LlamaForCausalLM, MistralForCausalLM,
-    Qwen2ForCausalLM, GPT2Model, GPT2LMHeadModel) to format v3, as
+    """Export a whole Hugging Face model (BertModel / BertFor..., RobertaModel, DistilBertModel, LlamaForCausalLM,
+    MistralForCausalLM, Qwen2ForCausalLM, GPT2Model, GPT2LMHeadModel) to format v3, as
     `attn import MODEL.safetensors --config config.json` does. source: a module, a state_dict or the path
     of a .pt/.bin/.safetensors file; config: a dict, the path of config.json, or None for a module's
     own .config. Returns the bytes (and writes out_path if given)."""

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Regenerate tests/data/model: small Hugging Face BERT, Llama, GPT-2, Qwen2, Mistral, RoBERTa and DistilBERT checkpoints
-(random weights, numpy only) as .safetensors with their config.json, and the
+"""Regenerate tests/data/model: small Hugging Face BERT, Llama, GPT-2, Qwen2, Mistral, RoBERTa and
+DistilBERT checkpoints (random weights, numpy only) as .safetensors with their config.json, and the
 .attn files tools/attn_export.py's export_model() writes for them.
 tests/cli_model_test.cpp checks that `attn import` writes the same bytes, and
 the loader fuzzer (tests/fuzz/run_fuzz.sh) starts from these model files

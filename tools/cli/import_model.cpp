@@ -186,10 +186,54 @@ void leftovers(Source& s, const std::string& layer_prefix, const std::string& wh
 }
 
 // LayerNorm weight and bias under `p` (HF names them weight/bias, older BERT checkpoints gamma/beta).
-void layer_norm(Source& s, const std::string& p, int64_t e, std::vector<float>* w, std::vector<float>* b) {
+void layer_norm(Source& s, const std::string& p, int64_t e, const std::string& why, std::vector<float>* w,
+                std::vector<float>* b) {
   const bool old = !s.has(p + "weight") && s.has(p + "gamma");
-  *w = s.get(p + (old ? "gamma" : "weight"), {e}, "hidden_size");
-  *b = s.get(p + (old ? "beta" : "bias"), {e}, "hidden_size");
+  *w = s.get(p + (old ? "gamma" : "weight"), {e}, why);
+  *b = s.get(p + (old ? "beta" : "bias"), {e}, why);
+}
+
+// The key names of a post-norm encoder layer (BERT's, or DistilBERT's for the same tensors): layer i is
+// under `layers`i., each linear has .weight and .bias, each LayerNorm .weight/.bias (or .gamma/.beta).
+struct EncoderKeys {
+  const char* layers;
+  const char *q, *k, *v, *o, *norm1, *w1, *w2, *norm2;
+  const char *embed, *ffn;  // the config fields behind E and F, for the shape errors
+};
+constexpr EncoderKeys kBertKeys = {
+    "encoder.layer.",        "attention.self.query.",   "attention.self.key.",
+    "attention.self.value.", "attention.output.dense.", "attention.output.LayerNorm.",
+    "intermediate.dense.",   "output.dense.",           "output.LayerNorm.",
+    "hidden_size",           "intermediate_size"};
+constexpr EncoderKeys kDistilBertKeys = {
+    "transformer.layer.", "attention.q_lin.", "attention.k_lin.", "attention.v_lin.",   "attention.out_lin.",
+    "sa_layer_norm.",     "ffn.lin1.",        "ffn.lin2.",        "output_layer_norm.", "dim",
+    "hidden_dim"};
+
+// The `n` layers under `prefix` named by `keys`, E = e, F = f.
+void encoder_layers(Source& s, const std::string& prefix, const EncoderKeys& keys, int32_t n, int64_t e,
+                    int64_t f, tools::TransformerTensorsF32* w) {
+  const std::string E = keys.embed, F = std::string(keys.ffn) + ", " + keys.embed;
+  const std::string EF = E + ", " + keys.ffn;
+  for (int32_t l = 0; l < n; ++l) {
+    const std::string p = prefix + keys.layers + std::to_string(l) + ".";
+    tools::LayerTensorsF32 L;
+    L.wq = s.get(p + keys.q + "weight", {e, e}, E);
+    L.wk = s.get(p + keys.k + "weight", {e, e}, E);
+    L.wv = s.get(p + keys.v + "weight", {e, e}, E);
+    L.wo = s.get(p + keys.o + "weight", {e, e}, E);
+    L.bq = s.get(p + keys.q + "bias", {e}, E);
+    L.bk = s.get(p + keys.k + "bias", {e}, E);
+    L.bv = s.get(p + keys.v + "bias", {e}, E);
+    L.bo = s.get(p + keys.o + "bias", {e}, E);
+    layer_norm(s, p + keys.norm1, e, E, &L.norm1_weight, &L.norm1_bias);
+    L.w1 = s.get(p + keys.w1 + "weight", {f, e}, F);
+    L.b1 = s.get(p + keys.w1 + "bias", {f}, keys.ffn);
+    L.w2 = s.get(p + keys.w2 + "weight", {e, f}, EF);
+    L.b2 = s.get(p + keys.w2 + "bias", {e}, E);
+    layer_norm(s, p + keys.norm2, e, E, &L.norm2_weight, &L.norm2_bias);
+    w->layers.push_back(std::move(L));
+  }
 }
 
 // The prefix of the one `embeddings.word_embeddings.weight` in the file ("" or "bert.", "roberta.", ...).
@@ -256,28 +300,9 @@ ImportedModel import_bert(Source& s, const Config& c, bool roberta) {
   w.position_embedding.erase(w.position_embedding.begin(), w.position_embedding.begin() + first * e);
   if (types > 0)
     w.type_embedding = s.get(pp + "token_type_embeddings.weight", {types, e}, "type_vocab_size, hidden_size");
-  layer_norm(s, pp + "LayerNorm.", e, &w.embedding_norm_weight, &w.embedding_norm_bias);
-  for (int32_t l = 0; l < k.num_layers; ++l) {
-    const std::string p = prefix + "encoder.layer." + std::to_string(l) + ".";
-    tools::LayerTensorsF32 L;
-    const std::string sa = p + "attention.self.";
-    L.wq = s.get(sa + "query.weight", {e, e}, "hidden_size");
-    L.wk = s.get(sa + "key.weight", {e, e}, "hidden_size");
-    L.wv = s.get(sa + "value.weight", {e, e}, "hidden_size");
-    L.wo = s.get(p + "attention.output.dense.weight", {e, e}, "hidden_size");
-    L.bq = s.get(sa + "query.bias", {e}, "hidden_size");
-    L.bk = s.get(sa + "key.bias", {e}, "hidden_size");
-    L.bv = s.get(sa + "value.bias", {e}, "hidden_size");
-    L.bo = s.get(p + "attention.output.dense.bias", {e}, "hidden_size");
-    layer_norm(s, p + "attention.output.LayerNorm.", e, &L.norm1_weight, &L.norm1_bias);
-    L.w1 = s.get(p + "intermediate.dense.weight", {f, e}, "intermediate_size, hidden_size");
-    L.b1 = s.get(p + "intermediate.dense.bias", {f}, "intermediate_size");
-    L.w2 = s.get(p + "output.dense.weight", {e, f}, "hidden_size, intermediate_size");
-    L.b2 = s.get(p + "output.dense.bias", {e}, "hidden_size");
-    layer_norm(s, p + "output.LayerNorm.", e, &L.norm2_weight, &L.norm2_bias);
-    w.layers.push_back(std::move(L));
-  }
-  leftovers(s, prefix + "encoder.layer.",
+  layer_norm(s, pp + "LayerNorm.", e, "hidden_size", &w.embedding_norm_weight, &w.embedding_norm_bias);
+  encoder_layers(s, prefix, kBertKeys, k.num_layers, e, f, &w);
+  leftovers(s, prefix + kBertKeys.layers,
             std::string(roberta ? "a RobertaModel" : "a BertModel") +
                 " with num_hidden_layers = " + std::to_string(k.num_layers),
             &m);
@@ -323,31 +348,9 @@ ImportedModel import_distilbert(Source& s, const Config& c) {
   const std::string pp = prefix + "embeddings.";
   w.token_embedding = s.get(pp + "word_embeddings.weight", {v, e}, "vocab_size, dim");
   w.position_embedding = s.get(pp + "position_embeddings.weight", {pos, e}, "max_position_embeddings, dim");
-  w.embedding_norm_weight = s.get(pp + "LayerNorm.weight", {e}, "dim");
-  w.embedding_norm_bias = s.get(pp + "LayerNorm.bias", {e}, "dim");
-  for (int32_t l = 0; l < k.num_layers; ++l) {
-    const std::string p = prefix + "transformer.layer." + std::to_string(l) + ".";
-    tools::LayerTensorsF32 L;
-    const std::string at = p + "attention.";
-    L.wq = s.get(at + "q_lin.weight", {e, e}, "dim");
-    L.wk = s.get(at + "k_lin.weight", {e, e}, "dim");
-    L.wv = s.get(at + "v_lin.weight", {e, e}, "dim");
-    L.wo = s.get(at + "out_lin.weight", {e, e}, "dim");
-    L.bq = s.get(at + "q_lin.bias", {e}, "dim");
-    L.bk = s.get(at + "k_lin.bias", {e}, "dim");
-    L.bv = s.get(at + "v_lin.bias", {e}, "dim");
-    L.bo = s.get(at + "out_lin.bias", {e}, "dim");
-    L.norm1_weight = s.get(p + "sa_layer_norm.weight", {e}, "dim");
-    L.norm1_bias = s.get(p + "sa_layer_norm.bias", {e}, "dim");
-    L.w1 = s.get(p + "ffn.lin1.weight", {f, e}, "hidden_dim, dim");
-    L.b1 = s.get(p + "ffn.lin1.bias", {f}, "hidden_dim");
-    L.w2 = s.get(p + "ffn.lin2.weight", {e, f}, "dim, hidden_dim");
-    L.b2 = s.get(p + "ffn.lin2.bias", {e}, "dim");
-    L.norm2_weight = s.get(p + "output_layer_norm.weight", {e}, "dim");
-    L.norm2_bias = s.get(p + "output_layer_norm.bias", {e}, "dim");
-    w.layers.push_back(std::move(L));
-  }
-  leftovers(s, prefix + "transformer.layer.",
+  layer_norm(s, pp + "LayerNorm.", e, "dim", &w.embedding_norm_weight, &w.embedding_norm_bias);
+  encoder_layers(s, prefix, kDistilBertKeys, k.num_layers, e, f, &w);
+  leftovers(s, prefix + kDistilBertKeys.layers,
             "a DistilBertModel with n_layers = " + std::to_string(k.num_layers), &m);
   return m;
 }
