@@ -73,16 +73,17 @@ ATTN_COLD_CODE void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const
 // Channel constants: %[t0] multiplier, %[t1] 2^(right - 2) + zo 2^(right - 1)
 // (the zero point added before the shift: exact for right <= 23, where
 // |hi word| + 128 * 2^(right - 1) stays below 2^31), %[bo] right - 1.
+// Scratch: %[be] and %[buf] (reloaded at each channel's start).
 #define ATTN_DSP_REQUANT(s)              \
   "and    %[be], %[" s                   \
   "], #0x80000000\n\t"                   \
   "orr    %[be], %[be], #0x40000000\n\t" \
-  "add    %[end], %[t1], %[" s           \
+  "add    %[buf], %[t1], %[" s           \
   "], asr #31\n\t"                       \
-  "smlal  %[be], %[end], %[" s           \
+  "smlal  %[be], %[buf], %[" s           \
   "], %[t0]\n\t"                         \
-  "asr    %[end], %[end], %[bo]\n\t"     \
-  "ssat   %[" s "], #8, %[end]\n\t"
+  "asr    %[buf], %[buf], %[bo]\n\t"     \
+  "ssat   %[" s "], #8, %[buf]\n\t"
 
 // One step of channels1_asm: four k of the expanded row (%[buf], two int16
 // pairs in %[t1], %[bo]) against weight rows n (%[b], post-incremented) and
@@ -102,16 +103,18 @@ ATTN_COLD_CODE void rows4(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const
 
 }  // namespace
 
-// The whole channel loop in one asm block, ~45 instructions per channel
+// The whole channel loop in one asm block, ~44 instructions per channel
 // around the SMLAD steps (accumulator start, requantization, four strided
 // stores) instead of GCC's ~110, and the steps four to a loop iteration (15
-// instructions per 16 MACs, plus 2 per 64). Thirteen registers: the loop's
-// other constants and the output pointer live in ctx.
+// instructions per 16 MACs, plus 2 per 64). The steps' loop ends at the end
+// of the expanded rows, the same address for every channel (%[end], set
+// once). Thirteen registers: the loop's other constants and the output
+// pointer live in ctx.
 void dsp::channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const int8_t* w, ptrdiff_t ws,
                        int32_t K, int8_t* o, ptrdiff_t ys, ptrdiff_t cs) {
   int32_t ctx[8] = {
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(buf)),      // 0: start of the expanded rows
-      K,                                                           // 4: bytes of a weight row
+      0,                                                           // 4: unused
       static_cast<int32_t>(ws - K),                                // 8: from a row's end to the next row
       0,                                                           // 12: the steps' entry (set by the asm)
       static_cast<int32_t>(ys),                                    // 16: bytes between rows of y
@@ -122,7 +125,7 @@ void dsp::channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const 
   const int8_t* b = w;
   const Channel* c = ch;  // channel n
   const int32_t* bp;
-  const int8_t* end;
+  const int32_t* const end = buf + 2 * K;  // the expanded rows' end: 8 words per step of 4 k
   int32_t s0, s1, s2, s3, t1, be, bo;
   int32_t t0 = K;  // bytes of a weight row: 4 * steps
   __asm__ volatile(
@@ -141,34 +144,33 @@ void dsp::channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const 
       "0:\n\t"
       "ldrd   %[s0], %[s1], [%[ch]]\n\t"
       "ldrd   %[s2], %[s3], [%[ch], #8]\n\t"
-      "ldrd   %[buf], %[t0], [%[ctx]]\n\t"
-      "add    %[end], %[b], %[t0]\n\t"
+      "ldr    %[buf], [%[ctx]]\n\t"
       "ldr    pc, [%[ctx], #12]\n\t"
       "10:\n\t" ATTN_DSP_SMLAD_STEP "11:\n\t" ATTN_DSP_SMLAD_STEP "12:\n\t" ATTN_DSP_SMLAD_STEP
       "13:\n\t" ATTN_DSP_SMLAD_STEP
-      "cmp    %[b], %[end]\n\t"
+      "cmp    %[buf], %[end]\n\t"
       "bne    10b\n\t"
       "ldr    %[t0], [%[ctx], #8]\n\t"
       "add    %[b], %[b], %[t0]\n\t"
       "ldrd   %[t0], %[t1], [%[ch], #16]\n\t"
       "ldr    %[bo], [%[ch], #24]\n\t"
       "add    %[ch], %[ch], #28\n\t"
-      "ldr    %[end], [%[ctx], #28]\n\t"
-      "cmp    %[ch], %[end]\n\t"  // the flags live to the final bne
+      "ldr    %[buf], [%[ctx], #28]\n\t"
+      "cmp    %[ch], %[buf]\n\t"  // the flags live to the final bne
       ATTN_DSP_REQUANT("s0") ATTN_DSP_REQUANT("s1") ATTN_DSP_REQUANT("s2") ATTN_DSP_REQUANT("s3")
       "ldrd   %[t0], %[t1], [%[ctx], #16]\n\t"
       "ldr    %[be], [%[ctx], #24]\n\t"
       "strb   %[s1], [%[be], %[t0]]\n\t"
-      "add    %[end], %[be], %[t0], lsl #1\n\t"
-      "strb   %[s2], [%[end]]\n\t"
-      "strb   %[s3], [%[end], %[t0]]\n\t"
+      "add    %[buf], %[be], %[t0], lsl #1\n\t"
+      "strb   %[s2], [%[buf]]\n\t"
+      "strb   %[s3], [%[buf], %[t0]]\n\t"
       "strb   %[s0], [%[be]]\n\t"
       "add    %[be], %[be], %[t1]\n\t"
       "str    %[be], [%[ctx], #24]\n\t"
       "bne    0b\n\t"
-      : [b] "+r"(b), [ch] "+r"(c), [buf] "=&r"(bp), [end] "=&r"(end), [s0] "=&r"(s0), [s1] "=&r"(s1),
-        [s2] "=&r"(s2), [s3] "=&r"(s3), [t0] "+&r"(t0), [t1] "=&r"(t1), [be] "=&r"(be), [bo] "=&r"(bo)
-      : [ctx] "r"(ctx)
+      : [b] "+r"(b), [ch] "+r"(c), [buf] "=&r"(bp), [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2),
+        [s3] "=&r"(s3), [t0] "+&r"(t0), [t1] "=&r"(t1), [be] "=&r"(be), [bo] "=&r"(bo)
+      : [ctx] "r"(ctx), [end] "r"(end)
       : "cc", "memory");
 }
 
@@ -182,7 +184,7 @@ void dsp::channels1_asm(const int32_t* buf, const Channel* ch, int32_t pairs, co
                         int32_t K, int8_t* o, ptrdiff_t cs) {
   int32_t ctx[7] = {
       static_cast<int32_t>(reinterpret_cast<uintptr_t>(buf)),  // 0: start of the expanded row
-      K,                                                       // 4: bytes of a weight row
+      0,                                                       // 4: unused
       static_cast<int32_t>(2 * ws - K),                        // 8: from a row's end to the next pair
       0,                                                       // 12: the steps' entry (set by the asm)
       static_cast<int32_t>(cs),                                // 16: bytes between columns of y
@@ -193,7 +195,7 @@ void dsp::channels1_asm(const int32_t* buf, const Channel* ch, int32_t pairs, co
   const Channel* c = ch;  // channels n, n + 1
   int8_t* y = o;
   const int32_t* bp;
-  const int8_t* end;
+  const int32_t* const end = buf + K / 2;  // the expanded row's end: 2 words per step of 4 k
   int32_t s0, s1, t1, be, bo;
   int32_t t0 = K;
   __asm__ volatile(
@@ -209,12 +211,11 @@ void dsp::channels1_asm(const int32_t* buf, const Channel* ch, int32_t pairs, co
       "0:\n\t"
       "ldr    %[s0], [%[ch]]\n\t"
       "ldr    %[s1], [%[ch], #28]\n\t"
-      "ldrd   %[buf], %[t0], [%[ctx]]\n\t"
-      "add    %[end], %[b], %[t0]\n\t"
+      "ldr    %[buf], [%[ctx]]\n\t"
       "ldr    pc, [%[ctx], #12]\n\t"
       "10:\n\t" ATTN_DSP_SMLAD_STEP1 "11:\n\t" ATTN_DSP_SMLAD_STEP1 "12:\n\t" ATTN_DSP_SMLAD_STEP1
       "13:\n\t" ATTN_DSP_SMLAD_STEP1
-      "cmp    %[b], %[end]\n\t"
+      "cmp    %[buf], %[end]\n\t"
       "bne    10b\n\t"
       "ldr    %[t0], [%[ctx], #8]\n\t"
       "add    %[b], %[b], %[t0]\n\t"
@@ -227,12 +228,12 @@ void dsp::channels1_asm(const int32_t* buf, const Channel* ch, int32_t pairs, co
       "strb   %[s0], [%[o]]\n\t"
       "add    %[o], %[o], %[t1]\n\t"
       "add    %[ch], %[ch], #56\n\t"
-      "ldr    %[end], [%[ctx], #24]\n\t"
-      "cmp    %[ch], %[end]\n\t"
+      "ldr    %[buf], [%[ctx], #24]\n\t"
+      "cmp    %[ch], %[buf]\n\t"
       "bne    0b\n\t"
-      : [b] "+r"(b), [ch] "+r"(c), [o] "+r"(y), [buf] "=&r"(bp), [end] "=&r"(end), [s0] "=&r"(s0),
-        [s1] "=&r"(s1), [t0] "+&r"(t0), [t1] "=&r"(t1), [be] "=&r"(be), [bo] "=&r"(bo)
-      : [ctx] "r"(ctx), [ws] "r"(ws)
+      : [b] "+r"(b), [ch] "+r"(c), [o] "+r"(y), [buf] "=&r"(bp), [s0] "=&r"(s0), [s1] "=&r"(s1),
+        [t0] "+&r"(t0), [t1] "=&r"(t1), [be] "=&r"(be), [bo] "=&r"(bo)
+      : [ctx] "r"(ctx), [ws] "r"(ws), [end] "r"(end)
       : "cc", "memory");
 }
 #undef ATTN_DSP_SMLAD_STEP1

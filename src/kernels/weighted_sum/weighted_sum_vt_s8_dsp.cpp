@@ -35,33 +35,38 @@ __attribute__((noinline)) int32_t expand_p1(const int32_t* er, uint32_t rc, int3
   const int32_t* const end = er + K4;
   int32_t s = sum;
   uint32_t e0, e1, p0, p1, p2, p3;
-  // Per four keys: two LDRD of exps, four UMULL and four ADD (fused_prob:
-  // (e rc + 2^31) >> 32 is the high word plus bit 31 of the low one, the
-  // low word over e: v7-M allows RdLo == Rm), two
-  // ORR to pair them, one STRD, two SMLAD for the sum: 17 instructions.
+  // Per four keys (one step): two LDRD of exps, four UMULL and four ADD
+  // (fused_prob: (e rc + 2^31) >> 32 is the high word plus bit 31 of the low
+  // one, the low word over e: v7-M allows RdLo == Rm), two ORR to pair them,
+  // one STRD, two SMLAD for the sum: 15 instructions, two steps to a loop
+  // iteration (an odd number of steps enters at the second).
+#define ATTN_EXPAND_P_STEP                    \
+  "ldrd   %[e0], %[e1], [%[er]], #8\n\t"      \
+  "umull  %[e0], %[p0], %[e0], %[rc]\n\t"     \
+  "umull  %[e1], %[p1], %[e1], %[rc]\n\t"     \
+  "add    %[p0], %[p0], %[e0], lsr #31\n\t"   \
+  "add    %[p1], %[p1], %[e1], lsr #31\n\t"   \
+  "ldrd   %[e0], %[e1], [%[er]], #8\n\t"      \
+  "umull  %[e0], %[p2], %[e0], %[rc]\n\t"     \
+  "umull  %[e1], %[p3], %[e1], %[rc]\n\t"     \
+  "add    %[p2], %[p2], %[e0], lsr #31\n\t"   \
+  "add    %[p3], %[p3], %[e1], lsr #31\n\t"   \
+  "orr    %[p0], %[p0], %[p2], lsl #16\n\t"   \
+  "orr    %[p1], %[p1], %[p3], lsl #16\n\t"   \
+  "strd   %[p0], %[p1], [%[br]], #32\n\t"     \
+  "smlad  %[s], %[p0], %[ones], %[s]\n\t"     \
+  "smlad  %[s], %[p1], %[ones], %[s]\n\t"
   __asm__ volatile(
-      "1:\n\t"
-      "ldrd   %[e0], %[e1], [%[er]], #8\n\t"
-      "umull  %[e0], %[p0], %[e0], %[rc]\n\t"
-      "umull  %[e1], %[p1], %[e1], %[rc]\n\t"
-      "add    %[p0], %[p0], %[e0], lsr #31\n\t"
-      "add    %[p1], %[p1], %[e1], lsr #31\n\t"
-      "ldrd   %[e0], %[e1], [%[er]], #8\n\t"
-      "umull  %[e0], %[p2], %[e0], %[rc]\n\t"
-      "umull  %[e1], %[p3], %[e1], %[rc]\n\t"
-      "add    %[p2], %[p2], %[e0], lsr #31\n\t"
-      "add    %[p3], %[p3], %[e1], lsr #31\n\t"
-      "orr    %[p0], %[p0], %[p2], lsl #16\n\t"
-      "orr    %[p1], %[p1], %[p3], lsl #16\n\t"
-      "strd   %[p0], %[p1], [%[br]], #32\n\t"
-      "smlad  %[s], %[p0], %[ones], %[s]\n\t"
-      "smlad  %[s], %[p1], %[ones], %[s]\n\t"
+      "tst    %[k4], #4\n\t"
+      "bne    2f\n\t"
+      "1:\n\t" ATTN_EXPAND_P_STEP "2:\n\t" ATTN_EXPAND_P_STEP
       "cmp    %[er], %[end]\n\t"
       "bne    1b\n\t"
       : [er] "+r"(er), [br] "+r"(br), [s] "+r"(s), [e0] "=&r"(e0), [e1] "=&r"(e1), [p0] "=&r"(p0),
         [p1] "=&r"(p1), [p2] "=&r"(p2), [p3] "=&r"(p3)
-      : [end] "r"(end), [rc] "r"(rc), [ones] "r"(kOnes)
+      : [end] "r"(end), [rc] "r"(rc), [ones] "r"(kOnes), [k4] "r"(K4)
       : "cc", "memory");
+#undef ATTN_EXPAND_P_STEP
   return s;
 }
 
