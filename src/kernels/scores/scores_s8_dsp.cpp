@@ -309,13 +309,15 @@ void rows4(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t half, int
   int32_t* const rows = buf + 8 + (short_keys ? 8 * (kShortSteps - n) : 0);
   const int8_t* a[4] = {q.row(t), q.row(t + 1), q.row(t + (two ? 1 : 2)), q.row(t + (two ? 1 : 3))};  // [d]
   dsp::expand4(a, d, zq, rows);
-  int32_t corr[4];  // -zk * sum_c (q[c] - zq) + half: the accumulators' start
-  for (int32_t r = 0; r < 4; ++r) {
-    int32_t sum = 0;  // SMLAD against (1, 1) adds both int16 halves of a pair
-    for (int32_t i = 0; i < n; ++i)
-      sum = __smlad(rows[8 * i + 2 * r], 0x00010001, __smlad(rows[8 * i + 2 * r + 1], 0x00010001, sum));
-    corr[r] = -zk * sum + half;
+  // sum_c (q[c] - zq) of each row (SMLAD against (1, 1) adds both int16
+  // halves of a pair), the four rows in one pass over the steps.
+  int32_t sum[4] = {0, 0, 0, 0};
+  for (int32_t i = 0; i < n; ++i) {
+    for (int32_t r = 0; r < 4; ++r)
+      sum[r] = __smlad(rows[8 * i + 2 * r], 0x00010001, __smlad(rows[8 * i + 2 * r + 1], 0x00010001, sum[r]));
   }
+  int32_t corr[4];  // -zk * sum_c (q[c] - zq) + half: the accumulators' start
+  for (size_t r = 0; r < 4; ++r) corr[r] = -zk * sum[r] + half;
   if (two) {
     keys_short2_asm(buf, corr, k, shift, s, t);
     return;
