@@ -130,12 +130,13 @@ inline void dot4_expanded(const int32_t* buf, const int8_t* b, int32_t K4, int32
 
 // One output channel of channels_asm: the four rows' accumulator start
 // (linear: the channel's bias in each) and the folded requantization
-// (fast::Requant, shift in [-23, -2]) plus the output zero point.
+// (fast::Requant, shift in [-23, -2]) plus the output zero point. hi_shift
+// first: the asm's last read of a channel post-increments to the next one.
 struct Channel {
+  int32_t hi_shift;  // fast::Requant::hi_shift
   int32_t init[4];
   int32_t multiplier;
-  int32_t hi_base;   // fast::Requant::hi_base + (output zero point << hi_shift)
-  int32_t hi_shift;  // fast::Requant::hi_shift
+  int32_t hi_base;  // fast::Requant::hi_base + (output zero point << hi_shift)
 };
 constexpr int32_t kChannels = 32;  // per channels_asm call (the callers' stack blocks: 896 B)
 

@@ -142,8 +142,8 @@ void dsp::channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const 
       "5:\n\t"
       ".byte  (10f - 5b) / 2, (13f - 5b) / 2, (12f - 5b) / 2, (11f - 5b) / 2\n\t"
       "0:\n\t"
-      "ldrd   %[s0], %[s1], [%[ch]]\n\t"
-      "ldrd   %[s2], %[s3], [%[ch], #8]\n\t"
+      "ldrd   %[s0], %[s1], [%[ch], #4]\n\t"
+      "ldrd   %[s2], %[s3], [%[ch], #12]\n\t"
       "ldr    %[buf], [%[ctx]]\n\t"
       "ldr    pc, [%[ctx], #12]\n\t"
       "10:\n\t" ATTN_DSP_SMLAD_STEP "11:\n\t" ATTN_DSP_SMLAD_STEP "12:\n\t" ATTN_DSP_SMLAD_STEP
@@ -152,9 +152,8 @@ void dsp::channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const 
       "bne    10b\n\t"
       "ldr    %[t0], [%[ctx], #8]\n\t"
       "add    %[b], %[b], %[t0]\n\t"
-      "ldrd   %[t0], %[t1], [%[ch], #16]\n\t"
-      "ldr    %[bo], [%[ch], #24]\n\t"
-      "add    %[ch], %[ch], #28\n\t"
+      "ldrd   %[t0], %[t1], [%[ch], #20]\n\t"
+      "ldr    %[bo], [%[ch]], #28\n\t"
       "ldr    %[buf], [%[ctx], #28]\n\t"
       "cmp    %[ch], %[buf]\n\t"  // the flags live to the final bne
       ATTN_DSP_REQUANT("s0") ATTN_DSP_REQUANT("s1") ATTN_DSP_REQUANT("s2") ATTN_DSP_REQUANT("s3")
@@ -209,8 +208,8 @@ void dsp::channels1_asm(const int32_t* buf, const Channel* ch, int32_t pairs, co
       "5:\n\t"
       ".byte  (10f - 5b) / 2, (13f - 5b) / 2, (12f - 5b) / 2, (11f - 5b) / 2\n\t"
       "0:\n\t"
-      "ldr    %[s0], [%[ch]]\n\t"
-      "ldr    %[s1], [%[ch], #28]\n\t"
+      "ldr    %[s0], [%[ch], #4]\n\t"
+      "ldr    %[s1], [%[ch], #32]\n\t"
       "ldr    %[buf], [%[ctx]]\n\t"
       "ldr    pc, [%[ctx], #12]\n\t"
       "10:\n\t" ATTN_DSP_SMLAD_STEP1 "11:\n\t" ATTN_DSP_SMLAD_STEP1 "12:\n\t" ATTN_DSP_SMLAD_STEP1
@@ -219,15 +218,14 @@ void dsp::channels1_asm(const int32_t* buf, const Channel* ch, int32_t pairs, co
       "bne    10b\n\t"
       "ldr    %[t0], [%[ctx], #8]\n\t"
       "add    %[b], %[b], %[t0]\n\t"
-      "ldrd   %[t0], %[t1], [%[ch], #16]\n\t"
-      "ldr    %[bo], [%[ch], #24]\n\t" ATTN_DSP_REQUANT("s0")
-      "ldrd   %[t0], %[t1], [%[ch], #44]\n\t"
-      "ldr    %[bo], [%[ch], #52]\n\t" ATTN_DSP_REQUANT("s1")
+      "ldrd   %[t0], %[t1], [%[ch], #20]\n\t"
+      "ldr    %[bo], [%[ch]], #28\n\t" ATTN_DSP_REQUANT("s0")
+      "ldrd   %[t0], %[t1], [%[ch], #20]\n\t"
+      "ldr    %[bo], [%[ch]], #28\n\t" ATTN_DSP_REQUANT("s1")
       "ldrd   %[t0], %[t1], [%[ctx], #16]\n\t"
       "strb   %[s1], [%[o], %[t0]]\n\t"
       "strb   %[s0], [%[o]]\n\t"
       "add    %[o], %[o], %[t1]\n\t"
-      "add    %[ch], %[ch], #56\n\t"
       "ldr    %[buf], [%[ctx], #24]\n\t"
       "cmp    %[ch], %[buf]\n\t"
       "bne    0b\n\t"
@@ -263,10 +261,10 @@ ATTN_COLD_CODE int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, 
     for (int32_t i = 0; i < nc; ++i) {
       if (shift[i] > -2 || shift[i] < -23) return n0;  // the folded forms of channels_asm
       const fast::Requant rq(mult[i], shift[i]);
-      ch[i] = dsp::Channel{{b[i], b[i], b[i], b[i]},
+      ch[i] = dsp::Channel{rq.hi_shift,
+                           {b[i], b[i], b[i], b[i]},
                            rq.multiplier,
-                           rq.hi_base + zo * (int32_t{1} << rq.hi_shift),
-                           rq.hi_shift};
+                           rq.hi_base + zo * (int32_t{1} << rq.hi_shift)};
     }
     // Fewer than four rows one at a time, two channels per pass over the row.
     if (x.rows < 4) {

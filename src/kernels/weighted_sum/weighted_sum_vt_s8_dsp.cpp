@@ -117,10 +117,10 @@ ATTN_SETUP_CODE void rows4_asm(ConstMatS32 e, const uint32_t* recip, ConstMatS8 
     }
     corr[r] *= -zv;
   }
-  const dsp::Channel base{{corr[0], corr[1], corr[2], corr[3]},
+  const dsp::Channel base{rq.hi_shift,
+                          {corr[0], corr[1], corr[2], corr[3]},
                           rq.multiplier,
-                          rq.hi_base + zo * (int32_t{1} << rq.hi_shift),
-                          rq.hi_shift};
+                          rq.hi_base + zo * (int32_t{1} << rq.hi_shift)};
   dsp::Channel ch[dsp::kChannels];  // [nc]
   for (int32_t c0 = 0; c0 < vt.rows; c0 += dsp::kChannels) {
     const int32_t nc = vt.rows - c0 < dsp::kChannels ? vt.rows - c0 : dsp::kChannels;
