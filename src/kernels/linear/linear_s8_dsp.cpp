@@ -239,6 +239,27 @@ void dsp::channels1_asm(const int32_t* buf, const Channel* ch, int32_t pairs, co
 
 namespace {
 
+// ch[i] for channels i < nc (bias b, requantization mult and shift), or
+// false if a shift is not in [-23, -2] (the folded forms of channels_asm).
+// fast::Requant's hi_base + zo 2^hi_shift = 2^(right - 2) + zo 2^(right - 1)
+// is (2 zo + 1) 2^(right - 2): one shift. Paid per call (a forward's query
+// and output projections work out their channels per tile): -O2, 15
+// instructions per channel (-Os: 22).
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("O2")))
+#endif
+bool channel_constants(const int32_t* b, const int32_t* mult, const int32_t* shift, int32_t nc, int32_t zo,
+                       dsp::Channel* ch) {
+  const uint32_t zo21 = 2 * static_cast<uint32_t>(zo) + 1;
+  for (int32_t i = 0; i < nc; ++i) {
+    const int32_t sh = shift[i];
+    if (sh > -2 || sh < -23) return false;
+    const int32_t bi = b[i];
+    ch[i] = dsp::Channel{-sh - 1, {bi, bi, bi, bi}, mult[i], static_cast<int32_t>(zo21 << (-sh - 2))};
+  }
+  return true;
+}
+
 // Channels [0, n) of y, n returned: blocks of kChannels channels while every
 // shift of a block folds (in [-23, -2]; checked while working out the
 // block's constants, before any of its outputs is written), four rows at a
@@ -253,19 +274,7 @@ ATTN_COLD_CODE int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, 
   int32_t buf[2 * dsp::kExpandMaxK];  // [K / 4][4 rows or 1][even, odd] int16 pairs
   for (int32_t n0 = 0; n0 < w.rows; n0 += dsp::kChannels) {
     const int32_t nc = w.rows - n0 < dsp::kChannels ? w.rows - n0 : dsp::kChannels;
-    // Locals: the stores into ch could alias p as far as GCC knows.
-    const int32_t* const mult = p.multiplier + n0;
-    const int32_t* const shift = p.shift + n0;
-    const int32_t* const b = bias + n0;
-    const int32_t zo = p.output_zero_point;
-    for (int32_t i = 0; i < nc; ++i) {
-      if (shift[i] > -2 || shift[i] < -23) return n0;  // the folded forms of channels_asm
-      const fast::Requant rq(mult[i], shift[i]);
-      ch[i] = dsp::Channel{rq.hi_shift,
-                           {b[i], b[i], b[i], b[i]},
-                           rq.multiplier,
-                           rq.hi_base + zo * (int32_t{1} << rq.hi_shift)};
-    }
+    if (!channel_constants(bias + n0, p.multiplier + n0, p.shift + n0, nc, p.output_zero_point, ch)) return n0;
     // Fewer than four rows one at a time, two channels per pass over the row.
     if (x.rows < 4) {
       if (nc % 2 != 0) ch[nc] = ch[nc - 1];  // the last channel, as a pair of itself (nc < kChannels)
