@@ -128,10 +128,14 @@ ATTN_SETUP_CODE void rows4_asm(ConstMatS32 e, const uint32_t* recip, ConstMatS8 
     for (int32_t c = 0; c < nc; ++c) ch[c] = base;
 #pragma GCC unroll 1  // S % 4 keys, often none
     for (int32_t j = S4; j < S; ++j) {
+      const int32_t p0 = ptail[0][j - S4], p1 = ptail[1][j - S4], p2 = ptail[2][j - S4], p3 = ptail[3][j - S4];
 #pragma GCC unroll 1
       for (int32_t c = 0; c < nc; ++c) {
         const int32_t v = vt.row(c0 + c)[j];
-        for (int32_t r = 0; r < 4; ++r) ch[c].init[r] += ptail[r][j - S4] * v;
+        ch[c].init[0] += p0 * v;
+        ch[c].init[1] += p1 * v;
+        ch[c].init[2] += p2 * v;
+        ch[c].init[3] += p3 * v;
       }
     }
     dsp::channels_asm(buf, ch, nc, vt.row(c0), vt.stride, S4, o.row(t) + c0, R == 4 ? o.stride : 0, 1);
