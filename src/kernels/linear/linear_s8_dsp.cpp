@@ -274,7 +274,8 @@ ATTN_COLD_CODE int32_t all_asm(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, 
   int32_t buf[2 * dsp::kExpandMaxK];  // [K / 4][4 rows or 1][even, odd] int16 pairs
   for (int32_t n0 = 0; n0 < w.rows; n0 += dsp::kChannels) {
     const int32_t nc = w.rows - n0 < dsp::kChannels ? w.rows - n0 : dsp::kChannels;
-    if (!channel_constants(bias + n0, p.multiplier + n0, p.shift + n0, nc, p.output_zero_point, ch)) return n0;
+    if (!channel_constants(bias + n0, p.multiplier + n0, p.shift + n0, nc, p.output_zero_point, ch))
+      return n0;
     // Fewer than four rows one at a time, two channels per pass over the row.
     if (x.rows < 4) {
       if (nc % 2 != 0) ch[nc] = ch[nc - 1];  // the last channel, as a pair of itself (nc < kChannels)

@@ -82,7 +82,7 @@ uint32_t reciprocal(uint32_t sum) {
     y += static_cast<uint32_t>(smmulr(static_cast<int32_t>(y), static_cast<int32_t>(one_minus))) << 3;
   }
   const uint32_t r31 = y >= (uint32_t{1} << 31) ? uint32_t{0x7FFFFFFF} : y;  // the ref's saturating << 1
-  const int rs = h + kProbBits - 30;                                          // <= 1: R < 2^32
+  const int rs = h + kProbBits - 30;                                         // <= 1: R < 2^32
   const uint32_t r = rs >= 0 ? r31 << rs : r31 >> -rs;
   return r - (r >> kProbBits);
 }

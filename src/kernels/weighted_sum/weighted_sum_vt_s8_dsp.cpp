@@ -40,21 +40,21 @@ __attribute__((noinline)) int32_t expand_p1(const int32_t* er, uint32_t rc, int3
   // one, the low word over e: v7-M allows RdLo == Rm), two ORR to pair them,
   // one STRD, two SMLAD for the sum: 15 instructions, two steps to a loop
   // iteration (an odd number of steps enters at the second).
-#define ATTN_EXPAND_P_STEP                    \
-  "ldrd   %[e0], %[e1], [%[er]], #8\n\t"      \
-  "umull  %[e0], %[p0], %[e0], %[rc]\n\t"     \
-  "umull  %[e1], %[p1], %[e1], %[rc]\n\t"     \
-  "add    %[p0], %[p0], %[e0], lsr #31\n\t"   \
-  "add    %[p1], %[p1], %[e1], lsr #31\n\t"   \
-  "ldrd   %[e0], %[e1], [%[er]], #8\n\t"      \
-  "umull  %[e0], %[p2], %[e0], %[rc]\n\t"     \
-  "umull  %[e1], %[p3], %[e1], %[rc]\n\t"     \
-  "add    %[p2], %[p2], %[e0], lsr #31\n\t"   \
-  "add    %[p3], %[p3], %[e1], lsr #31\n\t"   \
-  "orr    %[p0], %[p0], %[p2], lsl #16\n\t"   \
-  "orr    %[p1], %[p1], %[p3], lsl #16\n\t"   \
-  "strd   %[p0], %[p1], [%[br]], #32\n\t"     \
-  "smlad  %[s], %[p0], %[ones], %[s]\n\t"     \
+#define ATTN_EXPAND_P_STEP                  \
+  "ldrd   %[e0], %[e1], [%[er]], #8\n\t"    \
+  "umull  %[e0], %[p0], %[e0], %[rc]\n\t"   \
+  "umull  %[e1], %[p1], %[e1], %[rc]\n\t"   \
+  "add    %[p0], %[p0], %[e0], lsr #31\n\t" \
+  "add    %[p1], %[p1], %[e1], lsr #31\n\t" \
+  "ldrd   %[e0], %[e1], [%[er]], #8\n\t"    \
+  "umull  %[e0], %[p2], %[e0], %[rc]\n\t"   \
+  "umull  %[e1], %[p3], %[e1], %[rc]\n\t"   \
+  "add    %[p2], %[p2], %[e0], lsr #31\n\t" \
+  "add    %[p3], %[p3], %[e1], lsr #31\n\t" \
+  "orr    %[p0], %[p0], %[p2], lsl #16\n\t" \
+  "orr    %[p1], %[p1], %[p3], lsl #16\n\t" \
+  "strd   %[p0], %[p1], [%[br]], #32\n\t"   \
+  "smlad  %[s], %[p0], %[ones], %[s]\n\t"   \
   "smlad  %[s], %[p1], %[ones], %[s]\n\t"
   __asm__ volatile(
       "tst    %[k4], #4\n\t"
@@ -128,7 +128,8 @@ ATTN_SETUP_CODE void rows4_asm(ConstMatS32 e, const uint32_t* recip, ConstMatS8 
     for (int32_t c = 0; c < nc; ++c) ch[c] = base;
 #pragma GCC unroll 1  // S % 4 keys, often none
     for (int32_t j = S4; j < S; ++j) {
-      const int32_t p0 = ptail[0][j - S4], p1 = ptail[1][j - S4], p2 = ptail[2][j - S4], p3 = ptail[3][j - S4];
+      const int32_t p0 = ptail[0][j - S4], p1 = ptail[1][j - S4], p2 = ptail[2][j - S4],
+                    p3 = ptail[3][j - S4];
 #pragma GCC unroll 1
       for (int32_t c = 0; c < nc; ++c) {
         const int32_t v = vt.row(c0 + c)[j];
