@@ -176,7 +176,7 @@ void dsp::channels_asm(const int32_t* buf, const Channel* ch, int32_t nc, const 
 // One row, two channels (n, n + 1) per pass over it: per four k one LDRD of
 // the expanded row, and per channel one weight word, two SXTB16 and two
 // SMLADs (11 instructions per 8 MACs, four steps to a loop iteration), then
-// both requantizations and stores: ~17 instructions per channel around the
+// both requantizations and stores: ~15 instructions per channel around the
 // steps. Channel n + 1's weights are read at [b, ws] beside channel n's
 // post-incremented [b], so the loop needs no second pointer.
 void dsp::channels1_asm(const int32_t* buf, const Channel* ch, int32_t pairs, const int8_t* w, ptrdiff_t ws,
