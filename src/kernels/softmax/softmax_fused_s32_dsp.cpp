@@ -166,21 +166,12 @@ uint32_t exps_pass(int32_t* row, int32_t begin, int32_t end, const FusedSoftmax&
   return reciprocal(sum);
 }
 
-// softmax_exps_row_dsp for a row with masked keys: row[0, begin) and
-// row[end, n) = 0, then the exps. Out of line: the unmasked rows of a
-// forward reach exps_pass by a tail call, no registers saved.
-__attribute__((noinline)) uint32_t masked_row(int32_t* row, int32_t begin, int32_t end, int32_t n,
-                                              const FusedSoftmax& sm) {
-  for (int32_t j = 0; j < begin; ++j) row[j] = 0;
-  for (int32_t j = end; j < n; ++j) row[j] = 0;
-  return begin < end ? exps_pass(row, begin, end, sm) : 0;  // fully masked: all-zero weights
-}
-
 }  // namespace
 
 uint32_t softmax_exps_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
-  if (begin > 0 || end < n || begin >= end) return masked_row(row, begin, end, n, sm);
-  return exps_pass(row, begin, end, sm);
+  for (int32_t j = 0; j < begin; ++j) row[j] = 0;
+  for (int32_t j = end; j < n; ++j) row[j] = 0;
+  return begin < end ? exps_pass(row, begin, end, sm) : 0;  // fully masked: all-zero weights
 }
 
 void softmax_fused_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
