@@ -1,8 +1,9 @@
 // The fused attention softmax, int32 scores -> Q0.15 probabilities, Cortex-M55
 // Helium (MVE): the arithmetic of softmax_fused_s32_ref.cpp, four scores per
-// vector. The exp table is read by a gather (VLDRH.U32 shifted offsets,
-// predicated off past diff_limit), the per-lane octave shift and its rounding
-// by VRSHL with negative counts, the normalization (e * R + 2^31) >> 32 by
+// vector. The exps are read by a gather (VLDRH.U32 shifted offsets,
+// predicated off past diff_limit) from kExp2Table expanded over the 16
+// octaves, the shift and its rounding applied (kExpOctaves, 8 KiB: the index
+// is the phase's top 12 bits, one VSHR), the normalization (e * R + 2^31) >> 32 by
 // VRMULH.U32, and the int16 probabilities are written by a truncating
 // VSTRH.32; tails and masked keys by predication. Every step is the ref's
 // integer step: bit-exact.
@@ -24,6 +25,26 @@
 namespace attn {
 namespace detail {
 namespace {
+
+// kExp2Table with each octave's shift applied: kExpOctaves.v[(o << 8) | i]
+// is the ref's ((2 x >> o) + 1) >> 1 for x = kExp2Table[i], o in [0, 15], so
+// that e for the phase t (u <= limit) is kExpOctaves.v[t >> 20]: one shift
+// and one gather per 4 keys instead of the index's two shifts, the gather,
+// the octave's shift and negation and a VRSHL (12 -> 8 instructions per 4
+// keys). Made by the compiler from kExp2Table: 4096 x 2 bytes of flash.
+struct ExpOctaves {
+  uint16_t v[16 << kExp2TableBits];  // [octave][index]
+};
+constexpr ExpOctaves make_exp_octaves() {
+  ExpOctaves t{};
+  for (uint32_t o = 0; o < 16; ++o) {
+    for (uint32_t i = 0; i < (1u << kExp2TableBits); ++i) {
+      t.v[(o << kExp2TableBits) | i] = static_cast<uint16_t>(((2u * kExp2Table[i] >> o) + 1) >> 1);
+    }
+  }
+  return t;
+}
+constexpr ExpOctaves kExpOctaves = make_exp_octaves();
 
 inline void store_zero(int32_t* row, int32_t j) {
   const int16_t v = 0;
@@ -59,7 +80,7 @@ __attribute__((always_inline)) inline uint32_t row_exps(int32_t* row, int32_t be
   // Pass 1: e_j in place of s_j, and their sum. Few vector constants (the
   // limit and the top are scalar operands), so that the loop does not spill.
   static_assert(kExpPhaseIndexShift == 20 && kExp2TableBits == 8 && kExpPhaseOctaveShift == 28,
-                "index = bits 20..27 of t, octave = t >> 28");
+                "kExpOctaves index = t >> 20: octave in bits 8..11, index in bits 0..7");
   const uint32_t step = fx.step;
   const int32_t limit = fx.limit;
   // t = (smax - s) * step = s * -step + smax * step (mod 2^32): one VMLAS.
@@ -72,43 +93,36 @@ __attribute__((always_inline)) inline uint32_t row_exps(int32_t* row, int32_t be
   // (QSUB: the saturating difference in one instruction; MVE implies the DSP extension.)
   const int32_t floor = __qsub(smax, limit);
   // e = 0 where u > diff_limit, else the ref's ((2 x >> o) + 1) >> 1 with
-  // x = table[(t >> 20) & 255] and o = t >> 28 in [0, 15]. That is x rounded
-  // right by o: for o = 0, (2x + 1) >> 1 = x; for o > 0, 2x >> o = x >> (o - 1)
-  // and floor((floor(a) + 1) / 2) = floor((a + 1) / 2), so the result is
-  // floor((x + 2^(o - 1)) / 2^o) = VRSHL(x, -o). Lanes past the limit
-  // (`live` false) skip the gather (predicated: x = 0), and VRSHL of 0 is 0
-  // whatever their octave; so do the lanes past the row's end.
+  // x = table[(t >> 20) & 255] and o = t >> 28 in [0, 15]: kExpOctaves.v[t >> 20].
+  // Lanes past the limit (`live` false) skip the gather (predicated: e = 0),
+  // and so do the lanes past the row's end.
   uint32_t sum = 0;
   int32_t* pos = row + begin;  // one pointer walks the row (no index kept)
   {
     // A tail-predicated loop (DLSTP/LETP: the lanes past end take no part,
-    // so no separate tail step), with the limit compare and the 4 steps
+    // so no separate tail step), with the limit compare and the 3 steps
     // that only the live lanes need (t, the index, the gather) as one VPT
-    // block: 12 instructions per 4 scores. The compilers form neither the
+    // block: 8 instructions per 4 scores. The compilers form neither the
     // block nor, with an asm step inside a C loop, the low-overhead loop.
-    // Lanes past the limit keep s in place of t: their gather is off (x = 0).
+    // Lanes past the limit keep s in place of t: their gather is off (e = 0).
     // The sum in vector lanes (VADD: tail-predicated lanes keep their old
     // value), reduced after the loop: VADDVA would want an even-numbered
     // scalar register, which an asm operand cannot ask for.
-    uint32x4_t t, idx, e, vsum = vdupq_n_u32(0);
+    uint32x4_t t, e, vsum = vdupq_n_u32(0);
     __asm__ volatile(
         "dlstp.32 lr, %[n]\n"
         "1:\n"
         "vldrw.u32 %q[t], [%[pos]]\n"
-        "vptttt.s32 ge, %q[t], %[floor]\n"
+        "vpttt.s32 ge, %q[t], %[floor]\n"
         "vmlast.u32 %q[t], %q[neg], %[top]\n"
-        "vshlt.i32 %q[idx], %q[t], #4\n"
-        "vshrt.u32 %q[idx], %q[idx], #24\n"
-        "vldrht.u32 %q[e], [%[table], %q[idx], uxtw #1]\n"
-        "vshr.u32 %q[t], %q[t], #28\n"
-        "vneg.s32 %q[t], %q[t]\n"
-        "vrshl.u32 %q[e], %q[e], %q[t]\n"
+        "vshrt.u32 %q[t], %q[t], #20\n"
+        "vldrht.u32 %q[e], [%[table], %q[t], uxtw #1]\n"
         "vstrw.32 %q[e], [%[pos]], #16\n"
         "vadd.i32 %q[vsum], %q[vsum], %q[e]\n"
         "letp lr, 1b\n"
-        : [pos] "+&r"(pos), [vsum] "+&w"(vsum), [t] "=&w"(t), [idx] "=&w"(idx), [e] "=&w"(e)
+        : [pos] "+&r"(pos), [vsum] "+&w"(vsum), [t] "=&w"(t), [e] "=&w"(e)
         : [n] "r"(end - begin), [floor] "r"(floor), [neg] "w"(vneg_step), [top] "r"(top),
-          [table] "r"(kExp2Table)
+          [table] "r"(kExpOctaves.v)
         : "lr", "memory");
     sum = vaddvq_u32(vsum);
   }
