@@ -243,8 +243,8 @@ __attribute__((always_inline)) inline void rows4_same(int32_t* const (&row)[4], 
         "vstrw.32 %q[e], [%[pb]], #16\n"
         "vadd.i32 %q[sum_b], %q[sum_b], %q[e]\n"
         "letp lr, 1b\n"
-        : [pa] "+&r"(pa), [pb] "+&r"(pb), [sum_a] "+&w"(sum_a), [sum_b] "+&w"(sum_b), [t] "=&w"(t),
-          [e] "=&w"(e)
+        :
+        [pa] "+&r"(pa), [pb] "+&r"(pb), [sum_a] "+&w"(sum_a), [sum_b] "+&w"(sum_b), [t] "=&w"(t), [e] "=&w"(e)
         : [n] "r"(keys), [floor_a] "r"(floor_a), [floor_b] "r"(floor_b), [neg] "w"(vneg_step),
           [top_a] "r"(top_a), [top_b] "r"(top_b), [table] "r"(kExpOctaves.v)
         : "lr", "memory");
@@ -260,8 +260,10 @@ __attribute__((always_inline)) inline void rows4_same(int32_t* const (&row)[4], 
                    *s1 = reinterpret_cast<const uint32_t*>(row[1]) + begin,
                    *s2 = reinterpret_cast<const uint32_t*>(row[2]) + begin,
                    *s3 = reinterpret_cast<const uint32_t*>(row[3]) + begin;
-    uint16_t *d0 = reinterpret_cast<uint16_t*>(row[0]) + begin, *d1 = reinterpret_cast<uint16_t*>(row[1]) + begin,
-             *d2 = reinterpret_cast<uint16_t*>(row[2]) + begin, *d3 = reinterpret_cast<uint16_t*>(row[3]) + begin;
+    uint16_t *d0 = reinterpret_cast<uint16_t*>(row[0]) + begin,
+             *d1 = reinterpret_cast<uint16_t*>(row[1]) + begin,
+             *d2 = reinterpret_cast<uint16_t*>(row[2]) + begin,
+             *d3 = reinterpret_cast<uint16_t*>(row[3]) + begin;
     uint32x4_t x;
     __asm__ volatile(
         "dlstp.32 lr, %[n]\n"
@@ -304,8 +306,9 @@ void softmax_fused_rows_mve(int32_t* s, int32_t stride, int32_t rows, const int3
     const int32_t* e = end + r0;
     if (nr == 4 && b[0] < e[0] && b[1] == b[0] && b[2] == b[0] && b[3] == b[0] && e[1] == e[0] &&
         e[2] == e[0] && e[3] == e[0]) {
-      int32_t* const row[4] = {s + static_cast<ptrdiff_t>(r0) * stride, s + static_cast<ptrdiff_t>(r0 + 1) * stride,
-                               s + static_cast<ptrdiff_t>(r0 + 2) * stride, s + static_cast<ptrdiff_t>(r0 + 3) * stride};
+      int32_t* const row[4] = {
+          s + static_cast<ptrdiff_t>(r0) * stride, s + static_cast<ptrdiff_t>(r0 + 1) * stride,
+          s + static_cast<ptrdiff_t>(r0 + 2) * stride, s + static_cast<ptrdiff_t>(r0 + 3) * stride};
       rows4_same(row, b[0], e[0], n, fx);
       continue;
     }
