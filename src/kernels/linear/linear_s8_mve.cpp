@@ -39,41 +39,51 @@ constexpr int32_t kMaxK = 256;  // columns of x held in the stack buffer (4 rows
 // (shift > 0; skipped when no channel has one) before VQRDMULH, a rounding
 // right shift (shift < 0, VRSHL by the negative count) after it, on v - 1
 // for negative v: (v & count) >> 31 is -1 exactly where both are negative.
+// The channels of whole vectors load their parameters unpredicated (kWhole;
+// GCC 12 wraps every predicated load in its own VPST and moves the
+// predicate through a core register), the last 1..3 channels predicated.
+template <bool kLeft, bool kWhole>
+inline void requantize_four(const int32_t (*acc)[kGroup], int32_t rows, const int32_t* wsum, int32_t j,
+                            int32_t nc, const int32_t* bias, const LinearS8Params& p, int32_t n0, int8_t* o,
+                            int32_t stride) {
+  const int32x4_t zero = vdupq_n_s32(0);
+  const mve_pred16_t live = vctp32q(static_cast<uint32_t>(nc - j));
+  int32x4_t base = zero;
+  if (bias != nullptr) base = kWhole ? vldrwq_s32(bias + n0 + j) : vldrwq_z_s32(bias + n0 + j, live);
+  if (wsum != nullptr) base = vsubq_s32(base, vmulq_n_s32(vldrwq_s32(wsum + j), p.input_zero_point));
+  const int32x4_t shift = kWhole ? vldrwq_s32(p.shift + n0 + j) : vldrwq_z_s32(p.shift + n0 + j, live);
+  const int32x4_t mult =
+      kWhole ? vldrwq_s32(p.multiplier + n0 + j) : vldrwq_z_s32(p.multiplier + n0 + j, live);
+  const int32x4_t left = vmaxq_s32(shift, zero);
+  const int32x4_t right = vminq_s32(shift, zero);  // a negative count: rounding right shift
+  const int32x4_t act_min = vdupq_n_s32(p.act_min);
+  const int32x4_t act_max = vdupq_n_s32(p.act_max);
+  const int32_t zo = p.output_zero_point;
+  for (int32_t r = 0; r < rows; ++r, o += stride) {
+    int32x4_t v = vaddq_s32(vldrwq_s32(acc[r] + j), base);
+    if (kLeft) v = vshlq_s32(v, left);
+    v = vqrdmulhq_s32(v, mult);
+    v = vrshlq_s32(vaddq_s32(v, vshrq_n_s32(vandq_s32(v, right), 31)), right);
+    v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, zo), act_min), act_max);
+    if (kWhole) {
+      vstrbq_s32(o, v);  // 4 int8, truncating
+    } else {
+      vstrbq_p_s32(o, v, live);
+    }
+  }
+}
+
 template <bool kLeft>
 void requantize_rows(const int32_t (*acc)[kGroup], int32_t rows, const int32_t* wsum, int32_t nc,
                      const int32_t* bias, const LinearS8Params& p, int32_t n0, MatS8 y, int32_t m) {
-  const int32x4_t zero = vdupq_n_s32(0);
-  const int32x4_t act_min = vdupq_n_s32(p.act_min);
-  const int32x4_t act_max = vdupq_n_s32(p.act_max);
-  const int32_t zo = p.output_zero_point;  // locals: the int8 stores could alias p
-  const int32_t zp = p.input_zero_point;
-  const int32_t* const shifts = p.shift + n0;
-  const int32_t* const mults = p.multiplier + n0;
   int8_t* const out = y.row(m) + n0;  // [rows, nc] at y.stride
+  const int32_t whole = nc & ~3;
   ATTN_NO_UNROLL
-  for (int32_t j = 0; j < nc; j += 4) {
-    const mve_pred16_t live = vctp32q(static_cast<uint32_t>(nc - j));
-    int32x4_t base = bias != nullptr ? vldrwq_z_s32(bias + n0 + j, live) : zero;
-    if (wsum != nullptr) base = vsubq_s32(base, vmulq_n_s32(vldrwq_s32(wsum + j), zp));
-    const int32x4_t shift = vldrwq_z_s32(shifts + j, live);
-    const int32x4_t mult = vldrwq_z_s32(mults + j, live);
-    const int32x4_t left = vmaxq_s32(shift, zero);
-    const int32x4_t right = vminq_s32(shift, zero);  // a negative count: rounding right shift
-    int8_t* o = out + j;
-    const bool whole = j + 4 <= nc;
-    for (int32_t r = 0; r < rows; ++r, o += y.stride) {
-      int32x4_t v = vaddq_s32(vldrwq_s32(acc[r] + j), base);
-      if (kLeft) v = vshlq_s32(v, left);
-      v = vqrdmulhq_s32(v, mult);
-      v = vrshlq_s32(vaddq_s32(v, vshrq_n_s32(vandq_s32(v, right), 31)), right);
-      v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, zo), act_min), act_max);
-      if (whole) {
-        vstrbq_s32(o, v);  // 4 int8, truncating
-      } else {
-        vstrbq_p_s32(o, v, live);
-      }
-    }
+  for (int32_t j = 0; j < whole; j += 4) {
+    requantize_four<kLeft, true>(acc, rows, wsum, j, nc, bias, p, n0, out + j, y.stride);
   }
+  if (whole < nc)
+    requantize_four<kLeft, false>(acc, rows, wsum, whole, nc, bias, p, n0, out + whole, y.stride);
 }
 
 void requantize_rows(const int32_t (*acc)[kGroup], int32_t rows, const int32_t* wsum, int32_t nc,
