@@ -186,8 +186,8 @@ __attribute__((always_inline)) inline void row_probs(int32_t* row, int32_t begin
 // scores costs 2.25 instructions in the max pass (3 alone), 7.5 in the exps
 // (8) and 3.25 in the normalization (4), and the rows share one loop's setup.
 // The same steps per lane as row_exps and row_probs: the same results.
-__attribute__((always_inline)) inline void rows4_same(int32_t* const (&row)[4], int32_t begin, int32_t end,
-                                                      int32_t n, const FusedExp& fx) {
+ATTN_NOINLINE void rows4_same(int32_t* const (&row)[4], int32_t begin, int32_t end, int32_t n,
+                              const FusedExp& fx) {
   const int32_t keys = end - begin;
   int32x4_t m0 = vdupq_n_s32(row[0][begin]), m1 = vdupq_n_s32(row[1][begin]);
   int32x4_t m2 = vdupq_n_s32(row[2][begin]), m3 = vdupq_n_s32(row[3][begin]);
@@ -286,32 +286,22 @@ __attribute__((always_inline)) inline void rows4_same(int32_t* const (&row)[4], 
         : [n] "r"(keys), [r0] "w"(r0), [r1] "w"(r1), [r2] "w"(r2), [r3] "w"(r3)
         : "lr", "memory");
   }
-  for (int32_t r = 0; r < 4; ++r) {
-    for (int32_t j = 0; j < begin; ++j) store_zero(row[r], j);
-    for (int32_t j = end; j < n; ++j) store_zero(row[r], j);
+  if (begin > 0 || end < n) {  // masked keys: probability 0
+    for (int32_t r = 0; r < 4; ++r) {
+      for (int32_t j = 0; j < begin; ++j) store_zero(row[r], j);
+      for (int32_t j = end; j < n; ++j) store_zero(row[r], j);
+    }
   }
 }
 
-}  // namespace
-
-void softmax_fused_rows_mve(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
-                            const int32_t* end, int32_t n, const FusedSoftmax& sm) {
-  const FusedExp fx = fused_exp_constants(sm);  // once per call; a local: the rows' stores cannot alias it
-  // Four rows at a time: their exps, then their four reciprocals as one
-  // vector (the scalar steps of one cost about as much as the vector's
-  // four), then their probabilities.
+// Rows [0, rows) of s, each over its own keys, four at a time: their exps,
+// then their four reciprocals as one vector (the scalar steps of one cost
+// about as much as the vector's four), then their probabilities. Out of
+// line: its registers do not weigh on the calls of rows4_same.
+ATTN_NOINLINE void rows_any(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
+                            const int32_t* end, int32_t n, const FusedExp& fx) {
   for (int32_t r0 = 0; r0 < rows; r0 += 4) {
     const int32_t nr = rows - r0 < 4 ? rows - r0 : 4;
-    const int32_t* b = begin + r0;
-    const int32_t* e = end + r0;
-    if (nr == 4 && b[0] < e[0] && b[1] == b[0] && b[2] == b[0] && b[3] == b[0] && e[1] == e[0] &&
-        e[2] == e[0] && e[3] == e[0]) {
-      int32_t* const row[4] = {
-          s + static_cast<ptrdiff_t>(r0) * stride, s + static_cast<ptrdiff_t>(r0 + 1) * stride,
-          s + static_cast<ptrdiff_t>(r0 + 2) * stride, s + static_cast<ptrdiff_t>(r0 + 3) * stride};
-      rows4_same(row, b[0], e[0], n, fx);
-      continue;
-    }
     uint32_t sums[4] = {};  // [nr]
     for (int32_t r = 0; r < nr; ++r) {
       int32_t* row = s + static_cast<ptrdiff_t>(r0 + r) * stride;
@@ -328,6 +318,29 @@ void softmax_fused_rows_mve(int32_t* s, int32_t stride, int32_t rows, const int3
       }
     }
   }
+}
+
+}  // namespace
+
+void softmax_fused_rows_mve(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
+                            const int32_t* end, int32_t n, const FusedSoftmax& sm) {
+  const FusedExp fx = fused_exp_constants(sm);  // once per call; a local: the rows' stores cannot alias it
+  // Leading groups of four rows over the same keys (a tile without a mask)
+  // in rows4_same, the rest in rows_any.
+  int32_t r0 = 0;
+  for (; r0 + 4 <= rows; r0 += 4) {
+    const int32_t* b = begin + r0;
+    const int32_t* e = end + r0;
+    if (!(b[0] < e[0] && b[1] == b[0] && b[2] == b[0] && b[3] == b[0] && e[1] == e[0] && e[2] == e[0] &&
+          e[3] == e[0]))
+      break;
+    int32_t* const row[4] = {
+        s + static_cast<ptrdiff_t>(r0) * stride, s + static_cast<ptrdiff_t>(r0 + 1) * stride,
+        s + static_cast<ptrdiff_t>(r0 + 2) * stride, s + static_cast<ptrdiff_t>(r0 + 3) * stride};
+    rows4_same(row, b[0], e[0], n, fx);
+  }
+  if (r0 < rows)
+    rows_any(s + static_cast<ptrdiff_t>(r0) * stride, stride, rows - r0, begin + r0, end + r0, n, fx);
 }
 
 void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm) {
