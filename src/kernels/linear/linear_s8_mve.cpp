@@ -39,32 +39,40 @@ constexpr int32_t kMaxK = 256;  // columns of x held in the stack buffer (4 rows
 // (shift > 0; skipped when no channel has one) before VQRDMULH, a rounding
 // right shift (shift < 0, VRSHL by the negative count) after it, on v - 1
 // for negative v: (v & count) >> 31 is -1 exactly where both are negative.
-// The channels of whole vectors load their parameters unpredicated (kWhole;
-// GCC 12 wraps every predicated load in its own VPST and moves the
-// predicate through a core register), the last 1..3 channels predicated.
+// A group's requantization constants as locals (read once: the int8
+// stores could alias p, and both compilers reloaded its fields for every
+// four channels).
+struct RequantGroup {
+  const int32_t* bias;   // [nc] at channel n0, or null
+  const int32_t* wsum;   // [nc], or null (input zero point 0)
+  const int32_t* shift;  // [nc]
+  const int32_t* mult;   // [nc]
+  int32_t zp, zo;
+  int32x4_t act_min, act_max;
+};
+
+// Channels j .. j + 3 of rows [0, rows): whole vectors (kWhole) load their
+// parameters unpredicated (GCC 12 wraps every predicated load in its own
+// VPST and moves the predicate through a core register), the last 1..3
+// channels predicated.
 template <bool kLeft, bool kWhole>
-inline void requantize_four(const int32_t (*acc)[kGroup], int32_t rows, const int32_t* wsum, int32_t j,
-                            int32_t nc, const int32_t* bias, const LinearS8Params& p, int32_t n0, int8_t* o,
-                            int32_t stride) {
+inline void requantize_four(const int32_t (*acc)[kGroup], int32_t rows, const RequantGroup& g, int32_t j,
+                            int32_t nc, int8_t* o, int32_t stride) {
   const int32x4_t zero = vdupq_n_s32(0);
   const mve_pred16_t live = vctp32q(static_cast<uint32_t>(nc - j));
   int32x4_t base = zero;
-  if (bias != nullptr) base = kWhole ? vldrwq_s32(bias + n0 + j) : vldrwq_z_s32(bias + n0 + j, live);
-  if (wsum != nullptr) base = vsubq_s32(base, vmulq_n_s32(vldrwq_s32(wsum + j), p.input_zero_point));
-  const int32x4_t shift = kWhole ? vldrwq_s32(p.shift + n0 + j) : vldrwq_z_s32(p.shift + n0 + j, live);
-  const int32x4_t mult =
-      kWhole ? vldrwq_s32(p.multiplier + n0 + j) : vldrwq_z_s32(p.multiplier + n0 + j, live);
+  if (g.bias != nullptr) base = kWhole ? vldrwq_s32(g.bias + j) : vldrwq_z_s32(g.bias + j, live);
+  if (g.wsum != nullptr) base = vsubq_s32(base, vmulq_n_s32(vldrwq_s32(g.wsum + j), g.zp));
+  const int32x4_t shift = kWhole ? vldrwq_s32(g.shift + j) : vldrwq_z_s32(g.shift + j, live);
+  const int32x4_t mult = kWhole ? vldrwq_s32(g.mult + j) : vldrwq_z_s32(g.mult + j, live);
   const int32x4_t left = vmaxq_s32(shift, zero);
   const int32x4_t right = vminq_s32(shift, zero);  // a negative count: rounding right shift
-  const int32x4_t act_min = vdupq_n_s32(p.act_min);
-  const int32x4_t act_max = vdupq_n_s32(p.act_max);
-  const int32_t zo = p.output_zero_point;
   for (int32_t r = 0; r < rows; ++r, o += stride) {
     int32x4_t v = vaddq_s32(vldrwq_s32(acc[r] + j), base);
     if (kLeft) v = vshlq_s32(v, left);
     v = vqrdmulhq_s32(v, mult);
     v = vrshlq_s32(vaddq_s32(v, vshrq_n_s32(vandq_s32(v, right), 31)), right);
-    v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, zo), act_min), act_max);
+    v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, g.zo), g.act_min), g.act_max);
     if (kWhole) {
       vstrbq_s32(o, v);  // 4 int8, truncating
     } else {
@@ -76,14 +84,20 @@ inline void requantize_four(const int32_t (*acc)[kGroup], int32_t rows, const in
 template <bool kLeft>
 void requantize_rows(const int32_t (*acc)[kGroup], int32_t rows, const int32_t* wsum, int32_t nc,
                      const int32_t* bias, const LinearS8Params& p, int32_t n0, MatS8 y, int32_t m) {
+  const RequantGroup g{bias != nullptr ? bias + n0 : nullptr,
+                       wsum,
+                       p.shift + n0,
+                       p.multiplier + n0,
+                       p.input_zero_point,
+                       p.output_zero_point,
+                       vdupq_n_s32(p.act_min),
+                       vdupq_n_s32(p.act_max)};
   int8_t* const out = y.row(m) + n0;  // [rows, nc] at y.stride
+  const int32_t stride = y.stride;
   const int32_t whole = nc & ~3;
   ATTN_NO_UNROLL
-  for (int32_t j = 0; j < whole; j += 4) {
-    requantize_four<kLeft, true>(acc, rows, wsum, j, nc, bias, p, n0, out + j, y.stride);
-  }
-  if (whole < nc)
-    requantize_four<kLeft, false>(acc, rows, wsum, whole, nc, bias, p, n0, out + whole, y.stride);
+  for (int32_t j = 0; j < whole; j += 4) requantize_four<kLeft, true>(acc, rows, g, j, nc, out + j, stride);
+  if (whole < nc) requantize_four<kLeft, false>(acc, rows, g, whole, nc, out + whole, stride);
 }
 
 void requantize_rows(const int32_t (*acc)[kGroup], int32_t rows, const int32_t* wsum, int32_t nc,
