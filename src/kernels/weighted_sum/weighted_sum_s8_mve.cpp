@@ -216,27 +216,24 @@ inline Pair block_2x4(const int16_t* pa, const int16_t* pb, const int8_t* vb, in
 }
 
 // The requantization of a call's outputs (one multiplier and shift), as in
-// mve::requantize but branch-free per vector: kLeft (shift > 0) shifts
-// left before VQRDMULH; the rounding right shift is VRSHL by the negative
-// count `right` (0 lanes when shift >= 0) on v - 1 for negative v
-// ((v & right) >> 31 is -1 exactly where both are negative).
+// mve::requantize but branch-free per vector, the shift's sign a template
+// argument (kSign): > 0 a left shift before VQRDMULH; < 0 after it a
+// rounding right shift (VRSHL by the negative count) of v - 1 for
+// negative v (v + (v >> 31)); 0 neither.
 struct PvQuant {
-  int32x4_t left;   // max(shift, 0), every lane
-  int32x4_t right;  // min(shift, 0), every lane
+  int32x4_t shift;  // the shift (left) or its negative count (right), every lane
   int32_t m, zo;
 };
-inline PvQuant pv_quant(int32_t m, int32_t sh, int32_t zo) {
-  return {vdupq_n_s32(sh > 0 ? sh : 0), vdupq_n_s32(sh > 0 ? 0 : sh), m, zo};
-}
+inline PvQuant pv_quant(int32_t m, int32_t sh, int32_t zo) { return {vdupq_n_s32(sh), m, zo}; }
 
 // Four sums of a row (its zv term included), requantized, as int8 at out:
 // all 4 columns (kWhole), else the first nc.
-template <bool kLeft, bool kWhole>
+template <int kSign, bool kWhole>
 inline void store4(int32x4_t acc, const PvQuant& q, int32_t nc, int8_t* out) {
   int32x4_t v = acc;
-  if (kLeft) v = vshlq_s32(v, q.left);
+  if (kSign > 0) v = vshlq_s32(v, q.shift);
   v = vqrdmulhq_n_s32(v, q.m);
-  v = vrshlq_s32(vaddq_s32(v, vshrq_n_s32(vandq_s32(v, q.right), 31)), q.right);
+  if (kSign < 0) v = vrshlq_s32(vaddq_s32(v, vshrq_n_s32(v, 31)), q.shift);
   v = vaddq_n_s32(v, q.zo);
   v = vminq_s32(vmaxq_s32(v, vdupq_n_s32(-128)), vdupq_n_s32(127));
   if (kWhole) {
@@ -249,22 +246,22 @@ inline void store4(int32x4_t acc, const PvQuant& q, int32_t nc, int8_t* out) {
 // The ng groups' sums of two rows ([group][a0 b0 a1 b1 a2 b2 a3 b3], split
 // by VLD2) plus each row's zv term (ca, cb), requantized to oa and ob (ob
 // only when two rows), nc <= 4 columns of each group.
-template <bool kLeft>
+template <int kSign>
 void store_groups(const int32_t* sums, int32_t ng, int32_t ca, int32_t cb, const PvQuant& q, int32_t nc,
                   int8_t* oa, int8_t* ob, bool two) {
   if (nc == 4) {
     ATTN_NO_UNROLL
     for (int32_t gi = 0; gi < ng; ++gi, sums += 8, oa += 4, ob += 4) {
       const int32x4x2_t ab = vld2q_s32(sums);
-      store4<kLeft, true>(vaddq_n_s32(ab.val[0], ca), q, 4, oa);
-      if (two) store4<kLeft, true>(vaddq_n_s32(ab.val[1], cb), q, 4, ob);
+      store4<kSign, true>(vaddq_n_s32(ab.val[0], ca), q, 4, oa);
+      if (two) store4<kSign, true>(vaddq_n_s32(ab.val[1], cb), q, 4, ob);
     }
     return;
   }
   for (int32_t gi = 0; gi < ng; ++gi, sums += 8, oa += 4, ob += 4) {
     const int32x4x2_t ab = vld2q_s32(sums);
-    store4<kLeft, false>(vaddq_n_s32(ab.val[0], ca), q, nc, oa);
-    if (two) store4<kLeft, false>(vaddq_n_s32(ab.val[1], cb), q, nc, ob);
+    store4<kSign, false>(vaddq_n_s32(ab.val[0], ca), q, nc, oa);
+    if (two) store4<kSign, false>(vaddq_n_s32(ab.val[1], cb), q, nc, ob);
   }
 }
 
@@ -316,11 +313,14 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
       const int32x4_t a = kPsum ? vaddq_n_s32(s2.a, ca) : s2.a;
       const int32x4_t b = kPsum ? vaddq_n_s32(s2.b, cb) : s2.b;
       if (sh > 0) {
-        store4<true, false>(a, q, nc, o.row(t + ra));
-        if (rb != ra) store4<true, false>(b, q, nc, o.row(t + rb));
+        store4<1, false>(a, q, nc, o.row(t + ra));
+        if (rb != ra) store4<1, false>(b, q, nc, o.row(t + rb));
+      } else if (sh < 0) {
+        store4<-1, false>(a, q, nc, o.row(t + ra));
+        if (rb != ra) store4<-1, false>(b, q, nc, o.row(t + rb));
       } else {
-        store4<false, false>(a, q, nc, o.row(t + ra));
-        if (rb != ra) store4<false, false>(b, q, nc, o.row(t + rb));
+        store4<0, false>(a, q, nc, o.row(t + ra));
+        if (rb != ra) store4<0, false>(b, q, nc, o.row(t + rb));
       }
     }
     return;
@@ -360,9 +360,11 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
         groups_2x4<!kPsum, true>(&ctx, step, S - full, last, zv16);  // rare: one copy (a 0-key tail adds 0)
       }
       if (sh > 0) {
-        store_groups<true>(sums, ng, ca, cb, q, nc, oa + c0, ob + c0, rb != ra);
+        store_groups<1>(sums, ng, ca, cb, q, nc, oa + c0, ob + c0, rb != ra);
+      } else if (sh < 0) {
+        store_groups<-1>(sums, ng, ca, cb, q, nc, oa + c0, ob + c0, rb != ra);
       } else {
-        store_groups<false>(sums, ng, ca, cb, q, nc, oa + c0, ob + c0, rb != ra);
+        store_groups<0>(sums, ng, ca, cb, q, nc, oa + c0, ob + c0, rb != ra);
       }
       c0 += 4 * ng;
     }
