@@ -177,21 +177,22 @@ void small_block(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t hal
                  int32_t t, int32_t nr) {
   const int32_t d = q.cols;
   const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(d));
-  int8x16_t qv[4];  // [4] rows, zero past d (and in rows >= nr until the fold)
-  for (int32_t r = 0; r < 4; ++r) qv[r] = r < nr ? vldrbq_z_s8(q.row(t + r), pred) : vdupq_n_s8(0);
-  // The fold test on the min and max of all 4 vectors, their zeros (past d,
-  // rows >= nr) included: lane-wise, then across (no predicated reductions,
-  // which GCC 12 wraps one by one in a VPST). The zeros only matter for
-  // zq = -128 (0 - zq is then outside int8): no fold, the other exact path.
-  const int8x16_t lo4 = vminq_s8(vminq_s8(qv[0], qv[1]), vminq_s8(qv[2], qv[3]));
-  const int8x16_t hi4 = vmaxq_s8(vmaxq_s8(qv[0], qv[1]), vmaxq_s8(qv[2], qv[3]));
-  const int32_t lo = vminvq_s8(127, lo4), hi = vmaxvq_s8(-128, hi4);
-  const bool fold = zq != 0 && hi - zq <= 127 && lo - zq >= -128;
-  const int8x16_t zqv = vdupq_m_n_s8(vdupq_n_s8(0), static_cast<int8_t>(zq), pred);  // zq in lanes < d
-  int32_t base[4] = {};  // [nr] used: the row's constant terms + half
+  int8x16_t qv[4];             // [4] rows, zero past d and in rows >= nr
+  int8_t lo = 127, hi = -128;  // min and max of q[0 .. nr) over the lanes < d
   for (int32_t r = 0; r < 4; ++r) {
-    if (fold) qv[r] = vsubq_s8(qv[r], zqv);  // q', zero past d (rows >= nr: not stored)
-    base[r] = (fold ? 0 : d * zq * zk) - zk * vaddvq_s8(qv[r]) + half;
+    qv[r] = vdupq_n_s8(0);
+    if (r < nr) {
+      qv[r] = vldrbq_z_s8(q.row(t + r), pred);
+      lo = vminvq_p_s8(lo, qv[r], pred);
+      hi = vmaxvq_p_s8(hi, qv[r], pred);
+    }
+  }
+  const bool fold = zq != 0 && hi - zq <= 127 && lo - zq >= -128;
+  int32_t base[4] = {};  // [nr] used: the row's constant terms + half
+  for (int32_t r = 0; r < nr; ++r) {
+    if (fold) qv[r] = vsubq_m_n_s8(qv[r], qv[r], static_cast<int8_t>(zq), pred);  // q', zero past d
+    const int32_t qsum = vaddvq_s8(qv[r]);
+    base[r] = (fold ? 0 : d * zq * zk) - zk * qsum + half;
   }
   if (!kFull && nr <= 2) {
     if (fold || zq == 0) {
@@ -201,6 +202,7 @@ void small_block(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t hal
         few_rows<true, false>(nr, qv, qv[0], base, k, shift, s, t);
       }
     } else {
+      const int8x16_t zqv = vdupq_m_n_s8(vdupq_n_s8(0), static_cast<int8_t>(zq), pred);  // zq in lanes < d
       few_rows<false, true>(nr, qv, zqv, base, k, shift, s, t);
     }
     return;
@@ -213,6 +215,7 @@ void small_block(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t hal
       small_rows<kFull, true, false>(qv, nr, qv[0], vbase, k, shift, s, t);
     }
   } else {
+    const int8x16_t zqv = vdupq_m_n_s8(vdupq_n_s8(0), static_cast<int8_t>(zq), pred);  // zq in lanes < d
     small_rows<kFull, false, true>(qv, nr, zqv, vbase, k, shift, s, t);
   }
 }
