@@ -22,7 +22,15 @@ namespace attn {
 namespace detail {
 namespace {
 
-constexpr int32_t kMaxGatherStride = 9362;  // 7 * stride must fit the 16-bit gather offsets
+constexpr int32_t kMaxGatherStride = 9362;
+
+// A loop left rolled by both compilers (GCC 12 peeled store_groups' loops
+// completely, up to kGroups copies of the requantization: ~2.5 KiB each).
+#if defined(__clang__)
+#define ATTN_PV_ROLLED _Pragma("clang loop unroll(disable)")
+#else
+#define ATTN_PV_ROLLED _Pragma("GCC unroll 1")
+#endif  // 7 * stride must fit the 16-bit gather offsets
 
 // Two rows of rows_gather by G groups of 4 value columns, in asm: per
 // group every 8-key step, the last partial one (kTail), and the 8 sums
@@ -250,7 +258,7 @@ template <int kSign>
 void store_groups(const int32_t* sums, int32_t ng, int32_t ca, int32_t cb, const PvQuant& q, int32_t nc,
                   int8_t* oa, int8_t* ob, bool two) {
   if (nc == 4) {
-    ATTN_NO_UNROLL
+    ATTN_PV_ROLLED
     for (int32_t gi = 0; gi < ng; ++gi, sums += 8, oa += 4, ob += 4) {
       const int32x4x2_t ab = vld2q_s32(sums);
       store4<kSign, true>(vaddq_n_s32(ab.val[0], ca), q, 4, oa);
@@ -258,6 +266,7 @@ void store_groups(const int32_t* sums, int32_t ng, int32_t ca, int32_t cb, const
     }
     return;
   }
+  ATTN_PV_ROLLED
   for (int32_t gi = 0; gi < ng; ++gi, sums += 8, oa += 4, ob += 4) {
     const int32x4x2_t ab = vld2q_s32(sums);
     store4<kSign, false>(vaddq_n_s32(ab.val[0], ca), q, nc, oa);
@@ -408,4 +417,5 @@ void weighted_sum_s8_mve(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int
 
 }  // namespace detail
 }  // namespace attn
+#undef ATTN_PV_ROLLED
 #endif  // ATTN_HAVE_MVE
