@@ -229,19 +229,18 @@ inline Pair block_2x4(const int16_t* pa, const int16_t* pb, const int8_t* vb, in
 // rounding right shift (VRSHL by the negative count) of v - 1 for
 // negative v (v + (v >> 31)); 0 neither.
 struct PvQuant {
-  int32x4_t shift;  // the shift (left) or its negative count (right), every lane
-  int32_t m, zo;
+  int32_t shift, m, zo;  // scalars: VSHL / VRSHL by a core register (no vector live across the asm)
 };
-inline PvQuant pv_quant(int32_t m, int32_t sh, int32_t zo) { return {vdupq_n_s32(sh), m, zo}; }
+inline PvQuant pv_quant(int32_t m, int32_t sh, int32_t zo) { return {sh, m, zo}; }
 
 // Four sums of a row (its zv term included), requantized, as int8 at out:
 // all 4 columns (kWhole), else the first nc.
 template <int kSign, bool kWhole>
 inline void store4(int32x4_t acc, const PvQuant& q, int32_t nc, int8_t* out) {
   int32x4_t v = acc;
-  if (kSign > 0) v = vshlq_s32(v, q.shift);
+  if (kSign > 0) v = vshlq_r_s32(v, q.shift);
   v = vqrdmulhq_n_s32(v, q.m);
-  if (kSign < 0) v = vrshlq_s32(vaddq_s32(v, vshrq_n_s32(v, 31)), q.shift);
+  if (kSign < 0) v = vrshlq_n_s32(vaddq_s32(v, vshrq_n_s32(v, 31)), q.shift);
   v = vaddq_n_s32(v, q.zo);
   v = vminq_s32(vmaxq_s32(v, vdupq_n_s32(-128)), vdupq_n_s32(127));
   if (kWhole) {
