@@ -941,6 +941,18 @@ inline void softmax_rows_cases(Report& r) {
     fill_scores(in_a<int32_t>(), n, rng, -spread, 2u * static_cast<uint32_t>(spread) + 1u);
     softmax_rows_case(r, 1, n, n, sm, 2000 + i);
   }
+  // Groups of rows that share one key range (the M55 runs four such rows
+  // per loop), the last group short or not, the range whole or not.
+  for (int iter = 0; iter < 60; ++iter) {
+    const detail::FusedSoftmax sm = random_softmax(rng);
+    const int32_t n = rng.uniform(1, 90), rows = rng.uniform(4, 13), stride = n + rng.uniform(0, 3);
+    const int32_t begin = iter % 3 == 0 ? rng.uniform(0, n - 1) : 0;
+    const int32_t end = iter % 4 == 0 ? rng.uniform(begin, n) : n;
+    for (int32_t t = 0; t < rows; ++t) g_begin[t] = begin, g_end[t] = end;
+    const int32_t base = rng.uniform(-(1 << 27), (1 << 27) - 1);
+    fill_scores(in_a<int32_t>(), rows * stride, rng, base, host_spread(sm));
+    softmax_rows_case(r, rows, n, stride, sm, 3000 + iter);
+  }
 }
 #endif
 

@@ -38,51 +38,85 @@ constexpr int32_t kMaxK = 256;  // columns of x held in the stack buffer (4 rows
 // for all rows. Per lane the arithmetic of mve::requantize: a left shift
 // (shift > 0; skipped when no channel has one) before VQRDMULH, a rounding
 // right shift (shift < 0, VRSHL by the negative count) after it, on v - 1
-// for negative v: (v & count) >> 31 is -1 exactly where both are negative.
-template <bool kLeft>
-void requantize_rows(const int32_t (*acc)[kGroup], int32_t rows, const int32_t* wsum, int32_t nc,
-                     const int32_t* bias, const LinearS8Params& p, int32_t n0, MatS8 y, int32_t m) {
+// for negative v: (v & count) >> 31 is -1 exactly where both are negative;
+// where every channel's shift is negative, (v >> 31) alone (no mask).
+enum class ShiftKind {
+  kMixed,  // no shift > 0, some shift 0
+  kLeft,   // some shift > 0
+  kRight,  // every shift < 0
+};
+
+// A group's requantization constants as locals (read once: the int8
+// stores could alias p, and both compilers reloaded its fields for every
+// four channels).
+struct RequantGroup {
+  const int32_t* bias;   // [nc] at channel n0, or null
+  const int32_t* wsum;   // [nc], or null (input zero point 0)
+  const int32_t* shift;  // [nc]
+  const int32_t* mult;   // [nc]
+  int32_t zp, zo;
+  int32x4_t act_min, act_max;
+};
+
+// Channels j .. j + 3 of rows [0, rows): whole vectors (kWhole) load their
+// parameters unpredicated (GCC 12 wraps every predicated load in its own
+// VPST and moves the predicate through a core register), the last 1..3
+// channels predicated.
+template <ShiftKind kShifts, bool kWhole>
+inline void requantize_four(const int32_t (*acc)[kGroup], int32_t rows, const RequantGroup& g, int32_t j,
+                            int32_t nc, int8_t* o, int32_t stride) {
   const int32x4_t zero = vdupq_n_s32(0);
-  const int32x4_t act_min = vdupq_n_s32(p.act_min);
-  const int32x4_t act_max = vdupq_n_s32(p.act_max);
-  const int32_t zo = p.output_zero_point;  // locals: the int8 stores could alias p
-  const int32_t zp = p.input_zero_point;
-  const int32_t* const shifts = p.shift + n0;
-  const int32_t* const mults = p.multiplier + n0;
-  int8_t* const out = y.row(m) + n0;  // [rows, nc] at y.stride
-  ATTN_NO_UNROLL
-  for (int32_t j = 0; j < nc; j += 4) {
-    const mve_pred16_t live = vctp32q(static_cast<uint32_t>(nc - j));
-    int32x4_t base = bias != nullptr ? vldrwq_z_s32(bias + n0 + j, live) : zero;
-    if (wsum != nullptr) base = vsubq_s32(base, vmulq_n_s32(vldrwq_s32(wsum + j), zp));
-    const int32x4_t shift = vldrwq_z_s32(shifts + j, live);
-    const int32x4_t mult = vldrwq_z_s32(mults + j, live);
-    const int32x4_t left = vmaxq_s32(shift, zero);
-    const int32x4_t right = vminq_s32(shift, zero);  // a negative count: rounding right shift
-    int8_t* o = out + j;
-    const bool whole = j + 4 <= nc;
-    for (int32_t r = 0; r < rows; ++r, o += y.stride) {
-      int32x4_t v = vaddq_s32(vldrwq_s32(acc[r] + j), base);
-      if (kLeft) v = vshlq_s32(v, left);
-      v = vqrdmulhq_s32(v, mult);
-      v = vrshlq_s32(vaddq_s32(v, vshrq_n_s32(vandq_s32(v, right), 31)), right);
-      v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, zo), act_min), act_max);
-      if (whole) {
-        vstrbq_s32(o, v);  // 4 int8, truncating
-      } else {
-        vstrbq_p_s32(o, v, live);
-      }
+  const mve_pred16_t live = vctp32q(static_cast<uint32_t>(nc - j));
+  int32x4_t base = zero;
+  if (g.bias != nullptr) base = kWhole ? vldrwq_s32(g.bias + j) : vldrwq_z_s32(g.bias + j, live);
+  if (g.wsum != nullptr) base = vsubq_s32(base, vmulq_n_s32(vldrwq_s32(g.wsum + j), g.zp));
+  const int32x4_t shift = kWhole ? vldrwq_s32(g.shift + j) : vldrwq_z_s32(g.shift + j, live);
+  const int32x4_t mult = kWhole ? vldrwq_s32(g.mult + j) : vldrwq_z_s32(g.mult + j, live);
+  const int32x4_t left = vmaxq_s32(shift, zero);
+  const int32x4_t right = vminq_s32(shift, zero);  // a negative count: rounding right shift
+  for (int32_t r = 0; r < rows; ++r, o += stride) {
+    int32x4_t v = vaddq_s32(vldrwq_s32(acc[r] + j), base);
+    if (kShifts == ShiftKind::kLeft) v = vshlq_s32(v, left);
+    v = vqrdmulhq_s32(v, mult);
+    const int32x4_t neg = kShifts == ShiftKind::kRight ? v : vandq_s32(v, right);  // < 0: v - 1
+    v = vrshlq_s32(vaddq_s32(v, vshrq_n_s32(neg, 31)), right);
+    v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, g.zo), g.act_min), g.act_max);
+    if (kWhole) {
+      vstrbq_s32(o, v);  // 4 int8, truncating
+    } else {
+      vstrbq_p_s32(o, v, live);
     }
   }
 }
 
+template <ShiftKind kShifts>
+void requantize_rows(const int32_t (*acc)[kGroup], int32_t rows, const int32_t* wsum, int32_t nc,
+                     const int32_t* bias, const LinearS8Params& p, int32_t n0, MatS8 y, int32_t m) {
+  const RequantGroup g{bias != nullptr ? bias + n0 : nullptr,
+                       wsum,
+                       p.shift + n0,
+                       p.multiplier + n0,
+                       p.input_zero_point,
+                       p.output_zero_point,
+                       vdupq_n_s32(p.act_min),
+                       vdupq_n_s32(p.act_max)};
+  int8_t* const out = y.row(m) + n0;  // [rows, nc] at y.stride
+  const int32_t stride = y.stride;
+  const int32_t whole = nc & ~3;
+  ATTN_NO_UNROLL
+  for (int32_t j = 0; j < whole; j += 4) requantize_four<kShifts, true>(acc, rows, g, j, nc, out + j, stride);
+  if (whole < nc) requantize_four<kShifts, false>(acc, rows, g, whole, nc, out + whole, stride);
+}
+
 void requantize_rows(const int32_t (*acc)[kGroup], int32_t rows, const int32_t* wsum, int32_t nc,
                      const int32_t* bias, const LinearS8Params& p, int32_t n0, MatS8 y, int32_t m,
-                     bool left) {
-  if (left) {
-    requantize_rows<true>(acc, rows, wsum, nc, bias, p, n0, y, m);
+                     ShiftKind shifts) {
+  if (shifts == ShiftKind::kLeft) {
+    requantize_rows<ShiftKind::kLeft>(acc, rows, wsum, nc, bias, p, n0, y, m);
+  } else if (shifts == ShiftKind::kRight) {
+    requantize_rows<ShiftKind::kRight>(acc, rows, wsum, nc, bias, p, n0, y, m);
   } else {
-    requantize_rows<false>(acc, rows, wsum, nc, bias, p, n0, y, m);
+    requantize_rows<ShiftKind::kMixed>(acc, rows, wsum, nc, bias, p, n0, y, m);
   }
 }
 
@@ -274,7 +308,7 @@ ATTN_NOINLINE void sums_pair_k64(ConstMatS8 x, ConstMatS8 w, int32_t m, int32_t 
 // Rows m .. m + R - 1 (R <= 4) of y, K <= kMaxK: 4 x 1 blocks over a stack
 // copy of the rows (rows past R are zeros, computed and not stored).
 void rows_buffered(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y,
-                   int32_t m, int32_t R, bool left) {
+                   int32_t m, int32_t R, ShiftKind left) {
   const int32_t K = x.cols;
   const int32_t full = K / 16;               // unpredicated chunks
   const bool partial = K % 16 != 0;          // and the last, partial one
@@ -324,7 +358,7 @@ void rows_buffered(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const Linear
 
 // Row m of y, any K: tail-predicated loads of both operands.
 void row_any(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, int32_t m,
-             bool left) {
+             ShiftKind left) {
   const int32_t K = x.cols;
   const int8_t* a = x.row(m);  // [K]
   for (int32_t n0 = 0; n0 < w.rows; n0 += kGroup) {
@@ -348,7 +382,8 @@ void row_any(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Para
 // Blocks of up to 4 rows: their sums (NR rows per pass over the weights),
 // then one requantization pass for the block.
 template <size_t CH>
-void run_held(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y, bool left) {
+void run_held(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y,
+              ShiftKind left) {
   constexpr int32_t kRows = CH == 1 ? 4 : CH == 2 || CH == 4 ? 2 : 1;  // rows per pass over the weights
   for (int32_t m = 0; m < x.rows; m += 4) {
     const int32_t rows = x.rows - m < 4 ? x.rows - m : 4;
@@ -375,13 +410,15 @@ void run_held(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Par
 
 void linear_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
   const int32_t K = x.cols;
-  // Whether any channel has a left shift (else the requantization skips it).
-  int32x4_t shifts = vdupq_n_s32(0);
+  // Whether any channel has a left shift (else the requantization skips
+  // it), or every channel a right shift (ShiftKind).
+  int32x4_t most = vdupq_n_s32(INT32_MIN);
   for (int32_t n = 0; n < w.rows; n += 4) {
     const mve_pred16_t live = vctp32q(static_cast<uint32_t>(w.rows - n));
-    shifts = vmaxq_s32(shifts, vldrwq_z_s32(p.shift + n, live));
+    most = vmaxq_m_s32(most, most, vldrwq_z_s32(p.shift + n, live), live);
   }
-  const bool left = vmaxvq_s32(0, shifts) > 0;
+  const int32_t top = vmaxvq_s32(INT32_MIN, most);
+  const ShiftKind left = top > 0 ? ShiftKind::kLeft : top < 0 ? ShiftKind::kRight : ShiftKind::kMixed;
   if (K <= 16) return run_held<1>(x, w, bias, p, y, left);
   if (K <= 32) return run_held<2>(x, w, bias, p, y, left);
   if (K <= 48) return run_held<3>(x, w, bias, p, y, left);

@@ -22,7 +22,15 @@ namespace attn {
 namespace detail {
 namespace {
 
-constexpr int32_t kMaxGatherStride = 9362;  // 7 * stride must fit the 16-bit gather offsets
+constexpr int32_t kMaxGatherStride = 9362;
+
+// A loop left rolled by both compilers (GCC 12 peeled store_groups' loops
+// completely, up to kGroups copies of the requantization: ~2.5 KiB each).
+#if defined(__clang__)
+#define ATTN_PV_ROLLED _Pragma("clang loop unroll(disable)")
+#else
+#define ATTN_PV_ROLLED _Pragma("GCC unroll 1")
+#endif  // 7 * stride must fit the 16-bit gather offsets
 
 // Two rows of rows_gather by G groups of 4 value columns, in asm: per
 // group every 8-key step, the last partial one (kTail), and the 8 sums
@@ -215,11 +223,54 @@ inline Pair block_2x4(const int16_t* pa, const int16_t* pb, const int8_t* vb, in
   return {vreinterpretq_s32_s16(ta), vreinterpretq_s32_s16(tb)};
 }
 
-// Four sums of a row plus its zv term, requantized, as int8 at out (the first nc <= 4 columns).
-inline void store4(int32x4_t acc, int32_t m, int32_t sh, int32_t zo, int32_t nc, int8_t* out) {
-  int32x4_t v = vaddq_n_s32(mve::requantize(acc, m, sh), zo);
+// The requantization of a call's outputs (one multiplier and shift), as in
+// mve::requantize but branch-free per vector, the shift's sign a template
+// argument (kSign): > 0 a left shift before VQRDMULH; < 0 after it a
+// rounding right shift (VRSHL by the negative count) of v - 1 for
+// negative v (v + (v >> 31)); 0 neither.
+struct PvQuant {
+  int32_t shift, m, zo;  // scalars: VSHL / VRSHL by a core register (no vector live across the asm)
+};
+inline PvQuant pv_quant(int32_t m, int32_t sh, int32_t zo) { return {sh, m, zo}; }
+
+// Four sums of a row (its zv term included), requantized, as int8 at out:
+// all 4 columns (kWhole), else the first nc.
+template <int kSign, bool kWhole>
+inline void store4(int32x4_t acc, const PvQuant& q, int32_t nc, int8_t* out) {
+  int32x4_t v = acc;
+  if (kSign > 0) v = vshlq_r_s32(v, q.shift);
+  v = vqrdmulhq_n_s32(v, q.m);
+  if (kSign < 0) v = vrshlq_n_s32(vaddq_s32(v, vshrq_n_s32(v, 31)), q.shift);
+  v = vaddq_n_s32(v, q.zo);
   v = vminq_s32(vmaxq_s32(v, vdupq_n_s32(-128)), vdupq_n_s32(127));
-  vstrbq_p_s32(out, v, vctp32q(static_cast<uint32_t>(nc)));  // int8, truncating
+  if (kWhole) {
+    vstrbq_s32(out, v);  // int8, truncating
+  } else {
+    vstrbq_p_s32(out, v, vctp32q(static_cast<uint32_t>(nc)));
+  }
+}
+
+// The ng groups' sums of two rows ([group][a0 b0 a1 b1 a2 b2 a3 b3], split
+// by VLD2) plus each row's zv term (ca, cb), requantized to oa and ob (ob
+// only when two rows), nc <= 4 columns of each group.
+template <int kSign>
+void store_groups(const int32_t* sums, int32_t ng, int32_t ca, int32_t cb, const PvQuant& q, int32_t nc,
+                  int8_t* oa, int8_t* ob, bool two) {
+  if (nc == 4) {
+    ATTN_PV_ROLLED
+    for (int32_t gi = 0; gi < ng; ++gi, sums += 8, oa += 4, ob += 4) {
+      const int32x4x2_t ab = vld2q_s32(sums);
+      store4<kSign, true>(vaddq_n_s32(ab.val[0], ca), q, 4, oa);
+      if (two) store4<kSign, true>(vaddq_n_s32(ab.val[1], cb), q, 4, ob);
+    }
+    return;
+  }
+  ATTN_PV_ROLLED
+  for (int32_t gi = 0; gi < ng; ++gi, sums += 8, oa += 4, ob += 4) {
+    const int32x4x2_t ab = vld2q_s32(sums);
+    store4<kSign, false>(vaddq_n_s32(ab.val[0], ca), q, nc, oa);
+    if (two) store4<kSign, false>(vaddq_n_s32(ab.val[1], cb), q, nc, ob);
+  }
 }
 
 // Every row of o, v.stride <= kMaxGatherStride (the setup once per call). Two rows
@@ -245,6 +296,7 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
   const int32_t step = 8 * v.stride;  // bytes between 8-key steps of a column (< 2^16)
   const int16x8_t zv16 = vdupq_n_s16(static_cast<int16_t>(zv));
   const int32_t whole = v.cols & ~3;  // columns in whole groups
+  const PvQuant q = pv_quant(m, sh, zo);
   const uint16x8_t off[4] = {offsets, vaddq_n_u16(offsets, 1), vaddq_n_u16(offsets, 2),
                              vaddq_n_u16(offsets, 3)};
   if (v.cols <= 4) {  // one group: block_2x4, its sums in registers
@@ -266,8 +318,18 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
       }
       const Pair s2 = full < S ? block_2x4<!kPsum, true>(pa, pb, v.data, full, step, last, zv16, S - full)
                                : block_2x4<!kPsum, false>(pa, pb, v.data, full, step, last, zv16, 0);
-      store4(kPsum ? vaddq_n_s32(s2.a, ca) : s2.a, m, sh, zo, nc, o.row(t + ra));
-      if (rb != ra) store4(kPsum ? vaddq_n_s32(s2.b, cb) : s2.b, m, sh, zo, nc, o.row(t + rb));
+      const int32x4_t a = kPsum ? vaddq_n_s32(s2.a, ca) : s2.a;
+      const int32x4_t b = kPsum ? vaddq_n_s32(s2.b, cb) : s2.b;
+      if (sh > 0) {
+        store4<1, false>(a, q, nc, o.row(t + ra));
+        if (rb != ra) store4<1, false>(b, q, nc, o.row(t + rb));
+      } else if (sh < 0) {
+        store4<-1, false>(a, q, nc, o.row(t + ra));
+        if (rb != ra) store4<-1, false>(b, q, nc, o.row(t + rb));
+      } else {
+        store4<0, false>(a, q, nc, o.row(t + ra));
+        if (rb != ra) store4<0, false>(b, q, nc, o.row(t + rb));
+      }
     }
     return;
   }
@@ -305,13 +367,12 @@ void rows_gather(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh,
         const uint16x8_t last[4] = {off[0], off[nc > 1 ? 1 : 0], off[nc > 2 ? 2 : nc - 1], off[nc - 1]};
         groups_2x4<!kPsum, true>(&ctx, step, S - full, last, zv16);  // rare: one copy (a 0-key tail adds 0)
       }
-      ATTN_NO_UNROLL
-      for (int32_t gi = 0; gi < ng; ++gi) {
-        const int32x4x2_t ab = vld2q_s32(sums + 8 * gi);
-        int32x4_t a = ab.val[0], b = ab.val[1];
-        if (kPsum) a = vaddq_n_s32(a, ca), b = vaddq_n_s32(b, cb);
-        store4(a, m, sh, zo, nc, oa + c0 + 4 * gi);
-        if (rb != ra) store4(b, m, sh, zo, nc, ob + c0 + 4 * gi);
+      if (sh > 0) {
+        store_groups<1>(sums, ng, ca, cb, q, nc, oa + c0, ob + c0, rb != ra);
+      } else if (sh < 0) {
+        store_groups<-1>(sums, ng, ca, cb, q, nc, oa + c0, ob + c0, rb != ra);
+      } else {
+        store_groups<0>(sums, ng, ca, cb, q, nc, oa + c0, ob + c0, rb != ra);
       }
       c0 += 4 * ng;
     }
@@ -355,4 +416,5 @@ void weighted_sum_s8_mve(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int
 
 }  // namespace detail
 }  // namespace attn
+#undef ATTN_PV_ROLLED
 #endif  // ATTN_HAVE_MVE
