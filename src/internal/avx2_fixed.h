@@ -289,11 +289,16 @@ inline void pack_panel_s8(const int8_t* w, int32_t ldw, int32_t n, int32_t K, in
   const __m256i vz = _mm256_set1_epi16(static_cast<int16_t>(zw));
   for (int32_t h = 0; h < 2; ++h) {  // channels [8h, 8h + 8)
     for (int32_t k = 0; k < K; k += 16) {
-      __m256i r[8];  // channel 8h + c: k .. k + 15 as 8 int16 pairs
-      for (int32_t c = 0; c < 8; ++c) {
-        const int32_t ch = 8 * h + c;
-        r[c] = ch < n ? load16_s8_pad(w + static_cast<ptrdiff_t>(ch) * ldw + k, K - k, vz)
-                      : _mm256_setzero_si256();
+      __m256i r[8];                      // channel 8h + c: k .. k + 15 as 8 int16 pairs
+      if (n == kPanel && k + 16 <= K) {  // the common case: no padding, no branch per channel
+        ATTN_UNROLL for (int32_t c = 0; c < 8; ++c) r[c] =
+            load16_s8<true>(w + static_cast<ptrdiff_t>(8 * h + c) * ldw + k, vz);
+      } else {
+        for (int32_t c = 0; c < 8; ++c) {
+          const int32_t ch = 8 * h + c;
+          r[c] = ch < n ? load16_s8_pad(w + static_cast<ptrdiff_t>(ch) * ldw + k, K - k, vz)
+                        : _mm256_setzero_si256();
+        }
       }
       transpose8(r);  // r[i]: pair k / 2 + i of the 8 channels
       const int32_t g0 = k / 2;

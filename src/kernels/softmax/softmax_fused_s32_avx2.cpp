@@ -3,8 +3,8 @@
 // formulas), bit-exact, 8 keys per step:
 //   max         _mm256_max_epi32
 //   e_j         u = smax - s (uint32), t = u * step mod 2^32 (_mm256_mullo_epi32),
-//               the table entry by a gather, the per-lane octave shift by
-//               _mm256_srlv_epi32;
+//               the table entry from two 16-entry factors (below), the
+//               per-lane octave shift by _mm256_srlv_epi32;
 //               e = 0 where u > diff_limit (unsigned compare); sum in uint32
 //               lanes (ref's sum is a uint32 too: addition mod 2^32 in any order)
 //   1 / sum     scalar, as ref; softmax_fused_rows_avx2 runs each phase over
@@ -28,17 +28,6 @@ namespace attn {
 namespace detail {
 namespace {
 
-// kExp2Table widened to 32 bits for _mm256_i32gather_epi32.
-struct Table32 {
-  int32_t v[1 << kExp2TableBits];
-};
-constexpr Table32 widen_table() {
-  Table32 t{};
-  for (int i = 0; i < (1 << kExp2TableBits); ++i) t.v[i] = kExp2Table[i];
-  return t;
-}
-constexpr Table32 kTable32 = widen_table();
-
 // High 32 bits of the 8 unsigned products a * b (+ add, 64-bit, per lane).
 inline __m256i mulhi_epu32(__m256i a, __m256i b, __m256i add) {
   const __m256i even = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(a, b), add), 32);
@@ -47,18 +36,60 @@ inline __m256i mulhi_epu32(__m256i a, __m256i b, __m256i add) {
   return _mm256_blend_epi32(even, odd, 0xAA);
 }
 
+// kExp2Table without a gather: entry 16a + b is the rounded high half of
+// kHi[a] * kLo[b], kHi[a] = round(2^24 2^(-a / 16)), kLo[b] =
+// round(2^24 2^(-(b + 1/2) / 256)), both 16-entry tables that fit two
+// vpermd each. The gather (one per 8 keys) was about a third of the fused
+// softmax's time (perf, s8 forward at L = 64, Zen 4); the lookups and the
+// multiply below are plain ALU work. The assertion checks all 256 entries.
+constexpr uint32_t kHi[16] = {16777216, 16065917, 15384775, 14732511, 14107901, 13509772, 12937002, 12388516,
+                              11863283, 11360319, 10878679, 10417458, 9975792,  9552851,  9147842,  8760003};
+constexpr uint32_t kLo[16] = {16754518, 16709215, 16664034, 16618976, 16574039, 16529224, 16484530, 16439956,
+                              16395504, 16351171, 16306958, 16262865, 16218891, 16175036, 16131300, 16087682};
+constexpr uint32_t exp2_entry(int i) {
+  return static_cast<uint32_t>((uint64_t{kHi[i >> 4]} * kLo[i & 15] + (uint64_t{1} << 31)) >> 32);
+}
+constexpr bool entries_match() {
+  for (int i = 0; i < (1 << kExp2TableBits); ++i) {
+    if (exp2_entry(i) != kExp2Table[i]) return false;
+  }
+  return true;
+}
+static_assert(kExp2TableBits == 8 && entries_match(), "kHi x kLo must reproduce kExp2Table exactly");
+
+// A 16-entry lookup per lane: the entry's low 3 bits are idx's (vpermd reads
+// only those), its bit 3 is bit 31 of sel (which half).
+inline __m256i lookup16(const __m256i (&tab)[2], __m256i idx, __m256i sel) {
+  return _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(_mm256_permutevar8x32_epi32(tab[0], idx)),
+                                              _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(tab[1], idx)),
+                                              _mm256_castsi256_ps(sel)));
+}
+
 // The exps' constants, as lanes.
 struct ExpConsts {
   uint32_t step;
   int32_t limit;
-  __m256i vlimit, vstep, idx_mask, one;
+  __m256i vlimit, vstep, one, round;
+  __m256i hi[2], lo[2];  // kHi, kLo as two halves of 8 lanes
   explicit ExpConsts(const FusedSoftmax& sm)
       : step(fused_exp_constants(sm).step),
         limit(fused_exp_constants(sm).limit),
         vlimit(_mm256_set1_epi32(limit)),
         vstep(_mm256_set1_epi32(static_cast<int32_t>(step))),
-        idx_mask(_mm256_set1_epi32((1 << kExp2TableBits) - 1)),
-        one(_mm256_set1_epi32(1)) {}
+        one(_mm256_set1_epi32(1)),
+        round(_mm256_set1_epi64x(int64_t{1} << 31)) {
+    for (int h = 0; h < 2; ++h) {
+      hi[h] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kHi + 8 * h));
+      lo[h] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLo + 8 * h));
+    }
+  }
+  // kExp2Table[(t >> 20) & 255] per lane: a = bits 24..27 of t, b = bits 20..23.
+  __m256i table(__m256i t) const {
+    static_assert(kExpPhaseIndexShift == 20, "a and b are bits 24..27 and 20..23 of t");
+    const __m256i a = lookup16(hi, _mm256_srli_epi32(t, 24), _mm256_slli_epi32(t, 4));
+    const __m256i b = lookup16(lo, _mm256_srli_epi32(t, 20), _mm256_slli_epi32(t, 8));
+    return mulhi_epu32(a, b, round);
+  }
 };
 
 // max_j s_j over [begin, end) (non-empty).
@@ -86,8 +117,7 @@ inline uint32_t row_exps(int32_t* row, int32_t begin, int32_t end, int32_t smax,
     const __m256i u = _mm256_sub_epi32(vsmax, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pj)));
     const __m256i keep = _mm256_cmpeq_epi32(_mm256_min_epu32(u, k.vlimit), u);  // u <= diff_limit
     const __m256i t = _mm256_mullo_epi32(u, k.vstep);                           // mod 2^32, as ref
-    const __m256i idx = _mm256_and_si256(_mm256_srli_epi32(t, kExpPhaseIndexShift), k.idx_mask);
-    const __m256i x = _mm256_slli_epi32(_mm256_i32gather_epi32(kTable32.v, idx, 4), 1);
+    const __m256i x = _mm256_slli_epi32(k.table(t), 1);
     // ((2x >> octave) + 1) >> 1, the octave t >> 28 in [0, 15]
     const __m256i e = _mm256_and_si256(
         keep,
