@@ -7,9 +7,9 @@
 //               per-lane octave shift by _mm256_srlv_epi32;
 //               e = 0 where u > diff_limit (unsigned compare); sum in uint32
 //               lanes (ref's sum is a uint32 too: addition mod 2^32 in any order)
-//   1 / sum     scalar, as ref; softmax_fused_rows_avx2 runs each phase over
-//               8 rows before the next, so that the rows' reciprocals (and
-//               reductions) overlap
+//   1 / sum     ref's Newton-Raphson steps, 8 rows' sums in 8 lanes;
+//               softmax_fused_rows_avx2 runs each phase over 8 rows before
+//               the next, so that the rows' reductions overlap
 //   p_j         high half of e * recip + 2^31, packed to int16 and stored over
 //               bytes [2 j, 2 j + 16): int32 entries [j / 2, j / 2 + 4), all
 //               read already (j / 2 + 4 <= j + 8).
@@ -22,6 +22,7 @@
 #include <cstring>
 
 #include "internal/exp2_table.h"
+#include "internal/fixed_point.h"
 #include "internal/kernels_fixed.h"
 
 namespace attn {
@@ -139,6 +140,54 @@ inline uint32_t row_exps(int32_t* row, int32_t begin, int32_t end, int32_t smax,
   return sum;
 }
 
+// (a b + 2^30) >> 31 per lane, signed 32-bit a and b (softmax_fused_s32_ref's
+// srdhm): its low 32 bits are bits 31..62 of ab + 2^30, which a logical
+// 64-bit shift gives as well as an arithmetic one.
+inline __m256i srdhm8(__m256i a, __m256i b) {
+  const __m256i half = _mm256_set1_epi64x(int64_t{1} << 30);
+  const __m256i even = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(a, b), half), 31);
+  const __m256i odd = _mm256_srli_epi64(
+      _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32)), half), 31);
+  return _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
+}
+
+// fused_softmax_reciprocal of up to 8 rows' sums at once (0 where a sum is 0):
+// the same Newton-Raphson steps as ref's one_over_one_plus_a, in 8 lanes, so
+// that a group of rows pays for one chain of seven multiplies instead of
+// eight (about 6% of an s8 forward at L = 16 ran in the scalar ones).
+inline void reciprocals(const uint32_t* sum, int32_t g, uint32_t* recip) {
+  alignas(32) int32_t a[8], h[8];  // sum = 2^(31 - h) (1 + a / 2^31), a in [0, 2^31)
+  for (int32_t r = 0; r < 8; ++r) {
+    const uint32_t sr = r < g ? sum[r] : 0;
+    h[r] = sr != 0 ? fp::count_leading_zeros(sr) : kProbBits;
+    a[r] = sr != 0 ? static_cast<int32_t>((sr << h[r]) - (uint32_t{1} << 31)) : 0;
+  }
+  const __m256i va = _mm256_load_si256(reinterpret_cast<const __m256i*>(a));
+  const __m256i vh = _mm256_load_si256(reinterpret_cast<const __m256i*>(h));
+  // one_over_one_plus_a
+  const __m256i half_denominator = _mm256_srli_epi32(_mm256_add_epi32(va, _mm256_set1_epi32(INT32_MIN)), 1);
+  __m256i x = _mm256_add_epi32(_mm256_set1_epi32(1515870810),                              // 48/17 in Q2.29
+                               srdhm8(half_denominator, _mm256_set1_epi32(-1010580540)));  // -32/17
+  for (int i = 0; i < 3; ++i) {
+    const __m256i one_minus = _mm256_sub_epi32(_mm256_set1_epi32(1 << 29), srdhm8(half_denominator, x));
+    x = _mm256_add_epi32(x, _mm256_slli_epi32(srdhm8(x, one_minus), 2));
+  }
+  // fp::saturating_shift_left(x, 1)
+  const __m256i thr = _mm256_set1_epi32((1 << 30) - 1);
+  __m256i r31 = _mm256_slli_epi32(x, 1);
+  r31 = _mm256_blendv_epi8(r31, _mm256_set1_epi32(INT32_MAX), _mm256_cmpgt_epi32(x, thr));
+  r31 = _mm256_blendv_epi8(r31, _mm256_set1_epi32(INT32_MIN),
+                           _mm256_cmpgt_epi32(_mm256_sub_epi32(_mm256_setzero_si256(), thr), x));
+  // r = r31 << rs or r31 >> -rs (logical), rs = h + kProbBits - 30; then r - (r >> kProbBits)
+  const __m256i rs = _mm256_sub_epi32(vh, _mm256_set1_epi32(30 - kProbBits));
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i r = _mm256_srlv_epi32(_mm256_sllv_epi32(r31, _mm256_max_epi32(rs, zero)),
+                                      _mm256_max_epi32(_mm256_sub_epi32(zero, rs), zero));
+  alignas(32) uint32_t out[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out), _mm256_sub_epi32(r, _mm256_srli_epi32(r, kProbBits)));
+  for (int32_t i = 0; i < g; ++i) recip[i] = sum[i] != 0 ? out[i] : 0;
+}
+
 // Pass 2: p_j as int16 over the first 2n bytes of the row, 0 outside
 // [begin, end) (non-empty).
 inline void row_probs(int32_t* row, int32_t begin, int32_t end, int32_t n, uint32_t recip) {
@@ -163,10 +212,11 @@ inline void row_probs(int32_t* row, int32_t begin, int32_t end, int32_t n, uint3
 void softmax_fused_rows_avx2(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
                              const int32_t* end, int32_t n, const FusedSoftmax& sm) {
   // Each phase over a group of rows before the next, so that the rows'
-  // serial parts (the max and sum reductions, and the reciprocal: a chain of
-  // seven dependent 64-bit multiplies) overlap in the out-of-order core
-  // instead of running back to back. At L = 16 the reciprocal alone took
-  // about 7% of an s8 forward when each row ran start to end.
+  // serial parts (the max and sum reductions) overlap in the out-of-order
+  // core instead of running back to back, and the group's reciprocals (a
+  // chain of seven dependent 64-bit multiplies) run in one set of lanes. At
+  // L = 16 the reciprocal alone took about 7% of an s8 forward when each row
+  // ran start to end.
   constexpr int32_t kGroup = 8;
   const ExpConsts k(sm);
   for (int32_t r0 = 0; r0 < rows; r0 += kGroup) {
@@ -182,7 +232,7 @@ void softmax_fused_rows_avx2(int32_t* s, int32_t stride, int32_t rows, const int
     for (int32_t r = 0; r < g; ++r) {
       sum[r] = begin[r0 + r] < end[r0 + r] ? row_exps(row[r], begin[r0 + r], end[r0 + r], smax[r], k) : 0;
     }
-    for (int32_t r = 0; r < g; ++r) recip[r] = sum[r] != 0 ? fused_softmax_reciprocal(sum[r]) : 0;
+    reciprocals(sum, g, recip);
     for (int32_t r = 0; r < g; ++r) {
       if (begin[r0 + r] < end[r0 + r]) {
         row_probs(row[r], begin[r0 + r], end[r0 + r], n, recip[r]);
