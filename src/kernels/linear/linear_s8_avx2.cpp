@@ -111,7 +111,7 @@ struct LinearEpi {
 
   __m128i quant(__m256i dot, int h) const {  // 8 outputs, clamped, as int16 (exact)
     const __m256i acc = _mm256_add_epi32(bias[h], dot);
-    __m256i v = _mm256_add_epi32(zo, avx2i::mbqm(acc, rq[h].mult, rq[h].left, rq[h].right));
+    __m256i v = _mm256_add_epi32(zo, avx2i::mbqm(acc, rq[h]));
     v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
     return _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
   }
