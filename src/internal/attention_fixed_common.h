@@ -60,7 +60,7 @@ inline Status check_forward_rope(const Plan& plan, const RopeTable& t, int32_t q
   return check_rope_positions(t, 0, plan.key_len);
 }
 
-inline bool shift_ok(int32_t s, int32_t max) { return s >= -31 && s <= max; }
+inline bool shift_ok(int32_t s, int32_t max) { return (s >= -31) & (s <= max); }
 
 // The bias bound of the integer projections (include/attn/FORMAT.md, "Bias
 // bound"): a projection over `in` inputs adds at most `in` products to its
@@ -89,16 +89,20 @@ constexpr bool bias_in_range(int64_t b, int32_t in) {
   return b >= -lim && b <= lim;
 }
 // Per-channel multipliers >= 0 and shifts in [-31, max_shift]; with `bias`
-// (null: none) each bias within the bound for `in` inputs (kBiasOutOfRange),
-// in the same loop.
+// (null: none) each bias within the bound for `in` inputs (kBiasOutOfRange).
+// Every forward runs this over all four projections' channels, so the loops
+// are branch-free (the compiler vectorizes them): with an early return per
+// channel it took about 3% of an s8 forward at L = 16 (callgrind).
 template <typename B>
 Status check_requant(const int32_t* mult, const int32_t* shift, int32_t n, int32_t max_shift, const B* bias,
                      int32_t in) {
   if (mult == nullptr || shift == nullptr) return Status::kNullArgument;
+  bool params_ok = true;
+  for (int32_t i = 0; i < n; ++i) params_ok &= (mult[i] >= 0) & shift_ok(shift[i], max_shift);
+  if (!params_ok) return Status::kBadQuantParams;
   bool bias_ok = true;
-  for (int32_t i = 0; i < n; ++i) {
-    if (mult[i] < 0 || !shift_ok(shift[i], max_shift)) return Status::kBadQuantParams;
-    if (bias != nullptr) bias_ok &= bias_in_range(bias[i], in);
+  if (bias != nullptr) {
+    for (int32_t i = 0; i < n; ++i) bias_ok &= bias_in_range(bias[i], in);
   }
   return bias_ok ? Status::kOk : Status::kBiasOutOfRange;
 }

@@ -183,15 +183,37 @@ inline __m256i mbqm(__m256i x, __m256i mult, __m256i left, __m256i right) {
   return _mm256_sub_epi32(_mm256_srav_epi32(h, right), _mm256_cmpgt_epi32(rem, thr));
 }
 
-// Requantization constants of one per-channel group, as lanes.
+// Requantization constants of one per-channel group, as lanes, with what
+// mbqm(x, rq) would otherwise work out per call: the odd lanes' multipliers
+// moved down, and the rounding shift's mask and threshold.
 struct Requant {
   __m256i mult, left, right;
+  __m256i mult_odd, mask, half_mask;  // mult >> 32 (64-bit lanes); 2^right - 1; mask >> 1
   // From 8 channels' Q0.31 multipliers and shifts (fp::multiply_by_quantized_multiplier's).
   static Requant of(__m256i multiplier, __m256i shift) {
     const __m256i zero = _mm256_setzero_si256();
-    return {multiplier, _mm256_max_epi32(shift, zero), _mm256_max_epi32(_mm256_sub_epi32(zero, shift), zero)};
+    const __m256i one = _mm256_set1_epi32(1);
+    const __m256i right = _mm256_max_epi32(_mm256_sub_epi32(zero, shift), zero);
+    const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
+    return {multiplier, _mm256_max_epi32(shift, zero), right, _mm256_srli_epi64(multiplier, 32),
+            mask,       _mm256_srai_epi32(mask, 1)};
   }
 };
+
+// mbqm(x, rq.mult, rq.left, rq.right), the same bits, with the constants
+// Requant::of worked out once (the projections' epilogue runs it per 8
+// outputs).
+inline __m256i mbqm(__m256i x, const Requant& rq) {
+  const __m256i a = _mm256_sllv_epi32(x, rq.left);
+  const __m256i half = _mm256_set1_epi64x(int64_t{1} << 30);
+  const __m256i even = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(a, rq.mult), half), 31);
+  const __m256i odd =
+      _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(a, 32), rq.mult_odd), half), 31);
+  const __m256i h = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
+  const __m256i rem = _mm256_and_si256(h, rq.mask);
+  const __m256i thr = _mm256_sub_epi32(rq.half_mask, _mm256_cmpgt_epi32(_mm256_setzero_si256(), h));
+  return _mm256_sub_epi32(_mm256_srav_epi32(h, rq.right), _mm256_cmpgt_epi32(rem, thr));
+}
 
 // Clamp 8 int32 lanes to [lo, hi] and store them as int8 (lo, hi within int8).
 inline void store8_s8(int8_t* dst, __m256i v, __m256i lo, __m256i hi) {
@@ -289,18 +311,31 @@ inline void pack_panel_s8(const int8_t* w, int32_t ldw, int32_t n, int32_t K, in
   const __m256i vz = _mm256_set1_epi16(static_cast<int16_t>(zw));
   for (int32_t h = 0; h < 2; ++h) {  // channels [8h, 8h + 8)
     for (int32_t k = 0; k < K; k += 16) {
-      __m256i r[8];  // channel 8h + c: k .. k + 15 as 8 int16 pairs
-      for (int32_t c = 0; c < 8; ++c) {
-        const int32_t ch = 8 * h + c;
-        r[c] = ch < n ? load16_s8_pad(w + static_cast<ptrdiff_t>(ch) * ldw + k, K - k, vz)
-                      : _mm256_setzero_si256();
+      __m256i r[8];                                 // channel 8h + c: k .. k + 15 as 8 int16 pairs
+      if (n == kPanel && k + 16 <= K && zw == 0) {  // the common case (projections): no padding, no zw
+        ATTN_UNROLL for (int32_t c = 0; c < 8; ++c) r[c] =
+            load16_s8<false>(w + static_cast<ptrdiff_t>(8 * h + c) * ldw + k, vz);
+      } else if (n == kPanel && k + 16 <= K) {
+        ATTN_UNROLL for (int32_t c = 0; c < 8; ++c) r[c] =
+            load16_s8<true>(w + static_cast<ptrdiff_t>(8 * h + c) * ldw + k, vz);
+      } else {
+        for (int32_t c = 0; c < 8; ++c) {
+          const int32_t ch = 8 * h + c;
+          r[c] = ch < n ? load16_s8_pad(w + static_cast<ptrdiff_t>(ch) * ldw + k, K - k, vz)
+                        : _mm256_setzero_si256();
+        }
       }
       transpose8(r);  // r[i]: pair k / 2 + i of the 8 channels
       const int32_t g0 = k / 2;
       const int32_t gn = G - g0 < 8 ? G - g0 : 8;
-      for (int32_t i = 0; i < gn; ++i)
-        _mm256_store_si256(
-            reinterpret_cast<__m256i*>(panel + static_cast<ptrdiff_t>(g0 + i) * kPanel + 8 * h), r[i]);
+      int32_t* dst = panel + static_cast<ptrdiff_t>(g0) * kPanel + 8 * h;  // pair g0, channel 8h
+      if (gn == 8) {  // all 8 pairs: no compare per store
+        ATTN_UNROLL for (int32_t i = 0; i < 8; ++i)
+            _mm256_store_si256(reinterpret_cast<__m256i*>(dst + static_cast<ptrdiff_t>(i) * kPanel), r[i]);
+      } else {
+        for (int32_t i = 0; i < gn; ++i)
+          _mm256_store_si256(reinterpret_cast<__m256i*>(dst + static_cast<ptrdiff_t>(i) * kPanel), r[i]);
+      }
     }
   }
 }

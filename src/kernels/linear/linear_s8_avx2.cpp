@@ -89,24 +89,29 @@ struct LinearEpi {
   void panel(int32_t j, int32_t cols) {
     j0 = j;
     n = cols;
+    const auto ld = [](const int32_t* v) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v)); };
+    if (n == avx2i::kPanel) {  // whole panel: the lanes straight from the arrays
+      for (int h = 0; h < 2; ++h) {
+        bias[h] = b != nullptr ? ld(b + j0 + 8 * h) : _mm256_setzero_si256();
+        rq[h] = avx2i::Requant::of(ld(p.multiplier + j0 + 8 * h), ld(p.shift + j0 + 8 * h));
+      }
+      return;
+    }
     alignas(32) int32_t t[3][avx2i::kPanel] = {};  // bias, multiplier, shift of the panel's channels
     for (int32_t c = 0; c < n; ++c) {
       t[0][c] = b != nullptr ? b[j0 + c] : 0;
       t[1][c] = p.multiplier[j0 + c];
       t[2][c] = p.shift[j0 + c];
     }
-    const auto ld = [&t](int a, int h) {
-      return _mm256_load_si256(reinterpret_cast<const __m256i*>(t[a] + 8 * h));
-    };
     for (int h = 0; h < 2; ++h) {
-      bias[h] = ld(0, h);
-      rq[h] = avx2i::Requant::of(ld(1, h), ld(2, h));
+      bias[h] = ld(t[0] + 8 * h);
+      rq[h] = avx2i::Requant::of(ld(t[1] + 8 * h), ld(t[2] + 8 * h));
     }
   }
 
   __m128i quant(__m256i dot, int h) const {  // 8 outputs, clamped, as int16 (exact)
     const __m256i acc = _mm256_add_epi32(bias[h], dot);
-    __m256i v = _mm256_add_epi32(zo, avx2i::mbqm(acc, rq[h].mult, rq[h].left, rq[h].right));
+    __m256i v = _mm256_add_epi32(zo, avx2i::mbqm(acc, rq[h]));
     v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
     return _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
   }

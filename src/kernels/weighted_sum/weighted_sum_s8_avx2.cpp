@@ -40,8 +40,7 @@ void rows_block(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, 
       int8_t* orow = o.row(t0 + i) + c0;  // [16]
       for (int h = 0; h < 2; ++h) {
         const __m256i acc = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(out[i] + 8 * h));
-        avx2i::store8_s8(orow + 8 * h, _mm256_add_epi32(vzo, avx2i::mbqm(acc, rq.mult, rq.left, rq.right)),
-                         lo, hi);
+        avx2i::store8_s8(orow + 8 * h, _mm256_add_epi32(vzo, avx2i::mbqm(acc, rq)), lo, hi);
       }
     }
   }
@@ -66,8 +65,7 @@ struct PvEpi {
     const __m256i pl = _mm256_set1_epi32(odd ? p.row(t)[p.cols - 1] : 0);
     for (int h = 0; h < 2; ++h) {
       const __m256i sum = _mm256_add_epi32(acc[h], _mm256_mullo_epi32(pl, vlast[h]));
-      avx2i::store8_s8(orow + 8 * h, _mm256_add_epi32(zo, avx2i::mbqm(sum, rq.mult, rq.left, rq.right)), lo,
-                       hi);
+      avx2i::store8_s8(orow + 8 * h, _mm256_add_epi32(zo, avx2i::mbqm(sum, rq)), lo, hi);
     }
   }
 };
