@@ -558,6 +558,8 @@ typedef struct attn_io_s16 {
  *   Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_BAD_DTYPE,
  *   ATTN_ERR_PLAN_MISMATCH (also: a cache made for another plan),
  *   ATTN_ERR_BAD_QUERY_LENGTH, ATTN_ERR_CACHE_FULL (nothing changed),
+ *   ATTN_ERR_SEQUENCE_TOO_LONG (positions past INT32_MAX - 1: a window after
+ *   2^31 rows; nothing changed, a reset goes on at position 0),
  *   ATTN_ERR_ARENA_MISALIGNED, ATTN_ERR_ARENA_TOO_SMALL; s8 and s16 also
  *   ATTN_ERR_BAD_QUANT_PARAMS, ATTN_ERR_BAD_HEAD_DIM and
  *   ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE.
