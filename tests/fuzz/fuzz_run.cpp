@@ -57,10 +57,17 @@ void run_model(const attn_model* model) {
   for (int32_t i = 0; i <= kTokens; ++i) tokens[i] = (i * 7919) % cfg.vocab_size;
   std::vector<float> out(static_cast<size_t>(n) * static_cast<size_t>(out_dim));
   (void)attn_transformer_forward(&tf, tokens, n, 0, out.data());
-  if (capacity > 0) {
-    (void)attn_transformer_decode(&tf, tokens, n, 1, out.data());
-    (void)attn_transformer_decode(&tf, tokens + n, 1, 1, out.data());
+  if (dt != ATTN_DTYPE_F32) {
+    std::vector<int32_t> q(out.size());
+    float scale = 0.0f;
+    (void)attn_transformer_forward_s32(&tf, tokens, n, 1, q.data(), &scale);
   }
+  if (capacity == 0) return;
+  (void)attn_transformer_decode(&tf, tokens, n, 1, out.data());
+  (void)attn_transformer_decode(&tf, tokens + n, 1, 1, out.data());
+  // A sliding window of one position: the ring drops a row per token.
+  if (attn_transformer_init(&tf, model, n, capacity, 1, arena.p, arena.size) != ATTN_OK) __builtin_trap();
+  for (int32_t i = 0; i <= n; ++i) (void)attn_transformer_decode(&tf, tokens + i, 1, 0, out.data());
 }
 
 template <class T>

@@ -5,7 +5,7 @@
 # TARGET model: the .attn loader alone (fuzz_model.cpp, two source files).
 # TARGET run: files the loader accepts also run through the C API
 # (fuzz_run.cpp, the whole library with the ref kernels, built once per
-# directory and rebuilt when a source is newer).
+# directory; an object is rebuilt when its source or any header is newer).
 # ATTN_FUZZ_DIR: where to build and keep the corpus (default build-fuzz/).
 # CLANGXX: the compiler (default clang++, else clang++-14).
 set -eu
@@ -32,7 +32,8 @@ case "$target" in
     objs=""
     for src in $(cd "$root" && find src -name '*.cpp' | sort); do
       obj=$dir/obj/$(echo "$src" | tr '/' '_').o
-      if [ ! -f "$obj" ] || [ "$root/$src" -nt "$obj" ]; then
+      if [ ! -f "$obj" ] || [ "$root/$src" -nt "$obj" ] ||
+        [ -n "$(find "$root/include" "$root/src" -name '*.h' -newer "$obj" | head -n 1)" ]; then
         # shellcheck disable=SC2086
         "$cxx" $flags -fsanitize=fuzzer-no-link -DATTN_FORCE_REF=1 -c "$root/$src" -o "$obj"
       fi
