@@ -209,6 +209,38 @@ TEST_CASE("attn run --tokens: bad inputs are named, exit 1 and leave no output",
   fails(run_cmd(tmp, "m.attn", "ids.npy", "y.npy", " --incremental --prefill 5"), {"--prefill", "[0, 4]"});
 }
 
+TEST_CASE("attn run --tokens / perplexity: outputs past the machine's memory are refused, not allocated",
+          "[cli][model_run]") {
+  // A 2^24-token vocabulary (E = 1: a 64 MiB file): each output row is 64
+  // MiB of logits, so a 1 MiB ids file asks run for 2^44 bytes and a 65536
+  // token window asks perplexity for 2^42. Both are named before anything
+  // is allocated (it was std::bad_alloc, "internal error", or under ASan an abort).
+  cli::TempDir tmp;
+  TransformerConfig c;
+  c.vocab_size = 1 << 24;
+  c.embed_dim = 1;
+  c.num_layers = 1;
+  c.num_heads = 1;
+  c.ffn_dim = 1;
+  c.max_positions = 65536;
+  c.norm = attn::NormKind::kRmsNorm;
+  c.activation = attn::Activation::kSilu;
+  c.head = LmHead::kTied;
+  c.pre_norm = c.final_norm = c.causal = true;
+  c.attention_bias = c.ffn_bias = c.norm_bias = false;
+  cli::spit(tmp / "big.attn", f32_file(c, 2));
+  cli::spit(tmp / "ids.npy", ids_npy({4, 65536}, std::vector<int64_t>(4 * 65536, 7), false));
+  cli::spit(tmp / "one.npy", ids_npy({65536}, std::vector<int64_t>(65536, 7), false));
+  const std::vector<std::string> own = {"big.attn", "ids.npy", "one.npy"};
+  cli::check_error(cli::run(run_cmd(tmp, "big.attn", "ids.npy", "y.npy"), tmp),
+                   {"y.npy", "the output", "17592186044416 bytes", "exceeds this machine's memory"});
+  CHECK(cli::no_leftovers(tmp, own));
+  cli::check_error(
+      cli::run("perplexity " + quote(tmp / "big.attn") + " --tokens " + quote(tmp / "one.npy"), tmp),
+      {"big.attn", "logits", "4398046511104 bytes", "exceeds this machine's memory", "--context"});
+  CHECK(cli::no_leftovers(tmp, own));
+}
+
 TEST_CASE("attn info of a model file: the arena bytes of a forward and of decoding", "[cli][model_run]") {
   cli::TempDir tmp;
   for (const Case& k : cases()) {

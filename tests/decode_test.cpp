@@ -158,3 +158,35 @@ TEST_CASE("decode reports a full cache, bad rows and a foreign plan", "[decode][
         Status::kPlanMismatch);
   CHECK(attn::plan_decode({8, 2, 0, 4}, attn::DType::kF32, 1, 4, &plan) == Status::kBadKeyDim);
 }
+
+TEST_CASE("a windowed cache stops at the last int32 position instead of overflowing it", "[decode][errors]") {
+  // A sliding window decodes forever; its positions (start + length) count up
+  // by one per row. Near INT32_MAX (about 2^31 decoded rows) the next rows
+  // would overflow int32: refused with kSequenceTooLong, the cache unchanged.
+  const Model m = make_model({8, 2}, 4);
+  attn::Plan plan;
+  REQUIRE(attn::plan_decode(m.cfg, attn::DType::kF32, 2, 3, &plan) == Status::kOk);
+  AlignedBuffer buf(4096);
+  attn::Arena arena;
+  REQUIRE(arena.init(buf.data, 4096) == Status::kOk);
+  attn::KvCacheF32 cache;
+  REQUIRE(attn::kv_cache_init_f32(plan, 3, arena, &cache) == Status::kOk);
+  std::vector<float> x(2 * 8, 0.5f), y(2 * 8);
+  REQUIRE(attn::decode_f32(plan, m.weights(), &cache, x.data(), 2, y.data(), arena) == Status::kOk);
+  REQUIRE(attn::decode_f32(plan, m.weights(), &cache, x.data(), 2, y.data(), arena) == Status::kOk);
+  REQUIRE(cache.length == 3);
+  // Where 2^31 - 4 rows of decoding leave a full window of 3 rows.
+  cache.start = INT32_MAX - 4;
+  REQUIRE(cache.next_position() == INT32_MAX - 1);
+  CHECK(attn::decode_f32(plan, m.weights(), &cache, x.data(), 1, y.data(), arena) == Status::kOk);
+  CHECK(cache.next_position() == INT32_MAX);  // the last position a row can take is INT32_MAX - 1
+  CHECK(attn::decode_f32(plan, m.weights(), &cache, x.data(), 1, y.data(), arena) ==
+        Status::kSequenceTooLong);
+  CHECK(attn::decode_f32(plan, m.weights(), &cache, x.data(), 2, y.data(), arena) ==
+        Status::kSequenceTooLong);
+  CHECK(cache.start == INT32_MAX - 3);  // nothing changed
+  CHECK(cache.length == 3);
+  REQUIRE(attn::kv_cache_reset(&cache) == Status::kOk);  // a reset starts again at position 0
+  CHECK(attn::decode_f32(plan, m.weights(), &cache, x.data(), 2, y.data(), arena) == Status::kOk);
+  CHECK(cache.next_position() == 2);
+}

@@ -740,3 +740,39 @@ TEST_CASE("Integer model forwards reject bad arguments before writing", "[transf
   // And the untouched weights run.
   CHECK(fwd(q.w, toks, 4) == Status::kOk);
 }
+
+TEST_CASE("Integer model plans size the arena and state in 64 bits: past SIZE_MAX is kSizeOverflow",
+          "[transformer_fixed]") {
+  // 64 layers of 64 x 64 heads over 65536 positions: K and V caches of 2^29
+  // (s8) or 2^30 (s16) bytes per layer, 2^35 / 2^36 in all. A 32-bit size_t
+  // wrapped the state to a few KiB (an arena too small for the plan's own
+  // caches); the plan must say so instead. On 64 bits: the exact numbers.
+  TransformerConfig c;
+  c.vocab_size = 256;
+  c.embed_dim = 4096;
+  c.num_layers = 64;
+  c.num_heads = 64;
+  c.head_dim = 64;
+  c.ffn_dim = 4096;
+  c.max_positions = 65536;
+  c.norm = NormKind::kRmsNorm;
+  c.activation = Activation::kSilu;
+  c.pre_norm = c.causal = true;
+  for (DType dt : {DType::kS8, DType::kS16}) {
+    for (int32_t tokens : {1, 65536}) {
+      INFO("dtype " << static_cast<int>(dt) << ", max_tokens " << tokens);
+      const uint64_t e = dt == DType::kS8 ? 1 : 2;
+      const uint64_t cache_struct = dt == DType::kS8 ? sizeof(attn::KvCacheS8) : sizeof(attn::KvCacheS16);
+      const uint64_t want_state = (cache_struct * 64 + 15) / 16 * 16 + 64 * (2 * 65536 * 4096 * e);
+      attn::TransformerPlan p;
+      const Status s = attn::plan_transformer(c, dt, tokens, 65536, &p);
+      if (want_state > SIZE_MAX) {
+        CHECK(s == Status::kSizeOverflow);
+      } else {
+        REQUIRE(s == Status::kOk);
+        CHECK(p.state_bytes == want_state);
+        CHECK(p.arena_bytes >= uint64_t{65536} * 4096 * (tokens == 1 ? 0 : 4 + e));  // x and a_in [n, E]
+      }
+    }
+  }
+}

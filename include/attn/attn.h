@@ -213,10 +213,10 @@ ATTN_C_NODISCARD attn_status attn_model_block(const attn_model* model, uint32_t 
 typedef struct attn_tensor_info {
   const char* name; /* NUL-terminated, in the blob */
   attn_dtype dtype; /* ATTN_DTYPE_* or 4 (s32), 5 (s64), 6 (u8) */
-  int32_t role;     /* 1..8: wq wk wv wo bq bk bv bo; 15: user tensor */
+  int32_t role;     /* 1..8: wq wk wv wo bq bk bv bo; 15: user tensor; the others: attn/FORMAT.md */
   int32_t rank;     /* 1..4 */
   int32_t dims[4];  /* dims[rank-1] varies fastest; unused dims 0 */
-  uint32_t block;   /* block index, 0xFFFFFFFF for a user tensor */
+  uint32_t block;   /* block index, 0xFFFFFFFF for a user tensor or a whole model's own (role >= 64) */
   const void* data; /* in the blob, aligned to the file's data alignment (>= 16) */
   size_t byte_size;
 } attn_tensor_info;
@@ -241,7 +241,7 @@ ATTN_C_NODISCARD attn_status attn_model_find_block_tensor(const attn_model* mode
 
 /* The file as a whole: what the header says. */
 typedef struct attn_file_info {
-  uint32_t version;    /* format version: 1 (f32 blocks only) or 2 */
+  uint32_t version;    /* format version: 1 (f32 blocks only), 2 (s8/s16 blocks) or 3 (whole models) */
   uint32_t crc32;      /* the header's CRC-32 of bytes [12, size) */
   uint32_t data_align; /* alignment of every tensor in the blob, >= 16 */
   uint32_t block_count;
@@ -558,6 +558,8 @@ typedef struct attn_io_s16 {
  *   Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_BAD_DTYPE,
  *   ATTN_ERR_PLAN_MISMATCH (also: a cache made for another plan),
  *   ATTN_ERR_BAD_QUERY_LENGTH, ATTN_ERR_CACHE_FULL (nothing changed),
+ *   ATTN_ERR_SEQUENCE_TOO_LONG (positions past INT32_MAX - 1: a window after
+ *   2^31 rows; nothing changed, a reset goes on at position 0),
  *   ATTN_ERR_ARENA_MISALIGNED, ATTN_ERR_ARENA_TOO_SMALL; s8 and s16 also
  *   ATTN_ERR_BAD_QUANT_PARAMS, ATTN_ERR_BAD_HEAD_DIM and
  *   ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE.

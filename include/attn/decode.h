@@ -125,8 +125,10 @@ Status kv_cache_reset(KvCacheS16* cache);
 // outputs y [n, E]. n in [1, plan.query_len]. Carves plan.arena_bytes from
 // `arena` and gives them back. Without a window, kCacheFull (nothing
 // changed) when length + n > capacity; with one, the oldest rows are dropped.
+// Positions stop at INT32_MAX - 1: kSequenceTooLong (nothing changed) when
+// next_position() + n > INT32_MAX (a window after 2^31 rows; reset to go on).
 // Errors: kNullArgument, kBadDtype, kPlanMismatch, kBadQueryLength,
-// kCacheFull, kArenaTooSmall.
+// kCacheFull, kSequenceTooLong, kArenaTooSmall.
 Status decode_f32(const Plan& plan, const WeightsF32& weights, KvCacheF32* cache, const float* x, int32_t n,
                   float* y, Arena& arena);
 
@@ -139,8 +141,8 @@ Status decode_f32(const Plan& plan, const WeightsF32& weights, KvCacheF32* cache
 // kRopePositionOutOfRange (nothing changed), so a windowed cache decodes as
 // far as the converter's --max-positions reach.
 // Errors: kNullArgument, kBadDtype, kPlanMismatch (also: a cache made for
-// another plan), kBadQueryLength, kCacheFull, kBadQuantParams, kBadHeadDim,
-// kRopePositionOutOfRange, kArenaTooSmall.
+// another plan), kBadQueryLength, kCacheFull, kSequenceTooLong, kBadQuantParams,
+// kBadHeadDim, kRopePositionOutOfRange, kArenaTooSmall.
 Status decode_s8(const Plan& plan, const WeightsS8& weights, KvCacheS8* cache, const int8_t* x, int32_t n,
                  int8_t* y, Arena& arena);
 Status decode_s16(const Plan& plan, const WeightsS16& weights, KvCacheS16* cache, const int16_t* x, int32_t n,

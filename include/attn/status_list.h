@@ -107,7 +107,8 @@ ATTN_STATUS(kBadActivation, ATTN_ERR_BAD_ACTIVATION, 133, "unknown activation")
 ATTN_STATUS(kBadHead, ATTN_ERR_BAD_HEAD, 134, "unknown LM head kind")
 ATTN_STATUS(kTokenOutOfRange, ATTN_ERR_TOKEN_OUT_OF_RANGE, 135, "a token id outside [0, vocab_size)")
 ATTN_STATUS(kSequenceTooLong, ATTN_ERR_SEQUENCE_TOO_LONG, 136,
-            "the tokens reach past max_positions, the plan's max_tokens or the cache capacity")
+            "the tokens reach past max_positions, the plan's max_tokens or the cache capacity, or a "
+            "KV cache's positions past INT32_MAX - 1")
 ATTN_STATUS(kNotAModel, ATTN_ERR_NOT_A_MODEL, 137, "the file holds attention blocks, not a whole model")
 ATTN_STATUS(kBadModelRecord, ATTN_ERR_BAD_MODEL_RECORD, 138,
             "a malformed model record, or a layer's block record disagreeing with it")

@@ -67,6 +67,9 @@ Status check_decode_step(const Plan& plan, DType dtype, const KvCache<T>* cache,
   }
   if (n <= 0 || n > plan.query_len) return Status::kBadQueryLength;
   if (cache->window == 0 && cache->length + n > cache->capacity) return Status::kCacheFull;
+  // A window drops old rows forever, but positions (start + length) only
+  // count up: the rows' positions must stay int32 (kSequenceTooLong).
+  if (int64_t{cache->start} + cache->length + n > INT32_MAX) return Status::kSequenceTooLong;
   return Status::kOk;
 }
 

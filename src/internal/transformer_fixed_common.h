@@ -17,7 +17,8 @@ namespace detail {
 
 // Arena bytes of one s8 / s16 call of plan (a forward, or, with capacity > 0,
 // a decode over caches of `capacity` positions: the larger of the two) and of
-// the decoding state. plan_transformer validated everything else first.
+// the decoding state; 0 for one past SIZE_MAX (a 32-bit target: kSizeOverflow).
+// plan_transformer validated everything else first.
 Status transformer_fixed_bytes(const TransformerPlan& plan, size_t* arena_bytes, size_t* state_bytes);
 
 // Called after each stage of an integer forward with the int32 residual

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace attn {
@@ -25,27 +26,36 @@ bool drawable(int32_t) { return true; }
 float real(float v, float) { return v; }
 float real(int32_t v, float scale) { return scale * static_cast<float>(v); }
 
-// The smallest logit among the k largest drawable ones (ties counted
-// together): every logit >= it is a candidate. O(k n), no scratch.
+// A logit as an unsigned key in the logits' order: key(a) < key(b) iff a < b
+// (floats: -0 and +0 one key, as they compare equal; NaN is never asked).
+uint32_t order_key(float v) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &v, sizeof bits);
+  if (bits == 0x80000000u) bits = 0;  // -0: +0's key
+  return (bits >> 31) != 0 ? ~bits : bits | 0x80000000u;
+}
+uint32_t order_key(int32_t v) { return static_cast<uint32_t>(v) ^ 0x80000000u; }
+
+// The key of the smallest logit among the k largest drawable ones (ties
+// counted together): every logit whose key is >= it is a candidate; 0 (every
+// drawable logit) when fewer than k are drawable. The largest key t with at
+// least k drawable keys >= t, by bisection over the 32-bit keys: 32 passes
+// over the logits whatever k (O(32 n), no scratch; one pass per distinct
+// value down to the k-th would be O(k n), hours for k near a large n).
 template <class T>
-T top_k_threshold(const T* logits, int32_t n, int32_t k) {
-  bool have_bound = false;
-  T bound{};  // candidates found so far are >= bound; search below it
-  int32_t taken = 0;
-  while (taken < k) {
-    bool found = false;
-    T best{};
-    for (int32_t i = 0; i < n; ++i) {
-      const T v = logits[i];
-      if (!drawable(v) || (have_bound && !(v < bound))) continue;
-      if (!found || v > best) best = v, found = true;
+uint32_t top_k_threshold(const T* logits, int32_t n, int32_t k) {
+  uint64_t lo = 0, hi = uint64_t{1} << 32;  // count(lo) >= k (or lo = 0), count(hi) < k
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    int32_t count = 0;
+    for (int32_t i = 0; i < n; ++i) count += drawable(logits[i]) && order_key(logits[i]) >= mid ? 1 : 0;
+    if (count >= k) {
+      lo = mid;
+    } else {
+      hi = mid;
     }
-    if (!found) break;  // fewer than k drawable logits: all are candidates
-    for (int32_t i = 0; i < n; ++i) taken += logits[i] == best ? 1 : 0;
-    bound = best;
-    have_bound = true;
   }
-  return bound;
+  return static_cast<uint32_t>(lo);
 }
 
 template <class T>
@@ -67,9 +77,9 @@ Status sample_impl(const T* logits, int32_t n, float scale, const Sampler& s, Rn
   }
   if (rng == nullptr) return Status::kNullArgument;
   const bool restrict = s.top_k > 0 && s.top_k < n;
-  const T threshold = restrict ? top_k_threshold(logits, n, s.top_k) : T{};
+  const uint32_t threshold = restrict ? top_k_threshold(logits, n, s.top_k) : 0;
   const auto candidate = [&](int32_t i) {
-    return drawable(logits[i]) && (!restrict || !(logits[i] < threshold));
+    return drawable(logits[i]) && (!restrict || order_key(logits[i]) >= threshold);
   };
   const float top = real(logits[arg], scale);
   const float inv_t = 1.0f / s.temperature;

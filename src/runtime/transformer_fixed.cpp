@@ -176,8 +176,10 @@ struct ModelOps<int16_t> {
 };
 #endif
 
-size_t bytes_of(int32_t rows, int32_t cols, size_t elem) {
-  return arena_round_up(static_cast<size_t>(rows) * static_cast<size_t>(cols) * elem);
+// In 64 bits: the sums below must not wrap a 32-bit size_t.
+uint64_t bytes_of(int32_t rows, int32_t cols, size_t elem) {
+  const uint64_t n = static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols) * elem;
+  return (n + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN;
 }
 
 // ---- checks ---------------------------------------------------------------------
@@ -491,20 +493,26 @@ ATTN_COLD_CODE Status transformer_fixed_bytes(const TransformerPlan& plan, size_
   const AttentionConfig ac = c.attention();
   Plan p;
   ATTN_TRY(plan_attention(ac, dtype, M, M, &p, T));
+  // Sums in 64 bits; a total above SIZE_MAX (a 32-bit target) is 0: kSizeOverflow in plan_transformer.
   const size_t e = dtype_size(dtype);
-  size_t phase = p.arena_bytes;  // the attention block's scratch
+  uint64_t phase = p.arena_bytes;  // the attention block's scratch
   if (plan.capacity > 0) {
     Plan d;
     ATTN_TRY(plan_decode(ac, dtype, M, plan.capacity, &d, T));
     phase = d.arena_bytes > phase ? d.arena_bytes : phase;
   }
-  const size_t ffn = bytes_of(T, c.ffn_dim, e) * (c.gated_ffn ? 2 : 1);
+  const uint64_t ffn = bytes_of(T, c.ffn_dim, e) * (c.gated_ffn ? 2 : 1);
   phase = ffn > phase ? ffn : phase;
-  *arena_bytes = bytes_of(M, c.embed_dim, 4) + bytes_of(M, c.embed_dim, e) + phase;
+  const uint64_t arena = bytes_of(M, c.embed_dim, 4) + bytes_of(M, c.embed_dim, e) + phase;
+  *arena_bytes = arena <= SIZE_MAX ? static_cast<size_t>(arena) : 0;
   if (plan.capacity > 0) {
-    const size_t cache_struct = dtype == DType::kS8 ? sizeof(KvCacheS8) : sizeof(KvCacheS16);
-    *state_bytes = arena_round_up(cache_struct * static_cast<size_t>(c.num_layers)) +
-                   static_cast<size_t>(c.num_layers) * kv_cache_arena_bytes(p.config, dtype, plan.capacity);
+    const uint64_t layers = static_cast<uint64_t>(c.num_layers);
+    const uint64_t cache_struct = dtype == DType::kS8 ? sizeof(KvCacheS8) : sizeof(KvCacheS16);
+    const uint64_t per_layer = kv_cache_arena_bytes(p.config, dtype, plan.capacity);  // 0: past SIZE_MAX
+    const uint64_t state =
+        (cache_struct * layers + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN +
+        layers * per_layer;
+    *state_bytes = per_layer != 0 && state <= SIZE_MAX ? static_cast<size_t>(state) : 0;
   }
   return Status::kOk;
 }

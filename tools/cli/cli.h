@@ -86,8 +86,13 @@ class MappedFile {
   size_t size_ = 0;
 };
 
-// The physical memory size: no file or declared data size beyond it is read.
+// The physical memory size: no file or declared data size beyond it is read,
+// and no output larger than it is allocated.
 uint64_t memory_limit();
+// Error "PATH: WHAT of N bytes exceeds this machine's memory (M bytes)" when bytes > memory_limit().
+void check_fits(const std::string& path, uint64_t bytes, const char* what);
+// Bytes of rows x cols floats, UINT64_MAX when that overflows 64 bits.
+uint64_t float_bytes(uint64_t rows, uint64_t cols);
 
 // A .npy input of `attn run`: float32 ('<f4') values read from the file
 // straight into `f32` (no copy of the file's bytes), int8 ('|i1') and int16

@@ -136,6 +136,8 @@ size_t read_up_to(const std::string& path, int fd, void* p, size_t n) {
   return got;
 }
 
+}  // namespace
+
 void check_fits(const std::string& path, uint64_t bytes, const char* what) {
   const uint64_t limit = memory_limit();
   if (bytes > limit)
@@ -143,7 +145,9 @@ void check_fits(const std::string& path, uint64_t bytes, const char* what) {
                 " bytes exceeds this machine's memory (" + std::to_string(limit) + " bytes)");
 }
 
-}  // namespace
+uint64_t float_bytes(uint64_t rows, uint64_t cols) {
+  return cols != 0 && rows > UINT64_MAX / 4 / cols ? UINT64_MAX : rows * cols * 4;
+}
 
 std::vector<uint8_t> read_file(const std::string& path) {
   Fd f;

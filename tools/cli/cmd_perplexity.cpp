@@ -60,6 +60,10 @@ int cmd_perplexity(int argc, char** argv) {
                      std::to_string(len) + " token(s): perplexity needs at least 2 (one to predict)");
 
   const int64_t V = c.vocab_size;
+  // The logits of one window [min(context, len), V]: up to 2^16 x 2^24 floats.
+  cli::check_fits(path,
+                  cli::float_bytes(static_cast<uint64_t>(std::min(context, len)), static_cast<uint64_t>(V)),
+                  "the logits of one window (--context rows x vocab_size float32; lower --context)");
   std::vector<float> logits(static_cast<size_t>(std::min(context, len) * V));
   double nll = 0.0;
   int64_t count = 0;

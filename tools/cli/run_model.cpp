@@ -41,6 +41,10 @@ int run_model(const Args& args, const std::string& path, const std::string& out)
     throw Error(path + " is a bidirectional encoder: --incremental needs a causal model (kNotCausal)");
   const int64_t L = t.len, B = t.rows, D = exec.output_dim();
   const int64_t prefill = args.get_int("--prefill", 0, 0, L);
+  // Y [B, L, D] floats: D is the vocabulary (up to 2^24) with a head, so a
+  // small ids file can ask for terabytes. Refused before anything runs.
+  check_fits(out, float_bytes(static_cast<uint64_t>(B * L), static_cast<uint64_t>(D)),
+             "the output (token rows x output_dim float32)");
   npy::BatchVector<float> y;
   npy::resize_huge(y, static_cast<size_t>(B * L * D));
   if (!incremental) {
