@@ -402,6 +402,14 @@ int cmd_quantize(int argc, char** argv) {
   mask.causal = args.has("--causal");
   if (args.has("--key-length")) mask.key_length = static_cast<int32_t>(args.get_int("--key-length", 0, 0, S));
   options.max_positions = static_cast<int32_t>(args.get_int("--max-positions", std::max(L, S), 1, 1 << 24));
+  uint64_t rope_bytes = 0;  // cos and sin int16 [max_positions, head_dim / 2] per rotary block
+  for (uint32_t bi = 0; bi < m.block_count(); ++bi) {
+    Block b;
+    if (m.block(bi, &b) == Status::kOk && b.config.rope_base > 0.0f)
+      rope_bytes +=
+          4 * static_cast<uint64_t>(options.max_positions) * static_cast<uint64_t>(b.config.head_dim / 2);
+  }
+  cli::check_fits(path, rope_bytes, "the rotary tables (--max-positions x head_dim / 2 x 4 bytes per block)");
 
   tools::ModelSpec spec;
   spec.data_align = m.data_align();

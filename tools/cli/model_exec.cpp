@@ -150,6 +150,9 @@ void ModelExec::start_decode(int32_t max_tokens, int32_t capacity, int32_t windo
   if (s != Status::kOk)
     throw Error(path_ + ": cannot plan decoding (" + std::to_string(max_tokens) +
                 " token(s) per call, cache of " + std::to_string(capacity) + " positions): " + describe(s));
+  // The KV caches grow with the capacity (up to ATTN_MAX_SEQ positions per layer): name it before allocating.
+  check_fits(path_, static_cast<uint64_t>(plan.arena_bytes) + plan.state_bytes,
+             "the decode arena and KV caches (lower --capacity)");
   pack(plan);
   decode_buf_ = AlignedBytes(plan.arena_bytes);
   state_buf_ = AlignedBytes(plan.state_bytes);
