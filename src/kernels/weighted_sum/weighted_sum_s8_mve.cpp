@@ -59,6 +59,16 @@ struct PvCtx {
   int32_t* out_end;    // 16: past the last group's
   const int16_t* end;  // 20: pa + the keys of the whole steps
 };
+// The asm text shared by groups_2x4 and the one-group block below. One
+// column of a step: gather, SUB (empty or a VSUB), the two rows' MLA
+// (vmlav / vmlava), PRED ("t" in a VPT block, else empty).
+#define ATTN_PV_COLUMN(k, SUB, MLA, PRED)                                                          \
+  "vldrb" PRED ".s16 %q[g], [%[vb], %q[o" #k "]]\n" SUB MLA ".s16 %[a" #k "], %q[ta], %q[g]\n" MLA \
+  ".s16 %[b" #k "], %q[tb], %q[g]\n"
+#define ATTN_PV_STEP(SUB, MLA)                                                                       \
+  "vldrh.u16 %q[ta], [%[pa]], #16\n"                                                                 \
+  "vldrh.u16 %q[tb], [%[pb]], #16\n" ATTN_PV_COLUMN(0, SUB, MLA, "") ATTN_PV_COLUMN(1, SUB, MLA, "") \
+      ATTN_PV_COLUMN(2, SUB, MLA, "") ATTN_PV_COLUMN(3, SUB, MLA, "") "uxtah %[vb], %[vb], %[step]\n"
 template <bool kSub, bool kTail>
 inline void groups_2x4(PvCtx* ctx, int32_t step, int32_t tail, const uint16x8_t (&off)[4], int16x8_t zv16) {
   register PvCtx* a0 __asm__("r0") = ctx;
@@ -67,15 +77,6 @@ inline void groups_2x4(PvCtx* ctx, int32_t step, int32_t tail, const uint16x8_t 
   register int32_t rpa __asm__("r1"), rpb __asm__("r3"), rvb __asm__("r5"), rend __asm__("r11");
   register int32_t rstep __asm__("r9") = step | tail << 16;  // step < 2^16, tail < 8
   int16x8_t ta, tb, g;
-  // One column of a step: gather, SUB (empty or a VSUB), the two rows' MLA
-  // (vmlav / vmlava), PRED ("t" in a VPT block, else empty).
-#define ATTN_PV_COLUMN(k, SUB, MLA, PRED)                                                          \
-  "vldrb" PRED ".s16 %q[g], [%[vb], %q[o" #k "]]\n" SUB MLA ".s16 %[a" #k "], %q[ta], %q[g]\n" MLA \
-  ".s16 %[b" #k "], %q[tb], %q[g]\n"
-#define ATTN_PV_STEP(SUB, MLA)                                                                       \
-  "vldrh.u16 %q[ta], [%[pa]], #16\n"                                                                 \
-  "vldrh.u16 %q[tb], [%[pb]], #16\n" ATTN_PV_COLUMN(0, SUB, MLA, "") ATTN_PV_COLUMN(1, SUB, MLA, "") \
-      ATTN_PV_COLUMN(2, SUB, MLA, "") ATTN_PV_COLUMN(3, SUB, MLA, "") "uxtah %[vb], %[vb], %[step]\n"
 #define ATTN_PV_TAIL(SUB)                                                 \
   "lsr %[end], %[step], #16\n"                                            \
   "vctp.16 %[end]\n"                                                      \
@@ -139,8 +140,6 @@ inline void groups_2x4(PvCtx* ctx, int32_t step, int32_t tail, const uint16x8_t 
   }
 #undef ATTN_PV_GROUPS
 #undef ATTN_PV_TAIL
-#undef ATTN_PV_STEP
-#undef ATTN_PV_COLUMN
 }
 
 // groups_2x4 for one group (v.cols <= 4: head_dim 4 and smaller), the
@@ -161,15 +160,6 @@ inline Pair block_2x4(const int16_t* pa, const int16_t* pb, const int8_t* vb, in
   register const int16_t* rend __asm__("r11") = pa + keys;
   register int32_t rstep __asm__("r9") = step | tail << 16;  // step < 2^16, tail < 8
   int16x8_t ta, tb, g;
-  // One column of a step: gather, SUB (empty or a VSUB), the two rows' MLA
-  // (vmlav / vmlava), PRED ("t" in a VPT block, else empty).
-#define ATTN_PV_COLUMN(k, SUB, MLA, PRED)                                                          \
-  "vldrb" PRED ".s16 %q[g], [%[vb], %q[o" #k "]]\n" SUB MLA ".s16 %[a" #k "], %q[ta], %q[g]\n" MLA \
-  ".s16 %[b" #k "], %q[tb], %q[g]\n"
-#define ATTN_PV_STEP(SUB, MLA)                                                                       \
-  "vldrh.u16 %q[ta], [%[pa]], #16\n"                                                                 \
-  "vldrh.u16 %q[tb], [%[pb]], #16\n" ATTN_PV_COLUMN(0, SUB, MLA, "") ATTN_PV_COLUMN(1, SUB, MLA, "") \
-      ATTN_PV_COLUMN(2, SUB, MLA, "") ATTN_PV_COLUMN(3, SUB, MLA, "") "uxtah %[vb], %[vb], %[step]\n"
 #define ATTN_PV_TAIL(SUB) \
   "vmrs %[end], p0\n"                                                     \
   "push {%[end]}\n"                                                       \
