@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "attn/quantize.h"
-#include "internal/kernels_fixed.h"
+#include "kernels/kernels_fixed.h"
 
 namespace {
 

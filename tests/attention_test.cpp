@@ -12,8 +12,8 @@
 #include "attn/attention.h"
 #include "attn/kernel_set.h"
 #include "host_helpers.h"
-#include "internal/arch.h"
-#include "internal/mask.h"
+#include "kernels/arch.h"
+#include "attention/mask.h"
 
 namespace {
 

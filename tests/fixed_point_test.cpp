@@ -1,4 +1,4 @@
-// internal/fixed_point.h and quantize_multiplier: hand-computed values with
+// kernels/fixed_point.h and quantize_multiplier: hand-computed values with
 // the arithmetic written out, edge cases (INT32_MIN, negative shifts, ties),
 // and random comparisons against straightforward re-implementations written
 // here in a different form (floor shifts on int64 instead of nudges).
@@ -9,7 +9,7 @@
 #include <random>
 
 #include "attn/quantize.h"
-#include "internal/fixed_point.h"
+#include "kernels/fixed_point.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include "attn/attention.h"
 #include "attn/attention_fixed.h"
 #include "attn/quantize.h"
-#include "internal/kernel_table.h"
+#include "kernels/kernel_table.h"
 
 using namespace attn;
 namespace d = attn::detail;

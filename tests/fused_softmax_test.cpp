@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "attn/quantize.h"
-#include "internal/exp2_table.h"
-#include "internal/fixed_point.h"
-#include "internal/kernels_fixed.h"
+#include "kernels/exp2_table.h"
+#include "kernels/fixed_point.h"
+#include "kernels/kernels_fixed.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Not part of attn: a library that uses the heap, to prove that the
-// no-heap check (tools/cmake/check_no_heap.cmake) catches it.
+// no-heap check (port/cmake/check_no_heap.cmake) catches it.
 #include <cstdlib>
 
 namespace attn_probe {

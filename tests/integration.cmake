@@ -95,7 +95,7 @@ endif()
 
 # ---- C firmware example on QEMU: c_firmware_m4_gcc, _m55_gcc, _m55_clang ------
 # port/cortex-m/examples/c-firmware (C startup, linker script, Makefile over
-# tools/make/attn.mk, a model header from `attn emit-c`) built and run on
+# port/make/attn.mk, a model header from `attn emit-c`) built and run on
 # mps2-an386 and mps3-an547; port/cortex-m/examples/check_c_firmware.py compares
 # every int8 output byte with `attn run --raw` of the same model and input.
 # Host builds with the tools binary, when the cross tools and QEMU are found.

@@ -1,4 +1,4 @@
-// The kernel table's choices (src/internal/kernel_table.h): the row each
+// The kernel table's choices (src/kernels/kernel_table.h): the row each
 // table runs (best_row) is what attn::kernel_set() reports, on x86-64 it is
 // the best row CPUID says this CPU runs, every table ends in ref, and the
 // weights are packed exactly where the linear that runs reads W^T panels.
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "attn/kernel_set.h"
-#include "internal/kernel_table.h"
+#include "kernels/kernel_table.h"
 
 namespace d = attn::detail;
 

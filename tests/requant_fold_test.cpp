@@ -1,4 +1,4 @@
-// fast::Requant (internal/requantize.h): the per-channel folded requantization
+// fast::Requant (kernels/requantize.h): the per-channel folded requantization
 // of the DSP kernels gives fast::requantize's bits for every shift, multiplier
 // >= 0 and int32 input, edge values included.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "internal/requantize.h"
+#include "kernels/requantize.h"
 
 using attn::detail::fast::Requant;
 using attn::detail::fast::requantize;

@@ -11,7 +11,7 @@
 #include "attn/arena.h"
 #include "attn/attention_fixed.h"
 #include "attn/quantize.h"
-#include "internal/kernel_table.h"
+#include "kernels/kernel_table.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 
 #include "attn/transformer_fixed.h"
 #include "catch_helpers.h"
-#include "internal/kernels_model_fixed.h"
+#include "kernels/kernels_model_fixed.h"
 
 namespace {
 

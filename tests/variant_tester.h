@@ -1,7 +1,7 @@
 // variant_tester.h: the one tester of the kernel variants, shared by the host
 // suite (tests/variants_test.cpp, Catch2) and the board images
 // (port/cortex-m/conformance/kernel_equiv.cpp, under QEMU). It walks every
-// row of every table of internal/kernel_table.h and runs each non-ref row
+// row of every table of kernels/kernel_table.h and runs each non-ref row
 // against the table's ref row (the last one) on the same inputs:
 //   fixed point  bit-exact, and nothing written outside the output (row
 //                padding and guard bytes keep their sentinel);
@@ -53,8 +53,8 @@
 #include <cstring>
 
 #include "attn/config.h"
-#include "internal/arch.h"
-#include "internal/kernel_table.h"
+#include "kernels/arch.h"
+#include "kernels/kernel_table.h"
 
 // Bytes of each of the two input pools and of each of the two output pools.
 #ifndef ATTN_VARIANT_TESTER_IN_KIB
@@ -375,7 +375,7 @@ inline void linear_s8_case(Report& r, const LinearCase& c, int iter, const char*
   for (int32_t n = 0; n < c.N && transposed; ++n)
     for (int32_t m = 0; m < c.M; ++m) transposed &= g_out_ref[n * t.stride + m] == g_out_var[m * c.ys + n];
   record(r, "linear_s8_t", "ref", transposed, 0.0, what);
-  // The dsp kernel's contract (internal/kernels_fixed.h): with a bias, K a
+  // The dsp kernel's contract (kernels/kernels_fixed.h): with a bias, K a
   // multiple of 4 and <= 128, the full clamp and every shift in [-23, -2],
   // its asm takes every channel.
   bool takes_all = bias != nullptr && c.K % 4 == 0 && c.K <= 128 && !c.narrow;

@@ -1,5 +1,5 @@
 // Every kernel variant this build compiles (every row of every table in
-// src/internal/kernel_table.h) against its table's ref row, through the
+// src/kernels/kernel_table.h) against its table's ref row, through the
 // variant tester the board images share (tests/variant_tester.h).
 #include <catch2/catch.hpp>
 

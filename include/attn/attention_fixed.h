@@ -18,7 +18,7 @@
 //               p = fused softmax of s      Q0.15  (in place, int16 over the scores)
 //               O_h = requant(p (V_h - zv))        -> arena [T, D]
 //     y_t = projection of O_t                      -> caller's output
-// The fused softmax (src/kernels/softmax/softmax_fused_s32_ref.cpp) is a base-2
+// The fused softmax (src/kernels/ref/softmax_fused_s32_ref.cpp) is a base-2
 // exp with a 256-entry table, exact in integers: identical on every target,
 // ~31 instructions per score on a Cortex-M3/M4. src/FIXED_POINT.md has the
 // whole arithmetic and the measurements behind it.

@@ -38,7 +38,7 @@
 
 // Which dtypes the library carries (1: compiled in, 0: left out). CMake sets
 // them from ATTN_DTYPES; a plain-Makefile build passes -DATTN_WITH_F32=0 and
-// leaves out the *_f32*.cpp files (see tools/make/attn.mk). The same values
+// leaves out the *_f32*.cpp files (see port/make/attn.mk). The same values
 // for the library and its users.
 #ifndef ATTN_WITH_F32
 #define ATTN_WITH_F32 1

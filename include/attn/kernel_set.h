@@ -1,5 +1,5 @@
 // attn/kernel_set.h: which kernel variant each op of a dtype runs in this
-// build on this CPU, as the kernel table (src/internal/kernel_table.h) picks
+// build on this CPU, as the kernel table (src/kernels/kernel_table.h) picks
 // it: at compile time, or on x86-64 at run time from CPUID (the best of the
 // variants the library carries that the CPU runs): "ref" (portable scalar),
 // "avx2", "avx512vnni", "neon",

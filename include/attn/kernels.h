@@ -1,6 +1,6 @@
 // attn/kernels.h: the float32 ops forward_f32() is built from, public so
 // users can compose their own layers. Each validates its views (kNullArgument,
-// kBadShape) and then runs the variant the kernel table (src/internal/kernel_table.h) picked for this
+// kBadShape) and then runs the variant the kernel table (src/kernels/kernel_table.h) picked for this
 // target. Matrices are row-major with element strides (see attn/tensor.h).
 // Outputs must not overlap inputs, except where an op says "in place".
 #pragma once

@@ -6,7 +6,7 @@
 // per output channel (zero point 0). Every multiplier and shift is computed
 // offline (attn/quantize.h: quantize_multiplier, softmax_s8_params); nothing
 // here touches float. Each op validates its views and parameters (kNullArgument,
-// kBadShape, kBadQuantParams) and then runs the variant the kernel table (src/internal/kernel_table.h)
+// kBadShape, kBadQuantParams) and then runs the variant the kernel table (src/kernels/kernel_table.h)
 // picked. Each has a *_scratch_bytes() (all 0 today: the arena API is uniform).
 #pragma once
 

@@ -1,7 +1,7 @@
 // quantize_io.cpp: attn_quantize_s8 / _s16 and attn_dequantize_s8 / _s16
 // (attn/attn.h), the only float code of the integer C API, alone in this
 // file so that firmware that calls none of them links none of it.
-#include "internal/quantize_io.h"
+#include "capi/quantize_io.h"
 #include "attn/config.h"
 
 extern "C" {

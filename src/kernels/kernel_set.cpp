@@ -2,7 +2,7 @@
 // (best_row: row 0, or on x86-64 the first row this CPU runs).
 #include "attn/kernel_set.h"
 
-#include "internal/kernel_table.h"
+#include "kernels/kernel_table.h"
 
 namespace attn {
 namespace {

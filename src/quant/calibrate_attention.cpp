@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "attn/quantize.h"
-#include "internal/attend_f32.h"
-#include "internal/calibrate_transformer.h"
-#include "internal/kernel_table.h"
+#include "attention/attend_f32.h"
+#include "quant/calibrate_transformer.h"
+#include "kernels/kernel_table.h"
 
 namespace attn {
 namespace {

@@ -6,10 +6,10 @@
 #include <type_traits>
 
 #include "attn/quantize.h"
-#include "internal/attention_fixed_common.h"
-#include "internal/exp2_table.h"
-#include "internal/fixed_point.h"
-#include "internal/kernels_fixed.h"
+#include "attention/attention_fixed_common.h"
+#include "kernels/exp2_table.h"
+#include "kernels/fixed_point.h"
+#include "kernels/kernels_fixed.h"
 
 namespace attn {
 namespace {

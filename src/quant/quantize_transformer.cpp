@@ -10,10 +10,10 @@
 
 #include "attn/quantize.h"
 #include "attn/transformer_fixed.h"
-#include "internal/attention_fixed_common.h"
-#include "internal/calibrate_transformer.h"
-#include "internal/kernels_fixed.h"
-#include "internal/transformer_fixed_common.h"
+#include "attention/attention_fixed_common.h"
+#include "quant/calibrate_transformer.h"
+#include "kernels/kernels_fixed.h"
+#include "model/transformer_fixed_common.h"
 
 namespace attn {
 namespace {

@@ -44,7 +44,7 @@ if(NOT rc EQUAL 0)
 endif()
 # ARM EABI soft-float helpers, libgcc's generic ones, and libm entry points.
 set(pattern "^(__aeabi_[fd](add|sub|rsub|mul|div|neg|cmp.*|2.*)|__aeabi_[iul]+2[fd]|__aeabi_[fd]2.*|__(add|sub|mul|div|neg)[sdt]f3|__(eq|ne|lt|le|gt|ge|un)[sdt]f2|__(extend|trunc)[sdt]f[sdt]f2|__fix.*[sdt]f.*|__float.*[sdt]f|sqrtf?|expf?|exp2f?|logf?|powf?|floorf?|ceilf?|roundf?|lroundf?|frexpf?|ldexpf?)$")
-include(${ROOT}/tools/cmake/symbols.cmake)
+include(${ROOT}/port/cmake/symbols.cmake)
 attn_matching_symbols("${symbols}" "${pattern}" bad)
 if(bad)
   message(FATAL_ERROR "the int8 image references floating point: ${bad}")

@@ -101,7 +101,7 @@ elseif(STEP STREQUAL "s8_only")
   endif()
 
 elseif(STEP STREQUAL "make")
-  # tools/make/Makefile builds the library from tools/make/attn.mk's list.
+  # port/make/Makefile builds the library from port/make/attn.mk's list.
   find_program(MAKE NAMES gmake make REQUIRED)
   set(bin ${WORK}/make)
   file(REMOVE_RECURSE ${bin})
@@ -120,7 +120,7 @@ elseif(STEP STREQUAL "make")
     list(REMOVE_ITEM only_cmake ${make_sources})
     set(only_make ${make_sources})
     list(REMOVE_ITEM only_make ${cmake_sources})
-    message(FATAL_ERROR "tools/make/attn.mk lists other sources than CMake compiles.\n"
+    message(FATAL_ERROR "port/make/attn.mk lists other sources than CMake compiles.\n"
                         "Only CMake: [${only_cmake}]\nOnly attn.mk: [${only_make}]")
   endif()
   # Vendor IDEs (Keil, IAR) put every object in one folder: no two sources may share a name.

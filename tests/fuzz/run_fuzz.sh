@@ -23,8 +23,8 @@ case "$target" in
   model)
     mkdir -p "$dir/corpus"
     # shellcheck disable=SC2086
-    "$cxx" $flags -fsanitize=fuzzer "$root/tests/fuzz/fuzz_model.cpp" "$root/src/runtime/model.cpp" \
-      "$root/src/runtime/crc32.cpp" -o "$dir/fuzz_model"
+    "$cxx" $flags -fsanitize=fuzzer "$root/tests/fuzz/fuzz_model.cpp" "$root/src/format/model.cpp" \
+      "$root/src/format/crc32.cpp" -o "$dir/fuzz_model"
     corpus=$dir/corpus
     ;;
   run)

@@ -27,13 +27,13 @@
 
 #include "bench/cpu_time.h"
 #include "bench/kernel_names.h"
-#include "internal/arch.h"
+#include "kernels/arch.h"
 
 #if ATTN_HAVE_AVX2
 #include "attn/kernels_fixed.h"
-#include "internal/avx2_f32.h"
-#include "internal/avx2_fixed.h"
-#include "internal/kernel_table.h"
+#include "kernels/x86/avx2_f32.h"
+#include "kernels/x86/avx2_fixed.h"
+#include "kernels/kernel_table.h"
 
 namespace {
 

@@ -50,8 +50,8 @@
 #include "bench/kernel_names.h"
 #include "fixed_dtypes.h"
 #include "host_helpers.h"
-#include "internal/kernels_f32.h"
-#include "internal/kernels_fixed.h"
+#include "kernels/kernels_f32.h"
+#include "kernels/kernels_fixed.h"
 
 namespace {
 

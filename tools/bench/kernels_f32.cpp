@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "bench/cpu_time.h"
-#include "internal/arch.h"
-#include "internal/kernel_table.h"
+#include "kernels/arch.h"
+#include "kernels/kernel_table.h"
 
 namespace {
 

@@ -33,8 +33,8 @@
 #include "attn/quantize.h"
 #include "bench/cpu_time.h"
 #include "bench/kernel_names.h"
-#include "internal/kernels_f32.h"
-#include "internal/kernels_fixed.h"
+#include "kernels/kernels_f32.h"
+#include "kernels/kernels_fixed.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // kernel_equiv.cpp: every kernel variant this core's build compiles (every
-// row of every table in src/internal/kernel_table.h) against its table's ref
+// row of every table in src/kernels/kernel_table.h) against its table's ref
 // row, on the board itself, through the tester the host suite shares
 // (tests/variant_tester.h): fixed point bit-exact, float32 within its error
 // bounds, each op with controls that must be caught. Plus the Helium
@@ -11,14 +11,14 @@
 #include <cstdio>
 
 #include "conformance.h"
-#include "internal/arch.h"
-#include "internal/fixed_point.h"
+#include "kernels/arch.h"
+#include "kernels/fixed_point.h"
 #include "variant_tester.h"
 #if ATTN_HAVE_MVE
-#include "internal/mve_requantize.h"
+#include "kernels/mve/mve_requantize.h"
 #endif
 #if ATTN_HAVE_MVE_FP
-#include "internal/mve_f32.h"
+#include "kernels/mve/mve_f32.h"
 #endif
 
 namespace {

@@ -18,7 +18,7 @@
 
 #include "attn/attention.h"
 #include "conformance.h"
-#include "internal/kernel_table.h"
+#include "kernels/kernel_table.h"
 #include "port/kernel_tag.h"
 #include "port/port.h"
 

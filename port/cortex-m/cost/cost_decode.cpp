@@ -23,8 +23,8 @@
 #include "attn/decode.h"
 #include "attn/quantize.h"
 #include "cost_common.h"
-#include "internal/kernels_f32.h"
-#include "internal/kernels_fixed.h"
+#include "kernels/kernels_f32.h"
+#include "kernels/kernels_fixed.h"
 #include "port/kernel_tag.h"
 #include "port/port.h"
 

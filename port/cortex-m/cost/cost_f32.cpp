@@ -21,7 +21,7 @@
 
 #include "attn/attention.h"
 #include "cost_common.h"
-#include "internal/kernels_f32.h"
+#include "kernels/kernels_f32.h"
 #include "port/kernel_tag.h"
 #include "port/port.h"
 #include "port/self_io.h"

@@ -24,8 +24,8 @@
 
 #include "attn/attention_fixed.h"
 #include "cost_common.h"
-#include "internal/arch.h"
-#include "internal/kernels_fixed.h"
+#include "kernels/arch.h"
+#include "kernels/kernels_fixed.h"
 #include "port/fixed_dtype.h"
 #include "port/kernel_tag.h"
 #include "port/port.h"

@@ -15,7 +15,7 @@
 
 #include "attn/config.h"
 #include "cost_common.h"
-#include "internal/kernel_table.h"
+#include "kernels/kernel_table.h"
 #include "port/kernel_tag.h"
 #include "port/port.h"
 

@@ -1,0 +1,120 @@
+// attention/attention_fixed_common.h: argument checks and helpers shared by
+// forward_s8 and forward_s16 (same rules as forward_f32), and by any other
+// integer path over the same weights (a KV-cache decode): the K/V head of a
+// query head, the rotary checks. Rotating rows is detail::rope_s8 / rope_s16
+// (kernels/kernels_fixed.h).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "attn/attention.h"
+#include "attn/attention_fixed.h"
+#include "attention/mask.h"
+
+namespace attn {
+namespace detail {
+
+// The plan is for `dtype` and is exactly what plan_attention() returns; the
+// mask is valid and has no additive part (kUnsupportedMask).
+inline Status check_plan_and_mask(const Plan& plan, DType dtype, const Mask& mask) {
+  ATTN_TRY(check_forward_plan(plan, dtype));
+  ATTN_TRY(check_mask(mask, plan.key_len));
+  return mask.additive != nullptr ? Status::kUnsupportedMask : Status::kOk;
+}
+
+// Query head h reads K/V head kv_head(c, h): grouped-query attention shares one
+// K/V head among num_heads / num_kv_heads consecutive query heads. `c` is a
+// plan's config (num_kv_heads resolved, never 0). Its columns of K and V are
+// [kv_head * head_dim, (kv_head + 1) * head_dim).
+inline int32_t kv_head(const AttentionConfig& c, int32_t h) { return h / (c.num_heads / c.num_kv_heads); }
+
+// Whether the config has rotary embedding, from the bits of rope_base (+0 and
+// -0 are off): no float instruction, so integer-only firmware links it.
+inline bool rope_enabled(const AttentionConfig& c) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &c.rope_base, sizeof bits);
+  return (bits & 0x7FFFFFFFu) != 0;
+}
+
+// A rope table the kernels can read: both pointers set (kNullArgument), at
+// least one position (kBadQuantParams).
+inline Status check_rope_table(const RopeTable& t) {
+  if (t.cos == nullptr || t.sin == nullptr) return Status::kNullArgument;
+  return t.positions < 1 ? Status::kBadQuantParams : Status::kOk;
+}
+
+// Positions [first, first + count) all have a table row: kBadPosition (first
+// < 0), kRopePositionOutOfRange (first + count > t.positions).
+inline Status check_rope_positions(const RopeTable& t, int64_t first, int64_t count) {
+  if (first < 0) return Status::kBadPosition;
+  return first + count > t.positions ? Status::kRopePositionOutOfRange : Status::kOk;
+}
+
+// The rotary arguments of one forward: nothing without rope; else the table,
+// the query rows at query_position .. + L - 1 and the keys at 0 .. S - 1.
+inline Status check_forward_rope(const Plan& plan, const RopeTable& t, int32_t query_position) {
+  if (!rope_enabled(plan.config)) return Status::kOk;
+  ATTN_TRY(check_rope_table(t));
+  ATTN_TRY(check_rope_positions(t, query_position, plan.query_len));
+  return check_rope_positions(t, 0, plan.key_len);
+}
+
+inline bool shift_ok(int32_t s, int32_t max) { return (s >= -31) & (s <= max); }
+
+// The bias bound of the integer projections (include/attn/FORMAT.md, "Bias
+// bound"): a projection over `in` inputs adds at most `in` products to its
+// bias, each at most 128 * 128 in magnitude for s8 (int8 inputs, the zero
+// point folded into the bias; int8 weights) and 32768 * 128 for s16. s8: the
+// int32 accumulator must not overflow. s16: the int64 accumulator times the
+// Q0.15 multiplier (at most 0x7FFF) in fp::requantize_s64 must fit int64.
+// Checked once by the loader and by every forward's weight check (one compare
+// per channel), so the kernels' inner loops carry no check.
+constexpr int64_t kBiasTermS8 = int64_t{128} * 128;
+constexpr int64_t kBiasTermS16 = int64_t{32768} * 128;
+constexpr int64_t kAccLimitS8 = INT32_MAX;
+constexpr int64_t kAccLimitS16 = INT64_MAX / 0x7FFF;
+static_assert(ATTN_MAX_DIM <= 65535, "the bias bound's in * 2^14 must stay below 2^31 - 1");
+// The s8 limit in 32 bits (no int64 code on a Cortex-M): in <= ATTN_MAX_DIM
+// keeps lim in (0, 2^31) and lim + b in [0, 2 lim] iff |b| <= lim.
+constexpr uint32_t bias_limit_s8(int32_t in) {
+  return static_cast<uint32_t>(kAccLimitS8) - static_cast<uint32_t>(in) * static_cast<uint32_t>(kBiasTermS8);
+}
+constexpr bool bias_in_range(int32_t b, int32_t in) {
+  const uint32_t lim = bias_limit_s8(in);
+  return static_cast<uint32_t>(b) + lim <= 2u * lim;
+}
+constexpr bool bias_in_range(int64_t b, int32_t in) {
+  const int64_t lim = kAccLimitS16 - int64_t{in} * kBiasTermS16;
+  return b >= -lim && b <= lim;
+}
+// Per-channel multipliers >= 0 and shifts in [-31, max_shift]; with `bias`
+// (null: none) each bias within the bound for `in` inputs (kBiasOutOfRange).
+// Every forward runs this over all four projections' channels, so the loops
+// are branch-free (the compiler vectorizes them): with an early return per
+// channel it took about 3% of an s8 forward at L = 16 (callgrind).
+template <typename B>
+Status check_requant(const int32_t* mult, const int32_t* shift, int32_t n, int32_t max_shift, const B* bias,
+                     int32_t in) {
+  if (mult == nullptr || shift == nullptr) return Status::kNullArgument;
+  bool params_ok = true;
+  for (int32_t i = 0; i < n; ++i) params_ok &= (mult[i] >= 0) & shift_ok(shift[i], max_shift);
+  if (!params_ok) return Status::kBadQuantParams;
+  bool bias_ok = true;
+  if (bias != nullptr) {
+    for (int32_t i = 0; i < n; ++i) bias_ok &= bias_in_range(bias[i], in);
+  }
+  return bias_ok ? Status::kOk : Status::kBiasOutOfRange;
+}
+
+inline Status check_softmax(const FusedSoftmaxParams& sm) {
+  if (sm.exp_multiplier < 0x80000000u || sm.exp_shift < 0 || sm.exp_shift > 31 || sm.diff_limit < 0 ||
+      static_cast<uint32_t>(sm.diff_limit) > (0xFFFFFFFFu >> sm.exp_shift) || sm.score_shift < 0 ||
+      sm.score_shift > 40) {
+    return Status::kBadQuantParams;
+  }
+  return Status::kOk;
+}
+
+}  // namespace detail
+}  // namespace attn

@@ -1,0 +1,284 @@
+// kernels/kernels_model_fixed.h: the integer kernels of whole models
+// (attn/transformer_fixed.h) besides the attention block's: norms, the
+// activation tables, the residual stream's rescales and the LM head.
+// Registered in kernels/kernel_table.h. No checks: the
+// forwards validate the constants once (transformer_fixed.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "attn/kernels_fixed.h"
+#include "attn/transformer.h"
+#include "attn/transformer_fixed.h"
+#include "kernels/fixed_point.h"
+
+namespace attn {
+namespace detail {
+
+// round(v * m * 2^(shift - 31)), ties away from zero, in int64: |v| < 2^31,
+// m in [0, 2^31), shift in [-31, 30] (so the product stays below 2^62).
+constexpr int64_t rescale_q31(int64_t v, int32_t m, int32_t shift) {
+  return fp::rounding_divide_by_pot_s64(v * m, 31 - shift);
+}
+constexpr int32_t saturate_s32(int64_t v) {
+  return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : static_cast<int32_t>(v);
+}
+// The 16x8 requantization (fp::requantize_s64) without its int32 narrowing:
+// round(acc * reduce_multiplier_q15(m) * 2^(shift - 15)), saturated to int32;
+// shift in [-31, 14], |acc| < 2^47.
+constexpr int32_t rescale_q15_s64(int64_t acc, int32_t m, int32_t shift) {
+  return saturate_s32(fp::rounding_divide_by_pot_s64(acc * fp::reduce_multiplier_q15(m), 15 - shift));
+}
+// A linear's accumulator on the output grid, by the accumulator's type:
+// s8's int32 sums with the Q31 multiplier, s16's int64 sums with its Q0.15
+// reduction (saturated to int32).
+constexpr int64_t rescale_acc(int32_t acc, int32_t m, int32_t shift) { return rescale_q31(acc, m, shift); }
+constexpr int64_t rescale_acc(int64_t acc, int32_t m, int32_t shift) {
+  return rescale_q15_s64(acc, m, shift);
+}
+
+// The epilogue of the int32-output linears: the accumulator of row m,
+// channel c rescaled (rescale_acc) and added to the int32 residual (W2) or
+// stored as a logit (the LM head), saturated either way.
+enum class Out32 { kAddToResidual, kStore };
+template <Out32 kOut>
+struct RescaleInto {
+  const int32_t* multiplier;
+  const int32_t* shift;
+  MatS32 y;
+  template <class Acc>
+  void operator()(int32_t m, int32_t c, Acc acc) const {
+    int32_t* o = y.row(m) + c;
+    const int64_t v = rescale_acc(acc, multiplier[c], shift[c]);
+    *o = saturate_s32(kOut == Out32::kAddToResidual ? int64_t{*o} + v : v);
+  }
+};
+
+// The portable sums of the whole-model linears (W2 into the residual, the LM
+// head): for each row m of x and row c of w, acc = bias[c] (0 without) +
+// sum x w in Acc (int32 for s8, int64 for s16), handed to epilogue(m, c, acc).
+template <class Act, class Acc, class Epilogue>
+void dot_rows_ref(Matrix<const Act> x, ConstMatS8 w, const Acc* bias, Epilogue epilogue) {
+  for (int32_t m = 0; m < x.rows; ++m) {
+    const Act* xr = x.row(m);
+    for (int32_t c = 0; c < w.rows; ++c) {
+      const int8_t* wr = w.row(c);
+      Acc acc = bias != nullptr ? bias[c] : 0;
+      for (int32_t k = 0; k < x.cols; ++k) acc += int32_t{xr[k]} * int32_t{wr[k]};
+      epilogue(m, c, acc);
+    }
+  }
+}
+
+// ---- 32-bit steps (the norms and the residual rescales; one instruction each
+// on the DSP / Helium / NEON targets) ---------------------------------------------
+// round(v / 2^s), half up (floor(v / 2^s + 1/2)), s in [0, 31]: exact for any
+// int32 v (SRSHR, VRSHL by -s).
+constexpr int32_t rshift_round32(int32_t v, int32_t s) {
+  return s == 0 ? v : static_cast<int32_t>((v >> s) + ((v >> (s - 1)) & 1));
+}
+// v * 2^s for s >= 0 (|v| < 2^(31 - s): the callers' ranges), round(v / 2^-s)
+// for s in [-31, -1] (VRSHL by a signed register).
+constexpr int32_t shift_round32(int32_t v, int32_t s) {
+  return s >= 0 ? static_cast<int32_t>(static_cast<uint32_t>(v) << s) : rshift_round32(v, -s);
+}
+// round(v / 2^s) for s >= 1 (0 from s = 32 on), sat32(v * 2^-s) for s in [-31, 0]
+// (VQRSHL by -s).
+constexpr int32_t shift_round_sat32(int32_t v, int32_t s) {
+  return s >= 32 ? 0
+         : s > 0 ? rshift_round32(v, s)
+                 : saturate_s32(static_cast<int64_t>(v) * (int64_t{1} << -s));
+}
+// round(a b / 2^32), half up: SMMULR, VRMULH. Exact for any int32 a, b.
+constexpr int32_t mulhi_round32(int32_t a, int32_t b) {
+  return static_cast<int32_t>((static_cast<int64_t>(a) * b + (int64_t{1} << 31)) >> 32);
+}
+// round(a b / 2^31), half up: SQRDMULH / VQRDMULH (no saturation: a > INT32_MIN
+// here), and SMMULR(2a, b) where |a| <= 2^30.
+constexpr int32_t mulhi_round_q31(int32_t a, int32_t b) {
+  return static_cast<int32_t>((static_cast<int64_t>(a) * b + (int64_t{1} << 30)) >> 31);
+}
+constexpr int32_t saturating_sub32(int32_t a, int32_t b) { return saturate_s32(int64_t{a} - b); }
+
+// The residual stream's rescales (RescaleFixed, 32-bit):
+//   to an activation:  q = clamp(zp + shift_round_sat32(mulhi_round32(r, m), -1 - sh))
+//   to the residual:   r = sat32(r + shift_round_sat32(mulhi_round32((q - zp) 2^L, m), L - 1 - sh))
+// with L = kResidualAddPreShift<Act> (|q - zp| 2^L <= 2^30).
+constexpr int32_t rescale_to_act32(int32_t r, int32_t m, int32_t sh) {
+  return shift_round_sat32(mulhi_round32(r, m), -1 - sh);
+}
+constexpr int32_t rescale_to_residual32(int32_t v_shifted, int32_t m, int32_t sh, int32_t pre) {
+  return shift_round_sat32(mulhi_round32(v_shifted, m), pre - 1 - sh);
+}
+// A constant expression: clang-tidy's dynamic-initialization check misreads variable templates.
+template <typename Act>
+// NOLINTNEXTLINE(bugprone-dynamic-static-initializers)
+constexpr int32_t kResidualAddPreShift = sizeof(Act) == 1 ? 22 : 14;
+
+// floor(sqrt(v)), exact, for any v < 2^64 (bit by bit).
+constexpr uint64_t isqrt_u64(uint64_t v) {
+  uint64_t r = 0;
+  uint64_t bit = uint64_t{1} << 62;
+  while (bit > v) bit >>= 2;
+  while (bit != 0) {
+    if (v >= r + bit) {
+      v -= r + bit;
+      r = (r >> 1) + bit;
+    } else {
+      r >>= 1;
+    }
+    bit >>= 2;
+  }
+  return r;
+}
+
+// ---- norms (src/kernels/ref/norm_fixed_ref.cpp) ------------------------------
+// The per-row steps every variant shares (NormFixed's arithmetic); the
+// variants differ only in how they run the three passes over the row:
+//   1. LayerNorm: sum (int64) -> mean = norm_mean(sum, E); RMSNorm: mean = 0
+//   2. b = bits(max |d|), d = saturating_sub32(x, mean); k = norm_reduce_shift(b)
+//   3. sq = sum rshift_round32(d, k)^2 (uint64); R = norm_multiplier(...)
+//   4. per element: y = norm_element(d, 29 - b, R, w_i, bias_i, shift), then + zp, clamp.
+constexpr int32_t norm_mean(int64_t sum, int32_t E) {
+  return static_cast<int32_t>((sum >= 0 ? sum + E / 2 : sum - E / 2) / E);  // half away from zero
+}
+constexpr int32_t bit_length_u32(uint32_t v) {
+  int32_t n = 0;
+  while (v != 0) {
+    v >>= 1;
+    ++n;
+  }
+  return n;
+}
+constexpr int32_t norm_reduce_shift(int32_t b) { return b > 23 ? b - 23 : 0; }
+// R = round(2^(F + 2 + b - k + j) / s) with v = round(sq / E) + round(eps / 4^k)
+// (at least 1) = m 4^-j, m in [2^60, 2^62), s = floor(sqrt(m)): then
+// n = round(u R / 2^31) (u = d 2^(29 - b)) is d / sqrt(variance + eps) in Q.F.
+// 0 for an all-zero row (b = 0). R < 2^30 for every row (2^(F + 3) sqrt(E) <= 2^29).
+// static: the baseline and the AVX2 / AVX-512 files each keep their own copy
+// (one weak symbol for two ISAs could hand baseline code the AVX2 one).
+static inline int32_t norm_multiplier(uint64_t sq, int32_t E, int64_t eps, int32_t b, int32_t k) {
+  if (b == 0) return 0;
+  const uint64_t e = static_cast<uint64_t>(E);
+  uint64_t v = (sq + e / 2) / e;
+  v += k > 0 ? static_cast<uint64_t>((eps + (int64_t{1} << (2 * k - 1))) >> (2 * k))
+             : static_cast<uint64_t>(eps);
+  if (v == 0) v = 1;
+  int32_t top = 0;  // bit length - 1, [0, 62]
+  for (uint64_t t = v >> 1; t != 0; t >>= 1) ++top;
+  const int32_t j = top <= 61 ? (61 - top) / 2 : -1;
+  const uint64_t m = j >= 0 ? v << (2 * j) : v >> 2;
+  const uint64_t s = isqrt_u64(m);  // [2^30, 2^31)
+  const int32_t X = norm_frac_bits(E) + 2 + b - k + j;
+  if (X > 62) return INT32_MAX;  // not reached (X <= 61 for E <= ATTN_MAX_DIM)
+  const uint64_t R = ((uint64_t{1} << X) + s / 2) / s;
+  return R > static_cast<uint64_t>(INT32_MAX) ? INT32_MAX : static_cast<int32_t>(R);
+}
+// One output before its zero point: |n| <= 2^29 (|u| <= 2^29, R < 2^31), |p| <= 2^29,
+// |p + bias| < 2^30.
+constexpr int32_t norm_element(int32_t d, int32_t u_shift, int32_t R, int32_t w, int32_t bias,
+                               int32_t shift) {
+  const int32_t u = shift_round32(d, u_shift);
+  const int32_t n = mulhi_round_q31(u, R);
+  return shift_round_sat32(mulhi_round_q31(n, w) + bias, shift);
+}
+
+// Row r of y = the norm of row r of x (int32 residual rows), NormFixed's
+// arithmetic; y may be x (int32 output) for an in-place norm.
+void norm_s8_ref(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
+void norm_s16_ref(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
+void norm_s32_ref(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
+// SIMD rows (bit-exact with the ref): DSP (M4, M7, M33), Helium (M55).
+void norm_s8_dsp(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
+void norm_s16_dsp(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
+void norm_s32_dsp(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
+void norm_s8_mve(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
+void norm_s16_mve(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
+void norm_s32_mve(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
+// AVX2 (x86-64) and NEON (AArch64, ARMv7-A), bit-exact with the ref.
+void norm_s8_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
+void norm_s16_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
+void norm_s32_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
+void norm_s8_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
+void norm_s16_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
+void norm_s32_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
+
+// ---- activations (src/kernels/ref/activation_fixed_ref.cpp) --------------
+// In place over h1 [rows, F]: FfnS8 / FfnS16's arithmetic.
+void act_table_s8_ref(MatS8 h1, const int8_t* table);
+void act_gate_s8_ref(MatS8 h1, ConstMatS8 h3, const int16_t* table, int32_t h3_zero_point, int32_t multiplier,
+                     int32_t shift, int32_t g_zero_point);
+void act_table_s16_ref(MatS16 h1, const int32_t* table, int32_t multiplier, int32_t shift);
+void act_gate_s16_ref(MatS16 h1, ConstMatS16 h3, const int32_t* table, int32_t multiplier, int32_t shift);
+
+// ---- residual stream (src/kernels/ref/residual_fixed_ref.cpp) -------------
+// x = sat32(x + round((y - zp) * ratio)), RescaleFixed's "to the residual".
+void residual_add_s8_ref(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
+void residual_add_s16_ref(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
+// y = clamp(zp + round(x * ratio)), RescaleFixed's "to an activation".
+void residual_to_s8_ref(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
+void residual_to_s16_ref(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
+// SIMD rows (bit-exact with the ref): DSP (M4, M7, M33), Helium (M55).
+void residual_add_s8_dsp(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
+void residual_add_s16_dsp(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
+void residual_to_s8_dsp(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
+void residual_to_s16_dsp(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
+void residual_add_s8_mve(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
+void residual_add_s16_mve(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
+void residual_to_s8_mve(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
+void residual_to_s16_mve(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
+// AVX2 (x86-64) and NEON (AArch64, ARMv7-A), bit-exact with the ref.
+void residual_add_s8_avx2(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
+void residual_add_s16_avx2(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
+void residual_to_s8_avx2(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
+void residual_to_s16_avx2(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
+void residual_add_s8_neon(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
+void residual_add_s16_neon(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
+void residual_to_s8_neon(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
+void residual_to_s16_neon(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
+
+// ---- W2 into the residual (src/kernels/*/linear_residual_logits_*.cpp) ------
+// r [M, N] = sat32(r + rescale of x [M, K] w^T), w [N, K] int8: FfnS8 / FfnS16's w2.
+void linear_residual_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                            const int32_t* shift, MatS32 r);
+void linear_residual_s16_ref(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                             const int32_t* shift, MatS32 r);
+// SIMD rows (bit-exact with the ref; kernels/dot_rows_s8.h): DSP (M4, M7, M33;
+// K > dsp::kDotRowsMaxK through the ref), Helium (M55).
+void linear_residual_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                            const int32_t* shift, MatS32 r);
+void linear_residual_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                            const int32_t* shift, MatS32 r);
+// AVX2 (x86-64) and NEON (AArch64, ARMv7-A), s8 and s16 (kernels/dot_rows_s8.h).
+void linear_residual_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                             const int32_t* shift, MatS32 r);
+void linear_residual_s8_neon(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                             const int32_t* shift, MatS32 r);
+void linear_residual_s16_avx2(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                              const int32_t* shift, MatS32 r);
+void linear_residual_s16_neon(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                              const int32_t* shift, MatS32 r);
+
+// ---- the LM head (src/kernels/*/linear_residual_logits_*.cpp) --------------
+// y [M, V] int32 logits = rescale of x [M, E] w^T (w [V, E] int8), see
+// TransformerWeightsFixed::head.
+void logits_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                   const int32_t* shift, MatS32 y);
+void logits_s16_ref(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                    const int32_t* shift, MatS32 y);
+// SIMD rows, as linear_residual_s8's.
+void logits_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                   const int32_t* shift, MatS32 y);
+void logits_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                   const int32_t* shift, MatS32 y);
+void logits_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                    const int32_t* shift, MatS32 y);
+void logits_s8_neon(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                    const int32_t* shift, MatS32 y);
+void logits_s16_avx2(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                     const int32_t* shift, MatS32 y);
+void logits_s16_neon(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                     const int32_t* shift, MatS32 y);
+
+}  // namespace detail
+}  // namespace attn

@@ -1,0 +1,21 @@
+// linear, float32, NEON (AArch64 Advanced SIMD with FMA, and ARMv7-A): y[M,N] = x[M,K] w[N,K]^T + bias[N].
+// dot_gemm of kernels/neon/neon_f32.h with 4 x 4 blocks on AArch64 (16 accumulators of its 32 quad
+// registers) and 4 x 2 blocks on ARMv7-A (8 accumulators of its 16).
+#include "kernels/arch.h"
+
+#if ATTN_HAVE_NEON
+#include "kernels/kernels_f32.h"
+#include "kernels/neon/neon_f32.h"
+
+namespace attn {
+namespace detail {
+
+void linear_f32_neon(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y) {
+  const neon::DotArgs g{w.data, w.stride, x.data, x.stride, x.cols, y.data, y.stride, bias, nullptr, 1.0f};
+  neon::dot_gemm<ATTN_HAVE_NEON64 ? 4 : 2>(g, w.rows, x.rows);
+}
+
+}  // namespace detail
+}  // namespace attn
+
+#endif  // ATTN_HAVE_NEON

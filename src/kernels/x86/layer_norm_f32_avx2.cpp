@@ -1,0 +1,65 @@
+// LayerNorm over one row, float32, x86-64 AVX2/FMA: the ref's three passes
+// (v = x + r and its sum; the centred squares; the scaled output), 8 lanes
+// at a time, the tail through masked loads and stores (which read and write
+// nothing past the row). Sums in another order than the ref's: within the
+// bound of the variant tester (tests/variant_tester.h).
+#include "kernels/arch.h"
+
+#if ATTN_HAVE_AVX2
+#include <cmath>
+
+#include "kernels/x86/avx2_f32.h"
+#include "kernels/kernels_f32.h"
+
+namespace attn {
+namespace detail {
+void layer_norm_row_f32_avx2(const float* x, const float* r, int32_t n, const float* w, const float* b,
+                             float eps, float* y) {
+  const int32_t n8 = n & ~7;
+  const __m256i tail = avx2::lanes8(n - n8);
+  __m256 vsum = _mm256_setzero_ps();
+  for (int32_t j = 0; j < n8; j += 8) {
+    __m256 v = _mm256_loadu_ps(x + j);
+    if (r != nullptr) v = _mm256_add_ps(v, _mm256_loadu_ps(r + j));
+    _mm256_storeu_ps(y + j, v);
+    vsum = _mm256_add_ps(vsum, v);
+  }
+  if (n8 < n) {
+    __m256 v = _mm256_maskload_ps(x + n8, tail);  // 0 in the absent lanes
+    if (r != nullptr) v = _mm256_add_ps(v, _mm256_maskload_ps(r + n8, tail));
+    _mm256_maskstore_ps(y + n8, tail, v);
+    vsum = _mm256_add_ps(vsum, v);
+  }
+  const float mean = avx2::hsum(vsum) / static_cast<float>(n);
+  const __m256 vmean = _mm256_set1_ps(mean);
+  __m256 vsq = _mm256_setzero_ps();
+  for (int32_t j = 0; j < n8; j += 8) {
+    const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(y + j), vmean);
+    vsq = _mm256_fmadd_ps(d, d, vsq);
+  }
+  if (n8 < n) {
+    const __m256 d = _mm256_and_ps(_mm256_sub_ps(_mm256_maskload_ps(y + n8, tail), vmean),
+                                   _mm256_castsi256_ps(tail));  // absent lanes: 0, not -mean
+    vsq = _mm256_fmadd_ps(d, d, vsq);
+  }
+  const float rstd = 1.0f / std::sqrt(avx2::hsum(vsq) / static_cast<float>(n) + eps);
+  const __m256 vrstd = _mm256_set1_ps(rstd);
+  for (int32_t j = 0; j < n8; j += 8) {
+    const __m256 d = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(y + j), vmean), vrstd);
+    const __m256 out = b != nullptr ? _mm256_fmadd_ps(d, _mm256_loadu_ps(w + j), _mm256_loadu_ps(b + j))
+                                    : _mm256_mul_ps(d, _mm256_loadu_ps(w + j));
+    _mm256_storeu_ps(y + j, out);
+  }
+  if (n8 < n) {
+    const __m256 d = _mm256_mul_ps(_mm256_sub_ps(_mm256_maskload_ps(y + n8, tail), vmean), vrstd);
+    const __m256 wv = _mm256_maskload_ps(w + n8, tail);
+    const __m256 out =
+        b != nullptr ? _mm256_fmadd_ps(d, wv, _mm256_maskload_ps(b + n8, tail)) : _mm256_mul_ps(d, wv);
+    _mm256_maskstore_ps(y + n8, tail, out);
+  }
+}
+
+}  // namespace detail
+}  // namespace attn
+
+#endif  // ATTN_HAVE_AVX2

@@ -1,0 +1,44 @@
+// RMSNorm over one row, float32, x86-64 AVX2/FMA: the ref's two passes
+// (v = x + r and its squares; the scaled output), 8 lanes at a time, the
+// tail through masked loads and stores. The bias argument is unused.
+#include "kernels/arch.h"
+
+#if ATTN_HAVE_AVX2
+#include <cmath>
+
+#include "kernels/x86/avx2_f32.h"
+#include "kernels/kernels_f32.h"
+
+namespace attn {
+namespace detail {
+void rms_norm_row_f32_avx2(const float* x, const float* r, int32_t n, const float* w, const float* /*b*/,
+                           float eps, float* y) {
+  const int32_t n8 = n & ~7;
+  const __m256i tail = avx2::lanes8(n - n8);
+  __m256 vsq = _mm256_setzero_ps();
+  for (int32_t j = 0; j < n8; j += 8) {
+    __m256 v = _mm256_loadu_ps(x + j);
+    if (r != nullptr) v = _mm256_add_ps(v, _mm256_loadu_ps(r + j));
+    _mm256_storeu_ps(y + j, v);
+    vsq = _mm256_fmadd_ps(v, v, vsq);
+  }
+  if (n8 < n) {
+    __m256 v = _mm256_maskload_ps(x + n8, tail);  // 0 in the absent lanes
+    if (r != nullptr) v = _mm256_add_ps(v, _mm256_maskload_ps(r + n8, tail));
+    _mm256_maskstore_ps(y + n8, tail, v);
+    vsq = _mm256_fmadd_ps(v, v, vsq);
+  }
+  const __m256 vrstd = _mm256_set1_ps(1.0f / std::sqrt(avx2::hsum(vsq) / static_cast<float>(n) + eps));
+  for (int32_t j = 0; j < n8; j += 8)
+    _mm256_storeu_ps(y + j,
+                     _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(y + j), vrstd), _mm256_loadu_ps(w + j)));
+  if (n8 < n) {
+    const __m256 v = _mm256_mul_ps(_mm256_maskload_ps(y + n8, tail), vrstd);
+    _mm256_maskstore_ps(y + n8, tail, _mm256_mul_ps(v, _mm256_maskload_ps(w + n8, tail)));
+  }
+}
+
+}  // namespace detail
+}  // namespace attn
+
+#endif  // ATTN_HAVE_AVX2

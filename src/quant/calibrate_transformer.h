@@ -1,0 +1,60 @@
+// quant/calibrate_transformer.h: the converter's float forward of a whole
+// model (quant/calibrate_transformer.cpp), for quantize_transformer.cpp, and
+// what it shares with the attention block's (quant/calibrate_attention.cpp).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/quantize.h"
+#include "attn/transformer.h"
+
+namespace attn {
+namespace detail {
+
+// Widen r by the n values at p; false if one is not finite.
+inline bool widen(Range& r, const float* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(p[i])) return false;
+    r.min = p[i] < r.min ? p[i] : r.min;
+    r.max = p[i] > r.max ? p[i] : r.max;
+  }
+  return true;
+}
+
+inline size_t n_of(int32_t a, int32_t b) { return static_cast<size_t>(a) * static_cast<size_t>(b); }
+
+struct LayerRanges {
+  CalibrationRanges attention;  // the block's (query = key = value: the attention input)
+  Range ffn_in;                 // the FFN input (N2 output, or the residual in post-norm)
+  Range h1, h3;                 // W1, W3 outputs
+  Range act;                    // act(h1)
+  Range g;                      // the W2 input (act(h1), or act(h1) * h3)
+  Range ffn_out;                // W2 output
+};
+
+struct ModelRanges {
+  double residual_max = 0.0;  // max |x| of the residual stream, every stage
+  LayerRanges layers[ATTN_MAX_LAYERS];
+  Range head_in;           // the head's input (a head)
+  Range hidden;            // the output hidden state (no head)
+  double logit_max = 0.0;  // max |logit|
+};
+
+// The activation in double (attn/transformer.h's definitions).
+double activation(Activation a, double x);
+
+// Scratch bytes of float_forward for n tokens.
+size_t float_forward_bytes(const TransformerConfig& c, int32_t n);
+
+// The float forward of tokens [n] (positions 0 .. n - 1; checked by the
+// caller): widens *ranges (null: none), writes the residual after the
+// embeddings and, per layer, after its attention and after its FFN (each
+// with its post-norm) into snapshots [2 L + 1, n, E] (null: none)
+// and the output into out [n, output_dim] (null: none).
+Status float_forward(const TransformerConfig& c, const TransformerWeightsF32& w, const int32_t* tokens,
+                     int32_t n, Arena& scratch, ModelRanges* ranges, float* snapshots, float* out);
+
+}  // namespace detail
+}  // namespace attn
