@@ -28,7 +28,8 @@ Writes (deterministic for a given seed):
     tests/data/demo/demo.attn   the model, exported with tools/attn_export.py, with the
                                 embeddings and the head as user tensors tok_emb, pos_emb,
                                 head_w, head_b
-    --state PATH                the PyTorch state_dict (default /tmp/attn_demo_state.pt)
+    --state PATH                the PyTorch state_dict (default out/demo_state.pt: out/ is the
+                                untracked folder tools/demo.sh writes its models to)
 
 Run with Debian's python3 (it has torch):  /usr/bin/python3 tools/train_demo.py
 It takes about 2.5 minutes on one busy core (1500 steps of 256 fresh sequences)
@@ -161,7 +162,7 @@ def main():
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--test-size", type=int, default=1000)
     ap.add_argument("--out", default=os.path.join(REPO, "tests", "data", "demo"))
-    ap.add_argument("--state", default="/tmp/attn_demo_state.pt")
+    ap.add_argument("--state", default=os.path.join(REPO, "out", "demo_state.pt"))
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
 
@@ -195,6 +196,7 @@ def main():
         logits = model(test_x[:32]).tolist()
     with open(os.path.join(args.out, "logits.txt"), "w", encoding="utf-8") as f:
         f.write("".join(f"{a:.7e} {b:.7e}\n" for a, b in logits))
+    os.makedirs(os.path.dirname(os.path.abspath(args.state)), exist_ok=True)
     torch.save(model.state_dict(), args.state)
     print(f"wrote vocab.txt, test.txt, calib.txt, logits.txt in {args.out}; {args.state}")
     export(model, os.path.join(args.out, "demo.attn"))
