@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "cli/cli.h"
 #include "cli/import_model.h"
@@ -342,6 +343,52 @@ void add_block(const State& st, const Found& f, int64_t heads, tools::ModelSpec*
   tools::add_block_f32(*spec, b, ptrs);
 }
 
+// --heads: H for every block, PREFIX=H for the block under that prefix (which wins), repeatable.
+class Heads {
+ public:
+  explicit Heads(const std::vector<std::string>& values) {
+    for (const std::string& v : values) {
+      const size_t eq = v.rfind('=');
+      const std::string n = eq == std::string::npos ? v : v.substr(eq + 1);
+      char* end = nullptr;
+      const long long h = std::strtoll(n.c_str(), &end, 10);
+      if (n.empty() || *end != '\0' || h < 1 || h > ATTN_MAX_HEADS)
+        throw Error("--heads " + v + ": expected H or PREFIX=H with H in 1.." +
+                    std::to_string(ATTN_MAX_HEADS));
+      if (eq == std::string::npos) {
+        if (all_ > 0) throw Error("--heads H given twice (PREFIX=H sets one block's)");
+        all_ = h;
+      } else if (!by_prefix_.emplace(v.substr(0, eq), h).second) {
+        throw Error("--heads " + v + ": the prefix is given twice");
+      }
+    }
+  }
+  // The heads of the block under prefix p.
+  int64_t of(const std::string& p) {
+    const auto it = by_prefix_.find(p);
+    if (it != by_prefix_.end()) {
+      used_.insert(p);
+      return it->second;
+    }
+    if (all_ < 0)
+      throw Error("no --heads for the attention block '" + p + "' (--heads H for every block, or --heads " +
+                  p + "=H)");
+    return all_;
+  }
+  // Every PREFIX=H named a block: a misspelled prefix is an error, not ignored.
+  void check_all_used() const {
+    for (const auto& ph : by_prefix_)
+      if (used_.count(ph.first) == 0)
+        throw Error("--heads " + ph.first + "=" + std::to_string(ph.second) +
+                    ": no attention block has prefix '" + ph.first + "'");
+  }
+
+ private:
+  int64_t all_ = -1;
+  std::map<std::string, int64_t> by_prefix_;
+  std::set<std::string> used_;
+};
+
 // A whole model: HF safetensors with --config, or a llama2.c .bin.
 int import_whole_model(const cli::Args& args, const std::string& in, const std::string& out) {
   for (const char* o : {"--heads", "--kv-heads", "--rope-base", "--prefix", "--extra"})
@@ -406,12 +453,12 @@ int cmd_import(int argc, char** argv) {
     return import_whole_model(args, in, out);
   if (args.has("--byte-vocab"))
     throw Error("--byte-vocab is for whole models (--config, or a llama2.c .bin)");
-  const int64_t heads = args.get_int("--heads", -1, 1, ATTN_MAX_HEADS);
-  if (heads < 0)
+  if (!args.has("--heads"))
     throw Error(
         "missing option --heads (safetensors files do not record the number of heads), or --config for a "
         "whole "
         "model");
+  Heads heads(args.all("--heads"));
 
   LlamaOptions llama;
   llama.kv_heads = args.get_int("--kv-heads", -1, 1, ATTN_MAX_HEADS);
@@ -447,11 +494,12 @@ int cmd_import(int argc, char** argv) {
   tools::ModelSpec spec;
   for (const Found& f : find_blocks(st, args.has("--prefix") ? &prefix : nullptr)) {
     if (f.kind == "llama_hf" || f.kind == "llama2c") {
-      add_llama_block(st, f, heads, llama, &spec);
+      add_llama_block(st, f, heads.of(f.prefix), llama, &spec);
     } else {
-      add_block(st, f, heads, &spec);
+      add_block(st, f, heads.of(f.prefix), &spec);
     }
   }
+  heads.check_all_used();
   for (const std::string& ex : args.all("--extra")) {
     const size_t eq = ex.find('=');
     if (eq == std::string::npos) throw Error("--extra '" + ex + "': expected NAME=KEY");
