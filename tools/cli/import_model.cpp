@@ -711,12 +711,12 @@ ImportedModel import_attn(Source& s, const Config& c) {
   std::vector<UserTensor> rest;
   for (const safetensors::Tensor& t : *s.tensors) {
     if (s.used.count(t.name) != 0) continue;
-    if (listed || starts_with(t.name, "block.") || starts_with(t.name, "model."))
+    if (starts_with(t.name, "block.") || starts_with(t.name, "model."))
       throw Error(s.src + ": '" + t.name + "' is not a tensor of this model (" + c.src +
-                  (listed ? " lists the user tensors in user_tensors"
-                          : ": a layer beyond num_layers, or a name "
-                            "attn does not know") +
-                  ")");
+                  ": a layer beyond num_layers = " + std::to_string(k.num_layers) +
+                  ", or a name attn does not know)");
+    if (listed)
+      throw Error(s.src + ": '" + t.name + "' is neither a tensor of the model nor in user_tensors");
     rest.push_back(user_tensor(s, t));
   }
   std::sort(rest.begin(), rest.end(),
