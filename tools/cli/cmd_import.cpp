@@ -1,11 +1,9 @@
-// cmd_import.cpp: `attn import MODEL.safetensors --heads H [--prefix P]
+// cmd_import.cpp: `attn import MODEL.safetensors --heads H|PREFIX=H... [--prefix P]
 // [--extra NAME=KEY]... -o OUT.attn` (attention blocks), and whole models:
-//   attn import MODEL.safetensors --config config.json [--byte-vocab] -o OUT.attn   (HF BERT / Llama)
+//   attn import MODEL.safetensors --config config.json [--byte-vocab] -o OUT.attn   (HF models, attn layout)
 //   attn import MODEL.bin [--byte-vocab] -o OUT.attn                                 (llama2.c)
-// (import_model.cpp reads those). Block import:
-//
-// Finds the same attention layouts as tools/attn_export.py, with the same
-// rules, and writes the same bytes:
+// (import_model.cpp reads those). The one importer: tools/attn_export.py writes a PyTorch
+// module's weights as safetensors and runs this. Block import finds these layouts:
 //   P in_proj_weight [3E, E] (+ in_proj_bias, out_proj.*)     nn.MultiheadAttention, packed
 //   P q_proj_weight / k_proj_weight / v_proj_weight            nn.MultiheadAttention, kdim/vdim != E
 //   P self.query/key/value.* + P output.dense.*                 BERT-style self-attention
@@ -15,7 +13,9 @@
 // 10000 unless --rope-base (0: none); llama2.c's interleaved rotary pairs are
 // turned into HF's half-split ones by permuting wq/wk rows per head.
 // (TransformerEncoderLayer's self_attn is the first kind under "...self_attn.").
-// Blocks are ordered by their prefix, digit runs compared as numbers.
+// Blocks are ordered by their prefix, digit runs compared as numbers. --heads H
+// is every block's heads, --heads PREFIX=H the block's under PREFIX (a module
+// whose blocks differ: tools/attn_export.py passes each nn.MultiheadAttention's).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -34,7 +34,7 @@ namespace {
 
 using cli::Error;
 
-// Digit runs compare as numbers ("layers.2" < "layers.10"), as natural_key() in attn_export.py.
+// Digit runs compare as numbers ("layers.2" < "layers.10").
 struct Token {
   bool digits;
   std::string text;  // digits without leading zeros, or the text

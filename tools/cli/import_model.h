@@ -1,8 +1,9 @@
 // import_model.h: whole transformer models for `attn import` (format v3):
 // Hugging Face BertModel, RobertaModel, DistilBertModel, LlamaForCausalLM (and MistralForCausalLM,
 // Qwen2ForCausalLM) and GPT2Model / GPT2LMHeadModel safetensors with their
-// config.json, and llama2.c checkpoints. tools/attn_export.py reads the same
-// layouts with the same rules and writes the same bytes.
+// config.json, the attn layout (config.json "model_type": "attn": TransformerConfig's
+// own fields, tensors under their .attn names; include/attn/FORMAT.md), and llama2.c
+// checkpoints. tools/attn_export.py hands PyTorch weights to these through `attn import`.
 #pragma once
 
 #include <cstddef>
@@ -35,7 +36,7 @@ struct ImportedModel {
   std::vector<std::string> notes;
 };
 
-// A Hugging Face checkpoint: `tensors` of file `src`, `config` read from `config_src`.
+// A Hugging Face checkpoint, or the attn layout: `tensors` of file `src`, `config` read from `config_src`.
 // Error naming the file and the key on anything missing, mis-shaped or unsupported.
 ImportedModel import_hf(const std::string& src, const std::vector<safetensors::Tensor>& tensors,
                         const std::string& config_src, const json::Value& config);
