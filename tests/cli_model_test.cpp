@@ -641,15 +641,14 @@ TEST_CASE("attn import of whole models writes the committed fixtures' bytes", "[
 
 namespace {
 
-// A loaded f32 model file in the attn layout: every tensor under its own name, config.json with
-// TransformerConfig's fields and the user tensors in file order.
-std::string attn_layout(const std::string& attn_file, const std::string& st_path, bool* byte_vocab) {
-  Loaded m(attn_file);
+// Every tensor of a loaded f32 file, under its own name, to safetensors file `st_path`;
+// returns the user tensors' names in file order as a JSON list.
+std::string write_tensors(const attn::Model& model, const std::string& st_path) {
   std::vector<StTensor> ts;
   std::string users;
-  for (uint32_t i = 0; i < m.model.tensor_count(); ++i) {
+  for (uint32_t i = 0; i < model.tensor_count(); ++i) {
     attn::TensorView t;
-    REQUIRE(m.model.tensor(i, &t) == attn::Status::kOk);
+    REQUIRE(model.tensor(i, &t) == attn::Status::kOk);
     REQUIRE(t.dtype == attn::DType::kF32);
     StTensor st{t.name, std::vector<int64_t>(t.dims, t.dims + t.rank), {}};
     const float* v = static_cast<const float*>(t.data);
@@ -659,13 +658,22 @@ std::string attn_layout(const std::string& attn_file, const std::string& st_path
       users += std::string(users.empty() ? "" : ", ") + "\"" + t.name + "\"";
   }
   write_safetensors(st_path, ts);
+  return "[" + users + "]";
+}
+
+std::string num(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.9g", x);  // float32 round trip
+  return b;
+}
+
+// A loaded f32 model file in the attn layout: every tensor under its own name, config.json with
+// TransformerConfig's fields and the user tensors in file order.
+std::string attn_layout(const std::string& attn_file, const std::string& st_path, bool* byte_vocab) {
+  Loaded m(attn_file);
+  const std::string users = write_tensors(m.model, st_path);
   *byte_vocab = m.model.byte_vocab();
   const attn::TransformerConfig& c = m.config;
-  const auto num = [](double x) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.9g", x);  // float32 round trip
-    return std::string(b);
-  };
   const auto flag = [](bool b) { return b ? "true" : "false"; };
   const char* norms[] = {"", "layer_norm", "rms_norm"};
   const char* acts[] = {"", "gelu", "gelu_tanh", "relu", "silu"};
@@ -685,7 +693,7 @@ std::string attn_layout(const std::string& attn_file, const std::string& st_path
          ", \"ffn_bias\": " + flag(c.ffn_bias) + ", \"norm_bias\": " + flag(c.norm_bias) +
          ", \"learned_positions\": " + flag(c.learned_positions) +
          ", \"embedding_norm\": " + flag(c.embedding_norm) + ", \"final_norm\": " + flag(c.final_norm) +
-         ", \"causal\": " + flag(c.causal) + ", \"user_tensors\": [" + users + "]}";
+         ", \"causal\": " + flag(c.causal) + ", \"user_tensors\": " + users + "}";
 }
 
 }  // namespace
@@ -709,6 +717,49 @@ TEST_CASE("attn import of the attn layout gives back every model file", "[cli][m
     n += byte_vocab ? 1 : 0;
   }
   CHECK(n == 1);  // llama_tied
+}
+
+TEST_CASE("attn import of the attn layout gives back every f32 block file", "[cli][model_import]") {
+  // Block files: MHA packed, cross (kdim, vdim != E), BERT (+ a user tensor), heads differing per
+  // block, HF Llama GQA / MQA, llama2.c RoPE 500000, a Llama GQA block, the demo (four user tensors).
+  const std::string data = std::string(ATTN_TEST_DATA_DIR) + "/";
+  TempDir tmp;
+  for (const char* name :
+       {"format/mha_packed.attn", "format/mha_cross.attn", "format/bert.attn", "format/layers.attn",
+        "format/llama_hf.attn", "format/llama2c.attn", "format/quant/llama_gqa.attn", "demo/demo.attn"}) {
+    INFO(name);
+    const std::vector<uint8_t> want = cli::slurp(data + name);
+    const int_model::Blob blob(want);
+    const attn::Model model = int_model::load_model(blob);
+    std::string blocks;
+    for (uint32_t i = 0; i < model.block_count(); ++i) {
+      attn::Block b;
+      REQUIRE(model.block(i, &b) == attn::Status::kOk);
+      blocks += std::string(i ? ", " : "") + "{\"num_heads\": " + std::to_string(b.config.num_heads) +
+                ", \"num_kv_heads\": " + std::to_string(b.config.num_kv_heads) +
+                ", \"rope_base\": " + num(b.config.rope_base) + "}";
+    }
+    const std::string users = write_tensors(model, tmp / "m.safetensors");
+    cli::spit(tmp / "config.json",
+              "{\"model_type\": \"attn\", \"blocks\": [" + blocks + "], \"user_tensors\": " + users + "}");
+    cli::run_ok("import " + quote(tmp / "m.safetensors") + " --config " + quote(tmp / "config.json") +
+                    " -o " + quote(tmp / "out.attn"),
+                tmp);
+    CHECK(cli::slurp(tmp / "out.attn") == want);
+  }
+  // A bad block is named.
+  cli::spit(tmp / "config.json", "{\"model_type\": \"attn\", \"blocks\": [{\"num_heads\": 3}]}");
+  cli::check_error(cli::run("import " + quote(tmp / "m.safetensors") + " --config " +
+                                quote(tmp / "config.json") + " -o " + quote(tmp / "out2.attn"),
+                            tmp),
+                   {"block.0.wq", "3 * head_dim"});
+  cli::spit(tmp / "config.json",
+            "{\"model_type\": \"attn\", \"blocks\": [{\"num_heads\": 4, \"window\": 2}]}");
+  cli::check_error(cli::run("import " + quote(tmp / "m.safetensors") + " --config " +
+                                quote(tmp / "config.json") + " -o " + quote(tmp / "out2.attn"),
+                            tmp),
+                   {"blocks[0]", "'window' is not a field"});
+  CHECK_FALSE(cli::fs::exists(tmp / "out2.attn"));
 }
 
 TEST_CASE("attn import of the attn layout: every bad input is named", "[cli][model_import]") {

@@ -1,6 +1,7 @@
 // cmd_import.cpp: `attn import MODEL.safetensors --heads H|PREFIX=H... [--prefix P]
 // [--extra NAME=KEY]... -o OUT.attn` (attention blocks), and whole models:
-//   attn import MODEL.safetensors --config config.json [--byte-vocab] -o OUT.attn   (HF models, attn layout)
+//   attn import MODEL.safetensors --config config.json [--byte-vocab] -o OUT.attn   (HF models, attn layout;
+//                                                                  its "blocks" form: a block file)
 //   attn import MODEL.bin [--byte-vocab] -o OUT.attn                                 (llama2.c)
 // (import_model.cpp reads those). The one importer: tools/attn_export.py writes a PyTorch
 // module's weights as safetensors and runs this. Block import finds these layouts:
@@ -389,6 +390,30 @@ class Heads {
   std::set<std::string> used_;
 };
 
+// Write the block file of `spec` (imported from `in`) to `out`, if the loader accepts it.
+int write_checked(const std::string& in, const std::string& out, const tools::ModelSpec& spec) {
+  for (size_t i = 0; i < spec.tensors.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (spec.tensors[i].name == spec.tensors[j].name)
+        throw Error("tensor name '" + spec.tensors[i].name + "' used twice");
+  std::vector<uint8_t> file;
+  try {
+    file = tools::write_model(spec);
+  } catch (const std::runtime_error& e) {
+    throw Error(in + ": " + e.what());
+  }
+  // Never write what the loader would reject.
+  cli::AlignedBytes check(file.size());
+  std::memcpy(check.data(), file.data(), file.size());
+  Model m;
+  const Status s = Model::load(check.data(), check.size(), &m);
+  if (s != Status::kOk) throw Error(in + ": the converted model is invalid: " + cli::describe(s));
+  cli::write_file_atomic(out, file.data(), file.size());
+  std::printf("attn import: wrote %s (%zu bytes, %u blocks, %u tensors)\n", out.c_str(), file.size(),
+              m.block_count(), m.tensor_count());
+  return 0;
+}
+
 // A whole model: HF safetensors with --config, or a llama2.c .bin.
 int import_whole_model(const cli::Args& args, const std::string& in, const std::string& out) {
   for (const char* o : {"--heads", "--kv-heads", "--rope-base", "--prefix", "--extra"})
@@ -412,6 +437,11 @@ int import_whole_model(const cli::Args& args, const std::string& in, const std::
       tensors = safetensors::parse(file_map.data(), file_map.size());
     } catch (const std::runtime_error& e) {
       throw Error(in + ": " + e.what());
+    }
+    if (cli::is_attn_blocks(cfg)) {
+      if (args.has("--byte-vocab"))
+        throw Error("--byte-vocab is for whole models, not the blocks of " + cfg_path);
+      return write_checked(in, out, cli::import_attn_blocks(in, tensors, cfg_path, cfg));
     }
     m = cli::import_hf(in, tensors, cfg_path, cfg);
   } else {
@@ -518,27 +548,7 @@ int cmd_import(int argc, char** argv) {
     ts.bytes = tools::f32_bytes(st.f32(key));
     spec.tensors.push_back(std::move(ts));
   }
-  for (size_t i = 0; i < spec.tensors.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (spec.tensors[i].name == spec.tensors[j].name)
-        throw Error("tensor name '" + spec.tensors[i].name + "' used twice");
-
-  std::vector<uint8_t> file;
-  try {
-    file = tools::write_model(spec);
-  } catch (const std::runtime_error& e) {
-    throw Error(in + ": " + e.what());
-  }
-  // Never write what the loader would reject.
-  cli::AlignedBytes check(file.size());
-  std::memcpy(check.data(), file.data(), file.size());
-  Model m;
-  const Status s = Model::load(check.data(), check.size(), &m);
-  if (s != Status::kOk) throw Error(in + ": the converted model is invalid: " + cli::describe(s));
-  cli::write_file_atomic(out, file.data(), file.size());
-  std::printf("attn import: wrote %s (%zu bytes, %u blocks, %u tensors)\n", out.c_str(), file.size(),
-              m.block_count(), m.tensor_count());
-  return 0;
+  return write_checked(in, out, spec);
 }
 
 }  // namespace attn

@@ -588,6 +588,35 @@ T choice(const Config& c, const char* k, const char* const (&names)[N], const T 
   c.bad(k, "must be one of " + all);
 }
 
+// The attn layout's user tensors, after the model's or blocks' own were taken: those
+// "user_tensors" lists, in its order; without it every other tensor, by name. `beyond` says what an
+// unknown name under "block." or "model." may be.
+void attn_user_tensors(Source& s, const Config& c, const std::string& beyond, std::vector<UserTensor>* out) {
+  if (const json::Value* list = c.field("user_tensors")) {
+    if (list->type != json::Value::Type::kArray) c.bad("user_tensors", "must be an array of tensor names");
+    for (const json::Value& n : list->items) {
+      if (n.type != json::Value::Type::kString) c.bad("user_tensors", "must be an array of tensor names");
+      if (s.used.count(n.text) != 0)
+        c.bad("user_tensors", "names '" + n.text + "' twice, or a tensor of the model");
+      out->push_back(user_tensor(s, s.at(n.text)));
+    }
+  }
+  const bool listed = c.field("user_tensors") != nullptr;
+  std::vector<UserTensor> rest;
+  for (const safetensors::Tensor& t : *s.tensors) {
+    if (s.used.count(t.name) != 0) continue;
+    if (starts_with(t.name, "block.") || starts_with(t.name, "model."))
+      throw Error(s.src + ": '" + t.name + "' is not a tensor of this model (" + c.src + ": " + beyond +
+                  ", or a name attn does not know)");
+    if (listed)
+      throw Error(s.src + ": '" + t.name + "' is neither a tensor of the model nor in user_tensors");
+    rest.push_back(user_tensor(s, t));
+  }
+  std::sort(rest.begin(), rest.end(),
+            [](const UserTensor& a, const UserTensor& b) { return a.name < b.name; });
+  for (UserTensor& u : rest) out->push_back(std::move(u));
+}
+
 // The attn layout (model_type "attn"): config.json holds TransformerConfig's own fields, the tensors
 // have the names they have in a .attn file (block.<i>.wq, ..., model.token_embedding, ...), every
 // other tensor is a user tensor (in the order of "user_tensors", else sorted by name).
@@ -697,32 +726,81 @@ ImportedModel import_attn(Source& s, const Config& c) {
   take("model.final_norm_bias", k.final_norm && nb, "final_norm and norm_bias", {e}, &w.final_norm_bias);
   take("model.lm_head", k.head == LmHead::kUntied, "head untied", {v, e}, &w.lm_head);
 
-  // User tensors: those "user_tensors" lists, in its order; without it every other tensor, by name.
-  if (const json::Value* list = c.field("user_tensors")) {
-    if (list->type != json::Value::Type::kArray) c.bad("user_tensors", "must be an array of tensor names");
-    for (const json::Value& n : list->items) {
-      if (n.type != json::Value::Type::kString) c.bad("user_tensors", "must be an array of tensor names");
-      if (s.used.count(n.text) != 0)
-        c.bad("user_tensors", "names '" + n.text + "' twice, or a tensor of the model");
-      m.user.push_back(user_tensor(s, s.at(n.text)));
-    }
-  }
-  const bool listed = c.field("user_tensors") != nullptr;
-  std::vector<UserTensor> rest;
-  for (const safetensors::Tensor& t : *s.tensors) {
-    if (s.used.count(t.name) != 0) continue;
-    if (starts_with(t.name, "block.") || starts_with(t.name, "model."))
-      throw Error(s.src + ": '" + t.name + "' is not a tensor of this model (" + c.src +
-                  ": a layer beyond num_layers = " + std::to_string(k.num_layers) +
-                  ", or a name attn does not know)");
-    if (listed)
-      throw Error(s.src + ": '" + t.name + "' is neither a tensor of the model nor in user_tensors");
-    rest.push_back(user_tensor(s, t));
-  }
-  std::sort(rest.begin(), rest.end(),
-            [](const UserTensor& a, const UserTensor& b) { return a.name < b.name; });
-  for (UserTensor& u : rest) m.user.push_back(std::move(u));
+  attn_user_tensors(s, c, "a layer beyond num_layers = " + std::to_string(k.num_layers), &m.user);
   return m;
+}
+// The attn layout of attention blocks (a block file): "blocks" lists each block's num_heads,
+// num_kv_heads (0: num_heads) and rope_base (0: none); the rest comes from the shapes of
+// block.<i>.wq [H * head_dim, E], wk [G * head_dim, kdim], wv [G * head_dim, vdim], wo [E, H * head_dim]
+// and, all or none, bq bk bv bo.
+tools::ModelSpec import_attn_blocks(Source& s, const Config& c) {
+  for (const auto& member : c.v->members)
+    if (member.first != "model_type" && member.first != "blocks" && member.first != "user_tensors")
+      throw Error(c.src + ": '" + member.first + "' is not a field of the attn layout of blocks (blocks, " +
+                  "user_tensors)");
+  const json::Value* blocks = c.field("blocks");
+  if (blocks == nullptr || blocks->type != json::Value::Type::kArray || blocks->items.empty() ||
+      blocks->items.size() > ATTN_MAX_BLOCKS)
+    c.bad("blocks", "must be an array of 1.." + std::to_string(ATTN_MAX_BLOCKS) + " objects");
+  tools::ModelSpec spec;
+  for (size_t i = 0; i < blocks->items.size(); ++i) {
+    const std::string at = "blocks[" + std::to_string(i) + "]";
+    Config b{c.src + ": " + at, &blocks->items[i]};
+    if (b.v->type != json::Value::Type::kObject) c.bad("blocks", "must hold objects");
+    for (const auto& member : b.v->members)
+      if (member.first != "num_heads" && member.first != "num_kv_heads" && member.first != "rope_base")
+        b.bad(member.first.c_str(), "is not a field of a block (num_heads, num_kv_heads, rope_base)");
+    const int64_t h = b.integer("num_heads", 1, ATTN_MAX_HEADS, -1);
+    const int64_t g = b.integer("num_kv_heads", 0, h, 0);
+    const double rope = b.number("rope_base", 0.0);
+    const auto name = [&](const char* role) { return tools::block_tensor_name(i, role); };
+    const safetensors::Tensor& q = s.at(name("wq"));
+    if (q.shape.size() != 2 || q.shape[0] < 1 || q.shape[0] > ATTN_MAX_DIM || q.shape[1] < 1 ||
+        q.shape[1] > ATTN_MAX_DIM || q.shape[0] % h != 0)
+      throw Error(s.src + ": '" + name("wq") + "' has shape " + Source::shape_str(q.shape) + ", not [" +
+                  std::to_string(h) + " * head_dim, E] (E, head_dim in 1.." + std::to_string(ATTN_MAX_DIM) +
+                  ")");
+    const int64_t d = q.shape[0], e = q.shape[1], hd = d / h, dkv = (g != 0 ? g : h) * hd;
+    if (rope != 0.0 && !(rope > 0.0 && rope <= 1e30 && hd % 2 == 0))
+      b.bad("rope_base", "must be 0, or in (0, 1e30] with an even head_dim (" + std::to_string(hd) + ")");
+    const auto in_dim = [&](const char* role) {
+      const safetensors::Tensor& t = s.at(name(role));
+      if (t.shape.size() != 2 || t.shape[1] < 1 || t.shape[1] > ATTN_MAX_DIM)
+        throw Error(s.src + ": '" + name(role) + "' has shape " + Source::shape_str(t.shape) + ", not [" +
+                    std::to_string(dkv) + ", 1.." + std::to_string(ATTN_MAX_DIM) + "]");
+      return t.shape[1];
+    };
+    const int64_t kdim = in_dim("wk"), vdim = in_dim("wv");
+    std::vector<std::vector<float>> w = {s.get(name("wq"), {d, e}, at), s.get(name("wk"), {dkv, kdim}, at),
+                                         s.get(name("wv"), {dkv, vdim}, at), s.get(name("wo"), {e, d}, at)};
+    const char* const biases[] = {"bq", "bk", "bv", "bo"};
+    const int64_t rows[] = {d, dkv, dkv, e};
+    const bool bias = s.has(name("bq")) || s.has(name("bk")) || s.has(name("bv")) || s.has(name("bo"));
+    for (size_t r = 0; r < 4 && bias; ++r)
+      w.push_back(s.get(name(biases[r]), {rows[r]}, at + ": all four biases or none"));
+    tools::BlockSpec block;
+    block.embed_dim = static_cast<uint32_t>(e);
+    block.num_heads = static_cast<uint32_t>(h);
+    block.head_dim = static_cast<uint32_t>(hd);
+    block.kdim = static_cast<uint32_t>(kdim);
+    block.vdim = static_cast<uint32_t>(vdim);
+    block.bias = bias;
+    block.n_kv_heads = static_cast<uint32_t>(g);
+    block.rope_base = static_cast<float>(rope);
+    std::vector<const std::vector<float>*> ptrs;
+    for (const auto& x : w) ptrs.push_back(&x);
+    tools::add_block_f32(spec, block, ptrs);
+  }
+  std::vector<UserTensor> user;
+  attn_user_tensors(s, c, "a block beyond the " + std::to_string(blocks->items.size()) + " of blocks", &user);
+  for (UserTensor& u : user) {
+    tools::TensorSpec t;
+    t.name = u.name;
+    t.dims = u.dims;
+    t.bytes = tools::f32_bytes(u.values);
+    spec.tensors.push_back(std::move(t));
+  }
+  return spec;
 }
 }  // namespace
 
@@ -740,6 +818,21 @@ std::vector<float> interleaved_to_half_split(const std::vector<float>& w, int64_
                   out.begin() + static_cast<ptrdiff_t>(to));
       }
   return out;
+}
+
+bool is_attn_blocks(const json::Value& config) {
+  const json::Value* t = config.find("model_type");
+  return config.type == json::Value::Type::kObject && t != nullptr && t->type == json::Value::Type::kString &&
+         t->text == "attn" && config.find("blocks") != nullptr;
+}
+
+tools::ModelSpec import_attn_blocks(const std::string& src, const std::vector<safetensors::Tensor>& tensors,
+                                    const std::string& config_src, const json::Value& config) {
+  Source s;
+  s.src = src;
+  s.tensors = &tensors;
+  for (size_t i = 0; i < tensors.size(); ++i) s.index[tensors[i].name] = i;
+  return import_attn_blocks(s, Config{config_src, &config});
 }
 
 ImportedModel import_hf(const std::string& src, const std::vector<safetensors::Tensor>& tensors,

@@ -41,6 +41,12 @@ struct ImportedModel {
 ImportedModel import_hf(const std::string& src, const std::vector<safetensors::Tensor>& tensors,
                         const std::string& config_src, const json::Value& config);
 
+// The attn layout of attention blocks: config.json's "model_type" is "attn" and it has "blocks".
+bool is_attn_blocks(const json::Value& config);
+// Such a checkpoint as the spec of a block file (format v1).
+tools::ModelSpec import_attn_blocks(const std::string& src, const std::vector<safetensors::Tensor>& tensors,
+                                    const std::string& config_src, const json::Value& config);
+
 // A llama2.c checkpoint (run.c's model.bin) of `size` bytes.
 ImportedModel import_llama2c(const std::string& src, const uint8_t* data, size_t size);
 

@@ -31,8 +31,9 @@ const Command kCommands[] = {
      "  --config FILE      a whole Hugging Face model with its config.json: BertModel, RobertaModel,\n"
      "                     DistilBertModel, LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM,\n"
      "                     GPT2Model, GPT2LMHeadModel (and their ...For... heads as user tensors),\n"
-     "                     or \"model_type\": \"attn\": any f32 model, TransformerConfig's fields and the\n"
-     "                     .attn file's tensor names (include/attn/FORMAT.md, \"The attn layout\");\n"
+     "                     or \"model_type\": \"attn\": any f32 model (TransformerConfig's fields) or\n"
+     "                     blocks (\"blocks\": heads, K/V heads, RoPE base of each), tensors named as in\n"
+     "                     the .attn file (include/attn/FORMAT.md, \"The attn layout\");\n"
      "                     without it a .bin file is a whole llama2.c checkpoint\n"
      "  --byte-vocab       whole models: token ids 0..255 are the bytes 0..255 (text in and out)\n"
      "  -o, --output FILE  the .attn file to write\n"},
