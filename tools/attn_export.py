@@ -125,13 +125,14 @@ def run_import(source, args, out_path=None, state=None, config=None, attn=None, 
             write_safetensors(src, state)
         if isinstance(config, dict):
             with open(os.path.join(tmp, "config.json"), "w") as f:
-                json.dump(config, f, default=lambda o: o.item())
+                json.dump(config, f, default=lambda o: o.item() if hasattr(o, "item") else str(o))
             config = os.path.join(tmp, "config.json")
         out = os.fspath(out_path) if out_path is not None else os.path.join(tmp, "out.attn")
         cmd = [binary, "import", src] + (["--config", os.fspath(config)] if config else []) + args + ["-o", out]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
-            msg = r.stderr.strip().replace("attn import: ", "", 1).replace(src, str(source))
+            msg = (r.stderr.strip() or f"{binary} exited with {r.returncode}").replace("attn import: ", "", 1)
+            msg = msg.replace(src, str(source))
             raise ExportError(msg.replace(os.path.join(tmp, "config.json"), "config"))
         if not quiet:
             print(r.stdout, end="")
