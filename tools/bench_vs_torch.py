@@ -172,7 +172,7 @@ def end_to_end(attn_bin, runs, shapes, stat=statistics.median):
             f = lambda name: os.path.join(tmp, f"{L}_{E}_{H}_{name}")  # noqa: E731
             torch.manual_seed(0)
             mha = torch.nn.MultiheadAttention(E, H, batch_first=True).eval()
-            attn_export.export(mha, f("m.attn"))
+            attn_export.export(mha, f("m.attn"), attn=attn_bin)
             torch.save(mha.state_dict(), f("state.pt"))
             rng = np.random.default_rng(L)
             np.save(f("calib.npy"), rng.standard_normal((16, L, E), dtype=np.float32))

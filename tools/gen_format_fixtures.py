@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Regenerate tests/data/format: PyTorch modules of every layout the export
 script reads, their weights as .safetensors, the .attn files attn_export.py
-writes for them, inputs and PyTorch's outputs (float64 reference) as .npy,
+writes for them (through `attn import`: build attn_cli first, or set ATTN_BIN),
+inputs and PyTorch's outputs (float64 reference) as .npy,
 and cases.txt, which tests/cli_test.cpp replays without PyTorch:
 
   import ATTN SAFETENSORS ARGS...   `attn import SAFETENSORS ARGS` must write ATTN's bytes

@@ -3,8 +3,8 @@
 one-layer Llama-like decoder: RMSNorm, gated SiLU, GQA, RoPE, final norm,
 untied head) and bert1.s16.attn (a one-layer BERT-like encoder: post-norm
 LayerNorm, GELU, learned positions, token types, embedding norm, a user
-tensor). Random float weights (numpy) are written with
-tools/attn_export.write_model, then `attn quantize --calib-tokens` converts
+tensor). Random float weights (numpy) are written in the attn layout by
+tools/attn_export.write_model (`attn import`), then `attn quantize --calib-tokens` converts
 them. They seed the loader fuzzer (tests/fuzz/run_fuzz.sh; each below its
 16 KiB input limit) and tests/model_fixed_format_test.cpp loads and runs them.
 
@@ -89,7 +89,7 @@ def main():
             user = [(n, (rng.standard_normal((2, c["embed_dim"])) * 0.3).astype(np.float32)) for n, _ in user]
             f32 = os.path.join(tmp, "f32.attn")
             with open(f32, "wb") as fh:
-                fh.write(attn_export.write_model(c, layers, model, user))
+                fh.write(attn_export.write_model(c, layers, model, user, attn=attn))
             ids = os.path.join(tmp, "ids.npy")
             np.save(ids, rng.integers(0, c["vocab_size"], size=(4, c["max_positions"]), dtype=np.int64))
             subprocess.run([attn, "quantize", f32, "--calib-tokens", ids, "--dtype", dtype, "-o",

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Regenerate tests/data/model: small Hugging Face BERT, Llama, GPT-2, Qwen2, Mistral, RoBERTa and
 DistilBERT checkpoints (random weights, numpy only) as .safetensors with their config.json, and the
-.attn files tools/attn_export.py's export_model() writes for them.
+.attn files tools/attn_export.py's export_model() writes for them (through `attn import`:
+build attn_cli first, or set ATTN_BIN).
 tests/cli_model_test.cpp checks that `attn import` writes the same bytes, and
 the loader fuzzer (tests/fuzz/run_fuzz.sh) starts from these model files
 (each below its 16 KiB input limit).

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Regenerate tests/data/format/quant: end-to-end fixtures of the fixed-point path.
 
-For each model (MHA self, cross, two layers, a Llama GQA + RoPE block): a PyTorch module exported with tools/attn_export.py (float32 .attn),
+For each model (MHA self, cross, two layers, a Llama GQA + RoPE block): a PyTorch module exported with
+tools/attn_export.py (float32 .attn, through `attn import`: build attn_cli first, or set ATTN_BIN),
 calibration inputs drawn like the test inputs, a test input, and PyTorch's float64
 output. tests/cli_quant_test.cpp (no PyTorch) runs `attn quantize` on the calibration
 set, then `attn run` on the quantized file, and checks the SQNR against PyTorch.

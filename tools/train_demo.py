@@ -25,7 +25,7 @@ Writes (deterministic for a given seed):
     tests/data/demo/test.txt    held-out set: "label id id ... id" per line (32 ids)
     tests/data/demo/calib.txt   calibration set for `attn quantize`, same format
     tests/data/demo/logits.txt  PyTorch's logits of the first 32 test sequences
-    tests/data/demo/demo.attn   the model, exported with tools/attn_export.py, with the
+    tests/data/demo/demo.attn   the model, exported with tools/attn_export.py (attn import), with the
                                 embeddings and the head as user tensors tok_emb, pos_emb,
                                 head_w, head_b
     --state PATH                the PyTorch state_dict (default out/demo_state.pt: out/ is the

@@ -2,7 +2,7 @@
 // Host-side only (std::vector, exceptions): used by `attn import`, later by
 // `attn quantize`, and by the tests. The library itself only reads.
 //
-// The output is canonical, so tools/attn_export.py writes the same bytes:
+// The output is canonical (include/attn/FORMAT.md), the same bytes for the same weights:
 //   header | model record (whole models) | block records | tensor descriptors |
 //   zero pad to data_align | tensor data in the given order, each at the next
 //   multiple of data_align from the data section start; the file ends right
