@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Tests of tools/attn_export.py, which hands every layout to `attn import`.
+"""Tests of tools/export/attn_export.py, which hands every layout to `attn import`.
 
 numpy only for the Hugging Face layouts, the attention blocks of a state dict
 and the attn layout (write_model); the nn.Module and nn.TransformerEncoder
@@ -21,7 +21,7 @@ import zlib
 import numpy as np
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tools", "export"))
 import attn_export  # noqa: E402
 import gen_model_fixtures  # noqa: E402
 

@@ -610,8 +610,9 @@ TEST_CASE("attn import of GPT-2, Qwen2 and Mistral: what changes is said, what i
 }
 
 TEST_CASE("attn import of whole models writes the committed fixtures' bytes", "[cli][model_import]") {
-  // tests/data/model (tools/gen_model_fixtures.py): each line `OUT.attn MODEL.safetensors CONFIG.json
-  // [FLAGS]`, OUT.attn as committed (its first writer was a Python one of its own; now attn import).
+  // tests/data/model (tools/fixtures/gen_model_fixtures.py): each line `OUT.attn MODEL.safetensors
+  // CONFIG.json [FLAGS]`, OUT.attn as committed (its first writer was a Python one of its own; now attn
+  // import).
   const std::string dir = std::string(ATTN_TEST_DATA_DIR) + "/model/";
   const std::string cases = cli::slurp_text(dir + "cases.txt");
   size_t n = 0, at = 0;
@@ -701,7 +702,7 @@ std::string attn_layout(const std::string& attn_file, const std::string& st_path
 TEST_CASE("attn import of the attn layout gives back every model file", "[cli][model_import]") {
   // Each whole-model fixture (BERT, Llama, GPT-2, Qwen2, Mistral, RoBERTa, DistilBERT; user tensors,
   // a byte vocabulary) written out in the attn layout imports to the same bytes: the layout says all
-  // a model file holds (tools/attn_export.py's write_model and export_encoder write it).
+  // a model file holds (tools/export/attn_export.py's write_model and export_encoder write it).
   const std::string dir = std::string(ATTN_TEST_DATA_DIR) + "/model/";
   TempDir tmp;
   size_t n = 0;

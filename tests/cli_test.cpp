@@ -1,5 +1,5 @@
 // cli_test.cpp: the `attn` tools binary, run as a user would.
-//  - tests/data/format/cases.txt (from tools/gen_format_fixtures.py, PyTorch):
+//  - tests/data/format/cases.txt (from tools/fixtures/gen_format_fixtures.py, PyTorch):
 //    `attn import` must write the committed bytes, and `attn run` must
 //    reproduce torch.nn.MultiheadAttention (float64) within
 //    max|y - y_ref| <= 1e-5 max|y_ref| + 1e-6, for every layout;

@@ -47,7 +47,7 @@ elseif(ATTN_TEST_PACKAGING)
   message(WARNING "arm-none-eabi-g++/nm/ar not found: the int8 no-float check is not registered")
 endif()
 
-# tools/attn_export.py, which runs `attn import` (tests/attn_export_test.py):
+# tools/export/attn_export.py, which runs `attn import` (tests/attn_export_test.py):
 # numpy for the Hugging Face layouts, the blocks of a state dict and the attn
 # layout; the nn.Module and nn.TransformerEncoder cases skip themselves without
 # torch. Debian's python3 is the one with numpy and torch.

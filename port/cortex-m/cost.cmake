@@ -1,4 +1,4 @@
-# Cost probe images for tools/mcu-cost: instructions per forward on the MCU
+# Cost probe images for tools/bench/mcu-cost: instructions per forward on the MCU
 # shapes (cost/*.cpp), per dtype the board runs, linked against libattn as
 # the kernel table picks them (attn_cost_<dtype>) and against the ref-only
 # copy (attn_cost_<dtype>_ref) for the "variant vs ref" comparison. The first
@@ -33,7 +33,7 @@ foreach(bits 8 16)
     endforeach()
     add_test(NAME "${ATTN_TEST_PREFIX}cost-s${bits}" COMMAND attn_cost_s${bits})
     set_tests_properties("${ATTN_TEST_PREFIX}cost-s${bits}" PROPERTIES TIMEOUT 600)
-    # The data sweep (tools/mcu-cost --data-sweep): the 64/64/4 forward on six
+    # The data sweep (tools/bench/mcu-cost --data-sweep): the 64/64/4 forward on six
     # kinds of data; fails if their instruction counts differ by more than
     # ATTN_COST_SWEEP_SPREAD_S<bits> (port/README.md, "Timing").
     set(image attn_cost_sweep_s${bits})

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <cstring>
 
+#include "attention/mask.h"
 #include "attn/attention.h"
 #include "attn/attention_fixed.h"
-#include "attention/mask.h"
 
 namespace attn {
 namespace detail {

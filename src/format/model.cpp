@@ -6,8 +6,8 @@
 // no alignment; tensor data is handed out in place.
 #include <cstring>
 
-#include "attn/model.h"
 #include "attention/attention_fixed_common.h"
+#include "attn/model.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #error "the .attn format is little-endian; this loader reads it in place"

@@ -18,9 +18,9 @@
 #include <cstring>
 #include <new>
 
+#include "attention/attend_f32.h"
 #include "attn/decode.h"
 #include "attn/transformer.h"
-#include "attention/attend_f32.h"
 #include "kernels/kernel_table.h"
 #include "model/transformer_f32.h"
 

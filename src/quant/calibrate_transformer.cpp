@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "attn/quantize.h"
-#include "quant/calibrate_transformer.h"
 #include "model/transformer_fixed_common.h"
+#include "quant/calibrate_transformer.h"
 
 namespace attn {
 namespace detail {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "attn/quantize.h"
 #include "attention/attention_fixed_common.h"
+#include "attn/quantize.h"
 #include "kernels/exp2_table.h"
 #include "kernels/fixed_point.h"
 #include "kernels/kernels_fixed.h"

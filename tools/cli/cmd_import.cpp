@@ -3,7 +3,7 @@
 //   attn import MODEL.safetensors --config config.json [--byte-vocab] -o OUT.attn   (HF models, attn layout;
 //                                                                  its "blocks" form: a block file)
 //   attn import MODEL.bin [--byte-vocab] -o OUT.attn                                 (llama2.c)
-// (import_model.cpp reads those). The one importer: tools/attn_export.py writes a PyTorch
+// (import_model.cpp reads those). The one importer: tools/export/attn_export.py writes a PyTorch
 // module's weights as safetensors and runs this. Block import finds these layouts:
 //   P in_proj_weight [3E, E] (+ in_proj_bias, out_proj.*)     nn.MultiheadAttention, packed
 //   P q_proj_weight / k_proj_weight / v_proj_weight            nn.MultiheadAttention, kdim/vdim != E
@@ -16,7 +16,7 @@
 // (TransformerEncoderLayer's self_attn is the first kind under "...self_attn.").
 // Blocks are ordered by their prefix, digit runs compared as numbers. --heads H
 // is every block's heads, --heads PREFIX=H the block's under PREFIX (a module
-// whose blocks differ: tools/attn_export.py passes each nn.MultiheadAttention's).
+// whose blocks differ: tools/export/attn_export.py passes each nn.MultiheadAttention's).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -3,7 +3,7 @@
 // Qwen2ForCausalLM) and GPT2Model / GPT2LMHeadModel safetensors with their
 // config.json, the attn layout (config.json "model_type": "attn": TransformerConfig's
 // own fields, tensors under their .attn names; include/attn/FORMAT.md), and llama2.c
-// checkpoints. tools/attn_export.py hands PyTorch weights to these through `attn import`.
+// checkpoints. tools/export/attn_export.py hands PyTorch weights to these through `attn import`.
 #pragma once
 
 #include <cstddef>

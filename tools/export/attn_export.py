@@ -35,7 +35,7 @@ import tempfile
 
 import numpy as np
 
-DEFAULT_ATTN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "host-release", "tools", "attn")
+DEFAULT_ATTN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "host-release", "tools", "attn")
 
 
 class ExportError(Exception):
