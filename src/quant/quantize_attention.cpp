@@ -214,31 +214,6 @@ int32_t quantize_value(float x, QuantParams p, DType dtype) {
   return static_cast<int32_t>(q);
 }
 
-Status rope_table(float base, int32_t head_dim, int32_t positions, Arena& st, RopeTable* out) {
-  if (out == nullptr) return Status::kNullArgument;
-  *out = RopeTable();
-  if (!(base > 0.0f) || !std::isfinite(base) || head_dim <= 0 || head_dim % 2 != 0) return Status::kBadRope;
-  if (positions < 1 || positions > (1 << 24)) return Status::kBadQuantParams;
-  const int32_t half = head_dim / 2;
-  const size_t n = static_cast<size_t>(positions) * static_cast<size_t>(half);
-  int16_t* cos = nullptr;  // [positions, half]
-  int16_t* sin = nullptr;  // [positions, half]
-  ATTN_TRY(st.alloc_array(n, &cos));
-  ATTN_TRY(st.alloc_array(n, &sin));
-  const double one = static_cast<double>(1 << kRopeFracBits);
-  for (int32_t i = 0; i < half; ++i) {
-    const double freq = std::pow(static_cast<double>(base), -2.0 * i / head_dim);  // as rope_f32_ref
-    for (int32_t p = 0; p < positions; ++p) {
-      const double angle = static_cast<double>(p) * freq;
-      const size_t at = static_cast<size_t>(p) * static_cast<size_t>(half) + static_cast<size_t>(i);
-      cos[at] = static_cast<int16_t>(round_away(std::cos(angle) * one));  // [-16384, 16384]
-      sin[at] = static_cast<int16_t>(round_away(std::sin(angle) * one));
-    }
-  }
-  *out = RopeTable{cos, sin, positions};
-  return Status::kOk;
-}
-
 size_t quantized_attention_bytes(const AttentionConfig& c, DType dtype, const QuantizeOptions& options) {
   const size_t E = static_cast<size_t>(c.embed_dim), D = static_cast<size_t>(c.inner_dim());
   const size_t kd = static_cast<size_t>(c.resolved_kdim()), vd = static_cast<size_t>(c.resolved_vdim());
