@@ -128,8 +128,8 @@ void ffn_up(const TransformerConfig& c, const FfnWeightsF32& f, ConstMatF32 h, M
     detail::linear_packed_f32(h, matrix(f.w3, F, E), panels.w3, c.ffn_bias ? f.b3 : nullptr, g);
 }
 
-// u = act(u); gated: act(u) * g (u and g dense: one row list).
-void ffn_act(const TransformerConfig& c, MatF32 u, ConstMatF32 g) {
+// u = act(u); gated: act(u) * g (u and g dense: one row list; no weights in f32).
+void ffn_act(const TransformerConfig& c, const FfnWeightsF32&, MatF32 u, ConstMatF32 g) {
   detail::ActivationF32Fn act = best(detail::kGeluF32);
   if (c.activation == Activation::kGeluTanh) act = best(detail::kGeluTanhF32);
   if (c.activation == Activation::kRelu) act = best(detail::kReluF32);
@@ -164,10 +164,9 @@ void lm_head(const TransformerConfig& c, const TransformerWeightsF32& w, ConstMa
 // rows [first, n) into out. block: the attention block's plan; caches: the
 // layers' KV caches (a decode), or null (a forward). plan, weights and the
 // arena were checked: no step fails, but the block's status is passed through.
-template <class Observer>
 Status forward(const TransformerPlan& plan, const TransformerWeightsF32& w, const Plan& block,
                KvCacheF32* caches, const int32_t* tokens, int32_t n, int32_t pos0, int32_t first, float* out,
-               Arena& arena, const Observer& obs) {
+               Arena& arena, const detail::NoObserver& obs) {
   const TransformerConfig& c = plan.config;
   const int32_t E = c.embed_dim, F = c.ffn_dim, T = plan.tile_rows;
   MatF32 x, h, y;
@@ -206,7 +205,7 @@ Status forward(const TransformerPlan& plan, const TransformerWeightsF32& w, cons
       obs.ffn_in(l, ht);
       ffn_up(c, lw.ffn, ht, ut, gt);  // u = h_t W1^T + b1; g = h_t W3^T + b3
       obs.ffn_up(l, ut, gt);
-      ffn_act(c, ut, gt);  // u = act(u) (* g)
+      ffn_act(c, lw.ffn, ut, gt);  // u = act(u) (* g)
       obs.ffn_act(l, ut);
       ffn_down(c, lw.ffn, ut, yt);  // y_t = u W2^T + b2
       obs.ffn_down(l, yt);

@@ -319,12 +319,12 @@ void ffn_act(const TransformerConfig& c, const FfnS16& f, MatS16 u, ConstMatS16 
 // x += u W2^T + b2: the down projection's accumulators rescaled straight onto
 // the residual grid (the integer forward's ffn_down is also its add_residual).
 #if ATTN_WITH_S8
-void ffn_down(const FfnS8& f, ConstMatS8 u, MatS32 x) {
+void ffn_down(const TransformerConfig&, const FfnS8& f, ConstMatS8 u, MatS32 x) {
   best(kLinearResidualS8)(u, matrix(f.w2.weight, x.cols, u.cols), f.w2.bias, f.w2.multiplier, f.w2.shift, x);
 }
 #endif
 #if ATTN_WITH_S16
-void ffn_down(const FfnS16& f, ConstMatS16 u, MatS32 x) {
+void ffn_down(const TransformerConfig&, const FfnS16& f, ConstMatS16 u, MatS32 x) {
   best(kLinearResidualS16)(u, matrix(f.w2.weight, x.cols, u.cols), f.w2.bias, f.w2.multiplier, f.w2.shift, x);
 }
 #endif
@@ -465,7 +465,7 @@ Status forward(const TransformerPlan& plan, const typename ModelTypes<Act>::Weig
       obs.ffn_up(l, ut, gt);
       ffn_act(c, lw.ffn, ut, gt);  // u = act(u) (* g)
       obs.ffn_act(l, ut);
-      ffn_down(lw.ffn, ut, xt);  // x_t += u W2^T + b2 (y_t and add_residual in one)
+      ffn_down(c, lw.ffn, ut, xt);  // x_t += u W2^T + b2 (y_t and add_residual in one)
       obs.residual(xt);
       if (!c.pre_norm) norm_rows(c, lw.norm2, xt, xt);  // x_t = N2(x_t)
     }

@@ -107,14 +107,15 @@ void norm_rows(const TransformerConfig& c, const NormWeightsF32& p, ConstMatF32 
   }
 }
 
-// x [n, E] = token embedding (+ learned positions 0 .. n - 1) (+ type row 0), summed in double.
-void embed(const TransformerConfig& c, const TransformerWeightsF32& w, const int32_t* tokens, MatF32 x) {
+// x [n, E] = token embedding (+ learned positions pos0 ..) (+ type row 0), summed in double.
+void embed(const TransformerConfig& c, const TransformerWeightsF32& w, const int32_t* tokens, int32_t pos0,
+           MatF32 x) {
   const int32_t E = c.embed_dim;
   for (int32_t i = 0; i < x.rows; ++i) {
     for (int32_t e = 0; e < E; ++e) {
       double v = static_cast<double>(w.token_embedding[static_cast<ptrdiff_t>(tokens[i]) * E + e]);
       if (c.learned_positions)
-        v += static_cast<double>(w.position_embedding[static_cast<ptrdiff_t>(i) * E + e]);
+        v += static_cast<double>(w.position_embedding[static_cast<ptrdiff_t>(pos0 + i) * E + e]);
       if (c.type_vocab_size > 0) v += static_cast<double>(w.type_embedding[e]);
       x.row(i)[e] = static_cast<float>(v);
     }
@@ -152,8 +153,8 @@ void ffn_up(const TransformerConfig& c, const FfnWeightsF32& f, ConstMatF32 h, M
   if (c.gated_ffn) linear(h, f.w3, c.ffn_bias ? f.b3 : nullptr, g);
 }
 
-// u = act(u) (in double); gated: act(u) * g.
-void ffn_act(const TransformerConfig& c, MatF32 u, ConstMatF32 g) {
+// u = act(u) (in double); gated: act(u) * g (no weights in float).
+void ffn_act(const TransformerConfig& c, const FfnWeightsF32&, MatF32 u, ConstMatF32 g) {
   for (int32_t i = 0; i < u.rows; ++i) {
     for (int32_t k = 0; k < u.cols; ++k) {
       float& v = u.row(i)[k];
@@ -202,6 +203,7 @@ void lm_head(const TransformerConfig& c, const TransformerWeightsF32& w, ConstMa
 Status forward(const TransformerConfig& c, const TransformerWeightsF32& w, const Plan& block,
                const int32_t* tokens, int32_t n, float* out, Arena& arena, Recorder& obs) {
   const int32_t E = c.embed_dim, F = c.ffn_dim, T = n;  // one FFN tile: the scratch holds [n, F]
+  const int32_t pos0 = 0, first = 0;                    // positions 0 .. n - 1, every output row
   MatF32 x, h, y;
   ATTN_TRY(carve(arena, n, E, &x));  // x [n, E] the residual stream
   ATTN_TRY(carve(arena, n, E, &h));  // h [n, E] a sub-layer's input
@@ -209,7 +211,7 @@ Status forward(const TransformerConfig& c, const TransformerWeightsF32& w, const
   Mask mask;
   mask.causal = c.causal;
 
-  embed(c, w, tokens, x);  // x = token (+ position) (+ type) rows
+  embed(c, w, tokens, pos0, x);  // x = token (+ position) (+ type) rows
   obs.residual(x);
   if (c.embedding_norm) norm_rows(c, w.embedding_norm, x, x);  // x = N(x)
   obs.stage(0, x);
@@ -238,7 +240,7 @@ Status forward(const TransformerConfig& c, const TransformerWeightsF32& w, const
       obs.ffn_in(l, ht);
       ffn_up(c, lw.ffn, ht, ut, gt);  // u = h_t W1^T + b1; g = h_t W3^T + b3
       obs.ffn_up(l, ut, gt);
-      ffn_act(c, ut, gt);  // u = act(u) (* g)
+      ffn_act(c, lw.ffn, ut, gt);  // u = act(u) (* g)
       obs.ffn_act(l, ut);
       ffn_down(c, lw.ffn, ut, yt);  // y_t = u W2^T + b2
       obs.ffn_down(l, yt);
@@ -250,9 +252,9 @@ Status forward(const TransformerConfig& c, const TransformerWeightsF32& w, const
     obs.stage(2 * l + 2, x);
   }
 
-  // Final norm and LM head over every row (out null: the ranges only).
-  const int32_t m = n;
-  const MatF32 xo = x, ho = h;  // [m, E]
+  // Final norm and LM head over the output rows [first, n) (out null: the ranges only).
+  const int32_t m = n - first;
+  const MatF32 xo = x.rows_slice(first, m), ho = h.rows_slice(first, m);  // [m, E]
   if (c.head == LmHead::kNone) {
     final_norm(c, w, xo, ho);  // h = N(x), or x
     obs.final_norm(ho);
