@@ -26,9 +26,10 @@
 // (the integer one: the residual is int32 on one grid, the sub-layer inputs
 // are the activation type, ffn_down accumulates straight onto the residual,
 // so its add_residual is part of ffn_down). Each forward calls the
-// observer hooks below after the step they are named for; the run-time
-// forwards pass NoObserver (every hook empty and inline: no code, no call per
-// row), the converter records its ranges and snapshots through them.
+// observer hooks below at the same places; the run-time forwards pass
+// NoObserver (every hook empty and inline: no code, no call per row; the
+// integer one adds its per-stage report for the converter), the calibration
+// forward records its ranges and snapshots through them.
 #pragma once
 
 #include <cstddef>
@@ -40,8 +41,9 @@
 namespace attn {
 namespace detail {
 
-// The hooks, named after the step they follow. Each receives views (a
-// Matrix of the forward's dtype) of what that step wrote.
+// The hooks: residual and stage where the residual stream is complete, the
+// others after the step of their name. Each receives views (a Matrix of the
+// forward's dtype) of what was written.
 struct NoObserver {
   template <class M>
   void residual(const M&) const {}  // x (or x_t) after embed and after each add_residual
