@@ -264,4 +264,29 @@ TEST_CASE("attn perplexity: windows overlapping by one token, against attn run's
       {"bert.attn", "kNotCausal"});
 }
 
+TEST_CASE("attn perplexity: a model whose logits are NaN fails, as generate does",
+          "[cli][model_perplexity]") {
+  cli::TempDir tmp;
+  // An untied head with one NaN weight: every row's logit of token 5 is NaN
+  // (generate still has 47 drawable logits); NaN embeddings: every logit NaN.
+  TransformerConfig c = llama(LmHead::kUntied);
+  tools::TransformerTensorsF32 w = random_weights(c, 4);
+  for (int32_t e = 0; e < c.embed_dim; ++e) w.lm_head[size_t(5 * c.embed_dim + e)] = NAN;
+  tools::ModelSpec one;
+  tools::add_transformer_f32(one, c, false, w);
+  cli::spit(tmp / "one.attn", tools::write_model(one));
+  w = random_weights(c, 4);
+  for (float& x : w.token_embedding) x = NAN;
+  tools::ModelSpec all;
+  tools::add_transformer_f32(all, c, false, w);
+  cli::spit(tmp / "all.attn", tools::write_model(all));
+  cli::spit(tmp / "ids.npy", ids_npy({4}, {1, 2, 3, 4}));
+  cli::check_error(cli::run(generate(tmp / "all.attn", "--prompt-tokens 1,2 --steps 2"), tmp),
+                   {"all.attn", "sampling failed"});
+  for (const char* m : {"one.attn", "all.attn"}) {
+    INFO(m);
+    cli::check_error(cli::run("perplexity " + quote(tmp / m) + " --tokens " + quote(tmp / "ids.npy"), tmp),
+                     {m, "position 0", "not finite", "nan"});
+  }
+}
 #endif  // ATTN_CLI_PATH
