@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../tools/cli/npy.h"
+#include "../tools/cli/safetensors.h"
 #include "cli_runner.h"
 
 #ifdef ATTN_CLI_PATH
@@ -381,6 +382,31 @@ TEST_CASE("attn quantize without the run's mask stays within 1 dB of quantizing 
       CHECK(db[0] >= db[1] - 1.0);
     }
   }
+}
+
+TEST_CASE("attn import: a config.json over 1 MiB is refused by its size, before it is read", "[cli]") {
+  TempDir tmp;
+  const std::string model = std::string(ATTN_TEST_DATA_DIR) + "/model/";
+  const std::string out = tmp / "out.attn";
+  // A valid config padded past 1 MiB (one long string member): refused, though it would parse.
+  std::string cfg = slurp_text(model + "llama.config.json");
+  const size_t brace = cfg.find('{');
+  REQUIRE(brace != std::string::npos);
+  cfg.insert(brace + 1, "\"padding\": \"" + std::string((size_t{1} << 20), 'x') + "\",");
+  spit(tmp / "padded.json", cfg);
+  const std::string import = "import " + quote(model + "llama.safetensors") + " --config ";
+  check_error(run(import + quote(tmp / "padded.json") + " -o " + quote(out), tmp),
+              {"padded.json", std::to_string(cfg.size()) + " bytes", "1 MiB (1048576 bytes)"});
+  // 100 MB (sparse): refused at once, not read and parsed (40 s and 6 GB).
+  spit(tmp / "huge.json", std::string("{"));
+  fs::resize_file(tmp / "huge.json", 100000000);
+  const Result r = run(import + quote(tmp / "huge.json") + " -o " + quote(out), tmp);
+  check_error(r, {"huge.json", "100000000 bytes", "1 MiB"});
+  CHECK(r.seconds < 2.0);
+  // Exactly at the bound is still read (and then judged as JSON).
+  spit(tmp / "edge.json", std::string((size_t{1} << 20), ' '));
+  check_error(run(import + quote(tmp / "edge.json") + " -o " + quote(out), tmp), {"edge.json", "bad JSON"});
+  CHECK(no_leftovers(tmp, {"padded.json", "huge.json", "edge.json"}));
 }
 
 #endif  // ATTN_CLI_PATH

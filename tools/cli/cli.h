@@ -67,8 +67,10 @@ class AlignedBytes {
 
 // Whole file; Error "PATH: cannot open (reason)" etc. Only regular files:
 // a directory, device, FIFO or socket is refused, as is a file larger than
-// the machine's memory (memory_limit()).
+// the machine's memory (memory_limit()). With max_bytes, a larger file is
+// refused before it is read: "PATH: N bytes, more than the <max_what>".
 std::vector<uint8_t> read_file(const std::string& path);
+std::vector<uint8_t> read_file(const std::string& path, uint64_t max_bytes, const char* max_what);
 AlignedBytes read_file_aligned(const std::string& path);
 // A regular file mapped read-only: only the pages read are loaded (a
 // safetensors header is checked before its tensors are touched).

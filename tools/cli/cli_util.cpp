@@ -149,11 +149,14 @@ uint64_t float_bytes(uint64_t rows, uint64_t cols) {
   return cols != 0 && rows > UINT64_MAX / 4 / cols ? UINT64_MAX : rows * cols * 4;
 }
 
-std::vector<uint8_t> read_file(const std::string& path) {
+std::vector<uint8_t> read_file(const std::string& path) { return read_file(path, UINT64_MAX, ""); }
+
+std::vector<uint8_t> read_file(const std::string& path, uint64_t max_bytes, const char* max_what) {
   Fd f;
   struct stat st {};
   open_input(path, true, &f, &st);
   const auto size = static_cast<uint64_t>(st.st_size);
+  if (size > max_bytes) throw Error(path + ": " + std::to_string(size) + " bytes, more than the " + max_what);
   check_fits(path, size, "the file");
   std::vector<uint8_t> v;
   npy::resize_huge(v, static_cast<size_t>(size));

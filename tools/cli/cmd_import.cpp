@@ -342,6 +342,9 @@ void add_block(const State& st, const Found& f, int64_t heads, tools::ModelSpec*
   tools::add_block_f32(*spec, b, ptrs);
 }
 
+// The largest config.json read: Hugging Face configs are a few kilobytes.
+constexpr uint64_t kMaxConfigBytes = uint64_t{1} << 20;
+
 // A whole model: HF safetensors with --config, or a llama2.c .bin.
 int import_whole_model(const cli::Args& args, const std::string& in, const std::string& out) {
   for (const char* o : {"--heads", "--kv-heads", "--rope-base", "--prefix", "--extra"})
@@ -353,7 +356,9 @@ int import_whole_model(const cli::Args& args, const std::string& in, const std::
   cli::ImportedModel m;
   if (args.has("--config")) {
     const std::string cfg_path = args.get("--config");
-    const std::vector<uint8_t> text = cli::read_file(cfg_path);
+    // A config is kilobytes; a huge one would only cost minutes and gigabytes to parse.
+    const std::vector<uint8_t> text =
+        cli::read_file(cfg_path, kMaxConfigBytes, "1 MiB (1048576 bytes) a config.json may have");
     json::Value cfg;
     try {
       cfg = json::parse(std::string(text.begin(), text.end()));
