@@ -684,6 +684,13 @@ ImportedModel import_llama2c(const std::string& src, const uint8_t* data, size_t
 std::vector<uint8_t> write_imported(const ImportedModel& m, bool byte_vocab) {
   tools::ModelSpec spec;
   tools::add_transformer_f32(spec, m.config, byte_vocab, m.weights);
+  // The file's cap first: the names' check below is then over at most 4096.
+  const size_t count = spec.tensors.size() + m.user.size();
+  if (count > ATTN_MAX_TENSORS)
+    throw Error(std::to_string(count) + " tensors (" + std::to_string(spec.tensors.size()) +
+                " of the model, " + std::to_string(m.user.size()) +
+                " other float tensors kept as user tensors) is more than the " +
+                std::to_string(ATTN_MAX_TENSORS) + " a .attn file holds (ATTN_MAX_TENSORS)");
   for (const UserTensor& u : m.user) {
     tools::TensorSpec t;
     t.name = u.name;
