@@ -435,4 +435,45 @@ TEST_CASE("attn import: a model with 100k extra tensors is refused at once, nami
   CHECK(no_leftovers(tmp, {"many.safetensors", "few.safetensors", "out.attn"}));
 }
 
+TEST_CASE("attn -o: a symlink or FIFO planted at the old temporary name PATH.tmp.<pid> is not followed",
+          "[cli]") {
+  TempDir tmp;
+  // `exec` keeps the shell's pid ($$) for attn: the old name was predictable.
+  const std::string out = tmp / "out.attn";
+  const std::string victim = tmp / "victim.txt";
+  spit(victim, std::string("precious\n"));
+  const std::string import = "import mha_packed.safetensors --heads 4 -o " + quote(out);
+  const std::string plant_link = "ln -s " + quote(victim) + " " + quote(out) + ".tmp.$$ && exec ";
+  const Result r = run(import, tmp, kFormat, plant_link);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(slurp_text(victim) == "precious\n");  // the symlink's target is untouched
+  CHECK(!fs::is_symlink(out));                // the output is a file of its own
+  CHECK(fs::is_regular_file(out));
+  CHECK(slurp(out) == slurp(kFormat + "mha_packed.attn"));
+  size_t links = 0;
+  for (const auto& e : fs::directory_iterator(tmp.path)) links += fs::is_symlink(e.symlink_status()) ? 1 : 0;
+  CHECK(links == 1);  // the planted link is still there, not renamed over the output
+  // A FIFO at the old name (a reader beside it, so that an old attn would not
+  // block forever): not written into, and the output is a regular file.
+  for (const auto& e : fs::directory_iterator(tmp.path))
+    if (fs::is_symlink(e.symlink_status())) fs::remove(e.path());
+  fs::remove(out);
+  const std::string plant_fifo = "mkfifo " + quote(out) + ".tmp.$$ && (timeout 5 cat " + quote(out) +
+                                 ".tmp.$$ >" + quote(tmp / "drained") + " 2>/dev/null &) && exec ";
+  const Result f = run(import, tmp, kFormat, plant_fifo);
+  INFO(f.err);
+  REQUIRE(f.code == 0);
+  REQUIRE(fs::is_regular_file(out));  // not a FIFO, which the reads below would wait on forever
+  CHECK(slurp(out) == slurp(kFormat + "mha_packed.attn"));
+  size_t fifos = 0;
+  for (const auto& e : fs::directory_iterator(tmp.path)) fifos += fs::is_fifo(e.symlink_status()) ? 1 : 0;
+  CHECK(fifos == 1);
+  // No temporary file is left beside the output.
+  for (const auto& e : fs::directory_iterator(tmp.path)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("out.attn.tmp.", 0) == 0) CHECK(fs::is_fifo(e.symlink_status()));
+  }
+}
+
 #endif  // ATTN_CLI_PATH

@@ -116,9 +116,10 @@ NpyInput read_npy(const std::string& path);
 // work; write_file_atomic calls it again.
 void check_output_path(const std::string& path);
 
-// Write to PATH.tmp.<pid> beside it, then rename over PATH: readers never see
-// a partial file, and a failure leaves no file behind. Error "PATH: write
-// failed (strerror)" when the disk is full etc.
+// Write to a new PATH.tmp.XXXXXX beside it (mkstemp: created exclusively, so
+// a symlink or FIFO planted there is never followed), then rename over PATH:
+// readers never see a partial file, and a failure leaves no file behind.
+// Error "PATH: write failed (strerror)" when the disk is full etc.
 void write_file_atomic(const std::string& path, const void* data, size_t size);
 // The same with the file made of two parts (e.g. a .npy header and the data, uncopied).
 void write_file_atomic(const std::string& path, const void* head, size_t head_size, const void* data,

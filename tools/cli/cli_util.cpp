@@ -269,9 +269,23 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
 void write_file_atomic(const std::string& path, const void* head, size_t head_size, const void* data,
                        size_t size) {
   check_output_path(path);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
+  // A new file of an unpredictable name, created exclusively (mkstemp:
+  // O_CREAT | O_EXCL), so that nothing planted beside the output (a symlink
+  // to another file, a FIFO) is followed or written through.
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(&tmp[0]);
+  if (fd < 0) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
+  // mkstemp's mode is 0600; give the output the mode a plain create would (0666 less the umask).
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  (void)::fchmod(fd, 0666 & ~mask);
+  FILE* f = ::fdopen(fd, "wb");
+  if (f == nullptr) {
+    const int why = errno;
+    ::close(fd);
+    std::remove(tmp.c_str());
+    throw Error(path + ": cannot write (" + std::strerror(why) + ")");
+  }
 #if defined(__linux__)
   // Allocate the file's blocks in one call before writing: ext4's per-page
   // delayed allocation took about a quarter of the CPU time of writing an
