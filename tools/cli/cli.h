@@ -109,6 +109,11 @@ struct NpyInput {
   std::vector<int32_t> ints;
 };
 NpyInput read_npy(const std::string& path);
+// A .npy file's bytes, header and data, from a regular file, a pipe or a
+// FIFO, read as read_npy reads (only the data the header declares, a longer
+// stream refused); for dtypes read_npy does not hold, such as token ids
+// ('<i4', '<i8'). A dtype of no plain item size: the header alone.
+std::vector<uint8_t> read_npy_bytes(const std::string& path);
 
 // Refuses an empty output name, and an existing PATH that is not a regular
 // file (a device, FIFO, directory or socket): outputs are written only as
