@@ -149,4 +149,28 @@ TEST_CASE("attn quantize --calib-tokens: bad inputs are named and leave no outpu
   }
 }
 
+TEST_CASE(
+    "attn quantize --calib-tokens: a model whose rotary tables exceed the memory is named, not allocated",
+    "[cli][int_model]") {
+  // 64 layers of head_dim 16 and 65536 positions: 2 x 65536 x 16 x 2 bytes of
+  // cos/sin per layer, 128 MiB in all, run under a 117 MiB address-space
+  // limit (it was 'internal error: std::bad_alloc').
+  cli::TempDir tmp;
+  TransformerConfig c = llama(LmHead::kTied);
+  c.num_layers = 64;
+  c.num_heads = 1;
+  c.num_kv_heads = 1;
+  c.embed_dim = 16;
+  c.ffn_dim = 8;
+  c.max_positions = 65536;
+  cli::spit(tmp / "m.attn", f32_file(c, 5));
+  cli::spit(tmp / "ids.npy", ids_npy({1, 4}, {1, 2, 3, 4}, false));
+  const std::string q = "quantize " + cli::quote(tmp / "m.attn") + " --calib-tokens " +
+                        cli::quote(tmp / "ids.npy") + " --dtype s8 -o " + cli::quote(tmp / "q.attn");
+  const cli::Result r = cli::run(q, tmp, cli::kFormatDir, "ulimit -v 120000 && ");
+  cli::check_error(r, {"m.attn", "134217728 bytes of rotary tables", "max_positions 65536",
+                       "exceeds this machine's memory"});
+  CHECK(!cli::fs::exists(tmp / "q.attn"));
+}
+
 #endif  // ATTN_CLI_PATH

@@ -1,6 +1,7 @@
 // cli_util.cpp: argument parsing, file IO and model loading for `attn`.
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -95,8 +96,15 @@ AlignedBytes::AlignedBytes(size_t n)
 
 uint64_t memory_limit() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return uint64_t{1} << 40;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+  uint64_t limit = pages <= 0 || page <= 0 ? uint64_t{1} << 40
+                                           : static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+  // A process limit (ulimit -v, -d) below it is the real bound.
+  for (const int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    struct rlimit rl {};
+    if (::getrlimit(resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+      limit = std::min<uint64_t>(limit, static_cast<uint64_t>(rl.rlim_cur));
+  }
+  return limit;
 }
 
 namespace {

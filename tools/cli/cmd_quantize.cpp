@@ -308,6 +308,23 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
     s = quantize_transformer_scratch_bytes(c, dtype, static_cast<int32_t>(ids.len), &scratch_bytes);
   if (s != Status::kOk)
     throw cli::Error(path + ": cannot quantize this model to " + dt + ": " + cli::describe(s));
+  // Named before they are allocated (as the block path's rotary tables): with
+  // rotary embedding each layer holds cos/sin tables of max_positions rows.
+  const AttentionConfig ac = c.attention();
+  const uint64_t rope_bytes = ac.rope_base > 0.0f ? uint64_t{2} * static_cast<uint64_t>(c.max_positions) *
+                                                        static_cast<uint64_t>(ac.resolved_head_dim()) *
+                                                        static_cast<uint64_t>(c.num_layers)
+                                                  : 0;
+  const std::string storage_what =
+      "the " + dt + " model" +
+      (rope_bytes > 0
+           ? " (with " + std::to_string(rope_bytes) + " bytes of rotary tables: max_positions " +
+                 std::to_string(c.max_positions) + " x head_dim " + std::to_string(ac.resolved_head_dim()) +
+                 " x 2 bytes x " + std::to_string(c.num_layers) + " layers)"
+           : std::string());
+  cli::check_fits(path, storage_bytes, storage_what.c_str());
+  cli::check_fits(path, static_cast<uint64_t>(storage_bytes) + scratch_bytes,
+                  "the model and the calibration's scratch");
   cli::AlignedBytes storage_buf(storage_bytes), scratch_buf(scratch_bytes);
   Arena storage, scratch;
   if (storage.init(storage_buf.data(), storage_bytes) != Status::kOk ||
