@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -332,6 +333,13 @@ TEST_CASE(
     } else if (is_gpt2(c.config)) {
       const std::vector<hf::StTensor> ts = gpt2_checkpoint(c, &config);
       import_and_run(c, c.name + " as GPT2LMHeadModel", ts, config);
+      // The hub's layout of the same model (the published gpt2 weights): no "transformer." prefix.
+      std::vector<hf::StTensor> hub = ts;
+      for (hf::StTensor& t : hub) {
+        REQUIRE(t.name.rfind("transformer.", 0) == 0);
+        t.name.erase(0, std::strlen("transformer."));
+      }
+      import_and_run(c, c.name + " as GPT2LMHeadModel in the hub's layout", hub, config);
     } else if (is_llama_shaped(c.config)) {
       const std::vector<hf::StTensor> ts = llama_checkpoint(c, &config);
       import_and_run(c, c.name, ts, config);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../tools/cli/npy.h"
+#include "../tools/cli/safetensors.h"
 #include "cli_runner.h"
 
 #ifdef ATTN_CLI_PATH
@@ -380,6 +381,98 @@ TEST_CASE("attn quantize without the run's mask stays within 1 dB of quantizing 
       INFO(c.run_mask << " " << dt << ": calibrated without the mask " << db[0] << " dB, with it " << db[1]);
       CHECK(db[0] >= db[1] - 1.0);
     }
+  }
+}
+
+TEST_CASE("attn import: a config.json over 1 MiB is refused by its size, before it is read", "[cli]") {
+  TempDir tmp;
+  const std::string model = std::string(ATTN_TEST_DATA_DIR) + "/model/";
+  const std::string out = tmp / "out.attn";
+  // A valid config padded past 1 MiB (one long string member): refused, though it would parse.
+  std::string cfg = slurp_text(model + "llama.config.json");
+  const size_t brace = cfg.find('{');
+  REQUIRE(brace != std::string::npos);
+  cfg.insert(brace + 1, "\"padding\": \"" + std::string((size_t{1} << 20), 'x') + "\",");
+  spit(tmp / "padded.json", cfg);
+  const std::string import = "import " + quote(model + "llama.safetensors") + " --config ";
+  check_error(run(import + quote(tmp / "padded.json") + " -o " + quote(out), tmp),
+              {"padded.json", std::to_string(cfg.size()) + " bytes", "1 MiB (1048576 bytes)"});
+  // 100 MB (sparse): refused at once, not read and parsed (40 s and 6 GB).
+  spit(tmp / "huge.json", std::string("{"));
+  fs::resize_file(tmp / "huge.json", 100000000);
+  const Result r = run(import + quote(tmp / "huge.json") + " -o " + quote(out), tmp);
+  check_error(r, {"huge.json", "100000000 bytes", "1 MiB"});
+  CHECK(r.seconds < 2.0);
+  // Exactly at the bound is still read (and then judged as JSON).
+  spit(tmp / "edge.json", std::string((size_t{1} << 20), ' '));
+  check_error(run(import + quote(tmp / "edge.json") + " -o " + quote(out), tmp), {"edge.json", "bad JSON"});
+  CHECK(no_leftovers(tmp, {"padded.json", "huge.json", "edge.json"}));
+}
+
+TEST_CASE("attn import: a model with 100k extra tensors is refused at once, naming the 4096-tensor cap",
+          "[cli]") {
+  TempDir tmp;
+  const std::string model = std::string(ATTN_TEST_DATA_DIR) + "/model/";
+  // The Llama fixture's tensors (their shapes; the values do not matter here)
+  // and 100k more float tensors, each of which would become a user tensor.
+  std::vector<StTensor> ts;
+  for (const attn::safetensors::Tensor& t : attn::safetensors::parse(slurp(model + "llama.safetensors")))
+    ts.push_back({t.name, t.shape});
+  const size_t own = ts.size();
+  for (int i = 0; i < 100000; ++i) ts.push_back({"extra." + std::to_string(i), {1}});
+  spit(tmp / "many.safetensors", safetensors_file(ts));
+  const Result r = run("import " + quote(tmp / "many.safetensors") + " --config " +
+                           quote(model + "llama.config.json") + " -o " + quote(tmp / "out.attn"),
+                       tmp);
+  check_error(r, {"many.safetensors", "100000 other float tensors", "4096", "ATTN_MAX_TENSORS"});
+  CHECK(r.seconds < 3.0);  // the pairwise name check before the cap took 10 s
+  // The same model without the extras imports.
+  ts.resize(own);
+  spit(tmp / "few.safetensors", safetensors_file(ts));
+  run_ok("import " + quote(tmp / "few.safetensors") + " --config " + quote(model + "llama.config.json") +
+             " -o " + quote(tmp / "out.attn"),
+         tmp);
+  CHECK(no_leftovers(tmp, {"many.safetensors", "few.safetensors", "out.attn"}));
+}
+
+TEST_CASE("attn -o: a symlink or FIFO planted at the old temporary name PATH.tmp.<pid> is not followed",
+          "[cli]") {
+  TempDir tmp;
+  // `exec` keeps the shell's pid ($$) for attn: the old name was predictable.
+  const std::string out = tmp / "out.attn";
+  const std::string victim = tmp / "victim.txt";
+  spit(victim, std::string("precious\n"));
+  const std::string import = "import mha_packed.safetensors --heads 4 -o " + quote(out);
+  const std::string plant_link = "ln -s " + quote(victim) + " " + quote(out) + ".tmp.$$ && exec ";
+  const Result r = run(import, tmp, kFormat, plant_link);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(slurp_text(victim) == "precious\n");  // the symlink's target is untouched
+  CHECK(!fs::is_symlink(out));                // the output is a file of its own
+  CHECK(fs::is_regular_file(out));
+  CHECK(slurp(out) == slurp(kFormat + "mha_packed.attn"));
+  size_t links = 0;
+  for (const auto& e : fs::directory_iterator(tmp.path)) links += fs::is_symlink(e.symlink_status()) ? 1 : 0;
+  CHECK(links == 1);  // the planted link is still there, not renamed over the output
+  // A FIFO at the old name (a reader beside it, so that an old attn would not
+  // block forever): not written into, and the output is a regular file.
+  for (const auto& e : fs::directory_iterator(tmp.path))
+    if (fs::is_symlink(e.symlink_status())) fs::remove(e.path());
+  fs::remove(out);
+  const std::string plant_fifo = "mkfifo " + quote(out) + ".tmp.$$ && (timeout 5 cat " + quote(out) +
+                                 ".tmp.$$ >" + quote(tmp / "drained") + " 2>/dev/null &) && exec ";
+  const Result f = run(import, tmp, kFormat, plant_fifo);
+  INFO(f.err);
+  REQUIRE(f.code == 0);
+  REQUIRE(fs::is_regular_file(out));  // not a FIFO, which the reads below would wait on forever
+  CHECK(slurp(out) == slurp(kFormat + "mha_packed.attn"));
+  size_t fifos = 0;
+  for (const auto& e : fs::directory_iterator(tmp.path)) fifos += fs::is_fifo(e.symlink_status()) ? 1 : 0;
+  CHECK(fifos == 1);
+  // No temporary file is left beside the output.
+  for (const auto& e : fs::directory_iterator(tmp.path)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("out.attn.tmp.", 0) == 0) CHECK(fs::is_fifo(e.symlink_status()));
   }
 }
 

@@ -188,6 +188,9 @@ TEST_CASE("attn generate: bad settings are named", "[cli][model_generate]") {
   fails("m.attn", "--prompt-tokens 1 --steps 2 --temperature nan", {"--temperature", "kBadSampler"});
   fails("m.attn", "--prompt-tokens 1 --steps 2 --temperature 1 --top-k 49", {"--top-k", "[0, 48]"});
   fails("m.attn", "--prompt abc --steps 2", {"--prompt TEXT needs a byte-level vocabulary"});
+  // Greedy decoding has no draw to shape: --top-k and --seed alone would do nothing.
+  fails("m.attn", "--prompt-tokens 1 --steps 2 --top-k 3", {"--top-k needs --temperature"});
+  fails("m.attn", "--prompt-tokens 1 --steps 2 --seed 9", {"--seed needs --temperature"});
   fails("m.attn", "--steps 2", {"--prompt-tokens"});
   fails("m.attn", "--prompt-tokens 1", {"--steps"});
   fails("m.attn", "--prompt-tokens 1 --steps 2 --window 17", {"--window", "[1, 16]"});
@@ -261,4 +264,29 @@ TEST_CASE("attn perplexity: windows overlapping by one token, against attn run's
       {"bert.attn", "kNotCausal"});
 }
 
+TEST_CASE("attn perplexity: a model whose logits are NaN fails, as generate does",
+          "[cli][model_perplexity]") {
+  cli::TempDir tmp;
+  // An untied head with one NaN weight: every row's logit of token 5 is NaN
+  // (generate still has 47 drawable logits); NaN embeddings: every logit NaN.
+  TransformerConfig c = llama(LmHead::kUntied);
+  tools::TransformerTensorsF32 w = random_weights(c, 4);
+  for (int32_t e = 0; e < c.embed_dim; ++e) w.lm_head[size_t(5 * c.embed_dim + e)] = NAN;
+  tools::ModelSpec one;
+  tools::add_transformer_f32(one, c, false, w);
+  cli::spit(tmp / "one.attn", tools::write_model(one));
+  w = random_weights(c, 4);
+  for (float& x : w.token_embedding) x = NAN;
+  tools::ModelSpec all;
+  tools::add_transformer_f32(all, c, false, w);
+  cli::spit(tmp / "all.attn", tools::write_model(all));
+  cli::spit(tmp / "ids.npy", ids_npy({4}, {1, 2, 3, 4}));
+  cli::check_error(cli::run(generate(tmp / "all.attn", "--prompt-tokens 1,2 --steps 2"), tmp),
+                   {"all.attn", "sampling failed"});
+  for (const char* m : {"one.attn", "all.attn"}) {
+    INFO(m);
+    cli::check_error(cli::run("perplexity " + quote(tmp / m) + " --tokens " + quote(tmp / "ids.npy"), tmp),
+                     {m, "position 0", "not finite", "nan"});
+  }
+}
 #endif  // ATTN_CLI_PATH

@@ -7,8 +7,11 @@
 
 #ifdef ATTN_CLI_PATH
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -17,6 +20,7 @@
 using namespace int_model;
 using cli::ids_npy;
 using cli::quote;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -207,6 +211,55 @@ TEST_CASE("attn run --tokens: bad inputs are named, exit 1 and leave no output",
   fails(run_cmd(tmp, "m.attn", "ids.npy", "y.npy", " --prefill 2"), {"--prefill needs --incremental"});
   fails(run_cmd(tmp, "bert.attn", "ids.npy", "y.npy", " --incremental"), {"bert.attn", "kNotCausal"});
   fails(run_cmd(tmp, "m.attn", "ids.npy", "y.npy", " --incremental --prefill 5"), {"--prefill", "[0, 4]"});
+}
+
+TEST_CASE("attn run --tokens and perplexity: token ids through a pipe or FIFO", "[cli][model_run]") {
+  // `attn --help`: .npy inputs may be pipes, read only up to what their header declares.
+  cli::TempDir tmp;
+  const TransformerConfig c = llama(LmHead::kTied);  // vocab 48, max_positions 16
+  cli::spit(tmp / "m.attn", f32_file(c, 4));
+  const std::vector<int64_t> ids = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  for (const bool i64 : {false, true}) {
+    INFO((i64 ? "int64" : "int32"));
+    cli::spit(tmp / "ids.npy", ids_npy({2, 5}, ids, i64));
+    cli::run_ok(run_cmd(tmp, "m.attn", "ids.npy", "file.npy"), tmp);
+    // /dev/stdin, a pipe.
+    const cli::Result piped =
+        cli::run("run " + quote(tmp / "m.attn") + " --tokens /dev/stdin -o " + quote(tmp / "pipe.npy"), tmp,
+                 cli::kFormatDir, "cat " + quote(tmp / "ids.npy") + " | ");
+    INFO(piped.err);
+    REQUIRE(piped.code == 0);
+    CHECK(cli::slurp(tmp / "pipe.npy") == cli::slurp(tmp / "file.npy"));
+    // A FIFO, with a writer beside it.
+    const std::string fifo = tmp / "ids.fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const cli::Result ff = cli::run(
+        "run " + quote(tmp / "m.attn") + " --tokens " + quote(fifo) + " -o " + quote(tmp / "fifo.npy"), tmp,
+        cli::kFormatDir, "(cat " + quote(tmp / "ids.npy") + " >" + quote(fifo) + " &) && ");
+    INFO(ff.err);
+    REQUIRE(ff.code == 0);
+    CHECK(cli::slurp(tmp / "fifo.npy") == cli::slurp(tmp / "file.npy"));
+    fs::remove(fifo);
+    // perplexity reads its ids the same way.
+    const cli::Result p_file =
+        cli::run_ok("perplexity " + quote(tmp / "m.attn") + " --tokens " + quote(tmp / "ids.npy"), tmp);
+    const cli::Result p_pipe = cli::run("perplexity " + quote(tmp / "m.attn") + " --tokens /dev/stdin", tmp,
+                                        cli::kFormatDir, "cat " + quote(tmp / "ids.npy") + " | ");
+    INFO(p_pipe.err);
+    REQUIRE(p_pipe.code == 0);
+    CHECK(p_pipe.out == p_file.out);
+  }
+  // A stream longer than its header declares is refused after the declared bytes.
+  cli::check_error(
+      cli::run("run " + quote(tmp / "m.attn") + " --tokens /dev/stdin -o " + quote(tmp / "x.npy"), tmp,
+               cli::kFormatDir, "(cat " + quote(tmp / "ids.npy") + "; head -c 100000000 /dev/zero) | "),
+      {"/dev/stdin", "more data than shape"});
+  // A short one: the declared size is named.
+  cli::check_error(
+      cli::run("run " + quote(tmp / "m.attn") + " --tokens /dev/stdin -o " + quote(tmp / "x.npy"), tmp,
+               cli::kFormatDir, "head -c 140 " + quote(tmp / "ids.npy") + " | "),
+      {"/dev/stdin", "disagrees with shape"});
+  CHECK(!fs::exists(tmp / "x.npy"));
 }
 
 TEST_CASE("attn run --tokens / perplexity: outputs past the machine's memory are refused, not allocated",

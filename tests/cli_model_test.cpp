@@ -609,6 +609,61 @@ TEST_CASE("attn import of GPT-2, Qwen2 and Mistral: what changes is said, what i
   CHECK_FALSE(cli::fs::exists(tmp / "out.attn"));
 }
 
+TEST_CASE("attn import of GPT-2 in the hub's layout (no 'transformer.' prefix) keeps GPT2LMHeadModel's head",
+          "[cli][model_import]") {
+  // The published gpt2 weights: keys 'wte.weight', 'h.0.attn.c_attn.weight', ...
+  // and architectures ["GPT2LMHeadModel"]. The same tensors under either
+  // layout must give the same file (the tied head included).
+  const std::string dir = std::string(ATTN_TEST_DATA_DIR) + "/model/";
+  TempDir tmp;
+  std::vector<uint8_t> st = cli::slurp(dir + "gpt2.safetensors");
+  uint64_t hl = 0;
+  std::memcpy(&hl, st.data(), 8);
+  std::string header(st.begin() + 8, st.begin() + 8 + static_cast<ptrdiff_t>(hl));
+  size_t renamed = 0;
+  for (size_t at = header.find("\"transformer."); at != std::string::npos;
+       at = header.find("\"transformer.")) {
+    header.erase(at + 1, std::strlen("transformer."));
+    ++renamed;
+  }
+  REQUIRE(renamed > 10);
+  header.append((8 - header.size() % 8) % 8, ' ');  // the data stays 8-byte aligned
+  const std::vector<uint8_t> data(st.begin() + 8 + static_cast<ptrdiff_t>(hl), st.end());
+  const uint64_t nl = header.size();
+  std::vector<uint8_t> hub(8);
+  std::memcpy(hub.data(), &nl, 8);
+  hub.insert(hub.end(), header.begin(), header.end());
+  hub.insert(hub.end(), data.begin(), data.end());
+  cli::spit(tmp / "hub.safetensors", hub);
+  const auto import = [&](const std::string& config) {
+    return cli::run("import " + quote(tmp / "hub.safetensors") + " --config " + quote(config) + " -o " +
+                        quote(tmp / "out.attn"),
+                    tmp);
+  };
+  const cli::Result r = import(dir + "gpt2.config.json");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(cli::slurp(tmp / "out.attn") == cli::slurp(dir + "gpt2.attn"));
+  CHECK(r.out.find("without 'transformer.'") != std::string::npos);
+  {
+    const Loaded m(tmp / "out.attn");
+    CHECK(m.config.head == attn::LmHead::kTied);
+  }
+  // Without architectures, the hub layout is a GPT2Model: the hidden state, no head.
+  std::string cfg = cli::slurp_text(dir + "gpt2.config.json");
+  const size_t a = cfg.find("\"architectures\"");
+  const size_t b = cfg.find("\"model_type\"");
+  REQUIRE(a != std::string::npos);
+  REQUIRE(b > a);
+  cfg.erase(a, b - a);
+  cli::spit(tmp / "model.json", cfg);
+  cli::run_ok("import " + quote(tmp / "hub.safetensors") + " --config " + quote(tmp / "model.json") + " -o " +
+                  quote(tmp / "out.attn"),
+              tmp);
+  const Loaded m(tmp / "out.attn");
+  CHECK(m.config.head == attn::LmHead::kNone);
+}
+
 TEST_CASE("attn import of whole models writes the committed fixtures' bytes", "[cli][model_import]") {
   // tests/data/model (tools/fixtures/gen_model_fixtures.py): each line `OUT.attn MODEL.safetensors
   // CONFIG.json [FLAGS]`, OUT.attn as committed (its first writer was a Python one of its own; now attn

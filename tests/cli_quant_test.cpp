@@ -116,6 +116,28 @@ TEST_CASE("export -> attn quantize -> attn run reaches the SQNR targets against 
   }
 }
 
+TEST_CASE("attn quantize writes the committed bytes on every host: ref, AVX2 and AVX-512 builds alike",
+          "[cli][quant]") {
+  // The calibration's float forward is scalar with double sums, never the
+  // dispatched kernels, so every build (host-ref, host-release on any x86-64
+  // CPU, ARM) must write exactly the committed files (quant/README.md).
+  TempDir tmp;
+  const Result a = attn_cli(
+      "quantize mha_self.attn --calib mha_self.calib.npy --dtype s8 --causal -o " + quote(tmp / "s8.attn"),
+      tmp);
+  INFO(a.err);
+  REQUIRE(a.code == 0);
+  CHECK(slurp(tmp / "s8.attn") == slurp(kQuant + "mha_self.s8.attn"));
+  const Result b = attn_cli(
+      "quantize mha_cross.attn --calib mha_cross.calib.npy --calib-kv mha_cross.calib_kv.npy --calib-value "
+      "mha_cross.calib_v.npy --dtype s16 -o " +
+          quote(tmp / "s16.attn"),
+      tmp);
+  INFO(b.err);
+  REQUIRE(b.code == 0);
+  CHECK(slurp(tmp / "s16.attn") == slurp(kQuant + "mha_cross.s16.attn"));
+}
+
 TEST_CASE("attn run --raw: int8/int16 I/O in the file's quantization agrees with float I/O", "[cli][quant]") {
   TempDir tmp;
   for (const char* f : {"mha_self.s8.attn", "mha_cross.s16.attn"}) {

@@ -209,3 +209,42 @@ TEST_CASE("sampler: top_k near a large vocabulary's size takes a few passes, not
   INFO("seconds: " << seconds);
   CHECK(seconds < 60.0);  // about 0.1 s (ASan: 1 s); before, hours
 }
+
+TEST_CASE("sampler: no NaN weight: a subnormal temperature, a +inf logit, scale * logit past float",
+          "[sampler]") {
+  // Each case's scaled difference was NaN for the maximum itself, the draw's
+  // sum NaN (or 0), and the last candidate came out: here the least likely.
+  const float inf = std::numeric_limits<float>::infinity();
+  Rng rng;
+  REQUIRE(attn::rng_seed(3, &rng) == Status::kOk);
+  const float logits[] = {2.0f, 5.0f, 1.0f, 0.5f};
+  const float with_inf[] = {2.0f, inf, 1.0f, 0.5f};
+  const int32_t big[] = {1002, 1001, 1000};  // real = 1e37 * logit: past float's range
+  for (int d = 0; d < 200; ++d) {
+    int32_t token = -1;
+    // T -> 0 is greedy.
+    REQUIRE(attn::sample(logits, 4, Sampler{1e-39f, 0}, &rng, &token) == Status::kOk);
+    CHECK(token == 1);
+    REQUIRE(attn::sample(logits, 4, Sampler{std::numeric_limits<float>::denorm_min(), 0}, &rng, &token) ==
+            Status::kOk);
+    CHECK(token == 1);
+    // A +inf logit is the argmax at every temperature.
+    REQUIRE(attn::sample(with_inf, 4, Sampler{1.0f, 0}, &rng, &token) == Status::kOk);
+    CHECK(token == 1);
+    REQUIRE(attn::sample(with_inf, 4, Sampler{1e30f, 3}, &rng, &token) == Status::kOk);
+    CHECK(token == 1);
+    // Integer logits whose real values overflow float, at T = 1: the largest.
+    REQUIRE(attn::sample_s32(big, 3, 1e37f, Sampler{1.0f, 0}, &rng, &token) == Status::kOk);
+    CHECK(token == 0);
+  }
+  // The same integer logits at T = scale draw softmax(0, -1, -2).
+  const int draws = 40000;
+  int count[3] = {0, 0, 0};
+  for (int d = 0; d < draws; ++d) {
+    int32_t token = -1;
+    REQUIRE(attn::sample_s32(big, 3, 1e37f, Sampler{1e37f, 0}, &rng, &token) == Status::kOk);
+    ++count[token];
+  }
+  const double z = 1.0 + std::exp(-1.0) + std::exp(-2.0);
+  for (int i = 0; i < 3; ++i) CHECK(std::fabs(count[i] / double(draws) - std::exp(-double(i)) / z) < 0.01);
+}

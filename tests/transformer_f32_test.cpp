@@ -402,6 +402,17 @@ TEST_CASE("transformer: decode states, cache full, window, reset", "[transformer
   state.caches[1].length = 1;
   CHECK(decode(plan, &state, 2, 1) == Status::kPlanMismatch);
   state.caches[1].length = 2;
+  // An edited start near INT32_MAX: start + length must not overflow in the
+  // check (UBSan, host-asan preset), and the state is refused.
+  state.caches[1].start = INT32_MAX - 1;
+  CHECK(decode(plan, &state, 2, 1) == Status::kPlanMismatch);
+  state.caches[1].start = -1;  // -1 + 3 == 2, the state's length: still refused
+  state.caches[1].length = 3;
+  CHECK(decode(plan, &state, 2, 1) == Status::kPlanMismatch);
+  CHECK(state.caches[0].length == 2);  // refused before layer 0 ran
+  state.caches[1].start = 0;
+  state.caches[1].length = 2;
+  CHECK(state.length == 2);
 
   // With a window the cache keeps the last W positions and decodes past its
   // capacity, up to max_positions; while the window holds every position

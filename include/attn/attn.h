@@ -851,7 +851,12 @@ ATTN_C_NODISCARD attn_status attn_transformer_init_f32(attn_transformer* transfo
  * the largest logit, the lowest id on ties), or a draw from
  * softmax(logits / temperature) over the top_k largest (0: all; ties at the
  * k-th all kept) with the caller's generator: the same seed and logits give
- * the same tokens. NaN and -inf logits are never drawn. */
+ * the same tokens. NaN and -inf logits are never drawn. A logit equal to
+ * the largest weighs exactly 1, so a +inf logit is always drawn, and a
+ * temperature whose inverse is +inf (subnormal, below about 2.9e-39) draws
+ * only among the largest logits (greedy; ties drawn uniformly). Integer
+ * logits weigh scale * (logit - largest) / temperature: scale * logit may
+ * exceed float's range. */
 
 /* xorshift64* state (8 bytes). Zero-initialized it is unusable
  * (ATTN_ERR_BAD_HANDLE): seed it first. */

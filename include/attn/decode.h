@@ -101,7 +101,9 @@ struct KvCache {
   int32_t length = 0;      // rows in use
   int32_t start = 0;       // position of row 0
 
-  int32_t next_position() const { return start + length; }
+  // start + length: at most INT32_MAX in a cache the decodes keep (64-bit
+  // sum, so an edited cache past it gives a wrong value, not undefined behaviour).
+  int32_t next_position() const { return static_cast<int32_t>(static_cast<int64_t>(start) + length); }
 };
 using KvCacheF32 = KvCache<float>;    // K, V float32
 using KvCacheS8 = KvCache<int8_t>;    // K, V int8 with the zero points of WeightsS8 (k/v_zero_point)

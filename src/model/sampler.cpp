@@ -23,8 +23,14 @@ uint32_t next_bits(Rng* rng) {
 bool drawable(float v) { return !std::isnan(v) && v != -std::numeric_limits<float>::infinity(); }
 bool drawable(int32_t) { return true; }
 
-float real(float v, float) { return v; }
-float real(int32_t v, float scale) { return scale * static_cast<float>(v); }
+// real(v) - real(max) for a logit v below the maximum: negative, or -inf
+// when it overflows. Integer logits subtract before they scale, so that
+// neither scale * v overflowing float nor a contracted multiply-add (which
+// would not cancel the maximum's own rounding) can make it NaN or positive.
+float below(float v, float max, float) { return v - max; }
+float below(int32_t v, int32_t max, float scale) {
+  return scale * static_cast<float>(static_cast<int64_t>(v) - static_cast<int64_t>(max));
+}
 
 // A logit as an unsigned key in the logits' order: key(a) < key(b) iff a < b
 // (floats: -0 and +0 one key, as they compare equal; NaN is never asked).
@@ -81,11 +87,18 @@ Status sample_impl(const T* logits, int32_t n, float scale, const Sampler& s, Rn
   const auto candidate = [&](int32_t i) {
     return drawable(logits[i]) && (!restrict || order_key(logits[i]) >= threshold);
   };
-  const float top = real(logits[arg], scale);
+  // exp((real_i - real_max) / T), never NaN: a logit equal to the maximum
+  // weighs exactly 1 (also a +inf one, and whatever T), every other one
+  // exp(a non-positive exponent or -inf). 1/T may be +inf (T subnormal): only
+  // the maxima are then drawn, the T -> 0 limit.
+  const T max = logits[arg];
   const float inv_t = 1.0f / s.temperature;
+  const auto weight = [&](int32_t i) {
+    return logits[i] == max ? 1.0f : std::exp(below(logits[i], max, scale) * inv_t);
+  };
   float sum = 0.0f;
   for (int32_t i = 0; i < n; ++i) {
-    if (candidate(i)) sum += std::exp((real(logits[i], scale) - top) * inv_t);
+    if (candidate(i)) sum += weight(i);
   }
   // u in [0, 1) on a 24-bit grid, then the first candidate whose running sum passes u * sum.
   const float u = static_cast<float>(next_bits(rng) >> 8) * (1.0f / 16777216.0f);
@@ -94,7 +107,7 @@ Status sample_impl(const T* logits, int32_t n, float scale, const Sampler& s, Rn
   int32_t last = arg;
   for (int32_t i = 0; i < n; ++i) {
     if (!candidate(i)) continue;
-    acc += std::exp((real(logits[i], scale) - top) * inv_t);
+    acc += weight(i);
     last = i;
     if (acc > target) break;
   }

@@ -305,8 +305,10 @@ Status transformer_decode_f32(const TransformerPlan& plan, const TransformerWeig
   for (int32_t l = 0; l < c.num_layers; ++l) {
     const KvCacheF32& k = state->caches[l];
     if (k.k == nullptr || k.v == nullptr) return Status::kNullArgument;
+    // start + length in 64 bits: a caller-edited start near INT32_MAX must not overflow.
     if (k.capacity != plan.capacity || k.config.kv_dim() != a.kv_dim() || k.window != window ||
-        k.next_position() != state->length || k.length < 0 || k.length > k.capacity) {
+        k.length < 0 || k.length > k.capacity || k.start < 0 ||
+        int64_t{k.start} + k.length != int64_t{state->length}) {
       return Status::kPlanMismatch;
     }
   }

@@ -2,10 +2,13 @@
 // stage by stage to record the ranges the converter quantizes with. Offline
 // code (float); the integer run-time path never calls it.
 #include <cmath>
+#include <limits>
 
 #include "attention/attend_f32.h"
+#include "attention/mask.h"
 #include "attn/quantize.h"
 #include "kernels/kernel_table.h"
+#include "kernels/kernels_f32.h"
 #include "quant/calibrate_transformer.h"
 
 namespace attn {
@@ -24,6 +27,57 @@ Status check_f32_forward_plan(const Plan& plan) {
     return Status::kPlanMismatch;
   }
   return Status::kOk;
+}
+
+// The calibration's float forward is the same on every host: scalar, sums in
+// double, never the dispatched kernel table (whose float sums differ by ISA
+// in the last bits, which moved ranges, scales, and so the converter's output
+// bytes between a ref and an AVX2 / AVX-512 build). A product of two floats
+// is exact in double, so a contracted multiply-add gives the same sums.
+
+// y [rows, out] = x [rows, in] W^T + b (b null: none).
+void linear(ConstMatF32 x, ConstMatF32 w, const float* b, MatF32 y) {
+  for (int32_t i = 0; i < x.rows; ++i) {
+    for (int32_t o = 0; o < w.rows; ++o) {
+      double acc = b != nullptr ? static_cast<double>(b[o]) : 0.0;
+      for (int32_t k = 0; k < x.cols; ++k)
+        acc += static_cast<double>(x.row(i)[k]) * static_cast<double>(w.row(o)[k]);
+      y.row(i)[o] = static_cast<float>(acc);
+    }
+  }
+}
+
+// s [n] = scale * q [hd] . k_j [hd] for the n rows of k.
+void scores(ConstMatF32 q, ConstMatF32 k, float scale, float* s) {
+  for (int32_t j = 0; j < k.rows; ++j) {
+    double acc = 0.0;
+    for (int32_t e = 0; e < k.cols; ++e)
+      acc += static_cast<double>(q.data[e]) * static_cast<double>(k.row(j)[e]);
+    s[j] = static_cast<float>(acc * static_cast<double>(scale));
+  }
+}
+
+// softmax of s [n] in place, in double; a row of -inf only (fully masked) is all 0.
+void softmax(float* s, int32_t n) {
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+  double m = neg_inf;
+  for (int32_t j = 0; j < n; ++j) m = std::fmax(m, static_cast<double>(s[j]));
+  if (m == neg_inf) {
+    for (int32_t j = 0; j < n; ++j) s[j] = 0.0f;
+    return;
+  }
+  double sum = 0.0;
+  for (int32_t j = 0; j < n; ++j) sum += std::exp(static_cast<double>(s[j]) - m);
+  for (int32_t j = 0; j < n; ++j) s[j] = static_cast<float>(std::exp(static_cast<double>(s[j]) - m) / sum);
+}
+
+// out [hd] = p [n] V [n, hd].
+void weighted_sum(const float* p, ConstMatF32 v, float* out) {
+  for (int32_t e = 0; e < v.cols; ++e) {
+    double acc = 0.0;
+    for (int32_t j = 0; j < v.rows; ++j) acc += static_cast<double>(p[j]) * static_cast<double>(v.row(j)[e]);
+    out[e] = static_cast<float>(acc);
+  }
 }
 
 }  // namespace
@@ -65,12 +119,9 @@ Status calibrate_attention(const Plan& plan, const WeightsF32& w, const Mask& ma
     arena.release(mark);
     return carved;
   }
-  detail::best(detail::kLinearF32)(matrix(io.query, L, E), matrix(w.wq, D, E), c.bias ? w.bq : nullptr,
-                                   matrix(q, L, D));
-  detail::best(detail::kLinearF32)(matrix(io.key, S, c.kdim), matrix(w.wk, Dkv, c.kdim),
-                                   c.bias ? w.bk : nullptr, matrix(k, S, Dkv));
-  detail::best(detail::kLinearF32)(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim),
-                                   c.bias ? w.bv : nullptr, matrix(v, S, Dkv));
+  linear(matrix(io.query, L, E), matrix(w.wq, D, E), c.bias ? w.bq : nullptr, matrix(q, L, D));
+  linear(matrix(io.key, S, c.kdim), matrix(w.wk, Dkv, c.kdim), c.bias ? w.bk : nullptr, matrix(k, S, Dkv));
+  linear(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), c.bias ? w.bv : nullptr, matrix(v, S, Dkv));
   // Rotary embedding: the integer forward holds Q and K on one grid before and
   // after the rotation (which keeps each pair's norm but not each element's
   // range), so both widen the ranges. Queries at query_position + i, keys at j.
@@ -95,17 +146,17 @@ Status calibrate_attention(const Plan& plan, const WeightsF32& w, const Mask& ma
       const ConstMatF32 qh = ConstMatF32{q + static_cast<ptrdiff_t>(i) * D + h * hd, 1, hd, D};  // [1, hd]
       const ConstMatF32 kh = ConstMatF32{k + static_cast<ptrdiff_t>(keys.begin) * Dkv + g0, n, hd, Dkv};
       const ConstMatF32 vh = ConstMatF32{v + static_cast<ptrdiff_t>(keys.begin) * Dkv + g0, n, hd, Dkv};
-      detail::best(detail::kScoresF32)(qh, kh, scale, MatF32{s, 1, n, n});
+      scores(qh, kh, scale, s);
       if (mask.additive != nullptr) {
         const float* m = mask.additive + static_cast<ptrdiff_t>(i) * mask_stride + keys.begin;  // [n]
         for (int32_t j = 0; j < n; ++j) s[j] += m[j];
       }
-      detail::best(detail::kSoftmaxRowF32)(s, n);
-      detail::best(detail::kWeightedSumF32)(ConstMatF32{s, 1, n, n}, vh, out);
+      softmax(s, n);
+      weighted_sum(s, vh, out.data);
     }
   }
-  detail::best(detail::kLinearF32)(matrix(static_cast<const float*>(ctx), L, D), matrix(w.wo, E, D),
-                                   c.bias ? w.bo : nullptr, matrix(y, L, E));
+  linear(matrix(static_cast<const float*>(ctx), L, D), matrix(w.wo, E, D), c.bias ? w.bo : nullptr,
+         matrix(y, L, E));
   finite = finite && widen(ranges->query, io.query, n_of(L, E)) &&
            widen(ranges->key, io.key, n_of(S, c.kdim)) && widen(ranges->value, io.value, n_of(S, c.vdim)) &&
            widen(ranges->q, q, n_of(L, D)) && widen(ranges->k, k, n_of(S, Dkv)) &&
@@ -140,8 +191,7 @@ Status calibrate_any_mask(const Plan& plan, const WeightsF32& w, const IoF32& io
     arena.release(mark);
     return carved;
   }
-  detail::best(detail::kLinearF32)(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim),
-                                   c.bias ? w.bv : nullptr, matrix(v, S, Dkv));
+  linear(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), c.bias ? w.bv : nullptr, matrix(v, S, Dkv));
   // Context: V's range (a convex combination of V rows, or 0 for a fully masked row).
   bool finite = widen(ranges->context, v, n_of(S, Dkv));
   // Output: every head attending to key j alone, key by key, L rows at a time.
@@ -154,8 +204,8 @@ Status calibrate_any_mask(const Plan& plan, const WeightsF32& w, const IoF32& io
         for (int32_t e = 0; e < hd; ++e) dst[e] = vj[e];
       }
     }
-    detail::best(detail::kLinearF32)(matrix(static_cast<const float*>(ctx), rows, D), matrix(w.wo, E, D),
-                                     c.bias ? w.bo : nullptr, matrix(y, rows, E));
+    linear(matrix(static_cast<const float*>(ctx), rows, D), matrix(w.wo, E, D), c.bias ? w.bo : nullptr,
+           matrix(y, rows, E));
     finite = widen(ranges->output, y, n_of(rows, E));
   }
   arena.release(mark);

@@ -67,8 +67,10 @@ class AlignedBytes {
 
 // Whole file; Error "PATH: cannot open (reason)" etc. Only regular files:
 // a directory, device, FIFO or socket is refused, as is a file larger than
-// the machine's memory (memory_limit()).
+// the machine's memory (memory_limit()). With max_bytes, a larger file is
+// refused before it is read: "PATH: N bytes, more than the <max_what>".
 std::vector<uint8_t> read_file(const std::string& path);
+std::vector<uint8_t> read_file(const std::string& path, uint64_t max_bytes, const char* max_what);
 AlignedBytes read_file_aligned(const std::string& path);
 // A regular file mapped read-only: only the pages read are loaded (a
 // safetensors header is checked before its tensors are touched).
@@ -107,6 +109,11 @@ struct NpyInput {
   std::vector<int32_t> ints;
 };
 NpyInput read_npy(const std::string& path);
+// A .npy file's bytes, header and data, from a regular file, a pipe or a
+// FIFO, read as read_npy reads (only the data the header declares, a longer
+// stream refused); for dtypes read_npy does not hold, such as token ids
+// ('<i4', '<i8'). A dtype of no plain item size: the header alone.
+std::vector<uint8_t> read_npy_bytes(const std::string& path);
 
 // Refuses an empty output name, and an existing PATH that is not a regular
 // file (a device, FIFO, directory or socket): outputs are written only as
@@ -114,9 +121,10 @@ NpyInput read_npy(const std::string& path);
 // work; write_file_atomic calls it again.
 void check_output_path(const std::string& path);
 
-// Write to PATH.tmp.<pid> beside it, then rename over PATH: readers never see
-// a partial file, and a failure leaves no file behind. Error "PATH: write
-// failed (strerror)" when the disk is full etc.
+// Write to a new PATH.tmp.XXXXXX beside it (mkstemp: created exclusively, so
+// a symlink or FIFO planted there is never followed), then rename over PATH:
+// readers never see a partial file, and a failure leaves no file behind.
+// Error "PATH: write failed (strerror)" when the disk is full etc.
 void write_file_atomic(const std::string& path, const void* data, size_t size);
 // The same with the file made of two parts (e.g. a .npy header and the data, uncopied).
 void write_file_atomic(const std::string& path, const void* head, size_t head_size, const void* data,

@@ -1,6 +1,7 @@
 // cli_util.cpp: argument parsing, file IO and model loading for `attn`.
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -95,8 +96,15 @@ AlignedBytes::AlignedBytes(size_t n)
 
 uint64_t memory_limit() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return uint64_t{1} << 40;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+  uint64_t limit = pages <= 0 || page <= 0 ? uint64_t{1} << 40
+                                           : static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+  // A process limit (ulimit -v, -d) below it is the real bound.
+  for (const int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    struct rlimit rl {};
+    if (::getrlimit(resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+      limit = std::min<uint64_t>(limit, static_cast<uint64_t>(rl.rlim_cur));
+  }
+  return limit;
 }
 
 namespace {
@@ -149,11 +157,14 @@ uint64_t float_bytes(uint64_t rows, uint64_t cols) {
   return cols != 0 && rows > UINT64_MAX / 4 / cols ? UINT64_MAX : rows * cols * 4;
 }
 
-std::vector<uint8_t> read_file(const std::string& path) {
+std::vector<uint8_t> read_file(const std::string& path) { return read_file(path, UINT64_MAX, ""); }
+
+std::vector<uint8_t> read_file(const std::string& path, uint64_t max_bytes, const char* max_what) {
   Fd f;
   struct stat st {};
   open_input(path, true, &f, &st);
   const auto size = static_cast<uint64_t>(st.st_size);
+  if (size > max_bytes) throw Error(path + ": " + std::to_string(size) + " bytes, more than the " + max_what);
   check_fits(path, size, "the file");
   std::vector<uint8_t> v;
   npy::resize_huge(v, static_cast<size_t>(size));
@@ -189,37 +200,91 @@ MappedFile::~MappedFile() {
   if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
 }
 
+namespace {
+
+// Opens a .npy input (a regular file, a pipe or a FIFO; a device is refused)
+// and reads its header bytes, in order, into *head; *regular tells a
+// regular file (whose size the caller checks) from a stream.
+void open_npy(const std::string& path, Fd* f, bool* regular, size_t* file_size, std::vector<uint8_t>* head) {
+  struct stat st {};
+  open_input(path, false, f, &st);
+  *regular = S_ISREG(st.st_mode);
+  *file_size = static_cast<size_t>(st.st_size);
+  if (!*regular && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
+    throw Error(path + ": a device, not a .npy file");
+  head->resize(12);
+  head->resize(read_up_to(path, f->fd, head->data(), head->size()));
+  std::vector<uint8_t>& h = *head;
+  if (h.size() >= 10 && h[6] >= 1 && h[6] <= 3) {  // the header length, then the header
+    const size_t start = h[6] == 1 ? 10 : 12;
+    if (h.size() >= start) {
+      size_t hlen = static_cast<size_t>(h[8]) | static_cast<size_t>(h[9]) << 8;
+      if (start == 12) hlen |= static_cast<size_t>(h[10]) << 16 | static_cast<size_t>(h[11]) << 24;
+      if (hlen <= npy::kMaxHeaderBytes) {
+        const size_t have = h.size();
+        h.resize(start + hlen);
+        if (h.size() > have) h.resize(have + read_up_to(path, f->fd, h.data() + have, h.size() - have));
+      }
+    }
+  }
+}
+
+// After the declared data: a stream must end there.
+void check_stream_end(const std::string& path, int fd, const npy::Header& h) {
+  uint8_t extra = 0;
+  if (read_up_to(path, fd, &extra, 1) != 0)
+    throw Error(path + ": the stream holds more data than shape " + h.shape_text + " and dtype " + h.descr +
+                " declare");
+}
+
+}  // namespace
+
+std::vector<uint8_t> read_npy_bytes(const std::string& path) {
+  Fd f;
+  bool regular = false;
+  size_t file_size = 0;
+  std::vector<uint8_t> b;
+  try {
+    open_npy(path, &f, &regular, &file_size, &b);
+    const npy::Header h = npy::parse_header(b.data(), b.size());
+    // The item size a descr such as '<i8' or '|i1' names; anything else: the header alone.
+    const std::string& d = h.descr;
+    const size_t item = d.size() == 3 && (d[0] == '<' || d[0] == '|') && d[2] >= '1' && d[2] <= '8'
+                            ? static_cast<size_t>(d[2] - '0')
+                            : 0;
+    if (item == 0) return b;
+    npy::Header sized = h;
+    sized.item = item;
+    if (regular) npy::check_data_size(sized, file_size);
+    const uint64_t bytes = static_cast<uint64_t>(h.count) * item;
+    check_fits(path, bytes, "the data");
+    const size_t at = b.size();
+    npy::resize_huge(b, at + static_cast<size_t>(bytes));
+    b.resize(at + read_up_to(path, f.fd, b.data() + at, static_cast<size_t>(bytes)));
+    if (!regular && b.size() == at + bytes) check_stream_end(path, f.fd, h);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    throw Error(path + ": " + e.what());
+  }
+  return b;
+}
+
 NpyInput read_npy(const std::string& path) {
   // A regular file, a pipe or a FIFO: read in order, the header first; the
   // data is read only up to the size the header declares (checked against a
   // regular file's size before anything is allocated), and a stream that goes
   // on after it is refused.
   Fd f;
-  struct stat st {};
-  open_input(path, false, &f, &st);
-  const bool regular = S_ISREG(st.st_mode);
-  if (!regular && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
-    throw Error(path + ": a device, not a .npy file");
+  bool regular = false;
+  size_t file_size = 0;
   NpyInput in;
   try {
-    std::vector<uint8_t> head(12);
-    head.resize(read_up_to(path, f.fd, head.data(), head.size()));
-    if (head.size() >= 10 && head[6] >= 1 && head[6] <= 3) {  // the header length, then the header
-      const size_t start = head[6] == 1 ? 10 : 12;
-      if (head.size() >= start) {
-        size_t hlen = static_cast<size_t>(head[8]) | static_cast<size_t>(head[9]) << 8;
-        if (start == 12) hlen |= static_cast<size_t>(head[10]) << 16 | static_cast<size_t>(head[11]) << 24;
-        if (hlen <= npy::kMaxHeaderBytes) {
-          const size_t have = head.size();
-          head.resize(start + hlen);
-          if (head.size() > have)
-            head.resize(have + read_up_to(path, f.fd, head.data() + have, head.size() - have));
-        }
-      }
-    }
+    std::vector<uint8_t> head;
+    open_npy(path, &f, &regular, &file_size, &head);
     in.header = npy::parse_header(head.data(), head.size());
     if (in.header.item == 0) return in;  // the caller names the dtype
-    if (regular) npy::check_data_size(in.header, static_cast<size_t>(st.st_size));
+    if (regular) npy::check_data_size(in.header, file_size);
     const size_t n = static_cast<size_t>(in.header.count), bytes = n * in.header.item;
     check_fits(path, bytes, "the data");
     const auto short_read = [&](size_t got) {
@@ -238,10 +303,7 @@ NpyInput read_npy(const std::string& path) {
     } else {
       return in;  // float64: header only (the caller refuses it)
     }
-    uint8_t extra = 0;
-    if (!regular && read_up_to(path, f.fd, &extra, 1) != 0)
-      throw Error(path + ": the stream holds more data than shape " + in.header.shape_text + " and dtype " +
-                  in.header.descr + " declare");
+    if (!regular) check_stream_end(path, f.fd, in.header);
   } catch (const Error&) {
     throw;
   } catch (const std::runtime_error& e) {
@@ -266,9 +328,23 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
 void write_file_atomic(const std::string& path, const void* head, size_t head_size, const void* data,
                        size_t size) {
   check_output_path(path);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
+  // A new file of an unpredictable name, created exclusively (mkstemp:
+  // O_CREAT | O_EXCL), so that nothing planted beside the output (a symlink
+  // to another file, a FIFO) is followed or written through.
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(&tmp[0]);
+  if (fd < 0) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
+  // mkstemp's mode is 0600; give the output the mode a plain create would (0666 less the umask).
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  (void)::fchmod(fd, 0666 & ~mask);
+  FILE* f = ::fdopen(fd, "wb");
+  if (f == nullptr) {
+    const int why = errno;
+    ::close(fd);
+    std::remove(tmp.c_str());
+    throw Error(path + ": cannot write (" + std::strerror(why) + ")");
+  }
 #if defined(__linux__)
   // Allocate the file's blocks in one call before writing: ext4's per-page
   // delayed allocation took about a quarter of the CPU time of writing an

@@ -6,7 +6,8 @@
 // in one call of its own; each next token is attn::sample (f32 logits) or
 // attn::sample_s32 (the int32 logits of s8/s16 models: greedy reads only the
 // integers) of the last row. Greedy unless --temperature; --seed seeds the
-// generator (default 0), so the same seed gives the same tokens.
+// generator (default 0), so the same seed gives the same tokens. --top-k and
+// --seed without --temperature are errors: greedy decoding would ignore them.
 //
 // Prints the N generated tokens on one line: their ids, space-separated, or,
 // for a byte-level vocabulary (ids 0..255 are bytes), the text (ids above 255
@@ -112,6 +113,12 @@ int cmd_generate(int argc, char** argv) {
 
   // The sampler.
   Sampler sampler;
+  // --top-k and --seed shape a draw; greedy decoding has none to shape.
+  for (const char* flag : {"--top-k", "--seed"}) {
+    if (args.has(flag) && !args.has("--temperature"))
+      throw cli::Error(std::string(flag) + " needs --temperature T: without it decoding is greedy and " +
+                       flag + " would do nothing");
+  }
   if (args.has("--temperature")) sampler.temperature = parse_temperature(args.get("--temperature"));
   sampler.top_k = static_cast<int32_t>(args.get_int("--top-k", 0, 0, c.vocab_size));
   const long long seed = args.get_int("--seed", 0, 0, 0x7FFFFFFFFFFFFFFFll);

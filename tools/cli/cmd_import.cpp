@@ -392,6 +392,10 @@ class Heads {
 
 // Write the block file of `spec` (imported from `in`) to `out`, if the loader accepts it.
 int write_checked(const std::string& in, const std::string& out, const tools::ModelSpec& spec) {
+  // The file's cap first: the names' check below is then over at most ATTN_MAX_TENSORS.
+  if (spec.tensors.size() > ATTN_MAX_TENSORS)
+    throw Error(in + ": " + std::to_string(spec.tensors.size()) + " tensors, more than the " +
+                std::to_string(ATTN_MAX_TENSORS) + " a .attn file holds (ATTN_MAX_TENSORS)");
   for (size_t i = 0; i < spec.tensors.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (spec.tensors[i].name == spec.tensors[j].name)
@@ -414,6 +418,9 @@ int write_checked(const std::string& in, const std::string& out, const tools::Mo
   return 0;
 }
 
+// The largest config.json read: Hugging Face configs are a few kilobytes.
+constexpr uint64_t kMaxConfigBytes = uint64_t{1} << 20;
+
 // A whole model: HF safetensors with --config, or a llama2.c .bin.
 int import_whole_model(const cli::Args& args, const std::string& in, const std::string& out) {
   for (const char* o : {"--heads", "--kv-heads", "--rope-base", "--prefix", "--extra"})
@@ -425,7 +432,9 @@ int import_whole_model(const cli::Args& args, const std::string& in, const std::
   cli::ImportedModel m;
   if (args.has("--config")) {
     const std::string cfg_path = args.get("--config");
-    const std::vector<uint8_t> text = cli::read_file(cfg_path);
+    // A config is kilobytes; a huge one would only cost minutes and gigabytes to parse.
+    const std::vector<uint8_t> text =
+        cli::read_file(cfg_path, kMaxConfigBytes, "1 MiB (1048576 bytes) a config.json may have");
     json::Value cfg;
     try {
       cfg = json::parse(std::string(text.begin(), text.end()));

@@ -10,7 +10,7 @@
 //   perplexity=X tokens=T
 // X = exp(mean over the T predicted tokens of -log softmax(logits)[token]),
 // natural log, computed in double from the float logits (s8/s16: the int32
-// logits times output_scale).
+// logits times output_scale). A NaN or infinite logit is an error.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -74,6 +74,13 @@ int cmd_perplexity(int argc, char** argv) {
       exec.forward(seq + s, static_cast<int32_t>(n), logits.data());
       for (int64_t j = 0; j + 1 < n; ++j) {
         const float* row = logits.data() + j * V;
+        // A NaN or infinite logit has no softmax: fail, as generate does.
+        for (int64_t v = 0; v < V; ++v) {
+          if (!std::isfinite(row[v]))
+            throw cli::Error(path + ": the logits of sequence " + std::to_string(r) + " at position " +
+                             std::to_string(s + j) + " are not finite (token " + std::to_string(v) + ": " +
+                             (std::isnan(row[v]) ? "nan" : "inf") + "): there is no perplexity");
+        }
         double m = -INFINITY;
         for (int64_t v = 0; v < V; ++v) m = std::max(m, static_cast<double>(row[v]));
         double sum = 0.0;

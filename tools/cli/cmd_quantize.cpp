@@ -10,7 +10,10 @@
 // calibrates the float model on them and writes every integer table; the
 // command prints its report (SQNR of the integer forward against the float
 // forward on the calibration set: after the embeddings, after each layer, at
-// the output) and writes OUT, an s8 / s16 model file (FORMAT.md "Integer
+// the output), then a held-out check (the last 10% of the sequences, at least
+// one, held out of a second calibration on the rest: its output SQNR on both
+// parts, with a warning when they differ by more than 3 dB; the file keeps
+// the ranges of every sequence) and writes OUT, an s8 / s16 model file (FORMAT.md "Integer
 // models") with the input's user tensors (a classifier, a pooler) unchanged.
 // Block files, the rest of this comment:
 //
@@ -271,6 +274,44 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
   }
 }
 
+// Output SQNR (dB) of the integer model wq against the float model on the
+// calibration rows [r0, r1): the float forward and the integer one.
+template <class W>
+double output_sqnr(const TransformerConfig& c, const TransformerWeightsF32& wf, const W& wq, DType dtype,
+                   const CalibTokens& ids, int64_t r0, int64_t r1) {
+  const int32_t n = static_cast<int32_t>(ids.len), od = c.output_dim();
+  TransformerPlan fp, qp;
+  if (plan_transformer(c, DType::kF32, n, 0, &fp) != Status::kOk ||
+      plan_transformer_fixed(c, dtype, n, 0, &qp) != Status::kOk)
+    throw cli::Error("held-out check: cannot plan the forwards");
+  cli::AlignedBytes fb(fp.arena_bytes), qb(qp.arena_bytes);
+  std::vector<float> fo(static_cast<size_t>(n) * static_cast<size_t>(od));
+  std::vector<int32_t> qo(fo.size());
+  double signal = 0.0, noise = 0.0;
+  for (int64_t r = r0; r < r1; ++r) {
+    const int32_t* t = ids.tokens.data() + r * ids.len;
+    Arena fa, qa;
+    Status s = fa.init(fb.data(), fp.arena_bytes);
+    if (s == Status::kOk) s = qa.init(qb.data(), qp.arena_bytes);
+    if (s == Status::kOk) s = transformer_forward_f32(fp, wf, t, n, OutputRows::kAll, fo.data(), fa);
+    if (s == Status::kOk) {
+      if constexpr (std::is_same<W, TransformerWeightsS8>::value) {
+        s = transformer_forward_s8(qp, wq, t, n, OutputRows::kAll, qo.data(), qa);
+      } else {
+        s = transformer_forward_s16(qp, wq, t, n, OutputRows::kAll, qo.data(), qa);
+      }
+    }
+    if (s != Status::kOk) throw cli::Error("held-out check: a forward failed: " + cli::describe(s));
+    for (size_t i = 0; i < fo.size(); ++i) {
+      const double want = static_cast<double>(fo[i]);
+      const double got = static_cast<double>(qo[i]) * static_cast<double>(wq.output_scale);
+      signal += want * want;
+      noise += (got - want) * (got - want);
+    }
+  }
+  return noise > 0.0 ? 10.0 * std::log10(signal / noise) : 200.0;
+}
+
 // `attn quantize MODEL.attn --calib-tokens IDS.npy --dtype s8|s16 [--residual-bits N] -o OUT.attn`
 template <class W>
 int quantize_model_file(const cli::Args& args, const std::string& path, const std::string& out,
@@ -308,6 +349,23 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
     s = quantize_transformer_scratch_bytes(c, dtype, static_cast<int32_t>(ids.len), &scratch_bytes);
   if (s != Status::kOk)
     throw cli::Error(path + ": cannot quantize this model to " + dt + ": " + cli::describe(s));
+  // Named before they are allocated (as the block path's rotary tables): with
+  // rotary embedding each layer holds cos/sin tables of max_positions rows.
+  const AttentionConfig ac = c.attention();
+  const uint64_t rope_bytes = ac.rope_base > 0.0f ? uint64_t{2} * static_cast<uint64_t>(c.max_positions) *
+                                                        static_cast<uint64_t>(ac.resolved_head_dim()) *
+                                                        static_cast<uint64_t>(c.num_layers)
+                                                  : 0;
+  const std::string storage_what =
+      "the " + dt + " model" +
+      (rope_bytes > 0
+           ? " (with " + std::to_string(rope_bytes) + " bytes of rotary tables: max_positions " +
+                 std::to_string(c.max_positions) + " x head_dim " + std::to_string(ac.resolved_head_dim()) +
+                 " x 2 bytes x " + std::to_string(c.num_layers) + " layers)"
+           : std::string());
+  cli::check_fits(path, storage_bytes, storage_what.c_str());
+  cli::check_fits(path, static_cast<uint64_t>(storage_bytes) + scratch_bytes,
+                  "the model and the calibration's scratch");
   cli::AlignedBytes storage_buf(storage_bytes), scratch_buf(scratch_bytes);
   Arena storage, scratch;
   if (storage.init(storage_buf.data(), storage_bytes) != Status::kOk ||
@@ -341,6 +399,43 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
                 rep.layer_sqnr_db[l]);
   std::printf("  output      %6.2f dB (%s, int32 on scale %.4g)\n", rep.output_sqnr_db,
               c.head == LmHead::kNone ? "hidden state" : "logits", static_cast<double>(w.output_scale));
+
+  // Held out: figures on the data the ranges came from flatter. The last 10%
+  // of the sequences (at least one) are held out of a second calibration on
+  // the rest; its output SQNR on both parts is reported. The written file
+  // keeps the ranges of every sequence (this check only measures).
+  if (ids.rows < 2) {
+    std::printf("held-out check: skipped (one calibration sequence; give two or more to measure one)\n");
+  } else {
+    const int64_t held = std::max<int64_t>(1, ids.rows / 10), fit = ids.rows - held;
+    cli::check_fits(path, 2 * static_cast<uint64_t>(storage_bytes) + scratch_bytes,
+                    "the held-out check's second model");
+    cli::AlignedBytes storage2(storage_bytes);
+    Arena st2;
+    if (st2.init(storage2.data(), storage_bytes) != Status::kOk) throw cli::Error("arena init failed");
+    scratch.reset();
+    TransformerCalibration part = cal;
+    part.count = static_cast<int32_t>(fit);
+    TransformerQuantOptions o2 = options;
+    o2.report = false;
+    W w2;
+    s = quantize_model(c, wf, part, st2, scratch, &w2, nullptr, o2);
+    if (s != Status::kOk)
+      throw cli::Error(path + ": held-out check: quantizing on the first " + std::to_string(fit) +
+                       " sequences failed: " + cli::describe(s));
+    const double in_db = output_sqnr(c, wf, w2, dtype, ids, 0, fit);
+    const double out_db = output_sqnr(c, wf, w2, dtype, ids, fit, ids.rows);
+    std::printf(
+        "held-out check: ranges from the first %lld sequence(s), output SQNR %.2f dB on them, %.2f dB on the "
+        "last %lld (held out)\n",
+        static_cast<long long>(fit), in_db, out_db, static_cast<long long>(held));
+    if (std::fabs(in_db - out_db) > 3.0)
+      std::printf(
+          "warning: the held-out SQNR differs by %.1f dB (more than 3): the calibration sequences do not "
+          "represent one another; the figures above hold for them, not for other inputs: calibrate on more "
+          "varied sequences\n",
+          std::fabs(in_db - out_db));
+  }
 
   tools::ModelSpec spec;
   spec.data_align = m.data_align();

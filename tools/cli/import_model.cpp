@@ -484,16 +484,36 @@ std::vector<float> conv1d_columns(const std::vector<float>& w, int64_t in, int64
   return t;
 }
 
-// GPT2Model (the last hidden state after ln_f) or GPT2LMHeadModel (keys under "transformer.", the
-// tied head's logits): pre-norm LayerNorm, learned positions, causal attention, Conv1D weights.
+// Whether config.json's architectures name `arch`.
+bool names_architecture(const Config& c, const char* arch) {
+  const json::Value* a = c.field("architectures");
+  if (a == nullptr || a->type != json::Value::Type::kArray) return false;
+  for (const json::Value& x : a->items)
+    if (x.type == json::Value::Type::kString && x.text == arch) return true;
+  return false;
+}
+
+// GPT2Model (the last hidden state after ln_f) or GPT2LMHeadModel (the tied
+// head's logits): pre-norm LayerNorm, learned positions, causal attention,
+// Conv1D weights. GPT2LMHeadModel's keys are under "transformer." as
+// save_pretrained writes them, or without the prefix as the hub's published
+// gpt2 weights are: there the head is told by architectures (or an
+// lm_head.weight), not by the keys.
 ImportedModel import_gpt2(Source& s, const Config& c) {
-  const bool lm = s.has("transformer.wte.weight");
-  const std::string prefix = lm ? "transformer." : "";
-  if (!lm && !s.has("wte.weight"))
+  const bool prefixed = s.has("transformer.wte.weight");
+  const std::string prefix = prefixed ? "transformer." : "";
+  if (!prefixed && !s.has("wte.weight"))
     throw Error(s.src +
                 ": missing tensor 'wte.weight' or 'transformer.wte.weight' (GPT-2's token embedding)");
+  const bool by_arch = names_architecture(c, "GPT2LMHeadModel");
+  const bool lm = prefixed || by_arch || s.has("lm_head.weight");
   ImportedModel m;
   m.kind = "gpt2";
+  if (lm && !prefixed)
+    m.notes.push_back(s.src + " has GPT-2's keys without 'transformer.' (the hub's layout)" +
+                      (by_arch ? std::string(" and ") + c.src + " names GPT2LMHeadModel"
+                               : std::string(" and an lm_head.weight")) +
+                      ": imported with its LM head");
   TransformerConfig& k = m.config;
   const int64_t e = c.integer("n_embd", 1, ATTN_MAX_DIM, -1);
   k.embed_dim = static_cast<int32_t>(e);
@@ -937,6 +957,13 @@ ImportedModel import_llama2c(const std::string& src, const uint8_t* data, size_t
 std::vector<uint8_t> write_imported(const ImportedModel& m, bool byte_vocab) {
   tools::ModelSpec spec;
   tools::add_transformer_f32(spec, m.config, byte_vocab, m.weights);
+  // The file's cap first: the names' check below is then over at most 4096.
+  const size_t count = spec.tensors.size() + m.user.size();
+  if (count > ATTN_MAX_TENSORS)
+    throw Error(std::to_string(count) + " tensors (" + std::to_string(spec.tensors.size()) +
+                " of the model, " + std::to_string(m.user.size()) +
+                " other float tensors kept as user tensors) is more than the " +
+                std::to_string(ATTN_MAX_TENSORS) + " a .attn file holds (ATTN_MAX_TENSORS)");
   for (const UserTensor& u : m.user) {
     tools::TensorSpec t;
     t.name = u.name;

@@ -1,5 +1,6 @@
 // json.h: a small JSON reader for config files (Hugging Face config.json):
-// a whole document into a tree. Numbers keep their text, so integers are read
+// a whole document into a tree, RFC 8259's grammar (numbers included: no '+',
+// no leading zeros, no NUL). Numbers keep their text, so integers are read
 // exactly and floats as Python's json does (to double, then to float32 where
 // wanted). Throws std::runtime_error with the byte offset.
 #pragma once
@@ -87,6 +88,8 @@ class Lexer {
           const uint32_t lo = hex4();
           if (lo < 0xDC00 || lo > 0xDFFF) fail("bad surrogate pair");
           cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+          fail("lone surrogate");
         }
         utf8(cp, &out);
       } else {
@@ -97,6 +100,48 @@ class Lexer {
   bool at_end() {
     ws();
     return i_ == s_.size();
+  }
+  // A number as RFC 8259 spells it, its text: -? (0 | [1-9][0-9]*)
+  // (.[0-9]+)? ([eE][+-]?[0-9]+)?. No '+', no leading zeros, no bare '.',
+  // nothing after it that could continue it (NUL bytes included).
+  std::string number() {
+    ws();
+    const size_t st = i_;
+    const auto digit = [&] { return i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9'; };
+    const auto digits = [&](const char* what) {
+      if (!digit()) fail(std::string("a number needs a digit ") + what);
+      while (digit()) ++i_;
+    };
+    if (i_ < s_.size() && s_[i_] == '-') ++i_;
+    if (i_ < s_.size() && s_[i_] == '0') {
+      ++i_;
+      if (digit()) fail("a number has a leading zero");
+    } else {
+      if (!digit()) {
+        i_ = st;
+        fail("expected a value");
+      }
+      digits("");
+    }
+    if (i_ < s_.size() && s_[i_] == '.') {
+      ++i_;
+      digits("after '.'");
+    }
+    if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
+      ++i_;
+      if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
+      digits("in its exponent");
+    }
+    return s_.substr(st, i_ - st);
+  }
+  // true, false, null or a number: which one it was ('t', 'f', 'n' or '0'), the number's text in *text.
+  char scalar(std::string* text) {
+    ws();
+    if (word("true")) return 't';
+    if (word("false")) return 'f';
+    if (word("null")) return 'n';
+    *text = number();
+    return '0';
   }
 
  protected:
@@ -184,22 +229,10 @@ class Parser : public Lexer {
     } else if (c == '"') {
       v.type = Value::Type::kString;
       v.text = string();
-    } else if (word("true")) {
-      v.type = Value::Type::kBool;
-      v.boolean = true;
-    } else if (word("false")) {
-      v.type = Value::Type::kBool;
-    } else if (word("null")) {
-      v.type = Value::Type::kNull;
     } else {
-      const size_t st = i_;
-      if (i_ < s_.size() && s_[i_] == '-') ++i_;
-      while (i_ < s_.size() && std::strchr("0123456789.eE+-", s_[i_]) != nullptr) ++i_;
-      v.type = Value::Type::kNumber;
-      v.text = s_.substr(st, i_ - st);
-      char* end = nullptr;
-      std::strtod(v.text.c_str(), &end);
-      if (v.text.empty() || *end != '\0' || v.text == "-") fail("expected a value");
+      const char k = scalar(&v.text);
+      v.type = k == '0' ? Value::Type::kNumber : k == 'n' ? Value::Type::kNull : Value::Type::kBool;
+      v.boolean = k == 't';
     }
     return v;
   }

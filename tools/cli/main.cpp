@@ -119,8 +119,9 @@ void usage(FILE* f) {
                "options: --opt VALUE or --opt=VALUE; flags (--causal, ...) take no value.\n"
                "inputs: files must be regular files (.npy inputs may also be pipes, read only up to the\n"
                "  size their header declares); directories and devices are refused.\n"
-               "outputs (-o): written to PATH.tmp.<pid>, then renamed over PATH; an existing PATH that is\n"
-               "  not a regular file (a device, FIFO, directory) is refused, never written through.\n"
+               "outputs (-o): written to a new PATH.tmp.XXXXXX (random, created exclusively), then renamed\n"
+               "  over PATH; an existing PATH that is not a regular file (a device, FIFO, directory) is\n"
+               "  refused, never written through.\n"
                "quantize: context/output ranges cover any mask unless --exact-mask (then they hold only\n"
                "  for the calibration's --causal/--key-length).\n");
 }

@@ -7,7 +7,7 @@ namespace attn {
 namespace cli {
 
 TokenIds read_token_ids(const std::string& path, const TransformerConfig& c, bool any_length) {
-  const std::vector<uint8_t> b = read_file(path);
+  const std::vector<uint8_t> b = read_npy_bytes(path);  // a file or a pipe
   npy::Header h;
   try {
     h = npy::parse_header(b.data(), b.size());

@@ -42,15 +42,20 @@ class Json : public json::detail::Lexer {
   explicit Json(const std::string& s) : Lexer(s, "JSON header") {}
   int64_t integer() {
     ws();
-    size_t st = i_;
+    const size_t st = i_;
     if (i_ < s_.size() && s_[i_] == '-') ++i_;
-    while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
-    const size_t digits = i_ - st - (s_[st] == '-' ? 1 : 0);
-    i_ = st;  // the position of the number, for the messages
-    if (digits == 0) fail("expected an integer");
-    if (digits > 18) fail("integer too large");
-    i_ = st + (s_[st] == '-' ? 1 : 0) + digits;
-    return std::stoll(s_.substr(st, i_ - st));
+    if (i_ >= s_.size() || s_[i_] < '0' || s_[i_] > '9') {
+      i_ = st;  // the position of the number, for the messages
+      fail("expected an integer");
+    }
+    i_ = st;
+    const std::string t = number();  // RFC 8259: no '+', no leading zeros
+    const size_t end = i_;
+    i_ = st;
+    if (t.find_first_of(".eE") != std::string::npos) fail("expected an integer");
+    if (t.size() - (t[0] == '-' ? 1 : 0) > 18) fail("integer too large");
+    i_ = end;
+    return std::stoll(t);
   }
   void skip(int depth = 0) {
     if (depth > 64) fail("nested too deeply");
@@ -75,9 +80,8 @@ class Json : public json::detail::Lexer {
       while (eat(','));
       expect(']');
     } else {
-      const size_t st = i_;
-      while (i_ < s_.size() && std::strchr(",}] \n\r\t", s_[i_]) == nullptr) ++i_;
-      if (i_ == st) fail("expected a value");
+      std::string number;
+      scalar(&number);
     }
   }
 };
