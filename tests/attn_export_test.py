@@ -22,6 +22,7 @@ import numpy as np
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, os.path.join(ROOT, "tools", "export"))
+sys.path.insert(0, os.path.join(ROOT, "tools", "fixtures"))
 import attn_export  # noqa: E402
 import gen_model_fixtures  # noqa: E402
 
