@@ -236,7 +236,7 @@ TEST_CASE("attn info and emit-c on quantized files", "[cli][quant]") {
   CHECK(r.out.find("s8 arena(L=12,S=12)") != std::string::npos);
   CHECK(r.out.find("quantized I/O") != std::string::npos);
   CHECK(r.out.find("softmax: exp_multiplier") != std::string::npos);
-  CHECK(r.out.find("qparams") != std::string::npos);
+  CHECK(r.out.find("quant_params") != std::string::npos);
   r = attn_cli("emit-c mha_cross.s16.attn --max-L 8 --max-S 10 -o " + quote(tmp / "m.h"), tmp);
   REQUIRE(r.code == 0);
   const std::vector<uint8_t> h = slurp(tmp / "m.h");
