@@ -25,7 +25,7 @@
 #include "cli/cli.h"
 #include "cli/import_model.h"
 #include "cli/json.h"
-#include "cli/model_writer.h"
+#include "format/writer.h"
 #include "cli/safetensors.h"
 
 namespace attn {

@@ -56,7 +56,7 @@
 #include "attn/transformer_fixed.h"
 #include "cli/cli.h"
 #include "cli/model_exec.h"
-#include "cli/model_writer.h"
+#include "format/writer.h"
 #include "cli/npy.h"
 #include "cli/quant_util.h"
 

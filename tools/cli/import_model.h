@@ -13,7 +13,7 @@
 
 #include "attn/transformer.h"
 #include "cli/json.h"
-#include "cli/model_writer.h"
+#include "format/writer.h"
 #include "cli/safetensors.h"
 
 namespace attn {
