@@ -5,7 +5,7 @@
 #   consumer_pkg_config     C and C++ programs built from `pkg-config --cflags --libs attn`
 #   consumer_add_subdirectory  a CMake project vendoring attn with add_subdirectory()
 #   dtypes_s8_only          ATTN_DTYPES=s8 builds a library without one f32 symbol
-#   plain_makefile          tools/make builds the library from the documented list
+#   plain_makefile          port/make builds the library from the documented list
 #                           (the same files CMake globs), links a C program with cc
 
 # ---- C API test: compiled as C99, run on every golden vector ------------------

@@ -105,7 +105,7 @@ elseif(STEP STREQUAL "make")
   find_program(MAKE NAMES gmake make REQUIRED)
   set(bin ${WORK}/make)
   file(REMOVE_RECURSE ${bin})
-  set(make_args -C ${ATTN_SOURCE_DIR}/tools/make BUILD=${bin} CC=${CMAKE_C_COMPILER} CXX=${CMAKE_CXX_COMPILER}
+  set(make_args -C ${ATTN_SOURCE_DIR}/port/make BUILD=${bin} CC=${CMAKE_C_COMPILER} CXX=${CMAKE_CXX_COMPILER}
                 "CFLAGS=-O2 ${CMAKE_C_FLAGS}" "CXXFLAGS=-O2 ${CMAKE_CXX_FLAGS}"
                 "WARNFLAGS=-Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wshadow -Wdouble-promotion -Werror")
   # 1. The documented list is the list CMake compiles.
@@ -147,7 +147,7 @@ elseif(STEP STREQUAL "make")
   find_program(ARM_GCC arm-none-eabi-gcc)
   find_program(ARM_AR arm-none-eabi-ar)
   if(ARM_GXX AND ARM_GCC AND ARM_AR)
-    run("make lib for cortex-m4" ${MAKE} -C ${ATTN_SOURCE_DIR}/tools/make BUILD=${bin}/cortex-m4 CC=${ARM_GCC}
+    run("make lib for cortex-m4" ${MAKE} -C ${ATTN_SOURCE_DIR}/port/make BUILD=${bin}/cortex-m4 CC=${ARM_GCC}
         CXX=${ARM_GXX} AR=${ARM_AR} "CFLAGS=-Os -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
         "CXXFLAGS=-Os -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
         "WARNFLAGS=-Wall -Wextra -Werror" -j2 lib)
