@@ -25,8 +25,8 @@
 #include "cli/cli.h"
 #include "cli/import_model.h"
 #include "cli/json.h"
-#include "format/writer.h"
 #include "cli/safetensors.h"
+#include "format/writer.h"
 
 namespace attn {
 namespace {

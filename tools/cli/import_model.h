@@ -13,8 +13,8 @@
 
 #include "attn/transformer.h"
 #include "cli/json.h"
-#include "format/writer.h"
 #include "cli/safetensors.h"
+#include "format/writer.h"
 
 namespace attn {
 namespace cli {
