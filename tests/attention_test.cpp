@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "attention/mask.h"
 #include "attn/attention.h"
 #include "attn/kernel_set.h"
 #include "host_helpers.h"
 #include "kernels/arch.h"
-#include "attention/mask.h"
 
 namespace {
 

@@ -9,6 +9,7 @@
 #ifdef ATTN_CLI_PATH
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <random>
@@ -608,9 +609,10 @@ TEST_CASE("attn import of GPT-2, Qwen2 and Mistral: what changes is said, what i
   CHECK_FALSE(cli::fs::exists(tmp / "out.attn"));
 }
 
-TEST_CASE("attn import of whole models writes the export script's bytes", "[cli][model_import]") {
-  // tests/data/model (tools/gen_model_fixtures.py): each line `OUT.attn MODEL.safetensors CONFIG.json
-  // [FLAGS]`, OUT.attn written by tools/attn_export.py's export_model().
+TEST_CASE("attn import of whole models writes the committed fixtures' bytes", "[cli][model_import]") {
+  // tests/data/model (tools/fixtures/gen_model_fixtures.py): each line `OUT.attn MODEL.safetensors
+  // CONFIG.json [FLAGS]`, OUT.attn as committed (its first writer was a Python one of its own; now attn
+  // import).
   const std::string dir = std::string(ATTN_TEST_DATA_DIR) + "/model/";
   const std::string cases = cli::slurp_text(dir + "cases.txt");
   size_t n = 0, at = 0;
@@ -636,6 +638,158 @@ TEST_CASE("attn import of whole models writes the export script's bytes", "[cli]
     ++n;
   }
   CHECK(n == 8);
+}
+
+namespace {
+
+// Every tensor of a loaded f32 file, under its own name, to safetensors file `st_path`;
+// returns the user tensors' names in file order as a JSON list.
+std::string write_tensors(const attn::Model& model, const std::string& st_path) {
+  std::vector<StTensor> ts;
+  std::string users;
+  for (uint32_t i = 0; i < model.tensor_count(); ++i) {
+    attn::TensorView t;
+    REQUIRE(model.tensor(i, &t) == attn::Status::kOk);
+    REQUIRE(t.dtype == attn::DType::kF32);
+    StTensor st{t.name, std::vector<int64_t>(t.dims, t.dims + t.rank), {}};
+    const float* v = static_cast<const float*>(t.data);
+    st.values.assign(v, v + t.byte_size / sizeof(float));
+    ts.push_back(std::move(st));
+    if (t.role == attn::format::Role::kUser)
+      users += std::string(users.empty() ? "" : ", ") + "\"" + t.name + "\"";
+  }
+  write_safetensors(st_path, ts);
+  return "[" + users + "]";
+}
+
+std::string num(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.9g", x);  // float32 round trip
+  return b;
+}
+
+// A loaded f32 model file in the attn layout: every tensor under its own name, config.json with
+// TransformerConfig's fields and the user tensors in file order.
+std::string attn_layout(const std::string& attn_file, const std::string& st_path, bool* byte_vocab) {
+  Loaded m(attn_file);
+  const std::string users = write_tensors(m.model, st_path);
+  *byte_vocab = m.model.byte_vocab();
+  const attn::TransformerConfig& c = m.config;
+  const auto flag = [](bool b) { return b ? "true" : "false"; };
+  const char* norms[] = {"", "layer_norm", "rms_norm"};
+  const char* acts[] = {"", "gelu", "gelu_tanh", "relu", "silu"};
+  const char* heads[] = {"none", "tied", "untied"};
+  return std::string("{\"model_type\": \"attn\", \"vocab_size\": ") + std::to_string(c.vocab_size) +
+         ", \"embed_dim\": " + std::to_string(c.embed_dim) +
+         ", \"num_layers\": " + std::to_string(c.num_layers) +
+         ", \"num_heads\": " + std::to_string(c.num_heads) +
+         ", \"num_kv_heads\": " + std::to_string(c.num_kv_heads) +
+         ", \"head_dim\": " + std::to_string(c.head_dim) + ", \"ffn_dim\": " + std::to_string(c.ffn_dim) +
+         ", \"max_positions\": " + std::to_string(c.max_positions) +
+         ", \"type_vocab_size\": " + std::to_string(c.type_vocab_size) + ", \"norm\": \"" +
+         norms[static_cast<int>(c.norm)] + "\", \"norm_eps\": " + num(c.norm_eps) + ", \"activation\": \"" +
+         acts[static_cast<int>(c.activation)] + "\", \"head\": \"" + heads[static_cast<int>(c.head)] +
+         "\", \"rope_base\": " + num(c.rope_base) + ", \"pre_norm\": " + flag(c.pre_norm) +
+         ", \"gated_ffn\": " + flag(c.gated_ffn) + ", \"attention_bias\": " + flag(c.attention_bias) +
+         ", \"ffn_bias\": " + flag(c.ffn_bias) + ", \"norm_bias\": " + flag(c.norm_bias) +
+         ", \"learned_positions\": " + flag(c.learned_positions) +
+         ", \"embedding_norm\": " + flag(c.embedding_norm) + ", \"final_norm\": " + flag(c.final_norm) +
+         ", \"causal\": " + flag(c.causal) + ", \"user_tensors\": " + users + "}";
+}
+
+}  // namespace
+
+TEST_CASE("attn import of the attn layout gives back every model file", "[cli][model_import]") {
+  // Each whole-model fixture (BERT, Llama, GPT-2, Qwen2, Mistral, RoBERTa, DistilBERT; user tensors,
+  // a byte vocabulary) written out in the attn layout imports to the same bytes: the layout says all
+  // a model file holds (tools/export/attn_export.py's write_model and export_encoder write it).
+  const std::string dir = std::string(ATTN_TEST_DATA_DIR) + "/model/";
+  TempDir tmp;
+  size_t n = 0;
+  for (const char* name :
+       {"bert_cls", "llama", "llama_tied", "gpt2", "qwen2", "mistral", "roberta", "distilbert"}) {
+    INFO(name);
+    bool byte_vocab = false;
+    cli::spit(tmp / "config.json", attn_layout(dir + name + ".attn", tmp / "m.safetensors", &byte_vocab));
+    cli::run_ok("import " + quote(tmp / "m.safetensors") + " --config " + quote(tmp / "config.json") +
+                    (byte_vocab ? " --byte-vocab" : "") + " -o " + quote(tmp / "out.attn"),
+                tmp);
+    CHECK(cli::slurp(tmp / "out.attn") == cli::slurp(dir + name + ".attn"));
+    n += byte_vocab ? 1 : 0;
+  }
+  CHECK(n == 1);  // llama_tied
+}
+
+TEST_CASE("attn import of the attn layout gives back every f32 block file", "[cli][model_import]") {
+  // Block files: MHA packed, cross (kdim, vdim != E), BERT (+ a user tensor), heads differing per
+  // block, HF Llama GQA / MQA, llama2.c RoPE 500000, a Llama GQA block, the demo (four user tensors).
+  const std::string data = std::string(ATTN_TEST_DATA_DIR) + "/";
+  TempDir tmp;
+  for (const char* name :
+       {"format/mha_packed.attn", "format/mha_cross.attn", "format/bert.attn", "format/layers.attn",
+        "format/llama_hf.attn", "format/llama2c.attn", "format/quant/llama_gqa.attn", "demo/demo.attn"}) {
+    INFO(name);
+    const std::vector<uint8_t> want = cli::slurp(data + name);
+    const int_model::Blob blob(want);
+    const attn::Model model = int_model::load_model(blob);
+    std::string blocks;
+    for (uint32_t i = 0; i < model.block_count(); ++i) {
+      attn::Block b;
+      REQUIRE(model.block(i, &b) == attn::Status::kOk);
+      blocks += std::string(i ? ", " : "") + "{\"num_heads\": " + std::to_string(b.config.num_heads) +
+                ", \"num_kv_heads\": " + std::to_string(b.config.num_kv_heads) +
+                ", \"rope_base\": " + num(b.config.rope_base) + "}";
+    }
+    const std::string users = write_tensors(model, tmp / "m.safetensors");
+    cli::spit(tmp / "config.json",
+              "{\"model_type\": \"attn\", \"blocks\": [" + blocks + "], \"user_tensors\": " + users + "}");
+    cli::run_ok("import " + quote(tmp / "m.safetensors") + " --config " + quote(tmp / "config.json") +
+                    " -o " + quote(tmp / "out.attn"),
+                tmp);
+    CHECK(cli::slurp(tmp / "out.attn") == want);
+  }
+  // A bad block is named.
+  cli::spit(tmp / "config.json", "{\"model_type\": \"attn\", \"blocks\": [{\"num_heads\": 3}]}");
+  cli::check_error(cli::run("import " + quote(tmp / "m.safetensors") + " --config " +
+                                quote(tmp / "config.json") + " -o " + quote(tmp / "out2.attn"),
+                            tmp),
+                   {"block.0.wq", "3 * head_dim"});
+  cli::spit(tmp / "config.json",
+            "{\"model_type\": \"attn\", \"blocks\": [{\"num_heads\": 4, \"window\": 2}]}");
+  cli::check_error(cli::run("import " + quote(tmp / "m.safetensors") + " --config " +
+                                quote(tmp / "config.json") + " -o " + quote(tmp / "out2.attn"),
+                            tmp),
+                   {"blocks[0]", "'window' is not a field"});
+  CHECK_FALSE(cli::fs::exists(tmp / "out2.attn"));
+}
+
+TEST_CASE("attn import of the attn layout: every bad input is named", "[cli][model_import]") {
+  const std::string dir = std::string(ATTN_TEST_DATA_DIR) + "/model/";
+  TempDir tmp;
+  bool byte_vocab = false;
+  const std::string good = attn_layout(dir + "llama.attn", tmp / "m.safetensors", &byte_vocab);
+  const auto fails = [&](const std::string& from, const std::string& to,
+                         const std::vector<std::string>& words) {
+    std::string cfg = good;
+    const size_t at = cfg.find(from);
+    REQUIRE(at != std::string::npos);
+    cfg.replace(at, from.size(), to);
+    cli::spit(tmp / "config.json", cfg);
+    cli::check_error(cli::run("import " + quote(tmp / "m.safetensors") + " --config " +
+                                  quote(tmp / "config.json") + " -o " + quote(tmp / "out.attn"),
+                              tmp),
+                     words);
+    CHECK_FALSE(cli::fs::exists(tmp / "out.attn"));
+  };
+  fails("\"attention_bias\": false", "\"attention_bias\": true", {"missing tensor 'block.0.bq'"});
+  fails("\"gated_ffn\": true", "\"gated_ffn\": false", {"'block.0.ffn_w3' is given", "gated_ffn"});
+  fails("\"num_layers\": 2", "\"num_layers\": 1", {"'block.1.", "num_layers = 1"});
+  fails("\"num_kv_heads\": 1", "\"num_kv_heads\": 2", {"block.0.wk", "[4, 8]", "[8, 8]"});
+  fails("\"norm\": \"rms_norm\"", "\"norm\": \"rms\"", {"'norm'", "layer_norm, rms_norm"});
+  fails("\"causal\": true", "\"causal\": true, \"window\": 4", {"'window' is not a field"});
+  fails("\"vocab_size\": 40, ", "", {"'vocab_size' is missing"});
+  fails("\"user_tensors\": []", "\"user_tensors\": [\"x\"]", {"missing tensor 'x'"});
+  fails("\"head\": \"untied\"", "\"head\": \"tied\"", {"'model.lm_head' is given", "head untied"});
 }
 
 #endif  // ATTN_CLI_PATH

@@ -1,7 +1,7 @@
 // cli_quant_test.cpp: `attn quantize` and `attn run` / `info` / `emit-c` on
 // quantized files, run as a user would.
-//  - tests/data/format/quant/quant_cases.txt (tools/gen_quant_fixtures.py):
-//    export (attn_export.py) -> attn quantize -> attn run must reach the listed
+//  - tests/data/format/quant/quant_cases.txt (tools/fixtures/gen_quant_fixtures.py):
+//    export (attn_export.py, through attn import) -> attn quantize -> attn run must reach the listed
 //    SQNR against PyTorch's float64 output, in s8 and in s16;
 //  - --raw int8/int16 I/O agrees with the float I/O;
 //  - bad calibration input: one stderr line naming the file, exit 1, no output.

@@ -29,7 +29,7 @@ namespace cli {
 
 namespace fs = std::filesystem;
 
-// The CLI fixtures (tools/gen_format_fixtures.py): where a run starts by default.
+// The CLI fixtures (tools/fixtures/gen_format_fixtures.py): where a run starts by default.
 inline const std::string kFormatDir = std::string(ATTN_TEST_DATA_DIR) + "/format/";
 
 inline std::vector<uint8_t> slurp(const std::string& path) {

@@ -1,6 +1,6 @@
 // cli_test.cpp: the `attn` tools binary, run as a user would.
-//  - tests/data/format/cases.txt (from tools/gen_format_fixtures.py, PyTorch):
-//    `attn import` must write the export script's bytes, and `attn run` must
+//  - tests/data/format/cases.txt (from tools/fixtures/gen_format_fixtures.py, PyTorch):
+//    `attn import` must write the committed bytes, and `attn run` must
 //    reproduce torch.nn.MultiheadAttention (float64) within
 //    max|y - y_ref| <= 1e-5 max|y_ref| + 1e-6, for every layout;
 //  - every error path: non-zero exit, one line on stderr naming the file,
@@ -62,7 +62,7 @@ void check_error(const Result& r, const std::string& name, const std::string& pr
 
 }  // namespace
 
-TEST_CASE("attn import writes the export script's bytes", "[cli]") {
+TEST_CASE("attn import writes the committed fixtures' bytes", "[cli]") {
   TempDir tmp;
   const auto imports = cases("import");
   for (const auto& w : imports) {

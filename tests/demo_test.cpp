@@ -1,4 +1,4 @@
-// The block demo model (tests/data/demo/demo.attn, tools/train_demo.py) through `attn quantize
+// The block demo model (tests/data/demo/demo.attn, tools/train/train_demo.py) through `attn quantize
 // --residual`: block 1 must be calibrated on x + block0(x), the input it sees
 // when the model runs, and not on block0(x) alone.
 #include <catch2/catch.hpp>

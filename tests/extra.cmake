@@ -47,15 +47,17 @@ elseif(ATTN_TEST_PACKAGING)
   message(WARNING "arm-none-eabi-g++/nm/ar not found: the int8 no-float check is not registered")
 endif()
 
-# tools/attn_export.py's whole-model export (tests/attn_export_test.py): numpy
-# for the Hugging Face layouts; the nn.TransformerEncoder cases skip themselves
-# without torch. Debian's python3 is the one with numpy and torch.
+# tools/export/attn_export.py, which runs `attn import` (tests/attn_export_test.py):
+# numpy for the Hugging Face layouts, the blocks of a state dict and the attn
+# layout; the nn.Module and nn.TransformerEncoder cases skip themselves without
+# torch. Debian's python3 is the one with numpy and torch.
 find_program(ATTN_EXPORT_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
-if(ATTN_EXPORT_PYTHON)
+if(ATTN_EXPORT_PYTHON AND TARGET attn_cli)
   execute_process(COMMAND ${ATTN_EXPORT_PYTHON} -c "import numpy" RESULT_VARIABLE _attn_no_numpy
                   OUTPUT_QUIET ERROR_QUIET)
   if(_attn_no_numpy EQUAL 0)
     add_test(NAME attn_export_py COMMAND ${ATTN_EXPORT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/attn_export_test.py)
+    set_tests_properties(attn_export_py PROPERTIES ENVIRONMENT "ATTN_BIN=$<TARGET_FILE:attn_cli>")
   endif()
 endif()
 

@@ -1,5 +1,5 @@
 // tests/golden.h: reader for the golden attention vectors in tests/data/golden
-// (format: tests/data/golden/README.md, writer: tools/gen_golden.py).
+// (format: tests/data/golden/README.md, writer: tools/fixtures/gen_golden.py).
 //
 //   std::vector<std::string> files = golden::list_cases(ATTN_TEST_DATA_DIR "/golden");
 //   golden::Case c;
@@ -72,7 +72,7 @@ struct Case {
   int32_t D() const { return H * head_dim; }
   int32_t Dkv() const { return kv_heads * head_dim; }
   // A Llama-style case (version 2): expected values from the HF-LlamaAttention
-  // reference of tools/gen_golden.py (llama_torch), in float64 torch.
+  // reference of tools/fixtures/gen_golden.py (llama_torch), in float64 torch.
   bool llama() const { return version >= 2; }
 
   // Query rows whose every key is masked: their expected weights are all 0.
@@ -87,7 +87,7 @@ struct Case {
     return false;
   }
   // Whether nn.MultiheadAttention made the expected values; otherwise the
-  // float64 reference of tools/gen_golden.py did (D != E or fully masked rows).
+  // float64 reference of tools/fixtures/gen_golden.py did (D != E or fully masked rows).
   bool from_torch() const { return !llama() && D() == E && !has_fully_masked_row(); }
 
   // AttentionConfig's fields in their order (attn/attention.h).

@@ -2,13 +2,12 @@
 //
 // Every golden case the integer forwards can run (no additive mask; the
 // Llama-style GQA/MQA/RoPE/window cases included) has a sidecar tests/data/golden/quant/<case>.bin
-// (tools/gen_golden.py) with N calibration inputs drawn like the case's input and the SQNR of the ideal
-// float64 fake-quantized forward of the same scheme. Here the C++ converter
-// calibrates on those inputs (calibrate_attention), quantizes
-// (quantize_attention_s8 / _s16), and forward_s8 / forward_s16 run the case's
-// input; the dequantized output is compared with PyTorch's float64 output.
-// Accuracy floors: within 1 dB of the ideal on every case; s8 median >= 28
-// dB and >= 19 dB on every case; s16 median >= 37 dB and >= 26 dB on every case.
+// (tools/fixtures/gen_golden.py) with N calibration inputs drawn like the case's input and the SQNR of the
+// ideal float64 fake-quantized forward of the same scheme. Here the C++ converter calibrates on those inputs
+// (calibrate_attention), quantizes (quantize_attention_s8 / _s16), and forward_s8 / forward_s16 run the
+// case's input; the dequantized output is compared with PyTorch's float64 output. Accuracy floors: within 1
+// dB of the ideal on every case; s8 median >= 28 dB and >= 19 dB on every case; s16 median >= 37 dB and >= 26
+// dB on every case.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

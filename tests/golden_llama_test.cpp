@@ -1,7 +1,7 @@
 // Conformance of the Llama-style cases in tests/data/golden (llama_*.bin,
 // format version 2): grouped/multi-query attention with rotary embeddings,
 // causal and sliding-window masks, against the float64 PyTorch reference of
-// HF LlamaAttention in tools/gen_golden.py. Each case runs through one causal
+// HF LlamaAttention in tools/fixtures/gen_golden.py. Each case runs through one causal
 // forward_f32 and through decode_f32 over a KV cache (token by token, after a
 // prefill, a few rows per call), always within the golden bound
 // max|y - y_torch| <= 1e-5 * max|y_torch| + 1e-6.

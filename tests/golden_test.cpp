@@ -1,5 +1,5 @@
 // Conformance: attn::forward_f32 against torch.nn.MultiheadAttention on the
-// golden vectors in tests/data/golden (made by tools/gen_golden.py).
+// golden vectors in tests/data/golden (made by tools/fixtures/gen_golden.py).
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // The f32 whole-model runtime (attn/transformer.h): the planner's checks and
 // sizes, the forward and the decode against the float64 golden models of
-// tools/gen_transformer_golden.py (tests/data/golden_models), and the
+// tools/fixtures/gen_transformer_golden.py (tests/data/golden_models), and the
 // argument checks of every entry.
 #include <catch2/catch.hpp>
 

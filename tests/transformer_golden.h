@@ -1,5 +1,5 @@
 // tests/transformer_golden.h: reader for the golden whole-model cases in
-// tests/data/golden_models (writer and layout: tools/gen_transformer_golden.py).
+// tests/data/golden_models (writer and layout: tools/fixtures/gen_transformer_golden.py).
 //
 //   std::vector<std::string> dirs = model_golden::list_cases();
 //   model_golden::Case c;

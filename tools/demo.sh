@@ -26,7 +26,7 @@
 # Extra arguments go to the encoder demo program (e.g. --limit 100).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash tools/install-deps.sh >/dev/null
+bash tools/ci/install-deps.sh >/dev/null
 jobs=$(($(nproc) < 2 ? $(nproc) : 2))
 mkdir -p out/mcu
 

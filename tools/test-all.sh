@@ -5,7 +5,7 @@
 # and Cortex-M presets under QEMU when they exist).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bash tools/install-deps.sh || exit 1
+bash tools/ci/install-deps.sh || exit 1
 
 passed=0
 failed=0
@@ -39,11 +39,11 @@ stage() {  # stage NAME COMMAND...: run, count, keep going
   rm -f "$log"
 }
 
-stage format bash tools/check-format.sh
-for preset in host-release host-asan host-ref $(bash tools/list-presets.sh cross); do
+stage format bash tools/ci/check-format.sh
+for preset in host-release host-asan host-ref $(bash tools/ci/list-presets.sh cross); do
   stage "$preset" cmake --workflow --preset "$preset" --fresh
 done
-stage clang-tidy bash tools/check-tidy.sh build/host-release
+stage clang-tidy bash tools/ci/check-tidy.sh build/host-release
 
 echo
 if [ ${#failures[@]} -gt 0 ]; then echo "failed stages: ${failures[*]}"; fi

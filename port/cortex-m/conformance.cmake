@@ -1,9 +1,9 @@
 # The conformance runner images of this board: golden vectors from
-# tests/data/golden, embedded by tools/golden_to_c.py, replayed on the board.
+# tests/data/golden, embedded by tools/fixtures/golden_to_c.py, replayed on the board.
 #   attn_conformance       libattn as dispatch.cpp configures it for this core
 #   attn_conformance_ref   libattn with only the ref kernels (ATTN_FORCE_REF)
 # f32 cases only where the core has an FPU. Fixed-point cases (s8, s16) on
-# every board: tools/golden_fixed/golden_fixed_to_c.cpp, built for the HOST
+# every board: tools/fixtures/golden_fixed/golden_fixed_to_c.cpp, built for the HOST
 # with the host's C++ compiler and the ref kernels, quantizes the golden
 # cases, runs forward_s8 / forward_s16 and writes the expected bytes; the
 # runner requires them bit-exact. Both runners also run the variant tester
@@ -23,9 +23,9 @@ if(ATTN_BOARD_HAS_FPU AND ATTN_GOLDEN_FILES)
   set(_golden_h ${CMAKE_CURRENT_BINARY_DIR}/golden_f32_cases.h)
   set(_golden_cpp ${CMAKE_CURRENT_BINARY_DIR}/golden_f32_cases.cpp)
   add_custom_command(OUTPUT ${_golden_h} ${_golden_cpp}
-    COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tools/golden_to_c.py ${_golden_h} ${_golden_cpp}
+    COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tools/fixtures/golden_to_c.py ${_golden_h} ${_golden_cpp}
             ${ATTN_GOLDEN_FILES}
-    DEPENDS ${PROJECT_SOURCE_DIR}/tools/golden_to_c.py ${ATTN_GOLDEN_FILES}
+    DEPENDS ${PROJECT_SOURCE_DIR}/tools/fixtures/golden_to_c.py ${ATTN_GOLDEN_FILES}
     COMMENT "Embedding the golden vectors for ${ATTN_BOARD}"
     VERBATIM)
   # The data, compiled once for both runners (plain constants: -O1 is plenty).
@@ -48,8 +48,8 @@ if(ATTN_GOLDEN_FILES AND ATTN_HOST_CXX AND "s8" IN_LIST ATTN_DTYPES AND "s16" IN
   add_custom_command(OUTPUT ${_gen}
     COMMAND ${ATTN_HOST_CXX} -std=c++17 -O1 -DATTN_FORCE_REF=1 -DATTN_TEST_DATA_DIR=\"unused\"
             -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/src -I${PROJECT_SOURCE_DIR}/tests
-            ${PROJECT_SOURCE_DIR}/tools/golden_fixed/golden_fixed_to_c.cpp ${_host_sources} -o ${_gen}
-    DEPENDS ${PROJECT_SOURCE_DIR}/tools/golden_fixed/golden_fixed_to_c.cpp ${_host_sources}
+            ${PROJECT_SOURCE_DIR}/tools/fixtures/golden_fixed/golden_fixed_to_c.cpp ${_host_sources} -o ${_gen}
+    DEPENDS ${PROJECT_SOURCE_DIR}/tools/fixtures/golden_fixed/golden_fixed_to_c.cpp ${_host_sources}
             ${PROJECT_SOURCE_DIR}/tests/golden.h
     COMMENT "Building the host generator of the fixed-point golden outputs (${ATTN_HOST_CXX}, ref kernels)"
     VERBATIM)

@@ -1,4 +1,4 @@
-# Cost probe images for tools/mcu-cost: instructions per forward on the MCU
+# Cost probe images for tools/bench/mcu-cost: instructions per forward on the MCU
 # shapes (cost/*.cpp), per dtype the board runs, linked against libattn as
 # the kernel table picks them (attn_cost_<dtype>) and against the ref-only
 # copy (attn_cost_<dtype>_ref) for the "variant vs ref" comparison. The first
@@ -33,7 +33,7 @@ foreach(bits 8 16)
     endforeach()
     add_test(NAME "${ATTN_TEST_PREFIX}cost-s${bits}" COMMAND attn_cost_s${bits})
     set_tests_properties("${ATTN_TEST_PREFIX}cost-s${bits}" PROPERTIES TIMEOUT 600)
-    # The data sweep (tools/mcu-cost --data-sweep): the 64/64/4 forward on six
+    # The data sweep (tools/bench/mcu-cost --data-sweep): the 64/64/4 forward on six
     # kinds of data; fails if their instruction counts differ by more than
     # ATTN_COST_SWEEP_SPREAD_S<bits> (port/README.md, "Timing").
     set(image attn_cost_sweep_s${bits})
@@ -55,11 +55,15 @@ if("s8" IN_LIST ATTN_DTYPES)
   attn_port_image(attn_cost_kernels SOURCES cost/cost_kernels.cpp)
   add_test(NAME "${ATTN_TEST_PREFIX}cost-kernels" COMMAND attn_cost_kernels)
 endif()
+# The s8/s16 decode and model images build their Q1.14 rotary tables on the
+# device with attn::rope_table, which belongs to the offline quantizer (not
+# in libattn.a): they compile that one file themselves.
+set(ATTN_PORT_ROPE_TABLE ${PROJECT_SOURCE_DIR}/src/quant/rope_table.cpp)
 # Instructions per decoded token at contexts 64, 256, 1024 (cost/cost_decode.cpp):
 # s8 and s16 on every board, f32 where the board has an FPU.
 foreach(bits 8 16)
   if("s${bits}" IN_LIST ATTN_DTYPES)
-    attn_port_image(attn_cost_decode_s${bits} SOURCES cost/cost_decode.cpp)
+    attn_port_image(attn_cost_decode_s${bits} SOURCES cost/cost_decode.cpp ${ATTN_PORT_ROPE_TABLE})
     target_compile_definitions(attn_cost_decode_s${bits} PRIVATE ATTN_COST_DECODE_F32=0
                                                                   ATTN_COST_DECODE_BITS=${bits})
     add_test(NAME "${ATTN_TEST_PREFIX}cost-decode-s${bits}" COMMAND attn_cost_decode_s${bits})
@@ -80,7 +84,7 @@ if("s8" IN_LIST ATTN_DTYPES)
   add_test(NAME "${ATTN_TEST_PREFIX}minimal-model-s8" COMMAND attn_minimal_model_s8)
   foreach(model encoder decoder)
     set(image attn_cost_model_${model})
-    attn_port_image(${image} SOURCES cost/cost_model.cpp)
+    attn_port_image(${image} SOURCES cost/cost_model.cpp ${ATTN_PORT_ROPE_TABLE})
     if(model STREQUAL "decoder")
       target_compile_definitions(${image} PRIVATE ATTN_COST_MODEL_DECODER=1)
     endif()

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "kernels/kernel_table.h"
 #include "attention/packed_f32.h"
+#include "kernels/kernel_table.h"
 
 namespace attn {
 namespace detail {

@@ -5,9 +5,9 @@
 
 #include <cstdint>
 
-#include "attn/attention.h"
 #include "attention/mask.h"
 #include "attention/tile_scratch.h"
+#include "attn/attention.h"
 
 namespace attn {
 namespace detail {

@@ -13,13 +13,13 @@
 
 #include <cstdint>
 
+#include "attention/tile_scratch.h"
 #include "attn/attention.h"
 #include "attn/attention_fixed.h"
 #include "attn/decode.h"
 #include "attn/kernels_fixed.h"
 #include "kernels/arch.h"
 #include "kernels/kernel_table.h"
-#include "attention/tile_scratch.h"
 
 namespace attn {
 namespace detail {

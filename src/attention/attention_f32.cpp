@@ -4,10 +4,10 @@
 // walks the query rows T at a time with one [T, S] score scratch reused by
 // every head. Arena use is 2*S*Dkv + 2*T*D + T*S floats, independent of H
 // and of L.
-#include "attn/attention.h"
 #include "attention/attend_f32.h"
-#include "kernels/kernel_table.h"
 #include "attention/packed_f32.h"
+#include "attn/attention.h"
+#include "kernels/kernel_table.h"
 
 namespace attn {
 namespace {

@@ -2,9 +2,9 @@
 // check, and the cache's init and reset (attn/decode.h). Free of float code, so an
 // integer-only build (ATTN_DTYPES=s8) has them without decode_f32.cpp.
 #include "attn/decode.h"
-#include "attn/config.h"
 #include "attention/kv_cache.h"
 #include "attention/mask.h"
+#include "attn/config.h"
 
 namespace attn {
 

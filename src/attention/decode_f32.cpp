@@ -5,11 +5,11 @@
 // cache (keys rotated to their positions), then attend the chunk's queries
 // over every cached row with the causal (and window) mask, through the same
 // attend_f32() loop the full forward uses.
-#include "attn/decode.h"
 #include "attention/attend_f32.h"
-#include "kernels/kernel_table.h"
 #include "attention/kv_cache.h"
 #include "attention/packed_f32.h"
+#include "attn/decode.h"
+#include "kernels/kernel_table.h"
 
 namespace attn {
 

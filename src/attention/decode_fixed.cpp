@@ -11,10 +11,10 @@
 // layout would not let a window drop rows). The arithmetic is the forward's,
 // and every sum is exact in integers, so the outputs are bit-identical to one
 // causal forward over the same rows.
-#include "attn/decode.h"
 #include "attention/attend_fixed.h"
 #include "attention/attention_fixed_common.h"
 #include "attention/kv_cache.h"
+#include "attn/decode.h"
 
 namespace attn {
 namespace detail {

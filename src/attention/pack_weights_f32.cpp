@@ -2,10 +2,10 @@
 // model for the kernels that multiply by them (attention/packed_f32.h).
 #include <cstdint>
 
-#include "attn/attention.h"
 #include "attention/attend_f32.h"
-#include "kernels/kernel_table.h"
 #include "attention/packed_f32.h"
+#include "attn/attention.h"
+#include "kernels/kernel_table.h"
 
 namespace attn {
 namespace {

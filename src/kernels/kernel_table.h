@@ -25,10 +25,10 @@
 
 #include "attn/config.h"
 #include "kernels/arch.h"
-#include "kernels/x86/cpu_x86.h"
 #include "kernels/kernels_f32.h"
 #include "kernels/kernels_fixed.h"
 #include "kernels/kernels_model_fixed.h"
+#include "kernels/x86/cpu_x86.h"
 
 namespace attn {
 namespace detail {

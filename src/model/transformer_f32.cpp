@@ -1,33 +1,28 @@
 // transformer_f32.cpp: the float32 whole-model forward and decode
 // (attn/transformer.h).
 //
-// One call, top to bottom (n tokens, E = embed_dim, F = ffn_dim, T = tile rows):
-//
-//   x = embed(tokens)                                  x [n, E]
-//   for each layer:
-//     pre-norm:  h = N1(x); y = Attn(h); x += y        h, y [n, E]
-//     post-norm: y = Attn(x); x = N1(x + y)
-//     for each tile of T rows of x:                    (scratch O(T F), not O(n F))
-//       pre-norm:  h_t = N2(x_t); y_t = FFN(h_t); x_t += y_t
-//       post-norm: y_t = FFN(x_t); x_t = N2(x_t + y_t)
-//   final norm; out = x or x W^T (the LM head)         out [n or 1, E or vocab]
-//
-// Attention is the block of attn/attention.h: forward_f32 (causal mask when
-// the config says so) for a forward, decode_f32 over the layer's KV cache for
-// a decode; the rest of a layer is written once, for both.
+// forward() below is the skeleton of model/model_forward.h (the same steps,
+// in the same order, as the integer forward and the converter's calibration
+// forward), over float32 rows: the steps are the helpers above it. Attention
+// is the block of attn/attention.h: forward_f32 (causal mask when the config
+// says so) for a forward, decode_f32 over the layer's KV cache for a decode;
+// the rest of the model is written once, for both.
 #include <cstring>
 #include <new>
 
+#include "attention/attend_f32.h"
 #include "attn/decode.h"
 #include "attn/transformer.h"
-#include "attention/attend_f32.h"
 #include "kernels/kernel_table.h"
+#include "model/model_forward.h"
 #include "model/transformer_f32.h"
 
 namespace attn {
 namespace {
 
 using detail::best;
+using detail::carve;
+using detail::tile_rows_at;
 
 bool has_norm_bias(const TransformerConfig& c) { return c.norm == NormKind::kLayerNorm && c.norm_bias; }
 
@@ -66,147 +61,174 @@ Status check_call(const TransformerPlan& plan, const TransformerWeightsF32& w, c
   return Status::kOk;
 }
 
-// The norm of the config over one row: y = N(x + r) (r may be null).
-struct Norm {
-  detail::NormRowF32Fn fn;
-  const float* weight;
-  const float* bias;
-  float eps;
-  int32_t E;
-  void operator()(const float* x, const float* r, float* y) const { fn(x, r, E, weight, bias, eps, y); }
-};
+// The first output row: the last (kLast) or 0.
+int32_t first_row(OutputRows rows, int32_t n) { return rows == OutputRows::kLast ? n - 1 : 0; }
 
-Norm norm_of(const TransformerConfig& c, const NormWeightsF32& w) {
-  const detail::NormRowF32Fn fn =
+// ---- the steps, in f32 (model/model_forward.h names them) ----------------------------
+
+// y [rows, E] = N(x) row by row (y may be x).
+void norm_rows(const TransformerConfig& c, const NormWeightsF32& p, ConstMatF32 x, MatF32 y) {
+  const detail::NormRowF32Fn norm =
       c.norm == NormKind::kRmsNorm ? best(detail::kRmsNormF32) : best(detail::kLayerNormF32);
-  return Norm{fn, w.weight, has_norm_bias(c) ? w.bias : nullptr, c.norm_eps, c.embed_dim};
+  const float* bias = has_norm_bias(c) ? p.bias : nullptr;
+  for (int32_t i = 0; i < x.rows; ++i) norm(x.row(i), nullptr, x.cols, p.weight, bias, c.norm_eps, y.row(i));
 }
 
-detail::ActivationF32Fn activation_of(Activation a) {
-  switch (a) {
-    case Activation::kGeluTanh:
-      return best(detail::kGeluTanhF32);
-    case Activation::kRelu:
-      return best(detail::kReluF32);
-    case Activation::kSilu:
-      return best(detail::kSiluF32);
-    default:
-      return best(detail::kGeluF32);
-  }
+// y = x, row by row.
+void copy_rows(ConstMatF32 x, MatF32 y) {
+  for (int32_t i = 0; i < x.rows; ++i)
+    std::memcpy(y.row(i), x.row(i), static_cast<size_t>(x.cols) * sizeof(float));
 }
 
-// The buffers of one call, [n, E] each, carved first.
-struct Hidden {
-  float* x;  // [n, E] hidden state
-  float* h;  // [n, E] normed input of a sub-layer (pre-norm), FFN tile input
-  float* y;  // [n, E] output of a sub-layer
-};
-
-Status carve_hidden(Arena& arena, int32_t n, int32_t E, Hidden* b) {
-  const size_t ne = static_cast<size_t>(n) * static_cast<size_t>(E);
-  ATTN_TRY(arena.alloc_array(ne, &b->x));
-  ATTN_TRY(arena.alloc_array(ne, &b->h));
-  return arena.alloc_array(ne, &b->y);
-}
-
-// x [n, E] = token embedding (+ learned positions pos0 .. pos0 + n - 1) (+ type row 0), normed if configured.
-void embed(const TransformerConfig& c, const TransformerWeightsF32& w, const int32_t* tokens, int32_t n,
-           int32_t pos0, float* x) {
+// x [n, E] = token embedding (+ learned positions pos0 .. pos0 + n - 1) (+ type row 0).
+void embed(const TransformerConfig& c, const TransformerWeightsF32& w, const int32_t* tokens, int32_t pos0,
+           MatF32 x) {
   const int32_t E = c.embed_dim;
   const float* positions =
       c.learned_positions ? w.position_embedding + static_cast<ptrdiff_t>(pos0) * E : nullptr;  // [n, E]
   const float* type_row = c.type_vocab_size > 0 ? w.type_embedding : nullptr;                   // [E]
-  detail::embed_rows_f32_ref(w.token_embedding, tokens, n, E, positions, type_row, x);
-  if (c.embedding_norm) {
-    const Norm norm = norm_of(c, w.embedding_norm);
-    for (int32_t i = 0; i < n; ++i)
-      norm(x + static_cast<ptrdiff_t>(i) * E, nullptr, x + static_cast<ptrdiff_t>(i) * E);
-  }
+  detail::embed_rows_f32_ref(w.token_embedding, tokens, x.rows, E, positions, type_row, x.data);
 }
 
-// One layer over x [n, E]. attend(in, out) runs the attention block on
-// in [n, E] into out [n, E] (forward_f32 or decode_f32); it cannot fail here
-// (plan, weights and arena were checked), so its status is passed through.
-template <class Attend>
-Status layer(const TransformerConfig& c, int32_t tile_rows, const LayerWeightsF32& lw, const Hidden& b,
-             int32_t n, Arena& arena, Attend attend) {
-  const int32_t E = c.embed_dim;
-  const int32_t F = c.ffn_dim;
-  const ptrdiff_t e = E;
-  const Norm n1 = norm_of(c, lw.norm1);
-  const Norm n2 = norm_of(c, lw.norm2);
-
-  // Attention sub-layer.
+// h = N(x) (pre-norm), or x (post-norm): a sub-layer's input.
+void sublayer_in(const TransformerConfig& c, const NormWeightsF32& p, ConstMatF32 x, MatF32 h) {
   if (c.pre_norm) {
-    for (int32_t i = 0; i < n; ++i) n1(b.x + i * e, nullptr, b.h + i * e);  // h = N1(x)
-    ATTN_TRY(attend(b.h, b.y));                                             // y = Attn(h)
-    for (ptrdiff_t k = 0; k < n * e; ++k) b.x[k] += b.y[k];                 // x += y
+    norm_rows(c, p, x, h);
   } else {
-    ATTN_TRY(attend(b.x, b.y));                                                 // y = Attn(x)
-    for (int32_t i = 0; i < n; ++i) n1(b.x + i * e, b.y + i * e, b.x + i * e);  // x = N1(x + y)
+    copy_rows(x, h);
   }
-
-  // FFN sub-layer, T rows at a time.
-  const size_t mark = arena.mark();
-  const size_t tf = static_cast<size_t>(tile_rows) * static_cast<size_t>(F);
-  float* u = nullptr;  // [T, F]  W1 n + b1, then act(.) (* g)
-  float* g = nullptr;  // [T, F]  W3 n + b3 (gated)
-  Status st = arena.alloc_array(tf, &u);
-  if (st == Status::kOk && c.gated_ffn) st = arena.alloc_array(tf, &g);
-  if (st != Status::kOk) {
-    arena.release(mark);
-    return st;
-  }
-  const FfnWeightsF32& f = lw.ffn;
-  const detail::ActivationF32Fn act = activation_of(c.activation);
-  const detail::FfnPanelsF32 panels = detail::ffn_panels_f32(c, f);  // nulls unless f.packed
-  for (int32_t t0 = 0; t0 < n; t0 += tile_rows) {
-    const int32_t rows = tile_rows < n - t0 ? tile_rows : n - t0;
-    float* xt = b.x + t0 * e;  // [rows, E]
-    float* yt = b.y + t0 * e;  // [rows, E]
-    const float* in = xt;      // [rows, E]: the FFN's input
-    if (c.pre_norm) {
-      float* ht = b.h + t0 * e;
-      for (int32_t i = 0; i < rows; ++i) n2(xt + i * e, nullptr, ht + i * e);  // h_t = N2(x_t)
-      in = ht;
-    }
-    detail::linear_packed_f32(matrix(in, rows, E), matrix(f.w1, F, E), panels.w1, c.ffn_bias ? f.b1 : nullptr,
-                              matrix(u, rows, F));  // u = h_t W1^T + b1
-    if (c.gated_ffn) {
-      detail::linear_packed_f32(matrix(in, rows, E), matrix(f.w3, F, E), panels.w3,
-                                c.ffn_bias ? f.b3 : nullptr, matrix(g, rows, F));  // g = h_t W3^T + b3
-    }
-    act(u, g, rows * F);  // u = act(u) (* g): one row list, the tile is dense
-    detail::linear_packed_f32(matrix<const float>(u, rows, F), matrix(f.w2, E, F), panels.w2,
-                              c.ffn_bias ? f.b2 : nullptr, matrix(yt, rows, E));  // y_t = u W2^T + b2
-    if (c.pre_norm) {
-      for (ptrdiff_t k = 0; k < rows * e; ++k) xt[k] += yt[k];  // x_t += y_t
-    } else {
-      for (int32_t i = 0; i < rows; ++i) n2(xt + i * e, yt + i * e, xt + i * e);  // x_t = N2(x_t + y_t)
-    }
-  }
-  arena.release(mark);
-  return Status::kOk;
 }
 
-// out = the final norm and head of x rows [first, n): [n - first, output_dim].
-void head(const TransformerConfig& c, const TransformerWeightsF32& w, float* x, int32_t first, int32_t n,
-          float* out) {
-  const int32_t E = c.embed_dim;
-  float* xs = x + static_cast<ptrdiff_t>(first) * E;  // [m, E]
-  const int32_t m = n - first;
+// y [n, E] = the attention block over h [n, E]: over the layer's cache (a
+// decode), or over h alone (a forward, causal if the config says so).
+Status attend(const Plan& block, const WeightsF32& w, const Mask& mask, KvCacheF32* cache, ConstMatF32 h,
+              MatF32 y, Arena& arena) {
+  if (cache != nullptr) return decode_f32(block, w, cache, h.data, h.rows, y.data, arena);
+  IoF32 io;
+  io.query = io.key = io.value = h.data;
+  io.output = y.data;
+  return forward_f32(block, w, mask, io, arena);
+}
+
+// x += y.
+void add_residual(MatF32 x, ConstMatF32 y) {
+  for (int32_t i = 0; i < x.rows; ++i) {
+    float* xr = x.row(i);
+    const float* yr = y.row(i);
+    for (int32_t e = 0; e < x.cols; ++e) xr[e] += yr[e];
+  }
+}
+
+// u [rows, F] = h W1^T + b1; gated: g [rows, F] = h W3^T + b3.
+void ffn_up(const TransformerConfig& c, const FfnWeightsF32& f, ConstMatF32 h, MatF32 u, MatF32 g) {
+  const detail::FfnPanelsF32 panels = detail::ffn_panels_f32(c, f);  // nulls unless f.packed
+  const int32_t E = h.cols, F = u.cols;
+  detail::linear_packed_f32(h, matrix(f.w1, F, E), panels.w1, c.ffn_bias ? f.b1 : nullptr, u);
+  if (c.gated_ffn)
+    detail::linear_packed_f32(h, matrix(f.w3, F, E), panels.w3, c.ffn_bias ? f.b3 : nullptr, g);
+}
+
+// u = act(u); gated: act(u) * g (u and g dense: one row list; no weights in f32).
+void ffn_act(const TransformerConfig& c, const FfnWeightsF32&, MatF32 u, ConstMatF32 g) {
+  detail::ActivationF32Fn act = best(detail::kGeluF32);
+  if (c.activation == Activation::kGeluTanh) act = best(detail::kGeluTanhF32);
+  if (c.activation == Activation::kRelu) act = best(detail::kReluF32);
+  if (c.activation == Activation::kSilu) act = best(detail::kSiluF32);
+  act(u.data, c.gated_ffn ? g.data : nullptr, u.rows * u.cols);
+}
+
+// y [rows, E] = u W2^T + b2.
+void ffn_down(const TransformerConfig& c, const FfnWeightsF32& f, ConstMatF32 u, MatF32 y) {
+  const detail::FfnPanelsF32 panels = detail::ffn_panels_f32(c, f);
+  detail::linear_packed_f32(u, matrix(f.w2, y.cols, u.cols), panels.w2, c.ffn_bias ? f.b2 : nullptr, y);
+}
+
+// h = N(x) with the final norm, or x.
+void final_norm(const TransformerConfig& c, const TransformerWeightsF32& w, ConstMatF32 x, MatF32 h) {
   if (c.final_norm) {
-    const Norm norm = norm_of(c, w.final_norm);
-    for (int32_t i = 0; i < m; ++i)
-      norm(xs + static_cast<ptrdiff_t>(i) * E, nullptr, xs + static_cast<ptrdiff_t>(i) * E);
+    norm_rows(c, w.final_norm, x, h);
+  } else {
+    copy_rows(x, h);
   }
-  if (c.head == LmHead::kNone) {
-    std::memcpy(out, xs, static_cast<size_t>(m) * static_cast<size_t>(E) * sizeof(float));
-    return;
-  }
+}
+
+// out [m, vocab] = h W^T (W: the token embedding when tied).
+void lm_head(const TransformerConfig& c, const TransformerWeightsF32& w, ConstMatF32 h, MatF32 out) {
   const float* table = c.head == LmHead::kTied ? w.token_embedding : w.lm_head;  // [vocab, E]
-  best(detail::kLinearF32)(matrix<const float>(xs, m, E), matrix(table, c.vocab_size, E), nullptr,
-                           matrix(out, m, c.vocab_size));  // logits [m, vocab]
+  best(detail::kLinearF32)(h, matrix(table, c.vocab_size, h.cols), nullptr, out);
+}
+
+// ---- the forward (model/model_forward.h) ------------------------------------------
+
+// The n tokens at positions pos0 .. pos0 + n - 1 through the model, the output
+// rows [first, n) into out. block: the attention block's plan; caches: the
+// layers' KV caches (a decode), or null (a forward). plan, weights and the
+// arena were checked: no step fails, but the block's status is passed through.
+Status forward(const TransformerPlan& plan, const TransformerWeightsF32& w, const Plan& block,
+               KvCacheF32* caches, const int32_t* tokens, int32_t n, int32_t pos0, int32_t first, float* out,
+               Arena& arena, const detail::NoObserver& obs) {
+  const TransformerConfig& c = plan.config;
+  const int32_t E = c.embed_dim, F = c.ffn_dim, T = plan.tile_rows;
+  MatF32 x, h, y;
+  ATTN_TRY(carve(arena, n, E, &x));  // x [n, E] the residual stream
+  ATTN_TRY(carve(arena, n, E, &h));  // h [n, E] a sub-layer's input
+  ATTN_TRY(carve(arena, n, E, &y));  // y [n, E] a sub-layer's output
+  Mask mask;
+  mask.causal = c.causal;
+
+  embed(c, w, tokens, pos0, x);  // x = token (+ position) (+ type) rows
+  obs.residual(x);
+  if (c.embedding_norm) norm_rows(c, w.embedding_norm, x, x);  // x = N(x)
+  obs.stage(0, x);
+
+  for (int32_t l = 0; l < c.num_layers; ++l) {
+    const LayerWeightsF32& lw = w.layers[l];
+    KvCacheF32* cache = caches != nullptr ? &caches[l] : nullptr;
+    // Attention sub-layer.
+    sublayer_in(c, lw.norm1, x, h);                                   // h = N1(x), or x
+    ATTN_TRY(attend(block, lw.attention, mask, cache, h, y, arena));  // y = Attn(h)
+    add_residual(x, y);                                               // x += y
+    obs.residual(x);
+    if (!c.pre_norm) norm_rows(c, lw.norm1, x, x);  // x = N1(x)
+    obs.stage(2 * l + 1, x);
+
+    // FFN sub-layer, T rows at a time.
+    const size_t tile = arena.mark();
+    MatF32 u, g;                                        // u, g [T, F]
+    ATTN_TRY(carve(arena, T, F, &u));                   // u: W1's output, then W2's input
+    if (c.gated_ffn) ATTN_TRY(carve(arena, T, F, &g));  // g: W3's output
+    for (int32_t r0 = 0; r0 < n; r0 += T) {
+      const int32_t rows = tile_rows_at(r0, T, n);
+      const MatF32 xt = x.rows_slice(r0, rows), ht = h.rows_slice(r0, rows), yt = y.rows_slice(r0, rows);
+      const MatF32 ut = u.rows_slice(0, rows), gt = g.rows_slice(0, rows);  // [rows, F]
+      sublayer_in(c, lw.norm2, xt, ht);                                     // h_t = N2(x_t), or x_t
+      obs.ffn_in(l, ht);
+      ffn_up(c, lw.ffn, ht, ut, gt);  // u = h_t W1^T + b1; g = h_t W3^T + b3
+      obs.ffn_up(l, ut, gt);
+      ffn_act(c, lw.ffn, ut, gt);  // u = act(u) (* g)
+      obs.ffn_act(l, ut);
+      ffn_down(c, lw.ffn, ut, yt);  // y_t = u W2^T + b2
+      obs.ffn_down(l, yt);
+      add_residual(xt, yt);  // x_t += y_t
+      obs.residual(xt);
+      if (!c.pre_norm) norm_rows(c, lw.norm2, xt, xt);  // x_t = N2(x_t)
+    }
+    arena.release(tile);
+    obs.stage(2 * l + 2, x);
+  }
+
+  // Final norm and LM head over the output rows [first, n).
+  const int32_t m = n - first;
+  const MatF32 xo = x.rows_slice(first, m), ho = h.rows_slice(first, m);  // [m, E]
+  if (c.head == LmHead::kNone) {
+    final_norm(c, w, xo, matrix(out, m, E));  // out [m, E] = N(x), or x
+    obs.final_norm(matrix(out, m, E));
+  } else {
+    final_norm(c, w, xo, ho);  // h = N(x), or x
+    obs.final_norm(ho);
+    lm_head(c, w, ho, matrix(out, m, c.vocab_size));  // out [m, vocab] = h W^T
+  }
+  return Status::kOk;
 }
 
 }  // namespace
@@ -235,25 +257,9 @@ Status transformer_forward_f32(const TransformerPlan& plan, const TransformerWei
   // The attention block over the n tokens (valid: the planner checked max_tokens).
   Plan block;
   ATTN_TRY(plan_attention(c.attention(), DType::kF32, n, n, &block, plan.tile_rows));
-  Mask mask;
-  mask.causal = c.causal;
-
   const size_t mark = arena.mark();
-  Hidden b{};
-  Status st = carve_hidden(arena, n, c.embed_dim, &b);
-  if (st == Status::kOk) {
-    embed(c, weights, tokens, n, 0, b.x);
-    for (int32_t l = 0; l < c.num_layers && st == Status::kOk; ++l) {
-      const WeightsF32& aw = weights.layers[l].attention;
-      st = layer(c, plan.tile_rows, weights.layers[l], b, n, arena, [&](const float* in, float* y) {
-        IoF32 io;
-        io.query = io.key = io.value = in;
-        io.output = y;
-        return forward_f32(block, aw, mask, io, arena);
-      });
-    }
-  }
-  if (st == Status::kOk) head(c, weights, b.x, rows == OutputRows::kLast ? n - 1 : 0, n, out);
+  const Status st = forward(plan, weights, block, nullptr, tokens, n, 0, first_row(rows, n), out, arena,
+                            detail::NoObserver());
   arena.release(mark);
   return st;
 }
@@ -308,24 +314,11 @@ Status transformer_decode_f32(const TransformerPlan& plan, const TransformerWeig
   if (window == 0 && state->caches[0].length + n > plan.capacity) return Status::kCacheFull;
   Plan block;
   ATTN_TRY(plan_decode(a, DType::kF32, n, plan.capacity, &block, plan.tile_rows));
-
   const size_t mark = arena.mark();
-  Hidden b{};
-  Status st = carve_hidden(arena, n, c.embed_dim, &b);
-  if (st == Status::kOk) {
-    embed(c, weights, tokens, n, state->length, b.x);
-    for (int32_t l = 0; l < c.num_layers && st == Status::kOk; ++l) {
-      const WeightsF32& aw = weights.layers[l].attention;
-      KvCacheF32* cache = &state->caches[l];
-      st = layer(c, plan.tile_rows, weights.layers[l], b, n, arena,
-                 [&](const float* in, float* y) { return decode_f32(block, aw, cache, in, n, y, arena); });
-    }
-  }
-  if (st == Status::kOk) {
-    head(c, weights, b.x, rows == OutputRows::kLast ? n - 1 : 0, n, out);
-    state->length += n;
-  }
+  const Status st = forward(plan, weights, block, state->caches, tokens, n, state->length, first_row(rows, n),
+                            out, arena, detail::NoObserver());
   arena.release(mark);
+  if (st == Status::kOk) state->length += n;
   return st;
 }
 

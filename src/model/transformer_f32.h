@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "attn/transformer.h"
 #include "attention/packed_f32.h"
+#include "attn/transformer.h"
 #include "model/transformer_plan.h"
 
 namespace attn {

@@ -1,29 +1,24 @@
 // transformer_fixed.cpp: whole models in integers only, s8 and s16
 // (attn/transformer_fixed.h), one implementation over the activation type.
 //
-// Schedule of one call of n tokens (M = plan.max_tokens, T = plan.tile_rows):
-//   x [n, E] int32 residual  = embeddings (+ their norm)
-//   per layer:
-//     a_in [n, E]  = N1(x) (pre-norm) or x rescaled (post-norm)     Act
-//     a_out [n, E] = attention(a_in): forward_s8/_s16 (causal if the config
-//                    says so), or decode_s8/_s16 over the layer's KV cache,
-//                    written over a_in (the block reads each query tile
-//                    before it writes that tile's output)
-//     x += a_out rescaled; post-norm: x = N1(x)
-//     per tile of T rows: a_in rows = N2(x) or x rescaled; h1 [T, F] = W1 a_in
-//       (h3 = W3 a_in); h1 = act(h1) (gated: act(h1) * h3) in place;
-//       x rows += W2 h1 (accumulators rescaled straight onto the residual
-//       grid); post-norm: x = N2(x)
-//   output rows: final norm / rescale, then the head's int32 logits (or the
-//   int32 hidden state).
-// Arena: x, a_in (= a_out), then the larger of the attention's scratch and
-// the FFN tile (h1, h3): O(M E + T F), never O(M F).
+// forward() below is the skeleton of model/model_forward.h (the same steps,
+// in the same order, as the f32 forward and the converter's calibration
+// forward); the steps are the helpers above it, overloaded for s8 and s16.
+// The residual stream x is int32 on one grid per model; a sub-layer's input h
+// is the activation type (N(x), or x rescaled in post-norm); the attention
+// block (forward_s8/_s16, or decode_s8/_s16 over the layer's KV cache) writes
+// its output over h; the FFN's W2 accumulates straight onto x; the output
+// rows get the final norm (or a rescale), then the head's int32 logits (or
+// the int32 hidden state).
+// Arena: x, h (= y), then the larger of the attention's scratch and the FFN
+// tile (u, g): O(M E + T F), never O(M F).
 #include "attn/transformer_fixed.h"
 
 #include "attention/attend_fixed.h"
 #include "attention/attention_fixed_common.h"
 #include "kernels/kernel_table.h"
 #include "kernels/kernels_model_fixed.h"
+#include "model/model_forward.h"
 #include "model/transformer_fixed_common.h"
 
 namespace attn {
@@ -31,148 +26,36 @@ namespace detail {
 
 namespace {
 
+// What differs between s8 and s16 besides the steps: the types, the
+// activations' zero point range, the projections' largest shift.
 template <typename Act>
-struct ModelOps;
+struct ModelTypes;
 
 #if ATTN_WITH_S8
 template <>
-struct ModelOps<int8_t> {
+struct ModelTypes<int8_t> {
   using Weights = TransformerWeightsS8;
   using Layer = LayerWeightsS8;
-  using Ffn = FfnS8;
-  using Head = ProjectionS8;
   using Cache = KvCacheS8;
   using State = TransformerStateS8;
   static constexpr DType kDType = DType::kS8;
   static constexpr int32_t kZpMin = -128, kZpMax = 127;
   static constexpr int32_t kProjectionMaxShift = 30;
   static constexpr int32_t kHeadMaxShift = 30;
-
-  static void norm(ConstMatS32 x, NormKind k, const NormFixed& p, MatS8 y) { best(kNormS8)(x, k, p, y); }
-  static void to_act(ConstMatS32 x, const RescaleFixed& r, MatS8 y) { best(kResidualToS8)(x, r, y); }
-  static void add(MatS32 x, ConstMatS8 y, const RescaleFixed& r) { best(kResidualAddS8)(x, y, r); }
-  static Status attention(const Plan& p, const WeightsS8& w, const Mask& m, const int8_t* x, int8_t* y,
-                          Arena& a) {
-    IoS8 io;
-    io.query = x;
-    io.key = x;
-    io.value = x;
-    io.output = y;
-    return forward_s8(p, w, m, io, a);
-  }
-  static Status decode(const Plan& p, const WeightsS8& w, KvCacheS8* c, const int8_t* x, int32_t n, int8_t* y,
-                       Arena& a) {
-    return decode_s8(p, w, c, x, n, y, a);
-  }
-  static Status cache_init(const Plan& p, int32_t window, Arena& a, KvCacheS8* c) {
-    return kv_cache_init_s8(p, window, a, c);
-  }
-  static LinearS8Params params(const ProjectionS8& p, int32_t zp) {
-    return FixedOps<int8_t>::linear_params(p, zp);
-  }
-  // r [rows, E] += FFN(x [rows, E]) on the residual grid; h1, h3 [rows, F] scratch.
-  static void ffn(const FfnS8& f, bool gated, ConstMatS8 x, MatS8 h1, MatS8 h3, MatS32 r) {
-    const int32_t E = x.cols, F = h1.cols;
-    best(kLinearS8)(x, matrix(f.w1.weight, F, E), f.w1.bias, params(f.w1, f.h1_zero_point), h1);
-    if (gated) {
-      best(kLinearS8)(x, matrix(f.w3.weight, F, E), f.w3.bias, params(f.w3, f.h3_zero_point), h3);
-      best(kActGateS8)(h1, h3, f.gate_table, f.h3_zero_point, f.gate_multiplier, f.gate_shift,
-                       f.g_zero_point);
-    } else {
-      best(kActTableS8)(h1, f.act_table);
-    }
-    best(kLinearResidualS8)(h1, matrix(f.w2.weight, E, F), f.w2.bias, f.w2.multiplier, f.w2.shift, r);
-  }
-  static void logits(ConstMatS8 x, const ProjectionS8& h, int32_t V, MatS32 y) {
-    best(kLogitsS8)(x, matrix(h.weight, V, x.cols), h.bias, h.multiplier, h.shift, y);
-  }
-  static Status check_ffn(const FfnS8& f, bool gated, int32_t E, int32_t F) {
-    const auto zp_ok = [](int32_t z) { return z >= kZpMin && z <= kZpMax; };
-    if (f.w1.weight == nullptr || f.w2.weight == nullptr || f.w1.bias == nullptr || f.w2.bias == nullptr) {
-      return Status::kNullArgument;
-    }
-    ATTN_TRY(check_requant(f.w1.multiplier, f.w1.shift, F, kProjectionMaxShift, f.w1.bias, E));
-    ATTN_TRY(check_requant(f.w2.multiplier, f.w2.shift, E, kProjectionMaxShift, f.w2.bias, F));
-    if (!zp_ok(f.h1_zero_point) || !zp_ok(f.g_zero_point)) {
-      return Status::kBadQuantParams;
-    }
-    if (!gated) return f.act_table == nullptr ? Status::kNullArgument : Status::kOk;
-    if (f.w3.weight == nullptr || f.w3.bias == nullptr || f.gate_table == nullptr)
-      return Status::kNullArgument;
-    ATTN_TRY(check_requant(f.w3.multiplier, f.w3.shift, F, kProjectionMaxShift, f.w3.bias, E));
-    if (!zp_ok(f.h3_zero_point) || f.gate_multiplier < 0 || !shift_ok(f.gate_shift, 30)) {
-      return Status::kBadQuantParams;
-    }
-    return Status::kOk;
-  }
-  static bool head_bias_ok(const ProjectionS8& h) { return h.bias != nullptr; }
 };
 #endif
 
 #if ATTN_WITH_S16
 template <>
-struct ModelOps<int16_t> {
+struct ModelTypes<int16_t> {
   using Weights = TransformerWeightsS16;
   using Layer = LayerWeightsS16;
-  using Ffn = FfnS16;
-  using Head = ProjectionS16;
   using Cache = KvCacheS16;
   using State = TransformerStateS16;
   static constexpr DType kDType = DType::kS16;
   static constexpr int32_t kZpMin = 0, kZpMax = 0;
   static constexpr int32_t kProjectionMaxShift = 14;
   static constexpr int32_t kHeadMaxShift = 14;
-
-  static void norm(ConstMatS32 x, NormKind k, const NormFixed& p, MatS16 y) { best(kNormS16)(x, k, p, y); }
-  static void to_act(ConstMatS32 x, const RescaleFixed& r, MatS16 y) { best(kResidualToS16)(x, r, y); }
-  static void add(MatS32 x, ConstMatS16 y, const RescaleFixed& r) { best(kResidualAddS16)(x, y, r); }
-  static Status attention(const Plan& p, const WeightsS16& w, const Mask& m, const int16_t* x, int16_t* y,
-                          Arena& a) {
-    IoS16 io;
-    io.query = x;
-    io.key = x;
-    io.value = x;
-    io.output = y;
-    return forward_s16(p, w, m, io, a);
-  }
-  static Status decode(const Plan& p, const WeightsS16& w, KvCacheS16* c, const int16_t* x, int32_t n,
-                       int16_t* y, Arena& a) {
-    return decode_s16(p, w, c, x, n, y, a);
-  }
-  static Status cache_init(const Plan& p, int32_t window, Arena& a, KvCacheS16* c) {
-    return kv_cache_init_s16(p, window, a, c);
-  }
-  static LinearS16Params params(const ProjectionS16& p) {
-    LinearS16Params lp;
-    lp.multiplier = p.multiplier;
-    lp.shift = p.shift;
-    return lp;
-  }
-  static void ffn(const FfnS16& f, bool gated, ConstMatS16 x, MatS16 h1, MatS16 h3, MatS32 r) {
-    const int32_t E = x.cols, F = h1.cols;
-    best(kLinearS16)(x, matrix(f.w1.weight, F, E), f.w1.bias, params(f.w1), h1);
-    if (gated) {
-      best(kLinearS16)(x, matrix(f.w3.weight, F, E), f.w3.bias, params(f.w3), h3);
-      best(kActGateS16)(h1, h3, f.act_table, f.act_multiplier, f.act_shift);
-    } else {
-      best(kActTableS16)(h1, f.act_table, f.act_multiplier, f.act_shift);
-    }
-    best(kLinearResidualS16)(h1, matrix(f.w2.weight, E, F), f.w2.bias, f.w2.multiplier, f.w2.shift, r);
-  }
-  static void logits(ConstMatS16 x, const ProjectionS16& h, int32_t V, MatS32 y) {
-    best(kLogitsS16)(x, matrix(h.weight, V, x.cols), h.bias, h.multiplier, h.shift, y);
-  }
-  static Status check_ffn(const FfnS16& f, bool gated, int32_t E, int32_t F) {
-    if (f.w1.weight == nullptr || f.w2.weight == nullptr || f.act_table == nullptr)
-      return Status::kNullArgument;
-    ATTN_TRY(check_requant(f.w1.multiplier, f.w1.shift, F, kProjectionMaxShift, f.w1.bias, E));
-    ATTN_TRY(check_requant(f.w2.multiplier, f.w2.shift, E, kProjectionMaxShift, f.w2.bias, F));
-    if (f.act_multiplier < 0 || !shift_ok(f.act_shift, gated ? 14 : 30)) return Status::kBadQuantParams;
-    if (!gated) return Status::kOk;
-    if (f.w3.weight == nullptr) return Status::kNullArgument;
-    return check_requant(f.w3.multiplier, f.w3.shift, F, kProjectionMaxShift, f.w3.bias, E);
-  }
-  static bool head_bias_ok(const ProjectionS16&) { return true; }
 };
 #endif
 
@@ -186,9 +69,9 @@ uint64_t bytes_of(int32_t rows, int32_t cols, size_t elem) {
 
 template <typename Act>
 Status check_rescale(const RescaleFixed& r) {
-  using Ops = ModelOps<Act>;
-  if (r.multiplier < 0 || !shift_ok(r.shift, 30) || r.zero_point < Ops::kZpMin ||
-      r.zero_point > Ops::kZpMax) {
+  using Types = ModelTypes<Act>;
+  if (r.multiplier < 0 || !shift_ok(r.shift, 30) || r.zero_point < Types::kZpMin ||
+      r.zero_point > Types::kZpMax) {
     return Status::kBadQuantParams;
   }
   return Status::kOk;
@@ -218,10 +101,48 @@ Status check_embedding(const EmbeddingFixed& e, int32_t rows) {
   return check_requant<int32_t>(e.multiplier, e.shift, rows, 30, nullptr, 0);
 }
 
+#if ATTN_WITH_S8
+Status check_ffn(const FfnS8& f, bool gated, int32_t E, int32_t F) {
+  using Types = ModelTypes<int8_t>;
+  const auto zp_ok = [](int32_t z) { return z >= Types::kZpMin && z <= Types::kZpMax; };
+  if (f.w1.weight == nullptr || f.w2.weight == nullptr || f.w1.bias == nullptr || f.w2.bias == nullptr) {
+    return Status::kNullArgument;
+  }
+  ATTN_TRY(check_requant(f.w1.multiplier, f.w1.shift, F, Types::kProjectionMaxShift, f.w1.bias, E));
+  ATTN_TRY(check_requant(f.w2.multiplier, f.w2.shift, E, Types::kProjectionMaxShift, f.w2.bias, F));
+  if (!zp_ok(f.h1_zero_point) || !zp_ok(f.g_zero_point)) {
+    return Status::kBadQuantParams;
+  }
+  if (!gated) return f.act_table == nullptr ? Status::kNullArgument : Status::kOk;
+  if (f.w3.weight == nullptr || f.w3.bias == nullptr || f.gate_table == nullptr) return Status::kNullArgument;
+  ATTN_TRY(check_requant(f.w3.multiplier, f.w3.shift, F, Types::kProjectionMaxShift, f.w3.bias, E));
+  if (!zp_ok(f.h3_zero_point) || f.gate_multiplier < 0 || !shift_ok(f.gate_shift, 30)) {
+    return Status::kBadQuantParams;
+  }
+  return Status::kOk;
+}
+bool head_bias_ok(const ProjectionS8& h) { return h.bias != nullptr; }
+#endif
+
+#if ATTN_WITH_S16
+Status check_ffn(const FfnS16& f, bool gated, int32_t E, int32_t F) {
+  using Types = ModelTypes<int16_t>;
+  if (f.w1.weight == nullptr || f.w2.weight == nullptr || f.act_table == nullptr)
+    return Status::kNullArgument;
+  ATTN_TRY(check_requant(f.w1.multiplier, f.w1.shift, F, Types::kProjectionMaxShift, f.w1.bias, E));
+  ATTN_TRY(check_requant(f.w2.multiplier, f.w2.shift, E, Types::kProjectionMaxShift, f.w2.bias, F));
+  if (f.act_multiplier < 0 || !shift_ok(f.act_shift, gated ? 14 : 30)) return Status::kBadQuantParams;
+  if (!gated) return Status::kOk;
+  if (f.w3.weight == nullptr) return Status::kNullArgument;
+  return check_requant(f.w3.multiplier, f.w3.shift, F, Types::kProjectionMaxShift, f.w3.bias, E);
+}
+bool head_bias_ok(const ProjectionS16&) { return true; }
+#endif
+
 template <typename Act>
 ATTN_COLD_CODE Status check_model_weights(const TransformerConfig& c, const AttentionConfig& ac,
-                                          const typename ModelOps<Act>::Weights& w, int32_t pos_end) {
-  using Ops = ModelOps<Act>;
+                                          const typename ModelTypes<Act>::Weights& w, int32_t pos_end) {
+  using Types = ModelTypes<Act>;
   const int32_t E = c.embed_dim, F = c.ffn_dim;
   if (w.layers == nullptr) return Status::kNullArgument;
   ATTN_TRY(check_embedding(w.token_embedding, c.vocab_size));
@@ -230,27 +151,27 @@ ATTN_COLD_CODE Status check_model_weights(const TransformerConfig& c, const Atte
   if (c.embedding_norm) ATTN_TRY(check_norm(c, w.embedding_norm, 0, 0));
   const bool to_act_out = c.head != LmHead::kNone;
   if (c.final_norm) {
-    ATTN_TRY(to_act_out ? check_norm(c, w.final_norm, Ops::kZpMin, Ops::kZpMax)
+    ATTN_TRY(to_act_out ? check_norm(c, w.final_norm, Types::kZpMin, Types::kZpMax)
                         : check_norm(c, w.final_norm, 0, 0));
   } else if (to_act_out) {
     ATTN_TRY(check_rescale<Act>(w.head_in));
   }
   if (to_act_out) {
-    if (w.head.weight == nullptr || !Ops::head_bias_ok(w.head)) return Status::kNullArgument;
+    if (w.head.weight == nullptr || !head_bias_ok(w.head)) return Status::kNullArgument;
     ATTN_TRY(
-        check_requant(w.head.multiplier, w.head.shift, c.vocab_size, Ops::kHeadMaxShift, w.head.bias, E));
+        check_requant(w.head.multiplier, w.head.shift, c.vocab_size, Types::kHeadMaxShift, w.head.bias, E));
   }
   const AttentionConfig& rc = ac;
   for (int32_t l = 0; l < c.num_layers; ++l) {
-    const typename Ops::Layer& L = w.layers[l];
+    const typename Types::Layer& L = w.layers[l];
     ATTN_TRY(check_weights(rc, L.attention));
     if (rope_enabled(rc)) {
       ATTN_TRY(check_rope_table(L.attention.rope));
       ATTN_TRY(check_rope_positions(L.attention.rope, 0, pos_end));
     }
     if (c.pre_norm) {
-      ATTN_TRY(check_norm(c, L.norm1, Ops::kZpMin, Ops::kZpMax));
-      ATTN_TRY(check_norm(c, L.norm2, Ops::kZpMin, Ops::kZpMax));
+      ATTN_TRY(check_norm(c, L.norm1, Types::kZpMin, Types::kZpMax));
+      ATTN_TRY(check_norm(c, L.norm2, Types::kZpMin, Types::kZpMax));
     } else {
       ATTN_TRY(check_norm(c, L.norm1, 0, 0));
       ATTN_TRY(check_norm(c, L.norm2, 0, 0));
@@ -258,19 +179,20 @@ ATTN_COLD_CODE Status check_model_weights(const TransformerConfig& c, const Atte
       ATTN_TRY(check_rescale<Act>(L.ffn_in));
     }
     ATTN_TRY(check_rescale<Act>(L.attn_out));
-    ATTN_TRY(Ops::check_ffn(L.ffn, c.gated_ffn, E, F));
+    ATTN_TRY(check_ffn(L.ffn, c.gated_ffn, E, F));
   }
   return Status::kOk;
 }
 
-// ---- the forward ------------------------------------------------------------------
+// ---- the steps, in s8 and s16 (model/model_forward.h names them) ----------------------
+// Overloaded per activation type: the residual x is int32 on the model's
+// grid, a sub-layer's input h and the FFN's u, g are the activation type.
 
 // x [n, E] = the embeddings of tokens at positions pos0 .. on the residual grid.
 template <typename Weights>
-void embed(const TransformerConfig& c, const Weights& w, const int32_t* tokens, int32_t n, int32_t pos0,
-           MatS32 x) {
+void embed(const TransformerConfig& c, const Weights& w, const int32_t* tokens, int32_t pos0, MatS32 x) {
   const int32_t E = c.embed_dim;
-  for (int32_t i = 0; i < n; ++i) {
+  for (int32_t i = 0; i < x.rows; ++i) {
     int32_t* xr = x.row(i);
     const int32_t t = tokens[i];
     const int8_t* tr = w.token_embedding.table + static_cast<ptrdiff_t>(t) * E;
@@ -288,13 +210,181 @@ void embed(const TransformerConfig& c, const Weights& w, const int32_t* tokens, 
   }
 }
 
+// y = N(x) row by row, onto the residual grid (y may be x) or the activation's.
+void norm_rows(const TransformerConfig& c, const NormFixed& p, ConstMatS32 x, MatS32 y) {
+  best(kNormS32)(x, c.norm, p, y);
+}
+#if ATTN_WITH_S8
+void norm_rows(const TransformerConfig& c, const NormFixed& p, ConstMatS32 x, MatS8 y) {
+  best(kNormS8)(x, c.norm, p, y);
+}
+void rescale_rows(ConstMatS32 x, const RescaleFixed& r, MatS8 y) { best(kResidualToS8)(x, r, y); }
+#endif
+#if ATTN_WITH_S16
+void norm_rows(const TransformerConfig& c, const NormFixed& p, ConstMatS32 x, MatS16 y) {
+  best(kNormS16)(x, c.norm, p, y);
+}
+void rescale_rows(ConstMatS32 x, const RescaleFixed& r, MatS16 y) { best(kResidualToS16)(x, r, y); }
+#endif
+
+// h = N(x) (pre-norm), or x rescaled to the activation grid by r (post-norm):
+// a sub-layer's input.
 template <typename Act>
-Status run(const TransformerPlan& plan, const typename ModelOps<Act>::Weights& w,
-           typename ModelOps<Act>::State* state, const int32_t* tokens, int32_t n, OutputRows rows,
-           int32_t* out, Arena& arena, const ForwardObserver& observer) {
-  using Ops = ModelOps<Act>;
+void sublayer_in(const TransformerConfig& c, const NormFixed& p, const RescaleFixed& r, ConstMatS32 x,
+                 Matrix<Act> h) {
+  if (c.pre_norm) {
+    norm_rows(c, p, x, h);
+  } else {
+    rescale_rows(x, r, h);
+  }
+}
+
+// y [n, E] = the attention block over h [n, E]: over the layer's cache (a
+// decode), or over h alone (a forward, causal if the config says so).
+#if ATTN_WITH_S8
+Status attend(const Plan& block, const WeightsS8& w, const Mask& mask, KvCacheS8* cache, ConstMatS8 h,
+              MatS8 y, Arena& arena) {
+  if (cache != nullptr) return decode_s8(block, w, cache, h.data, h.rows, y.data, arena);
+  IoS8 io;
+  io.query = io.key = io.value = h.data;
+  io.output = y.data;
+  return forward_s8(block, w, mask, io, arena);
+}
+#endif
+#if ATTN_WITH_S16
+Status attend(const Plan& block, const WeightsS16& w, const Mask& mask, KvCacheS16* cache, ConstMatS16 h,
+              MatS16 y, Arena& arena) {
+  if (cache != nullptr) return decode_s16(block, w, cache, h.data, h.rows, y.data, arena);
+  IoS16 io;
+  io.query = io.key = io.value = h.data;
+  io.output = y.data;
+  return forward_s16(block, w, mask, io, arena);
+}
+#endif
+
+// x += y rescaled onto the residual grid by r.
+#if ATTN_WITH_S8
+void add_residual(MatS32 x, ConstMatS8 y, const RescaleFixed& r) { best(kResidualAddS8)(x, y, r); }
+#endif
+#if ATTN_WITH_S16
+void add_residual(MatS32 x, ConstMatS16 y, const RescaleFixed& r) { best(kResidualAddS16)(x, y, r); }
+#endif
+
+// u [rows, F] = h W1^T + b1; gated: g [rows, F] = h W3^T + b3 (requantized).
+#if ATTN_WITH_S8
+void ffn_up(const TransformerConfig& c, const FfnS8& f, ConstMatS8 h, MatS8 u, MatS8 g) {
+  const int32_t E = h.cols, F = u.cols;
+  best(kLinearS8)(h, matrix(f.w1.weight, F, E), f.w1.bias,
+                  FixedOps<int8_t>::linear_params(f.w1, f.h1_zero_point), u);
+  if (c.gated_ffn) {
+    best(kLinearS8)(h, matrix(f.w3.weight, F, E), f.w3.bias,
+                    FixedOps<int8_t>::linear_params(f.w3, f.h3_zero_point), g);
+  }
+}
+#endif
+#if ATTN_WITH_S16
+LinearS16Params linear_params_s16(const ProjectionS16& p) {
+  LinearS16Params lp;
+  lp.multiplier = p.multiplier;
+  lp.shift = p.shift;
+  return lp;
+}
+void ffn_up(const TransformerConfig& c, const FfnS16& f, ConstMatS16 h, MatS16 u, MatS16 g) {
+  const int32_t E = h.cols, F = u.cols;
+  best(kLinearS16)(h, matrix(f.w1.weight, F, E), f.w1.bias, linear_params_s16(f.w1), u);
+  if (c.gated_ffn) best(kLinearS16)(h, matrix(f.w3.weight, F, E), f.w3.bias, linear_params_s16(f.w3), g);
+}
+#endif
+
+// u = act(u); gated: act(u) * g (tables the converter builds).
+#if ATTN_WITH_S8
+void ffn_act(const TransformerConfig& c, const FfnS8& f, MatS8 u, ConstMatS8 g) {
+  if (c.gated_ffn) {
+    best(kActGateS8)(u, g, f.gate_table, f.h3_zero_point, f.gate_multiplier, f.gate_shift, f.g_zero_point);
+  } else {
+    best(kActTableS8)(u, f.act_table);
+  }
+}
+#endif
+#if ATTN_WITH_S16
+void ffn_act(const TransformerConfig& c, const FfnS16& f, MatS16 u, ConstMatS16 g) {
+  if (c.gated_ffn) {
+    best(kActGateS16)(u, g, f.act_table, f.act_multiplier, f.act_shift);
+  } else {
+    best(kActTableS16)(u, f.act_table, f.act_multiplier, f.act_shift);
+  }
+}
+#endif
+
+// x += u W2^T + b2: the down projection's accumulators rescaled straight onto
+// the residual grid (the integer forward's ffn_down is also its add_residual).
+#if ATTN_WITH_S8
+void ffn_down(const TransformerConfig&, const FfnS8& f, ConstMatS8 u, MatS32 x) {
+  best(kLinearResidualS8)(u, matrix(f.w2.weight, x.cols, u.cols), f.w2.bias, f.w2.multiplier, f.w2.shift, x);
+}
+#endif
+#if ATTN_WITH_S16
+void ffn_down(const TransformerConfig&, const FfnS16& f, ConstMatS16 u, MatS32 x) {
+  best(kLinearResidualS16)(u, matrix(f.w2.weight, x.cols, u.cols), f.w2.bias, f.w2.multiplier, f.w2.shift, x);
+}
+#endif
+
+// The output without a head: h = N(x) with the final norm, or x (int32).
+template <typename Weights>
+void final_norm(const TransformerConfig& c, const Weights& w, ConstMatS32 x, MatS32 h) {
+  if (c.final_norm) {
+    norm_rows(c, w.final_norm, x, h);
+  } else {
+    for (int32_t i = 0; i < x.rows; ++i)
+      for (int32_t e = 0; e < x.cols; ++e) h.row(i)[e] = x.row(i)[e];
+  }
+}
+// The head's input: h = N(x) with the final norm, or x rescaled (activation type).
+template <typename Weights, typename Act>
+void final_norm(const TransformerConfig& c, const Weights& w, ConstMatS32 x, Matrix<Act> h) {
+  if (c.final_norm) {
+    norm_rows(c, w.final_norm, x, h);
+  } else {
+    rescale_rows(x, w.head_in, h);
+  }
+}
+
+// out [m, vocab] = h W^T: int32 logits with the head's scale.
+#if ATTN_WITH_S8
+void lm_head(const TransformerConfig& c, const TransformerWeightsS8& w, ConstMatS8 h, MatS32 out) {
+  best(kLogitsS8)(h, matrix(w.head.weight, c.vocab_size, h.cols), w.head.bias, w.head.multiplier,
+                  w.head.shift, out);
+}
+#endif
+#if ATTN_WITH_S16
+void lm_head(const TransformerConfig& c, const TransformerWeightsS16& w, ConstMatS16 h, MatS32 out) {
+  best(kLogitsS16)(h, matrix(w.head.weight, c.vocab_size, h.cols), w.head.bias, w.head.multiplier,
+                   w.head.shift, out);
+}
+#endif
+
+// The integer forward's observer: the converter's per-stage report
+// (ForwardObserver, a call per stage, never per row); every other hook empty.
+struct StageObserver : NoObserver {
+  const ForwardObserver& report;
+  explicit StageObserver(const ForwardObserver& r) : report(r) {}
+  void stage(int32_t s, ConstMatS32 x) const {
+    if (report.fn != nullptr) report.fn(report.context, s, x.data, x.rows, x.cols);
+  }
+  bool every_row() const { return report.fn != nullptr; }  // the report reads every row of every stage
+};
+
+// ---- the forward (model/model_forward.h) ------------------------------------------
+
+// The checks of one call, before anything is written; block: the attention
+// block's plan (the decode's with a state).
+template <typename Act>
+Status check_call(const TransformerPlan& plan, const typename ModelTypes<Act>::Weights& w,
+                  const typename ModelTypes<Act>::State* state, const int32_t* tokens, int32_t n,
+                  OutputRows rows, const int32_t* out, const Arena& arena, Plan* block) {
+  using Types = ModelTypes<Act>;
   if (tokens == nullptr || out == nullptr) return Status::kNullArgument;
-  ATTN_TRY(check_transformer_plan(plan, Ops::kDType));
+  ATTN_TRY(check_transformer_plan(plan, Types::kDType));
   const TransformerConfig& c = plan.config;
   if (rows != OutputRows::kAll && rows != OutputRows::kLast) return Status::kBadQueryLength;
   if (n < 1) return Status::kBadQueryLength;
@@ -305,138 +395,146 @@ Status run(const TransformerPlan& plan, const typename ModelOps<Act>::Weights& w
     if (tokens[i] < 0 || tokens[i] >= c.vocab_size) return Status::kTokenOutOfRange;
   }
   const AttentionConfig ac = c.attention();
-  Plan aplan;  // resolved block config (head_dim, kv heads)
-  ATTN_TRY(plan_attention(ac, Ops::kDType, n, n, &aplan, plan.tile_rows));
-  ATTN_TRY(check_model_weights<Act>(c, aplan.config, w, pos0 + n));
-  Plan dplan;
+  ATTN_TRY(plan_attention(ac, Types::kDType, n, n, block, plan.tile_rows));
+  ATTN_TRY(check_model_weights<Act>(c, block->config, w, pos0 + n));  // the resolved block config
   if (state != nullptr) {
     if (state->caches == nullptr || state->num_layers != c.num_layers) return Status::kNullArgument;
-    ATTN_TRY(plan_decode(ac, Ops::kDType, plan.max_tokens, plan.capacity, &dplan, plan.tile_rows));
-    const typename Ops::Cache& c0 = state->caches[0];
+    ATTN_TRY(plan_decode(ac, Types::kDType, plan.max_tokens, plan.capacity, block, plan.tile_rows));
+    const typename Types::Cache& c0 = state->caches[0];
     if (c0.window == 0 && c0.length + n > c0.capacity) return Status::kCacheFull;
   }
-
-  const int32_t E = c.embed_dim, F = c.ffn_dim, L = c.num_layers;
-  const int32_t T = plan.tile_rows;
-  // Everything the call carves fits (checked before anything is written):
-  // x, a_in (= a_out), then the attention's scratch or the FFN tile in turn.
+  // Everything forward() carves fits: x, h (= y), then the attention's
+  // scratch or the FFN tile in turn.
   if (arena.free_bytes() < plan.arena_bytes) return Status::kArenaTooSmall;
-  const size_t mark = arena.mark();
-  int32_t* xb = nullptr;
-  Act *a_in = nullptr, *a_out = nullptr;
-  const Status carved = [&] {
-    ATTN_TRY(arena.alloc_array(static_cast<size_t>(n) * static_cast<size_t>(E), &xb));
-    return arena.alloc_array(static_cast<size_t>(n) * static_cast<size_t>(E), &a_in);
-  }();
-  // The block writes its output over its input: the forward and the decode
-  // read each tile's query rows (and, for the decode, each chunk's K/V rows)
-  // before they write that tile's output rows, and later tiles read only
-  // later rows (tests: "The integer block may write its output over its input").
-  a_out = a_in;
-  if (carved != Status::kOk) {
-    arena.release(mark);
-    return carved;
-  }
-  const MatS32 x = matrix(xb, n, E);
-  const Matrix<Act> xin = matrix(a_in, n, E);
-  const Matrix<Act> xout = matrix(a_out, n, E);
-  const auto fail = [&](Status s) {
-    arena.release(mark);
-    return s;
-  };
-  const size_t inner = arena.mark();  // the attention's scratch, then the FFN tile
-  Act *h1b = nullptr, *h3b = nullptr;
-
-  embed(c, w, tokens, n, pos0, x);
-  if (c.embedding_norm) best(kNormS32)(x, c.norm, w.embedding_norm, x);
-  if (observer.fn != nullptr) observer.fn(observer.context, 0, xb, n, E);
-
-  Mask mask;
-  mask.causal = c.causal;
-  const int32_t first_out = rows == OutputRows::kLast ? n - 1 : 0;
-  for (int32_t l = 0; l < L; ++l) {
-    const typename Ops::Layer& ly = w.layers[l];
-    if (c.pre_norm) {
-      Ops::norm(x, c.norm, ly.norm1, xin);
-    } else {
-      Ops::to_act(x, ly.attn_in, xin);
-    }
-    const Status s = state != nullptr
-                         ? Ops::decode(dplan, ly.attention, &state->caches[l], a_in, n, a_out, arena)
-                         : Ops::attention(aplan, ly.attention, mask, a_in, a_out, arena);
-    if (s != Status::kOk) return fail(s);
-    Ops::add(x, xout, ly.attn_out);
-    if (!c.pre_norm) best(kNormS32)(x, c.norm, ly.norm1, x);
-    if (observer.fn != nullptr) observer.fn(observer.context, 2 * l + 1, xb, n, E);
-    // FFN, T rows at a time (the last layer: only the rows the output needs).
-    const int32_t r_begin = l == L - 1 && observer.fn == nullptr ? first_out : 0;
-    const Status carved_ffn = [&] {
-      ATTN_TRY(arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(F), &h1b));
-      return c.gated_ffn ? arena.alloc_array(static_cast<size_t>(T) * static_cast<size_t>(F), &h3b)
-                         : Status::kOk;
-    }();
-    if (carved_ffn != Status::kOk) return fail(carved_ffn);
-    for (int32_t r0 = r_begin; r0 < n; r0 += T) {
-      const int32_t rr = T < n - r0 ? T : n - r0;
-      const MatS32 xt = x.rows_slice(r0, rr);
-      const Matrix<Act> it = xin.rows_slice(r0, rr);
-      if (c.pre_norm) {
-        Ops::norm(xt, c.norm, ly.norm2, it);
-      } else {
-        Ops::to_act(xt, ly.ffn_in, it);
-      }
-      Ops::ffn(ly.ffn, c.gated_ffn, it, matrix(h1b, rr, F), matrix(c.gated_ffn ? h3b : h1b, rr, F), xt);
-      if (!c.pre_norm) best(kNormS32)(xt, c.norm, ly.norm2, xt);
-    }
-    arena.release(inner);
-    if (observer.fn != nullptr) observer.fn(observer.context, 2 * l + 2, xb, n, E);
-  }
-
-  // Output rows [first_out, n).
-  const int32_t m = n - first_out;
-  const MatS32 xo = x.rows_slice(first_out, m);
-  if (c.head == LmHead::kNone) {
-    const MatS32 y = matrix(out, m, E);
-    if (c.final_norm) {
-      best(kNormS32)(xo, c.norm, w.final_norm, y);
-    } else {
-      for (int32_t i = 0; i < m; ++i)
-        for (int32_t e = 0; e < E; ++e) y.row(i)[e] = xo.row(i)[e];
-    }
-  } else {
-    const Matrix<Act> hin = xin.rows_slice(first_out, m);
-    if (c.final_norm) {
-      Ops::norm(xo, c.norm, w.final_norm, hin);
-    } else {
-      Ops::to_act(xo, w.head_in, hin);
-    }
-    Ops::logits(hin, w.head, c.vocab_size, matrix(out, m, c.vocab_size));
-  }
-  if (state != nullptr) state->length += n;
-  arena.release(mark);
   return Status::kOk;
 }
 
+// The n tokens at positions pos0 .. pos0 + n - 1 through the model, the output
+// rows [first, n) into out. block: the attention block's plan; caches: the
+// layers' KV caches (a decode), or null (a forward). check_call passed: no
+// step fails, but the block's status is passed through.
+template <typename Act>
+Status forward(const TransformerPlan& plan, const typename ModelTypes<Act>::Weights& w, const Plan& block,
+               typename ModelTypes<Act>::Cache* caches, const int32_t* tokens, int32_t n, int32_t pos0,
+               int32_t first, int32_t* out, Arena& arena, const StageObserver& obs) {
+  const TransformerConfig& c = plan.config;
+  const int32_t E = c.embed_dim, F = c.ffn_dim, T = plan.tile_rows;
+  MatS32 x;
+  Matrix<Act> h;
+  ATTN_TRY(carve(arena, n, E, &x));  // x [n, E] the residual stream (int32)
+  ATTN_TRY(carve(arena, n, E, &h));  // h [n, E] a sub-layer's input
+  // y [n, E] the attention's output, written over its input: the forward and
+  // the decode read each tile's query rows (and, for the decode, each chunk's
+  // K/V rows) before they write that tile's output rows, and later tiles read
+  // only later rows (tests: "The integer block may write its output over its input").
+  const Matrix<Act> y = h;
+  Mask mask;
+  mask.causal = c.causal;
+
+  embed(c, w, tokens, pos0, x);  // x = token (+ position) (+ type) rows
+  obs.residual(x);
+  if (c.embedding_norm) norm_rows(c, w.embedding_norm, x, x);  // x = N(x)
+  obs.stage(0, x);
+
+  for (int32_t l = 0; l < c.num_layers; ++l) {
+    const typename ModelTypes<Act>::Layer& lw = w.layers[l];
+    typename ModelTypes<Act>::Cache* cache = caches != nullptr ? &caches[l] : nullptr;
+    // Attention sub-layer.
+    sublayer_in(c, lw.norm1, lw.attn_in, x, h);                       // h = N1(x), or x
+    ATTN_TRY(attend(block, lw.attention, mask, cache, h, y, arena));  // y = Attn(h)
+    add_residual(x, y, lw.attn_out);                                  // x += y
+    obs.residual(x);
+    if (!c.pre_norm) norm_rows(c, lw.norm1, x, x);  // x = N1(x)
+    obs.stage(2 * l + 1, x);
+
+    // FFN sub-layer, T rows at a time (the last layer: only the output rows,
+    // unless the observer reads them all).
+    const size_t tile = arena.mark();
+    Matrix<Act> u, g;                                   // u, g [T, F]
+    ATTN_TRY(carve(arena, T, F, &u));                   // u: W1's output, then W2's input
+    if (c.gated_ffn) ATTN_TRY(carve(arena, T, F, &g));  // g: W3's output
+    const int32_t r_begin = l == c.num_layers - 1 && !obs.every_row() ? first : 0;
+    for (int32_t r0 = r_begin; r0 < n; r0 += T) {
+      const int32_t rows = tile_rows_at(r0, T, n);
+      const MatS32 xt = x.rows_slice(r0, rows);
+      const Matrix<Act> ht = h.rows_slice(r0, rows);
+      const Matrix<Act> ut = u.rows_slice(0, rows), gt = g.rows_slice(0, rows);  // [rows, F]
+      sublayer_in(c, lw.norm2, lw.ffn_in, xt, ht);                               // h_t = N2(x_t), or x_t
+      obs.ffn_in(l, ht);
+      ffn_up(c, lw.ffn, ht, ut, gt);  // u = h_t W1^T + b1; g = h_t W3^T + b3
+      obs.ffn_up(l, ut, gt);
+      ffn_act(c, lw.ffn, ut, gt);  // u = act(u) (* g)
+      obs.ffn_act(l, ut);
+      ffn_down(c, lw.ffn, ut, xt);  // x_t += u W2^T + b2 (y_t and add_residual in one)
+      obs.residual(xt);
+      if (!c.pre_norm) norm_rows(c, lw.norm2, xt, xt);  // x_t = N2(x_t)
+    }
+    arena.release(tile);
+    obs.stage(2 * l + 2, x);
+  }
+
+  // Final norm and LM head over the output rows [first, n).
+  const int32_t m = n - first;
+  const MatS32 xo = x.rows_slice(first, m);
+  const Matrix<Act> ho = h.rows_slice(first, m);  // [m, E]
+  if (c.head == LmHead::kNone) {
+    final_norm(c, w, xo, matrix(out, m, E));  // out [m, E] = N(x), or x
+    obs.final_norm(matrix(out, m, E));
+  } else {
+    final_norm(c, w, xo, ho);  // h = N(x), or x
+    obs.final_norm(ho);
+    lm_head(c, w, ho, matrix(out, m, c.vocab_size));  // out [m, vocab] = h W^T
+  }
+  return Status::kOk;
+}
+
+// One forward (state null) or decode step, checked, in the caller's arena.
+template <typename Act>
+Status run(const TransformerPlan& plan, const typename ModelTypes<Act>::Weights& w,
+           typename ModelTypes<Act>::State* state, const int32_t* tokens, int32_t n, OutputRows rows,
+           int32_t* out, Arena& arena, const ForwardObserver& observer) {
+  Plan block;
+  ATTN_TRY(check_call<Act>(plan, w, state, tokens, n, rows, out, arena, &block));
+  const size_t mark = arena.mark();
+  const Status st = forward<Act>(plan, w, block, state != nullptr ? state->caches : nullptr, tokens, n,
+                                 state != nullptr ? state->length : 0, rows == OutputRows::kLast ? n - 1 : 0,
+                                 out, arena, StageObserver(observer));
+  arena.release(mark);
+  if (st == Status::kOk && state != nullptr) state->length += n;
+  return st;
+}
+
+#if ATTN_WITH_S8
+Status kv_cache_init(const Plan& p, int32_t window, Arena& a, KvCacheS8* c) {
+  return kv_cache_init_s8(p, window, a, c);
+}
+#endif
+#if ATTN_WITH_S16
+Status kv_cache_init(const Plan& p, int32_t window, Arena& a, KvCacheS16* c) {
+  return kv_cache_init_s16(p, window, a, c);
+}
+#endif
+
 template <typename Act>
 Status state_init(const TransformerPlan& plan, int32_t window, Arena& arena,
-                  typename ModelOps<Act>::State* state) {
-  using Ops = ModelOps<Act>;
+                  typename ModelTypes<Act>::State* state) {
+  using Types = ModelTypes<Act>;
   if (state == nullptr) return Status::kNullArgument;
-  *state = typename Ops::State();
-  ATTN_TRY(check_transformer_plan(plan, Ops::kDType));
+  *state = typename Types::State();
+  ATTN_TRY(check_transformer_plan(plan, Types::kDType));
   if (plan.capacity <= 0) return Status::kPlanMismatch;
   const int32_t L = plan.config.num_layers;
   Plan dplan;
-  ATTN_TRY(plan_decode(plan.config.attention(), Ops::kDType, plan.max_tokens, plan.capacity, &dplan,
+  ATTN_TRY(plan_decode(plan.config.attention(), Types::kDType, plan.max_tokens, plan.capacity, &dplan,
                        plan.tile_rows));
   if (window < 0 || window > plan.capacity) return Status::kBadWindow;
   if (arena.free_bytes() < plan.state_bytes) return Status::kArenaTooSmall;
   const size_t mark = arena.mark();
-  typename Ops::Cache* caches = nullptr;
+  typename Types::Cache* caches = nullptr;
   Status s = arena.alloc_array(static_cast<size_t>(L), &caches);
   for (int32_t l = 0; s == Status::kOk && l < L; ++l) {
-    caches[l] = typename Ops::Cache();
-    s = Ops::cache_init(dplan, window, arena, &caches[l]);
+    caches[l] = typename Types::Cache();
+    s = kv_cache_init(dplan, window, arena, &caches[l]);
   }
   if (s != Status::kOk) {
     arena.release(mark);

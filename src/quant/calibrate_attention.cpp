@@ -3,10 +3,10 @@
 // code (float); the integer run-time path never calls it.
 #include <cmath>
 
-#include "attn/quantize.h"
 #include "attention/attend_f32.h"
-#include "quant/calibrate_transformer.h"
+#include "attn/quantize.h"
 #include "kernels/kernel_table.h"
+#include "quant/calibrate_transformer.h"
 
 namespace attn {
 namespace {

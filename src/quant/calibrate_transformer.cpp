@@ -3,11 +3,16 @@
 // for the converter (quantize_transformer.cpp): the min/max of every tensor
 // the integer model quantizes, the residual snapshots and the output of the
 // report. Offline code; the integer run-time path never calls it.
+//
+// forward() below is the skeleton of model/model_forward.h (the same steps,
+// in the same order, as the f32 and the integer forwards), scalar in double;
+// it records through the skeleton's observer hooks (Recorder).
 #include <cmath>
 
 #include "attn/quantize.h"
-#include "quant/calibrate_transformer.h"
+#include "model/model_forward.h"
 #include "model/transformer_fixed_common.h"
+#include "quant/calibrate_transformer.h"
 
 namespace attn {
 namespace detail {
@@ -17,25 +22,72 @@ double max_abs(Range r) {
   return std::fmax(std::fabs(static_cast<double>(r.min)), std::fabs(static_cast<double>(r.max)));
 }
 
-// y [n, out] = x [n, in] W^T + b (b null: none), double sums.
-void linear(const float* x, int32_t n, int32_t in, const float* w, const float* b, int32_t out, float* y) {
-  for (int32_t i = 0; i < n; ++i) {
-    for (int32_t o = 0; o < out; ++o) {
+// y [rows, out] = x [rows, in] W^T + b (b null: none), double sums.
+void linear(ConstMatF32 x, const float* w, const float* b, MatF32 y) {
+  for (int32_t i = 0; i < x.rows; ++i) {
+    const float* xr = x.row(i);
+    for (int32_t o = 0; o < y.cols; ++o) {
       double acc = b != nullptr ? static_cast<double>(b[o]) : 0.0;
-      const float* wr = w + static_cast<ptrdiff_t>(o) * in;
-      const float* xr = x + static_cast<ptrdiff_t>(i) * in;
-      for (int32_t k = 0; k < in; ++k) acc += static_cast<double>(xr[k]) * static_cast<double>(wr[k]);
-      y[static_cast<ptrdiff_t>(i) * out + o] = static_cast<float>(acc);
+      const float* wr = w + static_cast<ptrdiff_t>(o) * x.cols;
+      for (int32_t k = 0; k < x.cols; ++k) acc += static_cast<double>(xr[k]) * static_cast<double>(wr[k]);
+      y.row(i)[o] = static_cast<float>(acc);
     }
   }
 }
 
-// y = norm(x) row by row (y may be x).
-void norm(const TransformerConfig& c, const NormWeightsF32& p, const float* x, int32_t n, float* y) {
-  const int32_t E = c.embed_dim;
-  for (int32_t i = 0; i < n; ++i) {
-    const float* xr = x + static_cast<ptrdiff_t>(i) * E;
-    float* yr = y + static_cast<ptrdiff_t>(i) * E;
+// y = x, row by row.
+void copy_rows(ConstMatF32 x, MatF32 y) {
+  for (int32_t i = 0; i < x.rows; ++i)
+    for (int32_t e = 0; e < x.cols; ++e) y.row(i)[e] = x.row(i)[e];
+}
+
+// The converter's observer (model/model_forward.h's hooks): the min/max of
+// every tensor the integer model quantizes, max |x| of the residual stream,
+// the residual snapshots of each stage; false finite: a value was not.
+struct Recorder : NoObserver {
+  const TransformerConfig& c;
+  ModelRanges& r;
+  float* snapshots;  // [2 L + 1, n, E], or null
+  bool finite = true;
+
+  Recorder(const TransformerConfig& config, ModelRanges& ranges, float* snaps)
+      : c(config), r(ranges), snapshots(snaps) {}
+  void widen_into(Range& range, ConstMatF32 v) {  // v dense
+    finite = finite && widen(range, v.data, n_of(v.rows, v.cols));
+  }
+  void residual(ConstMatF32 x) {
+    Range t;
+    widen_into(t, x);
+    r.residual_max = std::fmax(r.residual_max, max_abs(t));
+  }
+  void stage(int32_t s, ConstMatF32 x) {
+    residual(x);
+    if (snapshots == nullptr) return;
+    float* dst = snapshots + static_cast<ptrdiff_t>(s) * x.rows * x.cols;
+    for (size_t i = 0; i < n_of(x.rows, x.cols); ++i) dst[i] = x.data[i];
+  }
+  void ffn_in(int32_t l, ConstMatF32 h) { widen_into(r.layers[l].ffn_in, h); }
+  void ffn_up(int32_t l, ConstMatF32 u, ConstMatF32 g) {
+    widen_into(r.layers[l].h1, u);
+    if (c.gated_ffn) widen_into(r.layers[l].h3, g);
+  }
+  void ffn_act(int32_t l, ConstMatF32 u) { widen_into(r.layers[l].g, u); }
+  void ffn_down(int32_t l, ConstMatF32 y) { widen_into(r.layers[l].ffn_out, y); }
+  void final_norm(ConstMatF32 h) { widen_into(c.head == LmHead::kNone ? r.hidden : r.head_in, h); }
+  void logit(double v) {  // each logit, in double
+    finite = finite && std::isfinite(v);
+    r.logit_max = std::fmax(r.logit_max, std::fabs(v));
+  }
+};
+
+// ---- the steps, scalar in double (model/model_forward.h names them) ------------------
+
+// y = N(x) row by row (y may be x).
+void norm_rows(const TransformerConfig& c, const NormWeightsF32& p, ConstMatF32 x, MatF32 y) {
+  const int32_t E = x.cols;
+  for (int32_t i = 0; i < x.rows; ++i) {
+    const float* xr = x.row(i);
+    float* yr = y.row(i);
     double mean = 0.0;
     if (c.norm == NormKind::kLayerNorm) {
       for (int32_t e = 0; e < E; ++e) mean += static_cast<double>(xr[e]);
@@ -53,6 +105,166 @@ void norm(const TransformerConfig& c, const NormWeightsF32& p, const float* x, i
       yr[e] = static_cast<float>(v);
     }
   }
+}
+
+// x [n, E] = token embedding (+ learned positions pos0 ..) (+ type row 0), summed in double.
+void embed(const TransformerConfig& c, const TransformerWeightsF32& w, const int32_t* tokens, int32_t pos0,
+           MatF32 x) {
+  const int32_t E = c.embed_dim;
+  for (int32_t i = 0; i < x.rows; ++i) {
+    for (int32_t e = 0; e < E; ++e) {
+      double v = static_cast<double>(w.token_embedding[static_cast<ptrdiff_t>(tokens[i]) * E + e]);
+      if (c.learned_positions)
+        v += static_cast<double>(w.position_embedding[static_cast<ptrdiff_t>(pos0 + i) * E + e]);
+      if (c.type_vocab_size > 0) v += static_cast<double>(w.type_embedding[e]);
+      x.row(i)[e] = static_cast<float>(v);
+    }
+  }
+}
+
+// h = N(x) (pre-norm), or x (post-norm): a sub-layer's input.
+void sublayer_in(const TransformerConfig& c, const NormWeightsF32& p, ConstMatF32 x, MatF32 h) {
+  if (c.pre_norm) {
+    norm_rows(c, p, x, h);
+  } else {
+    copy_rows(x, h);
+  }
+}
+
+// y [n, E] = the attention block over h [n, E] (causal if the config says
+// so), widening the block's ranges.
+Status attend(const Plan& block, const WeightsF32& w, const Mask& mask, CalibrationRanges* ranges,
+              ConstMatF32 h, MatF32 y, Arena& arena) {
+  IoF32 io;
+  io.query = io.key = io.value = h.data;
+  io.output = y.data;
+  return calibrate_attention(block, w, mask, io, arena, ranges);
+}
+
+// x += y.
+void add_residual(MatF32 x, ConstMatF32 y) {
+  for (int32_t i = 0; i < x.rows; ++i)
+    for (int32_t e = 0; e < x.cols; ++e) x.row(i)[e] += y.row(i)[e];
+}
+
+// u [rows, F] = h W1^T + b1; gated: g [rows, F] = h W3^T + b3.
+void ffn_up(const TransformerConfig& c, const FfnWeightsF32& f, ConstMatF32 h, MatF32 u, MatF32 g) {
+  linear(h, f.w1, c.ffn_bias ? f.b1 : nullptr, u);
+  if (c.gated_ffn) linear(h, f.w3, c.ffn_bias ? f.b3 : nullptr, g);
+}
+
+// u = act(u) (in double); gated: act(u) * g (no weights in float).
+void ffn_act(const TransformerConfig& c, const FfnWeightsF32&, MatF32 u, ConstMatF32 g) {
+  for (int32_t i = 0; i < u.rows; ++i) {
+    for (int32_t k = 0; k < u.cols; ++k) {
+      float& v = u.row(i)[k];
+      v = static_cast<float>(activation(c.activation, static_cast<double>(v)));
+      if (c.gated_ffn) v *= g.row(i)[k];
+    }
+  }
+}
+
+// y [rows, E] = u W2^T + b2.
+void ffn_down(const TransformerConfig& c, const FfnWeightsF32& f, ConstMatF32 u, MatF32 y) {
+  linear(u, f.w2, c.ffn_bias ? f.b2 : nullptr, y);
+}
+
+// h = N(x) with the final norm, or x.
+void final_norm(const TransformerConfig& c, const TransformerWeightsF32& w, ConstMatF32 x, MatF32 h) {
+  if (c.final_norm) {
+    norm_rows(c, w.final_norm, x, h);
+  } else {
+    copy_rows(x, h);
+  }
+}
+
+// out [m, vocab] = h W^T in double (W: the token embedding when tied), each
+// logit seen by rec; out null: only seen.
+void lm_head(const TransformerConfig& c, const TransformerWeightsF32& w, ConstMatF32 h, float* out,
+             Recorder& rec) {
+  const float* table = c.head == LmHead::kTied ? w.token_embedding : w.lm_head;  // [vocab, E]
+  for (int32_t i = 0; i < h.rows; ++i) {
+    for (int32_t v = 0; v < c.vocab_size; ++v) {
+      double acc = 0.0;
+      for (int32_t e = 0; e < h.cols; ++e) {
+        acc += static_cast<double>(h.row(i)[e]) *
+               static_cast<double>(table[static_cast<ptrdiff_t>(v) * h.cols + e]);
+      }
+      rec.logit(acc);
+      if (out != nullptr) out[static_cast<ptrdiff_t>(i) * c.vocab_size + v] = static_cast<float>(acc);
+    }
+  }
+}
+
+// ---- the forward (model/model_forward.h) ------------------------------------------
+
+// The n tokens at positions 0 .. n - 1 through the model, every row into out
+// (null: none), seen by obs. block: the attention block's plan.
+Status forward(const TransformerConfig& c, const TransformerWeightsF32& w, const Plan& block,
+               const int32_t* tokens, int32_t n, float* out, Arena& arena, Recorder& obs) {
+  const int32_t E = c.embed_dim, F = c.ffn_dim, T = n;  // one FFN tile: the scratch holds [n, F]
+  const int32_t pos0 = 0, first = 0;                    // positions 0 .. n - 1, every output row
+  MatF32 x, h, y;
+  ATTN_TRY(carve(arena, n, E, &x));  // x [n, E] the residual stream
+  ATTN_TRY(carve(arena, n, E, &h));  // h [n, E] a sub-layer's input
+  ATTN_TRY(carve(arena, n, E, &y));  // y [n, E] a sub-layer's output
+  Mask mask;
+  mask.causal = c.causal;
+
+  embed(c, w, tokens, pos0, x);  // x = token (+ position) (+ type) rows
+  obs.residual(x);
+  if (c.embedding_norm) norm_rows(c, w.embedding_norm, x, x);  // x = N(x)
+  obs.stage(0, x);
+
+  for (int32_t l = 0; l < c.num_layers; ++l) {
+    const LayerWeightsF32& lw = w.layers[l];
+    CalibrationRanges* block_ranges = &obs.r.layers[l].attention;  // widened by the block
+    // Attention sub-layer.
+    sublayer_in(c, lw.norm1, x, h);                                          // h = N1(x), or x
+    ATTN_TRY(attend(block, lw.attention, mask, block_ranges, h, y, arena));  // y = Attn(h)
+    add_residual(x, y);                                                      // x += y
+    obs.residual(x);
+    if (!c.pre_norm) norm_rows(c, lw.norm1, x, x);  // x = N1(x)
+    obs.stage(2 * l + 1, x);
+
+    // FFN sub-layer, T rows at a time.
+    const size_t tile = arena.mark();
+    MatF32 u, g;                                        // u, g [T, F]
+    ATTN_TRY(carve(arena, T, F, &u));                   // u: W1's output, then W2's input
+    if (c.gated_ffn) ATTN_TRY(carve(arena, T, F, &g));  // g: W3's output
+    for (int32_t r0 = 0; r0 < n; r0 += T) {
+      const int32_t rows = tile_rows_at(r0, T, n);
+      const MatF32 xt = x.rows_slice(r0, rows), ht = h.rows_slice(r0, rows), yt = y.rows_slice(r0, rows);
+      const MatF32 ut = u.rows_slice(0, rows), gt = g.rows_slice(0, rows);  // [rows, F]
+      sublayer_in(c, lw.norm2, xt, ht);                                     // h_t = N2(x_t), or x_t
+      obs.ffn_in(l, ht);
+      ffn_up(c, lw.ffn, ht, ut, gt);  // u = h_t W1^T + b1; g = h_t W3^T + b3
+      obs.ffn_up(l, ut, gt);
+      ffn_act(c, lw.ffn, ut, gt);  // u = act(u) (* g)
+      obs.ffn_act(l, ut);
+      ffn_down(c, lw.ffn, ut, yt);  // y_t = u W2^T + b2
+      obs.ffn_down(l, yt);
+      add_residual(xt, yt);  // x_t += y_t
+      obs.residual(xt);
+      if (!c.pre_norm) norm_rows(c, lw.norm2, xt, xt);  // x_t = N2(x_t)
+    }
+    arena.release(tile);
+    obs.stage(2 * l + 2, x);
+  }
+
+  // Final norm and LM head over the output rows [first, n) (out null: the ranges only).
+  const int32_t m = n - first;
+  const MatF32 xo = x.rows_slice(first, m), ho = h.rows_slice(first, m);  // [m, E]
+  if (c.head == LmHead::kNone) {
+    final_norm(c, w, xo, ho);  // h = N(x), or x
+    obs.final_norm(ho);
+    if (out != nullptr) copy_rows(ho, matrix(out, m, E));  // out [m, E] = h
+  } else {
+    final_norm(c, w, xo, ho);  // h = N(x), or x
+    obs.final_norm(ho);
+    lm_head(c, w, ho, out, obs);  // out [m, vocab] = h W^T
+  }
+  return Status::kOk;
 }
 
 }  // namespace
@@ -81,134 +293,15 @@ size_t float_forward_bytes(const TransformerConfig& c, int32_t n) {
 
 Status float_forward(const TransformerConfig& c, const TransformerWeightsF32& w, const int32_t* tokens,
                      int32_t n, Arena& scratch, ModelRanges* ranges, float* snapshots, float* out) {
-  const int32_t E = c.embed_dim, F = c.ffn_dim, L = c.num_layers;
-  const AttentionConfig ac = c.attention();
-  Plan plan;
-  ATTN_TRY(plan_attention(ac, DType::kF32, n, n, &plan));
-  const size_t mark = scratch.mark();
-  float *x = nullptr, *nin = nullptr, *y = nullptr, *h1 = nullptr, *h3 = nullptr;
-  const Status carved = [&] {
-    ATTN_TRY(scratch.alloc_array(n_of(n, E), &x));
-    ATTN_TRY(scratch.alloc_array(n_of(n, E), &nin));
-    ATTN_TRY(scratch.alloc_array(n_of(n, E), &y));
-    ATTN_TRY(scratch.alloc_array(n_of(n, F), &h1));
-    return scratch.alloc_array(n_of(n, F), &h3);
-  }();
-  if (carved != Status::kOk) {
-    scratch.release(mark);
-    return carved;
-  }
+  Plan block;
+  ATTN_TRY(plan_attention(c.attention(), DType::kF32, n, n, &block));
   ModelRanges local;
-  ModelRanges& r = ranges != nullptr ? *ranges : local;
-  bool finite = true;
-  const auto residual = [&](const float* p) {
-    Range t;
-    finite = finite && widen(t, p, n_of(n, E));
-    r.residual_max = std::fmax(r.residual_max, max_abs(t));
-  };
-  const auto snapshot = [&](int32_t stage) {
-    if (snapshots == nullptr) return;
-    float* dst = snapshots + static_cast<ptrdiff_t>(stage) * n * E;
-    for (size_t i = 0; i < n_of(n, E); ++i) dst[i] = x[i];
-  };
-
-  for (int32_t i = 0; i < n; ++i) {
-    for (int32_t e = 0; e < E; ++e) {
-      double v = static_cast<double>(w.token_embedding[static_cast<ptrdiff_t>(tokens[i]) * E + e]);
-      if (c.learned_positions)
-        v += static_cast<double>(w.position_embedding[static_cast<ptrdiff_t>(i) * E + e]);
-      if (c.type_vocab_size > 0) v += static_cast<double>(w.type_embedding[e]);
-      x[static_cast<ptrdiff_t>(i) * E + e] = static_cast<float>(v);
-    }
-  }
-  residual(x);
-  if (c.embedding_norm) {
-    norm(c, w.embedding_norm, x, n, x);
-    residual(x);
-  }
-  snapshot(0);
-  Mask mask;
-  mask.causal = c.causal;
-  Status s = Status::kOk;
-  for (int32_t l = 0; l < L && s == Status::kOk; ++l) {
-    const LayerWeightsF32& lw = w.layers[l];
-    LayerRanges& lr = r.layers[l];
-    const float* ain = x;
-    if (c.pre_norm) {
-      norm(c, lw.norm1, x, n, nin);
-      ain = nin;
-    }
-    IoF32 io;
-    io.query = ain;
-    io.key = ain;
-    io.value = ain;
-    io.output = y;
-    s = calibrate_attention(plan, lw.attention, mask, io, scratch, &lr.attention);
-    if (s != Status::kOk) break;
-    for (size_t i = 0; i < n_of(n, E); ++i) x[i] += y[i];
-    residual(x);
-    if (!c.pre_norm) {
-      norm(c, lw.norm1, x, n, x);
-      residual(x);
-    }
-    snapshot(2 * l + 1);
-    const float* fin = x;
-    if (c.pre_norm) {
-      norm(c, lw.norm2, x, n, nin);
-      fin = nin;
-    }
-    finite = finite && widen(lr.ffn_in, fin, n_of(n, E));
-    linear(fin, n, E, lw.ffn.w1, c.ffn_bias ? lw.ffn.b1 : nullptr, F, h1);
-    finite = finite && widen(lr.h1, h1, n_of(n, F));
-    for (size_t i = 0; i < n_of(n, F); ++i)
-      h1[i] = static_cast<float>(activation(c.activation, static_cast<double>(h1[i])));
-    finite = finite && widen(lr.act, h1, n_of(n, F));
-    if (c.gated_ffn) {
-      linear(fin, n, E, lw.ffn.w3, c.ffn_bias ? lw.ffn.b3 : nullptr, F, h3);
-      finite = finite && widen(lr.h3, h3, n_of(n, F));
-      for (size_t i = 0; i < n_of(n, F); ++i) h1[i] *= h3[i];
-    }
-    finite = finite && widen(lr.g, h1, n_of(n, F));
-    linear(h1, n, F, lw.ffn.w2, c.ffn_bias ? lw.ffn.b2 : nullptr, E, y);
-    finite = finite && widen(lr.ffn_out, y, n_of(n, E));
-    for (size_t i = 0; i < n_of(n, E); ++i) x[i] += y[i];
-    residual(x);
-    if (!c.pre_norm) {
-      norm(c, lw.norm2, x, n, x);
-      residual(x);
-    }
-    snapshot(2 * l + 2);
-  }
-  if (s == Status::kOk) {
-    const float* h = x;
-    if (c.final_norm) {
-      norm(c, w.final_norm, x, n, nin);
-      h = nin;
-    }
-    if (c.head == LmHead::kNone) {
-      finite = finite && widen(r.hidden, h, n_of(n, E));
-      if (out != nullptr)
-        for (size_t i = 0; i < n_of(n, E); ++i) out[i] = h[i];
-    } else {
-      finite = finite && widen(r.head_in, h, n_of(n, E));
-      const float* hw = c.head == LmHead::kTied ? w.token_embedding : w.lm_head;
-      for (int32_t i = 0; i < n; ++i) {
-        for (int32_t v = 0; v < c.vocab_size; ++v) {
-          double acc = 0.0;
-          for (int32_t e = 0; e < E; ++e) {
-            acc += static_cast<double>(h[static_cast<ptrdiff_t>(i) * E + e]) *
-                   static_cast<double>(hw[static_cast<ptrdiff_t>(v) * E + e]);
-          }
-          finite = finite && std::isfinite(acc);
-          r.logit_max = std::fmax(r.logit_max, std::fabs(acc));
-          if (out != nullptr) out[static_cast<ptrdiff_t>(i) * c.vocab_size + v] = static_cast<float>(acc);
-        }
-      }
-    }
-  }
+  Recorder rec(c, ranges != nullptr ? *ranges : local, snapshots);
+  const size_t mark = scratch.mark();
+  const Status s = forward(c, w, block, tokens, n, out, scratch, rec);
   scratch.release(mark);
   if (s != Status::kOk) return s;
-  return finite ? Status::kOk : Status::kBadQuantParams;
+  return rec.finite ? Status::kOk : Status::kBadQuantParams;
 }
 
 }  // namespace detail

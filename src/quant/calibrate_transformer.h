@@ -29,7 +29,6 @@ struct LayerRanges {
   CalibrationRanges attention;  // the block's (query = key = value: the attention input)
   Range ffn_in;                 // the FFN input (N2 output, or the residual in post-norm)
   Range h1, h3;                 // W1, W3 outputs
-  Range act;                    // act(h1)
   Range g;                      // the W2 input (act(h1), or act(h1) * h3)
   Range ffn_out;                // W2 output
 };

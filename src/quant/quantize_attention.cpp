@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "attn/quantize.h"
 #include "attention/attention_fixed_common.h"
+#include "attn/quantize.h"
 #include "kernels/exp2_table.h"
 #include "kernels/fixed_point.h"
 #include "kernels/kernels_fixed.h"
@@ -212,31 +212,6 @@ int32_t quantize_value(float x, QuantParams p, DType dtype) {
   double q = round_away(static_cast<double>(x) / static_cast<double>(p.scale)) + p.zero_point;
   q = q < lo ? lo : q > hi ? hi : q;
   return static_cast<int32_t>(q);
-}
-
-Status rope_table(float base, int32_t head_dim, int32_t positions, Arena& st, RopeTable* out) {
-  if (out == nullptr) return Status::kNullArgument;
-  *out = RopeTable();
-  if (!(base > 0.0f) || !std::isfinite(base) || head_dim <= 0 || head_dim % 2 != 0) return Status::kBadRope;
-  if (positions < 1 || positions > (1 << 24)) return Status::kBadQuantParams;
-  const int32_t half = head_dim / 2;
-  const size_t n = static_cast<size_t>(positions) * static_cast<size_t>(half);
-  int16_t* cos = nullptr;  // [positions, half]
-  int16_t* sin = nullptr;  // [positions, half]
-  ATTN_TRY(st.alloc_array(n, &cos));
-  ATTN_TRY(st.alloc_array(n, &sin));
-  const double one = static_cast<double>(1 << kRopeFracBits);
-  for (int32_t i = 0; i < half; ++i) {
-    const double freq = std::pow(static_cast<double>(base), -2.0 * i / head_dim);  // as rope_f32_ref
-    for (int32_t p = 0; p < positions; ++p) {
-      const double angle = static_cast<double>(p) * freq;
-      const size_t at = static_cast<size_t>(p) * static_cast<size_t>(half) + static_cast<size_t>(i);
-      cos[at] = static_cast<int16_t>(round_away(std::cos(angle) * one));  // [-16384, 16384]
-      sin[at] = static_cast<int16_t>(round_away(std::sin(angle) * one));
-    }
-  }
-  *out = RopeTable{cos, sin, positions};
-  return Status::kOk;
 }
 
 size_t quantized_attention_bytes(const AttentionConfig& c, DType dtype, const QuantizeOptions& options) {

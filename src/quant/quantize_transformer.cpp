@@ -8,12 +8,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "attention/attention_fixed_common.h"
 #include "attn/quantize.h"
 #include "attn/transformer_fixed.h"
-#include "attention/attention_fixed_common.h"
-#include "quant/calibrate_transformer.h"
 #include "kernels/kernels_fixed.h"
 #include "model/transformer_fixed_common.h"
+#include "quant/calibrate_transformer.h"
 
 namespace attn {
 namespace {

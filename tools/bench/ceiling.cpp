@@ -31,9 +31,9 @@
 
 #if ATTN_HAVE_AVX2
 #include "attn/kernels_fixed.h"
+#include "kernels/kernel_table.h"
 #include "kernels/x86/avx2_f32.h"
 #include "kernels/x86/avx2_fixed.h"
-#include "kernels/kernel_table.h"
 
 namespace {
 

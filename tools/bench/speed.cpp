@@ -238,7 +238,7 @@ int main(int argc, char** argv) {
       "# wall_us/cpu_us/GFLOP/s/arena_bytes: f32, packed weights; s8_us, s16_us: CPU us; f32/s8: cpu_us / "
       "s8_us;"
       " unpacked_us: f32 CPU us, weights as stored\n");
-  // Last header line: tools/bench_vs_torch.py prints it.
+  // Last header line: tools/bench/bench_vs_torch.py prints it.
   std::printf("# attn forwards, self-attention (S = L), single thread, kernels %s\n",
               attn_bench::all_kernel_names().c_str());
   std::printf("%6s %6s %4s %6s %12s %12s %10s %12s %12s %12s %8s %12s\n", "L", "E", "H", "tile", "wall_us",

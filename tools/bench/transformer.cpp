@@ -14,7 +14,7 @@
 // pack_transformer_weights_f32 as an application would (also timed unpacked).
 // Prints one line per variant: the median of the samples' CPU time per forward
 // (thread CPU time, attn_bench::median_cpu_us), GFLOP/s of the matrix
-// products, arena bytes; tools/bench_transformer_vs_torch.py runs it beside
+// products, arena bytes; tools/bench/bench_transformer_vs_torch.py runs it beside
 // torch.nn.TransformerEncoder.
 #include <cmath>
 #include <cstdint>

@@ -1,11 +1,10 @@
-// cmd_import.cpp: `attn import MODEL.safetensors --heads H [--prefix P]
+// cmd_import.cpp: `attn import MODEL.safetensors --heads H|PREFIX=H... [--prefix P]
 // [--extra NAME=KEY]... -o OUT.attn` (attention blocks), and whole models:
-//   attn import MODEL.safetensors --config config.json [--byte-vocab] -o OUT.attn   (HF BERT / Llama)
+//   attn import MODEL.safetensors --config config.json [--byte-vocab] -o OUT.attn   (HF models, attn layout;
+//                                                                  its "blocks" form: a block file)
 //   attn import MODEL.bin [--byte-vocab] -o OUT.attn                                 (llama2.c)
-// (import_model.cpp reads those). Block import:
-//
-// Finds the same attention layouts as tools/attn_export.py, with the same
-// rules, and writes the same bytes:
+// (import_model.cpp reads those). The one importer: tools/export/attn_export.py writes a PyTorch
+// module's weights as safetensors and runs this. Block import finds these layouts:
 //   P in_proj_weight [3E, E] (+ in_proj_bias, out_proj.*)     nn.MultiheadAttention, packed
 //   P q_proj_weight / k_proj_weight / v_proj_weight            nn.MultiheadAttention, kdim/vdim != E
 //   P self.query/key/value.* + P output.dense.*                 BERT-style self-attention
@@ -15,12 +14,15 @@
 // 10000 unless --rope-base (0: none); llama2.c's interleaved rotary pairs are
 // turned into HF's half-split ones by permuting wq/wk rows per head.
 // (TransformerEncoderLayer's self_attn is the first kind under "...self_attn.").
-// Blocks are ordered by their prefix, digit runs compared as numbers.
+// Blocks are ordered by their prefix, digit runs compared as numbers. --heads H
+// is every block's heads, --heads PREFIX=H the block's under PREFIX (a module
+// whose blocks differ: tools/export/attn_export.py passes each nn.MultiheadAttention's).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "cli/cli.h"
 #include "cli/import_model.h"
@@ -33,7 +35,7 @@ namespace {
 
 using cli::Error;
 
-// Digit runs compare as numbers ("layers.2" < "layers.10"), as natural_key() in attn_export.py.
+// Digit runs compare as numbers ("layers.2" < "layers.10").
 struct Token {
   bool digits;
   std::string text;  // digits without leading zeros, or the text
@@ -342,6 +344,76 @@ void add_block(const State& st, const Found& f, int64_t heads, tools::ModelSpec*
   tools::add_block_f32(*spec, b, ptrs);
 }
 
+// --heads: H for every block, PREFIX=H for the block under that prefix (which wins), repeatable.
+class Heads {
+ public:
+  explicit Heads(const std::vector<std::string>& values) {
+    for (const std::string& v : values) {
+      const size_t eq = v.rfind('=');
+      const std::string n = eq == std::string::npos ? v : v.substr(eq + 1);
+      char* end = nullptr;
+      const long long h = std::strtoll(n.c_str(), &end, 10);
+      if (n.empty() || *end != '\0' || h < 1 || h > ATTN_MAX_HEADS)
+        throw Error("--heads " + v + ": expected H or PREFIX=H with H in 1.." +
+                    std::to_string(ATTN_MAX_HEADS));
+      if (eq == std::string::npos) {
+        if (all_ > 0) throw Error("--heads H given twice (PREFIX=H sets one block's)");
+        all_ = h;
+      } else if (!by_prefix_.emplace(v.substr(0, eq), h).second) {
+        throw Error("--heads " + v + ": the prefix is given twice");
+      }
+    }
+  }
+  // The heads of the block under prefix p.
+  int64_t of(const std::string& p) {
+    const auto it = by_prefix_.find(p);
+    if (it != by_prefix_.end()) {
+      used_.insert(p);
+      return it->second;
+    }
+    if (all_ < 0)
+      throw Error("no --heads for the attention block '" + p + "' (--heads H for every block, or --heads " +
+                  p + "=H)");
+    return all_;
+  }
+  // Every PREFIX=H named a block: a misspelled prefix is an error, not ignored.
+  void check_all_used() const {
+    for (const auto& ph : by_prefix_)
+      if (used_.count(ph.first) == 0)
+        throw Error("--heads " + ph.first + "=" + std::to_string(ph.second) +
+                    ": no attention block has prefix '" + ph.first + "'");
+  }
+
+ private:
+  int64_t all_ = -1;
+  std::map<std::string, int64_t> by_prefix_;
+  std::set<std::string> used_;
+};
+
+// Write the block file of `spec` (imported from `in`) to `out`, if the loader accepts it.
+int write_checked(const std::string& in, const std::string& out, const tools::ModelSpec& spec) {
+  for (size_t i = 0; i < spec.tensors.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (spec.tensors[i].name == spec.tensors[j].name)
+        throw Error("tensor name '" + spec.tensors[i].name + "' used twice");
+  std::vector<uint8_t> file;
+  try {
+    file = tools::write_model(spec);
+  } catch (const std::runtime_error& e) {
+    throw Error(in + ": " + e.what());
+  }
+  // Never write what the loader would reject.
+  cli::AlignedBytes check(file.size());
+  std::memcpy(check.data(), file.data(), file.size());
+  Model m;
+  const Status s = Model::load(check.data(), check.size(), &m);
+  if (s != Status::kOk) throw Error(in + ": the converted model is invalid: " + cli::describe(s));
+  cli::write_file_atomic(out, file.data(), file.size());
+  std::printf("attn import: wrote %s (%zu bytes, %u blocks, %u tensors)\n", out.c_str(), file.size(),
+              m.block_count(), m.tensor_count());
+  return 0;
+}
+
 // A whole model: HF safetensors with --config, or a llama2.c .bin.
 int import_whole_model(const cli::Args& args, const std::string& in, const std::string& out) {
   for (const char* o : {"--heads", "--kv-heads", "--rope-base", "--prefix", "--extra"})
@@ -365,6 +437,11 @@ int import_whole_model(const cli::Args& args, const std::string& in, const std::
       tensors = safetensors::parse(file_map.data(), file_map.size());
     } catch (const std::runtime_error& e) {
       throw Error(in + ": " + e.what());
+    }
+    if (cli::is_attn_blocks(cfg)) {
+      if (args.has("--byte-vocab"))
+        throw Error("--byte-vocab is for whole models, not the blocks of " + cfg_path);
+      return write_checked(in, out, cli::import_attn_blocks(in, tensors, cfg_path, cfg));
     }
     m = cli::import_hf(in, tensors, cfg_path, cfg);
   } else {
@@ -406,12 +483,12 @@ int cmd_import(int argc, char** argv) {
     return import_whole_model(args, in, out);
   if (args.has("--byte-vocab"))
     throw Error("--byte-vocab is for whole models (--config, or a llama2.c .bin)");
-  const int64_t heads = args.get_int("--heads", -1, 1, ATTN_MAX_HEADS);
-  if (heads < 0)
+  if (!args.has("--heads"))
     throw Error(
         "missing option --heads (safetensors files do not record the number of heads), or --config for a "
         "whole "
         "model");
+  Heads heads(args.all("--heads"));
 
   LlamaOptions llama;
   llama.kv_heads = args.get_int("--kv-heads", -1, 1, ATTN_MAX_HEADS);
@@ -447,11 +524,12 @@ int cmd_import(int argc, char** argv) {
   tools::ModelSpec spec;
   for (const Found& f : find_blocks(st, args.has("--prefix") ? &prefix : nullptr)) {
     if (f.kind == "llama_hf" || f.kind == "llama2c") {
-      add_llama_block(st, f, heads, llama, &spec);
+      add_llama_block(st, f, heads.of(f.prefix), llama, &spec);
     } else {
-      add_block(st, f, heads, &spec);
+      add_block(st, f, heads.of(f.prefix), &spec);
     }
   }
+  heads.check_all_used();
   for (const std::string& ex : args.all("--extra")) {
     const size_t eq = ex.find('=');
     if (eq == std::string::npos) throw Error("--extra '" + ex + "': expected NAME=KEY");
@@ -470,27 +548,7 @@ int cmd_import(int argc, char** argv) {
     ts.bytes = tools::f32_bytes(st.f32(key));
     spec.tensors.push_back(std::move(ts));
   }
-  for (size_t i = 0; i < spec.tensors.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (spec.tensors[i].name == spec.tensors[j].name)
-        throw Error("tensor name '" + spec.tensors[i].name + "' used twice");
-
-  std::vector<uint8_t> file;
-  try {
-    file = tools::write_model(spec);
-  } catch (const std::runtime_error& e) {
-    throw Error(in + ": " + e.what());
-  }
-  // Never write what the loader would reject.
-  cli::AlignedBytes check(file.size());
-  std::memcpy(check.data(), file.data(), file.size());
-  Model m;
-  const Status s = Model::load(check.data(), check.size(), &m);
-  if (s != Status::kOk) throw Error(in + ": the converted model is invalid: " + cli::describe(s));
-  cli::write_file_atomic(out, file.data(), file.size());
-  std::printf("attn import: wrote %s (%zu bytes, %u blocks, %u tensors)\n", out.c_str(), file.size(),
-              m.block_count(), m.tensor_count());
-  return 0;
+  return write_checked(in, out, spec);
 }
 
 }  // namespace attn

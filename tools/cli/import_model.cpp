@@ -156,6 +156,29 @@ Activation bert_activation(const Config& c) {
   c.bad("hidden_act", "= '" + a + "' is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu)");
 }
 
+// Tensor `t` of the file as a user tensor under its own name.
+UserTensor user_tensor(Source& s, const safetensors::Tensor& t) {
+  if (t.name.empty() || t.name.size() >= format::kNameBytes)
+    throw Error(s.src + ": '" + t.name + "' cannot be stored as a user tensor (names have 1..63 bytes)");
+  if (t.shape.empty() || t.shape.size() > 4)
+    throw Error(s.src + ": '" + t.name + "' cannot be stored as a user tensor (rank " +
+                std::to_string(t.shape.size()) + ", not 1..4)");
+  UserTensor u;
+  u.name = t.name;
+  for (int64_t d : t.shape) {
+    if (d < 1 || d > int64_t{ATTN_MAX_TENSOR_DIM})
+      throw Error(s.src + ": '" + t.name + "' has a dim out of range for a user tensor");
+    u.dims.push_back(static_cast<uint32_t>(d));
+  }
+  try {
+    u.values = safetensors::to_f32(t);
+  } catch (const std::runtime_error& e) {
+    throw Error(s.src + ": " + e.what());
+  }
+  s.used.insert(t.name);
+  return u;
+}
+
 // Keys the model did not use: float tensors outside the layers become user
 // tensors (sorted by name); a layer key the model does not know is an error.
 void leftovers(Source& s, const std::string& layer_prefix, const std::string& what, ImportedModel* m) {
@@ -166,20 +189,7 @@ void leftovers(Source& s, const std::string& layer_prefix, const std::string& wh
       throw Error(s.src + ": '" + t.name + "' is not a tensor of " + what +
                   " (a layer beyond num_hidden_layers, or a layout attn does not know)");
     if (!float_dtype(t.dtype)) continue;  // e.g. BERT's position_ids buffer
-    if (t.name.empty() || t.name.size() >= format::kNameBytes)
-      throw Error(s.src + ": '" + t.name + "' cannot be stored as a user tensor (names have 1..63 bytes)");
-    if (t.shape.empty() || t.shape.size() > 4)
-      throw Error(s.src + ": '" + t.name + "' cannot be stored as a user tensor (rank " +
-                  std::to_string(t.shape.size()) + ", not 1..4)");
-    UserTensor u;
-    u.name = t.name;
-    for (int64_t d : t.shape) {
-      if (d < 1 || d > int64_t{ATTN_MAX_TENSOR_DIM})
-        throw Error(s.src + ": '" + t.name + "' has a dim out of range for a user tensor");
-      u.dims.push_back(static_cast<uint32_t>(d));
-    }
-    u.values = safetensors::to_f32(t);
-    m->user.push_back(std::move(u));
+    m->user.push_back(user_tensor(s, t));
   }
   std::sort(m->user.begin(), m->user.end(),
             [](const UserTensor& a, const UserTensor& b) { return a.name < b.name; });
@@ -565,6 +575,233 @@ ImportedModel import_gpt2(Source& s, const Config& c) {
             &m);
   return m;
 }
+// config.json string field `k` as one of `names` (index into `values`), `fallback` when absent.
+template <class T, size_t N>
+T choice(const Config& c, const char* k, const char* const (&names)[N], const T (&values)[N], T fallback) {
+  const json::Value* f = c.field(k);
+  if (f == nullptr) return fallback;
+  std::string all;
+  for (size_t i = 0; i < N; ++i) {
+    if (f->type == json::Value::Type::kString && f->text == names[i]) return values[i];
+    all += (i ? ", " : "") + std::string(names[i]);
+  }
+  c.bad(k, "must be one of " + all);
+}
+
+// The attn layout's user tensors, after the model's or blocks' own were taken: those
+// "user_tensors" lists, in its order; without it every other tensor, by name. `beyond` says what an
+// unknown name under "block." or "model." may be.
+void attn_user_tensors(Source& s, const Config& c, const std::string& beyond, std::vector<UserTensor>* out) {
+  if (const json::Value* list = c.field("user_tensors")) {
+    if (list->type != json::Value::Type::kArray) c.bad("user_tensors", "must be an array of tensor names");
+    for (const json::Value& n : list->items) {
+      if (n.type != json::Value::Type::kString) c.bad("user_tensors", "must be an array of tensor names");
+      if (s.used.count(n.text) != 0)
+        c.bad("user_tensors", "names '" + n.text + "' twice, or a tensor of the model");
+      out->push_back(user_tensor(s, s.at(n.text)));
+    }
+  }
+  const bool listed = c.field("user_tensors") != nullptr;
+  std::vector<UserTensor> rest;
+  for (const safetensors::Tensor& t : *s.tensors) {
+    if (s.used.count(t.name) != 0) continue;
+    if (starts_with(t.name, "block.") || starts_with(t.name, "model."))
+      throw Error(s.src + ": '" + t.name + "' is not a tensor of this model (" + c.src + ": " + beyond +
+                  ", or a name attn does not know)");
+    if (listed)
+      throw Error(s.src + ": '" + t.name + "' is neither a tensor of the model nor in user_tensors");
+    rest.push_back(user_tensor(s, t));
+  }
+  std::sort(rest.begin(), rest.end(),
+            [](const UserTensor& a, const UserTensor& b) { return a.name < b.name; });
+  for (UserTensor& u : rest) out->push_back(std::move(u));
+}
+
+// The attn layout (model_type "attn"): config.json holds TransformerConfig's own fields, the tensors
+// have the names they have in a .attn file (block.<i>.wq, ..., model.token_embedding, ...), every
+// other tensor is a user tensor (in the order of "user_tensors", else sorted by name).
+ImportedModel import_attn(Source& s, const Config& c) {
+  static const char* const kFields[] = {
+      "model_type",     "user_tensors", "vocab_size", "embed_dim",         "num_layers",      "num_heads",
+      "num_kv_heads",   "head_dim",     "ffn_dim",    "max_positions",     "type_vocab_size", "norm",
+      "norm_eps",       "activation",   "head",       "rope_base",         "pre_norm",        "gated_ffn",
+      "attention_bias", "ffn_bias",     "norm_bias",  "learned_positions", "embedding_norm",  "final_norm",
+      "causal"};
+  for (const auto& member : c.v->members)
+    if (std::find_if(std::begin(kFields), std::end(kFields),
+                     [&](const char* f) { return member.first == f; }) == std::end(kFields))
+      throw Error(c.src + ": '" + member.first + "' is not a field of the attn layout (TransformerConfig's)");
+  ImportedModel m;
+  m.kind = "attn";
+  TransformerConfig& k = m.config;
+  const int64_t v = c.integer("vocab_size", 1, kMaxVocab, -1),
+                e = c.integer("embed_dim", 1, ATTN_MAX_DIM, -1);
+  k.vocab_size = static_cast<int32_t>(v);
+  k.embed_dim = static_cast<int32_t>(e);
+  k.num_layers = static_cast<int32_t>(c.integer("num_layers", 1, ATTN_MAX_LAYERS, -1));
+  k.num_heads = static_cast<int32_t>(c.integer("num_heads", 1, ATTN_MAX_HEADS, -1));
+  k.num_kv_heads = static_cast<int32_t>(c.integer("num_kv_heads", 0, k.num_heads, 0));
+  k.head_dim = static_cast<int32_t>(c.integer("head_dim", 0, ATTN_MAX_DIM, 0));
+  if (k.head_dim == 0 && e % k.num_heads != 0)
+    c.bad("num_heads", "= " + std::to_string(k.num_heads) + " does not divide embed_dim (head_dim is 0)");
+  const int64_t f = c.integer("ffn_dim", 1, ATTN_MAX_DIM, -1);
+  k.ffn_dim = static_cast<int32_t>(f);
+  const int64_t pos = c.integer("max_positions", 1, ATTN_MAX_SEQ, -1);
+  k.max_positions = static_cast<int32_t>(pos);
+  const int64_t types = c.integer("type_vocab_size", 0, kMaxTypeVocab, 0);
+  k.type_vocab_size = static_cast<int32_t>(types);
+  k.norm = choice(c, "norm", {"layer_norm", "rms_norm"}, {NormKind::kLayerNorm, NormKind::kRmsNorm}, k.norm);
+  k.norm_eps = c.eps("norm_eps", static_cast<double>(k.norm_eps));
+  k.activation =
+      choice(c, "activation", {"gelu", "gelu_tanh", "relu", "silu"},
+             {Activation::kGelu, Activation::kGeluTanh, Activation::kRelu, Activation::kSilu}, k.activation);
+  k.head =
+      choice(c, "head", {"none", "tied", "untied"}, {LmHead::kNone, LmHead::kTied, LmHead::kUntied}, k.head);
+  const double rope = c.number("rope_base", 0.0);
+  k.rope_base = static_cast<float>(rope);
+  if (rope != 0.0 && !(k.rope_base > 0.0f && k.rope_base <= 1e30f))
+    c.bad("rope_base", "must be 0 or in (0, 1e30]");
+  using K = TransformerConfig;
+  const std::pair<const char*, bool K::*> flags[] = {{"pre_norm", &K::pre_norm},
+                                                     {"gated_ffn", &K::gated_ffn},
+                                                     {"attention_bias", &K::attention_bias},
+                                                     {"ffn_bias", &K::ffn_bias},
+                                                     {"norm_bias", &K::norm_bias},
+                                                     {"learned_positions", &K::learned_positions},
+                                                     {"embedding_norm", &K::embedding_norm},
+                                                     {"final_norm", &K::final_norm},
+                                                     {"causal", &K::causal}};
+  for (const auto& flag : flags) k.*flag.second = c.boolean(flag.first, k.*flag.second);
+
+  // Each tensor the config names, with its shape; one it does not name must be absent.
+  const int64_t hd = k.head_dim != 0 ? k.head_dim : e / k.num_heads;
+  const int64_t d = k.num_heads * hd, dkv = (k.num_kv_heads != 0 ? k.num_kv_heads : k.num_heads) * hd;
+  const bool nb = k.norm == NormKind::kLayerNorm && k.norm_bias, fb = k.ffn_bias, g = k.gated_ffn;
+  const auto take = [&](const std::string& name, bool present, const char* why, std::vector<int64_t> shape,
+                        std::vector<float>* out) {
+    if (present) {
+      *out = s.get(name, shape, "the config's dims");
+    } else if (s.has(name)) {
+      throw Error(s.src + ": '" + name + "' is given but the config has none (" + why + ")");
+    }
+  };
+  using L = tools::LayerTensorsF32;
+  const struct {
+    const char* name;
+    std::vector<float> L::*field;
+    bool present;
+    const char* why;
+    std::vector<int64_t> shape;
+  } layer[] = {{"wq", &L::wq, true, "", {d, e}},
+               {"wk", &L::wk, true, "", {dkv, e}},
+               {"wv", &L::wv, true, "", {dkv, e}},
+               {"wo", &L::wo, true, "", {e, d}},
+               {"bq", &L::bq, k.attention_bias, "attention_bias", {d}},
+               {"bk", &L::bk, k.attention_bias, "attention_bias", {dkv}},
+               {"bv", &L::bv, k.attention_bias, "attention_bias", {dkv}},
+               {"bo", &L::bo, k.attention_bias, "attention_bias", {e}},
+               {"norm1_weight", &L::norm1_weight, true, "", {e}},
+               {"norm1_bias", &L::norm1_bias, nb, "norm_bias with layer_norm", {e}},
+               {"norm2_weight", &L::norm2_weight, true, "", {e}},
+               {"norm2_bias", &L::norm2_bias, nb, "norm_bias with layer_norm", {e}},
+               {"ffn_w1", &L::w1, true, "", {f, e}},
+               {"ffn_b1", &L::b1, fb, "ffn_bias", {f}},
+               {"ffn_w2", &L::w2, true, "", {e, f}},
+               {"ffn_b2", &L::b2, fb, "ffn_bias", {e}},
+               {"ffn_w3", &L::w3, g, "gated_ffn", {f, e}},
+               {"ffn_b3", &L::b3, g && fb, "gated_ffn and ffn_bias", {f}}};
+  tools::TransformerTensorsF32& w = m.weights;
+  w.layers.resize(static_cast<size_t>(k.num_layers));
+  for (int32_t i = 0; i < k.num_layers; ++i)
+    for (const auto& t : layer)
+      take(tools::block_tensor_name(static_cast<size_t>(i), t.name), t.present, t.why, t.shape,
+           &(w.layers[static_cast<size_t>(i)].*t.field));
+  take("model.token_embedding", true, "", {v, e}, &w.token_embedding);
+  take("model.position_embedding", k.learned_positions, "learned_positions", {pos, e}, &w.position_embedding);
+  take("model.type_embedding", types > 0, "type_vocab_size", {types, e}, &w.type_embedding);
+  take("model.embedding_norm_weight", k.embedding_norm, "embedding_norm", {e}, &w.embedding_norm_weight);
+  take("model.embedding_norm_bias", k.embedding_norm && nb, "embedding_norm and norm_bias", {e},
+       &w.embedding_norm_bias);
+  take("model.final_norm_weight", k.final_norm, "final_norm", {e}, &w.final_norm_weight);
+  take("model.final_norm_bias", k.final_norm && nb, "final_norm and norm_bias", {e}, &w.final_norm_bias);
+  take("model.lm_head", k.head == LmHead::kUntied, "head untied", {v, e}, &w.lm_head);
+
+  attn_user_tensors(s, c, "a layer beyond num_layers = " + std::to_string(k.num_layers), &m.user);
+  return m;
+}
+// The attn layout of attention blocks (a block file): "blocks" lists each block's num_heads,
+// num_kv_heads (0: num_heads) and rope_base (0: none); the rest comes from the shapes of
+// block.<i>.wq [H * head_dim, E], wk [G * head_dim, kdim], wv [G * head_dim, vdim], wo [E, H * head_dim]
+// and, all or none, bq bk bv bo.
+tools::ModelSpec import_attn_blocks(Source& s, const Config& c) {
+  for (const auto& member : c.v->members)
+    if (member.first != "model_type" && member.first != "blocks" && member.first != "user_tensors")
+      throw Error(c.src + ": '" + member.first + "' is not a field of the attn layout of blocks (blocks, " +
+                  "user_tensors)");
+  const json::Value* blocks = c.field("blocks");
+  if (blocks == nullptr || blocks->type != json::Value::Type::kArray || blocks->items.empty() ||
+      blocks->items.size() > ATTN_MAX_BLOCKS)
+    c.bad("blocks", "must be an array of 1.." + std::to_string(ATTN_MAX_BLOCKS) + " objects");
+  tools::ModelSpec spec;
+  for (size_t i = 0; i < blocks->items.size(); ++i) {
+    const std::string at = "blocks[" + std::to_string(i) + "]";
+    Config b{c.src + ": " + at, &blocks->items[i]};
+    if (b.v->type != json::Value::Type::kObject) c.bad("blocks", "must hold objects");
+    for (const auto& member : b.v->members)
+      if (member.first != "num_heads" && member.first != "num_kv_heads" && member.first != "rope_base")
+        b.bad(member.first.c_str(), "is not a field of a block (num_heads, num_kv_heads, rope_base)");
+    const int64_t h = b.integer("num_heads", 1, ATTN_MAX_HEADS, -1);
+    const int64_t g = b.integer("num_kv_heads", 0, h, 0);
+    const double rope = b.number("rope_base", 0.0);
+    const auto name = [&](const char* role) { return tools::block_tensor_name(i, role); };
+    const safetensors::Tensor& q = s.at(name("wq"));
+    if (q.shape.size() != 2 || q.shape[0] < 1 || q.shape[0] > ATTN_MAX_DIM || q.shape[1] < 1 ||
+        q.shape[1] > ATTN_MAX_DIM || q.shape[0] % h != 0)
+      throw Error(s.src + ": '" + name("wq") + "' has shape " + Source::shape_str(q.shape) + ", not [" +
+                  std::to_string(h) + " * head_dim, E] (E, head_dim in 1.." + std::to_string(ATTN_MAX_DIM) +
+                  ")");
+    const int64_t d = q.shape[0], e = q.shape[1], hd = d / h, dkv = (g != 0 ? g : h) * hd;
+    if (rope != 0.0 && !(rope > 0.0 && rope <= 1e30 && hd % 2 == 0))
+      b.bad("rope_base", "must be 0, or in (0, 1e30] with an even head_dim (" + std::to_string(hd) + ")");
+    const auto in_dim = [&](const char* role) {
+      const safetensors::Tensor& t = s.at(name(role));
+      if (t.shape.size() != 2 || t.shape[1] < 1 || t.shape[1] > ATTN_MAX_DIM)
+        throw Error(s.src + ": '" + name(role) + "' has shape " + Source::shape_str(t.shape) + ", not [" +
+                    std::to_string(dkv) + ", 1.." + std::to_string(ATTN_MAX_DIM) + "]");
+      return t.shape[1];
+    };
+    const int64_t kdim = in_dim("wk"), vdim = in_dim("wv");
+    std::vector<std::vector<float>> w = {s.get(name("wq"), {d, e}, at), s.get(name("wk"), {dkv, kdim}, at),
+                                         s.get(name("wv"), {dkv, vdim}, at), s.get(name("wo"), {e, d}, at)};
+    const char* const biases[] = {"bq", "bk", "bv", "bo"};
+    const int64_t rows[] = {d, dkv, dkv, e};
+    const bool bias = s.has(name("bq")) || s.has(name("bk")) || s.has(name("bv")) || s.has(name("bo"));
+    for (size_t r = 0; r < 4 && bias; ++r)
+      w.push_back(s.get(name(biases[r]), {rows[r]}, at + ": all four biases or none"));
+    tools::BlockSpec block;
+    block.embed_dim = static_cast<uint32_t>(e);
+    block.num_heads = static_cast<uint32_t>(h);
+    block.head_dim = static_cast<uint32_t>(hd);
+    block.kdim = static_cast<uint32_t>(kdim);
+    block.vdim = static_cast<uint32_t>(vdim);
+    block.bias = bias;
+    block.n_kv_heads = static_cast<uint32_t>(g);
+    block.rope_base = static_cast<float>(rope);
+    std::vector<const std::vector<float>*> ptrs;
+    for (const auto& x : w) ptrs.push_back(&x);
+    tools::add_block_f32(spec, block, ptrs);
+  }
+  std::vector<UserTensor> user;
+  attn_user_tensors(s, c, "a block beyond the " + std::to_string(blocks->items.size()) + " of blocks", &user);
+  for (UserTensor& u : user) {
+    tools::TensorSpec t;
+    t.name = u.name;
+    t.dims = u.dims;
+    t.bytes = tools::f32_bytes(u.values);
+    spec.tensors.push_back(std::move(t));
+  }
+  return spec;
+}
 }  // namespace
 
 // Rows of each of `heads` heads of w [rows, cols] reordered (2i, 2i+1) -> (i, i + hd/2):
@@ -583,6 +820,21 @@ std::vector<float> interleaved_to_half_split(const std::vector<float>& w, int64_
   return out;
 }
 
+bool is_attn_blocks(const json::Value& config) {
+  const json::Value* t = config.find("model_type");
+  return config.type == json::Value::Type::kObject && t != nullptr && t->type == json::Value::Type::kString &&
+         t->text == "attn" && config.find("blocks") != nullptr;
+}
+
+tools::ModelSpec import_attn_blocks(const std::string& src, const std::vector<safetensors::Tensor>& tensors,
+                                    const std::string& config_src, const json::Value& config) {
+  Source s;
+  s.src = src;
+  s.tensors = &tensors;
+  for (size_t i = 0; i < tensors.size(); ++i) s.index[tensors[i].name] = i;
+  return import_attn_blocks(s, Config{config_src, &config});
+}
+
 ImportedModel import_hf(const std::string& src, const std::vector<safetensors::Tensor>& tensors,
                         const std::string& config_src, const json::Value& config) {
   if (config.type != json::Value::Type::kObject) throw Error(config_src + ": not a JSON object");
@@ -593,6 +845,7 @@ ImportedModel import_hf(const std::string& src, const std::vector<safetensors::T
   Config c;
   c.src = config_src;
   c.v = &config;
+  if (c.string("model_type", "") == "attn") return import_attn(s, c);
   const std::string kind = model_kind(s, c);
   if (kind == "bert" || kind == "roberta") return import_bert(s, c, kind == "roberta");
   if (kind == "distilbert") return import_distilbert(s, c);

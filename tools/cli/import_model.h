@@ -1,8 +1,9 @@
 // import_model.h: whole transformer models for `attn import` (format v3):
 // Hugging Face BertModel, RobertaModel, DistilBertModel, LlamaForCausalLM (and MistralForCausalLM,
 // Qwen2ForCausalLM) and GPT2Model / GPT2LMHeadModel safetensors with their
-// config.json, and llama2.c checkpoints. tools/attn_export.py reads the same
-// layouts with the same rules and writes the same bytes.
+// config.json, the attn layout (config.json "model_type": "attn": TransformerConfig's
+// own fields, tensors under their .attn names; include/attn/FORMAT.md), and llama2.c
+// checkpoints. tools/export/attn_export.py hands PyTorch weights to these through `attn import`.
 #pragma once
 
 #include <cstddef>
@@ -35,10 +36,16 @@ struct ImportedModel {
   std::vector<std::string> notes;
 };
 
-// A Hugging Face checkpoint: `tensors` of file `src`, `config` read from `config_src`.
+// A Hugging Face checkpoint, or the attn layout: `tensors` of file `src`, `config` read from `config_src`.
 // Error naming the file and the key on anything missing, mis-shaped or unsupported.
 ImportedModel import_hf(const std::string& src, const std::vector<safetensors::Tensor>& tensors,
                         const std::string& config_src, const json::Value& config);
+
+// The attn layout of attention blocks: config.json's "model_type" is "attn" and it has "blocks".
+bool is_attn_blocks(const json::Value& config);
+// Such a checkpoint as the spec of a block file (format v1).
+tools::ModelSpec import_attn_blocks(const std::string& src, const std::vector<safetensors::Tensor>& tensors,
+                                    const std::string& config_src, const json::Value& config);
 
 // A llama2.c checkpoint (run.c's model.bin) of `size` bytes.
 ImportedModel import_llama2c(const std::string& src, const uint8_t* data, size_t size);

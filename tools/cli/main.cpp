@@ -17,18 +17,23 @@ struct Command {
 
 const Command kCommands[] = {
     {"import", attn::cmd_import,
-     "import MODEL.safetensors --heads H [--kv-heads G] [--rope-base B] [--prefix P] [--extra NAME=KEY]... "
+     "import MODEL.safetensors --heads H|PREFIX=H... [--kv-heads G] [--rope-base B] [--prefix P] "
+     "[--extra NAME=KEY]... "
      "-o|--output OUT.attn | import MODEL.safetensors --config config.json [--byte-vocab] -o|--output "
      "OUT.attn | "
      "import MODEL.bin [--byte-vocab] -o|--output OUT.attn",
-     "  --heads H          attention heads (safetensors files do not record them)\n"
+     "  --heads H          attention heads of every block (safetensors files do not record them);\n"
+     "                     --heads PREFIX=H: of the block under PREFIX (wins over H); repeatable\n"
      "  --kv-heads G       Llama blocks: check the K/V heads (grouped-query attention) are G\n"
      "  --rope-base B      Llama blocks: rotary embedding base (default 10000; 0: none)\n"
      "  --prefix P         only the attention blocks under tensor-name prefix P\n"
      "  --extra NAME=KEY   also store tensor KEY as user tensor NAME (embeddings, heads); repeatable\n"
      "  --config FILE      a whole Hugging Face model with its config.json: BertModel, RobertaModel,\n"
      "                     DistilBertModel, LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM,\n"
-     "                     GPT2Model, GPT2LMHeadModel (and their ...For... heads as user tensors);\n"
+     "                     GPT2Model, GPT2LMHeadModel (and their ...For... heads as user tensors),\n"
+     "                     or \"model_type\": \"attn\": any f32 model (TransformerConfig's fields) or\n"
+     "                     blocks (\"blocks\": heads, K/V heads, RoPE base of each), tensors named as in\n"
+     "                     the .attn file (include/attn/FORMAT.md, \"The attn layout\");\n"
      "                     without it a .bin file is a whole llama2.c checkpoint\n"
      "  --byte-vocab       whole models: token ids 0..255 are the bytes 0..255 (text in and out)\n"
      "  -o, --output FILE  the .attn file to write\n"},

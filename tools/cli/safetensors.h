@@ -1,8 +1,8 @@
 // safetensors.h: reads .safetensors files: an 8-byte little-endian header
 // length N, N bytes of JSON {name: {"dtype", "shape", "data_offsets": [b, e]},
 // "__metadata__": {...}}, then the raw data. Float tensors (F32, F64, F16,
-// BF16) convert to float32 exactly as tools/attn_export.py does (F64 rounds
-// to nearest). Header-only so tests can use it.
+// BF16) convert to float32 (F64 rounds to nearest, the others are exact).
+// Header-only so tests can use it.
 #pragma once
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // attn_example_demo_decoder: a byte-level Llama, run whole by attn
 // (tools/demo.sh, part 2).
 //
-// The model (tests/data/tiny_llama, trained by tools/train_tiny_llama.py on
+// The model (tests/data/tiny_llama, trained by tools/train/train_tiny_llama.py on
 // the licence texts of /usr/share/common-licenses) predicts the next byte.
 // tools/demo.sh imports it (`attn import --config config.json --byte-vocab`)
 // and quantizes it (`attn quantize --calib-tokens`, windows of the training
@@ -86,7 +86,7 @@ std::vector<int32_t> json_ints(const std::string& json, const std::string& key) 
 }
 
 // ---------------------------------------------------------- calibration ---
-// The training text as tools/train_tiny_llama.py cuts it: per regular file of
+// The training text as tools/train/train_tiny_llama.py cuts it: per regular file of
 // the licence directory, sorted by name, the first 90% up to a line start
 // (the rest is held out).
 bool licence_texts(const std::string& dir, std::string* train, std::string* held) {

@@ -1,7 +1,7 @@
 // attn_example_demo_encoder: the 佛跳墙 classifier, a whole BERT-style
 // encoder run by attn (tools/demo.sh, part 1).
 //
-// The model (tests/data/demo_encoder, trained by tools/train_demo_encoder.py)
+// The model (tests/data/demo_encoder, trained by tools/train/train_demo_encoder.py)
 // answers one question about a sequence of 32 tokens: do 佛, 跳, 墙 occur
 // adjacent and in this order? tools/demo.sh imports it (`attn import
 // model.safetensors --config config.json`: embeddings, 2 post-norm layers,

@@ -128,8 +128,9 @@ int main(int argc, char** argv) {
   } else if (c.from_torch()) {
     std::printf("against torch.nn.MultiheadAttention (float64):\n");
   } else {
-    std::printf("against the float64 reference of tools/gen_golden.py (PyTorch cannot run this case: %s):\n",
-                c.D() != c.E ? "H * head_dim != E" : "fully masked query rows, where it gives NaN");
+    std::printf(
+        "against the float64 reference of tools/fixtures/gen_golden.py (PyTorch cannot run this case: %s):\n",
+        c.D() != c.E ? "H * head_dim != E" : "fully masked query rows, where it gives NaN");
   }
   print_error_line("output y", ey);
   print_error_line("attention weights", ep);

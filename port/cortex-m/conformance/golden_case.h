@@ -1,4 +1,4 @@
-// golden_case.h: one embedded golden case, as tools/golden_to_c.py writes it
+// golden_case.h: one embedded golden case, as tools/fixtures/golden_to_c.py writes it
 // (the format of tests/data/golden/README.md, with pointers instead of file
 // offsets). Arrays are row-major; D = H * head_dim.
 #pragma once

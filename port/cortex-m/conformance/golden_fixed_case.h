@@ -1,5 +1,5 @@
 // golden_fixed_case.h: one embedded fixed-point golden case, as
-// tools/golden_fixed/golden_fixed_to_c.cpp writes it: a golden case of
+// tools/fixtures/golden_fixed/golden_fixed_to_c.cpp writes it: a golden case of
 // tests/data/golden quantized on the host (calibrated on its own inputs, C++
 // quantizer), its quantized inputs, and the output forward_s8 / forward_s16
 // computed on the host with the ref kernels. The board must reproduce the

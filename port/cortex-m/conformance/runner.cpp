@@ -1,5 +1,5 @@
 // runner.cpp: the conformance runner image. Replays the golden vectors
-// embedded by tools/golden_to_c.py through the runtime compiled for this
+// embedded by tools/fixtures/golden_to_c.py through the runtime compiled for this
 // board, checks every output against the float64 PyTorch values, and exits
 // non-zero on any mismatch. The fixed-point golden cases (fixed_cases.cpp,
 // bit-exact against the host) and the dispatched-vs-ref kernel checks

@@ -35,7 +35,7 @@ constexpr size_t max_of(size_t (*f)(const Shape&)) {
 }
 
 // The result line of one forward of shape s (D = d) in dtype `name`, for
-// tools/mcu-cost: its instructions, the plan's arena bytes and an op-by-op
+// tools/bench/mcu-cost: its instructions, the plan's arena bytes and an op-by-op
 // execution's peak bytes.
 inline void print_measure(attn::DType dtype, const char* name, const Shape& s, size_t d, uint64_t insns,
                           size_t arena, size_t opbyop) {
@@ -48,7 +48,7 @@ inline void print_measure(attn::DType dtype, const char* name, const Shape& s, s
       kCompiler);
 }
 
-// The stack line of one forward of shape s, for tools/mcu-cost: its whole-call
+// The stack line of one forward of shape s, for tools/bench/mcu-cost: its whole-call
 // stack peak in bytes (stack_peak below).
 inline void print_stack(const char* name, const Shape& s, size_t stack) {
   std::printf("measure-stack board=%s dtype=%s L=%ld S=%ld E=%ld H=%ld stack=%lu\n", port_board_name(), name,

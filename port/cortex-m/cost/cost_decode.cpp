@@ -1,5 +1,5 @@
 // cost_decode.cpp: instructions per decoded token on this board, for
-// tools/mcu-cost. stories260K-class attention (llama2.c): dim 64, 8 heads,
+// tools/bench/mcu-cost. stories260K-class attention (llama2.c): dim 64, 8 heads,
 // 4 KV heads (head_dim 8), no biases, RoPE theta 10000 (s8: the converter's
 // Q1.14 tables, made here by attn::rope_table before counting). Random
 // weights and tokens; s8 and s16 constants chosen as in cost_fixed.cpp so

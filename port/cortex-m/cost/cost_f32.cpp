@@ -1,6 +1,6 @@
 // cost_f32.cpp: instructions per f32 forward on this board, for the MCU
-// shapes of the cost report (tools/mcu-cost), self-attention with bias, random
-// weights and inputs. Prints one line per shape for tools/mcu-cost:
+// shapes of the cost report (tools/bench/mcu-cost), self-attention with bias, random
+// weights and inputs. Prints one line per shape for tools/bench/mcu-cost:
 //
 //   measure board=mps2-an386 dtype=f32 L=64 S=64 E=64 H=4 insns=N arena=N opbyop=N kernels=ref
 //

@@ -1,9 +1,9 @@
 // cost_fixed.cpp: instructions per integer forward on this board, for the MCU
-// shapes of the cost report (tools/mcu-cost), self-attention with bias, random int8
+// shapes of the cost report (tools/bench/mcu-cost), self-attention with bias, random int8
 // weights and inputs, constants chosen so that every stage holds a realistic
 // spread (projections ~ +-40 of 127, softmax exponents over a few octaves).
 // Built twice: ATTN_COST_BITS=8 (attn_cost_s8, forward_s8) and 16
-// (attn_cost_s16, forward_s16). Prints one line per shape for tools/mcu-cost:
+// (attn_cost_s16, forward_s16). Prints one line per shape for tools/bench/mcu-cost:
 //
 //   measure board=mps2-an386 dtype=s8 L=64 S=64 E=64 H=4 D=64 insns=N arena=N opbyop=N kernels=dsp
 //   compiler=...

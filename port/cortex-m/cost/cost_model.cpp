@@ -1,5 +1,5 @@
 // cost_model.cpp: instructions of whole s8 models on this board, for
-// tools/mcu-cost. Random integer weights and plausible constants made on the
+// tools/bench/mcu-cost. Random integer weights and plausible constants made on the
 // device (model_s8.h: no quantizer; the shapes drive the cost), the forward
 // must return kOk and give outputs that are not constant. Built twice:
 //
@@ -30,10 +30,10 @@
 #include <cstdio>
 #include <cstring>
 
+#include "attention/attend_fixed.h"
 #include "attn/quantize.h"
 #include "attn/transformer_fixed.h"
 #include "cost_common.h"
-#include "attention/attend_fixed.h"
 #include "kernels/kernel_table.h"
 #include "model/transformer_fixed_common.h"
 #include "model_s8.h"

@@ -3,7 +3,7 @@
 // transformer_state_init_s8 and transformer_decode_s8 on a tiny causal
 // model with random weights (cost/model_s8.h), no stdio. Its flash minus
 // attn_empty's is the flash cost of the model runtime (the attention block,
-// norms, activations, FFN, head, planner and checks) for tools/mcu-cost.
+// norms, activations, FFN, head, planner and checks) for tools/bench/mcu-cost.
 // Exits with the first failing Status code (0 = kOk).
 #include <cstdint>
 

@@ -18,8 +18,8 @@
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_AVX2
-#include "kernels/x86/avx2_f32.h"
 #include "kernels/kernels_f32.h"
+#include "kernels/x86/avx2_f32.h"
 
 namespace attn {
 namespace detail {

@@ -6,8 +6,8 @@
 #if ATTN_HAVE_AVX2
 #include <cmath>
 
-#include "kernels/x86/avx2_f32.h"
 #include "kernels/kernels_f32.h"
+#include "kernels/x86/avx2_f32.h"
 
 namespace attn {
 namespace detail {

@@ -9,8 +9,8 @@
 #include <cstring>
 
 #if ATTN_HAVE_AVX2
-#include "kernels/x86/avx2_fixed.h"
 #include "kernels/kernels_fixed.h"
+#include "kernels/x86/avx2_fixed.h"
 
 namespace attn {
 namespace detail {

@@ -4,7 +4,8 @@
 // time, the tail through masked loads that fill absent lanes with -INFINITY
 // (their exp is 0, so the sum is unchanged) and masked stores.
 //
-// exp(x) for x <= 0 (avx2::exp_nonpositive, kernels/x86/avx2_f32.h): x = n ln2 + r with n = round(x / ln2), |r|
+// exp(x) for x <= 0 (avx2::exp_nonpositive, kernels/x86/avx2_f32.h): x = n ln2 + r with n = round(x / ln2),
+// |r|
 // <= ln2 / 2; exp(r) by a degree-7 polynomial (the Cephes expf coefficients), times 2^n built in the exponent
 // field. Checked on every float in [-87.33, 0]: within 1.26 ulp of the exact exp (std::exp: 0.5 ulp). Below
 // ln(FLT_MIN) ~ -87.34 the result is flushed to exactly 0; std::exp would give a subnormal there, less
@@ -15,8 +16,8 @@
 #if ATTN_HAVE_AVX2
 #include <cmath>
 
-#include "kernels/x86/avx2_f32.h"
 #include "kernels/kernels_f32.h"
+#include "kernels/x86/avx2_f32.h"
 
 namespace attn {
 namespace detail {

@@ -24,10 +24,10 @@
 #include <climits>
 #include <cstring>
 
-#include "kernels/x86/avx512_fixed.h"
 #include "kernels/exp2_table.h"
 #include "kernels/fixed_point.h"
 #include "kernels/kernels_fixed.h"
+#include "kernels/x86/avx512_fixed.h"
 
 namespace attn {
 namespace detail {

@@ -10,9 +10,9 @@
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_AVX2
-#include "kernels/x86/avx2_fixed.h"
 #include "kernels/fixed_point.h"
 #include "kernels/kernels_fixed.h"
+#include "kernels/x86/avx2_fixed.h"
 
 namespace attn {
 namespace detail {

@@ -8,8 +8,8 @@
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_AVX512VNNI
-#include "kernels/x86/avx512_fixed.h"
 #include "kernels/kernels_fixed.h"
+#include "kernels/x86/avx512_fixed.h"
 
 namespace attn {
 namespace detail {

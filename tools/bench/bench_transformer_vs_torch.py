@@ -14,7 +14,7 @@ the median ratio, for attn on weights packed once (pack_transformer_weights_f32)
 and on the weights as stored.
 
 Run with Debian's python3 (torch lives there):
-  /usr/bin/python3 tools/bench_transformer_vs_torch.py [--bench build/host-release/tools/attn_bench_transformer]
+  /usr/bin/python3 tools/bench/bench_transformer_vs_torch.py [--bench build/host-release/tools/attn_bench_transformer]
       [--shape L E H F N] [--pre-norm] [--relu] [--rounds 3]
 """
 import os
@@ -60,7 +60,7 @@ def torch_us(L, E, H, F, N, pre_norm, act, samples):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bench", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
+    ap.add_argument("--bench", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build",
                                                     "host-release", "tools", "attn_bench_transformer"))
     ap.add_argument("--shape", nargs=5, type=int, default=[128, 256, 4, 1024, 4], metavar=("L", "E", "H", "F", "N"))
     ap.add_argument("--pre-norm", action="store_true")

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Train the demo classifier as a whole BERT-style encoder (does a sequence contain 佛跳墙?).
 
-The task and the data are those of tools/train_demo.py (same vocabulary, same
+The task and the data are those of tools/train/train_demo.py (same vocabulary, same
 training stream, same held-out and calibration sets in tests/data/demo/); the
 model is a small Hugging Face BertModel, so that attn runs all of it
 (embeddings, norms, attention, FFN), not only the attention blocks:
@@ -39,7 +39,7 @@ minutes wall on a 2-core machine at load ~10 (the script prints its CPU time);
 held-out accuracy 99.2%, int8 estimate 99.2%. (Hidden 32 stalls near 91-97%
 in the same budget.)
 
-Run with Debian's python3 (it has torch):  /usr/bin/python3 tools/train_demo_encoder.py
+Run with Debian's python3 (it has torch):  /usr/bin/python3 tools/train/train_demo_encoder.py
 """
 import argparse
 import math
@@ -53,8 +53,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(TOOLS)
-sys.path.insert(0, TOOLS)
+REPO = os.path.dirname(os.path.dirname(TOOLS))
+sys.path.insert(0, TOOLS)  # fake_quant
+sys.path.insert(0, os.path.join(TOOLS, "..", "export"))  # hf_checkpoint
 import fake_quant  # noqa: E402
 import hf_checkpoint  # noqa: E402
 import train_demo  # noqa: E402  (the task: vocabulary, examples, data files)
@@ -252,7 +253,7 @@ def main():
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    # The demo's data: the same streams as tools/train_demo.py, checked against its files.
+    # The demo's data: the same streams as tools/train/train_demo.py, checked against its files.
     train_rng = random.Random(args.seed)
     test_x, test_y = train_demo.make_set(random.Random(args.seed + 1000), 1000)
     val_x, val_y = train_demo.make_set(random.Random(args.seed + 2000), 2000)

@@ -39,7 +39,7 @@ Writes (deterministic for a given seed) into tests/data/tiny_llama/:
                          prompt's), and the smallest gap between the best and the
                          second-best logit along the way;
                        - the int8 fake-quant perplexity estimates.
-The fake quantization (tools/fake_quant.py): per-channel int8 weights,
+The fake quantization (tools/train/fake_quant.py): per-channel int8 weights,
 per-tensor asymmetric int8 activations at every matmul input (projection
 inputs, RoPE'd Q and K, V, softmax probabilities, attention context, gated
 FFN product, head input), min/max calibrated on training windows; and a
@@ -50,7 +50,7 @@ context 128, tied head: 155,072 parameters (623 KB). 1500 steps of 16 windows
 of 128 bytes take about 3 minutes of CPU on one core (13 minutes wall on a
 loaded 2-core machine); held-out perplexity 4.13 (int8 estimate +0.6%).
 
-Run with Debian's python3 (it has torch):  /usr/bin/python3 tools/train_tiny_llama.py
+Run with Debian's python3 (it has torch):  /usr/bin/python3 tools/train/train_tiny_llama.py
 """
 import argparse
 import json
@@ -65,8 +65,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(TOOLS)
-sys.path.insert(0, TOOLS)
+REPO = os.path.dirname(os.path.dirname(TOOLS))
+sys.path.insert(0, TOOLS)  # fake_quant
+sys.path.insert(0, os.path.join(TOOLS, "..", "export"))  # hf_checkpoint
 import fake_quant  # noqa: E402
 import hf_checkpoint  # noqa: E402
 

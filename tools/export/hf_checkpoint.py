@@ -9,14 +9,14 @@ write_safetensors(path, tensors, metadata=None, canonical=True)
     "__metadata__" of string values), padded with spaces to a multiple of 8,
     then the tensor bytes back to back in the order of the sorted names.
     The same tensors give the same bytes. canonical=False (the test fixtures
-    of tools/gen_*_fixtures.py): numpy arrays of their own dtype (float32,
+    of tools/fixtures/gen_*_fixtures.py): numpy arrays of their own dtype (float32,
     float16, int64) in the dict's order, the header's keys in that order and
     "__metadata__" last.
 read_safetensors(path) -> {name: numpy float32 array}   (F32 only; for checks)
 write_config(path, config)   config.json, sorted keys, 2-space indent.
 
-Used by tools/train_demo_encoder.py, tools/train_tiny_llama.py and the
-test fixture generators tools/gen_format_fixtures.py, tools/gen_model_fixtures.py.
+Used by tools/train/train_demo_encoder.py, tools/train/train_tiny_llama.py and the
+test fixture generators tools/fixtures/gen_format_fixtures.py, tools/fixtures/gen_model_fixtures.py.
 """
 import json
 import struct

@@ -2,7 +2,7 @@
 # Runs clang-tidy (.clang-tidy) over the library's sources with the compile
 # commands of a configured build directory (default build/host-release).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${1:-build/host-release}
 [ -f "$build/compile_commands.json" ] || cmake --preset host-release >/dev/null || exit 1
 mapfile -t files < <(git ls-files 'src/*.cpp')

@@ -2,7 +2,7 @@
 """Train the block demo model: does a sequence contain 佛跳墙?
 
 tools/demo.sh now runs the whole BERT-style encoder of tests/data/demo_encoder
-(tools/train_demo_encoder.py), which shares this script's data (vocab.txt,
+(tools/train/train_demo_encoder.py), which shares this script's data (vocab.txt,
 test.txt, calib.txt). This script's model, two attention blocks with the
 embeddings, residuals and head left to user code, stays as demo.attn: the
 fixture of tests/demo_test.cpp (`attn quantize --residual`).
@@ -25,12 +25,13 @@ Writes (deterministic for a given seed):
     tests/data/demo/test.txt    held-out set: "label id id ... id" per line (32 ids)
     tests/data/demo/calib.txt   calibration set for `attn quantize`, same format
     tests/data/demo/logits.txt  PyTorch's logits of the first 32 test sequences
-    tests/data/demo/demo.attn   the model, exported with tools/attn_export.py, with the
+    tests/data/demo/demo.attn   the model, exported with tools/export/attn_export.py (attn import), with the
                                 embeddings and the head as user tensors tok_emb, pos_emb,
                                 head_w, head_b
-    --state PATH                the PyTorch state_dict (default /tmp/attn_demo_state.pt)
+    --state PATH                the PyTorch state_dict (default out/demo_state.pt: out/ is the
+                                untracked folder tools/demo.sh writes its models to)
 
-Run with Debian's python3 (it has torch):  /usr/bin/python3 tools/train_demo.py
+Run with Debian's python3 (it has torch):  /usr/bin/python3 tools/train/train_demo.py
 It takes about 2.5 minutes on one busy core (1500 steps of 256 fresh sequences)
 and reaches 99.9% on the held-out set; a rerun writes byte-identical files.
 """
@@ -52,7 +53,7 @@ FILLERS = ("的一是不了人我在有他这中大来上国个到说们为子�
            "得就那要下以生会自着去之过家学对可里后小么心多天而能好都然没")
 VOCAB = ["[CLS]", "佛", "跳", "墙"] + list(FILLERS)
 assert len(FILLERS) == 60 and len(set(VOCAB)) == len(VOCAB)
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def has_dish(seq):
@@ -161,7 +162,7 @@ def main():
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--test-size", type=int, default=1000)
     ap.add_argument("--out", default=os.path.join(REPO, "tests", "data", "demo"))
-    ap.add_argument("--state", default="/tmp/attn_demo_state.pt")
+    ap.add_argument("--state", default=os.path.join(REPO, "out", "demo_state.pt"))
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
 
@@ -195,6 +196,7 @@ def main():
         logits = model(test_x[:32]).tolist()
     with open(os.path.join(args.out, "logits.txt"), "w", encoding="utf-8") as f:
         f.write("".join(f"{a:.7e} {b:.7e}\n" for a, b in logits))
+    os.makedirs(os.path.dirname(os.path.abspath(args.state)), exist_ok=True)
     torch.save(model.state_dict(), args.state)
     print(f"wrote vocab.txt, test.txt, calib.txt, logits.txt in {args.out}; {args.state}")
     export(model, os.path.join(args.out, "demo.attn"))
@@ -207,8 +209,8 @@ USER_TENSORS = {"tok_emb": "tok_emb.weight", "pos_emb": "pos_emb", "head_w": "he
 
 
 def export(model, path):
-    """Write the .attn through tools/attn_export.py (its Python API)."""
-    sys.path.insert(0, os.path.join(REPO, "tools"))
+    """Write the .attn through tools/export/attn_export.py (its Python API)."""
+    sys.path.insert(0, os.path.join(REPO, "tools", "export"))
     import attn_export  # noqa: E402
 
     data = attn_export.export(model, path, extras=USER_TENSORS)

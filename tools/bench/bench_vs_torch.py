@@ -13,7 +13,7 @@ f32 at L >= 128).
 
 Then end to end (the same ratios for `attn run` over a batch file [B, L, E]
 against PyTorch's forward loop over the same B inputs): per shape, the same torch.nn.MultiheadAttention is exported with
-tools/attn_export.py (f32) and quantized with `attn quantize --dtype s8`
+tools/export/attn_export.py (f32) and quantized with `attn quantize --dtype s8`
 (calibrated on 16 inputs of the same distribution), and a batch x [B, L, E]
 is written as .npy. Timed, as CPU time (user + sys):
   * `attn run m.attn --input x.npy -o y.npy` (and the s8 file) as a child
@@ -42,7 +42,7 @@ and takes the lowest of the end-to-end runs instead of their median. The
 header says which statistic a table used.
 
 Run with Debian's python (torch 1.13 + libopenblas0-pthread live there):
-  /usr/bin/python3 tools/bench_vs_torch.py [--bench build/host-release/tools/attn_bench_speed] [--min-ms 300]
+  /usr/bin/python3 tools/bench/bench_vs_torch.py [--bench build/host-release/tools/attn_bench_speed] [--min-ms 300]
       [--attn build/host-release/tools/attn] [--e2e-runs 5] [--no-e2e] [--best-of N]
 """
 import os
@@ -162,7 +162,7 @@ np.save(yout, y.numpy())
 
 def end_to_end(attn_bin, runs, shapes, stat=statistics.median):
     """Per shape: CPU seconds of `attn run` (f32, s8), torch's loop and torch's process, stat over the runs."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "export"))
     import attn_export  # noqa: E402
 
     rows = {}
@@ -172,7 +172,7 @@ def end_to_end(attn_bin, runs, shapes, stat=statistics.median):
             f = lambda name: os.path.join(tmp, f"{L}_{E}_{H}_{name}")  # noqa: E731
             torch.manual_seed(0)
             mha = torch.nn.MultiheadAttention(E, H, batch_first=True).eval()
-            attn_export.export(mha, f("m.attn"))
+            attn_export.export(mha, f("m.attn"), attn=attn_bin)
             torch.save(mha.state_dict(), f("state.pt"))
             rng = np.random.default_rng(L)
             np.save(f("calib.npy"), rng.standard_normal((16, L, E), dtype=np.float32))
@@ -249,8 +249,8 @@ def print_ceiling(binary):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    default_bin = os.path.join(here, "..", "build", "host-release", "tools", "attn_bench_speed")
-    default_attn = os.path.join(here, "..", "build", "host-release", "tools", "attn")
+    default_bin = os.path.join(here, "..", "..", "build", "host-release", "tools", "attn_bench_speed")
+    default_attn = os.path.join(here, "..", "..", "build", "host-release", "tools", "attn")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bench", default=default_bin, help="path of attn_bench_speed")
     ap.add_argument("--min-ms", type=float, default=300.0, help="minimum timing per shape and per library")
