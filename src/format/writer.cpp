@@ -21,6 +21,10 @@ std::string tensor_name(uint32_t block, format::Role role) {
 
 }  // namespace
 
+std::string block_tensor_name(size_t block, const char* name) {
+  return "block." + std::to_string(block) + "." + name;
+}
+
 std::vector<uint8_t> f32_bytes(const std::vector<float>& v) {
   std::vector<uint8_t> b(v.size() * sizeof(float));
   if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());

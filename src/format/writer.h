@@ -53,6 +53,10 @@ struct ModelSpec {
 
 std::vector<uint8_t> f32_bytes(const std::vector<float>& v);
 
+// A block or layer tensor's canonical name, "block.<i>.<name>" (name: a role
+// name of attn/role_list.h, e.g. "wq").
+std::string block_tensor_name(size_t block, const char* name);
+
 // Append an f32 block and its tensors (wq [D,E], wk [D,kdim], wv [D,vdim],
 // wo [E,D], then bq bk bv [D], bo [E] when bias) in the canonical order.
 void add_block_f32(ModelSpec& m, const BlockSpec& b, const std::vector<const std::vector<float>*>& w);
