@@ -876,3 +876,51 @@ TEST_CASE("C saturation counters are the C++ forward's, added to the caller's") 
   CHECK(y_c == y_cpp);
 }
 #endif
+
+TEST_CASE("every tensor role has its ATTN_ROLE_* constant and name, and the writers use the names") {
+  // C and C++ names come from one list (attn/role_list.h): the same for every number.
+  int roles = 0;
+  for (int32_t v = -2; v < 300; ++v) {
+    const char* c = attn_role_name(v);
+    const char* cpp = v >= 0 ? attn::format::role_name(static_cast<attn::format::Role>(v)) : nullptr;
+    REQUIRE((c == nullptr) == (cpp == nullptr));
+    if (c == nullptr) continue;
+    ++roles;
+    CHECK(std::string(c) == cpp);
+  }
+  CHECK(roles == 81);  // 1..8, 15, 16..27, 28..37, 40..62, 64..71, 72..90 (FORMAT.md)
+  // The numbers are the file format's (FORMAT.md, "Roles"): they never change.
+  CHECK((ATTN_ROLE_WQ == 1 && ATTN_ROLE_BO == 8 && ATTN_ROLE_USER == 15 && ATTN_ROLE_QUANT_PARAMS == 24 &&
+         ATTN_ROLE_ROPE_SIN == 27 && ATTN_ROLE_NORM1_WEIGHT == 28 && ATTN_ROLE_FFN_B3 == 37 &&
+         ATTN_ROLE_INT_NORM1_WEIGHT == 40 && ATTN_ROLE_FFN_CONSTS == 62 && ATTN_ROLE_TOKEN_EMBEDDING == 64 &&
+         ATTN_ROLE_LM_HEAD == 71 && ATTN_ROLE_INT_TOKEN_EMBEDDING == 72 && ATTN_ROLE_MODEL_SCALES == 90));
+  CHECK(std::string(attn_role_name(ATTN_ROLE_Q_MULTIPLIER)) == "q_multiplier");
+  // Every non-user tensor of the committed files (written by attn import, attn quantize and
+  // the export script) is named block.<i>.<role name> or model.<role name>.
+  for (const char* name :
+       {"format/quant/mha_self.s8.attn", "format/quant/mha_cross.s16.attn", "format/bert.attn",
+        "model/llama.attn", "model/bert_cls.attn", "model/llama1.s8.attn", "model/bert1.s16.attn"}) {
+    INFO(name);
+    std::ifstream f(std::string(ATTN_TEST_DATA_DIR) + "/" + name, std::ios::binary);
+    const std::vector<char> data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    REQUIRE(!data.empty());
+    std::vector<uint8_t> buf(data.size() + 16);
+    uint8_t* p = buf.data() + (16 - reinterpret_cast<uintptr_t>(buf.data()) % 16) % 16;
+    std::memcpy(p, data.data(), data.size());
+    attn::Model m;
+    REQUIRE(attn::Model::load(p, data.size(), &m) == attn::Status::kOk);
+    int named = 0;
+    for (uint32_t i = 0; i < m.tensor_count(); ++i) {
+      attn::TensorView t;
+      REQUIRE(m.tensor(i, &t) == attn::Status::kOk);
+      if (t.role == attn::format::Role::kUser) continue;
+      const std::string want =
+          (t.block == attn::format::kNoBlock ? std::string("model.")
+                                             : "block." + std::to_string(t.block) + ".") +
+          attn::format::role_name(t.role);
+      CHECK(t.name == want);
+      ++named;
+    }
+    CHECK(named > 0);
+  }
+}

@@ -249,6 +249,36 @@ TEST_CASE("attn run --incremental on s8/s16 files equals the causal forward bit 
   CHECK(run_y(raw + " --incremental --window 2").ints != full.ints);
 }
 
+TEST_CASE("attn info --roles: the role list, one line per role", "[cli]") {
+  TempDir tmp;
+  const Result r = attn_cli("info --roles", tmp);
+  REQUIRE(r.code == 0);
+  std::istringstream in(r.out);
+  std::string line;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    int value = 0;
+    std::string name, scope, owners, cpp_name, c_name;
+    REQUIRE(fields >> value >> name >> scope >> owners >> cpp_name >> c_name);
+    INFO(line);
+    const char* want = attn::format::role_name(static_cast<attn::format::Role>(value));
+    REQUIRE(want != nullptr);
+    CHECK(name == want);
+    CHECK(c_name.rfind("ATTN_ROLE_", 0) == 0);
+    ++rows;
+  }
+  CHECK(rows == 81);
+  CHECK(r.out.find("\n1 wq block f32,s8,s16 kWq ATTN_ROLE_WQ\n") != std::string::npos);
+  CHECK(r.out.find("\n24 quant_params block s8,s16 kQuantParams ATTN_ROLE_QUANT_PARAMS\n") !=
+        std::string::npos);
+  CHECK(r.out.find("\n28 norm1_weight layer f32 kNorm1Weight ATTN_ROLE_NORM1_WEIGHT\n") != std::string::npos);
+  CHECK(r.out.find("\n87 head_bias model s8 kHeadBias ATTN_ROLE_HEAD_BIAS\n") != std::string::npos);
+  CHECK(r.out.find("\n15 user user - kUser ATTN_ROLE_USER\n") != std::string::npos);
+  CHECK(attn_cli("info --roles mha_self.s8.attn", tmp).code != 0);
+}
+
 TEST_CASE("attn info and emit-c on quantized files", "[cli][quant]") {
   TempDir tmp;
   Result r = attn_cli("info mha_self.s8.attn --L 12", tmp);
@@ -258,7 +288,7 @@ TEST_CASE("attn info and emit-c on quantized files", "[cli][quant]") {
   CHECK(r.out.find("s8 arena(L=12,S=12)") != std::string::npos);
   CHECK(r.out.find("quantized I/O") != std::string::npos);
   CHECK(r.out.find("softmax: exp_multiplier") != std::string::npos);
-  CHECK(r.out.find("qparams") != std::string::npos);
+  CHECK(r.out.find("quant_params") != std::string::npos);
   r = attn_cli("emit-c mha_cross.s16.attn --max-L 8 --max-S 10 -o " + quote(tmp / "m.h"), tmp);
   REQUIRE(r.code == 0);
   const std::vector<uint8_t> h = slurp(tmp / "m.h");

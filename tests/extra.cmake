@@ -73,6 +73,6 @@ add_test(NAME readme_examples
 # checks in every build that the committed files are what it would write.
 if(ATTN_KERNELS STREQUAL "ref")
   add_executable(attn_int_model_fixtures int_model_fixtures_gen.cpp)
-  target_link_libraries(attn_int_model_fixtures PRIVATE attn::quant attn::attn)
+  target_link_libraries(attn_int_model_fixtures PRIVATE attn::quant attn::writer attn::attn)
   target_include_directories(attn_int_model_fixtures PRIVATE ${PROJECT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR})
 endif()

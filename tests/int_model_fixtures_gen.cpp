@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "../tools/cli/model_writer.h"
 #include "attn/model.h"
 #include "attn/transformer_fixed.h"
+#include "format/writer.h"
 #include "int_model_fixtures_host.h"
 #include "random_model.h"
 

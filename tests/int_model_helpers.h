@@ -16,9 +16,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "../tools/cli/model_writer.h"
 #include "attn/model.h"
 #include "attn/transformer_fixed.h"
+#include "format/writer.h"
 #include "random_model.h"
 
 namespace int_model {

@@ -1,7 +1,7 @@
 // model_fixed_format_test.cpp: integer (s8 / s16) whole models in the .attn
 // file (format v3, FORMAT.md "Integer models"). A random f32 model is written
 // and loaded, quantized in memory by the library's converter, written by
-// tools/cli/model_writer.h (add_transformer_fixed), loaded again: the forward
+// src/format/writer.h (add_transformer_fixed), loaded again: the forward
 // over the file's tables must give the same int32 outputs, bit for bit, as
 // the forward over the converter's. Each class of bad file is one patched
 // value (CRC recomputed) with its own Status.

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "../tools/cli/model_writer.h"
 #include "attn/model.h"
+#include "format/writer.h"
 #include "int_model_helpers.h"
 
 using attn::Activation;

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "../tools/cli/model_writer.h"
 #include "attn/model.h"
 #include "attn/quantize.h"
 #include "fixed_dtypes.h"
+#include "format/writer.h"
 #include "int_model_helpers.h"
 
 using attn::Status;

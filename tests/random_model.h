@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "../tools/cli/model_writer.h"
 #include "attn/transformer.h"
+#include "format/writer.h"
 
 namespace random_model {
 

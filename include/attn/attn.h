@@ -209,11 +209,30 @@ typedef struct attn_block_info {
 } attn_block_info;
 ATTN_C_NODISCARD attn_status attn_model_block(const attn_model* model, uint32_t index, attn_block_info* info);
 
+/* Tensor roles: what a tensor of a model file is. One constant per row of
+ * attn/role_list.h (the one list of roles, which also gives the C++
+ * attn::format::Role): ATTN_ROLE_WQ = 1 .. ATTN_ROLE_BO = 8 (the attention
+ * weights and biases), ATTN_ROLE_USER = 15, the tables of s8/s16 blocks 16..27,
+ * layer tensors of whole models 28..63, their model tensors 64..127
+ * (attn/FORMAT.md). */
+enum {
+// NOLINTBEGIN(bugprone-macro-parentheses): its arguments are names and values
+#define ATTN_ROLE(cpp_name, c_name, value, name, doc) c_name = value,
+// NOLINTEND(bugprone-macro-parentheses)
+#include "attn/role_list.h"
+#undef ATTN_ROLE
+};
+
+/* The role's canonical tensor name, e.g. "wq", "norm1_weight" (a file names
+ * the tensor `block.<i>.<name>` or `model.<name>`); NULL for a number that is
+ * no role. A string in flash, nothing formatted. */
+const char* attn_role_name(int32_t role);
+
 /* A tensor of the model: block weights or a user tensor (embedding, ...). */
 typedef struct attn_tensor_info {
   const char* name; /* NUL-terminated, in the blob */
   attn_dtype dtype; /* ATTN_DTYPE_* or 4 (s32), 5 (s64), 6 (u8) */
-  int32_t role;     /* 1..8: wq wk wv wo bq bk bv bo; 15: user tensor; the others: attn/FORMAT.md */
+  int32_t role;     /* ATTN_ROLE_*: 1..8 wq wk wv wo bq bk bv bo; 15 user tensor; the others attn/FORMAT.md */
   int32_t rank;     /* 1..4 */
   int32_t dims[4];  /* dims[rank-1] varies fastest; unused dims 0 */
   uint32_t block;   /* block index, 0xFFFFFFFF for a user tensor or a whole model's own (role >= 64) */
@@ -233,7 +252,7 @@ ATTN_C_NODISCARD attn_status attn_model_tensor_count(const attn_model* model, ui
 ATTN_C_NODISCARD attn_status attn_model_tensor(const attn_model* model, uint32_t index,
                                                attn_tensor_info* info);
 
-/* The tensor of `role` (attn_tensor_info.role numbers, attn/FORMAT.md) in
+/* The tensor of `role` (ATTN_ROLE_*, attn/FORMAT.md) in
  * block `block`: ATTN_ERR_BLOCK_INDEX for a bad block, ATTN_ERR_NOT_FOUND if
  * the block has no such tensor. */
 ATTN_C_NODISCARD attn_status attn_model_find_block_tensor(const attn_model* model, uint32_t block,

@@ -77,15 +77,20 @@ constexpr size_t kModelRecordOffset = 64;  // right after the header; blocks_off
 constexpr uint16_t kBlockBias = 1u << 0;  // bq, bk, bv, bo present
 constexpr uint16_t kKnownBlockFlags = kBlockBias;
 
-// What a tensor is. Values are stable across versions; new roles are added,
-// never renumbered. 16..27: the quantization tables of s8/s16 blocks; 28..63:
-// layer tables of whole models (28..37 f32, 40..62 s8/s16); 64..127: model
-// tables (64..71 f32, 72..90 s8/s16).
+// What a tensor is: one enumerator per row of attn/role_list.h (the one list
+// of roles: value, canonical name, what it holds; the C API's ATTN_ROLE_*
+// come from the same rows). Values are stable across versions; new roles are
+// added, never renumbered. 1..27: attention block tensors (16..27: the tables
+// of s8/s16 blocks); 15: user tensors; 28..63: layer tensors of whole models
+// (28..37 f32, 40..62 s8/s16); 64..127: model tensors (64..71 f32, 72..90
+// s8/s16). Which roles a block, layer or model holds, with which dtype and
+// shape: attn/FORMAT.md, checked from one rule table by the loader
+// (src/format/tensor_rules.cpp).
 //
 // Dtypes and shapes per block dtype (D = heads * head_dim, Dkv = n_kv_heads * head_dim,
 // Dkv = D when n_kv_heads is 0; Wk, Wv, bk, bv are [Dkv, ...]):
 //            f32 block      s8 block                     s16 block
-//   Wq..Wo   f32 as below   s8 as below                  s8 as below
+//   Wq..Wo   f32            s8                           s8
 //   bq       f32 [D]        s32 [D], always present      s64 [D], iff kBlockBias
 //   bk bv    f32 [Dkv]      s32 [Dkv], always present    s64 [Dkv], iff kBlockBias
 //   bo       f32 [E]        s32 [E], always present      s64 [E], iff kBlockBias
@@ -99,99 +104,17 @@ constexpr uint16_t kKnownBlockFlags = kBlockBias;
 //                           converter's max positions, the same in both
 // s8 biases carry the input zero-point fold (see attn::ProjectionS8), hence always present.
 enum class Role : uint16_t {
-  kWq = 1,            // [D, E]
-  kWk = 2,            // [Dkv, kdim]
-  kWv = 3,            // [Dkv, vdim]
-  kWo = 4,            // [E, D]
-  kBq = 5,            // [D]
-  kBk = 6,            // [Dkv]
-  kBv = 7,            // [Dkv]
-  kBo = 8,            // [E]
-  kUser = 15,         // a named tensor of the user (embedding, classifier head, ...), block = kNoBlock
-  kQMultiplier = 16,  // s32 [D]  Q0.31 of s_query * s_wq[c] / s_q
-  kQShift = 17,       // s32 [D]  [-31, 30] (s8) / [-31, 14] (s16)
-  kKMultiplier = 18,  // s32 [Dkv] (grouped-query: K/V have n_kv_heads heads)
-  kKShift = 19,       // s32 [Dkv]
-  kVMultiplier = 20,  // s32 [Dkv]
-  kVShift = 21,       // s32 [Dkv]
-  kOMultiplier = 22,  // s32 [E]
-  kOShift = 23,       // s32 [E]
-  kQuantParams = 24,  // s32 [kQuantParamCount], indexed by QuantParam
-  kIoScale = 25,      // f32 [4]  query, key, value, output scales (real = scale * (q - zero_point))
-  kRopeCos = 26,      // s16 [P, head_dim / 2]  round(2^14 cos(p base^(-2i/head_dim))), rope blocks only
-  kRopeSin = 27,      // s16 [P, head_dim / 2]  round(2^14 sin(...))
-  // Layer roles of a whole model (v3): block = the layer index. Shapes of an
-  // f32 model (E embed_dim, F ffn_dim); which are present follows the
-  // ModelRecord's flags (FORMAT.md). 38, 39 reserved; 40..62 (below) for
-  // the tables of integer models.
-  kNorm1Weight = 28,  // [E]
-  kNorm1Bias = 29,    // [E]  LayerNorm with kModelNormBias
-  kNorm2Weight = 30,  // [E]
-  kNorm2Bias = 31,    // [E]  LayerNorm with kModelNormBias
-  kFfnW1 = 32,        // [F, E]
-  kFfnB1 = 33,        // [F]  kModelFfnBias
-  kFfnW2 = 34,        // [E, F]
-  kFfnB2 = 35,        // [E]  kModelFfnBias
-  kFfnW3 = 36,        // [F, E]  kModelGatedFfn
-  kFfnB3 = 37,        // [F]  kModelGatedFfn and kModelFfnBias
-  // Model roles (v3): block = kNoBlock. 72..90 (below) for the tables of
-  // integer models; 91..127 reserved.
-  kTokenEmbedding = 64,       // [V, E]
-  kPositionEmbedding = 65,    // [P, E]  kModelLearnedPositions (P = max_positions)
-  kTypeEmbedding = 66,        // [T, E]  type_vocab_size T > 0
-  kEmbeddingNormWeight = 67,  // [E]  kModelEmbeddingNorm
-  kEmbeddingNormBias = 68,    // [E]  kModelEmbeddingNorm, LayerNorm with kModelNormBias
-  kFinalNormWeight = 69,      // [E]  kModelFinalNorm
-  kFinalNormBias = 70,        // [E]  kModelFinalNorm, LayerNorm with kModelNormBias
-  kLmHead = 71,               // [V, E]  kModelHeadUntied
-  // Layer roles of integer models (s8 / s16, v3): block = the layer index. The
-  // tables of attn::LayerWeightsS8 / S16 (attn/transformer_fixed.h) besides the
-  // attention block's own (roles 1..27). Dtypes and shapes, and which are
-  // present: FORMAT.md "Integer models". 63 reserved.
-  kIntNorm1Weight = 40,   // s32 [E]  NormFixed::weight
-  kIntNorm1Bias = 41,     // s64 [E]  NormFixed::bias (LayerNorm with kModelNormBias)
-  kNorm1Consts = 42,      // s64 [3]  NormFixed eps, shift, output_zero_point (NormConst)
-  kIntNorm2Weight = 43,   // as 40..42, for norm2
-  kIntNorm2Bias = 44,     //
-  kNorm2Consts = 45,      //
-  kAttnIn = 46,           // s32 [3]  RescaleFixed multiplier, shift, zero_point (post-norm only)
-  kAttnOut = 47,          // s32 [3]  RescaleFixed: attention output -> residual
-  kFfnIn = 48,            // s32 [3]  RescaleFixed (post-norm only)
-  kIntFfnW1 = 49,         // s8 [F, E]
-  kIntFfnB1 = 50,         // s8 model: s32 [F], always; s16 model: s64 [F], kModelFfnBias
-  kFfnW1Multiplier = 51,  // s32 [F]  Q0.31
-  kFfnW1Shift = 52,       // s32 [F]
-  kIntFfnW2 = 53,         // s8 [E, F]  into the residual grid
-  kIntFfnB2 = 54,         // s32 / s64 [E], as b1
-  kFfnW2Multiplier = 55,  // s32 [E]
-  kFfnW2Shift = 56,       // s32 [E]
-  kIntFfnW3 = 57,         // s8 [F, E]  kModelGatedFfn
-  kIntFfnB3 = 58,         // s32 / s64 [F], as b1 and kModelGatedFfn
-  kFfnW3Multiplier = 59,  // s32 [F]  kModelGatedFfn
-  kFfnW3Shift = 60,       // s32 [F]  kModelGatedFfn
-  kFfnActTable = 61,      // s8 plain: s8 [256]; s8 gated: s16 [256]; s16: s32 [kActTableS16Entries]
-  kFfnConsts = 62,        // s32 [5]  FfnConst
-  // Model roles of integer models (block = kNoBlock). 91..95 reserved.
-  kIntTokenEmbedding = 72,       // s8 [V, E]  EmbeddingFixed::table (also the tied head's weight)
-  kTokenMultiplier = 73,         // s32 [V]
-  kTokenShift = 74,              // s32 [V]
-  kIntPositionEmbedding = 75,    // s8 [P, E]  kModelLearnedPositions
-  kPositionMultiplier = 76,      // s32 [P]
-  kPositionShift = 77,           // s32 [P]
-  kIntTypeEmbedding = 78,        // s32 [E]  row 0 on the residual grid (type_vocab_size > 0)
-  kIntEmbeddingNormWeight = 79,  // s32 [E]  kModelEmbeddingNorm
-  kIntEmbeddingNormBias = 80,    // s64 [E]  kModelEmbeddingNorm, LayerNorm with kModelNormBias
-  kEmbeddingNormConsts = 81,     // s64 [3]  kModelEmbeddingNorm
-  kIntFinalNormWeight = 82,      // s32 [E]  kModelFinalNorm
-  kIntFinalNormBias = 83,        // s64 [E]  kModelFinalNorm, LayerNorm with kModelNormBias
-  kFinalNormConsts = 84,         // s64 [3]  kModelFinalNorm
-  kHeadIn = 85,                  // s32 [3]  RescaleFixed: a head without final norm
-  kIntLmHead = 86,               // s8 [V, E]  kModelHeadUntied
-  kHeadBias = 87,                // s32 [V]  s8 models with a head (the input zero point fold)
-  kHeadMultiplier = 88,          // s32 [V]  a head
-  kHeadShift = 89,               // s32 [V]  a head
-  kModelScales = 90,             // f32 [2]  residual_scale, output_scale (ModelScale)
+// NOLINTBEGIN(bugprone-macro-parentheses): its arguments are names and values
+#define ATTN_ROLE(cpp_name, c_name, value, name, doc) cpp_name = value,
+// NOLINTEND(bugprone-macro-parentheses)
+#include "attn/role_list.h"
+#undef ATTN_ROLE
 };
+
+// The role's canonical tensor name, as attn/role_list.h gives it ("wq",
+// "norm1_weight", ...: `block.<i>.` or `model.` goes before it in a file);
+// null for a number that is no role. A string in flash, nothing formatted.
+const char* role_name(Role r);
 
 // Entries of the s64 [3] norm constants (roles 42, 45, 81, 84) of integer models.
 enum NormConst : uint32_t {
@@ -248,6 +171,7 @@ enum QuantParam : uint32_t {
 };
 constexpr int kIoScaleCount = 4;
 constexpr uint16_t kMaxRole = 63;  // block and layer roles are < 64 so a block's roles fit a uint64_t bit set
+constexpr uint16_t kFirstLayerRole = 28;  // 28..63: layer roles of whole models (block = the layer)
 // Model roles (block = kNoBlock) are 64..127: they fit a bit set of their own.
 constexpr uint16_t kFirstModelRole = 64;
 constexpr uint16_t kMaxModelRole = 127;

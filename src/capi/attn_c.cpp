@@ -393,6 +393,11 @@ const char* attn_status_name(attn_status status) {
   }
 }
 
+const char* attn_role_name(int32_t role) {
+  if (role < 0 || role > UINT16_MAX) return nullptr;
+  return attn::format::role_name(static_cast<attn::format::Role>(role));
+}
+
 attn_status attn_kernel_set(attn_dtype dtype, attn_kernel_set_info* set) {
   if (set == nullptr) return attn::to_c(attn::Status::kNullArgument);
   attn::KernelSet k;

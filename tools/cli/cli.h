@@ -150,7 +150,6 @@ void check_block_inputs(const AttentionConfig& c, uint32_t index, const std::str
                         const std::string& x_name, int64_t width, bool cross, const std::string& kv_path,
                         int64_t kv_cols, const std::string& v_path, int64_t v_cols, const char* kv_flag);
 
-const char* role_name(format::Role r);
 const char* dtype_name(DType d);
 // Human explanation of a Status (status_name + a few words).
 std::string describe(Status s);

@@ -27,8 +27,8 @@
 #include "cli/cli.h"
 #include "cli/import_model.h"
 #include "cli/json.h"
-#include "cli/model_writer.h"
 #include "cli/safetensors.h"
+#include "format/writer.h"
 
 namespace attn {
 namespace {

@@ -13,6 +13,7 @@
 #include "attn/kernel_set.h"
 
 #include "cli/cli.h"
+#include "format/tensor_rules.h"
 
 namespace attn {
 namespace {
@@ -84,10 +85,47 @@ void print_model(const std::string& path, const Model& m) {
       prefill.arena_bytes, prefill.state_bytes + prefill.arena_bytes);
 }
 
+const char* scope_name(uint16_t role) {
+  if (role == static_cast<uint16_t>(format::Role::kUser)) return "user";
+  if (role >= format::kFirstModelRole) return "model";
+  return role >= format::kFirstLayerRole ? "layer" : "block";
+}
+
+// `attn info --roles`: every role of attn/role_list.h, one line each, for
+// tools in other languages (the same numbers and names as the C and C++
+// APIs): value, canonical name, scope (block: an attention block's tensor,
+// named block.<i>.<name>; layer: a whole model's layer tensor, block.<i>.<name>;
+// model: model.<name>; user: any name), the dtypes of the blocks or models
+// that hold it (the loader's rule table), the C++ enumerator and the C constant.
+void print_roles() {
+  std::printf("# value name scope owner_dtypes cpp_name c_name\n");
+#define ATTN_ROLE(cpp_name, c_name, value, name, doc)                                        \
+  {                                                                                          \
+    std::string owners;                                                                      \
+    for (const DType d : {DType::kF32, DType::kS8, DType::kS16}) {                           \
+      for (const format::TensorRule& r : format::kTensorRules) {                             \
+        if (r.role == format::Role::cpp_name && r.owner_dtype == static_cast<uint16_t>(d)) { \
+          owners += (owners.empty() ? "" : ",") + std::string(cli::dtype_name(d));           \
+          break;                                                                             \
+        }                                                                                    \
+      }                                                                                      \
+    }                                                                                        \
+    std::printf("%d %s %s %s %s %s\n", value, name, scope_name(value),                       \
+                owners.empty() ? "-" : owners.c_str(), #cpp_name, #c_name);                  \
+  }
+#include "attn/role_list.h"
+#undef ATTN_ROLE
+}
+
 }  // namespace
 
 int cmd_info(int argc, char** argv) {
-  const cli::Args args(argc, argv, {"--L", "--S"}, {});
+  const cli::Args args(argc, argv, {"--L", "--S"}, {"--roles"});
+  if (args.has("--roles")) {
+    if (!args.positional().empty()) throw cli::Error("--roles takes no file");
+    print_roles();
+    return 0;
+  }
   const std::string path = args.one_input("FILE.attn");
   const long long L = args.get_int("--L", 0, 1, ATTN_MAX_SEQ);
   const long long S = args.get_int("--S", L, 1, ATTN_MAX_SEQ);
@@ -151,8 +189,8 @@ int cmd_info(int argc, char** argv) {
         static_cast<size_t>(static_cast<const uint8_t*>(t.data) - static_cast<const uint8_t*>(m.data()));
     std::string blk = t.block == format::kNoBlock ? "-" : std::to_string(t.block);
     // Names are bytes from the file: escaped, so that they cannot drive the terminal or fake lines.
-    std::printf("  %-24s %-8s block %-3s %-3s [%s] %zu bytes at %zu\n", cli::printable(t.name).c_str(),
-                cli::role_name(t.role), blk.c_str(), cli::dtype_name(t.dtype), dims.c_str(), t.byte_size,
+    std::printf("  %-24s %-17s block %-3s %-3s [%s] %zu bytes at %zu\n", cli::printable(t.name).c_str(),
+                format::role_name(t.role), blk.c_str(), cli::dtype_name(t.dtype), dims.c_str(), t.byte_size,
                 off);
   }
   if (L > 0) std::printf("arena bytes (largest block, L=%lld, S=%lld): %zu\n", L, S, max_arena);

@@ -59,9 +59,9 @@
 #include "attn/transformer_fixed.h"
 #include "cli/cli.h"
 #include "cli/model_exec.h"
-#include "cli/model_writer.h"
 #include "cli/npy.h"
 #include "cli/quant_util.h"
+#include "format/writer.h"
 
 namespace attn {
 namespace {

@@ -14,8 +14,8 @@
 
 #include "attn/transformer.h"
 #include "cli/json.h"
-#include "cli/model_writer.h"
 #include "cli/safetensors.h"
+#include "format/writer.h"
 
 namespace attn {
 namespace cli {

@@ -37,9 +37,12 @@ const Command kCommands[] = {
      "                     without it a .bin file is a whole llama2.c checkpoint\n"
      "  --byte-vocab       whole models: token ids 0..255 are the bytes 0..255 (text in and out)\n"
      "  -o, --output FILE  the .attn file to write\n"},
-    {"info", attn::cmd_info, "info FILE.attn [--L N [--S N]]",
+    {"info", attn::cmd_info, "info FILE.attn [--L N [--S N]] | info --roles",
      "  --L N              also print the arena bytes of one forward with N query rows\n"
      "  --S N              ... and N keys (default: --L)\n"
+     "  --roles            print the format's tensor roles instead, one per line: value, name, scope\n"
+     "                     (block, layer, model, user), dtypes of the blocks / models that hold it,\n"
+     "                     C++ and C names (the table tools in other languages read)\n"
      "  (model files also print the model and its arena bytes: a forward of max_positions tokens and,\n"
      "  for decoders, the KV-cache state of max_positions positions + the arena of one call)\n"},
     {"run", attn::cmd_run,

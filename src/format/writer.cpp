@@ -1,93 +1,61 @@
-// model_writer.h: builds .attn files (formats v1..v3, see include/attn/FORMAT.md).
-// Host-side only (std::vector, exceptions): used by `attn import`, later by
-// `attn quantize`, and by the tests. The library itself only reads.
-//
-// The output is canonical (include/attn/FORMAT.md), the same bytes for the same weights:
-//   header | model record (whole models) | block records | tensor descriptors |
-//   zero pad to data_align | tensor data in the given order, each at the next
-//   multiple of data_align from the data section start; the file ends right
-//   after the last tensor. A whole model's tensors come from add_transformer_f32
-//   or add_transformer_fixed (their canonical order), user tensors after them.
-#pragma once
+// writer.cpp: the .attn writer (format/writer.h). Host-side only: built
+// into attn_writer, never into libattn.
+#include "format/writer.h"
 
-#include <cstdint>
 #include <cstring>
 #include <stdexcept>
-#include <string>
 #include <type_traits>
-#include <vector>
-
-#include "attn/model.h"
-#include "attn/quantize.h"
-#include "attn/transformer_fixed.h"
 
 namespace attn {
 namespace tools {
+namespace {
 
-struct TensorSpec {
-  std::string name;  // < 64 bytes, unique
-  format::Role role = format::Role::kUser;
-  DType dtype = DType::kF32;
-  format::Layout layout = format::Layout::kPlain;
-  uint32_t block = format::kNoBlock;
-  std::vector<uint32_t> dims;  // rank 1..4
-  std::vector<uint8_t> bytes;  // product(dims) * dtype_size(dtype)
-};
+// A tensor's canonical name: block.<i>.<role name> for block and layer
+// roles, model.<role name> for model roles (attn/role_list.h).
+std::string tensor_name(uint32_t block, format::Role role) {
+  const char* name = format::role_name(role);
+  if (name == nullptr)
+    throw std::runtime_error("tensor_name: role " + std::to_string(static_cast<int>(role)) + " is no role");
+  return (block == format::kNoBlock ? std::string("model.") : "block." + std::to_string(block) + ".") + name;
+}
 
-struct BlockSpec {
-  uint32_t embed_dim = 0, num_heads = 0, head_dim = 0, kdim = 0, vdim = 0;
-  bool bias = true;
-  DType dtype = DType::kF32;
-  uint32_t n_kv_heads =
-      0;                   // 0 (or num_heads): multi-head; else GQA/MQA, K/V are [n_kv_heads * head_dim, ...]
-  float rope_base = 0.0f;  // 0: no rotary embedding
-};
+}  // namespace
 
-struct ModelSpec {
-  std::vector<BlockSpec> blocks;
-  std::vector<TensorSpec> tensors;
-  uint32_t data_align = 16;
-  bool is_model = false;         // a whole model (v3): `record` is written at offset 64
-  format::ModelRecord record{};  // set by add_transformer_f32
-};
+std::string block_tensor_name(size_t block, const char* name) {
+  return "block." + std::to_string(block) + "." + name;
+}
 
-inline std::vector<uint8_t> f32_bytes(const std::vector<float>& v) {
+std::vector<uint8_t> f32_bytes(const std::vector<float>& v) {
   std::vector<uint8_t> b(v.size() * sizeof(float));
   if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
   return b;
 }
 
-// Block tensors' names, e.g. "block.0.wq".
-inline std::string block_tensor_name(size_t block, const char* role) {
-  return "block." + std::to_string(block) + "." + role;
-}
-
 // Append an f32 block and its tensors (wq [D,E], wk [D,kdim], wv [D,vdim],
 // wo [E,D], then bq bk bv [D], bo [E] when bias) in the canonical order.
-inline void add_block_f32(ModelSpec& m, const BlockSpec& b, const std::vector<const std::vector<float>*>& w) {
+void add_block_f32(ModelSpec& m, const BlockSpec& b, const std::vector<const std::vector<float>*>& w) {
   const uint32_t idx = static_cast<uint32_t>(m.blocks.size());
   const uint32_t d = b.num_heads * b.head_dim;
   const uint32_t dkv = (b.n_kv_heads != 0 ? b.n_kv_heads : b.num_heads) * b.head_dim;
   m.blocks.push_back(b);
   struct R {
     format::Role role;
-    const char* name;
     std::vector<uint32_t> dims;
   };
-  std::vector<R> roles = {{format::Role::kWq, "wq", {d, b.embed_dim}},
-                          {format::Role::kWk, "wk", {dkv, b.kdim}},
-                          {format::Role::kWv, "wv", {dkv, b.vdim}},
-                          {format::Role::kWo, "wo", {b.embed_dim, d}}};
+  std::vector<R> roles = {{format::Role::kWq, {d, b.embed_dim}},
+                          {format::Role::kWk, {dkv, b.kdim}},
+                          {format::Role::kWv, {dkv, b.vdim}},
+                          {format::Role::kWo, {b.embed_dim, d}}};
   if (b.bias) {
-    roles.push_back({format::Role::kBq, "bq", {d}});
-    roles.push_back({format::Role::kBk, "bk", {dkv}});
-    roles.push_back({format::Role::kBv, "bv", {dkv}});
-    roles.push_back({format::Role::kBo, "bo", {b.embed_dim}});
+    roles.push_back({format::Role::kBq, {d}});
+    roles.push_back({format::Role::kBk, {dkv}});
+    roles.push_back({format::Role::kBv, {dkv}});
+    roles.push_back({format::Role::kBo, {b.embed_dim}});
   }
   if (w.size() != roles.size()) throw std::runtime_error("add_block_f32: wrong number of weight tensors");
   for (size_t i = 0; i < roles.size(); ++i) {
     TensorSpec t;
-    t.name = block_tensor_name(idx, roles[i].name);
+    t.name = tensor_name(idx, roles[i].role);
     t.role = roles[i].role;
     t.block = idx;
     t.dims = roles[i].dims;
@@ -114,7 +82,7 @@ std::vector<uint8_t> raw_bytes(const T* p, size_t n) {
 // sin tables (w.rope). `W` is WeightsS8 or WeightsS16,
 // `act` the activation quantization quantize_attention_* chose.
 template <class W>
-inline void add_block_quant(ModelSpec& m, const BlockSpec& b, const W& w, const ActivationQuant& act) {
+void add_block_quant(ModelSpec& m, const BlockSpec& b, const W& w, const ActivationQuant& act) {
   constexpr bool is_s8 = std::is_same<W, WeightsS8>::value;
   static_assert(is_s8 || std::is_same<W, WeightsS16>::value, "WeightsS8 or WeightsS16");
   if (b.dtype != (is_s8 ? DType::kS8 : DType::kS16))
@@ -123,10 +91,9 @@ inline void add_block_quant(ModelSpec& m, const BlockSpec& b, const W& w, const 
   const uint32_t d = b.num_heads * b.head_dim, e = b.embed_dim;
   const uint32_t dkv = (b.n_kv_heads != 0 ? b.n_kv_heads : b.num_heads) * b.head_dim;  // K/V rows
   m.blocks.push_back(b);
-  const auto add = [&](format::Role role, const char* name, DType dt, std::vector<uint32_t> dims,
-                       std::vector<uint8_t> bytes) {
+  const auto add = [&](format::Role role, DType dt, std::vector<uint32_t> dims, std::vector<uint8_t> bytes) {
     TensorSpec t;
-    t.name = block_tensor_name(idx, name);
+    t.name = tensor_name(idx, role);
     t.role = role;
     t.dtype = dt;
     t.block = idx;
@@ -135,25 +102,25 @@ inline void add_block_quant(ModelSpec& m, const BlockSpec& b, const W& w, const 
     m.tensors.push_back(std::move(t));
   };
   using format::Role;
-  add(Role::kWq, "wq", DType::kS8, {d, e}, raw_bytes(w.q.weight, size_t{d} * e));
-  add(Role::kWk, "wk", DType::kS8, {dkv, b.kdim}, raw_bytes(w.k.weight, size_t{dkv} * b.kdim));
-  add(Role::kWv, "wv", DType::kS8, {dkv, b.vdim}, raw_bytes(w.v.weight, size_t{dkv} * b.vdim));
-  add(Role::kWo, "wo", DType::kS8, {e, d}, raw_bytes(w.o.weight, size_t{e} * d));
+  add(Role::kWq, DType::kS8, {d, e}, raw_bytes(w.q.weight, size_t{d} * e));
+  add(Role::kWk, DType::kS8, {dkv, b.kdim}, raw_bytes(w.k.weight, size_t{dkv} * b.kdim));
+  add(Role::kWv, DType::kS8, {dkv, b.vdim}, raw_bytes(w.v.weight, size_t{dkv} * b.vdim));
+  add(Role::kWo, DType::kS8, {e, d}, raw_bytes(w.o.weight, size_t{e} * d));
   if (is_s8 || b.bias) {
     const DType bdt = is_s8 ? DType::kS32 : DType::kS64;
-    add(Role::kBq, "bq", bdt, {d}, raw_bytes(w.q.bias, d));
-    add(Role::kBk, "bk", bdt, {dkv}, raw_bytes(w.k.bias, dkv));
-    add(Role::kBv, "bv", bdt, {dkv}, raw_bytes(w.v.bias, dkv));
-    add(Role::kBo, "bo", bdt, {e}, raw_bytes(w.o.bias, e));
+    add(Role::kBq, bdt, {d}, raw_bytes(w.q.bias, d));
+    add(Role::kBk, bdt, {dkv}, raw_bytes(w.k.bias, dkv));
+    add(Role::kBv, bdt, {dkv}, raw_bytes(w.v.bias, dkv));
+    add(Role::kBo, bdt, {e}, raw_bytes(w.o.bias, e));
   }
-  add(Role::kQMultiplier, "q_multiplier", DType::kS32, {d}, raw_bytes(w.q.multiplier, d));
-  add(Role::kQShift, "q_shift", DType::kS32, {d}, raw_bytes(w.q.shift, d));
-  add(Role::kKMultiplier, "k_multiplier", DType::kS32, {dkv}, raw_bytes(w.k.multiplier, dkv));
-  add(Role::kKShift, "k_shift", DType::kS32, {dkv}, raw_bytes(w.k.shift, dkv));
-  add(Role::kVMultiplier, "v_multiplier", DType::kS32, {dkv}, raw_bytes(w.v.multiplier, dkv));
-  add(Role::kVShift, "v_shift", DType::kS32, {dkv}, raw_bytes(w.v.shift, dkv));
-  add(Role::kOMultiplier, "o_multiplier", DType::kS32, {e}, raw_bytes(w.o.multiplier, e));
-  add(Role::kOShift, "o_shift", DType::kS32, {e}, raw_bytes(w.o.shift, e));
+  add(Role::kQMultiplier, DType::kS32, {d}, raw_bytes(w.q.multiplier, d));
+  add(Role::kQShift, DType::kS32, {d}, raw_bytes(w.q.shift, d));
+  add(Role::kKMultiplier, DType::kS32, {dkv}, raw_bytes(w.k.multiplier, dkv));
+  add(Role::kKShift, DType::kS32, {dkv}, raw_bytes(w.k.shift, dkv));
+  add(Role::kVMultiplier, DType::kS32, {dkv}, raw_bytes(w.v.multiplier, dkv));
+  add(Role::kVShift, DType::kS32, {dkv}, raw_bytes(w.v.shift, dkv));
+  add(Role::kOMultiplier, DType::kS32, {e}, raw_bytes(w.o.multiplier, e));
+  add(Role::kOShift, DType::kS32, {e}, raw_bytes(w.o.shift, e));
   int32_t qp[format::kQuantParamCount] = {};
   qp[format::kQpQueryZeroPoint] = act.query.zero_point;
   qp[format::kQpKeyZeroPoint] = act.key.zero_point;
@@ -169,36 +136,18 @@ inline void add_block_quant(ModelSpec& m, const BlockSpec& b, const W& w, const 
   qp[format::kQpScoreShift] = w.softmax.score_shift;
   qp[format::kQpContextMultiplier] = w.context_multiplier;
   qp[format::kQpContextShift] = w.context_shift;
-  add(Role::kQuantParams, "quant_params", DType::kS32, {format::kQuantParamCount},
-      raw_bytes(qp, format::kQuantParamCount));
+  add(Role::kQuantParams, DType::kS32, {format::kQuantParamCount}, raw_bytes(qp, format::kQuantParamCount));
   const float io[format::kIoScaleCount] = {act.query.scale, act.key.scale, act.value.scale, act.output.scale};
-  add(Role::kIoScale, "io_scale", DType::kF32, {format::kIoScaleCount}, raw_bytes(io, format::kIoScaleCount));
+  add(Role::kIoScale, DType::kF32, {format::kIoScaleCount}, raw_bytes(io, format::kIoScaleCount));
   if (b.rope_base != 0.0f) {  // the converter's Q1.14 tables [positions, head_dim / 2]
     const uint32_t p = static_cast<uint32_t>(w.rope.positions), half = b.head_dim / 2;
-    add(Role::kRopeCos, "rope_cos", DType::kS16, {p, half}, raw_bytes(w.rope.cos, size_t{p} * half));
-    add(Role::kRopeSin, "rope_sin", DType::kS16, {p, half}, raw_bytes(w.rope.sin, size_t{p} * half));
+    add(Role::kRopeCos, DType::kS16, {p, half}, raw_bytes(w.rope.cos, size_t{p} * half));
+    add(Role::kRopeSin, DType::kS16, {p, half}, raw_bytes(w.rope.sin, size_t{p} * half));
   }
 }
 
-// A whole f32 model's weights as host vectors, row-major, PyTorch's [out, in].
-// Empty vectors are absent tensors; add_transformer_f32 checks that presence
-// follows the config.
-struct LayerTensorsF32 {
-  std::vector<float> wq, wk, wv, wo, bq, bk, bv, bo;  // attention (biases: attention_bias)
-  std::vector<float> norm1_weight, norm1_bias, norm2_weight, norm2_bias;  // biases: LayerNorm with norm_bias
-  std::vector<float> w1, b1, w2, b2, w3, b3;  // FFN (b*: ffn_bias; w3, b3: gated_ffn)
-};
-struct TransformerTensorsF32 {
-  std::vector<float> token_embedding;     // [V, E]
-  std::vector<float> position_embedding;  // [P, E] (learned_positions)
-  std::vector<float> type_embedding;      // [T, E] (type_vocab_size > 0)
-  std::vector<float> embedding_norm_weight, embedding_norm_bias, final_norm_weight, final_norm_bias;
-  std::vector<float> lm_head;  // [V, E] (head kUntied)
-  std::vector<LayerTensorsF32> layers;
-};
-
 // The record of a config, canonical: norm_bias only with LayerNorm.
-inline format::ModelRecord model_record(const TransformerConfig& c, DType dtype, bool byte_vocab) {
+format::ModelRecord model_record(const TransformerConfig& c, DType dtype, bool byte_vocab) {
   using namespace format;
   ModelRecord r{};
   r.vocab_size = static_cast<uint32_t>(c.vocab_size);
@@ -227,8 +176,8 @@ inline format::ModelRecord model_record(const TransformerConfig& c, DType dtype,
 // embedding_norm_weight embedding_norm_bias final_norm_weight final_norm_bias
 // lm_head (those present). User tensors may follow. Throws when a tensor's
 // presence or size disagrees with the config.
-inline void add_transformer_f32(ModelSpec& m, const TransformerConfig& c, bool byte_vocab,
-                                const TransformerTensorsF32& w) {
+void add_transformer_f32(ModelSpec& m, const TransformerConfig& c, bool byte_vocab,
+                         const TransformerTensorsF32& w) {
   using format::Role;
   if (!m.blocks.empty() || !m.tensors.empty() || m.is_model)
     throw std::runtime_error("add_transformer_f32: the spec must be empty");
@@ -251,8 +200,9 @@ inline void add_transformer_f32(ModelSpec& m, const TransformerConfig& c, bool b
   b.rope_base = c.rope_base;
   m.is_model = true;
   m.record = model_record(c, DType::kF32, byte_vocab);
-  const auto add = [&](uint32_t block, Role role, const std::string& name, const std::vector<float>& x,
-                       std::vector<uint32_t> dims, bool present) {
+  const auto add = [&](uint32_t block, Role role, const std::vector<float>& x, std::vector<uint32_t> dims,
+                       bool present) {
+    const std::string name = tensor_name(block, role);
     if (!present) {
       if (!x.empty())
         throw std::runtime_error("add_transformer_f32: " + name + " given but the config has none");
@@ -278,31 +228,27 @@ inline void add_transformer_f32(ModelSpec& m, const TransformerConfig& c, bool b
     if (!c.attention_bias && !(L.bq.empty() && L.bk.empty() && L.bv.empty() && L.bo.empty()))
       throw std::runtime_error("add_transformer_f32: attention biases given but the config has none");
     add_block_f32(m, b, att);
-    const auto name = [&](const char* n) { return block_tensor_name(i, n); };
-    add(i, Role::kNorm1Weight, name("norm1_weight"), L.norm1_weight, {e}, true);
-    add(i, Role::kNorm1Bias, name("norm1_bias"), L.norm1_bias, {e}, norm_bias);
-    add(i, Role::kNorm2Weight, name("norm2_weight"), L.norm2_weight, {e}, true);
-    add(i, Role::kNorm2Bias, name("norm2_bias"), L.norm2_bias, {e}, norm_bias);
-    add(i, Role::kFfnW1, name("ffn_w1"), L.w1, {f, e}, true);
-    add(i, Role::kFfnB1, name("ffn_b1"), L.b1, {f}, c.ffn_bias);
-    add(i, Role::kFfnW2, name("ffn_w2"), L.w2, {e, f}, true);
-    add(i, Role::kFfnB2, name("ffn_b2"), L.b2, {e}, c.ffn_bias);
-    add(i, Role::kFfnW3, name("ffn_w3"), L.w3, {f, e}, c.gated_ffn);
-    add(i, Role::kFfnB3, name("ffn_b3"), L.b3, {f}, c.gated_ffn && c.ffn_bias);
+    add(i, Role::kNorm1Weight, L.norm1_weight, {e}, true);
+    add(i, Role::kNorm1Bias, L.norm1_bias, {e}, norm_bias);
+    add(i, Role::kNorm2Weight, L.norm2_weight, {e}, true);
+    add(i, Role::kNorm2Bias, L.norm2_bias, {e}, norm_bias);
+    add(i, Role::kFfnW1, L.w1, {f, e}, true);
+    add(i, Role::kFfnB1, L.b1, {f}, c.ffn_bias);
+    add(i, Role::kFfnW2, L.w2, {e, f}, true);
+    add(i, Role::kFfnB2, L.b2, {e}, c.ffn_bias);
+    add(i, Role::kFfnW3, L.w3, {f, e}, c.gated_ffn);
+    add(i, Role::kFfnB3, L.b3, {f}, c.gated_ffn && c.ffn_bias);
   }
   const uint32_t none = format::kNoBlock;
   const uint32_t p = static_cast<uint32_t>(c.max_positions), tv = static_cast<uint32_t>(c.type_vocab_size);
-  add(none, Role::kTokenEmbedding, "model.token_embedding", w.token_embedding, {v, e}, true);
-  add(none, Role::kPositionEmbedding, "model.position_embedding", w.position_embedding, {p, e},
-      c.learned_positions);
-  add(none, Role::kTypeEmbedding, "model.type_embedding", w.type_embedding, {tv, e}, tv > 0);
-  add(none, Role::kEmbeddingNormWeight, "model.embedding_norm_weight", w.embedding_norm_weight, {e},
-      c.embedding_norm);
-  add(none, Role::kEmbeddingNormBias, "model.embedding_norm_bias", w.embedding_norm_bias, {e},
-      c.embedding_norm && norm_bias);
-  add(none, Role::kFinalNormWeight, "model.final_norm_weight", w.final_norm_weight, {e}, c.final_norm);
-  add(none, Role::kFinalNormBias, "model.final_norm_bias", w.final_norm_bias, {e}, c.final_norm && norm_bias);
-  add(none, Role::kLmHead, "model.lm_head", w.lm_head, {v, e}, c.head == LmHead::kUntied);
+  add(none, Role::kTokenEmbedding, w.token_embedding, {v, e}, true);
+  add(none, Role::kPositionEmbedding, w.position_embedding, {p, e}, c.learned_positions);
+  add(none, Role::kTypeEmbedding, w.type_embedding, {tv, e}, tv > 0);
+  add(none, Role::kEmbeddingNormWeight, w.embedding_norm_weight, {e}, c.embedding_norm);
+  add(none, Role::kEmbeddingNormBias, w.embedding_norm_bias, {e}, c.embedding_norm && norm_bias);
+  add(none, Role::kFinalNormWeight, w.final_norm_weight, {e}, c.final_norm);
+  add(none, Role::kFinalNormBias, w.final_norm_bias, {e}, c.final_norm && norm_bias);
+  add(none, Role::kLmHead, w.lm_head, {v, e}, c.head == LmHead::kUntied);
 }
 
 // Make `m` (empty) a whole s8 or s16 model (W: TransformerWeightsS8 / S16, the
@@ -319,7 +265,7 @@ inline void add_transformer_f32(ModelSpec& m, const TransformerConfig& c, bool b
 // head_in lm_head head_bias head_multiplier head_shift scales (those present).
 // User tensors may follow. Throws when a table the config needs is null.
 template <class W>
-inline void add_transformer_fixed(ModelSpec& m, const TransformerConfig& c, bool byte_vocab, const W& w) {
+void add_transformer_fixed(ModelSpec& m, const TransformerConfig& c, bool byte_vocab, const W& w) {
   using format::Role;
   constexpr bool is_s8 = std::is_same<W, TransformerWeightsS8>::value;
   static_assert(is_s8 || std::is_same<W, TransformerWeightsS16>::value,
@@ -349,8 +295,8 @@ inline void add_transformer_fixed(ModelSpec& m, const TransformerConfig& c, bool
   b.rope_base = c.rope_base;
   m.is_model = true;
   m.record = model_record(c, dtype, byte_vocab);
-  const auto add = [&](uint32_t block, Role role, const std::string& name, DType dt,
-                       std::vector<uint32_t> dims, const void* data) {
+  const auto add = [&](uint32_t block, Role role, DType dt, std::vector<uint32_t> dims, const void* data) {
+    const std::string name = tensor_name(block, role);
     if (data == nullptr) throw std::runtime_error(what + name + " is null but the config needs it");
     size_t n = dtype_size(dt);
     for (uint32_t d : dims) n *= d;
@@ -363,32 +309,29 @@ inline void add_transformer_fixed(ModelSpec& m, const TransformerConfig& c, bool
     t.bytes.assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + n);
     m.tensors.push_back(std::move(t));
   };
-  const auto norm = [&](uint32_t block, const std::string& prefix, Role weight, const NormFixed& n) {
+  // weight, bias, constants of a norm (their roles follow the weight's).
+  const auto norm = [&](uint32_t block, Role weight, const NormFixed& n) {
+    const auto role = [&](int k) { return static_cast<Role>(static_cast<uint16_t>(weight) + k); };
     const int64_t consts[format::kNormConstCount] = {n.eps, n.shift, n.output_zero_point};
-    add(block, weight, prefix + "_weight", DType::kS32, {e}, n.weight);
-    if (norm_bias)
-      add(block, static_cast<Role>(static_cast<uint16_t>(weight) + 1), prefix + "_bias", DType::kS32, {e},
-          n.bias);
-    add(block, static_cast<Role>(static_cast<uint16_t>(weight) + 2), prefix + "_consts", DType::kS64,
-        {format::kNormConstCount}, consts);
+    add(block, weight, DType::kS32, {e}, n.weight);
+    if (norm_bias) add(block, role(1), DType::kS32, {e}, n.bias);
+    add(block, role(2), DType::kS64, {format::kNormConstCount}, consts);
   };
-  const auto rescale = [&](uint32_t block, Role role, const std::string& name, const RescaleFixed& r) {
+  const auto rescale = [&](uint32_t block, Role role, const RescaleFixed& r) {
     const int32_t x[format::kRescaleConstCount] = {r.multiplier, r.shift, r.zero_point};
-    add(block, role, name, DType::kS32, {format::kRescaleConstCount}, x);
+    add(block, role, DType::kS32, {format::kRescaleConstCount}, x);
   };
-  // weight, bias, multiplier, shift of a projection [out, in].
-  const auto projection = [&](uint32_t block, Role weight, const std::string& name,
-                              const std::string& bias_name, const auto& pr, uint32_t out, uint32_t in,
+  // weight, bias, multiplier, shift of a projection [out, in] (their roles follow the weight's).
+  const auto projection = [&](uint32_t block, Role weight, const auto& pr, uint32_t out, uint32_t in,
                               bool bias) {
     const auto role = [&](int k) { return static_cast<Role>(static_cast<uint16_t>(weight) + k); };
-    add(block, role(0), name, DType::kS8, {out, in}, pr.weight);
-    if (bias) add(block, role(1), bias_name, is_s8 ? DType::kS32 : DType::kS64, {out}, pr.bias);
-    add(block, role(2), name + "_multiplier", DType::kS32, {out}, pr.multiplier);
-    add(block, role(3), name + "_shift", DType::kS32, {out}, pr.shift);
+    add(block, role(0), DType::kS8, {out, in}, pr.weight);
+    if (bias) add(block, role(1), is_s8 ? DType::kS32 : DType::kS64, {out}, pr.bias);
+    add(block, role(2), DType::kS32, {out}, pr.multiplier);
+    add(block, role(3), DType::kS32, {out}, pr.shift);
   };
   for (uint32_t i = 0; i < static_cast<uint32_t>(c.num_layers); ++i) {
     const auto& L = w.layers[i];
-    const auto name = [&](const char* n) { return block_tensor_name(i, n); };
     // The block's I/O: query = key = value = the attention input (self-attention).
     const int32_t in_zp = c.pre_norm ? L.norm1.output_zero_point : L.attn_in.zero_point;
     ActivationQuant act;
@@ -400,24 +343,24 @@ inline void add_transformer_fixed(ModelSpec& m, const TransformerConfig& c, bool
       act.v.zero_point = L.attention.v_zero_point;
       act.context.zero_point = L.attention.context_zero_point;
       if (L.attention.output_zero_point != L.attn_out.zero_point)
-        throw std::runtime_error(what + name("attn_out") +
+        throw std::runtime_error(what + tensor_name(i, Role::kAttnOut) +
                                  ": zero point disagrees with the attention's output");
     }
     add_block_quant(m, b, L.attention, act);
-    norm(i, name("norm1"), Role::kIntNorm1Weight, L.norm1);
-    norm(i, name("norm2"), Role::kIntNorm2Weight, L.norm2);
-    if (!c.pre_norm) rescale(i, Role::kAttnIn, name("attn_in"), L.attn_in);
-    rescale(i, Role::kAttnOut, name("attn_out"), L.attn_out);
-    if (!c.pre_norm) rescale(i, Role::kFfnIn, name("ffn_in"), L.ffn_in);
-    projection(i, Role::kIntFfnW1, name("ffn_w1"), name("ffn_b1"), L.ffn.w1, f, e, proj_bias);
-    projection(i, Role::kIntFfnW2, name("ffn_w2"), name("ffn_b2"), L.ffn.w2, e, f, proj_bias);
-    if (gated) projection(i, Role::kIntFfnW3, name("ffn_w3"), name("ffn_b3"), L.ffn.w3, f, e, proj_bias);
+    norm(i, Role::kIntNorm1Weight, L.norm1);
+    norm(i, Role::kIntNorm2Weight, L.norm2);
+    if (!c.pre_norm) rescale(i, Role::kAttnIn, L.attn_in);
+    rescale(i, Role::kAttnOut, L.attn_out);
+    if (!c.pre_norm) rescale(i, Role::kFfnIn, L.ffn_in);
+    projection(i, Role::kIntFfnW1, L.ffn.w1, f, e, proj_bias);
+    projection(i, Role::kIntFfnW2, L.ffn.w2, e, f, proj_bias);
+    if (gated) projection(i, Role::kIntFfnW3, L.ffn.w3, f, e, proj_bias);
     int32_t consts[format::kFfnConstCount] = {};
     if constexpr (is_s8) {
       if (gated) {
-        add(i, Role::kFfnActTable, name("ffn_act_table"), DType::kS16, {256}, L.ffn.gate_table);
+        add(i, Role::kFfnActTable, DType::kS16, {256}, L.ffn.gate_table);
       } else {
-        add(i, Role::kFfnActTable, name("ffn_act_table"), DType::kS8, {256}, L.ffn.act_table);
+        add(i, Role::kFfnActTable, DType::kS8, {256}, L.ffn.act_table);
       }
       consts[format::kFfnH1ZeroPoint] = L.ffn.h1_zero_point;
       consts[format::kFfnH3ZeroPoint] = gated ? L.ffn.h3_zero_point : 0;
@@ -425,38 +368,33 @@ inline void add_transformer_fixed(ModelSpec& m, const TransformerConfig& c, bool
       consts[format::kFfnActMultiplier] = gated ? L.ffn.gate_multiplier : 0;
       consts[format::kFfnActShift] = gated ? L.ffn.gate_shift : 0;
     } else {
-      add(i, Role::kFfnActTable, name("ffn_act_table"), DType::kS32, {uint32_t{kActTableS16Entries}},
-          L.ffn.act_table);
+      add(i, Role::kFfnActTable, DType::kS32, {uint32_t{kActTableS16Entries}}, L.ffn.act_table);
       consts[format::kFfnActMultiplier] = L.ffn.act_multiplier;
       consts[format::kFfnActShift] = L.ffn.act_shift;
     }
-    add(i, Role::kFfnConsts, name("ffn_consts"), DType::kS32, {format::kFfnConstCount}, consts);
+    add(i, Role::kFfnConsts, DType::kS32, {format::kFfnConstCount}, consts);
   }
   const uint32_t none = format::kNoBlock;
-  add(none, Role::kIntTokenEmbedding, "model.token_embedding", DType::kS8, {v, e}, w.token_embedding.table);
-  add(none, Role::kTokenMultiplier, "model.token_multiplier", DType::kS32, {v}, w.token_embedding.multiplier);
-  add(none, Role::kTokenShift, "model.token_shift", DType::kS32, {v}, w.token_embedding.shift);
+  add(none, Role::kIntTokenEmbedding, DType::kS8, {v, e}, w.token_embedding.table);
+  add(none, Role::kTokenMultiplier, DType::kS32, {v}, w.token_embedding.multiplier);
+  add(none, Role::kTokenShift, DType::kS32, {v}, w.token_embedding.shift);
   if (c.learned_positions) {
-    add(none, Role::kIntPositionEmbedding, "model.position_embedding", DType::kS8, {p, e},
-        w.position_embedding.table);
-    add(none, Role::kPositionMultiplier, "model.position_multiplier", DType::kS32, {p},
-        w.position_embedding.multiplier);
-    add(none, Role::kPositionShift, "model.position_shift", DType::kS32, {p}, w.position_embedding.shift);
+    add(none, Role::kIntPositionEmbedding, DType::kS8, {p, e}, w.position_embedding.table);
+    add(none, Role::kPositionMultiplier, DType::kS32, {p}, w.position_embedding.multiplier);
+    add(none, Role::kPositionShift, DType::kS32, {p}, w.position_embedding.shift);
   }
-  if (c.type_vocab_size > 0)
-    add(none, Role::kIntTypeEmbedding, "model.type_embedding", DType::kS32, {e}, w.type_embedding);
-  if (c.embedding_norm) norm(none, "model.embedding_norm", Role::kIntEmbeddingNormWeight, w.embedding_norm);
-  if (c.final_norm) norm(none, "model.final_norm", Role::kIntFinalNormWeight, w.final_norm);
-  if (head && !c.final_norm) rescale(none, Role::kHeadIn, "model.head_in", w.head_in);
-  if (c.head == LmHead::kUntied)
-    add(none, Role::kIntLmHead, "model.lm_head", DType::kS8, {v, e}, w.head.weight);
+  if (c.type_vocab_size > 0) add(none, Role::kIntTypeEmbedding, DType::kS32, {e}, w.type_embedding);
+  if (c.embedding_norm) norm(none, Role::kIntEmbeddingNormWeight, w.embedding_norm);
+  if (c.final_norm) norm(none, Role::kIntFinalNormWeight, w.final_norm);
+  if (head && !c.final_norm) rescale(none, Role::kHeadIn, w.head_in);
+  if (c.head == LmHead::kUntied) add(none, Role::kIntLmHead, DType::kS8, {v, e}, w.head.weight);
   if (head) {
-    if (is_s8) add(none, Role::kHeadBias, "model.head_bias", DType::kS32, {v}, w.head.bias);
-    add(none, Role::kHeadMultiplier, "model.head_multiplier", DType::kS32, {v}, w.head.multiplier);
-    add(none, Role::kHeadShift, "model.head_shift", DType::kS32, {v}, w.head.shift);
+    if (is_s8) add(none, Role::kHeadBias, DType::kS32, {v}, w.head.bias);
+    add(none, Role::kHeadMultiplier, DType::kS32, {v}, w.head.multiplier);
+    add(none, Role::kHeadShift, DType::kS32, {v}, w.head.shift);
   }
   const float scales[format::kModelScaleCount] = {w.residual_scale, w.output_scale};
-  add(none, Role::kModelScales, "model.scales", DType::kF32, {format::kModelScaleCount}, scales);
+  add(none, Role::kModelScales, DType::kF32, {format::kModelScaleCount}, scales);
 }
 
 namespace detail {
@@ -464,13 +402,13 @@ template <class T>
 void put(std::vector<uint8_t>& out, size_t at, const T& v) {
   std::memcpy(out.data() + at, &v, sizeof v);
 }
-inline uint64_t align_up(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
+uint64_t align_up(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
 }  // namespace detail
 
 // Serialize. Throws std::runtime_error on what the loader would reject for
 // simple reasons (names, sizes); the result should still be checked with
 // Model::load.
-inline std::vector<uint8_t> write_model(const ModelSpec& m) {
+std::vector<uint8_t> write_model(const ModelSpec& m) {
   using namespace format;
   const uint64_t a = m.data_align;
   if (a < kMinDataAlign || (a & (a - 1)) != 0)
@@ -552,11 +490,21 @@ inline std::vector<uint8_t> write_model(const ModelSpec& m) {
 }
 
 // Recompute and store the CRC of a file in `bytes` (for tests that patch a file).
-inline void fix_crc(std::vector<uint8_t>& bytes) {
+void fix_crc(std::vector<uint8_t>& bytes) {
   if (bytes.size() < sizeof(format::Header)) return;
   const uint32_t crc = crc32(bytes.data() + format::kCrcStart, bytes.size() - format::kCrcStart);
   std::memcpy(bytes.data() + offsetof(format::Header, crc32), &crc, sizeof crc);
 }
+
+// The templates' two instances each.
+template void add_block_quant<WeightsS8>(ModelSpec&, const BlockSpec&, const WeightsS8&,
+                                         const ActivationQuant&);
+template void add_block_quant<WeightsS16>(ModelSpec&, const BlockSpec&, const WeightsS16&,
+                                          const ActivationQuant&);
+template void add_transformer_fixed<TransformerWeightsS8>(ModelSpec&, const TransformerConfig&, bool,
+                                                          const TransformerWeightsS8&);
+template void add_transformer_fixed<TransformerWeightsS16>(ModelSpec&, const TransformerConfig&, bool,
+                                                           const TransformerWeightsS16&);
 
 }  // namespace tools
 }  // namespace attn
