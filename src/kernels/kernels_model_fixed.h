@@ -17,23 +17,25 @@ namespace detail {
 
 // round(v * m * 2^(shift - 31)), ties away from zero, in int64: |v| < 2^31,
 // m in [0, 2^31), shift in [-31, 30] (so the product stays below 2^62).
-constexpr int64_t rescale_q31(int64_t v, int32_t m, int32_t shift) {
+ATTN_ALWAYS_INLINE constexpr int64_t rescale_q31(int64_t v, int32_t m, int32_t shift) {
   return fp::rounding_divide_by_pot_s64(v * m, 31 - shift);
 }
-constexpr int32_t saturate_s32(int64_t v) {
+ATTN_ALWAYS_INLINE constexpr int32_t saturate_s32(int64_t v) {
   return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : static_cast<int32_t>(v);
 }
 // The 16x8 requantization (fp::requantize_s64) without its int32 narrowing:
 // round(acc * reduce_multiplier_q15(m) * 2^(shift - 15)), saturated to int32;
 // shift in [-31, 14], |acc| < 2^47.
-constexpr int32_t rescale_q15_s64(int64_t acc, int32_t m, int32_t shift) {
+ATTN_ALWAYS_INLINE constexpr int32_t rescale_q15_s64(int64_t acc, int32_t m, int32_t shift) {
   return saturate_s32(fp::rounding_divide_by_pot_s64(acc * fp::reduce_multiplier_q15(m), 15 - shift));
 }
 // A linear's accumulator on the output grid, by the accumulator's type:
 // s8's int32 sums with the Q31 multiplier, s16's int64 sums with its Q0.15
 // reduction (saturated to int32).
-constexpr int64_t rescale_acc(int32_t acc, int32_t m, int32_t shift) { return rescale_q31(acc, m, shift); }
-constexpr int64_t rescale_acc(int64_t acc, int32_t m, int32_t shift) {
+ATTN_ALWAYS_INLINE constexpr int64_t rescale_acc(int32_t acc, int32_t m, int32_t shift) {
+  return rescale_q31(acc, m, shift);
+}
+ATTN_ALWAYS_INLINE constexpr int64_t rescale_acc(int64_t acc, int32_t m, int32_t shift) {
   return rescale_q15_s64(acc, m, shift);
 }
 
@@ -47,7 +49,7 @@ struct RescaleInto {
   const int32_t* shift;
   MatS32 y;
   template <class Acc>
-  void operator()(int32_t m, int32_t c, Acc acc) const {
+  ATTN_ALWAYS_INLINE void operator()(int32_t m, int32_t c, Acc acc) const {
     int32_t* o = y.row(m) + c;
     const int64_t v = rescale_acc(acc, multiplier[c], shift[c]);
     *o = saturate_s32(kOut == Out32::kAddToResidual ? int64_t{*o} + v : v);
@@ -74,40 +76,43 @@ void dot_rows_ref(Matrix<const Act> x, ConstMatS8 w, const Acc* bias, Epilogue e
 // on the DSP / Helium / NEON targets) ---------------------------------------------
 // round(v / 2^s), half up (floor(v / 2^s + 1/2)), s in [0, 31]: exact for any
 // int32 v (SRSHR, VRSHL by -s).
-constexpr int32_t rshift_round32(int32_t v, int32_t s) {
+ATTN_ALWAYS_INLINE constexpr int32_t rshift_round32(int32_t v, int32_t s) {
   return s == 0 ? v : static_cast<int32_t>((v >> s) + ((v >> (s - 1)) & 1));
 }
 // v * 2^s for s >= 0 (|v| < 2^(31 - s): the callers' ranges), round(v / 2^-s)
 // for s in [-31, -1] (VRSHL by a signed register).
-constexpr int32_t shift_round32(int32_t v, int32_t s) {
+ATTN_ALWAYS_INLINE constexpr int32_t shift_round32(int32_t v, int32_t s) {
   return s >= 0 ? static_cast<int32_t>(static_cast<uint32_t>(v) << s) : rshift_round32(v, -s);
 }
 // round(v / 2^s) for s >= 1 (0 from s = 32 on), sat32(v * 2^-s) for s in [-31, 0]
 // (VQRSHL by -s).
-constexpr int32_t shift_round_sat32(int32_t v, int32_t s) {
+ATTN_ALWAYS_INLINE constexpr int32_t shift_round_sat32(int32_t v, int32_t s) {
   return s >= 32 ? 0
          : s > 0 ? rshift_round32(v, s)
                  : saturate_s32(static_cast<int64_t>(v) * (int64_t{1} << -s));
 }
 // round(a b / 2^32), half up: SMMULR, VRMULH. Exact for any int32 a, b.
-constexpr int32_t mulhi_round32(int32_t a, int32_t b) {
+ATTN_ALWAYS_INLINE constexpr int32_t mulhi_round32(int32_t a, int32_t b) {
   return static_cast<int32_t>((static_cast<int64_t>(a) * b + (int64_t{1} << 31)) >> 32);
 }
 // round(a b / 2^31), half up: SQRDMULH / VQRDMULH (no saturation: a > INT32_MIN
 // here), and SMMULR(2a, b) where |a| <= 2^30.
-constexpr int32_t mulhi_round_q31(int32_t a, int32_t b) {
+ATTN_ALWAYS_INLINE constexpr int32_t mulhi_round_q31(int32_t a, int32_t b) {
   return static_cast<int32_t>((static_cast<int64_t>(a) * b + (int64_t{1} << 30)) >> 31);
 }
-constexpr int32_t saturating_sub32(int32_t a, int32_t b) { return saturate_s32(int64_t{a} - b); }
+ATTN_ALWAYS_INLINE constexpr int32_t saturating_sub32(int32_t a, int32_t b) {
+  return saturate_s32(int64_t{a} - b);
+}
 
 // The residual stream's rescales (RescaleFixed, 32-bit):
 //   to an activation:  q = clamp(zp + shift_round_sat32(mulhi_round32(r, m), -1 - sh))
 //   to the residual:   r = sat32(r + shift_round_sat32(mulhi_round32((q - zp) 2^L, m), L - 1 - sh))
 // with L = kResidualAddPreShift<Act> (|q - zp| 2^L <= 2^30).
-constexpr int32_t rescale_to_act32(int32_t r, int32_t m, int32_t sh) {
+ATTN_ALWAYS_INLINE constexpr int32_t rescale_to_act32(int32_t r, int32_t m, int32_t sh) {
   return shift_round_sat32(mulhi_round32(r, m), -1 - sh);
 }
-constexpr int32_t rescale_to_residual32(int32_t v_shifted, int32_t m, int32_t sh, int32_t pre) {
+ATTN_ALWAYS_INLINE constexpr int32_t rescale_to_residual32(int32_t v_shifted, int32_t m, int32_t sh,
+                                                           int32_t pre) {
   return shift_round_sat32(mulhi_round32(v_shifted, m), pre - 1 - sh);
 }
 // A constant expression: clang-tidy's dynamic-initialization check misreads variable templates.
@@ -116,7 +121,7 @@ template <typename Act>
 constexpr int32_t kResidualAddPreShift = sizeof(Act) == 1 ? 22 : 14;
 
 // floor(sqrt(v)), exact, for any v < 2^64 (bit by bit).
-constexpr uint64_t isqrt_u64(uint64_t v) {
+ATTN_ALWAYS_INLINE constexpr uint64_t isqrt_u64(uint64_t v) {
   uint64_t r = 0;
   uint64_t bit = uint64_t{1} << 62;
   while (bit > v) bit >>= 2;
@@ -139,10 +144,10 @@ constexpr uint64_t isqrt_u64(uint64_t v) {
 //   2. b = bits(max |d|), d = saturating_sub32(x, mean); k = norm_reduce_shift(b)
 //   3. sq = sum rshift_round32(d, k)^2 (uint64); R = norm_multiplier(...)
 //   4. per element: y = norm_element(d, 29 - b, R, w_i, bias_i, shift), then + zp, clamp.
-constexpr int32_t norm_mean(int64_t sum, int32_t E) {
+ATTN_ALWAYS_INLINE constexpr int32_t norm_mean(int64_t sum, int32_t E) {
   return static_cast<int32_t>((sum >= 0 ? sum + E / 2 : sum - E / 2) / E);  // half away from zero
 }
-constexpr int32_t bit_length_u32(uint32_t v) {
+ATTN_ALWAYS_INLINE constexpr int32_t bit_length_u32(uint32_t v) {
   int32_t n = 0;
   while (v != 0) {
     v >>= 1;
@@ -150,7 +155,7 @@ constexpr int32_t bit_length_u32(uint32_t v) {
   }
   return n;
 }
-constexpr int32_t norm_reduce_shift(int32_t b) { return b > 23 ? b - 23 : 0; }
+ATTN_ALWAYS_INLINE constexpr int32_t norm_reduce_shift(int32_t b) { return b > 23 ? b - 23 : 0; }
 // R = round(2^(F + 2 + b - k + j) / s) with v = round(sq / E) + round(eps / 4^k)
 // (at least 1) = m 4^-j, m in [2^60, 2^62), s = floor(sqrt(m)): then
 // n = round(u R / 2^31) (u = d 2^(29 - b)) is d / sqrt(variance + eps) in Q.F.
@@ -176,8 +181,8 @@ static inline int32_t norm_multiplier(uint64_t sq, int32_t E, int64_t eps, int32
 }
 // One output before its zero point: |n| <= 2^29 (|u| <= 2^29, R < 2^31), |p| <= 2^29,
 // |p + bias| < 2^30.
-constexpr int32_t norm_element(int32_t d, int32_t u_shift, int32_t R, int32_t w, int32_t bias,
-                               int32_t shift) {
+ATTN_ALWAYS_INLINE constexpr int32_t norm_element(int32_t d, int32_t u_shift, int32_t R, int32_t w,
+                                                  int32_t bias, int32_t shift) {
   const int32_t u = shift_round32(d, u_shift);
   const int32_t n = mulhi_round_q31(u, R);
   return shift_round_sat32(mulhi_round_q31(n, w) + bias, shift);

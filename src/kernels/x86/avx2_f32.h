@@ -335,6 +335,11 @@ inline float hsum(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
+// sqrt(x), correctly rounded as std::sqrt is (one SQRTSS). Not std::sqrt:
+// the standard library's inline function, left uninlined at -O0, would be a
+// weak symbol shared with the baseline files (ATTN_ALWAYS_INLINE, attn/tensor.h).
+inline float sqrt1(float x) { return _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(x))); }
+
 // x[j] = f(x[j]) (* up[j] when up is not null) for j < n, in place, 8 lanes
 // at a time; the tail through masked loads and stores (f sees 0 in the
 // absent lanes, which are never stored). The FFN's activations.
