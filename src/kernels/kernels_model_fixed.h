@@ -120,6 +120,18 @@ template <typename Act>
 // NOLINTNEXTLINE(bugprone-dynamic-static-initializers)
 constexpr int32_t kResidualAddPreShift = sizeof(Act) == 1 ? 22 : 14;
 
+// One element of each, the ref's loops and the SIMD variants' last columns:
+// the residual x plus the activation y, and x to an activation before its clamp.
+template <typename Act>
+ATTN_ALWAYS_INLINE int32_t residual_add_element(int32_t x, Act y, const RescaleFixed& r) {
+  constexpr int32_t kPre = kResidualAddPreShift<Act>;
+  const int32_t v = (int32_t{y} - r.zero_point) * (int32_t{1} << kPre);
+  return saturate_s32(int64_t{x} + rescale_to_residual32(v, r.multiplier, r.shift, kPre));
+}
+ATTN_ALWAYS_INLINE int64_t residual_to_act_element(int32_t x, const RescaleFixed& r) {
+  return int64_t{r.zero_point} + rescale_to_act32(x, r.multiplier, r.shift);
+}
+
 // floor(sqrt(v)), exact, for any v < 2^64 (bit by bit).
 ATTN_ALWAYS_INLINE constexpr uint64_t isqrt_u64(uint64_t v) {
   uint64_t r = 0;
@@ -186,6 +198,43 @@ ATTN_ALWAYS_INLINE constexpr int32_t norm_element(int32_t d, int32_t u_shift, in
   const int32_t u = shift_round32(d, u_shift);
   const int32_t n = mulhi_round_q31(u, R);
   return shift_round_sat32(mulhi_round_q31(n, w) + bias, shift);
+}
+
+// The ref's scalar passes over elements [i0, E) of one row x: the whole row
+// in the ref (i0 = 0), the last elements in the SIMD variants (i0 = where
+// their vectors end). Each carries the vector part's partial result on.
+ATTN_ALWAYS_INLINE int64_t norm_sum_from(const int32_t* x, int32_t i0, int32_t E, int64_t sum) {
+  for (int32_t i = i0; i < E; ++i) sum += x[i];
+  return sum;
+}
+ATTN_ALWAYS_INLINE uint32_t norm_max_abs_from(const int32_t* x, int32_t i0, int32_t E, int32_t mean,
+                                              uint32_t max_abs) {
+  for (int32_t i = i0; i < E; ++i) {
+    const int32_t d = saturating_sub32(x[i], mean);
+    const uint32_t a = d < 0 ? 0u - static_cast<uint32_t>(d) : static_cast<uint32_t>(d);
+    max_abs = a > max_abs ? a : max_abs;
+  }
+  return max_abs;
+}
+ATTN_ALWAYS_INLINE uint64_t norm_sq_from(const int32_t* x, int32_t i0, int32_t E, int32_t mean, int32_t k,
+                                         uint64_t sq) {
+  for (int32_t i = i0; i < E; ++i) {
+    const int32_t d = rshift_round32(saturating_sub32(x[i], mean), k);
+    sq += static_cast<uint64_t>(int64_t{d} * d);
+  }
+  return sq;
+}
+// Outputs [i0, E): norm_element, + zp, clamped to [lo, hi].
+template <typename Out>
+ATTN_ALWAYS_INLINE void norm_store_from(const int32_t* x, int32_t i0, int32_t E, int32_t mean,
+                                        int32_t u_shift, int32_t R, const NormFixed& p, int32_t lo,
+                                        int32_t hi, Out* y) {
+  for (int32_t i = i0; i < E; ++i) {
+    const int32_t v = norm_element(saturating_sub32(x[i], mean), u_shift, R, p.weight[i],
+                                   p.bias != nullptr ? p.bias[i] : 0, p.shift);
+    const int64_t out = int64_t{p.output_zero_point} + v;
+    y[i] = static_cast<Out>(out < lo ? lo : out > hi ? hi : out);
+  }
 }
 
 // Row r of y = the norm of row r of x (int32 residual rows), NormFixed's
