@@ -292,18 +292,27 @@ void residual_to_s8_neon(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
 void residual_to_s16_neon(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
 
 // ---- W2 into the residual (src/kernels/*/linear_residual_logits_*.cpp) ------
+// The SIMD rows share one contract, each ISA's dot_rows (dsp/dot_rows_s8_dsp.h,
+// mve/dot_rows_s8_mve.h, x86/dot_rows_avx2.h, neon/dot_rows_neon.h):
+//   acc[m, n] = bias[n] + sum_k x[m, k] w[n, k]   (int32, bias null: 0)
+// handed to out(m, n, acc), the kernel's epilogue (RescaleInto). The sums are
+// ref's int32 sums: the same products, added in another order in wrapping
+// int32 arithmetic, so the result is ref's (whose own sum is in range: the
+// converter's bias bound). No zero point: the model kernels carry it in the
+// bias. AVX2 and NEON also have the int16 x int8 rows of the s16 kernels
+// (dot_rows_s16: int64 sums, exact, as ref's).
 // r [M, N] = sat32(r + rescale of x [M, K] w^T), w [N, K] int8: FfnS8 / FfnS16's w2.
 void linear_residual_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, MatS32 r);
 void linear_residual_s16_ref(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
                              const int32_t* shift, MatS32 r);
-// SIMD rows (bit-exact with the ref; kernels/dot_rows_s8.h): DSP (M4, M7, M33;
+// SIMD rows (bit-exact with the ref; dot_rows above): DSP (M4, M7, M33;
 // K > dsp::kDotRowsMaxK through the ref), Helium (M55).
 void linear_residual_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, MatS32 r);
 void linear_residual_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, MatS32 r);
-// AVX2 (x86-64) and NEON (AArch64, ARMv7-A), s8 and s16 (kernels/dot_rows_s8.h).
+// AVX2 (x86-64) and NEON (AArch64, ARMv7-A), s8 and s16.
 void linear_residual_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                              const int32_t* shift, MatS32 r);
 void linear_residual_s8_neon(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,

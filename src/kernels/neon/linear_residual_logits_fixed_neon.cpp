@@ -1,5 +1,5 @@
 // The int32-output linears (W2 into the residual, the LM head's logits), int8
-// and int16, NEON, AArch64 and ARMv7-A (kernels/dot_rows_s8.h:
+// and int16, NEON, AArch64 and ARMv7-A (kernels/neon/dot_rows_neon.h:
 // 2 x 4 dot blocks, SMLAL or SDOT):
 //   s8:  y = sat32([r +] round(acc m 2^(sh - 31))), acc = bias + sum x w (int32)
 //   s16: y = sat32([r +] round(acc q15(m) 2^(sh - 15))), acc = bias + sum x w (int64)
@@ -8,8 +8,8 @@
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_NEON
-#include "kernels/dot_rows_s8.h"
 #include "kernels/kernels_model_fixed.h"
+#include "kernels/neon/dot_rows_neon.h"
 
 namespace attn {
 namespace detail {

@@ -1,5 +1,5 @@
 // The int32-output linears (W2 into the residual, the LM head's logits), int8
-// and int16, x86-64 AVX2 (kernels/dot_rows_s8.h: s8 from 4 rows a
+// and int16, x86-64 AVX2 (kernels/x86/dot_rows_avx2.h: s8 from 4 rows a
 // packed-panel madd product, avx2i::gemm_s8; fewer rows and s16 2 x 4 dot blocks):
 //   s8:  y = sat32([r +] round(acc m 2^(sh - 31))), acc = bias + sum x w (int32)
 //   s16: y = sat32([r +] round(acc q15(m) 2^(sh - 15))), acc = bias + sum x w (int64)
@@ -8,8 +8,8 @@
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_AVX2
-#include "kernels/dot_rows_s8.h"
 #include "kernels/kernels_model_fixed.h"
+#include "kernels/x86/dot_rows_avx2.h"
 
 namespace attn {
 namespace detail {
