@@ -20,7 +20,12 @@
 // build when a weak function still appears in two ISA groups.
 // Elsewhere every file has the same flags: plain inline, so the Cortex-M and
 // Cortex-A code is the compiler's choice as before.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// clang's -fsanitize=function (part of -fsanitize=undefined) would still emit
+// an unused copy of each, to type-check indirect calls that cannot happen to
+// a function that is always inlined: no_sanitize("function") drops it.
+#if defined(__x86_64__) && defined(__clang__)
+#define ATTN_ALWAYS_INLINE inline __attribute__((always_inline, no_sanitize("function")))
+#elif defined(__x86_64__) && defined(__GNUC__)
 #define ATTN_ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define ATTN_ALWAYS_INLINE inline
