@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs what it needs, checks format
 # and lint, then builds and runs every preset this machine can run (host
-# release, host with sanitizers, host with ref kernels only, and the Cortex-A
+# release, host with sanitizers, host with ref kernels only, a host Debug
+# build of the library and the CLI (no tests), and the Cortex-A
 # and Cortex-M presets under QEMU when they exist).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +41,7 @@ stage() {  # stage NAME COMMAND...: run, count, keep going
 }
 
 stage format bash tools/ci/check-format.sh
-for preset in host-release host-asan host-ref $(bash tools/ci/list-presets.sh cross); do
+for preset in host-release host-asan host-ref host-debug $(bash tools/ci/list-presets.sh cross); do
   stage "$preset" cmake --workflow --preset "$preset" --fresh
 done
 stage clang-tidy bash tools/ci/check-tidy.sh build/host-release

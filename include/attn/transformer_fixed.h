@@ -39,7 +39,7 @@ namespace attn {
 // Fractional bits F of the normalized value inside the integer norms of rows
 // of E values: F = 26 - ceil(log2(E) / 2) (E = 64: 23), so that
 // |d / sigma| 2^F <= sqrt(E) 2^F < 2^27 and the row multiplier stays below 2^30.
-constexpr int32_t norm_frac_bits(int32_t E) {
+ATTN_ALWAYS_INLINE constexpr int32_t norm_frac_bits(int32_t E) {
   int32_t half_log = 0;  // ceil(log2(E) / 2)
   while ((int64_t{1} << (2 * half_log)) < E) ++half_log;
   return 26 - half_log;

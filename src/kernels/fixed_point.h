@@ -14,6 +14,8 @@
 
 #include <cstdint>
 
+#include "attn/tensor.h"  // ATTN_ALWAYS_INLINE
+
 namespace attn {
 namespace fp {
 
@@ -21,17 +23,19 @@ constexpr int32_t kInt32Min = INT32_MIN;
 constexpr int32_t kInt32Max = INT32_MAX;
 
 // Wrapping int32 arithmetic (two's complement), without signed-overflow UB.
-constexpr int32_t wrap_add(int32_t a, int32_t b) {
+ATTN_ALWAYS_INLINE constexpr int32_t wrap_add(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
 }
-constexpr int32_t wrap_sub(int32_t a, int32_t b) {
+ATTN_ALWAYS_INLINE constexpr int32_t wrap_sub(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
 }
-constexpr int32_t wrap_shl(int32_t a, int s) { return static_cast<int32_t>(static_cast<uint32_t>(a) << s); }
+ATTN_ALWAYS_INLINE constexpr int32_t wrap_shl(int32_t a, int s) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) << s);
+}
 
 // round(a * b / 2^31), ties away from zero, saturating the one overflow
 // (INT32_MIN * INT32_MIN). gemmlowp's SaturatingRoundingDoublingHighMul.
-constexpr int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b) {
+ATTN_ALWAYS_INLINE constexpr int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b) {
   if (a == kInt32Min && b == kInt32Min) return kInt32Max;
   const int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
   const int64_t nudge = ab >= 0 ? (int64_t{1} << 30) : (1 - (int64_t{1} << 30));
@@ -42,7 +46,7 @@ constexpr int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b) {
 
 // round(x / 2^exponent), ties away from zero; exponent in [0, 31].
 // gemmlowp's RoundingDivideByPOT.
-constexpr int32_t rounding_divide_by_pot(int32_t x, int exponent) {
+ATTN_ALWAYS_INLINE constexpr int32_t rounding_divide_by_pot(int32_t x, int exponent) {
   const int32_t mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
   const int32_t remainder = x & mask;
   const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
@@ -53,7 +57,8 @@ constexpr int32_t rounding_divide_by_pot(int32_t x, int exponent) {
 // QuantizeMultiplier, or 0) and shift in [-31, 30]: a left shift first
 // (wrapping like TFLite's int32 product), then SRDHM, then a rounding right
 // shift ("double rounding", TFLite's default build).
-constexpr int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int shift) {
+ATTN_ALWAYS_INLINE constexpr int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier,
+                                                                      int shift) {
   const int left = shift > 0 ? shift : 0;
   const int right = shift > 0 ? 0 : -shift;
   return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(wrap_shl(x, left), multiplier), right);
@@ -61,25 +66,27 @@ constexpr int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier
 
 // SRDHM(x * 2^left_shift, multiplier) for left_shift >= 0 (TFLite's
 // MultiplyByQuantizedMultiplierGreaterThanOne, used by softmax).
-constexpr int32_t multiply_by_quantized_multiplier_gt_one(int32_t x, int32_t multiplier, int left_shift) {
+ATTN_ALWAYS_INLINE constexpr int32_t multiply_by_quantized_multiplier_gt_one(int32_t x, int32_t multiplier,
+                                                                             int left_shift) {
   return saturating_rounding_doubling_high_mul(wrap_shl(x, left_shift), multiplier);
 }
 
 // ---- 16x8 requantization (CMSIS-NN arm_nn_requantize_s64 / REDUCE_MULTIPLIER)
 // The Q0.31 multiplier reduced to Q0.15, rounding; 0x7FFF near the top.
-constexpr int32_t reduce_multiplier_q15(int32_t multiplier) {
+ATTN_ALWAYS_INLINE constexpr int32_t reduce_multiplier_q15(int32_t multiplier) {
   return multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
 }
 // acc (int64) * reduced (Q0.15) * 2^shift, rounded half up; shift in [-31, 14].
 // The 64-bit product is narrowed to int32 before the last rounding step, as
 // CMSIS-NN does (callers clamp to int16 right after).
-constexpr int32_t requantize_s64(int64_t acc, int32_t reduced_multiplier, int shift) {
+ATTN_ALWAYS_INLINE constexpr int32_t requantize_s64(int64_t acc, int32_t reduced_multiplier, int shift) {
   const int64_t prod = acc * reduced_multiplier;
   const int32_t r = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(prod >> (14 - shift))));
   return wrap_add(r, 1) >> 1;
 }
 // The same from the full Q0.31 multiplier (what the converter stores).
-constexpr int32_t multiply_by_quantized_multiplier_s64(int64_t acc, int32_t multiplier, int shift) {
+ATTN_ALWAYS_INLINE constexpr int32_t multiply_by_quantized_multiplier_s64(int64_t acc, int32_t multiplier,
+                                                                          int shift) {
   return requantize_s64(acc, reduce_multiplier_q15(multiplier), shift);
 }
 
@@ -94,7 +101,7 @@ template <>
 struct Accumulator<int8_t> {
   using Acc = int32_t;
   static constexpr int32_t kMin = -128, kMax = 127;  // the activation type's range
-  static constexpr int32_t requantize(int32_t acc, int32_t multiplier, int shift) {
+  ATTN_ALWAYS_INLINE static constexpr int32_t requantize(int32_t acc, int32_t multiplier, int shift) {
     return multiply_by_quantized_multiplier(acc, multiplier, shift);
   }
 };
@@ -102,7 +109,7 @@ template <>
 struct Accumulator<int16_t> {
   using Acc = int64_t;
   static constexpr int32_t kMin = -32768, kMax = 32767;
-  static constexpr int32_t requantize(int64_t acc, int32_t multiplier, int shift) {
+  ATTN_ALWAYS_INLINE static constexpr int32_t requantize(int64_t acc, int32_t multiplier, int shift) {
     return multiply_by_quantized_multiplier_s64(acc, multiplier, shift);
   }
 };
@@ -110,20 +117,20 @@ struct Accumulator<int16_t> {
 // ---- gemmlowp transcendental helpers (TFLite int8 softmax) ----------------
 
 // x * 2^exponent (exponent > 0), saturating at the int32 limits.
-constexpr int32_t saturating_shift_left(int32_t x, int exponent) {
+ATTN_ALWAYS_INLINE constexpr int32_t saturating_shift_left(int32_t x, int exponent) {
   const int32_t threshold = static_cast<int32_t>((int64_t{1} << (31 - exponent)) - 1);
   return x > threshold ? kInt32Max : x < -threshold ? kInt32Min : wrap_shl(x, exponent);
 }
 
 // (a + b) / 2, rounded half away from zero (gemmlowp RoundingHalfSum).
-constexpr int32_t rounding_half_sum(int32_t a, int32_t b) {
+ATTN_ALWAYS_INLINE constexpr int32_t rounding_half_sum(int32_t a, int32_t b) {
   const int64_t sum = static_cast<int64_t>(a) + b;
   return static_cast<int32_t>((sum + (sum >= 0 ? 1 : -1)) / 2);
 }
 
 // exp(a) for a in [-1/4, 0), a and the result in Q0.31. A 4th order Taylor
 // expansion around -1/8, every product an SRDHM.
-constexpr int32_t exp_on_interval_between_negative_one_quarter_and_0_excl(int32_t a) {
+ATTN_ALWAYS_INLINE constexpr int32_t exp_on_interval_between_negative_one_quarter_and_0_excl(int32_t a) {
   constexpr int32_t kExpMinusOneEighth = 1895147668;  // exp(-1/8) in Q0.31
   constexpr int32_t kOneThird = 715827883;            // 1/3 in Q0.31
   const int32_t x = wrap_add(a, int32_t{1} << 28);    // a + 1/8
@@ -142,7 +149,7 @@ constexpr int32_t exp_on_interval_between_negative_one_quarter_and_0_excl(int32_
 // (exp(0) saturates to INT32_MAX). integer_bits in [1, 30]. gemmlowp's
 // exp_on_negative_values: the interval part, then one multiplication by
 // exp(-2^k) for every set bit k >= -2 of -a (a "barrel shifter").
-constexpr int32_t exp_on_negative_values(int32_t a, int integer_bits) {
+ATTN_ALWAYS_INLINE constexpr int32_t exp_on_negative_values(int32_t a, int integer_bits) {
   const int frac_bits = 31 - integer_bits;
   const int32_t one_quarter = int32_t{1} << (frac_bits - 2);
   const int32_t a_mod_quarter_minus_one_quarter = wrap_sub(a & (one_quarter - 1), one_quarter);  // [-1/4, 0)
@@ -166,7 +173,7 @@ constexpr int32_t exp_on_negative_values(int32_t a, int integer_bits) {
 // 1 / (1 + a) for a in [0, 1), a in Q0.31, result in Q0.31. gemmlowp's
 // one_over_one_plus_x_for_x_in_0_1: three Newton-Raphson steps on the half
 // denominator, from the 48/17 - 32/17 d start, in Q2.29.
-constexpr int32_t one_over_one_plus_x_for_x_in_0_1(int32_t a) {
+ATTN_ALWAYS_INLINE constexpr int32_t one_over_one_plus_x_for_x_in_0_1(int32_t a) {
   const int32_t half_denominator = rounding_half_sum(a, kInt32Max);  // (1 + a) / 2, Q0.31
   constexpr int32_t k48Over17 = 1515870810;                          // Q2.29
   constexpr int32_t kNeg32Over17 = -1010580540;                      // Q2.29
@@ -184,7 +191,7 @@ constexpr int32_t one_over_one_plus_x_for_x_in_0_1(int32_t a) {
 }
 
 // Leading zero bits of a 32-bit value (32 for 0), portable and constexpr.
-constexpr int count_leading_zeros(uint32_t x) {
+ATTN_ALWAYS_INLINE constexpr int count_leading_zeros(uint32_t x) {
   if (x == 0) return 32;
 #if defined(__GNUC__)
   return __builtin_clz(x);
@@ -199,11 +206,13 @@ constexpr int count_leading_zeros(uint32_t x) {
 }
 
 // Clamp to [lo, hi].
-constexpr int32_t clamp_i32(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+ATTN_ALWAYS_INLINE constexpr int32_t clamp_i32(int32_t v, int32_t lo, int32_t hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
 
 // ---- rotary embedding (attn::RopeTable, Q1.14 cos/sin) ----------------------
 // round(x / 2^exponent), ties away from zero, for |x| < 2^62; exponent in [1, 62].
-constexpr int64_t rounding_divide_by_pot_s64(int64_t x, int exponent) {
+ATTN_ALWAYS_INLINE constexpr int64_t rounding_divide_by_pot_s64(int64_t x, int exponent) {
   const int64_t half = int64_t{1} << (exponent - 1);
   return x >= 0 ? (x + half) >> exponent : -((half - x) >> exponent);
 }
@@ -214,7 +223,7 @@ struct RotatedPair {
   int32_t first;
   int32_t second;
 };
-constexpr RotatedPair rotate_pair_q14(int32_t a, int32_t b, int32_t c, int32_t s) {
+ATTN_ALWAYS_INLINE constexpr RotatedPair rotate_pair_q14(int32_t a, int32_t b, int32_t c, int32_t s) {
   const int64_t x = int64_t{a} * c - int64_t{b} * s;
   const int64_t y = int64_t{b} * c + int64_t{a} * s;
   return RotatedPair{static_cast<int32_t>(rounding_divide_by_pot_s64(x, 14)),

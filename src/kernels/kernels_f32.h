@@ -43,24 +43,27 @@ ATTN_DECLARE_F32_VARIANTS(mve)   // Cortex-M55 Helium, float            (ATTN_HA
 // compare, so neither a compiler's nor an FPU's handling of unordered
 // compares can change them (clang-14 for the Cortex-M55 under QEMU turned
 // `x != x` into a row of zeros).
-inline bool is_nan_bits(float x) {
+ATTN_ALWAYS_INLINE bool is_nan_bits(float x) {
   uint32_t u = 0;
   std::memcpy(&u, &x, sizeof u);
   return (u & 0x7FFFFFFFu) > 0x7F800000u;
 }
 // Whether row [n] holds a NaN.
-inline bool row_has_nan(const float* row, int32_t n) {
+ATTN_ALWAYS_INLINE bool row_has_nan(const float* row, int32_t n) {
   bool nan = false;
   for (int32_t j = 0; j < n; ++j) nan |= is_nan_bits(row[j]);
   return nan;
 }
+// A constant, not a call: std::numeric_limits' function, called at -O0, would
+// be a weak symbol shared by the AVX2 and the baseline files (ATTN_ALWAYS_INLINE).
+constexpr float kQuietNaN = std::numeric_limits<float>::quiet_NaN();
 // The row of a softmax whose scores hold a NaN: all NaN.
-inline void softmax_row_nan(float* row, int32_t n) {
-  for (int32_t j = 0; j < n; ++j) row[j] = std::numeric_limits<float>::quiet_NaN();
+ATTN_ALWAYS_INLINE void softmax_row_nan(float* row, int32_t n) {
+  for (int32_t j = 0; j < n; ++j) row[j] = kQuietNaN;
 }
 
-inline void softmax_row_without_max(float* row, int32_t n) {
-  const float fill = row_has_nan(row, n) ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
+ATTN_ALWAYS_INLINE void softmax_row_without_max(float* row, int32_t n) {
+  const float fill = row_has_nan(row, n) ? kQuietNaN : 0.0f;
   for (int32_t j = 0; j < n; ++j) row[j] = fill;
 }
 

@@ -32,7 +32,7 @@ struct FusedSoftmax {
 // score u steps below the row's max; the converter makes diff_limit the
 // largest u with t < 2^20 (16 octaves). The kernels' own exponent is the
 // Q4.28 phase below (fused_exp_step, fused_exp).
-constexpr uint32_t fused_exp_argument(uint32_t u, const FusedSoftmax& sm) {
+ATTN_ALWAYS_INLINE constexpr uint32_t fused_exp_argument(uint32_t u, const FusedSoftmax& sm) {
   return static_cast<uint32_t>((static_cast<uint64_t>(u << sm.exp_shift) * sm.exp_multiplier) >> 32);
 }
 
@@ -48,7 +48,7 @@ struct FusedExp {
   uint32_t step;
   int32_t limit;
 };
-constexpr FusedExp fused_exp_constants(const FusedSoftmax& sm) {
+ATTN_ALWAYS_INLINE constexpr FusedExp fused_exp_constants(const FusedSoftmax& sm) {
   // round(m 2^(sh - 20)) in 32-bit steps (no 64-bit shift on a 32-bit core):
   // for sh <= 19 the half-up rounding of m >> (20 - sh) is (m >> (19 - sh))
   // halved plus its low bit; m 2^(sh - 20) >= 2^32 for sh >= 21.
@@ -84,7 +84,7 @@ void softmax_fused_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, 
 // the largest exp): p_j = (e_j * recip + 2^31) >> 32 <= 32767.
 uint32_t fused_softmax_reciprocal(uint32_t sum);
 // Probability j of a row from its exp and the row's normalizer (Q0.15).
-inline int32_t fused_prob(uint32_t e, uint32_t recip) {
+ATTN_ALWAYS_INLINE int32_t fused_prob(uint32_t e, uint32_t recip) {
   return static_cast<int32_t>((static_cast<uint64_t>(e) * recip + (uint64_t{1} << 31)) >> 32);
 }
 // The fused softmax's e_j for a key u = smax - s_j steps below the row's max
@@ -94,7 +94,7 @@ inline int32_t fused_prob(uint32_t e, uint32_t recip) {
 // that a row costs the same on any data: the exp is worked out for every u
 // (past the limit t may wrap mod 2^32: garbage) and cleared past the limit
 // by the sign of limit - u (u < 2^31: scores are below 2^30 in magnitude).
-inline uint32_t fused_exp(uint32_t u, uint32_t step, int32_t limit) {
+ATTN_ALWAYS_INLINE uint32_t fused_exp(uint32_t u, uint32_t step, int32_t limit) {
   const uint32_t t = u * step;
   const uint32_t x = kExp2Table[(t >> kExpPhaseIndexShift) & ((1u << kExp2TableBits) - 1)];
   const uint32_t e = ((2 * x >> (t >> kExpPhaseOctaveShift)) + 1) >> 1;
@@ -104,7 +104,7 @@ inline uint32_t fused_exp(uint32_t u, uint32_t step, int32_t limit) {
 // Store probability j as int16 at bytes [2j, 2j + 2) of the row, through
 // memcpy: the row is an int32 array, and memcpy is the aliasing-safe way to
 // reuse its storage as int16 (it compiles to one 16-bit store).
-inline void store_fused_prob(int32_t* row, int32_t j, int32_t p) {
+ATTN_ALWAYS_INLINE void store_fused_prob(int32_t* row, int32_t j, int32_t p) {
   const int16_t v = static_cast<int16_t>(p);
   std::memcpy(reinterpret_cast<unsigned char*>(row) + 2 * static_cast<ptrdiff_t>(j), &v, sizeof v);
 }

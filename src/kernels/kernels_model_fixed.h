@@ -17,23 +17,25 @@ namespace detail {
 
 // round(v * m * 2^(shift - 31)), ties away from zero, in int64: |v| < 2^31,
 // m in [0, 2^31), shift in [-31, 30] (so the product stays below 2^62).
-constexpr int64_t rescale_q31(int64_t v, int32_t m, int32_t shift) {
+ATTN_ALWAYS_INLINE constexpr int64_t rescale_q31(int64_t v, int32_t m, int32_t shift) {
   return fp::rounding_divide_by_pot_s64(v * m, 31 - shift);
 }
-constexpr int32_t saturate_s32(int64_t v) {
+ATTN_ALWAYS_INLINE constexpr int32_t saturate_s32(int64_t v) {
   return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : static_cast<int32_t>(v);
 }
 // The 16x8 requantization (fp::requantize_s64) without its int32 narrowing:
 // round(acc * reduce_multiplier_q15(m) * 2^(shift - 15)), saturated to int32;
 // shift in [-31, 14], |acc| < 2^47.
-constexpr int32_t rescale_q15_s64(int64_t acc, int32_t m, int32_t shift) {
+ATTN_ALWAYS_INLINE constexpr int32_t rescale_q15_s64(int64_t acc, int32_t m, int32_t shift) {
   return saturate_s32(fp::rounding_divide_by_pot_s64(acc * fp::reduce_multiplier_q15(m), 15 - shift));
 }
 // A linear's accumulator on the output grid, by the accumulator's type:
 // s8's int32 sums with the Q31 multiplier, s16's int64 sums with its Q0.15
 // reduction (saturated to int32).
-constexpr int64_t rescale_acc(int32_t acc, int32_t m, int32_t shift) { return rescale_q31(acc, m, shift); }
-constexpr int64_t rescale_acc(int64_t acc, int32_t m, int32_t shift) {
+ATTN_ALWAYS_INLINE constexpr int64_t rescale_acc(int32_t acc, int32_t m, int32_t shift) {
+  return rescale_q31(acc, m, shift);
+}
+ATTN_ALWAYS_INLINE constexpr int64_t rescale_acc(int64_t acc, int32_t m, int32_t shift) {
   return rescale_q15_s64(acc, m, shift);
 }
 
@@ -47,7 +49,7 @@ struct RescaleInto {
   const int32_t* shift;
   MatS32 y;
   template <class Acc>
-  void operator()(int32_t m, int32_t c, Acc acc) const {
+  ATTN_ALWAYS_INLINE void operator()(int32_t m, int32_t c, Acc acc) const {
     int32_t* o = y.row(m) + c;
     const int64_t v = rescale_acc(acc, multiplier[c], shift[c]);
     *o = saturate_s32(kOut == Out32::kAddToResidual ? int64_t{*o} + v : v);
@@ -74,40 +76,43 @@ void dot_rows_ref(Matrix<const Act> x, ConstMatS8 w, const Acc* bias, Epilogue e
 // on the DSP / Helium / NEON targets) ---------------------------------------------
 // round(v / 2^s), half up (floor(v / 2^s + 1/2)), s in [0, 31]: exact for any
 // int32 v (SRSHR, VRSHL by -s).
-constexpr int32_t rshift_round32(int32_t v, int32_t s) {
+ATTN_ALWAYS_INLINE constexpr int32_t rshift_round32(int32_t v, int32_t s) {
   return s == 0 ? v : static_cast<int32_t>((v >> s) + ((v >> (s - 1)) & 1));
 }
 // v * 2^s for s >= 0 (|v| < 2^(31 - s): the callers' ranges), round(v / 2^-s)
 // for s in [-31, -1] (VRSHL by a signed register).
-constexpr int32_t shift_round32(int32_t v, int32_t s) {
+ATTN_ALWAYS_INLINE constexpr int32_t shift_round32(int32_t v, int32_t s) {
   return s >= 0 ? static_cast<int32_t>(static_cast<uint32_t>(v) << s) : rshift_round32(v, -s);
 }
 // round(v / 2^s) for s >= 1 (0 from s = 32 on), sat32(v * 2^-s) for s in [-31, 0]
 // (VQRSHL by -s).
-constexpr int32_t shift_round_sat32(int32_t v, int32_t s) {
+ATTN_ALWAYS_INLINE constexpr int32_t shift_round_sat32(int32_t v, int32_t s) {
   return s >= 32 ? 0
          : s > 0 ? rshift_round32(v, s)
                  : saturate_s32(static_cast<int64_t>(v) * (int64_t{1} << -s));
 }
 // round(a b / 2^32), half up: SMMULR, VRMULH. Exact for any int32 a, b.
-constexpr int32_t mulhi_round32(int32_t a, int32_t b) {
+ATTN_ALWAYS_INLINE constexpr int32_t mulhi_round32(int32_t a, int32_t b) {
   return static_cast<int32_t>((static_cast<int64_t>(a) * b + (int64_t{1} << 31)) >> 32);
 }
 // round(a b / 2^31), half up: SQRDMULH / VQRDMULH (no saturation: a > INT32_MIN
 // here), and SMMULR(2a, b) where |a| <= 2^30.
-constexpr int32_t mulhi_round_q31(int32_t a, int32_t b) {
+ATTN_ALWAYS_INLINE constexpr int32_t mulhi_round_q31(int32_t a, int32_t b) {
   return static_cast<int32_t>((static_cast<int64_t>(a) * b + (int64_t{1} << 30)) >> 31);
 }
-constexpr int32_t saturating_sub32(int32_t a, int32_t b) { return saturate_s32(int64_t{a} - b); }
+ATTN_ALWAYS_INLINE constexpr int32_t saturating_sub32(int32_t a, int32_t b) {
+  return saturate_s32(int64_t{a} - b);
+}
 
 // The residual stream's rescales (RescaleFixed, 32-bit):
 //   to an activation:  q = clamp(zp + shift_round_sat32(mulhi_round32(r, m), -1 - sh))
 //   to the residual:   r = sat32(r + shift_round_sat32(mulhi_round32((q - zp) 2^L, m), L - 1 - sh))
 // with L = kResidualAddPreShift<Act> (|q - zp| 2^L <= 2^30).
-constexpr int32_t rescale_to_act32(int32_t r, int32_t m, int32_t sh) {
+ATTN_ALWAYS_INLINE constexpr int32_t rescale_to_act32(int32_t r, int32_t m, int32_t sh) {
   return shift_round_sat32(mulhi_round32(r, m), -1 - sh);
 }
-constexpr int32_t rescale_to_residual32(int32_t v_shifted, int32_t m, int32_t sh, int32_t pre) {
+ATTN_ALWAYS_INLINE constexpr int32_t rescale_to_residual32(int32_t v_shifted, int32_t m, int32_t sh,
+                                                           int32_t pre) {
   return shift_round_sat32(mulhi_round32(v_shifted, m), pre - 1 - sh);
 }
 // A constant expression: clang-tidy's dynamic-initialization check misreads variable templates.
@@ -115,8 +120,20 @@ template <typename Act>
 // NOLINTNEXTLINE(bugprone-dynamic-static-initializers)
 constexpr int32_t kResidualAddPreShift = sizeof(Act) == 1 ? 22 : 14;
 
+// One element of each, the ref's loops and the SIMD variants' last columns:
+// the residual x plus the activation y, and x to an activation before its clamp.
+template <typename Act>
+ATTN_ALWAYS_INLINE int32_t residual_add_element(int32_t x, Act y, const RescaleFixed& r) {
+  constexpr int32_t kPre = kResidualAddPreShift<Act>;
+  const int32_t v = (int32_t{y} - r.zero_point) * (int32_t{1} << kPre);
+  return saturate_s32(int64_t{x} + rescale_to_residual32(v, r.multiplier, r.shift, kPre));
+}
+ATTN_ALWAYS_INLINE int64_t residual_to_act_element(int32_t x, const RescaleFixed& r) {
+  return int64_t{r.zero_point} + rescale_to_act32(x, r.multiplier, r.shift);
+}
+
 // floor(sqrt(v)), exact, for any v < 2^64 (bit by bit).
-constexpr uint64_t isqrt_u64(uint64_t v) {
+ATTN_ALWAYS_INLINE constexpr uint64_t isqrt_u64(uint64_t v) {
   uint64_t r = 0;
   uint64_t bit = uint64_t{1} << 62;
   while (bit > v) bit >>= 2;
@@ -139,10 +156,10 @@ constexpr uint64_t isqrt_u64(uint64_t v) {
 //   2. b = bits(max |d|), d = saturating_sub32(x, mean); k = norm_reduce_shift(b)
 //   3. sq = sum rshift_round32(d, k)^2 (uint64); R = norm_multiplier(...)
 //   4. per element: y = norm_element(d, 29 - b, R, w_i, bias_i, shift), then + zp, clamp.
-constexpr int32_t norm_mean(int64_t sum, int32_t E) {
+ATTN_ALWAYS_INLINE constexpr int32_t norm_mean(int64_t sum, int32_t E) {
   return static_cast<int32_t>((sum >= 0 ? sum + E / 2 : sum - E / 2) / E);  // half away from zero
 }
-constexpr int32_t bit_length_u32(uint32_t v) {
+ATTN_ALWAYS_INLINE constexpr int32_t bit_length_u32(uint32_t v) {
   int32_t n = 0;
   while (v != 0) {
     v >>= 1;
@@ -150,7 +167,7 @@ constexpr int32_t bit_length_u32(uint32_t v) {
   }
   return n;
 }
-constexpr int32_t norm_reduce_shift(int32_t b) { return b > 23 ? b - 23 : 0; }
+ATTN_ALWAYS_INLINE constexpr int32_t norm_reduce_shift(int32_t b) { return b > 23 ? b - 23 : 0; }
 // R = round(2^(F + 2 + b - k + j) / s) with v = round(sq / E) + round(eps / 4^k)
 // (at least 1) = m 4^-j, m in [2^60, 2^62), s = floor(sqrt(m)): then
 // n = round(u R / 2^31) (u = d 2^(29 - b)) is d / sqrt(variance + eps) in Q.F.
@@ -176,11 +193,48 @@ static inline int32_t norm_multiplier(uint64_t sq, int32_t E, int64_t eps, int32
 }
 // One output before its zero point: |n| <= 2^29 (|u| <= 2^29, R < 2^31), |p| <= 2^29,
 // |p + bias| < 2^30.
-constexpr int32_t norm_element(int32_t d, int32_t u_shift, int32_t R, int32_t w, int32_t bias,
-                               int32_t shift) {
+ATTN_ALWAYS_INLINE constexpr int32_t norm_element(int32_t d, int32_t u_shift, int32_t R, int32_t w,
+                                                  int32_t bias, int32_t shift) {
   const int32_t u = shift_round32(d, u_shift);
   const int32_t n = mulhi_round_q31(u, R);
   return shift_round_sat32(mulhi_round_q31(n, w) + bias, shift);
+}
+
+// The ref's scalar passes over elements [i0, E) of one row x: the whole row
+// in the ref (i0 = 0), the last elements in the SIMD variants (i0 = where
+// their vectors end). Each carries the vector part's partial result on.
+ATTN_ALWAYS_INLINE int64_t norm_sum_from(const int32_t* x, int32_t i0, int32_t E, int64_t sum) {
+  for (int32_t i = i0; i < E; ++i) sum += x[i];
+  return sum;
+}
+ATTN_ALWAYS_INLINE uint32_t norm_max_abs_from(const int32_t* x, int32_t i0, int32_t E, int32_t mean,
+                                              uint32_t max_abs) {
+  for (int32_t i = i0; i < E; ++i) {
+    const int32_t d = saturating_sub32(x[i], mean);
+    const uint32_t a = d < 0 ? 0u - static_cast<uint32_t>(d) : static_cast<uint32_t>(d);
+    max_abs = a > max_abs ? a : max_abs;
+  }
+  return max_abs;
+}
+ATTN_ALWAYS_INLINE uint64_t norm_sq_from(const int32_t* x, int32_t i0, int32_t E, int32_t mean, int32_t k,
+                                         uint64_t sq) {
+  for (int32_t i = i0; i < E; ++i) {
+    const int32_t d = rshift_round32(saturating_sub32(x[i], mean), k);
+    sq += static_cast<uint64_t>(int64_t{d} * d);
+  }
+  return sq;
+}
+// Outputs [i0, E): norm_element, + zp, clamped to [lo, hi].
+template <typename Out>
+ATTN_ALWAYS_INLINE void norm_store_from(const int32_t* x, int32_t i0, int32_t E, int32_t mean,
+                                        int32_t u_shift, int32_t R, const NormFixed& p, int32_t lo,
+                                        int32_t hi, Out* y) {
+  for (int32_t i = i0; i < E; ++i) {
+    const int32_t v = norm_element(saturating_sub32(x[i], mean), u_shift, R, p.weight[i],
+                                   p.bias != nullptr ? p.bias[i] : 0, p.shift);
+    const int64_t out = int64_t{p.output_zero_point} + v;
+    y[i] = static_cast<Out>(out < lo ? lo : out > hi ? hi : out);
+  }
 }
 
 // Row r of y = the norm of row r of x (int32 residual rows), NormFixed's
@@ -238,18 +292,27 @@ void residual_to_s8_neon(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
 void residual_to_s16_neon(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
 
 // ---- W2 into the residual (src/kernels/*/linear_residual_logits_*.cpp) ------
+// The SIMD rows share one contract, each ISA's dot_rows (dsp/dot_rows_s8_dsp.h,
+// mve/dot_rows_s8_mve.h, x86/dot_rows_avx2.h, neon/dot_rows_neon.h):
+//   acc[m, n] = bias[n] + sum_k x[m, k] w[n, k]   (int32, bias null: 0)
+// handed to out(m, n, acc), the kernel's epilogue (RescaleInto). The sums are
+// ref's int32 sums: the same products, added in another order in wrapping
+// int32 arithmetic, so the result is ref's (whose own sum is in range: the
+// converter's bias bound). No zero point: the model kernels carry it in the
+// bias. AVX2 and NEON also have the int16 x int8 rows of the s16 kernels
+// (dot_rows_s16: int64 sums, exact, as ref's).
 // r [M, N] = sat32(r + rescale of x [M, K] w^T), w [N, K] int8: FfnS8 / FfnS16's w2.
 void linear_residual_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, MatS32 r);
 void linear_residual_s16_ref(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
                              const int32_t* shift, MatS32 r);
-// SIMD rows (bit-exact with the ref; kernels/dot_rows_s8.h): DSP (M4, M7, M33;
+// SIMD rows (bit-exact with the ref; dot_rows above): DSP (M4, M7, M33;
 // K > dsp::kDotRowsMaxK through the ref), Helium (M55).
 void linear_residual_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, MatS32 r);
 void linear_residual_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                             const int32_t* shift, MatS32 r);
-// AVX2 (x86-64) and NEON (AArch64, ARMv7-A), s8 and s16 (kernels/dot_rows_s8.h).
+// AVX2 (x86-64) and NEON (AArch64, ARMv7-A), s8 and s16.
 void linear_residual_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
                              const int32_t* shift, MatS32 r);
 void linear_residual_s8_neon(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,

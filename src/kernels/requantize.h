@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "attn/tensor.h"  // ATTN_ALWAYS_INLINE
+
 namespace attn {
 namespace detail {
 namespace fast {
@@ -14,7 +16,7 @@ namespace fast {
 // equals floor((ab + 2^30) / 2^31) for both signs of ab, and the saturating
 // case needs multiplier == INT32_MIN; the rounding right shift (half away
 // from zero) is floor((v + 2^(r-1) - [v < 0]) / 2^r). Bit-exact.
-inline int32_t requantize(int32_t x, int32_t multiplier, int32_t shift) {
+ATTN_ALWAYS_INLINE int32_t requantize(int32_t x, int32_t multiplier, int32_t shift) {
   const int32_t left = shift > 0 ? shift : 0;
   const int32_t right = shift > 0 ? 0 : -shift;
   const int64_t ab =

@@ -1,12 +1,12 @@
 // The int32-output linears (W2 into the residual, the LM head's logits), int8,
-// Cortex-M DSP extension (SMLAD, kernels/dot_rows_s8.h: four rows expanded
+// Cortex-M DSP extension (SMLAD, kernels/dsp/dot_rows_s8_dsp.h: four rows expanded
 // once, 15 instructions per 16 MACs; one row: two channels per pass):
 // y = sat32([r +] round(acc m 2^(sh - 31))) with acc = bias + sum x w, the
 // int32 sums of the ref and its epilogue (rescale_q31 in int64): bit-exact.
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_DSP
-#include "kernels/dot_rows_s8.h"
+#include "kernels/dsp/dot_rows_s8_dsp.h"
 #include "kernels/kernels_model_fixed.h"
 
 namespace attn {

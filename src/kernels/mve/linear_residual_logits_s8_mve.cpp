@@ -1,13 +1,13 @@
 // The int32-output linears (W2 into the residual, the LM head's logits), int8,
-// Cortex-M55 Helium (MVE, kernels/dot_rows_s8.h: four channels per pass, 16
+// Cortex-M55 Helium (MVE, kernels/mve/dot_rows_s8_mve.h: four channels per pass, 16
 // MACs per VMLADAVA): y = sat32([r +] round(acc m 2^(sh - 31))) with
 // acc = bias + sum x w, the int32 sums of the ref and its epilogue
 // (rescale_q31 in int64): bit-exact.
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_MVE
-#include "kernels/dot_rows_s8.h"
 #include "kernels/kernels_model_fixed.h"
+#include "kernels/mve/dot_rows_s8_mve.h"
 
 namespace attn {
 namespace detail {

@@ -11,7 +11,7 @@ namespace attn {
 namespace detail {
 
 void linear_f32_neon(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y) {
-  const neon::DotArgs g{w.data, w.stride, x.data, x.stride, x.cols, y.data, y.stride, bias, nullptr, 1.0f};
+  const DotArgs g{w.data, w.stride, x.data, x.stride, x.cols, y.data, y.stride, bias, nullptr, 1.0f};
   neon::dot_gemm<ATTN_HAVE_NEON64 ? 4 : 2>(g, w.rows, x.rows);
 }
 

@@ -24,6 +24,7 @@
 #include "attn/tensor.h"
 #include "kernels/arch.h"
 #include "kernels/kernels_f32.h"
+#include "kernels/tile_driver.h"
 
 namespace attn {
 namespace detail {
@@ -69,110 +70,47 @@ inline float hmax(float32x4_t v) {
 #endif
 }
 
-// ---- dot_gemm: out[Nb, Ma] = b[Nb, K] a[Ma, K]^T + biases -------------------
-struct DotArgs {
-  const float* a;  // [Ma, K], row stride lda
-  int32_t lda;
-  const float* b;  // [Nb, K], row stride ldb
-  int32_t ldb;
-  int32_t K;
-  float* out;  // [Nb, Ma], row stride ldo
-  int32_t ldo;
-  const float* bias_i;  // [Ma] or null: added along the contiguous index
-  const float* bias_j;  // [Nb] or null: added along the row index
-  float alpha;          // scales the products, before the biases
+// ---- dot_gemm: out[Nb, Ma] = b[Nb, K] a[Ma, K]^T + biases (kernels/tile_driver.h)
+// The K tail (K % 4) and the epilogue scalar, per output.
+struct DotOps {
+  using Vec = float32x4_t;
+  static constexpr int32_t kLanes = 4;
+  static Vec zero() { return vdupq_n_f32(0.0f); }
+  static Vec load(const float* p) { return vld1q_f32(p); }
+  static Vec fma(Vec acc, Vec a, Vec b) { return mla(acc, a, b); }
+
+  template <size_t RA, size_t CB>
+  static void finish(const DotArgs& g, int32_t i0, int32_t j0, DotTile<DotOps, RA, CB>& t) {
+    const float32x4_t zero = vdupq_n_f32(0.0f);
+    ATTN_UNROLL
+    for (size_t c = 0; c < CB; ++c) {
+      float32x4_t col[4] = {zero, zero, zero, zero};  // rows past RA sum to 0 and are not stored
+      ATTN_UNROLL
+      for (size_t r = 0; r < RA; ++r) col[r] = t.acc[r][c];
+      float s[4];
+      vst1q_f32(s, sum4(col[0], col[1], col[2], col[3]));  // alpha below, after the K tail
+      const int32_t j = j0 + static_cast<int32_t>(c);
+      float* o = g.out + static_cast<ptrdiff_t>(j) * g.ldo + i0;
+      for (size_t r = 0; r < RA; ++r) {
+        float v = s[r];
+        for (int32_t k = t.k; k < g.K; ++k) v += t.a[r][k] * t.b[c][k];  // K tail
+        v *= g.alpha;
+        if (g.bias_i != nullptr) v += g.bias_i[static_cast<ptrdiff_t>(i0) + static_cast<ptrdiff_t>(r)];
+        if (g.bias_j != nullptr) v += g.bias_j[j];
+        o[r] = v;
+      }
+    }
+  }
 };
 
-// out[j0 + c][i0 .. i0 + RA) for c < CB, RA <= 4.
-template <size_t RA, size_t CB>
-inline void dot_block(const DotArgs& g, int32_t i0, int32_t j0) {
-  const float* a[RA];
-  const float* b[CB];
-  ATTN_UNROLL
-  for (size_t r = 0; r < RA; ++r)
-    a[r] = g.a + (static_cast<ptrdiff_t>(i0) + static_cast<ptrdiff_t>(r)) * g.lda;
-  ATTN_UNROLL
-  for (size_t c = 0; c < CB; ++c)
-    b[c] = g.b + (static_cast<ptrdiff_t>(j0) + static_cast<ptrdiff_t>(c)) * g.ldb;
-  float32x4_t acc[RA][CB];  // acc[r][c]: 4 partial sums of a[r] . b[c]
-  ATTN_UNROLL
-  for (size_t r = 0; r < RA; ++r) {
-    ATTN_UNROLL
-    for (size_t c = 0; c < CB; ++c) acc[r][c] = vdupq_n_f32(0.0f);
-  }
-
-  const int32_t K4 = g.K & ~3;
-  for (int32_t k = 0; k < K4; k += 4) {
-    float32x4_t bv[CB];
-    ATTN_UNROLL
-    for (size_t c = 0; c < CB; ++c) bv[c] = vld1q_f32(b[c] + k);
-    ATTN_UNROLL
-    for (size_t r = 0; r < RA; ++r) {
-      const float32x4_t av = vld1q_f32(a[r] + k);
-      ATTN_UNROLL
-      for (size_t c = 0; c < CB; ++c) acc[r][c] = mla(acc[r][c], av, bv[c]);
-    }
-  }
-
-  const float32x4_t zero = vdupq_n_f32(0.0f);
-  ATTN_UNROLL
-  for (size_t c = 0; c < CB; ++c) {
-    float32x4_t col[4] = {zero, zero, zero, zero};  // rows past RA sum to 0 and are not stored
-    ATTN_UNROLL
-    for (size_t r = 0; r < RA; ++r) col[r] = acc[r][c];
-    float s[4];
-    vst1q_f32(s, sum4(col[0], col[1], col[2], col[3]));  // alpha below, after the K tail
-    const int32_t j = j0 + static_cast<int32_t>(c);
-    float* o = g.out + static_cast<ptrdiff_t>(j) * g.ldo + i0;
-    for (size_t r = 0; r < RA; ++r) {
-      float v = s[r];
-      for (int32_t k = K4; k < g.K; ++k) v += a[r][k] * b[c][k];  // K tail
-      v *= g.alpha;
-      if (g.bias_i != nullptr) v += g.bias_i[static_cast<ptrdiff_t>(i0) + static_cast<ptrdiff_t>(r)];
-      if (g.bias_j != nullptr) v += g.bias_j[j];
-      o[r] = v;
-    }
-  }
-}
-
-template <size_t RA, size_t CB>
-inline void dot_rows(const DotArgs& g, int32_t i0, int32_t Nb) {
-  int32_t j = 0;
-  for (; j + static_cast<int32_t>(CB) <= Nb; j += static_cast<int32_t>(CB)) dot_block<RA, CB>(g, i0, j);
-  for (; j < Nb; ++j) dot_block<RA, 1>(g, i0, j);
-}
-
-// Blocks of 4 rows of `a` are the outer loop: they stay in L1 while `b` streams.
+// Blocks of 4 rows of `a` by CB rows of `b`.
 template <size_t CB>
 inline void dot_gemm(const DotArgs& g, int32_t Ma, int32_t Nb) {
-  int32_t i = 0;
-  for (; i + 4 <= Ma; i += 4) dot_rows<4, CB>(g, i, Nb);
-  switch (Ma - i) {
-    case 3:
-      dot_rows<3, CB>(g, i, Nb);
-      break;
-    case 2:
-      dot_rows<2, CB>(g, i, Nb);
-      break;
-    case 1:
-      dot_rows<1, CB>(g, i, Nb);
-      break;
-    default:
-      break;
-  }
+  detail::dot_gemm<DotOps, CB>(g, Ma, Nb);
 }
 
 // ---- nn_gemm: c[M, N] = alpha * a[M, K] b[K, N] --------------------------------
-struct NnArgs {
-  const float* a;  // [M, K], row stride lda
-  int32_t lda;
-  const float* b;  // [K, N], row stride ldb
-  int32_t ldb;
-  int32_t K;
-  float alpha;
-  float* c;  // [M, N], row stride ldc
-  int32_t ldc;
-};
+// NnArgs: kernels/tile_driver.h.
 
 // Rows [m0, m0 + R), columns [n0, n0 + 4 V).
 template <size_t R, size_t V>

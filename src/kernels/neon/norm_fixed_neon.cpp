@@ -51,20 +51,13 @@ void norm_rows_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, Matrix<Out
     if (kind == NormKind::kLayerNorm) {
       int64x2_t s = vdupq_n_s64(0);
       for (int32_t i = 0; i < E4; i += 4) s = vpadalq_s32(s, vld1q_s32(xr + i));
-      int64_t sum = hsum(s);
-      for (int32_t i = E4; i < E; ++i) sum += xr[i];
-      mean = norm_mean(sum, E);
+      mean = norm_mean(norm_sum_from(xr, E4, E, hsum(s)), E);
     }
     const int32x4_t vmean = vdupq_n_s32(mean);
     uint32x4_t vmax = vdupq_n_u32(0);
     for (int32_t i = 0; i < E4; i += 4)
       vmax = vmaxq_u32(vmax, vreinterpretq_u32_s32(vabsq_s32(vqsubq_s32(vld1q_s32(xr + i), vmean))));
-    uint32_t max_abs = hmax(vmax);
-    for (int32_t i = E4; i < E; ++i) {
-      const int32_t d = saturating_sub32(xr[i], mean);
-      const uint32_t a = d < 0 ? 0u - static_cast<uint32_t>(d) : static_cast<uint32_t>(d);
-      max_abs = a > max_abs ? a : max_abs;
-    }
+    const uint32_t max_abs = norm_max_abs_from(xr, E4, E, mean, hmax(vmax));
     const int32_t b = bit_length_u32(max_abs);
     const int32_t k = norm_reduce_shift(b);
     const int32x4_t vnk = vdupq_n_s32(-k);
@@ -74,11 +67,7 @@ void norm_rows_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, Matrix<Out
       s0 = vmlal_s32(s0, vget_low_s32(d), vget_low_s32(d));
       s1 = vmlal_s32(s1, vget_high_s32(d), vget_high_s32(d));
     }
-    uint64_t sq = static_cast<uint64_t>(hsum(vaddq_s64(s0, s1)));
-    for (int32_t i = E4; i < E; ++i) {
-      const int32_t d = rshift_round32(saturating_sub32(xr[i], mean), k);
-      sq += static_cast<uint64_t>(int64_t{d} * d);
-    }
+    const uint64_t sq = norm_sq_from(xr, E4, E, mean, k, static_cast<uint64_t>(hsum(vaddq_s64(s0, s1))));
     const int32_t R = norm_multiplier(sq, E, p.eps, b, k);
     const int32_t u_shift = 29 - b;
     const int32x4_t vu = vdupq_n_s32(u_shift), vsh = vdupq_n_s32(-p.shift);
@@ -92,12 +81,7 @@ void norm_rows_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, Matrix<Out
       const int32x4_t v = vqaddq_s32(vqrshlq_s32(acc, vsh), vzp);
       store4(yr + i, vminq_s32(vmaxq_s32(v, vlo), vhi));
     }
-    for (int32_t i = E4; i < E; ++i) {
-      const int32_t v = norm_element(saturating_sub32(xr[i], mean), u_shift, R, p.weight[i],
-                                     p.bias != nullptr ? p.bias[i] : 0, p.shift);
-      const int64_t out = int64_t{p.output_zero_point} + v;
-      yr[i] = static_cast<Out>(out < lo ? lo : out > hi ? hi : out);
-    }
+    norm_store_from(xr, E4, E, mean, u_shift, R, p, lo, hi, yr);
   }
 }
 

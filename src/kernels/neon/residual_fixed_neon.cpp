@@ -50,10 +50,7 @@ void add_rows_neon(MatS32 x, Matrix<const Act> y, const RescaleFixed& r) {
       const int32x4_t t = vqrshlq_s32(mulhi_round(v, m), left);
       vst1q_s32(xr + c, vqaddq_s32(vld1q_s32(xr + c), t));
     }
-    for (int32_t c = N4; c < x.cols; ++c) {
-      const int32_t v = (int32_t{yr[c]} - r.zero_point) * (int32_t{1} << kPre);
-      xr[c] = saturate_s32(int64_t{xr[c]} + rescale_to_residual32(v, r.multiplier, r.shift, kPre));
-    }
+    for (int32_t c = N4; c < x.cols; ++c) xr[c] = residual_add_element(xr[c], yr[c], r);
   }
 }
 
@@ -71,7 +68,7 @@ void to_act_neon(ConstMatS32 x, const RescaleFixed& r, Matrix<Act> y, int32_t lo
       store4(yr + c, vminq_s32(vmaxq_s32(q, vlo), vhi));
     }
     for (int32_t c = N4; c < x.cols; ++c) {
-      const int64_t q = int64_t{r.zero_point} + rescale_to_act32(xr[c], r.multiplier, r.shift);
+      const int64_t q = residual_to_act_element(xr[c], r);
       yr[c] = static_cast<Act>(q < lo ? lo : q > hi ? hi : q);
     }
   }

@@ -11,7 +11,7 @@ namespace attn {
 namespace detail {
 
 void weighted_sum_f32_neon(ConstMatF32 p, ConstMatF32 v, MatF32 o) {
-  const neon::NnArgs g{p.data, p.stride, v.data, v.stride, p.cols, 1.0f, o.data, o.stride};
+  const NnArgs g{p.data, p.stride, v.data, v.stride, p.cols, 1.0f, o.data, o.stride};
   neon::nn_gemm<4, ATTN_HAVE_NEON64 ? 4 : 2>(g, p.rows, v.cols);
 }
 

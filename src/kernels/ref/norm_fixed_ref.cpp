@@ -21,33 +21,12 @@ void norm_rows(ConstMatS32 x, NormKind kind, const NormFixed& p, Matrix<Out> y, 
   const int32_t E = x.cols;
   for (int32_t r = 0; r < x.rows; ++r) {
     const int32_t* xr = x.row(r);  // [E]
-    int32_t mean = 0;
-    if (kind == NormKind::kLayerNorm) {
-      int64_t sum = 0;
-      for (int32_t i = 0; i < E; ++i) sum += xr[i];
-      mean = norm_mean(sum, E);
-    }
-    uint32_t max_abs = 0;
-    for (int32_t i = 0; i < E; ++i) {
-      const int32_t d = saturating_sub32(xr[i], mean);
-      const uint32_t a = d < 0 ? 0u - static_cast<uint32_t>(d) : static_cast<uint32_t>(d);
-      max_abs = a > max_abs ? a : max_abs;
-    }
-    const int32_t b = bit_length_u32(max_abs);
+    const int32_t mean = kind == NormKind::kLayerNorm ? norm_mean(norm_sum_from(xr, 0, E, 0), E) : 0;
+    const int32_t b = bit_length_u32(norm_max_abs_from(xr, 0, E, mean, 0));
     const int32_t k = norm_reduce_shift(b);
-    uint64_t sq = 0;  // < E * 2^46
-    for (int32_t i = 0; i < E; ++i) {
-      const int32_t d = rshift_round32(saturating_sub32(xr[i], mean), k);
-      sq += static_cast<uint64_t>(int64_t{d} * d);
-    }
+    const uint64_t sq = norm_sq_from(xr, 0, E, mean, k, 0);  // < E * 2^46
     const int32_t R = norm_multiplier(sq, E, p.eps, b, k);
-    Out* yr = y.row(r);
-    for (int32_t i = 0; i < E; ++i) {
-      const int32_t v = norm_element(saturating_sub32(xr[i], mean), 29 - b, R, p.weight[i],
-                                     p.bias != nullptr ? p.bias[i] : 0, p.shift);
-      const int64_t out = int64_t{p.output_zero_point} + v;
-      yr[i] = static_cast<Out>(out < lo ? lo : out > hi ? hi : out);
-    }
+    norm_store_from(xr, 0, E, mean, 29 - b, R, p, lo, hi, y.row(r));
   }
 }
 

@@ -10,14 +10,10 @@ namespace {
 
 template <typename Act>
 void add_rows(MatS32 x, Matrix<const Act> y, const RescaleFixed& r) {
-  constexpr int32_t kPre = kResidualAddPreShift<Act>;
   for (int32_t i = 0; i < x.rows; ++i) {
     int32_t* xr = x.row(i);
     const Act* yr = y.row(i);
-    for (int32_t c = 0; c < x.cols; ++c) {
-      const int32_t v = (int32_t{yr[c]} - r.zero_point) * (int32_t{1} << kPre);
-      xr[c] = saturate_s32(int64_t{xr[c]} + rescale_to_residual32(v, r.multiplier, r.shift, kPre));
-    }
+    for (int32_t c = 0; c < x.cols; ++c) xr[c] = residual_add_element(xr[c], yr[c], r);
   }
 }
 
@@ -27,7 +23,7 @@ void to_act(ConstMatS32 x, const RescaleFixed& r, Matrix<Act> y, int64_t lo, int
     const int32_t* xr = x.row(i);
     Act* yr = y.row(i);
     for (int32_t c = 0; c < x.cols; ++c) {
-      const int64_t q = int64_t{r.zero_point} + rescale_to_act32(xr[c], r.multiplier, r.shift);
+      const int64_t q = residual_to_act_element(xr[c], r);
       yr[c] = static_cast<Act>(q < lo ? lo : q > hi ? hi : q);
     }
   }

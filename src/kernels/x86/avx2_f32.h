@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/arch.h"
+#include "kernels/tile_driver.h"
 
 namespace attn {
 namespace detail {
@@ -25,13 +26,10 @@ inline __m128i lanes4(int32_t n) {
   return _mm_loadu_si128(reinterpret_cast<const __m128i*>(kOnes + 4 - n));
 }
 
-// ---- dot_gemm: both operands read along K ------------------------------------
-// out[j][i .. i+4) = alpha * a[i .. i+4) . b[j] (+ biases): a 4 x 3 block of
-// 8-lane partial dot products in 12 registers (4 rows of `a`, 3 rows of `b`;
-// 7 loads per 12 FMAs), each group of 4 folded into one 128-bit vector of 4
-// sums that are contiguous in the output. The K tail (K % 8) uses masked
-// loads, which read nothing past the row. Used by linear (a = w, b = x) and
-// by scores for a few query rows (a = k, b = q).
+// ---- dot_gemm: both operands read along K (kernels/tile_driver.h) ------------
+// 4 x 3 blocks: 12 accumulators of 8 lanes (7 loads per 12 FMAs), each group
+// of 4 folded into one 128-bit vector of 4 sums that are contiguous in the
+// output. The K tail (K % 8) uses masked loads, which read nothing past the row.
 
 // [sum(v0), sum(v1), sum(v2), sum(v3)]
 inline __m128 sum4(__m256 v0, __m256 v1, __m256 v2, __m256 v3) {
@@ -39,129 +37,61 @@ inline __m128 sum4(__m256 v0, __m256 v1, __m256 v2, __m256 v3) {
   return _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
 }
 
-struct DotArgs {
-  const float* a;  // [Ma, K], row stride lda
-  int32_t lda;
-  const float* b;  // [Nb, K], row stride ldb
-  int32_t ldb;
-  int32_t K;
-  float* out;  // [Nb, Ma], row stride ldo
-  int32_t ldo;
-  const float* bias_i;  // [Ma] or null: added along the contiguous index
-  const float* bias_j;  // [Nb] or null: added along the row index
-  float alpha;          // scales the products, before the biases
+struct DotOps {
+  using Vec = __m256;
+  static constexpr int32_t kLanes = 8;
+  static Vec zero() { return _mm256_setzero_ps(); }
+  static Vec load(const float* p) { return _mm256_loadu_ps(p); }
+  static Vec fma(Vec acc, Vec a, Vec b) { return _mm256_fmadd_ps(a, b, acc); }
+
+  template <size_t RA, size_t CB>
+  static void finish(const DotArgs& g, int32_t i0, int32_t j0, DotTile<DotOps, RA, CB>& t) {
+    if (t.k < g.K) {  // K tail: masked lanes load as 0 and add nothing
+      const __m256i m = lanes8(g.K - t.k);
+      __m256 bv[CB];
+      ATTN_UNROLL
+      for (size_t c = 0; c < CB; ++c) bv[c] = _mm256_maskload_ps(t.b[c] + t.k, m);
+      ATTN_UNROLL
+      for (size_t r = 0; r < RA; ++r) {
+        const __m256 av = _mm256_maskload_ps(t.a[r] + t.k, m);
+        ATTN_UNROLL
+        for (size_t c = 0; c < CB; ++c) t.acc[r][c] = _mm256_fmadd_ps(av, bv[c], t.acc[r][c]);
+      }
+    }
+    const __m256 zero = _mm256_setzero_ps();
+    __m128 bias_i = _mm_setzero_ps();
+    if (g.bias_i != nullptr) {
+      bias_i = RA == 4 ? _mm_loadu_ps(g.bias_i + i0)
+                       : _mm_maskload_ps(g.bias_i + i0, lanes4(static_cast<int32_t>(RA)));
+    }
+    ATTN_UNROLL
+    for (size_t c = 0; c < CB; ++c) {
+      __m256 col[4] = {zero, zero, zero, zero};  // rows past RA sum to 0 and are not stored
+      ATTN_UNROLL
+      for (size_t r = 0; r < RA; ++r) col[r] = t.acc[r][c];
+      __m128 s = _mm_mul_ps(sum4(col[0], col[1], col[2], col[3]), _mm_set1_ps(g.alpha));
+      s = _mm_add_ps(s, bias_i);
+      if (g.bias_j != nullptr)
+        s = _mm_add_ps(s, _mm_set1_ps(g.bias_j[static_cast<ptrdiff_t>(j0) + static_cast<ptrdiff_t>(c)]));
+      float* o = g.out + (static_cast<ptrdiff_t>(j0) + static_cast<ptrdiff_t>(c)) * g.ldo + i0;
+      if (RA == 4) {
+        _mm_storeu_ps(o, s);
+      } else {
+        _mm_maskstore_ps(o, lanes4(static_cast<int32_t>(RA)), s);
+      }
+    }
+  }
 };
 
-// out[j0 + c][i0 .. i0 + RA) for c < CB: RA rows of a (<= 4) against CB rows of b (<= 3).
-template <size_t RA, size_t CB>
-inline void dot_block(const DotArgs& g, int32_t i0, int32_t j0) {
-  const float* a[RA];
-  const float* b[CB];
-  ATTN_UNROLL
-  for (size_t r = 0; r < RA; ++r)
-    a[r] = g.a + (static_cast<ptrdiff_t>(i0) + static_cast<ptrdiff_t>(r)) * g.lda;
-  ATTN_UNROLL
-  for (size_t c = 0; c < CB; ++c)
-    b[c] = g.b + (static_cast<ptrdiff_t>(j0) + static_cast<ptrdiff_t>(c)) * g.ldb;
-  __m256 acc[RA][CB];  // acc[r][c]: 8 partial sums of a[r] . b[c]
-  ATTN_UNROLL
-  for (size_t r = 0; r < RA; ++r) {
-    ATTN_UNROLL
-    for (size_t c = 0; c < CB; ++c) acc[r][c] = _mm256_setzero_ps();
-  }
-
-  int32_t k = 0;
-  for (; k + 8 <= g.K; k += 8) {
-    __m256 bv[CB];
-    ATTN_UNROLL
-    for (size_t c = 0; c < CB; ++c) bv[c] = _mm256_loadu_ps(b[c] + k);
-    ATTN_UNROLL
-    for (size_t r = 0; r < RA; ++r) {
-      const __m256 av = _mm256_loadu_ps(a[r] + k);
-      ATTN_UNROLL
-      for (size_t c = 0; c < CB; ++c) acc[r][c] = _mm256_fmadd_ps(av, bv[c], acc[r][c]);
-    }
-  }
-  if (k < g.K) {  // K tail: masked lanes load as 0 and add nothing
-    const __m256i m = lanes8(g.K - k);
-    __m256 bv[CB];
-    ATTN_UNROLL
-    for (size_t c = 0; c < CB; ++c) bv[c] = _mm256_maskload_ps(b[c] + k, m);
-    ATTN_UNROLL
-    for (size_t r = 0; r < RA; ++r) {
-      const __m256 av = _mm256_maskload_ps(a[r] + k, m);
-      ATTN_UNROLL
-      for (size_t c = 0; c < CB; ++c) acc[r][c] = _mm256_fmadd_ps(av, bv[c], acc[r][c]);
-    }
-  }
-
-  const __m256 zero = _mm256_setzero_ps();
-  __m128 bias_i = _mm_setzero_ps();
-  if (g.bias_i != nullptr) {
-    bias_i = RA == 4 ? _mm_loadu_ps(g.bias_i + i0)
-                     : _mm_maskload_ps(g.bias_i + i0, lanes4(static_cast<int32_t>(RA)));
-  }
-  ATTN_UNROLL
-  for (size_t c = 0; c < CB; ++c) {
-    __m256 col[4] = {zero, zero, zero, zero};  // rows past RA sum to 0 and are not stored
-    ATTN_UNROLL
-    for (size_t r = 0; r < RA; ++r) col[r] = acc[r][c];
-    __m128 s = _mm_mul_ps(sum4(col[0], col[1], col[2], col[3]), _mm_set1_ps(g.alpha));
-    s = _mm_add_ps(s, bias_i);
-    if (g.bias_j != nullptr)
-      s = _mm_add_ps(s, _mm_set1_ps(g.bias_j[static_cast<ptrdiff_t>(j0) + static_cast<ptrdiff_t>(c)]));
-    float* o = g.out + (static_cast<ptrdiff_t>(j0) + static_cast<ptrdiff_t>(c)) * g.ldo + i0;
-    if (RA == 4) {
-      _mm_storeu_ps(o, s);
-    } else {
-      _mm_maskstore_ps(o, lanes4(static_cast<int32_t>(RA)), s);
-    }
-  }
-}
-
-template <size_t RA>
-inline void dot_rows(const DotArgs& g, int32_t i0, int32_t Nb) {
-  int32_t j = 0;
-  for (; j + 3 <= Nb; j += 3) dot_block<RA, 3>(g, i0, j);
-  if (Nb - j == 2) dot_block<RA, 2>(g, i0, j);
-  if (Nb - j == 1) dot_block<RA, 1>(g, i0, j);
-}
-
-// out[Nb, Ma] = alpha * b[Nb, K] a[Ma, K]^T + biases. Blocks of 4 rows of `a`
-// are the outer loop, so they stay in L1 while the rows of `b` stream past them.
-inline void dot_gemm(const DotArgs& g, int32_t Ma, int32_t Nb) {
-  int32_t i = 0;
-  for (; i + 4 <= Ma; i += 4) dot_rows<4>(g, i, Nb);
-  switch (Ma - i) {
-    case 3:
-      dot_rows<3>(g, i, Nb);
-      break;
-    case 2:
-      dot_rows<2>(g, i, Nb);
-      break;
-    case 1:
-      dot_rows<1>(g, i, Nb);
-      break;
-    default:
-      break;
-  }
-}
+// out[Nb, Ma] = alpha * b[Nb, K] a[Ma, K]^T + biases.
+inline void dot_gemm(const DotArgs& g, int32_t Ma, int32_t Nb) { detail::dot_gemm<DotOps, 3>(g, Ma, Nb); }
 
 // ---- nn_gemm: right operand read along N --------------------------------------
 // c[M, N] = alpha * a[M, K] b[K, N], all row-major with element strides: the
 // "broadcast" product used where the right operand is read along N (queries
 // against a K^T panel, probabilities against V). Micro-kernel: R rows x 2 vectors of
 // 8 columns in 12 registers; each k broadcasts a[r][k] and loads b[k][n..n+16).
-struct NnArgs {
-  const float* a;  // [M, K], row stride lda
-  int32_t lda;
-  const float* b;  // [K, N], row stride ldb
-  int32_t ldb;
-  int32_t K;
-  float alpha;
-  float* c;  // [M, N], row stride ldc
-  int32_t ldc;
-};
+// NnArgs: kernels/tile_driver.h.
 
 // Rows [m0, m0 + R), V full vectors of columns from n0, or (V == 1 with a
 // mask) the last n < 8 columns.
@@ -334,6 +264,11 @@ inline float hsum(__m256 v) {
   s = _mm_add_ss(s, _mm_movehdup_ps(s));
   return _mm_cvtss_f32(s);
 }
+
+// sqrt(x), correctly rounded as std::sqrt is (one SQRTSS). Not std::sqrt:
+// the standard library's inline function, left uninlined at -O0, would be a
+// weak symbol shared with the baseline files (ATTN_ALWAYS_INLINE, attn/tensor.h).
+inline float sqrt1(float x) { return _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(x))); }
 
 // x[j] = f(x[j]) (* up[j] when up is not null) for j < n, in place, 8 lanes
 // at a time; the tail through masked loads and stores (f sees 0 in the

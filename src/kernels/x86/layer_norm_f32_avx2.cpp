@@ -6,7 +6,6 @@
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_AVX2
-#include <cmath>
 
 #include "kernels/kernels_f32.h"
 #include "kernels/x86/avx2_f32.h"
@@ -42,7 +41,7 @@ void layer_norm_row_f32_avx2(const float* x, const float* r, int32_t n, const fl
                                    _mm256_castsi256_ps(tail));  // absent lanes: 0, not -mean
     vsq = _mm256_fmadd_ps(d, d, vsq);
   }
-  const float rstd = 1.0f / std::sqrt(avx2::hsum(vsq) / static_cast<float>(n) + eps);
+  const float rstd = 1.0f / avx2::sqrt1(avx2::hsum(vsq) / static_cast<float>(n) + eps);
   const __m256 vrstd = _mm256_set1_ps(rstd);
   for (int32_t j = 0; j < n8; j += 8) {
     const __m256 d = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(y + j), vmean), vrstd);

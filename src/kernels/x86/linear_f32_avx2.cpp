@@ -30,7 +30,7 @@ constexpr int32_t kPanelMinRows = 4;  // below this the transposes cost more tha
 // y[:, n0 .. n0 + nc) = x panel + bias[n0 .. n0 + nc); panel [K, 16].
 void panel_pass(ConstMatF32 x, const float* panel, int32_t n0, int32_t nc, const float* bias, MatF32 y) {
   const int32_t M = x.rows;
-  const avx2::NnArgs g{x.data, x.stride, panel, avx2::kPanelCols, x.cols, 1.0f, y.data + n0, y.stride};
+  const NnArgs g{x.data, x.stride, panel, avx2::kPanelCols, x.cols, 1.0f, y.data + n0, y.stride};
   avx2::nn_gemm(g, M, nc);
   if (bias == nullptr) return;
   // Plain stores for a full panel: masked stores are slow on AMD cores, and a
@@ -51,7 +51,7 @@ void panel_pass(ConstMatF32 x, const float* panel, int32_t n0, int32_t nc, const
 }
 
 void dot_path(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y) {
-  const avx2::DotArgs g{w.data, w.stride, x.data, x.stride, x.cols, y.data, y.stride, bias, nullptr, 1.0f};
+  const DotArgs g{w.data, w.stride, x.data, x.stride, x.cols, y.data, y.stride, bias, nullptr, 1.0f};
   avx2::dot_gemm(g, w.rows, x.rows);
 }
 

@@ -47,20 +47,13 @@ void norm_rows_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, Matrix<Out
         s = _mm256_add_epi64(s, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v)));
         s = _mm256_add_epi64(s, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(v, 1)));
       }
-      int64_t sum = hsum64(s);
-      for (int32_t i = E8; i < E; ++i) sum += xr[i];
-      mean = norm_mean(sum, E);
+      mean = norm_mean(norm_sum_from(xr, E8, E, hsum64(s)), E);
     }
     const __m256i vmean = _mm256_set1_epi32(mean);
     __m256i vmax = _mm256_setzero_si256();
     for (int32_t i = 0; i < E8; i += 8)
       vmax = _mm256_max_epu32(vmax, _mm256_abs_epi32(avx2m::subs(load(xr + i), vmean)));
-    uint32_t max_abs = hmax_u32(vmax);
-    for (int32_t i = E8; i < E; ++i) {
-      const int32_t d = saturating_sub32(xr[i], mean);
-      const uint32_t a = d < 0 ? 0u - static_cast<uint32_t>(d) : static_cast<uint32_t>(d);
-      max_abs = a > max_abs ? a : max_abs;
-    }
+    const uint32_t max_abs = norm_max_abs_from(xr, E8, E, mean, hmax_u32(vmax));
     const int32_t b = bit_length_u32(max_abs);
     const int32_t k = norm_reduce_shift(b);
     __m256i s = _mm256_setzero_si256();
@@ -70,11 +63,7 @@ void norm_rows_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, Matrix<Out
       const __m256i o = _mm256_srli_epi64(d, 32);
       s = _mm256_add_epi64(s, _mm256_mul_epi32(o, o));
     }
-    uint64_t sq = static_cast<uint64_t>(hsum64(s));
-    for (int32_t i = E8; i < E; ++i) {
-      const int32_t d = rshift_round32(saturating_sub32(xr[i], mean), k);
-      sq += static_cast<uint64_t>(int64_t{d} * d);
-    }
+    const uint64_t sq = norm_sq_from(xr, E8, E, mean, k, static_cast<uint64_t>(hsum64(s)));
     const int32_t R = norm_multiplier(sq, E, p.eps, b, k);
     const int32_t u_shift = 29 - b;
     const __m256i vR = _mm256_set1_epi32(R), vzp = _mm256_set1_epi32(p.output_zero_point);
@@ -88,12 +77,7 @@ void norm_rows_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, Matrix<Out
       const __m256i v = avx2m::adds(avx2m::shift_round_sat(acc, p.shift), vzp);
       avx2m::store8(yr + i, _mm256_min_epi32(_mm256_max_epi32(v, vlo), vhi));
     }
-    for (int32_t i = E8; i < E; ++i) {
-      const int32_t v = norm_element(saturating_sub32(xr[i], mean), u_shift, R, p.weight[i],
-                                     p.bias != nullptr ? p.bias[i] : 0, p.shift);
-      const int64_t out = int64_t{p.output_zero_point} + v;
-      yr[i] = static_cast<Out>(out < lo ? lo : out > hi ? hi : out);
-    }
+    norm_store_from(xr, E8, E, mean, u_shift, R, p, lo, hi, yr);
   }
 }
 

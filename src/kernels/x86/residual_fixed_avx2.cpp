@@ -30,10 +30,7 @@ void add_rows_avx2(MatS32 x, Matrix<const Act> y, const RescaleFixed& r) {
       __m256i* px = reinterpret_cast<__m256i*>(xr + c);
       _mm256_storeu_si256(px, avx2m::adds(_mm256_loadu_si256(px), t));
     }
-    for (int32_t c = N8; c < x.cols; ++c) {
-      const int32_t v = (int32_t{yr[c]} - r.zero_point) * (int32_t{1} << kPre);
-      xr[c] = saturate_s32(int64_t{xr[c]} + rescale_to_residual32(v, r.multiplier, r.shift, kPre));
-    }
+    for (int32_t c = N8; c < x.cols; ++c) xr[c] = residual_add_element(xr[c], yr[c], r);
   }
 }
 
@@ -52,7 +49,7 @@ void to_act_avx2(ConstMatS32 x, const RescaleFixed& r, Matrix<Act> y, int32_t lo
       avx2m::store8(yr + c, _mm256_min_epi32(_mm256_max_epi32(q, vlo), vhi));
     }
     for (int32_t c = N8; c < x.cols; ++c) {
-      const int64_t q = int64_t{r.zero_point} + rescale_to_act32(xr[c], r.multiplier, r.shift);
+      const int64_t q = residual_to_act_element(xr[c], r);
       yr[c] = static_cast<Act>(q < lo ? lo : q > hi ? hi : q);
     }
   }

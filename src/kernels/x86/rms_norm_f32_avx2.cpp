@@ -4,7 +4,6 @@
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_AVX2
-#include <cmath>
 
 #include "kernels/kernels_f32.h"
 #include "kernels/x86/avx2_f32.h"
@@ -28,7 +27,7 @@ void rms_norm_row_f32_avx2(const float* x, const float* r, int32_t n, const floa
     _mm256_maskstore_ps(y + n8, tail, v);
     vsq = _mm256_fmadd_ps(v, v, vsq);
   }
-  const __m256 vrstd = _mm256_set1_ps(1.0f / std::sqrt(avx2::hsum(vsq) / static_cast<float>(n) + eps));
+  const __m256 vrstd = _mm256_set1_ps(1.0f / avx2::sqrt1(avx2::hsum(vsq) / static_cast<float>(n) + eps));
   for (int32_t j = 0; j < n8; j += 8)
     _mm256_storeu_ps(y + j,
                      _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(y + j), vrstd), _mm256_loadu_ps(w + j)));

@@ -28,7 +28,7 @@ void scores_f32_avx2(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s) {
   const int32_t T = q.rows, S = k.rows, d = q.cols;
   if (T < kPanelMinRows || d > kPanelDepth) {
     // s^T as dot_gemm sees it: out[t][j .. j+4) = k[j .. j+4) . q[t]
-    const avx2::DotArgs g{k.data, k.stride, q.data, q.stride, d, s.data, s.stride, nullptr, nullptr, scale};
+    const DotArgs g{k.data, k.stride, q.data, q.stride, d, s.data, s.stride, nullptr, nullptr, scale};
     avx2::dot_gemm(g, S, T);
     return;
   }
@@ -36,7 +36,7 @@ void scores_f32_avx2(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s) {
   for (int32_t n0 = 0; n0 < S; n0 += kPanelKeys) {
     const int32_t nk = S - n0 < kPanelKeys ? S - n0 : kPanelKeys;
     avx2::pack_t16(k.row(n0), k.stride, nk, d, panel);
-    const avx2::NnArgs g{q.data, q.stride, panel, kPanelKeys, d, scale, s.data + n0, s.stride};
+    const NnArgs g{q.data, q.stride, panel, kPanelKeys, d, scale, s.data + n0, s.stride};
     avx2::nn_gemm(g, T, nk);  // s[:, n0 .. n0 + nk) = scale * q panel
   }
 }

@@ -10,7 +10,7 @@ namespace attn {
 namespace detail {
 
 void weighted_sum_f32_avx2(ConstMatF32 p, ConstMatF32 v, MatF32 o) {
-  const avx2::NnArgs g{p.data, p.stride, v.data, v.stride, p.cols, 1.0f, o.data, o.stride};
+  const NnArgs g{p.data, p.stride, v.data, v.stride, p.cols, 1.0f, o.data, o.stride};
   avx2::nn_gemm(g, p.rows, v.cols);
 }
 

@@ -1,0 +1,52 @@
+// neon/dot_rows_neon.h: dot_rows for the int32-output linears (W2 into the
+// residual, the LM head), NEON (AArch64, ARMv7-A), int8 and int16: acc[m, n] = bias[n] + sum_k x[m, k] w[n,
+// k] handed to out(m, n, acc); the contract is in kernels/kernels_model_fixed.h (the W2 section). Include
+// only under ATTN_HAVE_NEON.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/kernels_fixed.h"
+#include "kernels/arch.h"
+#include "kernels/neon/neon_fixed.h"
+
+namespace attn {
+namespace detail {
+namespace neonfx {
+
+// out(m, n, acc) for every output: dot blocks of 2 rows by 4 channels
+// (dot_block_s8: SMLAL, or SDOT where the target has it; wrapping int32).
+struct DotsS8 {
+  ConstMatS8 x, w;
+  template <int MR, int NR>
+  void run(int32_t i, int32_t j, int32_t (*out)[4]) const {
+    dot_block_s8<MR, NR>(x.row(i), x.stride, 0, w.row(j), w.stride, 0, x.cols, out);
+  }
+};
+
+template <typename Out>
+void dot_rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, Out out) {
+  for_blocks<2, int32_t>(x.rows, w.rows, DotsS8{x, w},
+                         [&](int32_t i0, int32_t j0, int32_t(*acc)[4], int mr, int nr) {
+                           for (int i = 0; i < mr; ++i)
+                             for (int j = 0; j < nr; ++j)
+                               out(i0 + i, j0 + j, wadd(bias != nullptr ? bias[j0 + j] : 0, acc[i][j]));
+                         });
+}
+
+// acc[m, n] = bias[n] + sum_k x[m, k] w[n, k] in int64 (dot_block_s16x8:
+// int32 lanes exact over 256-deep chunks, then int64; ref's sums, exact).
+template <typename Out>
+void dot_rows_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, Out out) {
+  for_blocks<2, int64_t>(x.rows, w.rows, DotsLinearS16{x, w},
+                         [&](int32_t i0, int32_t j0, int64_t(*acc)[4], int mr, int nr) {
+                           for (int i = 0; i < mr; ++i)
+                             for (int j = 0; j < nr; ++j)
+                               out(i0 + i, j0 + j, (bias != nullptr ? bias[j0 + j] : 0) + acc[i][j]);
+                         });
+}
+
+}  // namespace neonfx
+}  // namespace detail
+}  // namespace attn
