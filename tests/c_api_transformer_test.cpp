@@ -15,6 +15,7 @@
 
 #include "attn/attn.h"
 #include "attn/sampler.h"
+#include "capi/mirrors.h"
 #include "int_model_helpers.h"
 
 using namespace int_model;
@@ -91,6 +92,10 @@ std::vector<uint8_t> int_file(const TransformerConfig& c, DType dt, uint32_t see
   return fixed_file(c, quantize<attn::TransformerWeightsS16>(fm, cal).w);
 }
 
+// A config value's bits: floats compared exactly, ints as they are.
+uint32_t field_bits(float x) { return bits(x); }
+uint32_t field_bits(int32_t x) { return static_cast<uint32_t>(x); }
+
 }  // namespace
 
 TEST_CASE("C model config: every field of the file's TransformerConfig, its dtype, byte_vocab",
@@ -103,34 +108,22 @@ TEST_CASE("C model config: every field of the file's TransformerConfig, its dtyp
     attn_dtype dt = 0;
     REQUIRE(attn_model_transformer_config(&m, &cc, &dt) == ATTN_OK);
     CHECK(dt == ATTN_DTYPE_F32);
-    const TransformerConfig& c = k.c;
-    CHECK(cc.vocab_size == c.vocab_size);
-    CHECK(cc.embed_dim == c.embed_dim);
-    CHECK(cc.num_layers == c.num_layers);
-    CHECK(cc.num_heads == c.num_heads);
+    // Against the file's config as the C++ loader reads it (head_dim and
+    // num_kv_heads resolved), every field of the mirror's list (capi/mirrors.h,
+    // whose static_asserts tie the list to the C struct); floats by their bits.
     attn::Model cm;
     REQUIRE(attn::Model::load(b.p, b.n, &cm) == Status::kOk);
     TransformerConfig f;
     REQUIRE(cm.transformer_config(&f) == Status::kOk);
-    CHECK(cc.num_kv_heads == f.num_kv_heads);
-    CHECK(cc.head_dim == f.head_dim);
-    CHECK(cc.ffn_dim == c.ffn_dim);
-    CHECK(cc.max_positions == c.max_positions);
-    CHECK(cc.type_vocab_size == c.type_vocab_size);
-    CHECK(cc.norm == int32_t(c.norm));
-    CHECK(bits(cc.norm_eps) == bits(c.norm_eps));
-    CHECK(cc.activation == int32_t(c.activation));
-    CHECK(cc.head == int32_t(c.head));
-    CHECK(bits(cc.rope_base) == bits(c.rope_base));
-    CHECK(cc.pre_norm == int32_t(c.pre_norm));
-    CHECK(cc.gated_ffn == int32_t(c.gated_ffn));
-    CHECK(cc.attention_bias == int32_t(c.attention_bias));
-    CHECK(cc.ffn_bias == int32_t(c.ffn_bias));
-    CHECK(cc.norm_bias == int32_t(f.norm_bias));
-    CHECK(cc.learned_positions == int32_t(c.learned_positions));
-    CHECK(cc.embedding_norm == int32_t(c.embedding_norm));
-    CHECK(cc.final_norm == int32_t(c.final_norm));
-    CHECK(cc.causal == int32_t(c.causal));
+    CHECK(cc.head_dim == f.embed_dim / f.num_heads);
+    CHECK(cc.vocab_size == k.c.vocab_size);
+#define ATTN_VALUE(name) CHECK(field_bits(cc.name) == field_bits(f.name));
+#define ATTN_FLAG(name) CHECK(cc.name == int32_t(f.name));
+#define ATTN_ENUM(name, E) CHECK(cc.name == int32_t(f.name));
+    ATTN_TRANSFORMER_CONFIG_FIELDS(ATTN_VALUE, ATTN_FLAG, ATTN_ENUM)
+#undef ATTN_VALUE
+#undef ATTN_FLAG
+#undef ATTN_ENUM
     int32_t bv = -1;
     REQUIRE(attn_model_byte_vocab(&m, &bv) == ATTN_OK);
     CHECK(bv == 0);
