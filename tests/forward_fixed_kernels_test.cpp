@@ -64,7 +64,7 @@ struct ArenaBuf {
 CalibrationRanges calibrate(const Block& b) {
   Plan plan;
   REQUIRE(plan_attention(b.cfg, DType::kF32, b.L, b.L, &plan) == Status::kOk);
-  ArenaBuf a(calibrate_attention_bytes(b.cfg, b.L, b.L));
+  ArenaBuf a(calibrate_attention_arena_bytes(b.cfg, b.L, b.L));
   CalibrationRanges r;
   std::vector<float> y(b.x.size());
   REQUIRE(calibrate_attention(plan, b.weights(), Mask(), {b.x.data(), b.x.data(), b.x.data(), y.data()},
@@ -170,8 +170,8 @@ TEST_CASE("forward_s8 / forward_s16 (dispatched kernels) give the ref kernels' b
     Plan p8, p16;
     REQUIRE(plan_attention(b.cfg, DType::kS8, b.L, b.L, &p8) == Status::kOk);
     REQUIRE(plan_attention(b.cfg, DType::kS16, b.L, b.L, &p16) == Status::kOk);
-    ArenaBuf st8(quantized_attention_bytes(b.cfg, DType::kS8)),
-        st16(quantized_attention_bytes(b.cfg, DType::kS16));
+    ArenaBuf st8(quantize_attention_storage_bytes(b.cfg, DType::kS8)),
+        st16(quantize_attention_storage_bytes(b.cfg, DType::kS16));
     ArenaBuf a8(p8.arena_bytes), a16(p16.arena_bytes);
     WeightsS8 w8;
     WeightsS16 w16;

@@ -115,7 +115,7 @@ std::vector<uint8_t> make_model(const Recipe& r) {
   cal.lengths = lengths.data();
   cal.count = 4;
   size_t sb = 0, xb = 0;
-  require(attn::quantized_transformer_bytes(c, r.dtype, &sb), "storage bytes");
+  require(attn::quantize_transformer_storage_bytes(c, r.dtype, &sb), "storage bytes");
   require(attn::quantize_transformer_scratch_bytes(c, r.dtype, c.max_positions, &xb), "scratch bytes");
   int_fixture::HostMemory storage(sb), scratch(xb);
   attn::Arena st, sc;

@@ -409,7 +409,7 @@ Calib calibration(const std::vector<std::vector<int32_t>>& seqs) {
 template <typename Weights>
 void quantize(const HostModel& m, const Calib& cal, DType dt, Quantized<Weights>* q) {
   size_t sb = 0, xb = 0;
-  REQUIRE(attn::quantized_transformer_bytes(m.c, dt, &sb) == Status::kOk);
+  REQUIRE(attn::quantize_transformer_storage_bytes(m.c, dt, &sb) == Status::kOk);
   int32_t max_len = *std::max_element(cal.lengths.begin(), cal.lengths.end());
   REQUIRE(attn::quantize_transformer_scratch_bytes(m.c, dt, max_len, &xb) == Status::kOk);
   q->storage_buf = AlignedBuffer(sb);

@@ -16,7 +16,7 @@ enum class DType : uint32_t {
 };
 
 // Bytes per element; 0 for an unknown dtype.
-constexpr size_t dtype_size(DType t) {
+constexpr size_t dtype_bytes(DType t) {
   return t == DType::kF32   ? 4
          : t == DType::kS8  ? 1
          : t == DType::kS16 ? 2

@@ -278,8 +278,9 @@ Status transformer_forward_f32(const TransformerPlan& plan, const TransformerWei
 // slower path without panels). Packing makes the panels of every layer's
 // attention and FFN once, into memory the caller owns:
 //   size_t bytes = 0;
-//   ATTN_TRY(attn::transformer_packed_bytes_f32(plan, &bytes));  // 0: nothing to pack in this build
-//   ATTN_TRY(attn::pack_transformer_weights_f32(plan, layers, buffer, bytes));  // sets .packed of each layer
+//   ATTN_TRY(attn::pack_transformer_weights_f32_storage_bytes(plan, &bytes));  // 0: nothing to pack in this
+//   build ATTN_TRY(attn::pack_transformer_weights_f32(plan, layers, buffer, bytes));  // sets .packed of each
+//   layer
 // The forward and the decode then read the panels; the weights stay required
 // and in use. Builds whose kernels read W as stored (ARM, Cortex-M, ref)
 // report 0 bytes and leave every .packed null. Any f32 plan of the same
@@ -287,7 +288,7 @@ Status transformer_forward_f32(const TransformerPlan& plan, const TransformerWei
 
 // Bytes pack_transformer_weights_f32() needs for plan.config. Errors:
 // kNullArgument, those of the plan check (kBadDtype, kPlanMismatch), kSizeOverflow.
-Status transformer_packed_bytes_f32(const TransformerPlan& plan, size_t* bytes);
+Status pack_transformer_weights_f32_storage_bytes(const TransformerPlan& plan, size_t* bytes);
 
 // Packs layers [plan.config.num_layers] in place: each layer's
 // attention.packed and ffn.packed point into `buffer` (ATTN_ARENA_ALIGN-aligned,

@@ -1,12 +1,12 @@
 // attention/packed_f32.h: where pack_weights_f32() puts each projection's W^T
-// panels in its buffer (kernels/kernels_f32.h: linear_panels_floats_f32).
+// panels in its buffer (kernels/kernel_table.h: linear_panels_floats_f32).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "attn/attention.h"
-#include "kernels/kernels_f32.h"
+#include "kernels/kernel_table.h"
 
 namespace attn {
 namespace detail {

@@ -350,7 +350,7 @@ attn_status attn_plan_arena_bytes(const attn_plan* plan, size_t* bytes) {
   return ATTN_OK;
 }
 
-attn_status attn_kv_cache_bytes(const attn_plan* plan, size_t* bytes) {
+attn_status attn_kv_cache_arena_bytes(const attn_plan* plan, size_t* bytes) {
   if (bytes == nullptr) return attn::to_c(Status::kNullArgument);
   *bytes = 0;
   attn::Plan p;
@@ -438,10 +438,10 @@ attn_status attn_model_verify(const attn_model* model) {
   return attn::to_c(m.verify());
 }
 
-attn_status attn_model_file_size(const void* data, size_t available, size_t* size) {
+attn_status attn_model_file_bytes(const void* data, size_t available, size_t* size) {
   if (size == nullptr) return attn::to_c(Status::kNullArgument);
   *size = 0;
-  return attn::to_c(attn::Model::file_size(data, available, size));
+  return attn::to_c(attn::Model::file_bytes(data, available, size));
 }
 
 attn_status attn_model_block_io(const attn_model* model, uint32_t index, attn_block_io* io) {

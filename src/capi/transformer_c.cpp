@@ -393,7 +393,7 @@ attn_status attn_transformer_plan_arena_bytes(const attn_transformer_plan* plan,
   return ATTN_OK;
 }
 
-attn_status attn_transformer_plan_bytes(const attn_transformer_plan* plan, size_t* bytes) {
+attn_status attn_transformer_init_f32_arena_bytes(const attn_transformer_plan* plan, size_t* bytes) {
   if (bytes == nullptr) return to_c(Status::kNullArgument);
   *bytes = 0;
   attn::TransformerPlan p;
@@ -401,8 +401,8 @@ attn_status attn_transformer_plan_bytes(const attn_transformer_plan* plan, size_
   return to_c(attn::capi::total_bytes(p, bytes));
 }
 
-attn_status attn_transformer_bytes(const attn_model* model, int32_t max_tokens, int32_t capacity,
-                                   size_t* bytes) {
+attn_status attn_transformer_init_arena_bytes(const attn_model* model, int32_t max_tokens, int32_t capacity,
+                                              size_t* bytes) {
   if (bytes == nullptr) return to_c(Status::kNullArgument);
   *bytes = 0;
   attn::Model m;

@@ -6,8 +6,8 @@
 // no alignment; tensor data is handed out in place.
 #include <cstring>
 
-#include "attn/model.h"
 #include "attention/attention_fixed_common.h"
+#include "attn/model.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #error "the .attn format is little-endian; this loader reads it in place"
@@ -741,7 +741,7 @@ Status check_tensor(const TensorDesc& t, const Header& h, uint64_t data_bytes) {
     if (!mul_u64(elements, v, &elements)) return Status::kSizeOverflow;
   }
   uint64_t bytes = 0;
-  if (!mul_u64(elements, dtype_size(static_cast<DType>(t.dtype)), &bytes)) return Status::kSizeOverflow;
+  if (!mul_u64(elements, dtype_bytes(static_cast<DType>(t.dtype)), &bytes)) return Status::kSizeOverflow;
   if (bytes != t.byte_size) return Status::kBadByteSize;
   if (t.offset % h.data_align != 0) return Status::kTensorMisaligned;
   uint64_t end = 0;
@@ -955,7 +955,7 @@ Status Model::load(const void* data, size_t size, Model* out) {
   return Status::kOk;
 }
 
-Status Model::file_size(const void* data, size_t available, size_t* out) {
+Status Model::file_bytes(const void* data, size_t available, size_t* out) {
   if (data == nullptr || out == nullptr) return Status::kNullArgument;
   const uint8_t* p = static_cast<const uint8_t*>(data);
   ATTN_TRY(check_preamble(p, available));

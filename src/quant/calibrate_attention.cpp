@@ -3,10 +3,10 @@
 // code (float); the integer run-time path never calls it.
 #include <cmath>
 
-#include "attn/quantize.h"
 #include "attention/attend_f32.h"
-#include "quant/calibrate_transformer.h"
+#include "attn/quantize.h"
 #include "kernels/kernel_table.h"
+#include "quant/calibrate_transformer.h"
 
 namespace attn {
 namespace {
@@ -28,7 +28,7 @@ Status check_f32_forward_plan(const Plan& plan) {
 
 }  // namespace
 
-size_t calibrate_attention_bytes(const AttentionConfig& c, int32_t L, int32_t S) {
+size_t calibrate_attention_arena_bytes(const AttentionConfig& c, int32_t L, int32_t S) {
   const int32_t D = c.inner_dim(), Dkv = c.kv_dim(), E = c.embed_dim;
   return arena_round_up(n_of(L, D) * 4) * 2 + arena_round_up(n_of(S, Dkv) * 4) * 2 +
          arena_round_up(n_of(L, E) * 4) + arena_round_up(static_cast<size_t>(S) * 4);

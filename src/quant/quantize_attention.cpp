@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "attn/quantize.h"
 #include "attention/attention_fixed_common.h"
+#include "attn/quantize.h"
 #include "kernels/exp2_table.h"
 #include "kernels/fixed_point.h"
 #include "kernels/kernels_fixed.h"
@@ -239,7 +239,8 @@ Status rope_table(float base, int32_t head_dim, int32_t positions, Arena& st, Ro
   return Status::kOk;
 }
 
-size_t quantized_attention_bytes(const AttentionConfig& c, DType dtype, const QuantizeOptions& options) {
+size_t quantize_attention_storage_bytes(const AttentionConfig& c, DType dtype,
+                                        const QuantizeOptions& options) {
   const size_t E = static_cast<size_t>(c.embed_dim), D = static_cast<size_t>(c.inner_dim());
   const size_t kd = static_cast<size_t>(c.resolved_kdim()), vd = static_cast<size_t>(c.resolved_vdim());
   // int8: int32 biases, always present (they carry the zero-point fold); int16: int64, only with config.bias.

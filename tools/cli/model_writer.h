@@ -31,7 +31,7 @@ struct TensorSpec {
   format::Layout layout = format::Layout::kPlain;
   uint32_t block = format::kNoBlock;
   std::vector<uint32_t> dims;  // rank 1..4
-  std::vector<uint8_t> bytes;  // product(dims) * dtype_size(dtype)
+  std::vector<uint8_t> bytes;  // product(dims) * dtype_bytes(dtype)
 };
 
 struct BlockSpec {
@@ -352,7 +352,7 @@ inline void add_transformer_fixed(ModelSpec& m, const TransformerConfig& c, bool
   const auto add = [&](uint32_t block, Role role, const std::string& name, DType dt,
                        std::vector<uint32_t> dims, const void* data) {
     if (data == nullptr) throw std::runtime_error(what + name + " is null but the config needs it");
-    size_t n = dtype_size(dt);
+    size_t n = dtype_bytes(dt);
     for (uint32_t d : dims) n *= d;
     TensorSpec t;
     t.name = name;
@@ -528,7 +528,7 @@ inline std::vector<uint8_t> write_model(const ModelSpec& m) {
                                " bytes");
     if (t.dims.empty() || t.dims.size() > static_cast<size_t>(kMaxRank))
       throw std::runtime_error("tensor '" + t.name + "' must have rank 1..4");
-    uint64_t n = dtype_size(t.dtype);
+    uint64_t n = dtype_bytes(t.dtype);
     for (uint32_t v : t.dims) n *= v;
     if (n != t.bytes.size())
       throw std::runtime_error("tensor '" + t.name + "': byte size disagrees with dims");

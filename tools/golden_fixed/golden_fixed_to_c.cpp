@@ -112,9 +112,9 @@ bool emit_case(std::ostream& os, const golden::Case& c, int index, Emitted* e) {
   // 1. calibration on the case's own inputs.
   attn::Plan fplan;
   check(attn::plan_attention(cfg, attn::DType::kF32, c.L, c.S, &fplan), c.name + ": plan f32");
-  Buffer cbuf(attn::calibrate_attention_bytes(cfg, c.L, c.S));
+  Buffer cbuf(attn::calibrate_attention_arena_bytes(cfg, c.L, c.S));
   attn::Arena carena;
-  check(carena.init(cbuf.data(), attn::calibrate_attention_bytes(cfg, c.L, c.S)), "arena");
+  check(carena.init(cbuf.data(), attn::calibrate_attention_arena_bytes(cfg, c.L, c.S)), "arena");
   attn::CalibrationRanges ranges;
   attn::IoF32 fio;
   fio.query = c.query.data();
@@ -125,7 +125,7 @@ bool emit_case(std::ostream& os, const golden::Case& c, int index, Emitted* e) {
   // 2. quantization.
   attn::QuantizeOptions options;
   options.max_positions = std::max(c.L, c.S);  // rope tables: exactly the positions the case uses
-  const size_t qbytes = attn::quantized_attention_bytes(cfg, dt, options);
+  const size_t qbytes = attn::quantize_attention_storage_bytes(cfg, dt, options);
   Buffer qbuf(qbytes);
   attn::Arena store;
   check(store.init(qbuf.data(), qbytes), "arena");
