@@ -107,8 +107,9 @@ std::vector<int8_t> ref_forward_s8(const AttentionConfig& cfg, const WeightsS8& 
                      MatS32{s.data(), L, S, S});
     for (int r = 0; r < L; ++r) d::softmax_fused_row_ref(s.data() + size_t(r) * S, 0, S, S, sm);
     d::weighted_sum_s8_ref(ConstMatS16{reinterpret_cast<const int16_t*>(s.data()), L, S, 2 * S},
-                           ConstMatS8{v.data() + g0, S, hd, Dkv}, w.v_zero_point, w.context_multiplier,
-                           w.context_shift, w.context_zero_point, MatS8{o.data() + h * hd, L, hd, E});
+                           ConstMatS8{v.data() + g0, S, hd, Dkv}, w.v_zero_point,
+                           d::Requant{w.context_multiplier, w.context_shift, w.context_zero_point},
+                           MatS8{o.data() + h * hd, L, hd, E});
   }
   d::linear_s8_ref(ConstMatS8{o.data(), L, E, E}, ConstMatS8{w.o.weight, E, E, E}, w.o.bias,
                    params(w.o, w.output_zero_point), MatS8{y.data(), L, E, E});
@@ -145,7 +146,8 @@ std::vector<int16_t> ref_forward_s16(const AttentionConfig& cfg, const WeightsS1
                       w.softmax.score_shift, MatS32{s.data(), L, S, S});
     for (int r = 0; r < L; ++r) d::softmax_fused_row_ref(s.data() + size_t(r) * S, 0, S, S, sm);
     d::weighted_sum_s16_ref(ConstMatS16{reinterpret_cast<const int16_t*>(s.data()), L, S, 2 * S},
-                            ConstMatS16{v.data() + g0, S, hd, Dkv}, w.context_multiplier, w.context_shift,
+                            ConstMatS16{v.data() + g0, S, hd, Dkv},
+                            d::Requant{w.context_multiplier, w.context_shift, 0},
                             MatS16{o.data() + h * hd, L, hd, E});
   }
   d::linear_s16_ref(ConstMatS16{o.data(), L, E, E}, ConstMatS8{w.o.weight, E, E, E}, w.o.bias, params(w.o),
