@@ -237,9 +237,9 @@ Vec fake_quant(const Vec& v, attn::QuantParams p, DType dt) {
 // the constants in a store of their own (`used` of its bytes).
 struct Converted {
   Converted(const Model& m, const attn::CalibrationRanges& r, DType dt)
-      : store(attn::quantized_attention_bytes(m.cfg, dt)) {
+      : store(attn::quantize_attention_storage_bytes(m.cfg, dt)) {
     attn::Arena st;
-    REQUIRE(st.init(store.data, attn::quantized_attention_bytes(m.cfg, dt)) == Status::kOk);
+    REQUIRE(st.init(store.data, attn::quantize_attention_storage_bytes(m.cfg, dt)) == Status::kOk);
     if (dt == DType::kS8) {
       REQUIRE(attn::quantize_attention_s8(m.cfg, m.weights(), r, st, &w8, &act) == Status::kOk);
     } else {
@@ -268,7 +268,7 @@ Result evaluate(const Model& m, const std::vector<Inputs>& calib, const Inputs& 
   }
   const attn::AttentionConfig& cfg = m.cfg;
   const Converted qw(m, r, dt);
-  REQUIRE(qw.used == attn::quantized_attention_bytes(cfg, dt));
+  REQUIRE(qw.used == attn::quantize_attention_storage_bytes(cfg, dt));
   const attn::ActivationQuant& act = qw.act;
   const attn::WeightsS8& w8 = qw.w8;
   const attn::WeightsS16& w16 = qw.w16;
@@ -412,7 +412,7 @@ std::unique_ptr<Quantized> quantize_s8(attn::AttentionConfig cfg, int L, int S, 
   for (int i = 0; i < 4; ++i) {
     widen_all(r, float_forward(q->m, make_inputs(cfg, L, S, false, 1.0, rng), {}));
   }
-  q->storage.resize(attn::quantized_attention_bytes(cfg, DType::kS8) + 64);
+  q->storage.resize(attn::quantize_attention_storage_bytes(cfg, DType::kS8) + 64);
   const size_t skip = (64 - reinterpret_cast<uintptr_t>(q->storage.data()) % 64) % 64;
   attn::Arena st;
   REQUIRE(st.init(q->storage.data() + skip, q->storage.size() - 64) == Status::kOk);
@@ -579,7 +579,7 @@ TEST_CASE("quantize_attention rejects bad calibration and weights", "[attention_
   Model m = make_model(cfg, rng);
   attn::CalibrationRanges r;
   r.query = r.key = r.value = r.q = r.k = r.v = r.context = r.output = attn::Range{-1.0f, 1.0f};
-  std::vector<uint8_t> store(attn::quantized_attention_bytes(cfg, DType::kS8) + 64);
+  std::vector<uint8_t> store(attn::quantize_attention_storage_bytes(cfg, DType::kS8) + 64);
   const size_t skip = (64 - reinterpret_cast<uintptr_t>(store.data()) % 64) % 64;
   attn::Arena st;
   attn::WeightsS8 w;
@@ -624,9 +624,9 @@ TEST_CASE("calibrate_attention records every stage's range of the float forward"
   const int L = 9, S = 13;
   attn::Plan plan;
   REQUIRE(attn::plan_attention(cfg, DType::kF32, L, S, &plan) == Status::kOk);
-  AlignedBuffer buf(attn::calibrate_attention_bytes(cfg, L, S));
+  AlignedBuffer buf(attn::calibrate_attention_arena_bytes(cfg, L, S));
   attn::Arena arena;
-  REQUIRE(arena.init(buf.data, attn::calibrate_attention_bytes(cfg, L, S)) == Status::kOk);
+  REQUIRE(arena.init(buf.data, attn::calibrate_attention_arena_bytes(cfg, L, S)) == Status::kOk);
   attn::CalibrationRanges got, want;
   for (const attn::Mask& mask : {attn::Mask(), causal(), padded(7)}) {
     const Inputs in = make_inputs(cfg, L, S, false, 1.5, rng);
@@ -635,7 +635,7 @@ TEST_CASE("calibrate_attention records every stage's range of the float forward"
                                       {in.x.data(), in.xk.data(), in.xv.data(), y.data()}, arena,
                                       &got) == Status::kOk);
     REQUIRE(arena.used() == 0);
-    REQUIRE(arena.high_water() == attn::calibrate_attention_bytes(cfg, L, S));
+    REQUIRE(arena.high_water() == attn::calibrate_attention_arena_bytes(cfg, L, S));
     const Stages s = float_forward(m, in, mask);
     widen_all(want, s);
     for (size_t i = 0; i < y.size(); ++i) REQUIRE(y[i] == Approx(s.y[i]).margin(1e-5));
@@ -679,9 +679,9 @@ TEST_CASE("calibrate_any_mask: the context covers V, the output every single-key
     const int L = 5, S = 13;  // S > L: the single-key rows go through the L-row buffers in three rounds
     attn::Plan plan;
     REQUIRE(attn::plan_attention(cfg, DType::kF32, L, S, &plan) == Status::kOk);
-    AlignedBuffer buf(attn::calibrate_attention_bytes(cfg, L, S));
+    AlignedBuffer buf(attn::calibrate_attention_arena_bytes(cfg, L, S));
     attn::Arena arena;
-    REQUIRE(arena.init(buf.data, attn::calibrate_attention_bytes(cfg, L, S)) == Status::kOk);
+    REQUIRE(arena.init(buf.data, attn::calibrate_attention_arena_bytes(cfg, L, S)) == Status::kOk);
     const Inputs in = make_inputs(cfg, L, S, false, 1.5, rng);
     attn::CalibrationRanges got;
     REQUIRE(attn::calibrate_any_mask(plan, m.weights(), {in.x.data(), in.xk.data(), in.xv.data(), nullptr},
@@ -725,9 +725,9 @@ TEST_CASE("forward_s16: tile size invariance, masks, errors", "[attention_fixed]
   for (int i = 0; i < 4; ++i) {
     widen_all(r, float_forward(m, make_inputs(cfg, L, S, false, 1.0, rng), {}));
   }
-  AlignedBuffer store(attn::quantized_attention_bytes(cfg, DType::kS16));
+  AlignedBuffer store(attn::quantize_attention_storage_bytes(cfg, DType::kS16));
   attn::Arena st;
-  REQUIRE(st.init(store.data, attn::quantized_attention_bytes(cfg, DType::kS16)) == Status::kOk);
+  REQUIRE(st.init(store.data, attn::quantize_attention_storage_bytes(cfg, DType::kS16)) == Status::kOk);
   attn::WeightsS16 w;
   attn::ActivationQuant act;
   REQUIRE(attn::quantize_attention_s16(cfg, m.weights(), r, st, &w, &act) == Status::kOk);

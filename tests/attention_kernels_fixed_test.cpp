@@ -75,10 +75,10 @@ TEST_CASE("weighted_sum_s8 / _s16 match int64 sums and requantization", "[attent
     const int zv = zp(rng), zo = zp(rng);
     std::vector<int8_t> o8(size_t(T) * d);
     std::vector<int16_t> o16(size_t(T) * d);
-    attn::detail::weighted_sum_s8_ref({p.data(), T, S, ps}, {v8.data(), S, d, vs}, zv, m, sh, zo,
-                                      attn::matrix(o8.data(), T, d));
-    attn::detail::weighted_sum_s16_ref({p.data(), T, S, ps}, {v16.data(), S, d, vs}, m16, sh16,
-                                       attn::matrix(o16.data(), T, d));
+    attn::detail::weighted_sum_s8_ref({p.data(), T, S, ps}, {v8.data(), S, d, vs}, zv,
+                                      attn::detail::Requant{m, sh, zo}, attn::matrix(o8.data(), T, d));
+    attn::detail::weighted_sum_s16_ref({p.data(), T, S, ps}, {v16.data(), S, d, vs},
+                                       attn::detail::Requant{m16, sh16, 0}, attn::matrix(o16.data(), T, d));
     const int64_t rm = m16 < 0x7FFF0000 ? (int64_t{m16} + 32768) >> 16 : 0x7FFF;
     for (int t = 0; t < T; ++t)
       for (int c = 0; c < d; ++c) {

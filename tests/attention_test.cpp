@@ -158,7 +158,7 @@ void run_and_check(const Case& c, const attn::Mask& mask, int tile_rows, int q_p
   // The same forward on weights packed once gives the same bits: packing
   // changes where W^T comes from, not the arithmetic (dims here <= 256).
   size_t packed_bytes = 0;
-  REQUIRE(attn::packed_weights_bytes_f32(plan, &packed_bytes) == Status::kOk);
+  REQUIRE(attn::pack_weights_f32_storage_bytes(plan, &packed_bytes) == Status::kOk);
   const size_t guard = 64;
   AlignedBuffer packed(packed_bytes + guard);
   std::memset(packed.data, 0xA5, packed_bytes + guard);
@@ -464,8 +464,8 @@ TEST_CASE("pack_weights_f32 gives one Status per bad argument", "[attention][err
   attn::Plan plan;
   REQUIRE(attn::plan_attention(c.cfg, attn::DType::kF32, c.L, c.S, &plan) == Status::kOk);
   size_t bytes = 0;
-  REQUIRE(attn::packed_weights_bytes_f32(plan, nullptr) == Status::kNullArgument);
-  REQUIRE(attn::packed_weights_bytes_f32(plan, &bytes) == Status::kOk);
+  REQUIRE(attn::pack_weights_f32_storage_bytes(plan, nullptr) == Status::kNullArgument);
+  REQUIRE(attn::pack_weights_f32_storage_bytes(plan, &bytes) == Status::kOk);
   attn::KernelSet kernels;
   REQUIRE(attn::kernel_set(attn::DType::kF32, &kernels) == Status::kOk);
   const std::string linear = kernels.linear;
@@ -485,7 +485,7 @@ TEST_CASE("pack_weights_f32 gives one Status per bad argument", "[attention][err
   attn::Plan s8 = plan;
   s8.dtype = attn::DType::kS8;
   REQUIRE(attn::pack_weights_f32(s8, w, buf.data, bytes, &out) == Status::kBadDtype);
-  REQUIRE(attn::packed_weights_bytes_f32(s8, &bytes) == Status::kBadDtype);
+  REQUIRE(attn::pack_weights_f32_storage_bytes(s8, &bytes) == Status::kBadDtype);
   attn::Plan edited = plan;
   edited.config.num_heads = 5;  // its 3 K/V heads do not divide 5 heads
   REQUIRE(attn::pack_weights_f32(edited, w, buf.data, bytes, &out) == Status::kPlanMismatch);

@@ -434,8 +434,8 @@ static void test_decode(const golden* g, const attn_config* cfg) {
   CHECK_STATUS(attn_plan_init_decode(&plan, cfg, ATTN_DTYPE_F32, chunk, g->L, 0), ATTN_OK);
   CHECK_STATUS(attn_plan_arena_bytes(&plan, &arena_bytes), ATTN_OK);
   CHECK_STATUS(attn_plan_init(&forward_plan, cfg, ATTN_DTYPE_F32, g->L, g->L, 0), ATTN_OK);
-  CHECK_STATUS(attn_kv_cache_bytes(&forward_plan, &cache_bytes), ATTN_ERR_PLAN_MISMATCH);
-  CHECK_STATUS(attn_kv_cache_bytes(&plan, &cache_bytes), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_arena_bytes(&forward_plan, &cache_bytes), ATTN_ERR_PLAN_MISMATCH);
+  CHECK_STATUS(attn_kv_cache_arena_bytes(&plan, &cache_bytes), ATTN_OK);
   cache_buf = (uint8_t*)alloc_aligned(cache_bytes, &raw_cache);
   arena = (uint8_t*)alloc_aligned(arena_bytes, &raw_arena);
   w.wq = g->wq;
@@ -743,7 +743,7 @@ static void test_decode_s8(void) {
     memset(y_fwd, 1, sizeof y_fwd);
     CHECK_STATUS(attn_plan_init_decode(&plan, &cfg, ATTN_DTYPE_S8, QCHUNK, capacity, 0), ATTN_OK);
     CHECK_STATUS(attn_plan_arena_bytes(&plan, &bytes), ATTN_OK);
-    CHECK_STATUS(attn_kv_cache_bytes(&plan, &cache_bytes), ATTN_OK);
+    CHECK_STATUS(attn_kv_cache_arena_bytes(&plan, &cache_bytes), ATTN_OK);
     CHECK(bytes <= sizeof arena && cache_bytes <= sizeof cache_buf);
     CHECK(cache_bytes == 2 * ATTN_ALIGN_UP_((size_t)capacity * QDKV));
     CHECK_STATUS(attn_kv_cache_init_s8(&cache, &plan, window, cache_buf, cache_bytes), ATTN_OK);
@@ -757,7 +757,7 @@ static void test_decode_s8(void) {
   /* Full (window 0, capacity QL): refused, nothing changed; then reset. */
   CHECK_STATUS(attn_plan_init_decode(&plan, &cfg, ATTN_DTYPE_S8, QCHUNK, QL, 0), ATTN_OK);
   CHECK_STATUS(attn_plan_arena_bytes(&plan, &bytes), ATTN_OK);
-  CHECK_STATUS(attn_kv_cache_bytes(&plan, &cache_bytes), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_arena_bytes(&plan, &cache_bytes), ATTN_OK);
   CHECK_STATUS(attn_kv_cache_init_s8(&cache, &plan, 0, cache_buf, cache_bytes), ATTN_OK);
   DECODE_ALL_ROWS(s8)
   CHECK_STATUS(attn_decode_s8(&plan, &w, &cache, x, 1, y_dec, arena, bytes), ATTN_ERR_CACHE_FULL);
@@ -821,7 +821,7 @@ static void test_decode_s16(void) {
 
   CHECK_STATUS(attn_plan_init_decode(&plan, &cfg, ATTN_DTYPE_S16, QCHUNK, QL, 0), ATTN_OK);
   CHECK_STATUS(attn_plan_arena_bytes(&plan, &bytes), ATTN_OK);
-  CHECK_STATUS(attn_kv_cache_bytes(&plan, &cache_bytes), ATTN_OK);
+  CHECK_STATUS(attn_kv_cache_arena_bytes(&plan, &cache_bytes), ATTN_OK);
   CHECK(bytes <= sizeof arena && cache_bytes == sizeof cache_buf);
   CHECK_STATUS(attn_plan_init_decode(&s8_plan, &cfg, ATTN_DTYPE_S8, QCHUNK, QL, 0), ATTN_OK);
   CHECK_STATUS(attn_kv_cache_init_s16(&cache, &s8_plan, 0, cache_buf, cache_bytes), ATTN_ERR_BAD_DTYPE);

@@ -4,7 +4,7 @@
  *   c_api_model_c99 MODEL.attn...
  *
  * For each model file (f32, s8 or s16; encoder or decoder): load it, read
- * its config, bind it to a static arena of the size attn_transformer_bytes
+ * its config, bind it to a static arena of the size attn_transformer_init_arena_bytes
  * reports, run one forward over a few tokens. Integer models: the float
  * outputs are the int32 outputs times the reported scale (one rounding from
  * double). Decoders: a prefill and single steps give the forward's rows
@@ -98,7 +98,7 @@ static void test_model(const char* path) {
   for (i = 0; i < (size_t)MAX_TOKENS; ++i) tokens[i] = (int32_t)((i * 7u + 3u) % (uint32_t)cfg.vocab_size);
   max_tokens = MAX_TOKENS < cfg.max_positions ? MAX_TOKENS : cfg.max_positions;
   capacity = cfg.causal ? max_tokens : 0;
-  CHECK_STATUS(attn_transformer_bytes(&model, max_tokens, capacity, &need), ATTN_OK);
+  CHECK_STATUS(attn_transformer_init_arena_bytes(&model, max_tokens, capacity, &need), ATTN_OK);
   printf("dtype %d, %d layers, E=%d, vocab %d, %s; arena %lu bytes\n", (int)dtype, (int)cfg.num_layers,
          (int)cfg.embed_dim, (int)cfg.vocab_size, cfg.causal ? "decoder" : "encoder", (unsigned long)need);
   CHECK(need <= sizeof g_arena);

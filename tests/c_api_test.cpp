@@ -393,7 +393,7 @@ void check_c_decode(const QuantCase& qc, float rope_base, int32_t window) {
   REQUIRE(attn_plan_init_decode(&plan, &cfg, Api::kCDtype, kChunk, capacity, 0) == ATTN_OK);
   size_t arena_bytes = 0, cache_bytes = 0;
   REQUIRE(attn_plan_arena_bytes(&plan, &arena_bytes) == ATTN_OK);
-  REQUIRE(attn_kv_cache_bytes(&plan, &cache_bytes) == ATTN_OK);
+  REQUIRE(attn_kv_cache_arena_bytes(&plan, &cache_bytes) == ATTN_OK);
   CHECK(arena_bytes == attn::decode_arena_bytes(ccfg, Api::kDtype, kChunk, capacity));
   CHECK(cache_bytes == attn::kv_cache_arena_bytes(ccfg, Api::kDtype, capacity));
   REQUIRE(arena_bytes <= sizeof arena);
@@ -465,10 +465,10 @@ void check_c_decode_errors(const QuantCase& qc) {
                                 0) == ATTN_OK);
   REQUIRE(attn_plan_init(&fwd_plan, &cfg, Api::kCDtype, 2, kCap, 0) == ATTN_OK);
   size_t cache_bytes = 0, bytes = 0;
-  REQUIRE(attn_kv_cache_bytes(&plan, &cache_bytes) == ATTN_OK);
+  REQUIRE(attn_kv_cache_arena_bytes(&plan, &cache_bytes) == ATTN_OK);
   REQUIRE(attn_plan_arena_bytes(&plan, &bytes) == ATTN_OK);
-  CHECK(attn_kv_cache_bytes(&fwd_plan, &cache_bytes) == ATTN_ERR_PLAN_MISMATCH);
-  REQUIRE(attn_kv_cache_bytes(&plan, &cache_bytes) == ATTN_OK);
+  CHECK(attn_kv_cache_arena_bytes(&fwd_plan, &cache_bytes) == ATTN_ERR_PLAN_MISMATCH);
+  REQUIRE(attn_kv_cache_arena_bytes(&plan, &cache_bytes) == ATTN_OK);
 
   typename Api::Cache cache;
   // Wrong dtype, a forward plan, bad window, small or misaligned buffer, null args.
@@ -528,7 +528,7 @@ void check_c_decode_errors(const QuantCase& qc) {
   attn_kv_cache_f32 f32_cache;
   alignas(ATTN_ARENA_ALIGN) static uint8_t f32_buf[4096];
   size_t f32_bytes = 0;
-  REQUIRE(attn_kv_cache_bytes(&f32_plan, &f32_bytes) == ATTN_OK);
+  REQUIRE(attn_kv_cache_arena_bytes(&f32_plan, &f32_bytes) == ATTN_OK);
   REQUIRE(attn_kv_cache_init_f32(&f32_cache, &f32_plan, 0, f32_buf, f32_bytes) == ATTN_OK);
   static_assert(sizeof f32_cache == sizeof zero, "cache handles share one size");
   typename Api::Cache cast;
@@ -718,10 +718,10 @@ TEST_CASE("C model API: block I/O quantization, tensors by index and role, file 
   CHECK(attn_model_verify(&none) == ATTN_ERR_BAD_HANDLE);
   CHECK(attn_model_verify(nullptr) == ATTN_ERR_NULL_ARGUMENT);
   size_t size = 0;
-  CHECK(attn_model_file_size(s16.bytes, sizeof s16.bytes, &size) == ATTN_OK);
+  CHECK(attn_model_file_bytes(s16.bytes, sizeof s16.bytes, &size) == ATTN_OK);
   CHECK(size == s16.size);
-  CHECK(attn_model_file_size(s16.bytes, s16.size - 1, &size) == ATTN_ERR_TRUNCATED);
-  CHECK(attn_model_file_size(s16.bytes, s16.size, nullptr) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(attn_model_file_bytes(s16.bytes, s16.size - 1, &size) == ATTN_ERR_TRUNCATED);
+  CHECK(attn_model_file_bytes(s16.bytes, s16.size, nullptr) == ATTN_ERR_NULL_ARGUMENT);
 }
 
 TEST_CASE("attn_quantize_s8/_s16 are attn::quantize_value bit for bit, dequantize rounds once") {

@@ -15,6 +15,7 @@
 
 #include "attn/attn.h"
 #include "attn/sampler.h"
+#include "capi/mirrors.h"
 #include "int_model_helpers.h"
 
 using namespace int_model;
@@ -63,7 +64,7 @@ struct CModel {
 };
 void bind(CModel* cm, const Blob& b, int32_t n, int32_t capacity, int32_t window = 0) {
   cm->model = load_c(b);
-  REQUIRE(attn_transformer_bytes(&cm->model, n, capacity, &cm->bytes) == ATTN_OK);
+  REQUIRE(attn_transformer_init_arena_bytes(&cm->model, n, capacity, &cm->bytes) == ATTN_OK);
   cm->buf = std::make_unique<Buffer>(cm->bytes);
   // Exactly the reported bytes suffice (every call below runs in them).
   REQUIRE(attn_transformer_init(&cm->tf, &cm->model, n, capacity, window, cm->buf->data, cm->bytes) ==
@@ -91,6 +92,10 @@ std::vector<uint8_t> int_file(const TransformerConfig& c, DType dt, uint32_t see
   return fixed_file(c, quantize<attn::TransformerWeightsS16>(fm, cal).w);
 }
 
+// A config value's bits: floats compared exactly, ints as they are.
+uint32_t field_bits(float x) { return bits(x); }
+uint32_t field_bits(int32_t x) { return static_cast<uint32_t>(x); }
+
 }  // namespace
 
 TEST_CASE("C model config: every field of the file's TransformerConfig, its dtype, byte_vocab",
@@ -103,34 +108,22 @@ TEST_CASE("C model config: every field of the file's TransformerConfig, its dtyp
     attn_dtype dt = 0;
     REQUIRE(attn_model_transformer_config(&m, &cc, &dt) == ATTN_OK);
     CHECK(dt == ATTN_DTYPE_F32);
-    const TransformerConfig& c = k.c;
-    CHECK(cc.vocab_size == c.vocab_size);
-    CHECK(cc.embed_dim == c.embed_dim);
-    CHECK(cc.num_layers == c.num_layers);
-    CHECK(cc.num_heads == c.num_heads);
+    // Against the file's config as the C++ loader reads it (head_dim and
+    // num_kv_heads resolved), every field of the mirror's list (capi/mirrors.h,
+    // whose static_asserts tie the list to the C struct); floats by their bits.
     attn::Model cm;
     REQUIRE(attn::Model::load(b.p, b.n, &cm) == Status::kOk);
     TransformerConfig f;
     REQUIRE(cm.transformer_config(&f) == Status::kOk);
-    CHECK(cc.num_kv_heads == f.num_kv_heads);
-    CHECK(cc.head_dim == f.head_dim);
-    CHECK(cc.ffn_dim == c.ffn_dim);
-    CHECK(cc.max_positions == c.max_positions);
-    CHECK(cc.type_vocab_size == c.type_vocab_size);
-    CHECK(cc.norm == int32_t(c.norm));
-    CHECK(bits(cc.norm_eps) == bits(c.norm_eps));
-    CHECK(cc.activation == int32_t(c.activation));
-    CHECK(cc.head == int32_t(c.head));
-    CHECK(bits(cc.rope_base) == bits(c.rope_base));
-    CHECK(cc.pre_norm == int32_t(c.pre_norm));
-    CHECK(cc.gated_ffn == int32_t(c.gated_ffn));
-    CHECK(cc.attention_bias == int32_t(c.attention_bias));
-    CHECK(cc.ffn_bias == int32_t(c.ffn_bias));
-    CHECK(cc.norm_bias == int32_t(f.norm_bias));
-    CHECK(cc.learned_positions == int32_t(c.learned_positions));
-    CHECK(cc.embedding_norm == int32_t(c.embedding_norm));
-    CHECK(cc.final_norm == int32_t(c.final_norm));
-    CHECK(cc.causal == int32_t(c.causal));
+    CHECK(cc.head_dim == f.embed_dim / f.num_heads);
+    CHECK(cc.vocab_size == k.c.vocab_size);
+#define ATTN_VALUE(name) CHECK(field_bits(cc.name) == field_bits(f.name));
+#define ATTN_FLAG(name) CHECK(cc.name == int32_t(f.name));
+#define ATTN_ENUM(name, E) CHECK(cc.name == int32_t(f.name));
+    ATTN_TRANSFORMER_CONFIG_FIELDS(ATTN_VALUE, ATTN_FLAG, ATTN_ENUM)
+#undef ATTN_VALUE
+#undef ATTN_FLAG
+#undef ATTN_ENUM
     int32_t bv = -1;
     REQUIRE(attn_model_byte_vocab(&m, &bv) == ATTN_OK);
     CHECK(bv == 0);
@@ -195,7 +188,7 @@ TEST_CASE("C transformer plan: the C++ plan's bytes and errors", "[c_api][transf
         REQUIRE(attn_transformer_plan_arena_bytes(&p, &call, &state) == ATTN_OK);
         CHECK(call == want.arena_bytes);
         CHECK(state == want.state_bytes);
-        REQUIRE(attn_transformer_plan_bytes(&p, &total) == ATTN_OK);
+        REQUIRE(attn_transformer_init_f32_arena_bytes(&p, &total) == ATTN_OK);
         CHECK(total >= call + state);
       }
     }
@@ -248,9 +241,9 @@ TEST_CASE("C transformer plan: the C++ plan's bytes and errors", "[c_api][transf
   CHECK(attn_transformer_plan_init(&p, &cc, ATTN_DTYPE_S8, 4, 8, -1) == ATTN_ERR_BAD_TILE_ROWS);
   CHECK(attn_transformer_plan_arena_bytes(nullptr, &a, &s) == ATTN_ERR_NULL_ARGUMENT);
   CHECK(attn_transformer_plan_arena_bytes(&p, nullptr, &s) == ATTN_ERR_NULL_ARGUMENT);
-  CHECK(attn_transformer_plan_bytes(&p, nullptr) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(attn_transformer_init_f32_arena_bytes(&p, nullptr) == ATTN_ERR_NULL_ARGUMENT);
   attn_transformer_plan zero = {};
-  CHECK(attn_transformer_plan_bytes(&zero, &a) == ATTN_ERR_BAD_HANDLE);
+  CHECK(attn_transformer_init_f32_arena_bytes(&zero, &a) == ATTN_ERR_BAD_HANDLE);
 }
 
 TEST_CASE("C f32 models: forward and decode are the C++ ones, bit for bit", "[c_api][transformer]") {
@@ -339,7 +332,7 @@ TEST_CASE("C f32 raw-weights route: the caller's arrays give the file's numbers"
     attn_transformer_plan p;
     REQUIRE(attn_transformer_plan_init(&p, &cc, ATTN_DTYPE_F32, n, 0, 0) == ATTN_OK);
     size_t bytes = 0;
-    REQUIRE(attn_transformer_plan_bytes(&p, &bytes) == ATTN_OK);
+    REQUIRE(attn_transformer_init_f32_arena_bytes(&p, &bytes) == ATTN_OK);
     Buffer buf(bytes);
     attn_transformer tf;
     CHECK(attn_transformer_init_f32(&tf, &p, &cw, 0, buf.data, bytes - 1) == ATTN_ERR_ARENA_TOO_SMALL);
@@ -431,7 +424,7 @@ TEST_CASE("C bound model: arena bytes are exact, and every error", "[c_api][tran
   const Blob b(int_file(c, DType::kS8, 31));
   attn_model m = load_c(b);
   size_t bytes = 0;
-  REQUIRE(attn_transformer_bytes(&m, 8, 12, &bytes) == ATTN_OK);
+  REQUIRE(attn_transformer_init_arena_bytes(&m, 8, 12, &bytes) == ATTN_OK);
   {
     attn_transformer_config cc;
     attn_dtype dt = 0;
@@ -439,7 +432,7 @@ TEST_CASE("C bound model: arena bytes are exact, and every error", "[c_api][tran
     attn_transformer_plan p;
     REQUIRE(attn_transformer_plan_init(&p, &cc, dt, 8, 12, 0) == ATTN_OK);
     size_t pb = 0;
-    REQUIRE(attn_transformer_plan_bytes(&p, &pb) == ATTN_OK);
+    REQUIRE(attn_transformer_init_f32_arena_bytes(&p, &pb) == ATTN_OK);
     CHECK(pb == bytes);
   }
   Buffer buf(bytes + 64);
@@ -461,17 +454,17 @@ TEST_CASE("C bound model: arena bytes are exact, and every error", "[c_api][tran
   CHECK(attn_transformer_init(&tf, &zero_model, 8, 12, 0, buf.data, bytes) == ATTN_ERR_BAD_HANDLE);
   CHECK(attn_transformer_init(&tf, nullptr, 8, 12, 0, buf.data, bytes) == ATTN_ERR_NULL_ARGUMENT);
   size_t nb = 1;
-  CHECK(attn_transformer_bytes(&zero_model, 8, 12, &nb) == ATTN_ERR_BAD_HANDLE);
+  CHECK(attn_transformer_init_arena_bytes(&zero_model, 8, 12, &nb) == ATTN_ERR_BAD_HANDLE);
   CHECK(nb == 0);
-  CHECK(attn_transformer_bytes(&m, 8, 12, nullptr) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(attn_transformer_init_arena_bytes(&m, 8, 12, nullptr) == ATTN_ERR_NULL_ARGUMENT);
   nb = 1;
-  CHECK(attn_transformer_bytes(&m, 99, 12, &nb) == ATTN_ERR_SEQUENCE_TOO_LONG);
+  CHECK(attn_transformer_init_arena_bytes(&m, 99, 12, &nb) == ATTN_ERR_SEQUENCE_TOO_LONG);
   CHECK(nb == 0);
   // An encoder cannot decode.
   {
     const Blob eb(int_file(bert(), DType::kS16, 3));
     attn_model em = load_c(eb);
-    CHECK(attn_transformer_bytes(&em, 4, 4, &nb) == ATTN_ERR_NOT_CAUSAL);
+    CHECK(attn_transformer_init_arena_bytes(&em, 4, 4, &nb) == ATTN_ERR_NOT_CAUSAL);
   }
   // A block file is not a model.
   {
@@ -484,7 +477,7 @@ TEST_CASE("C bound model: arena bytes are exact, and every error", "[c_api][tran
     attn_dtype dt = 5;
     CHECK(attn_model_transformer_config(&bm, &cc, &dt) == ATTN_ERR_NOT_A_MODEL);
     CHECK(dt == 0);
-    CHECK(attn_transformer_bytes(&bm, 4, 0, &nb) == ATTN_ERR_NOT_A_MODEL);
+    CHECK(attn_transformer_init_arena_bytes(&bm, 4, 0, &nb) == ATTN_ERR_NOT_A_MODEL);
     CHECK(attn_transformer_init(&tf, &bm, 4, 0, 0, buf.data, bytes) == ATTN_ERR_NOT_A_MODEL);
     int32_t bv = 0;
     CHECK(attn_model_byte_vocab(&bm, &bv) == ATTN_ERR_NOT_A_MODEL);

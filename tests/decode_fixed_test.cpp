@@ -56,7 +56,7 @@ void quantize(Quantized<D>* q, attn::AttentionConfig cfg, uint32_t seed,
   const int L = 16;
   attn::Plan plan;
   REQUIRE(attn::plan_attention(cfg, DType::kF32, L, L, &plan) == Status::kOk);
-  const size_t bytes = attn::calibrate_attention_bytes(cfg, L, L);
+  const size_t bytes = attn::calibrate_attention_arena_bytes(cfg, L, L);
   AlignedBuffer buf(bytes);
   attn::Arena arena;
   REQUIRE(arena.init(buf.data, bytes) == Status::kOk);
@@ -68,7 +68,7 @@ void quantize(Quantized<D>* q, attn::AttentionConfig cfg, uint32_t seed,
     attn::IoF32 io{x.data(), x.data(), x.data(), nullptr};
     REQUIRE(attn::calibrate_attention(plan, q->f32(), mask, io, arena, &ranges) == Status::kOk);
   }
-  const size_t st_bytes = attn::quantized_attention_bytes(cfg, D::kDtype, options);
+  const size_t st_bytes = attn::quantize_attention_storage_bytes(cfg, D::kDtype, options);
   q->storage = AlignedBuffer(st_bytes);
   attn::Arena st;
   REQUIRE(st.init(q->storage.data, st_bytes) == Status::kOk);

@@ -69,7 +69,7 @@ std::vector<float> decode_all(const Model& m, const std::vector<float>& x, int L
   REQUIRE(arena.used() == cache_bytes);
   attn::WeightsF32 w = m.weights();
   size_t packed_bytes = 0;
-  REQUIRE(attn::packed_weights_bytes_f32(plan, &packed_bytes) == Status::kOk);
+  REQUIRE(attn::pack_weights_f32_storage_bytes(plan, &packed_bytes) == Status::kOk);
   AlignedBuffer panels(packed_bytes);
   if (packed) REQUIRE(attn::pack_weights_f32(plan, w, panels.data, packed_bytes, &w) == Status::kOk);
   const int E = m.cfg.embed_dim;

@@ -66,6 +66,9 @@ add_test(NAME readme_examples
          COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -DOUT=${CMAKE_CURRENT_BINARY_DIR}/readme
                  -DCXX=${CMAKE_CXX_COMPILER} -DCC=${CMAKE_C_COMPILER}
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/check_readme_snippets.cmake)
+# attn/attn.hpp is the whole C++ API: it includes every public C++ header.
+add_test(NAME umbrella_header
+         COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/check_umbrella.cmake)
 
 # The integer model fixtures' generator (tests/data/int_models): the expected
 # outputs are the ref kernels' results, so it is built where the library has

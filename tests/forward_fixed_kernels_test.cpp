@@ -64,7 +64,7 @@ struct ArenaBuf {
 CalibrationRanges calibrate(const Block& b) {
   Plan plan;
   REQUIRE(plan_attention(b.cfg, DType::kF32, b.L, b.L, &plan) == Status::kOk);
-  ArenaBuf a(calibrate_attention_bytes(b.cfg, b.L, b.L));
+  ArenaBuf a(calibrate_attention_arena_bytes(b.cfg, b.L, b.L));
   CalibrationRanges r;
   std::vector<float> y(b.x.size());
   REQUIRE(calibrate_attention(plan, b.weights(), Mask(), {b.x.data(), b.x.data(), b.x.data(), y.data()},
@@ -107,8 +107,9 @@ std::vector<int8_t> ref_forward_s8(const AttentionConfig& cfg, const WeightsS8& 
                      MatS32{s.data(), L, S, S});
     for (int r = 0; r < L; ++r) d::softmax_fused_row_ref(s.data() + size_t(r) * S, 0, S, S, sm);
     d::weighted_sum_s8_ref(ConstMatS16{reinterpret_cast<const int16_t*>(s.data()), L, S, 2 * S},
-                           ConstMatS8{v.data() + g0, S, hd, Dkv}, w.v_zero_point, w.context_multiplier,
-                           w.context_shift, w.context_zero_point, MatS8{o.data() + h * hd, L, hd, E});
+                           ConstMatS8{v.data() + g0, S, hd, Dkv}, w.v_zero_point,
+                           d::Requant{w.context_multiplier, w.context_shift, w.context_zero_point},
+                           MatS8{o.data() + h * hd, L, hd, E});
   }
   d::linear_s8_ref(ConstMatS8{o.data(), L, E, E}, ConstMatS8{w.o.weight, E, E, E}, w.o.bias,
                    params(w.o, w.output_zero_point), MatS8{y.data(), L, E, E});
@@ -145,7 +146,8 @@ std::vector<int16_t> ref_forward_s16(const AttentionConfig& cfg, const WeightsS1
                       w.softmax.score_shift, MatS32{s.data(), L, S, S});
     for (int r = 0; r < L; ++r) d::softmax_fused_row_ref(s.data() + size_t(r) * S, 0, S, S, sm);
     d::weighted_sum_s16_ref(ConstMatS16{reinterpret_cast<const int16_t*>(s.data()), L, S, 2 * S},
-                            ConstMatS16{v.data() + g0, S, hd, Dkv}, w.context_multiplier, w.context_shift,
+                            ConstMatS16{v.data() + g0, S, hd, Dkv},
+                            d::Requant{w.context_multiplier, w.context_shift, 0},
                             MatS16{o.data() + h * hd, L, hd, E});
   }
   d::linear_s16_ref(ConstMatS16{o.data(), L, E, E}, ConstMatS8{w.o.weight, E, E, E}, w.o.bias, params(w.o),
@@ -170,8 +172,8 @@ TEST_CASE("forward_s8 / forward_s16 (dispatched kernels) give the ref kernels' b
     Plan p8, p16;
     REQUIRE(plan_attention(b.cfg, DType::kS8, b.L, b.L, &p8) == Status::kOk);
     REQUIRE(plan_attention(b.cfg, DType::kS16, b.L, b.L, &p16) == Status::kOk);
-    ArenaBuf st8(quantized_attention_bytes(b.cfg, DType::kS8)),
-        st16(quantized_attention_bytes(b.cfg, DType::kS16));
+    ArenaBuf st8(quantize_attention_storage_bytes(b.cfg, DType::kS8)),
+        st16(quantize_attention_storage_bytes(b.cfg, DType::kS16));
     ArenaBuf a8(p8.arena_bytes), a16(p16.arena_bytes);
     WeightsS8 w8;
     WeightsS16 w16;

@@ -68,7 +68,7 @@ double integer_sqnr(const golden::Case& c, const golden::QuantCalib& q, attn::DT
   REQUIRE(attn::plan_attention(cfg, attn::DType::kF32, c.L, c.S, &fplan) == attn::Status::kOk);
   REQUIRE(attn::plan_attention(cfg, dtype, c.L, c.S, &qplan) == attn::Status::kOk);
 
-  Buffer cal_buf(attn::calibrate_attention_bytes(cfg, c.L, c.S));
+  Buffer cal_buf(attn::calibrate_attention_arena_bytes(cfg, c.L, c.S));
   attn::Arena cal;
   REQUIRE(cal.init(cal_buf.p.get(), cal_buf.size) == attn::Status::kOk);
   attn::CalibrationRanges ranges;
@@ -84,7 +84,7 @@ double integer_sqnr(const golden::Case& c, const golden::QuantCalib& q, attn::DT
   }
   attn::QuantizeOptions options;
   options.max_positions = std::max(c.L, c.S);  // RoPE tables for exactly the positions the case uses
-  Buffer st_buf(attn::quantized_attention_bytes(cfg, dtype, options));
+  Buffer st_buf(attn::quantize_attention_storage_bytes(cfg, dtype, options));
   attn::Arena st;
   REQUIRE(st.init(st_buf.p.get(), st_buf.size) == attn::Status::kOk);
   Buffer run_buf(qplan.arena_bytes);

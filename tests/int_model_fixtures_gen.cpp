@@ -44,36 +44,22 @@ void require(Status st, const char* what) {
   if (st != Status::kOk) throw std::runtime_error(std::string(what) + ": " + attn::status_name(st));
 }
 
-TransformerConfig small() {
-  TransformerConfig c;
-  c.vocab_size = 24;
-  c.embed_dim = 16;
-  c.num_layers = 1;  // ~40 tensors of 128-byte descriptors per layer: one keeps a file near 10 KiB
-  c.num_heads = 4;
-  c.ffn_dim = 24;
-  c.max_positions = 12;
-  return c;
+// The sizes every fixture model has, in one of TransformerConfig's presets.
+// One layer: ~40 tensors of 128-byte descriptors per layer keep a file near 10 KiB.
+TransformerConfig small(TransformerConfig (*family)(int32_t, int32_t, int32_t, int32_t, int32_t, int32_t)) {
+  return family(/*vocab_size=*/24, /*embed_dim=*/16, /*num_layers=*/1, /*num_heads=*/4, /*ffn_dim=*/24,
+                /*max_positions=*/12);
 }
+TransformerConfig small() { return small(TransformerConfig::sized); }
 
 // BERT-like: post-norm LayerNorm, GELU, learned positions, token types, embedding norm, biases, no head.
-TransformerConfig bert() {
-  TransformerConfig c = small();
-  c.type_vocab_size = 2;
-  c.learned_positions = c.embedding_norm = true;
-  c.norm_eps = 1e-12f;
-  return c;
-}
+TransformerConfig bert() { return small(TransformerConfig::encoder); }
 
 // Llama-like: pre-norm RMSNorm, SiLU gate, GQA, RoPE, no biases, final norm, causal.
 TransformerConfig llama(LmHead head) {
-  TransformerConfig c = small();
-  c.norm = NormKind::kRmsNorm;
-  c.norm_eps = 1e-6f;
-  c.activation = Activation::kSilu;
+  TransformerConfig c = small(TransformerConfig::decoder);
   c.num_kv_heads = 2;
-  c.rope_base = 10000.0f;
-  c.pre_norm = c.gated_ffn = c.final_norm = c.causal = true;
-  c.attention_bias = c.ffn_bias = c.norm_bias = false;
+  c.norm_eps = 1e-6f;
   c.head = head;
   return c;
 }
@@ -129,7 +115,7 @@ std::vector<uint8_t> make_model(const Recipe& r) {
   cal.lengths = lengths.data();
   cal.count = 4;
   size_t sb = 0, xb = 0;
-  require(attn::quantized_transformer_bytes(c, r.dtype, &sb), "storage bytes");
+  require(attn::quantize_transformer_storage_bytes(c, r.dtype, &sb), "storage bytes");
   require(attn::quantize_transformer_scratch_bytes(c, r.dtype, c.max_positions, &xb), "scratch bytes");
   int_fixture::HostMemory storage(sb), scratch(xb);
   attn::Arena st, sc;

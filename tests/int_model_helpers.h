@@ -125,37 +125,23 @@ struct Buffer {
 
 // ---- configs and random float models ----------------------------------------------
 
-inline TransformerConfig base() {
-  TransformerConfig c;
-  c.vocab_size = 48;
-  c.embed_dim = 16;
-  c.num_layers = 2;
-  c.num_heads = 4;
-  c.ffn_dim = 24;
-  c.max_positions = 16;
-  return c;
+// The sizes every model here has, in one of TransformerConfig's presets.
+inline TransformerConfig sized(TransformerConfig (*family)(int32_t, int32_t, int32_t, int32_t, int32_t,
+                                                           int32_t)) {
+  return family(/*vocab_size=*/48, /*embed_dim=*/16, /*num_layers=*/2, /*num_heads=*/4, /*ffn_dim=*/24,
+                /*max_positions=*/16);
 }
+inline TransformerConfig base() { return sized(TransformerConfig::sized); }
 
 // BERT-like: post-norm LayerNorm with biases, GELU, learned positions, token
 // types, embedding norm, biases everywhere, no head.
-inline TransformerConfig bert() {
-  TransformerConfig c = base();
-  c.type_vocab_size = 2;
-  c.learned_positions = c.embedding_norm = true;
-  c.norm_eps = 1e-12f;
-  return c;
-}
+inline TransformerConfig bert() { return sized(TransformerConfig::encoder); }
 
-// Llama-like: pre-norm RMSNorm, SiLU gate, GQA, RoPE, no biases, final norm, causal, tied head.
+// Llama-like: pre-norm RMSNorm, SiLU gate, GQA, RoPE, no biases, final norm, causal.
 inline TransformerConfig llama(LmHead head) {
-  TransformerConfig c = base();
-  c.norm = NormKind::kRmsNorm;
-  c.norm_eps = 1e-6f;
-  c.activation = Activation::kSilu;
+  TransformerConfig c = sized(TransformerConfig::decoder);
   c.num_kv_heads = 2;
-  c.rope_base = 10000.0f;
-  c.pre_norm = c.gated_ffn = c.final_norm = c.causal = true;
-  c.attention_bias = c.ffn_bias = c.norm_bias = false;
+  c.norm_eps = 1e-6f;
   c.head = head;
   return c;
 }
@@ -242,7 +228,7 @@ InMemory<W> quantize(const attn::Model& f32, const std::vector<std::vector<int32
   tc.count = int32_t(lengths.size());
   constexpr DType dt = dtype_of<W>();
   size_t sb = 0, xb = 0;
-  REQUIRE(attn::quantized_transformer_bytes(c, dt, &sb) == Status::kOk);
+  REQUIRE(attn::quantize_transformer_storage_bytes(c, dt, &sb) == Status::kOk);
   REQUIRE(attn::quantize_transformer_scratch_bytes(c, dt, int32_t(cal[0].size()), &xb) == Status::kOk);
   InMemory<W> q;
   q.storage = std::make_unique<Buffer>(sb);

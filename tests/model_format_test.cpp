@@ -47,42 +47,17 @@ std::vector<float> random_values(size_t n, uint32_t seed) {
 // A BERT-like encoder: post-norm, LayerNorm with bias, embedding norm, learned
 // positions, token types, GELU, biases everywhere, no head.
 TransformerConfig bert_config() {
-  TransformerConfig c;
-  c.vocab_size = 11;
-  c.embed_dim = 8;
-  c.num_layers = 2;
-  c.num_heads = 2;
-  c.ffn_dim = 12;
-  c.max_positions = 7;
-  c.type_vocab_size = 2;
-  c.norm = NormKind::kLayerNorm;
-  c.norm_eps = 1e-12f;
-  c.activation = Activation::kGelu;
-  c.head = LmHead::kNone;
-  c.pre_norm = false;
-  c.attention_bias = c.ffn_bias = c.norm_bias = true;
-  c.learned_positions = c.embedding_norm = true;
-  return c;
+  return TransformerConfig::encoder(/*vocab_size=*/11, /*embed_dim=*/8, /*num_layers=*/2, /*num_heads=*/2,
+                                    /*ffn_dim=*/12, /*max_positions=*/7);
 }
 
 // A Llama-like decoder: pre-norm, RMSNorm, gated SiLU, no biases, final norm,
 // causal, RoPE, grouped K/V heads, an untied head.
 TransformerConfig llama_config() {
-  TransformerConfig c;
-  c.vocab_size = 300;
-  c.embed_dim = 8;
-  c.num_layers = 3;
-  c.num_heads = 4;
+  TransformerConfig c = TransformerConfig::decoder(/*vocab_size=*/300, /*embed_dim=*/8, /*num_layers=*/3,
+                                                   /*num_heads=*/4, /*ffn_dim=*/10, /*max_positions=*/32);
   c.num_kv_heads = 2;
-  c.ffn_dim = 10;
-  c.max_positions = 32;
-  c.norm = NormKind::kRmsNorm;
-  c.norm_eps = 1e-5f;
-  c.activation = Activation::kSilu;
   c.head = LmHead::kUntied;
-  c.rope_base = 10000.0f;
-  c.pre_norm = c.gated_ffn = c.final_norm = c.causal = true;
-  c.attention_bias = c.ffn_bias = c.norm_bias = false;
   return c;
 }
 

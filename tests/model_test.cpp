@@ -171,24 +171,24 @@ TEST_CASE("a file with only user tensors, and one with nothing, load", "[model]"
   CHECK(load_bytes(attn::tools::write_model(s)) == Status::kOk);
 }
 
-TEST_CASE("file_size finds a blob's size at the start of a larger region", "[model]") {
+TEST_CASE("file_bytes finds a blob's size at the start of a larger region", "[model]") {
   std::vector<uint8_t> region = valid_file();
   const size_t n = region.size();
   region.resize(n + 1000, 0xFF);  // erased flash after the file
   AlignedCopy c(region);
   size_t size = 0;
-  REQUIRE(attn::Model::file_size(c.p, c.n, &size) == Status::kOk);
+  REQUIRE(attn::Model::file_bytes(c.p, c.n, &size) == Status::kOk);
   CHECK(size == n);
   attn::Model m;
   CHECK(attn::Model::load(c.p, c.n, &m) == Status::kFileSizeMismatch);  // the whole region: no
   CHECK(attn::Model::load(c.p, size, &m) == Status::kOk);
   CHECK(m.version() == 1);
-  CHECK(attn::Model::file_size(c.p, n - 1, &size) == Status::kTruncated);
-  CHECK(attn::Model::file_size(c.p, 63, &size) == Status::kTruncated);
-  CHECK(attn::Model::file_size(nullptr, n, &size) == Status::kNullArgument);
+  CHECK(attn::Model::file_bytes(c.p, n - 1, &size) == Status::kTruncated);
+  CHECK(attn::Model::file_bytes(c.p, 63, &size) == Status::kTruncated);
+  CHECK(attn::Model::file_bytes(nullptr, n, &size) == Status::kNullArgument);
   region[0] = 0xFF;
   AlignedCopy bad(region);
-  CHECK(attn::Model::file_size(bad.p, bad.n, &size) == Status::kBadMagic);
+  CHECK(attn::Model::file_bytes(bad.p, bad.n, &size) == Status::kBadMagic);
 }
 
 TEST_CASE("bad arguments", "[model]") {

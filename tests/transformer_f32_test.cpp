@@ -462,10 +462,10 @@ TEST_CASE("transformer: weights packed once give the unpacked numbers", "[transf
   REQUIRE(attn::transformer_forward_f32(plan, tiny.w, tokens.data(), 12, attn::OutputRows::kAll, want.data(),
                                         arena) == Status::kOk);
   size_t bytes = 0;
-  REQUIRE(attn::transformer_packed_bytes_f32(plan, &bytes) == Status::kOk);
+  REQUIRE(attn::pack_transformer_weights_f32_storage_bytes(plan, &bytes) == Status::kOk);
   AlignedBuffer pbuf(bytes + 1);
   std::vector<attn::LayerWeightsF32> layers = tiny.layers;
-  CHECK(attn::transformer_packed_bytes_f32(plan, nullptr) == Status::kNullArgument);
+  CHECK(attn::pack_transformer_weights_f32_storage_bytes(plan, nullptr) == Status::kNullArgument);
   CHECK(attn::pack_transformer_weights_f32(plan, nullptr, pbuf.data, bytes) == Status::kNullArgument);
   if (bytes > 0) {
     CHECK(attn::pack_transformer_weights_f32(plan, layers.data(), pbuf.data, bytes - 1) ==

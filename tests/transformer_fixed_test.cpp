@@ -409,7 +409,7 @@ Calib calibration(const std::vector<std::vector<int32_t>>& seqs) {
 template <typename Weights>
 void quantize(const HostModel& m, const Calib& cal, DType dt, Quantized<Weights>* q) {
   size_t sb = 0, xb = 0;
-  REQUIRE(attn::quantized_transformer_bytes(m.c, dt, &sb) == Status::kOk);
+  REQUIRE(attn::quantize_transformer_storage_bytes(m.c, dt, &sb) == Status::kOk);
   int32_t max_len = *std::max_element(cal.lengths.begin(), cal.lengths.end());
   REQUIRE(attn::quantize_transformer_scratch_bytes(m.c, dt, max_len, &xb) == Status::kOk);
   q->storage_buf = AlignedBuffer(sb);
@@ -463,26 +463,17 @@ struct Case {
   TransformerConfig c;
 };
 
-TransformerConfig base_config() {
-  TransformerConfig c;
-  c.vocab_size = 64;
-  c.embed_dim = 32;
-  c.num_layers = 2;
-  c.num_heads = 4;
-  c.ffn_dim = 64;
-  c.max_positions = 32;
-  return c;
+// The sizes every case has, in one of TransformerConfig's presets.
+TransformerConfig base_config(TransformerConfig (*family)(int32_t, int32_t, int32_t, int32_t, int32_t,
+                                                          int32_t) = TransformerConfig::sized) {
+  return family(/*vocab_size=*/64, /*embed_dim=*/32, /*num_layers=*/2, /*num_heads=*/4, /*ffn_dim=*/64,
+                /*max_positions=*/32);
 }
 
 std::vector<Case> cases() {
   std::vector<Case> out;
   {  // BERT: post-norm LayerNorm, GELU, learned positions, token types, embedding norm
-    TransformerConfig c = base_config();
-    c.type_vocab_size = 2;
-    c.learned_positions = true;
-    c.embedding_norm = true;
-    c.norm_eps = 1e-12f;
-    out.push_back({"bert_postnorm_gelu", c});
+    out.push_back({"bert_postnorm_gelu", base_config(TransformerConfig::encoder)});
   }
   {  // nn.TransformerEncoder(norm_first=True), ReLU, final norm
     TransformerConfig c = base_config();
@@ -503,20 +494,9 @@ std::vector<Case> cases() {
     out.push_back({"gpt_gelu_tanh_untied", c});
   }
   {  // Llama: RMSNorm, SiLU gate, GQA, RoPE, no biases, tied head
-    TransformerConfig c = base_config();
-    c.norm = NormKind::kRmsNorm;
+    TransformerConfig c = base_config(TransformerConfig::decoder);
     c.norm_eps = 1e-6f;
-    c.activation = Activation::kSilu;
     c.num_kv_heads = 2;
-    c.rope_base = 10000.0f;
-    c.pre_norm = true;
-    c.gated_ffn = true;
-    c.attention_bias = false;
-    c.ffn_bias = false;
-    c.norm_bias = false;
-    c.final_norm = true;
-    c.causal = true;
-    c.head = LmHead::kTied;
     out.push_back({"llama_gqa_rope_tied", c});
   }
   {  // Llama, multi-query, untied head, 3 layers
@@ -747,14 +727,9 @@ TEST_CASE("Integer model plans size the arena and state in 64 bits: past SIZE_MA
   // (s8) or 2^30 (s16) bytes per layer, 2^35 / 2^36 in all. A 32-bit size_t
   // wrapped the state to a few KiB (an arena too small for the plan's own
   // caches); the plan must say so instead. On 64 bits: the exact numbers.
-  TransformerConfig c;
-  c.vocab_size = 256;
-  c.embed_dim = 4096;
-  c.num_layers = 64;
-  c.num_heads = 64;
+  TransformerConfig c = TransformerConfig::sized(/*vocab_size=*/256, /*embed_dim=*/4096, /*num_layers=*/64,
+                                                 /*num_heads=*/64, /*ffn_dim=*/4096, /*max_positions=*/65536);
   c.head_dim = 64;
-  c.ffn_dim = 4096;
-  c.max_positions = 65536;
   c.norm = NormKind::kRmsNorm;
   c.activation = Activation::kSilu;
   c.pre_norm = c.causal = true;

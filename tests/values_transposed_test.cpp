@@ -83,9 +83,10 @@ TEST_CASE("weighted_sum_vt_s8 equals weighted_sum_s8 on transposed values", "[fi
     std::vector<int8_t> a(size_t(T) * size_t(os), 0x5A), b = a;
     const attn::ConstMatS32 E{e.data(), T, S, es};
     const attn::ConstMatS8 VT{vt.data(), D, S, vts};
-    d::weighted_sum_s8_ref(attn::ConstMatS16{p.data(), T, S, S}, attn::ConstMatS8{v.data(), S, D, vs}, zv, m,
-                           sh, zo, attn::MatS8{a.data(), T, D, os});
-    d::weighted_sum_vt_s8_ref(E, recip.data(), VT, zv, m, sh, zo, attn::MatS8{b.data(), T, D, os});
+    d::weighted_sum_s8_ref(attn::ConstMatS16{p.data(), T, S, S}, attn::ConstMatS8{v.data(), S, D, vs}, zv,
+                           d::Requant{m, sh, zo}, attn::MatS8{a.data(), T, D, os});
+    d::weighted_sum_vt_s8_ref(E, recip.data(), VT, zv, d::Requant{m, sh, zo},
+                              attn::MatS8{b.data(), T, D, os});
     INFO("T=" << T << " S=" << S << " D=" << D << " shift=" << sh);
     REQUIRE(a == b);
   }

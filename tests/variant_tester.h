@@ -666,7 +666,8 @@ inline void weighted_sum_case(Report& r, const WeightedSumCase& c, int iter, Rng
   each_variant(
       r, detail::kWeightedSumS8, "weighted_sum_s8", FixedOut{c.T, c.d, c.os, 1},
       [&](detail::WeightedSumS8Fn fn, uint8_t* o) {
-        fn(P, v8, c.zv, c.m, c.sh8, c.zo, MatS8{reinterpret_cast<int8_t*>(o), c.T, c.d, c.os});
+        fn(P, v8, c.zv, detail::Requant{c.m, c.sh8, c.zo},
+           MatS8{reinterpret_cast<int8_t*>(o), c.T, c.d, c.os});
       },
       controls, what);
 #endif
@@ -676,7 +677,7 @@ inline void weighted_sum_case(Report& r, const WeightedSumCase& c, int iter, Rng
   each_variant(
       r, detail::kWeightedSumS16, "weighted_sum_s16", FixedOut{c.T, c.d, c.os, 2},
       [&](detail::WeightedSumS16Fn fn, uint8_t* o) {
-        fn(P, v16, c.m, c.sh16, MatS16{reinterpret_cast<int16_t*>(o), c.T, c.d, c.os});
+        fn(P, v16, detail::Requant{c.m, c.sh16, 0}, MatS16{reinterpret_cast<int16_t*>(o), c.T, c.d, c.os});
       },
       controls, what);
 #endif
@@ -769,7 +770,8 @@ inline void weighted_sum_vt_case(Report& r, const VtCase& c, int iter, Rng& rng)
   each_variant(
       r, detail::kWeightedSumVtS8, "weighted_sum_vt_s8", FixedOut{c.T, c.d, c.os, 1},
       [&](detail::WeightedSumVtS8Fn fn, uint8_t* o) {
-        fn(E, g_recip, vt, c.zv, c.m, c.sh, c.zo, MatS8{reinterpret_cast<int8_t*>(o), c.T, c.d, c.os});
+        fn(E, g_recip, vt, c.zv, detail::Requant{c.m, c.sh, c.zo},
+           MatS8{reinterpret_cast<int8_t*>(o), c.T, c.d, c.os});
       },
       iter % 10 == 4, what);
 }

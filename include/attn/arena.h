@@ -3,6 +3,17 @@
 // The library never allocates from the heap; every scratch buffer comes from
 // an Arena. The Arena never writes to its buffer itself and never hands out
 // bytes outside it: a request that does not fit returns kArenaTooSmall.
+//
+// Every function that sizes a buffer, C++ and C alike, is named
+//   <entry>_<buffer>_bytes       e.g. attention_arena_bytes, transformer_state_bytes,
+//                                quantize_attention_storage_bytes, attn_kv_cache_arena_bytes
+// <entry>: what the bytes are for (the op or call, with its dtype when it has
+// one: pack_weights_f32_storage_bytes); <buffer>: which one, arena (scratch
+// given back), state (kept between calls), storage (kept: tables, packed
+// weights) or scratch (a converter's), left out where there is only one
+// (dtype_bytes, attn_model_file_bytes). Each returns the exact count, as a
+// constexpr size_t where the header can compute it (0: a shape it rejects),
+// else through a Status / attn_status and an out-parameter.
 #pragma once
 
 #include <cstddef>

@@ -176,7 +176,7 @@ Status forward_f32(const Plan& plan, const WeightsF32& weights, const Mask& mask
 // projection (about a fifth of the projection's time at 16 rows). Packing
 // does that once, into memory the caller owns:
 //   size_t bytes = 0;
-//   ATTN_TRY(attn::packed_weights_bytes_f32(plan, &bytes));  // 0: nothing to pack in this build
+//   ATTN_TRY(attn::pack_weights_f32_storage_bytes(plan, &bytes));  // 0: nothing to pack in this build
 //   ATTN_TRY(attn::pack_weights_f32(plan, weights, buffer, bytes, &weights));  // sets weights.packed
 // forward_f32() and decode_f32() then read the panels where their kernels
 // take them; wq .. bo stay required and in use (rows too few for panels read
@@ -188,14 +188,14 @@ Status forward_f32(const Plan& plan, const WeightsF32& weights, const Mask& mask
 // Bytes pack_weights_f32() needs for plan.config. Errors: kNullArgument,
 // kBadDtype (plan not f32), kPlanMismatch (plan not made by plan_attention()
 // or plan_decode()), kSizeOverflow.
-Status packed_weights_bytes_f32(const Plan& plan, size_t* bytes);
+Status pack_weights_f32_storage_bytes(const Plan& plan, size_t* bytes);
 
 // *packed = weights with .packed set to `buffer` (ATTN_ARENA_ALIGN-aligned,
 // `bytes` long), filled with W^T panels of wq, wk, wv and wo. weights and
 // *packed may be the same object. Errors: kNullArgument (out, a weight, a
 // bias when config.bias, or the buffer when bytes are needed), kBadDtype,
 // kPlanMismatch, kSizeOverflow, kArenaMisaligned (buffer),
-// kBufferTooSmall (bytes < packed_weights_bytes_f32()). On error *packed is
+// kBufferTooSmall (bytes < pack_weights_f32_storage_bytes()). On error *packed is
 // unchanged.
 Status pack_weights_f32(const Plan& plan, const WeightsF32& weights, void* buffer, size_t bytes,
                         WeightsF32* packed);

@@ -283,7 +283,7 @@ ATTN_C_NODISCARD attn_status attn_model_verify(const attn_model* model);
  * *size) checks the rest. Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_TRUNCATED
  * (fewer than 64 bytes, or a size above `available`), ATTN_ERR_BAD_MAGIC,
  * ATTN_ERR_UNSUPPORTED_VERSION, ATTN_ERR_BAD_HEADER_SIZE. */
-ATTN_C_NODISCARD attn_status attn_model_file_size(const void* data, size_t available, size_t* size);
+ATTN_C_NODISCARD attn_status attn_model_file_bytes(const void* data, size_t available, size_t* size);
 
 /* How block `index` converts real values to its integer inputs and output:
  *   real = scale * (q - zero_point)
@@ -394,7 +394,7 @@ ATTN_C_NODISCARD attn_status attn_plan_init_decode(attn_plan* plan, const attn_c
  * plan's dtype (float, int8 or int16), each rounded up to ATTN_ARENA_ALIGN.
  * Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_PLAN_MISMATCH
  * (not a decode plan). */
-ATTN_C_NODISCARD attn_status attn_kv_cache_bytes(const attn_plan* plan, size_t* bytes);
+ATTN_C_NODISCARD attn_status attn_kv_cache_arena_bytes(const attn_plan* plan, size_t* bytes);
 
 /* ------------------------------------------------- s8 / s16 types --- */
 /* Integer only at run time (no float instruction or call): the s8 forward
@@ -550,7 +550,7 @@ typedef struct attn_io_s16 {
  *
  * attn_status attn_kv_cache_init_DT(attn_kv_cache_DT* cache, const attn_plan* plan,
  *                                   int32_t window, void* buffer, size_t buffer_bytes);
- *   Set up *cache in `buffer` (ATTN_ARENA_ALIGN-aligned, >= attn_kv_cache_bytes;
+ *   Set up *cache in `buffer` (ATTN_ARENA_ALIGN-aligned, >= attn_kv_cache_arena_bytes;
  *   it must outlive the cache) for a decode plan of this dtype. window: 0
  *   keeps every position (then ATTN_ERR_CACHE_FULL when full); W in
  *   [1, capacity] keeps the last W.
@@ -627,7 +627,7 @@ ATTN_DTYPE_API_(s16, int16_t)
  *   attn_transformer_config cfg;  attn_dtype dt;  size_t need;
  *   ATTN_CHECK(attn_model_load(&model, blob, blob_size));
  *   ATTN_CHECK(attn_model_transformer_config(&model, &cfg, &dt));
- *   ATTN_CHECK(attn_transformer_bytes(&model, 16, 64, &need));     // <= sizeof arena
+ *   ATTN_CHECK(attn_transformer_init_arena_bytes(&model, 16, 64, &need));     // <= sizeof arena
  *   ATTN_CHECK(attn_transformer_init(&tf, &model, 16, 64, 0, arena, sizeof arena));
  *   ATTN_CHECK(attn_transformer_decode_s32(&tf, prompt, n, 1, logits, &scale));  // prefill
  *   ATTN_CHECK(attn_sample_greedy_s32(logits, cfg.vocab_size, &next));
@@ -734,7 +734,8 @@ ATTN_C_NODISCARD attn_status attn_transformer_plan_arena_bytes(const attn_transf
  * bookkeeping and layer weight table, the state, and the call scratch, each
  * rounded up to ATTN_ARENA_ALIGN. Errors: those of
  * attn_transformer_plan_arena_bytes, ATTN_ERR_SIZE_OVERFLOW. */
-ATTN_C_NODISCARD attn_status attn_transformer_plan_bytes(const attn_transformer_plan* plan, size_t* bytes);
+ATTN_C_NODISCARD attn_status attn_transformer_init_f32_arena_bytes(const attn_transformer_plan* plan,
+                                                                   size_t* bytes);
 
 /* ---- a model bound to an arena ------------------------------------------ */
 
@@ -747,15 +748,15 @@ typedef struct attn_transformer {
 } attn_transformer;
 
 /* The arena attn_transformer_init needs for this model, max_tokens and
- * capacity (= attn_transformer_plan_bytes of the plan it makes). Errors:
+ * capacity (= attn_transformer_init_f32_arena_bytes of the plan it makes). Errors:
  * ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_NOT_A_MODEL, and
  * those of attn_transformer_plan_init (with the file's config and dtype, the
  * default tile); on error *bytes is 0. */
-ATTN_C_NODISCARD attn_status attn_transformer_bytes(const attn_model* model, int32_t max_tokens,
-                                                    int32_t capacity, size_t* bytes);
+ATTN_C_NODISCARD attn_status attn_transformer_init_arena_bytes(const attn_model* model, int32_t max_tokens,
+                                                               int32_t capacity, size_t* bytes);
 
 /* Bind a loaded model (of any dtype this build has) to `arena`
- * (ATTN_ARENA_ALIGN-aligned, arena_bytes >= attn_transformer_bytes): plan it
+ * (ATTN_ARENA_ALIGN-aligned, arena_bytes >= attn_transformer_init_arena_bytes): plan it
  * for calls of up to max_tokens tokens and, with capacity > 0, decoding over
  * KV caches of `capacity` positions that keep the last `window` positions
  * (0: all of them, then ATTN_ERR_CACHE_FULL when full; window needs
@@ -853,7 +854,7 @@ typedef struct attn_transformer_weights_f32 {
 } attn_transformer_weights_f32;
 
 /* As attn_transformer_init, for an f32 plan (capacity and tile from the
- * plan; arena_bytes >= attn_transformer_plan_bytes) and the caller's arrays,
+ * plan; arena_bytes >= attn_transformer_init_f32_arena_bytes) and the caller's arrays,
  * which must outlive the handle (the layer table is copied into the arena).
  * Errors: ATTN_ERR_NULL_ARGUMENT (also: layers NULL, or a weight the config
  * needs), ATTN_ERR_BAD_HANDLE (plan), ATTN_ERR_BAD_DTYPE (a plan of another

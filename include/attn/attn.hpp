@@ -1,12 +1,28 @@
-// attn/attn.hpp: the whole C++ API.
+// attn/attn.hpp: the whole C++ API of the run-time library (libattn).
+//
+// Every public header but two:
+//   attn/attn.h      the C99 API over the same library (include it from C);
+//   attn/quantize.h  the offline quantizer (calibration and conversion in
+//                    double), host-only tooling: its definitions live in the
+//                    separate attn_quant target, which bare-metal builds never
+//                    build. Include it, and link attn::quant, where a tool
+//                    converts float models. (The transformer converter,
+//                    quantize_transformer_s8 / _s16, is declared beside its
+//                    types in attn/transformer_fixed.h; it too links only
+//                    with attn::quant.)
 #pragma once
 
 #include "attn/arena.h"
 #include "attn/attention.h"
+#include "attn/attention_fixed.h"
 #include "attn/config.h"
 #include "attn/decode.h"
 #include "attn/kernel_set.h"
 #include "attn/kernels.h"
+#include "attn/kernels_fixed.h"
+#include "attn/model.h"
 #include "attn/sampler.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
+#include "attn/transformer.h"
+#include "attn/transformer_fixed.h"

@@ -39,7 +39,7 @@ namespace attn {
 // `dtype` (f32, s8 or s16; 0 for any other dtype).
 constexpr size_t kv_cache_arena_bytes(const AttentionConfig& c, DType dtype, int32_t capacity) {
   const uint64_t dkv = static_cast<uint64_t>(c.kv_dim() > 0 ? c.kv_dim() : 0);
-  const uint64_t n = static_cast<uint64_t>(capacity > 0 ? capacity : 0) * dkv * dtype_size(dtype);
+  const uint64_t n = static_cast<uint64_t>(capacity > 0 ? capacity : 0) * dkv * dtype_bytes(dtype);
   const uint64_t bytes = 2 * ((n + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN);
   const bool known = dtype == DType::kF32 || dtype == DType::kS8 || dtype == DType::kS16;
   return known && bytes <= SIZE_MAX ? static_cast<size_t>(bytes) : 0;
@@ -69,7 +69,7 @@ constexpr size_t decode_arena_bytes(const AttentionConfig& c, DType dtype, int32
       tile_rows <= 0 || (dtype != DType::kF32 && dtype != DType::kS8 && dtype != DType::kS16)) {
     return 0;
   }
-  const uint64_t e = dtype_size(dtype);  // bytes per Q / O element
+  const uint64_t e = dtype_bytes(dtype);  // bytes per Q / O element
   const uint64_t d = static_cast<uint64_t>(c.inner_dim());
   const uint64_t t = static_cast<uint64_t>(tile_rows < max_rows ? tile_rows : max_rows);
   const auto aligned = [](uint64_t n) -> uint64_t {

@@ -258,7 +258,7 @@ struct TensorDesc {
   uint32_t reserved0;     // 0
   uint32_t dims[4];       // dims[0..rank) >= 1, the rest 0; dims[rank-1] varies fastest
   uint64_t offset;        // from data_offset; multiple of data_align
-  uint64_t byte_size;     // == product(dims) * dtype_size(dtype)
+  uint64_t byte_size;     // == product(dims) * dtype_bytes(dtype)
   uint64_t reserved[2];   // 0
 };
 
@@ -360,7 +360,7 @@ class Model {
   // version and header size only, then load(data, *out, ...) checks the rest.
   // Errors: kNullArgument, kTruncated (fewer than 64 bytes, or file_size >
   // available), kBadMagic, kUnsupportedVersion, kBadHeaderSize.
-  static Status file_size(const void* data, size_t available, size_t* out);
+  static Status file_bytes(const void* data, size_t available, size_t* out);
 
   // Format version of the loaded file (0 when nothing is loaded).
   uint16_t version() const;

@@ -70,7 +70,7 @@ struct WeightScales {
 
 // Arena bytes calibrate_attention() needs for L query rows and S keys:
 // Q [L, D], K and V [S, Dkv], context [L, D], output [L, E], one score row [S], f32.
-size_t calibrate_attention_bytes(const AttentionConfig& config, int32_t L, int32_t S);
+size_t calibrate_attention_arena_bytes(const AttentionConfig& config, int32_t L, int32_t S);
 
 // Run the float32 forward of one calibration example (plan from
 // plan_attention(config, DType::kF32, L, S)) and widen *ranges by what every
@@ -122,8 +122,8 @@ struct QuantizeOptions {
 
 // Bytes quantize_attention_* carve from `storage` for this configuration
 // (with rotary embedding, the tables of options.max_positions rows included).
-size_t quantized_attention_bytes(const AttentionConfig& config, DType dtype,
-                                 const QuantizeOptions& options = QuantizeOptions());
+size_t quantize_attention_storage_bytes(const AttentionConfig& config, DType dtype,
+                                        const QuantizeOptions& options = QuantizeOptions());
 
 // The converter's rotary tables for `base` and `head_dim` (even): positions
 // rows of head_dim / 2 Q1.14 entries, cos[p][i] = round(2^14 cos(p base^(-2i /
@@ -135,7 +135,7 @@ Status rope_table(float base, int32_t head_dim, int32_t positions, Arena& storag
 // Quantize a float32 block for forward_s8 / forward_s16: per-channel int8
 // weights, biases with the input zero points folded in, every multiplier and
 // shift, the fused-softmax constants. Arrays live in `storage` (at least
-// quantized_attention_bytes()); *out points into it, rotary tables included
+// quantize_attention_storage_bytes()); *out points into it, rotary tables included
 // (options.max_positions rows). `act` and `scales`
 // (optional) receive the float scales for I/O and reports. Errors:
 // kNullArgument, the plan_attention() config errors, kBadQuantParams (a

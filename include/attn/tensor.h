@@ -43,7 +43,7 @@ enum class DType : uint32_t {
 };
 
 // Bytes per element; 0 for an unknown dtype.
-ATTN_ALWAYS_INLINE constexpr size_t dtype_size(DType t) {
+ATTN_ALWAYS_INLINE constexpr size_t dtype_bytes(DType t) {
   return t == DType::kF32   ? 4
          : t == DType::kS8  ? 1
          : t == DType::kS16 ? 2

@@ -84,6 +84,48 @@ struct TransformerConfig {
   bool final_norm = false;         // a norm after the last layer (Llama)
   bool causal = false;             // decoder: each token attends itself and earlier tokens
 
+  // The two families most models are, with the given sizes; change a field
+  // after for a variant (GQA heads, another eps, head, ...). The sizes are
+  // all int32_t: name them at the call, /*vocab_size=*/ ..., which
+  // clang-tidy's bugprone-argument-comment checks.
+  //
+  // A Llama-style decoder: pre-norm RMSNorm (eps 1e-5), a SiLU-gated FFN,
+  // RoPE (base 10000), no biases, a final norm, causal, a tied head.
+  static constexpr TransformerConfig decoder(int32_t vocab_size, int32_t embed_dim, int32_t num_layers,
+                                             int32_t num_heads, int32_t ffn_dim, int32_t max_positions) {
+    TransformerConfig c = sized(vocab_size, embed_dim, num_layers, num_heads, ffn_dim, max_positions);
+    c.norm = NormKind::kRmsNorm;
+    c.activation = Activation::kSilu;
+    c.head = LmHead::kTied;
+    c.rope_base = 10000.0f;
+    c.pre_norm = c.gated_ffn = c.final_norm = c.causal = true;
+    c.attention_bias = c.ffn_bias = c.norm_bias = false;
+    return c;
+  }
+  // A BERT-style encoder: post-norm LayerNorm (eps 1e-12), GELU, biases
+  // everywhere, learned positions, two token types, an embedding norm, no head.
+  static constexpr TransformerConfig encoder(int32_t vocab_size, int32_t embed_dim, int32_t num_layers,
+                                             int32_t num_heads, int32_t ffn_dim, int32_t max_positions) {
+    TransformerConfig c = sized(vocab_size, embed_dim, num_layers, num_heads, ffn_dim, max_positions);
+    c.norm_eps = 1e-12f;
+    c.type_vocab_size = 2;
+    c.learned_positions = c.embedding_norm = true;
+    return c;
+  }
+  // The defaults above (a post-norm LayerNorm GELU encoder with biases, no
+  // positions, no head) with the given sizes.
+  static constexpr TransformerConfig sized(int32_t vocab_size, int32_t embed_dim, int32_t num_layers,
+                                           int32_t num_heads, int32_t ffn_dim, int32_t max_positions) {
+    TransformerConfig c;
+    c.vocab_size = vocab_size;
+    c.embed_dim = embed_dim;
+    c.num_layers = num_layers;
+    c.num_heads = num_heads;
+    c.ffn_dim = ffn_dim;
+    c.max_positions = max_positions;
+    return c;
+  }
+
   // The attention block of every layer: self-attention of width E with the
   // model's heads, K/V heads, head_dim, rope_base and attention_bias.
   constexpr AttentionConfig attention() const {
@@ -236,8 +278,9 @@ Status transformer_forward_f32(const TransformerPlan& plan, const TransformerWei
 // slower path without panels). Packing makes the panels of every layer's
 // attention and FFN once, into memory the caller owns:
 //   size_t bytes = 0;
-//   ATTN_TRY(attn::transformer_packed_bytes_f32(plan, &bytes));  // 0: nothing to pack in this build
-//   ATTN_TRY(attn::pack_transformer_weights_f32(plan, layers, buffer, bytes));  // sets .packed of each layer
+//   ATTN_TRY(attn::pack_transformer_weights_f32_storage_bytes(plan, &bytes));  // 0: nothing to pack in this
+//   build ATTN_TRY(attn::pack_transformer_weights_f32(plan, layers, buffer, bytes));  // sets .packed of each
+//   layer
 // The forward and the decode then read the panels; the weights stay required
 // and in use. Builds whose kernels read W as stored (ARM, Cortex-M, ref)
 // report 0 bytes and leave every .packed null. Any f32 plan of the same
@@ -245,7 +288,7 @@ Status transformer_forward_f32(const TransformerPlan& plan, const TransformerWei
 
 // Bytes pack_transformer_weights_f32() needs for plan.config. Errors:
 // kNullArgument, those of the plan check (kBadDtype, kPlanMismatch), kSizeOverflow.
-Status transformer_packed_bytes_f32(const TransformerPlan& plan, size_t* bytes);
+Status pack_transformer_weights_f32_storage_bytes(const TransformerPlan& plan, size_t* bytes);
 
 // Packs layers [plan.config.num_layers] in place: each layer's
 // attention.packed and ffn.packed point into `buffer` (ATTN_ARENA_ALIGN-aligned,

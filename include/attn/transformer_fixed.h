@@ -238,7 +238,8 @@ struct TransformerQuantReport {
 // Bytes the converter carves from `storage` (the integer model) and from
 // `scratch` (calibration forwards of sequences up to max_len tokens; given
 // back). Errors: the config's (as plan_transformer_fixed).
-Status quantized_transformer_bytes(const TransformerConfig& config, DType dtype, size_t* storage_bytes);
+Status quantize_transformer_storage_bytes(const TransformerConfig& config, DType dtype,
+                                          size_t* storage_bytes);
 Status quantize_transformer_scratch_bytes(const TransformerConfig& config, DType dtype, int32_t max_len,
                                           size_t* scratch_bytes);
 

@@ -70,10 +70,13 @@ struct FixedOps<int8_t> : FixedTypes<WeightsS8, IoS8, KvCacheS8> {
   static void scores(ConstMatS8 q, ConstMatS8 k, const WeightsS8& w, MatS32 s) {
     best(kScoresS8)(q, w.q_zero_point, k, w.k_zero_point, w.softmax.score_shift, s);
   }
+  // The context's requantization: P V into the context's scale and zero point.
+  static Requant context_requant(const WeightsS8& w) {
+    return Requant{w.context_multiplier, w.context_shift, w.context_zero_point};
+  }
   // o = requant(p (v - zv)) into the context's zero point
   static void weighted_sum(ConstMatS16 p, ConstMatS8 v, const WeightsS8& w, MatS8 o) {
-    best(kWeightedSumS8)(p, v, w.v_zero_point, w.context_multiplier, w.context_shift, w.context_zero_point,
-                         o);
+    best(kWeightedSumS8)(p, v, w.v_zero_point, context_requant(w), o);
   }
   static void rope(MatS8 x, int32_t head_dim, int32_t zp, int32_t pos0, const RopeTable& t) {
     rope_s8_ref(x, head_dim, zp, pos0, t);
@@ -91,8 +94,7 @@ struct FixedOps<int8_t> : FixedTypes<WeightsS8, IoS8, KvCacheS8> {
   // o = requant(p (v - zv)) with p = fused_prob(e, recip) and V given as vt [d, S]
   static void weighted_sum_vt(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, const WeightsS8& w,
                               MatS8 o) {
-    best(kWeightedSumVtS8)(e, recip, vt, w.v_zero_point, w.context_multiplier, w.context_shift,
-                           w.context_zero_point, o);
+    best(kWeightedSumVtS8)(e, recip, vt, w.v_zero_point, context_requant(w), o);
   }
 };
 #endif
@@ -116,7 +118,7 @@ struct FixedOps<int16_t> : FixedTypes<WeightsS16, IoS16, KvCacheS16> {
   }
   // o = requant(p v), int64 sums
   static void weighted_sum(ConstMatS16 p, ConstMatS16 v, const WeightsS16& w, MatS16 o) {
-    best(kWeightedSumS16)(p, v, w.context_multiplier, w.context_shift, o);
+    best(kWeightedSumS16)(p, v, Requant{w.context_multiplier, w.context_shift, 0}, o);
   }
   static void rope(MatS16 x, int32_t head_dim, int32_t, int32_t pos0, const RopeTable& t) {
     rope_s16_ref(x, head_dim, pos0, t);

@@ -26,7 +26,7 @@ Status bytes_of(const detail::PackedLayoutF32& p, size_t* bytes) {
 
 }  // namespace
 
-Status packed_weights_bytes_f32(const Plan& plan, size_t* bytes) {
+Status pack_weights_f32_storage_bytes(const Plan& plan, size_t* bytes) {
   if (bytes == nullptr) return Status::kNullArgument;
   ATTN_TRY(check_plan(plan));
   return bytes_of(detail::packed_layout_f32(plan.config), bytes);

@@ -16,6 +16,7 @@
 #include "attn/kernel_set.h"
 #include "attn/model.h"
 #include "capi/handles.h"
+#include "capi/mirrors.h"
 
 namespace attn {
 namespace {
@@ -26,16 +27,18 @@ namespace {
 #include "attn/status_list.h"
 #undef ATTN_STATUS
 
-static_assert(ATTN_DTYPE_F32 == static_cast<int32_t>(DType::kF32), "dtype codes");
-static_assert(ATTN_DTYPE_S8 == static_cast<int32_t>(DType::kS8), "dtype codes");
-static_assert(ATTN_DTYPE_S16 == static_cast<int32_t>(DType::kS16), "dtype codes");
-
 using capi::Box;
+using capi::config_to_c;
+using capi::copy_io;
+using capi::copy_weights_f32;
+using capi::copy_weights_fixed;
+using capi::copy_weights_s8;
 using capi::fetch;
 using capi::fits_handle;
 using capi::kModelMagic;
 using capi::store;
 using capi::to_c;
+using capi::to_cpp;
 
 constexpr uint32_t kPlanMagic = 0x4E414C50u;  // "PLAN"
 
@@ -44,30 +47,14 @@ using ModelBox = Box<Model>;
 static_assert(fits_handle<Plan, attn_plan>(), "grow or align attn_plan's storage in attn/attn.h");
 static_assert(fits_handle<Model, attn_model>(), "grow or align attn_model's storage in attn/attn.h");
 
-AttentionConfig to_cpp(const attn_config& c) {
-  AttentionConfig out;
-  out.embed_dim = c.embed_dim;
-  out.num_heads = c.num_heads;
-  out.head_dim = c.head_dim;
-  out.kdim = c.kdim;
-  out.vdim = c.vdim;
-  out.bias = c.bias != 0;
-  out.num_kv_heads = c.num_kv_heads;
-  out.rope_base = c.rope_base;
-  return out;
-}
-
+// The resolved config (head_dim, kdim, vdim and kv heads never 0).
 attn_config to_c(const AttentionConfig& c) {
   attn_config out;
-  std::memset(&out, 0, sizeof out);
-  out.embed_dim = c.embed_dim;
-  out.num_heads = c.num_heads;
+  config_to_c(c, &out);
   out.head_dim = c.resolved_head_dim();
   out.kdim = c.resolved_kdim();
   out.vdim = c.resolved_vdim();
-  out.bias = c.bias ? 1 : 0;
   out.num_kv_heads = c.resolved_kv_heads();
-  out.rope_base = c.rope_base;
   return out;
 }
 
@@ -84,64 +71,6 @@ Mask to_cpp(const attn_mask* mask) {
   return m;
 }
 
-// Field-by-field copies between the C structs and the C++ ones, which use the
-// same field names: one template serves both directions.
-template <class To, class From>
-void copy_f32_weights(To* to, const From& from) {
-  to->wq = from.wq;
-  to->wk = from.wk;
-  to->wv = from.wv;
-  to->wo = from.wo;
-  to->bq = from.bq;
-  to->bk = from.bk;
-  to->bv = from.bv;
-  to->bo = from.bo;
-}
-
-template <class To, class From>
-void copy_projection(To* to, const From& from) {
-  to->weight = from.weight;
-  to->bias = from.bias;
-  to->multiplier = from.multiplier;
-  to->shift = from.shift;
-}
-
-// What attn_weights_s8 and attn_weights_s16 (WeightsS8, WeightsS16) share.
-template <class To, class From>
-void copy_fixed_weights(To* to, const From& from) {
-  copy_projection(&to->q, from.q);
-  copy_projection(&to->k, from.k);
-  copy_projection(&to->v, from.v);
-  copy_projection(&to->o, from.o);
-  to->softmax.exp_multiplier = from.softmax.exp_multiplier;
-  to->softmax.exp_shift = from.softmax.exp_shift;
-  to->softmax.diff_limit = from.softmax.diff_limit;
-  to->softmax.score_shift = from.softmax.score_shift;
-  to->context_multiplier = from.context_multiplier;
-  to->context_shift = from.context_shift;
-  to->rope.cos = from.rope.cos;
-  to->rope.sin = from.rope.sin;
-  to->rope.positions = from.rope.positions;
-}
-
-template <class To, class From>
-void copy_s8_weights(To* to, const From& from) {
-  copy_fixed_weights(to, from);
-  to->q_zero_point = from.q_zero_point;
-  to->k_zero_point = from.k_zero_point;
-  to->v_zero_point = from.v_zero_point;
-  to->context_zero_point = from.context_zero_point;
-  to->output_zero_point = from.output_zero_point;
-}
-
-template <class To, class From>
-void copy_io(To* to, const From& from) {
-  to->query = from.query;
-  to->key = from.key;
-  to->value = from.value;
-  to->output = from.output;
-  to->query_position = from.query_position;
-}
 // Runs a forward f on io. With saturation counters, a C caller's counts
 // come through a C++ SaturationCounts of this call, added to the caller's
 // attn_saturation_counts afterwards (the two types are separate types).
@@ -179,7 +108,7 @@ Status run_forward_io(IoS16& io, const attn_io_s16& c, F f) {
 
 #if ATTN_WITH_F32
 void copy_io(IoF32* to, const attn_io_f32& from) {
-  copy_io<IoF32, attn_io_f32>(to, from);
+  capi::copy_io<IoF32, attn_io_f32>(to, from);
   to->attn_weights = from.attn_weights;
 }
 #endif
@@ -216,13 +145,13 @@ struct DtypeApi;
   };
 // NOLINTEND(bugprone-macro-parentheses)
 #if ATTN_WITH_F32
-ATTN_DTYPE_API(float, f32, WeightsF32, IoF32, copy_f32_weights, 0x4548434Bu)  // "KCHE"
+ATTN_DTYPE_API(float, f32, WeightsF32, IoF32, copy_weights_f32, 0x4548434Bu)  // "KCHE"
 #endif
 #if ATTN_WITH_S8
-ATTN_DTYPE_API(int8_t, s8, WeightsS8, IoS8, copy_s8_weights, 0x3853434Bu)  // "KCS8"
+ATTN_DTYPE_API(int8_t, s8, WeightsS8, IoS8, copy_weights_s8, 0x3853434Bu)  // "KCS8"
 #endif
 #if ATTN_WITH_S16
-ATTN_DTYPE_API(int16_t, s16, WeightsS16, IoS16, copy_fixed_weights, 0x3631434Bu)  // "KC16"
+ATTN_DTYPE_API(int16_t, s16, WeightsS16, IoS16, copy_weights_fixed, 0x3631434Bu)  // "KC16"
 #endif
 #undef ATTN_DTYPE_API
 
@@ -316,13 +245,13 @@ Status model_block(const attn_model* model, uint32_t index, Block* block) {
 }
 
 #if ATTN_WITH_F32
-void block_weights(const Block& b, attn_weights_f32* out) { copy_f32_weights(out, b.f32); }
+void block_weights(const Block& b, attn_weights_f32* out) { copy_weights_f32(out, b.f32); }
 #endif
 #if ATTN_WITH_S8
-void block_weights(const Block& b, attn_weights_s8* out) { copy_s8_weights(out, b.s8); }
+void block_weights(const Block& b, attn_weights_s8* out) { copy_weights_s8(out, b.s8); }
 #endif
 #if ATTN_WITH_S16
-void block_weights(const Block& b, attn_weights_s16* out) { copy_fixed_weights(out, b.s16); }
+void block_weights(const Block& b, attn_weights_s16* out) { copy_weights_fixed(out, b.s16); }
 #endif
 
 void to_c(const TensorView& v, attn_tensor_info* info) {
@@ -426,7 +355,7 @@ attn_status attn_plan_arena_bytes(const attn_plan* plan, size_t* bytes) {
   return ATTN_OK;
 }
 
-attn_status attn_kv_cache_bytes(const attn_plan* plan, size_t* bytes) {
+attn_status attn_kv_cache_arena_bytes(const attn_plan* plan, size_t* bytes) {
   if (bytes == nullptr) return attn::to_c(Status::kNullArgument);
   *bytes = 0;
   attn::Plan p;
@@ -514,10 +443,10 @@ attn_status attn_model_verify(const attn_model* model) {
   return attn::to_c(m.verify());
 }
 
-attn_status attn_model_file_size(const void* data, size_t available, size_t* size) {
+attn_status attn_model_file_bytes(const void* data, size_t available, size_t* size) {
   if (size == nullptr) return attn::to_c(Status::kNullArgument);
   *size = 0;
-  return attn::to_c(attn::Model::file_size(data, available, size));
+  return attn::to_c(attn::Model::file_bytes(data, available, size));
 }
 
 attn_status attn_model_block_io(const attn_model* model, uint32_t index, attn_block_io* io) {

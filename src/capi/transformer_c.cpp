@@ -21,24 +21,14 @@
 #include "attn/transformer.h"
 #include "attn/transformer_fixed.h"
 #include "capi/handles.h"
+#include "capi/mirrors.h"
 #include "capi/transformer_c.h"
 
 namespace attn {
 namespace capi {
 namespace {
 
-static_assert(ATTN_NORM_LAYER_NORM == static_cast<int32_t>(NormKind::kLayerNorm), "norm codes");
-static_assert(ATTN_NORM_RMS_NORM == static_cast<int32_t>(NormKind::kRmsNorm), "norm codes");
-static_assert(ATTN_ACT_GELU == static_cast<int32_t>(Activation::kGelu), "activation codes");
-static_assert(ATTN_ACT_GELU_TANH == static_cast<int32_t>(Activation::kGeluTanh), "activation codes");
-static_assert(ATTN_ACT_RELU == static_cast<int32_t>(Activation::kRelu), "activation codes");
-static_assert(ATTN_ACT_SILU == static_cast<int32_t>(Activation::kSilu), "activation codes");
-static_assert(ATTN_HEAD_NONE == static_cast<int32_t>(LmHead::kNone), "head codes");
-static_assert(ATTN_HEAD_TIED == static_cast<int32_t>(LmHead::kTied), "head codes");
-static_assert(ATTN_HEAD_UNTIED == static_cast<int32_t>(LmHead::kUntied), "head codes");
-// A new TransformerConfig field needs its attn_transformer_config field (and
-// the copies below): 23 fields today, the C ones 4 bytes each.
-static_assert(sizeof(attn_transformer_config) == 23 * 4, "attn_transformer_config: 23 fields");
+// The enum codes and the config's fields are checked in capi/mirrors.h.
 
 // ---- handles (capi/handles.h) ------------------------------------------------
 
@@ -50,67 +40,6 @@ static_assert(fits_handle<TransformerPlan, attn_transformer_plan>(),
 static_assert(fits_handle<Model, attn_model>(), "attn_model's storage, as attn_c.cpp checks it");
 
 // ---- config ------------------------------------------------------------------
-
-// An int that is no code of a uint8_t enum maps to 0xFF, which none is.
-template <class E>
-E enum_of(int32_t v) {
-  return static_cast<E>(v >= 0 && v < 0xFF ? v : 0xFF);
-}
-
-TransformerConfig to_cpp(const attn_transformer_config& c) {
-  TransformerConfig o;
-  o.vocab_size = c.vocab_size;
-  o.embed_dim = c.embed_dim;
-  o.num_layers = c.num_layers;
-  o.num_heads = c.num_heads;
-  o.num_kv_heads = c.num_kv_heads;
-  o.head_dim = c.head_dim;
-  o.ffn_dim = c.ffn_dim;
-  o.max_positions = c.max_positions;
-  o.type_vocab_size = c.type_vocab_size;
-  o.norm = enum_of<NormKind>(c.norm);
-  o.norm_eps = c.norm_eps;
-  o.activation = enum_of<Activation>(c.activation);
-  o.head = enum_of<LmHead>(c.head);
-  o.rope_base = c.rope_base;
-  o.pre_norm = c.pre_norm != 0;
-  o.gated_ffn = c.gated_ffn != 0;
-  o.attention_bias = c.attention_bias != 0;
-  o.ffn_bias = c.ffn_bias != 0;
-  o.norm_bias = c.norm_bias != 0;
-  o.learned_positions = c.learned_positions != 0;
-  o.embedding_norm = c.embedding_norm != 0;
-  o.final_norm = c.final_norm != 0;
-  o.causal = c.causal != 0;
-  return o;
-}
-
-void config_to_c(const TransformerConfig& c, attn_transformer_config* o) {
-  std::memset(o, 0, sizeof *o);
-  o->vocab_size = c.vocab_size;
-  o->embed_dim = c.embed_dim;
-  o->num_layers = c.num_layers;
-  o->num_heads = c.num_heads;
-  o->num_kv_heads = c.num_kv_heads;
-  o->head_dim = c.head_dim;
-  o->ffn_dim = c.ffn_dim;
-  o->max_positions = c.max_positions;
-  o->type_vocab_size = c.type_vocab_size;
-  o->norm = static_cast<int32_t>(c.norm);
-  o->norm_eps = c.norm_eps;
-  o->activation = static_cast<int32_t>(c.activation);
-  o->head = static_cast<int32_t>(c.head);
-  o->rope_base = c.rope_base;
-  o->pre_norm = c.pre_norm ? 1 : 0;
-  o->gated_ffn = c.gated_ffn ? 1 : 0;
-  o->attention_bias = c.attention_bias ? 1 : 0;
-  o->ffn_bias = c.ffn_bias ? 1 : 0;
-  o->norm_bias = c.norm_bias ? 1 : 0;
-  o->learned_positions = c.learned_positions ? 1 : 0;
-  o->embedding_norm = c.embedding_norm ? 1 : 0;
-  o->final_norm = c.final_norm ? 1 : 0;
-  o->causal = c.causal ? 1 : 0;
-}
 
 // A loaded model file's config and dtype (kNotAModel for a block file).
 Status model_config(const attn_model* model, Model* m, TransformerConfig* c, DType* dtype) {
@@ -297,35 +226,14 @@ Status fetch_core(const attn_transformer* handle, Core** core) {
 
 #if ATTN_WITH_F32
 // The C layer into the C++ one (no packed panels).
-LayerWeightsF32 to_cpp(const attn_layer_weights_f32& c) {
+LayerWeightsF32 layer_to_cpp(const attn_layer_weights_f32& c) {
   LayerWeightsF32 l;
-  const attn_weights_f32& a = c.attention;
-  l.attention.wq = a.wq;
-  l.attention.wk = a.wk;
-  l.attention.wv = a.wv;
-  l.attention.wo = a.wo;
-  l.attention.bq = a.bq;
-  l.attention.bk = a.bk;
-  l.attention.bv = a.bv;
-  l.attention.bo = a.bo;
-  l.norm1.weight = c.norm1.weight;
-  l.norm1.bias = c.norm1.bias;
-  l.norm2.weight = c.norm2.weight;
-  l.norm2.bias = c.norm2.bias;
-  l.ffn.w1 = c.ffn.w1;
-  l.ffn.b1 = c.ffn.b1;
-  l.ffn.w2 = c.ffn.w2;
-  l.ffn.b2 = c.ffn.b2;
-  l.ffn.w3 = c.ffn.w3;
-  l.ffn.b3 = c.ffn.b3;
+  copy_weights_f32(&l.attention, c.attention);
+  copy_norm_f32(&l.norm1, c.norm1);
+  copy_norm_f32(&l.norm2, c.norm2);
+  copy_ffn_f32(&l.ffn, c.ffn);
   return l;
 }
-// The C mirrors are the C++ structs without their packed-panel pointers: a
-// C++ field added elsewhere trips these (then mirror it, or say why not).
-static_assert(sizeof(attn_layer_weights_f32) + 2 * sizeof(void*) == sizeof(LayerWeightsF32),
-              "LayerWeightsF32 changed: update attn_layer_weights_f32");
-static_assert(sizeof(attn_transformer_weights_f32) == sizeof(TransformerWeightsF32),
-              "TransformerWeightsF32 changed: update attn_transformer_weights_f32");
 
 bool norm_ok(const TransformerConfig& c, const attn_norm_weights_f32& n) {
   return n.weight != nullptr && (c.norm != NormKind::kLayerNorm || !c.norm_bias || n.bias != nullptr);
@@ -485,7 +393,7 @@ attn_status attn_transformer_plan_arena_bytes(const attn_transformer_plan* plan,
   return ATTN_OK;
 }
 
-attn_status attn_transformer_plan_bytes(const attn_transformer_plan* plan, size_t* bytes) {
+attn_status attn_transformer_init_f32_arena_bytes(const attn_transformer_plan* plan, size_t* bytes) {
   if (bytes == nullptr) return to_c(Status::kNullArgument);
   *bytes = 0;
   attn::TransformerPlan p;
@@ -493,8 +401,8 @@ attn_status attn_transformer_plan_bytes(const attn_transformer_plan* plan, size_
   return to_c(attn::capi::total_bytes(p, bytes));
 }
 
-attn_status attn_transformer_bytes(const attn_model* model, int32_t max_tokens, int32_t capacity,
-                                   size_t* bytes) {
+attn_status attn_transformer_init_arena_bytes(const attn_model* model, int32_t max_tokens, int32_t capacity,
+                                              size_t* bytes) {
   if (bytes == nullptr) return to_c(Status::kNullArgument);
   *bytes = 0;
   attn::Model m;
@@ -536,15 +444,9 @@ attn_status attn_transformer_init_f32(attn_transformer* transformer, const attn_
   return attn::capi::bind(transformer, p, window, arena, arena_bytes, [&](auto, auto* w, auto* layers) {
     using W = std::remove_pointer_t<decltype(w)>;
     if constexpr (std::is_same<W, attn::TransformerWeightsF32>::value) {
-      for (int32_t l = 0; l < p.config.num_layers; ++l) layers[l] = attn::capi::to_cpp(weights->layers[l]);
-      w->token_embedding = weights->token_embedding;
-      w->position_embedding = weights->position_embedding;
-      w->type_embedding = weights->type_embedding;
-      w->embedding_norm.weight = weights->embedding_norm.weight;
-      w->embedding_norm.bias = weights->embedding_norm.bias;
-      w->final_norm.weight = weights->final_norm.weight;
-      w->final_norm.bias = weights->final_norm.bias;
-      w->lm_head = weights->lm_head;
+      for (int32_t l = 0; l < p.config.num_layers; ++l)
+        layers[l] = attn::capi::layer_to_cpp(weights->layers[l]);
+      attn::capi::copy_transformer_weights_f32(w, *weights);
       w->layers = layers;
       return Status::kOk;
     } else {

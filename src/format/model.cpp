@@ -39,7 +39,7 @@ Status Model::load(const void* data, size_t size, Model* out) {
   return Status::kOk;
 }
 
-Status Model::file_size(const void* data, size_t available, size_t* out) {
+Status Model::file_bytes(const void* data, size_t available, size_t* out) {
   if (data == nullptr || out == nullptr) return Status::kNullArgument;
   const uint8_t* p = static_cast<const uint8_t*>(data);
   ATTN_TRY(format::check_preamble(p, available));

@@ -121,7 +121,7 @@ Status check_tensor(const TensorDesc& t, const Header& h, uint64_t data_bytes) {
     if (!mul_u64(elements, v, &elements)) return Status::kSizeOverflow;
   }
   uint64_t bytes = 0;
-  if (!mul_u64(elements, dtype_size(static_cast<DType>(t.dtype)), &bytes)) return Status::kSizeOverflow;
+  if (!mul_u64(elements, dtype_bytes(static_cast<DType>(t.dtype)), &bytes)) return Status::kSizeOverflow;
   if (bytes != t.byte_size) return Status::kBadByteSize;
   if (t.offset % h.data_align != 0) return Status::kTensorMisaligned;
   uint64_t end = 0;

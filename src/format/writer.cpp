@@ -298,7 +298,7 @@ void add_transformer_fixed(ModelSpec& m, const TransformerConfig& c, bool byte_v
   const auto add = [&](uint32_t block, Role role, DType dt, std::vector<uint32_t> dims, const void* data) {
     const std::string name = tensor_name(block, role);
     if (data == nullptr) throw std::runtime_error(what + name + " is null but the config needs it");
-    size_t n = dtype_size(dt);
+    size_t n = dtype_bytes(dt);
     for (uint32_t d : dims) n *= d;
     TensorSpec t;
     t.name = name;
@@ -466,7 +466,7 @@ std::vector<uint8_t> write_model(const ModelSpec& m) {
                                " bytes");
     if (t.dims.empty() || t.dims.size() > static_cast<size_t>(kMaxRank))
       throw std::runtime_error("tensor '" + t.name + "' must have rank 1..4");
-    uint64_t n = dtype_size(t.dtype);
+    uint64_t n = dtype_bytes(t.dtype);
     for (uint32_t v : t.dims) n *= v;
     if (n != t.bytes.size())
       throw std::runtime_error("tensor '" + t.name + "': byte size disagrees with dims");

@@ -31,7 +31,7 @@ struct TensorSpec {
   format::Layout layout = format::Layout::kPlain;
   uint32_t block = format::kNoBlock;
   std::vector<uint32_t> dims;  // rank 1..4
-  std::vector<uint8_t> bytes;  // product(dims) * dtype_size(dtype)
+  std::vector<uint8_t> bytes;  // product(dims) * dtype_bytes(dtype)
 };
 
 struct BlockSpec {

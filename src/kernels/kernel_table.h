@@ -82,11 +82,10 @@ using SoftmaxRowsFn = void (*)(int32_t* s, int32_t stride, int32_t rows, const i
                                const int32_t* end, int32_t n, const FusedSoftmax& sm);
 using SoftmaxExpsFn = uint32_t (*)(int32_t* row, int32_t begin, int32_t end, int32_t n,
                                    const FusedSoftmax& sm);
-using WeightedSumS8Fn = void (*)(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
-                                 MatS8 o);
-using WeightedSumVtS8Fn = void (*)(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,
-                                   int32_t sh, int32_t zo, MatS8 o);
-using WeightedSumS16Fn = void (*)(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
+using WeightedSumS8Fn = void (*)(ConstMatS16 p, ConstMatS8 v, int32_t zv, const Requant& requant, MatS8 o);
+using WeightedSumVtS8Fn = void (*)(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv,
+                                   const Requant& requant, MatS8 o);
+using WeightedSumS16Fn = void (*)(ConstMatS16 p, ConstMatS16 v, const Requant& requant, MatS16 o);
 using LinearTS8Fn = int32_t (*)(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p,
                                 MatS8 yt);
 

@@ -64,6 +64,17 @@ ATTN_ALWAYS_INLINE constexpr FusedExp fused_exp_constants(const FusedSoftmax& sm
 constexpr int kExpPhaseIndexShift = 20;   // table index: bits [20, 28) of the phase
 constexpr int kExpPhaseOctaveShift = 28;  // octave: bits [28, 32)
 
+// The requantization of a fixed-point op's int32 (or int64) sums into its
+// output: clamp(zero_point + MBQM(acc, multiplier, shift)) (s16: zero point
+// 0 and the 64-bit requantize_s64). One struct, not three int32_t side by
+// side, so that a call cannot swap them. (Not fast::Requant of
+// kernels/requantize.h, the per-channel folded form the SIMD kernels use.)
+struct Requant {
+  int32_t multiplier;  // Q0.31, >= 0
+  int32_t shift;       // [-31, 30] (s16: [-31, 14])
+  int32_t zero_point;  // of the output; 0 for s16
+};
+
 // ---- portable scalar variants: always compiled, the oracle for the others ---
 // Stand-alone ops (see attn/kernels_fixed.h for the arithmetic).
 void linear_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
@@ -112,20 +123,22 @@ ATTN_ALWAYS_INLINE void store_fused_prob(int32_t* row, int32_t j, int32_t p) {
 // 0 over the rest of [0, n); returns the row's normalizer (0 when begin >= end),
 // so that fused_prob(e_j, recip) is softmax_fused_row's probability j.
 uint32_t softmax_exps_row_ref(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
-// o[t, c] = clamp(zo + MBQM(sum_j p[t, j] * (v[j, c] - zv), m, sh), -128, 127), int32 sum.
-void weighted_sum_s8_ref(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
+// o[t, c] = clamp(zo + MBQM(sum_j p[t, j] * (v[j, c] - zv), m, sh), -128, 127), int32 sum,
+// with m, sh, zo the requant's multiplier, shift and zero point.
+void weighted_sum_s8_ref(ConstMatS16 p, ConstMatS8 v, int32_t zv, const Requant& requant, MatS8 o);
 // The same with V transposed, vt [d, S] (vt[c, j] = v[j, c], the arena layout
 // of V where kValuesTransposedS8), and the probabilities given as the fused
 // softmax's exps e [T, S] (softmax_exps_row) and per-row normalizers recip [T]:
 // p[t, j] = fused_prob(e[t, j], recip[t]) (<= 32767: recip of the row's own exps).
-void weighted_sum_vt_s8_ref(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,
-                            int32_t sh, int32_t zo, MatS8 o);
+void weighted_sum_vt_s8_ref(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv,
+                            const Requant& requant, MatS8 o);
 // linear_s8 into the transposed output yt [N, M] (yt[n, m] = y[m, n]): V^T
 // of forward_s8 where kValuesTransposedS8. Returns the channels written, N
 // (a SIMD variant may write only the leading ones it takes; see _dsp).
 int32_t linear_s8_t_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 yt);
-// o[t, c] = clamp(requantize_s64(sum_j p[t, j] * v[j, c], m, sh), -32768, 32767), int64 sum.
-void weighted_sum_s16_ref(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
+// o[t, c] = clamp(requantize_s64(sum_j p[t, j] * v[j, c], m, sh), -32768, 32767), int64 sum
+// (m, sh: the requant's multiplier and shift; its zero point is 0).
+void weighted_sum_s16_ref(ConstMatS16 p, ConstMatS16 v, const Requant& requant, MatS16 o);
 // Rotary embedding in place. Row r of x [rows, heads * head_dim] sits at
 // position pos0 + r (< t.positions); in every head the pair (i, i + head_dim/2)
 // turns by the table's row: with a = x[i] - zp, b = x[i + head_dim/2] - zp,
@@ -144,9 +157,8 @@ void rope_s16_ref(MatS16 x, int32_t head_dim, int32_t pos0, const RopeTable& t);
                         MatS16 y);                                                                         \
   void scores_s8_##isa(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s); \
   void scores_s16_##isa(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);                      \
-  void weighted_sum_s8_##isa(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,   \
-                             MatS8 o);                                                                     \
-  void weighted_sum_s16_##isa(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
+  void weighted_sum_s8_##isa(ConstMatS16 p, ConstMatS8 v, int32_t zv, const Requant& requant, MatS8 o);    \
+  void weighted_sum_s16_##isa(ConstMatS16 p, ConstMatS16 v, const Requant& requant, MatS16 o);
 ATTN_DECLARE_FIXED_VARIANTS(avx2)  // x86-64 AVX2
 ATTN_DECLARE_FIXED_VARIANTS(neon)  // NEON, AArch64 (SDOT where the target has it) and ARMv7-A
 #undef ATTN_DECLARE_FIXED_VARIANTS
@@ -166,8 +178,7 @@ void scores_s8_avx512vnni(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, in
 // over its own keys [begin[r], end[r]), the rows' phases interleaved.
 void softmax_fused_rows_avx512vnni(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
                                    const int32_t* end, int32_t n, const FusedSoftmax& sm);
-void weighted_sum_s8_avx512vnni(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
-                                MatS8 o);
+void weighted_sum_s8_avx512vnni(ConstMatS16 p, ConstMatS8 v, int32_t zv, const Requant& requant, MatS8 o);
 
 // ---- Cortex-M DSP extension (ATTN_HAVE_DSP: M4, M7, M33), SMLAD ------------
 void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
@@ -176,20 +187,20 @@ void linear_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const Linear
 // the channels [0, n0) written; the caller computes the rest.
 int32_t linear_s8_t_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 yt);
 void scores_s8_dsp(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
-void weighted_sum_s8_dsp(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
-void weighted_sum_vt_s8_dsp(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,
-                            int32_t sh, int32_t zo, MatS8 o);
+void weighted_sum_s8_dsp(ConstMatS16 p, ConstMatS8 v, int32_t zv, const Requant& requant, MatS8 o);
+void weighted_sum_vt_s8_dsp(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv,
+                            const Requant& requant, MatS8 o);
 uint32_t softmax_exps_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 void softmax_fused_row_dsp(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 // s16 (SMLAD / SMLALD; same contracts and bits as the refs).
 void linear_s16_dsp(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y);
 void scores_s16_dsp(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);
-void weighted_sum_s16_dsp(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
+void weighted_sum_s16_dsp(ConstMatS16 p, ConstMatS16 v, const Requant& requant, MatS16 o);
 
 // ---- Cortex-M55 Helium (ATTN_HAVE_MVE) ----------------------------------------
 void linear_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
 void scores_s8_mve(ConstMatS8 q, int32_t zq, ConstMatS8 k, int32_t zk, int32_t score_shift, MatS32 s);
-void weighted_sum_s8_mve(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo, MatS8 o);
+void weighted_sum_s8_mve(ConstMatS16 p, ConstMatS8 v, int32_t zv, const Requant& requant, MatS8 o);
 void softmax_fused_row_mve(int32_t* row, int32_t begin, int32_t end, int32_t n, const FusedSoftmax& sm);
 // softmax_fused_row_mve over rows [0, rows) of s (row stride `stride` int32), row r over [begin[r], end[r]).
 void softmax_fused_rows_mve(int32_t* s, int32_t stride, int32_t rows, const int32_t* begin,
@@ -197,7 +208,7 @@ void softmax_fused_rows_mve(int32_t* s, int32_t stride, int32_t rows, const int3
 // s16 (VMLADAVA / VMLALDAVA; same contracts and bits as the refs).
 void linear_s16_mve(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const LinearS16Params& p, MatS16 y);
 void scores_s16_mve(ConstMatS16 q, ConstMatS16 k, int32_t score_shift, MatS32 s);
-void weighted_sum_s16_mve(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o);
+void weighted_sum_s16_mve(ConstMatS16 p, ConstMatS16 v, const Requant& requant, MatS16 o);
 
 }  // namespace detail
 }  // namespace attn

@@ -592,7 +592,7 @@ ATTN_COLD_CODE Status transformer_fixed_bytes(const TransformerPlan& plan, size_
   Plan p;
   ATTN_TRY(plan_attention(ac, dtype, M, M, &p, T));
   // Sums in 64 bits; a total above SIZE_MAX (a 32-bit target) is 0: kSizeOverflow in plan_transformer.
-  const size_t e = dtype_size(dtype);
+  const size_t e = dtype_bytes(dtype);
   uint64_t phase = p.arena_bytes;  // the attention block's scratch
   if (plan.capacity > 0) {
     Plan d;

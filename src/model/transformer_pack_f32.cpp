@@ -20,7 +20,7 @@ Status bytes_of(const TransformerConfig& c, size_t* bytes) {
 
 }  // namespace
 
-Status transformer_packed_bytes_f32(const TransformerPlan& plan, size_t* bytes) {
+Status pack_transformer_weights_f32_storage_bytes(const TransformerPlan& plan, size_t* bytes) {
   if (bytes == nullptr) return Status::kNullArgument;
   ATTN_TRY(detail::check_transformer_plan(plan, DType::kF32));
   return bytes_of(plan.config, bytes);

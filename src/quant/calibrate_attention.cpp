@@ -82,7 +82,7 @@ void weighted_sum(const float* p, ConstMatF32 v, float* out) {
 
 }  // namespace
 
-size_t calibrate_attention_bytes(const AttentionConfig& c, int32_t L, int32_t S) {
+size_t calibrate_attention_arena_bytes(const AttentionConfig& c, int32_t L, int32_t S) {
   const int32_t D = c.inner_dim(), Dkv = c.kv_dim(), E = c.embed_dim;
   return arena_round_up(n_of(L, D) * 4) * 2 + arena_round_up(n_of(S, Dkv) * 4) * 2 +
          arena_round_up(n_of(L, E) * 4) + arena_round_up(static_cast<size_t>(S) * 4);

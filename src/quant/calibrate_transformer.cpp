@@ -288,7 +288,7 @@ double activation(Activation a, double x) {
 size_t float_forward_bytes(const TransformerConfig& c, int32_t n) {
   const AttentionConfig ac = c.attention();
   return 3 * arena_round_up(n_of(n, c.embed_dim) * 4) + 2 * arena_round_up(n_of(n, c.ffn_dim) * 4) +
-         calibrate_attention_bytes(ac, n, n);
+         calibrate_attention_arena_bytes(ac, n, n);
 }
 
 Status float_forward(const TransformerConfig& c, const TransformerWeightsF32& w, const int32_t* tokens,

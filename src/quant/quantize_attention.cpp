@@ -214,7 +214,8 @@ int32_t quantize_value(float x, QuantParams p, DType dtype) {
   return static_cast<int32_t>(q);
 }
 
-size_t quantized_attention_bytes(const AttentionConfig& c, DType dtype, const QuantizeOptions& options) {
+size_t quantize_attention_storage_bytes(const AttentionConfig& c, DType dtype,
+                                        const QuantizeOptions& options) {
   const size_t E = static_cast<size_t>(c.embed_dim), D = static_cast<size_t>(c.inner_dim());
   const size_t kd = static_cast<size_t>(c.resolved_kdim()), vd = static_cast<size_t>(c.resolved_vdim());
   // int8: int32 biases, always present (they carry the zero-point fold); int16: int64, only with config.bias.

@@ -561,7 +561,7 @@ size_t projection_bytes(int32_t out, int32_t in, size_t bias_bytes) {
 
 }  // namespace
 
-Status quantized_transformer_bytes(const TransformerConfig& c, DType dtype, size_t* bytes) {
+Status quantize_transformer_storage_bytes(const TransformerConfig& c, DType dtype, size_t* bytes) {
   if (bytes == nullptr) return Status::kNullArgument;
   *bytes = 0;
   ATTN_TRY(detail::check_model_config(c));
@@ -580,7 +580,7 @@ Status quantized_transformer_bytes(const TransformerConfig& c, DType dtype, size
   if (c.type_vocab_size > 0) b += rounded(E, 4);
   if (c.embedding_norm) b += norm;
   const size_t bb = s8 ? 4 : (c.ffn_bias ? 8 : 0);
-  size_t layer = quantized_attention_bytes(ac, dtype, qo) + 2 * norm + projection_bytes(F, E, bb) +
+  size_t layer = quantize_attention_storage_bytes(ac, dtype, qo) + 2 * norm + projection_bytes(F, E, bb) +
                  projection_bytes(E, F, bb) + (c.gated_ffn ? projection_bytes(F, E, bb) : 0);
   if (s8) {
     layer += c.gated_ffn ? rounded(256, 2) : rounded(256, 1);

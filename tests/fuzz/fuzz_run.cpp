@@ -46,7 +46,7 @@ void run_model(const attn_model* model) {
   const int32_t n = cfg.max_positions < kTokens ? cfg.max_positions : kTokens;
   const int32_t capacity = cfg.causal ? n + 1 : 0;
   size_t need = 0;
-  if (attn_transformer_bytes(model, n, capacity, &need) != ATTN_OK || need > kMaxArena) return;
+  if (attn_transformer_init_arena_bytes(model, n, capacity, &need) != ATTN_OK || need > kMaxArena) return;
   Buffer arena(need);
   attn_transformer tf;
   if (attn_transformer_init(&tf, model, n, capacity, 0, arena.p, arena.size) != ATTN_OK) __builtin_trap();
@@ -115,7 +115,8 @@ void run_block_dtype(const attn_model* model, uint32_t b, const attn_block_info&
   attn_plan dplan;
   if (attn_plan_init_decode(&dplan, &c, dt, kTokens, kTokens + 1, 0) != ATTN_OK) __builtin_trap();
   size_t cache_bytes = 0;
-  if (attn_kv_cache_bytes(&dplan, &cache_bytes) != ATTN_OK || attn_plan_arena_bytes(&dplan, &need) != ATTN_OK)
+  if (attn_kv_cache_arena_bytes(&dplan, &cache_bytes) != ATTN_OK ||
+      attn_plan_arena_bytes(&dplan, &need) != ATTN_OK)
     __builtin_trap();
   if (cache_bytes > kMaxArena || need > kMaxArena) return;
   Buffer cache_buf(cache_bytes), arena(need);

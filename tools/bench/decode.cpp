@@ -261,7 +261,7 @@ bool bench_fixed(int32_t C, double target_s, Row* out) {
   // Calibrate and quantize (RoPE tables for the largest context).
   attn::Plan cplan;
   if (!ok(attn::plan_attention(cfg, attn::DType::kF32, C, C, &cplan), "plan_attention")) return false;
-  const size_t cal_bytes = attn::calibrate_attention_bytes(cfg, C, C);
+  const size_t cal_bytes = attn::calibrate_attention_arena_bytes(cfg, C, C);
   AlignedBuffer cbuf(cal_bytes);
   attn::Arena carena;
   if (!ok(carena.init(cbuf.data, cal_bytes), "arena.init")) return false;
@@ -274,7 +274,7 @@ bool bench_fixed(int32_t C, double target_s, Row* out) {
     return false;
   attn::QuantizeOptions options;
   options.max_positions = kContexts[sizeof kContexts / sizeof kContexts[0] - 1];
-  const size_t st_bytes = attn::quantized_attention_bytes(cfg, DT::kDtype, options);
+  const size_t st_bytes = attn::quantize_attention_storage_bytes(cfg, DT::kDtype, options);
   AlignedBuffer sbuf(st_bytes);
   attn::Arena storage;
   if (!ok(storage.init(sbuf.data, st_bytes), "arena.init")) return false;

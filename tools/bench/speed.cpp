@@ -130,13 +130,13 @@ double time_fixed(attn::DType dt, const attn::AttentionConfig& cfg, const attn::
   attn::Plan fplan;
   check(attn::plan_attention(cfg, attn::DType::kF32, L, L, &fplan), "plan f32");
   std::vector<unsigned char> cal_mem, store_mem, arena_mem;
-  attn::Arena cal = make_arena(cal_mem, attn::calibrate_attention_bytes(cfg, L, L));
+  attn::Arena cal = make_arena(cal_mem, attn::calibrate_attention_arena_bytes(cfg, L, L));
   attn::CalibrationRanges ranges;
   std::vector<float> y(x.size());
   check(attn::calibrate_attention(fplan, w, attn::Mask(), {x.data(), x.data(), x.data(), y.data()}, cal,
                                   &ranges),
         "calibrate");
-  attn::Arena store = make_arena(store_mem, attn::quantized_attention_bytes(cfg, dt));
+  attn::Arena store = make_arena(store_mem, attn::quantize_attention_storage_bytes(cfg, dt));
   attn::ActivationQuant act;
   attn::WeightsS8 w8;
   attn::WeightsS16 w16;
@@ -199,7 +199,7 @@ Result run(const Shape& s, int tile_rows, double min_ms) {
   // The f32 forward as a host application runs it, with the weights packed
   // once (pack_weights_f32), and with the weights as stored.
   size_t packed_bytes = 0;
-  check(attn::packed_weights_bytes_f32(plan, &packed_bytes), "packed_weights_bytes_f32");
+  check(attn::pack_weights_f32_storage_bytes(plan, &packed_bytes), "pack_weights_f32_storage_bytes");
   std::vector<unsigned char> packed_mem;
   void* packed_buf = packed_bytes > 0 ? aligned_bytes(packed_mem, packed_bytes) : nullptr;
   attn::WeightsF32 wp;

@@ -72,7 +72,7 @@ void build(const attn::TransformerConfig& c, Model* m) {
 // W^T panels of every layer's attention and FFN (a no-op where the build packs nothing).
 bool pack(const attn::TransformerPlan& plan, Model* m) {
   size_t bytes = 0;
-  if (attn::transformer_packed_bytes_f32(plan, &bytes) != attn::Status::kOk) return false;
+  if (attn::pack_transformer_weights_f32_storage_bytes(plan, &bytes) != attn::Status::kOk) return false;
   m->packed.clear();
   m->packed.emplace_back(bytes);
   return attn::pack_transformer_weights_f32(plan, m->layers.data(), m->packed.back().data, bytes) ==

@@ -344,7 +344,7 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
   options.residual_bits = static_cast<int32_t>(args.get_int("--residual-bits", options.residual_bits, 8, 28));
 
   size_t storage_bytes = 0, scratch_bytes = 0;
-  s = quantized_transformer_bytes(c, dtype, &storage_bytes);
+  s = quantize_transformer_storage_bytes(c, dtype, &storage_bytes);
   if (s == Status::kOk)
     s = quantize_transformer_scratch_bytes(c, dtype, static_cast<int32_t>(ids.len), &scratch_bytes);
   if (s != Status::kOk)
@@ -532,7 +532,7 @@ int cmd_quantize(int argc, char** argv) {
     if (s != Status::kOk) throw cli::Error(name + ": " + cli::describe(s));
 
     // 1. Calibrate: ranges of every stage; the float32 outputs feed the next block.
-    const size_t cal_bytes = calibrate_attention_bytes(c, Li, Si);
+    const size_t cal_bytes = calibrate_attention_arena_bytes(c, Li, Si);
     cli::AlignedBytes cal_buf(cal_bytes);
     Arena cal;
     if (cal.init(cal_buf.data(), cal_bytes) != Status::kOk) throw cli::Error("arena init failed");
@@ -577,7 +577,7 @@ int cmd_quantize(int argc, char** argv) {
 
     // 2. Quantize.
     Quantized q;
-    const size_t st_bytes = quantized_attention_bytes(c, dtype, options);
+    const size_t st_bytes = quantize_attention_storage_bytes(c, dtype, options);
     q.storage = cli::AlignedBytes(st_bytes);
     Arena st;
     if (st.init(q.storage.data(), st_bytes) != Status::kOk) throw cli::Error("arena init failed");

@@ -432,7 +432,7 @@ int cmd_run(int argc, char** argv) {
   for (size_t k = 0; k < bl.size(); ++k) {
     if (bl[k].dtype != DType::kF32) continue;
     size_t n = 0;
-    Status s = packed_weights_bytes_f32(plans[k], &n);
+    Status s = pack_weights_f32_storage_bytes(plans[k], &n);
     if (s == Status::kOk && n > 0) {
       packed[k] = cli::AlignedBytes(n);
       s = pack_weights_f32(plans[k], bl[k].f32, packed[k].data(), n, &bl[k].f32);

@@ -105,7 +105,7 @@ void ModelExec::to_float(const int32_t* q, size_t n, float* out) const {
 void ModelExec::pack(const TransformerPlan& plan) {
   if (dtype_ != DType::kF32 || packed_done_) return;
   size_t bytes = 0;
-  Status s = transformer_packed_bytes_f32(plan, &bytes);
+  Status s = pack_transformer_weights_f32_storage_bytes(plan, &bytes);
   if (s == Status::kOk && bytes > 0) {
     packed_ = AlignedBytes(bytes);
     s = pack_transformer_weights_f32(plan, lf_.data(), packed_.data(), bytes);

@@ -151,7 +151,7 @@ bool load(const std::string& path, const char* name, attn::DType dtype, Encoder*
   }
   if (dtype == attn::DType::kF32) {  // optional: pack the weights once (x86 AVX2 kernels)
     size_t bytes = 0;
-    s = attn::transformer_packed_bytes_f32(m->plan, &bytes);
+    s = attn::pack_transformer_weights_f32_storage_bytes(m->plan, &bytes);
     if (s == attn::Status::kOk && bytes > 0) {
       m->packed = aligned_bytes(bytes + ATTN_ARENA_ALIGN);
       void* p = m->packed.data();

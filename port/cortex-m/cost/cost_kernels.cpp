@@ -91,9 +91,10 @@ void profile(int32_t L, int32_t E, int32_t H) {
   const ConstMatS16 p{reinterpret_cast<const int16_t*>(g_s), kT, S, 2 * S};
   const ConstMatS8 v{g_k, S, hd, E};
   const MatS8 o{g_y, kT, hd, E};
+  const detail::Requant rq{0x50000000, -14, -1};
   report("weighted_sum_s8", L, E, H, calls,
-         count(calls, [&] { detail::best(detail::kWeightedSumS8)(p, v, 1, 0x50000000, -14, -1, o); }),
-         count(calls, [&] { detail::weighted_sum_s8_ref(p, v, 1, 0x50000000, -14, -1, o); }));
+         count(calls, [&] { detail::best(detail::kWeightedSumS8)(p, v, 1, rq, o); }),
+         count(calls, [&] { detail::weighted_sum_s8_ref(p, v, 1, rq, o); }));
 
   // The DSP targets' path (V stored transposed [hd, S]): the softmax's first
   // pass (exps and normalizer per row), then P.V normalizing P on the fly.
@@ -110,9 +111,8 @@ void profile(int32_t L, int32_t E, int32_t H) {
   const ConstMatS32 e{g_s, kT, S, S};
   const ConstMatS8 vt{g_k, hd, S, S};
   report("weighted_sum_vt_s8", L, E, H, calls,
-         count(calls,
-               [&] { detail::best(detail::kWeightedSumVtS8)(e, g_recip, vt, 1, 0x50000000, -14, -1, o); }),
-         count(calls, [&] { detail::weighted_sum_vt_s8_ref(e, g_recip, vt, 1, 0x50000000, -14, -1, o); }));
+         count(calls, [&] { detail::best(detail::kWeightedSumVtS8)(e, g_recip, vt, 1, rq, o); }),
+         count(calls, [&] { detail::weighted_sum_vt_s8_ref(e, g_recip, vt, 1, rq, o); }));
 }
 
 }  // namespace

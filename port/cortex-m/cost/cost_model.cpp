@@ -56,26 +56,10 @@ constexpr int32_t kChunk = 8;      // prefill tokens per call
 constexpr int32_t kMaxTokens = kChunk;
 constexpr int32_t kCapacity = kContext;
 TransformerConfig make_config() {
-  TransformerConfig c;
-  c.vocab_size = 512;
-  c.embed_dim = 64;
-  c.num_layers = 5;
-  c.num_heads = 8;
+  TransformerConfig c =
+      TransformerConfig::decoder(/*vocab_size=*/512, /*embed_dim=*/64, /*num_layers=*/5,
+                                 /*num_heads=*/8, /*ffn_dim=*/172, /*max_positions=*/kContext);
   c.num_kv_heads = 4;
-  c.ffn_dim = 172;
-  c.max_positions = kContext;
-  c.norm = NormKind::kRmsNorm;
-  c.norm_eps = 1e-5f;
-  c.activation = Activation::kSilu;
-  c.head = LmHead::kTied;
-  c.rope_base = 10000.0f;
-  c.pre_norm = true;
-  c.gated_ffn = true;
-  c.attention_bias = false;
-  c.ffn_bias = false;
-  c.norm_bias = false;
-  c.final_norm = true;
-  c.causal = true;
   return c;
 }
 constexpr size_t kPoolBytes = 304 * 1024;
@@ -86,21 +70,8 @@ constexpr int32_t kTokens = 64;
 constexpr int32_t kMaxTokens = kTokens;
 constexpr int32_t kCapacity = 0;
 TransformerConfig make_config() {
-  TransformerConfig c;
-  c.vocab_size = 512;
-  c.embed_dim = 64;
-  c.num_layers = 2;
-  c.num_heads = 4;
-  c.ffn_dim = 256;
-  c.max_positions = kTokens;
-  c.type_vocab_size = 2;
-  c.norm = NormKind::kLayerNorm;
-  c.norm_eps = 1e-12f;
-  c.activation = Activation::kGelu;
-  c.head = LmHead::kNone;
-  c.learned_positions = true;
-  c.embedding_norm = true;
-  return c;
+  return TransformerConfig::encoder(/*vocab_size=*/512, /*embed_dim=*/64, /*num_layers=*/2, /*num_heads=*/4,
+                                    /*ffn_dim=*/256, /*max_positions=*/kTokens);
 }
 constexpr size_t kPoolBytes = 160 * 1024;
 constexpr size_t kArenaBytes = 64 * 1024;

@@ -13,21 +13,12 @@ namespace {
 
 using namespace attn;
 
+// A decoder with biases and without rotary embedding.
 TransformerConfig make_config() {
-  TransformerConfig c;
-  c.vocab_size = 16;
-  c.embed_dim = 8;
-  c.num_layers = 1;
-  c.num_heads = 2;
-  c.ffn_dim = 16;
-  c.max_positions = 4;
-  c.norm = NormKind::kRmsNorm;
-  c.activation = Activation::kSilu;
-  c.head = LmHead::kTied;
-  c.pre_norm = true;
-  c.gated_ffn = true;
-  c.final_norm = true;
-  c.causal = true;
+  TransformerConfig c = TransformerConfig::decoder(/*vocab_size=*/16, /*embed_dim=*/8, /*num_layers=*/1,
+                                                   /*num_heads=*/2, /*ffn_dim=*/16, /*max_positions=*/4);
+  c.rope_base = 0.0f;
+  c.attention_bias = c.ffn_bias = c.norm_bias = true;
   return c;
 }
 

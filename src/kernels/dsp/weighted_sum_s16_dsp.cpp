@@ -97,12 +97,13 @@ void rows2(ConstMatS16 p, ConstMatS16 v, int32_t rm, int32_t sh, MatS16 o, int32
 
 }  // namespace
 
-void weighted_sum_s16_dsp(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o) {
+void weighted_sum_s16_dsp(ConstMatS16 p, ConstMatS16 v, const Requant& requant, MatS16 o) {
+  const int32_t m = requant.multiplier, sh = requant.shift;
   const int32_t rm = fp::reduce_multiplier_q15(m);
   for (int32_t t = 0; t < p.rows;) {
     const bool e0 = int32_exact(p.row(t), p.cols);
     if (!e0) {  // any int16 probabilities: ref's int64 sums
-      weighted_sum_s16_ref(p.rows_slice(t, 1), v, m, sh, o.rows_slice(t, 1));
+      weighted_sum_s16_ref(p.rows_slice(t, 1), v, Requant{m, sh, 0}, o.rows_slice(t, 1));
       ++t;
       continue;
     }

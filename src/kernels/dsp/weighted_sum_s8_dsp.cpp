@@ -83,8 +83,8 @@ void rows(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_
 
 }  // namespace
 
-void weighted_sum_s8_dsp(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
-                         MatS8 o) {
+void weighted_sum_s8_dsp(ConstMatS16 p, ConstMatS8 v, int32_t zv, const Requant& requant, MatS8 o) {
+  const int32_t m = requant.multiplier, sh = requant.shift, zo = requant.zero_point;
   for (int32_t t = 0; t < p.rows; t += 2) rows(p, v, zv, m, sh, zo, o, t, p.rows - t < 2 ? 1 : 2);
 }
 

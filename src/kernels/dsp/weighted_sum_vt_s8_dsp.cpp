@@ -201,7 +201,8 @@ ATTN_COLD_CODE void rows4(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, i
 
 // Compiled for size (flash): the dispatch, a few instructions more per call.
 ATTN_COLD_CODE void weighted_sum_vt_s8_dsp(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv,
-                                           int32_t m, int32_t sh, int32_t zo, MatS8 o) {
+                                           const Requant& requant, MatS8 o) {
+  const int32_t m = requant.multiplier, sh = requant.shift, zo = requant.zero_point;
   const fast::Requant rq(m, sh);
   const bool fast = e.cols >= 4 && e.cols <= dsp::kExpandMaxK && sh <= -2 && sh >= -23;
   for (int32_t t = 0; t < e.rows; t += 4) {

@@ -96,7 +96,8 @@ void row_any(ConstMatS16 p, ConstMatS16 v, int32_t rm, int32_t sh, MatS16 o, int
 
 }  // namespace
 
-void weighted_sum_s16_mve(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o) {
+void weighted_sum_s16_mve(ConstMatS16 p, ConstMatS16 v, const Requant& requant, MatS16 o) {
+  const int32_t m = requant.multiplier, sh = requant.shift;
   const int32_t rm = fp::reduce_multiplier_q15(m);
   if (v.stride > kMaxGatherStride) {
     for (int32_t t = 0; t < p.rows; ++t) row_any(p, v, rm, sh, o, t);

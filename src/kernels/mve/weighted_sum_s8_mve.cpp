@@ -391,8 +391,8 @@ void row_any(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int
 
 }  // namespace
 
-void weighted_sum_s8_mve(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
-                         MatS8 o) {
+void weighted_sum_s8_mve(ConstMatS16 p, ConstMatS8 v, int32_t zv, const Requant& requant, MatS8 o) {
+  const int32_t m = requant.multiplier, sh = requant.shift, zo = requant.zero_point;
   if (v.stride > kMaxGatherStride) {
     for (int32_t t = 0; t < p.rows; ++t) row_any(p, v, zv, m, sh, zo, o, t);
     return;

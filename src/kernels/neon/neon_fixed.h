@@ -302,7 +302,7 @@ inline void weighted_sum_s8_rows(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_
     }
   }
   if (c0 < v.cols) {
-    weighted_sum_s8_ref(p.rows_slice(t0, MR), v.cols_slice(c0, v.cols - c0), zv, m, sh, zo,
+    weighted_sum_s8_ref(p.rows_slice(t0, MR), v.cols_slice(c0, v.cols - c0), zv, Requant{m, sh, zo},
                         o.rows_slice(t0, MR).cols_slice(c0, v.cols - c0));
   }
 }
@@ -324,7 +324,7 @@ inline void weighted_sum_s16_rows(ConstMatS16 p, ConstMatS16 v, int32_t m, int32
     int64_t sum = 0;
     for (int32_t j = 0; j < p.cols; ++j) sum += pr[j] < 0 ? -int32_t{pr[j]} : int32_t{pr[j]};
     if (sum >= (int64_t{1} << 16)) {
-      weighted_sum_s16_ref(p.rows_slice(t0, MR), v, m, sh, o.rows_slice(t0, MR));
+      weighted_sum_s16_ref(p.rows_slice(t0, MR), v, Requant{m, sh, 0}, o.rows_slice(t0, MR));
       return;
     }
   }
@@ -342,7 +342,7 @@ inline void weighted_sum_s16_rows(ConstMatS16 p, ConstMatS16 v, int32_t m, int32
     }
   }
   if (c0 < v.cols) {
-    weighted_sum_s16_ref(p.rows_slice(t0, MR), v.cols_slice(c0, v.cols - c0), m, sh,
+    weighted_sum_s16_ref(p.rows_slice(t0, MR), v.cols_slice(c0, v.cols - c0), Requant{m, sh, 0},
                          o.rows_slice(t0, MR).cols_slice(c0, v.cols - c0));
   }
 }

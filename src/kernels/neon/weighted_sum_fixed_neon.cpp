@@ -11,13 +11,14 @@ namespace attn {
 namespace detail {
 
 #if ATTN_WITH_S8
-void weighted_sum_s8_neon(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
-                          MatS8 o) {
+void weighted_sum_s8_neon(ConstMatS16 p, ConstMatS8 v, int32_t zv, const Requant& requant, MatS8 o) {
+  const int32_t m = requant.multiplier, sh = requant.shift, zo = requant.zero_point;
   neonfx::weighted_sum_s8(p, v, zv, m, sh, zo, o);
 }
 #endif
 #if ATTN_WITH_S16
-void weighted_sum_s16_neon(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o) {
+void weighted_sum_s16_neon(ConstMatS16 p, ConstMatS16 v, const Requant& requant, MatS16 o) {
+  const int32_t m = requant.multiplier, sh = requant.shift;
   neonfx::weighted_sum_s16(p, v, m, sh, o);
 }
 #endif

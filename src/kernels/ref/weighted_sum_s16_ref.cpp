@@ -6,7 +6,8 @@
 namespace attn {
 namespace detail {
 
-void weighted_sum_s16_ref(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o) {
+void weighted_sum_s16_ref(ConstMatS16 p, ConstMatS16 v, const Requant& requant, MatS16 o) {
+  const int32_t m = requant.multiplier, sh = requant.shift;
   for (int32_t t = 0; t < p.rows; ++t) {
     const int16_t* pr = p.row(t);  // [S]
     int16_t* orow = o.row(t);      // [d]

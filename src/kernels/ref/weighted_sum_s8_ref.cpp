@@ -6,8 +6,8 @@
 namespace attn {
 namespace detail {
 
-void weighted_sum_s8_ref(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
-                         MatS8 o) {
+void weighted_sum_s8_ref(ConstMatS16 p, ConstMatS8 v, int32_t zv, const Requant& requant, MatS8 o) {
+  const int32_t m = requant.multiplier, sh = requant.shift, zo = requant.zero_point;
   for (int32_t t = 0; t < p.rows; ++t) {
     const int16_t* pr = p.row(t);  // [S]
     int8_t* orow = o.row(t);       // [d]

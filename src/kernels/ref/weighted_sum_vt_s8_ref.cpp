@@ -8,8 +8,9 @@
 namespace attn {
 namespace detail {
 
-void weighted_sum_vt_s8_ref(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv, int32_t m,
-                            int32_t sh, int32_t zo, MatS8 o) {
+void weighted_sum_vt_s8_ref(ConstMatS32 e, const uint32_t* recip, ConstMatS8 vt, int32_t zv,
+                            const Requant& requant, MatS8 o) {
+  const int32_t m = requant.multiplier, sh = requant.shift, zo = requant.zero_point;
   for (int32_t t = 0; t < e.rows; ++t) {
     const int32_t* er = e.row(t);  // [S]
     int8_t* orow = o.row(t);       // [d]

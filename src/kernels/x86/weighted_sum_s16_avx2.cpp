@@ -29,7 +29,7 @@ void rows_block(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o, i
   bool exact = true;
   for (int i = 0; i < MR; ++i) exact = exact && int32_exact(p.row(t0 + i), p.cols);
   if (!exact) {
-    weighted_sum_s16_ref(p.rows_slice(t0, MR), v, m, sh, o.rows_slice(t0, MR));
+    weighted_sum_s16_ref(p.rows_slice(t0, MR), v, Requant{m, sh, 0}, o.rows_slice(t0, MR));
     return;
   }
   int32_t out[size_t{MR}][16];
@@ -46,14 +46,15 @@ void rows_block(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o, i
     }
   }
   if (c0 < v.cols) {
-    weighted_sum_s16_ref(p.rows_slice(t0, MR), v.cols_slice(c0, v.cols - c0), m, sh,
+    weighted_sum_s16_ref(p.rows_slice(t0, MR), v.cols_slice(c0, v.cols - c0), Requant{m, sh, 0},
                          o.rows_slice(t0, MR).cols_slice(c0, v.cols - c0));
   }
 }
 
 }  // namespace
 
-void weighted_sum_s16_avx2(ConstMatS16 p, ConstMatS16 v, int32_t m, int32_t sh, MatS16 o) {
+void weighted_sum_s16_avx2(ConstMatS16 p, ConstMatS16 v, const Requant& requant, MatS16 o) {
+  const int32_t m = requant.multiplier, sh = requant.shift;
   int32_t t = 0;
   for (; t + 4 <= p.rows; t += 4) rows_block<4>(p, v, m, sh, o, t);
   for (; t < p.rows; ++t) rows_block<1>(p, v, m, sh, o, t);

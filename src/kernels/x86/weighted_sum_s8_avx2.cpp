@@ -45,7 +45,7 @@ void rows_block(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, 
     }
   }
   if (c0 < v.cols) {
-    weighted_sum_s8_ref(p.rows_slice(t0, MR), v.cols_slice(c0, v.cols - c0), zv, m, sh, zo,
+    weighted_sum_s8_ref(p.rows_slice(t0, MR), v.cols_slice(c0, v.cols - c0), zv, Requant{m, sh, zo},
                         o.rows_slice(t0, MR).cols_slice(c0, v.cols - c0));
   }
 }
@@ -114,13 +114,14 @@ void weighted_sum_panels(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int
 
 }  // namespace
 
-void weighted_sum_s8_avx2(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
-                          MatS8 o) {
+void weighted_sum_s8_avx2(ConstMatS16 p, ConstMatS8 v, int32_t zv, const Requant& requant, MatS8 o) {
+  const int32_t m = requant.multiplier, sh = requant.shift, zo = requant.zero_point;
   if (p.rows >= kMinRows && p.cols <= avx2i::kMaxK && v.cols >= 16) {
     weighted_sum_panels(p, v, zv, m, sh, zo, o);
     if (v.cols % 16 != 0) {
       const int32_t c0 = v.cols / 16 * 16;
-      weighted_sum_s8_ref(p, v.cols_slice(c0, v.cols - c0), zv, m, sh, zo, o.cols_slice(c0, v.cols - c0));
+      weighted_sum_s8_ref(p, v.cols_slice(c0, v.cols - c0), zv, Requant{m, sh, zo},
+                          o.cols_slice(c0, v.cols - c0));
     }
     return;
   }

@@ -76,8 +76,8 @@ void block(const Ctx& x, int32_t t0, int32_t c0, int32_t nc) {
 
 }  // namespace
 
-void weighted_sum_s8_avx512vnni(ConstMatS16 p, ConstMatS8 v, int32_t zv, int32_t m, int32_t sh, int32_t zo,
-                                MatS8 o) {
+void weighted_sum_s8_avx512vnni(ConstMatS16 p, ConstMatS8 v, int32_t zv, const Requant& requant, MatS8 o) {
+  const int32_t m = requant.multiplier, sh = requant.shift, zo = requant.zero_point;
   const Ctx x{p,
               v,
               o,
