@@ -122,6 +122,8 @@ void copy_fixed_weights(To* to, const From& from) {
   to->rope.cos = from.rope.cos;
   to->rope.sin = from.rope.sin;
   to->rope.positions = from.rope.positions;
+  to->mask_coverage = static_cast<decltype(to->mask_coverage)>(from.mask_coverage);
+  to->mask_key_length = from.mask_key_length;
 }
 
 template <class To, class From>

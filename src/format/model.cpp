@@ -638,7 +638,11 @@ Status check_quant_table(const BlockRecord& b, const ModelRecord* m, const Tenso
       return Status::kOk;
     case Role::kQuantParams: {
       using namespace format;
-      if (read_s32(data, kQpReserved0) != 0 || read_s32(data, kQpReserved1) != 0) return Status::kBadReserved;
+      const int32_t coverage = read_s32(data, kQpMaskCoverage), key_length = read_s32(data, kQpMaskKeyLength);
+      if (coverage != kMaskKeyLength && key_length != 0) return Status::kBadReserved;
+      if (coverage < 0 || coverage > kMaskKeyLength || (coverage == kMaskKeyLength && key_length < 1) ||
+          key_length > ATTN_MAX_SEQ)
+        return Status::kBadQuantParams;
       for (uint32_t i = kQpQueryZeroPoint; i <= kQpContextZeroPoint; ++i) {
         const int32_t zp = read_s32(data, i);
         if (b.dtype == kS16 ? zp != 0 : (zp < -128 || zp > 127)) return Status::kBadQuantParams;
@@ -1063,6 +1067,8 @@ Status Model::quantized_block(uint32_t i, Block* b) const {
   sm.exp_shift = qp[format::kQpExpShift];
   sm.diff_limit = qp[format::kQpDiffLimit];
   sm.score_shift = qp[format::kQpScoreShift];
+  const MaskCoverage coverage = static_cast<MaskCoverage>(qp[format::kQpMaskCoverage]);  // checked at load
+  const int32_t coverage_keys = qp[format::kQpMaskKeyLength];
   if (b->dtype == DType::kS8) {
     WeightsS8& w = b->s8;
     w.q = ProjectionS8{s8(Role::kWq), s32(Role::kBq), s32(Role::kQMultiplier), s32(Role::kQShift)};
@@ -1078,6 +1084,8 @@ Status Model::quantized_block(uint32_t i, Block* b) const {
     w.context_multiplier = qp[format::kQpContextMultiplier];
     w.context_shift = qp[format::kQpContextShift];
     w.rope = rope;
+    w.mask_coverage = coverage;
+    w.mask_key_length = coverage_keys;
   } else {
     WeightsS16& w = b->s16;
     w.q = ProjectionS16{s8(Role::kWq), s64(Role::kBq), s32(Role::kQMultiplier), s32(Role::kQShift)};
@@ -1088,6 +1096,8 @@ Status Model::quantized_block(uint32_t i, Block* b) const {
     w.context_multiplier = qp[format::kQpContextMultiplier];
     w.context_shift = qp[format::kQpContextShift];
     w.rope = rope;
+    w.mask_coverage = coverage;
+    w.mask_key_length = coverage_keys;
   }
   return Status::kOk;
 }

@@ -86,7 +86,7 @@ const Command kCommands[] = {
      "  (no options: the exit code says whether the file loads)\n"},
     {"quantize", attn::cmd_quantize,
      "quantize IN.attn --calib CALIB.npy [--calib-kv CKV.npy] [--calib-value CV.npy] --dtype s8|s16 "
-     "[--per-tensor] [--causal] [--key-length N] [--residual] [--exact-mask] [--max-positions P] -o|--output "
+     "[--per-tensor] [--causal] [--key-length N] [--residual] [--any-mask] [--max-positions P] -o|--output "
      "OUT.attn\n"
      "  attn quantize MODEL.attn --calib-tokens IDS.npy --dtype s8|s16 [--residual-bits N] -o|--output "
      "OUT.attn",
@@ -101,7 +101,8 @@ const Command kCommands[] = {
      "  --causal           calibrate with the causal mask the model runs with\n"
      "  --key-length N     calibrate with key padding at N\n"
      "  --residual         calibrate block i on block i-1's input + output (a residual stream)\n"
-     "  --exact-mask       ranges for the calibration's mask only (default: any mask)\n"
+     "  --any-mask         ranges for any mask (coarser s8 grids; default: the calibration's mask only,\n"
+     "                     recorded in the file: another mask is refused, kMaskNotCalibrated)\n"
      "  --max-positions P  rotary blocks: cos/sin tables for positions 0 .. P-1 (default: calibration "
      "length)\n"
      "  -o, --output FILE  the quantized .attn file to write\n"},
@@ -116,8 +117,8 @@ void usage(FILE* f) {
                "  size their header declares); directories and devices are refused.\n"
                "outputs (-o): written to PATH.tmp.<pid>, then renamed over PATH; an existing PATH that is\n"
                "  not a regular file (a device, FIFO, directory) is refused, never written through.\n"
-               "quantize: context/output ranges cover any mask unless --exact-mask (then they hold only\n"
-               "  for the calibration's --causal/--key-length).\n");
+               "quantize: context/output ranges hold for the calibration's --causal/--key-length only, and\n"
+               "  the file says so (another mask: kMaskNotCalibrated); --any-mask widens them for any mask.\n");
 }
 
 }  // namespace
