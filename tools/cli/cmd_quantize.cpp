@@ -411,6 +411,10 @@ int cmd_quantize(int argc, char** argv) {
   // without window or key padding; key length N exactly N keys.
   if (any_mask) {
     options.mask_coverage = MaskCoverage::kAnyMask;
+  } else if (mask.causal && mask.key_length != Mask::kAllKeys && mask.key_length != S) {
+    throw cli::Error(
+        "--causal with --key-length has no mask coverage of its own (the file could only say causal, whose ranges "
+        "clip under key padding): add --any-mask");
   } else if (mask.causal) {
     options.mask_coverage = MaskCoverage::kCausal;
   } else if (mask.key_length == Mask::kAllKeys || mask.key_length == S) {

@@ -86,7 +86,8 @@ const Command kCommands[] = {
      "  (no options: the exit code says whether the file loads)\n"},
     {"quantize", attn::cmd_quantize,
      "quantize IN.attn --calib CALIB.npy [--calib-kv CKV.npy] [--calib-value CV.npy] --dtype s8|s16 "
-     "[--per-tensor] [--causal] [--key-length N] [--residual] [--any-mask] [--max-positions P] -o|--output "
+     "[--per-tensor] [--causal] [--key-length N] [--residual] [--any-mask] [--exact-mask] [--max-positions P] "
+     "-o|--output "
      "OUT.attn\n"
      "  attn quantize MODEL.attn --calib-tokens IDS.npy --dtype s8|s16 [--residual-bits N] -o|--output "
      "OUT.attn",
@@ -103,6 +104,7 @@ const Command kCommands[] = {
      "  --residual         calibrate block i on block i-1's input + output (a residual stream)\n"
      "  --any-mask         ranges for any mask (coarser s8 grids; default: the calibration's mask only,\n"
      "                     recorded in the file: another mask is refused, kMaskNotCalibrated)\n"
+     "  --exact-mask       the default, kept for old scripts (excludes --any-mask)\n"
      "  --max-positions P  rotary blocks: cos/sin tables for positions 0 .. P-1 (default: calibration "
      "length)\n"
      "  -o, --output FILE  the quantized .attn file to write\n"},
