@@ -219,13 +219,21 @@ attn_weights_s8 c_weights(const attn::WeightsS8& w, const attn::RopeTable& t) {
           c_softmax(w.softmax),
           w.context_multiplier,
           w.context_shift,
-          attn_rope_table{t.cos, t.sin, t.positions}};
+          attn_rope_table{t.cos, t.sin, t.positions},
+          static_cast<int32_t>(w.mask_coverage),
+          w.mask_key_length};
 }
 attn_weights_s16 c_weights(const attn::WeightsS16& w, const attn::RopeTable& t) {
-  return {c_proj(w.q),          c_proj(w.k),
-          c_proj(w.v),          c_proj(w.o),
-          c_softmax(w.softmax), w.context_multiplier,
-          w.context_shift,      attn_rope_table{t.cos, t.sin, t.positions}};
+  return {c_proj(w.q),
+          c_proj(w.k),
+          c_proj(w.v),
+          c_proj(w.o),
+          c_softmax(w.softmax),
+          w.context_multiplier,
+          w.context_shift,
+          attn_rope_table{t.cos, t.sin, t.positions},
+          static_cast<int32_t>(w.mask_coverage),
+          w.mask_key_length};
 }
 
 // The C entry points of integer dtype dt (upper-case name DT, C++ side

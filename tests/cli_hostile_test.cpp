@@ -364,10 +364,26 @@ TEST_CASE("attn quantize without the run's mask stays within 1 dB of quantizing 
       for (int with_mask = 0; with_mask < 2; ++with_mask) {
         const std::string q = tmp / "q.attn";
         const std::string calib_mask = with_mask != 0 ? " " + c.run_mask : "";
-        const std::string qa =
-            "quantize " + c.model + " --calib " + c.calib + " --dtype " + dt +
-            (calib_mask.find("--window") != std::string::npos ? std::string(" --causal") : calib_mask) +
-            " -o " + quote(q);
+        // Without the mask: the default records "no mask" and the run is refused
+        // (kMaskNotCalibrated); --any-mask ranges must hold within 1 dB. A window
+        // has no coverage of its own: calibrated causal, it needs --any-mask too.
+        // Causal key padding has none either: attn quantize asks for --any-mask.
+        const bool window = calib_mask.find("--window") != std::string::npos;
+        const bool padded = calib_mask.find("--key-length") != std::string::npos;
+        if (with_mask == 0) {
+          const Result rd =
+              run("quantize " + c.model + " --calib " + c.calib + " --dtype " + dt + " -o " + quote(q), tmp,
+                  kQuantDir);
+          REQUIRE(rd.code == 0);
+          const Result rr =
+              run("run " + quote(q) + " --input " + c.x + " " + c.run_mask + " -o " + quote(tmp / "y.npy"),
+                  tmp, kQuantDir);
+          CHECK(rr.code != 0);
+          CHECK(rr.err.find("kMaskNotCalibrated") != std::string::npos);
+        }
+        const std::string qa = "quantize " + c.model + " --calib " + c.calib + " --dtype " + dt +
+                               (window ? std::string(" --causal") : calib_mask) +
+                               (with_mask == 0 || window || padded ? " --any-mask" : "") + " -o " + quote(q);
         const Result rq = run(qa, tmp, kQuantDir);
         INFO(qa << "\n" << rq.err);
         REQUIRE(rq.code == 0);

@@ -197,14 +197,15 @@ TEST_CASE("attn run --incremental on s8/s16 files equals the causal forward bit 
           "[cli][quant][decode]") {
   TempDir tmp;
   // An s16 single block and an s8 two-block chain, made here with attn quantize.
-  REQUIRE(attn_cli("quantize mha_self.attn --calib mha_self.calib.npy --dtype s16 --causal -o " +
+  REQUIRE(attn_cli("quantize mha_self.attn --calib mha_self.calib.npy --dtype s16 --causal --any-mask -o " +
                        quote(tmp / "self16.attn"),
                    tmp)
               .code == 0);
-  REQUIRE(attn_cli("quantize two_layers.attn --calib two_layers.calib.npy --dtype s8 --causal -o " +
-                       quote(tmp / "two8.attn"),
-                   tmp)
-              .code == 0);
+  REQUIRE(
+      attn_cli("quantize two_layers.attn --calib two_layers.calib.npy --dtype s8 --causal --any-mask -o " +
+                   quote(tmp / "two8.attn"),
+               tmp)
+          .code == 0);
   const std::vector<std::pair<std::string, std::string>> files = {{"mha_self.s8.attn", "mha_self.x.npy"},
                                                                   {tmp / "self16.attn", "mha_self.x.npy"},
                                                                   {tmp / "two8.attn", "two_layers.x.npy"}};
@@ -402,6 +403,117 @@ TEST_CASE("attn quantize --per-tensor: one weight scale per projection", "[cli][
       all_equal =
           all_equal && b.s8.q.multiplier[c] == b.s8.q.multiplier[0] && b.s8.q.shift[c] == b.s8.q.shift[0];
     CHECK(all_equal == per_tensor);
+  }
+}
+#endif  // ATTN_CLI_PATH
+
+#ifdef ATTN_CLI_PATH
+namespace {
+
+// Every tensor of two quantized block files byte for byte, but entry `skip` of
+// each quant params table (-1: none).
+bool same_tensors(const Loaded& a, const Loaded& b, int skip) {
+  if (a.model.tensor_count() != b.model.tensor_count()) return false;
+  for (uint32_t i = 0; i < a.model.tensor_count(); ++i) {
+    attn::TensorView x, y;
+    if (a.model.tensor(i, &x) != attn::Status::kOk || b.model.tensor(i, &y) != attn::Status::kOk)
+      return false;
+    if (x.role != y.role || x.byte_size != y.byte_size || std::string(x.name) != y.name) return false;
+    std::vector<uint8_t> u(static_cast<const uint8_t*>(x.data),
+                           static_cast<const uint8_t*>(x.data) + x.byte_size);
+    std::vector<uint8_t> v(static_cast<const uint8_t*>(y.data),
+                           static_cast<const uint8_t*>(y.data) + y.byte_size);
+    if (x.role == attn::format::Role::kQuantParams && skip >= 0) {
+      std::fill_n(u.begin() + 4 * skip, 4, uint8_t{0});
+      std::fill_n(v.begin() + 4 * skip, 4, uint8_t{0});
+    }
+    if (u != v) return false;
+  }
+  return true;
+}
+
+int32_t coverage_of(const Loaded& m, int entry) {
+  attn::TensorView qp;
+  REQUIRE(m.model.find_block_tensor(0, attn::format::Role::kQuantParams, &qp) == attn::Status::kOk);
+  return static_cast<const int32_t*>(qp.data)[entry];
+}
+
+}  // namespace
+
+TEST_CASE("attn quantize records the calibration mask, attn run refuses another one", "[cli][quant][mask]") {
+  TempDir tmp;
+  using attn::format::kQpMaskCoverage;
+  using attn::format::kQpMaskKeyLength;
+  // The committed quantized fixtures hold coverage 0 (written before the field);
+  // the default now records the calibration mask.
+  const std::string self8 = tmp / "self8.attn", cross16 = tmp / "cross16.attn", any8 = tmp / "any8.attn",
+                    pad8 = tmp / "pad8.attn";
+  REQUIRE(attn_cli("quantize mha_self.attn --calib mha_self.calib.npy --dtype s8 --causal -o " + quote(self8),
+                   tmp)
+              .code == 0);
+  REQUIRE(attn_cli("quantize mha_cross.attn --calib mha_cross.calib.npy --calib-kv mha_cross.calib_kv.npy "
+                   "--calib-value mha_cross.calib_v.npy --dtype s16 -o " +
+                       quote(cross16),
+                   tmp)
+              .code == 0);
+  const Loaded old8(kQuant + "mha_self.s8.attn"), old16(kQuant + "mha_cross.s16.attn"), new8(self8),
+      new16(cross16);
+  REQUIRE(new8.status == attn::Status::kOk);
+  REQUIRE(new16.status == attn::Status::kOk);
+  CHECK(coverage_of(old8, kQpMaskCoverage) == 0);
+  CHECK(coverage_of(new8, kQpMaskCoverage) == static_cast<int32_t>(attn::MaskCoverage::kCausal));
+  CHECK(coverage_of(new16, kQpMaskCoverage) == static_cast<int32_t>(attn::MaskCoverage::kNoMask));
+  CHECK_FALSE(same_tensors(old8, new8, -1));
+
+  // --any-mask: widened ranges (other context and output scales), coverage 0.
+  REQUIRE(attn_cli("quantize mha_self.attn --calib mha_self.calib.npy --dtype s8 --causal --any-mask -o " +
+                       quote(any8),
+                   tmp)
+              .code == 0);
+  const Loaded a8(any8);
+  REQUIRE(a8.status == attn::Status::kOk);
+  CHECK(coverage_of(a8, kQpMaskCoverage) == 0);
+  CHECK_FALSE(same_tensors(a8, new8, kQpMaskCoverage));
+  check_failure(
+      attn_cli("quantize mha_self.attn --calib mha_self.calib.npy --dtype s8 --any-mask --exact-mask -o " +
+                   quote(tmp / "x.attn"),
+               tmp),
+      "--any-mask", "--exact-mask");
+
+  // Causal key padding has no coverage kind: the converter asks for --any-mask.
+  check_failure(
+      attn_cli("quantize mha_self.attn --calib mha_self.calib.npy --dtype s8 --causal --key-length 5 -o " +
+                   quote(tmp / "x.attn"),
+               tmp),
+      "--key-length", "--any-mask");
+  // Key padding is recorded with its length.
+  REQUIRE(attn_cli(
+              "quantize mha_self.attn --calib mha_self.calib.npy --dtype s8 --key-length 5 -o " + quote(pad8),
+              tmp)
+              .code == 0);
+  const Loaded p8(pad8);
+  REQUIRE(p8.status == attn::Status::kOk);
+  CHECK(coverage_of(p8, kQpMaskCoverage) == static_cast<int32_t>(attn::MaskCoverage::kKeyLength));
+  CHECK(coverage_of(p8, kQpMaskKeyLength) == 5);
+
+  // attn run: the calibration mask runs; another is refused with the remedy.
+  const std::string y = quote(tmp / "y.npy");
+  CHECK(attn_cli("run " + quote(self8) + " --input mha_self.x.npy --causal -o " + y, tmp).code == 0);
+  CHECK(attn_cli("run " + quote(self8) + " --input mha_self.x.npy --causal --window 3 -o " + y, tmp).code !=
+        0);
+  const Result r = attn_cli("run " + quote(self8) + " --input mha_self.x.npy -o " + y, tmp);
+  INFO(r.out << r.err);
+  CHECK(r.code != 0);
+  CHECK(r.err.find("--any-mask") != std::string::npos);
+  CHECK(r.err.find("--causal") != std::string::npos);
+  CHECK(attn_cli("run " + quote(pad8) + " --input mha_self.x.npy --key-length 5 -o " + y, tmp).code == 0);
+  CHECK(attn_cli("run " + quote(pad8) + " --input mha_self.x.npy --key-length 6 -o " + y, tmp).code != 0);
+  // Files from before the field (coverage 0), and --any-mask files, run every mask.
+  for (const std::string& f : {kQuant + "mha_self.s8.attn", any8}) {
+    for (const char* mask : {"", " --causal", " --key-length 4"}) {
+      INFO(f << mask);
+      CHECK(attn_cli("run " + quote(f) + " --input mha_self.x.npy" + mask + " -o " + y, tmp).code == 0);
+    }
   }
 }
 #endif  // ATTN_CLI_PATH

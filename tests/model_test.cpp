@@ -698,8 +698,24 @@ TEST_CASE("quantized blocks: values the integer forward would reject, and v1 fil
           Status::kBadQuantParams);
     CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpContextMultiplier, -5); }) ==
           Status::kBadQuantParams);
-    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpReserved1, 1); }) ==
+    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpMaskKeyLength, 1); }) ==
           Status::kBadReserved);
+    // Mask coverage: an unknown value, a negative one, key length coverage without a length or beyond
+    // ATTN_MAX_SEQ, a length beside another coverage.
+    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpMaskCoverage, 4); }) ==
+          Status::kBadQuantParams);
+    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpMaskCoverage, -1); }) ==
+          Status::kBadQuantParams);
+    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpMaskCoverage, 3); }) ==
+          Status::kBadQuantParams);
+    CHECK(bad(dt, [](QuantFixture& f) {
+            f.set_s32("block.0.quant_params", kQpMaskCoverage, 3);
+            f.set_s32("block.0.quant_params", kQpMaskKeyLength, ATTN_MAX_SEQ + 1);
+          }) == Status::kBadQuantParams);
+    CHECK(bad(dt, [](QuantFixture& f) {
+            f.set_s32("block.0.quant_params", kQpMaskCoverage, 2);
+            f.set_s32("block.0.quant_params", kQpMaskKeyLength, 5);
+          }) == Status::kBadReserved);
     CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpVZeroPoint, 200); }) ==
           Status::kBadQuantParams);
     // I/O scales: NaN, +inf, 0, negative.

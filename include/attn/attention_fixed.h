@@ -80,6 +80,21 @@ struct RopeTable {
 };
 constexpr int32_t kRopeFracBits = 14;  // RopeTable entries are Q1.14
 
+// Which masks the context and output ranges were calibrated for (the
+// converter's QuantizeOptions::mask_coverage, stored in the .attn file). A
+// mask that hides more keys than the calibration's averages fewer V rows, so
+// its context and output can exceed the calibrated ranges and clip: the
+// integer forwards and decodes refuse a mask the block does not cover with
+// kMaskNotCalibrated, before writing anything.
+//   kAnyMask    ranges widened for any mask (calibrate_any_mask); also every
+//               file and hand-made weights from before the field (value 0)
+//   kNoMask     only masks that hide no key: not causal, key_length kAllKeys or S
+//   kCausal     only causal masks without window or key padding (any offset:
+//               calibrated at offset 0): a decoder's prefill, an unwindowed decode
+//   kKeyLength  only non-causal masks that keep exactly the first
+//               mask_key_length keys (key_length N, or kAllKeys with S = N)
+enum class MaskCoverage : int32_t { kAnyMask = 0, kNoMask = 1, kCausal = 2, kKeyLength = 3 };
+
 struct WeightsS8 {
   ProjectionS8 q;            // [D, E]     query input -> Q
   ProjectionS8 k;            // [Dkv, kdim]  key input -> K (Dkv = kv_heads * head_dim)
@@ -94,14 +109,18 @@ struct WeightsS8 {
   int32_t context_multiplier = 0;  // Q0.31 of s_v / (2^15 * s_context): Q0.15 probabilities x V
   int32_t context_shift = 0;       // [-31, 30]
   RopeTable rope;                  // read only when config.rope_base != 0
+  MaskCoverage mask_coverage = MaskCoverage::kAnyMask;  // the masks the ranges hold for
+  int32_t mask_key_length = 0;  // kKeyLength: the calibration's key_length, 1..ATTN_MAX_SEQ; else 0
 };
 
 struct WeightsS16 {
   ProjectionS16 q, k, v, o;  // as in WeightsS8
   FusedSoftmaxParams softmax;
-  int32_t context_multiplier = 0;  // Q0.31 of s_v / (2^15 * s_context)
-  int32_t context_shift = 0;       // [-31, 14]
-  RopeTable rope;                  // read only when config.rope_base != 0
+  int32_t context_multiplier = 0;                       // Q0.31 of s_v / (2^15 * s_context)
+  int32_t context_shift = 0;                            // [-31, 14]
+  RopeTable rope;                                       // read only when config.rope_base != 0
+  MaskCoverage mask_coverage = MaskCoverage::kAnyMask;  // as in WeightsS8
+  int32_t mask_key_length = 0;
 };
 
 // Saturation counters (compile-time, off by default: build the library and its
@@ -165,7 +184,8 @@ struct IoS16 {
 // the kernels), kBadHeadDim (int8: head_dim >= 2^14,
 // scores could leave int32), kArenaTooSmall; with rotary embedding also
 // kNullArgument (a table), kBadPosition (query_position < 0) and
-// kRopePositionOutOfRange (query_position + L or S above rope.positions).
+// kRopePositionOutOfRange (query_position + L or S above rope.positions);
+// kMaskNotCalibrated (a mask outside weights.mask_coverage, MaskCoverage above).
 Status forward_s8(const Plan& plan, const WeightsS8& weights, const Mask& mask, const IoS8& io, Arena& arena);
 Status forward_s16(const Plan& plan, const WeightsS16& weights, const Mask& mask, const IoS16& io,
                    Arena& arena);

@@ -144,7 +144,9 @@ Status decode_f32(const Plan& plan, const WeightsF32& weights, KvCacheF32* cache
 // far as the converter's --max-positions reach.
 // Errors: kNullArgument, kBadDtype, kPlanMismatch (also: a cache made for
 // another plan), kBadQueryLength, kCacheFull, kSequenceTooLong, kBadQuantParams,
-// kBadHeadDim, kRopePositionOutOfRange, kArenaTooSmall.
+// kBadHeadDim, kRopePositionOutOfRange, kArenaTooSmall, kMaskNotCalibrated
+// (weights whose mask_coverage is neither kAnyMask nor kCausal, or kCausal
+// with a windowed cache: a decode attends causally, over the window).
 Status decode_s8(const Plan& plan, const WeightsS8& weights, KvCacheS8* cache, const int8_t* x, int32_t n,
                  int8_t* y, Arena& arena);
 Status decode_s16(const Plan& plan, const WeightsS16& weights, KvCacheS16* cache, const int16_t* x, int32_t n,

@@ -165,10 +165,12 @@ enum QuantParam : uint32_t {
   kQpScoreShift = 11,
   kQpContextMultiplier = 12,
   kQpContextShift = 13,
-  kQpReserved0 = 14,  // 0
-  kQpReserved1 = 15,  // 0
+  kQpMaskCoverage = 14,   // attn::MaskCoverage: 0 any mask (files before the field), 1 none, 2 causal,
+                          // 3 key length; other values kBadQuantParams
+  kQpMaskKeyLength = 15,  // coverage 3: the calibration's key_length, 1..ATTN_MAX_SEQ; else 0 (kBadReserved)
   kQuantParamCount = 16,
 };
+constexpr int32_t kMaskKeyLength = 3;  // the largest kQpMaskCoverage value (MaskCoverage::kKeyLength)
 constexpr int kIoScaleCount = 4;
 constexpr uint16_t kMaxRole = 63;  // block and layer roles are < 64 so a block's roles fit a uint64_t bit set
 constexpr uint16_t kFirstLayerRole = 28;  // 28..63: layer roles of whole models (block = the layer)

@@ -118,6 +118,16 @@ struct QuantizeOptions {
   // largest position + 1 the integer forward can run (queries and keys; a
   // decode's cache positions). Costs 2 * max_positions * head_dim bytes.
   int32_t max_positions = 2048;
+  // The masks the ranges were calibrated for, stored in the weights (and by
+  // `attn quantize` in the file): the integer forwards and decodes refuse any
+  // other mask with kMaskNotCalibrated. kAnyMask is right after
+  // calibrate_any_mask(); after calibrate_attention() alone set the mask it
+  // ran with (kNoMask, kCausal, or kKeyLength with mask_key_length), since
+  // a mask hiding more keys than the calibration's clips the context and
+  // output (13-20 dB). The default, kAnyMask, is what weights were before
+  // the field: nothing is refused.
+  MaskCoverage mask_coverage = MaskCoverage::kAnyMask;
+  int32_t mask_key_length = 0;  // kKeyLength: 1..ATTN_MAX_SEQ; else 0
 };
 
 // Bytes quantize_attention_* carve from `storage` for this configuration

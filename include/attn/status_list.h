@@ -96,6 +96,9 @@ ATTN_STATUS(kRopePositionOutOfRange, ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE, 98,
             "a rotary position at or past the converter's cos/sin table")
 ATTN_STATUS(kBiasOutOfRange, ATTN_ERR_BIAS_OUT_OF_RANGE, 99,
             "an s8/s16 bias large enough to overflow its projection's accumulator (FORMAT.md, Bias bound)")
+ATTN_STATUS(kMaskNotCalibrated, ATTN_ERR_MASK_NOT_CALIBRATED, 100,
+            "an s8/s16 block run with a mask its ranges were not calibrated for (its mask_coverage): "
+            "requantize with the mask it runs with (attn quantize --causal / --key-length N) or --any-mask")
 
 /* Whole models (128..159), attn/transformer.h */
 ATTN_STATUS(kBadNumLayers, ATTN_ERR_BAD_NUM_LAYERS, 128, "num_layers <= 0 or above ATTN_MAX_LAYERS")

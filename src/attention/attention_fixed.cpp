@@ -45,7 +45,7 @@ ATTN_COLD_CODE Status check_projections(const AttentionConfig& c, const Weights&
   }
   ATTN_TRY(check_softmax(w.softmax));
   if (w.context_multiplier < 0 || !shift_ok(w.context_shift, max_shift)) return Status::kBadQuantParams;
-  return Status::kOk;
+  return check_mask_coverage(w.mask_coverage, w.mask_key_length);
 }
 
 template <typename Act>
@@ -56,6 +56,7 @@ ATTN_COLD_FLAT Status check_args(const Plan& plan, const typename FixedOps<Act>:
     return Status::kNullArgument;
   }
   ATTN_TRY(check_weights(plan.config, w));
+  ATTN_TRY(check_mask_covered(w.mask_coverage, w.mask_key_length, mask, plan.key_len));
   return check_forward_rope(plan, w.rope, io.query_position);
 }
 

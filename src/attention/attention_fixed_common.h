@@ -24,6 +24,41 @@ inline Status check_plan_and_mask(const Plan& plan, DType dtype, const Mask& mas
   return mask.additive != nullptr ? Status::kUnsupportedMask : Status::kOk;
 }
 
+// The mask coverage of s8/s16 weights is one of MaskCoverage's values, with a
+// key length 1..ATTN_MAX_SEQ for kKeyLength and 0 otherwise: kBadQuantParams.
+inline Status check_mask_coverage(MaskCoverage coverage, int32_t key_length) {
+  switch (coverage) {
+    case MaskCoverage::kAnyMask:
+    case MaskCoverage::kNoMask:
+    case MaskCoverage::kCausal:
+      return key_length == 0 ? Status::kOk : Status::kBadQuantParams;
+    case MaskCoverage::kKeyLength:
+      return key_length >= 1 && key_length <= ATTN_MAX_SEQ ? Status::kOk : Status::kBadQuantParams;
+  }
+  return Status::kBadQuantParams;
+}
+
+// Whether ranges calibrated for `coverage` hold under `mask` (a checked mask
+// over S keys; attn/attention_fixed.h, MaskCoverage): kMaskNotCalibrated if not.
+inline Status check_mask_covered(MaskCoverage coverage, int32_t key_length, const Mask& mask, int32_t S) {
+  const int32_t kept = mask.key_length == Mask::kAllKeys ? S : mask.key_length;
+  bool covered = true;
+  switch (coverage) {
+    case MaskCoverage::kAnyMask:
+      break;
+    case MaskCoverage::kNoMask:
+      covered = !mask.causal && kept == S;
+      break;
+    case MaskCoverage::kCausal:  // a window or key padding leaves rows fewer keys: they clip (19.6 dB)
+      covered = mask.causal && mask.window == 0 && kept == S;
+      break;
+    case MaskCoverage::kKeyLength:
+      covered = !mask.causal && kept == key_length;
+      break;
+  }
+  return covered ? Status::kOk : Status::kMaskNotCalibrated;
+}
+
 // Query head h reads K/V head kv_head(c, h): grouped-query attention shares one
 // K/V head among num_heads / num_kv_heads consecutive query heads. `c` is a
 // plan's config (num_kv_heads resolved, never 0). Its columns of K and V are

@@ -87,6 +87,8 @@
 // What attn_weights_s8 and attn_weights_s16 share, besides q, k, v, o,
 // softmax and rope (mirrors of their own).
 #define ATTN_WEIGHTS_FIXED_FIELDS(F, C, Cpp) F(C, Cpp, context_multiplier) F(C, Cpp, context_shift)
+// The masks the ranges hold for: an int32_t in C, attn::MaskCoverage (int32_t) in C++.
+#define ATTN_WEIGHTS_MASK_FIELDS(F, C, Cpp) F(C, Cpp, mask_coverage) F(C, Cpp, mask_key_length)
 #define ATTN_WEIGHTS_S8_ZERO_POINT_FIELDS(F, C, Cpp) \
   F(C, Cpp, q_zero_point)                            \
   F(C, Cpp, k_zero_point) F(C, Cpp, v_zero_point) F(C, Cpp, context_zero_point) F(C, Cpp, output_zero_point)
@@ -136,6 +138,8 @@ void copy_weights_fixed(To* to, const From& from) {
   copy_projection(&to->o, from.o);
   copy_softmax_fixed(&to->softmax, from.softmax);
   ATTN_WEIGHTS_FIXED_FIELDS(ATTN_MIRROR_COPY, void, void)
+  to->mask_coverage = static_cast<decltype(to->mask_coverage)>(from.mask_coverage);
+  to->mask_key_length = from.mask_key_length;
   copy_rope_table(&to->rope, from.rope);
 }
 
@@ -259,7 +263,8 @@ ATTN_MIRROR_CHECK(ATTN_ROPE_TABLE_FIELDS, attn_rope_table, RopeTable, 0, 0)
 #endif
 #if ATTN_WITH_S8
 #define ATTN_WEIGHTS_S8_FIELDS(F, C, Cpp) \
-  ATTN_WEIGHTS_FIXED_FIELDS(F, C, Cpp) ATTN_WEIGHTS_S8_ZERO_POINT_FIELDS(F, C, Cpp)
+  ATTN_WEIGHTS_FIXED_FIELDS(F, C, Cpp)    \
+  ATTN_WEIGHTS_S8_ZERO_POINT_FIELDS(F, C, Cpp) ATTN_WEIGHTS_MASK_FIELDS(F, C, Cpp)
 ATTN_MIRROR_CHECK(ATTN_PROJECTION_FIELDS, attn_projection_s8, ProjectionS8, 0, 0)
 ATTN_MIRROR_CHECK(ATTN_WEIGHTS_S8_FIELDS, attn_weights_s8, WeightsS8,
                   4 * sizeof(attn_projection_s8) + sizeof(attn_softmax_fixed) + sizeof(attn_rope_table), 0)
@@ -268,8 +273,11 @@ ATTN_MIRROR_CHECK(ATTN_IO_FIELDS, attn_io_s8, IoS8, kSaturationBytes, 0)
 #endif
 #if ATTN_WITH_S16
 ATTN_MIRROR_CHECK(ATTN_PROJECTION_FIELDS, attn_projection_s16, ProjectionS16, 0, 0)
-ATTN_MIRROR_CHECK(ATTN_WEIGHTS_FIXED_FIELDS, attn_weights_s16, WeightsS16,
+#define ATTN_WEIGHTS_S16_FIELDS(F, C, Cpp) \
+  ATTN_WEIGHTS_FIXED_FIELDS(F, C, Cpp) ATTN_WEIGHTS_MASK_FIELDS(F, C, Cpp)
+ATTN_MIRROR_CHECK(ATTN_WEIGHTS_S16_FIELDS, attn_weights_s16, WeightsS16,
                   4 * sizeof(attn_projection_s16) + sizeof(attn_softmax_fixed) + sizeof(attn_rope_table), 0)
+#undef ATTN_WEIGHTS_S16_FIELDS
 ATTN_MIRROR_CHECK(ATTN_IO_FIELDS, attn_io_s16, IoS16, kSaturationBytes, 0)
 #endif
 #undef ATTN_MIRROR_CHECK

@@ -147,6 +147,8 @@ Status Model::quantized_block(uint32_t i, Block* b) const {
   sm.exp_shift = qp[format::kQpExpShift];
   sm.diff_limit = qp[format::kQpDiffLimit];
   sm.score_shift = qp[format::kQpScoreShift];
+  const MaskCoverage coverage = static_cast<MaskCoverage>(qp[format::kQpMaskCoverage]);  // checked at load
+  const int32_t coverage_keys = qp[format::kQpMaskKeyLength];
   if (b->dtype == DType::kS8) {
     WeightsS8& w = b->s8;
     w.q = ProjectionS8{s8(Role::kWq), s32(Role::kBq), s32(Role::kQMultiplier), s32(Role::kQShift)};
@@ -162,6 +164,8 @@ Status Model::quantized_block(uint32_t i, Block* b) const {
     w.context_multiplier = qp[format::kQpContextMultiplier];
     w.context_shift = qp[format::kQpContextShift];
     w.rope = rope;
+    w.mask_coverage = coverage;
+    w.mask_key_length = coverage_keys;
   } else {
     WeightsS16& w = b->s16;
     w.q = ProjectionS16{s8(Role::kWq), s64(Role::kBq), s32(Role::kQMultiplier), s32(Role::kQShift)};
@@ -172,6 +176,8 @@ Status Model::quantized_block(uint32_t i, Block* b) const {
     w.context_multiplier = qp[format::kQpContextMultiplier];
     w.context_shift = qp[format::kQpContextShift];
     w.rope = rope;
+    w.mask_coverage = coverage;
+    w.mask_key_length = coverage_keys;
   }
   return Status::kOk;
 }

@@ -136,6 +136,8 @@ void add_block_quant(ModelSpec& m, const BlockSpec& b, const W& w, const Activat
   qp[format::kQpScoreShift] = w.softmax.score_shift;
   qp[format::kQpContextMultiplier] = w.context_multiplier;
   qp[format::kQpContextShift] = w.context_shift;
+  qp[format::kQpMaskCoverage] = static_cast<int32_t>(w.mask_coverage);
+  qp[format::kQpMaskKeyLength] = w.mask_key_length;
   add(Role::kQuantParams, DType::kS32, {format::kQuantParamCount}, raw_bytes(qp, format::kQuantParamCount));
   const float io[format::kIoScaleCount] = {act.query.scale, act.key.scale, act.value.scale, act.output.scale};
   add(Role::kIoScale, DType::kF32, {format::kIoScaleCount}, raw_bytes(io, format::kIoScaleCount));

@@ -244,6 +244,7 @@ Status quantize_fixed(const AttentionConfig& config, const WeightsF32& w, const 
   if (out == nullptr || act == nullptr) return Status::kNullArgument;
   *out = Weights();
   ATTN_TRY(check_inputs(config, w, r, kDType));
+  ATTN_TRY(detail::check_mask_coverage(options.mask_coverage, options.mask_key_length));
   const int32_t E = config.embed_dim, D = config.inner_dim(), hd = config.resolved_head_dim();
   const int32_t kd = config.resolved_kdim(), vd = config.resolved_vdim(), Dkv = config.kv_dim();
   const ActivationQuant a = choose_all(r, kDType);
@@ -295,6 +296,8 @@ Status quantize_fixed(const AttentionConfig& config, const WeightsF32& w, const 
                                &out->context_multiplier, &out->context_shift));
   if (out->context_shift > kMaxShift) return Status::kBadQuantParams;
   if (rope_on(config)) ATTN_TRY(rope_table(config.rope_base, hd, options.max_positions, st, &out->rope));
+  out->mask_coverage = options.mask_coverage;
+  out->mask_key_length = options.mask_key_length;
   if (scales != nullptr) *scales = ws;
   return Status::kOk;
 }

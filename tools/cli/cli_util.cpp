@@ -506,6 +506,11 @@ std::string describe(Status s) {
     case Status::kRopePositionOutOfRange:
       what = "a rotary position past the file's cos/sin tables: quantize with a larger --max-positions";
       break;
+    case Status::kMaskNotCalibrated:
+      what =
+          "the block's ranges were calibrated for another mask: quantize again with the mask it runs with "
+          "(--causal, --key-length N, or neither), or with --any-mask for every mask";
+      break;
     default:
       break;
   }

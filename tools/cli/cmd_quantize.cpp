@@ -28,12 +28,15 @@
 // records the range of every stage, quantizes each block for forward_s8 /
 // forward_s16 (src/FIXED_POINT.md) and writes OUT (format v2). User
 // tensors are copied through unchanged. --causal / --key-length: the mask the
-// model runs with, applied during calibration. The context and output ranges
-// also cover what any other mask gives (calibrate_any_mask: V's range, and
-// each key's V row through Wo), so that a block calibrated without --causal
-// but run with it (or with key padding or a window) keeps its accuracy;
-// --exact-mask keeps only what the calibration mask gave (finer s8 grids
-// when the model runs with exactly that mask; other masks clip). --per-tensor: one weight scale
+// model runs with, applied during calibration. The ranges hold for that mask
+// only, and the file says so (FORMAT.md, quant params 14 and 15: no mask,
+// causal, or key length N): the integer forward refuses another mask with
+// kMaskNotCalibrated rather than clip (a mask hiding more keys than the
+// calibration's loses 13-20 dB). --any-mask also widens the context and
+// output ranges to what any mask gives (calibrate_any_mask: V's range, and
+// each key's V row through Wo) and records "any mask": one block for every
+// mask, at 0-4 dB of s8 accuracy (src/FIXED_POINT.md). --exact-mask, the
+// default since the file records the mask, is still accepted. --per-tensor: one weight scale
 // per projection instead of per output channel. Blocks with rotary embedding
 // get cos/sin tables (Q1.14, 2 * P * head_dim bytes) for positions 0 .. P-1:
 // --max-positions P, default the calibration length (max of L and S); the
@@ -318,7 +321,7 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
                         const std::string& dt, const Model& m) {
   const DType dtype = dt == "s8" ? DType::kS8 : DType::kS16;
   for (const char* opt : {"--calib", "--calib-kv", "--calib-value", "--per-tensor", "--causal", "--residual",
-                          "--exact-mask", "--key-length", "--max-positions"}) {
+                          "--exact-mask", "--any-mask", "--key-length", "--max-positions"}) {
     if (args.has(opt))
       throw cli::Error(path + " is a whole model: " + opt +
                        " is for block files (models take --calib-tokens)");
@@ -453,7 +456,7 @@ int cmd_quantize(int argc, char** argv) {
   const cli::Args args(argc, argv,
                        {"--calib", "--calib-kv", "--calib-value", "--dtype", "-o", "--output", "--key-length",
                         "--max-positions", "--calib-tokens", "--residual-bits"},
-                       {"--per-tensor", "--causal", "--residual", "--exact-mask"});
+                       {"--per-tensor", "--causal", "--residual", "--exact-mask", "--any-mask"});
   const std::string path = args.one_input("IN.attn");
   const std::string out = args.output();
   const std::string dt = args.required("--dtype");
@@ -475,7 +478,9 @@ int cmd_quantize(int argc, char** argv) {
   options.per_tensor_weights = args.has("--per-tensor");
   const Calib x = read_calib(args.required("--calib"), "calibration data");
   const bool residual = args.has("--residual");
-  const bool exact_mask = args.has("--exact-mask");
+  const bool any_mask = args.has("--any-mask");
+  if (any_mask && args.has("--exact-mask"))
+    throw cli::Error("--any-mask and --exact-mask exclude each other");
   const bool cross = args.has("--calib-kv");
   if (args.has("--calib-value") && !cross) throw cli::Error("--calib-value needs --calib-kv");
   Calib kv, cv;
@@ -497,6 +502,23 @@ int cmd_quantize(int argc, char** argv) {
   mask.causal = args.has("--causal");
   if (args.has("--key-length")) mask.key_length = static_cast<int32_t>(args.get_int("--key-length", 0, 0, S));
   options.max_positions = static_cast<int32_t>(args.get_int("--max-positions", std::max(L, S), 1, 1 << 24));
+  // The masks the ranges hold for (MaskCoverage): causal covers causal masks
+  // without window or key padding; key length N exactly N keys.
+  if (any_mask) {
+    options.mask_coverage = MaskCoverage::kAnyMask;
+  } else if (mask.causal && mask.key_length != Mask::kAllKeys && mask.key_length != S) {
+    throw cli::Error(
+        "--causal with --key-length has no mask coverage of its own (the file could only say causal, whose "
+        "ranges "
+        "clip under key padding): add --any-mask");
+  } else if (mask.causal) {
+    options.mask_coverage = MaskCoverage::kCausal;
+  } else if (mask.key_length == Mask::kAllKeys || mask.key_length == S) {
+    options.mask_coverage = MaskCoverage::kNoMask;
+  } else {
+    options.mask_coverage = MaskCoverage::kKeyLength;
+    options.mask_key_length = mask.key_length;
+  }
   uint64_t rope_bytes = 0;  // cos and sin int16 [max_positions, head_dim / 2] per rotary block
   for (uint32_t bi = 0; bi < m.block_count(); ++bi) {
     Block b;
@@ -551,9 +573,8 @@ int cmd_quantize(int argc, char** argv) {
         throw cli::Error(name + ": the float forward gives a non-finite value on calibration example " +
                          std::to_string(n));
       if (s != Status::kOk) throw cli::Error(name + ": calibration failed: " + cli::describe(s));
-      // Context and output ranges that hold under any mask (calibrate_any_mask),
-      // unless the block runs only with the calibration mask (--exact-mask).
-      if (!exact_mask) {
+      // With --any-mask: context and output ranges that hold under any mask.
+      if (any_mask) {
         s = calibrate_any_mask(fplan, b.f32, io, cal, &ranges);
         if (s == Status::kBadQuantParams)
           throw cli::Error(name +

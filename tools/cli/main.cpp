@@ -94,7 +94,9 @@ const Command kCommands[] = {
      "  (no options: the exit code says whether the file loads)\n"},
     {"quantize", attn::cmd_quantize,
      "quantize IN.attn --calib CALIB.npy [--calib-kv CKV.npy] [--calib-value CV.npy] --dtype s8|s16 "
-     "[--per-tensor] [--causal] [--key-length N] [--residual] [--exact-mask] [--max-positions P] -o|--output "
+     "[--per-tensor] [--causal] [--key-length N] [--residual] [--any-mask] [--exact-mask] [--max-positions "
+     "P] "
+     "-o|--output "
      "OUT.attn\n"
      "  attn quantize MODEL.attn --calib-tokens IDS.npy --dtype s8|s16 [--residual-bits N] -o|--output "
      "OUT.attn",
@@ -109,7 +111,9 @@ const Command kCommands[] = {
      "  --causal           calibrate with the causal mask the model runs with\n"
      "  --key-length N     calibrate with key padding at N\n"
      "  --residual         calibrate block i on block i-1's input + output (a residual stream)\n"
-     "  --exact-mask       ranges for the calibration's mask only (default: any mask)\n"
+     "  --any-mask         ranges for any mask (coarser s8 grids; default: the calibration's mask only,\n"
+     "                     recorded in the file: another mask is refused, kMaskNotCalibrated)\n"
+     "  --exact-mask       the default, kept for old scripts (excludes --any-mask)\n"
      "  --max-positions P  rotary blocks: cos/sin tables for positions 0 .. P-1 (default: calibration "
      "length)\n"
      "  -o, --output FILE  the quantized .attn file to write\n"},
@@ -122,11 +126,16 @@ void usage(FILE* f) {
                "options: --opt VALUE or --opt=VALUE; flags (--causal, ...) take no value.\n"
                "inputs: files must be regular files (.npy inputs may also be pipes, read only up to the\n"
                "  size their header declares); directories and devices are refused.\n"
-               "outputs (-o): written to a new PATH.tmp.XXXXXX (random, created exclusively), then renamed\n"
-               "  over PATH; an existing PATH that is not a regular file (a device, FIFO, directory) is\n"
-               "  refused, never written through.\n"
-               "quantize: context/output ranges cover any mask unless --exact-mask (then they hold only\n"
-               "  for the calibration's --causal/--key-length).\n");
+               "outputs (-o): written to a new PATH.tmp.XXXXXX (random, created exclusively), then renamed
+"
+               "  over PATH; an existing PATH that is not a regular file (a device, FIFO, directory) is
+"
+               "  refused, never written through.
+"
+               "quantize: context/output ranges hold for the calibration's --causal/--key-length only, and
+"
+               "  the file says so (another mask: kMaskNotCalibrated); --any-mask widens them for any mask.
+");
 }
 
 }  // namespace
