@@ -3,6 +3,12 @@
 # cannot rot. Run by ctest:
 #   cmake -DROOT=<repo> -DOUT=<dir> -DCXX=<c++> -DCC=<cc> -P check_readme_snippets.cmake
 file(READ ${ROOT}/README.md readme)
+# The README stays a front page: at most 200 lines, the rest lives in the guides.
+string(REGEX MATCHALL "\n" readme_newlines "${readme}")
+list(LENGTH readme_newlines readme_line_count)
+if(readme_line_count GREATER 200)
+  message(FATAL_ERROR "README.md has ${readme_line_count} lines (at most 200: move detail into a guide)")
+endif()
 file(MAKE_DIRECTORY ${OUT})
 foreach(lang cpp c)
   # The first fenced block of the language in "Using the library".
