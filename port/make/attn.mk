@@ -23,10 +23,11 @@ ATTN_DROPPED_DTYPES := $(filter-out $(ATTN_DTYPES),f32 s8 s16)
 attn_has_dtype = $(or $(filter %_$(2).cpp,$(notdir $(1))),$(findstring _$(2)_,$(notdir $(1))))
 attn_dropped = $(strip $(foreach d,$(ATTN_DROPPED_DTYPES),$(call attn_has_dtype,$(1),$(d))))
 ATTN_SRCS := $(foreach f,$(ATTN_ALL_SRCS),$(if $(call attn_dropped,$(f)),,$(f)))
-# The offline quantizer (src/quant/) is host-only tooling, never part of the
-# library: a host program that calibrates models adds $(ATTN_QUANT_SRCS).
-ATTN_QUANT_SRCS := $(filter $(ATTN_ROOT)/src/quant/%,$(ATTN_SRCS))
-ATTN_SRCS := $(filter-out $(ATTN_ROOT)/src/quant/%,$(ATTN_SRCS))
+# The offline quantizer (src/quant/) and the tokenizer blob writers
+# (src/tokenizer/build/) are host-only tooling, never part of the library: a
+# host program that calibrates models or writes tokenizers adds $(ATTN_QUANT_SRCS).
+ATTN_QUANT_SRCS := $(filter $(ATTN_ROOT)/src/quant/% $(ATTN_ROOT)/src/tokenizer/build/%,$(ATTN_SRCS))
+ATTN_SRCS := $(filter-out $(ATTN_ROOT)/src/quant/% $(ATTN_ROOT)/src/tokenizer/build/%,$(ATTN_SRCS))
 
 # Include paths: include/ for users and the library, src/ for the library only.
 ATTN_INCLUDES := -I$(ATTN_ROOT)/include
