@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/attn.h"
 #include "attn/tokenizer.h"
 #include "attn/tokenizer_build.h"
 #include "host_helpers.h"
@@ -484,4 +485,55 @@ TEST_CASE("tokenizer builders refuse malformed inputs", "[tokenizer]") {
   spec.pieces[300] = spec.pieces[301];
   std::vector<uint8_t> blob;
   CHECK_FALSE(tb::write_blob(spec, &blob, &error));
+}
+
+TEST_CASE("tokenizer C API: load, sizes, encode and decode agree with the C++ API", "[tokenizer]") {
+  Blob blob(spm_blob());
+  attn_tokenizer tok;
+  REQUIRE(attn_tokenizer_load(&tok, blob.words.data(), blob.size) == ATTN_OK);
+  int32_t v = 0;
+  REQUIRE(attn_tokenizer_vocab_size(&tok, &v) == ATTN_OK);
+  CHECK(v == 512);
+  int32_t bos = 0;
+  REQUIRE(attn_tokenizer_special(&tok, ATTN_TOKEN_BOS, &bos) == ATTN_OK);
+  CHECK(bos == 1);
+  REQUIRE(attn_tokenizer_special(&tok, ATTN_TOKEN_CLS, &bos) == ATTN_OK);
+  CHECK(bos == -1);
+  Tokenizer cpp;
+  REQUIRE(Tokenizer::load(blob.words.data(), blob.size, &cpp) == Status::kOk);
+  for (const auto& g : read_golden("spm_bpe.golden")) {
+    size_t scratch = 0;
+    size_t max_ids = 0;
+    REQUIRE(attn_tokenizer_sizes(&tok, g.text.size(), &scratch, &max_ids) == ATTN_OK);
+    CHECK(scratch == cpp.tokenize_scratch_bytes(g.text.size()));
+    AlignedBuffer buf(scratch);
+    std::vector<int32_t> ids(max_ids + 1);
+    size_t n = 0;
+    REQUIRE(attn_tokenizer_encode(&tok, g.text.data(), g.text.size(), ids.data(), max_ids, buf.data, scratch,
+                                  &n) == ATTN_OK);
+    ids.resize(n);
+    CHECK(ids == g.ids);
+    attn_tokenizer_decode_state state = {};
+    std::string text;
+    char out[16];
+    for (const int32_t id : ids) {
+      REQUIRE(attn_tokenizer_decode(&tok, id, &state, out, sizeof(out), &n) == ATTN_OK);
+      text.append(out, n);
+    }
+    REQUIRE(attn_tokenizer_decode_flush(&tok, &state, out, sizeof(out), &n) == ATTN_OK);
+    text.append(out, n);
+    CHECK(text == g.text);
+  }
+  // Errors come through with their codes; a failed load leaves a dead handle.
+  size_t n = 0;
+  int32_t id = 0;
+  AlignedBuffer small(16);
+  CHECK(attn_tokenizer_encode(&tok, "abc", 3, &id, 1, small.data, 16, &n) == ATTN_ERR_ARENA_TOO_SMALL);
+  attn_tokenizer_decode_state state = {};
+  char out[16];
+  CHECK(attn_tokenizer_decode(&tok, 512, &state, out, sizeof(out), &n) == ATTN_ERR_TOKEN_OUT_OF_RANGE);
+  blob.bytes()[0] ^= 1;
+  CHECK(attn_tokenizer_load(&tok, blob.words.data(), blob.size) == ATTN_ERR_BAD_MAGIC);
+  CHECK(attn_tokenizer_vocab_size(&tok, &v) == ATTN_ERR_BAD_HANDLE);
+  CHECK(attn_tokenizer_encode(&tok, "abc", 3, &id, 1, small.data, 16, &n) == ATTN_ERR_BAD_HANDLE);
 }
