@@ -24,6 +24,14 @@ namespace attn {
 
 namespace {
 
+// A finite float as an int32 in the same order (+0 and -0 equal), so that
+// encoding needs no floating point at all (cores without an FPU).
+int32_t score_key(const float* scores, int32_t id) {
+  int32_t bits = 0;
+  std::memcpy(&bits, scores + id, sizeof(bits));
+  return bits >= 0 ? bits : -(bits & 0x7FFFFFFF);
+}
+
 struct Symbol {
   int32_t prev;
   int32_t next;
@@ -32,7 +40,7 @@ struct Symbol {
 };
 
 struct Pair {
-  float score;
+  int32_t score;  // the merged piece's score as an ordered integer (score_key)
   uint32_t left;
   uint32_t right;
   uint32_t size;  // left.len + right.len when pushed
@@ -169,7 +177,8 @@ Status Tokenizer::encode_spm_bpe(const char* text, size_t len, int32_t* ids, siz
     const Symbol& r = sym[right];
     const int32_t id = find_piece(norm + l.start, l.len + r.len);
     if (id < 0 || types_[id] != static_cast<uint8_t>(PieceType::kNormal)) return;
-    heap.push(Pair{scores_[id], static_cast<uint32_t>(left), static_cast<uint32_t>(right), l.len + r.len});
+    heap.push(Pair{score_key(scores_, id), static_cast<uint32_t>(left), static_cast<uint32_t>(right),
+                   l.len + r.len});
   };
   for (int32_t i = 1; i < count; ++i) maybe_push(i - 1, i);
   while (!heap.empty()) {

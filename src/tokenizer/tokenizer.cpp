@@ -1,6 +1,5 @@
 // tokenizer/tokenizer.cpp: Tokenizer::load (every check of the blob), piece
 // lookup, and the streaming decode.
-#include <cmath>
 #include <cstring>
 
 #include "attn/tokenizer.h"
@@ -141,8 +140,10 @@ Status Tokenizer::load(const void* blob, size_t size, Tokenizer* out) {
     }
   }
   if (t.scores_ != nullptr) {
-    for (uint32_t i = 0; i < vocab; ++i) {
-      if (!std::isfinite(t.scores_[i])) return Status::kBadScore;
+    for (uint32_t i = 0; i < vocab; ++i) {  // not NaN or infinite: exponent bits not all ones
+      uint32_t bits = 0;
+      std::memcpy(&bits, t.scores_ + i, sizeof(bits));
+      if ((bits & 0x7F800000u) == 0x7F800000u) return Status::kBadScore;
     }
   }
   // Special tokens: -1 or in range; unk of type unknown, the others control.
