@@ -914,6 +914,68 @@ ATTN_C_NODISCARD attn_status attn_sample_s32(const int32_t* logits, int32_t n, f
  * ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_SHAPE (n < 1); on error *token is -1. */
 ATTN_C_NODISCARD attn_status attn_sample_greedy_s32(const int32_t* logits, int32_t n, int32_t* token);
 
+/* ------------------------------------------------------------ tokenizer --- */
+
+/* A loaded, validated tokenizer blob (layout: src/tokenizer/README.md):
+ * attn_tokenizer_load() fills it. It points into the blob, which must stay
+ * in place and unchanged while the tokenizer is used. */
+typedef struct attn_tokenizer {
+  attn_storage_word_ opaque_[12]; /* 96 bytes */
+} attn_tokenizer;
+
+/* What attn_tokenizer_decode keeps between ids (an unfinished UTF-8
+ * character). Zero it ({0} or memset) before the first id. */
+typedef struct attn_tokenizer_decode_state {
+  uint8_t bytes_[8];
+} attn_tokenizer_decode_state;
+
+/* Special tokens, for attn_tokenizer_special. */
+#define ATTN_TOKEN_UNK 0
+#define ATTN_TOKEN_BOS 1
+#define ATTN_TOKEN_EOS 2
+#define ATTN_TOKEN_PAD 3
+#define ATTN_TOKEN_CLS 4
+#define ATTN_TOKEN_SEP 5
+#define ATTN_TOKEN_MASK 6
+
+/* Check the blob (4-byte aligned) and fill *tokenizer. Errors:
+ * ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BLOB_MISALIGNED, ATTN_ERR_TRUNCATED,
+ * ATTN_ERR_FILE_SIZE_MISMATCH, ATTN_ERR_BAD_MAGIC, ATTN_ERR_UNSUPPORTED_VERSION,
+ * ATTN_ERR_BAD_HEADER_SIZE, ATTN_ERR_BAD_RESERVED, ATTN_ERR_UNKNOWN_FLAGS,
+ * ATTN_ERR_BAD_VOCAB, ATTN_ERR_OFFSET_OUT_OF_BOUNDS and ATTN_ERR_BAD_TOKENIZER_ALGORITHM
+ * .. ATTN_ERR_BAD_BYTE_TABLE. On error *tokenizer is left unusable. */
+ATTN_C_NODISCARD attn_status attn_tokenizer_load(attn_tokenizer* tokenizer, const void* blob, size_t size);
+
+/* The vocabulary size; the id of a special token (ATTN_TOKEN_*), -1 if the
+ * blob has none. */
+ATTN_C_NODISCARD attn_status attn_tokenizer_vocab_size(const attn_tokenizer* tokenizer, int32_t* vocab_size);
+ATTN_C_NODISCARD attn_status attn_tokenizer_special(const attn_tokenizer* tokenizer, int32_t which,
+                                                    int32_t* id);
+
+/* The scratch bytes attn_tokenizer_encode needs, and the most ids it can
+ * write, for a text of text_len bytes (SIZE_MAX on overflow). */
+ATTN_C_NODISCARD attn_status attn_tokenizer_sizes(const attn_tokenizer* tokenizer, size_t text_len,
+                                                  size_t* scratch_bytes, size_t* max_ids);
+
+/* Encode text[0, len) into ids[0, *n) (no BOS/EOS added), with scratch
+ * (ATTN_ARENA_ALIGN-aligned) of scratch_bytes. Errors: ATTN_ERR_NULL_ARGUMENT,
+ * ATTN_ERR_BAD_HANDLE, ATTN_ERR_ARENA_MISALIGNED, ATTN_ERR_ARENA_TOO_SMALL,
+ * ATTN_ERR_BUFFER_TOO_SMALL (more than max_ids ids). */
+ATTN_C_NODISCARD attn_status attn_tokenizer_encode(const attn_tokenizer* tokenizer, const char* text,
+                                                   size_t len, int32_t* ids, size_t max_ids, void* scratch,
+                                                   size_t scratch_bytes, size_t* n);
+
+/* Write the text of one id to out[0, *n) (cap >= 16 suffices for byte
+ * pieces); attn_tokenizer_decode_flush at the end writes an unfinished
+ * character as U+FFFD. Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE,
+ * ATTN_ERR_TOKEN_OUT_OF_RANGE, ATTN_ERR_BUFFER_TOO_SMALL (nothing written). */
+ATTN_C_NODISCARD attn_status attn_tokenizer_decode(const attn_tokenizer* tokenizer, int32_t id,
+                                                   attn_tokenizer_decode_state* state, char* out, size_t cap,
+                                                   size_t* n);
+ATTN_C_NODISCARD attn_status attn_tokenizer_decode_flush(const attn_tokenizer* tokenizer,
+                                                         attn_tokenizer_decode_state* state, char* out,
+                                                         size_t cap, size_t* n);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -118,3 +118,22 @@ ATTN_STATUS(kBadModelRecord, ATTN_ERR_BAD_MODEL_RECORD, 138,
 ATTN_STATUS(kBadSampler, ATTN_ERR_BAD_SAMPLER, 139, "a sampler setting out of range (temperature, top_k)")
 ATTN_STATUS(kNotCausal, ATTN_ERR_NOT_CAUSAL, 144,
             "a KV-cache state planned for a model without causal attention")
+
+/* Tokenizer blobs (160..191), attn/tokenizer.h and src/tokenizer/README.md */
+ATTN_STATUS(kBadTokenizerAlgorithm, ATTN_ERR_BAD_TOKENIZER_ALGORITHM, 160,
+            "unknown tokenizer algorithm, or one this build does not run")
+ATTN_STATUS(kTableMisaligned, ATTN_ERR_TABLE_MISALIGNED, 161,
+            "a tokenizer table offset is not a multiple of 4")
+ATTN_STATUS(kBadPieceOffsets, ATTN_ERR_BAD_PIECE_OFFSETS, 162,
+            "piece offsets do not run non-decreasing from 0 to the piece bytes' size")
+ATTN_STATUS(kBadPieceLength, ATTN_ERR_BAD_PIECE_LENGTH, 163,
+            "an empty piece, one over max_piece_len, or max_piece_len over ATTN_TOKENIZER_MAX_PIECE")
+ATTN_STATUS(kUnsortedPieces, ATTN_ERR_UNSORTED_PIECES, 164,
+            "the sorted piece index is not strictly increasing (bytewise) or names an id out of range")
+ATTN_STATUS(kBadPieceType, ATTN_ERR_BAD_PIECE_TYPE, 165,
+            "an unknown piece type, or a byte piece not spelled <0xHH>")
+ATTN_STATUS(kBadSpecialToken, ATTN_ERR_BAD_SPECIAL_TOKEN, 166,
+            "a special token id out of range, of the wrong piece type, or missing where needed")
+ATTN_STATUS(kBadScore, ATTN_ERR_BAD_SCORE, 167, "a piece score is not finite")
+ATTN_STATUS(kBadByteTable, ATTN_ERR_BAD_BYTE_TABLE, 168,
+            "a byte table entry not the byte piece of its byte, or missing where needed")

@@ -24,13 +24,15 @@ attn_has_dtype = $(or $(filter %_$(2).cpp,$(notdir $(1))),$(findstring _$(2)_,$(
 attn_dropped = $(strip $(foreach d,$(ATTN_DROPPED_DTYPES),$(call attn_has_dtype,$(1),$(d))))
 ATTN_SRCS := $(foreach f,$(ATTN_ALL_SRCS),$(if $(call attn_dropped,$(f)),,$(f)))
 # Host-only tooling, never part of the library (as in CMakeLists.txt): the
-# offline quantizer (src/quant/) and the .attn writer (src/format/writer.cpp,
+# offline quantizer (src/quant/) with the tokenizer blob writers
+# (src/tokenizer/build/), and the .attn writer (src/format/writer.cpp,
 # std::vector and exceptions: compile it without -fno-exceptions). A host
-# program that calibrates models adds $(ATTN_QUANT_SRCS), one that writes
-# .attn files $(ATTN_WRITER_SRCS).
-ATTN_QUANT_SRCS := $(filter $(ATTN_ROOT)/src/quant/%,$(ATTN_SRCS))
+# program that calibrates models or writes tokenizers adds $(ATTN_QUANT_SRCS),
+# one that writes .attn files $(ATTN_WRITER_SRCS).
+ATTN_QUANT_SRCS := $(filter $(ATTN_ROOT)/src/quant/% $(ATTN_ROOT)/src/tokenizer/build/%,$(ATTN_SRCS))
 ATTN_WRITER_SRCS := $(filter $(ATTN_ROOT)/src/format/writer.cpp,$(ATTN_SRCS))
-ATTN_SRCS := $(filter-out $(ATTN_ROOT)/src/quant/% $(ATTN_ROOT)/src/format/writer.cpp,$(ATTN_SRCS))
+ATTN_SRCS := $(filter-out $(ATTN_ROOT)/src/quant/% $(ATTN_ROOT)/src/tokenizer/build/% \
+                          $(ATTN_ROOT)/src/format/writer.cpp,$(ATTN_SRCS))
 
 # Include paths: include/ for users and the library, src/ for the library only.
 ATTN_INCLUDES := -I$(ATTN_ROOT)/include

@@ -1,0 +1,49 @@
+// attn/tokenizer_build.h: HOST-side writers of tokenizer blobs (attn/
+// tokenizer.h), from the files tokenizers ship as. They use the heap and
+// the standard library; they live in the host-only target attn_quant, never
+// in libattn.a. Each returns false with a message in *error when the input
+// is malformed or uses something the run time does not do.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attn/tokenizer.h"
+
+namespace attn {
+namespace tokenizer_build {
+
+// Everything a blob holds, as plain vectors.
+struct Spec {
+  TokenizerAlgorithm algorithm = TokenizerAlgorithm::kSentencePieceBpe;
+  uint32_t flags = 0;
+  std::vector<std::string> pieces;
+  std::vector<float> scores;  // empty, or one per piece
+  std::vector<PieceType> types;
+  int32_t specials[static_cast<size_t>(SpecialToken::kCount)] = {-1, -1, -1, -1, -1, -1, -1, -1};
+};
+
+// Lays out the blob (src/tokenizer/README.md): sorts the piece index and
+// builds the byte table from the <0xHH> byte pieces. false if the pieces
+// repeat or the spec is inconsistent; the result is not loaded here.
+bool write_blob(const Spec& spec, std::vector<uint8_t>* blob, std::string* error);
+
+// A SentencePiece tokenizer.model (the ModelProto protobuf): BPE models with
+// identity normalization (Llama, Mistral), with or without byte fallback.
+bool spec_from_sentencepiece_model(const uint8_t* data, size_t size, Spec* spec, std::string* error);
+
+// A llama2.c tokenizer.bin: int32 max_token_length, then per token float
+// score, int32 length, the bytes. Its pieces spell U+2581 as ' ' and BOS /
+// EOS as "\n<s>\n" / "\n</s>\n"; ids 0, 1, 2 are <unk>, BOS, EOS and the
+// <0xHH> pieces byte pieces, as in the Llama vocabulary it is exported from.
+// vocab_size 0: every token up to the end of the file.
+bool spec_from_llama2c(const uint8_t* data, size_t size, int32_t vocab_size, Spec* spec, std::string* error);
+
+// Each byte its own id: ids [0, 256) are the pieces <0x00>..<0xFF>, and
+// the given special pieces (e.g. "<s>") follow from 256 on, as control pieces.
+bool spec_bytes(const std::vector<std::string>& specials, Spec* spec, std::string* error);
+
+}  // namespace tokenizer_build
+}  // namespace attn

@@ -1,0 +1,39 @@
+// tokenizer/blob.h: the tokenizer blob's header, field by field (the
+// layout: src/tokenizer/README.md). Shared by the loader and the host-side
+// builders, so both spell the same offsets.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace attn {
+namespace tok {
+
+constexpr uint32_t kMagic = 0x4B4F5441u;  // "ATOK" as bytes
+constexpr uint32_t kVersion = 1;
+constexpr uint32_t kHeaderSize = 128;
+
+// Byte offsets of the header's little-endian u32 / i32 fields.
+enum HeaderField : size_t {
+  kFieldMagic = 0,
+  kFieldVersion = 4,
+  kFieldHeaderSize = 8,
+  kFieldTotalSize = 12,
+  kFieldAlgorithm = 16,
+  kFieldFlags = 20,
+  kFieldVocabSize = 24,
+  kFieldMaxPieceLen = 28,
+  kFieldPieceOffsetsOff = 32,  // (vocab_size + 1) u32
+  kFieldPieceBytesOff = 36,
+  kFieldPieceBytesSize = 40,
+  kFieldScoresOff = 44,     // vocab_size f32, 0: none
+  kFieldTypesOff = 48,      // vocab_size u8
+  kFieldSortedOff = 52,     // vocab_size u32
+  kFieldByteIdsOff = 56,    // 256 i32, 0: none
+  kFieldReserved0 = 60,     // zero
+  kFieldSpecials = 64,      // 8 i32: unk, bos, eos, pad, cls, sep, mask, (reserved: -1)
+  kFieldReservedTail = 96,  // 32 zero bytes up to kHeaderSize
+};
+
+}  // namespace tok
+}  // namespace attn
