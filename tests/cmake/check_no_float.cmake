@@ -14,8 +14,9 @@ if(PROBE)
 endif()
 
 file(GLOB_RECURSE sources ${ROOT}/src/*.cpp)
-# The library's sources, as CMakeLists.txt takes them: the .attn writer is host-only (exceptions).
-list(FILTER sources EXCLUDE REGEX "/src/format/writer\\.cpp$")
+# The library's sources, as CMakeLists.txt takes them: the quantizer, the tokenizer blob writers and
+# the .attn writer are host-only.
+list(FILTER sources EXCLUDE REGEX "/src/quant/|/src/tokenizer/build/|/src/format/writer\\.cpp$")
 set(objects "")
 foreach(src IN LISTS sources ITEMS ${ROOT}/tests/no_float_main.cpp)
   string(MD5 tag "${src}")

@@ -126,16 +126,11 @@ void usage(FILE* f) {
                "options: --opt VALUE or --opt=VALUE; flags (--causal, ...) take no value.\n"
                "inputs: files must be regular files (.npy inputs may also be pipes, read only up to the\n"
                "  size their header declares); directories and devices are refused.\n"
-               "outputs (-o): written to a new PATH.tmp.XXXXXX (random, created exclusively), then renamed
-"
-               "  over PATH; an existing PATH that is not a regular file (a device, FIFO, directory) is
-"
-               "  refused, never written through.
-"
-               "quantize: context/output ranges hold for the calibration's --causal/--key-length only, and
-"
-               "  the file says so (another mask: kMaskNotCalibrated); --any-mask widens them for any mask.
-");
+               "outputs (-o): written to a new PATH.tmp.XXXXXX (random, created exclusively), then renamed\n"
+               "  over PATH; an existing PATH that is not a regular file (a device, FIFO, directory) is\n"
+               "  refused, never written through.\n"
+               "quantize: context/output ranges hold for the calibration's --causal/--key-length only, and\n"
+               "  the file says so (another mask: kMaskNotCalibrated); --any-mask widens them for any mask.\n");
 }
 
 }  // namespace
