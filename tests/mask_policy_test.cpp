@@ -108,7 +108,7 @@ Status run_policy(const golden::Case& c, const golden::QuantCalib& q, const Mask
   attn::Plan fplan, qplan;
   REQUIRE(attn::plan_attention(cfg, DType::kF32, c.L, c.S, &fplan) == Status::kOk);
   REQUIRE(attn::plan_attention(cfg, D::kDtype, c.L, c.S, &qplan) == Status::kOk);
-  Buffer cal_buf(attn::calibrate_attention_bytes(cfg, c.L, c.S));
+  Buffer cal_buf(attn::calibrate_attention_arena_bytes(cfg, c.L, c.S));
   attn::Arena cal;
   REQUIRE(cal.init(cal_buf.p.get(), cal_buf.size) == Status::kOk);
   attn::CalibrationRanges ranges;
@@ -127,7 +127,7 @@ Status run_policy(const golden::Case& c, const golden::QuantCalib& q, const Mask
   options.max_positions = std::max(c.L, c.S);
   options.mask_coverage = coverage;
   if (coverage == MaskCoverage::kKeyLength) options.mask_key_length = calib.key_length;
-  Buffer st_buf(attn::quantized_attention_bytes(cfg, D::kDtype, options));
+  Buffer st_buf(attn::quantize_attention_storage_bytes(cfg, D::kDtype, options));
   attn::Arena st;
   REQUIRE(st.init(st_buf.p.get(), st_buf.size) == Status::kOk);
   Buffer run_buf(qplan.arena_bytes);
