@@ -127,7 +127,7 @@ TEST_CASE("attn quantize writes the committed bytes on every host: ref, AVX2 and
       tmp);
   INFO(a.err);
   REQUIRE(a.code == 0);
-  CHECK(slurp(tmp / "s8.attn") == slurp(kQuant + "mha_self.s8.attn"));
+  CHECK(slurp(tmp / "s8.attn") == slurp(kQuant + "mha_self.causal.s8.attn"));
   const Result b = attn_cli(
       "quantize mha_cross.attn --calib mha_cross.calib.npy --calib-kv mha_cross.calib_kv.npy --calib-value "
       "mha_cross.calib_v.npy --dtype s16 -o " +
@@ -135,7 +135,7 @@ TEST_CASE("attn quantize writes the committed bytes on every host: ref, AVX2 and
       tmp);
   INFO(b.err);
   REQUIRE(b.code == 0);
-  CHECK(slurp(tmp / "s16.attn") == slurp(kQuant + "mha_cross.s16.attn"));
+  CHECK(slurp(tmp / "s16.attn") == slurp(kQuant + "mha_cross.nomask.s16.attn"));
 }
 
 TEST_CASE("attn run --raw: int8/int16 I/O in the file's quantization agrees with float I/O", "[cli][quant]") {

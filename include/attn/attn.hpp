@@ -1,7 +1,10 @@
 // attn/attn.hpp: the whole C++ API of the run-time library (libattn).
 //
-// Every public header but two:
+// Every public header but these (the X-macro lists status_list.h and
+// role_list.h come in through status.h and model.h):
 //   attn/attn.h      the C99 API over the same library (include it from C);
+//   attn/tokenizer_build.h  host-side writers of tokenizer blobs (std::vector,
+//                    in the attn_quant target);
 //   attn/quantize.h  the offline quantizer (calibration and conversion in
 //                    double), host-only tooling: its definitions live in the
 //                    separate attn_quant target, which bare-metal builds never
@@ -24,5 +27,6 @@
 #include "attn/sampler.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
+#include "attn/tokenizer.h"
 #include "attn/transformer.h"
 #include "attn/transformer_fixed.h"
