@@ -147,8 +147,8 @@ TEST_CASE("attn run --incremental equals the full causal forward, with and witho
   for (const std::string& src : {std::string(tmp / "gqa.attn"), std::string("llama_hf.attn")}) {
     for (const char* dt : {"s8", "s16"}) {
       const std::string qf = tmp / (std::string("q.") + dt + ".attn");
-      REQUIRE(run("quantize " + quote(src) + " --calib llama_hf.batch.x.npy --causal --any-mask --dtype " + dt + " -o " +
-                      quote(qf),
+      REQUIRE(run("quantize " + quote(src) + " --calib llama_hf.batch.x.npy --causal --any-mask --dtype " +
+                      dt + " -o " + quote(qf),
                   tmp)
                   .code == 0);
       for (const char* window : {"", " --window 2"}) {

@@ -122,15 +122,16 @@ const Command kCommands[] = {
 void usage(FILE* f) {
   std::fprintf(f, "usage: attn COMMAND [ARGS]   (attn COMMAND --help: each option)\n");
   for (const Command& c : kCommands) std::fprintf(f, "  attn %s\n", c.usage);
-  std::fprintf(f,
-               "options: --opt VALUE or --opt=VALUE; flags (--causal, ...) take no value.\n"
-               "inputs: files must be regular files (.npy inputs may also be pipes, read only up to the\n"
-               "  size their header declares); directories and devices are refused.\n"
-               "outputs (-o): written to a new PATH.tmp.XXXXXX (random, created exclusively), then renamed\n"
-               "  over PATH; an existing PATH that is not a regular file (a device, FIFO, directory) is\n"
-               "  refused, never written through.\n"
-               "quantize: context/output ranges hold for the calibration's --causal/--key-length only, and\n"
-               "  the file says so (another mask: kMaskNotCalibrated); --any-mask widens them for any mask.\n");
+  std::fprintf(
+      f,
+      "options: --opt VALUE or --opt=VALUE; flags (--causal, ...) take no value.\n"
+      "inputs: files must be regular files (.npy inputs may also be pipes, read only up to the\n"
+      "  size their header declares); directories and devices are refused.\n"
+      "outputs (-o): written to a new PATH.tmp.XXXXXX (random, created exclusively), then renamed\n"
+      "  over PATH; an existing PATH that is not a regular file (a device, FIFO, directory) is\n"
+      "  refused, never written through.\n"
+      "quantize: context/output ranges hold for the calibration's --causal/--key-length only, and\n"
+      "  the file says so (another mask: kMaskNotCalibrated); --any-mask widens them for any mask.\n");
 }
 
 }  // namespace
