@@ -190,6 +190,17 @@ struct Llama2c {
   }
 };
 
+// Writes ck as tmp/model.safetensors and `config` as tmp/config.json and
+// imports them with `attn import`: the path of the .attn written.
+std::string import_checkpoint(const TempDir& tmp, const Checkpoint& ck, const std::string& config) {
+  write_safetensors(tmp / "model.safetensors", ck.tensors);
+  cli::spit(tmp / "config.json", config);
+  cli::run_ok("import " + quote(tmp / "model.safetensors") + " --config " + quote(tmp / "config.json") +
+                  " -o " + quote(tmp / "m.attn"),
+              tmp);
+  return tmp / "m.attn";
+}
+
 // Row j of head h after the import is llama2.c's row 2j (j < hd/2) or 2(j - hd/2) + 1.
 std::vector<float> half_split_rows(const std::vector<float>& w, int heads, int hd, int cols) {
   std::vector<float> out(w.size());
@@ -240,12 +251,7 @@ TEST_CASE("attn import: a Hugging Face BERT (under bert.) with its config", "[cl
   ck.add("classifier.bias", {3});
   ck.add("bert.pooler.dense.weight", {8, 8});
   ck.tensors.push_back({"bert.embeddings.position_ids", {1, 16}, std::vector<float>(16, 1.0f), "I64"});
-  write_safetensors(tmp / "model.safetensors", ck.tensors);
-  cli::spit(tmp / "config.json", bert_config());
-  cli::run_ok("import " + quote(tmp / "model.safetensors") + " --config " + quote(tmp / "config.json") +
-                  " -o " + quote(tmp / "m.attn"),
-              tmp);
-  Loaded m(tmp / "m.attn");
+  Loaded m(import_checkpoint(tmp, ck, bert_config()));
   const attn::TransformerConfig& c = m.config;
   CHECK(c.vocab_size == 20);
   CHECK(c.embed_dim == 8);
@@ -321,17 +327,12 @@ TEST_CASE("attn import: a Hugging Face BERT (under bert.) with its config", "[cl
 TEST_CASE("attn import: a BertModel without prefix, told by its keys", "[cli][model_import]") {
   TempDir tmp;
   const Checkpoint ck = bert_checkpoint("");
-  write_safetensors(tmp / "model.safetensors", ck.tensors);
   // No model_type, no architectures: the keys say BERT.
-  cli::spit(
-      tmp / "config.json",
+  Loaded m(import_checkpoint(
+      tmp, ck,
       "{\"hidden_size\": 8, \"num_hidden_layers\": 2, \"num_attention_heads\": 2, \"intermediate_size\": 12, "
       "\"hidden_act\": \"relu\", \"layer_norm_eps\": 1e-5, \"max_position_embeddings\": 16, "
-      "\"type_vocab_size\": 2, \"vocab_size\": 20}");
-  cli::run_ok("import " + quote(tmp / "model.safetensors") + " --config " + quote(tmp / "config.json") +
-                  " -o " + quote(tmp / "m.attn"),
-              tmp);
-  Loaded m(tmp / "m.attn");
+      "\"type_vocab_size\": 2, \"vocab_size\": 20}"));
   CHECK(m.config.activation == attn::Activation::kRelu);
   CHECK(m.config.norm_eps == 1e-5f);
   same(m.layers[1].ffn.w2, ck["encoder.layer.1.output.dense.weight"], "w2");
@@ -343,12 +344,7 @@ TEST_CASE("attn import: a Hugging Face Llama, untied and tied", "[cli][model_imp
     INFO("tied " << tied);
     TempDir tmp;
     const Checkpoint ck = llama_checkpoint(!tied);
-    write_safetensors(tmp / "model.safetensors", ck.tensors);
-    cli::spit(tmp / "config.json", llama_config(tied));
-    cli::run_ok("import " + quote(tmp / "model.safetensors") + " --config " + quote(tmp / "config.json") +
-                    " -o " + quote(tmp / "m.attn"),
-                tmp);
-    Loaded m(tmp / "m.attn");
+    Loaded m(import_checkpoint(tmp, ck, llama_config(tied)));
     const attn::TransformerConfig& c = m.config;
     CHECK(c.vocab_size == 32);
     CHECK(c.num_heads == 4);
