@@ -18,6 +18,7 @@
 
 #include "attn/model.h"
 #include "hf_checkpoint.h"
+#include "host_helpers.h"
 #include "int_model_helpers.h"
 
 namespace {
@@ -27,14 +28,6 @@ using cli::TempDir;
 
 using hf::StTensor;
 using hf::write_safetensors;
-
-std::vector<float> values(size_t n, uint32_t seed) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(g);
-  return v;
-}
 
 size_t count(const std::vector<int64_t>& s) {
   size_t n = 1;
@@ -47,7 +40,7 @@ struct Checkpoint {
   std::vector<StTensor> tensors;
   uint32_t seed = 1;
   const std::vector<float>& add(const std::string& name, std::vector<int64_t> shape) {
-    tensors.push_back({name, shape, values(count(shape), seed++)});
+    tensors.push_back({name, shape, uniform_values(count(shape), seed++)});
     return tensors.back().values;
   }
   const std::vector<float>& operator[](const std::string& name) const {
@@ -157,7 +150,7 @@ struct Llama2c {
   Llama2c(int32_t v, bool tied) : vocab(v), shared(tied) {
     const int32_t hs = dim / heads, kvd = kv * hs;
     uint32_t seed = 100;
-    const auto r = [&](size_t n) { return values(n, seed++); };
+    const auto r = [&](size_t n) { return uniform_values(n, seed++); };
     emb = r(static_cast<size_t>(vocab * dim));
     for (int l = 0; l < layers; ++l) {
       rms_att.push_back(r(dim));
@@ -189,6 +182,33 @@ struct Llama2c {
     return out;
   }
 };
+
+// Every field of an imported config is the one expected.
+void check_config(const attn::TransformerConfig& c, const attn::TransformerConfig& want) {
+  CHECK(c.vocab_size == want.vocab_size);
+  CHECK(c.embed_dim == want.embed_dim);
+  CHECK(c.num_layers == want.num_layers);
+  CHECK(c.num_heads == want.num_heads);
+  CHECK(c.num_kv_heads == want.num_kv_heads);
+  CHECK(c.head_dim == want.head_dim);
+  CHECK(c.ffn_dim == want.ffn_dim);
+  CHECK(c.max_positions == want.max_positions);
+  CHECK(c.type_vocab_size == want.type_vocab_size);
+  CHECK(c.norm == want.norm);
+  CHECK(c.norm_eps == want.norm_eps);
+  CHECK(c.activation == want.activation);
+  CHECK(c.head == want.head);
+  CHECK(c.rope_base == want.rope_base);
+  CHECK(c.pre_norm == want.pre_norm);
+  CHECK(c.gated_ffn == want.gated_ffn);
+  CHECK(c.attention_bias == want.attention_bias);
+  CHECK(c.ffn_bias == want.ffn_bias);
+  CHECK(c.norm_bias == want.norm_bias);
+  CHECK(c.learned_positions == want.learned_positions);
+  CHECK(c.embedding_norm == want.embedding_norm);
+  CHECK(c.final_norm == want.final_norm);
+  CHECK(c.causal == want.causal);
+}
 
 // Writes ck as tmp/model.safetensors and `config` as tmp/config.json and
 // imports them with `attn import`: the path of the .attn written.
@@ -252,29 +272,13 @@ TEST_CASE("attn import: a Hugging Face BERT (under bert.) with its config", "[cl
   ck.add("bert.pooler.dense.weight", {8, 8});
   ck.tensors.push_back({"bert.embeddings.position_ids", {1, 16}, std::vector<float>(16, 1.0f), "I64"});
   Loaded m(import_checkpoint(tmp, ck, bert_config()));
-  const attn::TransformerConfig& c = m.config;
-  CHECK(c.vocab_size == 20);
-  CHECK(c.embed_dim == 8);
-  CHECK(c.num_layers == 2);
-  CHECK(c.num_heads == 2);
-  CHECK(c.head_dim == 4);
-  CHECK(c.ffn_dim == 12);
-  CHECK(c.max_positions == 16);
-  CHECK(c.type_vocab_size == 2);
-  CHECK(c.norm == attn::NormKind::kLayerNorm);
-  CHECK(c.norm_eps == 1e-12f);
-  CHECK(c.activation == attn::Activation::kGeluTanh);
-  CHECK(c.head == attn::LmHead::kNone);
-  CHECK(c.rope_base == 0.0f);
-  CHECK_FALSE(c.pre_norm);
-  CHECK_FALSE(c.causal);
-  CHECK_FALSE(c.gated_ffn);
-  CHECK(c.attention_bias);
-  CHECK(c.ffn_bias);
-  CHECK(c.norm_bias);
-  CHECK(c.learned_positions);
-  CHECK(c.embedding_norm);
-  CHECK_FALSE(c.final_norm);
+  attn::TransformerConfig want = attn::TransformerConfig::encoder(
+      /*vocab_size=*/20, /*embed_dim=*/8, /*num_layers=*/2, /*num_heads=*/2, /*ffn_dim=*/12,
+      /*max_positions=*/16);
+  want.num_kv_heads = 2;
+  want.head_dim = 4;
+  want.activation = attn::Activation::kGeluTanh;
+  check_config(m.config, want);
   same(m.w.token_embedding, ck["bert.embeddings.word_embeddings.weight"], "word embeddings");
   same(m.w.position_embedding, ck["bert.embeddings.position_embeddings.weight"], "positions");
   same(m.w.type_embedding, ck["bert.embeddings.token_type_embeddings.weight"], "types");
@@ -345,25 +349,15 @@ TEST_CASE("attn import: a Hugging Face Llama, untied and tied", "[cli][model_imp
     TempDir tmp;
     const Checkpoint ck = llama_checkpoint(!tied);
     Loaded m(import_checkpoint(tmp, ck, llama_config(tied)));
-    const attn::TransformerConfig& c = m.config;
-    CHECK(c.vocab_size == 32);
-    CHECK(c.num_heads == 4);
-    CHECK(c.num_kv_heads == 2);
-    CHECK(c.head_dim == 2);
-    CHECK(c.ffn_dim == 12);
-    CHECK(c.max_positions == 64);
-    CHECK(c.norm == attn::NormKind::kRmsNorm);
-    CHECK(c.norm_eps == 1e-6f);
-    CHECK(c.activation == attn::Activation::kSilu);
-    CHECK(c.rope_base == 500000.0f);
-    CHECK(c.head == (tied ? attn::LmHead::kTied : attn::LmHead::kUntied));
-    CHECK(c.pre_norm);
-    CHECK(c.gated_ffn);
-    CHECK(c.causal);
-    CHECK(c.final_norm);
-    CHECK_FALSE(c.attention_bias);
-    CHECK_FALSE(c.ffn_bias);
-    CHECK_FALSE(c.norm_bias);
+    attn::TransformerConfig want = attn::TransformerConfig::decoder(
+        /*vocab_size=*/32, /*embed_dim=*/8, /*num_layers=*/2, /*num_heads=*/4, /*ffn_dim=*/12,
+        /*max_positions=*/64);
+    want.num_kv_heads = 2;
+    want.head_dim = 2;
+    want.norm_eps = 1e-6f;
+    want.rope_base = 500000.0f;
+    want.head = tied ? attn::LmHead::kTied : attn::LmHead::kUntied;
+    check_config(m.config, want);
     CHECK_FALSE(c.learned_positions);
     CHECK_FALSE(c.embedding_norm);
     CHECK(c.type_vocab_size == 0);
@@ -406,22 +400,14 @@ TEST_CASE("attn import: llama2.c checkpoints, RoPE pairs permuted to attn's", "[
     const std::string byte_vocab = tied ? " --byte-vocab" : "";
     cli::run_ok("import " + quote(tmp / "model.bin") + byte_vocab + " -o " + quote(tmp / "m.attn"), tmp);
     Loaded m(tmp / "m.attn");
-    const attn::TransformerConfig& c = m.config;
     CHECK(m.model.byte_vocab() == tied);
-    CHECK(c.vocab_size == ck.vocab);
-    CHECK(c.embed_dim == 16);
-    CHECK(c.num_layers == 2);
-    CHECK(c.num_heads == 4);
-    CHECK(c.num_kv_heads == 2);
-    CHECK(c.ffn_dim == 12);
-    CHECK(c.max_positions == 16);
-    CHECK(c.rope_base == 10000.0f);
-    CHECK(c.norm_eps == 1e-5f);
-    CHECK(c.norm == attn::NormKind::kRmsNorm);
-    CHECK(c.activation == attn::Activation::kSilu);
-    CHECK(c.head == (tied ? attn::LmHead::kTied : attn::LmHead::kUntied));
-    CHECK((c.pre_norm && c.gated_ffn && c.final_norm && c.causal));
-    CHECK_FALSE((c.attention_bias || c.ffn_bias || c.learned_positions || c.embedding_norm));
+    attn::TransformerConfig want = attn::TransformerConfig::decoder(
+        /*vocab_size=*/ck.vocab, /*embed_dim=*/16, /*num_layers=*/2, /*num_heads=*/4, /*ffn_dim=*/12,
+        /*max_positions=*/16);
+    want.num_kv_heads = 2;
+    want.head_dim = 4;
+    want.head = tied ? attn::LmHead::kTied : attn::LmHead::kUntied;
+    check_config(m.config, want);
     same(m.w.token_embedding, ck.emb, "token_embedding_table");
     same(m.w.final_norm.weight, ck.final_norm, "rms_final_weight");
     if (tied) {
@@ -446,7 +432,7 @@ TEST_CASE("attn import: llama2.c checkpoints, RoPE pairs permuted to attn's", "[
       // gives llama2.c's interleaved-RoPE scores (query head 3 uses K/V head 1).
       const std::vector<float> wq(L.attention.wq, L.attention.wq + 256),
           wk(L.attention.wk, L.attention.wk + 128);
-      const std::vector<float> x = values(16, 7 + static_cast<uint32_t>(l));
+      const std::vector<float> x = uniform_values(16, 7 + static_cast<uint32_t>(l));
       for (const int pq : {0, 3, 15})
         for (const int pk : {0, 2, 9}) {
           const double want = rope_score(ck.wq[l], ck.wk[l], 3, 1, hd, 16, x, pq, pk, true);
