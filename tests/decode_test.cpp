@@ -101,7 +101,7 @@ std::vector<float> decode_all(const Model& m, const std::vector<float>& x, int L
     const int n = r == 0 && prefill > 0 ? std::min(prefill, L) : std::min(step, L - r);
     REQUIRE(attn::decode_f32(plan, w, &cache, x.data() + r * E, n, y.data() + r * E, arena) == Status::kOk);
     r += n;
-    REQUIRE(r.cache.next_position() == r);
+    REQUIRE(cache.next_position() == r);
   }
   REQUIRE(arena.used() == cache_bytes);  // decode gives its scratch back
   return y;
