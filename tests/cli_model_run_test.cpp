@@ -105,7 +105,7 @@ IntModel<W> int_model_of(const TransformerConfig& c, uint32_t seed) {
 std::vector<std::vector<int32_t>> run_on_sequences(const cli::TempDir& tmp, const std::string& name,
                                                    const std::vector<uint8_t>& file,
                                                    const TransformerConfig& c, int count, int len,
-                                                   uint32_t seed, bool wide) {
+                                                   uint32_t seed, bool i64) {
   cli::spit(tmp / name, file);
   const auto seqs = sequences(count, len, c.vocab_size, seed);
   cli::spit(tmp / "ids.npy", ids_npy({count, len}, flat(seqs), i64));
