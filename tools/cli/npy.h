@@ -103,24 +103,13 @@ inline std::string dtype_name(const std::string& descr) {
   std::string name;
   if (bytes.find_first_not_of("0123456789") != std::string::npos) return "'" + descr + "'";
   const int bits = std::atoi(bytes.c_str()) * 8;
-  switch (kind) {
-    case 'f':
-      name = "float" + std::to_string(bits);
-      break;
-    case 'i':
-      name = "int" + std::to_string(bits);
-      break;
-    case 'u':
-      name = "uint" + std::to_string(bits);
-      break;
-    case 'c':
-      name = "complex" + std::to_string(bits);
-      break;
-    case 'b':
-      name = "bool";
-      break;
-    default:
-      return "'" + descr + "'";
+  if (kind == 'b') {
+    name = "bool";
+  } else {
+    static const char* const kKinds[][2] = {{"f", "float"}, {"i", "int"}, {"u", "uint"}, {"c", "complex"}};
+    for (const auto& k : kKinds)
+      if (kind == k[0][0]) name = k[1] + std::to_string(bits);
+    if (name.empty()) return "'" + descr + "'";
   }
   if (order == '>' && bits > 8) name = "big-endian " + name;
   return name + " ('" + descr + "')";
