@@ -264,19 +264,26 @@ std::string embeddings_prefix(const Source& s, const char* what) {
   return prefix;
 }
 
+// The width (config key `dim`), layers and heads (which must divide the width)
+// of a BERT-like or GPT-2 config into *k; the width.
+int64_t read_sizes(const Config& c, const char* dim, const char* layers, const char* heads,
+                   TransformerConfig* k) {
+  const int64_t e = c.integer(dim, 1, ATTN_MAX_DIM, -1);
+  k->embed_dim = static_cast<int32_t>(e);
+  k->num_layers = static_cast<int32_t>(c.integer(layers, 1, ATTN_MAX_LAYERS, -1));
+  k->num_heads = static_cast<int32_t>(c.integer(heads, 1, ATTN_MAX_HEADS, -1));
+  if (e % k->num_heads != 0)
+    c.bad(heads, "= " + std::to_string(k->num_heads) + " does not divide " + dim + " " + std::to_string(e));
+  return e;
+}
+
 // BertModel; `roberta`: RobertaModel, BERT's keys with positions that start after pad_token_id.
 ImportedModel import_bert(Source& s, const Config& c, bool roberta) {
   const std::string prefix = embeddings_prefix(s, roberta ? "a RobertaModel" : "a BertModel");
   ImportedModel m;
   m.kind = roberta ? "roberta" : "bert";
   TransformerConfig& k = m.config;
-  const int64_t e = c.integer("hidden_size", 1, ATTN_MAX_DIM, -1);
-  k.embed_dim = static_cast<int32_t>(e);
-  k.num_layers = static_cast<int32_t>(c.integer("num_hidden_layers", 1, ATTN_MAX_LAYERS, -1));
-  k.num_heads = static_cast<int32_t>(c.integer("num_attention_heads", 1, ATTN_MAX_HEADS, -1));
-  if (e % k.num_heads != 0)
-    c.bad("num_attention_heads",
-          "= " + std::to_string(k.num_heads) + " does not divide hidden_size " + std::to_string(e));
+  const int64_t e = read_sizes(c, "hidden_size", "num_hidden_layers", "num_attention_heads", &k);
   const int64_t f = c.integer("intermediate_size", 1, ATTN_MAX_DIM, -1);
   k.ffn_dim = static_cast<int32_t>(f);
   k.activation = bert_activation(c);
@@ -326,12 +333,7 @@ ImportedModel import_distilbert(Source& s, const Config& c) {
   ImportedModel m;
   m.kind = "distilbert";
   TransformerConfig& k = m.config;
-  const int64_t e = c.integer("dim", 1, ATTN_MAX_DIM, -1);
-  k.embed_dim = static_cast<int32_t>(e);
-  k.num_layers = static_cast<int32_t>(c.integer("n_layers", 1, ATTN_MAX_LAYERS, -1));
-  k.num_heads = static_cast<int32_t>(c.integer("n_heads", 1, ATTN_MAX_HEADS, -1));
-  if (e % k.num_heads != 0)
-    c.bad("n_heads", "= " + std::to_string(k.num_heads) + " does not divide dim " + std::to_string(e));
+  const int64_t e = read_sizes(c, "dim", "n_layers", "n_heads", &k);
   const int64_t f = c.integer("hidden_dim", 1, ATTN_MAX_DIM, -1);
   k.ffn_dim = static_cast<int32_t>(f);
   const std::string a = c.string("activation", "gelu");
@@ -515,12 +517,7 @@ ImportedModel import_gpt2(Source& s, const Config& c) {
                                : std::string(" and an lm_head.weight")) +
                       ": imported with its LM head");
   TransformerConfig& k = m.config;
-  const int64_t e = c.integer("n_embd", 1, ATTN_MAX_DIM, -1);
-  k.embed_dim = static_cast<int32_t>(e);
-  k.num_layers = static_cast<int32_t>(c.integer("n_layer", 1, ATTN_MAX_LAYERS, -1));
-  k.num_heads = static_cast<int32_t>(c.integer("n_head", 1, ATTN_MAX_HEADS, -1));
-  if (e % k.num_heads != 0)
-    c.bad("n_head", "= " + std::to_string(k.num_heads) + " does not divide n_embd " + std::to_string(e));
+  const int64_t e = read_sizes(c, "n_embd", "n_layer", "n_head", &k);
   const int64_t f = c.integer("n_inner", 1, ATTN_MAX_DIM, 4 * e);
   if (f > ATTN_MAX_DIM)
     c.bad("n_inner", "is missing, and 4 * n_embd is beyond " + std::to_string(ATTN_MAX_DIM));
