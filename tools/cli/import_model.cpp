@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <set>
 
@@ -148,12 +149,31 @@ std::string model_kind(const Source& s, const Config& c) {
   return t;
 }
 
+// One activation name a config may give and attn's activation of it.
+struct ActivationName {
+  const char* name;
+  Activation activation;
+};
+
+// The activation under `key` (default `fallback`): one of `accepted`, or an
+// error that lists them.
+Activation read_activation(const Config& c, const char* key, const char* fallback,
+                           std::initializer_list<ActivationName> accepted) {
+  const std::string a = c.string(key, fallback);
+  std::string names;
+  for (const ActivationName& n : accepted) {
+    if (a == n.name) return n.activation;
+    names += (names.empty() ? "" : ", ") + std::string(n.name);
+  }
+  c.bad(key, "= '" + a + "' is not supported (" + names + ")");
+}
+
 Activation bert_activation(const Config& c) {
-  const std::string a = c.string("hidden_act", "gelu");
-  if (a == "gelu") return Activation::kGelu;
-  if (a == "gelu_new" || a == "gelu_pytorch_tanh") return Activation::kGeluTanh;
-  if (a == "relu") return Activation::kRelu;
-  c.bad("hidden_act", "= '" + a + "' is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu)");
+  return read_activation(c, "hidden_act", "gelu",
+                         {{"gelu", Activation::kGelu},
+                          {"gelu_new", Activation::kGeluTanh},
+                          {"gelu_pytorch_tanh", Activation::kGeluTanh},
+                          {"relu", Activation::kRelu}});
 }
 
 // Tensor `t` of the file as a user tensor under its own name.
@@ -336,13 +356,8 @@ ImportedModel import_distilbert(Source& s, const Config& c) {
   const int64_t e = read_sizes(c, "dim", "n_layers", "n_heads", &k);
   const int64_t f = c.integer("hidden_dim", 1, ATTN_MAX_DIM, -1);
   k.ffn_dim = static_cast<int32_t>(f);
-  const std::string a = c.string("activation", "gelu");
-  if (a == "gelu")
-    k.activation = Activation::kGelu;
-  else if (a == "relu")
-    k.activation = Activation::kRelu;
-  else
-    c.bad("activation", "= '" + a + "' is not supported (gelu, relu)");
+  k.activation =
+      read_activation(c, "activation", "gelu", {{"gelu", Activation::kGelu}, {"relu", Activation::kRelu}});
   k.norm = NormKind::kLayerNorm;
   k.norm_eps = 1e-12f;  // DistilBERT builds its LayerNorms with eps=1e-12, not from the config
   const int64_t pos = c.integer("max_position_embeddings", 1, ATTN_MAX_SEQ, -1);
@@ -522,15 +537,12 @@ ImportedModel import_gpt2(Source& s, const Config& c) {
   if (f > ATTN_MAX_DIM)
     c.bad("n_inner", "is missing, and 4 * n_embd is beyond " + std::to_string(ATTN_MAX_DIM));
   k.ffn_dim = static_cast<int32_t>(f);
-  const std::string a = c.string("activation_function", "gelu_new");
-  if (a == "gelu_new" || a == "gelu_pytorch_tanh" || a == "gelu_fast")
-    k.activation = Activation::kGeluTanh;
-  else if (a == "gelu")
-    k.activation = Activation::kGelu;
-  else if (a == "relu")
-    k.activation = Activation::kRelu;
-  else
-    c.bad("activation_function", "= '" + a + "' is not supported (gelu_new, gelu_pytorch_tanh, gelu, relu)");
+  k.activation = read_activation(c, "activation_function", "gelu_new",
+                                 {{"gelu_new", Activation::kGeluTanh},
+                                  {"gelu_pytorch_tanh", Activation::kGeluTanh},
+                                  {"gelu_fast", Activation::kGeluTanh},
+                                  {"gelu", Activation::kGelu},
+                                  {"relu", Activation::kRelu}});
   k.norm = NormKind::kLayerNorm;
   k.norm_eps = c.eps("layer_norm_epsilon", 1e-5);
   if (!c.boolean("scale_attn_weights", true))
