@@ -193,8 +193,9 @@ template <class DT>
 bool time_three(const attn::AttentionConfig& cfg, const typename DT::Weights& w,
                 const std::vector<typename DT::T>& x, int32_t C, double target_s, Row* out,
                 Outputs<typename DT::T>* y) {
+  using T = typename DT::T;
   const size_t E = static_cast<size_t>(cfg.embed_dim), c = static_cast<size_t>(C);
-  const typename DT::T* last = x.data() + (c - 1) * E;  // [1, E]: token C - 1
+  const T* last = x.data() + (c - 1) * E;  // [1, E]: token C - 1
 
   // --- decode
   attn::Plan dplan;
@@ -221,45 +222,35 @@ bool time_three(const attn::AttentionConfig& cfg, const typename DT::Weights& w,
       target_s, &out->decode_runs);
   if (out->decode_us < 0) return false;
 
+  // One forward of `rows` query rows over all C rows (query row 0 at `first`),
+  // planned and timed: its median microseconds, -1 on failure.
+  const auto time_forward = [&](int32_t rows, int32_t first, std::vector<T>* yo, const char* what,
+                                int* runs) {
+    attn::Plan plan;
+    if (!ok(attn::plan_attention(cfg, DT::kDtype, rows, C, &plan), "plan_attention")) return -1.0;
+    AlignedBuffer buf(plan.arena_bytes);
+    attn::Arena arena;
+    if (!ok(arena.init(buf.data, plan.arena_bytes), "arena.init")) return -1.0;
+    yo->resize(static_cast<size_t>(rows) * E);
+    attn::Mask mask;
+    mask.causal = true;
+    mask.causal_offset = first;
+    const typename DT::Io io =
+        self_io<DT>(x.data() + static_cast<size_t>(first) * E, x.data(), yo->data(), first);
+    return median_us(
+        [&]() -> double {
+          const double a = now_us();
+          const attn::Status st = DT::forward(plan, w, mask, io, arena);
+          const double us = now_us() - a;
+          return ok(st, what) ? us : -1.0;
+        },
+        target_s, runs);
+  };
   // --- recompute: one causal forward over C rows.
-  attn::Plan fplan;
-  if (!ok(attn::plan_attention(cfg, DT::kDtype, C, C, &fplan), "plan_attention")) return false;
-  AlignedBuffer fbuf(fplan.arena_bytes);
-  attn::Arena farena;
-  if (!ok(farena.init(fbuf.data, fplan.arena_bytes), "arena.init")) return false;
-  y->full.resize(c * E);  // [C, E]
-  attn::Mask causal;
-  causal.causal = true;
-  const typename DT::Io fio = self_io<DT>(x.data(), x.data(), y->full.data());
-  out->recompute_us = median_us(
-      [&]() -> double {
-        const double a = now_us();
-        const attn::Status st = DT::forward(fplan, w, causal, fio, farena);
-        const double us = now_us() - a;
-        return ok(st, "forward") ? us : -1.0;
-      },
-      target_s, &out->recompute_runs);
+  out->recompute_us = time_forward(C, 0, &y->full, "forward", &out->recompute_runs);
   if (out->recompute_us < 0) return false;
-
   // --- kv-only recompute: K, V of all C rows, the last query row only.
-  attn::Plan kplan;
-  if (!ok(attn::plan_attention(cfg, DT::kDtype, 1, C, &kplan), "plan_attention")) return false;
-  AlignedBuffer kbuf(kplan.arena_bytes);
-  attn::Arena karena;
-  if (!ok(karena.init(kbuf.data, kplan.arena_bytes), "arena.init")) return false;
-  y->kv_only.resize(E);  // [1, E]
-  attn::Mask last_row;
-  last_row.causal = true;
-  last_row.causal_offset = C - 1;
-  const typename DT::Io kio = self_io<DT>(last, x.data(), y->kv_only.data(), C - 1);
-  out->kv_only_us = median_us(
-      [&]() -> double {
-        const double a = now_us();
-        const attn::Status st = DT::forward(kplan, w, last_row, kio, karena);
-        const double us = now_us() - a;
-        return ok(st, "forward (kv-only)") ? us : -1.0;
-      },
-      target_s, &out->kv_only_runs);
+  out->kv_only_us = time_forward(1, C - 1, &y->kv_only, "forward (kv-only)", &out->kv_only_runs);
   if (out->kv_only_us < 0) return false;
   out->context = C;
   out->cache_bytes = cache_bytes;
