@@ -454,21 +454,9 @@ void check_block_inputs(const AttentionConfig& c, uint32_t index, const std::str
 }
 
 const char* dtype_name(DType d) {
-  switch (d) {
-    case DType::kF32:
-      return "f32";
-    case DType::kS8:
-      return "s8";
-    case DType::kS16:
-      return "s16";
-    case DType::kS32:
-      return "s32";
-    case DType::kS64:
-      return "s64";
-    case DType::kU8:
-      return "u8";
-  }
-  return "?";
+  static const char* const kNames[] = {"?", "f32", "s8", "s16", "s32", "s64", "u8"};  // by DType value
+  const auto i = static_cast<size_t>(d);
+  return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "?";
 }
 
 std::string describe(Status s) {
