@@ -275,7 +275,6 @@ TEST_CASE("attn import: a Hugging Face BERT (under bert.) with its config", "[cl
   attn::TransformerConfig want = attn::TransformerConfig::encoder(
       /*vocab_size=*/20, /*embed_dim=*/8, /*num_layers=*/2, /*num_heads=*/2, /*ffn_dim=*/12,
       /*max_positions=*/16);
-  want.num_kv_heads = 2;
   want.head_dim = 4;
   want.activation = attn::Activation::kGeluTanh;
   check_config(m.config, want);
