@@ -67,6 +67,31 @@ hf::StTensor tensor(const model_golden::Case& c, const std::string& key, const s
   return {name, shape, it->second};
 }
 
+// One BERT-style encoder layer `l` under Hugging Face names: `hf` holds, after
+// the layer prefix p, the modules of wq, wk, wv, wo, norm1, ffn_w1, ffn_w2 and
+// norm2 in that order, each a .weight and a .bias.
+void push_encoder_layer(const model_golden::Case& c, int32_t l, const std::string& p, const char* const hf[8],
+                        std::vector<hf::StTensor>* ts) {
+  const int64_t e = c.config.embed_dim, f = c.config.ffn_dim;
+  const std::string b = "block" + std::to_string(l) + "_";
+  struct Pair {
+    const char *weight, *bias;
+    std::vector<int64_t> weight_shape, bias_shape;
+  };
+  const Pair pairs[8] = {{"wq", "bq", {e, e}, {e}},
+                         {"wk", "bk", {e, e}, {e}},
+                         {"wv", "bv", {e, e}, {e}},
+                         {"wo", "bo", {e, e}, {e}},
+                         {"norm1_weight", "norm1_bias", {e}, {e}},
+                         {"ffn_w1", "ffn_b1", {f, e}, {f}},
+                         {"ffn_w2", "ffn_b2", {e, f}, {e}},
+                         {"norm2_weight", "norm2_bias", {e}, {e}}};
+  for (int i = 0; i < 8; ++i) {
+    ts->push_back(tensor(c, b + pairs[i].weight, p + hf[i] + ".weight", pairs[i].weight_shape));
+    ts->push_back(tensor(c, b + pairs[i].bias, p + hf[i] + ".bias", pairs[i].bias_shape));
+  }
+}
+
 // BertModel's keys (no prefix) and config.json; `roberta`: RobertaModel's, whose positions start at
 // pad_token_id + 1 = 2 (two rows the import must drop: they are set to a value far out).
 std::vector<hf::StTensor> bert_checkpoint(const model_golden::Case& c, std::string* config,
@@ -84,25 +109,11 @@ std::vector<hf::StTensor> bert_checkpoint(const model_golden::Case& c, std::stri
       tensor(c, "type_embedding", "embeddings.token_type_embeddings.weight", {k.type_vocab_size, e}));
   ts.push_back(tensor(c, "embedding_norm_weight", "embeddings.LayerNorm.weight", {e}));
   ts.push_back(tensor(c, "embedding_norm_bias", "embeddings.LayerNorm.bias", {e}));
-  for (int32_t l = 0; l < k.num_layers; ++l) {
-    const std::string b = "block" + std::to_string(l) + "_", p = "encoder.layer." + std::to_string(l) + ".";
-    ts.push_back(tensor(c, b + "wq", p + "attention.self.query.weight", {e, e}));
-    ts.push_back(tensor(c, b + "bq", p + "attention.self.query.bias", {e}));
-    ts.push_back(tensor(c, b + "wk", p + "attention.self.key.weight", {e, e}));
-    ts.push_back(tensor(c, b + "bk", p + "attention.self.key.bias", {e}));
-    ts.push_back(tensor(c, b + "wv", p + "attention.self.value.weight", {e, e}));
-    ts.push_back(tensor(c, b + "bv", p + "attention.self.value.bias", {e}));
-    ts.push_back(tensor(c, b + "wo", p + "attention.output.dense.weight", {e, e}));
-    ts.push_back(tensor(c, b + "bo", p + "attention.output.dense.bias", {e}));
-    ts.push_back(tensor(c, b + "norm1_weight", p + "attention.output.LayerNorm.weight", {e}));
-    ts.push_back(tensor(c, b + "norm1_bias", p + "attention.output.LayerNorm.bias", {e}));
-    ts.push_back(tensor(c, b + "ffn_w1", p + "intermediate.dense.weight", {f, e}));
-    ts.push_back(tensor(c, b + "ffn_b1", p + "intermediate.dense.bias", {f}));
-    ts.push_back(tensor(c, b + "ffn_w2", p + "output.dense.weight", {e, f}));
-    ts.push_back(tensor(c, b + "ffn_b2", p + "output.dense.bias", {e}));
-    ts.push_back(tensor(c, b + "norm2_weight", p + "output.LayerNorm.weight", {e}));
-    ts.push_back(tensor(c, b + "norm2_bias", p + "output.LayerNorm.bias", {e}));
-  }
+  static const char* const kBertLayer[8] = {
+      "attention.self.query",       "attention.self.key", "attention.self.value", "attention.output.dense",
+      "attention.output.LayerNorm", "intermediate.dense", "output.dense",         "output.LayerNorm"};
+  for (int32_t l = 0; l < k.num_layers; ++l)
+    push_encoder_layer(c, l, "encoder.layer." + std::to_string(l) + ".", kBertLayer, &ts);
   const std::string act = k.activation == attn::Activation::kGelu ? "gelu" : "gelu_new";
   *config =
       std::string(roberta ? "{\"architectures\": [\"RobertaModel\"], \"model_type\": \"roberta\", "
@@ -184,24 +195,11 @@ std::vector<hf::StTensor> distilbert_checkpoint(const model_golden::Case& c, std
   ts.push_back(pos);
   ts.push_back(tensor(c, "embedding_norm_weight", "embeddings.LayerNorm.weight", {e}));
   ts.push_back(tensor(c, "embedding_norm_bias", "embeddings.LayerNorm.bias", {e}));
-  for (int32_t l = 0; l < k.num_layers; ++l) {
-    const std::string b = "block" + std::to_string(l) + "_",
-                      p = "transformer.layer." + std::to_string(l) + ".";
-    for (const char* w : {"q", "k", "v", "o"}) {
-      const std::string lin =
-          p + "attention." + (w[0] == 'o' ? std::string("out") : std::string(w)) + "_lin.";
-      ts.push_back(tensor(c, b + "w" + w, lin + "weight", {e, e}));
-      ts.push_back(tensor(c, b + "b" + w, lin + "bias", {e}));
-    }
-    ts.push_back(tensor(c, b + "norm1_weight", p + "sa_layer_norm.weight", {e}));
-    ts.push_back(tensor(c, b + "norm1_bias", p + "sa_layer_norm.bias", {e}));
-    ts.push_back(tensor(c, b + "ffn_w1", p + "ffn.lin1.weight", {f, e}));
-    ts.push_back(tensor(c, b + "ffn_b1", p + "ffn.lin1.bias", {f}));
-    ts.push_back(tensor(c, b + "ffn_w2", p + "ffn.lin2.weight", {e, f}));
-    ts.push_back(tensor(c, b + "ffn_b2", p + "ffn.lin2.bias", {e}));
-    ts.push_back(tensor(c, b + "norm2_weight", p + "output_layer_norm.weight", {e}));
-    ts.push_back(tensor(c, b + "norm2_bias", p + "output_layer_norm.bias", {e}));
-  }
+  static const char* const kDistilBertLayer[8] = {"attention.q_lin",   "attention.k_lin",  "attention.v_lin",
+                                                  "attention.out_lin", "sa_layer_norm",    "ffn.lin1",
+                                                  "ffn.lin2",          "output_layer_norm"};
+  for (int32_t l = 0; l < k.num_layers; ++l)
+    push_encoder_layer(c, l, "transformer.layer." + std::to_string(l) + ".", kDistilBertLayer, &ts);
   *config = "{\"architectures\": [\"DistilBertModel\"], \"model_type\": \"distilbert\", \"dim\": " +
             std::to_string(e) + ", \"n_layers\": " + std::to_string(k.num_layers) +
             ", \"n_heads\": " + std::to_string(k.num_heads) + ", \"hidden_dim\": " + std::to_string(f) +

@@ -67,15 +67,8 @@ std::vector<uint8_t> safetensors_file(const std::vector<StTensor>& ts, const std
 }
 
 // A .npy file with a hand-written header dict (padded as NumPy does).
-std::vector<uint8_t> npy_with_header(std::string dict, const std::vector<uint8_t>& data) {
-  const size_t total = (10 + dict.size() + 1 + 63) / 64 * 64;
-  dict.append(total - 10 - dict.size() - 1, ' ');
-  dict += '\n';
-  std::vector<uint8_t> out(10 + dict.size());
-  std::memcpy(out.data(), "\x93NUMPY\x01\x00", 8);
-  out[8] = static_cast<uint8_t>(dict.size() & 0xFF);
-  out[9] = static_cast<uint8_t>(dict.size() >> 8);
-  std::memcpy(out.data() + 10, dict.data(), dict.size());
+std::vector<uint8_t> npy_with_header(const std::string& dict, const std::vector<uint8_t>& data) {
+  std::vector<uint8_t> out = attn::npy::header_bytes(dict);
   out.insert(out.end(), data.begin(), data.end());
   return out;
 }

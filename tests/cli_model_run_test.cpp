@@ -99,15 +99,26 @@ IntModel<W> int_model_of(const TransformerConfig& c, uint32_t seed) {
   return m;
 }
 
+// Writes `file` as tmp/NAME and `count` random sequences of `len` token ids
+// as tmp/ids.npy (int64 if `i64`, else int32), runs `attn run` on them into
+// tmp/y.npy and checks its shape [count, len, output_dim]: the sequences.
+std::vector<std::vector<int32_t>> run_on_sequences(const cli::TempDir& tmp, const std::string& name,
+                                                   const std::vector<uint8_t>& file,
+                                                   const TransformerConfig& c, int count, int len,
+                                                   uint32_t seed, bool i64) {
+  cli::spit(tmp / name, file);
+  const auto seqs = sequences(count, len, c.vocab_size, seed);
+  cli::spit(tmp / "ids.npy", ids_npy({count, len}, flat(seqs), i64));
+  cli::run_ok(run_cmd(tmp, name, "ids.npy", "y.npy"), tmp);
+  CHECK(shape_of(tmp / "y.npy") == std::vector<int64_t>{count, len, c.output_dim()});
+  return seqs;
+}
+
 template <class W>
 void check_int_model(const Case& k, cli::TempDir& tmp) {
   const TransformerConfig& c = k.c;
   const IntModel<W> m = int_model_of<W>(c, 21);
-  cli::spit(tmp / "q.attn", m.file);
-  const auto seqs = sequences(2, 11, c.vocab_size, 5);
-  cli::spit(tmp / "ids.npy", ids_npy({2, 11}, flat(seqs), true));
-  cli::run_ok(run_cmd(tmp, "q.attn", "ids.npy", "y.npy"), tmp);
-  CHECK(shape_of(tmp / "y.npy") == std::vector<int64_t>{2, 11, c.output_dim()});
+  const auto seqs = run_on_sequences(tmp, "q.attn", m.file, c, 2, 11, 5, true);
   // The integer forward, each value times output_scale as a float.
   std::vector<uint32_t> want;
   for (const auto& s : seqs) {
@@ -135,11 +146,7 @@ TEST_CASE("attn run --tokens: f32 models give the library's forward, also increm
     INFO(k.name);
     const TransformerConfig& c = k.c;
     const std::vector<uint8_t> file = f32_file(c, 3);
-    cli::spit(tmp / "m.attn", file);
-    const auto seqs = sequences(3, 9, c.vocab_size, 17);
-    cli::spit(tmp / "ids.npy", ids_npy({3, 9}, flat(seqs), false));
-    cli::run_ok(run_cmd(tmp, "m.attn", "ids.npy", "y.npy"), tmp);
-    CHECK(shape_of(tmp / "y.npy") == std::vector<int64_t>{3, 9, c.output_dim()});
+    const auto seqs = run_on_sequences(tmp, "m.attn", file, c, 3, 9, 17, false);
     std::vector<double> want;
     for (const auto& s : seqs) {
       const std::vector<float> y = f32_forward(file, s);

@@ -18,6 +18,7 @@
 
 #include "attn/model.h"
 #include "hf_checkpoint.h"
+#include "host_helpers.h"
 #include "int_model_helpers.h"
 
 namespace {
@@ -27,14 +28,6 @@ using cli::TempDir;
 
 using hf::StTensor;
 using hf::write_safetensors;
-
-std::vector<float> values(size_t n, uint32_t seed) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(g);
-  return v;
-}
 
 size_t count(const std::vector<int64_t>& s) {
   size_t n = 1;
@@ -47,7 +40,7 @@ struct Checkpoint {
   std::vector<StTensor> tensors;
   uint32_t seed = 1;
   const std::vector<float>& add(const std::string& name, std::vector<int64_t> shape) {
-    tensors.push_back({name, shape, values(count(shape), seed++)});
+    tensors.push_back({name, shape, uniform_values(count(shape), seed++)});
     return tensors.back().values;
   }
   const std::vector<float>& operator[](const std::string& name) const {
@@ -157,7 +150,7 @@ struct Llama2c {
   Llama2c(int32_t v, bool tied) : vocab(v), shared(tied) {
     const int32_t hs = dim / heads, kvd = kv * hs;
     uint32_t seed = 100;
-    const auto r = [&](size_t n) { return values(n, seed++); };
+    const auto r = [&](size_t n) { return uniform_values(n, seed++); };
     emb = r(static_cast<size_t>(vocab * dim));
     for (int l = 0; l < layers; ++l) {
       rms_att.push_back(r(dim));
@@ -189,6 +182,44 @@ struct Llama2c {
     return out;
   }
 };
+
+// Every field of an imported config is the one expected.
+void check_config(const attn::TransformerConfig& c, const attn::TransformerConfig& want) {
+  CHECK(c.vocab_size == want.vocab_size);
+  CHECK(c.embed_dim == want.embed_dim);
+  CHECK(c.num_layers == want.num_layers);
+  CHECK(c.num_heads == want.num_heads);
+  CHECK(c.num_kv_heads == want.num_kv_heads);
+  CHECK(c.head_dim == want.head_dim);
+  CHECK(c.ffn_dim == want.ffn_dim);
+  CHECK(c.max_positions == want.max_positions);
+  CHECK(c.type_vocab_size == want.type_vocab_size);
+  CHECK(c.norm == want.norm);
+  CHECK(c.norm_eps == want.norm_eps);
+  CHECK(c.activation == want.activation);
+  CHECK(c.head == want.head);
+  CHECK(c.rope_base == want.rope_base);
+  CHECK(c.pre_norm == want.pre_norm);
+  CHECK(c.gated_ffn == want.gated_ffn);
+  CHECK(c.attention_bias == want.attention_bias);
+  CHECK(c.ffn_bias == want.ffn_bias);
+  CHECK(c.norm_bias == want.norm_bias);
+  CHECK(c.learned_positions == want.learned_positions);
+  CHECK(c.embedding_norm == want.embedding_norm);
+  CHECK(c.final_norm == want.final_norm);
+  CHECK(c.causal == want.causal);
+}
+
+// Writes ck as tmp/model.safetensors and `config` as tmp/config.json and
+// imports them with `attn import`: the path of the .attn written.
+std::string import_checkpoint(const TempDir& tmp, const Checkpoint& ck, const std::string& config) {
+  write_safetensors(tmp / "model.safetensors", ck.tensors);
+  cli::spit(tmp / "config.json", config);
+  cli::run_ok("import " + quote(tmp / "model.safetensors") + " --config " + quote(tmp / "config.json") +
+                  " -o " + quote(tmp / "m.attn"),
+              tmp);
+  return tmp / "m.attn";
+}
 
 // Row j of head h after the import is llama2.c's row 2j (j < hd/2) or 2(j - hd/2) + 1.
 std::vector<float> half_split_rows(const std::vector<float>& w, int heads, int hd, int cols) {
@@ -240,35 +271,13 @@ TEST_CASE("attn import: a Hugging Face BERT (under bert.) with its config", "[cl
   ck.add("classifier.bias", {3});
   ck.add("bert.pooler.dense.weight", {8, 8});
   ck.tensors.push_back({"bert.embeddings.position_ids", {1, 16}, std::vector<float>(16, 1.0f), "I64"});
-  write_safetensors(tmp / "model.safetensors", ck.tensors);
-  cli::spit(tmp / "config.json", bert_config());
-  cli::run_ok("import " + quote(tmp / "model.safetensors") + " --config " + quote(tmp / "config.json") +
-                  " -o " + quote(tmp / "m.attn"),
-              tmp);
-  Loaded m(tmp / "m.attn");
-  const attn::TransformerConfig& c = m.config;
-  CHECK(c.vocab_size == 20);
-  CHECK(c.embed_dim == 8);
-  CHECK(c.num_layers == 2);
-  CHECK(c.num_heads == 2);
-  CHECK(c.head_dim == 4);
-  CHECK(c.ffn_dim == 12);
-  CHECK(c.max_positions == 16);
-  CHECK(c.type_vocab_size == 2);
-  CHECK(c.norm == attn::NormKind::kLayerNorm);
-  CHECK(c.norm_eps == 1e-12f);
-  CHECK(c.activation == attn::Activation::kGeluTanh);
-  CHECK(c.head == attn::LmHead::kNone);
-  CHECK(c.rope_base == 0.0f);
-  CHECK_FALSE(c.pre_norm);
-  CHECK_FALSE(c.causal);
-  CHECK_FALSE(c.gated_ffn);
-  CHECK(c.attention_bias);
-  CHECK(c.ffn_bias);
-  CHECK(c.norm_bias);
-  CHECK(c.learned_positions);
-  CHECK(c.embedding_norm);
-  CHECK_FALSE(c.final_norm);
+  Loaded m(import_checkpoint(tmp, ck, bert_config()));
+  attn::TransformerConfig want = attn::TransformerConfig::encoder(
+      /*vocab_size=*/20, /*embed_dim=*/8, /*num_layers=*/2, /*num_heads=*/2, /*ffn_dim=*/12,
+      /*max_positions=*/16);
+  want.head_dim = 4;
+  want.activation = attn::Activation::kGeluTanh;
+  check_config(m.config, want);
   same(m.w.token_embedding, ck["bert.embeddings.word_embeddings.weight"], "word embeddings");
   same(m.w.position_embedding, ck["bert.embeddings.position_embeddings.weight"], "positions");
   same(m.w.type_embedding, ck["bert.embeddings.token_type_embeddings.weight"], "types");
@@ -321,17 +330,12 @@ TEST_CASE("attn import: a Hugging Face BERT (under bert.) with its config", "[cl
 TEST_CASE("attn import: a BertModel without prefix, told by its keys", "[cli][model_import]") {
   TempDir tmp;
   const Checkpoint ck = bert_checkpoint("");
-  write_safetensors(tmp / "model.safetensors", ck.tensors);
   // No model_type, no architectures: the keys say BERT.
-  cli::spit(
-      tmp / "config.json",
+  Loaded m(import_checkpoint(
+      tmp, ck,
       "{\"hidden_size\": 8, \"num_hidden_layers\": 2, \"num_attention_heads\": 2, \"intermediate_size\": 12, "
       "\"hidden_act\": \"relu\", \"layer_norm_eps\": 1e-5, \"max_position_embeddings\": 16, "
-      "\"type_vocab_size\": 2, \"vocab_size\": 20}");
-  cli::run_ok("import " + quote(tmp / "model.safetensors") + " --config " + quote(tmp / "config.json") +
-                  " -o " + quote(tmp / "m.attn"),
-              tmp);
-  Loaded m(tmp / "m.attn");
+      "\"type_vocab_size\": 2, \"vocab_size\": 20}"));
   CHECK(m.config.activation == attn::Activation::kRelu);
   CHECK(m.config.norm_eps == 1e-5f);
   same(m.layers[1].ffn.w2, ck["encoder.layer.1.output.dense.weight"], "w2");
@@ -343,34 +347,16 @@ TEST_CASE("attn import: a Hugging Face Llama, untied and tied", "[cli][model_imp
     INFO("tied " << tied);
     TempDir tmp;
     const Checkpoint ck = llama_checkpoint(!tied);
-    write_safetensors(tmp / "model.safetensors", ck.tensors);
-    cli::spit(tmp / "config.json", llama_config(tied));
-    cli::run_ok("import " + quote(tmp / "model.safetensors") + " --config " + quote(tmp / "config.json") +
-                    " -o " + quote(tmp / "m.attn"),
-                tmp);
-    Loaded m(tmp / "m.attn");
-    const attn::TransformerConfig& c = m.config;
-    CHECK(c.vocab_size == 32);
-    CHECK(c.num_heads == 4);
-    CHECK(c.num_kv_heads == 2);
-    CHECK(c.head_dim == 2);
-    CHECK(c.ffn_dim == 12);
-    CHECK(c.max_positions == 64);
-    CHECK(c.norm == attn::NormKind::kRmsNorm);
-    CHECK(c.norm_eps == 1e-6f);
-    CHECK(c.activation == attn::Activation::kSilu);
-    CHECK(c.rope_base == 500000.0f);
-    CHECK(c.head == (tied ? attn::LmHead::kTied : attn::LmHead::kUntied));
-    CHECK(c.pre_norm);
-    CHECK(c.gated_ffn);
-    CHECK(c.causal);
-    CHECK(c.final_norm);
-    CHECK_FALSE(c.attention_bias);
-    CHECK_FALSE(c.ffn_bias);
-    CHECK_FALSE(c.norm_bias);
-    CHECK_FALSE(c.learned_positions);
-    CHECK_FALSE(c.embedding_norm);
-    CHECK(c.type_vocab_size == 0);
+    Loaded m(import_checkpoint(tmp, ck, llama_config(tied)));
+    attn::TransformerConfig want = attn::TransformerConfig::decoder(
+        /*vocab_size=*/32, /*embed_dim=*/8, /*num_layers=*/2, /*num_heads=*/4, /*ffn_dim=*/12,
+        /*max_positions=*/64);
+    want.num_kv_heads = 2;
+    want.head_dim = 2;
+    want.norm_eps = 1e-6f;
+    want.rope_base = 500000.0f;
+    want.head = tied ? attn::LmHead::kTied : attn::LmHead::kUntied;
+    check_config(m.config, want);  // also: no learned positions, no embedding norm, no token types
     same(m.w.token_embedding, ck["model.embed_tokens.weight"], "embed_tokens");
     same(m.w.final_norm.weight, ck["model.norm.weight"], "norm");
     if (tied) {
@@ -410,22 +396,14 @@ TEST_CASE("attn import: llama2.c checkpoints, RoPE pairs permuted to attn's", "[
     const std::string byte_vocab = tied ? " --byte-vocab" : "";
     cli::run_ok("import " + quote(tmp / "model.bin") + byte_vocab + " -o " + quote(tmp / "m.attn"), tmp);
     Loaded m(tmp / "m.attn");
-    const attn::TransformerConfig& c = m.config;
     CHECK(m.model.byte_vocab() == tied);
-    CHECK(c.vocab_size == ck.vocab);
-    CHECK(c.embed_dim == 16);
-    CHECK(c.num_layers == 2);
-    CHECK(c.num_heads == 4);
-    CHECK(c.num_kv_heads == 2);
-    CHECK(c.ffn_dim == 12);
-    CHECK(c.max_positions == 16);
-    CHECK(c.rope_base == 10000.0f);
-    CHECK(c.norm_eps == 1e-5f);
-    CHECK(c.norm == attn::NormKind::kRmsNorm);
-    CHECK(c.activation == attn::Activation::kSilu);
-    CHECK(c.head == (tied ? attn::LmHead::kTied : attn::LmHead::kUntied));
-    CHECK((c.pre_norm && c.gated_ffn && c.final_norm && c.causal));
-    CHECK_FALSE((c.attention_bias || c.ffn_bias || c.learned_positions || c.embedding_norm));
+    attn::TransformerConfig want = attn::TransformerConfig::decoder(
+        /*vocab_size=*/ck.vocab, /*embed_dim=*/16, /*num_layers=*/2, /*num_heads=*/4, /*ffn_dim=*/12,
+        /*max_positions=*/16);
+    want.num_kv_heads = 2;
+    want.head_dim = 4;
+    want.head = tied ? attn::LmHead::kTied : attn::LmHead::kUntied;
+    check_config(m.config, want);
     same(m.w.token_embedding, ck.emb, "token_embedding_table");
     same(m.w.final_norm.weight, ck.final_norm, "rms_final_weight");
     if (tied) {
@@ -450,7 +428,7 @@ TEST_CASE("attn import: llama2.c checkpoints, RoPE pairs permuted to attn's", "[
       // gives llama2.c's interleaved-RoPE scores (query head 3 uses K/V head 1).
       const std::vector<float> wq(L.attention.wq, L.attention.wq + 256),
           wk(L.attention.wk, L.attention.wk + 128);
-      const std::vector<float> x = values(16, 7 + static_cast<uint32_t>(l));
+      const std::vector<float> x = uniform_values(16, 7 + static_cast<uint32_t>(l));
       for (const int pq : {0, 3, 15})
         for (const int pk : {0, 2, 9}) {
           const double want = rope_score(ck.wq[l], ck.wk[l], 3, 1, hd, 16, x, pq, pk, true);

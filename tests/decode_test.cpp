@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "attn/decode.h"
@@ -36,6 +37,28 @@ Model make_model(attn::AttentionConfig cfg, uint32_t seed) {
                random_normal(Dkv, rng, 0.1f),
                random_normal(E, rng, 0.1f)};
 }
+
+// The error tests' setup: a decode plan for m (2 query rows, a cache of
+// `max_len` rows), a 4 KiB arena, an uninitialised cache and `rows` rows of
+// input (0.5) and output.
+struct DecodeRig {
+  Model m;
+  attn::Plan plan;
+  AlignedBuffer buf{4096};
+  attn::Arena arena;
+  attn::KvCacheF32 cache;
+  std::vector<float> x, y;
+  DecodeRig(Model model, int32_t max_len, int rows)
+      : m(std::move(model)), x(size_t(rows) * 8, 0.5f), y(size_t(rows) * 8) {
+    REQUIRE(attn::plan_decode(m.cfg, attn::DType::kF32, 2, max_len, &plan) == Status::kOk);
+    REQUIRE(arena.init(buf.data, 4096) == Status::kOk);
+  }
+  Status init_cache(int32_t window) { return attn::kv_cache_init_f32(plan, window, arena, &cache); }
+  // decode_f32 of the first `n` rows of x.
+  Status decode(int32_t n) {
+    return attn::decode_f32(plan, m.weights(), &cache, x.data(), n, y.data(), arena);
+  }
+};
 
 // y of one forward_f32 over all L rows, causal (and windowed).
 std::vector<float> full_forward(const Model& m, const std::vector<float>& x, int L, int window) {
@@ -130,63 +153,49 @@ TEST_CASE("decoding on packed weights gives the bits of the weights as stored", 
 }
 
 TEST_CASE("decode reports a full cache, bad rows and a foreign plan", "[decode][errors]") {
-  const Model m = make_model({8, 2}, 3);
-  attn::Plan plan;
-  REQUIRE(attn::plan_decode(m.cfg, attn::DType::kF32, 2, 4, &plan) == Status::kOk);
-  AlignedBuffer buf(4096);
-  attn::Arena arena;
-  REQUIRE(arena.init(buf.data, 4096) == Status::kOk);
-  attn::KvCacheF32 cache;
-  CHECK(attn::kv_cache_init_f32(plan, 5, arena, &cache) == Status::kBadWindow);
-  REQUIRE(attn::kv_cache_init_f32(plan, 0, arena, &cache) == Status::kOk);
-  std::vector<float> x(3 * 8, 0.5f), y(3 * 8);
-  CHECK(attn::decode_f32(plan, m.weights(), &cache, x.data(), 3, y.data(), arena) == Status::kBadQueryLength);
-  CHECK(attn::decode_f32(plan, m.weights(), &cache, x.data(), 0, y.data(), arena) == Status::kBadQueryLength);
-  REQUIRE(attn::decode_f32(plan, m.weights(), &cache, x.data(), 2, y.data(), arena) == Status::kOk);
-  REQUIRE(attn::decode_f32(plan, m.weights(), &cache, x.data(), 2, y.data(), arena) == Status::kOk);
-  CHECK(attn::decode_f32(plan, m.weights(), &cache, x.data(), 1, y.data(), arena) == Status::kCacheFull);
-  CHECK(cache.length == 4);  // nothing changed
-  REQUIRE(attn::kv_cache_reset(&cache) == Status::kOk);
-  CHECK(attn::decode_f32(plan, m.weights(), &cache, x.data(), 1, y.data(), arena) == Status::kOk);
-  CHECK(attn::decode_f32(plan, m.weights(), nullptr, x.data(), 1, y.data(), arena) == Status::kNullArgument);
+  DecodeRig r(make_model({8, 2}, 3), 4, 3);
+  CHECK(r.init_cache(5) == Status::kBadWindow);
+  REQUIRE(r.init_cache(0) == Status::kOk);
+  CHECK(r.decode(3) == Status::kBadQueryLength);
+  CHECK(r.decode(0) == Status::kBadQueryLength);
+  REQUIRE(r.decode(2) == Status::kOk);
+  REQUIRE(r.decode(2) == Status::kOk);
+  CHECK(r.decode(1) == Status::kCacheFull);
+  CHECK(r.cache.length == 4);  // nothing changed
+  REQUIRE(attn::kv_cache_reset(&r.cache) == Status::kOk);
+  CHECK(r.decode(1) == Status::kOk);
+  CHECK(attn::decode_f32(r.plan, r.m.weights(), nullptr, r.x.data(), 1, r.y.data(), r.arena) ==
+        Status::kNullArgument);
 
   attn::Plan forward_plan;
-  REQUIRE(attn::plan_attention(m.cfg, attn::DType::kF32, 2, 4, &forward_plan) == Status::kOk);
-  CHECK(attn::decode_f32(forward_plan, m.weights(), &cache, x.data(), 1, y.data(), arena) ==
+  REQUIRE(attn::plan_attention(r.m.cfg, attn::DType::kF32, 2, 4, &forward_plan) == Status::kOk);
+  CHECK(attn::decode_f32(forward_plan, r.m.weights(), &r.cache, r.x.data(), 1, r.y.data(), r.arena) ==
         Status::kPlanMismatch);
-  CHECK(attn::forward_f32(plan, m.weights(), {}, {x.data(), x.data(), x.data(), y.data()}, arena) ==
+  const float* x = r.x.data();
+  CHECK(attn::forward_f32(r.plan, r.m.weights(), {}, {x, x, x, r.y.data()}, r.arena) ==
         Status::kPlanMismatch);
-  CHECK(attn::plan_decode({8, 2, 0, 4}, attn::DType::kF32, 1, 4, &plan) == Status::kBadKeyDim);
+  CHECK(attn::plan_decode({8, 2, 0, 4}, attn::DType::kF32, 1, 4, &r.plan) == Status::kBadKeyDim);
 }
 
 TEST_CASE("a windowed cache stops at the last int32 position instead of overflowing it", "[decode][errors]") {
   // A sliding window decodes forever; its positions (start + length) count up
   // by one per row. Near INT32_MAX (about 2^31 decoded rows) the next rows
   // would overflow int32: refused with kSequenceTooLong, the cache unchanged.
-  const Model m = make_model({8, 2}, 4);
-  attn::Plan plan;
-  REQUIRE(attn::plan_decode(m.cfg, attn::DType::kF32, 2, 3, &plan) == Status::kOk);
-  AlignedBuffer buf(4096);
-  attn::Arena arena;
-  REQUIRE(arena.init(buf.data, 4096) == Status::kOk);
-  attn::KvCacheF32 cache;
-  REQUIRE(attn::kv_cache_init_f32(plan, 3, arena, &cache) == Status::kOk);
-  std::vector<float> x(2 * 8, 0.5f), y(2 * 8);
-  REQUIRE(attn::decode_f32(plan, m.weights(), &cache, x.data(), 2, y.data(), arena) == Status::kOk);
-  REQUIRE(attn::decode_f32(plan, m.weights(), &cache, x.data(), 2, y.data(), arena) == Status::kOk);
-  REQUIRE(cache.length == 3);
+  DecodeRig r(make_model({8, 2}, 4), 3, 2);
+  REQUIRE(r.init_cache(3) == Status::kOk);
+  REQUIRE(r.decode(2) == Status::kOk);
+  REQUIRE(r.decode(2) == Status::kOk);
+  REQUIRE(r.cache.length == 3);
   // Where 2^31 - 4 rows of decoding leave a full window of 3 rows.
-  cache.start = INT32_MAX - 4;
-  REQUIRE(cache.next_position() == INT32_MAX - 1);
-  CHECK(attn::decode_f32(plan, m.weights(), &cache, x.data(), 1, y.data(), arena) == Status::kOk);
-  CHECK(cache.next_position() == INT32_MAX);  // the last position a row can take is INT32_MAX - 1
-  CHECK(attn::decode_f32(plan, m.weights(), &cache, x.data(), 1, y.data(), arena) ==
-        Status::kSequenceTooLong);
-  CHECK(attn::decode_f32(plan, m.weights(), &cache, x.data(), 2, y.data(), arena) ==
-        Status::kSequenceTooLong);
-  CHECK(cache.start == INT32_MAX - 3);  // nothing changed
-  CHECK(cache.length == 3);
-  REQUIRE(attn::kv_cache_reset(&cache) == Status::kOk);  // a reset starts again at position 0
-  CHECK(attn::decode_f32(plan, m.weights(), &cache, x.data(), 2, y.data(), arena) == Status::kOk);
-  CHECK(cache.next_position() == 2);
+  r.cache.start = INT32_MAX - 4;
+  REQUIRE(r.cache.next_position() == INT32_MAX - 1);
+  CHECK(r.decode(1) == Status::kOk);
+  CHECK(r.cache.next_position() == INT32_MAX);  // the last position a row can take is INT32_MAX - 1
+  CHECK(r.decode(1) == Status::kSequenceTooLong);
+  CHECK(r.decode(2) == Status::kSequenceTooLong);
+  CHECK(r.cache.start == INT32_MAX - 3);  // nothing changed
+  CHECK(r.cache.length == 3);
+  REQUIRE(attn::kv_cache_reset(&r.cache) == Status::kOk);  // a reset starts again at position 0
+  CHECK(r.decode(2) == Status::kOk);
+  CHECK(r.cache.next_position() == 2);
 }

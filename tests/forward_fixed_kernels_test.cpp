@@ -72,6 +72,15 @@ CalibrationRanges calibrate(const Block& b) {
   return r;
 }
 
+// The linear kernel parameters of a projection: its per-channel requantization.
+template <class Params, class Projection>
+Params linear_params(const Projection& p) {
+  Params lp;
+  lp.multiplier = p.multiplier;
+  lp.shift = p.shift;
+  return lp;
+}
+
 // forward_s8's arithmetic (self-attention, no mask; grouped K/V heads and
 // RoPE with positions 0 .. L-1) from the ref kernels alone.
 std::vector<int8_t> ref_forward_s8(const AttentionConfig& cfg, const WeightsS8& w, int L,
@@ -79,10 +88,8 @@ std::vector<int8_t> ref_forward_s8(const AttentionConfig& cfg, const WeightsS8& 
   const int E = cfg.embed_dim, H = cfg.num_heads, hd = E / H, S = L, Dkv = cfg.kv_dim();
   const int group = H / cfg.resolved_kv_heads();
   auto params = [](const ProjectionS8& p, int32_t zp) {
-    LinearS8Params lp;
+    LinearS8Params lp = linear_params<LinearS8Params>(p);
     lp.output_zero_point = zp;
-    lp.multiplier = p.multiplier;
-    lp.shift = p.shift;
     return lp;
   };
   std::vector<int8_t> q(size_t(L) * E), o(q.size()), y(q.size());  // [L, E]
@@ -120,12 +127,7 @@ std::vector<int16_t> ref_forward_s16(const AttentionConfig& cfg, const WeightsS1
                                      const std::vector<int16_t>& x) {
   const int E = cfg.embed_dim, H = cfg.num_heads, hd = E / H, S = L, Dkv = cfg.kv_dim();
   const int group = H / cfg.resolved_kv_heads();
-  auto params = [](const ProjectionS16& p) {
-    LinearS16Params lp;
-    lp.multiplier = p.multiplier;
-    lp.shift = p.shift;
-    return lp;
-  };
+  auto params = [](const ProjectionS16& p) { return linear_params<LinearS16Params>(p); };
   std::vector<int16_t> q(size_t(L) * E), o(q.size()), y(q.size());  // [L, E]
   std::vector<int16_t> k(size_t(L) * Dkv), v(k.size());             // [L, Dkv]
   const ConstMatS16 X{x.data(), L, E, E};

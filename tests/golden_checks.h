@@ -17,6 +17,22 @@
 
 namespace golden {
 
+// One property the case files must cover: some case has it.
+struct Coverage {
+  const char* what;
+  std::function<bool(const Case&)> has;
+};
+
+// Each property of `needs` holds for at least one of `cases`.
+inline void check_covers(const std::vector<Case>& cases, const std::vector<Coverage>& needs) {
+  for (const Coverage& n : needs) {
+    INFO("some case has: " << n.what);
+    bool found = false;
+    for (const Case& c : cases) found = found || n.has(c);
+    CHECK(found);
+  }
+}
+
 // The largest relative error seen, and the case it came from.
 struct Worst {
   double relative = 0;

@@ -102,8 +102,6 @@ TEST_CASE("golden llama: the cases cover GQA, MQA, MHA+RoPE, stories260K, window
           "[golden][llama]") {
   const std::vector<golden::Case> cases = load_llama();
   REQUIRE(cases.size() >= 8);
-  bool gqa = false, mqa = false, mha_rope = false, stories = false, window = false, rope500k = false;
-  bool l1 = false, l7 = false, l33 = false, stories_l33 = false;
   for (const golden::Case& c : cases) {
     INFO(c.name << ": " << c.describe());
     // Llama attention: self-attention, no biases, causal from position 0, rotary.
@@ -114,28 +112,22 @@ TEST_CASE("golden llama: the cases cover GQA, MQA, MHA+RoPE, stories260K, window
     CHECK(c.key_length == -1);
     CHECK_FALSE(c.has_additive);
     CHECK(c.rope_base > 0);
-    gqa |= c.kv_heads > 1 && c.kv_heads < c.H;
-    mqa |= c.kv_heads == 1 && c.H > 1;
-    mha_rope |= c.kv_heads == c.H;
-    const bool st = c.E == 64 && c.H == 8 && c.kv_heads == 4 && c.head_dim == 8 && c.rope_base == 10000.0f;
-    stories |= st;
-    stories_l33 |= st && c.L == 33;
-    window |= c.window > 0 && c.window < c.L;
-    rope500k |= c.rope_base == 500000.0f;
-    l1 |= c.L == 1;
-    l7 |= c.L == 7;
-    l33 |= c.L == 33;
   }
-  CHECK(gqa);
-  CHECK(mqa);
-  CHECK(mha_rope);
-  CHECK(stories);
-  CHECK(stories_l33);
-  CHECK(window);
-  CHECK(rope500k);
-  CHECK(l1);
-  CHECK(l7);
-  CHECK(l33);
+  using C = golden::Case;
+  const auto stories = [](const C& c) {  // stories260K's attention
+    return c.E == 64 && c.H == 8 && c.kv_heads == 4 && c.head_dim == 8 && c.rope_base == 10000.0f;
+  };
+  golden::check_covers(
+      cases, {{"GQA", [](const C& c) { return c.kv_heads > 1 && c.kv_heads < c.H; }},
+              {"MQA", [](const C& c) { return c.kv_heads == 1 && c.H > 1; }},
+              {"MHA with RoPE", [](const C& c) { return c.kv_heads == c.H; }},
+              {"stories260K", stories},
+              {"stories260K, L = 33", [&](const C& c) { return stories(c) && c.L == 33; }},
+              {"a window shorter than L", [](const C& c) { return c.window > 0 && c.window < c.L; }},
+              {"rope_base 500000", [](const C& c) { return c.rope_base == 500000.0f; }},
+              {"L = 1", [](const C& c) { return c.L == 1; }},
+              {"L = 7", [](const C& c) { return c.L == 7; }},
+              {"L = 33", [](const C& c) { return c.L == 33; }}});
 }
 
 TEST_CASE("golden llama: one causal forward_f32 matches the PyTorch Llama attention", "[golden][llama]") {

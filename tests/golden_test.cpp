@@ -90,30 +90,18 @@ const float kNaN = std::numeric_limits<float>::quiet_NaN();
 TEST_CASE("golden: the case files load and cover the brief", "[golden]") {
   const std::vector<golden::Case> cases = load_all();
   REQUIRE(cases.size() >= 25);
-  bool self = false, cross = false, l1 = false, nobias = false, causal = false, keypad = false, kv = false,
-       additive = false, hd = false, odd_e = false;
-  for (const golden::Case& c : cases) {
-    self |= c.self_attention;
-    cross |= !c.self_attention && c.S != c.L;
-    l1 |= c.L == 1;
-    nobias |= !c.bias;
-    causal |= c.causal;
-    keypad |= c.key_length >= 0;
-    kv |= c.kdim != c.E || c.vdim != c.E;
-    additive |= c.has_additive;
-    hd |= c.D() != c.E;
-    odd_e |= c.E % 4 != 0;
-  }
-  CHECK(self);
-  CHECK(cross);
-  CHECK(l1);
-  CHECK(nobias);
-  CHECK(causal);
-  CHECK(keypad);
-  CHECK(kv);
-  CHECK(additive);
-  CHECK(hd);
-  CHECK(odd_e);
+  using C = golden::Case;
+  golden::check_covers(cases,
+                       {{"self-attention", [](const C& c) { return c.self_attention; }},
+                        {"cross-attention", [](const C& c) { return !c.self_attention && c.S != c.L; }},
+                        {"L = 1", [](const C& c) { return c.L == 1; }},
+                        {"no bias", [](const C& c) { return !c.bias; }},
+                        {"causal", [](const C& c) { return c.causal; }},
+                        {"key padding", [](const C& c) { return c.key_length >= 0; }},
+                        {"kdim or vdim != E", [](const C& c) { return c.kdim != c.E || c.vdim != c.E; }},
+                        {"an additive mask", [](const C& c) { return c.has_additive; }},
+                        {"H * head_dim != E", [](const C& c) { return c.D() != c.E; }},
+                        {"E not a multiple of 4", [](const C& c) { return c.E % 4 != 0; }}});
 }
 
 TEST_CASE("golden: forward_f32 matches PyTorch", "[golden]") {

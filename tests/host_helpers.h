@@ -21,6 +21,15 @@ struct AlignedBuffer {
   }
 };
 
+// n values uniform in [-1, 1), from the generator seeded with `seed`.
+inline std::vector<float> uniform_values(size_t n, uint32_t seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(g);
+  return v;
+}
+
 // n values from N(0, scale^2).
 inline std::vector<float> random_normal(size_t n, std::mt19937& rng, float scale = 1.0f) {
   std::normal_distribution<float> dist(0.0f, scale);

@@ -170,6 +170,7 @@ inline std::vector<Case> cases() {
 
 using random_model::normal;
 using random_model::random_weights;
+using random_model::sequences;
 
 // The f32 model file of `c` (with a user tensor, a classifier, after the model).
 inline std::vector<uint8_t> f32_file(const TransformerConfig& c, uint32_t seed) {
@@ -182,16 +183,6 @@ inline std::vector<uint8_t> f32_file(const TransformerConfig& c, uint32_t seed) 
   user.bytes = tools::f32_bytes(normal(3 * size_t(c.embed_dim), rng, 1.0f));
   s.tensors.push_back(user);
   return tools::write_model(s);
-}
-
-inline std::vector<std::vector<int32_t>> sequences(int count, int len, int vocab, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int32_t> tok(0, vocab - 1);
-  std::vector<std::vector<int32_t>> out(static_cast<size_t>(count),
-                                        std::vector<int32_t>(static_cast<size_t>(len)));
-  for (auto& s : out)
-    for (auto& t : s) t = tok(rng);
-  return out;
 }
 
 // ---- the integer model, in memory (the converter) and from its file --------------------

@@ -18,37 +18,35 @@ template <typename Fn, size_t N>
 const char* isa_run(const d::Kernel<Fn> (&rows)[N]) {
   return rows[d::best_row(rows)].isa;
 }
+
+// kernel_set(dt) names these rows for its ops (RoPE is ref only).
+[[maybe_unused]] void check_kernel_set(attn::DType dt, const char* linear, const char* scores,
+                                       const char* softmax, const char* weighted_sum) {
+  attn::KernelSet k;
+  REQUIRE(attn::kernel_set(dt, &k) == attn::Status::kOk);
+  CHECK(std::string(k.linear) == linear);
+  CHECK(std::string(k.scores) == scores);
+  CHECK(std::string(k.softmax) == softmax);
+  CHECK(std::string(k.weighted_sum) == weighted_sum);
+  CHECK(std::string(k.rope) == "ref");
+}
 }  // namespace
 
 TEST_CASE("kernel_set reports the row every op's table runs", "[kernel_table]") {
-  attn::KernelSet k;
 #if ATTN_WITH_F32
-  REQUIRE(attn::kernel_set(attn::DType::kF32, &k) == attn::Status::kOk);
-  CHECK(std::string(k.linear) == isa_run(d::kLinearF32));
-  CHECK(std::string(k.scores) == isa_run(d::kScoresF32));
-  CHECK(std::string(k.softmax) == isa_run(d::kSoftmaxRowF32));
-  CHECK(std::string(k.weighted_sum) == isa_run(d::kWeightedSumF32));
-  CHECK(std::string(k.rope) == "ref");
+  check_kernel_set(attn::DType::kF32, isa_run(d::kLinearF32), isa_run(d::kScoresF32),
+                   isa_run(d::kSoftmaxRowF32), isa_run(d::kWeightedSumF32));
 #endif
 #if ATTN_WITH_S8
-  REQUIRE(attn::kernel_set(attn::DType::kS8, &k) == attn::Status::kOk);
-  CHECK(std::string(k.linear) == isa_run(d::kLinearS8));
-  CHECK(std::string(k.scores) == isa_run(d::kScoresS8));
   // V transposed (a row 0 other than ref in kWeightedSumVtS8): the softmax
   // leaves exps and P.V reads V^T.
-  CHECK(std::string(k.softmax) ==
-        (d::kValuesTransposedS8 ? isa_run(d::kSoftmaxExps) : isa_run(d::kSoftmaxRows)));
-  CHECK(std::string(k.weighted_sum) ==
-        (d::kValuesTransposedS8 ? isa_run(d::kWeightedSumVtS8) : isa_run(d::kWeightedSumS8)));
-  CHECK(std::string(k.rope) == "ref");
+  check_kernel_set(attn::DType::kS8, isa_run(d::kLinearS8), isa_run(d::kScoresS8),
+                   d::kValuesTransposedS8 ? isa_run(d::kSoftmaxExps) : isa_run(d::kSoftmaxRows),
+                   d::kValuesTransposedS8 ? isa_run(d::kWeightedSumVtS8) : isa_run(d::kWeightedSumS8));
 #endif
 #if ATTN_WITH_S16
-  REQUIRE(attn::kernel_set(attn::DType::kS16, &k) == attn::Status::kOk);
-  CHECK(std::string(k.linear) == isa_run(d::kLinearS16));
-  CHECK(std::string(k.scores) == isa_run(d::kScoresS16));
-  CHECK(std::string(k.softmax) == isa_run(d::kSoftmaxRows));
-  CHECK(std::string(k.weighted_sum) == isa_run(d::kWeightedSumS16));
-  CHECK(std::string(k.rope) == "ref");
+  check_kernel_set(attn::DType::kS16, isa_run(d::kLinearS16), isa_run(d::kScoresS16),
+                   isa_run(d::kSoftmaxRows), isa_run(d::kWeightedSumS16));
 #endif
 }
 

@@ -29,6 +29,20 @@ void require_close(const std::vector<float>& got, const std::vector<double>& wan
   REQUIRE(max_err <= rel * max_ref + 1e-6);
 }
 
+// scale * a b in double: a [rows, inner] row-major, b's element (column n,
+// inner i) at b[n * col_stride + i * inner_stride]; [rows, cols] row-major.
+std::vector<double> product_ref(const std::vector<float>& a, int rows, int inner, const std::vector<float>& b,
+                                int cols, int col_stride, int inner_stride, float scale = 1.0f) {
+  std::vector<double> out;
+  for (int t = 0; t < rows; ++t)
+    for (int n = 0; n < cols; ++n) {
+      double acc = 0;
+      for (int i = 0; i < inner; ++i) acc += double(a[t * inner + i]) * b[n * col_stride + i * inner_stride];
+      out.push_back(acc * scale);
+    }
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("linear_f32 matches a double loop over odd shapes and strides", "[kernels][f32]") {
@@ -72,28 +86,14 @@ TEST_CASE("scores_f32 and weighted_sum_f32 match double loops", "[kernels][f32]"
         REQUIRE(attn::scores_f32(attn::matrix<const float>(q.data(), T, d),
                                  attn::matrix<const float>(k.data(), S, d), scale,
                                  attn::matrix(s.data(), T, S)) == attn::Status::kOk);
-        std::vector<double> want;
-        for (int t = 0; t < T; ++t)
-          for (int j = 0; j < S; ++j) {
-            double acc = 0;
-            for (int c = 0; c < d; ++c) acc += double(q[t * d + c]) * k[j * d + c];
-            want.push_back(acc * scale);
-          }
-        require_close(s, want);
+        require_close(s, product_ref(q, T, d, k, S, d, 1, scale));  // q k^T
 
         auto v = random_vec(static_cast<size_t>(S * d), 6);
         std::vector<float> o(static_cast<size_t>(T * d));
         REQUIRE(attn::weighted_sum_f32(attn::matrix<const float>(s.data(), T, S),
                                        attn::matrix<const float>(v.data(), S, d),
                                        attn::matrix(o.data(), T, d)) == attn::Status::kOk);
-        std::vector<double> want_o;
-        for (int t = 0; t < T; ++t)
-          for (int c = 0; c < d; ++c) {
-            double acc = 0;
-            for (int j = 0; j < S; ++j) acc += double(s[t * S + j]) * v[j * d + c];
-            want_o.push_back(acc);
-          }
-        require_close(o, want_o);
+        require_close(o, product_ref(s, T, S, v, d, 1, d));  // s v
       }
     }
   }

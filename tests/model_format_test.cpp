@@ -15,6 +15,7 @@
 
 #include "attn/model.h"
 #include "format/writer.h"
+#include "host_helpers.h"
 #include "int_model_helpers.h"
 
 using attn::Activation;
@@ -35,14 +36,6 @@ using int_model::peek;
 using int_model::poke;
 
 namespace {
-
-std::vector<float> random_values(size_t n, uint32_t seed) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(g);
-  return v;
-}
 
 // A BERT-like encoder: post-norm, LayerNorm with bias, embedding norm, learned
 // positions, token types, GELU, biases everywhere, no head.
@@ -70,7 +63,7 @@ tools::TransformerTensorsF32 weights_for(const TransformerConfig& c) {
   const bool nb = c.norm == NormKind::kLayerNorm && c.norm_bias;
   uint32_t seed = 1;
   const auto r = [&](size_t n, bool present) {
-    return present ? random_values(n, seed++) : std::vector<float>();
+    return present ? uniform_values(n, seed++) : std::vector<float>();
   };
   tools::TransformerTensorsF32 w;
   for (int32_t l = 0; l < c.num_layers; ++l) {
@@ -172,7 +165,7 @@ TEST_CASE("a whole model round-trips: writer, loader, config and f32 weights", "
     tools::TensorSpec user;  // a classifier after the model's tensors
     user.name = "classifier.weight";
     user.dims = {3, 8};
-    user.bytes = tools::f32_bytes(random_values(24, 99));
+    user.bytes = tools::f32_bytes(uniform_values(24, 99));
     spec.tensors.push_back(user);
     const std::vector<uint8_t> file = tools::write_model(spec);
     Blob b(file);
@@ -328,7 +321,7 @@ TEST_CASE("block files keep their version and layout, and are not models", "[mod
   tools::ModelSpec s;
   tools::BlockSpec b{8, 2, 4, 8, 8, true, attn::DType::kF32};
   std::vector<std::vector<float>> w;
-  for (size_t n : {64, 64, 64, 64, 8, 8, 8, 8}) w.push_back(random_values(n, static_cast<uint32_t>(n)));
+  for (size_t n : {64, 64, 64, 64, 8, 8, 8, 8}) w.push_back(uniform_values(n, static_cast<uint32_t>(n)));
   tools::add_block_f32(s, b, {&w[0], &w[1], &w[2], &w[3], &w[4], &w[5], &w[6], &w[7]});
   const std::vector<uint8_t> f = tools::write_model(s);
   const Header h = peek<Header>(f, 0);
@@ -357,7 +350,7 @@ TEST_CASE("block files keep their version and layout, and are not models", "[mod
   u.name = "emb";
   u.role = Role::kTokenEmbedding;
   u.dims = {4, 8};
-  u.bytes = tools::f32_bytes(random_values(32, 5));
+  u.bytes = tools::f32_bytes(uniform_values(32, 5));
   s.tensors.push_back(u);
   CHECK(load_bytes(tools::write_model(s)) == Status::kUnknownRole);
   // A model file is version 3 and later: a loader of v2 rejects it by version.

@@ -64,4 +64,15 @@ inline attn::tools::TransformerTensorsF32 random_weights(const attn::Transformer
   return w;
 }
 
+// `count` sequences of `len` token ids uniform in [0, vocab).
+inline std::vector<std::vector<int32_t>> sequences(int count, int len, int vocab, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int32_t> tok(0, vocab - 1);
+  std::vector<std::vector<int32_t>> out(static_cast<size_t>(count),
+                                        std::vector<int32_t>(static_cast<size_t>(len)));
+  for (auto& s : out)
+    for (auto& t : s) t = tok(rng);
+  return out;
+}
+
 }  // namespace random_model

@@ -84,6 +84,18 @@ struct Tiny {
   }
 };
 
+// A plan's state arena and call arena, each over its own aligned buffer of
+// exactly the planned bytes.
+struct PlanArenas {
+  AlignedBuffer state_buf, buf;
+  attn::Arena state_arena, arena;
+  explicit PlanArenas(const attn::TransformerPlan& plan)
+      : state_buf(plan.state_bytes), buf(plan.arena_bytes) {
+    REQUIRE(state_arena.init(state_buf.data, plan.state_bytes) == Status::kOk);
+    REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("transformer: plan checks every field with its status", "[transformer]") {
@@ -262,10 +274,8 @@ TEST_CASE("transformer: golden decoders, decode (prefill and steps) matches floa
     const size_t V = static_cast<size_t>(c.config.output_dim());
     attn::TransformerPlan plan;
     REQUIRE(attn::plan_transformer(c.config, attn::DType::kF32, c.n, c.n, &plan) == Status::kOk);
-    AlignedBuffer state_buf(plan.state_bytes), buf(plan.arena_bytes);
-    attn::Arena state_arena, arena;
-    REQUIRE(state_arena.init(state_buf.data, plan.state_bytes) == Status::kOk);
-    REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+    PlanArenas arenas(plan);
+    attn::Arena &state_arena = arenas.state_arena, &arena = arenas.arena;
     attn::TransformerStateF32 state;
     REQUIRE(attn::transformer_state_init_f32(plan, 0, state_arena, &state) == Status::kOk);
     // Prefills of every length, then one token at a time (kAll and kLast alike for one token).
@@ -364,10 +374,8 @@ TEST_CASE("transformer: decode states, cache full, window, reset", "[transformer
   Tiny tiny;
   attn::TransformerPlan plan;
   REQUIRE(attn::plan_transformer(tiny.cfg, attn::DType::kF32, 4, 6, &plan) == Status::kOk);
-  AlignedBuffer state_buf(plan.state_bytes), buf(plan.arena_bytes);
-  attn::Arena state_arena, arena;
-  REQUIRE(state_arena.init(state_buf.data, plan.state_bytes) == Status::kOk);
-  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  PlanArenas arenas(plan);
+  attn::Arena &state_arena = arenas.state_arena, &arena = arenas.arena;
   attn::TransformerStateF32 state;
   CHECK(attn::transformer_state_init_f32(plan, 7, state_arena, &state) == Status::kBadWindow);
   CHECK(attn::transformer_state_init_f32(plan, -1, state_arena, &state) == Status::kBadWindow);

@@ -14,6 +14,7 @@
 #include "attn/transformer_fixed.h"
 #include "catch_helpers.h"
 #include "kernels/kernels_model_fixed.h"
+#include "random_model.h"
 
 namespace {
 
@@ -23,6 +24,7 @@ using attn::LmHead;
 using attn::NormKind;
 using attn::Status;
 using attn::TransformerConfig;
+using random_model::sequences;
 
 // ---- random models -------------------------------------------------------------
 
@@ -356,16 +358,6 @@ struct Sim {
     return linear(x, n, E, hw, nullptr, c.vocab_size);
   }
 };
-
-std::vector<std::vector<int32_t>> sequences(int count, int len, int vocab, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int32_t> tok(0, vocab - 1);
-  std::vector<std::vector<int32_t>> out(static_cast<size_t>(count),
-                                        std::vector<int32_t>(static_cast<size_t>(len)));
-  for (auto& s : out)
-    for (auto& t : s) t = tok(rng);
-  return out;
-}
 
 double sqnr_db(const Vec& ref, const Vec& got) {
   double s = 0, e = 0;

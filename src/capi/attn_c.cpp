@@ -278,6 +278,18 @@ attn_status c_tensor(const attn_model* model, attn_tensor_info* info, Find find)
   return ATTN_OK;
 }
 
+// *out from the T a handle holds: get(value, out) (0 where out is null, the
+// handle is not a T, or get fails).
+template <class T, class Handle, class Out, class Get>
+attn_status c_get(const Handle* h, uint32_t magic, Out* out, Get get) {
+  if (out == nullptr) return to_c(Status::kNullArgument);
+  *out = 0;
+  T value;
+  ATTN_TRY_C(fetch(h, magic, &value));
+  ATTN_TRY_C(get(value, out));
+  return ATTN_OK;
+}
+
 template <class T>
 attn_status c_block_weights(const attn_model* model, uint32_t index, typename DtypeApi<T>::CWeights* weights,
                             DType dtype) {
@@ -347,22 +359,18 @@ attn_status attn_plan_init_decode(attn_plan* plan, const attn_config* config, at
 }
 
 attn_status attn_plan_arena_bytes(const attn_plan* plan, size_t* bytes) {
-  if (bytes == nullptr) return attn::to_c(Status::kNullArgument);
-  *bytes = 0;
-  attn::Plan p;
-  ATTN_TRY_C(attn::fetch(plan, attn::kPlanMagic, &p));
-  *bytes = p.arena_bytes;
-  return ATTN_OK;
+  return attn::c_get<attn::Plan>(plan, attn::kPlanMagic, bytes, [](const attn::Plan& p, size_t* b) {
+    *b = p.arena_bytes;
+    return Status::kOk;
+  });
 }
 
 attn_status attn_kv_cache_arena_bytes(const attn_plan* plan, size_t* bytes) {
-  if (bytes == nullptr) return attn::to_c(Status::kNullArgument);
-  *bytes = 0;
-  attn::Plan p;
-  ATTN_TRY_C(attn::fetch(plan, attn::kPlanMagic, &p));
-  if (!p.decode) return attn::to_c(Status::kPlanMismatch);
-  *bytes = attn::kv_cache_arena_bytes(p.config, p.dtype, p.key_len);
-  return ATTN_OK;
+  return attn::c_get<attn::Plan>(plan, attn::kPlanMagic, bytes, [](const attn::Plan& p, size_t* b) {
+    if (!p.decode) return Status::kPlanMismatch;
+    *b = attn::kv_cache_arena_bytes(p.config, p.dtype, p.key_len);
+    return Status::kOk;
+  });
 }
 
 attn_status attn_model_load(attn_model* model, const void* blob, size_t size) {
@@ -375,12 +383,10 @@ attn_status attn_model_load(attn_model* model, const void* blob, size_t size) {
 }
 
 attn_status attn_model_block_count(const attn_model* model, uint32_t* count) {
-  if (count == nullptr) return attn::to_c(Status::kNullArgument);
-  *count = 0;
-  attn::Model m;
-  ATTN_TRY_C(attn::fetch(model, attn::kModelMagic, &m));
-  *count = m.block_count();
-  return ATTN_OK;
+  return attn::c_get<attn::Model>(model, attn::kModelMagic, count, [](const attn::Model& m, uint32_t* n) {
+    *n = m.block_count();
+    return Status::kOk;
+  });
 }
 
 attn_status attn_model_block(const attn_model* model, uint32_t index, attn_block_info* info) {
@@ -415,12 +421,10 @@ attn_status attn_model_find_block_tensor(const attn_model* model, uint32_t block
 }
 
 attn_status attn_model_tensor_count(const attn_model* model, uint32_t* count) {
-  if (count == nullptr) return attn::to_c(Status::kNullArgument);
-  *count = 0;
-  attn::Model m;
-  ATTN_TRY_C(attn::fetch(model, attn::kModelMagic, &m));
-  *count = m.tensor_count();
-  return ATTN_OK;
+  return attn::c_get<attn::Model>(model, attn::kModelMagic, count, [](const attn::Model& m, uint32_t* n) {
+    *n = m.tensor_count();
+    return Status::kOk;
+  });
 }
 
 attn_status attn_model_file_info(const attn_model* model, attn_file_info* info) {

@@ -144,86 +144,130 @@ FloatCase make_case(const attn::AttentionConfig& cfg, int32_t C) {
   return fc;
 }
 
+// The float dtype's entries in the shape of dtypes::S8 / S16 (fixed_dtypes.h),
+// so that one timing body serves all three dtypes.
+struct F32 {
+  using T = float;
+  using Weights = attn::WeightsF32;
+  using Io = attn::IoF32;
+  using Cache = attn::KvCacheF32;
+  static constexpr attn::DType kDtype = attn::DType::kF32;
+  static constexpr const char* kName = "f32";
+  static attn::Status forward(const attn::Plan& p, const Weights& w, const attn::Mask& m, const Io& io,
+                              attn::Arena& a) {
+    return attn::forward_f32(p, w, m, io, a);
+  }
+  static attn::Status init(const attn::Plan& p, int32_t window, attn::Arena& a, Cache* c) {
+    return attn::kv_cache_init_f32(p, window, a, c);
+  }
+  static attn::Status decode(const attn::Plan& p, const Weights& w, Cache* c, const T* x, int32_t n, T* y,
+                             attn::Arena& a) {
+    return attn::decode_f32(p, w, c, x, n, y, a);
+  }
+};
+
+// Self-attention inputs q (rows from query_position on) over keys and values kv, into y.
+template <class DT>
+typename DT::Io self_io(const typename DT::T* q, const typename DT::T* kv, typename DT::T* y,
+                        int32_t query_position = 0) {
+  typename DT::Io io;
+  io.query = q;
+  io.key = io.value = kv;
+  io.output = y;
+  io.query_position = query_position;
+  return io;
+}
+
+// What the three timed ways give for the tokens: the C - 1 prefill rows, the
+// decode step of row C - 1, the full forward's C rows, the kv-only row C - 1.
+template <class T>
+struct Outputs {
+  std::vector<T> prefill, step, full, kv_only;
+};
+
+// The three measurements of one dtype on tokens x [C, E]: decode (a cache of C
+// rows, C - 1 prefilled, one step timed), the full causal recompute over C rows,
+// and the kv-only recompute of the last query row. Sets out's times, runs,
+// context and bytes; the outputs in *y.
+template <class DT>
+bool time_three(const attn::AttentionConfig& cfg, const typename DT::Weights& w,
+                const std::vector<typename DT::T>& x, int32_t C, double target_s, Row* out,
+                Outputs<typename DT::T>* y) {
+  using T = typename DT::T;
+  const size_t E = static_cast<size_t>(cfg.embed_dim), c = static_cast<size_t>(C);
+  const T* last = x.data() + (c - 1) * E;  // [1, E]: token C - 1
+
+  // --- decode
+  attn::Plan dplan;
+  if (!ok(attn::plan_decode(cfg, DT::kDtype, C - 1 > 0 ? C - 1 : 1, C, &dplan), "plan_decode")) return false;
+  const size_t cache_bytes = attn::kv_cache_arena_bytes(cfg, DT::kDtype, C);
+  AlignedBuffer dbuf(cache_bytes + dplan.arena_bytes);
+  attn::Arena darena;
+  if (!ok(darena.init(dbuf.data, cache_bytes + dplan.arena_bytes), "arena.init")) return false;
+  typename DT::Cache cache;
+  if (!ok(DT::init(dplan, 0, darena, &cache), "kv_cache_init")) return false;
+  y->prefill.resize(c * E);  // [C - 1, E]
+  if (C > 1 && !ok(DT::decode(dplan, w, &cache, x.data(), C - 1, y->prefill.data(), darena), "prefill"))
+    return false;
+  const typename DT::Cache at_c_minus_1 = cache;  // the handle of the cache holding C - 1 rows
+  y->step.resize(E);                              // [1, E]
+  out->decode_us = median_us(
+      [&]() -> double {
+        cache = at_c_minus_1;
+        const double a = now_us();
+        const attn::Status st = DT::decode(dplan, w, &cache, last, 1, y->step.data(), darena);
+        const double us = now_us() - a;
+        return ok(st, "decode") && cache.length == C ? us : -1.0;
+      },
+      target_s, &out->decode_runs);
+  if (out->decode_us < 0) return false;
+
+  // One forward of `rows` query rows over all C rows (query row 0 at `first`),
+  // planned and timed: its median microseconds, -1 on failure.
+  const auto time_forward = [&](int32_t rows, int32_t first, std::vector<T>* yo, const char* what,
+                                int* runs) {
+    attn::Plan plan;
+    if (!ok(attn::plan_attention(cfg, DT::kDtype, rows, C, &plan), "plan_attention")) return -1.0;
+    AlignedBuffer buf(plan.arena_bytes);
+    attn::Arena arena;
+    if (!ok(arena.init(buf.data, plan.arena_bytes), "arena.init")) return -1.0;
+    yo->resize(static_cast<size_t>(rows) * E);
+    attn::Mask mask;
+    mask.causal = true;
+    mask.causal_offset = first;
+    const typename DT::Io io =
+        self_io<DT>(x.data() + static_cast<size_t>(first) * E, x.data(), yo->data(), first);
+    return median_us(
+        [&]() -> double {
+          const double a = now_us();
+          const attn::Status st = DT::forward(plan, w, mask, io, arena);
+          const double us = now_us() - a;
+          return ok(st, what) ? us : -1.0;
+        },
+        target_s, runs);
+  };
+  // --- recompute: one causal forward over C rows.
+  out->recompute_us = time_forward(C, 0, &y->full, "forward", &out->recompute_runs);
+  if (out->recompute_us < 0) return false;
+  // --- kv-only recompute: K, V of all C rows, the last query row only.
+  out->kv_only_us = time_forward(1, C - 1, &y->kv_only, "forward (kv-only)", &out->kv_only_runs);
+  if (out->kv_only_us < 0) return false;
+  out->context = C;
+  out->cache_bytes = cache_bytes;
+  out->step_bytes = dplan.arena_bytes;
+  return true;
+}
+
 bool bench(int32_t C, double target_s, Row* out) {
   const FloatCase fc = make_case(stories_config(true), C);
   const attn::AttentionConfig& cfg = fc.cfg;
   const size_t E = static_cast<size_t>(cfg.embed_dim), c = static_cast<size_t>(C);
   const std::vector<float>& x = fc.x;
   const attn::WeightsF32 w = fc.weights();
-  const float* last = x.data() + (c - 1) * E;  // [1, E]: token C - 1
 
-  // --- decode: cache of C rows, C - 1 prefilled, one step timed.
-  attn::Plan dplan;
-  if (!ok(attn::plan_decode(cfg, attn::DType::kF32, C - 1 > 0 ? C - 1 : 1, C, &dplan), "plan_decode"))
-    return false;
-  const size_t cache_bytes = attn::kv_cache_arena_bytes(cfg, attn::DType::kF32, C);
-  AlignedBuffer dbuf(cache_bytes + dplan.arena_bytes);
-  attn::Arena darena;
-  if (!ok(darena.init(dbuf.data, cache_bytes + dplan.arena_bytes), "arena.init")) return false;
-  attn::KvCacheF32 cache;
-  if (!ok(attn::kv_cache_init_f32(dplan, 0, darena, &cache), "kv_cache_init_f32")) return false;
-  std::vector<float> yp(c * E);  // [C - 1, E] prefill outputs (unused)
-  if (C > 1 && !ok(attn::decode_f32(dplan, w, &cache, x.data(), C - 1, yp.data(), darena), "prefill"))
-    return false;
-  const attn::KvCacheF32 at_c_minus_1 = cache;  // the handle of the cache holding C - 1 rows
-  std::vector<float> y_step(E);                 // [1, E]
-  out->decode_us = median_us(
-      [&]() -> double {
-        cache = at_c_minus_1;
-        const double a = now_us();
-        const attn::Status st = attn::decode_f32(dplan, w, &cache, last, 1, y_step.data(), darena);
-        const double us = now_us() - a;
-        return ok(st, "decode_f32") && cache.length == C ? us : -1.0;
-      },
-      target_s, &out->decode_runs);
-  if (out->decode_us < 0) return false;
-
-  // --- recompute: one causal forward over C rows per token.
-  attn::Plan fplan;
-  if (!ok(attn::plan_attention(cfg, attn::DType::kF32, C, C, &fplan), "plan_attention")) return false;
-  AlignedBuffer fbuf(fplan.arena_bytes);
-  attn::Arena farena;
-  if (!ok(farena.init(fbuf.data, fplan.arena_bytes), "arena.init")) return false;
-  std::vector<float> y_full(c * E);  // [C, E]
-  attn::Mask causal;
-  causal.causal = true;
-  attn::IoF32 fio;
-  fio.query = fio.key = fio.value = x.data();
-  fio.output = y_full.data();
-  out->recompute_us = median_us(
-      [&]() -> double {
-        const double a = now_us();
-        const attn::Status st = attn::forward_f32(fplan, w, causal, fio, farena);
-        const double us = now_us() - a;
-        return ok(st, "forward_f32") ? us : -1.0;
-      },
-      target_s, &out->recompute_runs);
-  if (out->recompute_us < 0) return false;
-
-  // --- kv-only recompute: K, V of all C rows, the last query row only.
-  attn::Plan kplan;
-  if (!ok(attn::plan_attention(cfg, attn::DType::kF32, 1, C, &kplan), "plan_attention")) return false;
-  AlignedBuffer kbuf(kplan.arena_bytes);
-  attn::Arena karena;
-  if (!ok(karena.init(kbuf.data, kplan.arena_bytes), "arena.init")) return false;
-  std::vector<float> y_kv(E);  // [1, E]
-  attn::Mask last_row;
-  last_row.causal = true;
-  last_row.causal_offset = C - 1;
-  attn::IoF32 kio;
-  kio.query = last;
-  kio.key = kio.value = x.data();
-  kio.output = y_kv.data();
-  kio.query_position = C - 1;
-  out->kv_only_us = median_us(
-      [&]() -> double {
-        const double a = now_us();
-        const attn::Status st = attn::forward_f32(kplan, w, last_row, kio, karena);
-        const double us = now_us() - a;
-        return ok(st, "forward_f32 (kv-only)") ? us : -1.0;
-      },
-      target_s, &out->kv_only_runs);
-  if (out->kv_only_us < 0) return false;
+  Outputs<float> y;
+  if (!time_three<F32>(cfg, w, x, C, target_s, out, &y)) return false;
+  const std::vector<float>&y_step = y.step, &y_full = y.full, &y_kv = y.kv_only;
 
   // The timed decode step and the kv-only row must equal row C - 1 of the full forward.
   double err = 0, err_kv = 0, ref = 0;
@@ -239,9 +283,6 @@ bool bench(int32_t C, double target_s, Row* out) {
                  err, err_kv, ref);
     return false;
   }
-  out->context = C;
-  out->cache_bytes = cache_bytes;
-  out->step_bytes = dplan.arena_bytes;
   out->check_rel = ref > 0 ? std::max(err, err_kv) / ref : 0;
   return true;
 }
@@ -284,70 +325,10 @@ bool bench_fixed(int32_t C, double target_s, Row* out) {
   std::vector<T> x(c * E);  // [C, E]
   for (size_t i = 0; i < x.size(); ++i)
     x[i] = static_cast<T>(attn::quantize_value(fc.x[i], act.query, DT::kDtype));
-  const T* last = x.data() + (c - 1) * E;  // [1, E]: token C - 1
 
-  // --- decode
-  attn::Plan dplan;
-  if (!ok(attn::plan_decode(cfg, DT::kDtype, C - 1 > 0 ? C - 1 : 1, C, &dplan), "plan_decode")) return false;
-  const size_t cache_bytes = attn::kv_cache_arena_bytes(cfg, DT::kDtype, C);
-  AlignedBuffer dbuf(cache_bytes + dplan.arena_bytes);
-  attn::Arena darena;
-  if (!ok(darena.init(dbuf.data, cache_bytes + dplan.arena_bytes), "arena.init")) return false;
-  typename DT::Cache cache;
-  if (!ok(DT::init(dplan, 0, darena, &cache), "kv_cache_init")) return false;
-  std::vector<T> yp(c * E);  // [C - 1, E] prefill outputs
-  if (C > 1 && !ok(DT::decode(dplan, w, &cache, x.data(), C - 1, yp.data(), darena), "prefill")) return false;
-  const typename DT::Cache at_c_minus_1 = cache;
-  std::vector<T> y_step(E);  // [1, E]
-  out->decode_us = median_us(
-      [&]() -> double {
-        cache = at_c_minus_1;
-        const double a = now_us();
-        const attn::Status st = DT::decode(dplan, w, &cache, last, 1, y_step.data(), darena);
-        const double us = now_us() - a;
-        return ok(st, "decode") && cache.length == C ? us : -1.0;
-      },
-      target_s, &out->decode_runs);
-  if (out->decode_us < 0) return false;
-
-  // --- recompute: one causal forward over C rows.
-  attn::Plan fplan;
-  if (!ok(attn::plan_attention(cfg, DT::kDtype, C, C, &fplan), "plan_attention")) return false;
-  AlignedBuffer fbuf(fplan.arena_bytes);
-  attn::Arena farena;
-  if (!ok(farena.init(fbuf.data, fplan.arena_bytes), "arena.init")) return false;
-  std::vector<T> y_full(c * E);  // [C, E]
-  out->recompute_us = median_us(
-      [&]() -> double {
-        const double a = now_us();
-        const attn::Status st =
-            DT::forward(fplan, w, causal, {x.data(), x.data(), x.data(), y_full.data()}, farena);
-        const double us = now_us() - a;
-        return ok(st, "forward") ? us : -1.0;
-      },
-      target_s, &out->recompute_runs);
-  if (out->recompute_us < 0) return false;
-
-  // --- kv-only: K, V of all C rows, the last query row only.
-  attn::Plan kplan;
-  if (!ok(attn::plan_attention(cfg, DT::kDtype, 1, C, &kplan), "plan_attention")) return false;
-  AlignedBuffer kbuf(kplan.arena_bytes);
-  attn::Arena karena;
-  if (!ok(karena.init(kbuf.data, kplan.arena_bytes), "arena.init")) return false;
-  std::vector<T> y_kv(E);  // [1, E]
-  attn::Mask last_row;
-  last_row.causal = true;
-  last_row.causal_offset = C - 1;
-  out->kv_only_us = median_us(
-      [&]() -> double {
-        const double a = now_us();
-        const attn::Status st =
-            DT::forward(kplan, w, last_row, {last, x.data(), x.data(), y_kv.data(), C - 1}, karena);
-        const double us = now_us() - a;
-        return ok(st, "forward (kv-only)") ? us : -1.0;
-      },
-      target_s, &out->kv_only_runs);
-  if (out->kv_only_us < 0) return false;
+  Outputs<T> y;
+  if (!time_three<DT>(cfg, w, x, C, target_s, out, &y)) return false;
+  const std::vector<T>&y_step = y.step, &y_full = y.full, &y_kv = y.kv_only, &yp = y.prefill;
 
   // Bit-exact: the decode step, the kv-only row and the prefill rows against the full forward.
   const bool step_same =
@@ -362,9 +343,6 @@ bool bench_fixed(int32_t C, double target_s, Row* out) {
                  DT::kName, step_same, kv_same, prefill_same);
     return false;
   }
-  out->context = C;
-  out->cache_bytes = cache_bytes;
-  out->step_bytes = dplan.arena_bytes;
   out->check_rel = 0;
   return true;
 }

@@ -237,14 +237,26 @@ void check_stream_end(const std::string& path, int fd, const npy::Header& h) {
                 " declare");
 }
 
+// fn(), a std::runtime_error of it (the .npy parser's) named as an Error of `path`.
+template <class F>
+auto with_path(const std::string& path, F fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    throw Error(path + ": " + e.what());
+  }
+}
+
 }  // namespace
 
 std::vector<uint8_t> read_npy_bytes(const std::string& path) {
   Fd f;
   bool regular = false;
   size_t file_size = 0;
-  std::vector<uint8_t> b;
-  try {
+  return with_path(path, [&]() {
+    std::vector<uint8_t> b;
     open_npy(path, &f, &regular, &file_size, &b);
     const npy::Header h = npy::parse_header(b.data(), b.size());
     // The item size a descr such as '<i8' or '|i1' names; anything else: the header alone.
@@ -262,12 +274,8 @@ std::vector<uint8_t> read_npy_bytes(const std::string& path) {
     npy::resize_huge(b, at + static_cast<size_t>(bytes));
     b.resize(at + read_up_to(path, f.fd, b.data() + at, static_cast<size_t>(bytes)));
     if (!regular && b.size() == at + bytes) check_stream_end(path, f.fd, h);
-  } catch (const Error&) {
-    throw;
-  } catch (const std::runtime_error& e) {
-    throw Error(path + ": " + e.what());
-  }
-  return b;
+    return b;
+  });
 }
 
 NpyInput read_npy(const std::string& path) {
@@ -278,8 +286,8 @@ NpyInput read_npy(const std::string& path) {
   Fd f;
   bool regular = false;
   size_t file_size = 0;
-  NpyInput in;
-  try {
+  return with_path(path, [&]() {
+    NpyInput in;
     std::vector<uint8_t> head;
     open_npy(path, &f, &regular, &file_size, &head);
     in.header = npy::parse_header(head.data(), head.size());
@@ -304,12 +312,8 @@ NpyInput read_npy(const std::string& path) {
       return in;  // float64: header only (the caller refuses it)
     }
     if (!regular) check_stream_end(path, f.fd, in.header);
-  } catch (const Error&) {
-    throw;
-  } catch (const std::runtime_error& e) {
-    throw Error(path + ": " + e.what());
-  }
-  return in;
+    return in;
+  });
 }
 
 void check_output_path(const std::string& path) {
@@ -450,21 +454,9 @@ void check_block_inputs(const AttentionConfig& c, uint32_t index, const std::str
 }
 
 const char* dtype_name(DType d) {
-  switch (d) {
-    case DType::kF32:
-      return "f32";
-    case DType::kS8:
-      return "s8";
-    case DType::kS16:
-      return "s16";
-    case DType::kS32:
-      return "s32";
-    case DType::kS64:
-      return "s64";
-    case DType::kU8:
-      return "u8";
-  }
-  return "?";
+  static const char* const kNames[] = {"?", "f32", "s8", "s16", "s32", "s64", "u8"};  // by DType value
+  const auto i = static_cast<size_t>(d);
+  return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "?";
 }
 
 std::string describe(Status s) {

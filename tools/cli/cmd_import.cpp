@@ -390,6 +390,23 @@ class Heads {
   std::set<std::string> used_;
 };
 
+// The block and tensor counts of a model file.
+struct Counts {
+  uint32_t blocks, tensors;
+};
+
+// Writes `file` (converted from `in`) to `out` after loading it as the loader
+// would: never write what the loader would reject.
+Counts check_and_write(const std::string& in, const std::string& out, const std::vector<uint8_t>& file) {
+  cli::AlignedBytes check(file.size());
+  std::memcpy(check.data(), file.data(), file.size());
+  Model m;
+  const Status s = Model::load(check.data(), check.size(), &m);
+  if (s != Status::kOk) throw Error(in + ": the converted model is invalid: " + cli::describe(s));
+  cli::write_file_atomic(out, file.data(), file.size());
+  return {m.block_count(), m.tensor_count()};
+}
+
 // Write the block file of `spec` (imported from `in`) to `out`, if the loader accepts it.
 int write_checked(const std::string& in, const std::string& out, const tools::ModelSpec& spec) {
   // The file's cap first: the names' check below is then over at most ATTN_MAX_TENSORS.
@@ -406,15 +423,9 @@ int write_checked(const std::string& in, const std::string& out, const tools::Mo
   } catch (const std::runtime_error& e) {
     throw Error(in + ": " + e.what());
   }
-  // Never write what the loader would reject.
-  cli::AlignedBytes check(file.size());
-  std::memcpy(check.data(), file.data(), file.size());
-  Model m;
-  const Status s = Model::load(check.data(), check.size(), &m);
-  if (s != Status::kOk) throw Error(in + ": the converted model is invalid: " + cli::describe(s));
-  cli::write_file_atomic(out, file.data(), file.size());
+  const Counts n = check_and_write(in, out, file);
   std::printf("attn import: wrote %s (%zu bytes, %u blocks, %u tensors)\n", out.c_str(), file.size(),
-              m.block_count(), m.tensor_count());
+              n.blocks, n.tensors);
   return 0;
 }
 
@@ -466,16 +477,10 @@ int import_whole_model(const cli::Args& args, const std::string& in, const std::
   } catch (const std::runtime_error& e) {
     throw Error(in + ": " + e.what());
   }
-  // Never write what the loader would reject.
-  cli::AlignedBytes check(file.size());
-  std::memcpy(check.data(), file.data(), file.size());
-  Model model;
-  const Status s = Model::load(check.data(), check.size(), &model);
-  if (s != Status::kOk) throw Error(in + ": the converted model is invalid: " + cli::describe(s));
-  cli::write_file_atomic(out, file.data(), file.size());
+  const Counts n = check_and_write(in, out, file);
   for (const std::string& note : m.notes) std::printf("attn import: note: %s\n", note.c_str());
   std::printf("attn import: wrote %s (%zu bytes, %s model, %d layers, %u tensors)\n", out.c_str(),
-              file.size(), m.kind.c_str(), m.config.num_layers, model.tensor_count());
+              file.size(), m.kind.c_str(), m.config.num_layers, n.tensors);
   return 0;
 }
 

@@ -21,17 +21,9 @@ namespace {
 const char* norm_name(NormKind n) { return n == NormKind::kLayerNorm ? "LayerNorm" : "RMSNorm"; }
 
 const char* activation_name(Activation a) {
-  switch (a) {
-    case Activation::kGelu:
-      return "gelu";
-    case Activation::kGeluTanh:
-      return "gelu_tanh";
-    case Activation::kRelu:
-      return "relu";
-    case Activation::kSilu:
-      return "silu";
-  }
-  return "?";
+  static const char* const kNames[] = {"?", "gelu", "gelu_tanh", "relu", "silu"};  // by Activation value
+  const auto i = static_cast<size_t>(a);
+  return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "?";
 }
 
 const char* head_name(LmHead h) {

@@ -111,11 +111,29 @@ struct Counts {};
 constexpr bool kCounts = false;
 #endif
 
+// quantize -> forward (forward_s8 or forward_s16) -> dequantize with `out`.
+template <class T, class Io, class Weights>
+Status run_quantized(const Plan& plan, const Weights& w,
+                     Status (*forward)(const Plan&, const Weights&, const Mask&, const Io&, Arena&),
+                     const Block& b, const Mask& mask, const float* q, const float* k, const float* v,
+                     float* y, const QuantParams& out, size_t nq, size_t nk, size_t nv, Arena& arena,
+                     Counts* counts) {
+  (void)counts;
+  const QuantIo<T> in(b, q, k, v, nq, nk, nv);
+  std::vector<T> iy(nq);
+  Io io{in.q.data(), in.pk, in.pv, iy.data()};
+#if ATTN_SATURATION_COUNTERS
+  io.saturation = counts;
+#endif
+  const Status s = forward(plan, w, mask, io, arena);
+  tools::dequantize_values(iy.data(), nq, out, y);
+  return s;
+}
+
 // One block on float inputs: forward_f32, or quantize -> forward_s8/s16 ->
 // dequantize, adding its saturation counts to *counts (null: none).
 Status run_block(const Plan& plan, const Block& b, const Mask& mask, const float* q, const float* k,
                  const float* v, float* y, Arena& arena, Counts* counts) {
-  (void)counts;
   if (b.dtype == DType::kF32) {
     IoF32 io;
     io.query = q;
@@ -128,27 +146,13 @@ Status run_block(const Plan& plan, const Block& b, const Mask& mask, const float
   const size_t nk = static_cast<size_t>(plan.key_len) * static_cast<size_t>(b.config.resolved_kdim());
   const size_t nv = static_cast<size_t>(plan.key_len) * static_cast<size_t>(b.config.resolved_vdim());
   const QuantParams out = io_params(b, 3);
-  Status s = Status::kOk;
   if (b.dtype == DType::kS8) {
-    const QuantIo<int8_t> in(b, q, k, v, nq, nk, nv);
-    std::vector<int8_t> iy(nq);
-    IoS8 io{in.q.data(), in.pk, in.pv, iy.data()};
-#if ATTN_SATURATION_COUNTERS
-    io.saturation = counts;
-#endif
-    s = forward_s8(plan, b.s8, mask, io, arena);
-    tools::dequantize_values(iy.data(), nq, out, y);
-  } else {
-    const QuantIo<int16_t> in(b, q, k, v, nq, nk, nv);
-    std::vector<int16_t> iy(nq);
-    IoS16 io{in.q.data(), in.pk, in.pv, iy.data()};
-#if ATTN_SATURATION_COUNTERS
-    io.saturation = counts;
-#endif
-    s = forward_s16(plan, b.s16, mask, io, arena);
-    tools::dequantize_values(iy.data(), nq, QuantParams{out.scale, 0}, y);  // s16: symmetric
+    return run_quantized<int8_t, IoS8>(plan, b.s8, forward_s8, b, mask, q, k, v, y, out, nq, nk, nv, arena,
+                                       counts);
   }
-  return s;
+  // s16 outputs are symmetric.
+  return run_quantized<int16_t, IoS16>(plan, b.s16, forward_s16, b, mask, q, k, v, y,
+                                       QuantParams{out.scale, 0}, nq, nk, nv, arena, counts);
 }
 
 // A block's KV cache: the one of its dtype is used.

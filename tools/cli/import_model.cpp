@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <set>
 
@@ -148,12 +149,31 @@ std::string model_kind(const Source& s, const Config& c) {
   return t;
 }
 
+// One activation name a config may give and attn's activation of it.
+struct ActivationName {
+  const char* name;
+  Activation activation;
+};
+
+// The activation under `key` (default `fallback`): one of `accepted`, or an
+// error that lists them.
+Activation read_activation(const Config& c, const char* key, const char* fallback,
+                           std::initializer_list<ActivationName> accepted) {
+  const std::string a = c.string(key, fallback);
+  std::string names;
+  for (const ActivationName& n : accepted) {
+    if (a == n.name) return n.activation;
+    names += (names.empty() ? "" : ", ") + std::string(n.name);
+  }
+  c.bad(key, "= '" + a + "' is not supported (" + names + ")");
+}
+
 Activation bert_activation(const Config& c) {
-  const std::string a = c.string("hidden_act", "gelu");
-  if (a == "gelu") return Activation::kGelu;
-  if (a == "gelu_new" || a == "gelu_pytorch_tanh") return Activation::kGeluTanh;
-  if (a == "relu") return Activation::kRelu;
-  c.bad("hidden_act", "= '" + a + "' is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu)");
+  return read_activation(c, "hidden_act", "gelu",
+                         {{"gelu", Activation::kGelu},
+                          {"gelu_new", Activation::kGeluTanh},
+                          {"gelu_pytorch_tanh", Activation::kGeluTanh},
+                          {"relu", Activation::kRelu}});
 }
 
 // Tensor `t` of the file as a user tensor under its own name.
@@ -264,19 +284,26 @@ std::string embeddings_prefix(const Source& s, const char* what) {
   return prefix;
 }
 
+// The width (config key `dim`), layers and heads (which must divide the width)
+// of a BERT-like or GPT-2 config into *k; the width.
+int64_t read_sizes(const Config& c, const char* dim, const char* layers, const char* heads,
+                   TransformerConfig* k) {
+  const int64_t e = c.integer(dim, 1, ATTN_MAX_DIM, -1);
+  k->embed_dim = static_cast<int32_t>(e);
+  k->num_layers = static_cast<int32_t>(c.integer(layers, 1, ATTN_MAX_LAYERS, -1));
+  k->num_heads = static_cast<int32_t>(c.integer(heads, 1, ATTN_MAX_HEADS, -1));
+  if (e % k->num_heads != 0)
+    c.bad(heads, "= " + std::to_string(k->num_heads) + " does not divide " + dim + " " + std::to_string(e));
+  return e;
+}
+
 // BertModel; `roberta`: RobertaModel, BERT's keys with positions that start after pad_token_id.
 ImportedModel import_bert(Source& s, const Config& c, bool roberta) {
   const std::string prefix = embeddings_prefix(s, roberta ? "a RobertaModel" : "a BertModel");
   ImportedModel m;
   m.kind = roberta ? "roberta" : "bert";
   TransformerConfig& k = m.config;
-  const int64_t e = c.integer("hidden_size", 1, ATTN_MAX_DIM, -1);
-  k.embed_dim = static_cast<int32_t>(e);
-  k.num_layers = static_cast<int32_t>(c.integer("num_hidden_layers", 1, ATTN_MAX_LAYERS, -1));
-  k.num_heads = static_cast<int32_t>(c.integer("num_attention_heads", 1, ATTN_MAX_HEADS, -1));
-  if (e % k.num_heads != 0)
-    c.bad("num_attention_heads",
-          "= " + std::to_string(k.num_heads) + " does not divide hidden_size " + std::to_string(e));
+  const int64_t e = read_sizes(c, "hidden_size", "num_hidden_layers", "num_attention_heads", &k);
   const int64_t f = c.integer("intermediate_size", 1, ATTN_MAX_DIM, -1);
   k.ffn_dim = static_cast<int32_t>(f);
   k.activation = bert_activation(c);
@@ -326,21 +353,11 @@ ImportedModel import_distilbert(Source& s, const Config& c) {
   ImportedModel m;
   m.kind = "distilbert";
   TransformerConfig& k = m.config;
-  const int64_t e = c.integer("dim", 1, ATTN_MAX_DIM, -1);
-  k.embed_dim = static_cast<int32_t>(e);
-  k.num_layers = static_cast<int32_t>(c.integer("n_layers", 1, ATTN_MAX_LAYERS, -1));
-  k.num_heads = static_cast<int32_t>(c.integer("n_heads", 1, ATTN_MAX_HEADS, -1));
-  if (e % k.num_heads != 0)
-    c.bad("n_heads", "= " + std::to_string(k.num_heads) + " does not divide dim " + std::to_string(e));
+  const int64_t e = read_sizes(c, "dim", "n_layers", "n_heads", &k);
   const int64_t f = c.integer("hidden_dim", 1, ATTN_MAX_DIM, -1);
   k.ffn_dim = static_cast<int32_t>(f);
-  const std::string a = c.string("activation", "gelu");
-  if (a == "gelu")
-    k.activation = Activation::kGelu;
-  else if (a == "relu")
-    k.activation = Activation::kRelu;
-  else
-    c.bad("activation", "= '" + a + "' is not supported (gelu, relu)");
+  k.activation =
+      read_activation(c, "activation", "gelu", {{"gelu", Activation::kGelu}, {"relu", Activation::kRelu}});
   k.norm = NormKind::kLayerNorm;
   k.norm_eps = 1e-12f;  // DistilBERT builds its LayerNorms with eps=1e-12, not from the config
   const int64_t pos = c.integer("max_position_embeddings", 1, ATTN_MAX_SEQ, -1);
@@ -515,25 +532,17 @@ ImportedModel import_gpt2(Source& s, const Config& c) {
                                : std::string(" and an lm_head.weight")) +
                       ": imported with its LM head");
   TransformerConfig& k = m.config;
-  const int64_t e = c.integer("n_embd", 1, ATTN_MAX_DIM, -1);
-  k.embed_dim = static_cast<int32_t>(e);
-  k.num_layers = static_cast<int32_t>(c.integer("n_layer", 1, ATTN_MAX_LAYERS, -1));
-  k.num_heads = static_cast<int32_t>(c.integer("n_head", 1, ATTN_MAX_HEADS, -1));
-  if (e % k.num_heads != 0)
-    c.bad("n_head", "= " + std::to_string(k.num_heads) + " does not divide n_embd " + std::to_string(e));
+  const int64_t e = read_sizes(c, "n_embd", "n_layer", "n_head", &k);
   const int64_t f = c.integer("n_inner", 1, ATTN_MAX_DIM, 4 * e);
   if (f > ATTN_MAX_DIM)
     c.bad("n_inner", "is missing, and 4 * n_embd is beyond " + std::to_string(ATTN_MAX_DIM));
   k.ffn_dim = static_cast<int32_t>(f);
-  const std::string a = c.string("activation_function", "gelu_new");
-  if (a == "gelu_new" || a == "gelu_pytorch_tanh" || a == "gelu_fast")
-    k.activation = Activation::kGeluTanh;
-  else if (a == "gelu")
-    k.activation = Activation::kGelu;
-  else if (a == "relu")
-    k.activation = Activation::kRelu;
-  else
-    c.bad("activation_function", "= '" + a + "' is not supported (gelu_new, gelu_pytorch_tanh, gelu, relu)");
+  k.activation = read_activation(c, "activation_function", "gelu_new",
+                                 {{"gelu_new", Activation::kGeluTanh},
+                                  {"gelu_pytorch_tanh", Activation::kGeluTanh},
+                                  {"gelu_fast", Activation::kGeluTanh},
+                                  {"gelu", Activation::kGelu},
+                                  {"relu", Activation::kRelu}});
   k.norm = NormKind::kLayerNorm;
   k.norm_eps = c.eps("layer_norm_epsilon", 1e-5);
   if (!c.boolean("scale_attn_weights", true))

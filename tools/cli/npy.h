@@ -103,24 +103,13 @@ inline std::string dtype_name(const std::string& descr) {
   std::string name;
   if (bytes.find_first_not_of("0123456789") != std::string::npos) return "'" + descr + "'";
   const int bits = std::atoi(bytes.c_str()) * 8;
-  switch (kind) {
-    case 'f':
-      name = "float" + std::to_string(bits);
-      break;
-    case 'i':
-      name = "int" + std::to_string(bits);
-      break;
-    case 'u':
-      name = "uint" + std::to_string(bits);
-      break;
-    case 'c':
-      name = "complex" + std::to_string(bits);
-      break;
-    case 'b':
-      name = "bool";
-      break;
-    default:
-      return "'" + descr + "'";
+  if (kind == 'b') {
+    name = "bool";
+  } else {
+    static const char* const kKinds[][2] = {{"f", "float"}, {"i", "int"}, {"u", "uint"}, {"c", "complex"}};
+    for (const auto& k : kKinds)
+      if (kind == k[0][0]) name = k[1] + std::to_string(bits);
+    if (name.empty()) return "'" + descr + "'";
   }
   if (order == '>' && bits > 8) name = "big-endian " + name;
   return name + " ('" + descr + "')";
@@ -316,6 +305,20 @@ inline Array parse(const std::vector<uint8_t>& b) {
   return a;
 }
 
+// The magic, version 1.0 and the header dict `dict`, padded with spaces and
+// a newline to a multiple of 64 bytes as NumPy does: a .npy file up to its data.
+inline std::vector<uint8_t> header_bytes(std::string dict) {
+  const size_t total = (10 + dict.size() + 1 + 63) / 64 * 64;
+  dict.append(total - 10 - dict.size() - 1, ' ');
+  dict += '\n';
+  std::vector<uint8_t> out(10 + dict.size());
+  std::memcpy(out.data(), "\x93NUMPY\x01\x00", 8);
+  out[8] = static_cast<uint8_t>(dict.size() & 0xFF);
+  out[9] = static_cast<uint8_t>(dict.size() >> 8);
+  std::memcpy(out.data() + 10, dict.data(), dict.size());
+  return out;
+}
+
 // A .npy file of `descr` ("<f4", "|i1", "<i2"), version 1.0, header padded
 // to 64 bytes as NumPy does; `data` holds product(shape) items of that dtype.
 inline std::vector<uint8_t> serialize(const std::vector<int64_t>& shape, const std::string& descr,
@@ -328,15 +331,8 @@ inline std::vector<uint8_t> serialize(const std::vector<int64_t>& shape, const s
     if (i + 1 < shape.size()) pretty += ", ";
   }
   pretty += ")";
-  std::string h = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + pretty + ", }";
-  const size_t total = (10 + h.size() + 1 + 63) / 64 * 64;
-  h.append(total - 10 - h.size() - 1, ' ');
-  h += '\n';
-  std::vector<uint8_t> out(10 + h.size());
-  std::memcpy(out.data(), "\x93NUMPY\x01\x00", 8);
-  out[8] = static_cast<uint8_t>(h.size() & 0xFF);
-  out[9] = static_cast<uint8_t>(h.size() >> 8);
-  std::memcpy(out.data() + 10, h.data(), h.size());
+  std::vector<uint8_t> out =
+      header_bytes("{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + pretty + ", }");
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   const size_t bytes = static_cast<size_t>(n) * item;

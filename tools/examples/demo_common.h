@@ -9,10 +9,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
+#include "attn/model.h"
 #include "attn/status.h"
+#include "attn/transformer.h"
+#include "attn/transformer_fixed.h"
 #include "cli/npy.h"
 
 namespace demo {
@@ -38,6 +42,114 @@ inline bool read_blob(const std::string& path, Blob* out) {
 inline bool fail(const char* what, attn::Status s) {
   std::fprintf(stderr, "demo: %s: %s\n", what, attn::status_name(s));
   return false;
+}
+
+// One model file (f32, s8 or s16) loaded: its config, and the weights of its
+// dtype pointing into the blob.
+struct ModelFile {
+  const char* name = "";
+  attn::DType dtype = attn::DType::kF32;
+  Blob blob;
+  attn::Model model;
+  attn::TransformerConfig config;
+  std::vector<attn::LayerWeightsF32> layers_f32;
+  std::vector<attn::LayerWeightsS8> layers_s8;
+  std::vector<attn::LayerWeightsS16> layers_s16;
+  attn::TransformerWeightsF32 f32;
+  attn::TransformerWeightsS8 s8;
+  attn::TransformerWeightsS16 s16;
+};
+
+// Reads `path` into m and takes its config and `dtype` weights; false (said
+// on stderr) where the file cannot be read or is not a model of that dtype.
+inline bool load_model_file(const std::string& path, const char* name, attn::DType dtype, ModelFile* m) {
+  m->name = name;
+  m->dtype = dtype;
+  if (!read_blob(path, &m->blob)) {
+    std::fprintf(stderr, "demo: cannot read %s\n", path.c_str());
+    return false;
+  }
+  attn::Status s = attn::Model::load(m->blob.data(), m->blob.size, &m->model);
+  if (s == attn::Status::kOk) s = m->model.transformer_config(&m->config);
+  if (s != attn::Status::kOk) return fail(path.c_str(), s);
+  const int32_t layers = m->config.num_layers;
+  if (dtype == attn::DType::kF32) {
+    m->layers_f32.resize(static_cast<size_t>(layers));
+    s = m->model.transformer_weights_f32(m->layers_f32.data(), layers, &m->f32);
+  } else if (dtype == attn::DType::kS8) {
+    m->layers_s8.resize(static_cast<size_t>(layers));
+    s = m->model.transformer_weights_s8(m->layers_s8.data(), layers, &m->s8);
+  } else {
+    m->layers_s16.resize(static_cast<size_t>(layers));
+    s = m->model.transformer_weights_s16(m->layers_s16.data(), layers, &m->s16);
+  }
+  if (s != attn::Status::kOk) return fail(path.c_str(), s);  // kBadDtype: not a model of this dtype
+  return true;
+}
+
+// The options both demos take: --data DIR, --f32/--s8/--s16 MODEL.attn,
+// --emit-mcu OUT.h, --write-calib OUT.npy, --timing-passes N.
+struct Options {
+  std::string data, mcu_path, calib_path;
+  std::string paths[3];  // f32, s8, s16
+  int timing_passes = 3;
+};
+
+// A demo's own `--flag VALUE` option and the variable its value goes to.
+struct Option {
+  enum Kind { kText, kInt, kSize, kReal };
+  const char* flag;
+  Kind kind;
+  void* to;
+  Option(const char* f, std::string* t) : flag(f), kind(kText), to(t) {}
+  Option(const char* f, int32_t* t) : flag(f), kind(kInt), to(t) {}
+  Option(const char* f, size_t* t) : flag(f), kind(kSize), to(t) {}
+  Option(const char* f, double* t) : flag(f), kind(kReal), to(t) {}
+};
+
+// Parses argv into *o and the `extra` options; false on an unknown flag or a
+// flag without its value (the caller prints its usage).
+inline bool parse_options(int argc, char** argv, Options* o, std::initializer_list<Option> extra) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) return false;
+    const char* v = argv[++i];
+    if (a == "--data")
+      o->data = v;
+    else if (a == "--f32")
+      o->paths[0] = v;
+    else if (a == "--s8")
+      o->paths[1] = v;
+    else if (a == "--s16")
+      o->paths[2] = v;
+    else if (a == "--emit-mcu")
+      o->mcu_path = v;
+    else if (a == "--write-calib")
+      o->calib_path = v;
+    else if (a == "--timing-passes")
+      o->timing_passes = std::stoi(v);
+    else {
+      const Option* opt = nullptr;
+      for (const Option& e : extra)
+        if (a == e.flag) opt = &e;
+      if (opt == nullptr) return false;
+      switch (opt->kind) {
+        case Option::kText:
+          *static_cast<std::string*>(opt->to) = v;
+          break;
+        case Option::kInt:
+          *static_cast<int32_t*>(opt->to) = std::stoi(v);
+          break;
+        case Option::kSize:
+          *static_cast<size_t*>(opt->to) = std::stoul(v);
+          break;
+        case Option::kReal:
+          *static_cast<double*>(opt->to) = std::stod(v);
+          break;
+      }
+    }
+  }
+  return true;
 }
 
 // Token ids [rows, cols] as an int32 .npy (the --calib-tokens of `attn quantize`).

@@ -111,18 +111,7 @@ bool licence_texts(const std::string& dir, std::string* train, std::string* held
 
 // ----------------------------------------------------------------- model ---
 
-struct Decoder {
-  const char* name = "";
-  attn::DType dtype = attn::DType::kF32;
-  demo::Blob blob;
-  attn::Model model;
-  attn::TransformerConfig config;
-  std::vector<attn::LayerWeightsF32> layers_f32;
-  std::vector<attn::LayerWeightsS8> layers_s8;
-  std::vector<attn::LayerWeightsS16> layers_s16;
-  attn::TransformerWeightsF32 f32;
-  attn::TransformerWeightsS8 s8;
-  attn::TransformerWeightsS16 s16;
+struct Decoder : demo::ModelFile {
   // One plan for both uses: forwards of up to max_positions tokens, and a
   // KV-cache state of max_positions positions for generation.
   attn::TransformerPlan plan;
@@ -137,34 +126,15 @@ struct Decoder {
 };
 
 bool load(const std::string& path, const char* name, attn::DType dtype, Decoder* m) {
-  m->name = name;
-  m->dtype = dtype;
-  if (!demo::read_blob(path, &m->blob)) {
-    std::fprintf(stderr, "demo: cannot read %s\n", path.c_str());
-    return false;
-  }
-  attn::Status s = attn::Model::load(m->blob.data(), m->blob.size, &m->model);
-  if (s == attn::Status::kOk) s = m->model.transformer_config(&m->config);
-  if (s != attn::Status::kOk) return fail(path.c_str(), s);
+  if (!demo::load_model_file(path, name, dtype, m)) return false;
   const attn::TransformerConfig& c = m->config;
   if (!c.causal || c.head == attn::LmHead::kNone || !m->model.byte_vocab()) {
     std::fprintf(stderr, "demo: %s: not a byte-level decoder with an LM head\n", path.c_str());
     return false;
   }
-  if (dtype == attn::DType::kF32) {
-    m->layers_f32.resize(static_cast<size_t>(c.num_layers));
-    s = m->model.transformer_weights_f32(m->layers_f32.data(), c.num_layers, &m->f32);
-  } else if (dtype == attn::DType::kS8) {
-    m->layers_s8.resize(static_cast<size_t>(c.num_layers));
-    s = m->model.transformer_weights_s8(m->layers_s8.data(), c.num_layers, &m->s8);
-    m->scale = m->s8.output_scale;
-  } else {
-    m->layers_s16.resize(static_cast<size_t>(c.num_layers));
-    s = m->model.transformer_weights_s16(m->layers_s16.data(), c.num_layers, &m->s16);
-    m->scale = m->s16.output_scale;
-  }
-  if (s != attn::Status::kOk) return fail(path.c_str(), s);
-  s = attn::plan_transformer(c, dtype, c.max_positions, c.max_positions, &m->plan);
+  if (dtype != attn::DType::kF32)
+    m->scale = dtype == attn::DType::kS8 ? m->s8.output_scale : m->s16.output_scale;
+  attn::Status s = attn::plan_transformer(c, dtype, c.max_positions, c.max_positions, &m->plan);
   if (s != attn::Status::kOk) return fail("plan_transformer", s);
   const size_t bytes = m->plan.arena_bytes + m->plan.state_bytes;
   m->arena_buffer.assign(bytes / sizeof(std::max_align_t) + 1, std::max_align_t{});
@@ -317,52 +287,27 @@ bool emit_mcu(const std::string& path, const std::vector<int32_t>& prompt,
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string data = ATTN_TEST_DATA_DIR, mcu_path, calib_path, licenses = "/usr/share/common-licenses";
-  std::string paths[3];  // f32, s8, s16
+  demo::Options opt;
+  opt.data = ATTN_TEST_DATA_DIR;
+  std::string licenses = "/usr/share/common-licenses";
   size_t bytes = 0;
   int32_t steps = 64, min_match = -1;
-  int timing_passes = 3;
   double max_ppl[3] = {0.0, 5.0, 1.0};  // percent above f32
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (a == "--data" && has_value)
-      data = argv[++i];
-    else if (a == "--f32" && has_value)
-      paths[0] = argv[++i];
-    else if (a == "--s8" && has_value)
-      paths[1] = argv[++i];
-    else if (a == "--s16" && has_value)
-      paths[2] = argv[++i];
-    else if (a == "--bytes" && has_value)
-      bytes = std::stoul(argv[++i]);
-    else if (a == "--steps" && has_value)
-      steps = std::stoi(argv[++i]);
-    else if (a == "--min-match" && has_value)
-      min_match = std::stoi(argv[++i]);
-    else if (a == "--emit-mcu" && has_value)
-      mcu_path = argv[++i];
-    else if (a == "--write-calib" && has_value)
-      calib_path = argv[++i];
-    else if (a == "--licenses" && has_value)
-      licenses = argv[++i];
-    else if (a == "--timing-passes" && has_value)
-      timing_passes = std::stoi(argv[++i]);
-    else if (a == "--max-ppl-s8" && has_value)
-      max_ppl[1] = std::stod(argv[++i]);
-    else if (a == "--max-ppl-s16" && has_value)
-      max_ppl[2] = std::stod(argv[++i]);
-    else {
-      std::fprintf(
-          stderr,
-          "usage: %s --f32 F32.attn [--s8 S8.attn] [--s16 S16.attn] [--data DIR] [--bytes N] "
-          "[--steps N] [--min-match N] [--emit-mcu OUT.h] [--timing-passes N] [--max-ppl-s8 PERCENT] "
-          "[--max-ppl-s16 PERCENT]\n       %s --write-calib OUT.npy [--licenses DIR] [--data DIR]\n",
-          argv[0], argv[0]);
-      return 2;
-    }
+  if (!demo::parse_options(argc, argv, &opt,
+                           {{"--bytes", &bytes},
+                            {"--steps", &steps},
+                            {"--min-match", &min_match},
+                            {"--licenses", &licenses},
+                            {"--max-ppl-s8", &max_ppl[1]},
+                            {"--max-ppl-s16", &max_ppl[2]}})) {
+    std::fprintf(stderr,
+                 "usage: %s --f32 F32.attn [--s8 S8.attn] [--s16 S16.attn] [--data DIR] [--bytes N] "
+                 "[--steps N] [--min-match N] [--emit-mcu OUT.h] [--timing-passes N] [--max-ppl-s8 PERCENT] "
+                 "[--max-ppl-s16 PERCENT]\n       %s --write-calib OUT.npy [--licenses DIR] [--data DIR]\n",
+                 argv[0], argv[0]);
+    return 2;
   }
-  const std::string dir = data + "/tiny_llama";
+  const std::string dir = opt.data + "/tiny_llama";
   const std::string heldout = read_file(dir + "/heldout.txt");
   const std::string reference = read_file(dir + "/reference.json");
   if (heldout.empty() || reference.empty()) {
@@ -372,7 +317,7 @@ int main(int argc, char** argv) {
   const int32_t chunk = static_cast<int32_t>(json_number(reference, "chunk"));
 
   // Calibration ids for `attn quantize --calib-tokens`: windows of the training text.
-  if (!calib_path.empty()) {
+  if (!opt.calib_path.empty()) {
     std::string train, held;
     if (!licence_texts(licenses, &train, &held) || train.size() < static_cast<size_t>(chunk) || chunk <= 0) {
       std::fprintf(stderr, "demo: no licence texts in %s (Debian's base-files installs them)\n",
@@ -393,15 +338,16 @@ int main(int argc, char** argv) {
       for (int32_t i = 0; i < chunk; ++i)
         ids.push_back(static_cast<uint8_t>(train[start + static_cast<size_t>(i)]));
     }
-    if (!demo::write_ids_npy(calib_path, ids, windows, chunk)) {
-      std::fprintf(stderr, "demo: cannot write %s\n", calib_path.c_str());
+    if (!demo::write_ids_npy(opt.calib_path, ids, windows, chunk)) {
+      std::fprintf(stderr, "demo: cannot write %s\n", opt.calib_path.c_str());
       return 2;
     }
-    std::printf("wrote %s [%lld, %d] int32: windows of the %zu training bytes in %s\n", calib_path.c_str(),
-                static_cast<long long>(windows), chunk, train.size(), licenses.c_str());
+    std::printf("wrote %s [%lld, %d] int32: windows of the %zu training bytes in %s\n",
+                opt.calib_path.c_str(), static_cast<long long>(windows), chunk, train.size(),
+                licenses.c_str());
     return 0;
   }
-  if (paths[0].empty()) {
+  if (opt.paths[0].empty()) {
     std::fprintf(stderr, "demo: --f32 MODEL.attn is required (attn import of tests/data/tiny_llama)\n");
     return 2;
   }
@@ -410,7 +356,7 @@ int main(int argc, char** argv) {
   const char* const names[3] = {"f32", "s8", "s16"};
   const attn::DType dtypes[3] = {attn::DType::kF32, attn::DType::kS8, attn::DType::kS16};
   for (int k = 0; k < 3; ++k) {
-    if (!paths[k].empty() && !load(paths[k], names[k], dtypes[k], &models[k])) return 2;
+    if (!opt.paths[k].empty() && !load(opt.paths[k], names[k], dtypes[k], &models[k])) return 2;
   }
   const attn::TransformerConfig& c = models[0].config;
   if (chunk != c.max_positions) {
@@ -443,17 +389,17 @@ int main(int argc, char** argv) {
   std::vector<int32_t> texts[3];
   std::vector<double> gaps;  // f32's top-2 logit gaps along its generation
   for (int k = 0; k < 3; ++k) {
-    if (paths[k].empty()) continue;
+    if (opt.paths[k].empty()) continue;
     Decoder& m = models[k];
     if (!perplexity(m, text, &ppl[k])) return 2;
     attn::Status s = generate(m, prompt, steps, &texts[k], k == 0 ? &gaps : nullptr);
     if (s != attn::Status::kOk) return fail("generate", s);
     std::vector<int32_t> scratch;
     const double us =
-        demo::best_us(timing_passes, 1, [&](size_t) { s = generate(m, prompt, steps, &scratch); }) /
+        demo::best_us(opt.timing_passes, 1, [&](size_t) { s = generate(m, prompt, steps, &scratch); }) /
         static_cast<double>(steps);
     char us_text[32] = "-";  // not timed with --timing-passes 0
-    if (timing_passes > 0) std::snprintf(us_text, sizeof us_text, "%.1f", us);
+    if (opt.timing_passes > 0) std::snprintf(us_text, sizeof us_text, "%.1f", us);
     char rel[32] = "";
     if (k > 0) std::snprintf(rel, sizeof rel, "%+.2f%%", 100.0 * (ppl[k] / ppl[0] - 1.0));
     std::printf("  %-6s %10.4f %9s %13s %12zu %12zu\n", m.name, ppl[k], rel, us_text,
@@ -477,7 +423,7 @@ int main(int argc, char** argv) {
     ok = ok && diff <= 1e-4;
   }
   for (int k = 1; k < 3; ++k) {
-    if (paths[k].empty()) continue;
+    if (opt.paths[k].empty()) continue;
     const double rel = 100.0 * (ppl[k] / ppl[0] - 1.0);
     const bool within = rel <= max_ppl[k];
     std::printf("  %s perplexity %+.2f%% vs f32 (target: within %.0f%%): %s\n", names[k], rel, max_ppl[k],
@@ -491,7 +437,7 @@ int main(int argc, char** argv) {
                                   torch_text.begin() + std::min<size_t>(torch_text.size(), steps));
   std::printf("PyTorch  %s\n", quoted(torch_part).c_str());
   for (int k = 0; k < 3; ++k) {
-    if (paths[k].empty()) continue;
+    if (opt.paths[k].empty()) continue;
     const std::vector<int32_t>& want = k == 0 ? torch_part : texts[0];
     const size_t same = same_prefix(texts[k], want);
     std::printf("%-8s %s  (%s: %zu of %d bytes)\n", names[k], quoted(texts[k]).c_str(),
@@ -508,9 +454,9 @@ int main(int argc, char** argv) {
     std::printf("  FAIL: the f32 text must equal PyTorch's for the first %zu bytes\n", need);
     ok = false;
   }
-  if (!mcu_path.empty()) {
-    if (paths[1].empty() || !emit_mcu(mcu_path, prompt, texts[1])) {
-      std::fprintf(stderr, "demo: cannot write %s (needs --s8)\n", mcu_path.c_str());
+  if (!opt.mcu_path.empty()) {
+    if (opt.paths[1].empty() || !emit_mcu(opt.mcu_path, prompt, texts[1])) {
+      std::fprintf(stderr, "demo: cannot write %s (needs --s8)\n", opt.mcu_path.c_str());
       return 2;
     }
   }

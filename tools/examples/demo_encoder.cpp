@@ -81,18 +81,7 @@ std::vector<Example> read_examples(const std::string& path) {
 // ----------------------------------------------------------------- model ---
 
 // One model file (f32, s8 or s16) ready to run: its weights point into the blob.
-struct Encoder {
-  const char* name = "";
-  attn::DType dtype = attn::DType::kF32;
-  demo::Blob blob;
-  attn::Model model;
-  attn::TransformerConfig config;
-  std::vector<attn::LayerWeightsF32> layers_f32;
-  std::vector<attn::LayerWeightsS8> layers_s8;
-  std::vector<attn::LayerWeightsS16> layers_s16;
-  attn::TransformerWeightsF32 f32;
-  attn::TransformerWeightsS8 s8;
-  attn::TransformerWeightsS16 s16;
+struct Encoder : demo::ModelFile {
   std::vector<std::max_align_t> packed;  // f32: the weights packed once for this CPU's kernels
   attn::TransformerPlan plan;            // one forward of max_positions tokens
   std::vector<std::max_align_t> arena_buffer;
@@ -108,27 +97,9 @@ std::vector<std::max_align_t> aligned_bytes(size_t n) {
 }
 
 bool load(const std::string& path, const char* name, attn::DType dtype, Encoder* m) {
-  m->name = name;
-  m->dtype = dtype;
-  if (!demo::read_blob(path, &m->blob)) {
-    std::fprintf(stderr, "demo: cannot read %s\n", path.c_str());
-    return false;
-  }
-  attn::Status s = attn::Model::load(m->blob.data(), m->blob.size, &m->model);
-  if (s == attn::Status::kOk) s = m->model.transformer_config(&m->config);
-  if (s != attn::Status::kOk) return fail(path.c_str(), s);
-  const int32_t layers = m->config.num_layers, E = m->config.embed_dim;
-  if (dtype == attn::DType::kF32) {
-    m->layers_f32.resize(static_cast<size_t>(layers));
-    s = m->model.transformer_weights_f32(m->layers_f32.data(), layers, &m->f32);
-  } else if (dtype == attn::DType::kS8) {
-    m->layers_s8.resize(static_cast<size_t>(layers));
-    s = m->model.transformer_weights_s8(m->layers_s8.data(), layers, &m->s8);
-  } else {
-    m->layers_s16.resize(static_cast<size_t>(layers));
-    s = m->model.transformer_weights_s16(m->layers_s16.data(), layers, &m->s16);
-  }
-  if (s != attn::Status::kOk) return fail(path.c_str(), s);  // kBadDtype: not a model of this dtype
+  if (!demo::load_model_file(path, name, dtype, m)) return false;
+  const int32_t E = m->config.embed_dim;
+  attn::Status s = attn::Status::kOk;
   attn::TensorView w, b;
   if ((s = m->model.find_tensor("classifier.weight", &w)) != attn::Status::kOk ||
       (s = m->model.find_tensor("classifier.bias", &b)) != attn::Status::kOk) {
@@ -397,80 +368,57 @@ bool write_svg(const std::string& path, const Encoder& m, const std::vector<floa
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string data = ATTN_TEST_DATA_DIR, svg_path, mcu_path, calib_path;
-  std::string paths[3];  // f32, s8, s16
+  demo::Options opt;
+  opt.data = ATTN_TEST_DATA_DIR;
+  std::string svg_path;
   size_t limit = 0;
-  int timing_passes = 3;
   double min_accuracy = 99.0, max_drop[3] = {0.0, 0.3, 0.0};  // percent; points below f32
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (a == "--data" && has_value)
-      data = argv[++i];
-    else if (a == "--f32" && has_value)
-      paths[0] = argv[++i];
-    else if (a == "--s8" && has_value)
-      paths[1] = argv[++i];
-    else if (a == "--s16" && has_value)
-      paths[2] = argv[++i];
-    else if (a == "--limit" && has_value)
-      limit = std::stoul(argv[++i]);
-    else if (a == "--svg" && has_value)
-      svg_path = argv[++i];
-    else if (a == "--emit-mcu" && has_value)
-      mcu_path = argv[++i];
-    else if (a == "--write-calib" && has_value)
-      calib_path = argv[++i];
-    else if (a == "--timing-passes" && has_value)
-      timing_passes = std::stoi(argv[++i]);
-    else if (a == "--min-accuracy" && has_value)
-      min_accuracy = std::stod(argv[++i]);
-    else if (a == "--max-drop-s8" && has_value)
-      max_drop[1] = std::stod(argv[++i]);
-    else if (a == "--max-drop-s16" && has_value)
-      max_drop[2] = std::stod(argv[++i]);
-    else {
-      std::fprintf(
-          stderr,
-          "usage: %s --f32 F32.attn [--s8 S8.attn] [--s16 S16.attn] [--data DIR] [--limit N] "
-          "[--svg OUT.svg] [--emit-mcu OUT.h] [--timing-passes N] [--min-accuracy PERCENT] "
-          "[--max-drop-s8 POINTS] [--max-drop-s16 POINTS]\n       %s --write-calib OUT.npy [--data DIR]\n",
-          argv[0], argv[0]);
-      return 2;
-    }
+  if (!demo::parse_options(argc, argv, &opt,
+                           {{"--limit", &limit},
+                            {"--svg", &svg_path},
+                            {"--min-accuracy", &min_accuracy},
+                            {"--max-drop-s8", &max_drop[1]},
+                            {"--max-drop-s16", &max_drop[2]}})) {
+    std::fprintf(
+        stderr,
+        "usage: %s --f32 F32.attn [--s8 S8.attn] [--s16 S16.attn] [--data DIR] [--limit N] "
+        "[--svg OUT.svg] [--emit-mcu OUT.h] [--timing-passes N] [--min-accuracy PERCENT] "
+        "[--max-drop-s8 POINTS] [--max-drop-s16 POINTS]\n       %s --write-calib OUT.npy [--data DIR]\n",
+        argv[0], argv[0]);
+    return 2;
   }
 
   // Calibration ids for `attn quantize --calib-tokens`: [N, L] int32.
-  if (!calib_path.empty()) {
-    const std::vector<Example> calib = read_examples(data + "/demo/calib.txt");
+  if (!opt.calib_path.empty()) {
+    const std::vector<Example> calib = read_examples(opt.data + "/demo/calib.txt");
     if (calib.empty()) {
-      std::fprintf(stderr, "demo: no sequences in %s/demo/calib.txt\n", data.c_str());
+      std::fprintf(stderr, "demo: no sequences in %s/demo/calib.txt\n", opt.data.c_str());
       return 2;
     }
     std::vector<int32_t> ids;
     for (const Example& e : calib) ids.insert(ids.end(), e.ids.begin(), e.ids.end());
     const int64_t L = static_cast<int64_t>(calib[0].ids.size()), n = static_cast<int64_t>(calib.size());
-    if (ids.size() != static_cast<size_t>(n * L) || !demo::write_ids_npy(calib_path, ids, n, L)) {
-      std::fprintf(stderr, "demo: cannot write %s (sequences of unequal length?)\n", calib_path.c_str());
+    if (ids.size() != static_cast<size_t>(n * L) || !demo::write_ids_npy(opt.calib_path, ids, n, L)) {
+      std::fprintf(stderr, "demo: cannot write %s (sequences of unequal length?)\n", opt.calib_path.c_str());
       return 2;
     }
-    std::printf("wrote %s [%lld, %lld] int32\n", calib_path.c_str(), static_cast<long long>(n),
+    std::printf("wrote %s [%lld, %lld] int32\n", opt.calib_path.c_str(), static_cast<long long>(n),
                 static_cast<long long>(L));
     return 0;
   }
-  if (paths[0].empty()) {
+  if (opt.paths[0].empty()) {
     std::fprintf(stderr, "demo: --f32 MODEL.attn is required (attn import of tests/data/demo_encoder)\n");
     return 2;
   }
 
-  const std::vector<std::string> vocab = read_lines(data + "/demo/vocab.txt");
-  std::vector<Example> test = read_examples(data + "/demo/test.txt");
+  const std::vector<std::string> vocab = read_lines(opt.data + "/demo/vocab.txt");
+  std::vector<Example> test = read_examples(opt.data + "/demo/test.txt");
   if (limit != 0 && test.size() > limit) test.resize(limit);
   static Encoder models[3];  // f32, s8, s16
   const char* const names[3] = {"f32", "s8", "s16"};
   const attn::DType dtypes[3] = {attn::DType::kF32, attn::DType::kS8, attn::DType::kS16};
   for (int k = 0; k < 3; ++k) {
-    if (!paths[k].empty() && !load(paths[k], names[k], dtypes[k], &models[k])) return 2;
+    if (!opt.paths[k].empty() && !load(opt.paths[k], names[k], dtypes[k], &models[k])) return 2;
   }
   Encoder& f32 = models[0];
   const attn::TransformerConfig& c = f32.config;
@@ -479,13 +427,13 @@ int main(int argc, char** argv) {
         static_cast<int32_t>(e.ids.size()) == c.max_positions &&
         std::all_of(e.ids.begin(), e.ids.end(), [&](int32_t id) { return id >= 0 && id < c.vocab_size; });
     if (!ok || static_cast<int32_t>(vocab.size()) != c.vocab_size) {
-      std::fprintf(stderr, "demo: %s/demo does not match the model (vocab %d, length %d)\n", data.c_str(),
+      std::fprintf(stderr, "demo: %s/demo does not match the model (vocab %d, length %d)\n", opt.data.c_str(),
                    c.vocab_size, c.max_positions);
       return 2;
     }
   }
   if (test.empty()) {
-    std::fprintf(stderr, "demo: no examples in %s/demo/test.txt\n", data.c_str());
+    std::fprintf(stderr, "demo: no examples in %s/demo/test.txt\n", opt.data.c_str());
     return 2;
   }
 
@@ -499,11 +447,11 @@ int main(int argc, char** argv) {
   Result results[3];
   for (int k = 0; k < 3; ++k) {
     Encoder& m = models[k];
-    if (paths[k].empty()) continue;
+    if (opt.paths[k].empty()) continue;
     Result& r = results[k];
-    if (!evaluate(m, test, timing_passes, &r)) return 2;
+    if (!evaluate(m, test, opt.timing_passes, &r)) return 2;
     char us[32] = "-";  // not timed with --timing-passes 0
-    if (timing_passes > 0) std::snprintf(us, sizeof us, "%.1f", r.us_per_inference);
+    if (opt.timing_passes > 0) std::snprintf(us, sizeof us, "%.1f", r.us_per_inference);
     std::printf("  %-6s %8.2f%% %12.2f%% %14s %12zu %12zu\n", m.name, r.accuracy, agreement(results[0], r),
                 us, m.plan.arena_bytes, m.blob.size);
   }
@@ -514,7 +462,7 @@ int main(int argc, char** argv) {
               acc_ok ? "ok" : "FAIL");
   ok = ok && acc_ok;
   for (int k = 1; k < 3; ++k) {
-    if (paths[k].empty()) continue;
+    if (opt.paths[k].empty()) continue;
     const double delta = results[k].accuracy - results[0].accuracy;
     const bool within = delta >= -max_drop[k] - 1e-9;
     std::printf("  %s accuracy %+.2f points vs f32 (target: at most %.1f below): %s\n", names[k], delta,
@@ -523,9 +471,10 @@ int main(int argc, char** argv) {
   }
 
   // 2. Same numbers as PyTorch?
-  const double logit_err = check_logits(f32, test, data + "/demo_encoder/logits.txt");
+  const double logit_err = check_logits(f32, test, opt.data + "/demo_encoder/logits.txt");
   if (logit_err < 0) {
-    std::printf("  FAIL: no PyTorch logits (%s/demo_encoder/logits.txt) to check against\n", data.c_str());
+    std::printf("  FAIL: no PyTorch logits (%s/demo_encoder/logits.txt) to check against\n",
+                opt.data.c_str());
     ok = false;
   } else {
     const bool logits_ok = logit_err <= 1e-4;
@@ -533,9 +482,9 @@ int main(int argc, char** argv) {
     ok = ok && logits_ok;
   }
 
-  if (!mcu_path.empty()) {
-    if (paths[1].empty() || !emit_mcu(mcu_path, test, results[1].predictions)) {
-      std::fprintf(stderr, "demo: cannot write %s (needs --s8)\n", mcu_path.c_str());
+  if (!opt.mcu_path.empty()) {
+    if (opt.paths[1].empty() || !emit_mcu(opt.mcu_path, test, results[1].predictions)) {
+      std::fprintf(stderr, "demo: cannot write %s (needs --s8)\n", opt.mcu_path.c_str());
       return 2;
     }
   }

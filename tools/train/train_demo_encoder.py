@@ -41,7 +41,6 @@ in the same budget.)
 
 Run with Debian's python3 (it has torch):  /usr/bin/python3 tools/train/train_demo_encoder.py
 """
-import argparse
 import math
 import os
 import random
@@ -54,9 +53,10 @@ import torch.nn.functional as F
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(TOOLS))
-sys.path.insert(0, TOOLS)  # fake_quant
+sys.path.insert(0, TOOLS)  # fake_quant, train_common
 sys.path.insert(0, os.path.join(TOOLS, "..", "export"))  # hf_checkpoint
 import fake_quant  # noqa: E402
+import train_common  # noqa: E402
 import hf_checkpoint  # noqa: E402
 import train_demo  # noqa: E402  (the task: vocabulary, examples, data files)
 
@@ -236,18 +236,12 @@ def fake_quant_accuracy(model, calib_x, test_x, test_y, strict):
 
 def main():
     global HIDDEN, INTERMEDIATE
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--steps", type=int, default=1500)
-    ap.add_argument("--batch", type=int, default=256)
-    ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--weight-decay", type=float, default=0.05)
+    ap = train_common.training_parser(__doc__, seed=7, batch=256, weight_decay=0.05)
     ap.add_argument("--hidden", type=int, default=HIDDEN)
     ap.add_argument("--pos-std", type=float, default=0.02, help="initial std of the position embeddings")
     ap.add_argument("--data", default=os.path.join(REPO, "tests", "data", "demo"),
                     help="vocab.txt, test.txt, calib.txt of the demo")
     ap.add_argument("--out", default=os.path.join(REPO, "tests", "data", "demo_encoder"))
-    ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     HIDDEN, INTERMEDIATE = args.hidden, 4 * args.hidden
 
@@ -271,11 +265,7 @@ def main():
     with torch.no_grad():
         model.bert.embeddings.position_embeddings.weight.normal_(0.0, args.pos_std)
     print(f"parameters: {sum(p.numel() for p in model.parameters())}")
-    decay = [p for n, p in model.named_parameters() if p.dim() == 2]
-    no_decay = [p for n, p in model.named_parameters() if p.dim() != 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
-                             {"params": no_decay, "weight_decay": 0.0}], lr=args.lr)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.1)
+    opt, sched = train_common.one_cycle_adamw(model, args, pct_start=0.1)
     train_s = train_demo.train(model, opt, sched, train_rng, args.steps, args.batch,
                                lambda: accuracy(model, val_x, val_y))
 

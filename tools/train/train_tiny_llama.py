@@ -52,7 +52,6 @@ loaded 2-core machine); held-out perplexity 4.13 (int8 estimate +0.6%).
 
 Run with Debian's python3 (it has torch):  /usr/bin/python3 tools/train/train_tiny_llama.py
 """
-import argparse
 import json
 import math
 import os
@@ -66,9 +65,10 @@ import torch.nn.functional as F
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(TOOLS))
-sys.path.insert(0, TOOLS)  # fake_quant
+sys.path.insert(0, TOOLS)  # fake_quant, train_common
 sys.path.insert(0, os.path.join(TOOLS, "..", "export"))  # hf_checkpoint
 import fake_quant  # noqa: E402
+import train_common  # noqa: E402
 import hf_checkpoint  # noqa: E402
 
 LICENSES = "/usr/share/common-licenses"
@@ -298,18 +298,12 @@ def fake_quant_perplexity(model, calib, held, ctx, strict):
 
 def main():
     cfg = Config()
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--steps", type=int, default=1500)
-    ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--weight-decay", type=float, default=0.1)
+    ap = train_common.training_parser(__doc__, seed=1, batch=16, weight_decay=0.1)
     ap.add_argument("--dim", type=int, default=cfg.hidden_size)
     ap.add_argument("--layers", type=int, default=cfg.num_hidden_layers)
     ap.add_argument("--ffn", type=int, default=cfg.intermediate_size)
     ap.add_argument("--ctx", type=int, default=cfg.max_position_embeddings)
     ap.add_argument("--out", default=os.path.join(REPO, "tests", "data", "tiny_llama"))
-    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--load", help="skip training: load this model.safetensors")
     args = ap.parse_args()
     cfg.hidden_size, cfg.num_hidden_layers, cfg.intermediate_size = args.dim, args.layers, args.ffn
@@ -324,11 +318,7 @@ def main():
 
     model = TinyLlama(cfg)
     print(f"parameters: {sum(p.numel() for p in model.parameters())}")
-    decay = [p for p in model.parameters() if p.dim() == 2]
-    no_decay = [p for p in model.parameters() if p.dim() != 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
-                             {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.95))
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.05)
+    opt, sched = train_common.one_cycle_adamw(model, args, pct_start=0.05, betas=(0.9, 0.95))
     n = cfg.max_position_embeddings
     t0 = time.time()
     if args.load:
