@@ -188,7 +188,7 @@ TEST_CASE("C transformer plan: the C++ plan's bytes and errors", "[c_api][transf
         REQUIRE(attn_transformer_plan_arena_bytes(&p, &call, &state) == ATTN_OK);
         CHECK(call == want.arena_bytes);
         CHECK(state == want.state_bytes);
-        REQUIRE(attn_transformer_init_f32_arena_bytes(&p, &total) == ATTN_OK);
+        REQUIRE(attn_transformer_init_plan_arena_bytes(&p, &total) == ATTN_OK);
         CHECK(total >= call + state);
       }
     }
@@ -241,9 +241,9 @@ TEST_CASE("C transformer plan: the C++ plan's bytes and errors", "[c_api][transf
   CHECK(attn_transformer_plan_init(&p, &cc, ATTN_DTYPE_S8, 4, 8, -1) == ATTN_ERR_BAD_TILE_ROWS);
   CHECK(attn_transformer_plan_arena_bytes(nullptr, &a, &s) == ATTN_ERR_NULL_ARGUMENT);
   CHECK(attn_transformer_plan_arena_bytes(&p, nullptr, &s) == ATTN_ERR_NULL_ARGUMENT);
-  CHECK(attn_transformer_init_f32_arena_bytes(&p, nullptr) == ATTN_ERR_NULL_ARGUMENT);
+  CHECK(attn_transformer_init_plan_arena_bytes(&p, nullptr) == ATTN_ERR_NULL_ARGUMENT);
   attn_transformer_plan zero = {};
-  CHECK(attn_transformer_init_f32_arena_bytes(&zero, &a) == ATTN_ERR_BAD_HANDLE);
+  CHECK(attn_transformer_init_plan_arena_bytes(&zero, &a) == ATTN_ERR_BAD_HANDLE);
 }
 
 TEST_CASE("C f32 models: forward and decode are the C++ ones, bit for bit", "[c_api][transformer]") {
@@ -332,7 +332,7 @@ TEST_CASE("C f32 raw-weights route: the caller's arrays give the file's numbers"
     attn_transformer_plan p;
     REQUIRE(attn_transformer_plan_init(&p, &cc, ATTN_DTYPE_F32, n, 0, 0) == ATTN_OK);
     size_t bytes = 0;
-    REQUIRE(attn_transformer_init_f32_arena_bytes(&p, &bytes) == ATTN_OK);
+    REQUIRE(attn_transformer_init_plan_arena_bytes(&p, &bytes) == ATTN_OK);
     Buffer buf(bytes);
     attn_transformer tf;
     CHECK(attn_transformer_init_f32(&tf, &p, &cw, 0, buf.data, bytes - 1) == ATTN_ERR_ARENA_TOO_SMALL);
@@ -432,7 +432,7 @@ TEST_CASE("C bound model: arena bytes are exact, and every error", "[c_api][tran
     attn_transformer_plan p;
     REQUIRE(attn_transformer_plan_init(&p, &cc, dt, 8, 12, 0) == ATTN_OK);
     size_t pb = 0;
-    REQUIRE(attn_transformer_init_f32_arena_bytes(&p, &pb) == ATTN_OK);
+    REQUIRE(attn_transformer_init_plan_arena_bytes(&p, &pb) == ATTN_OK);
     CHECK(pb == bytes);
   }
   Buffer buf(bytes + 64);

@@ -738,8 +738,8 @@ ATTN_C_NODISCARD attn_status attn_transformer_plan_arena_bytes(const attn_transf
  * bookkeeping and layer weight table, the state, and the call scratch, each
  * rounded up to ATTN_ARENA_ALIGN. Errors: those of
  * attn_transformer_plan_arena_bytes, ATTN_ERR_SIZE_OVERFLOW. */
-ATTN_C_NODISCARD attn_status attn_transformer_init_f32_arena_bytes(const attn_transformer_plan* plan,
-                                                                   size_t* bytes);
+ATTN_C_NODISCARD attn_status attn_transformer_init_plan_arena_bytes(const attn_transformer_plan* plan,
+                                                                    size_t* bytes);
 
 /* ---- a model bound to an arena ------------------------------------------ */
 
@@ -752,7 +752,7 @@ typedef struct attn_transformer {
 } attn_transformer;
 
 /* The arena attn_transformer_init needs for this model, max_tokens and
- * capacity (= attn_transformer_init_f32_arena_bytes of the plan it makes). Errors:
+ * capacity (= attn_transformer_init_plan_arena_bytes of the plan it makes). Errors:
  * ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_NOT_A_MODEL, and
  * those of attn_transformer_plan_init (with the file's config and dtype, the
  * default tile); on error *bytes is 0. */
@@ -858,7 +858,7 @@ typedef struct attn_transformer_weights_f32 {
 } attn_transformer_weights_f32;
 
 /* As attn_transformer_init, for an f32 plan (capacity and tile from the
- * plan; arena_bytes >= attn_transformer_init_f32_arena_bytes) and the caller's arrays,
+ * plan; arena_bytes >= attn_transformer_init_plan_arena_bytes) and the caller's arrays,
  * which must outlive the handle (the layer table is copied into the arena).
  * Errors: ATTN_ERR_NULL_ARGUMENT (also: layers NULL, or a weight the config
  * needs), ATTN_ERR_BAD_HANDLE (plan), ATTN_ERR_BAD_DTYPE (a plan of another

@@ -393,7 +393,7 @@ attn_status attn_transformer_plan_arena_bytes(const attn_transformer_plan* plan,
   return ATTN_OK;
 }
 
-attn_status attn_transformer_init_f32_arena_bytes(const attn_transformer_plan* plan, size_t* bytes) {
+attn_status attn_transformer_init_plan_arena_bytes(const attn_transformer_plan* plan, size_t* bytes) {
   if (bytes == nullptr) return to_c(Status::kNullArgument);
   *bytes = 0;
   attn::TransformerPlan p;
