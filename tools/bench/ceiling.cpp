@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
   std::uniform_real_distribution<float> uf(-1.0f, 1.0f);
   for (float& v : af) v = uf(rng);
   for (float& v : bf) v = uf(rng);
-  const d::avx2::NnArgs g{af, kDepth, bf, 16, kDepth, 1.0f, cf, 16};
+  const d::NnArgs g{af, kDepth, bf, 16, kDepth, 1.0f, cf, 16};
 
   alignas(32) static int16_t xw[6 * kDepth];                        // [6][kDepth] x' as int16
   alignas(32) static int32_t panel[kDepth / 2 * d::avx2i::kPanel];  // [kDepth / 2][16] int16 pairs
