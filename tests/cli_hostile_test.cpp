@@ -418,23 +418,25 @@ TEST_CASE("attn import: a config.json over 1 MiB is refused by its size, before 
   CHECK(no_leftovers(tmp, {"padded.json", "huge.json", "edge.json"}));
 }
 
-TEST_CASE("attn import: a model with 100k extra tensors is refused at once, naming the 4096-tensor cap",
+TEST_CASE("attn import: a model with 200k extra tensors is refused at once, naming the 4096-tensor cap",
           "[cli]") {
   TempDir tmp;
   const std::string model = std::string(ATTN_TEST_DATA_DIR) + "/model/";
   // The Llama fixture's tensors (their shapes; the values do not matter here)
-  // and 100k more float tensors, each of which would become a user tensor.
+  // and 200k more float tensors, each of which would become a user tensor.
   std::vector<StTensor> ts;
   for (const attn::safetensors::Tensor& t : attn::safetensors::parse(slurp(model + "llama.safetensors")))
     ts.push_back({t.name, t.shape});
   const size_t own = ts.size();
-  for (int i = 0; i < 100000; ++i) ts.push_back({"extra." + std::to_string(i), {1}});
+  for (int i = 0; i < 200000; ++i) ts.push_back({"extra." + std::to_string(i), {1}});
   spit(tmp / "many.safetensors", safetensors_file(ts));
   const Result r = run("import " + quote(tmp / "many.safetensors") + " --config " +
                            quote(model + "llama.config.json") + " -o " + quote(tmp / "out.attn"),
                        tmp);
-  check_error(r, {"many.safetensors", "100000 other float tensors", "4096", "ATTN_MAX_TENSORS"});
-  CHECK(r.seconds < 3.0);  // the pairwise name check before the cap took 10 s
+  check_error(r, {"many.safetensors", "200000 other float tensors", "4096", "ATTN_MAX_TENSORS"});
+  // Wall time, on a machine that may be busy: linear takes about 1 s idle; the
+  // pairwise name check that ran before the cap took 72 s for 200k names.
+  CHECK(r.seconds < 30.0);
   // The same model without the extras imports.
   ts.resize(own);
   spit(tmp / "few.safetensors", safetensors_file(ts));
