@@ -152,6 +152,11 @@ TEST_CASE("attn quantize --calib-tokens: bad inputs are named and leave no outpu
 TEST_CASE(
     "attn quantize --calib-tokens: a model whose rotary tables exceed the memory is named, not allocated",
     "[cli][int_model]") {
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer reserves more address space than the limit below allows.
+  WARN("skipped under AddressSanitizer (the test runs attn under an address-space limit)");
+  return;
+#endif
   // 64 layers of head_dim 16 and 65536 positions: 2 x 65536 x 16 x 2 bytes of
   // cos/sin per layer, 128 MiB in all, run under a 117 MiB address-space
   // limit (it was 'internal error: std::bad_alloc').
