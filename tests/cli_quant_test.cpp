@@ -480,12 +480,17 @@ TEST_CASE("attn quantize records the calibration mask, attn run refuses another 
                tmp),
       "--any-mask", "--exact-mask");
 
-  // Causal key padding has no coverage kind: the converter asks for --any-mask.
-  check_failure(
+  // Causal key padding is recorded as such, with its length.
+  const std::string cpad8 = tmp / "cpad8.attn";
+  REQUIRE(
       attn_cli("quantize mha_self.attn --calib mha_self.calib.npy --dtype s8 --causal --key-length 5 -o " +
-                   quote(tmp / "x.attn"),
-               tmp),
-      "--key-length", "--any-mask");
+                   quote(cpad8),
+               tmp)
+          .code == 0);
+  const Loaded cp8(cpad8);
+  REQUIRE(cp8.status == attn::Status::kOk);
+  CHECK(coverage_of(cp8, kQpMaskCoverage) == static_cast<int32_t>(attn::MaskCoverage::kCausalKeyLength));
+  CHECK(coverage_of(cp8, kQpMaskKeyLength) == 5);
   // Key padding is recorded with its length.
   REQUIRE(attn_cli(
               "quantize mha_self.attn --calib mha_self.calib.npy --dtype s8 --key-length 5 -o " + quote(pad8),
@@ -508,6 +513,11 @@ TEST_CASE("attn quantize records the calibration mask, attn run refuses another 
   CHECK(r.err.find("--causal") != std::string::npos);
   CHECK(attn_cli("run " + quote(pad8) + " --input mha_self.x.npy --key-length 5 -o " + y, tmp).code == 0);
   CHECK(attn_cli("run " + quote(pad8) + " --input mha_self.x.npy --key-length 6 -o " + y, tmp).code != 0);
+  CHECK(
+      attn_cli("run " + quote(cpad8) + " --input mha_self.x.npy --causal --key-length 5 -o " + y, tmp).code ==
+      0);
+  CHECK(attn_cli("run " + quote(cpad8) + " --input mha_self.x.npy --causal -o " + y, tmp).code != 0);
+  CHECK(attn_cli("run " + quote(cpad8) + " --input mha_self.x.npy --key-length 5 -o " + y, tmp).code != 0);
   // Files from before the field (coverage 0), and --any-mask files, run every mask.
   for (const std::string& f : {kQuant + "mha_self.s8.attn", any8}) {
     for (const char* mask : {"", " --causal", " --key-length 4"}) {

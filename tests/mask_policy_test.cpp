@@ -14,8 +14,10 @@
 //                must be refused (kMaskNotCalibrated) or lose <= 1 dB against
 //                (b) for that mask
 // "clip" is what (c) would give with the other mask were it not refused.
-// The causal cases also run the masks the causal coverage admits (a window of
-// 3 keys, key padding at S/2) and check they lose <= 1 dB against exact.
+// Every golden mask has a coverage of its own (none, causal, key length N,
+// causal window N, causal key length N), so every "other" run is refused.
+// The causal cases also run the masks the causal coverage does not admit (a
+// window of 3 keys, key padding at S/2): refused, and what they would lose.
 // Print it: attn_tests "[mask_policy]" -s   (src/FIXED_POINT.md, accuracy).
 #include <catch2/catch.hpp>
 
@@ -85,23 +87,30 @@ std::vector<float> reference(const golden::Case& c, const Mask& mask) {
   return y;
 }
 
-// The coverage a calibration with mask m records. A window, causal key
-// padding and key length 0 (every key masked) have no coverage of their own:
-// kAnyMask (the converter's default), whatever the ranges.
-MaskCoverage coverage_of(const Mask& m, int32_t S) {
-  if (m.window > 0 || m.key_length == 0 || (m.causal && m.key_length != Mask::kAllKeys && m.key_length != S))
-    return MaskCoverage::kAnyMask;
-  if (m.causal) return MaskCoverage::kCausal;
-  if (m.key_length == Mask::kAllKeys || m.key_length == S) return MaskCoverage::kNoMask;
-  return MaskCoverage::kKeyLength;
+// The coverage a calibration with mask m (no additive part; a window or
+// causal key padding at offset 0) records, and its N.
+MaskCoverage coverage_of(const Mask& m, int32_t S, int32_t* n) {
+  const int32_t kept = m.key_length == Mask::kAllKeys ? S : m.key_length;
+  *n = m.causal && m.window > 0 ? m.window : kept;
+  if (m.causal && m.window > 0) return MaskCoverage::kCausalWindow;
+  if (m.causal && kept != S) return MaskCoverage::kCausalKeyLength;
+  if (kept != S) return MaskCoverage::kKeyLength;
+  *n = m.causal ? m.causal_offset : 0;
+  return m.causal ? MaskCoverage::kCausal : MaskCoverage::kNoMask;
 }
 
+// How the quantized block is labelled: with the coverage calibration
+// recorded, or relabelled "any mask" to measure what its ranges give under
+// another mask (a caller that sets CalibrationRanges::mask_coverage by hand).
+enum class Label { kRecorded, kAnyMask };
+
 // Calibrate on the sidecar's inputs with `calib` (widened for any mask with
-// any_mask; recorded as `coverage`), quantize to D, run the case's input with
-// `run`: the status, and the SQNR against the float32 forward with `run`.
+// any_mask), label (*recorded: the coverage the ranges recorded), quantize to
+// D, run the case's input with `run`: the status, and the SQNR against the
+// float32 forward with `run`.
 template <class D>
 Status run_policy(const golden::Case& c, const golden::QuantCalib& q, const Mask& calib, bool any_mask,
-                  MaskCoverage coverage, const Mask& run, double* db) {
+                  Label label, const Mask& run, double* db, MaskCoverage* recorded = nullptr) {
   using T = typename D::T;
   const attn::AttentionConfig cfg = c.config();
   const attn::WeightsF32 w = c.weights();
@@ -123,10 +132,14 @@ Status run_policy(const golden::Case& c, const golden::QuantCalib& q, const Mask
     REQUIRE(attn::calibrate_attention(fplan, w, calib, io, cal, &ranges) == Status::kOk);
     if (any_mask) REQUIRE(attn::calibrate_any_mask(fplan, w, io, cal, &ranges) == Status::kOk);
   }
+  if (recorded != nullptr) *recorded = ranges.mask_coverage;
+  if (label == Label::kAnyMask) {
+    ranges.mask_coverage = MaskCoverage::kAnyMask;
+    ranges.mask_key_length = 0;
+    ranges.mixed_masks = false;
+  }
   attn::QuantizeOptions options;
   options.max_positions = std::max(c.L, c.S);
-  options.mask_coverage = coverage;
-  if (coverage == MaskCoverage::kKeyLength) options.mask_key_length = calib.key_length;
   Buffer st_buf(attn::quantize_attention_storage_bytes(cfg, D::kDtype, options));
   attn::Arena st;
   REQUIRE(st.init(st_buf.p.get(), st_buf.size) == Status::kOk);
@@ -136,6 +149,8 @@ Status run_policy(const golden::Case& c, const golden::QuantCalib& q, const Mask
   typename D::Weights ws;
   attn::ActivationQuant act;
   REQUIRE(D::quantize(cfg, w, ranges, st, &ws, &act, options) == Status::kOk);
+  CHECK(ws.mask_coverage == ranges.mask_coverage);
+  CHECK(ws.mask_key_length == ranges.mask_key_length);
   const auto quantize_all = [&](const std::vector<float>& x, attn::QuantParams p) {
     std::vector<T> v(x.size());
     for (size_t i = 0; i < x.size(); ++i) v[i] = static_cast<T>(attn::quantize_value(x[i], p, D::kDtype));
@@ -174,29 +189,30 @@ Row measure(const golden::Case& c, const golden::QuantCalib& q) {
   other.causal = !own.causal;
   const int32_t S = c.S;
   Row r;
-  REQUIRE(run_policy<D>(c, q, own, true, MaskCoverage::kAnyMask, own, &r.any) == Status::kOk);
-  REQUIRE(run_policy<D>(c, q, own, false, MaskCoverage::kAnyMask, own, &r.exact) == Status::kOk);
-  REQUIRE(run_policy<D>(c, q, own, false, coverage_of(own, S), own, &r.own) == Status::kOk);
-  REQUIRE(run_policy<D>(c, q, own, true, MaskCoverage::kAnyMask, other, &r.other_any) == Status::kOk);
-  REQUIRE(run_policy<D>(c, q, other, false, MaskCoverage::kAnyMask, other, &r.other_exact) == Status::kOk);
-  REQUIRE(run_policy<D>(c, q, own, false, MaskCoverage::kAnyMask, other, &r.other_clip) == Status::kOk);
+  MaskCoverage recorded = MaskCoverage::kAnyMask;
+  int32_t n = 0;
+  REQUIRE(run_policy<D>(c, q, own, true, Label::kRecorded, own, &r.any, &recorded) == Status::kOk);
+  CHECK(recorded == MaskCoverage::kAnyMask);
+  REQUIRE(run_policy<D>(c, q, own, false, Label::kAnyMask, own, &r.exact) == Status::kOk);
+  REQUIRE(run_policy<D>(c, q, own, false, Label::kRecorded, own, &r.own, &recorded) == Status::kOk);
+  CHECK(recorded == coverage_of(own, S, &n));
+  REQUIRE(run_policy<D>(c, q, own, true, Label::kRecorded, other, &r.other_any) == Status::kOk);
+  REQUIRE(run_policy<D>(c, q, other, false, Label::kAnyMask, other, &r.other_exact) == Status::kOk);
+  REQUIRE(run_policy<D>(c, q, own, false, Label::kAnyMask, other, &r.other_clip) == Status::kOk);
   double policy_other = 0;
-  const Status s = run_policy<D>(c, q, own, false, coverage_of(own, S), other, &policy_other);
+  const Status s = run_policy<D>(c, q, own, false, Label::kRecorded, other, &policy_other);
   r.other_refused = s == Status::kMaskNotCalibrated;
   REQUIRE((r.other_refused || s == Status::kOk));
-  // Cases without a coverage kind of their own are recorded as kAnyMask (not
-  // checked: exact ranges labelled "any" clip, the gap FIXED_POINT.md names).
-  if (!r.other_refused && coverage_of(own, S) != MaskCoverage::kAnyMask)
-    CHECK(policy_other >= r.other_exact - 1.0);
+  if (!r.other_refused) CHECK(policy_other >= r.other_exact - 1.0);
   if (own.causal && own.window == 0 && own.key_length == Mask::kAllKeys && S >= 4) {
     Mask window = own, padded = own;
     window.window = 3;
     padded.key_length = S / 2;
     for (const Mask& m : {window, padded}) {  // refused; what they would lose (causal ranges, no refusal)
       double got = 0, exact = 0;
-      CHECK(run_policy<D>(c, q, own, false, MaskCoverage::kCausal, m, &got) == Status::kMaskNotCalibrated);
-      REQUIRE(run_policy<D>(c, q, own, false, MaskCoverage::kAnyMask, m, &got) == Status::kOk);
-      REQUIRE(run_policy<D>(c, q, m, false, MaskCoverage::kAnyMask, m, &exact) == Status::kOk);
+      CHECK(run_policy<D>(c, q, own, false, Label::kRecorded, m, &got) == Status::kMaskNotCalibrated);
+      REQUIRE(run_policy<D>(c, q, own, false, Label::kAnyMask, m, &got) == Status::kOk);
+      REQUIRE(run_policy<D>(c, q, m, false, Label::kAnyMask, m, &exact) == Status::kOk);
       r.admitted_loss = std::max(r.admitted_loss, exact - got);
     }
   }
@@ -212,7 +228,7 @@ template <class D>
 void table(const char* dtype) {
   const std::string dir = golden::default_dir();
   std::vector<double> any, exact, own, other_any, other_exact, other_clip, loss;
-  int refused = 0, n = 0, admitted = 0, uncovered = 0;
+  int refused = 0, n = 0, admitted = 0;
   double admitted_worst = 0;
   std::printf("\n%s: SQNR (dB) vs the float32 forward with the same mask\n", dtype);
   std::printf("%-38s %-10s %6s %6s %6s | %6s %6s %6s %s\n", "case", "mask", "(a)", "(b)", "(c)", "o:(a)",
@@ -239,7 +255,6 @@ void table(const char* dtype) {
     other_clip.push_back(r.other_clip);
     loss.push_back(r.other_exact - r.other_clip);
     refused += r.other_refused ? 1 : 0;
-    uncovered += coverage_of(c.mask(), c.S) == MaskCoverage::kAnyMask ? 1 : 0;
     if (r.admitted_loss > -1e9) {
       ++admitted;
       admitted_worst = std::max(admitted_worst, r.admitted_loss);
@@ -259,9 +274,7 @@ void table(const char* dtype) {
       "  causal coverage run with window 3 / causal key padding S/2 (%d cases): refused; they would lose "
       "up to %.2f dB vs exact\n",
       admitted, admitted_worst);
-  std::printf("  %d cases (window, causal key padding, key_length 0) have no coverage kind: kAnyMask\n",
-              uncovered);
-  CHECK(refused == n - uncovered);  // every other golden "other" mask is outside the case's coverage
+  CHECK(refused == n);  // every golden "other" mask is outside the case's coverage
 }
 
 }  // namespace
@@ -280,43 +293,149 @@ TEST_CASE("mask coverage: the forwards refuse a mask the ranges do not cover, be
   std::string error;
   REQUIRE(golden::load(dir + "/self_e48_h4_l16.bin", &c, &error));
   REQUIRE(golden::load_quant(dir, c, &q, &error));
-  Mask none, causal, pad, pad_other, window;
+  Mask none, causal, pad, pad_other, window, window_other, causal_pad, causal_pad_other, offset;
   causal.causal = true;
   window.causal = true;
   window.window = 4;
+  window_other = window;
+  window_other.window = 5;
   pad.key_length = 9;
   pad_other.key_length = 10;
+  causal_pad = causal;
+  causal_pad.key_length = 9;
+  causal_pad_other = causal;
+  causal_pad_other.key_length = 10;
+  offset = causal;
+  offset.causal_offset = 2;
   Mask all_keys;  // key_length S: the same keys as no mask
   all_keys.key_length = c.S;
   double db = 0;
   struct Expect {
     Mask calib;
-    MaskCoverage coverage;
+    MaskCoverage coverage;  // what calibrate_attention records
     Mask run;
     Status want;
   };
   const Expect cases[] = {
       {none, MaskCoverage::kNoMask, none, Status::kOk},
       {none, MaskCoverage::kNoMask, all_keys, Status::kOk},
+      {all_keys, MaskCoverage::kNoMask, none, Status::kOk},
       {none, MaskCoverage::kNoMask, causal, Status::kMaskNotCalibrated},
       {none, MaskCoverage::kNoMask, pad, Status::kMaskNotCalibrated},
       {causal, MaskCoverage::kCausal, causal, Status::kOk},
+      {causal, MaskCoverage::kCausal, offset, Status::kOk},  // rows see more keys than in calibration
+      {offset, MaskCoverage::kCausal, offset, Status::kOk},
+      {offset, MaskCoverage::kCausal, causal, Status::kMaskNotCalibrated},  // fewer
       {causal, MaskCoverage::kCausal, window, Status::kMaskNotCalibrated},
       {causal, MaskCoverage::kCausal, none, Status::kMaskNotCalibrated},
       {causal, MaskCoverage::kCausal, pad, Status::kMaskNotCalibrated},
+      {causal, MaskCoverage::kCausal, causal_pad, Status::kMaskNotCalibrated},
       {pad, MaskCoverage::kKeyLength, pad, Status::kOk},
       {pad, MaskCoverage::kKeyLength, pad_other, Status::kMaskNotCalibrated},
       {pad, MaskCoverage::kKeyLength, none, Status::kMaskNotCalibrated},
       {pad, MaskCoverage::kKeyLength, causal, Status::kMaskNotCalibrated},
-      {none, MaskCoverage::kAnyMask, causal, Status::kOk},  // weights from before the field
-      {causal, MaskCoverage::kAnyMask, none, Status::kOk},
+      {pad, MaskCoverage::kKeyLength, causal_pad, Status::kMaskNotCalibrated},
+      {window, MaskCoverage::kCausalWindow, window, Status::kOk},
+      {window, MaskCoverage::kCausalWindow, window_other, Status::kMaskNotCalibrated},
+      {window, MaskCoverage::kCausalWindow, causal, Status::kMaskNotCalibrated},
+      {window, MaskCoverage::kCausalWindow, none, Status::kMaskNotCalibrated},
+      {causal_pad, MaskCoverage::kCausalKeyLength, causal_pad, Status::kOk},
+      {causal_pad, MaskCoverage::kCausalKeyLength, causal_pad_other, Status::kMaskNotCalibrated},
+      {causal_pad, MaskCoverage::kCausalKeyLength, causal, Status::kMaskNotCalibrated},
+      {causal_pad, MaskCoverage::kCausalKeyLength, pad, Status::kMaskNotCalibrated},
   };
   for (const Expect& e : cases) {
     INFO("coverage " << static_cast<int>(e.coverage) << ", run causal " << e.run.causal << " key_length "
                      << e.run.key_length << " window " << e.run.window);
-    CHECK(run_policy<dtypes::S8>(c, q, e.calib, false, e.coverage, e.run, &db) == e.want);
-    CHECK(run_policy<dtypes::S16>(c, q, e.calib, false, e.coverage, e.run, &db) == e.want);
+    MaskCoverage got = MaskCoverage::kAnyMask;
+    CHECK(run_policy<dtypes::S8>(c, q, e.calib, false, Label::kRecorded, e.run, &db, &got) == e.want);
+    CHECK(got == e.coverage);
+    CHECK(run_policy<dtypes::S16>(c, q, e.calib, false, Label::kRecorded, e.run, &db, &got) == e.want);
+    CHECK(got == e.coverage);
   }
+  // Ranges labelled "any mask" by hand (as every file from before the field) run every mask.
+  CHECK(run_policy<dtypes::S8>(c, q, none, false, Label::kAnyMask, causal, &db) == Status::kOk);
+  CHECK(run_policy<dtypes::S8>(c, q, causal, false, Label::kAnyMask, none, &db) == Status::kOk);
+}
+
+// Masks no one coverage describes: examples calibrated with different masks,
+// a causal offset, a window with key padding. The converter refuses the
+// ranges until calibrate_any_mask() widens them.
+TEST_CASE("mask coverage: ranges of mixed or undescribed masks are refused until widened for any mask",
+          "[mask_policy]") {
+  const std::string dir = golden::default_dir();
+  golden::Case c;
+  golden::QuantCalib q;
+  std::string error;
+  REQUIRE(golden::load(dir + "/self_e48_h4_l16.bin", &c, &error));
+  REQUIRE(golden::load_quant(dir, c, &q, &error));
+  const attn::AttentionConfig cfg = c.config();
+  attn::Plan fplan;
+  REQUIRE(attn::plan_attention(cfg, DType::kF32, c.L, c.S, &fplan) == Status::kOk);
+  Buffer cal_buf(attn::calibrate_attention_arena_bytes(cfg, c.L, c.S));
+  attn::Arena cal;
+  REQUIRE(cal.init(cal_buf.p.get(), cal_buf.size) == Status::kOk);
+  const attn::IoF32 io{q.query.data(), q.key.data(), q.value.data(), nullptr};
+  Mask causal, pad, offset, window_pad;
+  causal.causal = true;
+  pad.key_length = 5;
+  offset = causal;
+  offset.causal_offset = 3;
+  window_pad = causal;
+  window_pad.window = 4;
+  window_pad.key_length = 9;
+  const attn::WeightsF32 w = c.weights();
+  const auto quantize = [&](const attn::CalibrationRanges& r) {
+    Buffer st_buf(attn::quantize_attention_storage_bytes(cfg, DType::kS8));
+    attn::Arena st;
+    REQUIRE(st.init(st_buf.p.get(), st_buf.size) == Status::kOk);
+    attn::WeightsS8 ws;
+    attn::ActivationQuant act;
+    return attn::quantize_attention_s8(cfg, w, r, st, &ws, &act);
+  };
+  struct Calls {
+    const char* what;
+    std::vector<Mask> masks;
+  };
+  Mask window_offset = offset;
+  window_offset.window = 4;
+  const Calls mixed[] = {{"no mask, then causal", {Mask(), causal}},
+                         {"key length 5, then no mask", {pad, Mask()}},
+                         {"a window at a causal offset", {window_offset}},
+                         {"a window with key padding", {window_pad}}};
+  for (const Calls& m : mixed) {
+    INFO(m.what);
+    attn::CalibrationRanges r;
+    for (const Mask& mask : m.masks)
+      REQUIRE(attn::calibrate_attention(fplan, w, mask, io, cal, &r) == Status::kOk);
+    CHECK(r.mixed_masks);
+    CHECK(quantize(r) == Status::kMaskNotCalibrated);
+    REQUIRE(attn::calibrate_any_mask(fplan, w, io, cal, &r) == Status::kOk);
+    CHECK_FALSE(r.mixed_masks);
+    CHECK(r.mask_coverage == MaskCoverage::kAnyMask);
+    CHECK(quantize(r) == Status::kOk);
+    // Widened for any mask, they stay so for later examples of any mask.
+    REQUIRE(attn::calibrate_attention(fplan, w, pad, io, cal, &r) == Status::kOk);
+    CHECK(r.mask_coverage == MaskCoverage::kAnyMask);
+    CHECK(quantize(r) == Status::kOk);
+  }
+  // The same mask on every example keeps its coverage.
+  attn::CalibrationRanges r;
+  for (int i = 0; i < 3; ++i) REQUIRE(attn::calibrate_attention(fplan, w, pad, io, cal, &r) == Status::kOk);
+  CHECK_FALSE(r.mixed_masks);
+  CHECK(r.mask_coverage == MaskCoverage::kKeyLength);
+  CHECK(r.mask_key_length == 5);
+  CHECK(r.examples == 3);
+  // Causal examples at several offsets: covered from the smallest up.
+  attn::CalibrationRanges o;
+  for (const int32_t k : {4, 2, 3}) {
+    Mask m = causal;
+    m.causal_offset = k;
+    REQUIRE(attn::calibrate_attention(fplan, w, m, io, cal, &o) == Status::kOk);
+  }
+  CHECK_FALSE(o.mixed_masks);
+  CHECK(o.mask_coverage == MaskCoverage::kCausal);
+  CHECK(o.mask_key_length == 2);
 }
 
 TEST_CASE("mask coverage: the converter and the forwards reject values outside MaskCoverage",
@@ -335,11 +454,12 @@ TEST_CASE("mask coverage: the converter and the forwards reject values outside M
   struct Bad {
     int32_t coverage, key_length;
   };
-  for (const Bad b : {Bad{4, 0}, Bad{-1, 0}, Bad{3, 0}, Bad{3, ATTN_MAX_SEQ + 1}, Bad{1, 5}}) {
-    attn::QuantizeOptions o;
-    o.mask_coverage = static_cast<MaskCoverage>(b.coverage);
-    o.mask_key_length = b.key_length;
-    CHECK(attn::quantize_attention_s8(cfg, wf, r, st, &ws, &act, nullptr, o) == Status::kBadQuantParams);
+  for (const Bad b : {Bad{4, 0}, Bad{-1, 0}, Bad{6, 0}, Bad{3, -1}, Bad{3, ATTN_MAX_SEQ + 1},
+                      Bad{4, ATTN_MAX_SEQ + 1}, Bad{5, -1}, Bad{1, 5}, Bad{0, 1}}) {
+    attn::CalibrationRanges bad = r;
+    bad.mask_coverage = static_cast<MaskCoverage>(b.coverage);
+    bad.mask_key_length = b.key_length;
+    CHECK(attn::quantize_attention_s8(cfg, wf, bad, st, &ws, &act) == Status::kBadQuantParams);
   }
   attn::QuantizeOptions o;
   REQUIRE(attn::quantize_attention_s8(cfg, wf, r, st, &ws, &act, nullptr, o) == Status::kOk);
@@ -361,9 +481,10 @@ TEST_CASE("mask coverage: the converter and the forwards reject values outside M
   REQUIRE(darena.init(dbuf.p.get(), dbuf.size) == Status::kOk);
   attn::KvCacheS8 cache;
   REQUIRE(attn::kv_cache_init_s8(dplan, 0, cache_arena, &cache) == Status::kOk);
-  for (const MaskCoverage m : {MaskCoverage::kNoMask, MaskCoverage::kKeyLength}) {
+  for (const MaskCoverage m : {MaskCoverage::kNoMask, MaskCoverage::kKeyLength, MaskCoverage::kCausalWindow,
+                               MaskCoverage::kCausalKeyLength}) {
     ws.mask_coverage = m;
-    ws.mask_key_length = m == MaskCoverage::kKeyLength ? 4 : 0;
+    ws.mask_key_length = m == MaskCoverage::kNoMask ? 0 : 2;
     CHECK(attn::decode_s8(dplan, ws, &cache, x.data(), 1, y.data(), darena) == Status::kMaskNotCalibrated);
     CHECK(cache.length == 0);
   }
@@ -375,7 +496,7 @@ TEST_CASE("mask coverage: the converter and the forwards reject values outside M
   CHECK(cache.length == 2);
   ws.mask_coverage = static_cast<MaskCoverage>(7);
   CHECK(attn::forward_s8(plan, ws, Mask{}, io, arena) == Status::kBadQuantParams);
-  ws.mask_coverage = MaskCoverage::kKeyLength;
+  ws.mask_coverage = MaskCoverage::kCausalWindow;
   ws.mask_key_length = 0;
   CHECK(attn::forward_s8(plan, ws, Mask{}, io, arena) == Status::kBadQuantParams);
 }

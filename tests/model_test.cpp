@@ -700,20 +700,39 @@ TEST_CASE("quantized blocks: values the integer forward would reject, and v1 fil
           Status::kBadQuantParams);
     CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpMaskKeyLength, 1); }) ==
           Status::kBadReserved);
-    // Mask coverage: an unknown value, a negative one, key length coverage without a length or beyond
-    // ATTN_MAX_SEQ, a length beside another coverage.
-    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpMaskCoverage, 4); }) ==
+    // Mask coverage: an unknown value, a negative one, a causal window of 0, a negative key length or
+    // one beyond ATTN_MAX_SEQ, a length beside a coverage that has none.
+    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpMaskCoverage, 6); }) ==
           Status::kBadQuantParams);
+    // ... and every coverage with its N in range loads (key length 0 included: every key hidden).
+    for (const std::pair<int32_t, int32_t> ok : {std::pair<int32_t, int32_t>{3, 0},
+                                                 {3, ATTN_MAX_SEQ},
+                                                 {4, 1},
+                                                 {4, ATTN_MAX_SEQ},
+                                                 {5, 0},
+                                                 {5, 7},
+                                                 {1, 0},
+                                                 {2, 0}}) {
+      INFO("coverage " << ok.first << " N " << ok.second);
+      CHECK(bad(dt, [&](QuantFixture& f) {
+              f.set_s32("block.0.quant_params", kQpMaskCoverage, ok.first);
+              f.set_s32("block.0.quant_params", kQpMaskKeyLength, ok.second);
+            }) == Status::kOk);
+    }
     CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpMaskCoverage, -1); }) ==
           Status::kBadQuantParams);
-    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpMaskCoverage, 3); }) ==
+    CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpMaskCoverage, 4); }) ==
           Status::kBadQuantParams);
+    CHECK(bad(dt, [](QuantFixture& f) {
+            f.set_s32("block.0.quant_params", kQpMaskCoverage, 5);
+            f.set_s32("block.0.quant_params", kQpMaskKeyLength, -1);
+          }) == Status::kBadQuantParams);
     CHECK(bad(dt, [](QuantFixture& f) {
             f.set_s32("block.0.quant_params", kQpMaskCoverage, 3);
             f.set_s32("block.0.quant_params", kQpMaskKeyLength, ATTN_MAX_SEQ + 1);
           }) == Status::kBadQuantParams);
     CHECK(bad(dt, [](QuantFixture& f) {
-            f.set_s32("block.0.quant_params", kQpMaskCoverage, 2);
+            f.set_s32("block.0.quant_params", kQpMaskCoverage, 1);
             f.set_s32("block.0.quant_params", kQpMaskKeyLength, 5);
           }) == Status::kBadReserved);
     CHECK(bad(dt, [](QuantFixture& f) { f.set_s32("block.0.quant_params", kQpVZeroPoint, 200); }) ==

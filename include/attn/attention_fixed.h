@@ -80,20 +80,34 @@ struct RopeTable {
 };
 constexpr int32_t kRopeFracBits = 14;  // RopeTable entries are Q1.14
 
-// Which masks the context and output ranges were calibrated for (the
-// converter's QuantizeOptions::mask_coverage, stored in the .attn file). A
-// mask that hides more keys than the calibration's averages fewer V rows, so
-// its context and output can exceed the calibrated ranges and clip: the
-// integer forwards and decodes refuse a mask the block does not cover with
-// kMaskNotCalibrated, before writing anything.
-//   kAnyMask    ranges widened for any mask (calibrate_any_mask); also every
-//               file and hand-made weights from before the field (value 0)
-//   kNoMask     only masks that hide no key: not causal, key_length kAllKeys or S
-//   kCausal     only causal masks without window or key padding (any offset:
-//               calibrated at offset 0): a decoder's prefill, an unwindowed decode
-//   kKeyLength  only non-causal masks that keep exactly the first
-//               mask_key_length keys (key_length N, or kAllKeys with S = N)
-enum class MaskCoverage : int32_t { kAnyMask = 0, kNoMask = 1, kCausal = 2, kKeyLength = 3 };
+// Which masks the context and output ranges were calibrated for (recorded
+// by calibrate_attention() in CalibrationRanges, stored in the weights by the
+// converter and in the .attn file). A mask that hides more keys than the
+// calibration's averages fewer V rows, so its context and output can exceed
+// the calibrated ranges and clip: the integer forwards and decodes refuse a
+// mask the block does not cover with kMaskNotCalibrated, before writing
+// anything. mask_key_length below is the key count or window N named here.
+//   kAnyMask          ranges widened for any mask (calibrate_any_mask); also
+//                     every file and hand-made weights from before the field
+//   kNoMask           only masks that hide no key: not causal, key_length
+//                     kAllKeys or S
+//   kCausal           only causal masks without window or key padding, with
+//                     causal_offset >= N (the calibration's; N = 0: any
+//                     offset): a prefill, an unwindowed decode
+//   kKeyLength        only non-causal masks that keep exactly the first N keys
+//                     (key_length N, or kAllKeys with S = N), N in 0..ATTN_MAX_SEQ
+//   kCausalWindow     only causal masks with window N (1..ATTN_MAX_SEQ) and no
+//                     key padding (any offset): a windowed prefill or decode
+//   kCausalKeyLength  only causal masks without window keeping the first N
+//                     keys (key_length N, N in 0..ATTN_MAX_SEQ; any offset)
+enum class MaskCoverage : int32_t {
+  kAnyMask = 0,
+  kNoMask = 1,
+  kCausal = 2,
+  kKeyLength = 3,
+  kCausalWindow = 4,
+  kCausalKeyLength = 5,
+};
 
 struct WeightsS8 {
   ProjectionS8 q;            // [D, E]     query input -> Q
@@ -110,7 +124,7 @@ struct WeightsS8 {
   int32_t context_shift = 0;       // [-31, 30]
   RopeTable rope;                  // read only when config.rope_base != 0
   MaskCoverage mask_coverage = MaskCoverage::kAnyMask;  // the masks the ranges hold for
-  int32_t mask_key_length = 0;  // kKeyLength: the calibration's key_length, 1..ATTN_MAX_SEQ; else 0
+  int32_t mask_key_length = 0;  // the N of MaskCoverage (key count, causal offset or window); else 0
 };
 
 struct WeightsS16 {

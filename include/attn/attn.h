@@ -451,8 +451,9 @@ typedef struct attn_weights_s8 {
   int32_t context_multiplier; /* Q0.31: probabilities x V into the context scale */
   int32_t context_shift;      /* [-31, 30] */
   attn_rope_table rope;       /* rotary embedding (all zero without) */
-  int32_t mask_coverage;      /* attn::MaskCoverage: 0 any mask, 1 none, 2 causal, 3 key length */
-  int32_t mask_key_length;    /* mask_coverage 3: the calibration's key_length; else 0 */
+  int32_t mask_coverage;      /* attn::MaskCoverage: 0 any mask, 1 none, 2 causal from offset N,
+                                 3 key length N, 4 causal window N, 5 causal key length N */
+  int32_t mask_key_length;    /* the N of mask_coverage 2..5; else 0 */
 } attn_weights_s8;
 
 /* int8 activations, quantized with the converter's scale and zero point. */

@@ -145,8 +145,10 @@ Status decode_f32(const Plan& plan, const WeightsF32& weights, KvCacheF32* cache
 // Errors: kNullArgument, kBadDtype, kPlanMismatch (also: a cache made for
 // another plan), kBadQueryLength, kCacheFull, kSequenceTooLong, kBadQuantParams,
 // kBadHeadDim, kRopePositionOutOfRange, kArenaTooSmall, kMaskNotCalibrated
-// (weights whose mask_coverage is neither kAnyMask nor kCausal, or kCausal
-// with a windowed cache: a decode attends causally, over the window).
+// (a decode attends causally over the cache's window, its first new row at
+// causal_offset = cache length: weights whose mask_coverage is kAnyMask,
+// kCausal with N <= cache length and no window, or kCausalWindow with the
+// cache's window run; any other refuses).
 Status decode_s8(const Plan& plan, const WeightsS8& weights, KvCacheS8* cache, const int8_t* x, int32_t n,
                  int8_t* y, Arena& arena);
 Status decode_s16(const Plan& plan, const WeightsS16& weights, KvCacheS16* cache, const int16_t* x, int32_t n,

@@ -165,12 +165,13 @@ enum QuantParam : uint32_t {
   kQpScoreShift = 11,
   kQpContextMultiplier = 12,
   kQpContextShift = 13,
-  kQpMaskCoverage = 14,   // attn::MaskCoverage: 0 any mask (files before the field), 1 none, 2 causal,
-                          // 3 key length; other values kBadQuantParams
-  kQpMaskKeyLength = 15,  // coverage 3: the calibration's key_length, 1..ATTN_MAX_SEQ; else 0 (kBadReserved)
+  kQpMaskCoverage = 14,   // attn::MaskCoverage: 0 any mask (files before the field), 1 none, 2 causal from
+                          // offset N, 3 key length N, 4 causal window N, 5 causal key length N; others
+                          // kBadQuantParams
+  kQpMaskKeyLength = 15,  // the N of coverage 2, 3, 5 (0..ATTN_MAX_SEQ) or 4 (1..ATTN_MAX_SEQ); else 0
+                          // (kBadReserved)
   kQuantParamCount = 16,
 };
-constexpr int32_t kMaskKeyLength = 3;  // the largest kQpMaskCoverage value (MaskCoverage::kKeyLength)
 constexpr int kIoScaleCount = 4;
 constexpr uint16_t kMaxRole = 63;  // block and layer roles are < 64 so a block's roles fit a uint64_t bit set
 constexpr uint16_t kFirstLayerRole = 28;  // 28..63: layer roles of whole models (block = the layer)

@@ -41,11 +41,29 @@ struct Range {
 // the concatenated context, y). attn::calibrate_attention() collects them.
 // With rotary embedding, q and k cover Q and K both before and after the
 // rotation: the integer forward holds both on the same grid.
+//
+// The ranges also say which masks they hold for, and quantize_attention_*
+// stores that in the weights (attn/attention_fixed.h, MaskCoverage), so the
+// integer forwards refuse the masks that would clip:
+//  - calibrate_attention() records the mask of its examples: kNoMask,
+//    kCausal (N: the smallest causal_offset), kKeyLength, kCausalWindow or
+//    kCausalKeyLength with its N;
+//  - examples that ran with different masks, or with a mask none of those
+//    describes (a window or key padding at a causal_offset, a window with key
+//    padding, an additive mask),
+//    set mixed_masks, and quantize_attention_* then refuses the ranges with
+//    kMaskNotCalibrated: widen them with calibrate_any_mask();
+//  - calibrate_any_mask() makes them kAnyMask, for every later example too;
+//  - ranges set by hand hold kAnyMask unless the caller says otherwise.
 struct CalibrationRanges {
-  Range query, key, value;  // inputs
-  Range q, k, v;            // projections
-  Range context;            // P V, heads concatenated
-  Range output;             // y
+  Range query, key, value;                              // inputs
+  Range q, k, v;                                        // projections
+  Range context;                                        // P V, heads concatenated
+  Range output;                                         // y
+  MaskCoverage mask_coverage = MaskCoverage::kAnyMask;  // the masks they hold for
+  int32_t mask_key_length = 0;                          // its N (MaskCoverage); else 0
+  int32_t examples = 0;                                 // calibrate_attention() calls so far
+  bool mixed_masks = false;                             // no one coverage holds (above)
 };
 
 // real = scale * (q - zero_point).
@@ -118,16 +136,6 @@ struct QuantizeOptions {
   // largest position + 1 the integer forward can run (queries and keys; a
   // decode's cache positions). Costs 2 * max_positions * head_dim bytes.
   int32_t max_positions = 2048;
-  // The masks the ranges were calibrated for, stored in the weights (and by
-  // `attn quantize` in the file): the integer forwards and decodes refuse any
-  // other mask with kMaskNotCalibrated. kAnyMask is right after
-  // calibrate_any_mask(); after calibrate_attention() alone set the mask it
-  // ran with (kNoMask, kCausal, or kKeyLength with mask_key_length), since
-  // a mask hiding more keys than the calibration's clips the context and
-  // output (13-20 dB). The default, kAnyMask, is what weights were before
-  // the field: nothing is refused.
-  MaskCoverage mask_coverage = MaskCoverage::kAnyMask;
-  int32_t mask_key_length = 0;  // kKeyLength: 1..ATTN_MAX_SEQ; else 0
 };
 
 // Bytes quantize_attention_* carve from `storage` for this configuration
@@ -149,9 +157,11 @@ Status rope_table(float base, int32_t head_dim, int32_t positions, Arena& storag
 // (options.max_positions rows). `act` and `scales`
 // (optional) receive the float scales for I/O and reports. Errors:
 // kNullArgument, the plan_attention() config errors, kBadQuantParams (a
-// non-finite weight or range, or a scale whose multiplier cannot be
-// represented), kBiasOutOfRange (a bias beyond the accumulator bound of
-// attn/FORMAT.md: it never writes one the loader or the forward rejects),
+// non-finite weight or range, a scale whose multiplier cannot be
+// represented, a mask coverage outside MaskCoverage), kBiasOutOfRange (a bias
+// beyond the accumulator bound of attn/FORMAT.md: it never writes one the
+// loader or the forward rejects), kMaskNotCalibrated (ranges.mixed_masks: no
+// one mask coverage holds for them; widen them with calibrate_any_mask()),
 // kArenaTooSmall.
 Status quantize_attention_s8(const AttentionConfig& config, const WeightsF32& weights,
                              const CalibrationRanges& ranges, Arena& storage, WeightsS8* out,

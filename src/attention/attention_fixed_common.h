@@ -12,6 +12,7 @@
 #include "attn/attention.h"
 #include "attn/attention_fixed.h"
 #include "core/bias_bound.h"  // bias_in_range
+#include "core/mask_coverage.h"
 
 namespace attn {
 namespace detail {
@@ -24,23 +25,19 @@ inline Status check_plan_and_mask(const Plan& plan, DType dtype, const Mask& mas
   return mask.additive != nullptr ? Status::kUnsupportedMask : Status::kOk;
 }
 
-// The mask coverage of s8/s16 weights is one of MaskCoverage's values, with a
-// key length 1..ATTN_MAX_SEQ for kKeyLength and 0 otherwise: kBadQuantParams.
-inline Status check_mask_coverage(MaskCoverage coverage, int32_t key_length) {
-  switch (coverage) {
-    case MaskCoverage::kAnyMask:
-    case MaskCoverage::kNoMask:
-    case MaskCoverage::kCausal:
-      return key_length == 0 ? Status::kOk : Status::kBadQuantParams;
-    case MaskCoverage::kKeyLength:
-      return key_length >= 1 && key_length <= ATTN_MAX_SEQ ? Status::kOk : Status::kBadQuantParams;
-  }
-  return Status::kBadQuantParams;
+// The mask coverage of s8/s16 weights is one of MaskCoverage's values with
+// its key count (core/mask_coverage.h): kBadQuantParams if not.
+inline Status check_mask_coverage(MaskCoverage coverage, int32_t keys) {
+  return mask_coverage_status(static_cast<int32_t>(coverage), keys) == Status::kOk ? Status::kOk
+                                                                                   : Status::kBadQuantParams;
 }
 
-// Whether ranges calibrated for `coverage` hold under `mask` (a checked mask
-// over S keys; attn/attention_fixed.h, MaskCoverage): kMaskNotCalibrated if not.
-inline Status check_mask_covered(MaskCoverage coverage, int32_t key_length, const Mask& mask, int32_t S) {
+// Whether ranges calibrated for `coverage` (with its key count or window N)
+// hold under `mask` (a checked mask over S keys; attn/attention_fixed.h,
+// MaskCoverage): kMaskNotCalibrated if not. A row that sees more keys than
+// in calibration is covered: kCausal holds from its calibration's
+// causal_offset N up, the other causal kinds (calibrated at offset 0) at any.
+inline Status check_mask_covered(MaskCoverage coverage, int32_t n, const Mask& mask, int32_t S) {
   const int32_t kept = mask.key_length == Mask::kAllKeys ? S : mask.key_length;
   bool covered = true;
   switch (coverage) {
@@ -50,10 +47,16 @@ inline Status check_mask_covered(MaskCoverage coverage, int32_t key_length, cons
       covered = !mask.causal && kept == S;
       break;
     case MaskCoverage::kCausal:  // a window or key padding leaves rows fewer keys: they clip (19.6 dB)
-      covered = mask.causal && mask.window == 0 && kept == S;
+      covered = mask.causal && mask.window == 0 && kept == S && mask.causal_offset >= n;
       break;
     case MaskCoverage::kKeyLength:
-      covered = !mask.causal && kept == key_length;
+      covered = !mask.causal && kept == n;
+      break;
+    case MaskCoverage::kCausalWindow:
+      covered = mask.causal && mask.window == n && kept == S;
+      break;
+    case MaskCoverage::kCausalKeyLength:
+      covered = mask.causal && mask.window == 0 && kept == n;
       break;
   }
   return covered ? Status::kOk : Status::kMaskNotCalibrated;

@@ -25,9 +25,11 @@ Status decode_fixed(const Plan& plan, const typename FixedOps<Act>::Weights& w, 
                     const Act* x, int32_t n, Act* y, Arena& arena) {
   ATTN_TRY(check_decode_step(plan, FixedOps<Act>::kDType, cache, x, n, y));
   ATTN_TRY(check_weights(plan.config, w));
-  // Every decode step attends causally over the cache, windowed with the cache (decode_mask).
+  // Every decode step attends causally over the cache, windowed with the
+  // cache (decode_mask): its first new row sees the cache's rows and itself.
   Mask causal;
   causal.causal = true;
+  causal.causal_offset = cache->length;
   causal.window = cache->window;
   ATTN_TRY(check_mask_covered(w.mask_coverage, w.mask_key_length, causal, plan.key_len));
   const AttentionConfig& c = plan.config;

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/bias_bound.h"
+#include "core/mask_coverage.h"
 #include "format/tensor_rules.h"
 
 namespace attn {
@@ -102,10 +103,7 @@ Status check_ffn_consts(const uint8_t* data, bool s8, bool gated) {
 // An s8/s16 block's scalar constants (QuantParam).
 Status check_quant_params(const uint8_t* data, const BlockRecord& b) {
   const int32_t coverage = read_s32(data, kQpMaskCoverage), key_length = read_s32(data, kQpMaskKeyLength);
-  if (coverage != kMaskKeyLength && key_length != 0) return Status::kBadReserved;
-  if (coverage < 0 || coverage > kMaskKeyLength || (coverage == kMaskKeyLength && key_length < 1) ||
-      key_length > ATTN_MAX_SEQ)
-    return Status::kBadQuantParams;
+  ATTN_TRY(detail::mask_coverage_status(coverage, key_length));
   for (uint32_t i = kQpQueryZeroPoint; i <= kQpContextZeroPoint; ++i) {
     const int32_t zp = read_s32(data, i);
     if (b.dtype == kS16 ? zp != 0 : (zp < -128 || zp > 127)) return Status::kBadQuantParams;

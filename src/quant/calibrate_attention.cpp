@@ -29,6 +29,46 @@ Status check_f32_forward_plan(const Plan& plan) {
   return Status::kOk;
 }
 
+// Record the mask of one more calibration example in *r (CalibrationRanges:
+// its MaskCoverage, or mixed_masks when none describes every example so far).
+// `mask` is checked, over S keys. Ranges widened for any mask stay so.
+void record_mask(const Mask& mask, int32_t S, CalibrationRanges* r) {
+  const int32_t kept = mask.key_length == Mask::kAllKeys ? S : mask.key_length;
+  MaskCoverage coverage = MaskCoverage::kNoMask;
+  int32_t n = 0;
+  bool described = mask.additive == nullptr;
+  if (!mask.causal && kept != S) {
+    coverage = MaskCoverage::kKeyLength;
+    n = kept;
+  } else if (mask.causal && mask.window != 0) {
+    coverage = MaskCoverage::kCausalWindow;
+    n = mask.window;
+    described = described && kept == S;  // no coverage for a window with key padding
+  } else if (mask.causal && kept != S) {
+    coverage = MaskCoverage::kCausalKeyLength;
+    n = kept;
+  } else if (mask.causal) {
+    coverage = MaskCoverage::kCausal;  // from its offset up
+    n = mask.causal_offset;
+    described = described && n <= ATTN_MAX_SEQ;
+  }
+  // A window or key padding is covered at offset 0 only (rows seeing the fewest keys).
+  if (mask.causal && coverage != MaskCoverage::kCausal && mask.causal_offset != 0) described = false;
+  const bool any_mask = r->examples > 0 && r->mask_coverage == MaskCoverage::kAnyMask;
+  if (!any_mask) {
+    if (r->examples == 0) {
+      r->mask_coverage = coverage;
+      r->mask_key_length = n;
+      r->mixed_masks = !described;
+    } else if (described && coverage == MaskCoverage::kCausal && r->mask_coverage == coverage) {
+      r->mask_key_length = n < r->mask_key_length ? n : r->mask_key_length;  // every example's offset or more
+    } else if (!described || coverage != r->mask_coverage || n != r->mask_key_length) {
+      r->mixed_masks = true;
+    }
+  }
+  ++r->examples;
+}
+
 // The calibration's float forward is the same on every host: scalar, sums in
 // double, never the dispatched kernel table (whose float sums differ by ISA
 // in the last bits, which moved ranges, scales, and so the converter's output
@@ -165,6 +205,7 @@ Status calibrate_attention(const Plan& plan, const WeightsF32& w, const Mask& ma
   if (finite && io.output != nullptr) {
     for (size_t i = 0; i < n_of(L, E); ++i) io.output[i] = y[i];
   }
+  if (finite) record_mask(mask, S, ranges);
   arena.release(mark);
   return finite ? Status::kOk : Status::kBadQuantParams;
 }
@@ -207,6 +248,12 @@ Status calibrate_any_mask(const Plan& plan, const WeightsF32& w, const IoF32& io
     linear(matrix(static_cast<const float*>(ctx), rows, D), matrix(w.wo, E, D), c.bias ? w.bo : nullptr,
            matrix(y, rows, E));
     finite = widen(ranges->output, y, n_of(rows, E));
+  }
+  if (finite) {  // the ranges now hold for any mask, and stay so for later examples
+    ranges->mask_coverage = MaskCoverage::kAnyMask;
+    ranges->mask_key_length = 0;
+    ranges->mixed_masks = false;
+    if (ranges->examples == 0) ranges->examples = 1;
   }
   arena.release(mark);
   return finite ? Status::kOk : Status::kBadQuantParams;

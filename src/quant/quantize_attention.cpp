@@ -244,7 +244,9 @@ Status quantize_fixed(const AttentionConfig& config, const WeightsF32& w, const 
   if (out == nullptr || act == nullptr) return Status::kNullArgument;
   *out = Weights();
   ATTN_TRY(check_inputs(config, w, r, kDType));
-  ATTN_TRY(detail::check_mask_coverage(options.mask_coverage, options.mask_key_length));
+  // The masks the ranges hold for: one coverage, or refuse (CalibrationRanges).
+  if (r.mixed_masks) return Status::kMaskNotCalibrated;
+  ATTN_TRY(detail::check_mask_coverage(r.mask_coverage, r.mask_key_length));
   const int32_t E = config.embed_dim, D = config.inner_dim(), hd = config.resolved_head_dim();
   const int32_t kd = config.resolved_kdim(), vd = config.resolved_vdim(), Dkv = config.kv_dim();
   const ActivationQuant a = choose_all(r, kDType);
@@ -296,8 +298,8 @@ Status quantize_fixed(const AttentionConfig& config, const WeightsF32& w, const 
                                &out->context_multiplier, &out->context_shift));
   if (out->context_shift > kMaxShift) return Status::kBadQuantParams;
   if (rope_on(config)) ATTN_TRY(rope_table(config.rope_base, hd, options.max_positions, st, &out->rope));
-  out->mask_coverage = options.mask_coverage;
-  out->mask_key_length = options.mask_key_length;
+  out->mask_coverage = r.mask_coverage;
+  out->mask_key_length = r.mask_key_length;
   if (scales != nullptr) *scales = ws;
   return Status::kOk;
 }

@@ -453,7 +453,13 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
     const LayerRanges& r = ranges.layers[l];
     typename Ty::Layer& ly = layers[l];
     ActivationQuant act;
-    ATTN_TRY(done(Ty::attention(ac, lw.attention, r.attention, st, &ly.attention, &act, qo)));
+    // The model's forward fixes each block's mask and its layers were
+    // calibrated with it: whole models record "any mask" (attn/FORMAT.md).
+    CalibrationRanges ar = r.attention;
+    ar.mask_coverage = MaskCoverage::kAnyMask;
+    ar.mask_key_length = 0;
+    ar.mixed_masks = false;
+    ATTN_TRY(done(Ty::attention(ac, lw.attention, ar, st, &ly.attention, &act, qo)));
     const double s_ai = static_cast<double>(act.query.scale);
     ly.attention_input_scale = act.query.scale;
     ly.attention_output_scale = act.output.scale;

@@ -30,7 +30,8 @@
 // tensors are copied through unchanged. --causal / --key-length: the mask the
 // model runs with, applied during calibration. The ranges hold for that mask
 // only, and the file says so (FORMAT.md, quant params 14 and 15: no mask,
-// causal, or key length N): the integer forward refuses another mask with
+// causal, key length N, or causal with key length N; calibrate_attention
+// records it): the integer forward refuses another mask with
 // kMaskNotCalibrated rather than clip (a mask hiding more keys than the
 // calibration's loses 13-20 dB). --any-mask also widens the context and
 // output ranges to what any mask gives (calibrate_any_mask: V's range, and
@@ -502,23 +503,6 @@ int cmd_quantize(int argc, char** argv) {
   mask.causal = args.has("--causal");
   if (args.has("--key-length")) mask.key_length = static_cast<int32_t>(args.get_int("--key-length", 0, 0, S));
   options.max_positions = static_cast<int32_t>(args.get_int("--max-positions", std::max(L, S), 1, 1 << 24));
-  // The masks the ranges hold for (MaskCoverage): causal covers causal masks
-  // without window or key padding; key length N exactly N keys.
-  if (any_mask) {
-    options.mask_coverage = MaskCoverage::kAnyMask;
-  } else if (mask.causal && mask.key_length != Mask::kAllKeys && mask.key_length != S) {
-    throw cli::Error(
-        "--causal with --key-length has no mask coverage of its own (the file could only say causal, whose "
-        "ranges "
-        "clip under key padding): add --any-mask");
-  } else if (mask.causal) {
-    options.mask_coverage = MaskCoverage::kCausal;
-  } else if (mask.key_length == Mask::kAllKeys || mask.key_length == S) {
-    options.mask_coverage = MaskCoverage::kNoMask;
-  } else {
-    options.mask_coverage = MaskCoverage::kKeyLength;
-    options.mask_key_length = mask.key_length;
-  }
   uint64_t rope_bytes = 0;  // cos and sin int16 [max_positions, head_dim / 2] per rotary block
   for (uint32_t bi = 0; bi < m.block_count(); ++bi) {
     Block b;
