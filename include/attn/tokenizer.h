@@ -37,6 +37,8 @@ namespace attn {
 enum class TokenizerAlgorithm : uint32_t {
   kBytes = 0,
   kSentencePieceBpe = 1,
+  kByteLevelBpe = 2,  // GPT-2, Qwen2: byte-level BPE by merge rank after a pre-tokenizer split
+  kWordPiece = 3,     // BERT: basic tokenizer, then greedy longest-match-first with "##" continuations
 };
 
 // The type of each piece (one byte per piece in the blob).

@@ -32,7 +32,11 @@ enum HeaderField : size_t {
   kFieldByteIdsOff = 56,    // 256 i32, 0: none
   kFieldReserved0 = 60,     // zero
   kFieldSpecials = 64,      // 8 i32: unk, bos, eos, pad, cls, sep, mask, (reserved: -1)
-  kFieldReservedTail = 96,  // 32 zero bytes up to kHeaderSize
+  kFieldReservedTail = 96,  // 32 zero bytes up to kHeaderSize, except the algorithm fields below
+  // Byte-level BPE (kByteLevelBpe) fields: 96 .. 111 (zero for other algorithms).
+  kFieldByteLevelFirst = 96,
+  // WordPiece (kWordPiece) fields: 112 .. 127 (zero for other algorithms).
+  kFieldWordPieceFirst = 112,
 };
 
 }  // namespace tok
