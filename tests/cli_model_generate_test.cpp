@@ -187,7 +187,7 @@ TEST_CASE("attn generate: bad settings are named", "[cli][model_generate]") {
   fails("m.attn", "--prompt-tokens 1 --steps 2 --temperature -1", {"--temperature", "kBadSampler"});
   fails("m.attn", "--prompt-tokens 1 --steps 2 --temperature nan", {"--temperature", "kBadSampler"});
   fails("m.attn", "--prompt-tokens 1 --steps 2 --temperature 1 --top-k 49", {"--top-k", "[0, 48]"});
-  fails("m.attn", "--prompt abc --steps 2", {"--prompt TEXT needs a byte-level vocabulary"});
+  fails("m.attn", "--prompt abc --steps 2", {"--prompt TEXT needs a tokenizer"});
   // Greedy decoding has no draw to shape: --top-k and --seed alone would do nothing.
   fails("m.attn", "--prompt-tokens 1 --steps 2 --top-k 3", {"--top-k needs --temperature"});
   fails("m.attn", "--prompt-tokens 1 --steps 2 --seed 9", {"--seed needs --temperature"});

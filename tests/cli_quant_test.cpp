@@ -270,7 +270,7 @@ TEST_CASE("attn info --roles: the role list, one line per role", "[cli]") {
     CHECK(c_name.rfind("ATTN_ROLE_", 0) == 0);
     ++rows;
   }
-  CHECK(rows == 81);
+  CHECK(rows == 82);
   CHECK(r.out.find("\n1 wq block f32,s8,s16 kWq ATTN_ROLE_WQ\n") != std::string::npos);
   CHECK(r.out.find("\n24 quant_params block s8,s16 kQuantParams ATTN_ROLE_QUANT_PARAMS\n") !=
         std::string::npos);

@@ -413,13 +413,13 @@ TEST_CASE("integer model files: presence, dtypes and shapes of the tables", "[mo
   // Rotary tables of a model cover max_positions.
   CHECK(rec(l8, offsetof(ModelRecord, max_positions), 15) == Status::kDimsMismatch);
   CHECK(rec(l16, offsetof(ModelRecord, max_positions), 17) == Status::kDimsMismatch);
-  // Roles without a row: 63 in a layer, 91 in the model; an integer role in an f32 model.
+  // Roles without a row: 63 in a layer, 92 in the model; an integer role in an f32 model.
   const auto role = [](std::vector<uint8_t> f, const std::string& name, uint16_t r) {
     poke(f, desc_at(f, name) + offsetof(TensorDesc, role), r);
     return load(f);
   };
   CHECK(role(b8, "block.0.ffn_consts", 63) == Status::kUnknownRole);
-  CHECK(role(b8, "model.scales", 91) == Status::kUnknownRole);
+  CHECK(role(b8, "model.scales", 92) == Status::kUnknownRole);
   CHECK(role(b8, "block.0.norm1_weight", uint16_t(Role::kNorm1Weight)) == Status::kUnknownRole);
   CHECK(role(b8, "block.1.ffn_in", uint16_t(Role::kAttnIn)) == Status::kDuplicateRole);
   // The model's dtype: s16 tables under an s8 record (and s8 blocks) are refused.

@@ -947,6 +947,12 @@ typedef struct attn_tokenizer_decode_state {
  * .. ATTN_ERR_BAD_BYTE_TABLE. On error *tokenizer is left unusable. */
 ATTN_C_NODISCARD attn_status attn_tokenizer_load(attn_tokenizer* tokenizer, const void* blob, size_t size);
 
+/* The tokenizer a model file carries (its model.tokenizer section, checked
+ * when the model was loaded), read in place from the model's blob. Errors:
+ * ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_NOT_FOUND (the file
+ * has no tokenizer). */
+ATTN_C_NODISCARD attn_status attn_model_tokenizer(const attn_model* model, attn_tokenizer* tokenizer);
+
 /* The vocabulary size; the id of a special token (ATTN_TOKEN_*), -1 if the
  * blob has none. */
 ATTN_C_NODISCARD attn_status attn_tokenizer_vocab_size(const attn_tokenizer* tokenizer, int32_t* vocab_size);

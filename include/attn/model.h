@@ -34,6 +34,7 @@
 #include "attn/attention_fixed.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
+#include "attn/tokenizer.h"
 #include "attn/transformer.h"
 #include "attn/transformer_fixed.h"
 
@@ -422,6 +423,9 @@ class Model {
   Status find_tensor(const char* name, TensorView* out) const;
   // The tensor of `role` in block `block` (kNotFound if the block has none).
   Status find_block_tensor(uint32_t block, format::Role role, TensorView* out) const;
+  // The model's tokenizer (its `model.tokenizer` section, attn/tokenizer.h),
+  // read in place: kNotFound if the file has none. load() has checked it.
+  Status tokenizer(Tokenizer* out) const;
 
  private:
   const uint8_t* base_ = nullptr;

@@ -131,3 +131,7 @@ ATTN_ROLE(kHeadBias, ATTN_ROLE_HEAD_BIAS, 87, "head_bias", "s32 [V]  s8 models w
 ATTN_ROLE(kHeadMultiplier, ATTN_ROLE_HEAD_MULTIPLIER, 88, "head_multiplier", "s32 [V]  a head")
 ATTN_ROLE(kHeadShift, ATTN_ROLE_HEAD_SHIFT, 89, "head_shift", "s32 [V]  a head")
 ATTN_ROLE(kModelScales, ATTN_ROLE_MODEL_SCALES, 90, "scales", "f32 [2]  residual_scale, output_scale")
+
+/* The model's tokenizer (any model dtype, optional). */
+ATTN_ROLE(kTokenizer, ATTN_ROLE_TOKENIZER, 91, "tokenizer",
+          "u8 [n]  a tokenizer blob (src/tokenizer/README.md), checked by Tokenizer::load")

@@ -137,3 +137,8 @@ ATTN_STATUS(kBadSpecialToken, ATTN_ERR_BAD_SPECIAL_TOKEN, 166,
 ATTN_STATUS(kBadScore, ATTN_ERR_BAD_SCORE, 167, "a piece score is not finite")
 ATTN_STATUS(kBadByteTable, ATTN_ERR_BAD_BYTE_TABLE, 168,
             "a byte table entry not the byte piece of its byte, or missing where needed")
+/* The tokenizer section of a .attn model (190, 191; 169..189 stay with the blob's own checks) */
+ATTN_STATUS(kBadTokenizerSection, ATTN_ERR_BAD_TOKENIZER_SECTION, 190,
+            "the model's tokenizer tensor is not a whole tokenizer blob (magic, version, header or sizes)")
+ATTN_STATUS(kTokenizerVocabMismatch, ATTN_ERR_TOKENIZER_VOCAB_MISMATCH, 191,
+            "the tokenizer has more pieces than the model's vocabulary")

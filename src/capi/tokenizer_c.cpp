@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "attn/attn.h"
+#include "attn/model.h"
 #include "attn/tokenizer.h"
 #include "capi/handles.h"
 
@@ -40,6 +41,17 @@ attn_status attn_tokenizer_load(attn_tokenizer* tokenizer, const void* blob, siz
   std::memset(tokenizer, 0, sizeof *tokenizer);
   Tokenizer t;
   ATTN_TRY_C(Tokenizer::load(blob, size, &t));
+  attn::capi::store(tokenizer, kTokenizerMagic, t);
+  return ATTN_OK;
+}
+
+attn_status attn_model_tokenizer(const attn_model* model, attn_tokenizer* tokenizer) {
+  if (tokenizer == nullptr) return ATTN_ERR_NULL_ARGUMENT;
+  std::memset(tokenizer, 0, sizeof *tokenizer);
+  attn::Model m;
+  ATTN_TRY_C(attn::capi::fetch(model, attn::capi::kModelMagic, &m));
+  Tokenizer t;
+  ATTN_TRY_C(m.tokenizer(&t));
   attn::capi::store(tokenizer, kTokenizerMagic, t);
   return ATTN_OK;
 }

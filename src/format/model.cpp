@@ -494,4 +494,14 @@ Status Model::transformer_weights_s16(LayerWeightsS16* layers, int32_t capacity,
 }
 #endif
 
+Status Model::tokenizer(Tokenizer* out) const {
+  if (out == nullptr) return Status::kNullArgument;
+  for (uint32_t i = 0; i < tensor_count_; ++i) {
+    TensorView v;
+    ATTN_TRY(tensor(i, &v));
+    if (v.role == Role::kTokenizer) return Tokenizer::load(v.data, v.byte_size, out);
+  }
+  return Status::kNotFound;
+}
+
 }  // namespace attn

@@ -46,6 +46,7 @@ bool model_condition(When w, const ModelRecord& m) {
     case When::kAlways:
     case When::kBiasFlag:
     case When::kRope:
+    case When::kOptional:
       break;
   }
   return true;
@@ -62,6 +63,8 @@ bool rule_applies(const TensorRule& r, const BlockRecord& b, const ModelRecord* 
       return (b.flags & kBlockBias) != 0;
     case When::kRope:
       return b.rope != 0;
+    case When::kOptional:
+      return true;
     default:
       return m != nullptr && model_condition(r.when, *m);
   }
@@ -120,6 +123,8 @@ uint32_t resolve(Dim d, const BlockRecord& b, const ModelRecord* m) {
       return kActTableS16Entries;
     case Dim::kModelScales:
       return kModelScaleCount;
+    case Dim::kAnyLength:
+      return 0;
   }
   return 0;
 }

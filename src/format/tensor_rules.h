@@ -53,6 +53,7 @@ enum class Dim : uint8_t {
   kActTableS8,     // 256: one entry per int8 input
   kActTableS16,    // kActTableS16Entries
   kModelScales,    // kModelScaleCount
+  kAnyLength,      // any length (the tokenizer blob's bytes)
 };
 
 // When the tensor is present. Layer and model roles (>= 28) are present only
@@ -76,6 +77,7 @@ enum class When : uint8_t {
   kPlainFfn,           // not kModelGatedFfn
   kHead,               // kModelHeadTied or kModelHeadUntied
   kHeadNoFinalNorm,    // a head, not kModelFinalNorm
+  kOptional,           // may be absent (the tokenizer)
 };
 
 // The values a tensor may hold: the rules the integer forwards apply at run
@@ -100,6 +102,7 @@ enum class Check : uint8_t {
   kScales,               // float bits finite and > 0
   kQuantParams,          // QuantParam (reserved entries 0: kBadReserved)
   kRopeTable,            // entries in [-2^14, 2^14]
+  kTokenizer,            // a tokenizer blob Tokenizer::load accepts, no larger a vocabulary than the model's
 };
 
 struct TensorRule {
@@ -116,6 +119,7 @@ constexpr uint16_t kS8 = static_cast<uint16_t>(DType::kS8);
 constexpr uint16_t kS16 = static_cast<uint16_t>(DType::kS16);
 constexpr uint16_t kS32 = static_cast<uint16_t>(DType::kS32);
 constexpr uint16_t kS64 = static_cast<uint16_t>(DType::kS64);
+constexpr uint16_t kU8 = static_cast<uint16_t>(DType::kU8);
 
 inline constexpr TensorRule kTensorRules[] = {
     // f32 blocks: every tensor f32.
@@ -286,6 +290,10 @@ inline constexpr TensorRule kTensorRules[] = {
     {kS16, Role::kHeadShift, kS32, {Dim::kV}, When::kHead, Check::kShifts},
     {kS16, Role::kModelScales, kF32, {Dim::kModelScales}, When::kAlways, Check::kScales},
     {kS16, Role::kFfnActTable, kS32, {Dim::kActTableS16}, When::kAlways, Check::kActTableS16},
+    // Every model dtype: the tokenizer, optional.
+    {kF32, Role::kTokenizer, kU8, {Dim::kAnyLength}, When::kOptional, Check::kTokenizer},
+    {kS8, Role::kTokenizer, kU8, {Dim::kAnyLength}, When::kOptional, Check::kTokenizer},
+    {kS16, Role::kTokenizer, kU8, {Dim::kAnyLength}, When::kOptional, Check::kTokenizer},
 };
 
 inline constexpr uint16_t rank_of(const TensorRule& r) { return r.dims[1] == Dim::kNone ? 1 : 2; }

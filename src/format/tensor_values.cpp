@@ -8,6 +8,7 @@
 
 #include "core/bias_bound.h"
 #include "core/mask_coverage.h"
+#include "attn/tokenizer.h"
 #include "format/tensor_rules.h"
 
 namespace attn {
@@ -100,6 +101,31 @@ Status check_ffn_consts(const uint8_t* data, bool s8, bool gated) {
   return Status::kOk;
 }
 
+// The tokenizer tensor: a blob Tokenizer::load accepts (its own statuses for
+// its tables; kBadTokenizerSection for what makes it no blob at all), with
+// no more pieces than the model's vocabulary (kTokenizerVocabMismatch).
+Status check_tokenizer(const uint8_t* data, uint64_t bytes, const ModelRecord* m) {
+  Tokenizer t;
+  const Status s = Tokenizer::load(data, static_cast<size_t>(bytes), &t);
+  switch (s) {
+    case Status::kOk:
+      break;
+    case Status::kBadMagic:
+    case Status::kUnsupportedVersion:
+    case Status::kBadHeaderSize:
+    case Status::kTruncated:
+    case Status::kFileSizeMismatch:
+    case Status::kOffsetOutOfBounds:
+    case Status::kBadReserved:
+    case Status::kBlobMisaligned:
+      return Status::kBadTokenizerSection;
+    default:
+      return s;
+  }
+  if (m == nullptr || static_cast<uint32_t>(t.vocab_size()) > m->vocab_size) return Status::kTokenizerVocabMismatch;
+  return Status::kOk;
+}
+
 // An s8/s16 block's scalar constants (QuantParam).
 Status check_quant_params(const uint8_t* data, const BlockRecord& b) {
   const int32_t coverage = read_s32(data, kQpMaskCoverage), key_length = read_s32(data, kQpMaskKeyLength);
@@ -176,6 +202,8 @@ Status check_values(const TensorRule& r, const BlockRecord& b, const ModelRecord
       return Status::kOk;
     case Check::kQuantParams:
       return check_quant_params(data, b);
+    case Check::kTokenizer:
+      return check_tokenizer(data, t.byte_size, m);
     case Check::kRopeTable:
       for (size_t i = 0; i < n * t.dims[1]; ++i) {
         int16_t v = 0;

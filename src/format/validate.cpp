@@ -242,7 +242,9 @@ Status check_scope(const uint8_t* p, const Header& h, uint32_t index, const Bloc
   }
   for (const TensorRule& r : kTensorRules) {
     const uint16_t role = static_cast<uint16_t>(r.role);
-    if (r.owner_dtype != owner || model_role(role) != model_scope || !rule_applies(r, b, m)) continue;
+    if (r.owner_dtype != owner || model_role(role) != model_scope || !rule_applies(r, b, m) ||
+        r.when == When::kOptional)
+      continue;
     if ((seen & (uint64_t{1} << (role - first_role))) == 0) return Status::kMissingTensor;
   }
   if (rope_rows[0] != rope_rows[1]) return Status::kDimsMismatch;  // cos and sin cover the same positions

@@ -410,6 +410,23 @@ uint64_t align_up(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
 // Serialize. Throws std::runtime_error on what the loader would reject for
 // simple reasons (names, sizes); the result should still be checked with
 // Model::load.
+void add_tokenizer(ModelSpec& m, const std::vector<uint8_t>& blob) {
+  if (!m.is_model) throw std::runtime_error("add_tokenizer: only a whole model carries a tokenizer");
+  for (const TensorSpec& t : m.tensors) {
+    if (t.role == format::Role::kTokenizer) throw std::runtime_error("add_tokenizer: the model has one already");
+  }
+  if (blob.empty() || blob.size() > ATTN_MAX_TENSOR_DIM)
+    throw std::runtime_error("add_tokenizer: a tokenizer blob of " + std::to_string(blob.size()) +
+                             " bytes (1 .. " + std::to_string(ATTN_MAX_TENSOR_DIM) + ")");
+  TensorSpec t;
+  t.name = tensor_name(format::kNoBlock, format::Role::kTokenizer);
+  t.role = format::Role::kTokenizer;
+  t.dtype = DType::kU8;
+  t.dims = {static_cast<uint32_t>(blob.size())};
+  t.bytes = blob;
+  m.tensors.push_back(std::move(t));
+}
+
 std::vector<uint8_t> write_model(const ModelSpec& m) {
   using namespace format;
   const uint64_t a = m.data_align;

@@ -115,6 +115,11 @@ void add_transformer_f32(ModelSpec& m, const TransformerConfig& c, bool byte_voc
 template <class W>
 void add_transformer_fixed(ModelSpec& m, const TransformerConfig& c, bool byte_vocab, const W& w);
 
+// Append the model's tokenizer section (`model.tokenizer`, a u8 tensor of
+// the blob's bytes; attn/tokenizer_build.h writes blobs) after the model's
+// tensors. Throws if `m` is not a whole model or already has one.
+void add_tokenizer(ModelSpec& m, const std::vector<uint8_t>& blob);
+
 // Serialize. Throws std::runtime_error on what the loader would reject for
 // simple reasons (names, sizes); the result should still be checked with
 // Model::load.

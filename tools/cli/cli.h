@@ -165,5 +165,6 @@ int cmd_verify(int argc, char** argv);
 int cmd_quantize(int argc, char** argv);
 int cmd_generate(int argc, char** argv);
 int cmd_perplexity(int argc, char** argv);
+int cmd_tokenize(int argc, char** argv);
 
 }  // namespace attn

@@ -12,8 +12,13 @@
 // Prints the N generated tokens on one line: their ids, space-separated, or,
 // for a byte-level vocabulary (ids 0..255 are bytes), the text (ids above 255
 // as <ID>; on a terminal, control bytes but newline and tab as \xNN); --ids
-// prints ids either way. --prompt TEXT gives the prompt as
-// bytes (byte-level vocabularies only).
+// prints ids either way. --prompt TEXT gives the prompt as bytes.
+//
+// A model with a tokenizer section (attn import --tokenizer) takes --prompt
+// TEXT as BOS (when the tokenizer has one) then the text's tokens, and prints
+// text as llama2.c's run.c does: the prompt, then each new token's text as
+// it comes; a generated EOS or BOS ends the text early. --ids prints the
+// generated ids instead (all N).
 //
 // The cache holds --capacity positions (default max_positions). Without
 // --window the prompt and every generated token but the last must fit it;
@@ -32,6 +37,7 @@
 #include "attn/sampler.h"
 #include "cli/cli.h"
 #include "cli/model_exec.h"
+#include "cli/text.h"
 
 namespace attn {
 namespace {
@@ -60,6 +66,24 @@ std::vector<int32_t> parse_ids(const std::string& s, int32_t vocab) {
     p = e;
   }
   return ids;
+}
+
+// On a terminal, control bytes other than newline and tab are written as
+// \xNN (a model's bytes must not drive the terminal); piped, the text is raw.
+std::string for_output(const std::string& s, bool tty) {
+  if (!tty) return s;
+  std::string out;
+  for (char ch : s) {
+    const unsigned b = static_cast<unsigned char>(ch);
+    if ((b < 0x20 && b != '\n' && b != '\t') || b == 0x7F) {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\x%02x", b);
+      out += esc;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
 }
 
 float parse_temperature(const std::string& s) {
@@ -93,16 +117,20 @@ int cmd_generate(int argc, char** argv) {
     throw cli::Error(path +
                      " has no LM head (its output is the hidden state): there are no logits to sample");
   const bool bytes = lm.model.byte_vocab();
+  cli::Text text;
+  const bool tokenizer = !bytes && text.from_model(lm.model);
 
   // The prompt.
   if (args.has("--prompt") == args.has("--prompt-tokens"))
-    throw cli::Error("give the prompt as --prompt-tokens 1,2,3 or (byte-level vocabularies) --prompt TEXT");
+    throw cli::Error("give the prompt as --prompt-tokens 1,2,3 or --prompt TEXT");
   std::vector<int32_t> prompt;
-  if (args.has("--prompt")) {
+  if (args.has("--prompt") && tokenizer) {
+    prompt = text.encode(args.get("--prompt"), true);
+  } else if (args.has("--prompt")) {
     if (!bytes)
       throw cli::Error(path +
-                       ": --prompt TEXT needs a byte-level vocabulary (import with --byte-vocab); pass "
-                       "--prompt-tokens");
+                       ": --prompt TEXT needs a tokenizer (import with --tokenizer PATH) or a byte-level "
+                       "vocabulary (--byte-vocab); pass --prompt-tokens");
     for (char ch : args.get("--prompt")) prompt.push_back(static_cast<unsigned char>(ch));
   } else {
     prompt = parse_ids(args.get("--prompt-tokens"), c.vocab_size);
@@ -154,6 +182,17 @@ int cmd_generate(int argc, char** argv) {
   const bool integer = exec.dtype() != DType::kF32;
   std::vector<int32_t> out;
   int32_t next = 0;
+  // Text out: the prompt (after its BOS), then each token as it comes.
+  const bool tty = ::isatty(STDOUT_FILENO) == 1;
+  const bool stream = tokenizer && !args.has("--ids");
+  TokenizerDecodeState state{};
+  if (stream) {
+    std::string head;
+    for (int32_t id : prompt) head += text.decode_one(id, &state);
+    head = for_output(head, tty);
+    std::fwrite(head.data(), 1, head.size(), stdout);
+    std::fflush(stdout);
+  }
   for (long long i = 0; i < steps; ++i) {
     const int32_t* feed = i == 0 ? prompt.data() : &next;
     const int32_t n = i == 0 ? static_cast<int32_t>(P) : 1;
@@ -166,11 +205,19 @@ int cmd_generate(int argc, char** argv) {
     if (s != Status::kOk)
       throw cli::Error(path + ": sampling failed at step " + std::to_string(i) + ": " + cli::describe(s));
     out.push_back(next);
+    if (stream) {
+      if (text.ends_text(next)) break;
+      const std::string piece = for_output(text.decode_one(next, &state), tty);
+      std::fwrite(piece.data(), 1, piece.size(), stdout);
+      std::fflush(stdout);
+    }
+  }
+  if (stream) {
+    const std::string tail = for_output(text.decode_flush(&state), tty) + "\n";
+    std::fwrite(tail.data(), 1, tail.size(), stdout);
+    return std::fflush(stdout) == 0 ? 0 : 1;
   }
 
-  // On a terminal, control bytes other than newline and tab are written as
-  // \xNN (a model's bytes must not drive the terminal); piped, the text is raw.
-  const bool tty = ::isatty(STDOUT_FILENO) == 1;
   std::string line;
   for (size_t i = 0; i < out.size(); ++i) {
     if (bytes && !args.has("--ids")) {

@@ -28,6 +28,7 @@
 #include "cli/import_model.h"
 #include "cli/json.h"
 #include "cli/safetensors.h"
+#include "cli/tokenizer_files.h"
 #include "format/writer.h"
 
 namespace attn {
@@ -459,8 +460,8 @@ int import_whole_model(const cli::Args& args, const std::string& in, const std::
       throw Error(in + ": " + e.what());
     }
     if (cli::is_attn_blocks(cfg)) {
-      if (args.has("--byte-vocab"))
-        throw Error("--byte-vocab is for whole models, not the blocks of " + cfg_path);
+      for (const char* o : {"--byte-vocab", "--tokenizer"})
+        if (args.has(o)) throw Error(std::string(o) + " is for whole models, not the blocks of " + cfg_path);
       return write_checked(in, out, cli::import_attn_blocks(in, tensors, cfg_path, cfg));
     }
     m = cli::import_hf(in, tensors, cfg_path, cfg);
@@ -471,13 +472,30 @@ int import_whole_model(const cli::Args& args, const std::string& in, const std::
   if (byte_vocab && m.config.vocab_size < 256)
     throw Error("--byte-vocab: the vocabulary has " + std::to_string(m.config.vocab_size) +
                 " tokens, fewer than the 256 bytes");
+  // The tokenizer: --tokenizer PATH, else one beside config.json.
+  if (args.has("--tokenizer") && (byte_vocab || args.has("--no-tokenizer")))
+    throw Error(std::string("--tokenizer and ") + (byte_vocab ? "--byte-vocab" : "--no-tokenizer") +
+                " exclude each other");
+  std::string tok_path = args.has("--tokenizer") ? args.get("--tokenizer") : std::string();
+  bool picked_up = false;
+  if (tok_path.empty() && args.has("--config") && !args.has("--no-tokenizer") && !byte_vocab) {
+    tok_path = cli::tokenizer_beside(args.get("--config"));
+    picked_up = !tok_path.empty();
+  }
+  std::vector<uint8_t> tokenizer;
+  std::string tok_kind;
+  if (!tok_path.empty()) tokenizer = cli::tokenizer_blob(tok_path, m.config.vocab_size, &tok_kind);
   std::vector<uint8_t> file;
   try {
-    file = cli::write_imported(m, byte_vocab);
+    file = cli::write_imported(m, byte_vocab, tokenizer);
   } catch (const std::runtime_error& e) {
     throw Error(in + ": " + e.what());
   }
   const Counts n = check_and_write(in, out, file);
+  if (!tok_path.empty())
+    std::printf("attn import: tokenizer: %s, %s%s (%zu bytes)\n", tok_kind.c_str(), tok_path.c_str(),
+                picked_up ? ", found beside the config (--no-tokenizer leaves it out)" : "",
+                tokenizer.size());
   for (const std::string& note : m.notes) std::printf("attn import: note: %s\n", note.c_str());
   std::printf("attn import: wrote %s (%zu bytes, %s model, %d layers, %u tensors)\n", out.c_str(),
               file.size(), m.kind.c_str(), m.config.num_layers, n.tensors);
@@ -487,16 +505,16 @@ int import_whole_model(const cli::Args& args, const std::string& in, const std::
 }  // namespace
 
 int cmd_import(int argc, char** argv) {
-  const cli::Args args(
-      argc, argv,
-      {"--heads", "--prefix", "--kv-heads", "--rope-base", "--extra", "--config", "-o", "--output"},
-      {"--byte-vocab"});
+  const cli::Args args(argc, argv,
+                       {"--heads", "--prefix", "--kv-heads", "--rope-base", "--extra", "--config",
+                        "--tokenizer", "-o", "--output"},
+                       {"--byte-vocab", "--no-tokenizer"});
   const std::string in = args.one_input("MODEL.safetensors");
   const std::string out = args.output();
   if (args.has("--config") || (!args.has("--heads") && ends_with(in, ".bin")))
     return import_whole_model(args, in, out);
-  if (args.has("--byte-vocab"))
-    throw Error("--byte-vocab is for whole models (--config, or a llama2.c .bin)");
+  for (const char* o : {"--byte-vocab", "--tokenizer", "--no-tokenizer"})
+    if (args.has(o)) throw Error(std::string(o) + " is for whole models (--config, or a llama2.c .bin)");
   if (!args.has("--heads"))
     throw Error(
         "missing option --heads (safetensors files do not record the number of heads), or --config for a "

@@ -56,6 +56,14 @@ void print_model(const std::string& path, const Model& m) {
   if (c.rope_base != 0.0f) std::printf("  rope_base=%g\n", static_cast<double>(c.rope_base));
   std::printf("  biases: attention %s, ffn %s; head %s\n", c.attention_bias ? "yes" : "no",
               c.ffn_bias ? "yes" : "no", head_name(c.head));
+  Tokenizer tok;
+  if (m.tokenizer(&tok) == Status::kOk) {
+    static const char* const kAlgorithms[] = {"bytes", "SentencePiece BPE", "byte-level BPE", "WordPiece"};
+    const uint32_t alg = static_cast<uint32_t>(tok.algorithm());
+    std::printf("  tokenizer: %s, %d pieces, BOS %d, EOS %d, UNK %d\n", alg < 4 ? kAlgorithms[alg] : "?",
+                tok.vocab_size(), tok.special(SpecialToken::kBos), tok.special(SpecialToken::kEos),
+                tok.special(SpecialToken::kUnk));
+  }
   // What a caller reserves (plan_transformer): a forward of max_positions
   // tokens, and for decoders the KV-cache state of max_positions positions
   // with the arena of one call (one token, or a prefill of max_positions).

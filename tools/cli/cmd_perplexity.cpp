@@ -19,6 +19,7 @@
 
 #include "cli/cli.h"
 #include "cli/model_exec.h"
+#include "cli/text.h"
 
 namespace attn {
 
@@ -42,10 +43,17 @@ int cmd_perplexity(int argc, char** argv) {
 
   std::vector<int32_t> ids;
   int64_t rows = 1, len = 0;
-  if (args.has("--text")) {
+  cli::Text tokenizer;
+  if (args.has("--text") && !lm.model.byte_vocab() && tokenizer.from_model(lm.model)) {
+    // The whole file as one text, BOS first when the tokenizer has one.
+    const std::vector<uint8_t> text = cli::read_file(args.get("--text"));
+    ids = tokenizer.encode(std::string(text.begin(), text.end()), true);
+    len = static_cast<int64_t>(ids.size());
+  } else if (args.has("--text")) {
     if (!lm.model.byte_vocab())
       throw cli::Error(path +
-                       ": --text needs a byte-level vocabulary (import with --byte-vocab); pass --tokens");
+                       ": --text needs a tokenizer (import with --tokenizer PATH) or a byte-level vocabulary "
+                       "(--byte-vocab); pass --tokens");
     const std::vector<uint8_t> text = cli::read_file(args.get("--text"));
     ids.assign(text.begin(), text.end());
     len = static_cast<int64_t>(ids.size());

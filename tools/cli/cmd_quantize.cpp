@@ -65,6 +65,7 @@
 #include "cli/model_exec.h"
 #include "cli/npy.h"
 #include "cli/quant_util.h"
+#include "cli/text.h"
 #include "format/writer.h"
 
 namespace attn {
@@ -267,6 +268,35 @@ CalibTokens read_calib_tokens(const std::string& path, const TransformerConfig& 
   return t;
 }
 
+// Calibration text: each line encoded with the model's tokenizer and its
+// special tokens (BOS, or [CLS] .. [SEP]), the lines' ids joined into one
+// stream and cut into rows of min(max_positions, 128) tokens (the last,
+// partial row dropped; a stream shorter than one row is one row).
+CalibTokens read_calib_text(const std::string& path, const TransformerConfig& c, const cli::Text& text) {
+  const std::vector<uint8_t> bytes = cli::read_file(path);
+  const std::string all(bytes.begin(), bytes.end());
+  std::vector<int32_t> stream;
+  for (size_t p = 0; p < all.size();) {
+    size_t e = all.find('\n', p);
+    if (e == std::string::npos) e = all.size();
+    if (e > p) {
+      const std::vector<int32_t> ids = text.encode(all.substr(p, e - p), true);
+      stream.insert(stream.end(), ids.begin(), ids.end());
+    }
+    p = e + 1;
+  }
+  if (stream.empty()) throw cli::Error(path + ": no text to calibrate on");
+  for (int32_t id : stream)
+    if (id >= c.vocab_size)
+      throw cli::Error(path + ": token id " + std::to_string(id) + " is outside the model's vocabulary");
+  CalibTokens t;
+  t.len = std::min<int64_t>(std::min<int64_t>(c.max_positions, 128), static_cast<int64_t>(stream.size()));
+  t.rows = static_cast<int64_t>(stream.size()) / t.len;
+  t.tokens.assign(stream.begin(), stream.begin() + t.rows * t.len);
+  t.lengths.assign(static_cast<size_t>(t.rows), static_cast<int32_t>(t.len));
+  return t;
+}
+
 template <class W>
 Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& wf,
                       const TransformerCalibration& cal, Arena& storage, Arena& scratch, W* out,
@@ -327,10 +357,12 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
       throw cli::Error(path + " is a whole model: " + opt +
                        " is for block files (models take --calib-tokens)");
   }
-  if (!args.has("--calib-tokens"))
-    throw cli::Error(path +
-                     " is a whole model: pass --calib-tokens IDS.npy (token ids, int32 or int64, [B, L] "
-                     "or [L]: each row one calibration sequence)");
+  if (args.has("--calib-tokens") == args.has("--calib-text"))
+    throw cli::Error(
+        path +
+        " is a whole model: pass --calib-tokens IDS.npy (token ids, int32 or int64, [B, L] "
+        "or [L]: each row one calibration sequence) or --calib-text FILE (lines of text, with the "
+        "model's tokenizer)");
   format::ModelRecord rec{};
   TransformerConfig c;
   if (m.model_record(&rec) != Status::kOk || m.transformer_config(&c) != Status::kOk)
@@ -342,8 +374,13 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
   TransformerWeightsF32 wf;
   Status s = m.transformer_weights_f32(fl.data(), c.num_layers, &wf);
   if (s != Status::kOk) throw cli::Error(path + ": model weights unreadable: " + cli::describe(s));
-  const std::string ids_path = args.get("--calib-tokens");
-  const CalibTokens ids = read_calib_tokens(ids_path, c);
+  const std::string ids_path =
+      args.has("--calib-text") ? args.get("--calib-text") : args.get("--calib-tokens");
+  cli::Text text;
+  if (args.has("--calib-text") && !text.from_model(m))
+    throw cli::Error(path + " has no tokenizer for --calib-text (import it with --tokenizer PATH)");
+  const CalibTokens ids =
+      args.has("--calib-text") ? read_calib_text(ids_path, c, text) : read_calib_tokens(ids_path, c);
   TransformerQuantOptions options;
   options.residual_bits = static_cast<int32_t>(args.get_int("--residual-bits", options.residual_bits, 8, 28));
 
@@ -456,7 +493,7 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
 int cmd_quantize(int argc, char** argv) {
   const cli::Args args(argc, argv,
                        {"--calib", "--calib-kv", "--calib-value", "--dtype", "-o", "--output", "--key-length",
-                        "--max-positions", "--calib-tokens", "--residual-bits"},
+                        "--max-positions", "--calib-tokens", "--calib-text", "--residual-bits"},
                        {"--per-tensor", "--causal", "--residual", "--exact-mask", "--any-mask"});
   const std::string path = args.one_input("IN.attn");
   const std::string out = args.output();
@@ -470,7 +507,7 @@ int cmd_quantize(int argc, char** argv) {
     return dtype == DType::kS8 ? quantize_model_file<TransformerWeightsS8>(args, path, out, dt, m)
                                : quantize_model_file<TransformerWeightsS16>(args, path, out, dt, m);
   }
-  for (const char* opt : {"--calib-tokens", "--residual-bits"}) {
+  for (const char* opt : {"--calib-tokens", "--calib-text", "--residual-bits"}) {
     if (args.has(opt))
       throw cli::Error(path + " holds attention blocks, not a whole model: " + opt +
                        " is for model files (blocks take --calib)");
@@ -706,6 +743,11 @@ int write_quantized(tools::ModelSpec& spec, const std::string& path, const std::
     TensorView v;
     if (m.tensor(i, &v) != Status::kOk)
       throw cli::Error(path + ": tensor " + std::to_string(i) + " unreadable");
+    if (v.role == format::Role::kTokenizer) {  // the model's tokenizer travels with it
+      const auto* p = static_cast<const uint8_t*>(v.data);
+      tools::add_tokenizer(spec, std::vector<uint8_t>(p, p + v.byte_size));
+      continue;
+    }
     if (v.role != format::Role::kUser) continue;
     tools::TensorSpec t;
     t.name = v.name;

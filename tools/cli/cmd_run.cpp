@@ -299,11 +299,12 @@ int cmd_run(int argc, char** argv) {
 #endif
   const cli::Args args(argc, argv,
                        {"--input", "--kv", "--value", "--key-length", "--block", "--window", "--prefill",
-                        "-o", "--output", "--tokens"},
+                        "-o", "--output", "--tokens", "--text"},
                        {"--causal", "--raw", "--incremental", "--stats"});
   const std::string path = args.one_input("FILE.attn");
   const std::string out = args.output();
-  if (args.has("--tokens")) return cli::run_model(args, path, out);  // a whole model on token ids
+  if (args.has("--tokens") || args.has("--text"))
+    return cli::run_model(args, path, out);  // a whole model on token ids, or text
   const bool incremental = args.has("--incremental");
   if (args.has("--window") && !args.has("--causal")) throw cli::Error("--window needs --causal");
   if (incremental && !args.has("--causal"))

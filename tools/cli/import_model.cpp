@@ -883,14 +883,49 @@ ImportedModel import_hf(const std::string& src, const std::vector<safetensors::T
 }
 
 ImportedModel import_llama2c(const std::string& src, const uint8_t* data, size_t size) {
-  constexpr size_t kHeader = 7 * sizeof(int32_t);
-  if (size < kHeader)
+  // Version 0 (legacy): seven int32 (a negative vocab_size: an untied
+  // classifier), then the weights in run.c's order with RoPE's freq_cis
+  // tables. Version 1 (export.py --version 1): "ak42", int32 version, the
+  // seven int32, a byte "shared classifier", zeros to 256 bytes; the weights
+  // in another order and no freq_cis. Version 2 (Q8_0) is refused.
+  constexpr size_t kLegacyHeader = 7 * sizeof(int32_t), kV1Header = 256;
+  constexpr uint32_t kMagic = 0x616b3432u;  // "ak42"
+  if (size < kLegacyHeader)
     throw Error(src + ": " + std::to_string(size) + " bytes, shorter than llama2.c's 28-byte header");
+  uint32_t magic = 0;
+  std::memcpy(&magic, data, sizeof magic);
+  int version = 0;
   int32_t hd[7];
-  std::memcpy(hd, data, kHeader);
-  if (static_cast<uint32_t>(hd[0]) == 0x616b3432u)
-    throw Error(
-        src + ": a llama2.c version 1/2 export (magic \"ak42\"): only the legacy format (version 0) is read");
+  bool shared = false;
+  size_t header = kLegacyHeader;
+  if (magic == kMagic) {
+    if (size < kV1Header)
+      throw Error(src + ": " + std::to_string(size) +
+                  " bytes, shorter than llama2.c's 256-byte version 1 header");
+    int32_t ver = 0;
+    std::memcpy(&ver, data + 4, sizeof ver);
+    if (ver == 2)
+      throw Error(
+          src +
+          ": a llama2.c version 2 export (Q8_0 weights, group-wise float scales): attn imports float "
+          "checkpoints and quantizes them itself; export with --version 1 or 0 and run attn quantize");
+    if (ver != 1)
+      throw Error(src + ": a llama2.c export of version " + std::to_string(ver) + " (attn reads 0 and 1)");
+    std::memcpy(hd, data + 8, sizeof hd);
+    if (data[36] > 1)
+      throw Error(src + ": llama2.c version 1 header: shared_classifier is " + std::to_string(data[36]));
+    shared = data[36] == 1;
+    for (size_t i = 37; i < kV1Header; ++i)
+      if (data[i] != 0)
+        throw Error(src + ": llama2.c version 1 header: byte " + std::to_string(i) + " is not 0");
+    if (hd[5] < 1)
+      throw Error(src + ": llama2.c version 1 header: vocab_size " + std::to_string(hd[5]) + " < 1");
+    version = 1;
+    header = kV1Header;
+  } else {
+    std::memcpy(hd, data, sizeof hd);
+    shared = hd[5] > 0;
+  }
   const char* names[7] = {"dim", "hidden_dim", "n_layers", "n_heads", "n_kv_heads", "vocab_size", "seq_len"};
   const int64_t caps[7] = {ATTN_MAX_DIM,   ATTN_MAX_DIM, ATTN_MAX_LAYERS, ATTN_MAX_HEADS,
                            ATTN_MAX_HEADS, kMaxVocab,    ATTN_MAX_SEQ};
@@ -902,25 +937,24 @@ ImportedModel import_llama2c(const std::string& src, const uint8_t* data, size_t
                   " is out of range (1 .. " + std::to_string(caps[i]) + ")");
   }
   const int64_t dim = v[0], hidden = v[1], layers = v[2], heads = v[3], kv = v[4], vocab = v[5], seq = v[6];
-  const bool shared = hd[5] > 0;
   if (dim % heads != 0 || heads % kv != 0 || (dim / heads) % 2 != 0)
     throw Error(src + ": llama2.c header: n_heads " + std::to_string(heads) + " must divide dim " +
                 std::to_string(dim) + " into an even head size, and n_kv_heads " + std::to_string(kv) +
                 " must divide n_heads");
   const int64_t hs = dim / heads, kvd = kv * hs;
-  // Floats in run.c's order; everything is below 2^63 with the caps above.
+  // Floats in the file; everything is below 2^63 with the caps above.
   const int64_t want = vocab * dim +
                        layers * (dim + dim * dim + 2 * kvd * dim + dim * dim + dim + 3 * hidden * dim) + dim +
-                       seq * hs + (shared ? 0 : vocab * dim);
-  const uint64_t want_bytes = kHeader + static_cast<uint64_t>(want) * 4;
+                       (version == 0 ? seq * hs : 0) + (shared ? 0 : vocab * dim);
+  const uint64_t want_bytes = header + static_cast<uint64_t>(want) * 4;
   if (size != want_bytes)
-    throw Error(src + ": " + std::to_string(size) + " bytes, but a llama2.c checkpoint with dim " +
-                std::to_string(dim) + ", hidden_dim " + std::to_string(hidden) + ", n_layers " +
-                std::to_string(layers) + ", n_heads " + std::to_string(heads) + ", n_kv_heads " +
-                std::to_string(kv) + ", vocab_size " + std::to_string(hd[5]) + ", seq_len " +
-                std::to_string(seq) + " has " + std::to_string(want_bytes) +
-                (size < want_bytes ? " (truncated)" : ""));
-  const uint8_t* p = data + kHeader;
+    throw Error(src + ": " + std::to_string(size) + " bytes, but a llama2.c version " +
+                std::to_string(version) + " checkpoint with dim " + std::to_string(dim) + ", hidden_dim " +
+                std::to_string(hidden) + ", n_layers " + std::to_string(layers) + ", n_heads " +
+                std::to_string(heads) + ", n_kv_heads " + std::to_string(kv) + ", vocab_size " +
+                std::to_string(hd[5]) + ", seq_len " + std::to_string(seq) + " has " +
+                std::to_string(want_bytes) + (size < want_bytes ? " (truncated)" : ""));
+  const uint8_t* p = data + header;
   const auto take = [&](int64_t n) {
     std::vector<float> out(static_cast<size_t>(n));
     std::memcpy(out.data(), p, out.size() * 4);
@@ -947,25 +981,40 @@ ImportedModel import_llama2c(const std::string& src, const uint8_t* data, size_t
   k.attention_bias = k.ffn_bias = k.norm_bias = k.learned_positions = k.embedding_norm = false;
   tools::TransformerTensorsF32& w = m.weights;
   w.layers.resize(static_cast<size_t>(layers));
-  w.token_embedding = take(vocab * dim);
-  for (auto& L : w.layers) L.norm1_weight = take(dim);
-  for (auto& L : w.layers) L.wq = interleaved_to_half_split(take(dim * dim), heads, dim);
-  for (auto& L : w.layers) L.wk = interleaved_to_half_split(take(kvd * dim), kv, dim);
-  for (auto& L : w.layers) L.wv = take(kvd * dim);
-  for (auto& L : w.layers) L.wo = take(dim * dim);
-  for (auto& L : w.layers) L.norm2_weight = take(dim);
+  const auto attention = [&] {
+    for (auto& L : w.layers) L.wq = interleaved_to_half_split(take(dim * dim), heads, dim);
+    for (auto& L : w.layers) L.wk = interleaved_to_half_split(take(kvd * dim), kv, dim);
+    for (auto& L : w.layers) L.wv = take(kvd * dim);
+    for (auto& L : w.layers) L.wo = take(dim * dim);
+  };
+  if (version == 0) {
+    w.token_embedding = take(vocab * dim);
+    for (auto& L : w.layers) L.norm1_weight = take(dim);
+    attention();
+    for (auto& L : w.layers) L.norm2_weight = take(dim);
+  } else {
+    for (auto& L : w.layers) L.norm1_weight = take(dim);
+    for (auto& L : w.layers) L.norm2_weight = take(dim);
+    w.final_norm_weight = take(dim);
+    w.token_embedding = take(vocab * dim);
+    attention();
+  }
   for (auto& L : w.layers) L.w1 = take(hidden * dim);
   for (auto& L : w.layers) L.w2 = take(dim * hidden);
   for (auto& L : w.layers) L.w3 = take(hidden * dim);
-  w.final_norm_weight = take(dim);
-  p += static_cast<size_t>(seq * hs) * 4;  // freq_cis_real, freq_cis_imag: attn computes its own
+  if (version == 0) {
+    w.final_norm_weight = take(dim);
+    p += static_cast<size_t>(seq * hs) * 4;  // freq_cis_real, freq_cis_imag: attn computes its own
+  }
   if (!shared) w.lm_head = take(vocab * dim);
   return m;
 }
 
-std::vector<uint8_t> write_imported(const ImportedModel& m, bool byte_vocab) {
+std::vector<uint8_t> write_imported(const ImportedModel& m, bool byte_vocab,
+                                    const std::vector<uint8_t>& tokenizer) {
   tools::ModelSpec spec;
   tools::add_transformer_f32(spec, m.config, byte_vocab, m.weights);
+  if (!tokenizer.empty()) tools::add_tokenizer(spec, tokenizer);
   // The file's cap first: the names' check below is then over at most 4096.
   const size_t count = spec.tensors.size() + m.user.size();
   if (count > ATTN_MAX_TENSORS)

@@ -55,7 +55,8 @@ ImportedModel import_llama2c(const std::string& src, const uint8_t* data, size_t
 std::vector<float> interleaved_to_half_split(const std::vector<float>& w, int64_t heads, int64_t cols);
 
 // The .attn bytes of an imported model (canonical: the model, then the user tensors).
-std::vector<uint8_t> write_imported(const ImportedModel& m, bool byte_vocab);
+std::vector<uint8_t> write_imported(const ImportedModel& m, bool byte_vocab,
+                                    const std::vector<uint8_t>& tokenizer = {});
 
 }  // namespace cli
 }  // namespace attn

@@ -19,9 +19,9 @@ const Command kCommands[] = {
     {"import", attn::cmd_import,
      "import MODEL.safetensors --heads H|PREFIX=H... [--kv-heads G] [--rope-base B] [--prefix P] "
      "[--extra NAME=KEY]... "
-     "-o|--output OUT.attn | import MODEL.safetensors --config config.json [--byte-vocab] -o|--output "
-     "OUT.attn | "
-     "import MODEL.bin [--byte-vocab] -o|--output OUT.attn",
+     "-o|--output OUT.attn | import MODEL.safetensors --config config.json [--tokenizer PATH | "
+     "--no-tokenizer | --byte-vocab] -o|--output OUT.attn | "
+     "import MODEL.bin [--tokenizer PATH | --byte-vocab] -o|--output OUT.attn",
      "  --heads H          attention heads of every block (safetensors files do not record them);\n"
      "                     --heads PREFIX=H: of the block under PREFIX (wins over H); repeatable\n"
      "  --kv-heads G       Llama blocks: check the K/V heads (grouped-query attention) are G\n"
@@ -36,7 +36,21 @@ const Command kCommands[] = {
      "                     the .attn file (include/attn/FORMAT.md, \"The attn layout\");\n"
      "                     without it a .bin file is a whole llama2.c checkpoint\n"
      "  --byte-vocab       whole models: token ids 0..255 are the bytes 0..255 (text in and out)\n"
+     "  --tokenizer PATH   whole models: store this tokenizer in the file (text in and out):\n"
+     "                     tokenizer.json, tokenizer.model, a llama2.c tokenizer.bin, vocab.json\n"
+     "                     (merges.txt beside it), vocab.txt; with --config, one of these beside\n"
+     "                     config.json is taken when --tokenizer is not given (the import says so)\n"
+     "  --no-tokenizer     do not take the tokenizer beside config.json\n"
      "  -o, --output FILE  the .attn file to write\n"},
+    {"tokenize", attn::cmd_tokenize,
+     "tokenize MODEL.attn|TOKENIZER (--text TEXT | --file F | --decode IDS) [--special]",
+     "  MODEL.attn         a model with a tokenizer section (attn import --tokenizer), or a tokenizer\n"
+     "                     file: tokenizer.json, tokenizer.model, a llama2.c tokenizer.bin,\n"
+     "                     vocab.json (merges.txt beside it), vocab.txt\n"
+     "  --text TEXT        print the ids of TEXT, space-separated\n"
+     "  --file F           one line of ids per line of F (each line without its newline)\n"
+     "  --decode IDS       print the text of the ids (\"1,2,3\" or \"1 2 3\")\n"
+     "  --special          add the special tokens: [CLS] .. [SEP] (WordPiece), else BOS if any\n"},
     {"info", attn::cmd_info, "info FILE.attn [--L N [--S N]] | info --roles",
      "  --L N              also print the arena bytes of one forward with N query rows\n"
      "  --S N              ... and N keys (default: --L)\n"
@@ -48,8 +62,10 @@ const Command kCommands[] = {
     {"run", attn::cmd_run,
      "run FILE.attn --input X.npy [--kv KV.npy] [--value V.npy] [--causal [--window W] [--incremental "
      "[--prefill N]]] [--key-length N] [--block I] [--raw] [--stats] -o|--output Y.npy\n"
-     "  attn run MODEL.attn --tokens IDS.npy [--incremental [--prefill N]] -o|--output Y.npy",
+     "  attn run MODEL.attn --tokens IDS.npy|--text TEXT [--incremental [--prefill N]] -o|--output Y.npy",
      "  --tokens IDS.npy   whole models: token ids, int32/int64 [B, L] or [L]; Y is float32 [B, L, D]\n"
+     "  --text TEXT        whole models with a tokenizer: TEXT's ids with its special tokens ([CLS] ..\n"
+     "                     [SEP] for WordPiece, else BOS when it has one), one row: Y is [L, D]\n"
      "                     (D = E without a head, else vocab: the logits; s8/s16: int32 * output_scale).\n"
      "                     --incremental (causal models) runs each row through the KV-cache decode\n"
      "  --input X.npy      query input [L, E] or [B, L, E] float32 (int8/int16 with --raw)\n"
@@ -70,7 +86,10 @@ const Command kCommands[] = {
      "generate MODEL.attn --prompt-tokens 1,2,3|--prompt TEXT --steps N [--temperature T [--top-k K] [--seed "
      "S]] [--capacity C] [--window W] [--ids]",
      "  --prompt-tokens L  the prompt's token ids, comma- (or space-) separated\n"
-     "  --prompt TEXT      byte-level vocabularies: the prompt as bytes\n"
+     "  --prompt TEXT      the prompt as text: with the model's tokenizer (BOS first when it has one;\n"
+     "                     the text printed is the prompt's and then the new tokens', as llama2.c's\n"
+     "                     run.c prints it, ending early at a generated EOS or BOS), or, for a\n"
+     "                     byte-level vocabulary, as bytes\n"
      "  --steps N          tokens to generate (the prompt is one prefill call, then one call per token)\n"
      "  --temperature T    sample from softmax(logits / T) (default 0: greedy, the lowest id on ties)\n"
      "  --top-k K          with --temperature: only the K largest logits (default 0: all)\n"
@@ -81,7 +100,8 @@ const Command kCommands[] = {
      "  --ids              print token ids even for a byte-level vocabulary (default there: the text)\n"
      "  prints the N generated tokens on one line: ids, space-separated, or the text\n"},
     {"perplexity", attn::cmd_perplexity, "perplexity MODEL.attn --text FILE|--tokens IDS.npy [--context N]",
-     "  --text FILE        byte-level vocabularies: the file's bytes are the tokens\n"
+     "  --text FILE        the file's text through the model's tokenizer (BOS first when it has one),\n"
+     "                     or, for a byte-level vocabulary, the file's bytes as the tokens\n"
      "  --tokens IDS.npy   token ids, int32/int64 [L] (or [B, L]: B separate sequences)\n"
      "  --context N        tokens per window (2..max_positions, default max_positions). Windows overlap\n"
      "                     by one token: each starts on the previous one's last token, so every token\n"
@@ -98,10 +118,12 @@ const Command kCommands[] = {
      "P] "
      "-o|--output "
      "OUT.attn\n"
-     "  attn quantize MODEL.attn --calib-tokens IDS.npy --dtype s8|s16 [--residual-bits N] -o|--output "
-     "OUT.attn",
+     "  attn quantize MODEL.attn --calib-tokens IDS.npy|--calib-text FILE --dtype s8|s16 [--residual-bits N] "
+     "-o|--output OUT.attn",
      "  --calib-tokens F   whole models: calibration token ids, int32/int64 [B, L] or [L] (one sequence a "
      "row)\n"
+     "  --calib-text FILE  whole models with a tokenizer: lines of text, each with its special tokens,\n"
+     "                     joined and cut into rows of min(max_positions, 128) tokens\n"
      "  --residual-bits N  whole models: the int32 residual grid is max|x| / 2^N (8..28, default 24)\n"
      "  --calib CALIB.npy  calibration query inputs [N, L, E] float32 (and key/value without --calib-kv)\n"
      "  --calib-kv F.npy   cross-attention: calibration key inputs [N, S, kdim] (and values)\n"

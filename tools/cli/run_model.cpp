@@ -1,5 +1,7 @@
-// run_model.cpp: `attn run MODEL.attn --tokens IDS.npy [--incremental
-// [--prefill N]] -o Y.npy`, a whole model (format v3) on token ids.
+// run_model.cpp: `attn run MODEL.attn --tokens IDS.npy|--text TEXT
+// [--incremental [--prefill N]] -o Y.npy`, a whole model (format v3) on token
+// ids, or on a text through the model's tokenizer (its special tokens added:
+// [CLS] .. [SEP] for WordPiece, else BOS when it has one; one row [L]).
 //
 //   IDS  [B, L] or [L] int32 / int64, ids in [0, vocab), L <= max_positions
 //   Y    [B, L, D] or [L, D] float32: D = E (no head: the last hidden state)
@@ -16,6 +18,7 @@
 #include "cli/cli.h"
 #include "cli/model_exec.h"
 #include "cli/npy.h"
+#include "cli/text.h"
 
 namespace attn {
 namespace cli {
@@ -35,7 +38,22 @@ int run_model(const Args& args, const std::string& path, const std::string& out)
                 "run blocks with --input X.npy");
   ModelExec exec(path, lm.model);
   const TransformerConfig& c = exec.config();
-  const TokenIds t = read_token_ids(args.get("--tokens"), c);
+  if (args.has("--tokens") && args.has("--text"))
+    throw Error("give --tokens IDS.npy or --text TEXT, not both");
+  TokenIds t;
+  if (args.has("--text")) {
+    Text text;
+    if (!text.from_model(lm.model))
+      throw Error(path + " has no tokenizer for --text (import it with --tokenizer PATH); pass --tokens");
+    t.ids = text.encode(args.get("--text"), true);
+    t.rows = 1;
+    t.len = static_cast<int64_t>(t.ids.size());
+    if (t.len < 1 || t.len > c.max_positions)
+      throw Error("--text: " + std::to_string(t.len) + " tokens, outside 1 .. max_positions " +
+                  std::to_string(c.max_positions) + " (kSequenceTooLong)");
+  } else {
+    t = read_token_ids(args.get("--tokens"), c);
+  }
   const bool incremental = args.has("--incremental");
   if (incremental && !c.causal)
     throw Error(path + " is a bidirectional encoder: --incremental needs a causal model (kNotCausal)");

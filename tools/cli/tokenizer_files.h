@@ -4,13 +4,27 @@
 // anything the run time does not do.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "attn/tokenizer_build.h"
 #include "cli/json.h"
 
 namespace attn {
 namespace cli {
+
+// The blob (attn/tokenizer.h) of the tokenizer file at `path`, by its name:
+// tokenizer.json (its model type picks the algorithm), tokenizer.model
+// (SentencePiece), a llama2.c tokenizer.bin (vocab_size pieces; 0: all),
+// vocab.json (with merges.txt beside it), vocab.txt (WordPiece). *kind says
+// which, for messages. Checked by Tokenizer::load and against vocab_size (a
+// tokenizer with more pieces than the model is refused; 0: unchecked).
+std::vector<uint8_t> tokenizer_blob(const std::string& path, int32_t vocab_size, std::string* kind);
+
+// The tokenizer file beside a config.json, if any: tokenizer.json,
+// tokenizer.model, vocab.json, vocab.txt, the first that exists; else "".
+std::string tokenizer_beside(const std::string& config_path);
 
 // Byte-level BPE (GPT-2, Qwen2): a vocab.json with the merges.txt beside
 // it, or a tokenizer.json whose model is BPE without byte fallback.
