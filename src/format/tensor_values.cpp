@@ -6,9 +6,9 @@
 // integers (no float arithmetic: integer-only firmware links the loader).
 #include <cstring>
 
+#include "attn/tokenizer.h"
 #include "core/bias_bound.h"
 #include "core/mask_coverage.h"
-#include "attn/tokenizer.h"
 #include "format/tensor_rules.h"
 
 namespace attn {
@@ -122,7 +122,8 @@ Status check_tokenizer(const uint8_t* data, uint64_t bytes, const ModelRecord* m
     default:
       return s;
   }
-  if (m == nullptr || static_cast<uint32_t>(t.vocab_size()) > m->vocab_size) return Status::kTokenizerVocabMismatch;
+  if (m == nullptr || static_cast<uint32_t>(t.vocab_size()) > m->vocab_size)
+    return Status::kTokenizerVocabMismatch;
   return Status::kOk;
 }
 

@@ -413,7 +413,8 @@ uint64_t align_up(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
 void add_tokenizer(ModelSpec& m, const std::vector<uint8_t>& blob) {
   if (!m.is_model) throw std::runtime_error("add_tokenizer: only a whole model carries a tokenizer");
   for (const TensorSpec& t : m.tensors) {
-    if (t.role == format::Role::kTokenizer) throw std::runtime_error("add_tokenizer: the model has one already");
+    if (t.role == format::Role::kTokenizer)
+      throw std::runtime_error("add_tokenizer: the model has one already");
   }
   if (blob.empty() || blob.size() > ATTN_MAX_TENSOR_DIM)
     throw std::runtime_error("add_tokenizer: a tokenizer blob of " + std::to_string(blob.size()) +
