@@ -42,32 +42,6 @@
 namespace attn {
 namespace {
 
-// "1,2,3" or "1 2 3": the ids, each checked against the vocabulary.
-std::vector<int32_t> parse_ids(const std::string& s, int32_t vocab) {
-  std::vector<int32_t> ids;
-  size_t p = 0;
-  while (p < s.size()) {
-    if (s[p] == ',' || s[p] == ' ') {
-      ++p;
-      continue;
-    }
-    size_t e = p;
-    while (e < s.size() && s[e] != ',' && s[e] != ' ') ++e;
-    const std::string tok = s.substr(p, e - p);
-    char* end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(tok.c_str(), &end, 10);
-    if (*end != '\0' || errno != 0)
-      throw cli::Error("--prompt-tokens: '" + cli::printable(tok) + "' is not an integer");
-    if (v < 0 || v >= vocab)
-      throw cli::Error("--prompt-tokens: token id " + tok + " at position " + std::to_string(ids.size()) +
-                       " is outside the vocabulary [0, " + std::to_string(vocab) + ") (kTokenOutOfRange)");
-    ids.push_back(static_cast<int32_t>(v));
-    p = e;
-  }
-  return ids;
-}
-
 // On a terminal, control bytes other than newline and tab are written as
 // \xNN (a model's bytes must not drive the terminal); piped, the text is raw.
 std::string for_output(const std::string& s, bool tty) {
@@ -133,7 +107,7 @@ int cmd_generate(int argc, char** argv) {
                        "vocabulary (--byte-vocab); pass --prompt-tokens");
     for (char ch : args.get("--prompt")) prompt.push_back(static_cast<unsigned char>(ch));
   } else {
-    prompt = parse_ids(args.get("--prompt-tokens"), c.vocab_size);
+    prompt = cli::parse_id_list(args.get("--prompt-tokens"), "--prompt-tokens", c.vocab_size);
   }
   if (prompt.empty()) throw cli::Error("the prompt is empty: give at least one token");
   const long long steps = args.get_int("--steps", -1, 0, ATTN_MAX_SEQ);

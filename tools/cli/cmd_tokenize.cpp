@@ -10,13 +10,12 @@
 //   --decode IDS  ("1,2,3" or "1 2 3") prints the text, then a newline.
 // --special adds the model's special tokens around each text: [CLS] .. [SEP]
 // for WordPiece, else BOS when the tokenizer has one. Without it, none.
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "cli/cli.h"
+#include "cli/model_exec.h"
 #include "cli/text.h"
 
 namespace attn {
@@ -26,28 +25,6 @@ void print_ids(const std::vector<int32_t>& ids) {
   std::string line;
   for (size_t i = 0; i < ids.size(); ++i) line += (i ? " " : "") + std::to_string(ids[i]);
   std::printf("%s\n", line.c_str());
-}
-
-std::vector<int32_t> parse_ids(const std::string& s) {
-  std::vector<int32_t> ids;
-  size_t p = 0;
-  while (p < s.size()) {
-    if (s[p] == ',' || s[p] == ' ') {
-      ++p;
-      continue;
-    }
-    size_t e = p;
-    while (e < s.size() && s[e] != ',' && s[e] != ' ') ++e;
-    const std::string tok = s.substr(p, e - p);
-    char* end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(tok.c_str(), &end, 10);
-    if (*end != '\0' || errno != 0 || v < 0 || v > 0x7FFFFFFF)
-      throw cli::Error("--decode: '" + cli::printable(tok) + "' is not a token id");
-    ids.push_back(static_cast<int32_t>(v));
-    p = e;
-  }
-  return ids;
 }
 
 }  // namespace
@@ -83,7 +60,8 @@ int cmd_tokenize(int argc, char** argv) {
       p = e + 1;
     }
   } else {
-    const std::string out = text.decode(parse_ids(args.get("--decode")));
+    const std::string out =
+        text.decode(cli::parse_id_list(args.get("--decode"), "--decode", text.tokenizer().vocab_size()));
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::printf("\n");
   }

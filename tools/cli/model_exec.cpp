@@ -1,6 +1,9 @@
 // model_exec.cpp: see model_exec.h.
 #include "cli/model_exec.h"
 
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 namespace attn {
@@ -62,6 +65,29 @@ void check_tokens(const std::string& what, const int32_t* ids, int64_t n, int32_
       throw Error(what + ": token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
                   " is outside the vocabulary [0, " + std::to_string(vocab) + ") (kTokenOutOfRange)");
   }
+}
+
+std::vector<int32_t> parse_id_list(const std::string& s, const std::string& what, int32_t vocab) {
+  std::vector<int32_t> ids;
+  size_t p = 0;
+  while (p < s.size()) {
+    if (s[p] == ',' || s[p] == ' ') {
+      ++p;
+      continue;
+    }
+    size_t e = p;
+    while (e < s.size() && s[e] != ',' && s[e] != ' ') ++e;
+    const std::string tok = s.substr(p, e - p);
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(tok.c_str(), &end, 10);
+    if (*end != '\0' || errno != 0 || v < INT32_MIN || v > INT32_MAX)
+      throw Error(what + ": '" + printable(tok) + "' is not an integer");
+    ids.push_back(static_cast<int32_t>(v));
+    p = e;
+  }
+  check_tokens(what, ids.data(), static_cast<int64_t>(ids.size()), vocab);
+  return ids;
 }
 
 ModelExec::ModelExec(const std::string& path, const Model& m) : path_(path) {

@@ -35,6 +35,10 @@ TokenIds read_token_ids(const std::string& path, const TransformerConfig& c, boo
 // position P is outside the vocabulary [0, V) (kTokenOutOfRange)".
 void check_tokens(const std::string& what, const int32_t* ids, int64_t n, int32_t vocab);
 
+// "1,2,3" or "1 2 3" (option `what`): the ids, each checked against the
+// vocabulary as check_tokens does; Error "WHAT: 'x' is not an integer".
+std::vector<int32_t> parse_id_list(const std::string& s, const std::string& what, int32_t vocab);
+
 class ModelExec {
  public:
   // Throws Error "PATH: ..." for a block file (kNotAModel) or unreadable weights.

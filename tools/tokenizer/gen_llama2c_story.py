@@ -146,30 +146,20 @@ def main():
     args = ap.parse_args()
     w = weights()
     files = {"story.bin": checkpoint_v0(w), "story.v1.bin": checkpoint_v1(w)}
+    if args.runc:
+        text = "".join("%s\t%d\n%s\n" % (p, n, out.hex()) for p, n, out in runc_outputs(args.runc))
+        files["story.runc"] = text.encode()
     bad = False
     for name, data in files.items():
         path = os.path.join(DATA, name)
-        if args.check:
-            with open(path, "rb") as f:
-                if f.read() != data:
-                    print("differs: " + path)
-                    bad = True
-        else:
+        if not args.check:
             with open(path, "wb") as f:
                 f.write(data)
-    if args.runc:
-        text = ""
-        for prompt, steps, out in runc_outputs(args.runc):
-            text += "%s\t%d\n%s\n" % (prompt, steps, out.hex())
-        path = os.path.join(DATA, "story.runc")
-        if args.check:
-            with open(path) as f:
-                if f.read() != text:
-                    print("differs: " + path)
-                    bad = True
-        else:
-            with open(path, "w") as f:
-                f.write(text)
+            continue
+        with open(path, "rb") as f:
+            if f.read() != data:
+                print("differs: " + path)
+                bad = True
     if bad:
         sys.exit(1)
     print("ok" if args.check else "wrote " + DATA)
