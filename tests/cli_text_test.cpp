@@ -152,6 +152,11 @@ TEST_CASE("attn import: the tokenizer section is checked, and only whole models 
                                 quote(kTok + "llama2c.bin") + " -o " + quote(tmp / "x.attn"),
                             tmp),
                    {"exclude each other"});
+  // The committed fuzzing seed with a tokenizer section is what import writes.
+  cli::run_ok("import " + quote(kTok + "tiny_story.bin") + " --tokenizer " + quote(kTok + "llama2c.bin") +
+                  " -o " + quote(tmp / "tiny.attn"),
+              tmp);
+  CHECK(cli::slurp(tmp / "tiny.attn") == cli::slurp(kTok + "tiny_story.attn"));
   // The section in the file: Model::tokenizer reads it in place, and the loader checks it.
   const std::string story = tmp / "story.attn";
   cli::run_ok("import " + quote(kTok + "story.bin") + " --tokenizer " + quote(kTok + "llama2c.bin") + " -o " +

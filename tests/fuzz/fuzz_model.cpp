@@ -4,8 +4,10 @@
 // its CRC recomputed, so mutations reach every later check. A file that
 // loads has every view walked and every tensor byte read, so ASan flags any
 // pointer the loader hands out past the buffer. Model files (format v3) also
-// have their transformer weights walked (f32, s8, s16). Seeds: tests/data/format
-// and tests/data/model (whole BERT / Llama models, f32 and integer).
+// have their transformer weights walked (f32, s8, s16), and their tokenizer
+// section, if any, encodes a text and decodes every id. Seeds: every .attn
+// under tests/data (whole BERT / Llama models, f32 and integer;
+// tokenizers/tiny_story.attn has a tokenizer section).
 // Build and run: tests/fuzz/run_fuzz.sh SECONDS
 #include <cstddef>
 #include <cstdint>
@@ -165,6 +167,30 @@ void walk_model(const attn::Model& m) {
   }
 }
 
+// A model's tokenizer section that loaded: encode a text with every kind of
+// character (ASan checks every table read), then decode every id.
+void walk_tokenizer(const attn::Model& m) {
+  attn::Tokenizer t;
+  const attn::Status s = m.tokenizer(&t);
+  if (s == attn::Status::kNotFound) return;
+  if (s != attn::Status::kOk) __builtin_trap();  // the loader checked it
+  static const char kText[] = "Once upon a time, \xC3\xA9t\xC3\xA9  \xF0\x9F\x8E\x89\xFF  the  end\n";
+  const size_t len = sizeof kText - 1;
+  alignas(16) static uint8_t scratch[64 * 1024];
+  static int32_t ids[4 * sizeof kText];
+  attn::Arena arena;
+  if (t.tokenize_scratch_bytes(len) > sizeof scratch || t.max_ids(len) > sizeof ids / sizeof ids[0]) return;
+  if (arena.init(scratch, sizeof scratch) != attn::Status::kOk) __builtin_trap();
+  size_t n = 0;
+  if (t.encode(kText, len, ids, t.max_ids(len), &arena, &n) != attn::Status::kOk) __builtin_trap();
+  attn::TokenizerDecodeState state{};
+  char out[ATTN_TOKENIZER_MAX_PIECE + 16];
+  for (int32_t id = 0; id < t.vocab_size(); ++id) {
+    size_t w = 0;
+    if (t.decode(id, &state, out, sizeof out, &w) != attn::Status::kOk) __builtin_trap();
+  }
+}
+
 void try_load(const uint8_t* data, size_t size, bool fix_crc) {
   // Exactly `size` bytes, 16-aligned, as flash would hold them.
   auto* buf = static_cast<uint8_t*>(::operator new (size == 0 ? 1 : size, std::align_val_t{16}));
@@ -177,6 +203,7 @@ void try_load(const uint8_t* data, size_t size, bool fix_crc) {
   if (attn::Model::load(buf, size, &m) == attn::Status::kOk) {
     walk(m);
     if (m.is_model()) walk_model(m);
+    if (m.is_model()) walk_tokenizer(m);
   }
   ::operator delete (buf, std::align_val_t{16});
 }

@@ -3,7 +3,7 @@
 # bounded time on a seed corpus of valid files.
 #   tests/fuzz/run_fuzz.sh [SECONDS=30] [TARGET=model]
 # TARGET model: the .attn loader alone (fuzz_model.cpp and src/format/ but its
-# host-only writer).
+# host-only writer, with src/core/ and src/tokenizer/ for the tokenizer section).
 # TARGET run: files the loader accepts also run through the C API
 # (fuzz_run.cpp, the whole library with the ref kernels, built once per
 # directory; an object is rebuilt when its source or any header is newer).
@@ -23,7 +23,8 @@ flags="-std=c++17 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all 
 case "$target" in
   model)
     mkdir -p "$dir/corpus"
-    loader=$(find "$root/src/format" -name '*.cpp' ! -name writer.cpp | sort)
+    # The loader checks a model's tokenizer section with the tokenizer's own loader.
+    loader=$(find "$root/src/format" "$root/src/core" "$root/src/tokenizer" -maxdepth 1 -name '*.cpp' ! -name writer.cpp | sort)
     # shellcheck disable=SC2086
     "$cxx" $flags -fsanitize=fuzzer "$root/tests/fuzz/fuzz_model.cpp" $loader -o "$dir/fuzz_model"
     corpus=$dir/corpus
@@ -52,7 +53,7 @@ esac
 # Seeds: every committed .attn file (valid ones from the export fixtures).
 find "$root/tests/data" -name '*.attn' -exec cp {} "$corpus/" \; 2>/dev/null || true
 set +e
-"$dir/fuzz_$target" -max_total_time="$seconds" -max_len=16384 -timeout=10 -print_final_stats=1 \
+"$dir/fuzz_$target" -max_total_time="$seconds" -max_len=32768 -timeout=10 -print_final_stats=1 \
   -artifact_prefix="$dir/" "$corpus" >"$dir/fuzz_$target.log" 2>&1
 rc=$?
 set -e

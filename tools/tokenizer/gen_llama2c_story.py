@@ -14,6 +14,11 @@ Writes, into tests/data/tokenizers/:
   story.v1.bin    the same weights in llama2.c's version 1 export layout
                   (export.py --version 1: the "ak42" header, another order,
                   no freq_cis), which attn import must read to the same model
+  tiny_story.bin  a tiny checkpoint of the same vocabulary (dim 8, 1 layer,
+                  16 positions, tied), imported with the tokenizer into
+                  tiny_story.attn (by the test that checks it stays what
+                  `attn import` writes): a small fuzzing seed with a
+                  tokenizer section
   story.runc      for each prompt: a line "prompt<TAB>steps", then run.c's
                   standard output for
                   `run story.bin -z llama2c.bin -t 0 -n steps -i prompt`
@@ -41,6 +46,7 @@ DATA = os.path.join(ROOT, "tests", "data", "tokenizers")
 TOKENIZER = os.path.join(DATA, "llama2c.bin")
 
 DIM, HIDDEN, LAYERS, HEADS, KV_HEADS, VOCAB, SEQ = 32, 96, 2, 4, 2, 512, 64
+TINY = dict(dim=8, hidden=16, layers=1, heads=2, seq=16)  # tiny_story.bin: a fuzzing seed
 SEED = 20261206
 PROMPTS = [("Once upon a time", 40), ("The licence", 30), ("Copyright (c) the authors", 64)]
 
@@ -90,6 +96,16 @@ def weights():
         w["w2%d" % l] = mat(DIM, HIDDEN, 0.2)
         w["w3%d" % l] = mat(HIDDEN, DIM, 0.3)
     return w
+
+
+def tiny_checkpoint():
+    """A tiny version 0 checkpoint (tied classifier) with the same vocabulary."""
+    rng = random.Random(SEED + 1)
+    t = TINY
+    d, h, heads = t["dim"], t["hidden"], t["heads"]
+    n = VOCAB * d + t["layers"] * (d + 4 * d * d + d + 3 * h * d) + d + t["seq"] * (d // heads)
+    header = struct.pack("<7i", d, h, t["layers"], heads, heads, VOCAB, t["seq"])
+    return header + floats([round(rng.uniform(-1.0, 1.0), 3) for _ in range(n)])
 
 
 def floats(values):
@@ -145,7 +161,7 @@ def main():
     ap.add_argument("--check", action="store_true", help="compare with the committed files instead of writing")
     args = ap.parse_args()
     w = weights()
-    files = {"story.bin": checkpoint_v0(w), "story.v1.bin": checkpoint_v1(w)}
+    files = {"story.bin": checkpoint_v0(w), "story.v1.bin": checkpoint_v1(w), "tiny_story.bin": tiny_checkpoint()}
     if args.runc:
         text = "".join("%s\t%d\n%s\n" % (p, n, out.hex()) for p, n, out in runc_outputs(args.runc))
         files["story.runc"] = text.encode()
