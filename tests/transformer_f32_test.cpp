@@ -147,6 +147,8 @@ TEST_CASE("transformer: plan checks every field with its status", "[transformer]
       {"positions below max_tokens", [](attn::TransformerConfig& c) { c.max_positions = 7; },
        Status::kSequenceTooLong},
       {"a cache without causal", [](attn::TransformerConfig& c) { c.causal = false; }, Status::kNotCausal},
+      {"a cache past max_positions", [](attn::TransformerConfig& c) { c.max_positions = 11; },
+       Status::kCapacityPastPositions},
   };
   for (const Bad& b : bad) {
     INFO(b.what);

@@ -723,6 +723,7 @@ typedef struct attn_transformer_plan {
  * dtype this build leaves out); ATTN_ERR_SEQUENCE_TOO_LONG (max_tokens above
  * max_positions); ATTN_ERR_BAD_KEY_LENGTH (capacity negative or above
  * ATTN_MAX_SEQ); ATTN_ERR_NOT_CAUSAL (capacity > 0, config not causal);
+ * ATTN_ERR_CAPACITY_PAST_POSITIONS (capacity > max_positions);
  * ATTN_ERR_SIZE_OVERFLOW. On error *plan is left unusable (ATTN_ERR_BAD_HANDLE). */
 ATTN_C_NODISCARD attn_status attn_transformer_plan_init(attn_transformer_plan* plan,
                                                         const attn_transformer_config* config,

@@ -118,6 +118,8 @@ ATTN_STATUS(kBadModelRecord, ATTN_ERR_BAD_MODEL_RECORD, 138,
 ATTN_STATUS(kBadSampler, ATTN_ERR_BAD_SAMPLER, 139, "a sampler setting out of range (temperature, top_k)")
 ATTN_STATUS(kNotCausal, ATTN_ERR_NOT_CAUSAL, 144,
             "a KV-cache state planned for a model without causal attention")
+ATTN_STATUS(kCapacityPastPositions, ATTN_ERR_CAPACITY_PAST_POSITIONS, 145,
+            "a KV-cache capacity above the model's max_positions: positions never get there")
 
 /* Tokenizer blobs (160..191), attn/tokenizer.h and src/tokenizer/README.md */
 ATTN_STATUS(kBadTokenizerAlgorithm, ATTN_ERR_BAD_TOKENIZER_ALGORITHM, 160,

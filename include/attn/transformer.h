@@ -254,6 +254,7 @@ constexpr size_t transformer_state_bytes(const TransformerConfig& c, DType dtype
 // kBadKvHeads, kBadRope, kBadQueryLength for max_tokens, kBadTileRows);
 // kSequenceTooLong (max_tokens > max_positions); kBadKeyLength (capacity
 // negative or above ATTN_MAX_SEQ); kNotCausal (capacity > 0 without causal);
+// kCapacityPastPositions (capacity > max_positions: rows no position reaches);
 // kBadDtype (no whole-model runtime for dtype in this build); kSizeOverflow.
 // out->tile_rows = min(tile_rows, max_tokens).
 Status plan_transformer(const TransformerConfig& config, DType dtype, int32_t max_tokens, int32_t capacity,

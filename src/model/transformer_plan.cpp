@@ -106,6 +106,7 @@ ATTN_COLD_CODE Status plan_transformer(const TransformerConfig& config, DType dt
   if (max_tokens > config.max_positions) return Status::kSequenceTooLong;
   if (capacity < 0 || capacity > ATTN_MAX_SEQ) return Status::kBadKeyLength;
   if (capacity > 0 && !config.causal) return Status::kNotCausal;
+  if (capacity > config.max_positions) return Status::kCapacityPastPositions;
 
   TransformerPlan p;
   p.config = config;
