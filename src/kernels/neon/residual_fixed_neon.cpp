@@ -41,8 +41,8 @@ template <>
 struct ResidualOps<Isa::kNeon> {
   template <typename Act>
   static int32_t to_act(const int32_t* x, const RescaleFixed& r, Act* y, int32_t n, int32_t lo, int32_t hi) {
+    const int32x4_t left = vdupq_n_s32(r.shift + 1);  // SQRSHL amount: -(right shift)
     const int32x2_t m = vdup_n_s32(r.multiplier);
-    const int32x4_t left = vdupq_n_s32(r.shift + 1);
     const int32x4_t zp = vdupq_n_s32(r.zero_point), vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi);
     const int32_t n4 = n & ~3;
     for (int32_t c = 0; c < n4; c += 4) {
