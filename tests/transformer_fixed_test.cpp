@@ -534,8 +534,8 @@ TEST_CASE("Integer norm kernels match a long double LayerNorm / RMSNorm", "[tran
       p.eps = eps;
       p.shift = F - 13;
       std::vector<int32_t> y(E);
-      attn::detail::norm_s32_ref(attn::matrix<const int32_t>(x.data(), 1, E), kind, p,
-                                 attn::matrix(y.data(), 1, E));
+      attn::detail::NormRows<attn::detail::Isa::kRef>::s32(attn::matrix<const int32_t>(x.data(), 1, E), kind,
+                                                           p, attn::matrix(y.data(), 1, E));
       long double mean = 0, var = 0;
       if (kind == NormKind::kLayerNorm) {
         for (int32_t v : x) mean += v;

@@ -1,5 +1,6 @@
 // kernels/fixed_blocks.h: the block walk shared by the SIMD integer kernels
-// (kernels/x86/avx2_fixed.h, kernels/neon/neon_fixed.h).
+// (kernels/x86/avx2_fixed.h, kernels/neon/neon_fixed.h, and the int16 rows of
+// kernels/x86/dot_rows_avx2.h and kernels/neon/dot_rows_neon.h).
 #pragma once
 
 #include <cstddef>
@@ -57,6 +58,17 @@ inline void linear_s16_blocks(const Dots& dots, int32_t M, int32_t N, const int6
         yr[j] = static_cast<int16_t>(fp::clamp_i32(v, p.act_min, p.act_max));
       }
     }
+  });
+}
+
+// The int16 rows of the int32-output linears (W2 into the residual, the LM
+// head) over a SIMD dot block: acc = bias[n] + x[m] . w[n] in int64 (ref's
+// sums, exact) handed to out(m, n, acc).
+template <class Dots, class Out>
+inline void dot_rows_s16_blocks(const Dots& dots, int32_t M, int32_t N, const int64_t* bias, Out& out) {
+  for_blocks<2, int64_t>(M, N, dots, [&](int32_t i0, int32_t j0, int64_t(*acc)[4], int mr, int nr) {
+    for (int i = 0; i < mr; ++i)
+      for (int j = 0; j < nr; ++j) out(i0 + i, j0 + j, (bias != nullptr ? bias[j0 + j] : 0) + acc[i][j]);
   });
 }
 

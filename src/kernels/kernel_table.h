@@ -448,18 +448,18 @@ inline constexpr Kernel<WeightedSumS16Fn> kWeightedSumS16[] = {
 using NormS32Fn = void (*)(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
 inline constexpr Kernel<NormS32Fn> kNormS32[] = {
 #if ATTN_WITH_AVX2
-    {norm_s32_avx2, "avx2"},
+    {NormRows<Isa::kAvx2>::s32, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
-    {norm_s32_neon, "neon"},
+    {NormRows<Isa::kNeon>::s32, "neon"},
 #endif
 #if ATTN_HAVE_MVE
-    {norm_s32_mve, "mve"},
+    {NormRows<Isa::kMve>::s32, "mve"},
 #endif
 #if ATTN_HAVE_DSP
-    {norm_s32_dsp, "dsp"},
+    {NormRows<Isa::kDsp>::s32, "dsp"},
 #endif
-    {norm_s32_ref, "ref"},
+    {NormRows<Isa::kRef>::s32, "ref"},
 };
 #if ATTN_WITH_S8
 using NormS8Fn = void (*)(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
@@ -472,80 +472,80 @@ using LogitsS8Fn = void (*)(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, con
                             const int32_t* shift, MatS32 y);
 inline constexpr Kernel<NormS8Fn> kNormS8[] = {
 #if ATTN_WITH_AVX2
-    {norm_s8_avx2, "avx2"},
+    {NormRows<Isa::kAvx2>::s8, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
-    {norm_s8_neon, "neon"},
+    {NormRows<Isa::kNeon>::s8, "neon"},
 #endif
 #if ATTN_HAVE_MVE
-    {norm_s8_mve, "mve"},
+    {NormRows<Isa::kMve>::s8, "mve"},
 #endif
 #if ATTN_HAVE_DSP
-    {norm_s8_dsp, "dsp"},
+    {NormRows<Isa::kDsp>::s8, "dsp"},
 #endif
-    {norm_s8_ref, "ref"},
+    {NormRows<Isa::kRef>::s8, "ref"},
 };
 inline constexpr Kernel<ActTableS8Fn> kActTableS8[] = {{act_table_s8_ref, "ref"}};
 inline constexpr Kernel<ActGateS8Fn> kActGateS8[] = {{act_gate_s8_ref, "ref"}};
 inline constexpr Kernel<ResidualAddS8Fn> kResidualAddS8[] = {
 #if ATTN_WITH_AVX2
-    {residual_add_s8_avx2, "avx2"},
+    {ResidualRows<Isa::kAvx2>::add_s8, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
-    {residual_add_s8_neon, "neon"},
+    {ResidualRows<Isa::kNeon>::add_s8, "neon"},
 #endif
 #if ATTN_HAVE_MVE
-    {residual_add_s8_mve, "mve"},
+    {ResidualRows<Isa::kMve>::add_s8, "mve"},
 #endif
 #if ATTN_HAVE_DSP
-    {residual_add_s8_dsp, "dsp"},
+    {ResidualRows<Isa::kDsp>::add_s8, "dsp"},
 #endif
-    {residual_add_s8_ref, "ref"},
+    {ResidualRows<Isa::kRef>::add_s8, "ref"},
 };
 inline constexpr Kernel<ResidualToS8Fn> kResidualToS8[] = {
 #if ATTN_WITH_AVX2
-    {residual_to_s8_avx2, "avx2"},
+    {ResidualRows<Isa::kAvx2>::to_s8, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
-    {residual_to_s8_neon, "neon"},
+    {ResidualRows<Isa::kNeon>::to_s8, "neon"},
 #endif
 #if ATTN_HAVE_MVE
-    {residual_to_s8_mve, "mve"},
+    {ResidualRows<Isa::kMve>::to_s8, "mve"},
 #endif
 #if ATTN_HAVE_DSP
-    {residual_to_s8_dsp, "dsp"},
+    {ResidualRows<Isa::kDsp>::to_s8, "dsp"},
 #endif
-    {residual_to_s8_ref, "ref"},
+    {ResidualRows<Isa::kRef>::to_s8, "ref"},
 };
 inline constexpr Kernel<LogitsS8Fn> kLogitsS8[] = {
 #if ATTN_WITH_AVX2
-    {logits_s8_avx2, "avx2"},
+    {Out32Rows<Isa::kAvx2>::logits_s8, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
-    {logits_s8_neon, ATTN_NEON_S8_NAME},
+    {Out32Rows<Isa::kNeon>::logits_s8, ATTN_NEON_S8_NAME},
 #endif
 #if ATTN_HAVE_MVE
-    {logits_s8_mve, "mve"},
+    {Out32Rows<Isa::kMve>::logits_s8, "mve"},
 #endif
 #if ATTN_HAVE_DSP
-    {logits_s8_dsp, "dsp"},
+    {Out32Rows<Isa::kDsp>::logits_s8, "dsp"},
 #endif
-    {logits_s8_ref, "ref"},
+    {Out32Rows<Isa::kRef>::logits_s8, "ref"},
 };
 inline constexpr Kernel<LogitsS8Fn> kLinearResidualS8[] = {
 #if ATTN_WITH_AVX2
-    {linear_residual_s8_avx2, "avx2"},
+    {Out32Rows<Isa::kAvx2>::linear_residual_s8, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
-    {linear_residual_s8_neon, ATTN_NEON_S8_NAME},
+    {Out32Rows<Isa::kNeon>::linear_residual_s8, ATTN_NEON_S8_NAME},
 #endif
 #if ATTN_HAVE_MVE
-    {linear_residual_s8_mve, "mve"},
+    {Out32Rows<Isa::kMve>::linear_residual_s8, "mve"},
 #endif
 #if ATTN_HAVE_DSP
-    {linear_residual_s8_dsp, "dsp"},
+    {Out32Rows<Isa::kDsp>::linear_residual_s8, "dsp"},
 #endif
-    {linear_residual_s8_ref, "ref"},
+    {Out32Rows<Isa::kRef>::linear_residual_s8, "ref"},
 };
 #endif
 #if ATTN_WITH_S16
@@ -559,68 +559,68 @@ using LogitsS16Fn = void (*)(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, c
                              const int32_t* shift, MatS32 y);
 inline constexpr Kernel<NormS16Fn> kNormS16[] = {
 #if ATTN_WITH_AVX2
-    {norm_s16_avx2, "avx2"},
+    {NormRows<Isa::kAvx2>::s16, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
-    {norm_s16_neon, "neon"},
+    {NormRows<Isa::kNeon>::s16, "neon"},
 #endif
 #if ATTN_HAVE_MVE
-    {norm_s16_mve, "mve"},
+    {NormRows<Isa::kMve>::s16, "mve"},
 #endif
 #if ATTN_HAVE_DSP
-    {norm_s16_dsp, "dsp"},
+    {NormRows<Isa::kDsp>::s16, "dsp"},
 #endif
-    {norm_s16_ref, "ref"},
+    {NormRows<Isa::kRef>::s16, "ref"},
 };
 inline constexpr Kernel<ActTableS16Fn> kActTableS16[] = {{act_table_s16_ref, "ref"}};
 inline constexpr Kernel<ActGateS16Fn> kActGateS16[] = {{act_gate_s16_ref, "ref"}};
 inline constexpr Kernel<ResidualAddS16Fn> kResidualAddS16[] = {
 #if ATTN_WITH_AVX2
-    {residual_add_s16_avx2, "avx2"},
+    {ResidualRows<Isa::kAvx2>::add_s16, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
-    {residual_add_s16_neon, "neon"},
+    {ResidualRows<Isa::kNeon>::add_s16, "neon"},
 #endif
 #if ATTN_HAVE_MVE
-    {residual_add_s16_mve, "mve"},
+    {ResidualRows<Isa::kMve>::add_s16, "mve"},
 #endif
 #if ATTN_HAVE_DSP
-    {residual_add_s16_dsp, "dsp"},
+    {ResidualRows<Isa::kDsp>::add_s16, "dsp"},
 #endif
-    {residual_add_s16_ref, "ref"},
+    {ResidualRows<Isa::kRef>::add_s16, "ref"},
 };
 inline constexpr Kernel<ResidualToS16Fn> kResidualToS16[] = {
 #if ATTN_WITH_AVX2
-    {residual_to_s16_avx2, "avx2"},
+    {ResidualRows<Isa::kAvx2>::to_s16, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
-    {residual_to_s16_neon, "neon"},
+    {ResidualRows<Isa::kNeon>::to_s16, "neon"},
 #endif
 #if ATTN_HAVE_MVE
-    {residual_to_s16_mve, "mve"},
+    {ResidualRows<Isa::kMve>::to_s16, "mve"},
 #endif
 #if ATTN_HAVE_DSP
-    {residual_to_s16_dsp, "dsp"},
+    {ResidualRows<Isa::kDsp>::to_s16, "dsp"},
 #endif
-    {residual_to_s16_ref, "ref"},
+    {ResidualRows<Isa::kRef>::to_s16, "ref"},
 };
 inline constexpr Kernel<LogitsS16Fn> kLogitsS16[] = {
 #if ATTN_WITH_AVX2
-    {logits_s16_avx2, "avx2"},
+    {Out32Rows<Isa::kAvx2>::logits_s16, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
-    {logits_s16_neon, "neon"},
+    {Out32Rows<Isa::kNeon>::logits_s16, "neon"},
 #endif
-    {logits_s16_ref, "ref"},
+    {Out32Rows<Isa::kRef>::logits_s16, "ref"},
 };
 inline constexpr Kernel<LogitsS16Fn> kLinearResidualS16[] = {
 #if ATTN_WITH_AVX2
-    {linear_residual_s16_avx2, "avx2"},
+    {Out32Rows<Isa::kAvx2>::linear_residual_s16, "avx2"},
 #endif
 #if ATTN_HAVE_NEON
-    {linear_residual_s16_neon, "neon"},
+    {Out32Rows<Isa::kNeon>::linear_residual_s16, "neon"},
 #endif
-    {linear_residual_s16_ref, "ref"},
+    {Out32Rows<Isa::kRef>::linear_residual_s16, "ref"},
 };
 #endif
 

@@ -237,25 +237,28 @@ ATTN_ALWAYS_INLINE void norm_store_from(const int32_t* x, int32_t i0, int32_t E,
   }
 }
 
+// ---- one loop per op, every variant (kernels/model_fixed_rows.h) ----------
+// The norms, the residual rescales and the int32-output linears run the same
+// row loops on every ISA; only the passes over one row differ. Each
+// variant's file specializes the op's passes for its Isa (NormOps,
+// ResidualOps, Out32DotOps) and instantiates the op's struct below, whose
+// static functions are the kernel table's rows (NormRows<Isa::kAvx2>::s8).
+enum class Isa { kRef, kDsp, kMve, kAvx2, kNeon };
+
 // Row r of y = the norm of row r of x (int32 residual rows), NormFixed's
 // arithmetic; y may be x (int32 output) for an in-place norm.
-void norm_s8_ref(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
-void norm_s16_ref(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
-void norm_s32_ref(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
-// SIMD rows (bit-exact with the ref): DSP (M4, M7, M33), Helium (M55).
-void norm_s8_dsp(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
-void norm_s16_dsp(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
-void norm_s32_dsp(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
-void norm_s8_mve(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
-void norm_s16_mve(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
-void norm_s32_mve(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
-// AVX2 (x86-64) and NEON (AArch64, ARMv7-A), bit-exact with the ref.
-void norm_s8_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
-void norm_s16_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
-void norm_s32_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
-void norm_s8_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
-void norm_s16_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
-void norm_s32_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
+template <Isa kIsa>
+struct NormRows {
+#if ATTN_WITH_S8
+  static void s8(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y);
+#endif
+#if ATTN_WITH_S16
+  static void s16(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y);
+#endif
+  static void s32(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y);
+};
+template <Isa kIsa>
+struct NormOps;
 
 // ---- activations (src/kernels/ref/activation_fixed_ref.cpp) --------------
 // In place over h1 [rows, F]: FfnS8 / FfnS16's arithmetic.
@@ -266,32 +269,23 @@ void act_table_s16_ref(MatS16 h1, const int32_t* table, int32_t multiplier, int3
 void act_gate_s16_ref(MatS16 h1, ConstMatS16 h3, const int32_t* table, int32_t multiplier, int32_t shift);
 
 // ---- residual stream (src/kernels/ref/residual_fixed_ref.cpp) -------------
-// x = sat32(x + round((y - zp) * ratio)), RescaleFixed's "to the residual".
-void residual_add_s8_ref(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
-void residual_add_s16_ref(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
-// y = clamp(zp + round(x * ratio)), RescaleFixed's "to an activation".
-void residual_to_s8_ref(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
-void residual_to_s16_ref(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
-// SIMD rows (bit-exact with the ref): DSP (M4, M7, M33), Helium (M55).
-void residual_add_s8_dsp(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
-void residual_add_s16_dsp(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
-void residual_to_s8_dsp(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
-void residual_to_s16_dsp(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
-void residual_add_s8_mve(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
-void residual_add_s16_mve(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
-void residual_to_s8_mve(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
-void residual_to_s16_mve(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
-// AVX2 (x86-64) and NEON (AArch64, ARMv7-A), bit-exact with the ref.
-void residual_add_s8_avx2(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
-void residual_add_s16_avx2(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
-void residual_to_s8_avx2(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
-void residual_to_s16_avx2(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
-void residual_add_s8_neon(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
-void residual_add_s16_neon(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
-void residual_to_s8_neon(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
-void residual_to_s16_neon(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
+// add: x = sat32(x + round((y - zp) * ratio)), RescaleFixed's "to the residual".
+// to:  y = clamp(zp + round(x * ratio)), RescaleFixed's "to an activation".
+template <Isa kIsa>
+struct ResidualRows {
+#if ATTN_WITH_S8
+  static void add_s8(MatS32 x, ConstMatS8 y, const RescaleFixed& r);
+  static void to_s8(ConstMatS32 x, const RescaleFixed& r, MatS8 y);
+#endif
+#if ATTN_WITH_S16
+  static void add_s16(MatS32 x, ConstMatS16 y, const RescaleFixed& r);
+  static void to_s16(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
+#endif
+};
+template <Isa kIsa>
+struct ResidualOps;
 
-// ---- W2 into the residual (src/kernels/*/linear_residual_logits_*.cpp) ------
+// ---- W2 into the residual, the LM head (src/kernels/*/linear_residual_logits_*.cpp)
 // The SIMD rows share one contract, each ISA's dot_rows (dsp/dot_rows_s8_dsp.h,
 // mve/dot_rows_s8_mve.h, x86/dot_rows_avx2.h, neon/dot_rows_neon.h):
 //   acc[m, n] = bias[n] + sum_k x[m, k] w[n, k]   (int32, bias null: 0)
@@ -300,48 +294,32 @@ void residual_to_s16_neon(ConstMatS32 x, const RescaleFixed& r, MatS16 y);
 // int32 arithmetic, so the result is ref's (whose own sum is in range: the
 // converter's bias bound). No zero point: the model kernels carry it in the
 // bias. AVX2 and NEON also have the int16 x int8 rows of the s16 kernels
-// (dot_rows_s16: int64 sums, exact, as ref's).
-// r [M, N] = sat32(r + rescale of x [M, K] w^T), w [N, K] int8: FfnS8 / FfnS16's w2.
-void linear_residual_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
-                            const int32_t* shift, MatS32 r);
-void linear_residual_s16_ref(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
-                             const int32_t* shift, MatS32 r);
-// SIMD rows (bit-exact with the ref; dot_rows above): DSP (M4, M7, M33;
-// K > dsp::kDotRowsMaxK through the ref), Helium (M55).
-void linear_residual_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
-                            const int32_t* shift, MatS32 r);
-void linear_residual_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
-                            const int32_t* shift, MatS32 r);
-// AVX2 (x86-64) and NEON (AArch64, ARMv7-A), s8 and s16.
-void linear_residual_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
-                             const int32_t* shift, MatS32 r);
-void linear_residual_s8_neon(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
-                             const int32_t* shift, MatS32 r);
-void linear_residual_s16_avx2(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
-                              const int32_t* shift, MatS32 r);
-void linear_residual_s16_neon(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
-                              const int32_t* shift, MatS32 r);
-
-// ---- the LM head (src/kernels/*/linear_residual_logits_*.cpp) --------------
-// y [M, V] int32 logits = rescale of x [M, E] w^T (w [V, E] int8), see
-// TransformerWeightsFixed::head.
-void logits_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
-                   const int32_t* shift, MatS32 y);
-void logits_s16_ref(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
-                    const int32_t* shift, MatS32 y);
-// SIMD rows, as linear_residual_s8's.
-void logits_s8_dsp(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
-                   const int32_t* shift, MatS32 y);
-void logits_s8_mve(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
-                   const int32_t* shift, MatS32 y);
-void logits_s8_avx2(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
-                    const int32_t* shift, MatS32 y);
-void logits_s8_neon(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
-                    const int32_t* shift, MatS32 y);
-void logits_s16_avx2(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
-                     const int32_t* shift, MatS32 y);
-void logits_s16_neon(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
-                     const int32_t* shift, MatS32 y);
+// (dot_rows_s16: int64 sums, exact, as ref's); DSP and Helium take int16
+// rows (not in the table) and DSP K > dsp::kDotRowsMaxK through the ref's sums.
+template <Isa kIsa>
+struct Out32Rows {
+  // r [M, N] = sat32(r + rescale of x [M, K] w^T), w [N, K] int8: FfnS8 / FfnS16's w2.
+#if ATTN_WITH_S8
+  static void linear_residual_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                                 const int32_t* shift, MatS32 r);
+#endif
+#if ATTN_WITH_S16
+  static void linear_residual_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                                  const int32_t* shift, MatS32 r);
+#endif
+  // y [M, V] int32 logits = rescale of x [M, E] w^T (w [V, E] int8), see
+  // TransformerWeightsFixed::head.
+#if ATTN_WITH_S8
+  static void logits_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                        const int32_t* shift, MatS32 y);
+#endif
+#if ATTN_WITH_S16
+  static void logits_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
+                         const int32_t* shift, MatS32 y);
+#endif
+};
+template <Isa kIsa>
+struct Out32DotOps;
 
 }  // namespace detail
 }  // namespace attn

@@ -1,7 +1,8 @@
 // kernels/dsp/dsp_s8.h: the Cortex-M DSP-extension (SMLAD) inner loops shared by
 // the *_s8_dsp kernels: blocks of int8 dot products with zero points, four
 // bytes per step unpacked to two int16 pairs (SXTB16), two SMLADs per pair of
-// rows. Only compiled where ATTN_HAVE_DSP (M4, M7, M33).
+// rows; and SMMULR, for the whole-model norm and residual kernels. Only
+// compiled where ATTN_HAVE_DSP (M4, M7, M33).
 #pragma once
 
 #include "kernels/arch.h"
@@ -28,6 +29,12 @@ inline int32_t load2x16(const int16_t* p) {
   int32_t v;
   std::memcpy(&v, p, sizeof v);
   return v;
+}
+// round(a b / 2^32), half up (mulhi_round32): SMMULR.
+inline int32_t smmulr(int32_t a, int32_t b) {
+  int32_t r;
+  __asm__("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+  return r;
 }
 // z in both int16 halves, for SSUB16.
 inline int32_t splat16(int32_t z) {

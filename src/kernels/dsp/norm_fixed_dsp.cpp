@@ -10,106 +10,66 @@
 #if ATTN_HAVE_DSP
 #include <arm_acle.h>
 
-#include "kernels/kernels_model_fixed.h"
+#include "kernels/dsp/dsp_s8.h"
+#include "kernels/model_fixed_rows.h"
 
 namespace attn {
 namespace detail {
-namespace {
-
-inline int32_t smmulr(int32_t a, int32_t b) {
-  int32_t r;
-  __asm__("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-
-template <typename Out, int kBits>
-inline Out clamp_out(int32_t v) {
-  if constexpr (kBits == 32) {
-    return v;
-  } else {
-    constexpr int32_t hi = (int32_t{1} << (kBits - 1)) - 1;  // SSAT
-    return static_cast<Out>(v < -hi - 1 ? -hi - 1 : v > hi ? hi : v);
+template <>
+struct NormOps<Isa::kDsp> {
+  static int32_t cols(int32_t E) { return E; }
+  static int64_t sum(const int32_t* x, int32_t n) {
+    int64_t s = 0;
+    for (int32_t i = 0; i < n; ++i) s += x[i];
+    return s;
   }
-}
-
-template <typename Out, int kBits>
-void norm_rows_dsp(ConstMatS32 x, NormKind kind, const NormFixed& p, Matrix<Out> y) {
-  const int32_t E = x.cols;
-  const int32_t zp = p.output_zero_point;
-  for (int32_t r = 0; r < x.rows; ++r) {
-    const int32_t* xr = x.row(r);
-    int32_t mean = 0;
-    if (kind == NormKind::kLayerNorm) {
-      int64_t sum = 0;
-      for (int32_t i = 0; i < E; ++i) sum += xr[i];
-      mean = norm_mean(sum, E);
-    }
-    uint32_t max_abs = 0;
-    for (int32_t i = 0; i < E; ++i) {
-      const int32_t d = __qsub(xr[i], mean);
+  static uint32_t max_abs(const int32_t* x, int32_t n, int32_t mean) {
+    uint32_t m = 0;
+    for (int32_t i = 0; i < n; ++i) {
+      const int32_t d = __qsub(x[i], mean);
       const int32_t s = d >> 31;
       const uint32_t a = static_cast<uint32_t>((d ^ s) - s);
-      max_abs = a > max_abs ? a : max_abs;
+      m = a > m ? a : m;
     }
-    const int32_t b = bit_length_u32(max_abs);
-    const int32_t k = norm_reduce_shift(b);
+    return m;
+  }
+  static uint64_t sum_sq(const int32_t* x, int32_t n, int32_t mean, int32_t k) {
     int64_t sq = 0;
     if (k == 0) {
-      for (int32_t i = 0; i < E; ++i) {
-        const int32_t d = __qsub(xr[i], mean);
+      for (int32_t i = 0; i < n; ++i) {
+        const int32_t d = __qsub(x[i], mean);
         sq += int64_t{d} * d;  // SMLAL
       }
     } else {
-      for (int32_t i = 0; i < E; ++i) {
-        const int32_t d = rshift_round32(__qsub(xr[i], mean), k);
+      for (int32_t i = 0; i < n; ++i) {
+        const int32_t d = rshift_round32(__qsub(x[i], mean), k);
         sq += int64_t{d} * d;
       }
     }
-    const int32_t R = norm_multiplier(static_cast<uint64_t>(sq), E, p.eps, b, k);
-    Out* yr = y.row(r);
+    return static_cast<uint64_t>(sq);
+  }
+  // The common rows (u_shift >= 0, shift >= 1); the others through the
+  // shared scalar step.
+  template <typename Out>
+  static void store(const int32_t* x, int32_t n, int32_t mean, int32_t u_shift, int32_t R, const NormFixed& p,
+                    int32_t lo, int32_t hi, Out* y) {
+    if (u_shift < 0 || p.shift < 1) return norm_store_from(x, 0, n, mean, u_shift, R, p, lo, hi, y);
+    const int32_t u2 = u_shift + 1;  // 2u = d 2^(30 - b)
+    const int32_t sh = p.shift, zp = p.output_zero_point;
+    const int32_t half = int32_t{1} << (sh - 1);
     const int32_t* w = p.weight;
     const int32_t* bias = p.bias;
-    if (b <= 29 && p.shift >= 1) {
-      const int32_t u2 = 30 - b;  // 2u = d 2^(30 - b)
-      const int32_t sh = p.shift;
-      const int32_t half = int32_t{1} << (sh - 1);
-      for (int32_t i = 0; i < E; ++i) {
-        const int32_t d = __qsub(xr[i], mean);
-        const int32_t n = smmulr(d << u2, R);
-        int32_t acc = smmulr(n << 1, w[i]) + half;
-        if (bias != nullptr) acc += bias[i];
-        yr[i] = clamp_out<Out, kBits>((acc >> sh) + zp);
-      }
-    } else {
-      for (int32_t i = 0; i < E; ++i) {
-        const int32_t v =
-            norm_element(__qsub(xr[i], mean), 29 - b, R, w[i], bias != nullptr ? bias[i] : 0, p.shift);
-        const int64_t out = int64_t{zp} + v;
-        yr[i] = static_cast<Out>(kBits == 32
-                                     ? saturate_s32(out)
-                                     : (out < -(int64_t{1} << (kBits - 1))   ? -(int64_t{1} << (kBits - 1))
-                                        : out >= (int64_t{1} << (kBits - 1)) ? (int64_t{1} << (kBits - 1)) - 1
-                                                                             : out));
-      }
+    for (int32_t i = 0; i < n; ++i) {
+      const int32_t d = __qsub(x[i], mean);
+      const int32_t nq = dsp::smmulr(d << u2, R);
+      int32_t acc = dsp::smmulr(nq << 1, w[i]) + half;
+      if (bias != nullptr) acc += bias[i];
+      const int32_t v = (acc >> sh) + zp;
+      y[i] = static_cast<Out>(v < lo ? lo : v > hi ? hi : v);  // SSAT
     }
   }
-}
-
-}  // namespace
-
-#if ATTN_WITH_S8
-void norm_s8_dsp(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y) {
-  norm_rows_dsp<int8_t, 8>(x, kind, p, y);
-}
-#endif
-#if ATTN_WITH_S16
-void norm_s16_dsp(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y) {
-  norm_rows_dsp<int16_t, 16>(x, kind, p, y);
-}
-#endif
-void norm_s32_dsp(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y) {
-  norm_rows_dsp<int32_t, 32>(x, kind, p, y);
-}
+};
+template struct NormRows<Isa::kDsp>;
 
 }  // namespace detail
 }  // namespace attn

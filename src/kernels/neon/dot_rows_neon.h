@@ -1,4 +1,4 @@
-// neon/dot_rows_neon.h: dot_rows for the int32-output linears (W2 into the
+// neon/dot_rows_neon.h: Out32DotOps<Isa::kNeon>, the rows of the int32-output linears (W2 into the
 // residual, the LM head), NEON (AArch64, ARMv7-A), int8 and int16: acc[m, n] = bias[n] + sum_k x[m, k] w[n,
 // k] handed to out(m, n, acc); the contract is in kernels/kernels_model_fixed.h (the W2 section). Include
 // only under ATTN_HAVE_NEON.
@@ -9,6 +9,8 @@
 
 #include "attn/kernels_fixed.h"
 #include "kernels/arch.h"
+#include "kernels/fixed_blocks.h"
+#include "kernels/kernels_model_fixed.h"
 #include "kernels/neon/neon_fixed.h"
 
 namespace attn {
@@ -25,28 +27,28 @@ struct DotsS8 {
   }
 };
 
-template <typename Out>
-void dot_rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, Out out) {
-  for_blocks<2, int32_t>(x.rows, w.rows, DotsS8{x, w},
-                         [&](int32_t i0, int32_t j0, int32_t(*acc)[4], int mr, int nr) {
-                           for (int i = 0; i < mr; ++i)
-                             for (int j = 0; j < nr; ++j)
-                               out(i0 + i, j0 + j, wadd(bias != nullptr ? bias[j0 + j] : 0, acc[i][j]));
-                         });
-}
-
-// acc[m, n] = bias[n] + sum_k x[m, k] w[n, k] in int64 (dot_block_s16x8:
-// int32 lanes exact over 256-deep chunks, then int64; ref's sums, exact).
-template <typename Out>
-void dot_rows_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, Out out) {
-  for_blocks<2, int64_t>(x.rows, w.rows, DotsLinearS16{x, w},
-                         [&](int32_t i0, int32_t j0, int64_t(*acc)[4], int mr, int nr) {
-                           for (int i = 0; i < mr; ++i)
-                             for (int j = 0; j < nr; ++j)
-                               out(i0 + i, j0 + j, (bias != nullptr ? bias[j0 + j] : 0) + acc[i][j]);
-                         });
-}
-
 }  // namespace neonfx
+
+// Out32Rows' rows (kernels/model_fixed_rows.h).
+template <>
+struct Out32DotOps<Isa::kNeon> {
+  template <typename Out>
+  static void rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, Out out) {
+    using namespace neonfx;
+    for_blocks<2, int32_t>(x.rows, w.rows, DotsS8{x, w},
+                           [&](int32_t i0, int32_t j0, int32_t(*acc)[4], int mr, int nr) {
+                             for (int i = 0; i < mr; ++i)
+                               for (int j = 0; j < nr; ++j)
+                                 out(i0 + i, j0 + j, wadd(bias != nullptr ? bias[j0 + j] : 0, acc[i][j]));
+                           });
+  }
+  // acc[m, n] = bias[n] + sum_k x[m, k] w[n, k] in int64 (dot_block_s16x8:
+  // int32 lanes exact over 256-deep chunks, then int64; ref's sums, exact).
+  template <typename Out>
+  static void rows(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, Out out) {
+    dot_rows_s16_blocks(neonfx::DotsLinearS16{x, w}, x.rows, w.rows, bias, out);
+  }
+};
+
 }  // namespace detail
 }  // namespace attn

@@ -11,14 +11,15 @@
 //                 SQRDMULH by w_i, ADD bias_i, SQRSHL by -shift (rounding
 //                 right / saturating left, as shift_round_sat32), SQADD zp,
 //                 clamp, narrowing store.
-// The last E % 4 elements scalar (the ref's steps). y may be x (int32
-// output, in place): each element is read before it is written.
+// The row loop and the last E % 4 elements are the ref's (norm_rows,
+// kernels/model_fixed_rows.h). y may be x (int32 output, in place): each
+// element is read before it is written.
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_NEON
 #include <arm_neon.h>
 
-#include "kernels/kernels_model_fixed.h"
+#include "kernels/model_fixed_rows.h"
 
 namespace attn {
 namespace detail {
@@ -42,64 +43,49 @@ inline uint32_t hmax(uint32x4_t v) {
 }
 inline int64_t hsum(int64x2_t v) { return vgetq_lane_s64(v, 0) + vgetq_lane_s64(v, 1); }
 
-template <typename Out>
-void norm_rows_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, Matrix<Out> y, int32_t lo, int32_t hi) {
-  const int32_t E = x.cols, E4 = E & ~3;
-  for (int32_t r = 0; r < x.rows; ++r) {
-    const int32_t* xr = x.row(r);
-    int32_t mean = 0;
-    if (kind == NormKind::kLayerNorm) {
-      int64x2_t s = vdupq_n_s64(0);
-      for (int32_t i = 0; i < E4; i += 4) s = vpadalq_s32(s, vld1q_s32(xr + i));
-      mean = norm_mean(norm_sum_from(xr, E4, E, hsum(s)), E);
-    }
+}  // namespace
+
+template <>
+struct NormOps<Isa::kNeon> {
+  static int32_t cols(int32_t E) { return E & ~3; }
+  static int64_t sum(const int32_t* x, int32_t n) {
+    int64x2_t s = vdupq_n_s64(0);
+    for (int32_t i = 0; i < n; i += 4) s = vpadalq_s32(s, vld1q_s32(x + i));
+    return hsum(s);
+  }
+  static uint32_t max_abs(const int32_t* x, int32_t n, int32_t mean) {
     const int32x4_t vmean = vdupq_n_s32(mean);
     uint32x4_t vmax = vdupq_n_u32(0);
-    for (int32_t i = 0; i < E4; i += 4)
-      vmax = vmaxq_u32(vmax, vreinterpretq_u32_s32(vabsq_s32(vqsubq_s32(vld1q_s32(xr + i), vmean))));
-    const uint32_t max_abs = norm_max_abs_from(xr, E4, E, mean, hmax(vmax));
-    const int32_t b = bit_length_u32(max_abs);
-    const int32_t k = norm_reduce_shift(b);
-    const int32x4_t vnk = vdupq_n_s32(-k);
+    for (int32_t i = 0; i < n; i += 4)
+      vmax = vmaxq_u32(vmax, vreinterpretq_u32_s32(vabsq_s32(vqsubq_s32(vld1q_s32(x + i), vmean))));
+    return hmax(vmax);
+  }
+  static uint64_t sum_sq(const int32_t* x, int32_t n, int32_t mean, int32_t k) {
+    const int32x4_t vmean = vdupq_n_s32(mean), vnk = vdupq_n_s32(-k);
     int64x2_t s0 = vdupq_n_s64(0), s1 = s0;
-    for (int32_t i = 0; i < E4; i += 4) {
-      const int32x4_t d = vrshlq_s32(vqsubq_s32(vld1q_s32(xr + i), vmean), vnk);
+    for (int32_t i = 0; i < n; i += 4) {
+      const int32x4_t d = vrshlq_s32(vqsubq_s32(vld1q_s32(x + i), vmean), vnk);
       s0 = vmlal_s32(s0, vget_low_s32(d), vget_low_s32(d));
       s1 = vmlal_s32(s1, vget_high_s32(d), vget_high_s32(d));
     }
-    const uint64_t sq = norm_sq_from(xr, E4, E, mean, k, static_cast<uint64_t>(hsum(vaddq_s64(s0, s1))));
-    const int32_t R = norm_multiplier(sq, E, p.eps, b, k);
-    const int32_t u_shift = 29 - b;
-    const int32x4_t vu = vdupq_n_s32(u_shift), vsh = vdupq_n_s32(-p.shift);
+    return static_cast<uint64_t>(hsum(vaddq_s64(s0, s1)));
+  }
+  template <typename Out>
+  static void store(const int32_t* x, int32_t n, int32_t mean, int32_t u_shift, int32_t R, const NormFixed& p,
+                    int32_t lo, int32_t hi, Out* y) {
+    const int32x4_t vmean = vdupq_n_s32(mean), vu = vdupq_n_s32(u_shift), vsh = vdupq_n_s32(-p.shift);
     const int32x4_t vzp = vdupq_n_s32(p.output_zero_point), vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi);
-    Out* yr = y.row(r);
-    for (int32_t i = 0; i < E4; i += 4) {
-      const int32x4_t d = vqsubq_s32(vld1q_s32(xr + i), vmean);
-      const int32x4_t n = vqrdmulhq_n_s32(vrshlq_s32(d, vu), R);
-      int32x4_t acc = vqrdmulhq_s32(n, vld1q_s32(p.weight + i));
+    for (int32_t i = 0; i < n; i += 4) {
+      const int32x4_t d = vqsubq_s32(vld1q_s32(x + i), vmean);
+      const int32x4_t nq = vqrdmulhq_n_s32(vrshlq_s32(d, vu), R);
+      int32x4_t acc = vqrdmulhq_s32(nq, vld1q_s32(p.weight + i));
       if (p.bias != nullptr) acc = vaddq_s32(acc, vld1q_s32(p.bias + i));
       const int32x4_t v = vqaddq_s32(vqrshlq_s32(acc, vsh), vzp);
-      store4(yr + i, vminq_s32(vmaxq_s32(v, vlo), vhi));
+      store4(y + i, vminq_s32(vmaxq_s32(v, vlo), vhi));
     }
-    norm_store_from(xr, E4, E, mean, u_shift, R, p, lo, hi, yr);
   }
-}
-
-}  // namespace
-
-#if ATTN_WITH_S8
-void norm_s8_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y) {
-  norm_rows_neon(x, kind, p, y, -128, 127);
-}
-#endif
-#if ATTN_WITH_S16
-void norm_s16_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y) {
-  norm_rows_neon(x, kind, p, y, -32768, 32767);
-}
-#endif
-void norm_s32_neon(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y) {
-  norm_rows_neon(x, kind, p, y, INT32_MIN, INT32_MAX);
-}
+};
+template struct NormRows<Isa::kNeon>;
 
 }  // namespace detail
 }  // namespace attn

@@ -3,14 +3,14 @@
 // mulhi_round32 is SMULL then a rounding narrowing shift by 32 (RSHRN, exact:
 // the result fits int32), shift_round_sat32(v, s) is SQRSHL by -s (rounding
 // right shifts, saturating left ones), the saturating add SQADD; widening
-// loads of the activations, narrowing stores after the clamp. The last
-// N % 4 elements scalar (the ref's steps).
+// loads of the activations, narrowing stores after the clamp. The row loop
+// and the last N % 4 elements are the ref's (kernels/model_fixed_rows.h).
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_NEON
 #include <arm_neon.h>
 
-#include "kernels/kernels_model_fixed.h"
+#include "kernels/model_fixed_rows.h"
 
 namespace attn {
 namespace detail {
@@ -35,57 +35,38 @@ inline int32x4_t mulhi_round(int32x4_t a, int32x2_t m) {
                       vrshrn_n_s64(vmull_s32(vget_high_s32(a), m), 32));
 }
 
-template <typename Act>
-void add_rows_neon(MatS32 x, Matrix<const Act> y, const RescaleFixed& r) {
-  constexpr int32_t kPre = kResidualAddPreShift<Act>;
-  const int32x2_t m = vdup_n_s32(r.multiplier);
-  const int32x4_t left = vdupq_n_s32(r.shift + 1 - kPre);  // SQRSHL amount: -(right shift)
-  const int32x4_t zp = vdupq_n_s32(r.zero_point);
-  const int32_t N4 = x.cols & ~3;
-  for (int32_t i = 0; i < x.rows; ++i) {
-    int32_t* xr = x.row(i);
-    const Act* yr = y.row(i);
-    for (int32_t c = 0; c < N4; c += 4) {
-      const int32x4_t v = vshlq_n_s32(vsubq_s32(load4(yr + c), zp), kPre);
-      const int32x4_t t = vqrshlq_s32(mulhi_round(v, m), left);
-      vst1q_s32(xr + c, vqaddq_s32(vld1q_s32(xr + c), t));
-    }
-    for (int32_t c = N4; c < x.cols; ++c) xr[c] = residual_add_element(xr[c], yr[c], r);
-  }
-}
-
-template <typename Act>
-void to_act_neon(ConstMatS32 x, const RescaleFixed& r, Matrix<Act> y, int32_t lo, int32_t hi) {
-  const int32x2_t m = vdup_n_s32(r.multiplier);
-  const int32x4_t left = vdupq_n_s32(r.shift + 1);
-  const int32x4_t zp = vdupq_n_s32(r.zero_point), vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi);
-  const int32_t N4 = x.cols & ~3;
-  for (int32_t i = 0; i < x.rows; ++i) {
-    const int32_t* xr = x.row(i);
-    Act* yr = y.row(i);
-    for (int32_t c = 0; c < N4; c += 4) {
-      const int32x4_t q = vqaddq_s32(vqrshlq_s32(mulhi_round(vld1q_s32(xr + c), m), left), zp);
-      store4(yr + c, vminq_s32(vmaxq_s32(q, vlo), vhi));
-    }
-    for (int32_t c = N4; c < x.cols; ++c) {
-      const int64_t q = residual_to_act_element(xr[c], r);
-      yr[c] = static_cast<Act>(q < lo ? lo : q > hi ? hi : q);
-    }
-  }
-}
-
 }  // namespace
 
-#if ATTN_WITH_S8
-void residual_add_s8_neon(MatS32 x, ConstMatS8 y, const RescaleFixed& r) { add_rows_neon(x, y, r); }
-void residual_to_s8_neon(ConstMatS32 x, const RescaleFixed& r, MatS8 y) { to_act_neon(x, r, y, -128, 127); }
-#endif
-#if ATTN_WITH_S16
-void residual_add_s16_neon(MatS32 x, ConstMatS16 y, const RescaleFixed& r) { add_rows_neon(x, y, r); }
-void residual_to_s16_neon(ConstMatS32 x, const RescaleFixed& r, MatS16 y) {
-  to_act_neon(x, r, y, -32768, 32767);
-}
-#endif
+template <>
+struct ResidualOps<Isa::kNeon> {
+  template <typename Act>
+  static int32_t to_act(const int32_t* x, const RescaleFixed& r, Act* y, int32_t n, int32_t lo, int32_t hi) {
+    const int32x4_t left = vdupq_n_s32(r.shift + 1);  // SQRSHL amount: -(right shift)
+    const int32x2_t m = vdup_n_s32(r.multiplier);
+    const int32x4_t zp = vdupq_n_s32(r.zero_point), vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi);
+    const int32_t n4 = n & ~3;
+    for (int32_t c = 0; c < n4; c += 4) {
+      const int32x4_t q = vqaddq_s32(vqrshlq_s32(mulhi_round(vld1q_s32(x + c), m), left), zp);
+      store4(y + c, vminq_s32(vmaxq_s32(q, vlo), vhi));
+    }
+    return n4;
+  }
+  template <typename Act>
+  static int32_t add(int32_t* x, const Act* y, int32_t n, const RescaleFixed& r) {
+    constexpr int32_t kPre = kResidualAddPreShift<Act>;
+    const int32x2_t m = vdup_n_s32(r.multiplier);
+    const int32x4_t left = vdupq_n_s32(r.shift + 1 - kPre);  // SQRSHL amount: -(right shift)
+    const int32x4_t zp = vdupq_n_s32(r.zero_point);
+    const int32_t n4 = n & ~3;
+    for (int32_t c = 0; c < n4; c += 4) {
+      const int32x4_t v = vshlq_n_s32(vsubq_s32(load4(y + c), zp), kPre);
+      const int32x4_t t = vqrshlq_s32(mulhi_round(v, m), left);
+      vst1q_s32(x + c, vqaddq_s32(vld1q_s32(x + c), t));
+    }
+    return n4;
+  }
+};
+template struct ResidualRows<Isa::kNeon>;
 
 }  // namespace detail
 }  // namespace attn

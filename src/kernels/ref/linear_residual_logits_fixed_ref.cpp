@@ -7,32 +7,20 @@
 //   per-row rescale to the int32 logit grid.
 //   s8:  acc = bias[c] + sum x w (int32), y = sat32([r +] round(acc m 2^(sh - 31)))
 //   s16: acc = bias[c] + sum x w (int64), y = sat32([r +] round(acc q15(m) 2^(sh - 15)))
-#include "kernels/kernels_model_fixed.h"
+// The sums are dot_rows_ref, the epilogue RescaleInto (kernels/kernels_model_fixed.h).
+#include "kernels/model_fixed_rows.h"
 
 namespace attn {
 namespace detail {
 
-#if ATTN_WITH_S8
-void linear_residual_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
-                            const int32_t* shift, MatS32 r) {
-  dot_rows_ref(x, w, bias, RescaleInto<Out32::kAddToResidual>{multiplier, shift, r});
-}
-void logits_s8_ref(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
-                   const int32_t* shift, MatS32 y) {
-  dot_rows_ref(x, w, bias, RescaleInto<Out32::kStore>{multiplier, shift, y});
-}
-#endif
-
-#if ATTN_WITH_S16
-void linear_residual_s16_ref(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
-                             const int32_t* shift, MatS32 r) {
-  dot_rows_ref(x, w, bias, RescaleInto<Out32::kAddToResidual>{multiplier, shift, r});
-}
-void logits_s16_ref(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, const int32_t* multiplier,
-                    const int32_t* shift, MatS32 y) {
-  dot_rows_ref(x, w, bias, RescaleInto<Out32::kStore>{multiplier, shift, y});
-}
-#endif
+template <>
+struct Out32DotOps<Isa::kRef> {
+  template <typename Act, typename Acc, class Epilogue>
+  static void rows(Matrix<const Act> x, ConstMatS8 w, const Acc* bias, Epilogue out) {
+    dot_rows_ref(x, w, bias, out);
+  }
+};
+template struct Out32Rows<Isa::kRef>;
 
 }  // namespace detail
 }  // namespace attn

@@ -10,41 +10,24 @@
 //   per element, 32-bit: u = d 2^(29 - b), n = round(u R / 2^31) (Q.F),
 //   p = round(n w_i / 2^31), y = clamp(zp + round((p + bias_i) / 2^shift))
 // Every step is an exact integer operation: the same bits on every target.
-#include "kernels/kernels_model_fixed.h"
+// The row loop is every variant's (norm_rows, kernels/model_fixed_rows.h);
+// the ref has no vector passes, so the scalar steps take each whole row.
+#include "kernels/model_fixed_rows.h"
 
 namespace attn {
 namespace detail {
-namespace {
 
-template <typename Out>
-void norm_rows(ConstMatS32 x, NormKind kind, const NormFixed& p, Matrix<Out> y, int32_t lo, int32_t hi) {
-  const int32_t E = x.cols;
-  for (int32_t r = 0; r < x.rows; ++r) {
-    const int32_t* xr = x.row(r);  // [E]
-    const int32_t mean = kind == NormKind::kLayerNorm ? norm_mean(norm_sum_from(xr, 0, E, 0), E) : 0;
-    const int32_t b = bit_length_u32(norm_max_abs_from(xr, 0, E, mean, 0));
-    const int32_t k = norm_reduce_shift(b);
-    const uint64_t sq = norm_sq_from(xr, 0, E, mean, k, 0);  // < E * 2^46
-    const int32_t R = norm_multiplier(sq, E, p.eps, b, k);
-    norm_store_from(xr, 0, E, mean, 29 - b, R, p, lo, hi, y.row(r));
-  }
-}
-
-}  // namespace
-
-#if ATTN_WITH_S8
-void norm_s8_ref(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y) {
-  norm_rows(x, kind, p, y, -128, 127);
-}
-#endif
-#if ATTN_WITH_S16
-void norm_s16_ref(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y) {
-  norm_rows(x, kind, p, y, -32768, 32767);
-}
-#endif
-void norm_s32_ref(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y) {
-  norm_rows(x, kind, p, y, INT32_MIN, INT32_MAX);
-}
+template <>
+struct NormOps<Isa::kRef> {
+  static int32_t cols(int32_t) { return 0; }
+  static int64_t sum(const int32_t*, int32_t) { return 0; }
+  static uint32_t max_abs(const int32_t*, int32_t, int32_t) { return 0; }
+  static uint64_t sum_sq(const int32_t*, int32_t, int32_t, int32_t) { return 0; }
+  template <typename Out>
+  static void store(const int32_t*, int32_t, int32_t, int32_t, int32_t, const NormFixed&, int32_t, int32_t,
+                    Out*) {}
+};
+template struct NormRows<Isa::kRef>;
 
 }  // namespace detail
 }  // namespace attn

@@ -1,4 +1,4 @@
-// x86/dot_rows_avx2.h: dot_rows for the int32-output linears (W2 into the
+// x86/dot_rows_avx2.h: Out32DotOps<Isa::kAvx2>, the rows of the int32-output linears (W2 into the
 // residual, the LM head), x86-64 AVX2, int8 and int16: acc[m, n] = bias[n] + sum_k x[m, k] w[n, k]
 // handed to out(m, n, acc); the contract is in kernels/kernels_model_fixed.h
 // (the W2 section). Include only under ATTN_HAVE_AVX2.
@@ -9,6 +9,8 @@
 
 #include "attn/kernels_fixed.h"
 #include "kernels/arch.h"
+#include "kernels/fixed_blocks.h"
+#include "kernels/kernels_model_fixed.h"
 #include "kernels/x86/avx2_fixed.h"
 
 namespace attn {
@@ -44,21 +46,6 @@ struct DotsS8 {
   }
 };
 
-template <typename Out>
-void dot_rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, Out out) {
-  if (x.rows >= kDotRowsMinRows && x.cols >= 1 && x.cols <= kMaxK) {
-    DotRowsEpi<Out> epi{bias, out};
-    gemm_s8(x.data, x.stride, x.rows, 0, w.data, w.stride, w.rows, 0, x.cols, epi);
-    return;
-  }
-  for_blocks<2, int32_t>(
-      x.rows, w.rows, DotsS8{x, w}, [&](int32_t i0, int32_t j0, int32_t(*acc)[4], int mr, int nr) {
-        for (int i = 0; i < mr; ++i)
-          for (int j = 0; j < nr; ++j)
-            out(i0 + i, j0 + j, fp::wrap_add(bias != nullptr ? bias[j0 + j] : 0, acc[i][j]));
-      });
-}
-
 struct DotsS16 {
   ConstMatS16 x;
   ConstMatS8 w;
@@ -68,17 +55,32 @@ struct DotsS16 {
   }
 };
 
-// acc[m, n] = bias[n] + sum_k x[m, k] w[n, k] in int64 (ref's sums, exact).
-template <typename Out>
-void dot_rows_s16(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, Out out) {
-  for_blocks<2, int64_t>(x.rows, w.rows, DotsS16{x, w},
-                         [&](int32_t i0, int32_t j0, int64_t(*acc)[4], int mr, int nr) {
-                           for (int i = 0; i < mr; ++i)
-                             for (int j = 0; j < nr; ++j)
-                               out(i0 + i, j0 + j, (bias != nullptr ? bias[j0 + j] : 0) + acc[i][j]);
-                         });
-}
-
 }  // namespace avx2i
+
+// Out32Rows' rows (kernels/model_fixed_rows.h).
+template <>
+struct Out32DotOps<Isa::kAvx2> {
+  template <typename Out>
+  static void rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, Out out) {
+    using namespace avx2i;
+    if (x.rows >= kDotRowsMinRows && x.cols >= 1 && x.cols <= kMaxK) {
+      DotRowsEpi<Out> epi{bias, out};
+      gemm_s8(x.data, x.stride, x.rows, 0, w.data, w.stride, w.rows, 0, x.cols, epi);
+      return;
+    }
+    for_blocks<2, int32_t>(
+        x.rows, w.rows, DotsS8{x, w}, [&](int32_t i0, int32_t j0, int32_t(*acc)[4], int mr, int nr) {
+          for (int i = 0; i < mr; ++i)
+            for (int j = 0; j < nr; ++j)
+              out(i0 + i, j0 + j, fp::wrap_add(bias != nullptr ? bias[j0 + j] : 0, acc[i][j]));
+        });
+  }
+  // acc[m, n] = bias[n] + sum_k x[m, k] w[n, k] in int64 (ref's sums, exact).
+  template <typename Out>
+  static void rows(ConstMatS16 x, ConstMatS8 w, const int64_t* bias, Out out) {
+    dot_rows_s16_blocks(avx2i::DotsS16{x, w}, x.rows, w.rows, bias, out);
+  }
+};
+
 }  // namespace detail
 }  // namespace attn

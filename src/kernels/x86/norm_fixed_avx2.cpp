@@ -10,12 +10,13 @@
 //   y             u = d 2^(29 - b), n = round(u R / 2^31), round(n w_i / 2^31)
 //                 (64-bit products), + bias_i, shift_round_sat32 by shift,
 //                 saturating + zp, clamp, narrowing store.
-// The last E % 8 elements scalar (the ref's steps). y may be x (int32
-// output, in place): each element is read before it is written.
+// The row loop and the last E % 8 elements are the ref's (norm_rows,
+// kernels/model_fixed_rows.h). y may be x (int32 output, in place): each
+// element is read before it is written.
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_AVX2
-#include "kernels/kernels_model_fixed.h"
+#include "kernels/model_fixed_rows.h"
 #include "kernels/x86/avx2_model_fixed.h"
 
 namespace attn {
@@ -34,68 +35,55 @@ inline uint32_t hmax_u32(__m256i v) {
   return static_cast<uint32_t>(_mm_cvtsi128_si32(m));
 }
 
-template <typename Out>
-void norm_rows_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, Matrix<Out> y, int32_t lo, int32_t hi) {
-  const int32_t E = x.cols, E8 = E & ~7;
-  for (int32_t r = 0; r < x.rows; ++r) {
-    const int32_t* xr = x.row(r);
-    int32_t mean = 0;
-    if (kind == NormKind::kLayerNorm) {
-      __m256i s = _mm256_setzero_si256();
-      for (int32_t i = 0; i < E8; i += 8) {
-        const __m256i v = load(xr + i);
-        s = _mm256_add_epi64(s, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v)));
-        s = _mm256_add_epi64(s, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(v, 1)));
-      }
-      mean = norm_mean(norm_sum_from(xr, E8, E, hsum64(s)), E);
+}  // namespace
+
+template <>
+struct NormOps<Isa::kAvx2> {
+  static int32_t cols(int32_t E) { return E & ~7; }
+  static int64_t sum(const int32_t* x, int32_t n) {
+    __m256i s = _mm256_setzero_si256();
+    for (int32_t i = 0; i < n; i += 8) {
+      const __m256i v = load(x + i);
+      s = _mm256_add_epi64(s, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v)));
+      s = _mm256_add_epi64(s, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(v, 1)));
     }
+    return hsum64(s);
+  }
+  static uint32_t max_abs(const int32_t* x, int32_t n, int32_t mean) {
     const __m256i vmean = _mm256_set1_epi32(mean);
     __m256i vmax = _mm256_setzero_si256();
-    for (int32_t i = 0; i < E8; i += 8)
-      vmax = _mm256_max_epu32(vmax, _mm256_abs_epi32(avx2m::subs(load(xr + i), vmean)));
-    const uint32_t max_abs = norm_max_abs_from(xr, E8, E, mean, hmax_u32(vmax));
-    const int32_t b = bit_length_u32(max_abs);
-    const int32_t k = norm_reduce_shift(b);
+    for (int32_t i = 0; i < n; i += 8)
+      vmax = _mm256_max_epu32(vmax, _mm256_abs_epi32(avx2m::subs(load(x + i), vmean)));
+    return hmax_u32(vmax);
+  }
+  static uint64_t sum_sq(const int32_t* x, int32_t n, int32_t mean, int32_t k) {
+    const __m256i vmean = _mm256_set1_epi32(mean);
     __m256i s = _mm256_setzero_si256();
-    for (int32_t i = 0; i < E8; i += 8) {
-      const __m256i d = avx2m::rshift_round(avx2m::subs(load(xr + i), vmean), k);
+    for (int32_t i = 0; i < n; i += 8) {
+      const __m256i d = avx2m::rshift_round(avx2m::subs(load(x + i), vmean), k);
       s = _mm256_add_epi64(s, _mm256_mul_epi32(d, d));
       const __m256i o = _mm256_srli_epi64(d, 32);
       s = _mm256_add_epi64(s, _mm256_mul_epi32(o, o));
     }
-    const uint64_t sq = norm_sq_from(xr, E8, E, mean, k, static_cast<uint64_t>(hsum64(s)));
-    const int32_t R = norm_multiplier(sq, E, p.eps, b, k);
-    const int32_t u_shift = 29 - b;
-    const __m256i vR = _mm256_set1_epi32(R), vzp = _mm256_set1_epi32(p.output_zero_point);
+    return static_cast<uint64_t>(hsum64(s));
+  }
+  template <typename Out>
+  static void store(const int32_t* x, int32_t n, int32_t mean, int32_t u_shift, int32_t R, const NormFixed& p,
+                    int32_t lo, int32_t hi, Out* y) {
+    const __m256i vmean = _mm256_set1_epi32(mean), vR = _mm256_set1_epi32(R);
+    const __m256i vzp = _mm256_set1_epi32(p.output_zero_point);
     const __m256i vlo = _mm256_set1_epi32(lo), vhi = _mm256_set1_epi32(hi);
-    Out* yr = y.row(r);
-    for (int32_t i = 0; i < E8; i += 8) {
-      const __m256i d = avx2m::subs(load(xr + i), vmean);
-      const __m256i n = avx2m::mulhi_round_q31(avx2m::shift_round(d, u_shift), vR);
-      __m256i acc = avx2m::mulhi_round_q31(n, load(p.weight + i));
+    for (int32_t i = 0; i < n; i += 8) {
+      const __m256i d = avx2m::subs(load(x + i), vmean);
+      const __m256i nq = avx2m::mulhi_round_q31(avx2m::shift_round(d, u_shift), vR);
+      __m256i acc = avx2m::mulhi_round_q31(nq, load(p.weight + i));
       if (p.bias != nullptr) acc = _mm256_add_epi32(acc, load(p.bias + i));
       const __m256i v = avx2m::adds(avx2m::shift_round_sat(acc, p.shift), vzp);
-      avx2m::store8(yr + i, _mm256_min_epi32(_mm256_max_epi32(v, vlo), vhi));
+      avx2m::store8(y + i, _mm256_min_epi32(_mm256_max_epi32(v, vlo), vhi));
     }
-    norm_store_from(xr, E8, E, mean, u_shift, R, p, lo, hi, yr);
   }
-}
-
-}  // namespace
-
-#if ATTN_WITH_S8
-void norm_s8_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS8 y) {
-  norm_rows_avx2(x, kind, p, y, -128, 127);
-}
-#endif
-#if ATTN_WITH_S16
-void norm_s16_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS16 y) {
-  norm_rows_avx2(x, kind, p, y, -32768, 32767);
-}
-#endif
-void norm_s32_avx2(ConstMatS32 x, NormKind kind, const NormFixed& p, MatS32 y) {
-  norm_rows_avx2(x, kind, p, y, INT32_MIN, INT32_MAX);
-}
+};
+template struct NormRows<Isa::kAvx2>;
 
 }  // namespace detail
 }  // namespace attn
