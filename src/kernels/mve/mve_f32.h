@@ -2,8 +2,9 @@
 // (src/kernels/mve/softmax_f32_mve.cpp), in a header so that the board's
 // kernel equivalence runner (port/cortex-m/conformance/kernel_equiv.cpp) can
 // measure its accuracy lane by lane; and the pieces of the whole models'
-// rows: a reciprocal and the vector ops of the activations (MapOps, for
-// kernels/activation_f32.h). Include only under ATTN_HAVE_MVE_FP.
+// rows: a reciprocal, the norms' first pass and the vector ops of the
+// activations (MapOps, for kernels/activation_f32.h). Include only under
+// ATTN_HAVE_MVE_FP.
 #pragma once
 
 #include <arm_mve.h>
@@ -54,6 +55,22 @@ inline float32x4_t recip_positive(float32x4_t b) {
   float32x4_t r = vreinterpretq_f32_u32(vsubq_u32(vdupq_n_u32(0x7EF311C3u), vreinterpretq_u32_f32(b)));
   for (int i = 0; i < 4; ++i) r = vfmaq_f32(r, r, vfmsq_f32(vdupq_n_f32(1.0f), b, r));
   return r;
+}
+
+// The norms' first pass: y = x + r (x where r is null) over a row of n, and
+// the lane sums of v (kSquares: of v^2), 4 lanes at a time, the tail
+// predicated (VCTP: absent lanes load as 0 and add nothing).
+template <bool kSquares>
+inline float32x4_t residual_sums(const float* x, const float* r, int32_t n, float* y) {
+  float32x4_t acc = vdupq_n_f32(0.0f);
+  for (int32_t j = 0; j < n; j += 4) {
+    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(n - j));
+    float32x4_t v = vldrwq_z_f32(x + j, p);
+    if (r != nullptr) v = vaddq_f32(v, vldrwq_z_f32(r + j, p));
+    vstrwq_p_f32(y + j, v, p);
+    acc = kSquares ? vfmaq_f32(acc, v, v) : vaddq_f32(acc, v);
+  }
+  return acc;
 }
 
 // The vector ops of the activations (kernels/activation_f32.h): 4 lanes, the

@@ -287,6 +287,40 @@ inline float32x4_t div(float32x4_t a, float32x4_t b) {
 #endif
 }
 
+// The norms' first pass: y = x + r (x where r is null) over a row of n, and
+// the sum of v (kSquares: of v^2): 4 lanes at a time into two accumulators
+// (alternate vectors), the last n % 4 scalar.
+template <bool kSquares>
+inline float residual_sum(const float* x, const float* r, int32_t n, float* y) {
+  const auto step = [](float32x4_t acc, float32x4_t v) {
+    return kSquares ? mla(acc, v, v) : vaddq_f32(acc, v);
+  };
+  const int32_t n4 = n & ~3;
+  float32x4_t s0 = vdupq_n_f32(0.0f), s1 = s0;
+  int32_t j = 0;
+  for (; j < n4; j += 4) {
+    float32x4_t v = vld1q_f32(x + j);
+    if (r != nullptr) v = vaddq_f32(v, vld1q_f32(r + j));
+    vst1q_f32(y + j, v);
+    if (j & 4) {
+      s1 = step(s1, v);
+    } else {
+      s0 = step(s0, v);
+    }
+  }
+  float sum = hsum(vaddq_f32(s0, s1));
+  for (; j < n; ++j) {
+    const float v = r != nullptr ? x[j] + r[j] : x[j];
+    y[j] = v;
+    if constexpr (kSquares) {
+      sum += v * v;
+    } else {
+      sum += v;
+    }
+  }
+  return sum;
+}
+
 // The vector ops of the activations (kernels/activation_f32.h): DotOps'
 // (4 lanes, load, mla) and the last n % 4 through a padded copy on the stack.
 // The clamp keeps a NaN (FMIN / FMAX, VMIN / VMAX propagate it); the quotient

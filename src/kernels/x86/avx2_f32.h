@@ -261,6 +261,32 @@ inline float hsum(__m256 v) {
 // weak symbol shared with the baseline files (ATTN_ALWAYS_INLINE, attn/tensor.h).
 inline float sqrt1(float x) { return _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(x))); }
 
+// The norms' first pass: y = x + r (x where r is null) over a row of n, and
+// the lane sums of v (kSquares: of v^2), 8 lanes at a time, the tail through
+// masked loads and stores (0 in the absent lanes, which add nothing).
+template <bool kSquares>
+inline __m256 residual_sums(const float* x, const float* r, int32_t n, float* y) {
+  const auto step = [](__m256 v, __m256 acc) {
+    return kSquares ? _mm256_fmadd_ps(v, v, acc) : _mm256_add_ps(acc, v);
+  };
+  const int32_t n8 = n & ~7;
+  __m256 acc = _mm256_setzero_ps();
+  for (int32_t j = 0; j < n8; j += 8) {
+    __m256 v = _mm256_loadu_ps(x + j);
+    if (r != nullptr) v = _mm256_add_ps(v, _mm256_loadu_ps(r + j));
+    _mm256_storeu_ps(y + j, v);
+    acc = step(v, acc);
+  }
+  if (n8 < n) {
+    const __m256i tail = lanes8(n - n8);
+    __m256 v = _mm256_maskload_ps(x + n8, tail);
+    if (r != nullptr) v = _mm256_add_ps(v, _mm256_maskload_ps(r + n8, tail));
+    _mm256_maskstore_ps(y + n8, tail, v);
+    acc = step(v, acc);
+  }
+  return acc;
+}
+
 // The vector ops of the activations (kernels/activation_f32.h): DotOps'
 // (8 lanes, load, fma) and the tail through masked loads and stores, which
 // touch nothing past the row. The clamp keeps a NaN: minps / maxps return
