@@ -163,21 +163,11 @@ inline void nn_rows(const NnArgs& g, int32_t m0, int32_t N) {
   }
 }
 
-// The last M % R rows, R' = rest, one block height at a time.
-template <size_t R, size_t V>
-inline void nn_tail_rows(const NnArgs& g, int32_t m0, int32_t rest, int32_t N) {
-  if (rest == static_cast<int32_t>(R)) {
-    nn_rows<R, V>(g, m0, N);
-  } else if constexpr (R > 1) {
-    nn_tail_rows<R - 1, V>(g, m0, rest, N);
-  }
-}
-
 template <size_t R, size_t V>
 inline void nn_gemm(const NnArgs& g, int32_t M, int32_t N) {
   int32_t m = 0;
   for (; m + static_cast<int32_t>(R) <= M; m += static_cast<int32_t>(R)) nn_rows<R, V>(g, m, N);
-  if (m < M) nn_tail_rows<R - 1, V>(g, m, M - m, N);
+  with_size<R - 1>(M - m, [&](auto r) { nn_rows<decltype(r)::value, V>(g, m, N); });  // the last M % R rows
 }
 
 // ---- scores: s[T, S] = scale * q[T, d] k[S, d]^T ------------------------------

@@ -148,25 +148,7 @@ inline void nn_rows(const NnArgs& g, int32_t m0, int32_t N) {
 inline void nn_gemm(const NnArgs& g, int32_t M, int32_t N) {
   int32_t m = 0;
   for (; m + 6 <= M; m += 6) nn_rows<6>(g, m, N);
-  switch (M - m) {
-    case 5:
-      nn_rows<5>(g, m, N);
-      break;
-    case 4:
-      nn_rows<4>(g, m, N);
-      break;
-    case 3:
-      nn_rows<3>(g, m, N);
-      break;
-    case 2:
-      nn_rows<2>(g, m, N);
-      break;
-    case 1:
-      nn_rows<1>(g, m, N);
-      break;
-    default:
-      break;
-  }
+  with_size<5>(M - m, [&](auto r) { nn_rows<decltype(r)::value>(g, m, N); });
 }
 
 // ---- K^T panels for nn_gemm ------------------------------------------------------
