@@ -1,5 +1,6 @@
 // kernels/tile_driver.h: the f32 dot_gemm, written once for every SIMD ISA
-// (and the arguments of nn_gemm):
+// (and the arguments of nn_gemm, and with_size, which every SIMD kernel's
+// tail blocks use to pick a block size at run time):
 //   out[Nb, Ma] = alpha * b[Nb, K] a[Ma, K]^T (+ biases), both operands read
 //   along K: the linear (a = w, b = x) and the scores of a few query rows
 //   (a = k, b = q).
