@@ -1,5 +1,6 @@
 // kernels/tile_driver.h: the f32 dot_gemm, written once for every SIMD ISA
-// (and the arguments of nn_gemm):
+// (and the arguments of nn_gemm, and with_size, which every SIMD kernel's
+// tail blocks use to pick a block size at run time):
 //   out[Nb, Ma] = alpha * b[Nb, K] a[Ma, K]^T (+ biases), both operands read
 //   along K: the linear (a = w, b = x) and the scores of a few query rows
 //   (a = k, b = q).
@@ -23,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/arch.h"
 
@@ -54,6 +56,20 @@ struct NnArgs {
   float* c;  // [M, N], row stride ldc
   int32_t ldc;
 };
+
+// f(std::integral_constant<size_t, n>()) for the run-time n in [1, N], nothing
+// for n outside it: a tail block's height or width, picked at run time, as the
+// compile-time size of its template (the SIMD kernels' last rows and columns).
+template <size_t N, class F>
+inline void with_size(int32_t n, F&& f) {
+  if constexpr (N > 0) {
+    if (n == static_cast<int32_t>(N)) {
+      f(std::integral_constant<size_t, N>());
+    } else {
+      with_size<N - 1>(n, f);
+    }
+  }
+}
 
 // One block after its whole vectors: the rows it read and the partial sums.
 template <class V, size_t RA, size_t CB>
@@ -95,25 +111,13 @@ inline void dot_gemm_block(const DotArgs& g, int32_t i0, int32_t j0) {
   V::template finish<RA, CB>(g, i0, j0, t);
 }
 
-// Columns [j0, j0 + n) of rows [i0, i0 + RA), n <= C: one block of n.
-template <class V, size_t RA, size_t C>
-inline void dot_gemm_block_n(const DotArgs& g, int32_t i0, int32_t j0, int32_t n) {
-  if constexpr (C > 0) {
-    if (n == static_cast<int32_t>(C)) {
-      dot_gemm_block<V, RA, C>(g, i0, j0);
-    } else {
-      dot_gemm_block_n<V, RA, C - 1>(g, i0, j0, n);
-    }
-  }
-}
-
 // All Nb columns of rows [i0, i0 + RA).
 template <class V, size_t RA, size_t CB>
 inline void dot_gemm_rows(const DotArgs& g, int32_t i0, int32_t Nb) {
   int32_t j = 0;
   for (; j + static_cast<int32_t>(CB) <= Nb; j += static_cast<int32_t>(CB))
     dot_gemm_block<V, RA, CB>(g, i0, j);
-  dot_gemm_block_n<V, RA, CB - 1>(g, i0, j, Nb - j);
+  with_size<CB - 1>(Nb - j, [&](auto n) { dot_gemm_block<V, RA, decltype(n)::value>(g, i0, j); });
 }
 
 // The whole product, in blocks of 4 rows of `a` by CB rows of `b`.
@@ -121,19 +125,7 @@ template <class V, size_t CB>
 inline void dot_gemm(const DotArgs& g, int32_t Ma, int32_t Nb) {
   int32_t i = 0;
   for (; i + 4 <= Ma; i += 4) dot_gemm_rows<V, 4, CB>(g, i, Nb);
-  switch (Ma - i) {
-    case 3:
-      dot_gemm_rows<V, 3, CB>(g, i, Nb);
-      break;
-    case 2:
-      dot_gemm_rows<V, 2, CB>(g, i, Nb);
-      break;
-    case 1:
-      dot_gemm_rows<V, 1, CB>(g, i, Nb);
-      break;
-    default:
-      break;
-  }
+  with_size<3>(Ma - i, [&](auto r) { dot_gemm_rows<V, decltype(r)::value, CB>(g, i, Nb); });
 }
 
 }  // namespace detail

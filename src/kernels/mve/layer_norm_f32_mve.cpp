@@ -16,15 +16,7 @@ namespace detail {
 
 void layer_norm_row_f32_mve(const float* x, const float* r, int32_t n, const float* w, const float* b,
                             float eps, float* y) {
-  float32x4_t vsum = vdupq_n_f32(0.0f);
-  for (int32_t j = 0; j < n; j += 4) {
-    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(n - j));
-    float32x4_t v = vldrwq_z_f32(x + j, p);
-    if (r != nullptr) v = vaddq_f32(v, vldrwq_z_f32(r + j, p));
-    vstrwq_p_f32(y + j, v, p);
-    vsum = vaddq_f32(vsum, v);
-  }
-  const float mean = mve::hsum(vsum) / static_cast<float>(n);
+  const float mean = mve::hsum(mve::residual_sums<false>(x, r, n, y)) / static_cast<float>(n);
   float32x4_t vsq = vdupq_n_f32(0.0f);
   for (int32_t j = 0; j < n; j += 4) {
     const mve_pred16_t p = vctp32q(static_cast<uint32_t>(n - j));

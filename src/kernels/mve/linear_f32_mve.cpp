@@ -19,6 +19,7 @@
 #include <cstddef>
 
 #include "kernels/kernels_f32.h"
+#include "kernels/tile_driver.h"
 
 namespace attn {
 namespace detail {
@@ -92,19 +93,9 @@ void linear_f32_mve(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y) {
     for (; n + 4 <= N; n += 4)
       dot_block<4>(xr, w.row(n), ldw, K, bias != nullptr ? bias + n : nullptr, yr + n);
     const float* bn = bias != nullptr ? bias + n : nullptr;
-    switch (N - n) {  // the last N % 4 outputs
-      case 3:
-        dot_block<3>(xr, w.row(n), ldw, K, bn, yr + n);
-        break;
-      case 2:
-        dot_block<2>(xr, w.row(n), ldw, K, bn, yr + n);
-        break;
-      case 1:
-        dot_block<1>(xr, w.row(n), ldw, K, bn, yr + n);
-        break;
-      default:
-        break;
-    }
+    with_size<3>(N - n, [&](auto cb) {  // the last N % 4 outputs
+      dot_block<decltype(cb)::value>(xr, w.row(n), ldw, K, bn, yr + n);
+    });
   }
 }
 

@@ -2,8 +2,9 @@
 // (src/kernels/mve/softmax_f32_mve.cpp), in a header so that the board's
 // kernel equivalence runner (port/cortex-m/conformance/kernel_equiv.cpp) can
 // measure its accuracy lane by lane; and the pieces of the whole models'
-// activations (a reciprocal, the sigmoid, the in-place map). Include only
-// under ATTN_HAVE_MVE_FP.
+// rows: a reciprocal, the norms' first pass and the vector ops of the
+// activations (MapOps, for kernels/activation_f32.h). Include only under
+// ATTN_HAVE_MVE_FP.
 #pragma once
 
 #include <arm_mve.h>
@@ -56,28 +57,53 @@ inline float32x4_t recip_positive(float32x4_t b) {
   return r;
 }
 
-// sigmoid(z) = 1 / (1 + exp(-z)) of 4 lanes, any sign: with e = exp(-|z|)
-// (never overflows), 1 / (1 + e) for z >= 0 and e / (1 + e) below; 1 + e is
-// in [1, 2]. NaN stays NaN (exp_nonpositive keeps it). The AVX2 and NEON
-// variants' algorithm.
-inline float32x4_t sigmoid(float32x4_t z) {
-  const float32x4_t e = exp_nonpositive(vnegq_f32(vabsq_f32(z)));
-  const float32x4_t num = vpselq_f32(e, vdupq_n_f32(1.0f), vcmpgtq_f32(vdupq_n_f32(0.0f), z));
-  return vmulq_f32(num, recip_positive(vaddq_n_f32(e, 1.0f)));
-}
-
-// x[j] = f(x[j]) (* up[j] when up is not null) for j < n, in place, 4 lanes
-// at a time, the tail predicated (VCTP: f sees 0 in the absent lanes, which
-// are never stored). The FFN's activations.
-template <class F>
-inline void map_times(float* x, const float* up, int32_t n, F f) {
+// The norms' first pass: y = x + r (x where r is null) over a row of n, and
+// the lane sums of v (kSquares: of v^2), 4 lanes at a time, the tail
+// predicated (VCTP: absent lanes load as 0 and add nothing).
+template <bool kSquares>
+inline float32x4_t residual_sums(const float* x, const float* r, int32_t n, float* y) {
+  float32x4_t acc = vdupq_n_f32(0.0f);
   for (int32_t j = 0; j < n; j += 4) {
     const mve_pred16_t p = vctp32q(static_cast<uint32_t>(n - j));
-    float32x4_t a = f(vldrwq_z_f32(x + j, p));
-    if (up != nullptr) a = vmulq_f32(a, vldrwq_z_f32(up + j, p));
-    vstrwq_p_f32(x + j, a, p);
+    float32x4_t v = vldrwq_z_f32(x + j, p);
+    if (r != nullptr) v = vaddq_f32(v, vldrwq_z_f32(r + j, p));
+    vstrwq_p_f32(y + j, v, p);
+    acc = kSquares ? vfmaq_f32(acc, v, v) : vaddq_f32(acc, v);
   }
+  return acc;
 }
+
+// The vector ops of the activations (kernels/activation_f32.h): 4 lanes, the
+// tail predicated (VCTP: absent lanes load as 0 and are never stored). The
+// clamp (VMINNM / VMAXNM) drops a NaN (the activations say where that is
+// harmless); no vector divide: p / q = -p (1 / -q) by recip_positive.
+struct MapOps {
+  using Vec = float32x4_t;
+  static constexpr int32_t kLanes = 4;
+  static Vec dup(float c) { return vdupq_n_f32(c); }
+  static Vec load(const float* p) { return vld1q_f32(p); }
+  static void store(float* p, Vec v) { vst1q_f32(p, v); }
+  static Vec load_first(const float* p, int32_t n) {
+    return vldrwq_z_f32(p, vctp32q(static_cast<uint32_t>(n)));
+  }
+  static void store_first(float* p, int32_t n, Vec v) {
+    vstrwq_p_f32(p, v, vctp32q(static_cast<uint32_t>(n)));
+  }
+  static Vec add(Vec a, Vec b) { return vaddq_f32(a, b); }
+  static Vec mul(Vec a, Vec b) { return vmulq_f32(a, b); }
+  static Vec fma(Vec acc, Vec a, Vec b) { return vfmaq_f32(acc, a, b); }
+  static Vec clamp(Vec v, float lo, float hi) { return vmaxnmq_f32(dup(lo), vminnmq_f32(dup(hi), v)); }
+  static Vec div_negative(Vec p, Vec q) { return vnegq_f32(vmulq_f32(p, recip_positive(vnegq_f32(q)))); }
+  // sigmoid(z) = 1 / (1 + exp(-z)) of 4 lanes, any sign: with e = exp(-|z|)
+  // (never overflows), 1 / (1 + e) for z >= 0 and e / (1 + e) below; 1 + e is
+  // in [1, 2]. NaN stays NaN (exp_nonpositive keeps it). The AVX2 and NEON
+  // variants' algorithm.
+  static Vec sigmoid(Vec z) {
+    const float32x4_t e = exp_nonpositive(vnegq_f32(vabsq_f32(z)));
+    const float32x4_t num = vpselq_f32(e, vdupq_n_f32(1.0f), vcmpgtq_f32(vdupq_n_f32(0.0f), z));
+    return vmulq_f32(num, recip_positive(vaddq_n_f32(e, 1.0f)));
+  }
+};
 
 // Sum of the 4 lanes (Helium has no floating-point across-vector add).
 inline float hsum(float32x4_t v) {

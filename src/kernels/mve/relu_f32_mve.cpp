@@ -8,6 +8,7 @@
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_MVE_FP
+#include "kernels/activation_f32.h"
 #include "kernels/kernels_f32.h"
 #include "kernels/mve/mve_f32.h"
 
@@ -15,7 +16,7 @@ namespace attn {
 namespace detail {
 
 void relu_f32_mve(float* x, const float* up, int32_t n) {
-  mve::map_times(x, up, n, [](float32x4_t v) {
+  act::map_times<mve::MapOps>(x, up, n, [](float32x4_t v) {
     const mve_pred16_t neg = vcmpleq_n_s32(vreinterpretq_s32_f32(v), static_cast<int32_t>(0xFF800000u));
     return vpselq_f32(vdupq_n_f32(0.0f), v, neg);
   });

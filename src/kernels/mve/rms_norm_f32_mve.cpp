@@ -15,15 +15,8 @@ namespace detail {
 
 void rms_norm_row_f32_mve(const float* x, const float* r, int32_t n, const float* w, const float* /*b*/,
                           float eps, float* y) {
-  float32x4_t vsq = vdupq_n_f32(0.0f);
-  for (int32_t j = 0; j < n; j += 4) {
-    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(n - j));
-    float32x4_t v = vldrwq_z_f32(x + j, p);
-    if (r != nullptr) v = vaddq_f32(v, vldrwq_z_f32(r + j, p));
-    vstrwq_p_f32(y + j, v, p);
-    vsq = vfmaq_f32(vsq, v, v);
-  }
-  const float rstd = 1.0f / std::sqrt(mve::hsum(vsq) / static_cast<float>(n) + eps);
+  const float rstd =
+      1.0f / std::sqrt(mve::hsum(mve::residual_sums<true>(x, r, n, y)) / static_cast<float>(n) + eps);
   for (int32_t j = 0; j < n; j += 4) {
     const mve_pred16_t p = vctp32q(static_cast<uint32_t>(n - j));
     const float32x4_t v = vmulq_n_f32(vldrwq_z_f32(y + j, p), rstd);

@@ -17,6 +17,7 @@
 #include <cstddef>
 
 #include "kernels/kernels_f32.h"
+#include "kernels/tile_driver.h"
 
 namespace attn {
 namespace detail {
@@ -69,19 +70,8 @@ void scores_f32_mve(ConstMatF32 q, ConstMatF32 k, float scale, MatF32 s) {
   const int32_t T = q.rows;
   int32_t t = 0;
   for (; t + 4 <= T; t += 4) scores_rows<4>(q, t, k, scale, s);
-  switch (T - t) {  // the last T % 4 query rows
-    case 3:
-      scores_rows<3>(q, t, k, scale, s);
-      break;
-    case 2:
-      scores_rows<2>(q, t, k, scale, s);
-      break;
-    case 1:
-      scores_rows<1>(q, t, k, scale, s);
-      break;
-    default:
-      break;
-  }
+  with_size<3>(T - t,
+               [&](auto r) { scores_rows<decltype(r)::value>(q, t, k, scale, s); });  // the last T % 4 rows
 }
 
 }  // namespace detail

@@ -1,8 +1,9 @@
-// SiLU, float32, Cortex-M55 Helium (MVE), in place, times up when given
-// (Llama's gate): x sigmoid(x), with mve::sigmoid (kernels/mve/mve_f32.h).
+// SiLU, float32, Cortex-M55 Helium (MVE), in place, times up when given:
+// kernels/activation_f32.h with this ISA's vector ops (kernels/mve/mve_f32.h).
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_MVE_FP
+#include "kernels/activation_f32.h"
 #include "kernels/kernels_f32.h"
 #include "kernels/mve/mve_f32.h"
 
@@ -10,7 +11,7 @@ namespace attn {
 namespace detail {
 
 void silu_f32_mve(float* x, const float* up, int32_t n) {
-  mve::map_times(x, up, n, [](float32x4_t v) { return vmulq_f32(v, mve::sigmoid(v)); });
+  act::map_times<mve::MapOps>(x, up, n, act::Silu<mve::MapOps>());
 }
 
 }  // namespace detail

@@ -16,29 +16,12 @@ namespace detail {
 
 void layer_norm_row_f32_neon(const float* x, const float* r, int32_t n, const float* w, const float* b,
                              float eps, float* y) {
+  const float mean = neon::residual_sum<false>(x, r, n, y) / static_cast<float>(n);
   const int32_t n4 = n & ~3;
+  const float32x4_t vmean = vdupq_n_f32(mean);
   float32x4_t s0 = vdupq_n_f32(0.0f), s1 = s0;
   int32_t j = 0;
   for (; j < n4; j += 4) {
-    float32x4_t v = vld1q_f32(x + j);
-    if (r != nullptr) v = vaddq_f32(v, vld1q_f32(r + j));
-    vst1q_f32(y + j, v);
-    if (j & 4) {
-      s1 = vaddq_f32(s1, v);
-    } else {
-      s0 = vaddq_f32(s0, v);
-    }
-  }
-  float sum = neon::hsum(vaddq_f32(s0, s1));
-  for (; j < n; ++j) {
-    const float v = r != nullptr ? x[j] + r[j] : x[j];
-    y[j] = v;
-    sum += v;
-  }
-  const float mean = sum / static_cast<float>(n);
-  const float32x4_t vmean = vdupq_n_f32(mean);
-  s0 = s1 = vdupq_n_f32(0.0f);
-  for (j = 0; j < n4; j += 4) {
     const float32x4_t d = vsubq_f32(vld1q_f32(y + j), vmean);
     if (j & 4) {
       s1 = neon::mla(s1, d, d);

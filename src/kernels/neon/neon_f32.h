@@ -163,21 +163,11 @@ inline void nn_rows(const NnArgs& g, int32_t m0, int32_t N) {
   }
 }
 
-// The last M % R rows, R' = rest, one block height at a time.
-template <size_t R, size_t V>
-inline void nn_tail_rows(const NnArgs& g, int32_t m0, int32_t rest, int32_t N) {
-  if (rest == static_cast<int32_t>(R)) {
-    nn_rows<R, V>(g, m0, N);
-  } else if constexpr (R > 1) {
-    nn_tail_rows<R - 1, V>(g, m0, rest, N);
-  }
-}
-
 template <size_t R, size_t V>
 inline void nn_gemm(const NnArgs& g, int32_t M, int32_t N) {
   int32_t m = 0;
   for (; m + static_cast<int32_t>(R) <= M; m += static_cast<int32_t>(R)) nn_rows<R, V>(g, m, N);
-  if (m < M) nn_tail_rows<R - 1, V>(g, m, M - m, N);
+  with_size<R - 1>(M - m, [&](auto r) { nn_rows<decltype(r)::value, V>(g, m, N); });  // the last M % R rows
 }
 
 // ---- scores: s[T, S] = scale * q[T, d] k[S, d]^T ------------------------------
@@ -287,36 +277,71 @@ inline float32x4_t div(float32x4_t a, float32x4_t b) {
 #endif
 }
 
-// sigmoid(z) = 1 / (1 + exp(-z)) of 4 lanes, any sign: with e = exp(-|z|)
-// (never overflows), 1 / (1 + e) for z >= 0 and e / (1 + e) below (the sign
-// bit picks). NaN stays NaN. The AVX2 variant's algorithm.
-inline float32x4_t sigmoid(float32x4_t z) {
-  const float32x4_t e = exp_nonpositive(vnegq_f32(vabsq_f32(z)));
-  const uint32x4_t neg = vreinterpretq_u32_s32(vshrq_n_s32(vreinterpretq_s32_f32(z), 31));
-  const float32x4_t one = vdupq_n_f32(1.0f);
-  return div(vbslq_f32(neg, e, one), vaddq_f32(one, e));
+// The norms' first pass: y = x + r (x where r is null) over a row of n, and
+// the sum of v (kSquares: of v^2): 4 lanes at a time into two accumulators
+// (alternate vectors), the last n % 4 scalar.
+template <bool kSquares>
+inline float residual_sum(const float* x, const float* r, int32_t n, float* y) {
+  const auto step = [](float32x4_t acc, float32x4_t v) {
+    return kSquares ? mla(acc, v, v) : vaddq_f32(acc, v);
+  };
+  const int32_t n4 = n & ~3;
+  float32x4_t s0 = vdupq_n_f32(0.0f), s1 = s0;
+  int32_t j = 0;
+  for (; j < n4; j += 4) {
+    float32x4_t v = vld1q_f32(x + j);
+    if (r != nullptr) v = vaddq_f32(v, vld1q_f32(r + j));
+    vst1q_f32(y + j, v);
+    if (j & 4) {
+      s1 = step(s1, v);
+    } else {
+      s0 = step(s0, v);
+    }
+  }
+  float sum = hsum(vaddq_f32(s0, s1));
+  for (; j < n; ++j) {
+    const float v = r != nullptr ? x[j] + r[j] : x[j];
+    y[j] = v;
+    if constexpr (kSquares) {
+      sum += v * v;
+    } else {
+      sum += v;
+    }
+  }
+  return sum;
 }
 
-// x[j] = f(x[j]) (* up[j] when up is not null) for j < n, in place, 4 lanes at
-// a time; the last n % 4 through a padded copy on the stack (f sees 0 in the
-// padding, which is never stored). The FFN's activations.
-template <class F>
-inline void map_times(float* x, const float* up, int32_t n, F f) {
-  int32_t j = 0;
-  for (; j + 4 <= n; j += 4) {
-    float32x4_t a = f(vld1q_f32(x + j));
-    if (up != nullptr) a = vmulq_f32(a, vld1q_f32(up + j));
-    vst1q_f32(x + j, a);
+// The vector ops of the activations (kernels/activation_f32.h): DotOps'
+// (4 lanes, load, mla) and the last n % 4 through a padded copy on the stack.
+// The clamp keeps a NaN (FMIN / FMAX, VMIN / VMAX propagate it); the quotient
+// by div above.
+struct MapOps : DotOps {
+  static Vec dup(float c) { return vdupq_n_f32(c); }
+  static void store(float* p, Vec v) { vst1q_f32(p, v); }
+  static Vec load_first(const float* p, int32_t n) {
+    float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int32_t i = 0; i < n; ++i) t[i] = p[i];
+    return vld1q_f32(t);
   }
-  if (j < n) {
-    float t[4] = {0.0f, 0.0f, 0.0f, 0.0f}, u[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    for (int32_t i = 0; i < n - j; ++i) t[i] = x[j + i], u[i] = up != nullptr ? up[j + i] : 0.0f;
-    float32x4_t a = f(vld1q_f32(t));
-    if (up != nullptr) a = vmulq_f32(a, vld1q_f32(u));
-    vst1q_f32(t, a);
-    for (int32_t i = 0; i < n - j; ++i) x[j + i] = t[i];
+  static void store_first(float* p, int32_t n, Vec v) {
+    float t[4];
+    vst1q_f32(t, v);
+    for (int32_t i = 0; i < n; ++i) p[i] = t[i];
   }
-}
+  static Vec add(Vec a, Vec b) { return vaddq_f32(a, b); }
+  static Vec mul(Vec a, Vec b) { return vmulq_f32(a, b); }
+  static Vec clamp(Vec v, float lo, float hi) { return vmaxq_f32(dup(lo), vminq_f32(dup(hi), v)); }
+  static Vec div_negative(Vec p, Vec q) { return div(p, q); }
+  // sigmoid(z) = 1 / (1 + exp(-z)) of 4 lanes, any sign: with e = exp(-|z|)
+  // (never overflows), 1 / (1 + e) for z >= 0 and e / (1 + e) below (the sign
+  // bit picks). NaN stays NaN. The AVX2 variant's algorithm.
+  static Vec sigmoid(Vec z) {
+    const float32x4_t e = exp_nonpositive(vnegq_f32(vabsq_f32(z)));
+    const uint32x4_t neg = vreinterpretq_u32_s32(vshrq_n_s32(vreinterpretq_s32_f32(z), 31));
+    const float32x4_t one = vdupq_n_f32(1.0f);
+    return div(vbslq_f32(neg, e, one), vaddq_f32(one, e));
+  }
+};
 
 }  // namespace neon
 }  // namespace detail

@@ -3,6 +3,7 @@
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_NEON
+#include "kernels/activation_f32.h"
 #include "kernels/kernels_f32.h"
 #include "kernels/neon/neon_f32.h"
 
@@ -10,7 +11,7 @@ namespace attn {
 namespace detail {
 
 void relu_f32_neon(float* x, const float* up, int32_t n) {
-  neon::map_times(x, up, n, [](float32x4_t v) { return vmaxq_f32(vdupq_n_f32(0.0f), v); });
+  act::map_times<neon::MapOps>(x, up, n, [](float32x4_t v) { return vmaxq_f32(vdupq_n_f32(0.0f), v); });
 }
 
 }  // namespace detail

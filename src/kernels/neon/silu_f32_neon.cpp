@@ -1,8 +1,9 @@
-// SiLU, float32, NEON (AArch64 and ARMv7-A), in place, times up when given
-// (Llama's gate): x sigmoid(x), with neon::sigmoid (kernels/neon/neon_f32.h).
+// SiLU, float32, NEON (AArch64 and ARMv7-A), in place, times up when given:
+// kernels/activation_f32.h with this ISA's vector ops (kernels/neon/neon_f32.h).
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_NEON
+#include "kernels/activation_f32.h"
 #include "kernels/kernels_f32.h"
 #include "kernels/neon/neon_f32.h"
 
@@ -10,7 +11,7 @@ namespace attn {
 namespace detail {
 
 void silu_f32_neon(float* x, const float* up, int32_t n) {
-  neon::map_times(x, up, n, [](float32x4_t v) { return vmulq_f32(v, neon::sigmoid(v)); });
+  act::map_times<neon::MapOps>(x, up, n, act::Silu<neon::MapOps>());
 }
 
 }  // namespace detail

@@ -148,25 +148,7 @@ inline void nn_rows(const NnArgs& g, int32_t m0, int32_t N) {
 inline void nn_gemm(const NnArgs& g, int32_t M, int32_t N) {
   int32_t m = 0;
   for (; m + 6 <= M; m += 6) nn_rows<6>(g, m, N);
-  switch (M - m) {
-    case 5:
-      nn_rows<5>(g, m, N);
-      break;
-    case 4:
-      nn_rows<4>(g, m, N);
-      break;
-    case 3:
-      nn_rows<3>(g, m, N);
-      break;
-    case 2:
-      nn_rows<2>(g, m, N);
-      break;
-    case 1:
-      nn_rows<1>(g, m, N);
-      break;
-    default:
-      break;
-  }
+  with_size<5>(M - m, [&](auto r) { nn_rows<decltype(r)::value>(g, m, N); });
 }
 
 // ---- K^T panels for nn_gemm ------------------------------------------------------
@@ -216,7 +198,7 @@ inline void pack_t16(const float* src, int32_t lds, int32_t n, int32_t K, float*
   }
 }
 
-// ---- exp and sigmoid ------------------------------------------------------------
+// ---- exp ------------------------------------------------------------------------
 // exp of 8 lanes, each <= 0 or -INFINITY; NaN stays NaN. x = n ln2 + r with
 // n = round(x / ln2), |r| <= ln2 / 2; exp(r) by a degree-7 polynomial (the
 // Cephes expf coefficients), times 2^n built in the exponent field: within
@@ -248,15 +230,6 @@ inline __m256 exp_nonpositive(__m256 x) {
   return _mm256_andnot_ps(underflow, p);
 }
 
-// sigmoid(z) = 1 / (1 + exp(-z)) of 8 lanes, any sign: with e = exp(-|z|)
-// (never overflows), 1 / (1 + e) for z >= 0 and e / (1 + e) below. NaN stays NaN.
-inline __m256 sigmoid(__m256 z) {
-  const __m256 sign = _mm256_set1_ps(-0.0f);
-  const __m256 e = exp_nonpositive(_mm256_or_ps(z, sign));          // exp(-|z|)
-  const __m256 num = _mm256_blendv_ps(_mm256_set1_ps(1.0f), e, z);  // z's sign bit picks e
-  return _mm256_div_ps(num, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
-}
-
 // Sum of the 8 lanes.
 inline float hsum(__m256 v) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -270,24 +243,54 @@ inline float hsum(__m256 v) {
 // weak symbol shared with the baseline files (ATTN_ALWAYS_INLINE, attn/tensor.h).
 inline float sqrt1(float x) { return _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(x))); }
 
-// x[j] = f(x[j]) (* up[j] when up is not null) for j < n, in place, 8 lanes
-// at a time; the tail through masked loads and stores (f sees 0 in the
-// absent lanes, which are never stored). The FFN's activations.
-template <class F>
-inline void map_times(float* x, const float* up, int32_t n, F f) {
-  int32_t j = 0;
-  for (; j + 8 <= n; j += 8) {
-    __m256 a = f(_mm256_loadu_ps(x + j));
-    if (up != nullptr) a = _mm256_mul_ps(a, _mm256_loadu_ps(up + j));
-    _mm256_storeu_ps(x + j, a);
+// The norms' first pass: y = x + r (x where r is null) over a row of n, and
+// the lane sums of v (kSquares: of v^2), 8 lanes at a time, the tail through
+// masked loads and stores (0 in the absent lanes, which add nothing).
+template <bool kSquares>
+inline __m256 residual_sums(const float* x, const float* r, int32_t n, float* y) {
+  const auto step = [](__m256 v, __m256 acc) {
+    return kSquares ? _mm256_fmadd_ps(v, v, acc) : _mm256_add_ps(acc, v);
+  };
+  const int32_t n8 = n & ~7;
+  __m256 acc = _mm256_setzero_ps();
+  for (int32_t j = 0; j < n8; j += 8) {
+    __m256 v = _mm256_loadu_ps(x + j);
+    if (r != nullptr) v = _mm256_add_ps(v, _mm256_loadu_ps(r + j));
+    _mm256_storeu_ps(y + j, v);
+    acc = step(v, acc);
   }
-  if (j < n) {
-    const __m256i mask = lanes8(n - j);
-    __m256 a = f(_mm256_maskload_ps(x + j, mask));
-    if (up != nullptr) a = _mm256_mul_ps(a, _mm256_maskload_ps(up + j, mask));
-    _mm256_maskstore_ps(x + j, mask, a);
+  if (n8 < n) {
+    const __m256i tail = lanes8(n - n8);
+    __m256 v = _mm256_maskload_ps(x + n8, tail);
+    if (r != nullptr) v = _mm256_add_ps(v, _mm256_maskload_ps(r + n8, tail));
+    _mm256_maskstore_ps(y + n8, tail, v);
+    acc = step(v, acc);
   }
+  return acc;
 }
+
+// The vector ops of the activations (kernels/activation_f32.h): DotOps'
+// (8 lanes, load, fma) and the tail through masked loads and stores, which
+// touch nothing past the row. The clamp keeps a NaN: minps / maxps return
+// their second operand when either is NaN.
+struct MapOps : DotOps {
+  static Vec dup(float c) { return _mm256_set1_ps(c); }
+  static void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+  static Vec load_first(const float* p, int32_t n) { return _mm256_maskload_ps(p, lanes8(n)); }
+  static void store_first(float* p, int32_t n, Vec v) { _mm256_maskstore_ps(p, lanes8(n), v); }
+  static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+  static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+  static Vec clamp(Vec v, float lo, float hi) { return _mm256_max_ps(dup(lo), _mm256_min_ps(dup(hi), v)); }
+  static Vec div_negative(Vec p, Vec q) { return _mm256_div_ps(p, q); }
+  // sigmoid(z) = 1 / (1 + exp(-z)) of 8 lanes, any sign: with e = exp(-|z|)
+  // (never overflows), 1 / (1 + e) for z >= 0 and e / (1 + e) below. NaN stays NaN.
+  static Vec sigmoid(Vec z) {
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    const __m256 e = exp_nonpositive(_mm256_or_ps(z, sign));          // exp(-|z|)
+    const __m256 num = _mm256_blendv_ps(_mm256_set1_ps(1.0f), e, z);  // z's sign bit picks e
+    return _mm256_div_ps(num, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+  }
+};
 
 }  // namespace avx2
 }  // namespace detail

@@ -12,6 +12,7 @@
 
 #include "kernels/arch.h"
 #include "kernels/fixed_blocks.h"
+#include "kernels/tile_driver.h"
 
 #if ATTN_HAVE_AVX2
 #include <immintrin.h>
@@ -380,27 +381,7 @@ inline void panel_rows_s8(const int16_t* xw, int32_t ldxw, int32_t G, const int3
 template <class Epi>
 inline void panel_rows_s8_n(int32_t mr, const int16_t* xw, int32_t ldxw, int32_t G, const int32_t* panel,
                             int32_t m0, Epi& epi) {
-  static_assert(kRows == 6, "one case per row count");
-  switch (mr) {
-    case 6:
-      panel_rows_s8<6>(xw, ldxw, G, panel, m0, epi);
-      break;
-    case 5:
-      panel_rows_s8<5>(xw, ldxw, G, panel, m0, epi);
-      break;
-    case 4:
-      panel_rows_s8<4>(xw, ldxw, G, panel, m0, epi);
-      break;
-    case 3:
-      panel_rows_s8<3>(xw, ldxw, G, panel, m0, epi);
-      break;
-    case 2:
-      panel_rows_s8<2>(xw, ldxw, G, panel, m0, epi);
-      break;
-    default:
-      panel_rows_s8<1>(xw, ldxw, G, panel, m0, epi);
-      break;
-  }
+  with_size<kRows>(mr, [&](auto r) { panel_rows_s8<decltype(r)::value>(xw, ldxw, G, panel, m0, epi); });
 }
 
 // The whole product (see above), K in [1, kMaxK]: per chunk of rows, x'

@@ -16,20 +16,7 @@ void layer_norm_row_f32_avx2(const float* x, const float* r, int32_t n, const fl
                              float eps, float* y) {
   const int32_t n8 = n & ~7;
   const __m256i tail = avx2::lanes8(n - n8);
-  __m256 vsum = _mm256_setzero_ps();
-  for (int32_t j = 0; j < n8; j += 8) {
-    __m256 v = _mm256_loadu_ps(x + j);
-    if (r != nullptr) v = _mm256_add_ps(v, _mm256_loadu_ps(r + j));
-    _mm256_storeu_ps(y + j, v);
-    vsum = _mm256_add_ps(vsum, v);
-  }
-  if (n8 < n) {
-    __m256 v = _mm256_maskload_ps(x + n8, tail);  // 0 in the absent lanes
-    if (r != nullptr) v = _mm256_add_ps(v, _mm256_maskload_ps(r + n8, tail));
-    _mm256_maskstore_ps(y + n8, tail, v);
-    vsum = _mm256_add_ps(vsum, v);
-  }
-  const float mean = avx2::hsum(vsum) / static_cast<float>(n);
+  const float mean = avx2::hsum(avx2::residual_sums<false>(x, r, n, y)) / static_cast<float>(n);
   const __m256 vmean = _mm256_set1_ps(mean);
   __m256 vsq = _mm256_setzero_ps();
   for (int32_t j = 0; j < n8; j += 8) {

@@ -3,6 +3,7 @@
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_AVX2
+#include "kernels/activation_f32.h"
 #include "kernels/kernels_f32.h"
 #include "kernels/x86/avx2_f32.h"
 
@@ -10,7 +11,7 @@ namespace attn {
 namespace detail {
 
 void relu_f32_avx2(float* x, const float* up, int32_t n) {
-  avx2::map_times(x, up, n, [](__m256 v) { return _mm256_max_ps(_mm256_setzero_ps(), v); });
+  act::map_times<avx2::MapOps>(x, up, n, [](__m256 v) { return _mm256_max_ps(_mm256_setzero_ps(), v); });
 }
 
 }  // namespace detail

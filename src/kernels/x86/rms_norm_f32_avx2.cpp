@@ -14,19 +14,7 @@ void rms_norm_row_f32_avx2(const float* x, const float* r, int32_t n, const floa
                            float eps, float* y) {
   const int32_t n8 = n & ~7;
   const __m256i tail = avx2::lanes8(n - n8);
-  __m256 vsq = _mm256_setzero_ps();
-  for (int32_t j = 0; j < n8; j += 8) {
-    __m256 v = _mm256_loadu_ps(x + j);
-    if (r != nullptr) v = _mm256_add_ps(v, _mm256_loadu_ps(r + j));
-    _mm256_storeu_ps(y + j, v);
-    vsq = _mm256_fmadd_ps(v, v, vsq);
-  }
-  if (n8 < n) {
-    __m256 v = _mm256_maskload_ps(x + n8, tail);  // 0 in the absent lanes
-    if (r != nullptr) v = _mm256_add_ps(v, _mm256_maskload_ps(r + n8, tail));
-    _mm256_maskstore_ps(y + n8, tail, v);
-    vsq = _mm256_fmadd_ps(v, v, vsq);
-  }
+  const __m256 vsq = avx2::residual_sums<true>(x, r, n, y);
   const __m256 vrstd = _mm256_set1_ps(1.0f / avx2::sqrt1(avx2::hsum(vsq) / static_cast<float>(n) + eps));
   for (int32_t j = 0; j < n8; j += 8)
     _mm256_storeu_ps(y + j,
