@@ -237,6 +237,9 @@ Status Tokenizer::encode(const char* text, size_t len, int32_t* ids, size_t max_
     case TokenizerAlgorithm::kSentencePieceBpe:
       if (scratch == nullptr) return Status::kNullArgument;
       return encode_spm_bpe(text, len, ids, max_ids, scratch, n);
+    case TokenizerAlgorithm::kByteLevelBpe:
+    case TokenizerAlgorithm::kWordPiece:
+      break;  // not loaded yet
   }
   return Status::kBadTokenizerAlgorithm;
 }
