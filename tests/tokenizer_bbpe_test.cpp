@@ -76,6 +76,7 @@ std::vector<uint8_t> files_blob() {
 }
 std::vector<uint8_t> gpt2_json_blob() { return blob_of(json_spec("bbpe_gpt2.tokenizer.json")); }
 std::vector<uint8_t> qwen2_json_blob() { return blob_of(json_spec("bbpe_qwen2.tokenizer.json")); }
+std::vector<uint8_t> llama3_json_blob() { return blob_of(json_spec("bbpe_llama3.tokenizer.json")); }
 
 struct Golden {
   std::string text;
@@ -189,6 +190,19 @@ TEST_CASE("tokenizer bbpe: a GPT-2 tokenizer.json (ByteLevel, add_prefix_space) 
 TEST_CASE("tokenizer bbpe: a Qwen2 tokenizer.json (Split + ByteLevel) encodes every golden line",
           "[tokenizer]") {
   check_goldens(qwen2_json_blob(), "bbpe_qwen2.golden", false);
+}
+
+TEST_CASE(
+    "tokenizer bbpe: a Llama 3 tokenizer.json (digits by three, ignore_merges) encodes every golden line",
+    "[tokenizer]") {
+  check_goldens(llama3_json_blob(), "bbpe_llama3.golden", false);
+  // Its two whole pieces no merge makes: found whole, not merged up to.
+  Blob blob(llama3_json_blob());
+  Tokenizer tok;
+  REQUIRE(Tokenizer::load(blob.words.data(), blob.size, &tok) == Status::kOk);
+  std::vector<int32_t> ids;
+  REQUIRE(encode(tok, "a xyzzy", &ids) == Status::kOk);
+  CHECK(ids == std::vector<int32_t>{tok.find_piece("a", 1), 1256});
 }
 
 TEST_CASE("tokenizer bbpe: the file forms agree on pieces, merges and specials", "[tokenizer]") {
@@ -379,7 +393,7 @@ TEST_CASE("tokenizer bbpe: every malformed byte-level blob gets its own status",
       {"split unknown", Status::kBadPreTokenizer, [&](Blob& b) { b.set_u32(kFieldByteLevelSplit, 7); }},
       {"split none", Status::kBadPreTokenizer, [&](Blob& b) { b.set_u32(kFieldByteLevelSplit, 0); }},
       {"split option bit unknown", Status::kBadPreTokenizer,
-       [&](Blob& b) { b.set_u32(kFieldByteLevelSplit, b.u32(kFieldByteLevelSplit) | (1u << 9)); }},
+       [&](Blob& b) { b.set_u32(kFieldByteLevelSplit, b.u32(kFieldByteLevelSplit) | (1u << 10)); }},
       {"normalization flags", Status::kUnknownFlags,
        [&](Blob& b) { b.set_u32(kFieldFlags, attn::kTokAddDummyPrefix); }},
       {"byte table names a longer piece", Status::kBadByteTable,
@@ -452,7 +466,7 @@ TEST_CASE("tokenizer bbpe: the builder and the file readers refuse what the run 
         auto& split = member(r, "pre_tokenizer");
         member(member(member(split, "pretokenizers").items[0], "pattern"), "Regex").text = "\\p{N}{1,3}";
       },
-      "neither GPT-2's nor Qwen2's");
+      "not GPT-2's, Qwen2's or Llama 3's");
   refused([&](attn::json::Value& r) { member(member(r, "pre_tokenizer"), "type").text = "Whitespace"; },
           "pre_tokenizer");
   refused(
@@ -472,4 +486,42 @@ TEST_CASE("tokenizer bbpe: the builder and the file readers refuse what the run 
         member(r, "normalizer") = norm;
       },
       "normalizer");
+}
+
+TEST_CASE("tokenizer bbpe C API: load, sizes, encode and decode agree with the goldens", "[tokenizer]") {
+  Blob blob(qwen2_json_blob());
+  attn_tokenizer tok;
+  REQUIRE(attn_tokenizer_load(&tok, blob.words.data(), blob.size) == ATTN_OK);
+  int32_t v = 0;
+  REQUIRE(attn_tokenizer_vocab_size(&tok, &v) == ATTN_OK);
+  CHECK(v == 1259);
+  int32_t eos = 0;
+  REQUIRE(attn_tokenizer_special(&tok, ATTN_TOKEN_EOS, &eos) == ATTN_OK);
+  CHECK(eos == 1256);
+  for (const auto& g : read_golden("bbpe_qwen2.golden")) {
+    size_t scratch = 0;
+    size_t max_ids = 0;
+    REQUIRE(attn_tokenizer_sizes(&tok, g.text.size(), &scratch, &max_ids) == ATTN_OK);
+    AlignedBuffer buf(scratch);
+    std::vector<int32_t> ids(max_ids + 1);
+    size_t n = 0;
+    REQUIRE(attn_tokenizer_encode(&tok, g.text.data(), g.text.size(), ids.data(), max_ids, buf.data, scratch,
+                                  &n) == ATTN_OK);
+    ids.resize(n);
+    CHECK(ids == g.ids);
+    if (!valid_utf8(g.text)) continue;
+    attn_tokenizer_decode_state state = {};
+    std::string text;
+    char out[ATTN_TOKENIZER_MAX_PIECE + 16];  // a piece's bytes, and a pending character's U+FFFDs
+    for (const int32_t id : ids) {
+      REQUIRE(attn_tokenizer_decode(&tok, id, &state, out, sizeof(out), &n) == ATTN_OK);
+      text.append(out, n);
+    }
+    REQUIRE(attn_tokenizer_decode_flush(&tok, &state, out, sizeof(out), &n) == ATTN_OK);
+    text.append(out, n);
+    CHECK(text == g.text);
+  }
+  blob.set_u32(attn::tok::kFieldByteLevelSplit, 9);
+  CHECK(attn_tokenizer_load(&tok, blob.words.data(), blob.size) == ATTN_ERR_BAD_PRE_TOKENIZER);
+  CHECK(attn_tokenizer_vocab_size(&tok, &v) == ATTN_ERR_BAD_HANDLE);
 }

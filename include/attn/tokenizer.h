@@ -65,9 +65,10 @@ constexpr uint32_t kTokKnownFlags = kTokAddDummyPrefix | kTokEscapeSpaces | kTok
 // The pre-tokenizer split of a byte-level BPE blob: which regex the model
 // was trained with, implemented by hand (src/tokenizer/README.md).
 enum class ByteLevelSplit : uint32_t {
-  kGpt2 = 1,   // 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
-  kQwen2 = 2,  // (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|
-               // \s*[\r\n]+|\s+(?!\S)|\s+
+  kGpt2 = 1,    // 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+  kQwen2 = 2,   // (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|
+                // \s*[\r\n]+|\s+(?!\S)|\s+
+  kLlama3 = 3,  // Qwen2's with \p{N}{1,3} (cl100k's digits) for \p{N}
 };
 
 // Special tokens, in the blob's specials table (-1: none).

@@ -33,6 +33,7 @@ struct Spec {
   std::vector<Merge> merges;
   ByteLevelSplit split = ByteLevelSplit::kGpt2;
   bool add_prefix_space = false;
+  bool ignore_merges = false;
 };
 
 // Lays out the blob (src/tokenizer/README.md): sorts the piece index and
@@ -68,6 +69,7 @@ struct ByteLevelAdded {
 struct ByteLevelOptions {
   ByteLevelSplit split = ByteLevelSplit::kGpt2;
   bool add_prefix_space = false;
+  bool ignore_merges = false;
   // Special tokens by content (empty: none), e.g. eos "<|endoftext|>".
   std::string bos, eos, pad;
 };

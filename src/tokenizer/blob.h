@@ -43,10 +43,15 @@ enum HeaderField : size_t {
   kFieldWordPieceFirst = 112,
 };
 
-// The byte-level split field: bit 8 is add_prefix_space (a text not
-// starting with ' ' gets one), bits 0..7 the ByteLevelSplit, the rest zero.
+// The byte-level split field: bits 0..7 the ByteLevelSplit, bit 8
+// add_prefix_space (a text not starting with ' ' gets one), bit 9
+// ignore_merges (a chunk that is a normal piece is that piece, as Hugging
+// Face's BPE with ignore_merges: Llama 3), the rest zero.
 constexpr uint32_t kByteLevelSplitMask = 0xFFu;
 constexpr uint32_t kByteLevelAddPrefixSpace = 1u << 8;
+constexpr uint32_t kByteLevelIgnoreMerges = 1u << 9;
+constexpr uint32_t kByteLevelKnownBits =
+    kByteLevelSplitMask | kByteLevelAddPrefixSpace | kByteLevelIgnoreMerges;
 
 }  // namespace tok
 }  // namespace attn

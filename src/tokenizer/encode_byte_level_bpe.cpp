@@ -2,6 +2,8 @@
 // Qwen2), as GPT-2's encoder.py and Hugging Face's BPE model do it.
 //
 // 1. add_prefix_space: a text that does not start with ' ' gets one.
+//    (ignore_merges, Llama 3: a chunk that is a whole normal piece is that
+//    piece, merges or not.)
 // 2. Split the text into chunks by the model's pre-tokenizer regex, each
 //    implemented by hand (no regex engine): the alternatives are tried in
 //    order at each position, with the Unicode classes of tokenizer/unicode.h
@@ -137,7 +139,8 @@ class Splitter {
 
   // Qwen2: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}|
   //        ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
-  size_t qwen2_chunk(size_t i) const {
+  // Llama 3: the same with \p{N}{1,3} (max_digits 3).
+  size_t qwen2_chunk(size_t i, int max_digits) const {
     const size_t c = contraction(i, true);
     if (c > 0) return i + c;
     size_t l = 0;
@@ -145,7 +148,11 @@ class Splitter {
     const uint8_t b = s_[i];
     if (k == kLetter) return run(i, kLetter);
     if (k != kNumber && b != '\r' && b != '\n' && is(i + l, kLetter)) return run(i + l, kLetter);
-    if (k == kNumber) return i + l;
+    if (k == kNumber) {
+      size_t j = i + l;
+      for (int d = 1; d < max_digits && is(j, kNumber); ++d) j = next(j);
+      return j;
+    }
     if (k == kOther || (b == ' ' && is(i + 1, kOther))) {
       size_t j = run(k == kOther ? i : i + 1, kOther);
       while (j < n_ && (s_[j] == '\r' || s_[j] == '\n')) ++j;
@@ -307,14 +314,28 @@ Status Tokenizer::encode_byte_level_bpe(const char* text, size_t len, int32_t* i
   std::memcpy(buf + m, text, len);
   m += len;
 
-  const bool qwen2 =
-      (split_field & tok::kByteLevelSplitMask) == static_cast<uint32_t>(ByteLevelSplit::kQwen2);
+  const uint32_t kind = split_field & tok::kByteLevelSplitMask;
+  const int max_digits = kind == static_cast<uint32_t>(ByteLevelSplit::kLlama3) ? 3 : 1;
+  const bool ignore_merges = (split_field & tok::kByteLevelIgnoreMerges) != 0;
   const Splitter split(buf, m);
   PairHeap heap(pairs, sizes.pairs);
   size_t w = 0;
   for (size_t i = 0; i < m && st == Status::kOk;) {
     // 2. The next chunk, [i, j).
-    const size_t j = qwen2 ? split.qwen2_chunk(i) : split.gpt2_chunk(i);
+    const size_t j = kind == static_cast<uint32_t>(ByteLevelSplit::kGpt2) ? split.gpt2_chunk(i)
+                                                                          : split.qwen2_chunk(i, max_digits);
+    if (ignore_merges) {  // a chunk that is a piece is that piece
+      const int32_t id = find_piece(buf + i, j - i);
+      if (id >= 0 && types_[id] == static_cast<uint8_t>(PieceType::kNormal)) {
+        if (w == max_ids) {
+          st = Status::kBufferTooSmall;
+          break;
+        }
+        ids[w++] = id;
+        i = j;
+        continue;
+      }
+    }
     const auto count = static_cast<int32_t>(j - i);
     // 3. Its bytes, merged by rank.
     for (int32_t k = 0; k < count; ++k) {

@@ -137,9 +137,8 @@ Status Tokenizer::load(const void* blob, size_t size, Tokenizer* out) {
     ATTN_TRY(check_table(merges_off, uint64_t{merge_count} * 3, 4, size, true));
     ATTN_TRY(check_table(merge_index_off, merge_count, 4, size, true));
     const uint32_t kind = split & tok::kByteLevelSplitMask;
-    if ((split & ~(tok::kByteLevelSplitMask | tok::kByteLevelAddPrefixSpace)) != 0 ||
-        (kind != static_cast<uint32_t>(ByteLevelSplit::kGpt2) &&
-         kind != static_cast<uint32_t>(ByteLevelSplit::kQwen2))) {
+    if ((split & ~tok::kByteLevelKnownBits) != 0 || kind < static_cast<uint32_t>(ByteLevelSplit::kGpt2) ||
+        kind > static_cast<uint32_t>(ByteLevelSplit::kLlama3)) {
       return Status::kBadPreTokenizer;
     }
     // Byte-level BPE has no normalization flags: its options are in the split field.

@@ -22,6 +22,8 @@ namespace {
 const char kGpt2Pattern[] = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 const char kQwen2Pattern[] =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+const char kLlama3Pattern[] =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 const char kEndOfText[] = "<|endoftext|>";
 
 std::string read_text(const std::string& path) {
@@ -139,9 +141,6 @@ tokenizer_build::Spec read_byte_level_bpe_json(const json::Value& root, const st
   if (is_true(model->find("byte_fallback"))) {
     throw Error(path + ": model.byte_fallback is set: a SentencePiece-style BPE, not byte-level BPE");
   }
-  if (is_true(model->find("ignore_merges"))) {
-    throw Error(path + ": model.ignore_merges is set (whole words looked up first): not supported");
-  }
   const json::Value* dropout = model->find("dropout");
   if (dropout != nullptr && dropout->type != json::Value::Type::kNull) {
     double d = 0;
@@ -163,11 +162,12 @@ tokenizer_build::Spec read_byte_level_bpe_json(const json::Value& root, const st
   // The pre-tokenizer: GPT-2's ByteLevel with its regex, or a Split by one of
   // the two known patterns followed by a ByteLevel without one.
   tokenizer_build::ByteLevelOptions options;
+  options.ignore_merges = is_true(model->find("ignore_merges"));  // Llama 3: whole chunks looked up first
   const json::Value* pre = root.find("pre_tokenizer");
   const std::string pre_type = pre != nullptr ? string_or(pre->find("type"), "") : "";
   const std::string refused = path +
-                              ": pre_tokenizer: only GPT-2's ByteLevel (use_regex) and Split(GPT-2 or "
-                              "Qwen2 pattern, Isolated) + ByteLevel are supported";
+                              ": pre_tokenizer: only GPT-2's ByteLevel (use_regex) and Split(GPT-2, "
+                              "Qwen2 or Llama 3 pattern, Isolated) + ByteLevel are supported";
   if (pre_type == "ByteLevel") {
     bool use_regex = true;
     byte_level_options(*pre, &options.add_prefix_space, &use_regex);
@@ -189,11 +189,13 @@ tokenizer_build::Spec read_byte_level_bpe_json(const json::Value& root, const st
     }
     if (regex->text == kQwen2Pattern) {
       options.split = ByteLevelSplit::kQwen2;
+    } else if (regex->text == kLlama3Pattern) {
+      options.split = ByteLevelSplit::kLlama3;
     } else if (regex->text == kGpt2Pattern) {
       options.split = ByteLevelSplit::kGpt2;
     } else {
       throw Error(path + ": pre_tokenizer Split pattern " + regex->text +
-                  " is neither GPT-2's nor Qwen2's (the run time implements those two by hand)");
+                  " is not GPT-2's, Qwen2's or Llama 3's (the run time implements those by hand)");
     }
     bool add_prefix_space = false;
     bool use_regex = false;

@@ -13,6 +13,8 @@ library:
       GPT-2  's|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+
       Qwen2  (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|
              \\s*[\\r\\n]+|\\s+(?!\\S)|\\s+
+      Llama3 the same with \\p{N}{1,3} (cl100k's), and Hugging Face's
+             ignore_merges: a chunk that is a vocabulary piece is that piece
     When the `regex` module is installed, every golden text's split is also
     compared with the regex itself.
   - A tiny byte-level BPE trainer (most frequent pair first, ties by the
@@ -30,6 +32,8 @@ Writes into tests/data/tokenizers/:
   bbpe_gpt2.golden                   encodings with GPT-2's split
   bbpe_gpt2_prefix.golden            the same with add_prefix_space
   bbpe_qwen2.golden                  encodings with Qwen2's split
+  bbpe_llama3.tokenizer.json         Llama 3's form: its Split pattern, ignore_merges
+  bbpe_llama3.golden                 encodings with Llama 3's split and ignore_merges
 Golden lines: the text's bytes as hex, a tab, the ids separated by spaces.
 
   python3 tools/tokenizer/gen_bbpe_goldens.py [--check]
@@ -48,10 +52,14 @@ DATA = spm_goldens.DATA
 NUM_MERGES = 1000
 EOT = "<|endoftext|>"
 QWEN2_ADDED = ["<|im_start|>", "<|im_end|>"]
+# Llama 3's vocabulary (from tiktoken) has pieces no merge makes, which
+# ignore_merges finds whole: two such pieces in the Llama 3 form.
+LLAMA3_WHOLE = [" xyzzy", " plugh"]
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 QWEN2_PATTERN = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|"""
                  r"""\s*[\r\n]+|\s+(?!\S)|\s+""")
+LLAMA3_PATTERN = QWEN2_PATTERN.replace(r"\p{N}|", r"\p{N}{1,3}|")
 
 # Texts the licence lines do not cover, as bytes (some are not UTF-8).
 EXTRA = [t.encode("utf-8") for t in spm_goldens.EXTRA] + [t.encode("utf-8") for t in [
@@ -83,6 +91,7 @@ EXTRA = [t.encode("utf-8") for t in spm_goldens.EXTRA] + [t.encode("utf-8") for 
     "  ",
     "a",
     "'",
+    "magic words xyzzy and plugh, xyzzyplugh",
 ]] + [
     b"\xff\xfe invalid \xc3( bytes \xe6\x97",
     b"\xc0\xaf overlong \xed\xa0\x80 surrogate \xf4\x90\x80\x80 high",
@@ -186,7 +195,7 @@ def split_gpt2(s):
     return out
 
 
-def split_qwen2(s):
+def split_qwen2(s, max_digits=1):
     out = []
     i = 0
     while i < len(s):
@@ -200,6 +209,8 @@ def split_qwen2(s):
             j = run(s, i + 1, is_letter)
         elif is_number(c):
             j = i + 1
+            while j < len(s) and j - i < max_digits and is_number(s[j]):
+                j += 1
         elif (is_other(c) or (c == " " and i + 1 < len(s) and is_other(s[i + 1]))):
             j = run(s, i + 1 if c == " " else i, is_other)
             j = run(s, j, lambda x: x in "\r\n")
@@ -212,8 +223,12 @@ def split_qwen2(s):
     return out
 
 
-SPLITS = {"gpt2": split_gpt2, "qwen2": split_qwen2}
-PATTERNS = {"gpt2": GPT2_PATTERN, "qwen2": QWEN2_PATTERN}
+def split_llama3(s):
+    return split_qwen2(s, 3)
+
+
+SPLITS = {"gpt2": split_gpt2, "qwen2": split_qwen2, "llama3": split_llama3}
+PATTERNS = {"gpt2": GPT2_PATTERN, "qwen2": QWEN2_PATTERN, "llama3": LLAMA3_PATTERN}
 
 
 def check_split_with_regex(texts):
@@ -258,13 +273,17 @@ def bpe(token, ranks):
     return word
 
 
-def encode(data, vocab, ranks, split, add_prefix_space=False):
+def encode(data, vocab, ranks, split, add_prefix_space=False, ignore_merges=False):
     s = data.decode("utf-8", "surrogateescape")
     if add_prefix_space and s and not s.startswith(" "):
         s = " " + s
     ids = []
     for chunk in split(s):
-        for piece in bpe(to_unicode(chunk.encode("utf-8", "surrogateescape")), ranks):
+        token = to_unicode(chunk.encode("utf-8", "surrogateescape"))
+        if ignore_merges and token in vocab and token != EOT:
+            ids.append(vocab[token])
+            continue
+        for piece in bpe(token, ranks):
             ids.append(vocab[piece])
     return ids
 
@@ -317,7 +336,7 @@ def train(lines, num_merges):
 
 # ---------------------------------------------------------------- files ---
 
-def tokenizer_json(vocab, merges, added, pre_tokenizer, merges_as_pairs):
+def tokenizer_json(vocab, merges, added, pre_tokenizer, merges_as_pairs, ignore_merges=False):
     model_vocab = {p: i for i, p in enumerate(vocab)}
     doc = {
         "version": "1.0",
@@ -331,7 +350,7 @@ def tokenizer_json(vocab, merges, added, pre_tokenizer, merges_as_pairs):
         "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
         "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
                   "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False,
-                  "vocab": model_vocab,
+                  "ignore_merges": ignore_merges, "vocab": model_vocab,
                   "merges": [list(m) for m in merges] if merges_as_pairs else [" ".join(m) for m in merges]},
     }
     return (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
@@ -364,13 +383,24 @@ def derive():
             {"type": "Split", "pattern": {"Regex": QWEN2_PATTERN}, "behavior": "Isolated", "invert": False},
             {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}]},
         True)
-    for name, split, prefix in [("bbpe_gpt2.golden", split_gpt2, False),
-                                ("bbpe_gpt2_prefix.golden", split_gpt2, True),
-                                ("bbpe_qwen2.golden", split_qwen2, False)]:
+    llama3_vocab = vocab + [to_unicode(w.encode("utf-8")) for w in LLAMA3_WHOLE]
+    llama3_ids = {p: i for i, p in enumerate(llama3_vocab)}
+    llama3_added = [(len(llama3_vocab) + k, t) for k, t in enumerate(["<|begin_of_text|>", EOT])]
+    files["bbpe_llama3.tokenizer.json"] = tokenizer_json(
+        llama3_vocab, merges, llama3_added,
+        {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": LLAMA3_PATTERN}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]},
+        True, ignore_merges=True)
+    for name, split, prefix, ignore in [("bbpe_gpt2.golden", split_gpt2, False, False),
+                                        ("bbpe_gpt2_prefix.golden", split_gpt2, True, False),
+                                        ("bbpe_qwen2.golden", split_qwen2, False, False),
+                                        ("bbpe_llama3.golden", split_llama3, False, True)]:
         lines = []
+        table = llama3_vocab if ignore else gpt2_vocab
         for data in texts:
-            out = encode(data, ids, ranks, split, prefix)
-            back = b"".join(from_unicode(gpt2_vocab[i]) for i in out)
+            out = encode(data, {p: i for i, p in enumerate(table)}, ranks, split, prefix, ignore)
+            back = b"".join(from_unicode(table[i]) for i in out)
             want = (b" " + data) if prefix and data and not data.startswith(b" ") else data
             if back != want:
                 raise SystemExit("%s: %r does not decode back" % (name, data))

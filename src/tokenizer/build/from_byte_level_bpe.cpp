@@ -61,7 +61,9 @@ bool spec_from_byte_level_bpe(const std::vector<std::string>& vocab,
   spec->algorithm = TokenizerAlgorithm::kByteLevelBpe;
   spec->split = options.split;
   spec->add_prefix_space = options.add_prefix_space;
-  if (options.split != ByteLevelSplit::kGpt2 && options.split != ByteLevelSplit::kQwen2) {
+  spec->ignore_merges = options.ignore_merges;
+  if (options.split != ByteLevelSplit::kGpt2 && options.split != ByteLevelSplit::kQwen2 &&
+      options.split != ByteLevelSplit::kLlama3) {
     *error = "unknown byte-level split";
     return false;
   }

@@ -159,7 +159,8 @@ bool write_blob(const Spec& spec, std::vector<uint8_t>* blob, std::string* error
     put_u32(&b, tok::kFieldMergeCount, static_cast<uint32_t>(merge_count));
     put_u32(&b, tok::kFieldMergeIndexOff, static_cast<uint32_t>(merge_index_off));
     put_u32(&b, tok::kFieldByteLevelSplit,
-            static_cast<uint32_t>(spec.split) | (spec.add_prefix_space ? tok::kByteLevelAddPrefixSpace : 0u));
+            static_cast<uint32_t>(spec.split) | (spec.add_prefix_space ? tok::kByteLevelAddPrefixSpace : 0u) |
+                (spec.ignore_merges ? tok::kByteLevelIgnoreMerges : 0u));
     for (size_t r = 0; r < merge_count; ++r) {
       const auto& m = spec.merges[r];
       put_u32(&b, merges_off + 12 * r, static_cast<uint32_t>(m.left));
