@@ -12,9 +12,10 @@
 //   kSentencePieceBpe SentencePiece BPE (Llama, Mistral, llama2.c): a
 //                     leading U+2581 (or ' '), spaces to U+2581, merges by
 //                     score, unknown characters as <0xHH> byte pieces.
-//   kByteLevelBpe     byte-level BPE (GPT-2, Qwen2): the text split by the
-//                     model's pre-tokenizer pattern, each chunk's bytes
-//                     merged by merge rank; pieces are raw bytes.
+//   kByteLevelBpe     byte-level BPE (GPT-2, Qwen2, Llama 3): the text split
+//                     by the model's pre-tokenizer pattern (ByteLevelSplit),
+//                     each chunk's bytes merged by merge rank; pieces are
+//                     raw bytes.
 // Host-side builders (attn/tokenizer_build.h) write blobs from a
 // SentencePiece .model, a llama2.c tokenizer.bin, or byte-level BPE
 // vocabularies and merges.

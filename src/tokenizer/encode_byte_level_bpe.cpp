@@ -1,24 +1,25 @@
 // tokenizer/encode_byte_level_bpe.cpp: byte-level BPE encoding (GPT-2,
-// Qwen2), as GPT-2's encoder.py and Hugging Face's BPE model do it.
+// Qwen2, Llama 3), as GPT-2's encoder.py and Hugging Face's BPE model do it.
 //
 // 1. add_prefix_space: a text that does not start with ' ' gets one.
-//    (ignore_merges, Llama 3: a chunk that is a whole normal piece is that
-//    piece, merges or not.)
-// 2. Split the text into chunks by the model's pre-tokenizer regex, each
-//    implemented by hand (no regex engine): the alternatives are tried in
+// 2. Split the text into chunks by the model's pre-tokenizer regex (GPT-2's,
+//    Qwen2's, or Llama 3's: Qwen2's with \p{N}{1,3}), each implemented by
+//    hand (no regex engine): the alternatives are tried in
 //    order at each position, with the Unicode classes of tokenizer/unicode.h
 //    (\p{L} letter, \p{N} number, \s white space as the regex module has it:
 //    str.isspace() less U+001C..U+001F). A byte that starts no well-formed
 //    UTF-8 character is one character of no class (as Python's
 //    surrogateescape makes it a lone surrogate, category Cs).
-// 3. Each chunk: one symbol per byte (its single-byte piece), then merges by
+// 3. ignore_merges (Llama 3): a chunk that is a whole normal piece is that
+//    piece, merges or not.
+// 4. Each chunk: one symbol per byte (its single-byte piece), then merges by
 //    rank: a binary min-heap of adjacent pairs that have a merge, keyed by
 //    (rank, leftmost). Pop the lowest; skip it if either side has changed
 //    since (lengths no longer add up); else the left symbol becomes the
 //    merge's result and new pairs with its neighbours are pushed. Each merge
 //    pushes at most two pairs: the heap holds < 3n entries, and a chunk is
 //    O(n log n) (a 100 KB run of one letter is one chunk).
-// 4. The chunk's symbols, left to right, are its ids.
+// 5. The chunk's symbols, left to right, are its ids.
 #include <cstring>
 
 #include "attn/tokenizer.h"
@@ -324,7 +325,7 @@ Status Tokenizer::encode_byte_level_bpe(const char* text, size_t len, int32_t* i
     // 2. The next chunk, [i, j).
     const size_t j = kind == static_cast<uint32_t>(ByteLevelSplit::kGpt2) ? split.gpt2_chunk(i)
                                                                           : split.qwen2_chunk(i, max_digits);
-    if (ignore_merges) {  // a chunk that is a piece is that piece
+    if (ignore_merges) {  // 3. A chunk that is a piece is that piece.
       const int32_t id = find_piece(buf + i, j - i);
       if (id >= 0 && types_[id] == static_cast<uint8_t>(PieceType::kNormal)) {
         if (w == max_ids) {
@@ -337,7 +338,7 @@ Status Tokenizer::encode_byte_level_bpe(const char* text, size_t len, int32_t* i
       }
     }
     const auto count = static_cast<int32_t>(j - i);
-    // 3. Its bytes, merged by rank.
+    // 4. Its bytes, merged by rank.
     for (int32_t k = 0; k < count; ++k) {
       sym[k] = Symbol{k - 1, k + 1, byte_ids_[static_cast<uint8_t>(buf[i + static_cast<size_t>(k)])], 1};
     }
@@ -363,7 +364,7 @@ Status Tokenizer::encode_byte_level_bpe(const char* text, size_t len, int32_t* i
       maybe_push(l.prev, static_cast<int32_t>(p.left));
       maybe_push(static_cast<int32_t>(p.left), l.next);
     }
-    // 4. Its ids.
+    // 5. Its ids.
     for (int32_t k = 0; k >= 0; k = sym[k].next) {
       if (w == max_ids) {
         st = Status::kBufferTooSmall;
