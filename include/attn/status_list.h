@@ -139,6 +139,14 @@ ATTN_STATUS(kBadSpecialToken, ATTN_ERR_BAD_SPECIAL_TOKEN, 166,
 ATTN_STATUS(kBadScore, ATTN_ERR_BAD_SCORE, 167, "a piece score is not finite")
 ATTN_STATUS(kBadByteTable, ATTN_ERR_BAD_BYTE_TABLE, 168,
             "a byte table entry not the byte piece of its byte, or missing where needed")
+ATTN_STATUS(
+    kBadMerges, ATTN_ERR_BAD_MERGES, 176,
+    "a byte-level BPE merge names an id out of range or not a text piece, or its result is not its two "
+    "pieces' bytes joined")
+ATTN_STATUS(kUnsortedMerges, ATTN_ERR_UNSORTED_MERGES, 177,
+            "the merge index is not strictly increasing by (left id, right id) or names a rank out of range")
+ATTN_STATUS(kBadPreTokenizer, ATTN_ERR_BAD_PRE_TOKENIZER, 178,
+            "an unknown byte-level pre-tokenizer split or option bit")
 /* The tokenizer section of a .attn model (190, 191; 169..189 stay with the blob's own checks) */
 ATTN_STATUS(kBadTokenizerSection, ATTN_ERR_BAD_TOKENIZER_SECTION, 190,
             "the model's tokenizer tensor is not a whole tokenizer blob (magic, version, header or sizes)")

@@ -12,8 +12,13 @@
 //   kSentencePieceBpe SentencePiece BPE (Llama, Mistral, llama2.c): a
 //                     leading U+2581 (or ' '), spaces to U+2581, merges by
 //                     score, unknown characters as <0xHH> byte pieces.
+//   kByteLevelBpe     byte-level BPE (GPT-2, Qwen2, Llama 3): the text split
+//                     by the model's pre-tokenizer pattern (ByteLevelSplit),
+//                     each chunk's bytes merged by merge rank; pieces are
+//                     raw bytes.
 // Host-side builders (attn/tokenizer_build.h) write blobs from a
-// SentencePiece .model or a llama2.c tokenizer.bin.
+// SentencePiece .model, a llama2.c tokenizer.bin, or byte-level BPE
+// vocabularies and merges.
 #pragma once
 
 #include <cstddef>
@@ -57,6 +62,15 @@ enum TokenizerFlag : uint32_t {
   kTokByteFallback = 1u << 2,    // a character no piece spells becomes its <0xHH> pieces
 };
 constexpr uint32_t kTokKnownFlags = kTokAddDummyPrefix | kTokEscapeSpaces | kTokByteFallback;
+
+// The pre-tokenizer split of a byte-level BPE blob: which regex the model
+// was trained with, implemented by hand (src/tokenizer/README.md).
+enum class ByteLevelSplit : uint32_t {
+  kGpt2 = 1,    // 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+  kQwen2 = 2,   // (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|
+                // \s*[\r\n]+|\s+(?!\S)|\s+
+  kLlama3 = 3,  // Qwen2's with \p{N}{1,3} (cl100k's digits) for \p{N}
+};
 
 // Special tokens, in the blob's specials table (-1: none).
 enum class SpecialToken : uint32_t { kUnk = 0, kBos, kEos, kPad, kCls, kSep, kMask, kCount = 8 };
@@ -115,6 +129,9 @@ class Tokenizer {
   Status encode_bytes(const char* text, size_t len, int32_t* ids, size_t max_ids, size_t* n) const;
   Status encode_spm_bpe(const char* text, size_t len, int32_t* ids, size_t max_ids, Arena* scratch,
                         size_t* n) const;
+  Status encode_byte_level_bpe(const char* text, size_t len, int32_t* ids, size_t max_ids, Arena* scratch,
+                               size_t* n) const;
+  size_t byte_level_scratch_bytes(size_t text_len) const;
 
   TokenizerAlgorithm algorithm_ = TokenizerAlgorithm::kBytes;
   uint32_t flags_ = 0;
@@ -127,6 +144,9 @@ class Tokenizer {
   const uint32_t* sorted_ = nullptr;   // vocab_size ids, pieces ascending
   const int32_t* specials_ = nullptr;  // SpecialToken::kCount
   const int32_t* byte_ids_ = nullptr;  // 256, -1: none
+  // The blob itself: an algorithm's own header fields (byte-level BPE's
+  // merges and split) are read from it where needed, keeping the object small.
+  const uint8_t* blob_ = nullptr;
 };
 
 }  // namespace attn

@@ -35,9 +35,23 @@ enum HeaderField : size_t {
   kFieldReservedTail = 96,  // 32 zero bytes up to kHeaderSize, except the algorithm fields below
   // Byte-level BPE (kByteLevelBpe) fields: 96 .. 111 (zero for other algorithms).
   kFieldByteLevelFirst = 96,
+  kFieldMergesOff = 96,        // merge_count x (left, right, result) i32, by rank
+  kFieldMergeCount = 100,      // merge_count
+  kFieldMergeIndexOff = 104,   // merge_count u32 ranks, ascending by (left, right)
+  kFieldByteLevelSplit = 108,  // ByteLevelSplit in bits 0..7, kByteLevelAddPrefixSpace
   // WordPiece (kWordPiece) fields: 112 .. 127 (zero for other algorithms).
   kFieldWordPieceFirst = 112,
 };
+
+// The byte-level split field: bits 0..7 the ByteLevelSplit, bit 8
+// add_prefix_space (a text not starting with ' ' gets one), bit 9
+// ignore_merges (a chunk that is a normal piece is that piece, as Hugging
+// Face's BPE with ignore_merges: Llama 3), the rest zero.
+constexpr uint32_t kByteLevelSplitMask = 0xFFu;
+constexpr uint32_t kByteLevelAddPrefixSpace = 1u << 8;
+constexpr uint32_t kByteLevelIgnoreMerges = 1u << 9;
+constexpr uint32_t kByteLevelKnownBits =
+    kByteLevelSplitMask | kByteLevelAddPrefixSpace | kByteLevelIgnoreMerges;
 
 }  // namespace tok
 }  // namespace attn
