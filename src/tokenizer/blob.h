@@ -37,6 +37,8 @@ enum HeaderField : size_t {
   kFieldByteLevelFirst = 96,
   // WordPiece (kWordPiece) fields: 112 .. 127 (zero for other algorithms).
   kFieldWordPieceFirst = 112,
+  kFieldMaxWordChars = 112,       // u32 max_input_chars_per_word, 1..ATTN_TOKENIZER_MAX_WORD_CHARS
+  kFieldWordPieceReserved = 116,  // 12 zero bytes up to kHeaderSize
 };
 
 }  // namespace tok

@@ -280,9 +280,10 @@ namespace {{
 
 constexpr uint32_t kCpMask = 0x1FFFFFu;
 
-// The index of the last of n entries whose key is <= cp, or -1.
+// How many of n entries (keys ascending) have a key <= cp: the last such
+// entry is the one before, if any.
 template <typename Key>
-int32_t find_last(size_t n, uint32_t cp, Key key) {{
+size_t count_le(size_t n, uint32_t cp, Key key) {{
   size_t lo = 0;
   size_t hi = n;
   while (lo < hi) {{
@@ -293,13 +294,13 @@ int32_t find_last(size_t n, uint32_t cp, Key key) {{
       hi = mid;
     }}
   }}
-  return static_cast<int32_t>(lo) - 1;
+  return lo;
 }}
 
 template <size_t N>
 bool in_ranges(const uint32_t (&words)[N], uint32_t cp) {{
-  const int32_t i = find_last(N, cp, [&](size_t k) {{ return words[k] & kCpMask; }});
-  return i >= 0 && cp <= (words[i] & kCpMask) + (words[i] >> 21);
+  const size_t i = count_le(N, cp, [&](size_t k) {{ return words[k] & kCpMask; }});
+  return i > 0 && cp <= (words[i - 1] & kCpMask) + (words[i - 1] >> 21);
 }}
 
 constexpr uint32_t kHangulFirst = 0xAC00;
@@ -314,14 +315,14 @@ size_t fold_lower(uint32_t cp, uint32_t out[kMaxFold]) {{
     return 2;
   }}
   constexpr size_t n = sizeof(kLowerStart) / sizeof(kLowerStart[0]);
-  const int32_t i = find_last(n, cp, [](size_t k) {{ return kLowerStart[k] & kCpMask; }});
+  const size_t i = count_le(n, cp, [](size_t k) {{ return kLowerStart[k] & kCpMask; }});
   out[0] = cp;
-  if (i >= 0) {{
-    const uint32_t w = kLowerStart[i];
+  if (i > 0) {{
+    const uint32_t w = kLowerStart[i - 1];
     const uint32_t stride = ((w >> 21) & 1u) + 1;
     const uint32_t off = cp - (w & kCpMask);
     if (off % stride == 0 && off / stride <= (w >> 22)) {{
-      out[0] = static_cast<uint32_t>(static_cast<int32_t>(cp) + kLowerDelta[i]);
+      out[0] = static_cast<uint32_t>(static_cast<int32_t>(cp) + kLowerDelta[i - 1]);
     }}
   }}
   return 1;
@@ -338,25 +339,25 @@ size_t fold_strip_accents(uint32_t cp, uint32_t out[kMaxFold]) {{
   }}
   if (in_ranges(kDrop, cp)) return 0;
   constexpr size_t nm = sizeof(kStripMulti) / sizeof(kStripMulti[0]) / 4;
-  int32_t i = find_last(nm, cp, [](size_t k) {{ return kStripMulti[4 * k]; }});
-  if (i >= 0 && kStripMulti[4 * i] == cp) {{
+  size_t i = count_le(nm, cp, [](size_t k) {{ return kStripMulti[4 * k]; }});
+  if (i > 0 && kStripMulti[4 * (i - 1)] == cp) {{
     size_t n = 0;
     for (size_t k = 1; k < 4; ++k) {{
-      if (kStripMulti[4 * i + k] != 0) out[n++] = kStripMulti[4 * i + k];
+      if (kStripMulti[4 * (i - 1) + k] != 0) out[n++] = kStripMulti[4 * (i - 1) + k];
     }}
     return n;
   }}
   if (cp < 0x10000) {{
     constexpr size_t nb = sizeof(kStripBmp) / sizeof(kStripBmp[0]);
-    i = find_last(nb, cp, [](size_t k) {{ return kStripBmp[k] >> 16; }});
-    if (i >= 0 && kStripBmp[i] >> 16 == cp) {{
-      out[0] = kStripBmp[i] & 0xFFFFu;
+    i = count_le(nb, cp, [](size_t k) {{ return kStripBmp[k] >> 16; }});
+    if (i > 0 && kStripBmp[i - 1] >> 16 == cp) {{
+      out[0] = kStripBmp[i - 1] & 0xFFFFu;
       return 1;
     }}
   }}
   constexpr size_t nw = sizeof(kStripWide) / sizeof(kStripWide[0]) / 2;
-  i = find_last(nw, cp, [](size_t k) {{ return kStripWide[2 * k]; }});
-  out[0] = i >= 0 && kStripWide[2 * i] == cp ? kStripWide[2 * i + 1] : cp;
+  i = count_le(nw, cp, [](size_t k) {{ return kStripWide[2 * k]; }});
+  out[0] = i > 0 && kStripWide[2 * (i - 1)] == cp ? kStripWide[2 * (i - 1) + 1] : cp;
   return 1;
 }}
 
