@@ -14,13 +14,14 @@
 //    ASCII 33-47, 58-64, 91-96, 123-126) is a word of its own.
 // 4. Per word: [UNK] if it has more than max_input_chars_per_word
 //    characters; else greedy longest match first, the pieces after the
-//    first spelled with a "##" prefix, by binary search on the sorted index;
-//    a word with a position no normal piece matches is one [UNK].
+//    first spelled with a "##" prefix, by one walk down the sorted index
+//    per position (PieceIndex::longest_prefix); a word with a position no
+//    normal piece matches is one [UNK].
 //
 // Scratch: one word's UTF-8 bytes (4 per character up to the limit, and 2
 // in front where "##" is written before the rest of a word), independent
 // of the text's length. Time: O(n) to fold, and per word position at most
-// max_piece_len candidate ends of log2(V) compares each.
+// max_piece_len steps of two binary searches (log2 V byte compares each).
 #include <cstring>
 
 #include "attn/tokenizer.h"
@@ -107,19 +108,76 @@ constexpr uint32_t kCapitalSigma = 0x3A3;
 constexpr uint32_t kSmallSigma = 0x3C3;
 constexpr uint32_t kFinalSigma = 0x3C2;
 
+// The sorted piece index, read in place (the Tokenizer's tables).
+struct PieceIndex {
+  const uint32_t* sorted;
+  const uint32_t* offsets;
+  const char* bytes;
+  const uint8_t* types;
+  uint32_t vocab;
+  uint32_t max_piece;
+
+  // Byte k of piece id as 0..255, or -1 past its end (a shorter piece sorts first).
+  int byte_at(uint32_t id, size_t k) const {
+    const uint32_t len = offsets[id + 1] - offsets[id];
+    return k < len ? static_cast<uint8_t>(bytes[offsets[id] + k]) : -1;
+  }
+
+  // The longest normal piece that spells s[0, k) with min_len <= k and k a
+  // character boundary of s[0, len) (k == len, or s[k] starts a character):
+  // its id and *k, or -1. One walk down the sorted index: [lo, hi) holds
+  // the pieces that begin with s[0, k), narrowed by two binary searches on
+  // byte k for each k, and the first of them is s[0, k) itself when one
+  // is. So a position costs O(max_piece_len log V) byte compares at most,
+  // and usually stops after a few bytes, when no piece continues.
+  int32_t longest_prefix(const char* s, size_t len, size_t min_len, size_t* match_len) const {
+    size_t lo = 0;
+    size_t hi = vocab;
+    int32_t best = -1;
+    const size_t limit = len < max_piece ? len : max_piece;
+    for (size_t k = 0; k < limit; ++k) {
+      const int c = static_cast<uint8_t>(s[k]);
+      size_t a = lo;
+      size_t b = hi;
+      while (a < b) {  // the first piece whose byte k is >= c
+        const size_t mid = a + (b - a) / 2;
+        if (byte_at(sorted[mid], k) < c) {
+          a = mid + 1;
+        } else {
+          b = mid;
+        }
+      }
+      lo = a;
+      b = hi;
+      while (a < b) {  // the first piece whose byte k is > c
+        const size_t mid = a + (b - a) / 2;
+        if (byte_at(sorted[mid], k) <= c) {
+          a = mid + 1;
+        } else {
+          b = mid;
+        }
+      }
+      hi = a;
+      if (lo == hi) break;
+      const uint32_t id = sorted[lo];
+      const size_t n = k + 1;
+      if (offsets[id + 1] - offsets[id] == n && n >= min_len &&
+          types[id] == static_cast<uint8_t>(PieceType::kNormal) &&
+          (n == len || !utf8::is_continuation(static_cast<uint8_t>(s[n])))) {
+        best = static_cast<int32_t>(id);
+        *match_len = n;
+      }
+    }
+    return best;
+  }
+};
+
 // One encode: the word being gathered and the ids written so far.
 class WordPieceEncoder {
  public:
-  WordPieceEncoder(const Tokenizer& t, uint32_t max_word_chars, uint32_t max_piece_len, const uint8_t* types,
-                   char* word, int32_t* ids, size_t max_ids)
-      : t_(t),
-        max_chars_(max_word_chars),
-        max_piece_(max_piece_len),
-        types_(types),
-        word_(word + 2),
-        ids_(ids),
-        max_ids_(max_ids),
-        unk_(t.special(SpecialToken::kUnk)) {}
+  WordPieceEncoder(const PieceIndex& index, uint32_t max_word_chars, int32_t unk, char* word, int32_t* ids,
+                   size_t max_ids)
+      : index_(index), max_chars_(max_word_chars), unk_(unk), word_(word + 2), ids_(ids), max_ids_(max_ids) {}
 
   void add(uint32_t cp) {
     if (++chars_ <= max_chars_) bytes_ += put_utf8(cp, word_ + bytes_);
@@ -157,43 +215,30 @@ class WordPieceEncoder {
     const bool overflow_before = overflow_;
     for (size_t start = 0; start < bytes_;) {
       const size_t prefix = start > 0 ? 2 : 0;
-      int32_t found = -1;
-      size_t end = 0;
-      if (max_piece_ > prefix) {
-        end = bytes_ - start > max_piece_ - prefix ? start + (max_piece_ - prefix) : bytes_;
-        if (prefix != 0) {  // over bytes already matched, or the 2 spare bytes in front
-          word_[start - 2] = '#';
-          word_[start - 1] = '#';
-        }
-        for (; end > start; --end) {
-          if (end < bytes_ && utf8::is_continuation(static_cast<uint8_t>(word_[end])))
-            continue;  // mid-character
-          const int32_t id = t_.find_piece(word_ + start - prefix, end - start + prefix);
-          if (id >= 0 && types_[id] == static_cast<uint8_t>(PieceType::kNormal)) {
-            found = id;
-            break;
-          }
-        }
+      if (prefix != 0) {  // over bytes already matched, or the 2 spare bytes in front
+        word_[start - 2] = '#';
+        word_[start - 1] = '#';
       }
-      if (found < 0) {  // the whole word is [UNK]
+      size_t n = 0;
+      const int32_t id =
+          index_.longest_prefix(word_ + start - prefix, bytes_ - start + prefix, prefix + 1, &n);
+      if (id < 0) {  // the whole word is [UNK]
         overflow_ = overflow_before;
         emit_unk();
         return;
       }
-      emit(k++, found);
-      start = end;
+      emit(k++, id);
+      start += n - prefix;
     }
     w_ = k;
   }
 
-  const Tokenizer& t_;
+  const PieceIndex& index_;
   uint32_t max_chars_;
-  uint32_t max_piece_;
-  const uint8_t* types_;
+  int32_t unk_;
   char* word_;  // 2 spare bytes in front for "##"
   int32_t* ids_;
   size_t max_ids_;
-  int32_t unk_;
   size_t chars_ = 0;
   size_t bytes_ = 0;
   size_t w_ = 0;
@@ -219,7 +264,8 @@ Status Tokenizer::encode_wordpiece(const char* text, size_t len, int32_t* ids, s
   const bool chinese = (flags_ & kTokChineseChars) != 0;
   auto dropped = [&](uint32_t cp) { return clean && (cp == 0 || cp == kReplacementCp || is_control(cp)); };
 
-  WordPieceEncoder enc(*this, max_word_chars_, max_piece_len_, types_, word, ids, max_ids);
+  const PieceIndex index{sorted_, piece_offsets_, piece_bytes_, types_, vocab_size_, max_piece_len_};
+  WordPieceEncoder enc(index, max_word_chars_, special(SpecialToken::kUnk), word, ids, max_ids);
   // Folds cp into the word: lowercase, strip accents, punctuation apart.
   auto add_folded = [&](uint32_t cp, bool final_sigma) {
     uint32_t low[tok::kMaxFold];
