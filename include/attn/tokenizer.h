@@ -19,7 +19,7 @@
 //                     first with "##" continuation pieces; [UNK] for a word
 //                     no pieces spell or over max_input_chars_per_word.
 // Host-side builders (attn/tokenizer_build.h) write blobs from a
-// SentencePiece .model or a llama2.c tokenizer.bin.
+// SentencePiece .model, a llama2.c tokenizer.bin or a WordPiece vocabulary.
 #pragma once
 
 #include <cstddef>
