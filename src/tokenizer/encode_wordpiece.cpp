@@ -10,7 +10,8 @@
 // 3. Fold each character (unicode_fold.h): str.lower() (kTokLowercase, with
 //    its final-sigma rule: U+03A3 after a cased character and before none,
 //    case-ignorable ones skipped, becomes U+03C2), then NFD with Mn dropped
-//    (kTokStripAccents). Each folded punctuation character (Unicode P*, and
+//    (kTokStripAccents; the few combining marks that are not Mn are put in
+//    canonical order, as NFD of the whole word does). Each folded punctuation character (Unicode P*, and
 //    ASCII 33-47, 58-64, 91-96, 123-126) is a word of its own.
 // 4. Per word: [UNK] if it has more than max_input_chars_per_word
 //    characters; else greedy longest match first, the pieces after the
@@ -181,7 +182,29 @@ class WordPieceEncoder {
 
   void add(uint32_t cp) {
     if (++chars_ <= max_chars_) bytes_ += put_utf8(cp, word_ + bytes_);
+    run_ = bytes_;
   }
+
+  // A combining mark that stripping keeps (class ccc): into the run of
+  // such marks at the word's end, after those of a class <= ccc, as
+  // canonical ordering puts it. A run is at most the word's 100 characters.
+  void add_mark(uint32_t cp, uint8_t ccc) {
+    if (++chars_ > max_chars_) return;
+    size_t at = run_;
+    while (at < bytes_) {
+      size_t l = 0;
+      if (tok::kept_mark_class(next_cp(word_, bytes_, at, &l)) > ccc) break;
+      at += l;
+    }
+    char c[4];
+    const size_t n = put_utf8(cp, c);
+    std::memmove(word_ + at + n, word_ + at, bytes_ - at);
+    std::memcpy(word_ + at, c, n);
+    bytes_ += n;
+  }
+
+  // A starter: the marks after it are a new run.
+  void end_run() { run_ = bytes_; }
 
   // Ends the word: its ids, [UNK], or nothing for an empty word.
   void flush() {
@@ -193,6 +216,7 @@ class WordPieceEncoder {
     }
     chars_ = 0;
     bytes_ = 0;
+    run_ = 0;
   }
 
   bool overflow() const { return overflow_; }
@@ -241,6 +265,7 @@ class WordPieceEncoder {
   size_t max_ids_;
   size_t chars_ = 0;
   size_t bytes_ = 0;
+  size_t run_ = 0;  // word_[run_, bytes_): the marks since the last starter
   size_t w_ = 0;
   bool overflow_ = false;
 };
@@ -282,12 +307,18 @@ Status Tokenizer::encode_wordpiece(const char* text, size_t len, int32_t* ids, s
       uint32_t out[tok::kMaxFold];
       size_t no = 1;
       out[0] = low[a];
-      if (strip) no = tok::fold_strip_accents(low[a], out);
+      if (strip) {
+        if (!tok::is_nonstarter(low[a])) enc.end_run();
+        no = tok::fold_strip_accents(low[a], out);
+      }
       for (size_t b = 0; b < no; ++b) {
+        const uint8_t ccc = strip ? tok::kept_mark_class(out[b]) : 0;
         if (is_punct(out[b])) {
           enc.flush();
           enc.add(out[b]);
           enc.flush();
+        } else if (ccc != 0) {
+          enc.add_mark(out[b], ccc);
         } else {
           enc.add(out[b]);
         }

@@ -2,12 +2,13 @@
 // from Python 3.11's unicodedata, Unicode 14.0.0. Do not edit; re-run the
 // script (--check compares). Lowercasing (str.lower() per code point),
 // accent stripping (NFD, then Mn dropped) and the cased / case-ignorable
-// properties of str.lower()'s final-sigma rule: 16020 bytes of tables.
+// properties of str.lower()'s final-sigma rule: 16864 bytes of tables.
 //
 // Per-code-point folding equals BERT's whole-token str.lower() + NFD + drop
-// Mn except for canonical reordering across code points, which matters only
-// for a run of two or more of these non-Mn combining marks in descending
-// combining class (left in text order here):
+// Mn once the caller reorders what canonical ordering reorders across code
+// points: a run of these non-Mn combining marks (they survive stripping; a
+// code point whose NFD begins with a starter ends a run), sorted stably by
+// combining class (kept_mark_class, is_nonstarter):
 // U+1715(9) U+1734(9) U+1B44(9) U+1BAA(9) U+1BF2(9) U+1BF3(9) U+302E(224) U+302F(224) U+A953(9)
 // U+A9C0(9) U+111C0(9) U+11235(9) U+1134D(9) U+116B6(9) U+1193D(9) U+16FF0(6) U+16FF1(6) U+1D165(216)
 // U+1D166(216) U+1D16D(226) U+1D16E(216) U+1D16F(216) U+1D170(216) U+1D171(216) U+1D172(216)
@@ -541,6 +542,40 @@ const uint32_t kCaseIgnorable[] = {
     0x0021E023, 0x0081E026, 0x01A1E130, 0x0001E2AE, 0x0061E2EC, 0x00C1E8D0, 0x00E1E944, 0x0081F3FB,
     0x000E0001, 0x0BEE0020, 0x1DEE0100,
 };
+// Code points whose NFD begins with a non-starter (ccc != 0): first | (length - 1) << 21.
+const uint32_t kNonStarter[] = {
+    0x09C00300, 0x03E00350, 0x00800483, 0x05800591, 0x000005BF, 0x002005C1, 0x002005C4, 0x000005C7,
+    0x01400610, 0x0280064B, 0x00000670, 0x00C006D6, 0x00A006DF, 0x002006E7, 0x006006EA, 0x00000711,
+    0x03400730, 0x010007EB, 0x000007FD, 0x00600816, 0x0100081B, 0x00400825, 0x00800829, 0x00400859,
+    0x00E00898, 0x02E008CA, 0x038008E3, 0x0000093C, 0x0000094D, 0x00600951, 0x000009BC, 0x000009CD,
+    0x000009FE, 0x00000A3C, 0x00000A4D, 0x00000ABC, 0x00000ACD, 0x00000B3C, 0x00000B4D, 0x00000BCD,
+    0x00000C3C, 0x00000C4D, 0x00200C55, 0x00000CBC, 0x00000CCD, 0x00200D3B, 0x00000D4D, 0x00000DCA,
+    0x00400E38, 0x00600E48, 0x00400EB8, 0x00600EC8, 0x00200F18, 0x00000F35, 0x00000F37, 0x00000F39,
+    0x00800F71, 0x00600F7A, 0x00800F80, 0x00200F86, 0x00000FC6, 0x00001037, 0x00201039, 0x0000108D,
+    0x0040135D, 0x00201714, 0x00001734, 0x000017D2, 0x000017DD, 0x000018A9, 0x00401939, 0x00201A17,
+    0x00001A60, 0x00E01A75, 0x00001A7F, 0x01A01AB0, 0x01E01ABF, 0x00001B34, 0x00001B44, 0x01001B6B,
+    0x00201BAA, 0x00001BE6, 0x00201BF2, 0x00001C37, 0x00401CD0, 0x01801CD4, 0x00C01CE2, 0x00001CED,
+    0x00001CF4, 0x00201CF8, 0x07E01DC0, 0x018020D0, 0x000020E1, 0x016020E5, 0x00402CEF, 0x00002D7F,
+    0x03E02DE0, 0x00A0302A, 0x00203099, 0x0000A66F, 0x0120A674, 0x0020A69E, 0x0020A6F0, 0x0000A806,
+    0x0000A82C, 0x0000A8C4, 0x0220A8E0, 0x0040A92B, 0x0000A953, 0x0000A9B3, 0x0000A9C0, 0x0000AAB0,
+    0x0040AAB2, 0x0020AAB7, 0x0020AABE, 0x0000AAC1, 0x0000AAF6, 0x0000ABED, 0x0000FB1E, 0x01E0FE20,
+    0x000101FD, 0x000102E0, 0x00810376, 0x00010A0D, 0x00010A0F, 0x00410A38, 0x00010A3F, 0x00210AE5,
+    0x00610D24, 0x00210EAB, 0x01410F46, 0x00610F82, 0x00011046, 0x00011070, 0x0001107F, 0x002110B9,
+    0x00411100, 0x00211133, 0x00011173, 0x000111C0, 0x000111CA, 0x00211235, 0x002112E9, 0x0021133B,
+    0x0001134D, 0x00C11366, 0x00811370, 0x00011442, 0x00011446, 0x0001145E, 0x002114C2, 0x002115BF,
+    0x0001163F, 0x002116B6, 0x0001172B, 0x00211839, 0x0021193D, 0x00011943, 0x000119E0, 0x00011A34,
+    0x00011A47, 0x00011A99, 0x00011C3F, 0x00011D42, 0x00211D44, 0x00011D97, 0x00816AF0, 0x00C16B30,
+    0x00216FF0, 0x0001BC9E, 0x0081D165, 0x00A1D16D, 0x00E1D17B, 0x00C1D185, 0x0061D1AA, 0x0041D242,
+    0x00C1E000, 0x0201E008, 0x00C1E01B, 0x0021E023, 0x0081E026, 0x00C1E130, 0x0001E2AE, 0x0061E2EC,
+    0x00C1E8D0, 0x00C1E944,
+};
+// The combining marks that are not Mn: code point | combining class << 24.
+const uint32_t kKeptMarks[] = {
+    0x09001715, 0x09001734, 0x09001B44, 0x09001BAA, 0x09001BF2, 0x09001BF3, 0xE000302E, 0xE000302F,
+    0x0900A953, 0x0900A9C0, 0x090111C0, 0x09011235, 0x0901134D, 0x090116B6, 0x0901193D, 0x06016FF0,
+    0x06016FF1, 0xD801D165, 0xD801D166, 0xE201D16D, 0xD801D16E, 0xD801D16F, 0xD801D170, 0xD801D171,
+    0xD801D172,
+};
 // clang-format on
 
 constexpr uint32_t kCpMask = 0x1FFFFFu;
@@ -629,6 +664,15 @@ size_t fold_strip_accents(uint32_t cp, uint32_t out[kMaxFold]) {
 bool is_cased(uint32_t cp) { return in_ranges(kCased, cp); }
 
 bool is_case_ignorable(uint32_t cp) { return in_ranges(kCaseIgnorable, cp); }
+
+bool is_nonstarter(uint32_t cp) { return in_ranges(kNonStarter, cp); }
+
+uint8_t kept_mark_class(uint32_t cp) {
+  for (const uint32_t m : kKeptMarks) {
+    if ((m & 0xFFFFFFu) == cp) return static_cast<uint8_t>(m >> 24);
+  }
+  return 0;
+}
 
 }  // namespace tok
 }  // namespace attn

@@ -30,5 +30,14 @@ size_t fold_strip_accents(uint32_t cp, uint32_t out[kMaxFold]);
 bool is_cased(uint32_t cp);
 bool is_case_ignorable(uint32_t cp);
 
+// Canonical reordering, as whole-token NFD does it, for what stripping
+// keeps: kept_mark_class(cp) is the combining class of a combining mark
+// that is not Mn (it survives stripping; 0 for every other code point), and
+// such marks after one another are sorted stably by it. A code point whose
+// NFD begins with a starter (not is_nonstarter) ends such a run, even when
+// stripping drops it.
+bool is_nonstarter(uint32_t cp);
+uint8_t kept_mark_class(uint32_t cp);
+
 }  // namespace tok
 }  // namespace attn

@@ -20,10 +20,11 @@ over every code point, that applying the two tables one code point at a
 time gives exactly NFD-drop-Mn(str.lower(c)), that no code point folds to
 more code points than its UTF-8 bytes (the encoder's max_ids bound), and
 that the tables read back (a Python copy of the C++ lookups) give the truth
-for every code point. The one thing per-code-point folding cannot do is
-canonical reordering across code points: it matters only for a run of two
-or more of the few non-Mn combining marks (listed in the output) in
-descending combining class, which the encoder leaves in text order.
+for every code point. What per-code-point folding cannot do alone is
+canonical reordering across code points: after stripping it matters only
+for runs of the few non-Mn combining marks (listed in the output), which
+the encoder sorts by combining class with the last two tables here (which
+code points begin with a non-starter, and those marks' classes).
 
   python3 tools/tokenizer/gen_unicode_fold.py [--check]
 """
@@ -128,6 +129,19 @@ def build():
             cased.append(c)
         if b:
             ignorable.append(c)
+    # Canonical reordering after stripping: the code points whose NFD
+    # begins with a non-starter (then all of it is one), and the combining
+    # marks that are not Mn (they survive stripping) with their classes.
+    nonstarter = []
+    for c in cps:
+        d = [ud.combining(x) for x in ud.normalize("NFD", chr(c))]
+        if d[0] != 0:
+            if 0 in d:
+                raise SystemExit("U+%04X decomposes to a non-starter, then a starter" % c)
+            nonstarter.append(c)
+    kept = reorder_marks()
+    if any(ud.combining(chr(c)) > 255 or c >= 1 << 24 for c in kept):
+        raise SystemExit("a kept mark does not pack")
     lr = lower_ranges(lower)
     t = {
         "lower_start": [f | (s - 1) << 21 | (n - 1) << 22 for f, n, s, d in lr],
@@ -138,6 +152,8 @@ def build():
         "strip_multi": [x for c in sorted(multi) for x in (c, *(multi[c] + [0] * (3 - len(multi[c]))))],
         "cased": packed_ranges(cased),
         "ignorable": packed_ranges(ignorable),
+        "nonstarter": packed_ranges(nonstarter),
+        "kept_marks": [c | ud.combining(chr(c)) << 24 for c in kept],
     }
     return t
 
@@ -215,6 +231,8 @@ def verify(t):
         cased, ign = sigma_properties(ch)
         if in_ranges(t["cased"], c) != cased or in_ranges(t["ignorable"], c) != ign:
             bad += 1
+        if in_ranges(t["nonstarter"], c) != (ud.combining(ud.normalize("NFD", ch)[0]) != 0):
+            bad += 1
     if bad:
         raise SystemExit("%d table lookups differ from Python" % bad)
 
@@ -247,9 +265,10 @@ TEMPLATE = """\
 // properties of str.lower()'s final-sigma rule: {nbytes} bytes of tables.
 //
 // Per-code-point folding equals BERT's whole-token str.lower() + NFD + drop
-// Mn except for canonical reordering across code points, which matters only
-// for a run of two or more of these non-Mn combining marks in descending
-// combining class (left in text order here):
+// Mn once the caller reorders what canonical ordering reorders across code
+// points: a run of these non-Mn combining marks (they survive stripping; a
+// code point whose NFD begins with a starter ends a run), sorted stably by
+// combining class (kept_mark_class, is_nonstarter):
 // {marks}
 #include "tokenizer/unicode_fold.h"
 
@@ -276,6 +295,10 @@ namespace {{
 // Cased and case-ignorable (str.lower()'s final sigma): first | (length - 1) << 21.
 {cased}
 {ignorable}
+// Code points whose NFD begins with a non-starter (ccc != 0): first | (length - 1) << 21.
+{nonstarter}
+// The combining marks that are not Mn: code point | combining class << 24.
+{kept_marks}
 // clang-format on
 
 constexpr uint32_t kCpMask = 0x1FFFFFu;
@@ -365,6 +388,15 @@ bool is_cased(uint32_t cp) {{ return in_ranges(kCased, cp); }}
 
 bool is_case_ignorable(uint32_t cp) {{ return in_ranges(kCaseIgnorable, cp); }}
 
+bool is_nonstarter(uint32_t cp) {{ return in_ranges(kNonStarter, cp); }}
+
+uint8_t kept_mark_class(uint32_t cp) {{
+  for (const uint32_t m : kKeptMarks) {{
+    if ((m & 0xFFFFFFu) == cp) return static_cast<uint8_t>(m >> 24);
+  }}
+  return 0;
+}}
+
 }}  // namespace tok
 }}  // namespace attn
 """
@@ -391,7 +423,9 @@ def render(t):
         strip_wide=c_array("uint32_t", "kStripWide", t["strip_wide"], 8),
         strip_multi=c_array("uint32_t", "kStripMulti", t["strip_multi"], 8),
         cased=c_array("uint32_t", "kCased", t["cased"], 8),
-        ignorable=c_array("uint32_t", "kCaseIgnorable", t["ignorable"], 8))
+        ignorable=c_array("uint32_t", "kCaseIgnorable", t["ignorable"], 8),
+        nonstarter=c_array("uint32_t", "kNonStarter", t["nonstarter"], 8),
+        kept_marks=c_array("uint32_t", "kKeptMarks", t["kept_marks"], 8))
 
 
 def main():

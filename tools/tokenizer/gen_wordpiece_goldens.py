@@ -187,7 +187,8 @@ def split_corpus():
 
 # A few characters beyond the licence texts and printable ASCII, so that
 # accents, CJK, Hangul and Greek reach the vocabulary (cased and uncased forms).
-EXTRA_CHARS = "éèàüöäßçñíóáÉÜÖÄ中文日本語测试한국αβγδεοσςΣΟΔ"
+EXTRA_CHARS = ("éèàüöäßçñíóáÉÜÖÄ中文日本語测试한국αβγδεοσςΣΟΔ"
+               " \U0001D165 \U0001D16D \u302E \u1715 \U0001D15F")
 
 
 def build_vocab():
@@ -258,6 +259,11 @@ EXTRA_TEXTS = [
     "under_score snake_case kebab-case CamelCase",
     "unspellable \u0416\u0416\u0416 word and \u00bfqu\u00e9? \u00a1s\u00ed!",
     "\u2018curly\u2019 \u201cquotes\u201d \u2026 \u00b7 \u00a7 \u00b6 \u00ab\u00bb",
+    # Non-Mn combining marks, which NFD puts in canonical order and
+    # stripping keeps: reordered, across a Mn of class 230, not across a Mn
+    # starter (U+0900) or a decomposed note (U+1D15F = U+1D158 U+1D165).
+    "x\U0001D16D\U0001D165 x\U0001D16D\u0300\U0001D165 x\U0001D16D\u0900\U0001D165 "
+    "x\u302E\u1715\U0001D165 \U0001D16D\U0001D15F\U0001D16D\U0001D165",
 ]
 
 
