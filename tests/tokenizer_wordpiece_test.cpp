@@ -273,13 +273,14 @@ TEST_CASE("tokenizer: WordPiece hostile texts (100 KB) encode in milliseconds", 
   REQUIRE(blob.load(&tok) == Status::kOk);
   // One long word; 100-character words spelled one character at a time;
   // punctuation (a word each); sigma runs with case-ignorable marks between
-  // (the final-sigma look-ahead); CJK; Hangul (three jamo each); spaces.
+  // (the final-sigma look-ahead); CJK; Hangul (three jamo each); spaces;
+  // emoji; combining marks that canonical ordering sorts.
   std::string word99;
   for (int i = 0; i < 99; ++i) word99 += static_cast<char>('a' + (i * 7) % 26);
   for (const std::string unit :
        {std::string("a"), word99 + "q ", std::string(".,"), std::string("A\xCE\xA3\xCC\x81"),
         std::string("\xCE\xA3'"), std::string("\xE4\xB8\xAD"), std::string("\xED\x95\x9C"), std::string(" "),
-        std::string("\xF0\x9F\x8E\x89")}) {
+        std::string("\xF0\x9F\x8E\x89"), std::string("x\xF0\x9D\x85\xAD\xF0\x9D\x85\xA5 ")}) {
     std::string text;
     while (text.size() < 100000) text += unit;
     const size_t scratch = tok.tokenize_scratch_bytes(text.size());
@@ -331,6 +332,13 @@ TEST_CASE("tokenizer: the WordPiece folding tables", "[tokenizer]") {
   CHECK(attn::tok::is_case_ignorable('\''));
   CHECK(attn::tok::is_case_ignorable(0x301));
   CHECK(!attn::tok::is_case_ignorable('a'));
+  CHECK(attn::tok::kept_mark_class(0x1D16D) == 226);  // MUSICAL SYMBOL COMBINING AUGMENTATION DOT: Mc
+  CHECK(attn::tok::kept_mark_class(0x301) == 0);      // Mn: stripped, not kept
+  CHECK(attn::tok::kept_mark_class('a') == 0);
+  CHECK(attn::tok::is_nonstarter(0x301));
+  CHECK(attn::tok::is_nonstarter(0x1D165));
+  CHECK(!attn::tok::is_nonstarter(0x900));  // a Mn of class 0
+  CHECK(!attn::tok::is_nonstarter(0xE9));
   CHECK(std::string(attn::tok::kFoldUnicodeVersion) == "14.0.0");
 }
 
