@@ -34,7 +34,8 @@ Writes into tests/data/tokenizers/:
   wordpiece_variant/tokenizer.json   lowercase without stripping accents, no
                                      CJK split, no cleaning, 20 characters
                                      a word at most
-  wordpiece_{uncased,cased,variant}.golden
+  wordpiece_{uncased,cased,variant}.golden  (held-out lines, hand-picked
+      cases, and 100 seeded random texts over U+0000..U+2FFFF)
       per line: the text as hex, a tab, the ids, a tab, the decoded text as hex
 
   python3 tools/tokenizer/gen_wordpiece_goldens.py [--check]
@@ -43,6 +44,7 @@ import argparse
 import collections
 import json
 import os
+import random
 import sys
 import unicodedata
 
@@ -267,9 +269,33 @@ EXTRA_TEXTS = [
 ]
 
 
+# Random texts (seeded): the units above mixed with code points from all of
+# U+0000..U+2FFFF, so that every table meets characters no one picked.
+RANDOM_UNITS = ["a", "\u03a3", "\u0301", "\U0001D16D", "\U0001D165", " ", ".", "\u0130", "\ud55c", "\u4e2d", "#",
+                "the", "\x00", "\ufffd", "x", "\u0900", "'", "\u00c9", "e", "\u2028", "\x85", "\u200b", "\u3000",
+                "\t", "I", "license", "##"]
+
+
+def random_texts(count=100, seed=1):
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(count):
+        parts = []
+        for _ in range(rng.randrange(0, 60)):
+            r = rng.random()
+            if r < 0.5:
+                parts.append(rng.choice(RANDOM_UNITS))
+                continue
+            c = rng.randrange(0, 0x3000 if r < 0.8 else 0x30000)
+            if not 0xD800 <= c < 0xE000:
+                parts.append(chr(c))
+        texts.append("".join(parts))
+    return texts
+
+
 def golden_texts():
     _, held = split_corpus()
-    return held + EXTRA_TEXTS
+    return held + EXTRA_TEXTS + random_texts()
 
 
 CONFIGS = {
