@@ -339,7 +339,7 @@ TEST_CASE("tokenizer: the WordPiece folding tables", "[tokenizer]") {
   CHECK(attn::tok::is_nonstarter(0x1D165));
   CHECK(!attn::tok::is_nonstarter(0x900));  // a Mn of class 0
   CHECK(!attn::tok::is_nonstarter(0xE9));
-  CHECK(std::string(attn::tok::kFoldUnicodeVersion) == "14.0.0");
+  CHECK(std::string(attn::tok::fold_unicode_version()) == "14.0.0");
 }
 
 TEST_CASE("tokenizer: a corrupted WordPiece blob is refused with its own status", "[tokenizer]") {

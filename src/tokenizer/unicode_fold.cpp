@@ -17,7 +17,7 @@
 namespace attn {
 namespace tok {
 
-const char kFoldUnicodeVersion[] = "14.0.0";
+const char* fold_unicode_version() { return "14.0.0"; }
 
 namespace {
 

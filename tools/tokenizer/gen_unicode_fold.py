@@ -275,7 +275,7 @@ TEMPLATE = """\
 namespace attn {{
 namespace tok {{
 
-const char kFoldUnicodeVersion[] = "{uver}";
+const char* fold_unicode_version() {{ return "{uver}"; }}
 
 namespace {{
 
