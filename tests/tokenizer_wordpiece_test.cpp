@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/attn.h"
 #include "attn/tokenizer.h"
 #include "attn/tokenizer_build.h"
 #include "cli/cli.h"
@@ -442,4 +443,38 @@ TEST_CASE("tokenizer: the WordPiece builder and readers refuse what the run time
   refuses("\"max_input_chars_per_word\": 100", "\"max_input_chars_per_word\": 0", "no characters");
   refuses("\"[PAD]\": 0", "\"[PAD]\": 7", "an id twice");
   refuses("\"special\": true", "\"special\": false", "an added token that is not special");
+}
+
+TEST_CASE("tokenizer: the C API runs a WordPiece blob: every uncased golden, decoded", "[tokenizer]") {
+  Blob blob(from_vocab_txt("wordpiece_uncased"));
+  attn_tokenizer tok;
+  REQUIRE(attn_tokenizer_load(&tok, blob.words.data(), blob.size) == ATTN_OK);
+  int32_t cls = -1;
+  REQUIRE(attn_tokenizer_special(&tok, ATTN_TOKEN_CLS, &cls) == ATTN_OK);
+  CHECK(cls == 2);
+  for (const auto& g : read_golden("wordpiece_uncased.golden")) {
+    INFO("'" << g.text << "'");
+    size_t scratch = 0;
+    size_t max_ids = 0;
+    REQUIRE(attn_tokenizer_sizes(&tok, g.text.size(), &scratch, &max_ids) == ATTN_OK);
+    AlignedBuffer buf(scratch);
+    std::vector<int32_t> ids(max_ids + 1);
+    size_t n = 0;
+    REQUIRE(attn_tokenizer_encode(&tok, g.text.data(), g.text.size(), ids.data(), max_ids, buf.data, scratch,
+                                  &n) == ATTN_OK);
+    ids.resize(n);
+    CHECK(ids == g.ids);
+    attn_tokenizer_decode_state state{};
+    std::string text;
+    char out[300];
+    for (const int32_t id : ids) {
+      size_t w = 0;
+      REQUIRE(attn_tokenizer_decode(&tok, id, &state, out, sizeof(out), &w) == ATTN_OK);
+      text.append(out, w);
+    }
+    CHECK(text == g.decoded);
+  }
+  // A corrupted word limit: the C status.
+  blob.set_u32(attn::tok::kFieldMaxWordChars, 0);
+  CHECK(attn_tokenizer_load(&tok, blob.words.data(), blob.size) == ATTN_ERR_BAD_WORD_LIMIT);
 }
