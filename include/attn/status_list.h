@@ -139,3 +139,11 @@ ATTN_STATUS(kBadByteTable, ATTN_ERR_BAD_BYTE_TABLE, 168,
             "a byte table entry not the byte piece of its byte, or missing where needed")
 ATTN_STATUS(kBadWordLimit, ATTN_ERR_BAD_WORD_LIMIT, 175,
             "a WordPiece max_input_chars_per_word of 0 or over ATTN_TOKENIZER_MAX_WORD_CHARS")
+ATTN_STATUS(
+    kBadMerges, ATTN_ERR_BAD_MERGES, 176,
+    "a byte-level BPE merge names an id out of range or not a text piece, or its result is not its two "
+    "pieces' bytes joined")
+ATTN_STATUS(kUnsortedMerges, ATTN_ERR_UNSORTED_MERGES, 177,
+            "the merge index is not strictly increasing by (left id, right id) or names a rank out of range")
+ATTN_STATUS(kBadPreTokenizer, ATTN_ERR_BAD_PRE_TOKENIZER, 178,
+            "an unknown byte-level pre-tokenizer split or option bit")

@@ -12,6 +12,9 @@
 //   kSentencePieceBpe SentencePiece BPE (Llama, Mistral, llama2.c): a
 //                     leading U+2581 (or ' '), spaces to U+2581, merges by
 //                     score, unknown characters as <0xHH> byte pieces.
+//   kByteLevelBpe     byte-level BPE (GPT-2, Qwen2): the text split by the
+//                     model's pre-tokenizer pattern, each chunk's bytes
+//                     merged by merge rank; pieces are raw bytes.
 //   kWordPiece        BERT, DistilBERT: BERT's basic tokenizer (clean the
 //                     text, split CJK ideographs, lowercase and strip
 //                     accents when uncased, split on whitespace and
@@ -19,7 +22,8 @@
 //                     first with "##" continuation pieces; [UNK] for a word
 //                     no pieces spell or over max_input_chars_per_word.
 // Host-side builders (attn/tokenizer_build.h) write blobs from a
-// SentencePiece .model, a llama2.c tokenizer.bin or a WordPiece vocabulary.
+// SentencePiece .model, a llama2.c tokenizer.bin, byte-level BPE
+// vocabularies and merges, or a WordPiece vocabulary.
 #pragma once
 
 #include <cstddef>
@@ -76,6 +80,14 @@ enum TokenizerFlag : uint32_t {
 constexpr uint32_t kTokWordPieceFlags = kTokLowercase | kTokStripAccents | kTokChineseChars | kTokCleanText;
 constexpr uint32_t kTokKnownFlags =
     kTokAddDummyPrefix | kTokEscapeSpaces | kTokByteFallback | kTokWordPieceFlags;
+
+// The pre-tokenizer split of a byte-level BPE blob: which regex the model
+// was trained with, implemented by hand (src/tokenizer/README.md).
+enum class ByteLevelSplit : uint32_t {
+  kGpt2 = 1,   // 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+  kQwen2 = 2,  // (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|
+               // \s*[\r\n]+|\s+(?!\S)|\s+
+};
 
 // Special tokens, in the blob's specials table (-1: none).
 enum class SpecialToken : uint32_t { kUnk = 0, kBos, kEos, kPad, kCls, kSep, kMask, kCount = 8 };
@@ -136,6 +148,9 @@ class Tokenizer {
   Status encode_bytes(const char* text, size_t len, int32_t* ids, size_t max_ids, size_t* n) const;
   Status encode_spm_bpe(const char* text, size_t len, int32_t* ids, size_t max_ids, Arena* scratch,
                         size_t* n) const;
+  Status encode_byte_level_bpe(const char* text, size_t len, int32_t* ids, size_t max_ids, Arena* scratch,
+                               size_t* n) const;
+  size_t byte_level_scratch_bytes(size_t text_len) const;
   Status encode_wordpiece(const char* text, size_t len, int32_t* ids, size_t max_ids, Arena* scratch,
                           size_t* n) const;
   size_t wordpiece_scratch_bytes() const;
@@ -154,6 +169,9 @@ class Tokenizer {
   const uint32_t* sorted_ = nullptr;   // vocab_size ids, pieces ascending
   const int32_t* specials_ = nullptr;  // SpecialToken::kCount
   const int32_t* byte_ids_ = nullptr;  // 256, -1: none
+  // The blob itself: an algorithm's own header fields (byte-level BPE's
+  // merges and split) are read from it where needed, keeping the object small.
+  const uint8_t* blob_ = nullptr;
 };
 
 }  // namespace attn

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/tokenizer.h"
@@ -24,6 +25,15 @@ struct Spec {
   std::vector<PieceType> types;
   int32_t specials[static_cast<size_t>(SpecialToken::kCount)] = {-1, -1, -1, -1, -1, -1, -1, -1};
   uint32_t max_word_chars = 0;  // WordPiece: max_input_chars_per_word (0 for other algorithms)
+  // Byte-level BPE: the merges by rank as piece ids, the pre-tokenizer split.
+  struct Merge {
+    int32_t left;
+    int32_t right;
+    int32_t result;
+  };
+  std::vector<Merge> merges;
+  ByteLevelSplit split = ByteLevelSplit::kGpt2;
+  bool add_prefix_space = false;
 };
 
 // Lays out the blob (src/tokenizer/README.md): sorts the piece index and
@@ -41,6 +51,31 @@ bool spec_from_sentencepiece_model(const uint8_t* data, size_t size, Spec* spec,
 // <0xHH> pieces byte pieces, as in the Llama vocabulary it is exported from.
 // vocab_size 0: every token up to the end of the file.
 bool spec_from_llama2c(const uint8_t* data, size_t size, int32_t vocab_size, Spec* spec, std::string* error);
+
+// Byte-level BPE (GPT-2, Qwen2) from plain data, as vocab.json + merges.txt
+// or a tokenizer.json hold it. vocab[id] is the piece in GPT-2's
+// bytes_to_unicode() spelling (each byte one printable character: ' ' is
+// "\u0120"); an empty string leaves the id to an added token. merges are
+// the pairs by rank, spelled the same way; every pair and its
+// concatenation must be in the vocabulary (a repeated pair keeps its last
+// rank, as GPT-2 and Hugging Face do). added are tokens given as raw text
+// (<|endoftext|>, <|im_start|>...): control pieces, never matched in the
+// text; each fills an empty id or replaces the vocabulary's piece of the
+// same text. The blob holds raw bytes, so decoding needs no mapping.
+struct ByteLevelAdded {
+  int32_t id;
+  std::string content;
+};
+struct ByteLevelOptions {
+  ByteLevelSplit split = ByteLevelSplit::kGpt2;
+  bool add_prefix_space = false;
+  // Special tokens by content (empty: none), e.g. eos "<|endoftext|>".
+  std::string bos, eos, pad;
+};
+bool spec_from_byte_level_bpe(const std::vector<std::string>& vocab,
+                              const std::vector<std::pair<std::string, std::string>>& merges,
+                              const std::vector<ByteLevelAdded>& added, const ByteLevelOptions& options,
+                              Spec* spec, std::string* error);
 
 // WordPiece options: BERT's BasicTokenizer / tokenizers' BertNormalizer
 // settings and the special pieces' spelling. The defaults are BERT's

@@ -35,11 +35,20 @@ enum HeaderField : size_t {
   kFieldReservedTail = 96,  // 32 zero bytes up to kHeaderSize, except the algorithm fields below
   // Byte-level BPE (kByteLevelBpe) fields: 96 .. 111 (zero for other algorithms).
   kFieldByteLevelFirst = 96,
+  kFieldMergesOff = 96,        // merge_count x (left, right, result) i32, by rank
+  kFieldMergeCount = 100,      // merge_count
+  kFieldMergeIndexOff = 104,   // merge_count u32 ranks, ascending by (left, right)
+  kFieldByteLevelSplit = 108,  // ByteLevelSplit in bits 0..7, kByteLevelAddPrefixSpace
   // WordPiece (kWordPiece) fields: 112 .. 127 (zero for other algorithms).
   kFieldWordPieceFirst = 112,
   kFieldMaxWordChars = 112,       // u32 max_input_chars_per_word, 1..ATTN_TOKENIZER_MAX_WORD_CHARS
   kFieldWordPieceReserved = 116,  // 12 zero bytes up to kHeaderSize
 };
+
+// The byte-level split field: bit 8 is add_prefix_space (a text not
+// starting with ' ' gets one), bits 0..7 the ByteLevelSplit, the rest zero.
+constexpr uint32_t kByteLevelSplitMask = 0xFFu;
+constexpr uint32_t kByteLevelAddPrefixSpace = 1u << 8;
 
 }  // namespace tok
 }  // namespace attn

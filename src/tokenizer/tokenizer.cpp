@@ -46,6 +46,39 @@ int byte_piece_value(const char* s, size_t len) {
   return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
 }
 
+// Byte-level BPE merges: each (left, right, result) names normal pieces and
+// result's bytes are left's then right's (kBadMerges); the index holds each
+// rank once, ascending by (left, right), so lookups are a binary search
+// (kUnsortedMerges).
+Status check_merges_table(const int32_t* merges, const uint32_t* index, uint32_t count, uint32_t vocab,
+                          const uint8_t* types, const uint32_t* offsets, const char* bytes) {
+  auto normal = [&](int32_t id) {
+    return id >= 0 && static_cast<uint32_t>(id) < vocab &&
+           types[id] == static_cast<uint8_t>(PieceType::kNormal);
+  };
+  for (uint32_t r = 0; r < count; ++r) {
+    const int32_t l = merges[3 * r];
+    const int32_t rt = merges[3 * r + 1];
+    const int32_t res = merges[3 * r + 2];
+    if (!normal(l) || !normal(rt) || !normal(res)) return Status::kBadMerges;
+    const uint32_t ll = offsets[l + 1] - offsets[l];
+    const uint32_t rl = offsets[rt + 1] - offsets[rt];
+    if (offsets[res + 1] - offsets[res] != ll + rl) return Status::kBadMerges;
+    const char* p = bytes + offsets[res];
+    if (std::memcmp(p, bytes + offsets[l], ll) != 0 || std::memcmp(p + ll, bytes + offsets[rt], rl) != 0) {
+      return Status::kBadMerges;
+    }
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    if (index[i] >= count) return Status::kUnsortedMerges;
+    if (i == 0) continue;
+    const int32_t* a = merges + 3 * size_t{index[i - 1]};
+    const int32_t* c = merges + 3 * size_t{index[i]};
+    if (a[0] > c[0] || (a[0] == c[0] && a[1] >= c[1])) return Status::kUnsortedMerges;
+  }
+  return Status::kOk;
+}
+
 constexpr char kUnknownSurface[] = " \xE2\x81\x87 ";  // " U+2047 ", as SentencePiece writes <unk>
 
 }  // namespace
@@ -63,24 +96,25 @@ Status Tokenizer::load(const void* blob, size_t size, Tokenizer* out) {
   const uint32_t total = read_u32(b + tok::kFieldTotalSize);
   if (total > size) return Status::kTruncated;
   if (total != size) return Status::kFileSizeMismatch;
-  if (read_u32(b + tok::kFieldReserved0) != 0) return Status::kBadReserved;
-  for (size_t i = tok::kFieldReservedTail; i < tok::kFieldWordPieceFirst; ++i) {
-    if (b[i] != 0) return Status::kBadReserved;
-  }
   const uint32_t algorithm = read_u32(b + tok::kFieldAlgorithm);
   if (algorithm != static_cast<uint32_t>(TokenizerAlgorithm::kBytes) &&
       algorithm != static_cast<uint32_t>(TokenizerAlgorithm::kSentencePieceBpe) &&
+      algorithm != static_cast<uint32_t>(TokenizerAlgorithm::kByteLevelBpe) &&
       algorithm != static_cast<uint32_t>(TokenizerAlgorithm::kWordPiece)) {
     return Status::kBadTokenizerAlgorithm;
   }
+  const bool byte_level = algorithm == static_cast<uint32_t>(TokenizerAlgorithm::kByteLevelBpe);
   const bool wordpiece = algorithm == static_cast<uint32_t>(TokenizerAlgorithm::kWordPiece);
-  // WordPiece fields: max_input_chars_per_word, then zeros; all zero for
-  // the other algorithms.
-  const uint32_t max_word_chars = read_u32(b + tok::kFieldMaxWordChars);
-  for (size_t i = wordpiece ? size_t{tok::kFieldWordPieceReserved} : size_t{tok::kFieldWordPieceFirst};
-       i < tok::kHeaderSize; ++i) {
+  if (read_u32(b + tok::kFieldReserved0) != 0) return Status::kBadReserved;
+  // The algorithms' header fields (byte-level BPE's 96..111, WordPiece's
+  // max_input_chars_per_word at 112) are zero for the other algorithms, as
+  // is the rest.
+  for (size_t i = tok::kFieldReservedTail; i < tok::kHeaderSize; ++i) {
+    if (byte_level && i >= tok::kFieldByteLevelFirst && i < tok::kFieldWordPieceFirst) continue;
+    if (wordpiece && i >= tok::kFieldMaxWordChars && i < tok::kFieldWordPieceReserved) continue;
     if (b[i] != 0) return Status::kBadReserved;
   }
+  const uint32_t max_word_chars = read_u32(b + tok::kFieldMaxWordChars);
   if (wordpiece && (max_word_chars == 0 || max_word_chars > ATTN_TOKENIZER_MAX_WORD_CHARS)) {
     return Status::kBadWordLimit;
   }
@@ -108,6 +142,22 @@ Status Tokenizer::load(const void* blob, size_t size, Tokenizer* out) {
   ATTN_TRY(check_table(sorted_off, vocab, 4, size, true));
   if (scores_off != 0) ATTN_TRY(check_table(scores_off, vocab, 4, size, true));
   if (byte_ids_off != 0) ATTN_TRY(check_table(byte_ids_off, 256, 4, size, true));
+  const uint32_t merges_off = read_u32(b + tok::kFieldMergesOff);
+  const uint32_t merge_count = read_u32(b + tok::kFieldMergeCount);
+  const uint32_t merge_index_off = read_u32(b + tok::kFieldMergeIndexOff);
+  const uint32_t split = read_u32(b + tok::kFieldByteLevelSplit);
+  if (byte_level) {
+    ATTN_TRY(check_table(merges_off, uint64_t{merge_count} * 3, 4, size, true));
+    ATTN_TRY(check_table(merge_index_off, merge_count, 4, size, true));
+    const uint32_t kind = split & tok::kByteLevelSplitMask;
+    if ((split & ~(tok::kByteLevelSplitMask | tok::kByteLevelAddPrefixSpace)) != 0 ||
+        (kind != static_cast<uint32_t>(ByteLevelSplit::kGpt2) &&
+         kind != static_cast<uint32_t>(ByteLevelSplit::kQwen2))) {
+      return Status::kBadPreTokenizer;
+    }
+    // Byte-level BPE has no normalization flags: its options are in the split field.
+    if (flags != 0) return Status::kUnknownFlags;
+  }
 
   Tokenizer t;
   t.algorithm_ = static_cast<TokenizerAlgorithm>(algorithm);
@@ -122,6 +172,7 @@ Status Tokenizer::load(const void* blob, size_t size, Tokenizer* out) {
   t.scores_ = scores_off != 0 ? reinterpret_cast<const float*>(b + scores_off) : nullptr;
   t.byte_ids_ = byte_ids_off != 0 ? reinterpret_cast<const int32_t*>(b + byte_ids_off) : nullptr;
   t.specials_ = reinterpret_cast<const int32_t*>(b + tok::kFieldSpecials);
+  t.blob_ = b;
 
   // Pieces: offsets from 0 to bytes_size, each piece 1..max_piece bytes.
   if (t.piece_offsets_[0] != 0 || t.piece_offsets_[vocab] != bytes_size) return Status::kBadPieceOffsets;
@@ -132,9 +183,14 @@ Status Tokenizer::load(const void* blob, size_t size, Tokenizer* out) {
     const uint32_t l = t.piece_offsets_[i + 1] - t.piece_offsets_[i];
     if (l == 0 || l > max_piece) return Status::kBadPieceLength;
   }
-  // Types, and every byte piece spelled <0xHH>.
+  // Types, and every byte piece spelled <0xHH>. Byte-level BPE spells every
+  // byte as text: no byte or unknown pieces.
   for (uint32_t i = 0; i < vocab; ++i) {
     if (t.types_[i] > static_cast<uint8_t>(PieceType::kUnknown)) return Status::kBadPieceType;
+    if (byte_level && t.types_[i] != static_cast<uint8_t>(PieceType::kNormal) &&
+        t.types_[i] != static_cast<uint8_t>(PieceType::kControl)) {
+      return Status::kBadPieceType;
+    }
     if (t.types_[i] == static_cast<uint8_t>(PieceType::kByte)) {
       const char* s = t.piece_bytes_ + t.piece_offsets_[i];
       if (byte_piece_value(s, t.piece_offsets_[i + 1] - t.piece_offsets_[i]) < 0)
@@ -173,17 +229,19 @@ Status Tokenizer::load(const void* blob, size_t size, Tokenizer* out) {
       return Status::kBadSpecialToken;
     }
   }
-  // The byte table: -1 or the <0xHH> byte piece of its own byte.
+  // The byte table: -1 or the <0xHH> byte piece of its own byte (byte-level
+  // BPE: the normal piece that is that one byte).
   if (t.byte_ids_ != nullptr) {
+    const auto want = byte_level ? PieceType::kNormal : PieceType::kByte;
     for (int v = 0; v < 256; ++v) {
       const int32_t id = t.byte_ids_[v];
       if (id == -1) continue;
-      if (id < 0 || static_cast<uint32_t>(id) >= vocab ||
-          t.types_[id] != static_cast<uint8_t>(PieceType::kByte)) {
+      if (id < 0 || static_cast<uint32_t>(id) >= vocab || t.types_[id] != static_cast<uint8_t>(want)) {
         return Status::kBadByteTable;
       }
       const char* s = t.piece_bytes_ + t.piece_offsets_[id];
-      if (byte_piece_value(s, t.piece_offsets_[id + 1] - t.piece_offsets_[id]) != v)
+      const size_t l = t.piece_offsets_[id + 1] - t.piece_offsets_[id];
+      if (byte_level ? (l != 1 || static_cast<uint8_t>(s[0]) != v) : byte_piece_value(s, l) != v)
         return Status::kBadByteTable;
     }
   }
@@ -202,6 +260,12 @@ Status Tokenizer::load(const void* blob, size_t size, Tokenizer* out) {
     if ((flags & kTokByteFallback) == 0 && t.specials_[static_cast<uint32_t>(SpecialToken::kUnk)] < 0) {
       return Status::kBadSpecialToken;
     }
+  }
+  if (byte_level) {
+    if (!every_byte) return Status::kBadByteTable;
+    ATTN_TRY(check_merges_table(reinterpret_cast<const int32_t*>(b + merges_off),
+                                reinterpret_cast<const uint32_t*>(b + merge_index_off), merge_count, vocab,
+                                t.types_, t.piece_offsets_, t.piece_bytes_));
   }
   // WordPiece: a word no pieces spell is [UNK], so unk is required; scores
   // and byte pieces mean nothing to it.
@@ -260,11 +324,12 @@ Status Tokenizer::encode(const char* text, size_t len, int32_t* ids, size_t max_
     case TokenizerAlgorithm::kSentencePieceBpe:
       if (scratch == nullptr) return Status::kNullArgument;
       return encode_spm_bpe(text, len, ids, max_ids, scratch, n);
+    case TokenizerAlgorithm::kByteLevelBpe:
+      if (scratch == nullptr) return Status::kNullArgument;
+      return encode_byte_level_bpe(text, len, ids, max_ids, scratch, n);
     case TokenizerAlgorithm::kWordPiece:
       if (scratch == nullptr) return Status::kNullArgument;
       return encode_wordpiece(text, len, ids, max_ids, scratch, n);
-    case TokenizerAlgorithm::kByteLevelBpe:
-      break;
   }
   return Status::kBadTokenizerAlgorithm;
 }
@@ -281,6 +346,12 @@ size_t Tokenizer::max_ids(size_t text_len) const {
   // no code point folds to more code points than its UTF-8 bytes.
   if (algorithm_ == TokenizerAlgorithm::kBytes || algorithm_ == TokenizerAlgorithm::kWordPiece)
     return text_len;
+  if (algorithm_ == TokenizerAlgorithm::kByteLevelBpe) {
+    // One id per byte at most, and the prefix space.
+    if (text_len == SIZE_MAX) return SIZE_MAX;
+    const bool prefix = (read_u32(blob_ + tok::kFieldByteLevelSplit) & tok::kByteLevelAddPrefixSpace) != 0;
+    return text_len == 0 ? 0 : text_len + (prefix ? 1 : 0);
+  }
   // SentencePiece: every byte of the normalized text (a space grows to the
   // 3 bytes of U+2581, the dummy prefix adds one) can become one byte piece.
   const size_t per = (flags_ & kTokEscapeSpaces) != 0 ? 3 : 1;
@@ -299,6 +370,48 @@ void put(char* out, size_t* w, const char* s, size_t len) {
 }
 
 constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
+
+// One byte through the UTF-8 assembler in *st: a whole character is
+// written, a byte that cannot start or continue one becomes U+FFFD (and so
+// does each byte of a character it cuts short). Returns the bytes written
+// to out[w...] (at most 15), or only counts them when out is null.
+size_t feed_byte(TokenizerDecodeState* st, uint8_t v, char* out, size_t w) {
+  const size_t w0 = w;
+  auto emit = [&](const char* s, size_t len) {
+    if (out != nullptr) std::memcpy(out + w, s, len);
+    w += len;
+  };
+  if (st->pending_len > 0 && !utf8::is_continuation(v)) {
+    for (uint8_t i = 0; i < st->pending_len; ++i) emit(kReplacement, 3);
+    st->pending_len = 0;
+  }
+  if (st->pending_len == 0) {
+    const size_t need = utf8::sequence_length(v);
+    if (need == 0) {
+      emit(kReplacement, 3);  // a stray continuation or an invalid first byte
+    } else if (need == 1) {
+      const char c = static_cast<char>(v);
+      emit(&c, 1);
+    } else {
+      st->pending[0] = v;
+      st->pending_len = 1;
+      st->pending_need = static_cast<uint8_t>(need);
+    }
+  } else {
+    st->pending[st->pending_len++] = v;
+    if (st->pending_len == st->pending_need) {
+      if (utf8::valid_sequence(st->pending, st->pending_len)) {
+        emit(reinterpret_cast<const char*>(st->pending), st->pending_len);
+      } else {
+        for (uint8_t i = 0; i < st->pending_len; ++i) emit(kReplacement, 3);
+      }
+      st->pending_len = 0;
+      st->pending_need = 0;
+    }
+  }
+  if (w > w0) st->started = 1;
+  return w - w0;
+}
 
 }  // namespace
 
@@ -330,38 +443,19 @@ Status Tokenizer::decode(int32_t id, TokenizerDecodeState* state, char* out, siz
     // that cannot be part of one. Worst case: 4 pending bad bytes + 1 = 15 bytes.
     const auto v = static_cast<uint8_t>(byte_piece_value(s, len));
     if (15 > cap) return Status::kBufferTooSmall;
+    *n = feed_byte(state, v, out, 0);
+    return Status::kOk;
+  }
+  if (algorithm_ == TokenizerAlgorithm::kByteLevelBpe) {
+    // Raw bytes: a piece may end or begin inside a UTF-8 character, so every
+    // byte goes through the assembler. Counted first, so that a short buffer
+    // leaves the state untouched.
     TokenizerDecodeState st = *state;
+    size_t need = 0;
+    for (size_t j = 0; j < len; ++j) need += feed_byte(&st, static_cast<uint8_t>(s[j]), nullptr, 0);
+    if (need > cap) return Status::kBufferTooSmall;
     size_t w = 0;
-    if (st.pending_len > 0 && !utf8::is_continuation(v)) {
-      for (uint8_t i = 0; i < st.pending_len; ++i) put(out, &w, kReplacement, 3);
-      st.pending_len = 0;
-    }
-    if (st.pending_len == 0) {
-      const size_t need = utf8::sequence_length(v);
-      if (need == 0) {
-        put(out, &w, kReplacement, 3);  // a stray continuation or an invalid first byte
-      } else if (need == 1) {
-        const char c = static_cast<char>(v);
-        put(out, &w, &c, 1);
-      } else {
-        st.pending[0] = v;
-        st.pending_len = 1;
-        st.pending_need = static_cast<uint8_t>(need);
-      }
-    } else {
-      st.pending[st.pending_len++] = v;
-      if (st.pending_len == st.pending_need) {
-        if (utf8::valid_sequence(st.pending, st.pending_len)) {
-          put(out, &w, reinterpret_cast<const char*>(st.pending), st.pending_len);
-        } else {
-          for (uint8_t i = 0; i < st.pending_len; ++i) put(out, &w, kReplacement, 3);
-        }
-        st.pending_len = 0;
-        st.pending_need = 0;
-      }
-    }
-    if (w > 0) st.started = 1;
-    *state = st;
+    for (size_t j = 0; j < len; ++j) w += feed_byte(state, static_cast<uint8_t>(s[j]), out, w);
     *n = w;
     return Status::kOk;
   }

@@ -1,7 +1,7 @@
 // tokenizer/build/write_blob.cpp: a tokenizer Spec laid out as a blob
 // (host only). Layout: header, piece offsets, scores, sorted index, byte
-// table, specials in the header, types, piece bytes; every u32/f32 table at
-// a multiple of 4.
+// table, byte-level merges and merge index, specials in the header, types,
+// piece bytes; every u32/f32 table at a multiple of 4.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -62,7 +62,15 @@ bool write_blob(const Spec& spec, std::vector<uint8_t>* blob, std::string* error
   int32_t byte_ids[256];
   std::fill(byte_ids, byte_ids + 256, -1);
   bool any_byte = false;
+  const bool byte_level = spec.algorithm == TokenizerAlgorithm::kByteLevelBpe;
   for (size_t i = 0; i < vocab; ++i) {
+    if (byte_level) {  // the normal piece of one byte
+      if (spec.types[i] == PieceType::kNormal && spec.pieces[i].size() == 1) {
+        byte_ids[static_cast<uint8_t>(spec.pieces[i][0])] = static_cast<int32_t>(i);
+        any_byte = true;
+      }
+      continue;
+    }
     if (spec.types[i] != PieceType::kByte) continue;
     const int v = byte_value(spec.pieces[i]);
     if (v < 0) {
@@ -71,6 +79,24 @@ bool write_blob(const Spec& spec, std::vector<uint8_t>* blob, std::string* error
     }
     byte_ids[v] = static_cast<int32_t>(i);
     any_byte = true;
+  }
+
+  // Byte-level BPE: the merges, and their ranks sorted by (left, right).
+  const size_t merge_count = byte_level ? spec.merges.size() : 0;
+  std::vector<uint32_t> merge_index(merge_count);
+  std::iota(merge_index.begin(), merge_index.end(), 0u);
+  std::sort(merge_index.begin(), merge_index.end(), [&](uint32_t a, uint32_t c) {
+    const auto& x = spec.merges[a];
+    const auto& y = spec.merges[c];
+    return x.left < y.left || (x.left == y.left && x.right < y.right);
+  });
+  for (size_t i = 1; i < merge_count; ++i) {
+    const auto& x = spec.merges[merge_index[i - 1]];
+    const auto& y = spec.merges[merge_index[i]];
+    if (x.left == y.left && x.right == y.right) {
+      *error = "a merge pair occurs twice";
+      return false;
+    }
   }
 
   // Offsets of the tables.
@@ -83,6 +109,10 @@ bool write_blob(const Spec& spec, std::vector<uint8_t>* blob, std::string* error
   at += 4 * vocab;
   const size_t byte_ids_off = any_byte ? at : 0;
   at += any_byte ? 4 * 256 : 0;
+  const size_t merges_off = byte_level ? at : 0;
+  at += 12 * merge_count;
+  const size_t merge_index_off = byte_level ? at : 0;
+  at += 4 * merge_count;
   const size_t types_off = at;
   at += vocab;
   const size_t bytes_off = at;
@@ -127,6 +157,20 @@ bool write_blob(const Spec& spec, std::vector<uint8_t>* blob, std::string* error
   put_u32(&b, offsets_off + 4 * vocab, static_cast<uint32_t>(off));
   if (!spec.scores.empty()) std::memcpy(b.data() + scores_off, spec.scores.data(), 4 * vocab);
   if (any_byte) std::memcpy(b.data() + byte_ids_off, byte_ids, sizeof(byte_ids));
+  if (byte_level) {
+    put_u32(&b, tok::kFieldMergesOff, static_cast<uint32_t>(merges_off));
+    put_u32(&b, tok::kFieldMergeCount, static_cast<uint32_t>(merge_count));
+    put_u32(&b, tok::kFieldMergeIndexOff, static_cast<uint32_t>(merge_index_off));
+    put_u32(&b, tok::kFieldByteLevelSplit,
+            static_cast<uint32_t>(spec.split) | (spec.add_prefix_space ? tok::kByteLevelAddPrefixSpace : 0u));
+    for (size_t r = 0; r < merge_count; ++r) {
+      const auto& m = spec.merges[r];
+      put_u32(&b, merges_off + 12 * r, static_cast<uint32_t>(m.left));
+      put_u32(&b, merges_off + 12 * r + 4, static_cast<uint32_t>(m.right));
+      put_u32(&b, merges_off + 12 * r + 8, static_cast<uint32_t>(m.result));
+      put_u32(&b, merge_index_off + 4 * r, merge_index[r]);
+    }
+  }
   return true;
 }
 
