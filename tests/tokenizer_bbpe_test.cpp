@@ -412,7 +412,7 @@ TEST_CASE("tokenizer bbpe: every malformed byte-level blob gets its own status",
          b.bytes()[b.u32(kFieldTypesOff) + 7] = static_cast<uint8_t>(attn::PieceType::kUnknown);
        }},
       {"WordPiece fields set", Status::kBadReserved, [&](Blob& b) { b.set_u32(kFieldWordPieceFirst, 1); }},
-      {"algorithm WordPiece (not in this build)", Status::kBadTokenizerAlgorithm,
+      {"algorithm WordPiece with byte-level fields", Status::kBadReserved,
        [&](Blob& b) { b.set_u32(kFieldAlgorithm, 3); }},
       {"algorithm SentencePiece with byte-level fields", Status::kBadReserved,
        [&](Blob& b) { b.set_u32(kFieldAlgorithm, 1); }},

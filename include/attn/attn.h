@@ -945,9 +945,9 @@ typedef struct attn_tokenizer_decode_state {
  * ATTN_ERR_FILE_SIZE_MISMATCH, ATTN_ERR_BAD_MAGIC, ATTN_ERR_UNSUPPORTED_VERSION,
  * ATTN_ERR_BAD_HEADER_SIZE, ATTN_ERR_BAD_RESERVED, ATTN_ERR_UNKNOWN_FLAGS,
  * ATTN_ERR_BAD_VOCAB, ATTN_ERR_OFFSET_OUT_OF_BOUNDS, ATTN_ERR_BAD_TOKENIZER_ALGORITHM
- * .. ATTN_ERR_BAD_BYTE_TABLE, and for byte-level BPE ATTN_ERR_BAD_MERGES,
- * ATTN_ERR_UNSORTED_MERGES, ATTN_ERR_BAD_PRE_TOKENIZER. On error *tokenizer is left
- * unusable. */
+ * .. ATTN_ERR_BAD_BYTE_TABLE, for byte-level BPE ATTN_ERR_BAD_MERGES,
+ * ATTN_ERR_UNSORTED_MERGES, ATTN_ERR_BAD_PRE_TOKENIZER, and for WordPiece
+ * ATTN_ERR_BAD_WORD_LIMIT. On error *tokenizer is left unusable. */
 ATTN_C_NODISCARD attn_status attn_tokenizer_load(attn_tokenizer* tokenizer, const void* blob, size_t size);
 
 /* The tokenizer a model file carries (its model.tokenizer section, checked

@@ -139,6 +139,8 @@ ATTN_STATUS(kBadSpecialToken, ATTN_ERR_BAD_SPECIAL_TOKEN, 166,
 ATTN_STATUS(kBadScore, ATTN_ERR_BAD_SCORE, 167, "a piece score is not finite")
 ATTN_STATUS(kBadByteTable, ATTN_ERR_BAD_BYTE_TABLE, 168,
             "a byte table entry not the byte piece of its byte, or missing where needed")
+ATTN_STATUS(kBadWordLimit, ATTN_ERR_BAD_WORD_LIMIT, 175,
+            "a WordPiece max_input_chars_per_word of 0 or over ATTN_TOKENIZER_MAX_WORD_CHARS")
 ATTN_STATUS(
     kBadMerges, ATTN_ERR_BAD_MERGES, 176,
     "a byte-level BPE merge names an id out of range or not a text piece, or its result is not its two "

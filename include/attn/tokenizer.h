@@ -16,9 +16,15 @@
 //                     by the model's pre-tokenizer pattern (ByteLevelSplit),
 //                     each chunk's bytes merged by merge rank; pieces are
 //                     raw bytes.
+//   kWordPiece        BERT, DistilBERT: BERT's basic tokenizer (clean the
+//                     text, split CJK ideographs, lowercase and strip
+//                     accents when uncased, split on whitespace and
+//                     punctuation), then per word greedy longest match
+//                     first with "##" continuation pieces; [UNK] for a word
+//                     no pieces spell or over max_input_chars_per_word.
 // Host-side builders (attn/tokenizer_build.h) write blobs from a
-// SentencePiece .model, a llama2.c tokenizer.bin, or byte-level BPE
-// vocabularies and merges.
+// SentencePiece .model, a llama2.c tokenizer.bin, byte-level BPE
+// vocabularies and merges, or a WordPiece vocabulary.
 #pragma once
 
 #include <cstddef>
@@ -30,6 +36,12 @@
 // Longest piece a blob may hold, in bytes.
 #ifndef ATTN_TOKENIZER_MAX_PIECE
 #define ATTN_TOKENIZER_MAX_PIECE 256
+#endif
+
+// Largest WordPiece max_input_chars_per_word a blob may hold (encode's
+// scratch is 4 bytes per character of it).
+#ifndef ATTN_TOKENIZER_MAX_WORD_CHARS
+#define ATTN_TOKENIZER_MAX_WORD_CHARS 1024
 #endif
 
 // Largest vocabulary a blob may hold.
@@ -60,8 +72,15 @@ enum TokenizerFlag : uint32_t {
   kTokAddDummyPrefix = 1u << 0,  // a non-empty text gets one leading space
   kTokEscapeSpaces = 1u << 1,    // ' ' becomes U+2581 before matching (pieces spell it U+2581)
   kTokByteFallback = 1u << 2,    // a character no piece spells becomes its <0xHH> pieces
+  // WordPiece only (BERT's basic tokenizer options):
+  kTokLowercase = 1u << 8,      // str.lower() (with final sigma) before matching
+  kTokStripAccents = 1u << 9,   // NFD, then every Mn code point dropped
+  kTokChineseChars = 1u << 10,  // each CJK ideograph a word of its own
+  kTokCleanText = 1u << 11,     // drop NUL, U+FFFD and control characters
 };
-constexpr uint32_t kTokKnownFlags = kTokAddDummyPrefix | kTokEscapeSpaces | kTokByteFallback;
+constexpr uint32_t kTokWordPieceFlags = kTokLowercase | kTokStripAccents | kTokChineseChars | kTokCleanText;
+constexpr uint32_t kTokKnownFlags =
+    kTokAddDummyPrefix | kTokEscapeSpaces | kTokByteFallback | kTokWordPieceFlags;
 
 // The pre-tokenizer split of a byte-level BPE blob: which regex the model
 // was trained with, implemented by hand (src/tokenizer/README.md).
@@ -120,7 +139,9 @@ class Tokenizer {
   // that cannot continue or start a character becomes U+FFFD (EF BF BD).
   // Control pieces write nothing, the unknown piece " \u2047 ". cap >= 16
   // always suffices for byte pieces; kBufferTooSmall (nothing written, the
-  // state untouched) if the text does not fit.
+  // state untouched) if the text does not fit. WordPiece: a "##" piece
+  // joins the text before it (its "##" dropped), any other piece (also
+  // [UNK], as its text) gets one leading space unless it is the first.
   Status decode(int32_t id, TokenizerDecodeState* state, char* out, size_t cap, size_t* n) const;
   // At the end of the ids: a character left unfinished becomes U+FFFD per byte.
   Status decode_flush(TokenizerDecodeState* state, char* out, size_t cap, size_t* n) const;
@@ -132,11 +153,17 @@ class Tokenizer {
   Status encode_byte_level_bpe(const char* text, size_t len, int32_t* ids, size_t max_ids, Arena* scratch,
                                size_t* n) const;
   size_t byte_level_scratch_bytes(size_t text_len) const;
+  Status encode_wordpiece(const char* text, size_t len, int32_t* ids, size_t max_ids, Arena* scratch,
+                          size_t* n) const;
+  size_t wordpiece_scratch_bytes() const;
+  Status decode_wordpiece(const char* s, size_t len, TokenizerDecodeState* state, char* out, size_t cap,
+                          size_t* n) const;
 
   TokenizerAlgorithm algorithm_ = TokenizerAlgorithm::kBytes;
   uint32_t flags_ = 0;
   uint32_t vocab_size_ = 0;
   uint32_t max_piece_len_ = 0;
+  uint32_t max_word_chars_ = 0;              // WordPiece max_input_chars_per_word
   const uint32_t* piece_offsets_ = nullptr;  // vocab_size + 1
   const char* piece_bytes_ = nullptr;
   const float* scores_ = nullptr;      // vocab_size, or null

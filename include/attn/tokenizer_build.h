@@ -24,6 +24,7 @@ struct Spec {
   std::vector<float> scores;  // empty, or one per piece
   std::vector<PieceType> types;
   int32_t specials[static_cast<size_t>(SpecialToken::kCount)] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  uint32_t max_word_chars = 0;  // WordPiece: max_input_chars_per_word (0 for other algorithms)
   // Byte-level BPE: the merges by rank as piece ids, the pre-tokenizer split.
   struct Merge {
     int32_t left;
@@ -77,6 +78,31 @@ bool spec_from_byte_level_bpe(const std::vector<std::string>& vocab,
                               const std::vector<std::pair<std::string, std::string>>& merges,
                               const std::vector<ByteLevelAdded>& added, const ByteLevelOptions& options,
                               Spec* spec, std::string* error);
+
+// WordPiece options: BERT's BasicTokenizer / tokenizers' BertNormalizer
+// settings and the special pieces' spelling. The defaults are BERT's
+// (uncased: bert-base-uncased, and BertTokenizer's do_lower_case=True).
+struct WordPieceOptions {
+  bool lowercase = true;
+  bool strip_accents = true;  // BERT: follows lowercase unless set
+  bool chinese_chars = true;
+  bool clean_text = true;
+  uint32_t max_input_chars_per_word = 100;
+  std::string unk_token = "[UNK]";
+  std::string cls_token = "[CLS]";
+  std::string sep_token = "[SEP]";
+  std::string pad_token = "[PAD]";
+  std::string mask_token = "[MASK]";
+  // Further pieces that are never matched in text (added special tokens).
+  std::vector<std::string> control_tokens;
+};
+
+// WordPiece (BERT, DistilBERT): the vocabulary in id order (vocab.txt's
+// lines, "##" continuation pieces as they are). unk_token must be in it
+// (the unknown piece); cls / sep / pad / mask tokens and control_tokens
+// present in it become control pieces and the specials table's entries.
+bool spec_from_wordpiece(const std::vector<std::string>& vocab, const WordPieceOptions& options, Spec* spec,
+                         std::string* error);
 
 // Each byte its own id: ids [0, 256) are the pieces <0x00>..<0xFF>, and
 // the given special pieces (e.g. "<s>") follow from 256 on, as control pieces.

@@ -41,6 +41,8 @@ enum HeaderField : size_t {
   kFieldByteLevelSplit = 108,  // ByteLevelSplit in bits 0..7, kByteLevelAddPrefixSpace
   // WordPiece (kWordPiece) fields: 112 .. 127 (zero for other algorithms).
   kFieldWordPieceFirst = 112,
+  kFieldMaxWordChars = 112,       // u32 max_input_chars_per_word, 1..ATTN_TOKENIZER_MAX_WORD_CHARS
+  kFieldWordPieceReserved = 116,  // 12 zero bytes up to kHeaderSize
 };
 
 // The byte-level split field: bits 0..7 the ByteLevelSplit, bit 8

@@ -110,6 +110,7 @@ bool spm_sizes(size_t len, SpmSizes* s) {
 
 size_t Tokenizer::tokenize_scratch_bytes(size_t text_len) const {
   if (algorithm_ == TokenizerAlgorithm::kByteLevelBpe) return byte_level_scratch_bytes(text_len);
+  if (algorithm_ == TokenizerAlgorithm::kWordPiece) return wordpiece_scratch_bytes();
   if (algorithm_ != TokenizerAlgorithm::kSentencePieceBpe) return 0;
   SpmSizes s{};
   if (!spm_sizes(text_len, &s)) return SIZE_MAX;

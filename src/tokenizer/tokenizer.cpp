@@ -99,17 +99,30 @@ Status Tokenizer::load(const void* blob, size_t size, Tokenizer* out) {
   const uint32_t algorithm = read_u32(b + tok::kFieldAlgorithm);
   if (algorithm != static_cast<uint32_t>(TokenizerAlgorithm::kBytes) &&
       algorithm != static_cast<uint32_t>(TokenizerAlgorithm::kSentencePieceBpe) &&
-      algorithm != static_cast<uint32_t>(TokenizerAlgorithm::kByteLevelBpe)) {
+      algorithm != static_cast<uint32_t>(TokenizerAlgorithm::kByteLevelBpe) &&
+      algorithm != static_cast<uint32_t>(TokenizerAlgorithm::kWordPiece)) {
     return Status::kBadTokenizerAlgorithm;
   }
   const bool byte_level = algorithm == static_cast<uint32_t>(TokenizerAlgorithm::kByteLevelBpe);
+  const bool wordpiece = algorithm == static_cast<uint32_t>(TokenizerAlgorithm::kWordPiece);
   if (read_u32(b + tok::kFieldReserved0) != 0) return Status::kBadReserved;
+  // The algorithms' header fields (byte-level BPE's 96..111, WordPiece's
+  // max_input_chars_per_word at 112) are zero for the other algorithms, as
+  // is the rest.
   for (size_t i = tok::kFieldReservedTail; i < tok::kHeaderSize; ++i) {
     if (byte_level && i >= tok::kFieldByteLevelFirst && i < tok::kFieldWordPieceFirst) continue;
+    if (wordpiece && i >= tok::kFieldMaxWordChars && i < tok::kFieldWordPieceReserved) continue;
     if (b[i] != 0) return Status::kBadReserved;
+  }
+  const uint32_t max_word_chars = read_u32(b + tok::kFieldMaxWordChars);
+  if (wordpiece && (max_word_chars == 0 || max_word_chars > ATTN_TOKENIZER_MAX_WORD_CHARS)) {
+    return Status::kBadWordLimit;
   }
   const uint32_t flags = read_u32(b + tok::kFieldFlags);
   if ((flags & ~kTokKnownFlags) != 0) return Status::kUnknownFlags;
+  // The WordPiece options are WordPiece's alone, and WordPiece takes no other.
+  if ((flags & kTokWordPieceFlags) != 0 && !wordpiece) return Status::kUnknownFlags;
+  if (wordpiece && (flags & ~kTokWordPieceFlags) != 0) return Status::kUnknownFlags;
   const uint32_t vocab = read_u32(b + tok::kFieldVocabSize);
   if (vocab == 0 || vocab > ATTN_TOKENIZER_MAX_VOCAB) return Status::kBadVocab;
   const uint32_t max_piece = read_u32(b + tok::kFieldMaxPieceLen);
@@ -150,6 +163,7 @@ Status Tokenizer::load(const void* blob, size_t size, Tokenizer* out) {
   t.flags_ = flags;
   t.vocab_size_ = vocab;
   t.max_piece_len_ = max_piece;
+  t.max_word_chars_ = wordpiece ? max_word_chars : 0;
   t.piece_offsets_ = reinterpret_cast<const uint32_t*>(b + offsets_off);
   t.piece_bytes_ = reinterpret_cast<const char*>(b + bytes_off);
   t.types_ = b + types_off;
@@ -252,6 +266,13 @@ Status Tokenizer::load(const void* blob, size_t size, Tokenizer* out) {
                                 reinterpret_cast<const uint32_t*>(b + merge_index_off), merge_count, vocab,
                                 t.types_, t.piece_offsets_, t.piece_bytes_));
   }
+  // WordPiece: a word no pieces spell is [UNK], so unk is required; scores
+  // and byte pieces mean nothing to it.
+  if (t.algorithm_ == TokenizerAlgorithm::kWordPiece) {
+    if (t.specials_[static_cast<uint32_t>(SpecialToken::kUnk)] < 0) return Status::kBadSpecialToken;
+    if (t.scores_ != nullptr) return Status::kBadScore;
+    if (t.byte_ids_ != nullptr) return Status::kBadByteTable;
+  }
   *out = t;
   return Status::kOk;
 }
@@ -306,7 +327,8 @@ Status Tokenizer::encode(const char* text, size_t len, int32_t* ids, size_t max_
       if (scratch == nullptr) return Status::kNullArgument;
       return encode_byte_level_bpe(text, len, ids, max_ids, scratch, n);
     case TokenizerAlgorithm::kWordPiece:
-      break;  // not loaded yet
+      if (scratch == nullptr) return Status::kNullArgument;
+      return encode_wordpiece(text, len, ids, max_ids, scratch, n);
   }
   return Status::kBadTokenizerAlgorithm;
 }
@@ -319,7 +341,10 @@ Status Tokenizer::encode_bytes(const char* text, size_t len, int32_t* ids, size_
 }
 
 size_t Tokenizer::max_ids(size_t text_len) const {
-  if (algorithm_ == TokenizerAlgorithm::kBytes) return text_len;
+  // WordPiece: a word's ids are at most its characters after folding, and
+  // no code point folds to more code points than its UTF-8 bytes.
+  if (algorithm_ == TokenizerAlgorithm::kBytes || algorithm_ == TokenizerAlgorithm::kWordPiece)
+    return text_len;
   if (algorithm_ == TokenizerAlgorithm::kByteLevelBpe) {
     // One id per byte at most, and the prefix space.
     if (text_len == SIZE_MAX) return SIZE_MAX;
@@ -410,6 +435,7 @@ Status Tokenizer::decode(int32_t id, TokenizerDecodeState* state, char* out, siz
   const char* s = piece_bytes_ + piece_offsets_[id];
   const size_t len = piece_offsets_[id + 1] - piece_offsets_[id];
   if (type == PieceType::kControl) return Status::kOk;
+  if (algorithm_ == TokenizerAlgorithm::kWordPiece) return decode_wordpiece(s, len, state, out, cap, n);
 
   if (type == PieceType::kByte) {
     // Gather the byte; write a whole character, or U+FFFD for each byte

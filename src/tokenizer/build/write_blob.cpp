@@ -140,6 +140,9 @@ bool write_blob(const Spec& spec, std::vector<uint8_t>* blob, std::string* error
   put_u32(&b, tok::kFieldTypesOff, static_cast<uint32_t>(types_off));
   put_u32(&b, tok::kFieldSortedOff, static_cast<uint32_t>(sorted_off));
   put_u32(&b, tok::kFieldByteIdsOff, static_cast<uint32_t>(byte_ids_off));
+  if (spec.algorithm == TokenizerAlgorithm::kWordPiece) {
+    put_u32(&b, tok::kFieldMaxWordChars, spec.max_word_chars);
+  }
   for (size_t k = 0; k < static_cast<size_t>(SpecialToken::kCount); ++k) {
     put_u32(&b, tok::kFieldSpecials + 4 * k, static_cast<uint32_t>(spec.specials[k]));
   }
