@@ -134,6 +134,46 @@ TEST_CASE("attn tokenize: run.c's encodings of the committed texts, and back", "
                    {"512", "kTokenOutOfRange"});
 }
 
+TEST_CASE("attn tokenize reads every tokenizer file form, as the goldens of its algorithm say",
+          "[cli][tokenizer][text]") {
+  cli::TempDir tmp;
+  struct Form {
+    const char* file;
+    const char* golden;
+  };
+  const Form forms[] = {{"spm_bpe.model", "spm_bpe.golden"},
+                        {"llama2c.bin", "llama2c.golden"},
+                        {"bbpe_vocab.json", "bbpe_gpt2.golden"},
+                        {"bbpe_gpt2.tokenizer.json", "bbpe_gpt2_prefix.golden"},
+                        {"bbpe_qwen2.tokenizer.json", "bbpe_qwen2.golden"},
+                        {"bbpe_llama3.tokenizer.json", "bbpe_llama3.golden"},
+                        {"wordpiece_uncased/vocab.txt", "wordpiece_uncased.golden"},
+                        {"wordpiece_uncased/tokenizer.json", "wordpiece_uncased.golden"},
+                        {"wordpiece_cased/vocab.txt", "wordpiece_cased.golden"},
+                        {"wordpiece_cased/tokenizer.json", "wordpiece_cased.golden"}};
+  for (const Form& f : forms) {
+    INFO(f.file);
+    // Golden lines: text as hex, a tab, the ids (no special tokens); texts with a line break left out.
+    std::string texts;
+    std::vector<std::vector<int32_t>> want;
+    for (const std::string& line : lines_of(cli::slurp_text(kTok + f.golden))) {
+      const size_t tab = line.find('\t');
+      const std::string text = from_hex(line.substr(0, tab));
+      if (text.find_first_of("\r\n") != std::string::npos) continue;
+      texts += text + "\n";
+      const size_t tab2 = line.find('\t', tab + 1);
+      want.push_back(
+          parse_ids(line.substr(tab + 1, tab2 == std::string::npos ? std::string::npos : tab2 - tab - 1)));
+    }
+    REQUIRE(want.size() > 20);
+    cli::spit(tmp / "texts.txt", texts);
+    const std::vector<std::string> got = lines_of(
+        cli::run_ok("tokenize " + quote(kTok + f.file) + " --file " + quote(tmp / "texts.txt"), tmp).out);
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < want.size(); ++i) CHECK(parse_ids(got[i]) == want[i]);
+  }
+}
+
 TEST_CASE("attn import: the tokenizer section is checked, and only whole models take one",
           "[cli][tokenizer][text]") {
   cli::TempDir tmp;

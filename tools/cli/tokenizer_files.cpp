@@ -193,7 +193,10 @@ std::vector<uint8_t> tokenizer_blob(const std::string& path, int32_t vocab_size,
   tokenizer_build::Spec spec;
   std::string error;
   if (ends_with(name, ".json") && name.find("vocab") != std::string::npos) {
-    const std::string merges = dir_of(path) + "/merges.txt";
+    // Its merges beside it: the name with "vocab" as "merges" and .txt (vocab.json: merges.txt).
+    std::string merges_name = name.substr(0, name.size() - 5) + ".txt";
+    merges_name.replace(merges_name.find("vocab"), 5, "merges");
+    const std::string merges = dir_of(path) + "/" + merges_name;
     if (!is_file(merges))
       throw Error(path + ": a vocab.json needs its merges.txt beside it (" + merges + ")");
     *kind = "byte-level BPE (vocab.json + merges.txt)";

@@ -17,7 +17,7 @@ namespace cli {
 // The blob (attn/tokenizer.h) of the tokenizer file at `path`, by its name:
 // tokenizer.json (its model type picks the algorithm), tokenizer.model
 // (SentencePiece), a llama2.c tokenizer.bin (vocab_size pieces; 0: all),
-// vocab.json (with merges.txt beside it), vocab.txt (WordPiece). *kind says
+// vocab.json (with merges.txt beside it; x_vocab.json: x_merges.txt), vocab.txt (WordPiece). *kind says
 // which, for messages. Checked by Tokenizer::load and against vocab_size (a
 // tokenizer with more pieces than the model is refused; 0: unchecked).
 std::vector<uint8_t> tokenizer_blob(const std::string& path, int32_t vocab_size, std::string* kind);
