@@ -407,12 +407,18 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
   static_assert(sizeof(ModelRanges) < 65536, "ranges on the stack");
   ModelRanges ranges;
   {
+    // The output [max_len, output_dim] fits: the scratch holds the report's beside the forward's.
+    const size_t out_mark = scratch.mark();
+    float* fout = nullptr;
+    ATTN_TRY(scratch.alloc_array(n_of(max_len, c.output_dim()), &fout));
     int64_t at = 0;
-    for (int32_t q = 0; q < cal.count; ++q) {
-      ATTN_TRY(
-          detail::float_forward(c, w, cal.tokens + at, cal.lengths[q], scratch, &ranges, nullptr, nullptr));
+    Status s = Status::kOk;
+    for (int32_t q = 0; q < cal.count && s == Status::kOk; ++q) {
+      s = detail::float_forward(c, w, cal.tokens + at, cal.lengths[q], scratch, &ranges, nullptr, fout);
       at += cal.lengths[q];
     }
+    scratch.release(out_mark);
+    ATTN_TRY(s);
   }
   const double s_r = scale_of(ranges.residual_max, bits);
   out->residual_scale = static_cast<float>(s_r);
