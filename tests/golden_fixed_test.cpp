@@ -53,14 +53,9 @@ double integer_sqnr(const golden::Case& c, const golden::QuantCalib& q, attn::DT
   attn::Arena cal;
   REQUIRE(cal.init(cal_buf.data, cal_buf.size) == attn::Status::kOk);
   attn::CalibrationRanges ranges;
-  const size_t nq = static_cast<size_t>(c.L) * static_cast<size_t>(c.E);
-  const size_t nk = static_cast<size_t>(c.S) * static_cast<size_t>(c.kdim);
-  const size_t nv = static_cast<size_t>(c.S) * static_cast<size_t>(c.vdim);
+  const size_t nq = static_cast<size_t>(c.L) * static_cast<size_t>(c.E);  // the output's values
   for (int32_t n = 0; n < q.n; ++n) {
-    attn::IoF32 io;
-    io.query = q.query.data() + static_cast<size_t>(n) * nq;
-    io.key = q.key.data() + static_cast<size_t>(n) * nk;
-    io.value = q.value.data() + static_cast<size_t>(n) * nv;
+    const attn::IoF32 io = q.io(c, n);
     REQUIRE(attn::calibrate_attention(fplan, w, mask, io, cal, &ranges) == attn::Status::kOk);
   }
   attn::QuantizeOptions options;

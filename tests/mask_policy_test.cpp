@@ -102,14 +102,9 @@ Status run_policy(const golden::Case& c, const golden::QuantCalib& q, const Mask
   attn::Arena cal;
   REQUIRE(cal.init(cal_buf.data, cal_buf.size) == Status::kOk);
   attn::CalibrationRanges ranges;
-  const size_t nq = static_cast<size_t>(c.L) * static_cast<size_t>(c.E);
-  const size_t nk = static_cast<size_t>(c.S) * static_cast<size_t>(c.kdim);
-  const size_t nv = static_cast<size_t>(c.S) * static_cast<size_t>(c.vdim);
+  const size_t nq = static_cast<size_t>(c.L) * static_cast<size_t>(c.E);  // the output's values
   for (int32_t n = 0; n < q.n; ++n) {
-    attn::IoF32 io;
-    io.query = q.query.data() + static_cast<size_t>(n) * nq;
-    io.key = q.key.data() + static_cast<size_t>(n) * nk;
-    io.value = q.value.data() + static_cast<size_t>(n) * nv;
+    const attn::IoF32 io = q.io(c, n);
     REQUIRE(attn::calibrate_attention(fplan, w, calib, io, cal, &ranges) == Status::kOk);
     if (any_mask) REQUIRE(attn::calibrate_any_mask(fplan, w, io, cal, &ranges) == Status::kOk);
   }
@@ -258,6 +253,14 @@ void table(const char* dtype) {
   CHECK(refused == n);  // every golden "other" mask is outside the case's coverage
 }
 
+// The self-attention case the tests below share, with its calibration inputs.
+void load_self_case(golden::Case* c, golden::QuantCalib* q) {
+  const std::string dir = golden::default_dir();
+  std::string error;
+  REQUIRE(golden::load(dir + "/self_e48_h4_l16.bin", c, &error));
+  REQUIRE(golden::load_quant(dir, *c, q, &error));
+}
+
 }  // namespace
 
 TEST_CASE("mask policy: SQNR of the golden cases under any-mask, exact and recorded-coverage calibration",
@@ -268,12 +271,9 @@ TEST_CASE("mask policy: SQNR of the golden cases under any-mask, exact and recor
 
 TEST_CASE("mask coverage: the forwards refuse a mask the ranges do not cover, before writing",
           "[mask_policy]") {
-  const std::string dir = golden::default_dir();
   golden::Case c;
   golden::QuantCalib q;
-  std::string error;
-  REQUIRE(golden::load(dir + "/self_e48_h4_l16.bin", &c, &error));
-  REQUIRE(golden::load_quant(dir, c, &q, &error));
+  load_self_case(&c, &q);
   Mask none, causal, pad, pad_other, window, window_other, causal_pad, causal_pad_other, offset;
   causal.causal = true;
   window.causal = true;
@@ -344,12 +344,9 @@ TEST_CASE("mask coverage: the forwards refuse a mask the ranges do not cover, be
 // ranges until calibrate_any_mask() widens them.
 TEST_CASE("mask coverage: ranges of mixed or undescribed masks are refused until widened for any mask",
           "[mask_policy]") {
-  const std::string dir = golden::default_dir();
   golden::Case c;
   golden::QuantCalib q;
-  std::string error;
-  REQUIRE(golden::load(dir + "/self_e48_h4_l16.bin", &c, &error));
-  REQUIRE(golden::load_quant(dir, c, &q, &error));
+  load_self_case(&c, &q);
   const attn::AttentionConfig cfg = c.config();
   attn::Plan fplan;
   REQUIRE(attn::plan_attention(cfg, DType::kF32, c.L, c.S, &fplan) == Status::kOk);
