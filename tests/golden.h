@@ -362,6 +362,16 @@ struct QuantCalib {
   std::vector<float> query;  // [n, L, E]
   std::vector<float> key;    // [n, S, kdim]; = query for self-attention
   std::vector<float> value;  // [n, S, vdim]; = query for self-attention
+
+  // The float inputs of calibration example i of case c.
+  attn::IoF32 io(const Case& c, int32_t i) const {
+    const size_t k = static_cast<size_t>(i);
+    attn::IoF32 r;
+    r.query = query.data() + k * static_cast<size_t>(c.L) * static_cast<size_t>(c.E);
+    r.key = key.data() + k * static_cast<size_t>(c.S) * static_cast<size_t>(c.kdim);
+    r.value = value.data() + k * static_cast<size_t>(c.S) * static_cast<size_t>(c.vdim);
+    return r;
+  }
 };
 
 // The sidecar of case `c` (path: <dir>/quant/<c.name>.bin). False with *error if

@@ -13,8 +13,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <memory>
-#include <new>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -25,17 +23,6 @@
 #include "golden.h"
 
 namespace {
-
-struct Buffer {
-  explicit Buffer(size_t n) : size(n == 0 ? 16 : n) {
-    p.reset(static_cast<uint8_t*>(::operator new (size, std::align_val_t{16})));
-  }
-  struct Free {
-    void operator()(uint8_t* q) const { ::operator delete (q, std::align_val_t{16}); }
-  };
-  std::unique_ptr<uint8_t, Free> p;
-  size_t size;
-};
 
 double sqnr_db(const std::vector<double>& want, const std::vector<double>& got) {
   double s = 0, n = 0;
@@ -53,12 +40,6 @@ std::vector<T> quantize_all(const std::vector<float>& x, attn::QuantParams p, at
   return q;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // Calibrate on q.n examples, quantize to `dtype`, run the case's input; SQNR vs c.y.
 double integer_sqnr(const golden::Case& c, const golden::QuantCalib& q, attn::DType dtype) {
   const attn::AttentionConfig cfg = c.config();
@@ -68,28 +49,23 @@ double integer_sqnr(const golden::Case& c, const golden::QuantCalib& q, attn::DT
   REQUIRE(attn::plan_attention(cfg, attn::DType::kF32, c.L, c.S, &fplan) == attn::Status::kOk);
   REQUIRE(attn::plan_attention(cfg, dtype, c.L, c.S, &qplan) == attn::Status::kOk);
 
-  Buffer cal_buf(attn::calibrate_attention_arena_bytes(cfg, c.L, c.S));
+  AlignedBuffer cal_buf(attn::calibrate_attention_arena_bytes(cfg, c.L, c.S));
   attn::Arena cal;
-  REQUIRE(cal.init(cal_buf.p.get(), cal_buf.size) == attn::Status::kOk);
+  REQUIRE(cal.init(cal_buf.data, cal_buf.size) == attn::Status::kOk);
   attn::CalibrationRanges ranges;
-  const size_t nq = static_cast<size_t>(c.L) * static_cast<size_t>(c.E);
-  const size_t nk = static_cast<size_t>(c.S) * static_cast<size_t>(c.kdim);
-  const size_t nv = static_cast<size_t>(c.S) * static_cast<size_t>(c.vdim);
+  const size_t nq = static_cast<size_t>(c.L) * static_cast<size_t>(c.E);  // the output's values
   for (int32_t n = 0; n < q.n; ++n) {
-    attn::IoF32 io;
-    io.query = q.query.data() + static_cast<size_t>(n) * nq;
-    io.key = q.key.data() + static_cast<size_t>(n) * nk;
-    io.value = q.value.data() + static_cast<size_t>(n) * nv;
+    const attn::IoF32 io = q.io(c, n);
     REQUIRE(attn::calibrate_attention(fplan, w, mask, io, cal, &ranges) == attn::Status::kOk);
   }
   attn::QuantizeOptions options;
   options.max_positions = std::max(c.L, c.S);  // RoPE tables for exactly the positions the case uses
-  Buffer st_buf(attn::quantize_attention_storage_bytes(cfg, dtype, options));
+  AlignedBuffer st_buf(attn::quantize_attention_storage_bytes(cfg, dtype, options));
   attn::Arena st;
-  REQUIRE(st.init(st_buf.p.get(), st_buf.size) == attn::Status::kOk);
-  Buffer run_buf(qplan.arena_bytes);
+  REQUIRE(st.init(st_buf.data, st_buf.size) == attn::Status::kOk);
+  AlignedBuffer run_buf(qplan.arena_bytes);
   attn::Arena run;
-  REQUIRE(run.init(run_buf.p.get(), run_buf.size) == attn::Status::kOk);
+  REQUIRE(run.init(run_buf.data, run_buf.size) == attn::Status::kOk);
   attn::ActivationQuant act;
   std::vector<double> got(nq);
   // Quantize, run and dequantize through dtype D (dtypes::S8 or S16); the

@@ -3,6 +3,7 @@
 // buffers, normal random vectors, f32 weights over vectors.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -15,11 +16,19 @@
 struct AlignedBuffer {
   std::vector<unsigned char> raw;
   unsigned char* data = nullptr;
-  explicit AlignedBuffer(size_t bytes) : raw(bytes + ATTN_ARENA_ALIGN) {
+  size_t size = 0;  // bytes
+  explicit AlignedBuffer(size_t bytes) : raw(bytes + ATTN_ARENA_ALIGN), size(bytes) {
     const auto mis = reinterpret_cast<uintptr_t>(raw.data()) % ATTN_ARENA_ALIGN;
     data = raw.data() + (ATTN_ARENA_ALIGN - mis) % ATTN_ARENA_ALIGN;
   }
 };
+
+// The median of v.
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
 
 // n values uniform in [-1, 1), from the generator seeded with `seed`.
 inline std::vector<float> uniform_values(size_t n, uint32_t seed) {

@@ -32,10 +32,8 @@
 
 namespace {
 
-using attn::Activation;
 using attn::DType;
 using attn::LmHead;
-using attn::NormKind;
 using attn::Status;
 using attn::TransformerConfig;
 namespace tools = attn::tools;
@@ -57,24 +55,17 @@ TransformerConfig bert() { return small(TransformerConfig::encoder); }
 
 // Llama-like: pre-norm RMSNorm, SiLU gate, GQA, RoPE, no biases, final norm, causal.
 TransformerConfig llama(LmHead head) {
-  TransformerConfig c = small(TransformerConfig::decoder);
-  c.num_kv_heads = 2;
-  c.norm_eps = 1e-6f;
-  c.head = head;
-  return c;
+  return random_model::llama_like(small(TransformerConfig::decoder), head);
 }
 
 // GPT-like without a final norm (the head reads the residual through head_in):
-// pre-norm LayerNorm, gelu_tanh, learned positions, untied head.
+// pre-norm LayerNorm, gelu_tanh, learned positions, untied head; smaller.
 TransformerConfig gpt() {
-  TransformerConfig c = small();
+  TransformerConfig c = random_model::gpt_like(small());
   c.vocab_size = 16;
   c.embed_dim = 8;
   c.num_heads = 2;
   c.ffn_dim = 16;
-  c.pre_norm = c.learned_positions = c.causal = true;
-  c.activation = Activation::kGeluTanh;
-  c.head = LmHead::kUntied;
   return c;
 }
 

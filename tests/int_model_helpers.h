@@ -23,10 +23,8 @@
 
 namespace int_model {
 
-using attn::Activation;
 using attn::DType;
 using attn::LmHead;
-using attn::NormKind;
 using attn::Status;
 using attn::TransformerConfig;
 namespace tools = attn::tools;
@@ -139,20 +137,13 @@ inline TransformerConfig bert() { return sized(TransformerConfig::encoder); }
 
 // Llama-like: pre-norm RMSNorm, SiLU gate, GQA, RoPE, no biases, final norm, causal.
 inline TransformerConfig llama(LmHead head) {
-  TransformerConfig c = sized(TransformerConfig::decoder);
-  c.num_kv_heads = 2;
-  c.norm_eps = 1e-6f;
-  c.head = head;
-  return c;
+  return random_model::llama_like(sized(TransformerConfig::decoder), head);
 }
 
 // GPT-like without a final norm: the head reads the residual through head_in;
-// pre-norm LayerNorm, gelu_tanh, learned positions, untied head.
+// pre-norm LayerNorm, gelu_tanh, learned positions, untied head; one layer.
 inline TransformerConfig gpt_head_in() {
-  TransformerConfig c = base();
-  c.pre_norm = c.learned_positions = c.causal = true;
-  c.activation = Activation::kGeluTanh;
-  c.head = LmHead::kUntied;
+  TransformerConfig c = random_model::gpt_like(base());
   c.num_layers = 1;
   return c;
 }

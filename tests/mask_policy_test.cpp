@@ -24,8 +24,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <memory>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -43,17 +41,6 @@ using attn::Mask;
 using attn::MaskCoverage;
 using attn::Status;
 
-struct Buffer {
-  explicit Buffer(size_t n) : size(n == 0 ? 16 : n) {
-    p.reset(static_cast<uint8_t*>(::operator new (size, std::align_val_t{16})));
-  }
-  struct Free {
-    void operator()(uint8_t* q) const { ::operator delete (q, std::align_val_t{16}); }
-  };
-  std::unique_ptr<uint8_t, Free> p;
-  size_t size;
-};
-
 double sqnr_db(const std::vector<float>& want, const std::vector<double>& got) {
   double s = 0, n = 0;
   for (size_t i = 0; i < want.size(); ++i) {
@@ -64,19 +51,13 @@ double sqnr_db(const std::vector<float>& want, const std::vector<double>& got) {
   return n == 0 ? 300.0 : 10.0 * std::log10(s / n);
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // The float32 forward of the case's input under `mask`: the reference.
 std::vector<float> reference(const golden::Case& c, const Mask& mask) {
   attn::Plan plan;
   REQUIRE(attn::plan_attention(c.config(), DType::kF32, c.L, c.S, &plan) == Status::kOk);
-  Buffer buf(plan.arena_bytes);
+  AlignedBuffer buf(plan.arena_bytes);
   attn::Arena arena;
-  REQUIRE(arena.init(buf.p.get(), buf.size) == Status::kOk);
+  REQUIRE(arena.init(buf.data, buf.size) == Status::kOk);
   std::vector<float> y(static_cast<size_t>(c.L) * static_cast<size_t>(c.E));
   attn::IoF32 io;
   io.query = c.query.data();
@@ -117,18 +98,13 @@ Status run_policy(const golden::Case& c, const golden::QuantCalib& q, const Mask
   attn::Plan fplan, qplan;
   REQUIRE(attn::plan_attention(cfg, DType::kF32, c.L, c.S, &fplan) == Status::kOk);
   REQUIRE(attn::plan_attention(cfg, D::kDtype, c.L, c.S, &qplan) == Status::kOk);
-  Buffer cal_buf(attn::calibrate_attention_arena_bytes(cfg, c.L, c.S));
+  AlignedBuffer cal_buf(attn::calibrate_attention_arena_bytes(cfg, c.L, c.S));
   attn::Arena cal;
-  REQUIRE(cal.init(cal_buf.p.get(), cal_buf.size) == Status::kOk);
+  REQUIRE(cal.init(cal_buf.data, cal_buf.size) == Status::kOk);
   attn::CalibrationRanges ranges;
-  const size_t nq = static_cast<size_t>(c.L) * static_cast<size_t>(c.E);
-  const size_t nk = static_cast<size_t>(c.S) * static_cast<size_t>(c.kdim);
-  const size_t nv = static_cast<size_t>(c.S) * static_cast<size_t>(c.vdim);
+  const size_t nq = static_cast<size_t>(c.L) * static_cast<size_t>(c.E);  // the output's values
   for (int32_t n = 0; n < q.n; ++n) {
-    attn::IoF32 io;
-    io.query = q.query.data() + static_cast<size_t>(n) * nq;
-    io.key = q.key.data() + static_cast<size_t>(n) * nk;
-    io.value = q.value.data() + static_cast<size_t>(n) * nv;
+    const attn::IoF32 io = q.io(c, n);
     REQUIRE(attn::calibrate_attention(fplan, w, calib, io, cal, &ranges) == Status::kOk);
     if (any_mask) REQUIRE(attn::calibrate_any_mask(fplan, w, io, cal, &ranges) == Status::kOk);
   }
@@ -140,12 +116,12 @@ Status run_policy(const golden::Case& c, const golden::QuantCalib& q, const Mask
   }
   attn::QuantizeOptions options;
   options.max_positions = std::max(c.L, c.S);
-  Buffer st_buf(attn::quantize_attention_storage_bytes(cfg, D::kDtype, options));
+  AlignedBuffer st_buf(attn::quantize_attention_storage_bytes(cfg, D::kDtype, options));
   attn::Arena st;
-  REQUIRE(st.init(st_buf.p.get(), st_buf.size) == Status::kOk);
-  Buffer run_buf(qplan.arena_bytes);
+  REQUIRE(st.init(st_buf.data, st_buf.size) == Status::kOk);
+  AlignedBuffer run_buf(qplan.arena_bytes);
   attn::Arena arena;
-  REQUIRE(arena.init(run_buf.p.get(), run_buf.size) == Status::kOk);
+  REQUIRE(arena.init(run_buf.data, run_buf.size) == Status::kOk);
   typename D::Weights ws;
   attn::ActivationQuant act;
   REQUIRE(D::quantize(cfg, w, ranges, st, &ws, &act, options) == Status::kOk);
@@ -277,6 +253,14 @@ void table(const char* dtype) {
   CHECK(refused == n);  // every golden "other" mask is outside the case's coverage
 }
 
+// The self-attention case the tests below share, with its calibration inputs.
+void load_self_case(golden::Case* c, golden::QuantCalib* q) {
+  const std::string dir = golden::default_dir();
+  std::string error;
+  REQUIRE(golden::load(dir + "/self_e48_h4_l16.bin", c, &error));
+  REQUIRE(golden::load_quant(dir, *c, q, &error));
+}
+
 }  // namespace
 
 TEST_CASE("mask policy: SQNR of the golden cases under any-mask, exact and recorded-coverage calibration",
@@ -287,12 +271,9 @@ TEST_CASE("mask policy: SQNR of the golden cases under any-mask, exact and recor
 
 TEST_CASE("mask coverage: the forwards refuse a mask the ranges do not cover, before writing",
           "[mask_policy]") {
-  const std::string dir = golden::default_dir();
   golden::Case c;
   golden::QuantCalib q;
-  std::string error;
-  REQUIRE(golden::load(dir + "/self_e48_h4_l16.bin", &c, &error));
-  REQUIRE(golden::load_quant(dir, c, &q, &error));
+  load_self_case(&c, &q);
   Mask none, causal, pad, pad_other, window, window_other, causal_pad, causal_pad_other, offset;
   causal.causal = true;
   window.causal = true;
@@ -363,18 +344,15 @@ TEST_CASE("mask coverage: the forwards refuse a mask the ranges do not cover, be
 // ranges until calibrate_any_mask() widens them.
 TEST_CASE("mask coverage: ranges of mixed or undescribed masks are refused until widened for any mask",
           "[mask_policy]") {
-  const std::string dir = golden::default_dir();
   golden::Case c;
   golden::QuantCalib q;
-  std::string error;
-  REQUIRE(golden::load(dir + "/self_e48_h4_l16.bin", &c, &error));
-  REQUIRE(golden::load_quant(dir, c, &q, &error));
+  load_self_case(&c, &q);
   const attn::AttentionConfig cfg = c.config();
   attn::Plan fplan;
   REQUIRE(attn::plan_attention(cfg, DType::kF32, c.L, c.S, &fplan) == Status::kOk);
-  Buffer cal_buf(attn::calibrate_attention_arena_bytes(cfg, c.L, c.S));
+  AlignedBuffer cal_buf(attn::calibrate_attention_arena_bytes(cfg, c.L, c.S));
   attn::Arena cal;
-  REQUIRE(cal.init(cal_buf.p.get(), cal_buf.size) == Status::kOk);
+  REQUIRE(cal.init(cal_buf.data, cal_buf.size) == Status::kOk);
   const attn::IoF32 io{q.query.data(), q.key.data(), q.value.data(), nullptr};
   Mask causal, pad, offset, window_pad;
   causal.causal = true;
@@ -386,9 +364,9 @@ TEST_CASE("mask coverage: ranges of mixed or undescribed masks are refused until
   window_pad.key_length = 9;
   const attn::WeightsF32 w = c.weights();
   const auto quantize = [&](const attn::CalibrationRanges& r) {
-    Buffer st_buf(attn::quantize_attention_storage_bytes(cfg, DType::kS8));
+    AlignedBuffer st_buf(attn::quantize_attention_storage_bytes(cfg, DType::kS8));
     attn::Arena st;
-    REQUIRE(st.init(st_buf.p.get(), st_buf.size) == Status::kOk);
+    REQUIRE(st.init(st_buf.data, st_buf.size) == Status::kOk);
     attn::WeightsS8 ws;
     attn::ActivationQuant act;
     return attn::quantize_attention_s8(cfg, w, r, st, &ws, &act);
@@ -446,9 +424,9 @@ TEST_CASE("mask coverage: the converter and the forwards reject values outside M
   attn::CalibrationRanges r;
   for (attn::Range* x : {&r.query, &r.key, &r.value, &r.q, &r.k, &r.v, &r.context, &r.output})
     *x = {-1.0f, 1.0f};
-  Buffer st_buf(1 << 14);
+  AlignedBuffer st_buf(1 << 14);
   attn::Arena st;
-  REQUIRE(st.init(st_buf.p.get(), st_buf.size) == Status::kOk);
+  REQUIRE(st.init(st_buf.data, st_buf.size) == Status::kOk);
   attn::WeightsS8 ws;
   attn::ActivationQuant act;
   struct Bad {
@@ -465,9 +443,9 @@ TEST_CASE("mask coverage: the converter and the forwards reject values outside M
   REQUIRE(attn::quantize_attention_s8(cfg, wf, r, st, &ws, &act, nullptr, o) == Status::kOk);
   attn::Plan plan;
   REQUIRE(attn::plan_attention(cfg, DType::kS8, 4, 4, &plan) == Status::kOk);
-  Buffer buf(plan.arena_bytes);
+  AlignedBuffer buf(plan.arena_bytes);
   attn::Arena arena;
-  REQUIRE(arena.init(buf.p.get(), buf.size) == Status::kOk);
+  REQUIRE(arena.init(buf.data, buf.size) == Status::kOk);
   std::vector<int8_t> x(32, 1), y(32, 0);
   const attn::IoS8 io{x.data(), x.data(), x.data(), y.data()};
   CHECK(attn::forward_s8(plan, ws, Mask{}, io, arena) == Status::kOk);
@@ -475,10 +453,10 @@ TEST_CASE("mask coverage: the converter and the forwards reject values outside M
   // padding) are refused, before the cache changes; causal and any-mask ones run.
   attn::Plan dplan;
   REQUIRE(attn::plan_decode(cfg, DType::kS8, 2, 4, &dplan) == Status::kOk);
-  Buffer cache_buf(1 << 12), dbuf(dplan.arena_bytes);
+  AlignedBuffer cache_buf(1 << 12), dbuf(dplan.arena_bytes);
   attn::Arena cache_arena, darena;
-  REQUIRE(cache_arena.init(cache_buf.p.get(), cache_buf.size) == Status::kOk);
-  REQUIRE(darena.init(dbuf.p.get(), dbuf.size) == Status::kOk);
+  REQUIRE(cache_arena.init(cache_buf.data, cache_buf.size) == Status::kOk);
+  REQUIRE(darena.init(dbuf.data, dbuf.size) == Status::kOk);
   attn::KvCacheS8 cache;
   REQUIRE(attn::kv_cache_init_s8(dplan, 0, cache_arena, &cache) == Status::kOk);
   for (const MaskCoverage m : {MaskCoverage::kNoMask, MaskCoverage::kKeyLength, MaskCoverage::kCausalWindow,

@@ -13,6 +13,26 @@
 
 namespace random_model {
 
+// Llama-like, from a TransformerConfig::decoder preset (pre-norm RMSNorm,
+// SiLU gate, RoPE, no biases, final norm, causal): GQA over 2 KV heads, eps
+// 1e-6, the given head.
+inline attn::TransformerConfig llama_like(attn::TransformerConfig c, attn::LmHead head) {
+  c.num_kv_heads = 2;
+  c.norm_eps = 1e-6f;
+  c.head = head;
+  return c;
+}
+
+// GPT-like, from a TransformerConfig::sized preset: pre-norm LayerNorm,
+// gelu_tanh, learned positions, causal, untied head (the final norm as the
+// preset has it: none).
+inline attn::TransformerConfig gpt_like(attn::TransformerConfig c) {
+  c.pre_norm = c.learned_positions = c.causal = true;
+  c.activation = attn::Activation::kGeluTanh;
+  c.head = attn::LmHead::kUntied;
+  return c;
+}
+
 inline std::vector<float> normal(size_t n, std::mt19937& rng, float scale, float mean = 0.0f) {
   std::normal_distribution<float> d(mean, scale);
   std::vector<float> v(n);

@@ -475,22 +475,14 @@ std::vector<Case> cases() {
     c.final_norm = true;
     out.push_back({"prenorm_relu", c});
   }
-  {  // pre-norm, gelu_tanh, untied head (GPT-2 like, non-causal here)
-    TransformerConfig c = base_config();
-    c.pre_norm = true;
-    c.activation = Activation::kGeluTanh;
-    c.learned_positions = true;
+  {  // pre-norm, gelu_tanh, untied head, final norm (GPT-2 like)
+    TransformerConfig c = random_model::gpt_like(base_config());
     c.final_norm = true;
-    c.head = LmHead::kUntied;
-    c.causal = true;
     out.push_back({"gpt_gelu_tanh_untied", c});
   }
-  {  // Llama: RMSNorm, SiLU gate, GQA, RoPE, no biases, tied head
-    TransformerConfig c = base_config(TransformerConfig::decoder);
-    c.norm_eps = 1e-6f;
-    c.num_kv_heads = 2;
-    out.push_back({"llama_gqa_rope_tied", c});
-  }
+  // Llama: RMSNorm, SiLU gate, GQA, RoPE, no biases, tied head
+  out.push_back({"llama_gqa_rope_tied",
+                 random_model::llama_like(base_config(TransformerConfig::decoder), LmHead::kTied)});
   {  // Llama, multi-query, untied head, 3 layers
     TransformerConfig c = out.back().c;
     c.num_kv_heads = 1;

@@ -261,25 +261,28 @@ static_assert(sizeof(attn_layer_weights_f32) + 2 * sizeof(void*) == sizeof(Layer
 ATTN_MIRROR_CHECK(ATTN_SOFTMAX_FIXED_FIELDS, attn_softmax_fixed, FusedSoftmaxParams, 0, 0)
 ATTN_MIRROR_CHECK(ATTN_ROPE_TABLE_FIELDS, attn_rope_table, RopeTable, 0, 0)
 #endif
+// One integer dtype's projection, attention weights and IO (d: the C names'
+// suffix, D: the C++ ones'), its weights' list ATTN_WEIGHTS_<D>_FIELDS.
+#define ATTN_MIRROR_CHECK_FIXED(d, D)                                                                       \
+  ATTN_MIRROR_CHECK(ATTN_PROJECTION_FIELDS, attn_projection_##d, Projection##D, 0, 0)                       \
+  ATTN_MIRROR_CHECK(ATTN_WEIGHTS_##D##_FIELDS, attn_weights_##d, Weights##D,                                \
+                    4 * sizeof(attn_projection_##d) + sizeof(attn_softmax_fixed) + sizeof(attn_rope_table), \
+                    0)                                                                                      \
+  ATTN_MIRROR_CHECK(ATTN_IO_FIELDS, attn_io_##d, Io##D, kSaturationBytes, 0)
 #if ATTN_WITH_S8
 #define ATTN_WEIGHTS_S8_FIELDS(F, C, Cpp) \
   ATTN_WEIGHTS_FIXED_FIELDS(F, C, Cpp)    \
   ATTN_WEIGHTS_S8_ZERO_POINT_FIELDS(F, C, Cpp) ATTN_WEIGHTS_MASK_FIELDS(F, C, Cpp)
-ATTN_MIRROR_CHECK(ATTN_PROJECTION_FIELDS, attn_projection_s8, ProjectionS8, 0, 0)
-ATTN_MIRROR_CHECK(ATTN_WEIGHTS_S8_FIELDS, attn_weights_s8, WeightsS8,
-                  4 * sizeof(attn_projection_s8) + sizeof(attn_softmax_fixed) + sizeof(attn_rope_table), 0)
+ATTN_MIRROR_CHECK_FIXED(s8, S8)
 #undef ATTN_WEIGHTS_S8_FIELDS
-ATTN_MIRROR_CHECK(ATTN_IO_FIELDS, attn_io_s8, IoS8, kSaturationBytes, 0)
 #endif
 #if ATTN_WITH_S16
-ATTN_MIRROR_CHECK(ATTN_PROJECTION_FIELDS, attn_projection_s16, ProjectionS16, 0, 0)
 #define ATTN_WEIGHTS_S16_FIELDS(F, C, Cpp) \
   ATTN_WEIGHTS_FIXED_FIELDS(F, C, Cpp) ATTN_WEIGHTS_MASK_FIELDS(F, C, Cpp)
-ATTN_MIRROR_CHECK(ATTN_WEIGHTS_S16_FIELDS, attn_weights_s16, WeightsS16,
-                  4 * sizeof(attn_projection_s16) + sizeof(attn_softmax_fixed) + sizeof(attn_rope_table), 0)
+ATTN_MIRROR_CHECK_FIXED(s16, S16)
 #undef ATTN_WEIGHTS_S16_FIELDS
-ATTN_MIRROR_CHECK(ATTN_IO_FIELDS, attn_io_s16, IoS16, kSaturationBytes, 0)
 #endif
+#undef ATTN_MIRROR_CHECK_FIXED
 #undef ATTN_MIRROR_CHECK
 #undef ATTN_MIRROR_BYTES
 

@@ -51,6 +51,15 @@ Status model_config(const attn_model* model, Model* m, TransformerConfig* c, DTy
   return Status::kOk;
 }
 
+// A loaded model file's plan for max_tokens and capacity (and the Model, for its weights).
+Status model_plan(const attn_model* model, int32_t max_tokens, int32_t capacity, Model* m,
+                  TransformerPlan* p) {
+  TransformerConfig c;
+  DType dtype = DType::kF32;
+  ATTN_TRY(model_config(model, m, &c, &dtype));
+  return plan_transformer(c, dtype, max_tokens, capacity, p);
+}
+
 // ---- the dtypes ----------------------------------------------------------------
 
 // The C++ types and functions of one dtype's whole model, named once per
@@ -94,25 +103,24 @@ struct ModelApiOf {
   static float output_scale(const Weights& w) { return output_scale_of(w); }
 };
 
+// Each dtype's ModelApi, from its names: D the DType's and the C++ types'
+// suffix (TransformerWeightsS8, ...), d the functions' (transformer_forward_s8,
+// Model::transformer_weights_s8, ...), O the output's type.
+#define ATTN_MODEL_API(D, d, O)                                                                             \
+  template <>                                                                                               \
+  struct ModelApi<DType::k##D> : ModelApiOf<TransformerWeights##D, LayerWeights##D, TransformerState##D, O, \
+                                            &Model::transformer_weights_##d, transformer_state_init_##d,    \
+                                            transformer_forward_##d, transformer_decode_##d> {};
 #if ATTN_WITH_F32
-template <>
-struct ModelApi<DType::kF32> : ModelApiOf<TransformerWeightsF32, LayerWeightsF32, TransformerStateF32, float,
-                                          &Model::transformer_weights_f32, transformer_state_init_f32,
-                                          transformer_forward_f32, transformer_decode_f32> {};
+ATTN_MODEL_API(F32, f32, float)
 #endif
 #if ATTN_WITH_S8
-template <>
-struct ModelApi<DType::kS8> : ModelApiOf<TransformerWeightsS8, LayerWeightsS8, TransformerStateS8, int32_t,
-                                         &Model::transformer_weights_s8, transformer_state_init_s8,
-                                         transformer_forward_s8, transformer_decode_s8> {};
+ATTN_MODEL_API(S8, s8, int32_t)
 #endif
 #if ATTN_WITH_S16
-template <>
-struct ModelApi<DType::kS16>
-    : ModelApiOf<TransformerWeightsS16, LayerWeightsS16, TransformerStateS16, int32_t,
-                 &Model::transformer_weights_s16, transformer_state_init_s16, transformer_forward_s16,
-                 transformer_decode_s16> {};
+ATTN_MODEL_API(S16, s16, int32_t)
 #endif
+#undef ATTN_MODEL_API
 
 template <DType D>
 struct Tag {
@@ -406,11 +414,8 @@ attn_status attn_transformer_init_arena_bytes(const attn_model* model, int32_t m
   if (bytes == nullptr) return to_c(Status::kNullArgument);
   *bytes = 0;
   attn::Model m;
-  attn::TransformerConfig c;
-  attn::DType dt = attn::DType::kF32;
-  ATTN_TRY_C(attn::capi::model_config(model, &m, &c, &dt));
   attn::TransformerPlan p;
-  ATTN_TRY_C(attn::plan_transformer(c, dt, max_tokens, capacity, &p));
+  ATTN_TRY_C(attn::capi::model_plan(model, max_tokens, capacity, &m, &p));
   return to_c(attn::capi::total_bytes(p, bytes));
 }
 
@@ -419,14 +424,11 @@ attn_status attn_transformer_init(attn_transformer* transformer, const attn_mode
   if (transformer == nullptr) return to_c(Status::kNullArgument);
   std::memset(transformer, 0, sizeof *transformer);
   attn::Model m;
-  attn::TransformerConfig c;
-  attn::DType dt = attn::DType::kF32;
-  ATTN_TRY_C(attn::capi::model_config(model, &m, &c, &dt));
   attn::TransformerPlan p;
-  ATTN_TRY_C(attn::plan_transformer(c, dt, max_tokens, capacity, &p));
+  ATTN_TRY_C(attn::capi::model_plan(model, max_tokens, capacity, &m, &p));
   return attn::capi::bind(transformer, p, window, arena, arena_bytes, [&](auto tag, auto* w, auto* layers) {
     using Api = typename decltype(tag)::Api;
-    return Api::from_model(m, layers, c.num_layers, w);
+    return Api::from_model(m, layers, p.config.num_layers, w);
   });
 }
 

@@ -147,8 +147,14 @@ Status Model::quantized_block(uint32_t i, Block* b) const {
   sm.exp_shift = qp[format::kQpExpShift];
   sm.diff_limit = qp[format::kQpDiffLimit];
   sm.score_shift = qp[format::kQpScoreShift];
-  const MaskCoverage coverage = static_cast<MaskCoverage>(qp[format::kQpMaskCoverage]);  // checked at load
-  const int32_t coverage_keys = qp[format::kQpMaskKeyLength];
+  const auto set_softmax_rope_mask = [&](auto& w) {  // what WeightsS8 and WeightsS16 share
+    w.softmax = sm;
+    w.context_multiplier = qp[format::kQpContextMultiplier];
+    w.context_shift = qp[format::kQpContextShift];
+    w.rope = rope;
+    w.mask_coverage = static_cast<MaskCoverage>(qp[format::kQpMaskCoverage]);  // checked at load
+    w.mask_key_length = qp[format::kQpMaskKeyLength];
+  };
   if (b->dtype == DType::kS8) {
     WeightsS8& w = b->s8;
     w.q = ProjectionS8{s8(Role::kWq), s32(Role::kBq), s32(Role::kQMultiplier), s32(Role::kQShift)};
@@ -160,24 +166,14 @@ Status Model::quantized_block(uint32_t i, Block* b) const {
     w.v_zero_point = qp[format::kQpVZeroPoint];
     w.context_zero_point = qp[format::kQpContextZeroPoint];
     w.output_zero_point = qp[format::kQpOutputZeroPoint];
-    w.softmax = sm;
-    w.context_multiplier = qp[format::kQpContextMultiplier];
-    w.context_shift = qp[format::kQpContextShift];
-    w.rope = rope;
-    w.mask_coverage = coverage;
-    w.mask_key_length = coverage_keys;
+    set_softmax_rope_mask(w);
   } else {
     WeightsS16& w = b->s16;
     w.q = ProjectionS16{s8(Role::kWq), s64(Role::kBq), s32(Role::kQMultiplier), s32(Role::kQShift)};
     w.k = ProjectionS16{s8(Role::kWk), s64(Role::kBk), s32(Role::kKMultiplier), s32(Role::kKShift)};
     w.v = ProjectionS16{s8(Role::kWv), s64(Role::kBv), s32(Role::kVMultiplier), s32(Role::kVShift)};
     w.o = ProjectionS16{s8(Role::kWo), s64(Role::kBo), s32(Role::kOMultiplier), s32(Role::kOShift)};
-    w.softmax = sm;
-    w.context_multiplier = qp[format::kQpContextMultiplier];
-    w.context_shift = qp[format::kQpContextShift];
-    w.rope = rope;
-    w.mask_coverage = coverage;
-    w.mask_key_length = coverage_keys;
+    set_softmax_rope_mask(w);
   }
   return Status::kOk;
 }
@@ -349,6 +345,13 @@ void set_projection_table(Projection* p, int32_t k, const void* data) {
   if (k == 3) p->shift = static_cast<const int32_t*>(data);
 }
 
+// One of the embedding's three tables (table, multiplier, shift: k = 0..2).
+void set_embedding_table(EmbeddingFixed* e, int32_t k, const void* data) {
+  if (k == 0) e->table = static_cast<const int8_t*>(data);
+  if (k == 1) e->multiplier = static_cast<const int32_t*>(data);
+  if (k == 2) e->shift = static_cast<const int32_t*>(data);
+}
+
 // One overload per integer dtype; a build without a dtype leaves its overloads unused.
 [[maybe_unused]] void set_ffn_consts(FfnS8* f, const TensorView& v) {
   f->h1_zero_point = read_at<int32_t>(v.data, format::kFfnH1ZeroPoint);
@@ -398,78 +401,35 @@ Status fixed_weights(const Model& model, DType dtype, Layer* layers, int32_t cap
     ATTN_TRY(model.tensor(i, &v));
     const int32_t r = static_cast<int32_t>(v.role);
     const auto from = [&](Role first) { return r - static_cast<int32_t>(first); };
+    const auto in = [&](Role first, int32_t count) { return from(first) >= 0 && from(first) < count; };
     if (v.block != format::kNoBlock) {
       Layer& L = layers[v.block];
-      if (r >= static_cast<int32_t>(Role::kIntNorm1Weight) && r <= static_cast<int32_t>(Role::kNorm1Consts))
-        set_norm_table(&L.norm1, v.role, v, Role::kIntNorm1Weight);
-      if (r >= static_cast<int32_t>(Role::kIntNorm2Weight) && r <= static_cast<int32_t>(Role::kNorm2Consts))
-        set_norm_table(&L.norm2, v.role, v, Role::kIntNorm2Weight);
+      if (in(Role::kIntNorm1Weight, 3)) set_norm_table(&L.norm1, v.role, v, Role::kIntNorm1Weight);
+      if (in(Role::kIntNorm2Weight, 3)) set_norm_table(&L.norm2, v.role, v, Role::kIntNorm2Weight);
       if (v.role == Role::kAttnIn) L.attn_in = rescale_of(v);
       if (v.role == Role::kAttnOut) L.attn_out = rescale_of(v);
       if (v.role == Role::kFfnIn) L.ffn_in = rescale_of(v);
-      if (from(Role::kIntFfnW1) >= 0 && from(Role::kIntFfnW1) < 4)
-        set_projection_table(&L.ffn.w1, from(Role::kIntFfnW1), v.data);
-      if (from(Role::kIntFfnW2) >= 0 && from(Role::kIntFfnW2) < 4)
-        set_projection_table(&L.ffn.w2, from(Role::kIntFfnW2), v.data);
-      if (from(Role::kIntFfnW3) >= 0 && from(Role::kIntFfnW3) < 4)
-        set_projection_table(&L.ffn.w3, from(Role::kIntFfnW3), v.data);
+      if (in(Role::kIntFfnW1, 4)) set_projection_table(&L.ffn.w1, from(Role::kIntFfnW1), v.data);
+      if (in(Role::kIntFfnW2, 4)) set_projection_table(&L.ffn.w2, from(Role::kIntFfnW2), v.data);
+      if (in(Role::kIntFfnW3, 4)) set_projection_table(&L.ffn.w3, from(Role::kIntFfnW3), v.data);
       if (v.role == Role::kFfnActTable) set_act_table(&L.ffn, v);
       if (v.role == Role::kFfnConsts) set_ffn_consts(&L.ffn, v);
       continue;
     }
-    switch (v.role) {  // model tables; user tensors: none
-      case Role::kIntTokenEmbedding:
-        w.token_embedding.table = static_cast<const int8_t*>(v.data);
-        break;
-      case Role::kTokenMultiplier:
-        w.token_embedding.multiplier = static_cast<const int32_t*>(v.data);
-        break;
-      case Role::kTokenShift:
-        w.token_embedding.shift = static_cast<const int32_t*>(v.data);
-        break;
-      case Role::kIntPositionEmbedding:
-        w.position_embedding.table = static_cast<const int8_t*>(v.data);
-        break;
-      case Role::kPositionMultiplier:
-        w.position_embedding.multiplier = static_cast<const int32_t*>(v.data);
-        break;
-      case Role::kPositionShift:
-        w.position_embedding.shift = static_cast<const int32_t*>(v.data);
-        break;
-      case Role::kIntTypeEmbedding:
-        w.type_embedding = static_cast<const int32_t*>(v.data);
-        break;
-      case Role::kIntEmbeddingNormWeight:
-      case Role::kIntEmbeddingNormBias:
-      case Role::kEmbeddingNormConsts:
-        set_norm_table(&w.embedding_norm, v.role, v, Role::kIntEmbeddingNormWeight);
-        break;
-      case Role::kIntFinalNormWeight:
-      case Role::kIntFinalNormBias:
-      case Role::kFinalNormConsts:
-        set_norm_table(&w.final_norm, v.role, v, Role::kIntFinalNormWeight);
-        break;
-      case Role::kHeadIn:
-        w.head_in = rescale_of(v);
-        break;
-      case Role::kIntLmHead:
-        w.head.weight = static_cast<const int8_t*>(v.data);
-        break;
-      case Role::kHeadBias:
-        set_projection_table(&w.head, 1, v.data);
-        break;
-      case Role::kHeadMultiplier:
-        w.head.multiplier = static_cast<const int32_t*>(v.data);
-        break;
-      case Role::kHeadShift:
-        w.head.shift = static_cast<const int32_t*>(v.data);
-        break;
-      case Role::kModelScales:
-        w.residual_scale = read_at<float>(v.data, format::kResidualScale);
-        w.output_scale = read_at<float>(v.data, format::kOutputScale);
-        break;
-      default:
-        break;
+    // Model tables; user tensors: none.
+    if (in(Role::kIntTokenEmbedding, 3))
+      set_embedding_table(&w.token_embedding, from(Role::kIntTokenEmbedding), v.data);
+    if (in(Role::kIntPositionEmbedding, 3))
+      set_embedding_table(&w.position_embedding, from(Role::kIntPositionEmbedding), v.data);
+    if (v.role == Role::kIntTypeEmbedding) w.type_embedding = static_cast<const int32_t*>(v.data);
+    if (in(Role::kIntEmbeddingNormWeight, 3))
+      set_norm_table(&w.embedding_norm, v.role, v, Role::kIntEmbeddingNormWeight);
+    if (in(Role::kIntFinalNormWeight, 3)) set_norm_table(&w.final_norm, v.role, v, Role::kIntFinalNormWeight);
+    if (v.role == Role::kHeadIn) w.head_in = rescale_of(v);
+    if (in(Role::kIntLmHead, 4)) set_projection_table(&w.head, from(Role::kIntLmHead), v.data);
+    if (v.role == Role::kModelScales) {
+      w.residual_scale = read_at<float>(v.data, format::kResidualScale);
+      w.output_scale = read_at<float>(v.data, format::kOutputScale);
     }
   }
   if ((m.flags & format::kModelHeadTied) != 0) w.head.weight = w.token_embedding.table;

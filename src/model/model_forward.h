@@ -1,9 +1,10 @@
-// model/model_forward.h: the one skeleton of a whole-model forward, and what
-// its three writings share. The f32 forward and decode
-// (model/transformer_f32.cpp), the s8 / s16 ones (model/transformer_fixed.cpp)
-// and the converter's float calibration forward
-// (quant/calibrate_transformer.cpp) each spell it out in a function named
-// forward(), step by step with the same names in the same order:
+// model/model_forward.h: the one forward of a whole model, written once for
+// every dtype: forward() below, over a set of steps in one dtype (Ops) and
+// observer hooks (Obs). The f32 forward and decode
+// (model/transformer_f32.cpp: F32Steps), the s8 / s16 ones
+// (model/transformer_fixed.cpp: FixedSteps) and the converter's float
+// calibration forward (quant/calibrate_transformer.cpp: CalibrationSteps,
+// scalar in double) each bring their steps, named as below:
 //
 //   embed                      x [n, E] = token (+ position) (+ type) rows
 //   norm_rows                  embedding norm: x = N(x)
@@ -16,20 +17,19 @@
 //       sublayer_in            h_t = N2(x_t) (pre-norm), or x_t
 //       ffn_up                 u = h_t W1^T + b1; gated: g = h_t W3^T + b3
 //       ffn_act                u = act(u); gated: act(u) * g
-//       ffn_down               y_t = u W2^T + b2
-//       add_residual           x_t += y_t
+//       ffn_down               x_t += y_t = u W2^T + b2
 //       norm_rows              post-norm: x_t = N2(x_t)
 //   final_norm                 h [m, E] = N(x) (or x) over the output rows
 //   lm_head                    out [m, vocab] = h W^T (no head: out = h)
 //
-// The dtype differences live in each file's small helpers of those names
-// (the integer one: the residual is int32 on one grid, the sub-layer inputs
-// are the activation type, ffn_down accumulates straight onto the residual,
-// so its add_residual is part of ffn_down). Each forward calls the
-// observer hooks below at the same places; the run-time forwards pass
-// NoObserver (every hook empty and inline: no code, no call per row; the
-// integer one adds its per-stage report for the converter), the calibration
-// forward records its ranges and snapshots through them.
+// The dtype differences live in the steps (the integer ones: the residual is
+// int32 on one grid, the sub-layer inputs are the activation type, the
+// attention writes its output over its input, ffn_down accumulates straight
+// onto the residual). The forward calls the observer hooks below at the same
+// places for every dtype; the run-time forwards pass NoObserver (every hook
+// empty and inline: no code, no call per row; the integer one adds its
+// per-stage report for the converter), the calibration forward records its
+// ranges and snapshots through them.
 #pragma once
 
 #include <cstddef>
@@ -37,6 +37,7 @@
 
 #include "attn/arena.h"
 #include "attn/tensor.h"
+#include "attn/transformer.h"
 
 namespace attn {
 namespace detail {
@@ -59,7 +60,8 @@ struct NoObserver {
   template <class M>
   void ffn_down(int32_t, const M&) const {}  // y_t, W2's output (float forwards)
   template <class M>
-  void final_norm(const M&) const {}  // h, the head's input or the output hidden state
+  void final_norm(const M&) const {}        // h, the head's input or the output hidden state
+  bool every_row() const { return false; }  // reads no row: the last FFN may skip what no output needs
 };
 
 // m = a dense [rows, cols] buffer carved from arena.
@@ -73,6 +75,84 @@ Status carve(Arena& arena, int32_t rows, int32_t cols, Matrix<T>* m) {
 
 // The rows of the FFN tile at row r0 of n: T, or what is left.
 inline int32_t tile_rows_at(int32_t r0, int32_t tile, int32_t n) { return tile < n - r0 ? tile : n - r0; }
+
+// The n tokens at positions pos0 .. pos0 + n - 1 through the model, the
+// output rows [first, n) into out ([n - first, vocab], or [n - first, E]
+// without a head); T: the FFN tile's rows. ops: the steps, with the model's
+// config (ops.c) and weights (ops.w); Ops::Res is the residual stream's
+// element (float, or int32), Ops::Act a sub-layer input's. The caller checked
+// the weights, tokens and arena: no step fails, but attend's status is passed
+// through. The arena is left with the buffers carved; the caller releases.
+template <class Ops, class Obs>
+Status forward(const Ops& ops, Obs& obs, const int32_t* tokens, int32_t n, int32_t pos0, int32_t first,
+               int32_t T, typename Ops::Res* out, Arena& arena) {
+  using Res = typename Ops::Res;
+  using Act = typename Ops::Act;
+  const TransformerConfig& c = ops.c;
+  const int32_t E = c.embed_dim, F = c.ffn_dim;
+  Matrix<Res> x;
+  Matrix<Act> h, y;
+  ATTN_TRY(carve(arena, n, E, &x));  // x [n, E] the residual stream
+  ATTN_TRY(carve(arena, n, E, &h));  // h [n, E] a sub-layer's input
+  y = h;                             // y [n, E] a sub-layer's output: over h, or (below) its own
+  if (!Ops::kAttendInPlace) ATTN_TRY(carve(arena, n, E, &y));
+
+  ops.embed(tokens, pos0, x);  // x = token (+ position) (+ type) rows
+  obs.residual(x);
+  if (c.embedding_norm) ops.norm_rows(ops.w.embedding_norm, x, x);  // x = N(x)
+  obs.stage(0, x);
+
+  for (int32_t l = 0; l < c.num_layers; ++l) {
+    const typename Ops::Layer& lw = ops.w.layers[l];
+    // Attention sub-layer.
+    ops.sublayer_in(lw, 1, x, h);          // h = N1(x), or x
+    ATTN_TRY(ops.attend(l, h, y, arena));  // y = Attn(h)
+    ops.add_residual(lw, x, y);            // x += y
+    obs.residual(x);
+    if (!c.pre_norm) ops.norm_rows(lw.norm1, x, x);  // x = N1(x)
+    obs.stage(2 * l + 1, x);
+
+    // FFN sub-layer, T rows at a time (the last layer: only the output rows,
+    // where the steps allow it and the observer reads no other).
+    const size_t tile = arena.mark();
+    Matrix<Act> u, g;                                   // u, g [T, F]
+    ATTN_TRY(carve(arena, T, F, &u));                   // u: W1's output, then W2's input
+    if (c.gated_ffn) ATTN_TRY(carve(arena, T, F, &g));  // g: W3's output
+    const bool outputs_only = Ops::kLastFfnOutputRowsOnly && l == c.num_layers - 1 && !obs.every_row();
+    for (int32_t r0 = outputs_only ? first : 0; r0 < n; r0 += T) {
+      const int32_t rows = tile_rows_at(r0, T, n);
+      const Matrix<Res> xt = x.rows_slice(r0, rows);                               // [rows, E]
+      const Matrix<Act> ht = h.rows_slice(r0, rows), yt = y.rows_slice(r0, rows);  // [rows, E]
+      const Matrix<Act> ut = u.rows_slice(0, rows), gt = g.rows_slice(0, rows);    // [rows, F]
+      ops.sublayer_in(lw, 2, xt, ht);                                              // h_t = N2(x_t), or x_t
+      obs.ffn_in(l, ht);
+      ops.ffn_up(lw.ffn, ht, ut, gt);  // u = h_t W1^T + b1; g = h_t W3^T + b3
+      obs.ffn_up(l, ut, gt);
+      ops.ffn_act(lw.ffn, ut, gt);  // u = act(u) (* g)
+      obs.ffn_act(l, ut);
+      ops.ffn_down(lw.ffn, ut, yt, xt);  // x_t += y_t = u W2^T + b2 (the integer steps: no y_t)
+      obs.ffn_down(l, yt);
+      obs.residual(xt);
+      if (!c.pre_norm) ops.norm_rows(lw.norm2, xt, xt);  // x_t = N2(x_t)
+    }
+    arena.release(tile);
+    obs.stage(2 * l + 2, x);
+  }
+
+  // Final norm and LM head over the output rows [first, n).
+  const int32_t m = n - first;
+  const Matrix<Res> xo = x.rows_slice(first, m);  // [m, E]
+  const Matrix<Act> ho = h.rows_slice(first, m);  // [m, E]
+  if (c.head == LmHead::kNone) {
+    ops.final_norm(xo, matrix(out, m, E));  // out [m, E] = N(x), or x
+    obs.final_norm(matrix(out, m, E));
+  } else {
+    ops.final_norm(xo, ho);  // h = N(x), or x
+    obs.final_norm(ho);
+    ops.lm_head(ho, matrix(out, m, c.vocab_size));  // out [m, vocab] = h W^T
+  }
+  return Status::kOk;
+}
 
 }  // namespace detail
 }  // namespace attn

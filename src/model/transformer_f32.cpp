@@ -1,12 +1,12 @@
 // transformer_f32.cpp: the float32 whole-model forward and decode
 // (attn/transformer.h).
 //
-// forward() below is the skeleton of model/model_forward.h (the same steps,
-// in the same order, as the integer forward and the converter's calibration
-// forward), over float32 rows: the steps are the helpers above it. Attention
-// is the block of attn/attention.h: forward_f32 (causal mask when the config
-// says so) for a forward, decode_f32 over the layer's KV cache for a decode;
-// the rest of the model is written once, for both.
+// The forward is model/model_forward.h's (the same one as the integer forward
+// and the converter's calibration forward), over float32 rows: the steps are
+// F32Steps below. Attention is the block of attn/attention.h: forward_f32
+// (causal mask when the config says so) for a forward, decode_f32 over the
+// layer's KV cache for a decode; the rest of the model is written once, for
+// both.
 #include <cstring>
 #include <new>
 
@@ -21,8 +21,6 @@ namespace attn {
 namespace {
 
 using detail::best;
-using detail::carve;
-using detail::tile_rows_at;
 
 bool has_norm_bias(const TransformerConfig& c) { return c.norm == NormKind::kLayerNorm && c.norm_bias; }
 
@@ -66,52 +64,14 @@ int32_t first_row(OutputRows rows, int32_t n) { return rows == OutputRows::kLast
 
 // ---- the steps, in f32 (model/model_forward.h names them) ----------------------------
 
-// y [rows, E] = N(x) row by row (y may be x).
-void norm_rows(const TransformerConfig& c, const NormWeightsF32& p, ConstMatF32 x, MatF32 y) {
-  const detail::NormRowF32Fn norm =
-      c.norm == NormKind::kRmsNorm ? best(detail::kRmsNormF32) : best(detail::kLayerNormF32);
-  const float* bias = has_norm_bias(c) ? p.bias : nullptr;
-  for (int32_t i = 0; i < x.rows; ++i) norm(x.row(i), nullptr, x.cols, p.weight, bias, c.norm_eps, y.row(i));
-}
-
 // y = x, row by row.
 void copy_rows(ConstMatF32 x, MatF32 y) {
   for (int32_t i = 0; i < x.rows; ++i)
     std::memcpy(y.row(i), x.row(i), static_cast<size_t>(x.cols) * sizeof(float));
 }
 
-// x [n, E] = token embedding (+ learned positions pos0 .. pos0 + n - 1) (+ type row 0).
-void embed(const TransformerConfig& c, const TransformerWeightsF32& w, const int32_t* tokens, int32_t pos0,
-           MatF32 x) {
-  const int32_t E = c.embed_dim;
-  const float* positions =
-      c.learned_positions ? w.position_embedding + static_cast<ptrdiff_t>(pos0) * E : nullptr;  // [n, E]
-  const float* type_row = c.type_vocab_size > 0 ? w.type_embedding : nullptr;                   // [E]
-  detail::embed_rows_f32_ref(w.token_embedding, tokens, x.rows, E, positions, type_row, x.data);
-}
-
-// h = N(x) (pre-norm), or x (post-norm): a sub-layer's input.
-void sublayer_in(const TransformerConfig& c, const NormWeightsF32& p, ConstMatF32 x, MatF32 h) {
-  if (c.pre_norm) {
-    norm_rows(c, p, x, h);
-  } else {
-    copy_rows(x, h);
-  }
-}
-
-// y [n, E] = the attention block over h [n, E]: over the layer's cache (a
-// decode), or over h alone (a forward, causal if the config says so).
-Status attend(const Plan& block, const WeightsF32& w, const Mask& mask, KvCacheF32* cache, ConstMatF32 h,
-              MatF32 y, Arena& arena) {
-  if (cache != nullptr) return decode_f32(block, w, cache, h.data, h.rows, y.data, arena);
-  IoF32 io;
-  io.query = io.key = io.value = h.data;
-  io.output = y.data;
-  return forward_f32(block, w, mask, io, arena);
-}
-
 // x += y.
-void add_residual(MatF32 x, ConstMatF32 y) {
+void add_rows(MatF32 x, ConstMatF32 y) {
   for (int32_t i = 0; i < x.rows; ++i) {
     float* xr = x.row(i);
     const float* yr = y.row(i);
@@ -119,116 +79,110 @@ void add_residual(MatF32 x, ConstMatF32 y) {
   }
 }
 
-// u [rows, F] = h W1^T + b1; gated: g [rows, F] = h W3^T + b3.
-void ffn_up(const TransformerConfig& c, const FfnWeightsF32& f, ConstMatF32 h, MatF32 u, MatF32 g) {
-  const detail::FfnPanelsF32 panels = detail::ffn_panels_f32(c, f);  // nulls unless f.packed
-  const int32_t E = h.cols, F = u.cols;
-  detail::linear_packed_f32(h, matrix(f.w1, F, E), panels.w1, c.ffn_bias ? f.b1 : nullptr, u);
-  if (c.gated_ffn)
-    detail::linear_packed_f32(h, matrix(f.w3, F, E), panels.w3, c.ffn_bias ? f.b3 : nullptr, g);
-}
+// The steps of detail::forward() over float32 rows, with the kernel table's
+// best kernels. block: the attention block's plan; caches: the layers' KV
+// caches (a decode), or null (a forward, causal if the config says so).
+struct F32Steps {
+  using Res = float;  // the residual stream
+  using Act = float;  // a sub-layer's input and output
+  using Layer = LayerWeightsF32;
+  static constexpr bool kAttendInPlace = false;          // y has its own rows (the FFN's y_t too)
+  static constexpr bool kLastFfnOutputRowsOnly = false;  // every row, as the float forward always did
 
-// u = act(u); gated: act(u) * g (u and g dense: one row list; no weights in f32).
-void ffn_act(const TransformerConfig& c, const FfnWeightsF32&, MatF32 u, ConstMatF32 g) {
-  detail::ActivationF32Fn act = best(detail::kGeluF32);
-  if (c.activation == Activation::kGeluTanh) act = best(detail::kGeluTanhF32);
-  if (c.activation == Activation::kRelu) act = best(detail::kReluF32);
-  if (c.activation == Activation::kSilu) act = best(detail::kSiluF32);
-  act(u.data, c.gated_ffn ? g.data : nullptr, u.rows * u.cols);
-}
+  const TransformerConfig& c;
+  const TransformerWeightsF32& w;
+  const Plan& block;
+  KvCacheF32* caches;  // [num_layers], or null
 
-// y [rows, E] = u W2^T + b2.
-void ffn_down(const TransformerConfig& c, const FfnWeightsF32& f, ConstMatF32 u, MatF32 y) {
-  const detail::FfnPanelsF32 panels = detail::ffn_panels_f32(c, f);
-  detail::linear_packed_f32(u, matrix(f.w2, y.cols, u.cols), panels.w2, c.ffn_bias ? f.b2 : nullptr, y);
-}
-
-// h = N(x) with the final norm, or x.
-void final_norm(const TransformerConfig& c, const TransformerWeightsF32& w, ConstMatF32 x, MatF32 h) {
-  if (c.final_norm) {
-    norm_rows(c, w.final_norm, x, h);
-  } else {
-    copy_rows(x, h);
-  }
-}
-
-// out [m, vocab] = h W^T (W: the token embedding when tied).
-void lm_head(const TransformerConfig& c, const TransformerWeightsF32& w, ConstMatF32 h, MatF32 out) {
-  const float* table = c.head == LmHead::kTied ? w.token_embedding : w.lm_head;  // [vocab, E]
-  best(detail::kLinearF32)(h, matrix(table, c.vocab_size, h.cols), nullptr, out);
-}
-
-// ---- the forward (model/model_forward.h) ------------------------------------------
-
-// The n tokens at positions pos0 .. pos0 + n - 1 through the model, the output
-// rows [first, n) into out. block: the attention block's plan; caches: the
-// layers' KV caches (a decode), or null (a forward). plan, weights and the
-// arena were checked: no step fails, but the block's status is passed through.
-Status forward(const TransformerPlan& plan, const TransformerWeightsF32& w, const Plan& block,
-               KvCacheF32* caches, const int32_t* tokens, int32_t n, int32_t pos0, int32_t first, float* out,
-               Arena& arena, const detail::NoObserver& obs) {
-  const TransformerConfig& c = plan.config;
-  const int32_t E = c.embed_dim, F = c.ffn_dim, T = plan.tile_rows;
-  MatF32 x, h, y;
-  ATTN_TRY(carve(arena, n, E, &x));  // x [n, E] the residual stream
-  ATTN_TRY(carve(arena, n, E, &h));  // h [n, E] a sub-layer's input
-  ATTN_TRY(carve(arena, n, E, &y));  // y [n, E] a sub-layer's output
-  Mask mask;
-  mask.causal = c.causal;
-
-  embed(c, w, tokens, pos0, x);  // x = token (+ position) (+ type) rows
-  obs.residual(x);
-  if (c.embedding_norm) norm_rows(c, w.embedding_norm, x, x);  // x = N(x)
-  obs.stage(0, x);
-
-  for (int32_t l = 0; l < c.num_layers; ++l) {
-    const LayerWeightsF32& lw = w.layers[l];
-    KvCacheF32* cache = caches != nullptr ? &caches[l] : nullptr;
-    // Attention sub-layer.
-    sublayer_in(c, lw.norm1, x, h);                                   // h = N1(x), or x
-    ATTN_TRY(attend(block, lw.attention, mask, cache, h, y, arena));  // y = Attn(h)
-    add_residual(x, y);                                               // x += y
-    obs.residual(x);
-    if (!c.pre_norm) norm_rows(c, lw.norm1, x, x);  // x = N1(x)
-    obs.stage(2 * l + 1, x);
-
-    // FFN sub-layer, T rows at a time.
-    const size_t tile = arena.mark();
-    MatF32 u, g;                                        // u, g [T, F]
-    ATTN_TRY(carve(arena, T, F, &u));                   // u: W1's output, then W2's input
-    if (c.gated_ffn) ATTN_TRY(carve(arena, T, F, &g));  // g: W3's output
-    for (int32_t r0 = 0; r0 < n; r0 += T) {
-      const int32_t rows = tile_rows_at(r0, T, n);
-      const MatF32 xt = x.rows_slice(r0, rows), ht = h.rows_slice(r0, rows), yt = y.rows_slice(r0, rows);
-      const MatF32 ut = u.rows_slice(0, rows), gt = g.rows_slice(0, rows);  // [rows, F]
-      sublayer_in(c, lw.norm2, xt, ht);                                     // h_t = N2(x_t), or x_t
-      obs.ffn_in(l, ht);
-      ffn_up(c, lw.ffn, ht, ut, gt);  // u = h_t W1^T + b1; g = h_t W3^T + b3
-      obs.ffn_up(l, ut, gt);
-      ffn_act(c, lw.ffn, ut, gt);  // u = act(u) (* g)
-      obs.ffn_act(l, ut);
-      ffn_down(c, lw.ffn, ut, yt);  // y_t = u W2^T + b2
-      obs.ffn_down(l, yt);
-      add_residual(xt, yt);  // x_t += y_t
-      obs.residual(xt);
-      if (!c.pre_norm) norm_rows(c, lw.norm2, xt, xt);  // x_t = N2(x_t)
-    }
-    arena.release(tile);
-    obs.stage(2 * l + 2, x);
+  // y [rows, E] = N(x) row by row (y may be x).
+  void norm_rows(const NormWeightsF32& p, ConstMatF32 x, MatF32 y) const {
+    const detail::NormRowF32Fn norm =
+        c.norm == NormKind::kRmsNorm ? best(detail::kRmsNormF32) : best(detail::kLayerNormF32);
+    const float* bias = has_norm_bias(c) ? p.bias : nullptr;
+    for (int32_t i = 0; i < x.rows; ++i)
+      norm(x.row(i), nullptr, x.cols, p.weight, bias, c.norm_eps, y.row(i));
   }
 
-  // Final norm and LM head over the output rows [first, n).
-  const int32_t m = n - first;
-  const MatF32 xo = x.rows_slice(first, m), ho = h.rows_slice(first, m);  // [m, E]
-  if (c.head == LmHead::kNone) {
-    final_norm(c, w, xo, matrix(out, m, E));  // out [m, E] = N(x), or x
-    obs.final_norm(matrix(out, m, E));
-  } else {
-    final_norm(c, w, xo, ho);  // h = N(x), or x
-    obs.final_norm(ho);
-    lm_head(c, w, ho, matrix(out, m, c.vocab_size));  // out [m, vocab] = h W^T
+  // x [n, E] = token embedding (+ learned positions pos0 .. pos0 + n - 1) (+ type row 0).
+  void embed(const int32_t* tokens, int32_t pos0, MatF32 x) const {
+    const int32_t E = c.embed_dim;
+    const float* positions =
+        c.learned_positions ? w.position_embedding + static_cast<ptrdiff_t>(pos0) * E : nullptr;  // [n, E]
+    const float* type_row = c.type_vocab_size > 0 ? w.type_embedding : nullptr;                   // [E]
+    detail::embed_rows_f32_ref(w.token_embedding, tokens, x.rows, E, positions, type_row, x.data);
   }
-  return Status::kOk;
+
+  // h = N_k(x) (pre-norm), or x (post-norm): sub-layer k's input (1: attention, 2: FFN).
+  void sublayer_in(const LayerWeightsF32& lw, int32_t k, ConstMatF32 x, MatF32 h) const {
+    if (!c.pre_norm) return copy_rows(x, h);
+    norm_rows(k == 1 ? lw.norm1 : lw.norm2, x, h);
+  }
+
+  // y [n, E] = layer l's attention block over h [n, E]: over the layer's
+  // cache (a decode), or over h alone (a forward).
+  Status attend(int32_t l, ConstMatF32 h, MatF32 y, Arena& arena) const {
+    const WeightsF32& aw = w.layers[l].attention;
+    if (caches != nullptr) return decode_f32(block, aw, &caches[l], h.data, h.rows, y.data, arena);
+    Mask mask;
+    mask.causal = c.causal;
+    IoF32 io;
+    io.query = io.key = io.value = h.data;
+    io.output = y.data;
+    return forward_f32(block, aw, mask, io, arena);
+  }
+
+  // x += y.
+  void add_residual(const LayerWeightsF32&, MatF32 x, ConstMatF32 y) const { add_rows(x, y); }
+
+  // u [rows, F] = h W1^T + b1; gated: g [rows, F] = h W3^T + b3.
+  void ffn_up(const FfnWeightsF32& f, ConstMatF32 h, MatF32 u, MatF32 g) const {
+    const detail::FfnPanelsF32 panels = detail::ffn_panels_f32(c, f);  // nulls unless f.packed
+    const int32_t E = h.cols, F = u.cols;
+    detail::linear_packed_f32(h, matrix(f.w1, F, E), panels.w1, c.ffn_bias ? f.b1 : nullptr, u);
+    if (c.gated_ffn)
+      detail::linear_packed_f32(h, matrix(f.w3, F, E), panels.w3, c.ffn_bias ? f.b3 : nullptr, g);
+  }
+
+  // u = act(u); gated: act(u) * g (u and g dense: one row list; no weights in f32).
+  void ffn_act(const FfnWeightsF32&, MatF32 u, ConstMatF32 g) const {
+    detail::ActivationF32Fn act = best(detail::kGeluF32);
+    if (c.activation == Activation::kGeluTanh) act = best(detail::kGeluTanhF32);
+    if (c.activation == Activation::kRelu) act = best(detail::kReluF32);
+    if (c.activation == Activation::kSilu) act = best(detail::kSiluF32);
+    act(u.data, c.gated_ffn ? g.data : nullptr, u.rows * u.cols);
+  }
+
+  // x += y, y [rows, E] = u W2^T + b2.
+  void ffn_down(const FfnWeightsF32& f, ConstMatF32 u, MatF32 y, MatF32 x) const {
+    const detail::FfnPanelsF32 panels = detail::ffn_panels_f32(c, f);
+    detail::linear_packed_f32(u, matrix(f.w2, y.cols, u.cols), panels.w2, c.ffn_bias ? f.b2 : nullptr, y);
+    add_rows(x, y);
+  }
+
+  // h = N(x) with the final norm, or x.
+  void final_norm(ConstMatF32 x, MatF32 h) const {
+    if (!c.final_norm) return copy_rows(x, h);
+    norm_rows(w.final_norm, x, h);
+  }
+
+  // out [m, vocab] = h W^T (W: the token embedding when tied).
+  void lm_head(ConstMatF32 h, MatF32 out) const {
+    const float* table = c.head == LmHead::kTied ? w.token_embedding : w.lm_head;  // [vocab, E]
+    best(detail::kLinearF32)(h, matrix(table, c.vocab_size, h.cols), nullptr, out);
+  }
+};
+
+// The n tokens at positions pos0 .. pos0 + n - 1 through the model
+// (model/model_forward.h), the output rows [first, n) into out, in the
+// caller's arena (left as found). plan, weights and the arena were checked.
+Status run(const TransformerPlan& plan, const TransformerWeightsF32& w, const Plan& block, KvCacheF32* caches,
+           const int32_t* tokens, int32_t n, int32_t pos0, int32_t first, float* out, Arena& arena) {
+  const F32Steps steps{plan.config, w, block, caches};
+  const detail::NoObserver obs;
+  const size_t mark = arena.mark();
+  const Status st = detail::forward(steps, obs, tokens, n, pos0, first, plan.tile_rows, out, arena);
+  arena.release(mark);
+  return st;
 }
 
 }  // namespace
@@ -257,11 +211,7 @@ Status transformer_forward_f32(const TransformerPlan& plan, const TransformerWei
   // The attention block over the n tokens (valid: the planner checked max_tokens).
   Plan block;
   ATTN_TRY(plan_attention(c.attention(), DType::kF32, n, n, &block, plan.tile_rows));
-  const size_t mark = arena.mark();
-  const Status st = forward(plan, weights, block, nullptr, tokens, n, 0, first_row(rows, n), out, arena,
-                            detail::NoObserver());
-  arena.release(mark);
-  return st;
+  return run(plan, weights, block, nullptr, tokens, n, 0, first_row(rows, n), out, arena);
 }
 
 Status transformer_state_init_f32(const TransformerPlan& plan, int32_t window, Arena& arena,
@@ -316,10 +266,8 @@ Status transformer_decode_f32(const TransformerPlan& plan, const TransformerWeig
   if (window == 0 && state->caches[0].length + n > plan.capacity) return Status::kCacheFull;
   Plan block;
   ATTN_TRY(plan_decode(a, DType::kF32, n, plan.capacity, &block, plan.tile_rows));
-  const size_t mark = arena.mark();
-  const Status st = forward(plan, weights, block, state->caches, tokens, n, state->length, first_row(rows, n),
-                            out, arena, detail::NoObserver());
-  arena.release(mark);
+  const Status st =
+      run(plan, weights, block, state->caches, tokens, n, state->length, first_row(rows, n), out, arena);
   if (st == Status::kOk) state->length += n;
   return st;
 }

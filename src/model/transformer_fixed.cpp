@@ -1,9 +1,9 @@
 // transformer_fixed.cpp: whole models in integers only, s8 and s16
 // (attn/transformer_fixed.h), one implementation over the activation type.
 //
-// forward() below is the skeleton of model/model_forward.h (the same steps,
-// in the same order, as the f32 forward and the converter's calibration
-// forward); the steps are the helpers above it, overloaded for s8 and s16.
+// The forward is model/model_forward.h's (the same one as the f32 forward and
+// the converter's calibration forward); the steps are FixedSteps below, over
+// helpers overloaded for s8 and s16.
 // The residual stream x is int32 on one grid per model; a sub-layer's input h
 // is the activation type (N(x), or x rescaled in post-norm); the attention
 // block (forward_s8/_s16, or decode_s8/_s16 over the layer's KV cache) writes
@@ -227,23 +227,11 @@ void norm_rows(const TransformerConfig& c, const NormFixed& p, ConstMatS32 x, Ma
 void rescale_rows(ConstMatS32 x, const RescaleFixed& r, MatS16 y) { best(kResidualToS16)(x, r, y); }
 #endif
 
-// h = N(x) (pre-norm), or x rescaled to the activation grid by r (post-norm):
-// a sub-layer's input.
-template <typename Act>
-void sublayer_in(const TransformerConfig& c, const NormFixed& p, const RescaleFixed& r, ConstMatS32 x,
-                 Matrix<Act> h) {
-  if (c.pre_norm) {
-    norm_rows(c, p, x, h);
-  } else {
-    rescale_rows(x, r, h);
-  }
-}
-
 // y [n, E] = the attention block over h [n, E]: over the layer's cache (a
 // decode), or over h alone (a forward, causal if the config says so).
 #if ATTN_WITH_S8
-Status attend(const Plan& block, const WeightsS8& w, const Mask& mask, KvCacheS8* cache, ConstMatS8 h,
-              MatS8 y, Arena& arena) {
+Status attend_block(const Plan& block, const WeightsS8& w, const Mask& mask, KvCacheS8* cache, ConstMatS8 h,
+                    MatS8 y, Arena& arena) {
   if (cache != nullptr) return decode_s8(block, w, cache, h.data, h.rows, y.data, arena);
   IoS8 io;
   io.query = io.key = io.value = h.data;
@@ -252,8 +240,8 @@ Status attend(const Plan& block, const WeightsS8& w, const Mask& mask, KvCacheS8
 }
 #endif
 #if ATTN_WITH_S16
-Status attend(const Plan& block, const WeightsS16& w, const Mask& mask, KvCacheS16* cache, ConstMatS16 h,
-              MatS16 y, Arena& arena) {
+Status attend_block(const Plan& block, const WeightsS16& w, const Mask& mask, KvCacheS16* cache,
+                    ConstMatS16 h, MatS16 y, Arena& arena) {
   if (cache != nullptr) return decode_s16(block, w, cache, h.data, h.rows, y.data, arena);
   IoS16 io;
   io.query = io.key = io.value = h.data;
@@ -374,7 +362,7 @@ struct StageObserver : NoObserver {
   bool every_row() const { return report.fn != nullptr; }  // the report reads every row of every stage
 };
 
-// ---- the forward (model/model_forward.h) ------------------------------------------
+// ---- one call ------------------------------------------------------------------------
 
 // The checks of one call, before anything is written; block: the attention
 // block's plan (the decode's with a state).
@@ -409,84 +397,66 @@ Status check_call(const TransformerPlan& plan, const typename ModelTypes<Act>::W
   return Status::kOk;
 }
 
-// The n tokens at positions pos0 .. pos0 + n - 1 through the model, the output
-// rows [first, n) into out. block: the attention block's plan; caches: the
-// layers' KV caches (a decode), or null (a forward). check_call passed: no
-// step fails, but the block's status is passed through.
-template <typename Act>
-Status forward(const TransformerPlan& plan, const typename ModelTypes<Act>::Weights& w, const Plan& block,
-               typename ModelTypes<Act>::Cache* caches, const int32_t* tokens, int32_t n, int32_t pos0,
-               int32_t first, int32_t* out, Arena& arena, const StageObserver& obs) {
-  const TransformerConfig& c = plan.config;
-  const int32_t E = c.embed_dim, F = c.ffn_dim, T = plan.tile_rows;
-  MatS32 x;
-  Matrix<Act> h;
-  ATTN_TRY(carve(arena, n, E, &x));  // x [n, E] the residual stream (int32)
-  ATTN_TRY(carve(arena, n, E, &h));  // h [n, E] a sub-layer's input
-  // y [n, E] the attention's output, written over its input: the forward and
-  // the decode read each tile's query rows (and, for the decode, each chunk's
-  // K/V rows) before they write that tile's output rows, and later tiles read
-  // only later rows (tests: "The integer block may write its output over its input").
-  const Matrix<Act> y = h;
-  Mask mask;
-  mask.causal = c.causal;
+// The steps of detail::forward() (model/model_forward.h) in Act: the helpers
+// above, with the model's config and weights. block: the attention block's
+// plan; caches: the layers' KV caches (a decode), or null (a forward, causal
+// if the config says so).
+template <typename A>
+struct FixedSteps {
+  using Res = int32_t;  // the residual stream, on the model's grid
+  using Act = A;        // a sub-layer's input, and the attention's output
+  using Layer = typename ModelTypes<A>::Layer;
+  // y over h: the forward and the decode read each tile's query rows (and,
+  // for the decode, each chunk's K/V rows) before they write that tile's
+  // output rows, and later tiles read only later rows (tests: "The integer
+  // block may write its output over its input").
+  static constexpr bool kAttendInPlace = true;
+  static constexpr bool kLastFfnOutputRowsOnly = true;  // an output row needs no other row's FFN
 
-  embed(c, w, tokens, pos0, x);  // x = token (+ position) (+ type) rows
-  obs.residual(x);
-  if (c.embedding_norm) norm_rows(c, w.embedding_norm, x, x);  // x = N(x)
-  obs.stage(0, x);
+  const TransformerConfig& c;
+  const typename ModelTypes<A>::Weights& w;
+  const Plan& block;
+  typename ModelTypes<A>::Cache* caches;  // [num_layers], or null
 
-  for (int32_t l = 0; l < c.num_layers; ++l) {
-    const typename ModelTypes<Act>::Layer& lw = w.layers[l];
-    typename ModelTypes<Act>::Cache* cache = caches != nullptr ? &caches[l] : nullptr;
-    // Attention sub-layer.
-    sublayer_in(c, lw.norm1, lw.attn_in, x, h);                       // h = N1(x), or x
-    ATTN_TRY(attend(block, lw.attention, mask, cache, h, y, arena));  // y = Attn(h)
-    add_residual(x, y, lw.attn_out);                                  // x += y
-    obs.residual(x);
-    if (!c.pre_norm) norm_rows(c, lw.norm1, x, x);  // x = N1(x)
-    obs.stage(2 * l + 1, x);
-
-    // FFN sub-layer, T rows at a time (the last layer: only the output rows,
-    // unless the observer reads them all).
-    const size_t tile = arena.mark();
-    Matrix<Act> u, g;                                   // u, g [T, F]
-    ATTN_TRY(carve(arena, T, F, &u));                   // u: W1's output, then W2's input
-    if (c.gated_ffn) ATTN_TRY(carve(arena, T, F, &g));  // g: W3's output
-    const int32_t r_begin = l == c.num_layers - 1 && !obs.every_row() ? first : 0;
-    for (int32_t r0 = r_begin; r0 < n; r0 += T) {
-      const int32_t rows = tile_rows_at(r0, T, n);
-      const MatS32 xt = x.rows_slice(r0, rows);
-      const Matrix<Act> ht = h.rows_slice(r0, rows);
-      const Matrix<Act> ut = u.rows_slice(0, rows), gt = g.rows_slice(0, rows);  // [rows, F]
-      sublayer_in(c, lw.norm2, lw.ffn_in, xt, ht);                               // h_t = N2(x_t), or x_t
-      obs.ffn_in(l, ht);
-      ffn_up(c, lw.ffn, ht, ut, gt);  // u = h_t W1^T + b1; g = h_t W3^T + b3
-      obs.ffn_up(l, ut, gt);
-      ffn_act(c, lw.ffn, ut, gt);  // u = act(u) (* g)
-      obs.ffn_act(l, ut);
-      ffn_down(c, lw.ffn, ut, xt);  // x_t += u W2^T + b2 (y_t and add_residual in one)
-      obs.residual(xt);
-      if (!c.pre_norm) norm_rows(c, lw.norm2, xt, xt);  // x_t = N2(x_t)
-    }
-    arena.release(tile);
-    obs.stage(2 * l + 2, x);
+  template <typename Y>
+  void norm_rows(const NormFixed& p, ConstMatS32 x, Matrix<Y> y) const {
+    detail::norm_rows(c, p, x, y);
   }
-
-  // Final norm and LM head over the output rows [first, n).
-  const int32_t m = n - first;
-  const MatS32 xo = x.rows_slice(first, m);
-  const Matrix<Act> ho = h.rows_slice(first, m);  // [m, E]
-  if (c.head == LmHead::kNone) {
-    final_norm(c, w, xo, matrix(out, m, E));  // out [m, E] = N(x), or x
-    obs.final_norm(matrix(out, m, E));
-  } else {
-    final_norm(c, w, xo, ho);  // h = N(x), or x
-    obs.final_norm(ho);
-    lm_head(c, w, ho, matrix(out, m, c.vocab_size));  // out [m, vocab] = h W^T
+  void embed(const int32_t* tokens, int32_t pos0, MatS32 x) const { detail::embed(c, w, tokens, pos0, x); }
+  // h = N_k(x) (pre-norm), or x rescaled to the activation grid (post-norm):
+  // sub-layer k's input (1: attention, 2: FFN).
+  void sublayer_in(const Layer& lw, int32_t k, ConstMatS32 x, Matrix<A> h) const {
+    if (c.pre_norm) return norm_rows(k == 1 ? lw.norm1 : lw.norm2, x, h);
+    rescale_rows(x, k == 1 ? lw.attn_in : lw.ffn_in, h);
   }
-  return Status::kOk;
-}
+  Status attend(int32_t l, Matrix<const A> h, Matrix<A> y, Arena& arena) const {
+    Mask mask;
+    mask.causal = c.causal;
+    return attend_block(block, w.layers[l].attention, mask, caches != nullptr ? &caches[l] : nullptr, h, y,
+                        arena);
+  }
+  void add_residual(const Layer& lw, MatS32 x, Matrix<const A> y) const {
+    detail::add_residual(x, y, lw.attn_out);
+  }
+  template <typename Ffn>
+  void ffn_up(const Ffn& f, Matrix<const A> h, Matrix<A> u, Matrix<A> g) const {
+    detail::ffn_up(c, f, h, u, g);
+  }
+  template <typename Ffn>
+  void ffn_act(const Ffn& f, Matrix<A> u, Matrix<const A> g) const {
+    detail::ffn_act(c, f, u, g);
+  }
+  // x += u W2^T + b2, straight onto the residual grid (no y).
+  template <typename Ffn>
+  void ffn_down(const Ffn& f, Matrix<const A> u, Matrix<A>, MatS32 x) const {
+    detail::ffn_down(c, f, u, x);
+  }
+  template <typename H>
+  void final_norm(ConstMatS32 x, Matrix<H> h) const {
+    detail::final_norm(c, w, x, h);
+  }
+  void lm_head(Matrix<const A> h, MatS32 out) const { detail::lm_head(c, w, h, out); }
+};
 
 // One forward (state null) or decode step, checked, in the caller's arena.
 template <typename Act>
@@ -495,10 +465,11 @@ Status run(const TransformerPlan& plan, const typename ModelTypes<Act>::Weights&
            int32_t* out, Arena& arena, const ForwardObserver& observer) {
   Plan block;
   ATTN_TRY(check_call<Act>(plan, w, state, tokens, n, rows, out, arena, &block));
+  const FixedSteps<Act> steps{plan.config, w, block, state != nullptr ? state->caches : nullptr};
+  const StageObserver obs(observer);
   const size_t mark = arena.mark();
-  const Status st = forward<Act>(plan, w, block, state != nullptr ? state->caches : nullptr, tokens, n,
-                                 state != nullptr ? state->length : 0, rows == OutputRows::kLast ? n - 1 : 0,
-                                 out, arena, StageObserver(observer));
+  const Status st = forward(steps, obs, tokens, n, state != nullptr ? state->length : 0,
+                            rows == OutputRows::kLast ? n - 1 : 0, plan.tile_rows, out, arena);
   arena.release(mark);
   if (st == Status::kOk && state != nullptr) state->length += n;
   return st;

@@ -4,9 +4,9 @@
 // the integer model quantizes, the residual snapshots and the output of the
 // report. Offline code; the integer run-time path never calls it.
 //
-// forward() below is the skeleton of model/model_forward.h (the same steps,
-// in the same order, as the f32 and the integer forwards), scalar in double;
-// it records through the skeleton's observer hooks (Recorder).
+// The forward is model/model_forward.h's (the same one as the f32 and the
+// integer forwards) over CalibrationSteps, scalar in double; it records
+// through the forward's observer hooks (Recorder).
 #include <cmath>
 
 #include "attn/quantize.h"
@@ -74,198 +74,138 @@ struct Recorder : NoObserver {
   void ffn_act(int32_t l, ConstMatF32 u) { widen_into(r.layers[l].g, u); }
   void ffn_down(int32_t l, ConstMatF32 y) { widen_into(r.layers[l].ffn_out, y); }
   void final_norm(ConstMatF32 h) { widen_into(c.head == LmHead::kNone ? r.hidden : r.head_in, h); }
+  bool every_row() const { return true; }
   void logit(double v) {  // each logit, in double
     finite = finite && std::isfinite(v);
     r.logit_max = std::fmax(r.logit_max, std::fabs(v));
   }
 };
 
-// ---- the steps, scalar in double (model/model_forward.h names them) ------------------
-
-// y = N(x) row by row (y may be x).
-void norm_rows(const TransformerConfig& c, const NormWeightsF32& p, ConstMatF32 x, MatF32 y) {
-  const int32_t E = x.cols;
-  for (int32_t i = 0; i < x.rows; ++i) {
-    const float* xr = x.row(i);
-    float* yr = y.row(i);
-    double mean = 0.0;
-    if (c.norm == NormKind::kLayerNorm) {
-      for (int32_t e = 0; e < E; ++e) mean += static_cast<double>(xr[e]);
-      mean /= E;
-    }
-    double var = 0.0;
-    for (int32_t e = 0; e < E; ++e)
-      var += (static_cast<double>(xr[e]) - mean) * (static_cast<double>(xr[e]) - mean);
-    var /= E;
-    const double inv = 1.0 / std::sqrt(var + static_cast<double>(c.norm_eps));
-    const bool bias = c.norm == NormKind::kLayerNorm && c.norm_bias && p.bias != nullptr;
-    for (int32_t e = 0; e < E; ++e) {
-      const double v = (static_cast<double>(xr[e]) - mean) * inv * static_cast<double>(p.weight[e]) +
-                       (bias ? static_cast<double>(p.bias[e]) : 0.0);
-      yr[e] = static_cast<float>(v);
-    }
-  }
-}
-
-// x [n, E] = token embedding (+ learned positions pos0 ..) (+ type row 0), summed in double.
-void embed(const TransformerConfig& c, const TransformerWeightsF32& w, const int32_t* tokens, int32_t pos0,
-           MatF32 x) {
-  const int32_t E = c.embed_dim;
-  for (int32_t i = 0; i < x.rows; ++i) {
-    for (int32_t e = 0; e < E; ++e) {
-      double v = static_cast<double>(w.token_embedding[static_cast<ptrdiff_t>(tokens[i]) * E + e]);
-      if (c.learned_positions)
-        v += static_cast<double>(w.position_embedding[static_cast<ptrdiff_t>(pos0 + i) * E + e]);
-      if (c.type_vocab_size > 0) v += static_cast<double>(w.type_embedding[e]);
-      x.row(i)[e] = static_cast<float>(v);
-    }
-  }
-}
-
-// h = N(x) (pre-norm), or x (post-norm): a sub-layer's input.
-void sublayer_in(const TransformerConfig& c, const NormWeightsF32& p, ConstMatF32 x, MatF32 h) {
-  if (c.pre_norm) {
-    norm_rows(c, p, x, h);
-  } else {
-    copy_rows(x, h);
-  }
-}
-
-// y [n, E] = the attention block over h [n, E] (causal if the config says
-// so), widening the block's ranges.
-Status attend(const Plan& block, const WeightsF32& w, const Mask& mask, CalibrationRanges* ranges,
-              ConstMatF32 h, MatF32 y, Arena& arena) {
-  IoF32 io;
-  io.query = io.key = io.value = h.data;
-  io.output = y.data;
-  return calibrate_attention(block, w, mask, io, arena, ranges);
-}
-
 // x += y.
-void add_residual(MatF32 x, ConstMatF32 y) {
+void add_rows(MatF32 x, ConstMatF32 y) {
   for (int32_t i = 0; i < x.rows; ++i)
     for (int32_t e = 0; e < x.cols; ++e) x.row(i)[e] += y.row(i)[e];
 }
 
-// u [rows, F] = h W1^T + b1; gated: g [rows, F] = h W3^T + b3.
-void ffn_up(const TransformerConfig& c, const FfnWeightsF32& f, ConstMatF32 h, MatF32 u, MatF32 g) {
-  linear(h, f.w1, c.ffn_bias ? f.b1 : nullptr, u);
-  if (c.gated_ffn) linear(h, f.w3, c.ffn_bias ? f.b3 : nullptr, g);
-}
+// The steps of detail::forward() (model/model_forward.h), scalar in double:
+// norms, activations, projections and logits summed in double, each value
+// stored as float. block: the attention block's plan (a forward, causal if
+// the config says so), widening rec's ranges; rec also sees every logit.
+struct CalibrationSteps {
+  using Res = float;  // the residual stream
+  using Act = float;  // a sub-layer's input and output
+  using Layer = LayerWeightsF32;
+  static constexpr bool kAttendInPlace = false;          // y has its own rows (the FFN's y_t too)
+  static constexpr bool kLastFfnOutputRowsOnly = false;  // the ranges are over every row
 
-// u = act(u) (in double); gated: act(u) * g (no weights in float).
-void ffn_act(const TransformerConfig& c, const FfnWeightsF32&, MatF32 u, ConstMatF32 g) {
-  for (int32_t i = 0; i < u.rows; ++i) {
-    for (int32_t k = 0; k < u.cols; ++k) {
-      float& v = u.row(i)[k];
-      v = static_cast<float>(activation(c.activation, static_cast<double>(v)));
-      if (c.gated_ffn) v *= g.row(i)[k];
+  const TransformerConfig& c;
+  const TransformerWeightsF32& w;
+  const Plan& block;
+  Recorder& rec;
+
+  // y = N(x) row by row (y may be x).
+  void norm_rows(const NormWeightsF32& p, ConstMatF32 x, MatF32 y) const {
+    const int32_t E = x.cols;
+    for (int32_t i = 0; i < x.rows; ++i) {
+      const float* xr = x.row(i);
+      float* yr = y.row(i);
+      double mean = 0.0;
+      if (c.norm == NormKind::kLayerNorm) {
+        for (int32_t e = 0; e < E; ++e) mean += static_cast<double>(xr[e]);
+        mean /= E;
+      }
+      double var = 0.0;
+      for (int32_t e = 0; e < E; ++e)
+        var += (static_cast<double>(xr[e]) - mean) * (static_cast<double>(xr[e]) - mean);
+      var /= E;
+      const double inv = 1.0 / std::sqrt(var + static_cast<double>(c.norm_eps));
+      const bool bias = c.norm == NormKind::kLayerNorm && c.norm_bias && p.bias != nullptr;
+      for (int32_t e = 0; e < E; ++e) {
+        const double v = (static_cast<double>(xr[e]) - mean) * inv * static_cast<double>(p.weight[e]) +
+                         (bias ? static_cast<double>(p.bias[e]) : 0.0);
+        yr[e] = static_cast<float>(v);
+      }
     }
   }
-}
 
-// y [rows, E] = u W2^T + b2.
-void ffn_down(const TransformerConfig& c, const FfnWeightsF32& f, ConstMatF32 u, MatF32 y) {
-  linear(u, f.w2, c.ffn_bias ? f.b2 : nullptr, y);
-}
+  // x [n, E] = token embedding (+ learned positions pos0 ..) (+ type row 0), summed in double.
+  void embed(const int32_t* tokens, int32_t pos0, MatF32 x) const {
+    const int32_t E = c.embed_dim;
+    for (int32_t i = 0; i < x.rows; ++i) {
+      for (int32_t e = 0; e < E; ++e) {
+        double v = static_cast<double>(w.token_embedding[static_cast<ptrdiff_t>(tokens[i]) * E + e]);
+        if (c.learned_positions)
+          v += static_cast<double>(w.position_embedding[static_cast<ptrdiff_t>(pos0 + i) * E + e]);
+        if (c.type_vocab_size > 0) v += static_cast<double>(w.type_embedding[e]);
+        x.row(i)[e] = static_cast<float>(v);
+      }
+    }
+  }
 
-// h = N(x) with the final norm, or x.
-void final_norm(const TransformerConfig& c, const TransformerWeightsF32& w, ConstMatF32 x, MatF32 h) {
-  if (c.final_norm) {
-    norm_rows(c, w.final_norm, x, h);
-  } else {
+  // h = N_k(x) (pre-norm), or x (post-norm): sub-layer k's input (1: attention, 2: FFN).
+  void sublayer_in(const LayerWeightsF32& lw, int32_t k, ConstMatF32 x, MatF32 h) const {
+    if (c.pre_norm) return norm_rows(k == 1 ? lw.norm1 : lw.norm2, x, h);
     copy_rows(x, h);
   }
-}
 
-// out [m, vocab] = h W^T in double (W: the token embedding when tied), each
-// logit seen by rec; out null: only seen.
-void lm_head(const TransformerConfig& c, const TransformerWeightsF32& w, ConstMatF32 h, float* out,
-             Recorder& rec) {
-  const float* table = c.head == LmHead::kTied ? w.token_embedding : w.lm_head;  // [vocab, E]
-  for (int32_t i = 0; i < h.rows; ++i) {
-    for (int32_t v = 0; v < c.vocab_size; ++v) {
-      double acc = 0.0;
-      for (int32_t e = 0; e < h.cols; ++e) {
-        acc += static_cast<double>(h.row(i)[e]) *
-               static_cast<double>(table[static_cast<ptrdiff_t>(v) * h.cols + e]);
+  // y [n, E] = layer l's attention block over h [n, E], widening its ranges.
+  Status attend(int32_t l, ConstMatF32 h, MatF32 y, Arena& arena) const {
+    Mask mask;
+    mask.causal = c.causal;
+    IoF32 io;
+    io.query = io.key = io.value = h.data;
+    io.output = y.data;
+    return calibrate_attention(block, w.layers[l].attention, mask, io, arena, &rec.r.layers[l].attention);
+  }
+
+  // x += y.
+  void add_residual(const LayerWeightsF32&, MatF32 x, ConstMatF32 y) const { add_rows(x, y); }
+
+  // u [rows, F] = h W1^T + b1; gated: g [rows, F] = h W3^T + b3.
+  void ffn_up(const FfnWeightsF32& f, ConstMatF32 h, MatF32 u, MatF32 g) const {
+    linear(h, f.w1, c.ffn_bias ? f.b1 : nullptr, u);
+    if (c.gated_ffn) linear(h, f.w3, c.ffn_bias ? f.b3 : nullptr, g);
+  }
+
+  // u = act(u) (in double); gated: act(u) * g (no weights in float).
+  void ffn_act(const FfnWeightsF32&, MatF32 u, ConstMatF32 g) const {
+    for (int32_t i = 0; i < u.rows; ++i) {
+      for (int32_t k = 0; k < u.cols; ++k) {
+        float& v = u.row(i)[k];
+        v = static_cast<float>(activation(c.activation, static_cast<double>(v)));
+        if (c.gated_ffn) v *= g.row(i)[k];
       }
-      rec.logit(acc);
-      if (out != nullptr) out[static_cast<ptrdiff_t>(i) * c.vocab_size + v] = static_cast<float>(acc);
     }
   }
-}
 
-// ---- the forward (model/model_forward.h) ------------------------------------------
+  // x += y, y [rows, E] = u W2^T + b2.
+  void ffn_down(const FfnWeightsF32& f, ConstMatF32 u, MatF32 y, MatF32 x) const {
+    linear(u, f.w2, c.ffn_bias ? f.b2 : nullptr, y);
+    add_rows(x, y);
+  }
 
-// The n tokens at positions 0 .. n - 1 through the model, every row into out
-// (null: none), seen by obs. block: the attention block's plan.
-Status forward(const TransformerConfig& c, const TransformerWeightsF32& w, const Plan& block,
-               const int32_t* tokens, int32_t n, float* out, Arena& arena, Recorder& obs) {
-  const int32_t E = c.embed_dim, F = c.ffn_dim, T = n;  // one FFN tile: the scratch holds [n, F]
-  const int32_t pos0 = 0, first = 0;                    // positions 0 .. n - 1, every output row
-  MatF32 x, h, y;
-  ATTN_TRY(carve(arena, n, E, &x));  // x [n, E] the residual stream
-  ATTN_TRY(carve(arena, n, E, &h));  // h [n, E] a sub-layer's input
-  ATTN_TRY(carve(arena, n, E, &y));  // y [n, E] a sub-layer's output
-  Mask mask;
-  mask.causal = c.causal;
+  // h = N(x) with the final norm, or x.
+  void final_norm(ConstMatF32 x, MatF32 h) const {
+    if (c.final_norm) return norm_rows(w.final_norm, x, h);
+    copy_rows(x, h);
+  }
 
-  embed(c, w, tokens, pos0, x);  // x = token (+ position) (+ type) rows
-  obs.residual(x);
-  if (c.embedding_norm) norm_rows(c, w.embedding_norm, x, x);  // x = N(x)
-  obs.stage(0, x);
-
-  for (int32_t l = 0; l < c.num_layers; ++l) {
-    const LayerWeightsF32& lw = w.layers[l];
-    CalibrationRanges* block_ranges = &obs.r.layers[l].attention;  // widened by the block
-    // Attention sub-layer.
-    sublayer_in(c, lw.norm1, x, h);                                          // h = N1(x), or x
-    ATTN_TRY(attend(block, lw.attention, mask, block_ranges, h, y, arena));  // y = Attn(h)
-    add_residual(x, y);                                                      // x += y
-    obs.residual(x);
-    if (!c.pre_norm) norm_rows(c, lw.norm1, x, x);  // x = N1(x)
-    obs.stage(2 * l + 1, x);
-
-    // FFN sub-layer, T rows at a time.
-    const size_t tile = arena.mark();
-    MatF32 u, g;                                        // u, g [T, F]
-    ATTN_TRY(carve(arena, T, F, &u));                   // u: W1's output, then W2's input
-    if (c.gated_ffn) ATTN_TRY(carve(arena, T, F, &g));  // g: W3's output
-    for (int32_t r0 = 0; r0 < n; r0 += T) {
-      const int32_t rows = tile_rows_at(r0, T, n);
-      const MatF32 xt = x.rows_slice(r0, rows), ht = h.rows_slice(r0, rows), yt = y.rows_slice(r0, rows);
-      const MatF32 ut = u.rows_slice(0, rows), gt = g.rows_slice(0, rows);  // [rows, F]
-      sublayer_in(c, lw.norm2, xt, ht);                                     // h_t = N2(x_t), or x_t
-      obs.ffn_in(l, ht);
-      ffn_up(c, lw.ffn, ht, ut, gt);  // u = h_t W1^T + b1; g = h_t W3^T + b3
-      obs.ffn_up(l, ut, gt);
-      ffn_act(c, lw.ffn, ut, gt);  // u = act(u) (* g)
-      obs.ffn_act(l, ut);
-      ffn_down(c, lw.ffn, ut, yt);  // y_t = u W2^T + b2
-      obs.ffn_down(l, yt);
-      add_residual(xt, yt);  // x_t += y_t
-      obs.residual(xt);
-      if (!c.pre_norm) norm_rows(c, lw.norm2, xt, xt);  // x_t = N2(x_t)
+  // out [m, vocab] = h W^T in double (W: the token embedding when tied), each logit seen by rec.
+  void lm_head(ConstMatF32 h, MatF32 out) const {
+    const float* table = c.head == LmHead::kTied ? w.token_embedding : w.lm_head;  // [vocab, E]
+    for (int32_t i = 0; i < h.rows; ++i) {
+      for (int32_t v = 0; v < c.vocab_size; ++v) {
+        double acc = 0.0;
+        for (int32_t e = 0; e < h.cols; ++e) {
+          acc += static_cast<double>(h.row(i)[e]) *
+                 static_cast<double>(table[static_cast<ptrdiff_t>(v) * h.cols + e]);
+        }
+        rec.logit(acc);
+        out.row(i)[v] = static_cast<float>(acc);
+      }
     }
-    arena.release(tile);
-    obs.stage(2 * l + 2, x);
   }
-
-  // Final norm and LM head over the output rows [first, n) (out null: the ranges only).
-  const int32_t m = n - first;
-  const MatF32 xo = x.rows_slice(first, m), ho = h.rows_slice(first, m);  // [m, E]
-  if (c.head == LmHead::kNone) {
-    final_norm(c, w, xo, ho);  // h = N(x), or x
-    obs.final_norm(ho);
-    if (out != nullptr) copy_rows(ho, matrix(out, m, E));  // out [m, E] = h
-  } else {
-    final_norm(c, w, xo, ho);  // h = N(x), or x
-    obs.final_norm(ho);
-    lm_head(c, w, ho, out, obs);  // out [m, vocab] = h W^T
-  }
-  return Status::kOk;
-}
+};
 
 }  // namespace
 
@@ -297,8 +237,10 @@ Status float_forward(const TransformerConfig& c, const TransformerWeightsF32& w,
   ATTN_TRY(plan_attention(c.attention(), DType::kF32, n, n, &block));
   ModelRanges local;
   Recorder rec(c, ranges != nullptr ? *ranges : local, snapshots);
+  const CalibrationSteps steps{c, w, block, rec};
   const size_t mark = scratch.mark();
-  const Status s = forward(c, w, block, tokens, n, out, scratch, rec);
+  // Positions 0 .. n - 1, every output row, one FFN tile of n rows.
+  const Status s = forward(steps, rec, tokens, n, 0, 0, n, out, scratch);
   scratch.release(mark);
   if (s != Status::kOk) return s;
   return rec.finite ? Status::kOk : Status::kBadQuantParams;

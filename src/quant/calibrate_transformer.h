@@ -51,7 +51,7 @@ size_t float_forward_bytes(const TransformerConfig& c, int32_t n);
 // caller): widens *ranges (null: none), writes the residual after the
 // embeddings and, per layer, after its attention and after its FFN (each
 // with its post-norm) into snapshots [2 L + 1, n, E] (null: none)
-// and the output into out [n, output_dim] (null: none).
+// and the output into out [n, output_dim].
 Status float_forward(const TransformerConfig& c, const TransformerWeightsF32& w, const int32_t* tokens,
                      int32_t n, Arena& scratch, ModelRanges* ranges, float* snapshots, float* out);
 

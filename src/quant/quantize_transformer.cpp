@@ -239,32 +239,20 @@ Status ffn_tables(const TransformerConfig& c, const LayerRanges& r, QuantParams 
 
 // ---- the whole model --------------------------------------------------------------
 
+// What differs between s8 and s16: the types, the projections' largest shift.
+template <typename W, typename L, DType D, int32_t S>
+struct TypesOf {
+  using Weights = W;
+  using Layer = L;
+  static constexpr DType kDType = D;
+  static constexpr int32_t kMaxShift = S;
+};
 template <typename Act>
 struct Types;
 template <>
-struct Types<int8_t> {
-  using Weights = TransformerWeightsS8;
-  using Layer = LayerWeightsS8;
-  using Projection = ProjectionS8;
-  static constexpr DType kDType = DType::kS8;
-  static constexpr int32_t kMaxShift = 30;
-  static Status attention(const AttentionConfig& ac, const WeightsF32& w, const CalibrationRanges& r,
-                          Arena& st, WeightsS8* out, ActivationQuant* act, const QuantizeOptions& o) {
-    return quantize_attention_s8(ac, w, r, st, out, act, nullptr, o);
-  }
-};
+struct Types<int8_t> : TypesOf<TransformerWeightsS8, LayerWeightsS8, DType::kS8, 30> {};
 template <>
-struct Types<int16_t> {
-  using Weights = TransformerWeightsS16;
-  using Layer = LayerWeightsS16;
-  using Projection = ProjectionS16;
-  static constexpr DType kDType = DType::kS16;
-  static constexpr int32_t kMaxShift = 14;
-  static Status attention(const AttentionConfig& ac, const WeightsF32& w, const CalibrationRanges& r,
-                          Arena& st, WeightsS16* out, ActivationQuant* act, const QuantizeOptions& o) {
-    return quantize_attention_s16(ac, w, r, st, out, act, nullptr, o);
-  }
-};
+struct Types<int16_t> : TypesOf<TransformerWeightsS16, LayerWeightsS16, DType::kS16, 14> {};
 
 Status check_weights_f32(const TransformerConfig& c, const TransformerWeightsF32& w) {
   if (w.token_embedding == nullptr || w.layers == nullptr) return Status::kNullArgument;
@@ -407,12 +395,18 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
   static_assert(sizeof(ModelRanges) < 65536, "ranges on the stack");
   ModelRanges ranges;
   {
+    // The output [max_len, output_dim] fits: the scratch holds the report's beside the forward's.
+    const size_t out_mark = scratch.mark();
+    float* fout = nullptr;
+    ATTN_TRY(scratch.alloc_array(n_of(max_len, c.output_dim()), &fout));
     int64_t at = 0;
-    for (int32_t q = 0; q < cal.count; ++q) {
-      ATTN_TRY(
-          detail::float_forward(c, w, cal.tokens + at, cal.lengths[q], scratch, &ranges, nullptr, nullptr));
+    Status s = Status::kOk;
+    for (int32_t q = 0; q < cal.count && s == Status::kOk; ++q) {
+      s = detail::float_forward(c, w, cal.tokens + at, cal.lengths[q], scratch, &ranges, nullptr, fout);
       at += cal.lengths[q];
     }
+    scratch.release(out_mark);
+    ATTN_TRY(s);
   }
   const double s_r = scale_of(ranges.residual_max, bits);
   out->residual_scale = static_cast<float>(s_r);
@@ -459,7 +453,11 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
     ar.mask_coverage = MaskCoverage::kAnyMask;
     ar.mask_key_length = 0;
     ar.mixed_masks = false;
-    ATTN_TRY(done(Ty::attention(ac, lw.attention, ar, st, &ly.attention, &act, qo)));
+    if constexpr (kS8) {
+      ATTN_TRY(done(quantize_attention_s8(ac, lw.attention, ar, st, &ly.attention, &act, nullptr, qo)));
+    } else {
+      ATTN_TRY(done(quantize_attention_s16(ac, lw.attention, ar, st, &ly.attention, &act, nullptr, qo)));
+    }
     const double s_ai = static_cast<double>(act.query.scale);
     ly.attention_input_scale = act.query.scale;
     ly.attention_output_scale = act.output.scale;
