@@ -142,6 +142,7 @@ TEST_CASE("attn tokenize reads every tokenizer file form, as the goldens of its 
     const char* golden;
   };
   const Form forms[] = {{"spm_bpe.model", "spm_bpe.golden"},
+                        {"spm_bpe.tokenizer.json", "spm_bpe.golden"},
                         {"llama2c.bin", "llama2c.golden"},
                         {"bbpe_vocab.json", "bbpe_gpt2.golden"},
                         {"bbpe_gpt2.tokenizer.json", "bbpe_gpt2_prefix.golden"},
