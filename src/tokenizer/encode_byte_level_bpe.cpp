@@ -13,8 +13,9 @@
 // 3. ignore_merges (Llama 3): a chunk that is a whole normal piece is that
 //    piece, merges or not.
 // 4. Each chunk: one symbol per byte (its single-byte piece), then merges by
-//    rank: a binary min-heap of adjacent pairs that have a merge, keyed by
-//    (rank, leftmost). Pop the lowest; skip it if either side has changed
+//    rank: a binary heap of adjacent pairs that have a merge (merge_heap.h,
+//    keyed by minus the rank: the lowest rank pops first, the leftmost at
+//    equal ranks). Skip a popped pair if either side has changed
 //    since (lengths no longer add up); else the left symbol becomes the
 //    merge's result and new pairs with its neighbours are pushed. Each merge
 //    pushes at most two pairs: the heap holds < 3n entries, and a chunk is
@@ -24,6 +25,7 @@
 
 #include "attn/tokenizer.h"
 #include "tokenizer/blob.h"
+#include "tokenizer/merge_heap.h"
 #include "tokenizer/unicode.h"
 #include "tokenizer/utf8.h"
 
@@ -181,53 +183,6 @@ struct Symbol {
   uint32_t len;  // bytes; 0 once merged into its left neighbour
 };
 
-struct Pair {
-  uint32_t rank;
-  uint32_t left;
-  uint32_t right;
-  uint32_t size;  // left.len + right.len when pushed
-};
-
-// Pops first: the lower rank; at equal ranks (the same merge) the leftmost.
-bool before(const Pair& a, const Pair& b) { return a.rank < b.rank || (a.rank == b.rank && a.left < b.left); }
-
-class PairHeap {
- public:
-  PairHeap(Pair* slots, size_t capacity) : a_(slots), cap_(capacity) {}
-  bool empty() const { return n_ == 0; }
-  void push(const Pair& p) {
-    if (n_ == cap_) return;  // cannot happen: capacity is 3 x symbols (see above)
-    size_t i = n_++;
-    while (i > 0) {
-      const size_t parent = (i - 1) / 2;
-      if (!before(p, a_[parent])) break;
-      a_[i] = a_[parent];
-      i = parent;
-    }
-    a_[i] = p;
-  }
-  Pair pop() {
-    const Pair top = a_[0];
-    const Pair last = a_[--n_];
-    size_t i = 0;
-    for (;;) {
-      size_t c = 2 * i + 1;
-      if (c >= n_) break;
-      if (c + 1 < n_ && before(a_[c + 1], a_[c])) ++c;
-      if (!before(a_[c], last)) break;
-      a_[i] = a_[c];
-      i = c;
-    }
-    if (n_ > 0) a_[i] = last;
-    return top;
-  }
-
- private:
-  Pair* a_;
-  size_t cap_;
-  size_t n_ = 0;
-};
-
 uint32_t header_u32(const uint8_t* blob, size_t field) {
   uint32_t v = 0;
   std::memcpy(&v, blob + field, sizeof(v));
@@ -270,7 +225,7 @@ struct ByteLevelSizes {
 };
 
 bool byte_level_sizes(size_t len, ByteLevelSizes* s) {
-  if (len > (SIZE_MAX / sizeof(Pair) - 1) / 3 || len >= INT32_MAX / 4) return false;
+  if (len > (SIZE_MAX / sizeof(tok::MergePair) - 1) / 3 || len >= INT32_MAX / 4) return false;
   s->text = len + 1;
   s->symbols = len + 1;
   s->pairs = 3 * (len + 1);
@@ -283,7 +238,7 @@ size_t Tokenizer::byte_level_scratch_bytes(size_t text_len) const {
   ByteLevelSizes s{};
   if (!byte_level_sizes(text_len, &s)) return SIZE_MAX;
   return arena_round_up(s.text) + arena_round_up(s.symbols * sizeof(Symbol)) +
-         arena_round_up(s.pairs * sizeof(Pair));
+         arena_round_up(s.pairs * sizeof(tok::MergePair));
 }
 
 Status Tokenizer::encode_byte_level_bpe(const char* text, size_t len, int32_t* ids, size_t max_ids,
@@ -294,7 +249,7 @@ Status Tokenizer::encode_byte_level_bpe(const char* text, size_t len, int32_t* i
   const size_t mark = scratch->mark();
   char* buf = nullptr;
   Symbol* sym = nullptr;
-  Pair* pairs = nullptr;
+  tok::MergePair* pairs = nullptr;
   Status st = scratch->alloc_array(sizes.text, &buf);
   if (st == Status::kOk) st = scratch->alloc_array(sizes.symbols, &sym);
   if (st == Status::kOk) st = scratch->alloc_array(sizes.pairs, &pairs);
@@ -319,7 +274,7 @@ Status Tokenizer::encode_byte_level_bpe(const char* text, size_t len, int32_t* i
   const int max_digits = kind == static_cast<uint32_t>(ByteLevelSplit::kLlama3) ? 3 : 1;
   const bool ignore_merges = (split_field & tok::kByteLevelIgnoreMerges) != 0;
   const Splitter split(buf, m);
-  PairHeap heap(pairs, sizes.pairs);
+  tok::MergeHeap heap(pairs, sizes.pairs);
   size_t w = 0;
   for (size_t i = 0; i < m && st == Status::kOk;) {
     // 2. The next chunk, [i, j).
@@ -347,16 +302,16 @@ Status Tokenizer::encode_byte_level_bpe(const char* text, size_t len, int32_t* i
       if (left < 0 || right < 0) return;
       const int32_t rank = merges.rank(sym[left].id, sym[right].id);
       if (rank < 0) return;
-      heap.push(Pair{static_cast<uint32_t>(rank), static_cast<uint32_t>(left), static_cast<uint32_t>(right),
-                     sym[left].len + sym[right].len});
+      heap.push(tok::MergePair{-rank, static_cast<uint32_t>(left), static_cast<uint32_t>(right),
+                               sym[left].len + sym[right].len});
     };
     for (int32_t k = 1; k < count; ++k) maybe_push(k - 1, k);
     while (!heap.empty()) {
-      const Pair p = heap.pop();
+      const tok::MergePair p = heap.pop();
       Symbol& l = sym[p.left];
       Symbol& r = sym[p.right];
       if (l.len == 0 || r.len == 0 || l.len + r.len != p.size) continue;  // stale
-      l.id = merges.result(p.rank);
+      l.id = merges.result(static_cast<uint32_t>(-p.key));                // key = -rank
       l.len += r.len;
       r.len = 0;
       l.next = r.next;

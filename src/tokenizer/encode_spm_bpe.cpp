@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "attn/tokenizer.h"
+#include "tokenizer/merge_heap.h"
 #include "tokenizer/utf8.h"
 
 namespace attn {
@@ -39,55 +40,6 @@ struct Symbol {
   uint32_t len;    // 0 once merged into its left neighbour
 };
 
-struct Pair {
-  int32_t score;  // the merged piece's score as an ordered integer (score_key)
-  uint32_t left;
-  uint32_t right;
-  uint32_t size;  // left.len + right.len when pushed
-};
-
-// Pops first: the higher score; at equal scores the leftmost pair.
-bool before(const Pair& a, const Pair& b) {
-  return a.score > b.score || (a.score == b.score && a.left < b.left);
-}
-
-class PairHeap {
- public:
-  PairHeap(Pair* slots, size_t capacity) : a_(slots), cap_(capacity) {}
-  bool empty() const { return n_ == 0; }
-  void push(const Pair& p) {
-    if (n_ == cap_) return;  // cannot happen: capacity is 3 x symbols (see above)
-    size_t i = n_++;
-    while (i > 0) {
-      const size_t parent = (i - 1) / 2;
-      if (!before(p, a_[parent])) break;
-      a_[i] = a_[parent];
-      i = parent;
-    }
-    a_[i] = p;
-  }
-  Pair pop() {
-    const Pair top = a_[0];
-    const Pair last = a_[--n_];
-    size_t i = 0;
-    for (;;) {
-      size_t c = 2 * i + 1;
-      if (c >= n_) break;
-      if (c + 1 < n_ && before(a_[c + 1], a_[c])) ++c;
-      if (!before(a_[c], last)) break;
-      a_[i] = a_[c];
-      i = c;
-    }
-    if (n_ > 0) a_[i] = last;
-    return top;
-  }
-
- private:
-  Pair* a_;
-  size_t cap_;
-  size_t n_ = 0;
-};
-
 constexpr char kReplacementChar[] = "\xEF\xBF\xBD";
 
 // Scratch of one encode: the normalized text (3 bytes per input byte, plus
@@ -99,7 +51,7 @@ struct SpmSizes {
 };
 
 bool spm_sizes(size_t len, SpmSizes* s) {
-  if (len > (SIZE_MAX / sizeof(Pair) - 1) / 3 || len >= UINT32_MAX / 4) return false;
+  if (len > (SIZE_MAX / sizeof(tok::MergePair) - 1) / 3 || len >= UINT32_MAX / 4) return false;
   s->text = 3 * (len + 1);
   s->symbols = len + 1;
   s->pairs = 3 * (len + 1);
@@ -116,7 +68,7 @@ size_t Tokenizer::tokenize_scratch_bytes(size_t text_len) const {
   if (!spm_sizes(text_len, &s)) return SIZE_MAX;
   const size_t a = arena_round_up(s.text);
   const size_t b = arena_round_up(s.symbols * sizeof(Symbol));
-  const size_t c = arena_round_up(s.pairs * sizeof(Pair));
+  const size_t c = arena_round_up(s.pairs * sizeof(tok::MergePair));
   return a + b + c;  // each below SIZE_MAX / 3 by spm_sizes
 }
 
@@ -128,7 +80,7 @@ Status Tokenizer::encode_spm_bpe(const char* text, size_t len, int32_t* ids, siz
   const size_t mark = scratch->mark();
   char* norm = nullptr;
   Symbol* sym = nullptr;
-  Pair* pairs = nullptr;
+  tok::MergePair* pairs = nullptr;
   Status st = scratch->alloc_array(sizes.text, &norm);
   if (st == Status::kOk) st = scratch->alloc_array(sizes.symbols, &sym);
   if (st == Status::kOk) st = scratch->alloc_array(sizes.pairs, &pairs);
@@ -172,19 +124,19 @@ Status Tokenizer::encode_spm_bpe(const char* text, size_t len, int32_t* ids, siz
   sym[count - 1].next = -1;
 
   // 3. Merge the best pair while one exists.
-  PairHeap heap(pairs, sizes.pairs);
+  tok::MergeHeap heap(pairs, sizes.pairs);
   auto maybe_push = [&](int32_t left, int32_t right) {
     if (left < 0 || right < 0) return;
     const Symbol& l = sym[left];
     const Symbol& r = sym[right];
     const int32_t id = find_piece(norm + l.start, l.len + r.len);
     if (id < 0 || types_[id] != static_cast<uint8_t>(PieceType::kNormal)) return;
-    heap.push(Pair{score_key(scores_, id), static_cast<uint32_t>(left), static_cast<uint32_t>(right),
-                   l.len + r.len});
+    heap.push(tok::MergePair{score_key(scores_, id), static_cast<uint32_t>(left),
+                             static_cast<uint32_t>(right), l.len + r.len});
   };
   for (int32_t i = 1; i < count; ++i) maybe_push(i - 1, i);
   while (!heap.empty()) {
-    const Pair p = heap.pop();
+    const tok::MergePair p = heap.pop();
     Symbol& l = sym[p.left];
     Symbol& r = sym[p.right];
     if (l.len == 0 || r.len == 0 || l.len + r.len != p.size) continue;  // stale
