@@ -17,6 +17,7 @@
 #include "int_model_helpers.h"
 
 using namespace int_model;
+using cli::parse_ids;
 using cli::quote;
 
 namespace {
@@ -32,14 +33,6 @@ std::vector<uint8_t> byte_model(int32_t vocab, uint32_t seed) {
   tools::ModelSpec s;
   tools::add_transformer_f32(s, c, true, random_weights(c, seed));
   return tools::write_model(s);
-}
-
-std::vector<int32_t> parse_ids(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<int32_t> v;
-  int32_t x;
-  while (in >> x) v.push_back(x);
-  return v;
 }
 
 std::string join(const std::vector<int32_t>& v, const char* sep = ",") {

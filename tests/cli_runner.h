@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,15 @@ struct Result {
 // `prefix` ATTN ARGS (ARGS quoted already) from `cwd`; prefix may start a
 // pipeline ("cat x | "). stdout and stderr go through files in `tmp`, which are
 // removed again.
+// Whitespace-separated ids, as the tools print them.
+inline std::vector<int32_t> parse_ids(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<int32_t> v;
+  int32_t x;
+  while (in >> x) v.push_back(x);
+  return v;
+}
+
 inline Result run(const std::string& args, const TempDir& tmp, const std::string& cwd = kFormatDir,
                   const std::string& prefix = "") {
   const std::string o = tmp / ".stdout", e = tmp / ".stderr";

@@ -19,19 +19,12 @@
 #include "attn/tokenizer.h"
 #include "format/writer.h"
 
+using cli::parse_ids;
 using cli::quote;
 
 namespace {
 
 const std::string kTok = std::string(ATTN_TEST_DATA_DIR) + "/tokenizers/";
-
-std::vector<int32_t> parse_ids(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<int32_t> v;
-  int32_t x;
-  while (in >> x) v.push_back(x);
-  return v;
-}
 
 std::string from_hex(const std::string& hex) {
   std::string s;

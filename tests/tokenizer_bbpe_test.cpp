@@ -16,54 +16,19 @@
 #include "attn/attn.h"
 #include "attn/tokenizer.h"
 #include "attn/tokenizer_build.h"
+#include "cli/cli.h"
+#include "cli/tokenizer_files.h"
 #include "host_helpers.h"
 #include "tokenizer/blob.h"
 #include "tokenizer/utf8.h"
-// The CLI's byte-level file readers (tools/cli), compiled in here: the
-// test binary does not link the CLI.
-#include "../tools/cli/tokenizer_files_bbpe.cpp"
+#include "tokenizer_helpers.h"
 
 using attn::Status;
 using attn::Tokenizer;
 namespace tb = attn::tokenizer_build;
+using namespace tokenizer_tests;
 
 namespace {
-
-std::string data_path(const std::string& name) {
-  return std::string(ATTN_TEST_DATA_DIR) + "/tokenizers/" + name;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  REQUIRE(f.good());
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// A blob copied to 4-byte aligned storage, as it would sit in flash.
-struct Blob {
-  std::vector<uint32_t> words;
-  size_t size = 0;
-  explicit Blob(const std::vector<uint8_t>& bytes) : words((bytes.size() + 3) / 4 + 1), size(bytes.size()) {
-    std::memcpy(words.data(), bytes.data(), bytes.size());
-  }
-  uint8_t* bytes() { return reinterpret_cast<uint8_t*>(words.data()); }
-  void set_u32(size_t at, uint32_t v) { std::memcpy(bytes() + at, &v, 4); }
-  uint32_t u32(size_t at) const {
-    uint32_t v = 0;
-    std::memcpy(&v, reinterpret_cast<const uint8_t*>(words.data()) + at, 4);
-    return v;
-  }
-};
-
-std::vector<uint8_t> blob_of(const tb::Spec& spec) {
-  std::vector<uint8_t> blob;
-  std::string error;
-  INFO(error);
-  REQUIRE(tb::write_blob(spec, &blob, &error));
-  return blob;
-}
 
 tb::Spec json_spec(const std::string& name) {
   const auto root = attn::json::parse(read_text(data_path(name)));
@@ -77,61 +42,6 @@ std::vector<uint8_t> files_blob() {
 std::vector<uint8_t> gpt2_json_blob() { return blob_of(json_spec("bbpe_gpt2.tokenizer.json")); }
 std::vector<uint8_t> qwen2_json_blob() { return blob_of(json_spec("bbpe_qwen2.tokenizer.json")); }
 std::vector<uint8_t> llama3_json_blob() { return blob_of(json_spec("bbpe_llama3.tokenizer.json")); }
-
-struct Golden {
-  std::string text;
-  std::vector<int32_t> ids;
-};
-
-std::vector<Golden> read_golden(const std::string& name) {
-  std::ifstream f(data_path(name));
-  REQUIRE(f.good());
-  std::vector<Golden> out;
-  std::string line;
-  while (std::getline(f, line)) {
-    const size_t tab = line.find('\t');
-    REQUIRE(tab != std::string::npos);
-    Golden g;
-    for (size_t i = 0; i + 1 < tab; i += 2) {
-      g.text.push_back(static_cast<char>(std::stoi(line.substr(i, 2), nullptr, 16)));
-    }
-    std::istringstream ids(line.substr(tab + 1));
-    int32_t id = 0;
-    while (ids >> id) g.ids.push_back(id);
-    out.push_back(g);
-  }
-  return out;
-}
-
-// encode() with exactly tokenize_scratch_bytes() of arena and max_ids() of output.
-Status encode(const Tokenizer& tok, const std::string& text, std::vector<int32_t>* ids) {
-  const size_t scratch = tok.tokenize_scratch_bytes(text.size());
-  AlignedBuffer buf(scratch);
-  attn::Arena arena;
-  REQUIRE(arena.init(buf.data, scratch) == Status::kOk);
-  ids->assign(tok.max_ids(text.size()), -1);
-  size_t n = 0;
-  const Status st = tok.encode(text.data(), text.size(), ids->data(), ids->size(), &arena, &n);
-  CHECK(arena.used() == 0);
-  ids->resize(n);
-  return st;
-}
-
-// decode() one id at a time into a small buffer, then decode_flush().
-std::string decode(const Tokenizer& tok, const std::vector<int32_t>& ids) {
-  attn::TokenizerDecodeState state{};
-  std::string text;
-  char buf[128];
-  for (const int32_t id : ids) {
-    size_t n = 0;
-    REQUIRE(tok.decode(id, &state, buf, sizeof(buf), &n) == Status::kOk);
-    text.append(buf, n);
-  }
-  size_t n = 0;
-  REQUIRE(tok.decode_flush(&state, buf, sizeof(buf), &n) == Status::kOk);
-  text.append(buf, n);
-  return text;
-}
 
 // The pieces' raw bytes, concatenated.
 std::string raw(const Tokenizer& tok, const std::vector<int32_t>& ids) {

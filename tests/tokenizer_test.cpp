@@ -16,46 +16,14 @@
 #include "attn/tokenizer_build.h"
 #include "host_helpers.h"
 #include "tokenizer/blob.h"
+#include "tokenizer_helpers.h"
 
 using attn::Status;
 using attn::Tokenizer;
 namespace tb = attn::tokenizer_build;
+using namespace tokenizer_tests;
 
 namespace {
-
-std::string data_path(const std::string& name) {
-  return std::string(ATTN_TEST_DATA_DIR) + "/tokenizers/" + name;
-}
-
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  REQUIRE(f.good());
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
-// A blob copied to 4-byte aligned storage, as it would sit in flash.
-struct Blob {
-  std::vector<uint32_t> words;
-  size_t size = 0;
-  explicit Blob(const std::vector<uint8_t>& bytes) : words((bytes.size() + 3) / 4 + 1), size(bytes.size()) {
-    std::memcpy(words.data(), bytes.data(), bytes.size());
-  }
-  uint8_t* bytes() { return reinterpret_cast<uint8_t*>(words.data()); }
-  void set_u32(size_t at, uint32_t v) { std::memcpy(bytes() + at, &v, 4); }
-  uint32_t u32(size_t at) const {
-    uint32_t v = 0;
-    std::memcpy(&v, reinterpret_cast<const uint8_t*>(words.data()) + at, 4);
-    return v;
-  }
-};
-
-std::vector<uint8_t> blob_of(const tb::Spec& spec) {
-  std::vector<uint8_t> blob;
-  std::string error;
-  INFO(error);
-  REQUIRE(tb::write_blob(spec, &blob, &error));
-  return blob;
-}
 
 std::vector<uint8_t> spm_blob() {
   const auto model = read_file(data_path("spm_bpe.model"));
@@ -82,61 +50,6 @@ std::vector<uint8_t> bytes_blob() {
   spec.specials[static_cast<size_t>(attn::SpecialToken::kBos)] = 256;
   spec.specials[static_cast<size_t>(attn::SpecialToken::kEos)] = 257;
   return blob_of(spec);
-}
-
-struct Golden {
-  std::string text;
-  std::vector<int32_t> ids;
-};
-
-std::vector<Golden> read_golden(const std::string& name) {
-  std::ifstream f(data_path(name));
-  REQUIRE(f.good());
-  std::vector<Golden> out;
-  std::string line;
-  while (std::getline(f, line)) {
-    const size_t tab = line.find('\t');
-    REQUIRE(tab != std::string::npos);
-    Golden g;
-    for (size_t i = 0; i + 1 < tab; i += 2) {
-      g.text.push_back(static_cast<char>(std::stoi(line.substr(i, 2), nullptr, 16)));
-    }
-    std::istringstream ids(line.substr(tab + 1));
-    int32_t id = 0;
-    while (ids >> id) g.ids.push_back(id);
-    out.push_back(g);
-  }
-  return out;
-}
-
-// encode() with exactly tokenize_scratch_bytes() of arena and max_ids() of output.
-Status encode(const Tokenizer& tok, const std::string& text, std::vector<int32_t>* ids) {
-  const size_t scratch = tok.tokenize_scratch_bytes(text.size());
-  AlignedBuffer buf(scratch);
-  attn::Arena arena;
-  REQUIRE(arena.init(buf.data, scratch) == Status::kOk);
-  ids->assign(tok.max_ids(text.size()), -1);
-  size_t n = 0;
-  const Status st = tok.encode(text.data(), text.size(), ids->data(), ids->size(), &arena, &n);
-  CHECK(arena.used() == 0);
-  ids->resize(n);
-  return st;
-}
-
-// decode() one id at a time into a small buffer, then decode_flush().
-std::string decode(const Tokenizer& tok, const std::vector<int32_t>& ids) {
-  attn::TokenizerDecodeState state{};
-  std::string text;
-  char buf[64];
-  for (const int32_t id : ids) {
-    size_t n = 0;
-    REQUIRE(tok.decode(id, &state, buf, sizeof(buf), &n) == Status::kOk);
-    text.append(buf, n);
-  }
-  size_t n = 0;
-  REQUIRE(tok.decode_flush(&state, buf, sizeof(buf), &n) == Status::kOk);
-  text.append(buf, n);
-  return text;
 }
 
 void check_goldens(const std::vector<uint8_t>& bytes, const std::string& golden_name) {

@@ -22,48 +22,14 @@
 #include "host_helpers.h"
 #include "tokenizer/blob.h"
 #include "tokenizer/unicode_fold.h"
+#include "tokenizer_helpers.h"
 
 using attn::Status;
 using attn::Tokenizer;
 namespace tb = attn::tokenizer_build;
+using namespace tokenizer_tests;
 
 namespace {
-
-std::string data_path(const std::string& name) {
-  return std::string(ATTN_TEST_DATA_DIR) + "/tokenizers/" + name;
-}
-
-std::string file_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  REQUIRE(f.good());
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
-// A blob in 4-byte aligned storage, as it would sit in flash.
-struct Blob {
-  std::vector<uint32_t> words;
-  size_t size = 0;
-  explicit Blob(const std::vector<uint8_t>& bytes) : words((bytes.size() + 3) / 4 + 1), size(bytes.size()) {
-    std::memcpy(words.data(), bytes.data(), bytes.size());
-  }
-  uint8_t* bytes() { return reinterpret_cast<uint8_t*>(words.data()); }
-  void set_u32(size_t at, uint32_t v) { std::memcpy(bytes() + at, &v, 4); }
-  uint32_t u32(size_t at) const {
-    uint32_t v = 0;
-    std::memcpy(&v, reinterpret_cast<const uint8_t*>(words.data()) + at, 4);
-    return v;
-  }
-  Status load(Tokenizer* t) const { return Tokenizer::load(words.data(), size, t); }
-};
-
-std::vector<uint8_t> blob_of(const tb::Spec& spec) {
-  std::vector<uint8_t> blob;
-  std::string error;
-  const bool ok = tb::write_blob(spec, &blob, &error);
-  INFO(error);
-  REQUIRE(ok);
-  return blob;
-}
 
 std::vector<uint8_t> from_vocab_txt(const std::string& dir) {
   return blob_of(attn::cli::read_wordpiece_vocab(data_path(dir + "/vocab.txt")));
@@ -71,69 +37,7 @@ std::vector<uint8_t> from_vocab_txt(const std::string& dir) {
 
 std::vector<uint8_t> from_tokenizer_json(const std::string& dir) {
   const std::string path = data_path(dir + "/tokenizer.json");
-  return blob_of(attn::cli::read_wordpiece_json(attn::json::parse(file_text(path)), path));
-}
-
-std::string unhex(const std::string& hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2)
-    out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-  return out;
-}
-
-struct Golden {
-  std::string text;
-  std::vector<int32_t> ids;
-  std::string decoded;
-};
-
-// Lines: text as hex, a tab, the ids, a tab, the decoded text as hex.
-std::vector<Golden> read_golden(const std::string& name) {
-  std::istringstream f(file_text(data_path(name)));
-  std::vector<Golden> out;
-  std::string line;
-  while (std::getline(f, line)) {
-    const size_t a = line.find('\t');
-    const size_t b = line.find('\t', a + 1);
-    REQUIRE(b != std::string::npos);
-    Golden g;
-    g.text = unhex(line.substr(0, a));
-    std::istringstream ids(line.substr(a + 1, b - a - 1));
-    int32_t id = 0;
-    while (ids >> id) g.ids.push_back(id);
-    g.decoded = unhex(line.substr(b + 1));
-    out.push_back(g);
-  }
-  return out;
-}
-
-// encode() with exactly tokenize_scratch_bytes() of arena and max_ids() of output.
-Status encode(const Tokenizer& tok, const std::string& text, std::vector<int32_t>* ids) {
-  const size_t scratch = tok.tokenize_scratch_bytes(text.size());
-  AlignedBuffer buf(scratch);
-  attn::Arena arena;
-  REQUIRE(arena.init(buf.data, scratch) == Status::kOk);
-  ids->assign(tok.max_ids(text.size()), -1);
-  size_t n = 0;
-  const Status st = tok.encode(text.data(), text.size(), ids->data(), ids->size(), &arena, &n);
-  CHECK(arena.used() == 0);
-  ids->resize(n);
-  return st;
-}
-
-std::string decode(const Tokenizer& tok, const std::vector<int32_t>& ids) {
-  attn::TokenizerDecodeState state{};
-  std::string text;
-  char buf[300];
-  for (const int32_t id : ids) {
-    size_t n = 0;
-    REQUIRE(tok.decode(id, &state, buf, sizeof(buf), &n) == Status::kOk);
-    text.append(buf, n);
-  }
-  size_t n = 0;
-  REQUIRE(tok.decode_flush(&state, buf, sizeof(buf), &n) == Status::kOk);
-  text.append(buf, n);
-  return text;
+  return blob_of(attn::cli::read_wordpiece_json(attn::json::parse(read_text(path)), path));
 }
 
 void check_goldens(const std::vector<uint8_t>& bytes, const std::string& golden_name) {
@@ -426,7 +330,7 @@ TEST_CASE("tokenizer: the WordPiece builder and readers refuse what the run time
   CHECK(spec.specials[static_cast<size_t>(attn::SpecialToken::kCls)] == 2);
 
   const std::string path = data_path("wordpiece_uncased/tokenizer.json");
-  const std::string good = file_text(path);
+  const std::string good = read_text(path);
   const auto refuses = [&](const std::string& from, const std::string& to, const char* why) {
     std::string doc = good;
     const size_t at = doc.find(from);
