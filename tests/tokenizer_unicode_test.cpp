@@ -55,6 +55,6 @@ TEST_CASE("tokenizer unicode: the controls Python counts as white space are spac
   CHECK(char_class(0x1B) == CharClass::kControl);
   CHECK(char_class(0x84) == CharClass::kControl);
   CHECK(char_class(0x86) == CharClass::kControl);
-  CHECK(std::strlen(attn::tok::kUnicodeVersion) >= 5);
+  CHECK(std::strlen(attn::tok::unicode_version()) >= 5);
   CHECK(attn::tok::char_class_table_bytes() < 12 * 1024);
 }

@@ -297,7 +297,7 @@ constexpr uint32_t kRuns[] = {
 
 }  // namespace
 
-const char kUnicodeVersion[] = "14.0.0";
+const char* unicode_version() { return "14.0.0"; }
 
 CharClass char_class(uint32_t cp) {
   if (cp > 0x10FFFFu) return CharClass::kOther;

@@ -26,7 +26,7 @@ enum class CharClass : uint8_t {
 CharClass char_class(uint32_t cp);
 
 // The Unicode version the table was generated from, e.g. "14.0.0".
-extern const char kUnicodeVersion[];
+const char* unicode_version();
 
 // The size of the table, in bytes.
 size_t char_class_table_bytes();

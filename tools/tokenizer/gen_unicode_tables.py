@@ -86,7 +86,7 @@ def render():
         "",
         "}  // namespace",
         "",
-        'const char kUnicodeVersion[] = "%s";' % unicodedata.unidata_version,
+        'const char* unicode_version() { return "%s"; }' % unicodedata.unidata_version,
         "",
         "CharClass char_class(uint32_t cp) {",
         "  if (cp > 0x10FFFFu) return CharClass::kOther;",
