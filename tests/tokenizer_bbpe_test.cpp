@@ -3,6 +3,7 @@
 // blob built from each file form (vocab.json + merges.txt, tokenizer.json
 // with GPT-2's and Qwen2's pre-tokenizers), decoding back to the bytes,
 // hostile-input time bounds, and every malformed blob's status.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -184,6 +185,38 @@ TEST_CASE("tokenizer bbpe: decode reassembles a character split across pieces", 
   CHECK(std::string(buf, n) ==
         "\xEF\xBF\xBD\xEF\xBF\xBD"
         "a");
+}
+
+TEST_CASE("tokenizer: max_decode_bytes holds every piece after any unfinished character", "[tokenizer]") {
+  // Byte-level pieces are raw bytes: a piece of continuation bytes after
+  // three pending bytes writes 3 replacement bytes per byte. For every piece
+  // of every algorithm's blob, from a fresh state and from each pending
+  // length, one decode (and a flush after it) fits max_decode_bytes().
+  const std::vector<std::vector<uint8_t>> blobs = {files_blob(), qwen2_json_blob(), llama3_json_blob()};
+  for (const auto& bytes : blobs) {
+    Blob blob(bytes);
+    Tokenizer tok;
+    REQUIRE(blob.load(&tok) == Status::kOk);
+    const size_t cap = tok.max_decode_bytes();
+    std::vector<char> out(cap);
+    size_t worst = 0;
+    for (int32_t id = 0; id < tok.vocab_size(); ++id) {
+      for (uint8_t pending = 0; pending < 4; ++pending) {
+        attn::TokenizerDecodeState st{};
+        const uint8_t lead[3] = {0xF0, 0x9F, 0x98};  // a 4-byte character, unfinished
+        std::memcpy(st.pending, lead, pending);
+        st.pending_len = pending;
+        st.pending_need = pending > 0 ? 4 : 0;
+        st.started = 1;
+        size_t n = 0;
+        REQUIRE(tok.decode(id, &st, out.data(), cap, &n) == Status::kOk);
+        worst = std::max(worst, n);
+        REQUIRE(tok.decode_flush(&st, out.data(), cap, &n) == Status::kOk);
+      }
+    }
+    CHECK(worst <= cap);
+    CHECK(worst > 0);
+  }
 }
 
 TEST_CASE("tokenizer bbpe: encode names a short output and a short arena", "[tokenizer]") {
@@ -422,13 +455,15 @@ TEST_CASE("tokenizer bbpe C API: load, sizes, encode and decode agree with the g
     if (!valid_utf8(g.text)) continue;
     attn_tokenizer_decode_state state = {};
     std::string text;
-    char out[ATTN_TOKENIZER_MAX_PIECE + 16];  // a piece's bytes, and a pending character's U+FFFDs
+    size_t cap = 0;  // exactly the bound the tokenizer gives
+    REQUIRE(attn_tokenizer_max_decode_bytes(&tok, &cap) == ATTN_OK);
+    std::vector<char> out(cap);
     for (const int32_t id : ids) {
-      REQUIRE(attn_tokenizer_decode(&tok, id, &state, out, sizeof(out), &n) == ATTN_OK);
-      text.append(out, n);
+      REQUIRE(attn_tokenizer_decode(&tok, id, &state, out.data(), cap, &n) == ATTN_OK);
+      text.append(out.data(), n);
     }
-    REQUIRE(attn_tokenizer_decode_flush(&tok, &state, out, sizeof(out), &n) == ATTN_OK);
-    text.append(out, n);
+    REQUIRE(attn_tokenizer_decode_flush(&tok, &state, out.data(), cap, &n) == ATTN_OK);
+    text.append(out.data(), n);
     CHECK(text == g.text);
   }
   blob.set_u32(attn::tok::kFieldByteLevelSplit, 9);

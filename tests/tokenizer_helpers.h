@@ -118,11 +118,12 @@ inline attn::Status encode(const attn::Tokenizer& tok, const std::string& text, 
   return st;
 }
 
-// decode() one id at a time into a buffer of `cap` bytes, then decode_flush().
-inline std::string decode(const attn::Tokenizer& tok, const std::vector<int32_t>& ids, size_t cap = 300) {
+// decode() one id at a time into a buffer of `cap` bytes (0: exactly
+// max_decode_bytes(), which must always suffice), then decode_flush().
+inline std::string decode(const attn::Tokenizer& tok, const std::vector<int32_t>& ids, size_t cap = 0) {
   attn::TokenizerDecodeState state{};
   std::string text;
-  std::vector<char> buf(cap);
+  std::vector<char> buf(cap != 0 ? cap : tok.max_decode_bytes());
   for (const int32_t id : ids) {
     size_t n = 0;
     REQUIRE(tok.decode(id, &state, buf.data(), buf.size(), &n) == attn::Status::kOk);

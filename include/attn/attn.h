@@ -975,8 +975,13 @@ ATTN_C_NODISCARD attn_status attn_tokenizer_encode(const attn_tokenizer* tokeniz
                                                    size_t len, int32_t* ids, size_t max_ids, void* scratch,
                                                    size_t scratch_bytes, size_t* n);
 
-/* Write the text of one id to out[0, *n) (cap >= 16 suffices for byte
- * pieces); attn_tokenizer_decode_flush at the end writes an unfinished
+/* The most bytes one attn_tokenizer_decode or attn_tokenizer_decode_flush
+ * call writes for this tokenizer (3 per byte of its longest piece, plus
+ * 16): an output buffer this large never gets ATTN_ERR_BUFFER_TOO_SMALL. */
+ATTN_C_NODISCARD attn_status attn_tokenizer_max_decode_bytes(const attn_tokenizer* tokenizer, size_t* bytes);
+
+/* Write the text of one id to out[0, *n) (cap >= the max_decode_bytes
+ * above always suffices); attn_tokenizer_decode_flush at the end writes an unfinished
  * character as U+FFFD. Errors: ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE,
  * ATTN_ERR_TOKEN_OUT_OF_RANGE, ATTN_ERR_BUFFER_TOO_SMALL (nothing written). */
 ATTN_C_NODISCARD attn_status attn_tokenizer_decode(const attn_tokenizer* tokenizer, int32_t id,

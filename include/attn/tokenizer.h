@@ -134,12 +134,19 @@ class Tokenizer {
   // tokenize_scratch_bytes(len) free bytes. The arena is left as found.
   Status encode(const char* text, size_t len, int32_t* ids, size_t max_ids, Arena* scratch, size_t* n) const;
 
+  // The most bytes one decode() or decode_flush() call writes for this
+  // blob: 3 per byte of its longest piece (each may end as U+FFFD) plus 16
+  // (an unfinished character's replacements, a byte piece's 15, the unknown
+  // piece). An output buffer this large never gets kBufferTooSmall; at most
+  // 3 * ATTN_TOKENIZER_MAX_PIECE + 16 for any blob.
+  size_t max_decode_bytes() const { return 3 * size_t{max_piece_len_} + 16; }
+
   // Append the text of one id to out[0, cap): *n bytes written. Byte pieces
   // are gathered in *state until their UTF-8 character is whole; a byte
   // that cannot continue or start a character becomes U+FFFD (EF BF BD).
-  // Control pieces write nothing, the unknown piece " \u2047 ". cap >= 16
-  // always suffices for byte pieces; kBufferTooSmall (nothing written, the
-  // state untouched) if the text does not fit. WordPiece: a "##" piece
+  // Control pieces write nothing, the unknown piece " \u2047 ". cap >=
+  // max_decode_bytes() always suffices; kBufferTooSmall (nothing written,
+  // the state untouched) if the text does not fit. WordPiece: a "##" piece
   // joins the text before it (its "##" dropped), any other piece (also
   // [UNK], as its text) gets one leading space unless it is the first.
   Status decode(int32_t id, TokenizerDecodeState* state, char* out, size_t cap, size_t* n) const;

@@ -85,6 +85,14 @@ attn_status attn_tokenizer_sizes(const attn_tokenizer* tokenizer, size_t text_le
   return ATTN_OK;
 }
 
+attn_status attn_tokenizer_max_decode_bytes(const attn_tokenizer* tokenizer, size_t* bytes) {
+  if (bytes == nullptr) return ATTN_ERR_NULL_ARGUMENT;
+  Tokenizer t;
+  ATTN_TRY_C(fetch(tokenizer, kTokenizerMagic, &t));
+  *bytes = t.max_decode_bytes();
+  return ATTN_OK;
+}
+
 attn_status attn_tokenizer_encode(const attn_tokenizer* tokenizer, const char* text, size_t len, int32_t* ids,
                                   size_t max_ids, void* scratch, size_t scratch_bytes, size_t* n) {
   if (n == nullptr) return ATTN_ERR_NULL_ARGUMENT;

@@ -57,7 +57,7 @@ std::string Text::decode_one(int32_t id, TokenizerDecodeState* state) const {
   if (tok_.piece(id, &bytes, &len, &type) != Status::kOk)
     throw Error("token id " + std::to_string(id) + " is outside the tokenizer's vocabulary of " +
                 std::to_string(tok_.vocab_size()) + " (kTokenOutOfRange)");
-  std::string out(len + 16, '\0');  // a piece's text is at most its bytes, a space and U+FFFDs
+  std::string out(tok_.max_decode_bytes(), '\0');
   size_t n = 0;
   const Status s = tok_.decode(id, state, &out[0], out.size(), &n);
   if (s != Status::kOk) throw Error("decoding id " + std::to_string(id) + ": " + describe(s));
@@ -66,11 +66,12 @@ std::string Text::decode_one(int32_t id, TokenizerDecodeState* state) const {
 }
 
 std::string Text::decode_flush(TokenizerDecodeState* state) const {
-  char out[16];
+  std::string out(tok_.max_decode_bytes(), '\0');
   size_t n = 0;
-  const Status s = tok_.decode_flush(state, out, sizeof out, &n);
+  const Status s = tok_.decode_flush(state, &out[0], out.size(), &n);
   if (s != Status::kOk) throw Error("decoding: " + describe(s));
-  return std::string(out, n);
+  out.resize(n);
+  return out;
 }
 
 std::string Text::decode(const std::vector<int32_t>& ids) const {
