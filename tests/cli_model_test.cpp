@@ -397,6 +397,25 @@ TEST_CASE("attn import: llama2.c checkpoints, RoPE pairs permuted to attn's", "[
     cli::run_ok("import " + quote(tmp / "model.bin") + byte_vocab + " -o " + quote(tmp / "m.attn"), tmp);
     Loaded m(tmp / "m.attn");
     CHECK(m.model.byte_vocab() == tied);
+    // --byte-vocab also stores the tokenizer: each of ids 0..255 its byte, no special tokens; ids
+    // 256..259 have no text. Without it the file has none.
+    attn::Tokenizer tok;
+    const attn::Status ts = m.model.tokenizer(&tok);
+    CHECK(ts == (tied ? attn::Status::kOk : attn::Status::kNotFound));
+    if (tied && ts == attn::Status::kOk) {
+      CHECK(tok.algorithm() == attn::TokenizerAlgorithm::kBytes);
+      CHECK(tok.vocab_size() == 256);
+      for (uint32_t k = 0; k < static_cast<uint32_t>(attn::SpecialToken::kCount); ++k)
+        CHECK(tok.special(static_cast<attn::SpecialToken>(k)) == -1);
+      const std::string text = "Copy \xC3\xA9\n\x01\xFF";
+      int32_t ids[16];
+      size_t n = 0;
+      REQUIRE(tok.max_ids(text.size()) <= 16);
+      REQUIRE(tok.tokenize_scratch_bytes(text.size()) == 0);
+      REQUIRE(tok.encode(text.data(), text.size(), ids, 16, nullptr, &n) == attn::Status::kOk);
+      REQUIRE(n == text.size());
+      for (size_t i = 0; i < n; ++i) CHECK(ids[i] == static_cast<uint8_t>(text[i]));
+    }
     attn::TransformerConfig want = attn::TransformerConfig::decoder(
         /*vocab_size=*/ck.vocab, /*embed_dim=*/16, /*num_layers=*/2, /*num_heads=*/4, /*ffn_dim=*/12,
         /*max_positions=*/16);
@@ -676,13 +695,18 @@ TEST_CASE("attn import of whole models writes the committed fixtures' bytes", "[
 namespace {
 
 // Every tensor of a loaded f32 file, under its own name, to safetensors file `st_path`;
-// returns the user tensors' names in file order as a JSON list.
+// returns the user tensors' names in file order as a JSON list. The tokenizer section is not a
+// weight: a byte vocabulary's comes back from --byte-vocab (the only fixture with one).
 std::string write_tensors(const attn::Model& model, const std::string& st_path) {
   std::vector<StTensor> ts;
   std::string users;
   for (uint32_t i = 0; i < model.tensor_count(); ++i) {
     attn::TensorView t;
     REQUIRE(model.tensor(i, &t) == attn::Status::kOk);
+    if (t.role == attn::format::Role::kTokenizer) {
+      REQUIRE(model.byte_vocab());
+      continue;
+    }
     REQUIRE(t.dtype == attn::DType::kF32);
     StTensor st{t.name, std::vector<int64_t>(t.dims, t.dims + t.rank), {}};
     const float* v = static_cast<const float*>(t.data);

@@ -2,7 +2,7 @@
 # demo_pipeline.sh ATTN DEMO DATA OUT PART [ARGS...]: what tools/demo.sh does
 # for one of its two models, for ctest (demo-encoder, demo-decoder): `attn
 # import` tests/data/<model> (PART encoder: demo_encoder; decoder:
-# tiny_llama, --byte-vocab), calibration ids from DEMO --write-calib,
+# tiny_llama, --byte-vocab: with its bytes tokenizer), calibration ids from DEMO --write-calib,
 # `attn quantize --calib-tokens` to s8 and s16, then DEMO on the three files
 # with ARGS. Exits with the first failing step's code.
 set -eu

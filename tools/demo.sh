@@ -12,17 +12,20 @@
 #    model bytes, f32 logits against PyTorch's, what [CLS] attends to (and
 #    out/demo_attention.svg).
 # 2. Decoder: a byte-level Llama trained on the licence texts
-#    (tests/data/tiny_llama). `attn import --byte-vocab`, `attn quantize` s8
-#    and s16 (calibration: windows of the training text), then
-#    tools/examples/demo_decoder.cpp prints each model's perplexity on the
-#    held-out text and its greedy continuation of the reference prompt,
-#    against PyTorch's.
+#    (tests/data/tiny_llama). `attn import --byte-vocab` (the file carries its
+#    tokenizer: the 256 byte pieces), `attn quantize` s8 and s16 (calibration:
+#    windows of the training text), then tools/examples/demo_decoder.cpp
+#    prints each model's perplexity on the held-out text and its greedy
+#    continuation of the reference prompt, text in and text out through the
+#    model's tokenizer, against PyTorch's.
 # 3. With qemu-system-arm and arm-none-eabi-g++: the s8 encoder in a Cortex-M4
 #    image (QEMU mps2-an386; ATTN_DEMO_BOARD picks another board), its
 #    predictions checked against the host's, and the s8 decoder in a
-#    Cortex-M55 image (mps3-an547; ATTN_DEMO_DECODER_BOARD) generating the
-#    same text as the host's s8 model; instructions per inference / per byte.
-#    Each image embeds its s8 model file (`attn emit-c`).
+#    Cortex-M55 image (mps3-an547; ATTN_DEMO_DECODER_BOARD): it encodes the
+#    prompt text with the tokenizer in its model file, generates, decodes the
+#    tokens to text and checks the text equals the host's s8 text byte for
+#    byte; instructions per inference / of the encoding, the prefill and per
+#    generated token. Each image embeds its s8 model file (`attn emit-c`).
 # Extra arguments go to the encoder demo program (e.g. --limit 100).
 set -euo pipefail
 cd "$(dirname "$0")/.."

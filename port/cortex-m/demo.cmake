@@ -1,7 +1,9 @@
 # The Cortex-M images of tools/demo.sh: the s8 encoder (the 佛跳墙 classifier,
-# demo/demo_encoder_s8.cpp) and the s8 byte-level Llama (demo/demo_decoder_s8.cpp).
+# demo/demo_encoder_s8.cpp) and the s8 byte-level Llama (demo/demo_decoder_s8.cpp:
+# prompt text in, text out, through the tokenizer in its model file).
 # Each embeds an s8 model file (`attn emit-c`: demo_<part>_model.h) and what
-# the host demo wrote to compare with (demo_<part>_data.h, --emit-mcu).
+# the host demo wrote to compare with (demo_<part>_data.h, --emit-mcu: the
+# encoder's predictions; the decoder's prompt text and the host's s8 text).
 # Configure with -DATTN_DEMO_MCU_DIR=DIR (tools/demo.sh: out/mcu); each image
 # is defined when both its headers are in DIR. Not built otherwise.
 set(ATTN_DEMO_MCU_DIR "" CACHE PATH "directory of the demo's generated headers (tools/demo.sh: out/mcu)")

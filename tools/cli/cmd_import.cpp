@@ -3,6 +3,8 @@
 //   attn import MODEL.safetensors --config config.json [--byte-vocab] -o OUT.attn   (HF models, attn layout;
 //                                                                  its "blocks" form: a block file)
 //   attn import MODEL.bin [--byte-vocab] -o OUT.attn                                 (llama2.c)
+// --byte-vocab: ids 0..255 are the bytes (the model record's flag), and the file carries that
+// tokenizer (a kBytes section of the 256 byte pieces, no special tokens).
 // (import_model.cpp reads those). The one importer: tools/export/attn_export.py writes a PyTorch
 // module's weights as safetensors and runs this. Block import finds these layouts:
 //   P in_proj_weight [3E, E] (+ in_proj_bias, out_proj.*)     nn.MultiheadAttention, packed
@@ -485,6 +487,9 @@ int import_whole_model(const cli::Args& args, const std::string& in, const std::
   std::vector<uint8_t> tokenizer;
   std::string tok_kind;
   if (!tok_path.empty()) tokenizer = cli::tokenizer_blob(tok_path, m.config.vocab_size, &tok_kind);
+  // A byte vocabulary carries its tokenizer too (the 256 byte pieces), so text goes in and out of
+  // the file through Model::tokenizer() like any other model's, on the host and on a device.
+  if (byte_vocab) tokenizer = cli::bytes_tokenizer_blob();
   std::vector<uint8_t> file;
   try {
     file = cli::write_imported(m, byte_vocab, tokenizer);
@@ -495,6 +500,9 @@ int import_whole_model(const cli::Args& args, const std::string& in, const std::
   if (!tok_path.empty())
     std::printf("attn import: tokenizer: %s, %s%s (%zu bytes)\n", tok_kind.c_str(), tok_path.c_str(),
                 picked_up ? ", found beside the config (--no-tokenizer leaves it out)" : "",
+                tokenizer.size());
+  if (byte_vocab)
+    std::printf("attn import: tokenizer: bytes (--byte-vocab: ids 0..255 are the bytes; %zu bytes)\n",
                 tokenizer.size());
   for (const std::string& note : m.notes) std::printf("attn import: note: %s\n", note.c_str());
   std::printf("attn import: wrote %s (%zu bytes, %s model, %d layers, %u tensors)\n", out.c_str(),

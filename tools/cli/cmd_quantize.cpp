@@ -378,7 +378,8 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
       args.has("--calib-text") ? args.get("--calib-text") : args.get("--calib-tokens");
   cli::Text text;
   if (args.has("--calib-text") && !text.from_model(m))
-    throw cli::Error(path + " has no tokenizer for --calib-text (import it with --tokenizer PATH)");
+    throw cli::Error(path +
+                     " has no tokenizer for --calib-text (import it with --tokenizer PATH or --byte-vocab)");
   const CalibTokens ids =
       args.has("--calib-text") ? read_calib_text(ids_path, c, text) : read_calib_tokens(ids_path, c);
   TransformerQuantOptions options;

@@ -237,6 +237,15 @@ std::vector<uint8_t> tokenizer_blob(const std::string& path, int32_t vocab_size,
   return blob;
 }
 
+std::vector<uint8_t> bytes_tokenizer_blob() {
+  tokenizer_build::Spec spec;
+  std::string error;
+  std::vector<uint8_t> blob;
+  if (!tokenizer_build::spec_bytes({}, &spec, &error) || !tokenizer_build::write_blob(spec, &blob, &error))
+    throw Error("the byte tokenizer: " + error);
+  return blob;
+}
+
 std::string tokenizer_beside(const std::string& config_path) {
   const std::string dir = dir_of(config_path);
   for (const char* name : {"tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt"}) {

@@ -22,6 +22,12 @@ namespace cli {
 // tokenizer with more pieces than the model is refused; 0: unchecked).
 std::vector<uint8_t> tokenizer_blob(const std::string& path, int32_t vocab_size, std::string* kind);
 
+// The tokenizer of a byte-level vocabulary (`attn import --byte-vocab`): a
+// kBytes blob whose ids 0..255 are the byte pieces <0x00>..<0xFF>, and no
+// special tokens (a byte vocabulary names no BOS or EOS; ids from 256 on, if
+// the model has them, have no text).
+std::vector<uint8_t> bytes_tokenizer_blob();
+
 // The tokenizer file beside a config.json, if any: tokenizer.json,
 // tokenizer.model, vocab.json, vocab.txt, the first that exists; else "".
 std::string tokenizer_beside(const std::string& config_path);

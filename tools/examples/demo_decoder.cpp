@@ -3,18 +3,21 @@
 //
 // The model (tests/data/tiny_llama, trained by tools/train/train_tiny_llama.py on
 // the licence texts of /usr/share/common-licenses) predicts the next byte.
-// tools/demo.sh imports it (`attn import --config config.json --byte-vocab`)
-// and quantizes it (`attn quantize --calib-tokens`, windows of the training
-// text from --write-calib). This program, for the f32, s8 and s16 models:
+// tools/demo.sh imports it (`attn import --config config.json --byte-vocab`:
+// the file carries its tokenizer, the 256 byte pieces) and quantizes it
+// (`attn quantize --calib-tokens`, windows of the training text from
+// --write-calib). This program, for the f32, s8 and s16 models:
 //
 //   perplexity  the held-out text (heldout.txt) in chunks of max_positions
 //               bytes, one transformer_forward_* per chunk (all rows' logits)
-//   generation  the reference prompt, then greedy bytes: one
-//               transformer_decode_* prefill and one step per byte over the
-//               KV caches, the next byte from sample / sample_s32 (argmax)
+//   generation  the reference prompt as text, encoded by the model's
+//               tokenizer (Model::tokenizer, Tokenizer::encode), then greedy
+//               tokens: one transformer_decode_* prefill and one step per
+//               token over the KV caches, the next token from sample /
+//               sample_s32 (argmax), its text from Tokenizer::decode
 //
-// and compares with PyTorch's numbers (reference.json): the f32 perplexity,
-// and the f32 continuation token by token.
+// and compares with PyTorch's numbers (reference.json): the prompt's ids, the
+// f32 perplexity, and the f32 continuation token by token.
 //
 //   attn_example_demo_decoder --f32 F32.attn [--s8 S8.attn] [--s16 S16.attn] [--data DIR]
 //       [--bytes N (0: all)] [--steps N (64)] [--min-match N (all steps)] [--emit-mcu OUT.h]
@@ -26,8 +29,10 @@
 // compares with perplexity_f32_quick). --write-calib: 32 windows of
 // max_positions bytes, evenly spaced over the training text (the first 90%
 // of each licence file, as the training script cut it), as int32 ids
-// [32, 128]; exits. --emit-mcu: the prompt and the host's s8 continuation for
-// the Cortex-M image (port/cortex-m/demo/demo_decoder_s8.cpp).
+// [32, 128]; exits. --emit-mcu: the prompt text and the text of the host's s8
+// continuation, as C strings, for the Cortex-M image
+// (port/cortex-m/demo/demo_decoder_s8.cpp), which encodes and decodes them
+// with the same tokenizer.
 // Exit code 0 if the checks pass (f32 perplexity within 1e-4 of PyTorch's
 // when it has one for these bytes, the first --min-match f32 bytes equal to
 // PyTorch's, s8 and s16 perplexity within --max-ppl-* percent of f32), 1 if
@@ -62,7 +67,8 @@ std::string read_file(const std::string& path) {
 }
 
 // ------------------------------------------------------- reference.json ---
-// Just enough JSON for the reference file: a number or an array of integers by key.
+// Just enough JSON for the reference file: a number, an array of integers or a
+// string by key.
 
 size_t json_value(const std::string& json, const std::string& key) {
   const size_t k = json.find("\"" + key + "\"");
@@ -83,6 +89,28 @@ std::vector<int32_t> json_ints(const std::string& json, const std::string& key) 
   std::istringstream in(json.substr(v + 1, json.find(']', v) - v - 1));
   for (std::string item; std::getline(in, item, ',');) out.push_back(static_cast<int32_t>(std::stol(item)));
   return out;
+}
+
+// A string's text: the escapes \" \\ \/ \n \t (reference.json's prompt has no
+// others); false if the key is missing, the string unterminated or another escape in it.
+bool json_string(const std::string& json, const std::string& key, std::string* out) {
+  size_t v = json_value(json, key);
+  if (v == std::string::npos || json[v] != '"') return false;
+  out->clear();
+  for (++v; v < json.size() && json[v] != '"'; ++v) {
+    char ch = json[v];
+    if (ch == '\\') {
+      if (++v == json.size()) return false;
+      ch = json[v];
+      if (ch == 'n' || ch == 't') {
+        ch = ch == 'n' ? '\n' : '\t';
+      } else if (ch != '"' && ch != '\\' && ch != '/') {
+        return false;
+      }
+    }
+    *out += ch;
+  }
+  return v < json.size();
 }
 
 // ---------------------------------------------------------- calibration ---
@@ -123,6 +151,7 @@ struct Decoder : demo::ModelFile {
   std::vector<float> logits;      // [max_positions, vocab] f32
   std::vector<int32_t> logits_q;  // [max_positions, vocab] s8 / s16, real = scale * q
   float scale = 0.0f;             // s8 / s16 logit scale
+  attn::Tokenizer tokenizer;      // the file's own (its model.tokenizer section)
 };
 
 bool load(const std::string& path, const char* name, attn::DType dtype, Decoder* m) {
@@ -132,9 +161,15 @@ bool load(const std::string& path, const char* name, attn::DType dtype, Decoder*
     std::fprintf(stderr, "demo: %s: not a byte-level decoder with an LM head\n", path.c_str());
     return false;
   }
+  attn::Status s = m->model.tokenizer(&m->tokenizer);
+  if (s == attn::Status::kNotFound) {
+    std::fprintf(stderr, "demo: %s has no tokenizer (`attn import --byte-vocab` writes one)\n", path.c_str());
+    return false;
+  }
+  if (s != attn::Status::kOk) return fail("the model's tokenizer", s);
   if (dtype != attn::DType::kF32)
     m->scale = dtype == attn::DType::kS8 ? m->s8.output_scale : m->s16.output_scale;
-  attn::Status s = attn::plan_transformer(c, dtype, c.max_positions, c.max_positions, &m->plan);
+  s = attn::plan_transformer(c, dtype, c.max_positions, c.max_positions, &m->plan);
   if (s != attn::Status::kOk) return fail("plan_transformer", s);
   const size_t bytes = m->plan.arena_bytes + m->plan.state_bytes;
   m->arena_buffer.assign(bytes / sizeof(std::max_align_t) + 1, std::max_align_t{});
@@ -243,24 +278,61 @@ attn::Status generate(Decoder& m, const std::vector<int32_t>& prompt, int32_t st
   return attn::Status::kOk;
 }
 
-// Bytes as a C string literal's contents.
-std::string quoted(const std::vector<int32_t>& ids) {
+// Text as a C string literal, the way the Cortex-M image prints it: printable
+// ASCII as it is, \n, \" and \\ escaped, any other byte as \ooo (octal: three
+// digits, so the character after it never joins the escape).
+std::string c_literal(const std::string& text) {
   std::string s;
-  for (int32_t id : ids) {
-    if (id == '\n') {
+  for (const char ch : text) {
+    const unsigned b = static_cast<unsigned char>(ch);
+    if (ch == '\n') {
       s += "\\n";
-    } else if (id == '"' || id == '\\') {
+    } else if (ch == '"' || ch == '\\') {
       s += '\\';
-      s += static_cast<char>(id);
-    } else if (id >= 32 && id < 127) {
-      s += static_cast<char>(id);
+      s += ch;
+    } else if (b >= 32 && b < 127) {
+      s += ch;
     } else {
       char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(id));
+      std::snprintf(buf, sizeof buf, "\\%03o", b);
       s += buf;
     }
   }
   return "\"" + s + "\"";
+}
+
+// Text -> ids with the model's tokenizer: scratch from an arena of
+// tokenize_scratch_bytes, room for max_ids ids (no BOS: the model has none).
+bool encode(const attn::Tokenizer& tok, const std::string& text, std::vector<int32_t>* ids) {
+  const size_t scratch = tok.tokenize_scratch_bytes(text.size()), cap = tok.max_ids(text.size());
+  if (scratch == SIZE_MAX || cap == SIZE_MAX) return fail("encode", attn::Status::kArenaTooSmall);
+  std::vector<std::max_align_t> buffer(scratch / sizeof(std::max_align_t) + 1);
+  attn::Arena arena;
+  attn::Status s = arena.init(buffer.data(), buffer.size() * sizeof(std::max_align_t));
+  ids->assign(cap, 0);
+  size_t n = 0;
+  if (s == attn::Status::kOk) s = tok.encode(text.data(), text.size(), ids->data(), cap, &arena, &n);
+  if (s != attn::Status::kOk) return fail("encode", s);
+  ids->resize(n);
+  return true;
+}
+
+// Ids -> text with the model's tokenizer, one id at a time as the Cortex-M
+// image does it (decode, then decode_flush at the end).
+bool decode_text(const attn::Tokenizer& tok, const std::vector<int32_t>& ids, std::string* text) {
+  attn::TokenizerDecodeState state{};
+  char buf[ATTN_TOKENIZER_MAX_PIECE + 16];  // a piece's text, a space, U+FFFDs
+  size_t n = 0;
+  text->clear();
+  for (const int32_t id : ids) {
+    const attn::Status s = tok.decode(id, &state, buf, sizeof buf, &n);
+    if (s != attn::Status::kOk) return fail("decode", s);
+    text->append(buf, n);
+  }
+  const attn::Status s = tok.decode_flush(&state, buf, sizeof buf, &n);
+  if (s != attn::Status::kOk) return fail("decode_flush", s);
+  text->append(buf, n);
+  return true;
 }
 
 size_t same_prefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
@@ -269,17 +341,21 @@ size_t same_prefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b)
   return n;
 }
 
-// The prompt and the host's s8 continuation for the Cortex-M image, which
-// embeds the s8 model file itself (`attn emit-c`).
-bool emit_mcu(const std::string& path, const std::vector<int32_t>& prompt,
-              const std::vector<int32_t>& s8_text) {
+// The prompt text and the text of the host's s8 continuation (steps tokens)
+// for the Cortex-M image, which embeds the s8 model file itself (`attn
+// emit-c`) and with it the tokenizer that encodes and decodes them.
+bool emit_mcu(const std::string& path, const std::string& prompt, int32_t steps, const std::string& s8_text) {
   std::ofstream f(path);
-  f << "// Generated by attn_example_demo_decoder --emit-mcu: the prompt and the host's greedy s8\n"
-       "// continuation, for the Cortex-M image port/cortex-m/demo/demo_decoder_s8.cpp.\n#pragma once\n"
-       "#include <cstdint>\n\nnamespace demo_data {\n\n";
-  f << "constexpr int kPromptLength = " << prompt.size() << ", kSteps = " << s8_text.size() << ";\n";
-  demo::emit_array(f, "int32_t", "prompt", prompt.data(), prompt.size());
-  demo::emit_array(f, "int32_t", "host_s8_text", s8_text.data(), s8_text.size());
+  f << "// Generated by attn_example_demo_decoder --emit-mcu: the prompt text and the text of the host's\n"
+       "// greedy s8 continuation, for the Cortex-M image port/cortex-m/demo/demo_decoder_s8.cpp.\n"
+       "#pragma once\n#include <cstddef>\n\nnamespace demo_data {\n\n";
+  f << "constexpr char kPrompt[] = " << c_literal(prompt) << ";\n";
+  f << "constexpr size_t kPromptBytes = " << prompt.size() << ";  // without the terminating NUL\n";
+  f << "constexpr int kSteps = " << steps << ";  // tokens generated\n";
+  f << "constexpr char kHostS8Text[] = " << c_literal(s8_text) << ";\n";
+  f << "constexpr size_t kHostS8TextBytes = " << s8_text.size() << ";\n";
+  f << "static_assert(sizeof kPrompt == kPromptBytes + 1 && sizeof kHostS8Text == kHostS8TextBytes + 1, "
+       "\"\");\n";
   f << "\n}  // namespace demo_data\n";
   return static_cast<bool>(f);
 }
@@ -367,10 +443,21 @@ int main(int argc, char** argv) {
   std::vector<int32_t> text(heldout.begin(), heldout.end());
   for (int32_t& t : text) t = static_cast<uint8_t>(t);
   if (bytes != 0 && bytes < text.size()) text.resize(bytes);
-  const std::vector<int32_t> prompt = json_ints(reference, "prompt_ids");
+  // The prompt as text, encoded by the model's tokenizer: the ids PyTorch was given.
+  std::string prompt_text;
+  if (!json_string(reference, "prompt", &prompt_text)) {
+    std::fprintf(stderr, "demo: %s/reference.json has no prompt string\n", dir.c_str());
+    return 2;
+  }
+  std::vector<int32_t> prompt;
+  if (!encode(models[0].tokenizer, prompt_text, &prompt)) return 2;
+  if (prompt != json_ints(reference, "prompt_ids")) {
+    std::fprintf(stderr, "demo: the tokenizer's ids of the prompt are not reference.json's prompt_ids\n");
+    return 2;
+  }
   const std::vector<int32_t> torch_text = json_ints(reference, "greedy_ids");
   if (prompt.empty() || static_cast<int32_t>(prompt.size()) + steps > c.max_positions || steps < 1) {
-    std::fprintf(stderr, "demo: the prompt (%zu bytes) and %d steps must fit in %d positions\n",
+    std::fprintf(stderr, "demo: the prompt (%zu tokens) and %d steps must fit in %d positions\n",
                  prompt.size(), steps, c.max_positions);
     return 2;
   }
@@ -380,7 +467,7 @@ int main(int argc, char** argv) {
       "whole in attn\n",
       c.num_layers, c.embed_dim, c.num_heads, c.num_kv_heads, c.ffn_dim, c.vocab_size);
   std::printf(
-      "perplexity of %zu held-out bytes (chunks of %d); greedy generation of %d bytes after the prompt\n\n",
+      "perplexity of %zu held-out bytes (chunks of %d); greedy generation of %d tokens after the prompt\n\n",
       text.size(), chunk, steps);
   std::printf("  %-6s %10s %9s %13s %12s %12s\n", "model", "perplexity", "vs f32", "us/token", "arena bytes",
               "model bytes");
@@ -406,7 +493,7 @@ int main(int argc, char** argv) {
                 m.plan.arena_bytes + m.plan.state_bytes, m.blob.size);
   }
   std::printf(
-      "  (us/token: prefill of the %zu-byte prompt and %d steps, per generated byte; arena: one call's\n"
+      "  (us/token: prefill of the %zu-token prompt and %d steps, per generated token; arena: one call's\n"
       "  scratch + the KV caches of %d positions)\n\n",
       prompt.size(), steps, c.max_positions);
 
@@ -431,31 +518,34 @@ int main(int argc, char** argv) {
     ok = ok && within;
   }
 
-  // The texts.
-  std::printf("\nprompt   %s\n", quoted(prompt).c_str());
+  // The texts, each model's ids through its own tokenizer (PyTorch's through f32's).
+  std::printf("\nprompt   %s\n", c_literal(prompt_text).c_str());
   std::vector<int32_t> torch_part(torch_text.begin(),
                                   torch_text.begin() + std::min<size_t>(torch_text.size(), steps));
-  std::printf("PyTorch  %s\n", quoted(torch_part).c_str());
+  std::string torch_str, strs[3];
+  if (!decode_text(models[0].tokenizer, torch_part, &torch_str)) return 2;
+  std::printf("PyTorch  %s\n", c_literal(torch_str).c_str());
   for (int k = 0; k < 3; ++k) {
     if (opt.paths[k].empty()) continue;
+    if (!decode_text(models[k].tokenizer, texts[k], &strs[k])) return 2;
     const std::vector<int32_t>& want = k == 0 ? torch_part : texts[0];
     const size_t same = same_prefix(texts[k], want);
-    std::printf("%-8s %s  (%s: %zu of %d bytes)\n", names[k], quoted(texts[k]).c_str(),
+    std::printf("%-8s %s  (%s: %zu of %d tokens)\n", names[k], c_literal(strs[k]).c_str(),
                 k == 0 ? "= PyTorch" : "= f32", same, steps);
   }
   const size_t same = same_prefix(texts[0], torch_part);
   const size_t need =
       min_match < 0 ? torch_part.size() : std::min<size_t>(static_cast<size_t>(min_match), torch_part.size());
   if (same < torch_part.size()) {
-    std::printf("  f32 leaves PyTorch's text at byte %zu, where its best two logits are %.4f apart\n", same,
+    std::printf("  f32 leaves PyTorch's text at token %zu, where its best two logits are %.4f apart\n", same,
                 gaps[same]);
   }
   if (same < need) {
-    std::printf("  FAIL: the f32 text must equal PyTorch's for the first %zu bytes\n", need);
+    std::printf("  FAIL: the f32 text must equal PyTorch's for the first %zu tokens\n", need);
     ok = false;
   }
   if (!opt.mcu_path.empty()) {
-    if (opt.paths[1].empty() || !emit_mcu(opt.mcu_path, prompt, texts[1])) {
+    if (opt.paths[1].empty() || !emit_mcu(opt.mcu_path, prompt_text, steps, strs[1])) {
       std::fprintf(stderr, "demo: cannot write %s (needs --s8)\n", opt.mcu_path.c_str());
       return 2;
     }

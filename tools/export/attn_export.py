@@ -274,7 +274,8 @@ def main(argv=None):
     ap.add_argument("--extra", action="append", default=[], metavar="NAME=KEY",
                     help="also store tensor KEY of the checkpoint as user tensor NAME")
     ap.add_argument("--config", help="a whole Hugging Face model with its config.json")
-    ap.add_argument("--byte-vocab", action="store_true", help="whole models: token ids 0..255 are the bytes")
+    ap.add_argument("--byte-vocab", action="store_true",
+                    help="whole models: token ids 0..255 are the bytes (the file carries that tokenizer)")
     ap.add_argument("--attn", help=f"the attn binary (default: $ATTN_BIN, else {os.path.relpath(DEFAULT_ATTN)})")
     ap.add_argument("-o", "--output", required=True, help="the .attn file to write")
     a = ap.parse_args(argv)
