@@ -735,3 +735,43 @@ TEST_CASE("Integer model plans size the arena and state in 64 bits: past SIZE_MA
     }
   }
 }
+
+TEST_CASE("Integer model sizes are constant expressions, the numbers plan_transformer_fixed reports",
+          "[transformer_fixed]") {
+  static constexpr TransformerConfig kCfg = [] {
+    TransformerConfig c = TransformerConfig::decoder(/*vocab_size=*/64, /*embed_dim=*/32, /*num_layers=*/2,
+                                                     /*num_heads=*/4, /*ffn_dim=*/96, /*max_positions=*/64);
+    c.num_kv_heads = 2;
+    c.gated_ffn = true;
+    return c;
+  }();
+  // Firmware sizes its static buffers with them.
+  alignas(
+      ATTN_ARENA_ALIGN) static uint8_t scratch[attn::transformer_fixed_arena_bytes(kCfg, DType::kS8, 8, 32)];
+  alignas(
+      ATTN_ARENA_ALIGN) static uint8_t state_buf[attn::transformer_fixed_state_bytes(kCfg, DType::kS8, 32)];
+  static_assert(attn::transformer_fixed_state_bytes(kCfg, DType::kS8, 0) == 0, "no state without capacity");
+  static_assert(attn::transformer_fixed_arena_bytes(kCfg, DType::kF32, 8, 32) == 0, "integer dtypes only");
+  for (const DType dtype : {DType::kS8, DType::kS16}) {
+    for (const int32_t tile : {1, 4, 48}) {
+      for (const int32_t cap : {0, 12, 64}) {
+        attn::TransformerPlan plan;
+        REQUIRE(attn::plan_transformer_fixed(kCfg, dtype, 8, cap, &plan, tile) == Status::kOk);
+        CHECK(plan.arena_bytes == attn::transformer_fixed_arena_bytes(kCfg, dtype, 8, cap, tile));
+        CHECK(plan.state_bytes == attn::transformer_fixed_state_bytes(kCfg, dtype, cap));
+      }
+    }
+  }
+  // The state takes exactly its bytes from the static buffer; one fewer is refused.
+  attn::TransformerPlan plan;
+  REQUIRE(attn::plan_transformer_fixed(kCfg, DType::kS8, 8, 32, &plan) == Status::kOk);
+  CHECK(plan.arena_bytes == sizeof scratch);
+  attn::Arena arena;
+  REQUIRE(arena.init(state_buf, sizeof state_buf) == Status::kOk);
+  attn::TransformerStateS8 state;
+  REQUIRE(attn::transformer_state_init_s8(plan, 0, arena, &state) == Status::kOk);
+  CHECK(arena.used() == sizeof state_buf);
+  attn::Arena short_arena;
+  REQUIRE(short_arena.init(state_buf, sizeof state_buf - 1) == Status::kOk);
+  CHECK(attn::transformer_state_init_s8(plan, 0, short_arena, &state) == Status::kArenaTooSmall);
+}

@@ -162,6 +162,59 @@ using TransformerWeightsS16 = TransformerWeightsFixed<LayerWeightsS16, Projectio
 Status plan_transformer_fixed(const TransformerConfig& config, DType dtype, int32_t max_tokens,
                               int32_t capacity, TransformerPlan* out, int32_t tile_rows = ATTN_TILE_ROWS);
 
+// Arena bytes of one s8 / s16 call of up to max_tokens tokens (capacity > 0:
+// also a decode call over caches of that many positions), the number
+// plan_transformer_fixed() reports, as a constant expression for sizing
+// static buffers. 0 for another dtype or a shape that is not positive.
+// Layout, each buffer rounded up to ATTN_ARENA_ALIGN bytes:
+//   x [n, E] int32               the residual stream
+//   h [n, E] of the dtype        the normed matmul input
+//   then, one after the other in the same bytes:
+//     the attention block's arena  (attention_arena_bytes(n, n); with capacity
+//                                  also decode_arena_bytes(n, capacity))
+//     the FFN tile  u [T, F]       (gated: and g [T, F]) of the dtype
+// where n = max_tokens and T = min(tile_rows, max_tokens).
+constexpr size_t transformer_fixed_arena_bytes(const TransformerConfig& c, DType dtype, int32_t max_tokens,
+                                               int32_t capacity, int32_t tile_rows = ATTN_TILE_ROWS) {
+  if ((dtype != DType::kS8 && dtype != DType::kS16) || c.embed_dim <= 0 || c.ffn_dim <= 0 ||
+      max_tokens <= 0 || capacity < 0 || tile_rows <= 0) {
+    return 0;
+  }
+  const auto aligned = [](uint64_t n) -> uint64_t {
+    return (n + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN;
+  };
+  const AttentionConfig a = c.attention();
+  const int32_t t = tile_rows < max_tokens ? tile_rows : max_tokens;
+  const uint64_t n = static_cast<uint64_t>(max_tokens), e = static_cast<uint64_t>(c.embed_dim);
+  const uint64_t elem = dtype_bytes(dtype);
+  uint64_t phase = attention_arena_bytes(a, dtype, max_tokens, max_tokens, t);
+  if (phase == 0) return 0;
+  if (capacity > 0) {
+    const uint64_t d = decode_arena_bytes(a, dtype, max_tokens, capacity, t);
+    if (d == 0) return 0;
+    phase = d > phase ? d : phase;
+  }
+  const uint64_t ffn =
+      (c.gated_ffn ? 2 : 1) * aligned(static_cast<uint64_t>(t) * static_cast<uint64_t>(c.ffn_dim) * elem);
+  phase = ffn > phase ? ffn : phase;
+  const uint64_t bytes = aligned(n * e * 4) + aligned(n * e * elem) + phase;
+  return bytes <= SIZE_MAX ? static_cast<size_t>(bytes) : 0;
+}
+
+// Bytes of the s8 / s16 decoding state (transformer_state_init_s8 / _s16):
+// the KvCacheS8 / KvCacheS16 array, then each layer's K and V [capacity,
+// Dkv]. 0 for capacity 0, another dtype, or a config that is not positive.
+constexpr size_t transformer_fixed_state_bytes(const TransformerConfig& c, DType dtype, int32_t capacity) {
+  if ((dtype != DType::kS8 && dtype != DType::kS16) || capacity <= 0 || c.num_layers <= 0) return 0;
+  const uint64_t per_layer = kv_cache_arena_bytes(c.attention(), dtype, capacity);
+  if (per_layer == 0) return 0;
+  const uint64_t layers = static_cast<uint64_t>(c.num_layers);
+  const uint64_t cache = dtype == DType::kS8 ? sizeof(KvCacheS8) : sizeof(KvCacheS16);
+  const uint64_t array = (layers * cache + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN;
+  const uint64_t bytes = array + layers * per_layer;
+  return bytes <= SIZE_MAX ? static_cast<size_t>(bytes) : 0;
+}
+
 // The whole integer forward of n tokens at positions 0..n-1 (causal when the
 // config says so). out: int32 [n or 1, output_dim] on weights.output_scale.
 // Carves plan.arena_bytes from `arena` and gives them back. Errors:

@@ -59,12 +59,6 @@ struct ModelTypes<int16_t> {
 };
 #endif
 
-// In 64 bits: the sums below must not wrap a 32-bit size_t.
-uint64_t bytes_of(int32_t rows, int32_t cols, size_t elem) {
-  const uint64_t n = static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols) * elem;
-  return (n + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN;
-}
-
 // ---- checks ---------------------------------------------------------------------
 
 template <typename Act>
@@ -545,48 +539,6 @@ Status transformer_forward_observed(const TransformerPlan& plan, const Transform
 }  // namespace detail
 
 // ---- planning ------------------------------------------------------------------------
-
-namespace detail {
-
-ATTN_COLD_CODE Status transformer_fixed_bytes(const TransformerPlan& plan, size_t* arena_bytes,
-                                              size_t* state_bytes) {
-  const TransformerConfig& c = plan.config;
-  const DType dtype = plan.dtype;
-#if !ATTN_WITH_S8
-  if (dtype == DType::kS8) return Status::kBadDtype;
-#endif
-#if !ATTN_WITH_S16
-  if (dtype == DType::kS16) return Status::kBadDtype;
-#endif
-  const int32_t M = plan.max_tokens, T = plan.tile_rows;
-  const AttentionConfig ac = c.attention();
-  Plan p;
-  ATTN_TRY(plan_attention(ac, dtype, M, M, &p, T));
-  // Sums in 64 bits; a total above SIZE_MAX (a 32-bit target) is 0: kSizeOverflow in plan_transformer.
-  const size_t e = dtype_bytes(dtype);
-  uint64_t phase = p.arena_bytes;  // the attention block's scratch
-  if (plan.capacity > 0) {
-    Plan d;
-    ATTN_TRY(plan_decode(ac, dtype, M, plan.capacity, &d, T));
-    phase = d.arena_bytes > phase ? d.arena_bytes : phase;
-  }
-  const uint64_t ffn = bytes_of(T, c.ffn_dim, e) * (c.gated_ffn ? 2 : 1);
-  phase = ffn > phase ? ffn : phase;
-  const uint64_t arena = bytes_of(M, c.embed_dim, 4) + bytes_of(M, c.embed_dim, e) + phase;
-  *arena_bytes = arena <= SIZE_MAX ? static_cast<size_t>(arena) : 0;
-  if (plan.capacity > 0) {
-    const uint64_t layers = static_cast<uint64_t>(c.num_layers);
-    const uint64_t cache_struct = dtype == DType::kS8 ? sizeof(KvCacheS8) : sizeof(KvCacheS16);
-    const uint64_t per_layer = kv_cache_arena_bytes(p.config, dtype, plan.capacity);  // 0: past SIZE_MAX
-    const uint64_t state =
-        (cache_struct * layers + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN +
-        layers * per_layer;
-    *state_bytes = per_layer != 0 && state <= SIZE_MAX ? static_cast<size_t>(state) : 0;
-  }
-  return Status::kOk;
-}
-
-}  // namespace detail
 
 Status plan_transformer_fixed(const TransformerConfig& config, DType dtype, int32_t max_tokens,
                               int32_t capacity, TransformerPlan* out, int32_t tile_rows) {

@@ -15,12 +15,6 @@
 namespace attn {
 namespace detail {
 
-// Arena bytes of one s8 / s16 call of plan (a forward, or, with capacity > 0,
-// a decode over caches of `capacity` positions: the larger of the two) and of
-// the decoding state; 0 for one past SIZE_MAX (a 32-bit target: kSizeOverflow).
-// plan_transformer validated everything else first.
-Status transformer_fixed_bytes(const TransformerPlan& plan, size_t* arena_bytes, size_t* state_bytes);
-
 // Called after each stage of an integer forward with the int32 residual
 // rows [n, E] (stage 0: after the embeddings; stage 2 l + 1: after layer l's
 // attention, 2 l + 2: after its FFN, each with its post-norm).

@@ -2,16 +2,15 @@
 // arena of one call and of the decoding state (attn/transformer.h).
 //
 // Integer-only (eps is checked through its bits, as plan.cpp checks
-// rope_base), so integer-only firmware links it without float code. Each
-// dtype with a whole-model runtime sizes its own arena in
-// transformer_sizes() below: one case per dtype.
+// rope_base), so integer-only firmware links it without float code. The
+// sizes are the constant expressions of attn/transformer.h (f32) and
+// attn/transformer_fixed.h (s8, s16), which firmware can use at compile time.
 #include <cstdint>
 #include <cstring>
 
 #include "attn/transformer.h"
 #include "attn/transformer_fixed.h"
 #include "kernels/arch.h"
-#include "model/transformer_fixed_common.h"  // transformer_fixed_bytes
 #include "model/transformer_plan.h"
 
 namespace attn {
@@ -60,10 +59,16 @@ Status transformer_sizes(const TransformerPlan& p, size_t* arena, size_t* state)
       *state = transformer_state_bytes(p.config, p.dtype, p.capacity);
       return Status::kOk;
 #endif
-#if ATTN_WITH_S8 || ATTN_WITH_S16
+#if ATTN_WITH_S8
     case DType::kS8:
-    case DType::kS16:  // model/transformer_fixed.cpp
-      return detail::transformer_fixed_bytes(p, arena, state);
+#endif
+#if ATTN_WITH_S16
+    case DType::kS16:
+#endif
+#if ATTN_WITH_S8 || ATTN_WITH_S16
+      *arena = transformer_fixed_arena_bytes(p.config, p.dtype, p.max_tokens, p.capacity, p.tile_rows);
+      *state = transformer_fixed_state_bytes(p.config, p.dtype, p.capacity);
+      return Status::kOk;
 #endif
     default:
       return Status::kBadDtype;
