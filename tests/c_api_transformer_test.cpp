@@ -534,6 +534,130 @@ TEST_CASE("C bound model: arena bytes are exact, and every error", "[c_api][tran
   CHECK(attn_transformer_forward_s32(&tf, toks.data(), 8, 0, out.data(), &scale) == ATTN_ERR_BAD_HANDLE);
 }
 
+namespace {
+
+// A decoder bound in two buffers: prefill `prefill` tokens, then one step per
+// token, every output row written to out [n, od]. Before every call `scratch`
+// is filled with `poison` (a changing byte, or 0): the scratch holds nothing
+// from one call to the next.
+attn_status decode_all(attn_transformer* tf, const std::vector<int32_t>& toks, int32_t prefill, size_t od,
+                       uint8_t* scratch, size_t scratch_bytes, bool poison, std::vector<float>* out) {
+  attn_status st = attn_transformer_reset(tf);
+  for (int32_t i = 0; st == ATTN_OK && i < int32_t(toks.size()); i += (i == 0 ? prefill : 1)) {
+    if (poison) std::memset(scratch, 0xA5 ^ (i * 37), scratch_bytes);
+    const int32_t n = i == 0 ? prefill : 1;
+    st = attn_transformer_decode(tf, &toks[size_t(i)], n, 0, out->data() + size_t(i) * od);
+  }
+  return st;
+}
+
+}  // namespace
+
+TEST_CASE("C two buffers: state and scratch give the one-buffer outputs; exact sizes; scratch keeps nothing",
+          "[c_api][transformer]") {
+  const TransformerConfig c = llama(LmHead::kUntied);
+  for (DType dt : {DType::kS8, DType::kS16, DType::kF32}) {
+    INFO("dtype " << int(dt));
+    const Blob b(dt == DType::kF32 ? f32_file(c, 41) : int_file(c, dt, 41));
+    const auto toks = sequences(1, 10, c.vocab_size, 4)[0];
+    const int32_t n = int32_t(toks.size()), cap = 12;
+    const size_t od = size_t(c.output_dim());
+    // The one-buffer reference: prefill 4, then 6 steps.
+    CModel one;
+    bind(&one, b, 4, cap);
+    std::vector<float> want(toks.size() * od, -7.0f);
+    REQUIRE(decode_all(&one.tf, toks, 4, od, nullptr, 0, false, &want) == ATTN_OK);
+
+    attn_model m = load_c(b);
+    size_t state_bytes = 0, scratch_bytes = 0;
+    REQUIRE(attn_transformer_init_split_bytes(&m, 4, cap, &state_bytes, &scratch_bytes) == ATTN_OK);
+    CHECK(state_bytes + scratch_bytes == one.bytes);  // the same bytes, cut in two
+    size_t call = 0, kv = 0;
+    {
+      attn_transformer_config cc;
+      attn_dtype d = 0;
+      REQUIRE(attn_model_transformer_config(&m, &cc, &d) == ATTN_OK);
+      attn_transformer_plan p;
+      REQUIRE(attn_transformer_plan_init(&p, &cc, d, 4, cap, 0) == ATTN_OK);
+      REQUIRE(attn_transformer_plan_arena_bytes(&p, &call, &kv) == ATTN_OK);
+    }
+    CHECK(scratch_bytes == call);  // the scratch is one call's, nothing more
+    CHECK(state_bytes > kv);       // the caches, and the handle's bookkeeping
+
+    Buffer state(state_bytes + 64), scratch(scratch_bytes + 64);
+    attn_transformer tf;
+    // One byte fewer of either is refused, as is a misaligned or missing buffer.
+    CHECK(attn_transformer_init_split(&tf, &m, 4, cap, 0, state.data, state_bytes - 1, scratch.data,
+                                      scratch_bytes) == ATTN_ERR_ARENA_TOO_SMALL);
+    CHECK(attn_transformer_init_split(&tf, &m, 4, cap, 0, state.data, state_bytes, scratch.data,
+                                      scratch_bytes - 1) == ATTN_ERR_ARENA_TOO_SMALL);
+    int32_t len = -1;
+    CHECK(attn_transformer_length(&tf, &len) == ATTN_ERR_BAD_HANDLE);
+    CHECK(attn_transformer_init_split(&tf, &m, 4, cap, 0, state.data + 8, state_bytes, scratch.data,
+                                      scratch_bytes) == ATTN_ERR_ARENA_MISALIGNED);
+    CHECK(attn_transformer_init_split(&tf, &m, 4, cap, 0, state.data, state_bytes, scratch.data + 4,
+                                      scratch_bytes) == ATTN_ERR_ARENA_MISALIGNED);
+    CHECK(attn_transformer_init_split(&tf, &m, 4, cap, 0, nullptr, state_bytes, scratch.data,
+                                      scratch_bytes) == ATTN_ERR_NULL_ARGUMENT);
+    CHECK(attn_transformer_init_split(&tf, &m, 4, cap, 0, state.data, state_bytes, nullptr, scratch_bytes) ==
+          ATTN_ERR_NULL_ARGUMENT);
+    CHECK(attn_transformer_init_split(&tf, &m, 4, cap, cap + 1, state.data, state_bytes, scratch.data,
+                                      scratch_bytes) == ATTN_ERR_BAD_WINDOW);
+    size_t sb = 1, cb = 1;
+    CHECK(attn_transformer_init_split_bytes(&m, 4, cap, nullptr, &cb) == ATTN_ERR_NULL_ARGUMENT);
+    CHECK(attn_transformer_init_split_bytes(&m, c.max_positions + 1, cap, &sb, &cb) ==
+          ATTN_ERR_SEQUENCE_TOO_LONG);
+    CHECK((sb == 0 && cb == 0));
+    // Exactly the reported sizes: every call below runs in them.
+    REQUIRE(attn_transformer_init_split(&tf, &m, 4, cap, 0, state.data, state_bytes, scratch.data,
+                                        scratch_bytes) == ATTN_OK);
+    std::vector<float> got(want.size(), -7.0f);
+    REQUIRE(decode_all(&tf, toks, 4, od, scratch.data, scratch_bytes, false, &got) == ATTN_OK);
+    CHECK(std::memcmp(got.data(), want.data(), want.size() * 4) == 0);
+    // The scratch overwritten before every call: the same outputs.
+    std::vector<float> poisoned(want.size(), -7.0f);
+    REQUIRE(decode_all(&tf, toks, 4, od, scratch.data, scratch_bytes, true, &poisoned) == ATTN_OK);
+    CHECK(std::memcmp(poisoned.data(), want.data(), want.size() * 4) == 0);
+    // Everything decoding keeps is in `state`: a copy of it after the prefill,
+    // put back after more steps, rewinds the model to the prefill.
+    REQUIRE(attn_transformer_reset(&tf) == ATTN_OK);
+    REQUIRE(attn_transformer_decode(&tf, toks.data(), 4, 0, got.data()) == ATTN_OK);
+    const std::vector<uint8_t> saved(state.data, state.data + state_bytes);
+    for (int32_t i = 4; i < 7; ++i)
+      REQUIRE(attn_transformer_decode(&tf, &toks[size_t(i)], 1, 1, got.data()) == ATTN_OK);
+    std::memcpy(state.data, saved.data(), state_bytes);
+    REQUIRE(attn_transformer_length(&tf, &len) == ATTN_OK);
+    CHECK(len == 4);
+    std::memset(scratch.data, 0x5A, scratch_bytes);
+    for (int32_t i = 4; i < n; ++i) {
+      REQUIRE(attn_transformer_decode(&tf, &toks[size_t(i)], 1, 0, got.data() + size_t(i) * od) == ATTN_OK);
+    }
+    CHECK(std::memcmp(got.data() + 4 * od, want.data() + 4 * od, (toks.size() - 4) * od * 4) == 0);
+    // And the state is used: clobbering it breaks the handle (its bookkeeping comes first).
+    std::memset(state.data, 0, 16);
+    CHECK(attn_transformer_decode(&tf, toks.data(), 1, 0, got.data()) == ATTN_ERR_BAD_HANDLE);
+  }
+  // An encoder (no capacity): the state is the bookkeeping alone, the forward the one-buffer one.
+  const Blob eb(int_file(bert(), DType::kS8, 5));
+  attn_model em = load_c(eb);
+  size_t state_bytes = 0, scratch_bytes = 0;
+  REQUIRE(attn_transformer_init_split_bytes(&em, 6, 0, &state_bytes, &scratch_bytes) == ATTN_OK);
+  Buffer state(state_bytes), scratch(scratch_bytes);
+  attn_transformer tf;
+  REQUIRE(attn_transformer_init_split(&tf, &em, 6, 0, 0, state.data, state_bytes, scratch.data,
+                                      scratch_bytes) == ATTN_OK);
+  CModel one;
+  bind(&one, eb, 6, 0);
+  const auto toks = sequences(1, 6, bert().vocab_size, 9)[0];
+  std::vector<int32_t> want(6 * size_t(bert().output_dim())), got(want.size(), 7);
+  float s1 = 0, s2 = 0;
+  REQUIRE(attn_transformer_forward_s32(&one.tf, toks.data(), 6, 0, want.data(), &s1) == ATTN_OK);
+  std::memset(scratch.data, 0xEE, scratch_bytes);
+  REQUIRE(attn_transformer_forward_s32(&tf, toks.data(), 6, 0, got.data(), &s2) == ATTN_OK);
+  CHECK(got == want);
+  CHECK(bits(s1) == bits(s2));
+}
+
 TEST_CASE("C sampler: the C++ sampler's tokens and generator, and its errors",
           "[c_api][transformer][sampler]") {
   std::mt19937 g(5);

@@ -777,6 +777,32 @@ ATTN_C_NODISCARD attn_status attn_transformer_init(attn_transformer* transformer
                                                    int32_t max_tokens, int32_t capacity, int32_t window,
                                                    void* arena, size_t arena_bytes);
 
+/* ---- the same in two buffers: state and scratch -------------------------- */
+/* attn_transformer_init in two buffers, for parts whose fast RAM is small
+ * (port/README.md, "Memory placement"):
+ *   state    everything kept from init to the last call: the handle's
+ *            bookkeeping and layer weight table, and with capacity > 0 the KV
+ *            caches (the bulk; e.g. SRAM or PSRAM);
+ *   scratch  the scratch of one forward or decode call and nothing else:
+ *            nothing in it is kept from one call to the next, so between
+ *            calls other code may use it (e.g. TCM / DTCM).
+ * Both ATTN_ARENA_ALIGN-aligned, of at least the sizes
+ * attn_transformer_init_split_bytes reports (exact: one byte fewer of either
+ * is ATTN_ERR_ARENA_TOO_SMALL). tokens_per_call is attn_transformer_init's
+ * max_tokens; the rest is as there (and for the f32 raw-weights route, one
+ * buffer only). Errors: those of attn_transformer_init_arena_bytes (on
+ * error both sizes are 0) and of attn_transformer_init (ATTN_ERR_NULL_ARGUMENT
+ * also for a null state or scratch), all checked before anything is written
+ * to either buffer. */
+ATTN_C_NODISCARD attn_status attn_transformer_init_split_bytes(const attn_model* model,
+                                                               int32_t tokens_per_call, int32_t capacity,
+                                                               size_t* state_bytes, size_t* scratch_bytes);
+ATTN_C_NODISCARD attn_status attn_transformer_init_split(attn_transformer* transformer,
+                                                         const attn_model* model, int32_t tokens_per_call,
+                                                         int32_t capacity, int32_t window, void* state,
+                                                         size_t state_size, void* scratch,
+                                                         size_t scratch_size);
+
 /* The model's dtype and the width of its output rows (vocab_size with a
  * head, embed_dim without). Errors: ATTN_ERR_NULL_ARGUMENT,
  * ATTN_ERR_BAD_HANDLE; on error both are 0. */
