@@ -658,6 +658,49 @@ TEST_CASE("C two buffers: state and scratch give the one-buffer outputs; exact s
   CHECK(bits(s1) == bits(s2));
 }
 
+TEST_CASE("C init refuses a bad capacity, window or size before writing a byte of either buffer",
+          "[c_api][transformer]") {
+  const TransformerConfig c = llama(LmHead::kTied);
+  const Blob b(int_file(c, DType::kS8, 43));
+  attn_model m = load_c(b);
+  size_t one = 0, state_bytes = 0, scratch_bytes = 0;
+  REQUIRE(attn_transformer_init_arena_bytes(&m, 4, c.max_positions, &one) == ATTN_OK);
+  REQUIRE(attn_transformer_init_split_bytes(&m, 4, c.max_positions, &state_bytes, &scratch_bytes) == ATTN_OK);
+  Buffer arena(one), state(state_bytes), scratch(scratch_bytes);
+  const auto untouched = [](const Buffer& buf, size_t n) {
+    return std::all_of(buf.data, buf.data + n, [](uint8_t v) { return v == 0xC3; });
+  };
+  struct Bad {
+    int32_t capacity, window;
+    size_t less;  // bytes short of the size
+    attn_status want;
+  };
+  for (const Bad& k : {Bad{c.max_positions + 1, 0, 0, ATTN_ERR_CAPACITY_PAST_POSITIONS},
+                       Bad{ATTN_MAX_SEQ, 0, 0, ATTN_ERR_CAPACITY_PAST_POSITIONS},
+                       Bad{c.max_positions, c.max_positions + 1, 0, ATTN_ERR_BAD_WINDOW},
+                       Bad{c.max_positions, 0, 1, ATTN_ERR_ARENA_TOO_SMALL}}) {
+    INFO("capacity " << k.capacity << " window " << k.window << " less " << k.less);
+    std::memset(arena.data, 0xC3, one);
+    std::memset(state.data, 0xC3, state_bytes);
+    std::memset(scratch.data, 0xC3, scratch_bytes);
+    attn_transformer tf;
+    CHECK(attn_transformer_init(&tf, &m, 4, k.capacity, k.window, arena.data, one - k.less) == k.want);
+    CHECK(untouched(arena, one));
+    CHECK(attn_transformer_init_split(&tf, &m, 4, k.capacity, k.window, state.data, state_bytes - k.less,
+                                      scratch.data, scratch_bytes) == k.want);
+    CHECK(attn_transformer_init_split(&tf, &m, 4, k.capacity, k.window, state.data, state_bytes, scratch.data,
+                                      scratch_bytes - k.less) == k.want);
+    CHECK(untouched(state, state_bytes));
+    CHECK(untouched(scratch, scratch_bytes));
+  }
+  size_t bytes = 1, sb = 1, cb = 1;
+  CHECK(attn_transformer_init_arena_bytes(&m, 4, c.max_positions + 1, &bytes) ==
+        ATTN_ERR_CAPACITY_PAST_POSITIONS);
+  CHECK(attn_transformer_init_split_bytes(&m, 4, c.max_positions + 1, &sb, &cb) ==
+        ATTN_ERR_CAPACITY_PAST_POSITIONS);
+  CHECK((bytes == 0 && sb == 0 && cb == 0));
+}
+
 TEST_CASE("C sampler: the C++ sampler's tokens and generator, and its errors",
           "[c_api][transformer][sampler]") {
   std::mt19937 g(5);
