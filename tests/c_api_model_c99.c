@@ -123,6 +123,15 @@ static void test_model(const char* path) {
     for (i = 0; i < count; ++i) CHECK(g_fd[i] == (float)((double)g_q[i] * (double)scale));
   }
 
+  /* The first row alone (an encoder's [CLS]): row 0 of the forward. */
+  if (integer) {
+    CHECK_STATUS(attn_transformer_forward_s32(&tf, tokens, n, ATTN_ROWS_FIRST, g_qd, &scale2), ATTN_OK);
+    CHECK(memcmp(g_qd, g_q, (size_t)width * sizeof(int32_t)) == 0);
+  } else {
+    CHECK_STATUS(attn_transformer_forward(&tf, tokens, n, ATTN_ROWS_FIRST, g_fd), ATTN_OK);
+    CHECK(close_f32(g_fd, g_f, (size_t)width));
+  }
+
   /* The same model in two buffers (state, scratch), the scratch overwritten
    * before the call: the same outputs. */
   {

@@ -272,6 +272,11 @@ TEST_CASE("C f32 models: forward and decode are the C++ ones, bit for bit", "[c_
     // like.)
     const std::vector<float> want_last = cpp_f32(m, toks, false, attn::OutputRows::kLast);
     CHECK(std::memcmp(last.data(), want_last.data(), od * 4) == 0);
+    std::vector<float> first(od, -7.0f);
+    REQUIRE(attn_transformer_forward(&cm.tf, toks.data(), n, ATTN_ROWS_FIRST, first.data()) == ATTN_OK);
+    const std::vector<float> want_first = cpp_f32(m, toks, false, attn::OutputRows::kFirst);
+    CHECK(std::memcmp(first.data(), want_first.data(), od * 4) == 0);
+    CHECK(attn_transformer_forward(&cm.tf, toks.data(), n, -1, first.data()) == ATTN_ERR_BAD_SHAPE);
     int32_t q = 0;
     float sc = 0;
     CHECK(attn_transformer_forward_s32(&cm.tf, toks.data(), n, 0, &q, &sc) == ATTN_ERR_BAD_DTYPE);
@@ -396,6 +401,18 @@ TEST_CASE("C s8/s16 models: int32 and float outputs, decode = forward, bit for b
       std::vector<int32_t> last(od);
       REQUIRE(attn_transformer_forward_s32(&cm.tf, toks.data(), n, 1, last.data(), &got_scale) == ATTN_OK);
       CHECK(std::equal(last.begin(), last.end(), want.end() - std::ptrdiff_t(od)));
+      // ATTN_ROWS_FIRST: row 0 alone (an encoder's [CLS]), int32 and float.
+      std::vector<int32_t> first(od + 1, 0x5A5A5A5A);
+      REQUIRE(attn_transformer_forward_s32(&cm.tf, toks.data(), n, ATTN_ROWS_FIRST, first.data(),
+                                           &got_scale) == ATTN_OK);
+      CHECK(std::equal(want.begin(), want.begin() + std::ptrdiff_t(od), first.begin()));
+      CHECK(first[od] == 0x5A5A5A5A);
+      std::vector<float> ff(od + 1, -7.0f);
+      REQUIRE(attn_transformer_forward(&cm.tf, toks.data(), n, ATTN_ROWS_FIRST, ff.data()) == ATTN_OK);
+      CHECK(std::memcmp(ff.data(), f.data(), od * 4) == 0);
+      CHECK(ff[od] == -7.0f);
+      CHECK(attn_transformer_forward_s32(&cm.tf, toks.data(), n, 3, first.data(), &got_scale) ==
+            ATTN_ERR_BAD_SHAPE);
       if (!k.c.causal) continue;
       // Prefill 4, then steps: the forward's rows, byte for byte.
       std::vector<int32_t> dec(want.size(), 0x5A5A5A5A);

@@ -178,8 +178,9 @@ struct TransformerWeightsF32 {
 
 // Which output rows a call writes.
 enum class OutputRows : uint8_t {
-  kAll = 0,   // out [n, output_dim]
-  kLast = 1,  // out [1, output_dim]: the last token's row only (generation)
+  kAll = 0,    // out [n, output_dim]
+  kLast = 1,   // out [1, output_dim]: the last token's row only (generation)
+  kFirst = 2,  // out [1, output_dim]: the first token's row only (an encoder's [CLS])
 };
 
 struct TransformerPlan {

@@ -316,15 +316,15 @@ Status check_weights(const TransformerConfig& c, const attn_transformer_weights_
 }  // namespace
 
 Status transformer_call(const attn_transformer* handle, bool decode, const int32_t* tokens, int32_t n,
-                        int last_row_only, void* out, bool float_out, float* out_scale,
-                        TransformerCall* call) {
+                        int rows, void* out, bool float_out, float* out_scale, TransformerCall* call) {
   *call = TransformerCall();
   if (out_scale != nullptr) std::memset(out_scale, 0, sizeof *out_scale);
   Core* core = nullptr;
   ATTN_TRY(fetch_core(handle, &core));
   if (!float_out && out_scale == nullptr) return Status::kNullArgument;
   if (decode && core->state == nullptr) return Status::kPlanMismatch;
-  const OutputRows rows = last_row_only != 0 ? OutputRows::kLast : OutputRows::kAll;
+  if (rows != ATTN_ROWS_ALL && rows != ATTN_ROWS_LAST && rows != ATTN_ROWS_FIRST) return Status::kBadShape;
+  const auto out_rows = static_cast<OutputRows>(rows);  // the same values (capi/mirrors.h)
   const TransformerPlan& plan = core->plan;
   return dispatch(plan.dtype, [&](auto tag) {
     using Api = typename decltype(tag)::Api;
@@ -335,14 +335,14 @@ Status transformer_call(const attn_transformer* handle, bool decode, const int32
     // The caller's float buffer holds the integer outputs until converted.
     Out* o = static_cast<Out*>(out);
     const Status s = decode ? Api::decode(plan, w, static_cast<typename Api::State*>(core->state), tokens, n,
-                                          rows, o, core->arena)
-                            : Api::forward(plan, w, tokens, n, rows, o, core->arena);
+                                          out_rows, o, core->arena)
+                            : Api::forward(plan, w, tokens, n, out_rows, o, core->arena);
     if (s != Status::kOk) return s;
     if (!kFloat) {
       const float scale = Api::output_scale(w);
       if (out_scale != nullptr) std::memcpy(out_scale, &scale, sizeof scale);
       call->convert = float_out;
-      call->count = static_cast<size_t>(rows == OutputRows::kLast ? 1 : n) *
+      call->count = static_cast<size_t>(out_rows == OutputRows::kAll ? n : 1) *
                     static_cast<size_t>(plan.config.output_dim());
       call->scale = scale;
     }
@@ -544,17 +544,16 @@ attn_status attn_transformer_shape(const attn_transformer* transformer, attn_dty
 }
 
 attn_status attn_transformer_forward_s32(const attn_transformer* transformer, const int32_t* tokens,
-                                         int32_t n, int last_row_only, int32_t* out, float* out_scale) {
+                                         int32_t n, int rows, int32_t* out, float* out_scale) {
   attn::capi::TransformerCall call;
-  return to_c(attn::capi::transformer_call(transformer, false, tokens, n, last_row_only, out, false,
-                                           out_scale, &call));
+  return to_c(
+      attn::capi::transformer_call(transformer, false, tokens, n, rows, out, false, out_scale, &call));
 }
 
 attn_status attn_transformer_decode_s32(attn_transformer* transformer, const int32_t* tokens, int32_t n,
-                                        int last_row_only, int32_t* out, float* out_scale) {
+                                        int rows, int32_t* out, float* out_scale) {
   attn::capi::TransformerCall call;
-  return to_c(attn::capi::transformer_call(transformer, true, tokens, n, last_row_only, out, false, out_scale,
-                                           &call));
+  return to_c(attn::capi::transformer_call(transformer, true, tokens, n, rows, out, false, out_scale, &call));
 }
 
 attn_status attn_transformer_reset(attn_transformer* transformer) {

@@ -28,8 +28,7 @@ struct TransformerCall {
 // kBadDtype for f32), with *out_scale the model's output scale (copied, no
 // arithmetic; out_scale may be null when float_out).
 Status transformer_call(const attn_transformer* handle, bool decode, const int32_t* tokens, int32_t n,
-                        int last_row_only, void* out, bool float_out, float* out_scale,
-                        TransformerCall* call);
+                        int rows, void* out, bool float_out, float* out_scale, TransformerCall* call);
 
 }  // namespace capi
 }  // namespace attn
