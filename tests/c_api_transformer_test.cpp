@@ -523,7 +523,18 @@ TEST_CASE("C bound model: arena bytes are exact, and every error", "[c_api][tran
         ATTN_ERR_SEQUENCE_TOO_LONG);
   CHECK(attn_transformer_forward_s32(&tf, nullptr, 8, 0, out.data(), &scale) == ATTN_ERR_NULL_ARGUMENT);
   CHECK(attn_transformer_forward_s32(&tf, toks.data(), 8, 0, nullptr, &scale) == ATTN_ERR_NULL_ARGUMENT);
-  CHECK(attn_transformer_forward_s32(&tf, toks.data(), 8, 0, out.data(), nullptr) == ATTN_ERR_NULL_ARGUMENT);
+  // out_scale NULL: the caller does not want it; the same outputs.
+  {
+    std::vector<int32_t> with(out.size(), 1), without(out.size(), 2);
+    REQUIRE(attn_transformer_forward_s32(&tf, toks.data(), 8, 0, with.data(), &scale) == ATTN_OK);
+    REQUIRE(attn_transformer_forward_s32(&tf, toks.data(), 8, 0, without.data(), nullptr) == ATTN_OK);
+    CHECK(with == without);
+    REQUIRE(attn_transformer_decode_s32(&tf, toks.data(), 8, 0, with.data(), &scale) == ATTN_OK);
+    REQUIRE(attn_transformer_reset(&tf) == ATTN_OK);
+    REQUIRE(attn_transformer_decode_s32(&tf, toks.data(), 8, 0, without.data(), nullptr) == ATTN_OK);
+    CHECK(with == without);
+    REQUIRE(attn_transformer_reset(&tf) == ATTN_OK);
+  }
   CHECK(attn_transformer_forward(&tf, toks.data(), 8, 0, nullptr) == ATTN_ERR_NULL_ARGUMENT);
   CHECK(attn_transformer_decode(nullptr, toks.data(), 1, 0, reinterpret_cast<float*>(out.data())) ==
         ATTN_ERR_NULL_ARGUMENT);

@@ -824,7 +824,8 @@ ATTN_C_NODISCARD attn_status attn_transformer_shape(const attn_transformer* tran
  * forward's ATTN_ERR_BAD_QUANT_PARAMS, ATTN_ERR_BIAS_OUT_OF_RANGE,
  * ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE. The float entry converts integer
  * outputs (above); the _s32 entry is for s8 and s16 models only
- * (ATTN_ERR_BAD_DTYPE for f32) and writes *out_scale. */
+ * (ATTN_ERR_BAD_DTYPE for f32) and writes *out_scale unless out_scale is
+ * NULL (the scale is the model's: one call with it is enough). */
 ATTN_C_NODISCARD attn_status attn_transformer_forward(const attn_transformer* transformer,
                                                       const int32_t* tokens, int32_t n, int rows, float* out);
 ATTN_C_NODISCARD attn_status attn_transformer_forward_s32(const attn_transformer* transformer,

@@ -321,7 +321,6 @@ Status transformer_call(const attn_transformer* handle, bool decode, const int32
   if (out_scale != nullptr) std::memset(out_scale, 0, sizeof *out_scale);
   Core* core = nullptr;
   ATTN_TRY(fetch_core(handle, &core));
-  if (!float_out && out_scale == nullptr) return Status::kNullArgument;
   if (decode && core->state == nullptr) return Status::kPlanMismatch;
   if (rows != ATTN_ROWS_ALL && rows != ATTN_ROWS_LAST && rows != ATTN_ROWS_FIRST) return Status::kBadShape;
   const auto out_rows = static_cast<OutputRows>(rows);  // the same values (capi/mirrors.h)
