@@ -634,9 +634,14 @@ ATTN_DTYPE_API_(s16, int16_t)
  *   ATTN_CHECK(attn_model_transformer_config(&model, &cfg, &dt));
  *   ATTN_CHECK(attn_transformer_init_arena_bytes(&model, 16, 64, &need));     // <= sizeof arena
  *   ATTN_CHECK(attn_transformer_init(&tf, &model, 16, 64, 0, arena, sizeof arena));
- *   ATTN_CHECK(attn_transformer_decode_s32(&tf, prompt, n, 1, logits, &scale));  // prefill
- *   ATTN_CHECK(attn_sample_greedy_s32(logits, cfg.vocab_size, &next));
- *   ATTN_CHECK(attn_transformer_decode_s32(&tf, &next, 1, 1, logits, &scale));   // one step
+ *   // steps >= 1 tokens after a prompt of n <= 16: one prefill, steps - 1 one-token
+ *   // calls (the last token is never fed), n + steps - 1 <= 64 cache positions
+ *   ATTN_CHECK(attn_transformer_decode_s32(&tf, prompt, n, ATTN_ROWS_LAST, logits, NULL));
+ *   for (i = 0; i < steps; ++i) {
+ *     ATTN_CHECK(attn_sample_greedy_s32(logits, cfg.vocab_size, &out[i]));
+ *     if (i + 1 == steps) break;
+ *     ATTN_CHECK(attn_transformer_decode_s32(&tf, &out[i], 1, ATTN_ROWS_LAST, logits, NULL));
+ *   }
  *
  * Outputs are rows of output_dim numbers: vocab_size with a head (head not
  * ATTN_HEAD_NONE), embed_dim without; all n rows, or one (ATTN_ROWS_*, below). f32 models give floats; s8 and
