@@ -581,8 +581,9 @@ attn_status decode_all(attn_transformer* tf, const std::vector<int32_t>& toks, i
 
 }  // namespace
 
-TEST_CASE("C two buffers: state and scratch give the one-buffer outputs; exact sizes; scratch keeps nothing",
-          "[c_api][transformer]") {
+TEST_CASE(
+    "C two buffers: state and scratch give the one-buffer outputs, exact sizes, a scratch that keeps nothing",
+    "[c_api][transformer]") {
   const TransformerConfig c = llama(LmHead::kUntied);
   for (DType dt : {DType::kS8, DType::kS16, DType::kF32}) {
     INFO("dtype " << int(dt));
