@@ -637,7 +637,10 @@ TEST_CASE(
     CHECK(attn_transformer_init_split_bytes(&m, c.max_positions + 1, cap, &sb, &cb) ==
           ATTN_ERR_SEQUENCE_TOO_LONG);
     CHECK((sb == 0 && cb == 0));
-    // Exactly the reported sizes: every call below runs in them.
+    // Exactly the reported sizes: every call below runs in them. Both buffers
+    // hold garbage before init (uninitialized RAM, a NOLOAD section).
+    std::memset(state.data, 0xC3, state_bytes);
+    std::memset(scratch.data, 0x3C, scratch_bytes);
     REQUIRE(attn_transformer_init_split(&tf, &m, 4, cap, 0, state.data, state_bytes, scratch.data,
                                         scratch_bytes) == ATTN_OK);
     std::vector<float> got(want.size(), -7.0f);
