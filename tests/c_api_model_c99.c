@@ -28,6 +28,8 @@
 #define MAX_OUT (MAX_TOKENS * 512)
 static ATTN_ALIGNED_ARENA uint8_t g_blob[MAX_FILE];
 static ATTN_ALIGNED_ARENA uint8_t g_arena[MAX_ARENA];
+static ATTN_ALIGNED_ARENA uint8_t g_state[MAX_ARENA]; /* attn_transformer_init_split's two buffers */
+static ATTN_ALIGNED_ARENA uint8_t g_scratch[MAX_ARENA];
 static int32_t g_q[MAX_OUT];  /* int32 outputs of a forward */
 static int32_t g_qd[MAX_OUT]; /* ... of decoding */
 static float g_f[MAX_OUT];    /* float outputs of a forward */
@@ -121,12 +123,47 @@ static void test_model(const char* path) {
     for (i = 0; i < count; ++i) CHECK(g_fd[i] == (float)((double)g_q[i] * (double)scale));
   }
 
+  /* The first row alone (an encoder's [CLS]): row 0 of the forward. */
+  if (integer) {
+    CHECK_STATUS(attn_transformer_forward_s32(&tf, tokens, n, ATTN_ROWS_FIRST, g_qd, &scale2), ATTN_OK);
+    CHECK(memcmp(g_qd, g_q, (size_t)width * sizeof(int32_t)) == 0);
+  } else {
+    CHECK_STATUS(attn_transformer_forward(&tf, tokens, n, ATTN_ROWS_FIRST, g_fd), ATTN_OK);
+    CHECK(close_f32(g_fd, g_f, (size_t)width));
+  }
+
+  /* The same model in two buffers (state, scratch), the scratch overwritten
+   * before the call: the same outputs. */
+  {
+    static attn_transformer tf2;
+    size_t state_bytes = 0, scratch_bytes = 0;
+    CHECK_STATUS(
+        attn_transformer_init_split_bytes(&model, max_tokens, capacity, &state_bytes, &scratch_bytes),
+        ATTN_OK);
+    CHECK(state_bytes + scratch_bytes == need);
+    CHECK(state_bytes <= sizeof g_state && scratch_bytes <= sizeof g_scratch);
+    if (g_failures != failures) return;
+    CHECK_STATUS(attn_transformer_init_split(&tf2, &model, max_tokens, capacity, 0, g_state, state_bytes,
+                                             g_scratch, scratch_bytes - 1),
+                 ATTN_ERR_ARENA_TOO_SMALL);
+    CHECK_STATUS(attn_transformer_init_split(&tf2, &model, max_tokens, capacity, 0, g_state, state_bytes,
+                                             g_scratch, scratch_bytes),
+                 ATTN_OK);
+    memset(g_scratch, 0xA5, scratch_bytes);
+    CHECK_STATUS(run(&tf2, integer, tokens, n, 0, 0, width, g_qd, g_fd, &scale2), ATTN_OK);
+    CHECK(integer ? memcmp(g_qd, g_q, count * sizeof(int32_t)) == 0
+                  : memcmp(g_fd, g_f, count * sizeof(float)) == 0);
+  }
+
   /* The errors a caller meets first. */
   tokens[1] = cfg.vocab_size;
   CHECK_STATUS(run(&tf, integer, tokens, n, 0, 0, width, g_qd, g_fd, &scale2), ATTN_ERR_TOKEN_OUT_OF_RANGE);
   tokens[1] = (int32_t)((1u * 7u + 3u) % (uint32_t)cfg.vocab_size);
-  CHECK_STATUS(attn_transformer_forward_s32(&tf, tokens, n, 0, g_qd, integer ? NULL : &scale2),
-               integer ? ATTN_ERR_NULL_ARGUMENT : ATTN_ERR_BAD_DTYPE);
+  /* out_scale NULL: not wanted (integer models: the same outputs; f32: no integer outputs). */
+  memset(g_qd, 0x5A, count * sizeof(int32_t));
+  CHECK_STATUS(attn_transformer_forward_s32(&tf, tokens, n, 0, g_qd, NULL),
+               integer ? ATTN_OK : ATTN_ERR_BAD_DTYPE);
+  if (integer) CHECK(memcmp(g_qd, g_q, count * sizeof(int32_t)) == 0);
   CHECK_STATUS(attn_transformer_forward(&tf, tokens, 0, 0, g_fd), ATTN_ERR_BAD_QUERY_LENGTH);
 
   if (!cfg.causal) {

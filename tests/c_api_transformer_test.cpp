@@ -272,6 +272,11 @@ TEST_CASE("C f32 models: forward and decode are the C++ ones, bit for bit", "[c_
     // like.)
     const std::vector<float> want_last = cpp_f32(m, toks, false, attn::OutputRows::kLast);
     CHECK(std::memcmp(last.data(), want_last.data(), od * 4) == 0);
+    std::vector<float> first(od, -7.0f);
+    REQUIRE(attn_transformer_forward(&cm.tf, toks.data(), n, ATTN_ROWS_FIRST, first.data()) == ATTN_OK);
+    const std::vector<float> want_first = cpp_f32(m, toks, false, attn::OutputRows::kFirst);
+    CHECK(std::memcmp(first.data(), want_first.data(), od * 4) == 0);
+    CHECK(attn_transformer_forward(&cm.tf, toks.data(), n, -1, first.data()) == ATTN_ERR_BAD_SHAPE);
     int32_t q = 0;
     float sc = 0;
     CHECK(attn_transformer_forward_s32(&cm.tf, toks.data(), n, 0, &q, &sc) == ATTN_ERR_BAD_DTYPE);
@@ -396,6 +401,18 @@ TEST_CASE("C s8/s16 models: int32 and float outputs, decode = forward, bit for b
       std::vector<int32_t> last(od);
       REQUIRE(attn_transformer_forward_s32(&cm.tf, toks.data(), n, 1, last.data(), &got_scale) == ATTN_OK);
       CHECK(std::equal(last.begin(), last.end(), want.end() - std::ptrdiff_t(od)));
+      // ATTN_ROWS_FIRST: row 0 alone (an encoder's [CLS]), int32 and float.
+      std::vector<int32_t> first(od + 1, 0x5A5A5A5A);
+      REQUIRE(attn_transformer_forward_s32(&cm.tf, toks.data(), n, ATTN_ROWS_FIRST, first.data(),
+                                           &got_scale) == ATTN_OK);
+      CHECK(std::equal(want.begin(), want.begin() + std::ptrdiff_t(od), first.begin()));
+      CHECK(first[od] == 0x5A5A5A5A);
+      std::vector<float> ff(od + 1, -7.0f);
+      REQUIRE(attn_transformer_forward(&cm.tf, toks.data(), n, ATTN_ROWS_FIRST, ff.data()) == ATTN_OK);
+      CHECK(std::memcmp(ff.data(), f.data(), od * 4) == 0);
+      CHECK(ff[od] == -7.0f);
+      CHECK(attn_transformer_forward_s32(&cm.tf, toks.data(), n, 3, first.data(), &got_scale) ==
+            ATTN_ERR_BAD_SHAPE);
       if (!k.c.causal) continue;
       // Prefill 4, then steps: the forward's rows, byte for byte.
       std::vector<int32_t> dec(want.size(), 0x5A5A5A5A);
@@ -506,7 +523,18 @@ TEST_CASE("C bound model: arena bytes are exact, and every error", "[c_api][tran
         ATTN_ERR_SEQUENCE_TOO_LONG);
   CHECK(attn_transformer_forward_s32(&tf, nullptr, 8, 0, out.data(), &scale) == ATTN_ERR_NULL_ARGUMENT);
   CHECK(attn_transformer_forward_s32(&tf, toks.data(), 8, 0, nullptr, &scale) == ATTN_ERR_NULL_ARGUMENT);
-  CHECK(attn_transformer_forward_s32(&tf, toks.data(), 8, 0, out.data(), nullptr) == ATTN_ERR_NULL_ARGUMENT);
+  // out_scale NULL: the caller does not want it; the same outputs.
+  {
+    std::vector<int32_t> with(out.size(), 1), without(out.size(), 2);
+    REQUIRE(attn_transformer_forward_s32(&tf, toks.data(), 8, 0, with.data(), &scale) == ATTN_OK);
+    REQUIRE(attn_transformer_forward_s32(&tf, toks.data(), 8, 0, without.data(), nullptr) == ATTN_OK);
+    CHECK(with == without);
+    REQUIRE(attn_transformer_decode_s32(&tf, toks.data(), 8, 0, with.data(), &scale) == ATTN_OK);
+    REQUIRE(attn_transformer_reset(&tf) == ATTN_OK);
+    REQUIRE(attn_transformer_decode_s32(&tf, toks.data(), 8, 0, without.data(), nullptr) == ATTN_OK);
+    CHECK(with == without);
+    REQUIRE(attn_transformer_reset(&tf) == ATTN_OK);
+  }
   CHECK(attn_transformer_forward(&tf, toks.data(), 8, 0, nullptr) == ATTN_ERR_NULL_ARGUMENT);
   CHECK(attn_transformer_decode(nullptr, toks.data(), 1, 0, reinterpret_cast<float*>(out.data())) ==
         ATTN_ERR_NULL_ARGUMENT);
@@ -532,6 +560,177 @@ TEST_CASE("C bound model: arena bytes are exact, and every error", "[c_api][tran
   // The core lives in the arena: a clobbered arena is a bad handle, not a crash.
   std::memset(buf.data, 0, 16);
   CHECK(attn_transformer_forward_s32(&tf, toks.data(), 8, 0, out.data(), &scale) == ATTN_ERR_BAD_HANDLE);
+}
+
+namespace {
+
+// A decoder bound in two buffers: prefill `prefill` tokens, then one step per
+// token, every output row written to out [n, od]. Before every call `scratch`
+// is filled with `poison` (a changing byte, or 0): the scratch holds nothing
+// from one call to the next.
+attn_status decode_all(attn_transformer* tf, const std::vector<int32_t>& toks, int32_t prefill, size_t od,
+                       uint8_t* scratch, size_t scratch_bytes, bool poison, std::vector<float>* out) {
+  attn_status st = attn_transformer_reset(tf);
+  for (int32_t i = 0; st == ATTN_OK && i < int32_t(toks.size()); i += (i == 0 ? prefill : 1)) {
+    if (poison) std::memset(scratch, 0xA5 ^ (i * 37), scratch_bytes);
+    const int32_t n = i == 0 ? prefill : 1;
+    st = attn_transformer_decode(tf, &toks[size_t(i)], n, 0, out->data() + size_t(i) * od);
+  }
+  return st;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "C two buffers: state and scratch give the one-buffer outputs, exact sizes, a scratch that keeps nothing",
+    "[c_api][transformer]") {
+  const TransformerConfig c = llama(LmHead::kUntied);
+  for (DType dt : {DType::kS8, DType::kS16, DType::kF32}) {
+    INFO("dtype " << int(dt));
+    const Blob b(dt == DType::kF32 ? f32_file(c, 41) : int_file(c, dt, 41));
+    const auto toks = sequences(1, 10, c.vocab_size, 4)[0];
+    const int32_t n = int32_t(toks.size()), cap = 12;
+    const size_t od = size_t(c.output_dim());
+    // The one-buffer reference: prefill 4, then 6 steps.
+    CModel one;
+    bind(&one, b, 4, cap);
+    std::vector<float> want(toks.size() * od, -7.0f);
+    REQUIRE(decode_all(&one.tf, toks, 4, od, nullptr, 0, false, &want) == ATTN_OK);
+
+    attn_model m = load_c(b);
+    size_t state_bytes = 0, scratch_bytes = 0;
+    REQUIRE(attn_transformer_init_split_bytes(&m, 4, cap, &state_bytes, &scratch_bytes) == ATTN_OK);
+    CHECK(state_bytes + scratch_bytes == one.bytes);  // the same bytes, cut in two
+    size_t call = 0, kv = 0;
+    {
+      attn_transformer_config cc;
+      attn_dtype d = 0;
+      REQUIRE(attn_model_transformer_config(&m, &cc, &d) == ATTN_OK);
+      attn_transformer_plan p;
+      REQUIRE(attn_transformer_plan_init(&p, &cc, d, 4, cap, 0) == ATTN_OK);
+      REQUIRE(attn_transformer_plan_arena_bytes(&p, &call, &kv) == ATTN_OK);
+    }
+    CHECK(scratch_bytes == call);  // the scratch is one call's, nothing more
+    CHECK(state_bytes > kv);       // the caches, and the handle's bookkeeping
+
+    Buffer state(state_bytes + 64), scratch(scratch_bytes + 64);
+    attn_transformer tf;
+    // One byte fewer of either is refused, as is a misaligned or missing buffer.
+    CHECK(attn_transformer_init_split(&tf, &m, 4, cap, 0, state.data, state_bytes - 1, scratch.data,
+                                      scratch_bytes) == ATTN_ERR_ARENA_TOO_SMALL);
+    CHECK(attn_transformer_init_split(&tf, &m, 4, cap, 0, state.data, state_bytes, scratch.data,
+                                      scratch_bytes - 1) == ATTN_ERR_ARENA_TOO_SMALL);
+    int32_t len = -1;
+    CHECK(attn_transformer_length(&tf, &len) == ATTN_ERR_BAD_HANDLE);
+    CHECK(attn_transformer_init_split(&tf, &m, 4, cap, 0, state.data + 8, state_bytes, scratch.data,
+                                      scratch_bytes) == ATTN_ERR_ARENA_MISALIGNED);
+    CHECK(attn_transformer_init_split(&tf, &m, 4, cap, 0, state.data, state_bytes, scratch.data + 4,
+                                      scratch_bytes) == ATTN_ERR_ARENA_MISALIGNED);
+    CHECK(attn_transformer_init_split(&tf, &m, 4, cap, 0, nullptr, state_bytes, scratch.data,
+                                      scratch_bytes) == ATTN_ERR_NULL_ARGUMENT);
+    CHECK(attn_transformer_init_split(&tf, &m, 4, cap, 0, state.data, state_bytes, nullptr, scratch_bytes) ==
+          ATTN_ERR_NULL_ARGUMENT);
+    CHECK(attn_transformer_init_split(&tf, &m, 4, cap, cap + 1, state.data, state_bytes, scratch.data,
+                                      scratch_bytes) == ATTN_ERR_BAD_WINDOW);
+    size_t sb = 1, cb = 1;
+    CHECK(attn_transformer_init_split_bytes(&m, 4, cap, nullptr, &cb) == ATTN_ERR_NULL_ARGUMENT);
+    CHECK(attn_transformer_init_split_bytes(&m, c.max_positions + 1, cap, &sb, &cb) ==
+          ATTN_ERR_SEQUENCE_TOO_LONG);
+    CHECK((sb == 0 && cb == 0));
+    // Exactly the reported sizes: every call below runs in them. Both buffers
+    // hold garbage before init (uninitialized RAM, a NOLOAD section).
+    std::memset(state.data, 0xC3, state_bytes);
+    std::memset(scratch.data, 0x3C, scratch_bytes);
+    REQUIRE(attn_transformer_init_split(&tf, &m, 4, cap, 0, state.data, state_bytes, scratch.data,
+                                        scratch_bytes) == ATTN_OK);
+    std::vector<float> got(want.size(), -7.0f);
+    REQUIRE(decode_all(&tf, toks, 4, od, scratch.data, scratch_bytes, false, &got) == ATTN_OK);
+    CHECK(std::memcmp(got.data(), want.data(), want.size() * 4) == 0);
+    // The scratch overwritten before every call: the same outputs.
+    std::vector<float> poisoned(want.size(), -7.0f);
+    REQUIRE(decode_all(&tf, toks, 4, od, scratch.data, scratch_bytes, true, &poisoned) == ATTN_OK);
+    CHECK(std::memcmp(poisoned.data(), want.data(), want.size() * 4) == 0);
+    // Everything decoding keeps is in `state`: a copy of it after the prefill,
+    // put back after more steps, rewinds the model to the prefill.
+    REQUIRE(attn_transformer_reset(&tf) == ATTN_OK);
+    REQUIRE(attn_transformer_decode(&tf, toks.data(), 4, 0, got.data()) == ATTN_OK);
+    const std::vector<uint8_t> saved(state.data, state.data + state_bytes);
+    for (int32_t i = 4; i < 7; ++i)
+      REQUIRE(attn_transformer_decode(&tf, &toks[size_t(i)], 1, 1, got.data()) == ATTN_OK);
+    std::memcpy(state.data, saved.data(), state_bytes);
+    REQUIRE(attn_transformer_length(&tf, &len) == ATTN_OK);
+    CHECK(len == 4);
+    std::memset(scratch.data, 0x5A, scratch_bytes);
+    for (int32_t i = 4; i < n; ++i) {
+      REQUIRE(attn_transformer_decode(&tf, &toks[size_t(i)], 1, 0, got.data() + size_t(i) * od) == ATTN_OK);
+    }
+    CHECK(std::memcmp(got.data() + 4 * od, want.data() + 4 * od, (toks.size() - 4) * od * 4) == 0);
+    // And the state is used: clobbering it breaks the handle (its bookkeeping comes first).
+    std::memset(state.data, 0, 16);
+    CHECK(attn_transformer_decode(&tf, toks.data(), 1, 0, got.data()) == ATTN_ERR_BAD_HANDLE);
+  }
+  // An encoder (no capacity): the state is the bookkeeping alone, the forward the one-buffer one.
+  const Blob eb(int_file(bert(), DType::kS8, 5));
+  attn_model em = load_c(eb);
+  size_t state_bytes = 0, scratch_bytes = 0;
+  REQUIRE(attn_transformer_init_split_bytes(&em, 6, 0, &state_bytes, &scratch_bytes) == ATTN_OK);
+  Buffer state(state_bytes), scratch(scratch_bytes);
+  attn_transformer tf;
+  REQUIRE(attn_transformer_init_split(&tf, &em, 6, 0, 0, state.data, state_bytes, scratch.data,
+                                      scratch_bytes) == ATTN_OK);
+  CModel one;
+  bind(&one, eb, 6, 0);
+  const auto toks = sequences(1, 6, bert().vocab_size, 9)[0];
+  std::vector<int32_t> want(6 * size_t(bert().output_dim())), got(want.size(), 7);
+  float s1 = 0, s2 = 0;
+  REQUIRE(attn_transformer_forward_s32(&one.tf, toks.data(), 6, 0, want.data(), &s1) == ATTN_OK);
+  std::memset(scratch.data, 0xEE, scratch_bytes);
+  REQUIRE(attn_transformer_forward_s32(&tf, toks.data(), 6, 0, got.data(), &s2) == ATTN_OK);
+  CHECK(got == want);
+  CHECK(bits(s1) == bits(s2));
+}
+
+TEST_CASE("C init refuses a bad capacity, window or size before writing a byte of either buffer",
+          "[c_api][transformer]") {
+  const TransformerConfig c = llama(LmHead::kTied);
+  const Blob b(int_file(c, DType::kS8, 43));
+  attn_model m = load_c(b);
+  size_t one = 0, state_bytes = 0, scratch_bytes = 0;
+  REQUIRE(attn_transformer_init_arena_bytes(&m, 4, c.max_positions, &one) == ATTN_OK);
+  REQUIRE(attn_transformer_init_split_bytes(&m, 4, c.max_positions, &state_bytes, &scratch_bytes) == ATTN_OK);
+  Buffer arena(one), state(state_bytes), scratch(scratch_bytes);
+  const auto untouched = [](const Buffer& buf, size_t n) {
+    return std::all_of(buf.data, buf.data + n, [](uint8_t v) { return v == 0xC3; });
+  };
+  struct Bad {
+    int32_t capacity, window;
+    size_t less;  // bytes short of the size
+    attn_status want;
+  };
+  for (const Bad& k : {Bad{c.max_positions + 1, 0, 0, ATTN_ERR_CAPACITY_PAST_POSITIONS},
+                       Bad{ATTN_MAX_SEQ, 0, 0, ATTN_ERR_CAPACITY_PAST_POSITIONS},
+                       Bad{c.max_positions, c.max_positions + 1, 0, ATTN_ERR_BAD_WINDOW},
+                       Bad{c.max_positions, 0, 1, ATTN_ERR_ARENA_TOO_SMALL}}) {
+    INFO("capacity " << k.capacity << " window " << k.window << " less " << k.less);
+    std::memset(arena.data, 0xC3, one);
+    std::memset(state.data, 0xC3, state_bytes);
+    std::memset(scratch.data, 0xC3, scratch_bytes);
+    attn_transformer tf;
+    CHECK(attn_transformer_init(&tf, &m, 4, k.capacity, k.window, arena.data, one - k.less) == k.want);
+    CHECK(untouched(arena, one));
+    CHECK(attn_transformer_init_split(&tf, &m, 4, k.capacity, k.window, state.data, state_bytes - k.less,
+                                      scratch.data, scratch_bytes) == k.want);
+    CHECK(attn_transformer_init_split(&tf, &m, 4, k.capacity, k.window, state.data, state_bytes, scratch.data,
+                                      scratch_bytes - k.less) == k.want);
+    CHECK(untouched(state, state_bytes));
+    CHECK(untouched(scratch, scratch_bytes));
+  }
+  size_t bytes = 1, sb = 1, cb = 1;
+  CHECK(attn_transformer_init_arena_bytes(&m, 4, c.max_positions + 1, &bytes) ==
+        ATTN_ERR_CAPACITY_PAST_POSITIONS);
+  CHECK(attn_transformer_init_split_bytes(&m, 4, c.max_positions + 1, &sb, &cb) ==
+        ATTN_ERR_CAPACITY_PAST_POSITIONS);
+  CHECK((bytes == 0 && sb == 0 && cb == 0));
 }
 
 TEST_CASE("C sampler: the C++ sampler's tokens and generator, and its errors",

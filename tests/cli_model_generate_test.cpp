@@ -177,6 +177,8 @@ TEST_CASE("attn generate: bad settings are named", "[cli][model_generate]") {
   fails("m.attn", "--prompt-tokens 1,2,3 --steps 15",
         {"17 positions", "max_positions 16", "at most 14 steps"});
   fails("m.attn", "--prompt-tokens 1,2,3 --steps 2 --capacity 2", {"3 tokens", "holds 2 positions"});
+  fails("m.attn", "--prompt-tokens 1,2,3 --steps 2 --capacity 17",
+        {"--capacity 17", "max_positions 16", "kCapacityPastPositions", "at most 16"});
   fails("m.attn", "--prompt-tokens 1 --steps 2 --temperature -1", {"--temperature", "kBadSampler"});
   fails("m.attn", "--prompt-tokens 1 --steps 2 --temperature nan", {"--temperature", "kBadSampler"});
   fails("m.attn", "--prompt-tokens 1 --steps 2 --temperature 1 --top-k 49", {"--top-k", "[0, 48]"});

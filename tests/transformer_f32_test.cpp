@@ -259,6 +259,14 @@ TEST_CASE("transformer: golden models, forward_f32 matches float64", "[transform
       REQUIRE(attn::transformer_forward_f32(plan, w, c.tokens.data(), c.n, attn::OutputRows::kLast,
                                             last.data(), arena) == Status::kOk);
       CHECK(rel_error(c.expected, n - 1, 1, V, last.data()) <= kRel);
+      // kFirst: one row, row 0 (an encoder's [CLS]), the kAll row's numbers within f32 rounding.
+      std::vector<float> first(V + 1, NAN);
+      REQUIRE(attn::transformer_forward_f32(plan, w, c.tokens.data(), c.n, attn::OutputRows::kFirst,
+                                            first.data(), arena) == Status::kOk);
+      CHECK(rel_error(c.expected, 0, 1, V, first.data()) <= kRel);
+      CHECK(std::isnan(first[V]));
+      CHECK(rel_error(std::vector<double>(out.begin(), out.begin() + std::ptrdiff_t(V)), 0, 1, V,
+                      first.data()) <= 1e-6);
     }
   }
   CHECK((post && pre && rms && gqa && untied && tied && none && relu && gelu && gelu_tanh && silu && deep));
@@ -323,7 +331,7 @@ TEST_CASE("transformer: a forward checks everything before it writes", "[transfo
                                       arena) == Status::kNullArgument);
   CHECK(run(plan, tiny.w, tokens.data(), 0) == Status::kBadQueryLength);
   CHECK(run(plan, tiny.w, tokens.data(), 9) == Status::kSequenceTooLong);
-  CHECK(run(plan, tiny.w, tokens.data(), 8, static_cast<attn::OutputRows>(2)) == Status::kBadShape);
+  CHECK(run(plan, tiny.w, tokens.data(), 8, static_cast<attn::OutputRows>(3)) == Status::kBadShape);
   for (const int32_t bad : {-1, 20}) {
     tokens[5] = bad;
     CHECK(run(plan, tiny.w, tokens.data(), 8) == Status::kTokenOutOfRange);

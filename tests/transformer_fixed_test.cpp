@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -633,6 +634,8 @@ void check_decode(const HostModel& m, DType dt, const Weights& w,
   std::vector<int32_t> got(want.size());
   REQUIRE(decode(plan, w, &st, toks.data(), 5, attn::OutputRows::kAll, got.data(), aa) == Status::kOk);
   for (int32_t i = 5; i < n; ++i) {
+    // The state lives in its own arena; the call's keeps nothing between calls.
+    std::memset(ab.data, 0xA5 ^ i, plan.arena_bytes);
     REQUIRE(decode(plan, w, &st, toks.data() + i, 1, attn::OutputRows::kLast, got.data() + size_t(i) * V,
                    aa) == Status::kOk);
   }
@@ -654,6 +657,57 @@ TEST_CASE("Integer decode (prefill + steps) is bit-exact with the full forward",
     quantize(m, cal, DType::kS16, &q16);
     check_decode(m, DType::kS8, q8.w, attn::transformer_state_init_s8, attn::transformer_decode_s8);
     check_decode(m, DType::kS16, q16.w, attn::transformer_state_init_s16, attn::transformer_decode_s16);
+  }
+}
+
+// kFirst writes one row, row 0 of the kAll forward byte for byte, at every
+// tile size (the last layer's FFN runs on that row alone); a decoder's
+// prefill too. An out-of-range OutputRows is refused.
+template <typename Weights, typename State>
+void check_first_row(const HostModel& m, DType dt, const Weights& w,
+                     Status (*init)(const attn::TransformerPlan&, int32_t, attn::Arena&, State*),
+                     Status (*decode)(const attn::TransformerPlan&, const Weights&, State*, const int32_t*,
+                                      int32_t, attn::OutputRows, int32_t*, attn::Arena&)) {
+  const int32_t n = 9;
+  const size_t V = size_t(m.c.output_dim());
+  const auto toks = sequences(1, n, m.c.vocab_size, 404)[0];
+  for (const int32_t tile : {ATTN_TILE_ROWS, 1, 4}) {
+    INFO("tile_rows " << tile);
+    attn::TransformerPlan plan;
+    REQUIRE(attn::plan_transformer_fixed(m.c, dt, n, m.c.causal ? n : 0, &plan, tile) == Status::kOk);
+    AlignedBuffer ab(plan.arena_bytes), sb(plan.state_bytes + 16);
+    attn::Arena a, sa;
+    REQUIRE(a.init(ab.data, plan.arena_bytes) == Status::kOk);
+    REQUIRE(sa.init(sb.data, plan.state_bytes + 16) == Status::kOk);
+    std::vector<int32_t> all(size_t(n) * V), first(V + 1, 0x5A5A5A5A);
+    REQUIRE(forward(plan, w, toks.data(), n, attn::OutputRows::kAll, all.data(), a) == Status::kOk);
+    REQUIRE(forward(plan, w, toks.data(), n, attn::OutputRows::kFirst, first.data(), a) == Status::kOk);
+    CHECK(std::equal(all.begin(), all.begin() + std::ptrdiff_t(V), first.begin()));
+    CHECK(first[V] == 0x5A5A5A5A);  // one row only
+    CHECK(forward(plan, w, toks.data(), n, static_cast<attn::OutputRows>(3), first.data(), a) ==
+          Status::kBadQueryLength);
+    if (!m.c.causal) continue;
+    State st;
+    REQUIRE(init(plan, 0, sa, &st) == Status::kOk);
+    std::fill(first.begin(), first.end(), 0x5A5A5A5A);
+    REQUIRE(decode(plan, w, &st, toks.data(), n, attn::OutputRows::kFirst, first.data(), a) == Status::kOk);
+    CHECK(std::equal(all.begin(), all.begin() + std::ptrdiff_t(V), first.begin()));
+    CHECK(first[V] == 0x5A5A5A5A);
+  }
+}
+
+TEST_CASE("Integer kFirst is row 0 of the whole forward, bit for bit (an encoder's [CLS])",
+          "[transformer_fixed]") {
+  for (const Case& k : cases()) {
+    INFO(k.name);
+    const HostModel m = make_model(k.c, 6);
+    const Calib cal = calibration(sequences(4, 16, k.c.vocab_size, 79));
+    Quantized<attn::TransformerWeightsS8> q8;
+    Quantized<attn::TransformerWeightsS16> q16;
+    quantize(m, cal, DType::kS8, &q8);
+    quantize(m, cal, DType::kS16, &q16);
+    check_first_row(m, DType::kS8, q8.w, attn::transformer_state_init_s8, attn::transformer_decode_s8);
+    check_first_row(m, DType::kS16, q16.w, attn::transformer_state_init_s16, attn::transformer_decode_s16);
   }
 }
 

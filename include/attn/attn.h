@@ -634,20 +634,29 @@ ATTN_DTYPE_API_(s16, int16_t)
  *   ATTN_CHECK(attn_model_transformer_config(&model, &cfg, &dt));
  *   ATTN_CHECK(attn_transformer_init_arena_bytes(&model, 16, 64, &need));     // <= sizeof arena
  *   ATTN_CHECK(attn_transformer_init(&tf, &model, 16, 64, 0, arena, sizeof arena));
- *   ATTN_CHECK(attn_transformer_decode_s32(&tf, prompt, n, 1, logits, &scale));  // prefill
- *   ATTN_CHECK(attn_sample_greedy_s32(logits, cfg.vocab_size, &next));
- *   ATTN_CHECK(attn_transformer_decode_s32(&tf, &next, 1, 1, logits, &scale));   // one step
+ *   // steps >= 1 tokens after a prompt of n <= 16: one prefill, steps - 1 one-token
+ *   // calls (the last token is never fed), n + steps - 1 <= 64 cache positions
+ *   ATTN_CHECK(attn_transformer_decode_s32(&tf, prompt, n, ATTN_ROWS_LAST, logits, NULL));
+ *   for (i = 0; i < steps; ++i) {
+ *     ATTN_CHECK(attn_sample_greedy_s32(logits, cfg.vocab_size, &out[i]));
+ *     if (i + 1 == steps) break;
+ *     ATTN_CHECK(attn_transformer_decode_s32(&tf, &out[i], 1, ATTN_ROWS_LAST, logits, NULL));
+ *   }
  *
  * Outputs are rows of output_dim numbers: vocab_size with a head (head not
- * ATTN_HEAD_NONE), embed_dim without; all n rows, or with last_row_only the
- * last token's row only (generation). f32 models give floats; s8 and s16
- * models int32 on one grid, real = out_scale * q (the _s32 entries: no float
- * instruction at all; the scale is copied out, not computed), or floats through
- * attn_transformer_forward / _decode, which convert each q as
- * (float)((double)q * (double)out_scale) (the only float arithmetic, in an
- * object file of its own like attn_dequantize_*). Integer decoding gives the
- * forward's integers byte for byte; f32 decoding the forward's numbers within
- * f32 rounding. */
+ * ATTN_HEAD_NONE), embed_dim without; all n rows, or one (ATTN_ROWS_*, below). f32 models give floats; s8 and
+ * s16 models int32 on one grid, real = out_scale * q (the _s32 entries: no float instruction at all; the
+ * scale is copied out, not computed), or floats through attn_transformer_forward / _decode, which convert
+ * each q as (float)((double)q * (double)out_scale) (the only float arithmetic, in an object file of its own
+ * like attn_dequantize_*). Integer decoding gives the forward's integers byte for byte; f32 decoding the
+ * forward's numbers within f32 rounding. */
+
+/* The rows a forward or decode writes, its `rows` argument (C++
+ * attn::OutputRows; once an int flag last_row_only, whose 0 and 1 keep their
+ * meaning). Any other value: ATTN_ERR_BAD_SHAPE. */
+#define ATTN_ROWS_ALL 0   /* out [n, output_dim] */
+#define ATTN_ROWS_LAST 1  /* out [1, output_dim]: the last token's row (generation) */
+#define ATTN_ROWS_FIRST 2 /* out [1, output_dim]: the first token's row (an encoder's [CLS]) */
 
 /* TransformerConfig's enums (attn/transformer.h), as stored in the file. */
 enum { ATTN_NORM_LAYER_NORM = 1, ATTN_NORM_RMS_NORM = 2 };
@@ -777,6 +786,32 @@ ATTN_C_NODISCARD attn_status attn_transformer_init(attn_transformer* transformer
                                                    int32_t max_tokens, int32_t capacity, int32_t window,
                                                    void* arena, size_t arena_bytes);
 
+/* ---- the same in two buffers: state and scratch -------------------------- */
+/* attn_transformer_init in two buffers, for parts whose fast RAM is small
+ * (port/README.md, "Memory placement"):
+ *   state    everything kept from init to the last call: the handle's
+ *            bookkeeping and layer weight table, and with capacity > 0 the KV
+ *            caches (the bulk; e.g. SRAM or PSRAM);
+ *   scratch  the scratch of one forward or decode call and nothing else:
+ *            nothing in it is kept from one call to the next, so between
+ *            calls other code may use it (e.g. TCM / DTCM).
+ * Both ATTN_ARENA_ALIGN-aligned, of at least the sizes
+ * attn_transformer_init_split_bytes reports (exact: one byte fewer of either
+ * is ATTN_ERR_ARENA_TOO_SMALL). tokens_per_call is attn_transformer_init's
+ * max_tokens; the rest is as there (and for the f32 raw-weights route, one
+ * buffer only). Errors: those of attn_transformer_init_arena_bytes (on
+ * error both sizes are 0) and of attn_transformer_init (ATTN_ERR_NULL_ARGUMENT
+ * also for a null state or scratch), all checked before anything is written
+ * to either buffer. */
+ATTN_C_NODISCARD attn_status attn_transformer_init_split_bytes(const attn_model* model,
+                                                               int32_t tokens_per_call, int32_t capacity,
+                                                               size_t* state_bytes, size_t* scratch_bytes);
+ATTN_C_NODISCARD attn_status attn_transformer_init_split(attn_transformer* transformer,
+                                                         const attn_model* model, int32_t tokens_per_call,
+                                                         int32_t capacity, int32_t window, void* state,
+                                                         size_t state_size, void* scratch,
+                                                         size_t scratch_size);
+
 /* The model's dtype and the width of its output rows (vocab_size with a
  * head, embed_dim without). Errors: ATTN_ERR_NULL_ARGUMENT,
  * ATTN_ERR_BAD_HANDLE; on error both are 0. */
@@ -784,21 +819,22 @@ ATTN_C_NODISCARD attn_status attn_transformer_shape(const attn_transformer* tran
                                                     int32_t* output_dim);
 
 /* One forward of tokens [n] at positions 0..n-1 (causal when the config
- * says so), independent of any decoding state. out: [n, output_dim], or
- * [1, output_dim] with last_row_only. Everything is checked before anything
- * is written. Errors: ATTN_ERR_NULL_ARGUMENT (tokens, out),
- * ATTN_ERR_BAD_HANDLE, ATTN_ERR_BAD_QUERY_LENGTH (n < 1),
+ * says so), independent of any decoding state. out: [n, output_dim]
+ * (ATTN_ROWS_ALL), or [1, output_dim] (ATTN_ROWS_LAST, ATTN_ROWS_FIRST).
+ * Everything is checked before anything is written. Errors:
+ * ATTN_ERR_NULL_ARGUMENT (tokens, out), ATTN_ERR_BAD_HANDLE,
+ * ATTN_ERR_BAD_SHAPE (rows not an ATTN_ROWS_*), ATTN_ERR_BAD_QUERY_LENGTH (n < 1),
  * ATTN_ERR_SEQUENCE_TOO_LONG (n above max_tokens), ATTN_ERR_TOKEN_OUT_OF_RANGE
  * (a token outside [0, vocab_size)); s8 and s16 models also the integer
  * forward's ATTN_ERR_BAD_QUANT_PARAMS, ATTN_ERR_BIAS_OUT_OF_RANGE,
  * ATTN_ERR_ROPE_POSITION_OUT_OF_RANGE. The float entry converts integer
  * outputs (above); the _s32 entry is for s8 and s16 models only
- * (ATTN_ERR_BAD_DTYPE for f32) and writes *out_scale. */
+ * (ATTN_ERR_BAD_DTYPE for f32) and writes *out_scale unless out_scale is
+ * NULL (the scale is the model's: one call with it is enough). */
 ATTN_C_NODISCARD attn_status attn_transformer_forward(const attn_transformer* transformer,
-                                                      const int32_t* tokens, int32_t n, int last_row_only,
-                                                      float* out);
+                                                      const int32_t* tokens, int32_t n, int rows, float* out);
 ATTN_C_NODISCARD attn_status attn_transformer_forward_s32(const attn_transformer* transformer,
-                                                          const int32_t* tokens, int32_t n, int last_row_only,
+                                                          const int32_t* tokens, int32_t n, int rows,
                                                           int32_t* out, float* out_scale);
 
 /* Append tokens [n] to the decoding state (a prompt: prefill; one token: a
@@ -809,10 +845,9 @@ ATTN_C_NODISCARD attn_status attn_transformer_forward_s32(const attn_transformer
  * max_positions), ATTN_ERR_CACHE_FULL (no window and no room); on error the
  * state is unchanged. */
 ATTN_C_NODISCARD attn_status attn_transformer_decode(attn_transformer* transformer, const int32_t* tokens,
-                                                     int32_t n, int last_row_only, float* out);
+                                                     int32_t n, int rows, float* out);
 ATTN_C_NODISCARD attn_status attn_transformer_decode_s32(attn_transformer* transformer, const int32_t* tokens,
-                                                         int32_t n, int last_row_only, int32_t* out,
-                                                         float* out_scale);
+                                                         int32_t n, int rows, int32_t* out, float* out_scale);
 
 /* Forget the decoded tokens (the next one sits at position 0), and the number
  * decoded so far (the next token's position). Errors: ATTN_ERR_NULL_ARGUMENT,

@@ -21,6 +21,10 @@
 // Memory: nothing allocates. plan_transformer() gives the exact arena bytes
 // of one call (scratch, given back on return) and of the KV-cache state
 // (carved once by transformer_state_init_*, kept until the arena is reset).
+// The state and the calls may share one Arena or have one each: nothing in a
+// call's arena is kept from one call to the next, so it may sit in tightly
+// coupled RAM and serve other code between calls, the state in SRAM or PSRAM
+// (port/README.md, "Memory placement"; C: attn_transformer_init_split).
 // Weights are read in place (from the .attn blob or from the caller's arrays).
 //
 // The integer models (s8, s16) are in attn/transformer_fixed.h.
@@ -178,8 +182,9 @@ struct TransformerWeightsF32 {
 
 // Which output rows a call writes.
 enum class OutputRows : uint8_t {
-  kAll = 0,   // out [n, output_dim]
-  kLast = 1,  // out [1, output_dim]: the last token's row only (generation)
+  kAll = 0,    // out [n, output_dim]
+  kLast = 1,   // out [1, output_dim]: the last token's row only (generation)
+  kFirst = 2,  // out [1, output_dim]: the first token's row only (an encoder's [CLS])
 };
 
 struct TransformerPlan {

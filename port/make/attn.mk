@@ -48,29 +48,32 @@ ifeq ($(ATTN_KERNELS),ref)
 ATTN_DEFINES += -DATTN_FORCE_REF=1
 endif
 
-# x86-64 (GCC or clang, as $(CXX) -dumpmachine says): each ISA's kernel
-# files are compiled with that ISA's flags, whatever CXXFLAGS say, and the
-# kernel table runs them only on a CPU that has the ISA (CPUID, read once at
-# run time); CMakeLists.txt does the same. ATTN_X86_KERNELS=no leaves them
-# out (only what CXXFLAGS target); ATTN_X86_AVX512VNNI=no leaves out the
-# AVX-512 VNNI files (a compiler without -mavx512vnni).
-ATTN_TARGET_MACHINE ?= $(shell $(CXX) -dumpmachine 2>/dev/null)
+# x86-64 targets (GCC or clang): each ISA's kernel files are compiled with
+# that ISA's flags, whatever CXXFLAGS say, and the kernel table runs them
+# only on a CPU that has the ISA (CPUID, read once at run time);
+# CMakeLists.txt does the same. ATTN_X86_KERNELS=no leaves them out (only
+# what CXXFLAGS target); ATTN_X86_AVX512VNNI=no leaves out the AVX-512 VNNI
+# files (a compiler without -mavx512vnni). Any other target gets none of these
+# flags and defines.
+#
+# The target is what `$(CXX) $(CXXFLAGS) -dumpmachine` says (clang's
+# --target=... in CXXFLAGS counts), asked once, when first needed: CXX and
+# CXXFLAGS may be set after this file is included. A Makefile that compiles
+# the library with another compiler than $(CXX) names the target itself,
+# e.g. ATTN_TARGET_MACHINE := arm-none-eabi (port/cortex-m/examples/c-firmware).
+ATTN_TARGET_MACHINE ?= $(eval ATTN_TARGET_MACHINE := $(shell $(CXX) $(CXXFLAGS) -dumpmachine 2>/dev/null))$(ATTN_TARGET_MACHINE)
 ATTN_X86_KERNELS ?= $(if $(and $(filter auto,$(ATTN_KERNELS)),$(filter x86_64-%,$(ATTN_TARGET_MACHINE))),yes,no)
 ATTN_X86_AVX512VNNI ?= yes
 ATTN_AVX2_FLAGS := -mavx2 -mfma
 ATTN_AVX512VNNI_FLAGS := $(ATTN_AVX2_FLAGS) -mavx512f -mavx512bw -mavx512vl -mavx512vnni
-ATTN_LIB_DEFINES :=
-ifeq ($(ATTN_X86_KERNELS),yes)
-ATTN_LIB_DEFINES += -DATTN_AVX2_KERNELS=1
-ifeq ($(ATTN_X86_AVX512VNNI),yes)
-ATTN_LIB_DEFINES += -DATTN_AVX512VNNI_KERNELS=1
-endif
-endif
+# Deferred (=, not :=): decided when a compile line is written, with the final CXX.
+ATTN_LIB_DEFINES = $(if $(filter yes,$(ATTN_X86_KERNELS)),-DATTN_AVX2_KERNELS=1 \
+  $(if $(filter yes,$(ATTN_X86_AVX512VNNI)),-DATTN_AVX512VNNI_KERNELS=1))
 # The extra flags of source file $(1): its ISA's, or nothing.
 attn_isa_flags = $(if $(filter yes,$(ATTN_X86_KERNELS)),$(if $(filter %_avx2.cpp,$(1)),$(ATTN_AVX2_FLAGS),$(if $(and $(filter yes,$(ATTN_X86_AVX512VNNI)),$(filter %_avx512vnni.cpp,$(1))),$(ATTN_AVX512VNNI_FLAGS))))
 
 # For users of the headers (C or C++), and for compiling the library itself.
 ATTN_USER_CPPFLAGS := $(ATTN_INCLUDES) $(ATTN_DEFINES)
-ATTN_CPPFLAGS := $(ATTN_INCLUDES) $(ATTN_PRIVATE_INCLUDES) $(ATTN_DEFINES) $(ATTN_LIB_DEFINES)
+ATTN_CPPFLAGS = $(ATTN_INCLUDES) $(ATTN_PRIVATE_INCLUDES) $(ATTN_DEFINES) $(ATTN_LIB_DEFINES)
 # C++17; the library needs no exceptions, RTTI or thread-safe statics.
 ATTN_CXXFLAGS := -std=c++17 -fno-exceptions -fno-rtti -fno-threadsafe-statics

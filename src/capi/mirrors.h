@@ -71,7 +71,10 @@
   CODE(ATTN_ACT_SILU, Activation::kSilu)           \
   CODE(ATTN_HEAD_NONE, LmHead::kNone)              \
   CODE(ATTN_HEAD_TIED, LmHead::kTied)              \
-  CODE(ATTN_HEAD_UNTIED, LmHead::kUntied)
+  CODE(ATTN_HEAD_UNTIED, LmHead::kUntied)          \
+  CODE(ATTN_ROWS_ALL, OutputRows::kAll)            \
+  CODE(ATTN_ROWS_LAST, OutputRows::kLast)          \
+  CODE(ATTN_ROWS_FIRST, OutputRows::kFirst)
 
 // Plain mirrors: the same name and type on both sides.
 #define ATTN_WEIGHTS_F32_FIELDS(F, C, Cpp) \

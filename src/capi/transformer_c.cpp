@@ -10,7 +10,9 @@
 // A bound model (attn_transformer) is a magic word and a pointer to its Core,
 // the first thing carved from the caller's arena; then the dtype's
 // TransformerWeights*, the layer table, the decoding state, and the scratch
-// of one call (Core::arena, given back by every call).
+// of one call (Core::arena, given back by every call). Split in two
+// (attn_transformer_init_split), everything but the scratch is in `state`
+// and the scratch is all of `scratch`: nothing in it lives past a call.
 #include <cstring>
 #include <new>
 #include <type_traits>
@@ -166,19 +168,32 @@ constexpr uint64_t aligned(uint64_t n) {
   return (n + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN;
 }
 
-// Every byte init carves for `plan`, in the order it carves them.
-Status total_bytes(const TransformerPlan& plan, size_t* bytes) {
+// The bytes init keeps for `plan` from one call to the next, in the order it
+// carves them: the Core, the weights, the layer table, and with capacity the
+// state (its struct, then the KV caches). The call scratch (plan.arena_bytes)
+// comes after them in one buffer, or is a buffer of its own.
+Status kept_bytes(const TransformerPlan& plan, size_t* bytes) {
   *bytes = 0;
   return dispatch(plan.dtype, [&](auto tag) {
     using Api = typename decltype(tag)::Api;
     const uint64_t layers = static_cast<uint64_t>(plan.config.num_layers);
     uint64_t total = aligned(sizeof(Core)) + aligned(sizeof(typename Api::Weights)) +
-                     aligned(layers * sizeof(typename Api::Layer)) + plan.arena_bytes;
+                     aligned(layers * sizeof(typename Api::Layer));
     if (plan.capacity > 0) total += aligned(sizeof(typename Api::State)) + plan.state_bytes;
     if (total > SIZE_MAX) return Status::kSizeOverflow;
     *bytes = static_cast<size_t>(total);
     return Status::kOk;
   });
+}
+
+// Every byte init carves for `plan` from one buffer: the kept bytes and the call scratch.
+Status total_bytes(const TransformerPlan& plan, size_t* bytes) {
+  size_t kept = 0;
+  ATTN_TRY(kept_bytes(plan, &kept));
+  *bytes = 0;
+  if (plan.arena_bytes > SIZE_MAX - kept) return Status::kSizeOverflow;
+  *bytes = kept + plan.arena_bytes;
+  return Status::kOk;
 }
 
 template <class T>
@@ -188,19 +203,33 @@ Status carve(Arena& arena, size_t count, T** out) {
   return Status::kOk;
 }
 
-// Checks the window and the arena against `plan` (nothing written), then
+// The caller's memory: `kept` holds what lives from one call to the next (the
+// Core, the weights, the layer table, the state); the call scratch is the
+// rest of `kept` (scratch null: one buffer) or all of `scratch`.
+struct Buffers {
+  void* kept = nullptr;
+  size_t kept_bytes = 0;
+  void* scratch = nullptr;  // null: the scratch is the rest of `kept`
+  size_t scratch_bytes = 0;
+};
+
+// Checks the window and the buffers against `plan` (nothing written), then
 // carves the Core, the weights, the layer table [num_layers] and the state;
 // fill(tag, weights, layers) sets the weights (its errors undo nothing: the handle
 // is stored only on success).
 template <class Fill>
-attn_status bind(attn_transformer* handle, const TransformerPlan& plan, int32_t window, void* buffer,
-                 size_t buffer_bytes, Fill fill) {
+attn_status bind(attn_transformer* handle, const TransformerPlan& plan, int32_t window, const Buffers& b,
+                 Fill fill) {
   if (window < 0 || window > plan.capacity) return to_c(Status::kBadWindow);
-  size_t need = 0;
-  ATTN_TRY_C(total_bytes(plan, &need));
-  Arena arena;
-  ATTN_TRY_C(arena.init(buffer, buffer_bytes));
-  if (buffer_bytes < need) return to_c(Status::kArenaTooSmall);
+  const bool split = b.scratch != nullptr;
+  size_t kept = 0;
+  ATTN_TRY_C(split ? kept_bytes(plan, &kept) : total_bytes(plan, &kept));
+  Arena arena;  // the kept bytes (and, in one buffer, the scratch after them)
+  Arena scratch;
+  ATTN_TRY_C(arena.init(b.kept, b.kept_bytes));
+  if (split) ATTN_TRY_C(scratch.init(b.scratch, b.scratch_bytes));
+  if (b.kept_bytes < kept || (split && b.scratch_bytes < plan.arena_bytes))
+    return to_c(Status::kArenaTooSmall);
   return to_c(dispatch(plan.dtype, [&](auto tag) {
     using Api = typename decltype(tag)::Api;
     Core* core = nullptr;
@@ -218,12 +247,22 @@ attn_status bind(attn_transformer* handle, const TransformerPlan& plan, int32_t 
       ATTN_TRY(Api::state_init(plan, window, arena, s));
       core->state = s;
     }
-    if (arena.free_bytes() < plan.arena_bytes) return Status::kArenaTooSmall;
-    core->arena = arena;
+    if (!split) scratch = arena;  // the rest of the one buffer
+    if (scratch.free_bytes() < plan.arena_bytes) return Status::kArenaTooSmall;
+    core->arena = scratch;
     core->magic = kCoreMagic;
     store(handle, kHandleMagic, core);
     return Status::kOk;
   }));
+}
+
+// bind() with the weights of a model file, read in place.
+attn_status bind_model(attn_transformer* handle, const Model& m, const TransformerPlan& p, int32_t window,
+                       const Buffers& b) {
+  return bind(handle, p, window, b, [&](auto tag, auto* w, auto* layers) {
+    using Api = typename decltype(tag)::Api;
+    return Api::from_model(m, layers, p.config.num_layers, w);
+  });
 }
 
 Status fetch_core(const attn_transformer* handle, Core** core) {
@@ -277,15 +316,14 @@ Status check_weights(const TransformerConfig& c, const attn_transformer_weights_
 }  // namespace
 
 Status transformer_call(const attn_transformer* handle, bool decode, const int32_t* tokens, int32_t n,
-                        int last_row_only, void* out, bool float_out, float* out_scale,
-                        TransformerCall* call) {
+                        int rows, void* out, bool float_out, float* out_scale, TransformerCall* call) {
   *call = TransformerCall();
   if (out_scale != nullptr) std::memset(out_scale, 0, sizeof *out_scale);
   Core* core = nullptr;
   ATTN_TRY(fetch_core(handle, &core));
-  if (!float_out && out_scale == nullptr) return Status::kNullArgument;
   if (decode && core->state == nullptr) return Status::kPlanMismatch;
-  const OutputRows rows = last_row_only != 0 ? OutputRows::kLast : OutputRows::kAll;
+  if (rows != ATTN_ROWS_ALL && rows != ATTN_ROWS_LAST && rows != ATTN_ROWS_FIRST) return Status::kBadShape;
+  const auto out_rows = static_cast<OutputRows>(rows);  // the same values (capi/mirrors.h)
   const TransformerPlan& plan = core->plan;
   return dispatch(plan.dtype, [&](auto tag) {
     using Api = typename decltype(tag)::Api;
@@ -296,14 +334,14 @@ Status transformer_call(const attn_transformer* handle, bool decode, const int32
     // The caller's float buffer holds the integer outputs until converted.
     Out* o = static_cast<Out*>(out);
     const Status s = decode ? Api::decode(plan, w, static_cast<typename Api::State*>(core->state), tokens, n,
-                                          rows, o, core->arena)
-                            : Api::forward(plan, w, tokens, n, rows, o, core->arena);
+                                          out_rows, o, core->arena)
+                            : Api::forward(plan, w, tokens, n, out_rows, o, core->arena);
     if (s != Status::kOk) return s;
     if (!kFloat) {
       const float scale = Api::output_scale(w);
       if (out_scale != nullptr) std::memcpy(out_scale, &scale, sizeof scale);
       call->convert = float_out;
-      call->count = static_cast<size_t>(rows == OutputRows::kLast ? 1 : n) *
+      call->count = static_cast<size_t>(out_rows == OutputRows::kAll ? n : 1) *
                     static_cast<size_t>(plan.config.output_dim());
       call->scale = scale;
     }
@@ -426,10 +464,41 @@ attn_status attn_transformer_init(attn_transformer* transformer, const attn_mode
   attn::Model m;
   attn::TransformerPlan p;
   ATTN_TRY_C(attn::capi::model_plan(model, max_tokens, capacity, &m, &p));
-  return attn::capi::bind(transformer, p, window, arena, arena_bytes, [&](auto tag, auto* w, auto* layers) {
-    using Api = typename decltype(tag)::Api;
-    return Api::from_model(m, layers, p.config.num_layers, w);
-  });
+  attn::capi::Buffers b;
+  b.kept = arena;
+  b.kept_bytes = arena_bytes;
+  return attn::capi::bind_model(transformer, m, p, window, b);
+}
+
+attn_status attn_transformer_init_split_bytes(const attn_model* model, int32_t tokens_per_call,
+                                              int32_t capacity, size_t* state_bytes, size_t* scratch_bytes) {
+  if (state_bytes == nullptr || scratch_bytes == nullptr) return to_c(Status::kNullArgument);
+  *state_bytes = *scratch_bytes = 0;
+  attn::Model m;
+  attn::TransformerPlan p;
+  ATTN_TRY_C(attn::capi::model_plan(model, tokens_per_call, capacity, &m, &p));
+  size_t kept = 0;
+  ATTN_TRY_C(attn::capi::kept_bytes(p, &kept));
+  *state_bytes = kept;
+  *scratch_bytes = p.arena_bytes;
+  return ATTN_OK;
+}
+
+attn_status attn_transformer_init_split(attn_transformer* transformer, const attn_model* model,
+                                        int32_t tokens_per_call, int32_t capacity, int32_t window,
+                                        void* state, size_t state_size, void* scratch, size_t scratch_size) {
+  if (transformer == nullptr) return to_c(Status::kNullArgument);
+  std::memset(transformer, 0, sizeof *transformer);
+  if (scratch == nullptr) return to_c(Status::kNullArgument);  // null would mean one buffer to bind()
+  attn::Model m;
+  attn::TransformerPlan p;
+  ATTN_TRY_C(attn::capi::model_plan(model, tokens_per_call, capacity, &m, &p));
+  attn::capi::Buffers b;
+  b.kept = state;
+  b.kept_bytes = state_size;
+  b.scratch = scratch;
+  b.scratch_bytes = scratch_size;
+  return attn::capi::bind_model(transformer, m, p, window, b);
 }
 
 #if ATTN_WITH_F32
@@ -443,7 +512,10 @@ attn_status attn_transformer_init_f32(attn_transformer* transformer, const attn_
   if (p.dtype != attn::DType::kF32) return to_c(Status::kBadDtype);
   if (weights == nullptr) return to_c(Status::kNullArgument);
   ATTN_TRY_C(attn::capi::check_weights(p.config, *weights));
-  return attn::capi::bind(transformer, p, window, arena, arena_bytes, [&](auto, auto* w, auto* layers) {
+  attn::capi::Buffers b;
+  b.kept = arena;
+  b.kept_bytes = arena_bytes;
+  return attn::capi::bind(transformer, p, window, b, [&](auto, auto* w, auto* layers) {
     using W = std::remove_pointer_t<decltype(w)>;
     if constexpr (std::is_same<W, attn::TransformerWeightsF32>::value) {
       for (int32_t l = 0; l < p.config.num_layers; ++l)
@@ -471,17 +543,16 @@ attn_status attn_transformer_shape(const attn_transformer* transformer, attn_dty
 }
 
 attn_status attn_transformer_forward_s32(const attn_transformer* transformer, const int32_t* tokens,
-                                         int32_t n, int last_row_only, int32_t* out, float* out_scale) {
+                                         int32_t n, int rows, int32_t* out, float* out_scale) {
   attn::capi::TransformerCall call;
-  return to_c(attn::capi::transformer_call(transformer, false, tokens, n, last_row_only, out, false,
-                                           out_scale, &call));
+  return to_c(
+      attn::capi::transformer_call(transformer, false, tokens, n, rows, out, false, out_scale, &call));
 }
 
 attn_status attn_transformer_decode_s32(attn_transformer* transformer, const int32_t* tokens, int32_t n,
-                                        int last_row_only, int32_t* out, float* out_scale) {
+                                        int rows, int32_t* out, float* out_scale) {
   attn::capi::TransformerCall call;
-  return to_c(attn::capi::transformer_call(transformer, true, tokens, n, last_row_only, out, false, out_scale,
-                                           &call));
+  return to_c(attn::capi::transformer_call(transformer, true, tokens, n, rows, out, false, out_scale, &call));
 }
 
 attn_status attn_transformer_reset(attn_transformer* transformer) {

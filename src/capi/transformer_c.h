@@ -26,10 +26,9 @@ struct TransformerCall {
 // [rows, output_dim] (an f32 model writes floats; an integer model writes its
 // int32 outputs there, call->convert set); else int32 (integer models only:
 // kBadDtype for f32), with *out_scale the model's output scale (copied, no
-// arithmetic; out_scale may be null when float_out).
+// arithmetic; out_scale may be null: the caller does not want it).
 Status transformer_call(const attn_transformer* handle, bool decode, const int32_t* tokens, int32_t n,
-                        int last_row_only, void* out, bool float_out, float* out_scale,
-                        TransformerCall* call);
+                        int rows, void* out, bool float_out, float* out_scale, TransformerCall* call);
 
 }  // namespace capi
 }  // namespace attn

@@ -23,11 +23,11 @@ void convert(float* out, size_t count, float scale) {
   }
 }
 
-attn_status run(const attn_transformer* transformer, bool decode, const int32_t* tokens, int32_t n,
-                int last_row_only, float* out) {
+attn_status run(const attn_transformer* transformer, bool decode, const int32_t* tokens, int32_t n, int rows,
+                float* out) {
   attn::capi::TransformerCall call;
   const attn::Status s =
-      attn::capi::transformer_call(transformer, decode, tokens, n, last_row_only, out, true, nullptr, &call);
+      attn::capi::transformer_call(transformer, decode, tokens, n, rows, out, true, nullptr, &call);
   if (s == attn::Status::kOk && call.convert) convert(out, call.count, call.scale);
   return static_cast<attn_status>(s);
 }
@@ -37,13 +37,13 @@ attn_status run(const attn_transformer* transformer, bool decode, const int32_t*
 extern "C" {
 
 attn_status attn_transformer_forward(const attn_transformer* transformer, const int32_t* tokens, int32_t n,
-                                     int last_row_only, float* out) {
-  return run(transformer, false, tokens, n, last_row_only, out);
+                                     int rows, float* out) {
+  return run(transformer, false, tokens, n, rows, out);
 }
 
-attn_status attn_transformer_decode(attn_transformer* transformer, const int32_t* tokens, int32_t n,
-                                    int last_row_only, float* out) {
-  return run(transformer, true, tokens, n, last_row_only, out);
+attn_status attn_transformer_decode(attn_transformer* transformer, const int32_t* tokens, int32_t n, int rows,
+                                    float* out) {
+  return run(transformer, true, tokens, n, rows, out);
 }
 
 }  // extern "C"

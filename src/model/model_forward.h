@@ -73,18 +73,30 @@ Status carve(Arena& arena, int32_t rows, int32_t cols, Matrix<T>* m) {
   return Status::kOk;
 }
 
+// The output rows of an n-token call: [first, first + count).
+struct OutputRange {
+  int32_t first = 0;
+  int32_t count = 0;
+};
+inline OutputRange output_range(OutputRows rows, int32_t n) {
+  OutputRange r;
+  r.first = rows == OutputRows::kLast ? n - 1 : 0;
+  r.count = rows == OutputRows::kAll ? n : 1;  // kLast, kFirst: one row
+  return r;
+}
+
 // The rows of the FFN tile at row r0 of n: T, or what is left.
 inline int32_t tile_rows_at(int32_t r0, int32_t tile, int32_t n) { return tile < n - r0 ? tile : n - r0; }
 
 // The n tokens at positions pos0 .. pos0 + n - 1 through the model, the
-// output rows [first, n) into out ([n - first, vocab], or [n - first, E]
-// without a head); T: the FFN tile's rows. ops: the steps, with the model's
+// output rows [o.first, o.first + o.count) into out ([o.count, vocab], or
+// [o.count, E] without a head); T: the FFN tile's rows. ops: the steps, with the model's
 // config (ops.c) and weights (ops.w); Ops::Res is the residual stream's
 // element (float, or int32), Ops::Act a sub-layer input's. The caller checked
 // the weights, tokens and arena: no step fails, but attend's status is passed
 // through. The arena is left with the buffers carved; the caller releases.
 template <class Ops, class Obs>
-Status forward(const Ops& ops, Obs& obs, const int32_t* tokens, int32_t n, int32_t pos0, int32_t first,
+Status forward(const Ops& ops, Obs& obs, const int32_t* tokens, int32_t n, int32_t pos0, OutputRange o,
                int32_t T, typename Ops::Res* out, Arena& arena) {
   using Res = typename Ops::Res;
   using Act = typename Ops::Act;
@@ -119,8 +131,9 @@ Status forward(const Ops& ops, Obs& obs, const int32_t* tokens, int32_t n, int32
     ATTN_TRY(carve(arena, T, F, &u));                   // u: W1's output, then W2's input
     if (c.gated_ffn) ATTN_TRY(carve(arena, T, F, &g));  // g: W3's output
     const bool outputs_only = Ops::kLastFfnOutputRowsOnly && l == c.num_layers - 1 && !obs.every_row();
-    for (int32_t r0 = outputs_only ? first : 0; r0 < n; r0 += T) {
-      const int32_t rows = tile_rows_at(r0, T, n);
+    const int32_t end = outputs_only ? o.first + o.count : n;
+    for (int32_t r0 = outputs_only ? o.first : 0; r0 < end; r0 += T) {
+      const int32_t rows = tile_rows_at(r0, T, end);
       const Matrix<Res> xt = x.rows_slice(r0, rows);                               // [rows, E]
       const Matrix<Act> ht = h.rows_slice(r0, rows), yt = y.rows_slice(r0, rows);  // [rows, E]
       const Matrix<Act> ut = u.rows_slice(0, rows), gt = g.rows_slice(0, rows);    // [rows, F]
@@ -139,10 +152,10 @@ Status forward(const Ops& ops, Obs& obs, const int32_t* tokens, int32_t n, int32
     obs.stage(2 * l + 2, x);
   }
 
-  // Final norm and LM head over the output rows [first, n).
-  const int32_t m = n - first;
-  const Matrix<Res> xo = x.rows_slice(first, m);  // [m, E]
-  const Matrix<Act> ho = h.rows_slice(first, m);  // [m, E]
+  // Final norm and LM head over the output rows.
+  const int32_t m = o.count;
+  const Matrix<Res> xo = x.rows_slice(o.first, m);  // [m, E]
+  const Matrix<Act> ho = h.rows_slice(o.first, m);  // [m, E]
   if (c.head == LmHead::kNone) {
     ops.final_norm(xo, matrix(out, m, E));  // out [m, E] = N(x), or x
     obs.final_norm(matrix(out, m, E));

@@ -50,7 +50,8 @@ Status check_call(const TransformerPlan& plan, const TransformerWeightsF32& w, c
   if (tokens == nullptr || out == nullptr) return Status::kNullArgument;
   if (n <= 0) return Status::kBadQueryLength;
   if (n > plan.max_tokens) return Status::kSequenceTooLong;
-  if (rows != OutputRows::kAll && rows != OutputRows::kLast) return Status::kBadShape;
+  if (rows != OutputRows::kAll && rows != OutputRows::kLast && rows != OutputRows::kFirst)
+    return Status::kBadShape;
   for (int32_t i = 0; i < n; ++i) {
     if (tokens[i] < 0 || tokens[i] >= c.vocab_size) return Status::kTokenOutOfRange;
   }
@@ -58,9 +59,6 @@ Status check_call(const TransformerPlan& plan, const TransformerWeightsF32& w, c
   if (arena.free_bytes() < plan.arena_bytes) return Status::kArenaTooSmall;
   return Status::kOk;
 }
-
-// The first output row: the last (kLast) or 0.
-int32_t first_row(OutputRows rows, int32_t n) { return rows == OutputRows::kLast ? n - 1 : 0; }
 
 // ---- the steps, in f32 (model/model_forward.h names them) ----------------------------
 
@@ -173,14 +171,15 @@ struct F32Steps {
 };
 
 // The n tokens at positions pos0 .. pos0 + n - 1 through the model
-// (model/model_forward.h), the output rows [first, n) into out, in the
+// (model/model_forward.h), the output rows `rows` into out, in the
 // caller's arena (left as found). plan, weights and the arena were checked.
 Status run(const TransformerPlan& plan, const TransformerWeightsF32& w, const Plan& block, KvCacheF32* caches,
-           const int32_t* tokens, int32_t n, int32_t pos0, int32_t first, float* out, Arena& arena) {
+           const int32_t* tokens, int32_t n, int32_t pos0, OutputRows rows, float* out, Arena& arena) {
   const F32Steps steps{plan.config, w, block, caches};
   const detail::NoObserver obs;
   const size_t mark = arena.mark();
-  const Status st = detail::forward(steps, obs, tokens, n, pos0, first, plan.tile_rows, out, arena);
+  const Status st =
+      detail::forward(steps, obs, tokens, n, pos0, detail::output_range(rows, n), plan.tile_rows, out, arena);
   arena.release(mark);
   return st;
 }
@@ -211,7 +210,7 @@ Status transformer_forward_f32(const TransformerPlan& plan, const TransformerWei
   // The attention block over the n tokens (valid: the planner checked max_tokens).
   Plan block;
   ATTN_TRY(plan_attention(c.attention(), DType::kF32, n, n, &block, plan.tile_rows));
-  return run(plan, weights, block, nullptr, tokens, n, 0, first_row(rows, n), out, arena);
+  return run(plan, weights, block, nullptr, tokens, n, 0, rows, out, arena);
 }
 
 Status transformer_state_init_f32(const TransformerPlan& plan, int32_t window, Arena& arena,
@@ -266,8 +265,7 @@ Status transformer_decode_f32(const TransformerPlan& plan, const TransformerWeig
   if (window == 0 && state->caches[0].length + n > plan.capacity) return Status::kCacheFull;
   Plan block;
   ATTN_TRY(plan_decode(a, DType::kF32, n, plan.capacity, &block, plan.tile_rows));
-  const Status st =
-      run(plan, weights, block, state->caches, tokens, n, state->length, first_row(rows, n), out, arena);
+  const Status st = run(plan, weights, block, state->caches, tokens, n, state->length, rows, out, arena);
   if (st == Status::kOk) state->length += n;
   return st;
 }

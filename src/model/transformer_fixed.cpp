@@ -368,7 +368,8 @@ Status check_call(const TransformerPlan& plan, const typename ModelTypes<Act>::W
   if (tokens == nullptr || out == nullptr) return Status::kNullArgument;
   ATTN_TRY(check_transformer_plan(plan, Types::kDType));
   const TransformerConfig& c = plan.config;
-  if (rows != OutputRows::kAll && rows != OutputRows::kLast) return Status::kBadQueryLength;
+  if (rows != OutputRows::kAll && rows != OutputRows::kLast && rows != OutputRows::kFirst)
+    return Status::kBadQueryLength;
   if (n < 1) return Status::kBadQueryLength;
   if (n > plan.max_tokens) return Status::kSequenceTooLong;
   const int32_t pos0 = state != nullptr ? state->length : 0;
@@ -463,7 +464,7 @@ Status run(const TransformerPlan& plan, const typename ModelTypes<Act>::Weights&
   const StageObserver obs(observer);
   const size_t mark = arena.mark();
   const Status st = forward(steps, obs, tokens, n, state != nullptr ? state->length : 0,
-                            rows == OutputRows::kLast ? n - 1 : 0, plan.tile_rows, out, arena);
+                            output_range(rows, n), plan.tile_rows, out, arena);
   arena.release(mark);
   if (st == Status::kOk && state != nullptr) state->length += n;
   return st;

@@ -240,7 +240,7 @@ Status float_forward(const TransformerConfig& c, const TransformerWeightsF32& w,
   const CalibrationSteps steps{c, w, block, rec};
   const size_t mark = scratch.mark();
   // Positions 0 .. n - 1, every output row, one FFN tile of n rows.
-  const Status s = forward(steps, rec, tokens, n, 0, 0, n, out, scratch);
+  const Status s = forward(steps, rec, tokens, n, 0, output_range(OutputRows::kAll, n), n, out, scratch);
   scratch.release(mark);
   if (s != Status::kOk) return s;
   return rec.finite ? Status::kOk : Status::kBadQuantParams;

@@ -154,6 +154,36 @@ elseif(STEP STREQUAL "make")
   else()
     message(STATUS "arm-none-eabi toolchain not found: Cortex-M4 Makefile build skipped")
   endif()
+  # 5. The x86 kernels' flags and defines reach x86-64 targets only (dry runs,
+  # `make -n`: the compile lines): the host build has them when the host is
+  # x86-64; an Arm target has none, whether its compiler says so itself, says
+  # so through clang's --target= in CXXFLAGS, or is not $(CXX) at all (the C
+  # firmware example, which names ATTN_TARGET_MACHINE).
+  function(x86_lines what want)
+    run("${what}" ${MAKE} -n ${ARGN})
+    string(REGEX MATCH "ATTN_AVX[A-Z0-9]*_KERNELS|-mavx" hit "${run_output}")
+    if(want AND NOT hit)
+      message(FATAL_ERROR "${what}: no x86 kernel flags or defines on an x86-64 target")
+    elseif(NOT want AND hit)
+      message(FATAL_ERROR "${what}: x86 kernel flags or defines (${hit}) on a target that is not x86-64")
+    endif()
+  endfunction()
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -dumpmachine OUTPUT_VARIABLE host_machine
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(host_machine MATCHES "^x86_64-")
+    x86_lines("make -n lib (x86-64 host)" TRUE ${make_args} BUILD=${bin}/dry lib)
+  endif()
+  if(ARM_GXX)
+    x86_lines("make -n lib (arm-none-eabi-g++)" FALSE -C ${ATTN_SOURCE_DIR}/port/make BUILD=${bin}/dry
+              CXX=${ARM_GXX} "CXXFLAGS=-Os -mcpu=cortex-m4 -mthumb" lib)
+    x86_lines("make -n (the C firmware example)" FALSE -C ${ATTN_SOURCE_DIR}/port/cortex-m/examples/c-firmware
+              BUILD=${bin}/dry-fw ATTN=${CMAKE_COMMAND} all)
+  endif()
+  find_program(CLANGXX NAMES clang++ clang++-14)
+  if(CLANGXX)
+    x86_lines("make -n lib (clang++ --target=arm-none-eabi)" FALSE -C ${ATTN_SOURCE_DIR}/port/make
+              BUILD=${bin}/dry CXX=${CLANGXX} "CXXFLAGS=--target=arm-none-eabi -mcpu=cortex-m4 -mthumb" lib)
+  endif()
 
 else()
   message(FATAL_ERROR "run.cmake: unknown STEP '${STEP}'")
