@@ -610,8 +610,10 @@ TEST_CASE(
       REQUIRE(attn_transformer_plan_init(&p, &cc, d, 4, cap, 0) == ATTN_OK);
       REQUIRE(attn_transformer_plan_arena_bytes(&p, &call, &kv) == ATTN_OK);
     }
-    CHECK(scratch_bytes == call);  // the scratch is one call's, nothing more
-    CHECK(state_bytes > kv);       // the caches, and the handle's bookkeeping
+    CHECK(state_bytes >= kv);                  // the KV caches,
+    CHECK(state_bytes - kv <= 32);             // and the state's position: one small struct
+    CHECK(scratch_bytes > call);               // the handle's bookkeeping, then one call's scratch
+    const size_t keep = scratch_bytes - call;  // the bookkeeping: scratch's first bytes
 
     Buffer state(state_bytes + 64), scratch(scratch_bytes + 64);
     attn_transformer tf;
@@ -627,7 +629,8 @@ TEST_CASE(
     CHECK(attn_transformer_init_split(&tf, &m, 4, cap, 0, state.data, state_bytes, scratch.data + 4,
                                       scratch_bytes) == ATTN_ERR_ARENA_MISALIGNED);
     CHECK(attn_transformer_init_split(&tf, &m, 4, cap, 0, nullptr, state_bytes, scratch.data,
-                                      scratch_bytes) == ATTN_ERR_NULL_ARGUMENT);
+                                      scratch_bytes) ==
+          ATTN_ERR_NULL_ARGUMENT);  // a decoder needs its caches
     CHECK(attn_transformer_init_split(&tf, &m, 4, cap, 0, state.data, state_bytes, nullptr, scratch_bytes) ==
           ATTN_ERR_NULL_ARGUMENT);
     CHECK(attn_transformer_init_split(&tf, &m, 4, cap, cap + 1, state.data, state_bytes, scratch.data,
@@ -644,14 +647,15 @@ TEST_CASE(
     REQUIRE(attn_transformer_init_split(&tf, &m, 4, cap, 0, state.data, state_bytes, scratch.data,
                                         scratch_bytes) == ATTN_OK);
     std::vector<float> got(want.size(), -7.0f);
-    REQUIRE(decode_all(&tf, toks, 4, od, scratch.data, scratch_bytes, false, &got) == ATTN_OK);
+    REQUIRE(decode_all(&tf, toks, 4, od, scratch.data + keep, call, false, &got) == ATTN_OK);
     CHECK(std::memcmp(got.data(), want.data(), want.size() * 4) == 0);
-    // The scratch overwritten before every call: the same outputs.
+    // The call's scratch overwritten before every call: the same outputs.
     std::vector<float> poisoned(want.size(), -7.0f);
-    REQUIRE(decode_all(&tf, toks, 4, od, scratch.data, scratch_bytes, true, &poisoned) == ATTN_OK);
+    REQUIRE(decode_all(&tf, toks, 4, od, scratch.data + keep, call, true, &poisoned) == ATTN_OK);
     CHECK(std::memcmp(poisoned.data(), want.data(), want.size() * 4) == 0);
     // Everything decoding keeps is in `state`: a copy of it after the prefill,
-    // put back after more steps, rewinds the model to the prefill.
+    // put back after more steps, rewinds the model to the prefill (the
+    // caches hold their own lengths).
     REQUIRE(attn_transformer_reset(&tf) == ATTN_OK);
     REQUIRE(attn_transformer_decode(&tf, toks.data(), 4, 0, got.data()) == ATTN_OK);
     const std::vector<uint8_t> saved(state.data, state.data + state_bytes);
@@ -660,31 +664,45 @@ TEST_CASE(
     std::memcpy(state.data, saved.data(), state_bytes);
     REQUIRE(attn_transformer_length(&tf, &len) == ATTN_OK);
     CHECK(len == 4);
-    std::memset(scratch.data, 0x5A, scratch_bytes);
+    std::memset(scratch.data + keep, 0x5A, call);
     for (int32_t i = 4; i < n; ++i) {
       REQUIRE(attn_transformer_decode(&tf, &toks[size_t(i)], 1, 0, got.data() + size_t(i) * od) == ATTN_OK);
     }
     CHECK(std::memcmp(got.data() + 4 * od, want.data() + 4 * od, (toks.size() - 4) * od * 4) == 0);
-    // And the state is used: clobbering it breaks the handle (its bookkeeping comes first).
-    std::memset(state.data, 0, 16);
+    // And the bookkeeping is scratch's first bytes: clobbering them breaks the handle.
+    std::memset(scratch.data, 0, 16);
     CHECK(attn_transformer_decode(&tf, toks.data(), 1, 0, got.data()) == ATTN_ERR_BAD_HANDLE);
   }
-  // An encoder (no capacity): the state is the bookkeeping alone, the forward the one-buffer one.
+  // An encoder (no capacity): no state at all (NULL, 0), the forward the one-buffer one.
   const Blob eb(int_file(bert(), DType::kS8, 5));
   attn_model em = load_c(eb);
-  size_t state_bytes = 0, scratch_bytes = 0;
+  size_t state_bytes = 1, scratch_bytes = 0;
   REQUIRE(attn_transformer_init_split_bytes(&em, 6, 0, &state_bytes, &scratch_bytes) == ATTN_OK);
-  Buffer state(state_bytes), scratch(scratch_bytes);
+  CHECK(state_bytes == 0);
+  size_t one_bytes = 0;
+  REQUIRE(attn_transformer_init_arena_bytes(&em, 6, 0, &one_bytes) == ATTN_OK);
+  CHECK(scratch_bytes == one_bytes);
+  Buffer scratch(scratch_bytes);
   attn_transformer tf;
-  REQUIRE(attn_transformer_init_split(&tf, &em, 6, 0, 0, state.data, state_bytes, scratch.data,
-                                      scratch_bytes) == ATTN_OK);
+  REQUIRE(attn_transformer_init_split(&tf, &em, 6, 0, 0, nullptr, 0, scratch.data, scratch_bytes) == ATTN_OK);
   CModel one;
   bind(&one, eb, 6, 0);
   const auto toks = sequences(1, 6, bert().vocab_size, 9)[0];
   std::vector<int32_t> want(6 * size_t(bert().output_dim())), got(want.size(), 7);
   float s1 = 0, s2 = 0;
   REQUIRE(attn_transformer_forward_s32(&one.tf, toks.data(), 6, 0, want.data(), &s1) == ATTN_OK);
-  std::memset(scratch.data, 0xEE, scratch_bytes);
+  size_t call = 0, kv = 1;  // the call's scratch, scratch's last bytes: overwritten, the same outputs
+  {
+    attn_transformer_config cc;
+    attn_dtype d = 0;
+    REQUIRE(attn_model_transformer_config(&em, &cc, &d) == ATTN_OK);
+    attn_transformer_plan p;
+    REQUIRE(attn_transformer_plan_init(&p, &cc, d, 6, 0, 0) == ATTN_OK);
+    REQUIRE(attn_transformer_plan_arena_bytes(&p, &call, &kv) == ATTN_OK);
+  }
+  CHECK(kv == 0);
+  REQUIRE(call < scratch_bytes);
+  std::memset(scratch.data + (scratch_bytes - call), 0xEE, call);
   REQUIRE(attn_transformer_forward_s32(&tf, toks.data(), 6, 0, got.data(), &s2) == ATTN_OK);
   CHECK(got == want);
   CHECK(bits(s1) == bits(s2));

@@ -19,7 +19,10 @@
 // What a target checks (check()): the forward equals `outputs`; a decoder's
 // decode over a KV cache (a prefill of up to kPrefill tokens, then 1 and 2
 // tokens per call in turn) equals the same rows; the greedy tokens equal
-// `generated`.
+// `generated`; and the C handle (attn/attn.h) in two buffers of exactly
+// attn/model_bytes.h's model_bytes() (what `attn emit-c` writes for this
+// target) binds, one byte fewer of either is refused, and its forward
+// equals `outputs`.
 #pragma once
 
 #include <cstddef>
@@ -27,7 +30,9 @@
 #include <cstring>
 
 #include "attn/arena.h"
+#include "attn/attn.h"
 #include "attn/model.h"
+#include "attn/model_bytes.h"
 #include "attn/sampler.h"
 #include "attn/transformer_fixed.h"
 
@@ -193,9 +198,10 @@ inline attn::Status generate(const Model& m, const int32_t* prompt, int32_t p, i
 
 // What check() found.
 struct Report {
-  int checks = 0;              // comparisons made (forward, decode, generation)
-  int failures = 0;            // of them, the failed ones
-  const char* what = nullptr;  // the first failure: "forward", "decode", "generate", "load", "expect"
+  int checks = 0;    // comparisons made (forward, decode, generation)
+  int failures = 0;  // of them, the failed ones
+  const char* what =
+      nullptr;  // the first failure: "forward", "decode", "generate", "buffers", "load", "expect"
   attn::Status status = attn::Status::kOk;  // its status, when a call failed
   long index = -1;                          // or its first differing element
   int32_t got = 0, want = 0;
@@ -222,6 +228,52 @@ inline bool same(const int32_t* got, const int32_t* want, size_t n, const char* 
   }
   return true;
 }
+// The C handle bound in two buffers of exactly model_bytes() for calls of n
+// tokens (a decoder: and caches of n positions) from `mem`: the sizes are
+// attn_transformer_init_split_bytes', exactly they are accepted and one byte
+// fewer of either is refused, and the forward gives `outputs`.
+inline void check_buffers(const Model& m, const Expect& e, int32_t* out, Memory& mem, Report* r) {
+  ++r->checks;
+  const int32_t cap = m.config.causal ? e.n : 0;
+  const attn::ModelBytes b = attn::model_bytes(m.config, m.dtype, e.n, cap);
+  attn_model cm;
+  size_t state_bytes = 0, scratch_bytes = 0;
+  if (b.arena == 0 || attn_model_load(&cm, m.file.data(), m.file.size()) != ATTN_OK ||
+      attn_transformer_init_split_bytes(&cm, e.n, cap, &state_bytes, &scratch_bytes) != ATTN_OK) {
+    fail(r, "buffers", attn::Status::kBadHandle);
+    return;
+  }
+  if (state_bytes != b.state || scratch_bytes != b.arena) {
+    fail(r, "buffers", attn::Status::kPlanMismatch, 0, int32_t(scratch_bytes), int32_t(b.arena));
+    return;
+  }
+  const size_t at = (b.arena + ATTN_ARENA_ALIGN - 1) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN;
+  if (at > mem.size || b.state > mem.size - at) {
+    fail(r, "buffers", attn::Status::kArenaTooSmall);
+    return;
+  }
+  mem.used = at + b.state > mem.used ? at + b.state : mem.used;
+  uint8_t* scratch = mem.data;
+  uint8_t* state = b.state > 0 ? mem.data + at : nullptr;
+  attn_transformer tf;
+  const bool short_state =
+      b.state > 0 && attn_transformer_init_split(&tf, &cm, e.n, cap, 0, state, b.state - 1, scratch,
+                                                 b.arena) != ATTN_ERR_ARENA_TOO_SMALL;
+  if (short_state || attn_transformer_init_split(&tf, &cm, e.n, cap, 0, state, b.state, scratch,
+                                                 b.arena - 1) != ATTN_ERR_ARENA_TOO_SMALL) {
+    fail(r, "buffers", attn::Status::kOk, 1);
+    return;
+  }
+  const int st = attn_transformer_init_split(&tf, &cm, e.n, cap, 0, state, b.state, scratch, b.arena);
+  const int fw =
+      st == ATTN_OK ? attn_transformer_forward_s32(&tf, e.tokens, e.n, ATTN_ROWS_ALL, out, nullptr) : st;
+  if (fw != ATTN_OK) {
+    fail(r, "buffers", static_cast<attn::Status>(fw));
+    return;
+  }
+  same(out, e.outputs, size_t(e.n) * size_t(e.output_dim), "buffers", r);
+}
+
 }  // namespace detail
 
 // Runs every check of one fixture: out is scratch of at least n * output_dim
@@ -261,6 +313,7 @@ inline int check(const Model& m, const Expect& e, int32_t* out, size_t out_words
       detail::same(generated, e.generated, size_t(e.steps), "generate", r);
     }
   }
+  detail::check_buffers(m, e, out, mem, r);
   return r->failures;
 }
 

@@ -789,19 +789,23 @@ ATTN_C_NODISCARD attn_status attn_transformer_init(attn_transformer* transformer
 /* ---- the same in two buffers: state and scratch -------------------------- */
 /* attn_transformer_init in two buffers, for parts whose fast RAM is small
  * (port/README.md, "Memory placement"):
- *   state    everything kept from init to the last call: the handle's
- *            bookkeeping and layer weight table, and with capacity > 0 the KV
- *            caches (the bulk; e.g. SRAM or PSRAM);
- *   scratch  the scratch of one forward or decode call and nothing else:
- *            nothing in it is kept from one call to the next, so between
- *            calls other code may use it (e.g. TCM / DTCM).
+ *   state    a decoder's decoding state (capacity > 0): its position and the
+ *            KV caches, the bulk, e.g. SRAM or PSRAM; everything decoding
+ *            keeps is here. 0 bytes for an encoder (capacity 0: may be NULL);
+ *   scratch  everything else: the handle's bookkeeping (its first
+ *            scratch_bytes - attn_transformer_plan_arena_bytes bytes: the
+ *            weight table, a few hundred bytes a layer), then one call's
+ *            scratch (its last attn_transformer_plan_arena_bytes bytes, which
+ *            hold nothing from one call to the next), e.g. TCM / DTCM.
  * Both ATTN_ARENA_ALIGN-aligned, of at least the sizes
  * attn_transformer_init_split_bytes reports (exact: one byte fewer of either
- * is ATTN_ERR_ARENA_TOO_SMALL). tokens_per_call is attn_transformer_init's
- * max_tokens; the rest is as there (and for the f32 raw-weights route, one
- * buffer only). Errors: those of attn_transformer_init_arena_bytes (on
- * error both sizes are 0) and of attn_transformer_init (ATTN_ERR_NULL_ARGUMENT
- * also for a null state or scratch), all checked before anything is written
+ * is ATTN_ERR_ARENA_TOO_SMALL; their sum is attn_transformer_init_arena_bytes).
+ * `attn emit-c MODEL --tokens-per-call N` writes the same two numbers as
+ * constants for the target compiling them. tokens_per_call is
+ * attn_transformer_init's max_tokens; the rest is as there. Errors: those of
+ * attn_transformer_init_arena_bytes (on error both sizes are 0) and of
+ * attn_transformer_init (ATTN_ERR_NULL_ARGUMENT also for a null scratch, or
+ * a null state with capacity > 0), all checked before anything is written
  * to either buffer. */
 ATTN_C_NODISCARD attn_status attn_transformer_init_split_bytes(const attn_model* model,
                                                                int32_t tokens_per_call, int32_t capacity,

@@ -9,16 +9,18 @@
 //
 // A bound model (attn_transformer) is a magic word and a pointer to its Core,
 // the first thing carved from the caller's arena; then the dtype's
-// TransformerWeights*, the layer table, the decoding state, and the scratch
-// of one call (Core::arena, given back by every call). Split in two
-// (attn_transformer_init_split), everything but the scratch is in `state`
-// and the scratch is all of `scratch`: nothing in it lives past a call.
+// TransformerWeights*, the layer table, the decoding state (its struct, then
+// the KV caches), and the scratch of one call (Core::arena, given back by
+// every call). Split in two (attn_transformer_init_split), the decoding state
+// (struct and KV caches) is all of `state` and everything else is in
+// `scratch`, the call's scratch last.
 #include <cstring>
 #include <new>
 #include <type_traits>
 
 #include "attn/attn.h"
 #include "attn/model.h"
+#include "attn/model_bytes.h"
 #include "attn/sampler.h"
 #include "attn/transformer.h"
 #include "attn/transformer_fixed.h"
@@ -164,35 +166,67 @@ struct Core {
 static_assert(fits_handle<Core*, attn_transformer>(),
               "grow or align attn_transformer's storage in attn/attn.h");
 
-constexpr uint64_t aligned(uint64_t n) {
-  return (n + (ATTN_ARENA_ALIGN - 1)) / ATTN_ARENA_ALIGN * ATTN_ARENA_ALIGN;
+// This target's handle layout for dtype D (attn/model_bytes.h): what
+// handle_bytes() below sizes, and `attn emit-c` from the written-out table.
+template <DType D>
+constexpr handle::HandleLayout this_layout() {
+  using Api = ModelApi<D>;
+  const uint64_t kv = D == DType::kF32  ? sizeof(KvCacheF32)
+                      : D == DType::kS8 ? sizeof(KvCacheS8)
+                                        : sizeof(KvCacheS16);
+  return {sizeof(Core), sizeof(typename Api::Weights), sizeof(typename Api::Layer),
+          sizeof(typename Api::State), kv};
 }
 
-// The bytes init keeps for `plan` from one call to the next, in the order it
-// carves them: the Core, the weights, the layer table, and with capacity the
-// state (its struct, then the KV caches). The call scratch (plan.arena_bytes)
-// comes after them in one buffer, or is a buffer of its own.
-Status kept_bytes(const TransformerPlan& plan, size_t* bytes) {
-  *bytes = 0;
+// On 32-bit Arm and on LP64 targets the written-out table must be this
+// target's (emit-c's sizes are exact there); elsewhere emit-c's header refuses.
+template <DType D>
+constexpr bool layout_written_out() {
+  constexpr handle::HandleLayout a = this_layout<D>(), b = handle::handle_layout(D, sizeof(void*));
+  return a.core == b.core && a.weights == b.weights && a.layer == b.layer && a.state == b.state &&
+         a.kv_cache == b.kv_cache;
+}
+#if ATTN_HANDLE_LAYOUT_KNOWN
+#define ATTN_LAYOUT_CHECK(D)                       \
+  static_assert(layout_written_out<DType::k##D>(), \
+                "a handle struct changed: update attn/model_bytes.h (attn emit-c sizes buffers from it)");
+#if ATTN_WITH_F32
+ATTN_LAYOUT_CHECK(F32)
+#endif
+#if ATTN_WITH_S8
+ATTN_LAYOUT_CHECK(S8)
+#endif
+#if ATTN_WITH_S16
+ATTN_LAYOUT_CHECK(S16)
+#endif
+#undef ATTN_LAYOUT_CHECK
+#endif
+
+// The two buffers of attn_transformer_init_split for `plan` (attn/model_bytes.h):
+// `scratch` the handle's bookkeeping (Core, weights, layer table) and one
+// call's scratch (plan.arena_bytes); `state` the decoding state, its struct
+// and the KV caches (plan.state_bytes), 0 without capacity. One buffer takes
+// their sum.
+Status split_bytes(const TransformerPlan& plan, size_t* state, size_t* scratch) {
+  *state = *scratch = 0;
   return dispatch(plan.dtype, [&](auto tag) {
-    using Api = typename decltype(tag)::Api;
-    const uint64_t layers = static_cast<uint64_t>(plan.config.num_layers);
-    uint64_t total = aligned(sizeof(Core)) + aligned(sizeof(typename Api::Weights)) +
-                     aligned(layers * sizeof(typename Api::Layer));
-    if (plan.capacity > 0) total += aligned(sizeof(typename Api::State)) + plan.state_bytes;
-    if (total > SIZE_MAX) return Status::kSizeOverflow;
-    *bytes = static_cast<size_t>(total);
+    const handle::HandleLayout l = this_layout<decltype(tag)::kDtype>();
+    const uint64_t s = plan.capacity > 0 ? handle::align_up(l.state) + plan.state_bytes : 0;
+    const uint64_t a = handle::handle_bytes(l, plan.config.num_layers) + plan.arena_bytes;
+    if (s > SIZE_MAX || a > SIZE_MAX) return Status::kSizeOverflow;
+    *state = static_cast<size_t>(s);
+    *scratch = static_cast<size_t>(a);
     return Status::kOk;
   });
 }
 
-// Every byte init carves for `plan` from one buffer: the kept bytes and the call scratch.
+// Every byte init carves for `plan` from one buffer.
 Status total_bytes(const TransformerPlan& plan, size_t* bytes) {
-  size_t kept = 0;
-  ATTN_TRY(kept_bytes(plan, &kept));
   *bytes = 0;
-  if (plan.arena_bytes > SIZE_MAX - kept) return Status::kSizeOverflow;
-  *bytes = kept + plan.arena_bytes;
+  size_t state = 0, scratch = 0;
+  ATTN_TRY(split_bytes(plan, &state, &scratch));
+  if (state > SIZE_MAX - scratch) return Status::kSizeOverflow;
+  *bytes = state + scratch;
   return Status::kOk;
 }
 
@@ -203,14 +237,17 @@ Status carve(Arena& arena, size_t count, T** out) {
   return Status::kOk;
 }
 
-// The caller's memory: `kept` holds what lives from one call to the next (the
-// Core, the weights, the layer table, the state); the call scratch is the
-// rest of `kept` (scratch null: one buffer) or all of `scratch`.
+// The caller's memory. `main` holds the handle's bookkeeping first and one
+// call's scratch last; in one buffer (attn_transformer_init) the decoding
+// state (its struct, the KV caches) sits between them, split
+// (attn_transformer_init_split) it is all of `caches` (not used without
+// capacity: may be null).
 struct Buffers {
-  void* kept = nullptr;
-  size_t kept_bytes = 0;
-  void* scratch = nullptr;  // null: the scratch is the rest of `kept`
-  size_t scratch_bytes = 0;
+  void* main = nullptr;
+  size_t main_bytes = 0;
+  bool split = false;
+  void* caches = nullptr;
+  size_t caches_bytes = 0;
 };
 
 // Checks the window and the buffers against `plan` (nothing written), then
@@ -221,14 +258,15 @@ template <class Fill>
 attn_status bind(attn_transformer* handle, const TransformerPlan& plan, int32_t window, const Buffers& b,
                  Fill fill) {
   if (window < 0 || window > plan.capacity) return to_c(Status::kBadWindow);
-  const bool split = b.scratch != nullptr;
-  size_t kept = 0;
-  ATTN_TRY_C(split ? kept_bytes(plan, &kept) : total_bytes(plan, &kept));
-  Arena arena;  // the kept bytes (and, in one buffer, the scratch after them)
-  Arena scratch;
-  ATTN_TRY_C(arena.init(b.kept, b.kept_bytes));
-  if (split) ATTN_TRY_C(scratch.init(b.scratch, b.scratch_bytes));
-  if (b.kept_bytes < kept || (split && b.scratch_bytes < plan.arena_bytes))
+  size_t state_need = 0, main_need = 0;
+  ATTN_TRY_C(split_bytes(plan, &state_need, &main_need));
+  if (!b.split) ATTN_TRY_C(total_bytes(plan, &main_need));
+  const bool own_caches = b.split && plan.capacity > 0;
+  Arena arena;   // the bookkeeping, (one buffer: the caches,) the call scratch
+  Arena caches;  // split: the KV caches
+  ATTN_TRY_C(arena.init(b.main, b.main_bytes));
+  if (own_caches) ATTN_TRY_C(caches.init(b.caches, b.caches_bytes));
+  if (b.main_bytes < main_need || (own_caches && b.caches_bytes < state_need))
     return to_c(Status::kArenaTooSmall);
   return to_c(dispatch(plan.dtype, [&](auto tag) {
     using Api = typename decltype(tag)::Api;
@@ -242,14 +280,14 @@ attn_status bind(attn_transformer* handle, const TransformerPlan& plan, int32_t 
     core->plan = plan;
     core->weights = w;
     if (plan.capacity > 0) {
+      Arena& kept = own_caches ? caches : arena;
       typename Api::State* s = nullptr;
-      ATTN_TRY(carve(arena, 1, &s));
-      ATTN_TRY(Api::state_init(plan, window, arena, s));
+      ATTN_TRY(carve(kept, 1, &s));
+      ATTN_TRY(Api::state_init(plan, window, kept, s));
       core->state = s;
     }
-    if (!split) scratch = arena;  // the rest of the one buffer
-    if (scratch.free_bytes() < plan.arena_bytes) return Status::kArenaTooSmall;
-    core->arena = scratch;
+    if (arena.free_bytes() < plan.arena_bytes) return Status::kArenaTooSmall;
+    core->arena = arena;  // the rest: one call's scratch
     core->magic = kCoreMagic;
     store(handle, kHandleMagic, core);
     return Status::kOk;
@@ -465,8 +503,8 @@ attn_status attn_transformer_init(attn_transformer* transformer, const attn_mode
   attn::TransformerPlan p;
   ATTN_TRY_C(attn::capi::model_plan(model, max_tokens, capacity, &m, &p));
   attn::capi::Buffers b;
-  b.kept = arena;
-  b.kept_bytes = arena_bytes;
+  b.main = arena;
+  b.main_bytes = arena_bytes;
   return attn::capi::bind_model(transformer, m, p, window, b);
 }
 
@@ -477,11 +515,7 @@ attn_status attn_transformer_init_split_bytes(const attn_model* model, int32_t t
   attn::Model m;
   attn::TransformerPlan p;
   ATTN_TRY_C(attn::capi::model_plan(model, tokens_per_call, capacity, &m, &p));
-  size_t kept = 0;
-  ATTN_TRY_C(attn::capi::kept_bytes(p, &kept));
-  *state_bytes = kept;
-  *scratch_bytes = p.arena_bytes;
-  return ATTN_OK;
+  return to_c(attn::capi::split_bytes(p, state_bytes, scratch_bytes));
 }
 
 attn_status attn_transformer_init_split(attn_transformer* transformer, const attn_model* model,
@@ -489,15 +523,15 @@ attn_status attn_transformer_init_split(attn_transformer* transformer, const att
                                         void* state, size_t state_size, void* scratch, size_t scratch_size) {
   if (transformer == nullptr) return to_c(Status::kNullArgument);
   std::memset(transformer, 0, sizeof *transformer);
-  if (scratch == nullptr) return to_c(Status::kNullArgument);  // null would mean one buffer to bind()
   attn::Model m;
   attn::TransformerPlan p;
   ATTN_TRY_C(attn::capi::model_plan(model, tokens_per_call, capacity, &m, &p));
   attn::capi::Buffers b;
-  b.kept = state;
-  b.kept_bytes = state_size;
-  b.scratch = scratch;
-  b.scratch_bytes = scratch_size;
+  b.main = scratch;
+  b.main_bytes = scratch_size;
+  b.split = true;
+  b.caches = state;
+  b.caches_bytes = state_size;
   return attn::capi::bind_model(transformer, m, p, window, b);
 }
 
@@ -513,8 +547,8 @@ attn_status attn_transformer_init_f32(attn_transformer* transformer, const attn_
   if (weights == nullptr) return to_c(Status::kNullArgument);
   ATTN_TRY_C(attn::capi::check_weights(p.config, *weights));
   attn::capi::Buffers b;
-  b.kept = arena;
-  b.kept_bytes = arena_bytes;
+  b.main = arena;
+  b.main_bytes = arena_bytes;
   return attn::capi::bind(transformer, p, window, b, [&](auto, auto* w, auto* layers) {
     using W = std::remove_pointer_t<decltype(w)>;
     if constexpr (std::is_same<W, attn::TransformerWeightsF32>::value) {

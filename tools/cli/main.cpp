@@ -109,7 +109,8 @@ const Command kCommands[] = {
      "                     but the first is predicted once, with the context restarting per window\n"
      "  prints perplexity=X tokens=T: exp of the mean natural-log cross-entropy of the T predicted tokens\n"},
     {"emit-c", attn::cmd_emit_c,
-     "emit-c FILE.attn -o|--output model.h [--name SYM] [--max-L N [--max-S N] [--tile-rows N]] [-h|--help]",
+     "emit-c FILE.attn -o|--output model.h [--name SYM] [--max-L N [--max-S N] [--tile-rows N]] "
+     "[--tokens-per-call N [--capacity C] [--window W]] [-h|--help]",
      nullptr},
     {"verify", attn::cmd_verify, "verify FILE.attn",
      "  (no options: the exit code says whether the file loads)\n"},
