@@ -74,9 +74,13 @@ if ! command -v qemu-system-arm >/dev/null 2>&1 || ! command -v arm-none-eabi-g+
   echo "demo: qemu-system-arm or arm-none-eabi-g++ not installed: skipping the Cortex-M runs"
   exit 0
 fi
-for part in encoder decoder; do
-  "$attn" emit-c "out/$part.s8.attn" -o "out/mcu/demo_${part}_model.h" --name "demo_${part}_model" >/dev/null
-done
+# The s8 models as const arrays, with their buffer sizes (DEMO_*_MODEL_ARENA_BYTES / _STATE_BYTES) for
+# calls of the encoder's whole context, and for the decoder prompts of up to 64 tokens and caches of
+# its 128 positions.
+"$attn" emit-c out/encoder.s8.attn -o out/mcu/demo_encoder_model.h --name demo_encoder_model \
+  --tokens-per-call 32 >/dev/null
+"$attn" emit-c out/decoder.s8.attn -o out/mcu/demo_decoder_model.h --name demo_decoder_model \
+  --tokens-per-call 64 --capacity 128 >/dev/null
 # on_board PART BOARD: build the image of PART for BOARD (build/BOARD) and run it
 on_board() {
   local part=$1 board=$2

@@ -3,7 +3,7 @@
 //
 // Two generated headers (tools/demo.sh writes them):
 //   demo_encoder_model.h  the s8 model file as a const array in flash
-//                         (`attn emit-c out/encoder.s8.attn --name demo_encoder_model`)
+//                         (`attn emit-c out/encoder.s8.attn --name demo_encoder_model --tokens-per-call 32`)
 //   demo_encoder_data.h   the held-out set and the host's s8 predictions
 //                         (attn_example_demo_encoder --emit-mcu)
 // This image loads the model in place, runs every sequence through
