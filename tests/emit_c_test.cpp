@@ -172,6 +172,18 @@ TEST_CASE(
                               "u -DSTATE=" + std::to_string(want.state) + "u") == 0);
       }
     }
+    // attn info --target prints the same two numbers for a target.
+    for (const auto& t : {std::make_pair("cortex-m4", 4), std::make_pair("cortex-a-64", 48)}) {
+      std::string info;
+      REQUIRE(attn_cli("info " + quote(k.file) + " --target " + t.first + " --tokens-per-call " +
+                           std::to_string(k.tokens) + " --capacity " + std::to_string(k.capacity),
+                       dir, &info) == 0);
+      const attn::ModelBytes want = attn::model_bytes(c, dtype, k.tokens, k.capacity, t.second,
+                                                      std::string(t.first) == "cortex-m4" ? 4 : 8);
+      INFO(info);
+      CHECK(info.find("scratch " + std::to_string(want.arena) + " bytes") != std::string::npos);
+      CHECK(info.find("state " + std::to_string(want.state) + " bytes") != std::string::npos);
+    }
     // Another tile: the header says to emit for it, it does not guess.
     CHECK(compile_c99(ccs[0], dir, src, "-DATTN_TILE_ROWS=7 -DARENA=0 -DSTATE=0") != 0);
     CHECK(slurp_text(dir / ".cc").find("--tile-rows") != std::string::npos);

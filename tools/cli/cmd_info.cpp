@@ -1,4 +1,5 @@
-// cmd_info.cpp: `attn info FILE.attn [--L N] [--S N]`: header, blocks with
+// cmd_info.cpp: `attn info FILE.attn [--L N] [--S N] [--target T --tokens-per-call N
+// [--capacity C]]`: header, blocks with
 // their hyperparameters, tensors, and the arena bytes of one forward for
 // query length L and key length S (S defaults to L), and the kernel
 // variants each block's forward runs on this CPU (attn::kernel_set: on
@@ -6,8 +7,13 @@
 // prints its hyperparameters: kind, dims, layers, norm, activation, head,
 // vocabulary and dtype, and the arena bytes plan_transformer gives for a
 // forward of max_positions tokens and (decoders) for decoding over a cache of
-// max_positions positions: state + arena.
+// max_positions positions: state + arena. With --target T --tokens-per-call N
+// [--capacity C], the two buffers of the C handle (attn_transformer_init_split)
+// on that target: the numbers `attn emit-c` writes for it.
 #include <cstdio>
+#include <cstring>
+
+#include "attn/model_bytes.h"
 
 #include "attn/attention_fixed.h"
 #include "attn/kernel_set.h"
@@ -85,6 +91,54 @@ void print_model(const std::string& path, const Model& m) {
       prefill.arena_bytes, prefill.state_bytes + prefill.arena_bytes);
 }
 
+// The targets --target names: their ATTN_TILE_ROWS and pointer width.
+struct Target {
+  const char* name;
+  int32_t tile_rows;
+  size_t pointer_bytes;
+};
+constexpr Target kTargets[] = {{"host", ATTN_TILE_ROWS, sizeof(void*)},
+                               {"cortex-m3", 4, 4},
+                               {"cortex-m4", 4, 4},
+                               {"cortex-m7", 4, 4},
+                               {"cortex-m55", 4, 4},
+                               {"cortex-a-32", 48, 4},
+                               {"cortex-a-64", 48, 8}};
+
+const Target& find_target(const std::string& target) {
+  std::string names;
+  for (const Target& k : kTargets) {
+    if (target == k.name) return k;
+    names += std::string(names.empty() ? "" : ", ") + k.name;
+  }
+  throw cli::Error("--target " + target + ": not one of " + names);
+}
+
+// `--target T --tokens-per-call N [--capacity C]`: the C handle's two buffers there.
+void print_target_bytes(const std::string& path, const Model& m, const std::string& target, int32_t tokens,
+                        int32_t capacity) {
+  const Target* t = &find_target(target);
+  if (!m.is_model()) throw cli::Error("--target: " + path + " holds blocks, not a whole model");
+  TransformerConfig c;
+  format::ModelRecord r{};
+  if (m.transformer_config(&c) != Status::kOk || m.model_record(&r) != Status::kOk)
+    throw cli::Error(path + ": model record unreadable");
+  const auto dt = static_cast<DType>(r.dtype);
+  if (capacity > c.max_positions)
+    throw cli::Error("--capacity " + std::to_string(capacity) + " is past the model's max_positions " +
+                     std::to_string(c.max_positions) + " (kCapacityPastPositions)");
+  TransformerPlan p;
+  const Status s = plan_transformer(c, dt, tokens, capacity, &p, t->tile_rows);
+  if (s != Status::kOk) throw cli::Error(path + ": " + cli::describe(s));
+  const ModelBytes b = model_bytes(c, dt, tokens, capacity, t->tile_rows, t->pointer_bytes);
+  if (b.arena == 0) throw cli::Error(path + ": the buffer sizes overflow on " + target);
+  std::printf(
+      "  on %s (ATTN_TILE_ROWS %d, %zu-byte pointers), calls of up to %d tokens, capacity %d:\n"
+      "    scratch %zu bytes (NAME_ARENA_BYTES: the handle's bookkeeping and one call's scratch)\n"
+      "    state %zu bytes (NAME_STATE_BYTES: the KV caches); one buffer: %zu bytes\n",
+      target.c_str(), t->tile_rows, t->pointer_bytes, tokens, capacity, b.arena, b.state, b.arena + b.state);
+}
+
 const char* scope_name(uint16_t role) {
   if (role == static_cast<uint16_t>(format::Role::kUser)) return "user";
   if (role >= format::kFirstModelRole) return "model";
@@ -120,7 +174,8 @@ void print_roles() {
 }  // namespace
 
 int cmd_info(int argc, char** argv) {
-  const cli::Args args(argc, argv, {"--L", "--S"}, {"--roles"});
+  const cli::Args args(argc, argv, {"--L", "--S", "--target", "--tokens-per-call", "--capacity"},
+                       {"--roles"});
   if (args.has("--roles")) {
     if (!args.positional().empty()) throw cli::Error("--roles takes no file");
     print_roles();
@@ -130,12 +185,21 @@ int cmd_info(int argc, char** argv) {
   const long long L = args.get_int("--L", 0, 1, ATTN_MAX_SEQ);
   const long long S = args.get_int("--S", L, 1, ATTN_MAX_SEQ);
   if (args.has("--S") && !args.has("--L")) throw cli::Error("--S needs --L");
+  const long long tokens = args.get_int("--tokens-per-call", 0, 1, ATTN_MAX_SEQ);
+  const long long capacity = args.get_int("--capacity", 0, 0, ATTN_MAX_SEQ);
+  if (args.has("--target") != args.has("--tokens-per-call"))
+    throw cli::Error("--target and --tokens-per-call go together (the C handle's buffers on a target)");
+  if (args.has("--capacity") && !args.has("--target")) throw cli::Error("--capacity needs --target");
+  if (args.has("--target")) (void)find_target(args.get("--target"));
   cli::LoadedModel lm;
   cli::load_model(path, &lm);
   const Model& m = lm.model;
   std::printf("%s: .attn v%u, %zu bytes, crc32 %08x, data alignment %u\n", path.c_str(), m.version(),
               m.size(), m.crc(), m.data_align());
   if (m.is_model()) print_model(path, m);
+  if (args.has("--target"))
+    print_target_bytes(path, m, args.get("--target"), static_cast<int32_t>(tokens),
+                       static_cast<int32_t>(capacity));
   std::printf("%u block(s)\n", m.block_count());
   size_t max_arena = 0;
   for (uint32_t i = 0; i < m.block_count(); ++i) {

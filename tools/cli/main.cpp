@@ -52,9 +52,14 @@ const Command kCommands[] = {
      "  --file F           one line of ids per line of F (each line without its newline)\n"
      "  --decode IDS       print the text of the ids (\"1,2,3\" or \"1 2 3\")\n"
      "  --special          add the special tokens: [CLS] .. [SEP] (WordPiece), else BOS if any\n"},
-    {"info", attn::cmd_info, "info FILE.attn [--L N [--S N]] | info --roles",
+    {"info", attn::cmd_info,
+     "info FILE.attn [--L N [--S N]] [--target T --tokens-per-call N [--capacity C]] | info --roles",
      "  --L N              also print the arena bytes of one forward with N query rows\n"
      "  --S N              ... and N keys (default: --L)\n"
+     "  --target T         a whole model's C handle buffers on target T (host, cortex-m3, cortex-m4,\n"
+     "                     cortex-m7, cortex-m55, cortex-a-32, cortex-a-64): what attn emit-c writes there\n"
+     "  --tokens-per-call N  ... for calls of up to N tokens\n"
+     "  --capacity C       ... and KV caches of C positions (default 0)\n"
      "  --roles            print the format's tensor roles instead, one per line: value, name, scope\n"
      "                     (block, layer, model, user), dtypes of the blocks / models that hold it,\n"
      "                     C++ and C names (the table tools in other languages read)\n"
