@@ -125,6 +125,28 @@ if(TARGET attn_cli AND NOT CMAKE_CROSSCOMPILING)
   endif()
 endif()
 
+# ---- whole-model C example on QEMU: c_llm_m4_gcc, _m55_gcc, _m55_clang -------
+# port/cortex-m/examples/c-llm (the demo's byte-level Llama with its tokenizer,
+# s8, two buffers in two RAM regions, sized by `attn emit-c`);
+# port/cortex-m/examples/check_c_llm.py compares its text with `attn generate`
+# and its two sections with `attn info --target`. After the C firmware tests of
+# the same board (both compile the library: one at a time on two cores).
+if(TARGET attn_cli AND NOT CMAKE_CROSSCOMPILING AND ATTN_FW_ARM_GCC AND ATTN_FW_QEMU AND ATTN_FW_MAKE
+   AND ATTN_FW_PYTHON)
+  foreach(fw_case IN LISTS fw_cases)
+    separate_arguments(fw_case)
+    list(GET fw_case 0 fw_name)
+    list(GET fw_case 1 fw_board)
+    list(GET fw_case 2 fw_cc)
+    add_test(NAME c_llm_${fw_name}
+             COMMAND ${ATTN_FW_PYTHON} ${PROJECT_SOURCE_DIR}/port/cortex-m/examples/check_c_llm.py
+                     --attn $<TARGET_FILE:attn_cli> --board ${fw_board} --cc ${fw_cc}
+                     --work ${CMAKE_CURRENT_BINARY_DIR}/c_llm/${fw_name})
+    set_tests_properties(c_llm_${fw_name} PROPERTIES TIMEOUT 600 PROCESSORS 2 DEPENDS c_firmware_${fw_name}
+                                                     LABELS "integration;c_firmware")
+  endforeach()
+endif()
+
 # ---- cli_help: every option of every subcommand in `attn --help` and `attn CMD --help`
 if(TARGET attn_cli AND NOT CMAKE_CROSSCOMPILING)
   add_test(NAME cli_help

@@ -1,6 +1,6 @@
 /* startup.c: the least a bare-metal Cortex-M image needs to run main() on QEMU's
  * mps2-an386 (Cortex-M4F) and mps3-an547 (Cortex-M55): a vector table, a
- * Reset_Handler, and semihosting output and exit. On a real board replace
+ * Reset_Handler, and semihosting output (to the host's stdout) and exit. On a real board replace
  * board_write() with your UART and board_exit() with a reset or a halt.
  * Linker symbols come from link.ld. */
 #include <stdint.h>
@@ -21,7 +21,21 @@ static uint32_t semihost(uint32_t op, const void* arg) {
   return r0;
 }
 
-void board_write(const char* s) { (void)semihost(0x04u, s); } /* SYS_WRITE0 */
+/* SYS_WRITE to the handle SYS_OPEN gives ":tt" opened for writing ("w",
+ * mode 4): the host's stdout (SYS_WRITE0 would go to its stderr). */
+void board_write(const char* s) {
+  static uint32_t handle = 0xFFFFFFFFu;
+  uint32_t len = 0;
+  while (s[len] != '\0') ++len;
+  if (handle == 0xFFFFFFFFu) {
+    const uint32_t open_args[3] = {(uint32_t)(uintptr_t) ":tt", 4u, 3u};
+    handle = semihost(0x01u, open_args); /* SYS_OPEN */
+  }
+  {
+    const uint32_t write_args[3] = {handle, (uint32_t)(uintptr_t)s, len};
+    (void)semihost(0x05u, write_args); /* SYS_WRITE */
+  }
+}
 
 void board_exit(int code) {
   /* SYS_EXIT_EXTENDED {ADP_Stopped_ApplicationExit, code}: QEMU exits with code. */
