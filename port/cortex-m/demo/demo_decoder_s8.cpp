@@ -3,7 +3,8 @@
 //
 // Two generated headers (tools/demo.sh writes them):
 //   demo_decoder_model.h  the s8 model file as a const array in flash
-//                         (`attn emit-c out/decoder.s8.attn --name demo_decoder_model --tokens-per-call 64 --capacity 128`),
+//                         (`attn emit-c out/decoder.s8.attn --name demo_decoder_model
+//                         --tokens-per-call 64 --capacity 128`),
 //                         its tokenizer section included (`attn import --byte-vocab`)
 //   demo_decoder_data.h   the prompt text and the text of the host's greedy s8
 //                         continuation (attn_example_demo_decoder --emit-mcu)
