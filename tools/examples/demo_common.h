@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "attn/attn.h"
 #include "attn/model.h"
+#include "attn/model_bytes.h"
 #include "attn/status.h"
 #include "attn/transformer.h"
 #include "attn/transformer_fixed.h"
@@ -85,6 +87,41 @@ inline bool load_model_file(const std::string& path, const char* name, attn::DTy
   }
   if (s != attn::Status::kOk) return fail(path.c_str(), s);  // kBadDtype: not a model of this dtype
   return true;
+}
+
+// The C handle of m (attn/attn.h) for calls of up to max_positions tokens
+// (a decoder: and caches of max_positions positions) in its two buffers:
+// model_bytes() (attn/model_bytes.h: what `attn emit-c --tokens-per-call N
+// --capacity C` writes for this target) must be what
+// attn_transformer_init_split_bytes reports, exactly that many bytes are
+// accepted and one byte fewer of either is refused. Prints the sizes; false
+// (said on stderr) if any of that fails.
+inline bool check_c_buffers(const ModelFile& m) {
+  const int32_t n = m.config.max_positions, cap = m.config.causal ? n : 0;
+  const attn::ModelBytes b = attn::model_bytes(m.config, m.dtype, n, cap);
+  attn_model cm;
+  size_t state = 0, scratch = 0;
+  if (attn_model_load(&cm, m.blob.data(), m.blob.size) != ATTN_OK ||
+      attn_transformer_init_split_bytes(&cm, n, cap, &state, &scratch) != ATTN_OK || b.arena != scratch ||
+      b.state != state) {
+    std::fprintf(stderr, "demo: %s: model_bytes() %zu + %zu is not the C handle's %zu + %zu\n", m.name,
+                 b.arena, b.state, scratch, state);
+    return false;
+  }
+  std::vector<std::max_align_t> a(scratch / sizeof(std::max_align_t) + 1),
+      s(state / sizeof(std::max_align_t) + 1);
+  void* st = state > 0 ? static_cast<void*>(s.data()) : nullptr;
+  attn_transformer tf;
+  const bool exact =
+      attn_transformer_init_split(&tf, &cm, n, cap, 0, st, state, a.data(), scratch) == ATTN_OK &&
+      attn_transformer_init_split(&tf, &cm, n, cap, 0, st, state, a.data(), scratch - 1) ==
+          ATTN_ERR_ARENA_TOO_SMALL &&
+      (state == 0 || attn_transformer_init_split(&tf, &cm, n, cap, 0, st, state - 1, a.data(), scratch) ==
+                         ATTN_ERR_ARENA_TOO_SMALL);
+  std::printf(
+      "%-4s C handle (attn emit-c --tokens-per-call %d --capacity %d): scratch %zu + state %zu bytes, %s\n",
+      m.name, n, cap, scratch, state, exact ? "exact (one byte fewer of either is refused)" : "NOT EXACT");
+  return exact;
 }
 
 // The options both demos take: --data DIR, --f32/--s8/--s16 MODEL.attn,

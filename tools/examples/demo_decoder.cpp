@@ -155,7 +155,7 @@ struct Decoder : demo::ModelFile {
 };
 
 bool load(const std::string& path, const char* name, attn::DType dtype, Decoder* m) {
-  if (!demo::load_model_file(path, name, dtype, m)) return false;
+  if (!demo::load_model_file(path, name, dtype, m) || !demo::check_c_buffers(*m)) return false;
   const attn::TransformerConfig& c = m->config;
   if (!c.causal || c.head == attn::LmHead::kNone || !m->model.byte_vocab()) {
     std::fprintf(stderr, "demo: %s: not a byte-level decoder with an LM head\n", path.c_str());

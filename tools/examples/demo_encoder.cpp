@@ -97,7 +97,7 @@ std::vector<std::max_align_t> aligned_bytes(size_t n) {
 }
 
 bool load(const std::string& path, const char* name, attn::DType dtype, Encoder* m) {
-  if (!demo::load_model_file(path, name, dtype, m)) return false;
+  if (!demo::load_model_file(path, name, dtype, m) || !demo::check_c_buffers(*m)) return false;
   const int32_t E = m->config.embed_dim;
   attn::Status s = attn::Status::kOk;
   attn::TensorView w, b;
