@@ -56,15 +56,6 @@ std::string raw(const Tokenizer& tok, const std::vector<int32_t>& ids) {
   return s;
 }
 
-bool valid_utf8(const std::string& s) {
-  for (size_t i = 0; i < s.size();) {
-    const size_t l = attn::utf8::char_length(s.data() + i, s.size() - i);
-    if (l == 1 && static_cast<uint8_t>(s[i]) >= 0x80) return false;
-    i += l;
-  }
-  return true;
-}
-
 void check_goldens(const std::vector<uint8_t>& bytes, const std::string& golden_name, bool prefix) {
   Blob blob(bytes);
   Tokenizer tok;

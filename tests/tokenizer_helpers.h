@@ -15,6 +15,7 @@
 #include "attn/tokenizer.h"
 #include "attn/tokenizer_build.h"
 #include "host_helpers.h"
+#include "tokenizer_golden_lines.h"
 
 namespace tokenizer_tests {
 
@@ -44,12 +45,8 @@ inline std::vector<uint8_t> read_file(const std::string& path) {
   return std::vector<uint8_t>(s.begin(), s.end());
 }
 
-inline std::string unhex(const std::string& hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2)
-    out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-  return out;
-}
+using tokenizer_golden::unhex;
+using tokenizer_golden::valid_utf8;
 
 // A blob copied to 4-byte aligned storage, as it would sit in flash.
 struct Blob {
@@ -77,30 +74,11 @@ inline std::vector<uint8_t> blob_of(const attn::tokenizer_build::Spec& spec) {
   return blob;
 }
 
-// Golden lines: the text as hex, a tab, the ids; WordPiece's have a tab and
-// the decoded text as hex after them.
-struct Golden {
-  std::string text;
-  std::vector<int32_t> ids;
-  std::string decoded;
-};
-
+// The golden file `name` (tokenizer_golden_lines.h).
+using Golden = tokenizer_golden::Line;
 inline std::vector<Golden> read_golden(const std::string& name) {
-  std::istringstream f(read_text(data_path(name)));
   std::vector<Golden> out;
-  std::string line;
-  while (std::getline(f, line)) {
-    const size_t a = line.find('\t');
-    REQUIRE(a != std::string::npos);
-    const size_t b = line.find('\t', a + 1);
-    Golden g;
-    g.text = unhex(line.substr(0, a));
-    std::istringstream ids(line.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1));
-    int32_t id = 0;
-    while (ids >> id) g.ids.push_back(id);
-    if (b != std::string::npos) g.decoded = unhex(line.substr(b + 1));
-    out.push_back(g);
-  }
+  REQUIRE(tokenizer_golden::parse(read_text(data_path(name)), &out));
   return out;
 }
 

@@ -27,8 +27,8 @@ set(_tok_gen_src ${PROJECT_SOURCE_DIR}/tools/fixtures/tokenizer_goldens/tokenize
 set(_tok_gen ${CMAKE_CURRENT_BINARY_DIR}/tokenizer_goldens_to_c)
 add_custom_command(OUTPUT ${_tok_gen}
   COMMAND ${ATTN_HOST_CXX} -std=c++17 -O1 -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/src
-          -I${PROJECT_SOURCE_DIR}/tools ${_tok_gen_src} ${_tok_sources} -o ${_tok_gen}
-  DEPENDS ${_tok_gen_src} ${_tok_sources} ${_tok_headers}
+          -I${PROJECT_SOURCE_DIR}/tools -I${PROJECT_SOURCE_DIR}/tests ${_tok_gen_src} ${_tok_sources} -o ${_tok_gen}
+  DEPENDS ${_tok_gen_src} ${_tok_sources} ${_tok_headers} ${PROJECT_SOURCE_DIR}/tests/tokenizer_golden_lines.h
   COMMENT "Building the host generator of the tokenizer goldens (${ATTN_HOST_CXX})"
   VERBATIM)
 set(_tok_cpp ${CMAKE_CURRENT_BINARY_DIR}/tokenizer_goldens.cpp)

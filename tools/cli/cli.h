@@ -137,6 +137,18 @@ struct LoadedModel {
 };
 void load_model(const std::string& path, LoadedModel* out);
 
+// A whole model's config and dtype (its model record); throws naming `path`
+// where they cannot be read.
+struct WholeModel {
+  TransformerConfig config;
+  DType dtype = DType::kF32;
+};
+WholeModel whole_model(const Model& m, const std::string& path);
+
+// --capacity C of a whole model: past max_positions is refused
+// (kCapacityPastPositions: no position ever reaches those cache rows).
+void check_capacity(const TransformerConfig& c, long long capacity);
+
 // `s` with bytes that could move the cursor or drive the terminal (C0/C1
 // controls, DEL, invalid UTF-8) written as \xNN and '\' as "\\": names
 // read from files are printed through it.

@@ -381,6 +381,23 @@ void write_file_atomic(const std::string& path, const void* head, size_t head_si
   }
 }
 
+WholeModel whole_model(const Model& m, const std::string& path) {
+  WholeModel w;
+  format::ModelRecord rec{};
+  if (!m.is_model() || m.transformer_config(&w.config) != Status::kOk || m.model_record(&rec) != Status::kOk)
+    throw Error(path + ": no readable model record (a whole model's config)");
+  w.dtype = static_cast<DType>(rec.dtype);
+  return w;
+}
+
+void check_capacity(const TransformerConfig& c, long long capacity) {
+  if (capacity > c.max_positions)
+    throw Error("--capacity " + std::to_string(capacity) + " is past the model's max_positions " +
+                std::to_string(c.max_positions) +
+                " (kCapacityPastPositions): no position ever reaches the cache rows beyond it; use at most " +
+                std::to_string(c.max_positions));
+}
+
 std::string printable(const std::string& s) {
   static const char kHex[] = "0123456789abcdef";
   std::string out;

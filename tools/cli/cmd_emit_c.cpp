@@ -207,14 +207,10 @@ std::string c_max_of(const std::vector<std::string>& terms, size_t lo, size_t hi
 std::string model_sizes(const Model& m, const std::string& shown_path, const std::string& sym,
                         const std::string& upper, int32_t tokens, int32_t capacity, int32_t window,
                         int32_t tile) {
-  TransformerConfig c;
-  format::ModelRecord rec;
-  if (m.transformer_config(&c) != Status::kOk || m.model_record(&rec) != Status::kOk)
-    throw cli::Error(shown_path + ": the model record is unreadable");
-  const auto dtype = static_cast<DType>(rec.dtype);
-  if (capacity > c.max_positions)
-    throw cli::Error("--capacity " + std::to_string(capacity) + " is past the model's max_positions " +
-                     std::to_string(c.max_positions) + " (kCapacityPastPositions)");
+  const cli::WholeModel w = cli::whole_model(m, shown_path);
+  const TransformerConfig& c = w.config;
+  const DType dtype = w.dtype;
+  cli::check_capacity(c, capacity);
   if (window > capacity)
     throw cli::Error("--window " + std::to_string(window) + " is past --capacity " +
                      std::to_string(capacity));

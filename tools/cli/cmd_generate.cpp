@@ -132,12 +132,7 @@ int cmd_generate(int argc, char** argv) {
   const int32_t capacity = static_cast<int32_t>(args.get_int("--capacity", c.max_positions, 1, ATTN_MAX_SEQ));
   const int32_t window = static_cast<int32_t>(args.get_int("--window", 0, 1, capacity));
   const long long positions = P + (steps > 0 ? steps - 1 : 0);  // tokens fed through the model
-  if (capacity > c.max_positions)
-    throw cli::Error(
-        "--capacity " + std::to_string(capacity) + " is past the model's max_positions " +
-        std::to_string(c.max_positions) +
-        " (kCapacityPastPositions): no position ever reaches the cache rows beyond it; use at most " +
-        std::to_string(c.max_positions));
+  cli::check_capacity(c, capacity);
   if (P > c.max_positions)
     throw cli::Error("the prompt has " + std::to_string(P) + " tokens, but the model's max_positions is " +
                      std::to_string(c.max_positions) + " (kSequenceTooLong)");

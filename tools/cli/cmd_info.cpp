@@ -119,14 +119,10 @@ void print_target_bytes(const std::string& path, const Model& m, const std::stri
                         int32_t capacity) {
   const Target* t = &find_target(target);
   if (!m.is_model()) throw cli::Error("--target: " + path + " holds blocks, not a whole model");
-  TransformerConfig c;
-  format::ModelRecord r{};
-  if (m.transformer_config(&c) != Status::kOk || m.model_record(&r) != Status::kOk)
-    throw cli::Error(path + ": model record unreadable");
-  const auto dt = static_cast<DType>(r.dtype);
-  if (capacity > c.max_positions)
-    throw cli::Error("--capacity " + std::to_string(capacity) + " is past the model's max_positions " +
-                     std::to_string(c.max_positions) + " (kCapacityPastPositions)");
+  const cli::WholeModel w = cli::whole_model(m, path);
+  const TransformerConfig& c = w.config;
+  const DType dt = w.dtype;
+  cli::check_capacity(c, capacity);
   TransformerPlan p;
   const Status s = plan_transformer(c, dt, tokens, capacity, &p, t->tile_rows);
   if (s != Status::kOk) throw cli::Error(path + ": " + cli::describe(s));
