@@ -98,8 +98,10 @@ endif()
 # port/make/attn.mk, a model header from `attn emit-c`) built and run on
 # mps2-an386 and mps3-an547; port/cortex-m/examples/check_c_firmware.py compares
 # every int8 output byte with `attn run --raw` of the same model and input.
-# Host builds with the tools binary, when the cross tools and QEMU are found.
-if(TARGET attn_cli AND NOT CMAKE_CROSSCOMPILING)
+# Host builds with the tools binary, when the cross tools and QEMU are found;
+# with ATTN_TEST_PACKAGING (host-release): the examples cross-compile the
+# library the same way whatever the host preset, so one preset runs them.
+if(TARGET attn_cli AND NOT CMAKE_CROSSCOMPILING AND ATTN_TEST_PACKAGING)
   find_program(ATTN_FW_ARM_GCC arm-none-eabi-gcc)
   find_program(ATTN_FW_QEMU qemu-system-arm)
   find_program(ATTN_FW_MAKE NAMES make gmake)
@@ -131,8 +133,8 @@ endif()
 # port/cortex-m/examples/check_c_llm.py compares its text with `attn generate`
 # and its two sections with `attn info --target`. After the C firmware tests of
 # the same board (both compile the library: one at a time on two cores).
-if(TARGET attn_cli AND NOT CMAKE_CROSSCOMPILING AND ATTN_FW_ARM_GCC AND ATTN_FW_QEMU AND ATTN_FW_MAKE
-   AND ATTN_FW_PYTHON)
+if(TARGET attn_cli AND NOT CMAKE_CROSSCOMPILING AND ATTN_TEST_PACKAGING AND ATTN_FW_ARM_GCC AND ATTN_FW_QEMU
+   AND ATTN_FW_MAKE AND ATTN_FW_PYTHON)
   foreach(fw_case IN LISTS fw_cases)
     separate_arguments(fw_case)
     list(GET fw_case 0 fw_name)
