@@ -260,7 +260,10 @@ attn_status bind(attn_transformer* handle, const TransformerPlan& plan, int32_t 
   if (window < 0 || window > plan.capacity) return to_c(Status::kBadWindow);
   size_t state_need = 0, main_need = 0;
   ATTN_TRY_C(split_bytes(plan, &state_need, &main_need));
-  if (!b.split) ATTN_TRY_C(total_bytes(plan, &main_need));
+  if (!b.split) {  // one buffer: the state between the bookkeeping and the call scratch
+    if (state_need > SIZE_MAX - main_need) return to_c(Status::kSizeOverflow);
+    main_need += state_need;
+  }
   const bool own_caches = b.split && plan.capacity > 0;
   Arena arena;   // the bookkeeping, (one buffer: the caches,) the call scratch
   Arena caches;  // split: the KV caches
