@@ -69,16 +69,15 @@ static int fail(const char* what, attn_status s) {
   return s != ATTN_OK ? (int)s : 1;
 }
 
-/* The text of one id, written as it comes. */
+static char g_text[3 * 256 + 16]; /* 3 * ATTN_TOKENIZER_MAX_PIECE + 16: any piece of any tokenizer */
+static size_t g_text_cap;         /* this tokenizer's attn_tokenizer_max_decode_bytes */
+
+/* The text of one id (id < 0: the end of the text), written as it comes. */
 static attn_status emit(int32_t id, attn_tokenizer_decode_state* st) {
-  char text[3 * 256 + 16]; /* 3 * ATTN_TOKENIZER_MAX_PIECE + 16: any piece */
-  size_t n = 0, cap = 0;
-  attn_status s = attn_tokenizer_max_decode_bytes(&g_tok, &cap);
-  if (s != ATTN_OK) return s;
-  if (cap > sizeof text) return ATTN_ERR_BUFFER_TOO_SMALL;
-  s = id < 0 ? attn_tokenizer_decode_flush(&g_tok, st, text, cap, &n)
-             : attn_tokenizer_decode(&g_tok, id, st, text, cap, &n);
-  if (s == ATTN_OK) board_write(text, (uint32_t)n);
+  size_t n = 0;
+  const attn_status s = id < 0 ? attn_tokenizer_decode_flush(&g_tok, st, g_text, g_text_cap, &n)
+                               : attn_tokenizer_decode(&g_tok, id, st, g_text, g_text_cap, &n);
+  if (s == ATTN_OK) board_write(g_text, (uint32_t)n);
   return s;
 }
 
@@ -99,6 +98,9 @@ int main(void) {
   s = attn_tokenizer_special(&g_tok, ATTN_TOKEN_BOS, &bos); /* -1: none */
   if (s == ATTN_OK) s = attn_tokenizer_special(&g_tok, ATTN_TOKEN_EOS, &eos);
   if (s != ATTN_OK) return fail("tokenizer specials", s);
+  s = attn_tokenizer_max_decode_bytes(&g_tok, &g_text_cap);
+  if (s != ATTN_OK || g_text_cap > sizeof g_text)
+    return fail("decode buffer", s != ATTN_OK ? s : ATTN_ERR_BUFFER_TOO_SMALL);
 
   /* Text to ids, its scratch from the scratch buffer (nothing bound to it yet). */
   s = attn_tokenizer_sizes(&g_tok, sizeof prompt - 1, &need, &max_ids);
