@@ -1,7 +1,9 @@
-// tools/cli/quant_util.h's quantize_values (what `attn run` quantizes float
-// inputs with) against attn::quantize_value, value by value: random values
-// and scales, exact ties of the rounding (power-of-two scales), values that
-// clamp, infinities, and huge values.
+// attn::quantize_s8 / _s16 (what `attn run` and the C API quantize float
+// inputs with, the dispatched variant) against attn::quantize_value, value by
+// value: random values and scales, exact ties of the rounding (power-of-two
+// scales), values that clamp, infinities, and huge values; NaN gives the zero
+// point. Dequantization against the float64 product rounded once.
+// (tests/variant_tester.h runs every variant against ref.)
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "../tools/cli/quant_util.h"
+#include "attn/kernels_fixed.h"
 #include "attn/quantize.h"
 
 namespace {
@@ -17,7 +20,7 @@ namespace {
 template <class T>
 void check_same(const std::vector<float>& x, attn::QuantParams p, attn::DType dt) {
   std::vector<T> got(x.size());
-  attn::tools::quantize_values(x.data(), x.size(), p, dt, got.data());
+  attn::tools::quantize_values(x.data(), x.size(), p, got.data());
   size_t bad = 0;
   for (size_t i = 0; i < x.size(); ++i) {
     if (int32_t{got[i]} != attn::quantize_value(x[i], p, dt)) ++bad;
@@ -73,4 +76,30 @@ TEST_CASE("dequantize_values equals dequantize_value bit for bit", "[cli][quant]
     INFO("scale=" << p.scale << " zp=" << p.zero_point);
     CHECK(bad == 0);
   }
+}
+
+TEST_CASE("quantize_s8/_s16: NaN gives the zero point, bad parameters write nothing", "[quant]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x(21, nan);  // past one 8-value step and a tail
+  x[3] = 1.0f;
+  std::vector<int8_t> q8(x.size());
+  std::vector<int16_t> q16(x.size());
+  REQUIRE(attn::quantize_s8(x.data(), x.size(), 0.5f, -7, q8.data()) == attn::Status::kOk);
+  REQUIRE(attn::quantize_s16(x.data(), x.size(), 0.5f, 300, q16.data()) == attn::Status::kOk);
+  for (size_t i = 0; i < x.size(); ++i) {
+    CHECK(int{q8[i]} == (i == 3 ? -5 : -7));
+    CHECK(int{q16[i]} == (i == 3 ? 302 : 300));
+  }
+  std::vector<int8_t> untouched(4, 9);
+  std::vector<float> y(4, 2.0f);
+  CHECK(attn::quantize_s8(x.data(), 4, 0.0f, 0, untouched.data()) == attn::Status::kBadQuantParams);
+  CHECK(attn::quantize_s8(x.data(), 4, nan, 0, untouched.data()) == attn::Status::kBadQuantParams);
+  CHECK(attn::quantize_s8(x.data(), 4, 1.0f, 128, untouched.data()) == attn::Status::kBadQuantParams);
+  CHECK(attn::quantize_s16(x.data(), 4, 1.0f, 32768, q16.data()) == attn::Status::kBadQuantParams);
+  CHECK(attn::quantize_s8(nullptr, 4, 1.0f, 0, untouched.data()) == attn::Status::kNullArgument);
+  CHECK(attn::dequantize_s8(untouched.data(), 4, -1.0f, 0, y.data()) == attn::Status::kBadQuantParams);
+  CHECK(attn::dequantize_s8(untouched.data(), 4, 1.0f, 0, nullptr) == attn::Status::kNullArgument);
+  CHECK(attn::quantize_s8(nullptr, 0, 1.0f, 0, nullptr) == attn::Status::kOk);  // nothing to convert
+  for (int8_t v : untouched) CHECK(int{v} == 9);
+  for (float v : y) CHECK(v == 2.0f);
 }

@@ -1561,6 +1561,66 @@ void check_table(Report& r, const Kernel<Fn> (&table)[N], const char* op) {
   record(r, op, "ref", std::strcmp(table[N - 1].isa, "ref") == 0, 0.0, "the table's last row is ref");
 }
 
+// ---- float <-> integer activations: bit-exact both ways -------------------------------
+// Quantize: n floats in in_a of every kind the contract names: random values
+// up to 300 grid steps (the clamps), exact ties k + 1/2 on a power-of-two
+// scale, +-0, +-infinity, NaN, +-FLT_MAX, subnormals. Dequantize: n random
+// integers of T in in_b. Lengths cover every tail of the 8-value steps.
+template <typename T, typename QFn, size_t NQ, typename DFn, size_t ND>
+void quantize_io_cases_of(Report& r, const Kernel<QFn> (&qt)[NQ], const char* q_op,
+                          const Kernel<DFn> (&dt)[ND], const char* d_op, int32_t zp_lo, int32_t zp_hi,
+                          uint64_t seed) {
+  Rng rng(seed);
+  constexpr int32_t kLengths[] = {1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33, 100, 257};
+  const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 3.4028235e38f, -3.4028235e38f, 1e-45f};
+  int iter = 0;
+  for (int32_t n : kLengths) {
+    for (int pow2 = 0; pow2 < 2; ++pow2, ++iter) {
+      const float scale = pow2 ? std::ldexp(1.0f, rng.uniform(-12, 4)) : std::exp2(8.0f * rng.frand() - 4.0f);
+      const int32_t zp = rng.uniform(zp_lo, zp_hi);
+      float* x = in_a<float>();
+      for (int32_t i = 0; i < n; ++i) {
+        const uint32_t kind = rng.next() % 8;
+        x[i] = kind == 0   ? specials[rng.next() % 8]
+               : kind == 1 ? (static_cast<float>(rng.uniform(-70000, 70000)) + 0.5f) * scale
+                           : rng.frand() * 300.0f * scale;
+      }
+      char what[96];
+      std::snprintf(what, sizeof what, "n=%d scale=%g zp=%d", static_cast<int>(n), static_cast<double>(scale),
+                    static_cast<int>(zp));
+      const FixedOut oq{1, n, n, sizeof(T)};
+      each_variant(
+          r, qt, q_op, oq,
+          [&](QFn fn, uint8_t* out) { fn(x, static_cast<size_t>(n), scale, zp, reinterpret_cast<T*>(out)); },
+          iter % 4 == 0, what);
+      T* q = in_b<T>();
+      for (int32_t i = 0; i < n; ++i) q[i] = static_cast<T>(rng.uniform(zp_lo, zp_hi));
+      const FixedOut od{1, n, n, sizeof(float)};
+      each_variant(
+          r, dt, d_op, od,
+          [&](DFn fn, uint8_t* out) {
+            fn(q, static_cast<size_t>(n), scale, zp, reinterpret_cast<float*>(out));
+          },
+          iter % 4 == 0, what);
+    }
+  }
+}
+
+inline void quantize_io_cases(Report& r) {
+#if ATTN_WITH_S8
+  check_table(r, detail::kQuantizeS8, "quantize_s8");
+  check_table(r, detail::kDequantizeS8, "dequantize_s8");
+  quantize_io_cases_of<int8_t>(r, detail::kQuantizeS8, "quantize_s8", detail::kDequantizeS8, "dequantize_s8",
+                               -128, 127, 71);
+#endif
+#if ATTN_WITH_S16
+  check_table(r, detail::kQuantizeS16, "quantize_s16");
+  check_table(r, detail::kDequantizeS16, "dequantize_s16");
+  quantize_io_cases_of<int16_t>(r, detail::kQuantizeS16, "quantize_s16", detail::kDequantizeS16,
+                                "dequantize_s16", -32768, 32767, 73);
+#endif
+}
+
 // ---- whole-model kernels: norms (int32 rows -> int8 / int16 / int32) and the
 // residual stream's rescales -------------------------------------------------------------
 // Norm rows x [M, E] int32 in in_a (row stride xs); weight, bias int32 [E] in
@@ -1810,6 +1870,7 @@ inline int run_all(Report& r) {
   model_dot_cases(r);
 #endif
   model_row_cases(r);
+  quantize_io_cases(r);
 #if ATTN_WITH_S16
   check_table(r, detail::kLinearS16, "linear_s16");
   check_table(r, detail::kScoresS16, "scores_s16");

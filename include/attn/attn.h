@@ -313,8 +313,8 @@ ATTN_C_NODISCARD attn_status attn_model_block_io(const attn_model* model, uint32
  * round() is round half away from zero (2.5 -> 3, -2.5 -> -3) of x / scale
  * computed in double precision, then the sum saturates to [-128, 127] (s8)
  * or [-32768, 32767] (s16): +-infinity saturate, NaN gives the zero point.
- * Exactly what the C++ path (attn::quantize_value in attn/quantize.h, and
- * `attn run`) computes, bit for bit. The dequantized value is the float
+ * Exactly what the C++ path (attn::quantize_s8 / _s16 in attn/kernels_fixed.h,
+ * attn::quantize_value in attn/quantize.h, `attn run`) computes, bit for bit. The dequantized value is the float
  * nearest the exact product (one rounding).
  * These are the only float functions of an integer build: they live in an
  * object file of their own, so firmware that does not call them links no

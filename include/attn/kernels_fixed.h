@@ -5,9 +5,9 @@
 // Quantized values: real = scale * (q - zero_point). Weights are symmetric
 // per output channel (zero point 0). Every multiplier and shift is computed
 // offline (attn/quantize.h: quantize_multiplier, softmax_s8_params); nothing
-// here touches float. Each op validates its views and parameters (kNullArgument,
-// kBadShape, kBadQuantParams) and then runs the variant the kernel table (src/kernels/kernel_table.h)
-// picked. Each has a *_scratch_bytes() (all 0 today: the arena API is uniform).
+// here touches float but the activation conversions at the end. Each op validates its views and parameters
+// (kNullArgument, kBadShape, kBadQuantParams) and then runs the variant the kernel table
+// (src/kernels/kernel_table.h) picked. Each has a *_scratch_bytes() (all 0 today: the arena API is uniform).
 #pragma once
 
 #include <cstddef>
@@ -76,5 +76,23 @@ struct SoftmaxS8Params {
 // views are identical. Errors: kNullArgument, kBadShape, kBadQuantParams.
 Status softmax_s8(ConstMatS8 x, const SoftmaxS8Params& params, MatS8 y);
 constexpr size_t softmax_s8_scratch_bytes(int32_t /*M*/, int32_t /*N*/) { return 0; }
+
+// Float <-> integer activations, for a caller with float data (the C API's
+// attn_quantize_* / attn_dequantize_*; `attn run` converts with them):
+//   quantize_DT:   q[i] = clamp(round(x[i] / scale) + zero_point) for i < n
+//   dequantize_DT: y[i] = scale * (q[i] - zero_point)
+// round() is round half away from zero of x / scale computed in double, the
+// sum saturates to the dtype's range (+-infinity saturate), NaN gives the
+// zero point; the dequantized value is the float nearest the exact product.
+// attn::quantize_value (attn/quantize.h) gives the same integers for every
+// non-NaN x. The only float functions of the runtime: each in an object file
+// of its own, so firmware that calls none links none. Errors: kNullArgument
+// (a pointer null with n > 0), kBadQuantParams (scale not finite and > 0, a
+// zero point outside the dtype's range);
+// nothing is written on error.
+Status quantize_s8(const float* x, size_t n, float scale, int32_t zero_point, int8_t* q);
+Status dequantize_s8(const int8_t* q, size_t n, float scale, int32_t zero_point, float* y);
+Status quantize_s16(const float* x, size_t n, float scale, int32_t zero_point, int16_t* q);
+Status dequantize_s16(const int16_t* q, size_t n, float scale, int32_t zero_point, float* y);
 
 }  // namespace attn

@@ -624,6 +624,41 @@ inline constexpr Kernel<LogitsS16Fn> kLinearResidualS16[] = {
 };
 #endif
 
+// ---- float <-> integer activations (attn::quantize_s8 ... in attn/kernels_fixed.h,
+// the C API's attn_quantize_* / attn_dequantize_*, `attn run`'s conversions) ----
+template <class T>
+using QuantizeFn = void (*)(const float* x, size_t n, float scale, int32_t zero_point, T* q);
+template <class T>
+using DequantizeFn = void (*)(const T* q, size_t n, float scale, int32_t zero_point, float* y);
+#if ATTN_WITH_S8
+inline constexpr Kernel<QuantizeFn<int8_t>> kQuantizeS8[] = {
+#if ATTN_WITH_AVX2
+    {quantize_s8_avx2, "avx2"},
+#endif
+    {quantize_s8_ref, "ref"},
+};
+inline constexpr Kernel<DequantizeFn<int8_t>> kDequantizeS8[] = {
+#if ATTN_WITH_AVX2
+    {dequantize_s8_avx2, "avx2"},
+#endif
+    {dequantize_s8_ref, "ref"},
+};
+#endif
+#if ATTN_WITH_S16
+inline constexpr Kernel<QuantizeFn<int16_t>> kQuantizeS16[] = {
+#if ATTN_WITH_AVX2
+    {quantize_s16_avx2, "avx2"},
+#endif
+    {quantize_s16_ref, "ref"},
+};
+inline constexpr Kernel<DequantizeFn<int16_t>> kDequantizeS16[] = {
+#if ATTN_WITH_AVX2
+    {dequantize_s16_avx2, "avx2"},
+#endif
+    {dequantize_s16_ref, "ref"},
+};
+#endif
+
 #undef ATTN_NEON_S8_NAME
 
 }  // namespace detail

@@ -149,6 +149,21 @@ void weighted_sum_s16_ref(ConstMatS16 p, ConstMatS16 v, const Requant& requant, 
 void rope_s8_ref(MatS8 x, int32_t head_dim, int32_t zp, int32_t pos0, const RopeTable& t);
 void rope_s16_ref(MatS16 x, int32_t head_dim, int32_t pos0, const RopeTable& t);
 
+// ---- float <-> integer activations (attn::quantize_s8 / dequantize_s8 and
+// the s16 pair in attn/kernels_fixed.h; src/kernels/ref/quantize_io_ref.cpp) --
+//   quantize_DT:   q[i] = clamp(round_half_away(x[i] / scale) + zero_point), in double;
+//                  +-infinity saturate, NaN gives the zero point
+//   dequantize_DT: y[i] = scale * (q[i] - zero_point), rounded once to float
+// scale finite and > 0, zero point in the dtype's range (the entries check).
+#define ATTN_DECLARE_QUANTIZE_IO(isa)                                                             \
+  void quantize_s8_##isa(const float* x, size_t n, float scale, int32_t zero_point, int8_t* q);   \
+  void dequantize_s8_##isa(const int8_t* q, size_t n, float scale, int32_t zero_point, float* y); \
+  void quantize_s16_##isa(const float* x, size_t n, float scale, int32_t zero_point, int16_t* q); \
+  void dequantize_s16_##isa(const int16_t* q, size_t n, float scale, int32_t zero_point, float* y);
+ATTN_DECLARE_QUANTIZE_IO(ref)
+ATTN_DECLARE_QUANTIZE_IO(avx2)  // x86-64 AVX2
+#undef ATTN_DECLARE_QUANTIZE_IO
+
 // ---- SIMD variants (each compiled only where its ISA is: kernels/arch.h) --
 // Same contracts and bit-exact results as the ref ones above.
 #define ATTN_DECLARE_FIXED_VARIANTS(isa)                                                                   \

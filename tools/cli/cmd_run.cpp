@@ -74,9 +74,9 @@ void dequantize_input(Input& in, const Block& b, int k) {
 }
 
 template <class T>
-std::vector<T> quantize_rows(const float* x, size_t n, QuantParams p, DType dt) {
+std::vector<T> quantize_rows(const float* x, size_t n, QuantParams p) {
   std::vector<T> q(n);
-  tools::quantize_values(x, n, p, dt, q.data());
+  tools::quantize_values(x, n, p, q.data());
   return q;
 }
 
@@ -90,10 +90,10 @@ struct QuantIo {
   std::vector<T> q, k, v;
   const T *pk = nullptr, *pv = nullptr;
   QuantIo(const Block& b, const float* xq, const float* xk, const float* xv, size_t nq, size_t nk, size_t nv)
-      : q(quantize_rows<T>(xq, nq, io_params(b, 0), b.dtype)) {
+      : q(quantize_rows<T>(xq, nq, io_params(b, 0))) {
     const auto one = [&](const float* x, size_t n, int i, std::vector<T>* own) -> const T* {
       if (x == xq && n == nq && same_params(io_params(b, i), io_params(b, 0))) return q.data();
-      *own = quantize_rows<T>(x, n, io_params(b, i), b.dtype);
+      *own = quantize_rows<T>(x, n, io_params(b, i));
       return own->data();
     };
     pk = one(xk, nk, 1, &k);
@@ -186,13 +186,13 @@ Status decode_block(const Plan& plan, const Block& b, BlockCache& cache, const f
   const size_t count = static_cast<size_t>(n) * static_cast<size_t>(b.config.embed_dim);
   const QuantParams out = io_params(b, 3);
   if (b.dtype == DType::kS8) {
-    const std::vector<int8_t> ix = quantize_rows<int8_t>(x, count, io_params(b, 0), b.dtype);
+    const std::vector<int8_t> ix = quantize_rows<int8_t>(x, count, io_params(b, 0));
     std::vector<int8_t> iy(count);
     ATTN_TRY(decode_s8(plan, b.s8, &cache.s8, ix.data(), n, iy.data(), arena));
     tools::dequantize_values(iy.data(), count, out, y);
     return Status::kOk;
   }
-  const std::vector<int16_t> ix = quantize_rows<int16_t>(x, count, io_params(b, 0), b.dtype);
+  const std::vector<int16_t> ix = quantize_rows<int16_t>(x, count, io_params(b, 0));
   std::vector<int16_t> iy(count);
   ATTN_TRY(decode_s16(plan, b.s16, &cache.s16, ix.data(), n, iy.data(), arena));
   tools::dequantize_values(iy.data(), count, QuantParams{out.scale, 0}, y);  // s16: symmetric
@@ -518,10 +518,10 @@ int cmd_run(int argc, char** argv) {
   if (raw) {
     const QuantParams p = io_params(last_b, 3);
     if (last_b.dtype == DType::kS8) {
-      const std::vector<int8_t> q = quantize_rows<int8_t>(y.data(), y.size(), p, DType::kS8);
+      const std::vector<int8_t> q = quantize_rows<int8_t>(y.data(), y.size(), p);
       file = npy::serialize(shape, "|i1", q.data(), 1);
     } else {
-      const std::vector<int16_t> q = quantize_rows<int16_t>(y.data(), y.size(), p, DType::kS16);
+      const std::vector<int16_t> q = quantize_rows<int16_t>(y.data(), y.size(), p);
       file = npy::serialize(shape, "<i2", q.data(), 2);
     }
   } else {  // the header, then Y's floats straight from y

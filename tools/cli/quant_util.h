@@ -5,13 +5,11 @@
 
 #include <cmath>
 #include <cstdint>
-#if defined(__AVX2__)
-#include <immintrin.h>
-#endif
 #include <limits>
 #include <vector>
 
 #include "attn/attention.h"
+#include "attn/kernels_fixed.h"
 #include "attn/quantize.h"
 
 namespace attn {
@@ -144,81 +142,21 @@ inline double dequantize_value(int32_t q, float scale, int32_t zero_point) {
   return static_cast<double>(scale) * static_cast<double>(q - zero_point);
 }
 
-// attn::quantize_value(x[i], p, dtype) for i < n, into out (int8_t or
-// int16_t), the same bits without a libm call per value: quantize_value
-// rounds x / scale (float64) half away from zero with std::round, which GCC
-// does not inline; here round(d) = t + (f >= 1/2) - (f <= -1/2) with
-// t = trunc(d) and f = d - t (exact in float64 for |d| < 2^52, and beyond
-// that d is an integer already: f = 0), which compiles to vector code.
-// NaN and infinities take the same clamps as in quantize_value.
-template <class T>
-void quantize_values(const float* x, size_t n, QuantParams p, DType dtype, T* out) {
-  const double lo = dtype == DType::kS16 ? -32768.0 : -128.0;
-  const double hi = dtype == DType::kS16 ? 32767.0 : 127.0;
-  const double scale = static_cast<double>(p.scale), zp = static_cast<double>(p.zero_point);
-  size_t i = 0;
-#if defined(__AVX2__)
-  // The same operations, 4 values at a time (GCC leaves the scalar loop scalar).
-  const __m256d vs = _mm256_set1_pd(scale), vzp = _mm256_set1_pd(zp);
-  const __m256d vlo = _mm256_set1_pd(lo), vhi = _mm256_set1_pd(hi), one = _mm256_set1_pd(1.0);
-  const __m256d half = _mm256_set1_pd(0.5), mhalf = _mm256_set1_pd(-0.5);
-  const auto four = [&](const float* xi) {
-    const __m256d d = _mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps(xi)), vs);
-    const __m256d t = _mm256_round_pd(d, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    const __m256d f = _mm256_sub_pd(d, t);
-    const __m256d up = _mm256_and_pd(_mm256_cmp_pd(f, half, _CMP_GE_OQ), one);
-    const __m256d dn = _mm256_and_pd(_mm256_cmp_pd(f, mhalf, _CMP_LE_OQ), one);
-    __m256d q = _mm256_add_pd(_mm256_add_pd(t, _mm256_sub_pd(up, dn)), vzp);
-    q = _mm256_blendv_pd(q, vlo, _mm256_cmp_pd(q, vlo, _CMP_LT_OQ));
-    q = _mm256_blendv_pd(q, vhi, _mm256_cmp_pd(q, vhi, _CMP_GT_OQ));
-    return _mm256_cvttpd_epi32(q);  // NaN: INT32_MIN, as cvttsd2si
-  };
-  // static_cast<T> of the int32 lanes is their low byte(s): gathered with a
-  // byte shuffle (a saturating pack would turn NaN's INT32_MIN into -128, not 0).
-  const __m128i low = sizeof(T) == 1
-                          ? _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
-                          : _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1);
-  for (; i + 8 <= n; i += 8) {
-    const __m128i a = _mm_shuffle_epi8(four(x + i), low), b = _mm_shuffle_epi8(four(x + i + 4), low);
-    if (sizeof(T) == 1) {
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), _mm_unpacklo_epi32(a, b));  // 8 int8
-    } else {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_unpacklo_epi64(a, b));  // 8 int16
-    }
-  }
-#endif
-  for (; i < n; ++i) {
-    const double d = static_cast<double>(x[i]) / scale;
-    const double t = std::trunc(d);
-    const double f = d - t;
-    double q = t + ((f >= 0.5 ? 1.0 : 0.0) - (f <= -0.5 ? 1.0 : 0.0)) + zp;
-    q = q < lo ? lo : q;  // two selects (vector min/max); NaN passes both, as in quantize_value
-    q = q > hi ? hi : q;
-    out[i] = static_cast<T>(static_cast<int32_t>(q));
-  }
+// The float rows x[0 .. n) on the (scale, zero point) grid of T (int8_t or
+// int16_t), and back: the library's conversions (attn/kernels_fixed.h, the
+// same integers as quantize_value, run-time-dispatched SIMD on x86-64 whatever
+// this program's flags). The parameters are a loaded file's, so valid.
+inline void quantize_values(const float* x, size_t n, QuantParams p, int8_t* out) {
+  (void)quantize_s8(x, n, p.scale, p.zero_point, out);
 }
-
-// y[i] = float(dequantize_value(q[i], p.scale, p.zero_point)) for i < n
-// (q: int8_t or int16_t); the AVX2 loop does the same float64 operations,
-// 8 values at a time.
-template <class T>
-void dequantize_values(const T* q, size_t n, QuantParams p, float* y) {
-  size_t i = 0;
-#if defined(__AVX2__)
-  const __m256d vs = _mm256_set1_pd(static_cast<double>(p.scale));
-  const __m256i vzp = _mm256_set1_epi32(p.zero_point);
-  for (; i + 8 <= n; i += 8) {
-    const auto* at = reinterpret_cast<const __m128i*>(q + i);
-    const __m128i raw = sizeof(T) == 1 ? _mm_loadl_epi64(at) : _mm_loadu_si128(at);  // 8 values
-    const __m256i w =
-        _mm256_sub_epi32(sizeof(T) == 1 ? _mm256_cvtepi8_epi32(raw) : _mm256_cvtepi16_epi32(raw), vzp);
-    const __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(vs, _mm256_cvtepi32_pd(_mm256_castsi256_si128(w))));
-    const __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(vs, _mm256_cvtepi32_pd(_mm256_extracti128_si256(w, 1))));
-    _mm_storeu_ps(y + i, lo);
-    _mm_storeu_ps(y + i + 4, hi);
-  }
-#endif
-  for (; i < n; ++i) y[i] = static_cast<float>(dequantize_value(q[i], p.scale, p.zero_point));
+inline void quantize_values(const float* x, size_t n, QuantParams p, int16_t* out) {
+  (void)quantize_s16(x, n, p.scale, p.zero_point, out);
+}
+inline void dequantize_values(const int8_t* q, size_t n, QuantParams p, float* y) {
+  (void)dequantize_s8(q, n, p.scale, p.zero_point, y);
+}
+inline void dequantize_values(const int16_t* q, size_t n, QuantParams p, float* y) {
+  (void)dequantize_s16(q, n, p.scale, p.zero_point, y);
 }
 
 // The values rounded to the (scale, zero point) grid of `dtype` and back.
