@@ -19,12 +19,13 @@ checks that run.c and `attn generate` (f32) print the same text for the
 prompt, greedy, and then times whole processes, interleaved over --rounds
 rounds (the order rotates each round): run.c, runq.c, attn f32, attn s8, each
 running --steps positions (the prompt's tokens included, as run.c counts
-them: attn generate --steps STEPS - P + 1), one thread, temperature 0.
-Prints per program the median wall ms, tokens/s of the whole process
-(steps / wall), and attn / run.c; the load and first-token share: for attn
-from ATTN_RUN_TIMES=1 (CPU ms of `attn generate`'s phases), for run.c the
-wall time minus what its own "achieved tok/s" line says the positions after
-the first took. Without --llama2c only attn is timed.
+them: attn generate --steps STEPS - P + 1), one thread, temperature 0, then
+each running the prompt and one token (run.c -n P, attn generate --steps 1:
+start-up, load and the first token). Prints per program the medians of the
+whole processes' wall ms and CPU ms (user + sys: on a shared machine the
+steadier of the two), tokens/s (positions / wall), attn / run.c, and attn
+generate's phases (ATTN_RUN_TIMES=1: load, setup, first token, next
+tokens). Without --llama2c only attn is timed.
 
 It fetches nothing; numpy writes the model (Debian's python3 has it). A benchmark, not a test: the
 machine's load moves every figure, so take medians over several rounds.
@@ -36,6 +37,7 @@ machine's load moves every figure, so take medians over several rounds.
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import struct
@@ -154,13 +156,16 @@ def npy_int32(path, a):
 
 
 def run(cmd, env=None):
-    """Wall seconds, stdout and stderr of one whole process."""
+    """Wall seconds, stdout, stderr and CPU seconds (user + sys) of one whole process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
         sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), p.stderr.decode(errors="replace")))
-    return wall, p.stdout, p.stderr.decode(errors="replace")
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, p.stdout, p.stderr.decode(errors="replace"), cpu
 
 
 def main():
@@ -214,7 +219,7 @@ def bench(args, shape, tmp):
           % (args.prompt, P, args.steps, attn_steps))
 
     env = dict(os.environ, OMP_NUM_THREADS="1", ATTN_RUN_TIMES="1")
-    programs = {}  # name -> command
+    programs = {}  # name -> (command for --steps positions, command for the prompt and one token)
     if args.llama2c:
         cc = os.environ.get("CC", "cc")
         for src in ("run", "runq"):
@@ -226,17 +231,16 @@ def bench(args, shape, tmp):
         if os.path.exists(path("runq")):
             with open(path("q80.bin"), "wb") as f:
                 f.write(checkpoint_q80(shape, w))
-        common = ["-z", path("tokenizer.bin"), "-t", "0", "-n", str(args.steps), "-i", args.prompt]
-        if os.path.exists(path("run")):
-            programs["run.c"] = [path("run"), path("model.bin")] + common
-        if os.path.exists(path("runq")):
-            programs["runq.c"] = [path("runq"), path("q80.bin")] + common
+        for name, exe, model in (("run.c", "run", "model.bin"), ("runq.c", "runq", "q80.bin")):
+            if os.path.exists(path(exe)):
+                cmd = [path(exe), path(model), "-z", path("tokenizer.bin"), "-t", "0", "-i", args.prompt, "-n"]
+                programs[name] = (cmd + [str(args.steps)], cmd + [str(P)])
     for dt in ("f32", "s8"):
-        programs["attn " + dt] = [attn, "generate", path(dt + ".attn"), "--prompt", args.prompt,
-                                  "--steps", str(attn_steps)]
+        cmd = [attn, "generate", path(dt + ".attn"), "--prompt", args.prompt, "--steps"]
+        programs["attn " + dt] = (cmd + [str(attn_steps)], cmd + ["1"])
 
     # Warm-up (the page cache) and the text check.
-    texts = {name: run(cmd, env)[1] for name, cmd in programs.items()}
+    texts = {name: run(cmd[0], env)[1] for name, cmd in programs.items()}
     if "run.c" in texts:
         a, b = texts["run.c"], texts["attn f32"]
         if a == b:
@@ -251,43 +255,42 @@ def bench(args, shape, tmp):
                   % ("the same" if same else "different"))
 
     names = list(programs)
-    wall = {n: [] for n in names}
-    first = {n: [] for n in names}  # ms: start-up, load and the first position
-    per_token = {n: [] for n in names}  # ms per position after the first
+    cells = {n: {k: [] for k in ("wall", "cpu", "first_wall", "first_cpu")} for n in names}
     phases = {n: {} for n in names}  # attn: ATTN_RUN_TIMES's CPU ms per phase
     for r in range(args.rounds):
         order = names[r % len(names):] + names[:r % len(names)]
         for n in order:
-            t, _, err = run(programs[n], env)
-            wall[n].append(t * 1e3)
+            t, _, err, cpu = run(programs[n][0], env)
+            cells[n]["wall"].append(t * 1e3)
+            cells[n]["cpu"].append(cpu * 1e3)
             if n.startswith("attn"):
                 line = err[err.rindex("CPU ms: ") + 8:].splitlines()[0]
-                ph = dict((k, float(v)) for k, v in (item.rsplit(" ", 1) for item in line.split(", ")))
-                for k, v in ph.items():
-                    phases[n].setdefault(k, []).append(v)
-                first[n].append(ph["start"] + ph["load"] + ph["setup"] + ph["first token"])
-                per_token[n].append(ph.get("next tokens", 0.0) / max(1, args.steps - P))
-            else:
-                rate = float(re.search(r"achieved tok/s: ([0-9.]+)", err).group(1))
-                per_token[n].append(1e3 / rate)
-                first[n].append(t * 1e3 - (args.steps - 1) * 1e3 / rate)
+                for item in line.split(", "):
+                    k, v = item.rsplit(" ", 1)
+                    phases[n].setdefault(k, []).append(float(v))
+        for n in order:
+            t, _, _, cpu = run(programs[n][1], env)
+            cells[n]["first_wall"].append(t * 1e3)
+            cells[n]["first_cpu"].append(cpu * 1e3)
 
     med = statistics.median
-    base = "run.c" if "run.c" in wall else None
-    print("\n%d rounds, medians. wall: the whole process; tokens/s: %d positions / wall; load + first: "
-          "attn's CPU ms of start, load, setup and the first token (ATTN_RUN_TIMES=1), run.c's wall minus "
-          "its timed positions; ms/position: after the first (attn: CPU, run.c: its achieved tok/s)"
-          % (args.rounds, args.steps))
-    print("| program | wall ms | tokens/s | wall / run.c's | load + first ms | ms/position |")
-    print("|---|---|---|---|---|---|")
+    base = "run.c" if "run.c" in cells else None
+    print("\n%d rounds, medians of whole processes: %d positions (tokens/s: positions / wall), and the "
+          "prompt and one token (%d positions: start-up, load, first token); CPU = user + sys"
+          % (args.rounds, args.steps, P))
+    print("| program | wall ms | CPU ms | tokens/s | / run.c (wall, CPU) | first token: wall ms | CPU ms |")
+    print("|---|---|---|---|---|---|---|")
     for n in names:
-        ms = med(wall[n])
-        ratio = "%.2f" % (ms / med(wall[base])) if base else "-"
-        print("| %s | %.1f | %.1f | %s | %.1f | %.2f |" % (n, ms, args.steps / ms * 1e3, ratio, med(first[n]),
-                                                           med(per_token[n])))
+        c = {k: med(v) for k, v in cells[n].items()}
+        ratio = "-"
+        if base:
+            ratio = "%.2f, %.2f" % (c["wall"] / med(cells[base]["wall"]), c["cpu"] / med(cells[base]["cpu"]))
+        print("| %s | %.1f | %.1f | %.1f | %s | %.1f | %.1f |" % (n, c["wall"], c["cpu"], args.steps / c["wall"] * 1e3,
+                                                                  ratio, c["first_wall"], c["first_cpu"]))
     for n in names:
         if phases[n]:
-            print("%s phases, CPU ms: %s" % (n, ", ".join("%s %.1f" % (k, med(v)) for k, v in phases[n].items())))
+            print("%s phases (ATTN_RUN_TIMES=1), CPU ms: %s" % (n, ", ".join("%s %.1f" % (k, med(v))
+                                                                             for k, v in phases[n].items())))
 
 
 if __name__ == "__main__":
