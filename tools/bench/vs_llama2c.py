@@ -13,8 +13,8 @@ ASCII characters, then merges of those with falling scores). Then:
   attn quantize f32.attn --calib-tokens calib.npy --dtype s8 -o s8.attn
 
 With --llama2c DIR (a llama2.c checkout) it compiles DIR/run.c, and DIR/runq.c
-with a Q8_0 checkpoint written here (export.py --version 2's layout, group
-64, without PyTorch), as `cc -Ofast -march=native -o ... run.c -lm`; it
+with a Q8_0 checkpoint written here (export.py --version 2's layout and
+group size, without PyTorch), as `cc -Ofast -march=native -o ... run.c -lm`; it
 checks that run.c and `attn generate` (f32) print the same text for the
 prompt, greedy, and then times whole processes, interleaved over --rounds
 rounds (the order rotates each round): run.c, runq.c, attn f32, attn s8, each
@@ -36,7 +36,6 @@ machine's load moves every figure, so take medians over several rounds.
 """
 import argparse
 import os
-import re
 import resource
 import shutil
 import statistics
@@ -51,7 +50,6 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STORIES15M = (288, 768, 6, 6, 6, 32000, 256)
 SEED = 20261206
-GROUP = 64  # runq.c's Q8_0 group size (export.py --version 2)
 
 
 def weights(shape, seed):
@@ -98,9 +96,18 @@ def checkpoint_v0(shape, w):
     return b"".join(parts)
 
 
-def q80(a):
-    """export.py's quantize_q80: int8 values and one float32 scale per GROUP values."""
-    g = a.reshape(-1, GROUP).astype(np.float32)
+def group_size(dim):
+    """export.py --version 2's Q8_0 group: 64, halved until it divides dim (runq.c's rows are
+    dim or hidden long and are multiplied group by group)."""
+    g = 64
+    while dim % g:
+        g //= 2
+    return g
+
+
+def q80(a, group):
+    """export.py's quantize_q80: int8 values and one float32 scale per `group` values."""
+    g = a.reshape(-1, group).astype(np.float32)
     scale = np.abs(g).max(axis=1) / np.float32(127.0)
     q = np.round(g / scale[:, None]).astype(np.int8)
     return q.tobytes() + scale.astype("<f4").tobytes()
@@ -110,14 +117,15 @@ def checkpoint_q80(shape, w):
     """export.py --version 2 (runq.c): "ak42", version 2, the config, shared flag, group size;
     the norms in float32, then each matrix (per layer) as int8 values and their scales."""
     dim, hidden, layers, heads, kv_heads, vocab, seq = shape
-    header = struct.pack("<Ii7iBi", 0x616B3432, 2, dim, hidden, layers, heads, kv_heads, vocab, seq, 1, GROUP)
+    group = group_size(dim)
+    header = struct.pack("<Ii7iBi", 0x616B3432, 2, dim, hidden, layers, heads, kv_heads, vocab, seq, 1, group)
     parts = [header + b"\0" * (256 - len(header))]
     for name in ("att", "ffn", "final"):
         parts.append(w[name].astype("<f4").tobytes())
-    parts.append(q80(w["emb"]))
+    parts.append(q80(w["emb"], group))
     for name in ("wq", "wk", "wv", "wo", "w1", "w2", "w3"):
         for layer in w[name]:
-            parts.append(q80(layer))
+            parts.append(q80(layer, group))
     return b"".join(parts)
 
 
