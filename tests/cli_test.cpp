@@ -260,6 +260,12 @@ TEST_CASE("attn error paths: one line naming the file, non-zero exit, no output"
     b.resize(100);
     spit(tmp / "bad.attn", b);
     check_error(run("info " + quote(tmp / "bad.attn"), tmp), "bad.attn", "kTruncated");
+    // An empty file (mapped, it has no pages) is a truncated model too.
+    b.clear();
+    spit(tmp / "bad.attn", b);
+    check_error(run("verify " + quote(tmp / "bad.attn"), tmp), "bad.attn", "kTruncated");
+    check_error(run("generate " + quote(tmp / "bad.attn") + " --prompt-tokens 1 --steps 1", tmp), "bad.attn",
+                "kTruncated");
     fs::remove(tmp / "bad.attn");
     no_output();
   }

@@ -79,9 +79,19 @@ Status mutated(const std::function<void(std::vector<uint8_t>&)>& patch) {
   return load_bytes(f);
 }
 
+// CRC-32 by its definition, one bit at a time, continuing from `crc` (0 to start).
+uint32_t crc32_bitwise(const unsigned char* p, size_t n, uint32_t crc = 0) {
+  uint32_t c = ~crc;
+  for (size_t i = 0; i < n; ++i) {
+    c ^= p[i];
+    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+  }
+  return ~c;
+}
+
 }  // namespace
 
-TEST_CASE("crc32 matches zlib's check value", "[model]") {
+TEST_CASE("crc32 matches zlib's check value", "[model][crc]") {
   const char* s = "123456789";
   CHECK(attn::crc32(s, 9) == 0xCBF43926u);
   CHECK(attn::crc32(s + 4, 5, attn::crc32(s, 4)) == 0xCBF43926u);  // chunked
@@ -90,19 +100,35 @@ TEST_CASE("crc32 matches zlib's check value", "[model]") {
   // against the bit-by-bit definition.
   std::vector<unsigned char> buf(1000);
   for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
-  const auto bitwise = [](const unsigned char* p, size_t n) {
-    uint32_t c = 0xFFFFFFFFu;
-    for (size_t i = 0; i < n; ++i) {
-      c ^= p[i];
-      for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
-    }
-    return ~c;
-  };
   for (size_t n : {size_t{7}, size_t{8}, size_t{63}, size_t{1000}}) {
     for (size_t cut : {size_t{0}, size_t{3}, n / 2}) {
-      CHECK(attn::crc32(buf.data() + cut, n - cut, attn::crc32(buf.data(), cut)) == bitwise(buf.data(), n));
+      CHECK(attn::crc32(buf.data() + cut, n - cut, attn::crc32(buf.data(), cut)) ==
+            crc32_bitwise(buf.data(), n));
     }
   }
+}
+
+// The fast paths (slicing-by-8 on x86-64 / AArch64, carry-less multiplication
+// on x86-64 CPUs with PCLMULQDQ, from 64 bytes) and their tails, at random
+// lengths (short ones around the paths' steps of 8, 16 and 64 bytes, and long
+// ones), start addresses, starting CRCs and split points.
+TEST_CASE("crc32 equals the bitwise definition at random lengths, alignments and splits", "[model][crc]") {
+  std::mt19937 rng(20261206);
+  std::vector<unsigned char> buf(100000 + 64);
+  for (auto& b : buf) b = static_cast<unsigned char>(rng() >> 24);
+  for (int trial = 0; trial < 400; ++trial) {
+    const size_t at = rng() % 64;
+    const size_t n = trial < 300 ? rng() % 400 : rng() % 100000;
+    const size_t cut = rng() % (n + 1);
+    const uint32_t start = trial % 4 == 0 ? 0u : static_cast<uint32_t>(rng());
+    const unsigned char* p = buf.data() + at;
+    const uint32_t expect = crc32_bitwise(p, n, start);
+    INFO("at " << at << ", " << n << " bytes, cut at " << cut << ", start " << start);
+    CHECK(attn::crc32(p, n, start) == expect);
+    CHECK(attn::crc32(p + cut, n - cut, attn::crc32(p, cut, start)) == expect);
+  }
+  // Every length up to 260 from one start: each step count and tail.
+  for (size_t n = 0; n <= 260; ++n) CHECK(attn::crc32(buf.data() + 3, n) == crc32_bitwise(buf.data() + 3, n));
 }
 
 TEST_CASE("a valid file loads and its views point into the blob", "[model]") {

@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/model.h"
@@ -71,19 +72,33 @@ class AlignedBytes {
 // refused before it is read: "PATH: N bytes, more than the <max_what>".
 std::vector<uint8_t> read_file(const std::string& path);
 std::vector<uint8_t> read_file(const std::string& path, uint64_t max_bytes, const char* max_what);
-AlignedBytes read_file_aligned(const std::string& path);
 // A regular file mapped read-only: only the pages read are loaded (a
-// safetensors header is checked before its tensors are touched).
+// safetensors header is checked before its tensors are touched). With
+// `populate`, every page is read ahead in the one mmap call (MAP_POPULATE),
+// for a caller that reads the whole file anyway (a model's CRC): one system
+// call instead of a page fault per few pages. A mapping starts on a page
+// boundary, more than any alignment the loader asks for. An empty file maps
+// nothing: data() is null, size() 0.
 class MappedFile {
  public:
-  explicit MappedFile(const std::string& path);
+  MappedFile() = default;
+  explicit MappedFile(const std::string& path, bool populate = false);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
+  MappedFile(MappedFile&& o) noexcept { swap(o); }
+  MappedFile& operator=(MappedFile&& o) noexcept {
+    swap(o);
+    return *this;
+  }
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
 
  private:
+  void swap(MappedFile& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+  }
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
 };
@@ -130,12 +145,33 @@ void write_file_atomic(const std::string& path, const void* data, size_t size);
 void write_file_atomic(const std::string& path, const void* head, size_t head_size, const void* data,
                        size_t size);
 
-// A .attn file read and validated: Error "PATH: invalid .attn file: kCrcMismatch (...)".
+// A .attn file mapped read-only and validated in place, as firmware uses one
+// in flash: no copy of its bytes (the views of `model` point into the
+// mapping). Error "PATH: invalid .attn file: kCrcMismatch (...)".
 struct LoadedModel {
-  AlignedBytes bytes;
+  MappedFile file;
   Model model;
 };
 void load_model(const std::string& path, LoadedModel* out);
+
+// ATTN_RUN_TIMES=1 in the environment: the process's CPU time (user + sys)
+// per phase of a command, printed to stderr at the end as
+// "attn <command>: CPU ms: start S, <phase> T, ..., total N"; "start" is what
+// the process spent before the command began (exec, loading, static
+// initialization).
+class PhaseTimes {
+ public:
+  explicit PhaseTimes(const char* command);
+  ~PhaseTimes();
+  PhaseTimes(const PhaseTimes&) = delete;
+  PhaseTimes& operator=(const PhaseTimes&) = delete;
+  // The time since the last phase ended, named `phase`.
+  void done(const char* phase);
+
+ private:
+  bool on_;
+  double last_;
+};
 
 // A whole model's config and dtype (its model record); throws naming `path`
 // where they cannot be read.

@@ -3,12 +3,14 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "cli/cli.h"
@@ -173,25 +175,21 @@ std::vector<uint8_t> read_file(const std::string& path, uint64_t max_bytes, cons
   return v;
 }
 
-AlignedBytes read_file_aligned(const std::string& path) {
+MappedFile::MappedFile(const std::string& path, bool populate) {
   Fd f;
   struct stat st {};
   open_input(path, true, &f, &st);
-  const auto size = static_cast<uint64_t>(st.st_size);
-  check_fits(path, size, "the file");
-  AlignedBytes b(static_cast<size_t>(size));
-  if (read_up_to(path, f.fd, b.data(), b.size()) != b.size())
-    throw Error(path + ": read error (the file shrank while being read)");
-  return b;
-}
-
-MappedFile::MappedFile(const std::string& path) {
-  Fd f;
-  struct stat st {};
-  open_input(path, true, &f, &st);
+  if (static_cast<uint64_t>(st.st_size) > SIZE_MAX)
+    throw Error(path + ": " + std::to_string(st.st_size) + " bytes, too large to map in this process");
   size_ = static_cast<size_t>(st.st_size);
   if (size_ == 0) return;
-  void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, f.fd, 0);
+  int flags = MAP_PRIVATE;
+#if defined(MAP_POPULATE)
+  if (populate) flags |= MAP_POPULATE;
+#else
+  (void)populate;
+#endif
+  void* p = ::mmap(nullptr, size_, PROT_READ, flags, f.fd, 0);
   if (p == MAP_FAILED) throw Error(path + ": cannot map (" + std::strerror(errno) + ")");
   data_ = static_cast<const uint8_t*>(p);
 }
@@ -445,9 +443,39 @@ std::string printable(const std::string& s) {
 }
 
 void load_model(const std::string& path, LoadedModel* out) {
-  out->bytes = read_file_aligned(path);
-  const Status s = Model::load(out->bytes.data(), out->bytes.size(), &out->model);
+  // The loader reads every byte (the CRC): the pages are read ahead in the mmap call.
+  out->file = MappedFile(path, true);
+  // An empty file maps nothing; the loader then sees an aligned empty blob and
+  // says kTruncated, not kNullArgument.
+  alignas(16) static const uint8_t kNothing[16] = {};
+  const uint8_t* p = out->file.size() == 0 ? kNothing : out->file.data();
+  const Status s = Model::load(p, out->file.size(), &out->model);
   if (s != Status::kOk) throw Error(path + ": invalid .attn file: " + describe(s));
+}
+
+PhaseTimes::PhaseTimes(const char* command) : on_(std::getenv("ATTN_RUN_TIMES") != nullptr), last_(0) {
+  if (!on_) return;
+  timespec ts{};
+  (void)::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  last_ = static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  std::fprintf(stderr, "attn %s: CPU ms: start %.2f", command, last_ * 1e3);
+}
+
+void PhaseTimes::done(const char* phase) {
+  if (!on_) return;
+  timespec ts{};
+  (void)::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  const double t = static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  std::fprintf(stderr, ", %s %.2f", phase, (t - last_) * 1e3);
+  last_ = t;
+}
+
+PhaseTimes::~PhaseTimes() {
+  if (!on_) return;
+  timespec ts{};
+  (void)::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  std::fprintf(stderr, ", total %.2f\n",
+               (static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec)) * 1e3);
 }
 
 void check_block_inputs(const AttentionConfig& c, uint32_t index, const std::string& name,

@@ -25,6 +25,10 @@
 // --window W keeps only the last W positions (sliding-window attention).
 // Positions never pass max_positions. Both limits are checked before anything
 // runs.
+//
+// ATTN_RUN_TIMES=1 prints the process's CPU ms per phase to stderr: start,
+// load (map and validate the file), setup (weights, tokenizer, prompt, plan,
+// cache), first token (the prefill and its sample), next tokens, total.
 #include <unistd.h>
 
 #include <cerrno>
@@ -77,9 +81,11 @@ int cmd_generate(int argc, char** argv) {
                        {"--prompt-tokens", "--prompt", "--steps", "--temperature", "--top-k", "--seed",
                         "--capacity", "--window"},
                        {"--ids"});
+  cli::PhaseTimes times("generate");
   const std::string path = args.one_input("MODEL.attn");
   cli::LoadedModel lm;
   cli::load_model(path, &lm);
+  times.done("load");
   if (!lm.model.is_model())
     throw cli::Error(path +
                      " holds attention blocks, not a whole model (kNotAModel): generate needs a model file");
@@ -150,6 +156,7 @@ int cmd_generate(int argc, char** argv) {
                      " steps need " + std::to_string(positions) + " cache positions, but the cache holds " +
                      std::to_string(capacity) + " (kCacheFull): raise --capacity, or slide with --window W");
   exec.start_decode(static_cast<int32_t>(P), capacity, window);
+  times.done("setup");
 
   const int32_t V = c.vocab_size;
   std::vector<float> logits(static_cast<size_t>(V));
@@ -186,7 +193,9 @@ int cmd_generate(int argc, char** argv) {
       std::fwrite(piece.data(), 1, piece.size(), stdout);
       std::fflush(stdout);
     }
+    if (i == 0) times.done("first token");
   }
+  if (steps > 1) times.done("next tokens");
   if (stream) {
     const std::string tail = for_output(text.decode_flush(&state), tty) + "\n";
     std::fwrite(tail.data(), 1, tail.size(), stdout);

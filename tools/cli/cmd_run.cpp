@@ -32,8 +32,6 @@
 //
 // A whole model (format v3) takes token ids instead: `attn run MODEL.attn
 // --tokens IDS.npy [--incremental [--prefill N]] -o Y.npy` (run_model.cpp).
-#include <time.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -256,40 +254,10 @@ Input read_input(const std::string& path, const char* what, const char* raw_desc
   return in;
 }
 
-// ATTN_RUN_TIMES=1 in the environment: the process's CPU time (user + sys)
-// per phase of `attn run`, printed to stderr at the end; "start" is what the
-// process spent before cmd_run (exec, loading, static initialization).
-class PhaseTimes {
- public:
-  PhaseTimes() : on_(std::getenv("ATTN_RUN_TIMES") != nullptr), last_(now()) {
-    if (on_) std::fprintf(stderr, "attn run: CPU ms: start %.2f", last_ * 1e3);
-  }
-  void done(const char* phase) {
-    if (!on_) return;
-    const double t = now();
-    std::fprintf(stderr, ", %s %.2f", phase, (t - last_) * 1e3);
-    last_ = t;
-  }
-  ~PhaseTimes() {
-    if (on_) std::fprintf(stderr, ", total %.2f\n", now() * 1e3);
-  }
-  PhaseTimes(const PhaseTimes&) = delete;
-  PhaseTimes& operator=(const PhaseTimes&) = delete;
-
- private:
-  static double now() {
-    timespec ts{};
-    (void)clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-  }
-  bool on_;
-  double last_;
-};
-
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
-  PhaseTimes times;
+  cli::PhaseTimes times("run");
 #if defined(__GLIBC__)
   // Batch files and outputs are megabytes: keep such buffers on the heap
   // instead of fresh mmaps, so that a freed one (the file bytes, once parsed)

@@ -179,7 +179,10 @@ void ModelExec::start_decode(int32_t max_tokens, int32_t capacity, int32_t windo
   // The KV caches grow with the capacity (up to ATTN_MAX_SEQ positions per layer): name it before allocating.
   check_fits(path_, static_cast<uint64_t>(plan.arena_bytes) + plan.state_bytes,
              "the decode arena and KV caches (lower --capacity)");
-  pack(plan);
+  // Decoding reads the f32 weights where they are, in the mapped file, as
+  // firmware reads them in flash: packing them (about 90 ms and 24 MB for a
+  // stories15M-sized model) gave neither the one-token steps nor a 200-token
+  // prefill any measurable speed (tools/bench/README.md, "Loading").
   decode_buf_ = AlignedBytes(plan.arena_bytes);
   state_buf_ = AlignedBytes(plan.state_bytes);
   if (decode_arena_.init(decode_buf_.data(), plan.arena_bytes) != Status::kOk ||

@@ -2,10 +2,11 @@
 // token ids in, float rows out, whatever the model's dtype. Shared by
 // `attn run --tokens`, `attn generate` and `attn perplexity`.
 //
-// f32 models run transformer_forward_f32 / _decode_f32 on their weights
-// packed once (pack_transformer_weights_f32, where this build's kernels take
-// packed panels); s8 / s16 models run the integer forwards, and their int32
-// outputs become floats as weights.output_scale * q.
+// f32 models run transformer_forward_f32 on their weights packed once
+// (pack_transformer_weights_f32, where this build's kernels take packed
+// panels) and transformer_decode_f32 on the weights as stored (unless a
+// forward packed them first); s8 / s16 models run the integer forwards, and
+// their int32 outputs become floats as weights.output_scale * q.
 #pragma once
 
 #include <cstdint>

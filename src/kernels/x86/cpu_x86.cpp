@@ -18,6 +18,7 @@ uint32_t probe_cpu_x86() {
   if (__builtin_cpu_supports("avx512bw")) f |= kCpuAvx512bw;
   if (__builtin_cpu_supports("avx512vl")) f |= kCpuAvx512vl;
   if (__builtin_cpu_supports("avx512vnni")) f |= kCpuAvx512vnni;
+  if (__builtin_cpu_supports("pclmul")) f |= kCpuPclmul;
   g_cpu_x86.store(f, std::memory_order_relaxed);
   return f;
 }

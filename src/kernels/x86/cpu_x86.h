@@ -22,6 +22,7 @@ constexpr uint32_t kCpuAvx512f = 1u << 2;
 constexpr uint32_t kCpuAvx512bw = 1u << 3;
 constexpr uint32_t kCpuAvx512vl = 1u << 4;
 constexpr uint32_t kCpuAvx512vnni = 1u << 5;
+constexpr uint32_t kCpuPclmul = 1u << 6;   // PCLMULQDQ: format/crc32.cpp's CRC-32, not a kernel row
 constexpr uint32_t kCpuProbed = 1u << 31;  // set once CPUID was read
 
 constexpr bool isa_is(const char* a, const char* b) {
