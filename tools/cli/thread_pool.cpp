@@ -16,19 +16,21 @@ namespace {
 // shorter than a prompt read from a terminal.
 constexpr std::chrono::microseconds kSpin{2000};
 
-inline void relax() {
+// One wait step: a pause, and every 64th a yield, so that on a machine with
+// more runnable threads than cores a spinning thread lets the others run.
+inline void relax(uint32_t spins) {
+  if ((spins & 63) == 63) return std::this_thread::yield();
 #if defined(__x86_64__) || defined(__i386__)
   _mm_pause();
-#else
-  std::this_thread::yield();
 #endif
 }
+
+inline uint32_t job_of(uint64_t claim) { return static_cast<uint32_t>(claim >> 32); }
 
 }  // namespace
 
 ThreadPool::ThreadPool(int32_t threads) {
-  for (int32_t i = 1; i < threads; ++i) slots_.push_back(std::make_unique<Slot>());
-  for (auto& s : slots_) workers_.emplace_back([this, slot = s.get()] { work(slot); });
+  for (int32_t i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -42,62 +44,69 @@ ThreadPool::~ThreadPool() {
 
 ParallelFor ThreadPool::parallel_for() {
   ParallelFor p;
-  if (slots_.empty()) return p;
+  if (workers_.empty()) return p;
   p.run = &ThreadPool::run;
   p.ctx = this;
   p.workers = threads();
   return p;
 }
 
-void ThreadPool::take() {
-  for (int32_t i = next_.fetch_add(1, std::memory_order_relaxed); i < tasks_;
-       i = next_.fetch_add(1, std::memory_order_relaxed)) {
-    task_(arg_, i);
+void ThreadPool::help(uint32_t job) {
+  uint64_t claim = claim_.load(std::memory_order_acquire);
+  for (;;) {
+    if (job_of(claim) != job) return;
+    // Read before the claim: a claim that succeeds proves they are this job's.
+    void (*task)(void*, int32_t) = task_.load(std::memory_order_relaxed);
+    void* arg = arg_.load(std::memory_order_relaxed);
+    const int32_t tasks = tasks_.load(std::memory_order_relaxed);
+    const auto piece = static_cast<int32_t>(static_cast<uint32_t>(claim));
+    if (piece >= tasks) return;
+    if (!claim_.compare_exchange_weak(claim, claim + 1, std::memory_order_acq_rel)) continue;
+    task(arg, piece);
+    done_.fetch_add(1, std::memory_order_release);
+    claim = claim_.load(std::memory_order_acquire);
   }
 }
 
 void ThreadPool::run(void* ctx, int32_t tasks, void (*task)(void* arg, int32_t index), void* arg) {
   ThreadPool* p = static_cast<ThreadPool*>(ctx);
-  if (p->slots_.empty() || tasks <= 1) {
+  if (p->workers_.empty() || tasks <= 1) {
     for (int32_t i = 0; i < tasks; ++i) task(arg, i);
     return;
   }
-  p->task_ = task;
-  p->arg_ = arg;
-  p->tasks_ = tasks;
-  p->next_.store(0, std::memory_order_relaxed);
-  const uint64_t job = ++p->job_;
-  for (auto& s : p->slots_) s->go.store(job);  // seq_cst: ordered with sleepers_ below
+  const uint32_t job = ++p->job_;
+  p->task_.store(task, std::memory_order_relaxed);
+  p->arg_.store(arg, std::memory_order_relaxed);
+  p->tasks_.store(tasks, std::memory_order_relaxed);
+  p->done_.store(0, std::memory_order_relaxed);
+  p->claim_.store(uint64_t{job} << 32);  // seq_cst: publishes the job; ordered with sleepers_ below
   if (p->sleepers_.load() > 0) {
     const std::lock_guard<std::mutex> lock(p->mutex_);
     p->wake_.notify_all();
   }
-  p->take();
-  // Every worker has finished with this job (and read nothing of the next).
-  for (auto& s : p->slots_) {
-    while (s->done.load(std::memory_order_acquire) != job) relax();
-  }
+  p->help(job);
+  // Every piece was claimed; wait for those other threads are still running.
+  for (uint32_t spins = 0; p->done_.load(std::memory_order_acquire) < tasks; ++spins) relax(spins);
 }
 
-void ThreadPool::work(Slot* slot) {
-  uint64_t seen = 0;
+void ThreadPool::work() {
+  uint32_t seen = 0;
   for (;;) {
     // Spin a while for the next job, then sleep until it comes.
     const auto until = std::chrono::steady_clock::now() + kSpin;
-    uint32_t spins = 0;
-    while (slot->go.load(std::memory_order_acquire) == seen && !stop_.load(std::memory_order_relaxed)) {
-      relax();
-      if ((++spins & 1023) == 0 && std::chrono::steady_clock::now() > until) {
+    for (uint32_t spins = 0; job_of(claim_.load(std::memory_order_acquire)) == seen && !stop_.load();
+         ++spins) {
+      relax(spins);
+      if ((spins & 1023) == 1023 && std::chrono::steady_clock::now() > until) {
         std::unique_lock<std::mutex> lock(mutex_);
-        sleepers_.fetch_add(1);  // seq_cst: run() sees it, or this sees go
-        wake_.wait(lock, [&] { return slot->go.load() != seen || stop_.load(); });
+        sleepers_.fetch_add(1);  // seq_cst: run() sees it, or this sees the job
+        wake_.wait(lock, [&] { return job_of(claim_.load()) != seen || stop_.load(); });
         sleepers_.fetch_sub(1);
       }
     }
     if (stop_.load()) return;
-    seen = slot->go.load(std::memory_order_acquire);
-    take();
-    slot->done.store(seen, std::memory_order_release);
+    seen = job_of(claim_.load(std::memory_order_acquire));
+    help(seen);
   }
 }
 

@@ -3,17 +3,18 @@
 // thread; this pool does, for the tools only: N - 1 workers, and the thread
 // that calls run() takes pieces too.
 //
-// A call hands each worker the job through its own flag and waits until
-// every worker has seen it, so no worker ever reads the next job's fields
-// half-written. Between jobs the workers spin for a short while (a decode
-// step hands over about 50 products per token, microseconds apart), then
+// A job is its pieces' counter: one 64-bit word holding the job's number
+// and the next piece, claimed by compare-and-swap, so a thread that arrives
+// late (descheduled on a busy machine) finds the job taken or gone and
+// claims nothing: the caller never waits for a thread that did not start,
+// only for pieces that did. Between jobs the workers spin for a short while
+// (a decode step hands over dozens of products, microseconds apart), then
 // sleep on a condition variable until the next job.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -32,7 +33,7 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  int32_t threads() const { return static_cast<int32_t>(slots_.size()) + 1; }
+  int32_t threads() const { return static_cast<int32_t>(workers_.size()) + 1; }
   // The hook for a plan (TransformerPlan::parallel): null with one thread.
   ParallelFor parallel_for();
 
@@ -41,25 +42,23 @@ class ThreadPool {
   static void run(void* ctx, int32_t tasks, void (*task)(void* arg, int32_t index), void* arg);
 
  private:
-  struct alignas(64) Slot {         // one worker's flags, a cache line each
-    std::atomic<uint64_t> go{0};    // the job it should join
-    std::atomic<uint64_t> done{0};  // the last job it finished with
-  };
-  void work(Slot* slot);
-  void take();  // run pieces until none is left
+  void work();
+  // Claims and runs pieces of job `job` until none is left (or another job
+  // replaced it).
+  void help(uint32_t job);
 
-  std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::atomic<int32_t> sleepers_{0};
   std::atomic<bool> stop_{false};
-  uint64_t job_ = 0;  // the current job's number (the caller's thread only)
-  // The current job, written before any worker's go flag is set.
-  void (*task_)(void*, int32_t) = nullptr;
-  void* arg_ = nullptr;
-  int32_t tasks_ = 0;
-  std::atomic<int32_t> next_{0};  // the next piece to take
+  uint32_t job_ = 0;  // the last job's number (the caller's thread only)
+  // The job: written before claim_ names it; read, then checked by the claim.
+  std::atomic<void (*)(void*, int32_t)> task_{nullptr};
+  std::atomic<void*> arg_{nullptr};
+  std::atomic<int32_t> tasks_{0};
+  alignas(64) std::atomic<uint64_t> claim_{0};  // job << 32 | next piece
+  alignas(64) std::atomic<int32_t> done_{0};    // pieces finished
 };
 
 // --threads N (1..256), default the core count (std::thread::hardware_concurrency).
