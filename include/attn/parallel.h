@@ -31,9 +31,19 @@
 //
 // A null run (the default) or workers below 2: everything runs inline on the
 // caller's thread, at the cost of one pointer check per product.
+//
+// ATTN_PARALLEL=0 (CMake -DATTN_PARALLEL=OFF; the default of bare-metal
+// builds, CMAKE_SYSTEM_NAME Generic, since most Cortex-M parts have one core)
+// compiles the split out: the hook is kept in the plan but never called, and
+// no byte of flash is spent on it. Firmware for a multi-core part builds the
+// library with -DATTN_PARALLEL=ON.
 #pragma once
 
 #include <cstdint>
+
+#ifndef ATTN_PARALLEL
+#define ATTN_PARALLEL 1
+#endif
 
 namespace attn {
 

@@ -2,6 +2,8 @@
 // caller's parallel-for (core/parallel.h).
 #include "core/parallel.h"
 
+#if ATTN_PARALLEL
+
 static_assert(attn::kParallelMinTaskMacs == int64_t{1} << 15, "parallel_pieces shifts by 15");
 
 namespace attn {
@@ -50,3 +52,5 @@ void split_output_channels(const ParallelFor& par, int32_t rows, int32_t channel
 
 }  // namespace detail
 }  // namespace attn
+
+#endif  // ATTN_PARALLEL

@@ -39,10 +39,15 @@ void split_output_channels(const ParallelFor& par, int32_t rows, int32_t channel
 template <class Body>
 void for_output_channels(const ParallelFor& par, int32_t rows, int32_t channels, int32_t depth,
                          const Body& body) {
+#if ATTN_PARALLEL
   const ChannelsFn fn = [](const void* ctx, int32_t n0, int32_t nc) {
     (*static_cast<const Body*>(ctx))(n0, nc);
   };
   split_output_channels(par, rows, channels, depth, fn, &body);
+#else
+  (void)par, (void)rows, (void)depth;
+  body(0, channels);  // the split compiled out (attn/parallel.h)
+#endif
 }
 
 }  // namespace detail

@@ -19,6 +19,10 @@ namespace detail {
 // multiple of 16) starts at float n0 * K of them.
 inline void linear_packed_f32(const ParallelFor& par, ConstMatF32 x, ConstMatF32 w, const float* panels,
                               const float* bias, MatF32 y) {
+#if !ATTN_PARALLEL
+  (void)par;
+  return linear_packed_f32(x, w, panels, bias, y);
+#endif
   static_assert(kParallelChannels % 16 == 0, "a piece must start on a panel");
   for_output_channels(par, x.rows, w.rows, x.cols, [&](int32_t n0, int32_t nc) {
     linear_packed_f32(x, w.rows_slice(n0, nc),
@@ -32,6 +36,10 @@ inline void linear_packed_f32(const ParallelFor& par, ConstMatF32 x, ConstMatF32
 // y = requant(x w^T + bias), the kernel table's kLinearS8, split over y's columns.
 inline void linear_split_s8(const ParallelFor& par, ConstMatS8 x, ConstMatS8 w, const int32_t* bias,
                             const LinearS8Params& p, MatS8 y) {
+#if !ATTN_PARALLEL
+  (void)par;
+  return best(kLinearS8)(x, w, bias, p, y);
+#endif
   for_output_channels(par, x.rows, w.rows, x.cols, [&](int32_t n0, int32_t nc) {
     LinearS8Params q = p;
     q.multiplier = p.multiplier + n0;
@@ -42,6 +50,10 @@ inline void linear_split_s8(const ParallelFor& par, ConstMatS8 x, ConstMatS8 w, 
 // y = rescale(x w^T + bias) into int32, kLogitsS8 (store) or kLinearResidualS8 (add), split over y's columns.
 inline void out32_split_s8(const ParallelFor& par, LogitsS8Fn fn, ConstMatS8 x, ConstMatS8 w,
                            const int32_t* bias, const int32_t* multiplier, const int32_t* shift, MatS32 y) {
+#if !ATTN_PARALLEL
+  (void)par;
+  return fn(x, w, bias, multiplier, shift, y);
+#endif
   for_output_channels(par, x.rows, w.rows, x.cols, [&](int32_t n0, int32_t nc) {
     fn(x, w.rows_slice(n0, nc), bias != nullptr ? bias + n0 : nullptr, multiplier + n0, shift + n0,
        y.cols_slice(n0, nc));
@@ -53,6 +65,10 @@ inline void out32_split_s8(const ParallelFor& par, LogitsS8Fn fn, ConstMatS8 x, 
 // y = requant(x w^T + bias), the kernel table's kLinearS16, split over y's columns.
 inline void linear_split_s16(const ParallelFor& par, ConstMatS16 x, ConstMatS8 w, const int64_t* bias,
                              const LinearS16Params& p, MatS16 y) {
+#if !ATTN_PARALLEL
+  (void)par;
+  return best(kLinearS16)(x, w, bias, p, y);
+#endif
   for_output_channels(par, x.rows, w.rows, x.cols, [&](int32_t n0, int32_t nc) {
     LinearS16Params q = p;
     q.multiplier = p.multiplier + n0;
@@ -63,6 +79,10 @@ inline void linear_split_s16(const ParallelFor& par, ConstMatS16 x, ConstMatS8 w
 // kLogitsS16 or kLinearResidualS16, split over y's columns.
 inline void out32_split_s16(const ParallelFor& par, LogitsS16Fn fn, ConstMatS16 x, ConstMatS8 w,
                             const int64_t* bias, const int32_t* multiplier, const int32_t* shift, MatS32 y) {
+#if !ATTN_PARALLEL
+  (void)par;
+  return fn(x, w, bias, multiplier, shift, y);
+#endif
   for_output_channels(par, x.rows, w.rows, x.cols, [&](int32_t n0, int32_t nc) {
     fn(x, w.rows_slice(n0, nc), bias != nullptr ? bias + n0 : nullptr, multiplier + n0, shift + n0,
        y.cols_slice(n0, nc));
