@@ -280,11 +280,12 @@ TEST_CASE("The CLI's thread pool runs every piece once, and an f32 and s8 decode
   REQUIRE(par.run != nullptr);
   CHECK(par.workers == 3);
   CHECK(attn::cli::ThreadPool(1).parallel_for().run == nullptr);  // one thread: no hook
-  // Many jobs in a row, of 1 to 9 pieces: each piece exactly once per job.
+  // Many jobs in a row, of 1 to 9 pieces: each piece exactly once per job (a job
+  // with more pieces than the last once let a stale claim run one twice).
   struct Count {
     std::atomic<int32_t> hits[9];
   };
-  for (int32_t job = 0; job < 2000; ++job) {
+  for (int32_t job = 0; job < 20000; ++job) {
     const int32_t tasks = 1 + job % 9;
     Count c;
     for (auto& h : c.hits) h.store(0);

@@ -27,6 +27,9 @@ inline void relax(uint32_t spins) {
 
 inline uint32_t job_of(uint64_t claim) { return static_cast<uint32_t>(claim >> 32); }
 
+// The piece half of claim_ while run() writes a job's fields: nothing can be claimed.
+constexpr uint32_t kClosed = 0xFFFFFFFFu;
+
 }  // namespace
 
 ThreadPool::ThreadPool(int32_t threads) {
@@ -53,16 +56,23 @@ ParallelFor ThreadPool::parallel_for() {
 
 void ThreadPool::help(uint32_t job) {
   uint64_t claim = claim_.load(std::memory_order_acquire);
-  for (;;) {
+  for (uint32_t spins = 0;; ++spins) {
     if (job_of(claim) != job) return;
-    // Read before the claim: a claim that succeeds proves they are this job's.
-    void (*task)(void*, int32_t) = task_.load(std::memory_order_relaxed);
-    void* arg = arg_.load(std::memory_order_relaxed);
-    const int32_t tasks = tasks_.load(std::memory_order_relaxed);
-    const auto piece = static_cast<int32_t>(static_cast<uint32_t>(claim));
+    const auto piece = static_cast<uint32_t>(claim);
+    if (piece == kClosed) {  // run() is writing the job: it opens it in a moment
+      relax(spins);
+      claim = claim_.load(std::memory_order_acquire);
+      continue;
+    }
+    // Read before the claim, and written after the job was closed (acquire
+    // pairs with those release stores): a claim that succeeds proves they are
+    // this job's, since any later job closes claim_ first and fails it.
+    void (*task)(void*, int32_t) = task_.load(std::memory_order_acquire);
+    void* arg = arg_.load(std::memory_order_acquire);
+    const auto tasks = static_cast<uint32_t>(tasks_.load(std::memory_order_acquire));
     if (piece >= tasks) return;
     if (!claim_.compare_exchange_weak(claim, claim + 1, std::memory_order_acq_rel)) continue;
-    task(arg, piece);
+    task(arg, static_cast<int32_t>(piece));
     done_.fetch_add(1, std::memory_order_release);
     claim = claim_.load(std::memory_order_acquire);
   }
@@ -74,10 +84,14 @@ void ThreadPool::run(void* ctx, int32_t tasks, void (*task)(void* arg, int32_t i
     for (int32_t i = 0; i < tasks; ++i) task(arg, i);
     return;
   }
+  // Close the word under the new job's number first: a thread that read the
+  // last job's word (all its pieces taken) and then reads these fields can no
+  // longer claim with it. Then the job, then open it at piece 0.
   const uint32_t job = ++p->job_;
-  p->task_.store(task, std::memory_order_relaxed);
-  p->arg_.store(arg, std::memory_order_relaxed);
-  p->tasks_.store(tasks, std::memory_order_relaxed);
+  p->claim_.store(uint64_t{job} << 32 | kClosed);
+  p->task_.store(task, std::memory_order_release);
+  p->arg_.store(arg, std::memory_order_release);
+  p->tasks_.store(tasks, std::memory_order_release);
   p->done_.store(0, std::memory_order_relaxed);
   p->claim_.store(uint64_t{job} << 32);  // seq_cst: publishes the job; ordered with sleepers_ below
   if (p->sleepers_.load() > 0) {

@@ -6,10 +6,11 @@
 // A job is its pieces' counter: one 64-bit word holding the job's number
 // and the next piece, claimed by compare-and-swap, so a thread that arrives
 // late (descheduled on a busy machine) finds the job taken or gone and
-// claims nothing: the caller never waits for a thread that did not start,
-// only for pieces that did. Between jobs the workers spin for a short while
-// (a decode step hands over dozens of products, microseconds apart), then
-// sleep on a condition variable until the next job.
+// claims nothing (the word is closed under the next job's number while that
+// job's fields are written, so a stale word cannot claim a piece of it): the caller never waits for a thread
+// that did not start, only for pieces that did. Between jobs the workers spin for a short while (a decode
+// step hands over dozens of products, microseconds apart), then sleep on a condition variable until the next
+// job.
 #pragma once
 
 #include <atomic>
