@@ -172,6 +172,8 @@ ATTN_C_NODISCARD attn_status attn_plan_arena_bytes(const attn_plan* plan, size_t
  * everything on the caller's thread. Split: the attention projections, the
  * FFN and the LM head, each only from ATTN_PARALLEL_MIN_TASK_MACS
  * multiply-adds (rows x channels x depth) a piece. */
+/* A library built with ATTN_PARALLEL=0 (CMake -DATTN_PARALLEL=OFF, the
+ * default on bare metal) keeps the hook but never calls it. */
 #define ATTN_PARALLEL_MIN_TASK_MACS 32768
 typedef void (*attn_task_fn)(void* arg, int32_t index);
 typedef void (*attn_parallel_fn)(void* ctx, int32_t tasks, attn_task_fn task, void* arg);
