@@ -23,6 +23,7 @@
 
 #include "attn/arena.h"
 #include "attn/config.h"
+#include "attn/parallel.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
 
@@ -109,6 +110,10 @@ struct Plan {
   int32_t tile_rows = 0;  // T = min(requested tile rows, L)
   size_t arena_bytes = 0;
   bool decode = false;  // made by plan_decode() (attn/decode.h) for decode_f32/_s8/_s16()
+  // The caller's parallel-for (attn/parallel.h): the four projections are
+  // split over it when they are large enough. Not set by the planners (null:
+  // inline); set it after planning. The outputs do not depend on it.
+  ParallelFor parallel;
 };
 
 // Arena bytes of one forward; the same number plan_attention() reports, as a

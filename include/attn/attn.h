@@ -159,6 +159,31 @@ ATTN_C_NODISCARD attn_status attn_plan_init(attn_plan* plan, const attn_config* 
 /* The exact arena bytes a forward with this plan carves. */
 ATTN_C_NODISCARD attn_status attn_plan_arena_bytes(const attn_plan* plan, size_t* bytes);
 
+/* ---- more than one core: the caller's parallel-for (C++ attn/parallel.h) -
+ * The library never creates a thread. A forward or decode cuts each large
+ * product into `tasks` pieces (at most `workers`, each over a contiguous
+ * range of output channels, never over a sum) and calls
+ *   run(ctx, tasks, task, arg)
+ * once; run must call task(arg, i) exactly once for every i in [0, tasks),
+ * in any order, on any threads (the calling one included), and return only
+ * when every call has returned (a pool's threads, an RTOS's tasks; sketch in
+ * port/README.md). The outputs do not depend on the hook: integers byte for
+ * byte, f32 bit for bit. A NULL run (the default) or workers below 2 runs
+ * everything on the caller's thread. Split: the attention projections, the
+ * FFN and the LM head, each only from ATTN_PARALLEL_MIN_TASK_MACS
+ * multiply-adds (rows x channels x depth) a piece. */
+/* A library built with ATTN_PARALLEL=0 (CMake -DATTN_PARALLEL=OFF, the
+ * default on bare metal) keeps the hook but never calls it. */
+#define ATTN_PARALLEL_MIN_TASK_MACS 32768
+typedef void (*attn_task_fn)(void* arg, int32_t index);
+typedef void (*attn_parallel_fn)(void* ctx, int32_t tasks, attn_task_fn task, void* arg);
+
+/* Set (run NULL: clear) the parallel-for of the forwards and decodes run
+ * with this plan; copies of the plan made after carry it. Errors:
+ * ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE. */
+ATTN_C_NODISCARD attn_status attn_plan_set_parallel(attn_plan* plan, attn_parallel_fn run, void* ctx,
+                                                    int32_t workers);
+
 /* The same number as a constant expression, for sizing a static arena:
  *   static ATTN_ALIGNED_ARENA uint8_t arena[ATTN_ARENA_BYTES_F32(D, DKV, L, S)];
  * with D = num_heads * head_dim and DKV = num_kv_heads * head_dim (D without
@@ -858,6 +883,13 @@ ATTN_C_NODISCARD attn_status attn_transformer_decode_s32(attn_transformer* trans
  * ATTN_ERR_BAD_HANDLE, ATTN_ERR_PLAN_MISMATCH (a handle without capacity). */
 ATTN_C_NODISCARD attn_status attn_transformer_reset(attn_transformer* transformer);
 ATTN_C_NODISCARD attn_status attn_transformer_length(const attn_transformer* transformer, int32_t* length);
+
+/* Set (run NULL: clear) the parallel-for every later forward and decode of
+ * this bound model splits its large products over (attn_plan_set_parallel
+ * above has the contract). The handle's copies share it. Errors:
+ * ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE. */
+ATTN_C_NODISCARD attn_status attn_transformer_set_parallel(attn_transformer* transformer,
+                                                           attn_parallel_fn run, void* ctx, int32_t workers);
 
 #if ATTN_WITH_F32
 /* ---- f32 weights from the caller's own arrays --------------------------- */

@@ -25,6 +25,7 @@
 #include "attn/kernels_fixed.h"
 #include "attn/model.h"
 #include "attn/model_bytes.h"
+#include "attn/parallel.h"
 #include "attn/sampler.h"
 #include "attn/status.h"
 #include "attn/tensor.h"

@@ -37,22 +37,22 @@ constexpr HandleLayout handle_layout(DType dtype, size_t pointer_bytes) {
   if (pointer_bytes == 4) {
     switch (dtype) {
       case DType::kF32:
-        return {116, 36, 80, 12, 56};
+        return {128, 36, 80, 12, 56};
       case DType::kS8:
-        return {116, 120, 296, 12, 56};
+        return {128, 120, 296, 12, 56};
       case DType::kS16:
-        return {116, 120, 264, 12, 56};
+        return {128, 120, 264, 12, 56};
       default:
         break;
     }
   } else if (pointer_bytes == 8) {
     switch (dtype) {
       case DType::kF32:
-        return {152, 72, 160, 16, 64};
+        return {176, 72, 160, 16, 64};
       case DType::kS8:
-        return {152, 184, 456, 16, 64};
+        return {176, 184, 456, 16, 64};
       case DType::kS16:
-        return {152, 184, 408, 16, 64};
+        return {176, 184, 408, 16, 64};
       default:
         break;
     }

@@ -36,6 +36,7 @@
 #include "attn/arena.h"
 #include "attn/attention.h"
 #include "attn/decode.h"
+#include "attn/parallel.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
 
@@ -195,6 +196,11 @@ struct TransformerPlan {
   int32_t tile_rows = 0;   // rows of the FFN and attention tiles
   size_t arena_bytes = 0;  // scratch of one call
   size_t state_bytes = 0;  // the KV-cache state (0 when capacity is 0)
+  // The caller's parallel-for (attn/parallel.h): each call splits its large
+  // products (attention projections, FFN, LM head) over it. Not set by
+  // plan_transformer (null: everything inline); set it after planning. The
+  // outputs do not depend on it: integers byte for byte, f32 bit for bit.
+  ParallelFor parallel;
 };
 
 // Arena bytes of one f32 call (transformer_forward_f32 or _decode_f32) of up

@@ -66,9 +66,14 @@ ATTN_X86_KERNELS ?= $(if $(and $(filter auto,$(ATTN_KERNELS)),$(filter x86_64-%,
 ATTN_X86_AVX512VNNI ?= yes
 ATTN_AVX2_FLAGS := -mavx2 -mfma
 ATTN_AVX512VNNI_FLAGS := $(ATTN_AVX2_FLAGS) -mavx512f -mavx512bw -mavx512vl -mavx512vnni
+# The split of large products over a caller's parallel-for (attn/parallel.h):
+# off for bare-metal targets (*-none-eabi), as in CMake's Generic builds;
+# ATTN_PARALLEL=1 for a multi-core part.
+ATTN_PARALLEL ?= $(if $(filter %-none-eabi,$(ATTN_TARGET_MACHINE)),0,1)
 # Deferred (=, not :=): decided when a compile line is written, with the final CXX.
 ATTN_LIB_DEFINES = $(if $(filter yes,$(ATTN_X86_KERNELS)),-DATTN_AVX2_KERNELS=1 \
-  $(if $(filter yes,$(ATTN_X86_AVX512VNNI)),-DATTN_AVX512VNNI_KERNELS=1))
+  $(if $(filter yes,$(ATTN_X86_AVX512VNNI)),-DATTN_AVX512VNNI_KERNELS=1)) \
+  $(if $(filter 0,$(ATTN_PARALLEL)),-DATTN_PARALLEL=0)
 # The extra flags of source file $(1): its ISA's, or nothing.
 attn_isa_flags = $(if $(filter yes,$(ATTN_X86_KERNELS)),$(if $(filter %_avx2.cpp,$(1)),$(ATTN_AVX2_FLAGS),$(if $(and $(filter yes,$(ATTN_X86_AVX512VNNI)),$(filter %_avx512vnni.cpp,$(1))),$(ATTN_AVX512VNNI_FLAGS))))
 

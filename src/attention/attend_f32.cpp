@@ -7,13 +7,14 @@
 
 #include "attention/packed_f32.h"
 #include "kernels/kernel_table.h"
+#include "kernels/linear_split.h"
 
 namespace attn {
 namespace detail {
 
-void attend_f32(const AttentionConfig& c, int32_t tile_rows, const WeightsF32& w, const Mask& mask,
-                const float* query, int32_t L, int32_t q_pos, ConstMatF32 K, ConstMatF32 V, float* output,
-                float* attn_weights, const AttendScratchF32& scratch) {
+void attend_f32(const AttentionConfig& c, const ParallelFor& par, int32_t tile_rows, const WeightsF32& w,
+                const Mask& mask, const float* query, int32_t L, int32_t q_pos, ConstMatF32 K, ConstMatF32 V,
+                float* output, float* attn_weights, const AttendScratchF32& scratch) {
   const int32_t E = c.embed_dim;
   const int32_t H = c.num_heads;
   const int32_t hd = c.head_dim;
@@ -36,8 +37,8 @@ void attend_f32(const AttentionConfig& c, int32_t tile_rows, const WeightsF32& w
     const ConstMatF32 Vt = V.rows_slice(k0, n);      // [n, Dkv]
 
     // Q_t = X_t Wq^T + bq, rotated to positions q_pos + t0 ...
-    linear_packed_f32(matrix(query + static_cast<ptrdiff_t>(t0) * E, rows, E), matrix(w.wq, D, E), panels.q,
-                      c.bias ? w.bq : nullptr, Q);
+    linear_packed_f32(par, matrix(query + static_cast<ptrdiff_t>(t0) * E, rows, E), matrix(w.wq, D, E),
+                      panels.q, c.bias ? w.bq : nullptr, Q);
     if (c.rope_base != 0.0f) rope_f32_ref(Q, hd, q_pos + t0, c.rope_base);
 
     for (int32_t h = 0; h < H; ++h) {
@@ -68,7 +69,7 @@ void attend_f32(const AttentionConfig& c, int32_t tile_rows, const WeightsF32& w
       }
     }
     // Y_t = O_t Wo^T + bo, straight into the caller's output
-    linear_packed_f32(O, matrix(w.wo, E, D), panels.o, c.bias ? w.bo : nullptr,
+    linear_packed_f32(par, O, matrix(w.wo, E, D), panels.o, c.bias ? w.bo : nullptr,
                       matrix(output + static_cast<ptrdiff_t>(t0) * E, rows, E));
   }
 }

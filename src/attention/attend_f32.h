@@ -25,10 +25,11 @@ inline Status check_weights_f32(const AttentionConfig& c, const WeightsF32& w) {
 using AttendScratchF32 = TileScratch<float, float>;
 
 // output [L, E] = attention of query [L, E] (row i at rotary position
-// q_pos + i) over K, V [S, Dkv]; c is a resolved config (Plan::config).
-void attend_f32(const AttentionConfig& c, int32_t tile_rows, const WeightsF32& w, const Mask& mask,
-                const float* query, int32_t L, int32_t q_pos, ConstMatF32 K, ConstMatF32 V, float* output,
-                float* attn_weights, const AttendScratchF32& scratch);
+// q_pos + i) over K, V [S, Dkv]; c is a resolved config (Plan::config);
+// the projections split over par (Plan::parallel).
+void attend_f32(const AttentionConfig& c, const ParallelFor& par, int32_t tile_rows, const WeightsF32& w,
+                const Mask& mask, const float* query, int32_t L, int32_t q_pos, ConstMatF32 K, ConstMatF32 V,
+                float* output, float* attn_weights, const AttendScratchF32& scratch);
 
 }  // namespace detail
 }  // namespace attn

@@ -20,6 +20,7 @@
 #include "attn/kernels_fixed.h"
 #include "kernels/arch.h"
 #include "kernels/kernel_table.h"
+#include "kernels/linear_split.h"
 
 namespace attn {
 namespace detail {
@@ -59,12 +60,12 @@ struct FixedOps<int8_t> : FixedTypes<WeightsS8, IoS8, KvCacheS8> {
     lp.shift = p.shift;
     return lp;
   }
-  // y [M, N] = x [M, K] W^T + b, requantized to zero point zp. Out of line:
-  // one copy of the parameters' set-up for the four projections (flash; a
-  // few instructions per call, two calls per query tile).
-  ATTN_NOINLINE static void project(const AttentionConfig&, ConstMatS8 x, const ProjectionS8& p, int32_t zp,
-                                    MatS8 y) {
-    best(kLinearS8)(x, matrix(p.weight, y.cols, x.cols), p.bias, linear_params(p, zp), y);
+  // y [M, N] = x [M, K] W^T + b, requantized to zero point zp, split over
+  // par. Out of line: one copy of the parameters' set-up for the four
+  // projections (flash; a few instructions per call, two calls per query tile).
+  ATTN_NOINLINE static void project(const AttentionConfig&, const ParallelFor& par, ConstMatS8 x,
+                                    const ProjectionS8& p, int32_t zp, MatS8 y) {
+    linear_split_s8(par, x, matrix(p.weight, y.cols, x.cols), p.bias, linear_params(p, zp), y);
   }
   // s = round((q - zq)(k - zk)^T / 2^score_shift), int32
   static void scores(ConstMatS8 q, ConstMatS8 k, const WeightsS8& w, MatS32 s) {
@@ -106,11 +107,12 @@ struct FixedOps<int16_t> : FixedTypes<WeightsS16, IoS16, KvCacheS16> {
   static constexpr bool kValuesTransposed = false;
 
   static ZeroPoints zero_points(const WeightsS16&) { return {0, 0, 0, 0, 0}; }
-  static void project(const AttentionConfig& c, ConstMatS16 x, const ProjectionS16& p, int32_t, MatS16 y) {
+  static void project(const AttentionConfig& c, const ParallelFor& par, ConstMatS16 x, const ProjectionS16& p,
+                      int32_t, MatS16 y) {
     LinearS16Params lp;
     lp.multiplier = p.multiplier;
     lp.shift = p.shift;
-    best(kLinearS16)(x, matrix(p.weight, y.cols, x.cols), c.bias ? p.bias : nullptr, lp, y);
+    linear_split_s16(par, x, matrix(p.weight, y.cols, x.cols), c.bias ? p.bias : nullptr, lp, y);
   }
   // s = round(q k^T / 2^score_shift), int64 sums narrowed to int32
   static void scores(ConstMatS16 q, ConstMatS16 k, const WeightsS16& w, MatS32 s) {
@@ -158,19 +160,20 @@ Status check_weights(const AttentionConfig& c, const WeightsS16& w);
 // [rows, vdim] Wv^T + bv, the K rows at positions k_pos .. k_pos + rows - 1.
 // With kVt (values transposed, FixedOps<Act>::kValuesTransposed) V is V^T
 // [Dkv, rows]. A template, not a flag, so that an image links only the
-// layouts it uses (flash).
+// layouts it uses (flash). The projections split over par (Plan::parallel).
 template <typename Act, bool kVt>
-void project_kv(const AttentionConfig& c, const typename FixedOps<Act>::Weights& w, const Act* key,
-                const Act* value, int32_t rows, int32_t k_pos, Matrix<Act> K, Matrix<Act> V);
+void project_kv(const AttentionConfig& c, const ParallelFor& par, const typename FixedOps<Act>::Weights& w,
+                const Act* key, const Act* value, int32_t rows, int32_t k_pos, Matrix<Act> K, Matrix<Act> V);
 
 // output [L, E] = attention of query [L, E] (row i at position q_pos + i)
 // over K, V [S, Dkv] with `mask`; tile_rows rows at a time. With kVt, V is
 // V^T [Dkv, S], and the scores scratch holds int32 exps until P.V normalizes
 // them (weighted_sum_vt_s8).
 template <typename Act, bool kVt>
-void attend(const AttentionConfig& c, int32_t tile_rows, const typename FixedOps<Act>::Weights& w,
-            const Mask& mask, const Act* query, int32_t L, int32_t q_pos, Matrix<const Act> K,
-            Matrix<const Act> V, Act* output, const AttendScratch<Act>& scratch);
+void attend(const AttentionConfig& c, const ParallelFor& par, int32_t tile_rows,
+            const typename FixedOps<Act>::Weights& w, const Mask& mask, const Act* query, int32_t L,
+            int32_t q_pos, Matrix<const Act> K, Matrix<const Act> V, Act* output,
+            const AttendScratch<Act>& scratch);
 
 }  // namespace detail
 }  // namespace attn

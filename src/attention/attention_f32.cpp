@@ -8,6 +8,7 @@
 #include "attention/packed_f32.h"
 #include "attn/attention.h"
 #include "kernels/kernel_table.h"
+#include "kernels/linear_split.h"
 
 namespace attn {
 namespace {
@@ -51,14 +52,14 @@ Status forward_f32(const Plan& plan, const WeightsF32& w, const Mask& mask, cons
 
   // K = Xk Wk^T + bk (key j rotated to position j), V = Xv Wv^T + bv: once for all query tiles.
   const detail::PanelsF32 panels = detail::packed_panels_f32(c, w);  // nulls unless w.packed
-  detail::linear_packed_f32(matrix(io.key, S, c.kdim), matrix(w.wk, Dkv, c.kdim), panels.k,
+  detail::linear_packed_f32(plan.parallel, matrix(io.key, S, c.kdim), matrix(w.wk, Dkv, c.kdim), panels.k,
                             c.bias ? w.bk : nullptr, K);
-  detail::linear_packed_f32(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), panels.v,
+  detail::linear_packed_f32(plan.parallel, matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), panels.v,
                             c.bias ? w.bv : nullptr, V);
   if (c.rope_base != 0.0f) detail::rope_f32_ref(K, c.head_dim, 0, c.rope_base);
 
-  detail::attend_f32(c, plan.tile_rows, w, mask, io.query, plan.query_len, io.query_position, K, V, io.output,
-                     io.attn_weights, scratch);
+  detail::attend_f32(c, plan.parallel, plan.tile_rows, w, mask, io.query, plan.query_len, io.query_position,
+                     K, V, io.output, io.attn_weights, scratch);
   arena.release(mark);
   return Status::kOk;
 }

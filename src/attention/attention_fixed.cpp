@@ -88,8 +88,8 @@ ATTN_COLD_FLAT ATTN_NOINLINE Status check_weights(const AttentionConfig& c, cons
 #endif
 
 template <typename Act, bool kVt>
-void project_kv(const AttentionConfig& c, const typename FixedOps<Act>::Weights& w, const Act* key,
-                const Act* value, int32_t rows, int32_t k_pos, Matrix<Act> K, Matrix<Act> V) {
+void project_kv(const AttentionConfig& c, const ParallelFor& par, const typename FixedOps<Act>::Weights& w,
+                const Act* key, const Act* value, int32_t rows, int32_t k_pos, Matrix<Act> K, Matrix<Act> V) {
   using Ops = FixedOps<Act>;
   const ZeroPoints zp = Ops::zero_points(w);
   const Matrix<const Act> xk = matrix(key, rows, c.kdim);    // [rows, kdim]
@@ -99,22 +99,23 @@ void project_kv(const AttentionConfig& c, const typename FixedOps<Act>::Weights&
   // copied transposed.
   if constexpr (kVt) {
     if (Ops::project_t(xv, w.v, zp.v, V) < V.rows) {
-      Ops::project(c, xv, w.v, zp.v, K);  // [rows, Dkv]
+      Ops::project(c, par, xv, w.v, zp.v, K);  // [rows, Dkv]
       for (int32_t j = 0; j < rows; ++j) {
         for (int32_t d = 0; d < V.rows; ++d) V.row(d)[j] = K.row(j)[d];
       }
     }
   }
   // K = Xk Wk^T + bk (rotated to positions k_pos ..), V = Xv Wv^T + bv
-  Ops::project(c, xk, w.k, zp.k, K);
-  if constexpr (!kVt) Ops::project(c, xv, w.v, zp.v, V);
+  Ops::project(c, par, xk, w.k, zp.k, K);
+  if constexpr (!kVt) Ops::project(c, par, xv, w.v, zp.v, V);
   if (rope_enabled(c)) Ops::rope(K, c.head_dim, zp.k, k_pos, w.rope);  // K rows at their positions
 }
 
 template <typename Act, bool kVt>
-void attend(const AttentionConfig& c, int32_t tile_rows, const typename FixedOps<Act>::Weights& w,
-            const Mask& mask, const Act* query, int32_t L, int32_t q_pos, Matrix<const Act> K,
-            Matrix<const Act> V, Act* output, const AttendScratch<Act>& scratch) {
+void attend(const AttentionConfig& c, const ParallelFor& par, int32_t tile_rows,
+            const typename FixedOps<Act>::Weights& w, const Mask& mask, const Act* query, int32_t L,
+            int32_t q_pos, Matrix<const Act> K, Matrix<const Act> V, Act* output,
+            const AttendScratch<Act>& scratch) {
   using Ops = FixedOps<Act>;
   const int32_t E = c.embed_dim;
   const int32_t H = c.num_heads;
@@ -142,7 +143,7 @@ void attend(const AttentionConfig& c, int32_t tile_rows, const typename FixedOps
     const ConstMatS16 P = ConstMatS16{reinterpret_cast<const int16_t*>(scratch.s), rows, n, 2 * S};
 
     // Q_t = X_t Wq^T + bq (rotated to positions q_pos + t0 ..)
-    Ops::project(c, matrix(query + static_cast<ptrdiff_t>(t0) * E, rows, E), w.q, zp.q, Q);
+    Ops::project(c, par, matrix(query + static_cast<ptrdiff_t>(t0) * E, rows, E), w.q, zp.q, Q);
     if (rope) Ops::rope(Q, hd, zp.q, q_pos + t0, w.rope);
 #if ATTN_SATURATION_COUNTERS
     if (scratch.saturation != nullptr) count_saturated<Act>(Q, &scratch.saturation->q);
@@ -210,7 +211,7 @@ void attend(const AttentionConfig& c, int32_t tile_rows, const typename FixedOps
     }
     // Y_t = O_t Wo^T + bo, straight into the caller's output
     const Matrix<Act> Y = matrix(output + static_cast<ptrdiff_t>(t0) * E, rows, E);
-    Ops::project(c, O, w.o, zp.output, Y);
+    Ops::project(c, par, O, w.o, zp.output, Y);
 #if ATTN_SATURATION_COUNTERS
     if (scratch.saturation != nullptr) {
       count_saturated<Act>(O, &scratch.saturation->context);
@@ -251,7 +252,7 @@ Status forward_fixed(const Plan& plan, const typename FixedOps<Act>::Weights& w,
   const Matrix<Act> V = vt ? matrix(v_buf, Dkv, plan.key_len) : matrix(v_buf, plan.key_len, Dkv);
 
   // K, V once for all query tiles (key j at position j).
-  project_kv<Act, vt>(c, w, io.key, io.value, plan.key_len, 0, K, V);
+  project_kv<Act, vt>(c, plan.parallel, w, io.key, io.value, plan.key_len, 0, K, V);
 #if ATTN_SATURATION_COUNTERS
   scratch.saturation = io.saturation;
   if (io.saturation != nullptr) {
@@ -259,8 +260,8 @@ Status forward_fixed(const Plan& plan, const typename FixedOps<Act>::Weights& w,
     count_saturated<Act>(V, &io.saturation->v);  // V or V^T: the same elements
   }
 #endif
-  attend<Act, vt>(c, plan.tile_rows, w, mask, io.query, plan.query_len, io.query_position, K, V, io.output,
-                  scratch);
+  attend<Act, vt>(c, plan.parallel, plan.tile_rows, w, mask, io.query, plan.query_len, io.query_position, K,
+                  V, io.output, scratch);
   arena.release(mark);
   return Status::kOk;
 }
@@ -269,12 +270,13 @@ Status forward_fixed(const Plan& plan, const typename FixedOps<Act>::Weights& w,
 
 // The decodes keep V untransposed on every target (decode_fixed.cpp).
 // NOLINTBEGIN(bugprone-macro-parentheses): its arguments are names and types
-#define ATTN_INSTANTIATE_UNTRANSPOSED_STAGES(Act)                                                         \
-  template void project_kv<Act, false>(const AttentionConfig&, const FixedOps<Act>::Weights&, const Act*, \
-                                       const Act*, int32_t, int32_t, Matrix<Act>, Matrix<Act>);           \
-  template void attend<Act, false>(const AttentionConfig&, int32_t, const FixedOps<Act>::Weights&,        \
-                                   const Mask&, const Act*, int32_t, int32_t, Matrix<const Act>,          \
-                                   Matrix<const Act>, Act*, const AttendScratch<Act>&);
+#define ATTN_INSTANTIATE_UNTRANSPOSED_STAGES(Act)                                                            \
+  template void project_kv<Act, false>(const AttentionConfig&, const ParallelFor&,                           \
+                                       const FixedOps<Act>::Weights&, const Act*, const Act*, int32_t,       \
+                                       int32_t, Matrix<Act>, Matrix<Act>);                                   \
+  template void attend<Act, false>(const AttentionConfig&, const ParallelFor&, int32_t,                      \
+                                   const FixedOps<Act>::Weights&, const Mask&, const Act*, int32_t, int32_t, \
+                                   Matrix<const Act>, Matrix<const Act>, Act*, const AttendScratch<Act>&);
 // NOLINTEND(bugprone-macro-parentheses)
 #if ATTN_WITH_S8
 ATTN_INSTANTIATE_UNTRANSPOSED_STAGES(int8_t)

@@ -10,6 +10,7 @@
 #include "attention/packed_f32.h"
 #include "attn/decode.h"
 #include "kernels/kernel_table.h"
+#include "kernels/linear_split.h"
 
 namespace attn {
 
@@ -40,15 +41,15 @@ Status decode_f32(const Plan& plan, const WeightsF32& w, KvCacheF32* cache, cons
     // New K, V rows [rows, Dkv] at cache rows [length, length + rows).
     const MatF32 k_new = matrix(cache->k + static_cast<ptrdiff_t>(cache->length) * Dkv, rows, Dkv);
     const MatF32 v_new = matrix(cache->v + static_cast<ptrdiff_t>(cache->length) * Dkv, rows, Dkv);
-    detail::linear_packed_f32(matrix(xr, rows, E), matrix(w.wk, Dkv, E), panels.k, c.bias ? w.bk : nullptr,
-                              k_new);
-    detail::linear_packed_f32(matrix(xr, rows, E), matrix(w.wv, Dkv, E), panels.v, c.bias ? w.bv : nullptr,
-                              v_new);
+    detail::linear_packed_f32(plan.parallel, matrix(xr, rows, E), matrix(w.wk, Dkv, E), panels.k,
+                              c.bias ? w.bk : nullptr, k_new);
+    detail::linear_packed_f32(plan.parallel, matrix(xr, rows, E), matrix(w.wv, Dkv, E), panels.v,
+                              c.bias ? w.bv : nullptr, v_new);
     if (c.rope_base != 0.0f) detail::rope_f32_ref(k_new, c.head_dim, cache->next_position(), c.rope_base);
     cache->length += rows;
 
     // The chunk's queries are cache rows [length - rows, length).
-    detail::attend_f32(c, plan.tile_rows, w, detail::decode_mask(*cache, rows), xr, rows,
+    detail::attend_f32(c, plan.parallel, plan.tile_rows, w, detail::decode_mask(*cache, rows), xr, rows,
                        cache->next_position() - rows, matrix<const float>(cache->k, cache->length, Dkv),
                        matrix<const float>(cache->v, cache->length, Dkv), y + static_cast<ptrdiff_t>(r0) * E,
                        nullptr, scratch);

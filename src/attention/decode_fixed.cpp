@@ -59,11 +59,11 @@ Status decode_fixed(const Plan& plan, const typename FixedOps<Act>::Weights& w, 
     // New K, V rows [rows, Dkv] at cache rows [length, length + rows), positions next_position() ..
     const Matrix<Act> k_new = matrix(cache->k + static_cast<ptrdiff_t>(cache->length) * Dkv, rows, Dkv);
     const Matrix<Act> v_new = matrix(cache->v + static_cast<ptrdiff_t>(cache->length) * Dkv, rows, Dkv);
-    project_kv<Act, false>(c, w, xr, xr, rows, cache->next_position(), k_new, v_new);
+    project_kv<Act, false>(c, plan.parallel, w, xr, xr, rows, cache->next_position(), k_new, v_new);
     cache->length += rows;
 
     // The chunk's queries are cache rows [length - rows, length).
-    attend<Act, false>(c, plan.tile_rows, w, decode_mask(*cache, rows), xr, rows,
+    attend<Act, false>(c, plan.parallel, plan.tile_rows, w, decode_mask(*cache, rows), xr, rows,
                        cache->next_position() - rows, matrix<const Act>(cache->k, cache->length, Dkv),
                        matrix<const Act>(cache->v, cache->length, Dkv), y + static_cast<ptrdiff_t>(r0) * E,
                        scratch);

@@ -365,6 +365,14 @@ attn_status attn_plan_arena_bytes(const attn_plan* plan, size_t* bytes) {
   });
 }
 
+attn_status attn_plan_set_parallel(attn_plan* plan, attn_parallel_fn run, void* ctx, int32_t workers) {
+  attn::Plan p;
+  ATTN_TRY_C(attn::capi::fetch(plan, attn::kPlanMagic, &p));
+  p.parallel = attn::capi::parallel_to_cpp(run, ctx, workers);
+  attn::capi::store(plan, attn::kPlanMagic, p);
+  return ATTN_OK;
+}
+
 attn_status attn_kv_cache_arena_bytes(const attn_plan* plan, size_t* bytes) {
   return attn::c_get<attn::Plan>(plan, attn::kPlanMagic, bytes, [](const attn::Plan& p, size_t* b) {
     if (!p.decode) return Status::kPlanMismatch;

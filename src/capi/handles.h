@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "attn/attn.h"
+#include "attn/parallel.h"
 #include "attn/status.h"
 
 namespace attn {
@@ -59,6 +60,16 @@ Status fetch(const Handle* h, uint32_t magic, T* out) {
   if (box.magic != magic) return Status::kBadHandle;
   *out = box.value;
   return Status::kOk;
+}
+
+// The C parallel-for (attn_plan_set_parallel) as the C++ one (attn/parallel.h).
+inline ParallelFor parallel_to_cpp(attn_parallel_fn run, void* ctx, int32_t workers) {
+  static_assert(ATTN_PARALLEL_MIN_TASK_MACS == kParallelMinTaskMacs, "attn.h and attn/parallel.h differ");
+  ParallelFor p;
+  p.run = run;
+  p.ctx = ctx;
+  p.workers = workers;
+  return p;
 }
 
 }  // namespace capi

@@ -615,6 +615,14 @@ attn_status attn_transformer_length(const attn_transformer* transformer, int32_t
   }));
 }
 
+attn_status attn_transformer_set_parallel(attn_transformer* transformer, attn_parallel_fn run, void* ctx,
+                                          int32_t workers) {
+  attn::capi::Core* core = nullptr;
+  ATTN_TRY_C(attn::capi::fetch_core(transformer, &core));
+  core->plan.parallel = attn::capi::parallel_to_cpp(run, ctx, workers);
+  return ATTN_OK;
+}
+
 // ---- sampler: attn_rng holds the xorshift64* state itself (0: never seeded) ----
 
 static_assert(sizeof(attn_rng) == sizeof(uint64_t), "attn_rng is the 8-byte generator state");

@@ -14,6 +14,7 @@
 #include "attn/decode.h"
 #include "attn/transformer.h"
 #include "kernels/kernel_table.h"
+#include "kernels/linear_split.h"
 #include "model/model_forward.h"
 #include "model/transformer_f32.h"
 
@@ -89,7 +90,7 @@ struct F32Steps {
 
   const TransformerConfig& c;
   const TransformerWeightsF32& w;
-  const Plan& block;
+  const Plan& block;   // its parallel is the model plan's
   KvCacheF32* caches;  // [num_layers], or null
 
   // y [rows, E] = N(x) row by row (y may be x).
@@ -136,9 +137,11 @@ struct F32Steps {
   void ffn_up(const FfnWeightsF32& f, ConstMatF32 h, MatF32 u, MatF32 g) const {
     const detail::FfnPanelsF32 panels = detail::ffn_panels_f32(c, f);  // nulls unless f.packed
     const int32_t E = h.cols, F = u.cols;
-    detail::linear_packed_f32(h, matrix(f.w1, F, E), panels.w1, c.ffn_bias ? f.b1 : nullptr, u);
+    detail::linear_packed_f32(block.parallel, h, matrix(f.w1, F, E), panels.w1, c.ffn_bias ? f.b1 : nullptr,
+                              u);
     if (c.gated_ffn)
-      detail::linear_packed_f32(h, matrix(f.w3, F, E), panels.w3, c.ffn_bias ? f.b3 : nullptr, g);
+      detail::linear_packed_f32(block.parallel, h, matrix(f.w3, F, E), panels.w3, c.ffn_bias ? f.b3 : nullptr,
+                                g);
   }
 
   // u = act(u); gated: act(u) * g (u and g dense: one row list; no weights in f32).
@@ -153,7 +156,8 @@ struct F32Steps {
   // x += y, y [rows, E] = u W2^T + b2.
   void ffn_down(const FfnWeightsF32& f, ConstMatF32 u, MatF32 y, MatF32 x) const {
     const detail::FfnPanelsF32 panels = detail::ffn_panels_f32(c, f);
-    detail::linear_packed_f32(u, matrix(f.w2, y.cols, u.cols), panels.w2, c.ffn_bias ? f.b2 : nullptr, y);
+    detail::linear_packed_f32(block.parallel, u, matrix(f.w2, y.cols, u.cols), panels.w2,
+                              c.ffn_bias ? f.b2 : nullptr, y);
     add_rows(x, y);
   }
 
@@ -166,7 +170,7 @@ struct F32Steps {
   // out [m, vocab] = h W^T (W: the token embedding when tied).
   void lm_head(ConstMatF32 h, MatF32 out) const {
     const float* table = c.head == LmHead::kTied ? w.token_embedding : w.lm_head;  // [vocab, E]
-    best(detail::kLinearF32)(h, matrix(table, c.vocab_size, h.cols), nullptr, out);
+    detail::linear_packed_f32(block.parallel, h, matrix(table, c.vocab_size, h.cols), nullptr, nullptr, out);
   }
 };
 
@@ -210,6 +214,7 @@ Status transformer_forward_f32(const TransformerPlan& plan, const TransformerWei
   // The attention block over the n tokens (valid: the planner checked max_tokens).
   Plan block;
   ATTN_TRY(plan_attention(c.attention(), DType::kF32, n, n, &block, plan.tile_rows));
+  block.parallel = plan.parallel;
   return run(plan, weights, block, nullptr, tokens, n, 0, rows, out, arena);
 }
 
@@ -265,6 +270,7 @@ Status transformer_decode_f32(const TransformerPlan& plan, const TransformerWeig
   if (window == 0 && state->caches[0].length + n > plan.capacity) return Status::kCacheFull;
   Plan block;
   ATTN_TRY(plan_decode(a, DType::kF32, n, plan.capacity, &block, plan.tile_rows));
+  block.parallel = plan.parallel;
   const Status st = run(plan, weights, block, state->caches, tokens, n, state->length, rows, out, arena);
   if (st == Status::kOk) state->length += n;
   return st;

@@ -18,6 +18,7 @@
 #include "attention/attention_fixed_common.h"
 #include "kernels/kernel_table.h"
 #include "kernels/kernels_model_fixed.h"
+#include "kernels/linear_split.h"
 #include "model/model_forward.h"
 #include "model/transformer_fixed_common.h"
 
@@ -254,12 +255,13 @@ void add_residual(MatS32 x, ConstMatS16 y, const RescaleFixed& r) { best(kResidu
 
 // u [rows, F] = h W1^T + b1; gated: g [rows, F] = h W3^T + b3 (requantized).
 #if ATTN_WITH_S8
-void ffn_up(const TransformerConfig& c, const FfnS8& f, ConstMatS8 h, MatS8 u, MatS8 g) {
+void ffn_up(const TransformerConfig& c, const ParallelFor& par, const FfnS8& f, ConstMatS8 h, MatS8 u,
+            MatS8 g) {
   const int32_t E = h.cols, F = u.cols;
-  best(kLinearS8)(h, matrix(f.w1.weight, F, E), f.w1.bias,
+  linear_split_s8(par, h, matrix(f.w1.weight, F, E), f.w1.bias,
                   FixedOps<int8_t>::linear_params(f.w1, f.h1_zero_point), u);
   if (c.gated_ffn) {
-    best(kLinearS8)(h, matrix(f.w3.weight, F, E), f.w3.bias,
+    linear_split_s8(par, h, matrix(f.w3.weight, F, E), f.w3.bias,
                     FixedOps<int8_t>::linear_params(f.w3, f.h3_zero_point), g);
   }
 }
@@ -271,10 +273,11 @@ LinearS16Params linear_params_s16(const ProjectionS16& p) {
   lp.shift = p.shift;
   return lp;
 }
-void ffn_up(const TransformerConfig& c, const FfnS16& f, ConstMatS16 h, MatS16 u, MatS16 g) {
+void ffn_up(const TransformerConfig& c, const ParallelFor& par, const FfnS16& f, ConstMatS16 h, MatS16 u,
+            MatS16 g) {
   const int32_t E = h.cols, F = u.cols;
-  best(kLinearS16)(h, matrix(f.w1.weight, F, E), f.w1.bias, linear_params_s16(f.w1), u);
-  if (c.gated_ffn) best(kLinearS16)(h, matrix(f.w3.weight, F, E), f.w3.bias, linear_params_s16(f.w3), g);
+  linear_split_s16(par, h, matrix(f.w1.weight, F, E), f.w1.bias, linear_params_s16(f.w1), u);
+  if (c.gated_ffn) linear_split_s16(par, h, matrix(f.w3.weight, F, E), f.w3.bias, linear_params_s16(f.w3), g);
 }
 #endif
 
@@ -301,13 +304,15 @@ void ffn_act(const TransformerConfig& c, const FfnS16& f, MatS16 u, ConstMatS16 
 // x += u W2^T + b2: the down projection's accumulators rescaled straight onto
 // the residual grid (the integer forward's ffn_down is also its add_residual).
 #if ATTN_WITH_S8
-void ffn_down(const TransformerConfig&, const FfnS8& f, ConstMatS8 u, MatS32 x) {
-  best(kLinearResidualS8)(u, matrix(f.w2.weight, x.cols, u.cols), f.w2.bias, f.w2.multiplier, f.w2.shift, x);
+void ffn_down(const ParallelFor& par, const FfnS8& f, ConstMatS8 u, MatS32 x) {
+  out32_split_s8(par, best(kLinearResidualS8), u, matrix(f.w2.weight, x.cols, u.cols), f.w2.bias,
+                 f.w2.multiplier, f.w2.shift, x);
 }
 #endif
 #if ATTN_WITH_S16
-void ffn_down(const TransformerConfig&, const FfnS16& f, ConstMatS16 u, MatS32 x) {
-  best(kLinearResidualS16)(u, matrix(f.w2.weight, x.cols, u.cols), f.w2.bias, f.w2.multiplier, f.w2.shift, x);
+void ffn_down(const ParallelFor& par, const FfnS16& f, ConstMatS16 u, MatS32 x) {
+  out32_split_s16(par, best(kLinearResidualS16), u, matrix(f.w2.weight, x.cols, u.cols), f.w2.bias,
+                  f.w2.multiplier, f.w2.shift, x);
 }
 #endif
 
@@ -333,15 +338,17 @@ void final_norm(const TransformerConfig& c, const Weights& w, ConstMatS32 x, Mat
 
 // out [m, vocab] = h W^T: int32 logits with the head's scale.
 #if ATTN_WITH_S8
-void lm_head(const TransformerConfig& c, const TransformerWeightsS8& w, ConstMatS8 h, MatS32 out) {
-  best(kLogitsS8)(h, matrix(w.head.weight, c.vocab_size, h.cols), w.head.bias, w.head.multiplier,
-                  w.head.shift, out);
+void lm_head(const TransformerConfig& c, const ParallelFor& par, const TransformerWeightsS8& w, ConstMatS8 h,
+             MatS32 out) {
+  out32_split_s8(par, best(kLogitsS8), h, matrix(w.head.weight, c.vocab_size, h.cols), w.head.bias,
+                 w.head.multiplier, w.head.shift, out);
 }
 #endif
 #if ATTN_WITH_S16
-void lm_head(const TransformerConfig& c, const TransformerWeightsS16& w, ConstMatS16 h, MatS32 out) {
-  best(kLogitsS16)(h, matrix(w.head.weight, c.vocab_size, h.cols), w.head.bias, w.head.multiplier,
-                   w.head.shift, out);
+void lm_head(const TransformerConfig& c, const ParallelFor& par, const TransformerWeightsS16& w,
+             ConstMatS16 h, MatS32 out) {
+  out32_split_s16(par, best(kLogitsS16), h, matrix(w.head.weight, c.vocab_size, h.cols), w.head.bias,
+                  w.head.multiplier, w.head.shift, out);
 }
 #endif
 
@@ -410,7 +417,7 @@ struct FixedSteps {
 
   const TransformerConfig& c;
   const typename ModelTypes<A>::Weights& w;
-  const Plan& block;
+  const Plan& block;                      // its parallel is the model plan's
   typename ModelTypes<A>::Cache* caches;  // [num_layers], or null
 
   template <typename Y>
@@ -435,7 +442,7 @@ struct FixedSteps {
   }
   template <typename Ffn>
   void ffn_up(const Ffn& f, Matrix<const A> h, Matrix<A> u, Matrix<A> g) const {
-    detail::ffn_up(c, f, h, u, g);
+    detail::ffn_up(c, block.parallel, f, h, u, g);
   }
   template <typename Ffn>
   void ffn_act(const Ffn& f, Matrix<A> u, Matrix<const A> g) const {
@@ -444,13 +451,13 @@ struct FixedSteps {
   // x += u W2^T + b2, straight onto the residual grid (no y).
   template <typename Ffn>
   void ffn_down(const Ffn& f, Matrix<const A> u, Matrix<A>, MatS32 x) const {
-    detail::ffn_down(c, f, u, x);
+    detail::ffn_down(block.parallel, f, u, x);
   }
   template <typename H>
   void final_norm(ConstMatS32 x, Matrix<H> h) const {
     detail::final_norm(c, w, x, h);
   }
-  void lm_head(Matrix<const A> h, MatS32 out) const { detail::lm_head(c, w, h, out); }
+  void lm_head(Matrix<const A> h, MatS32 out) const { detail::lm_head(c, block.parallel, w, h, out); }
 };
 
 // One forward (state null) or decode step, checked, in the caller's arena.
@@ -460,6 +467,7 @@ Status run(const TransformerPlan& plan, const typename ModelTypes<Act>::Weights&
            int32_t* out, Arena& arena, const ForwardObserver& observer) {
   Plan block;
   ATTN_TRY(check_call<Act>(plan, w, state, tokens, n, rows, out, arena, &block));
+  block.parallel = plan.parallel;
   const FixedSteps<Act> steps{plan.config, w, block, state != nullptr ? state->caches : nullptr};
   const StageObserver obs(observer);
   const size_t mark = arena.mark();

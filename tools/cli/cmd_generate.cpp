@@ -42,6 +42,7 @@
 #include "cli/cli.h"
 #include "cli/model_exec.h"
 #include "cli/text.h"
+#include "cli/thread_pool.h"
 
 namespace attn {
 namespace {
@@ -79,7 +80,7 @@ float parse_temperature(const std::string& s) {
 int cmd_generate(int argc, char** argv) {
   const cli::Args args(argc, argv,
                        {"--prompt-tokens", "--prompt", "--steps", "--temperature", "--top-k", "--seed",
-                        "--capacity", "--window"},
+                        "--capacity", "--window", "--threads"},
                        {"--ids"});
   cli::PhaseTimes times("generate");
   const std::string path = args.one_input("MODEL.attn");
@@ -89,7 +90,9 @@ int cmd_generate(int argc, char** argv) {
   if (!lm.model.is_model())
     throw cli::Error(path +
                      " holds attention blocks, not a whole model (kNotAModel): generate needs a model file");
+  cli::ThreadPool pool(cli::threads_option(args));
   cli::ModelExec exec(path, lm.model);
+  exec.set_parallel(pool.parallel_for());
   const TransformerConfig& c = exec.config();
   if (!c.causal)
     throw cli::Error(path + " is a bidirectional encoder: generate needs a causal model (kNotCausal)");

@@ -20,11 +20,12 @@
 #include "cli/cli.h"
 #include "cli/model_exec.h"
 #include "cli/text.h"
+#include "cli/thread_pool.h"
 
 namespace attn {
 
 int cmd_perplexity(int argc, char** argv) {
-  const cli::Args args(argc, argv, {"--text", "--tokens", "--context"}, {});
+  const cli::Args args(argc, argv, {"--text", "--tokens", "--context", "--threads"}, {});
   const std::string path = args.one_input("MODEL.attn");
   if (args.has("--text") == args.has("--tokens"))
     throw cli::Error("give the text as --text FILE (byte-level vocabularies) or --tokens IDS.npy");
@@ -33,7 +34,9 @@ int cmd_perplexity(int argc, char** argv) {
   if (!lm.model.is_model())
     throw cli::Error(
         path + " holds attention blocks, not a whole model (kNotAModel): perplexity needs a model file");
+  cli::ThreadPool pool(cli::threads_option(args));
   cli::ModelExec exec(path, lm.model);
+  exec.set_parallel(pool.parallel_for());
   const TransformerConfig& c = exec.config();
   if (!c.causal)
     throw cli::Error(path + " is a bidirectional encoder: perplexity needs a causal model (kNotCausal)");

@@ -47,6 +47,7 @@
 #include "cli/model_exec.h"
 #include "cli/npy.h"
 #include "cli/quant_util.h"
+#include "cli/thread_pool.h"
 
 namespace attn {
 namespace {
@@ -267,7 +268,7 @@ int cmd_run(int argc, char** argv) {
 #endif
   const cli::Args args(argc, argv,
                        {"--input", "--kv", "--value", "--key-length", "--block", "--window", "--prefill",
-                        "-o", "--output", "--tokens", "--text"},
+                        "-o", "--output", "--tokens", "--text", "--threads"},
                        {"--causal", "--raw", "--incremental", "--stats"});
   const std::string path = args.one_input("FILE.attn");
   const std::string out = args.output();
@@ -375,6 +376,7 @@ int cmd_run(int argc, char** argv) {
   std::vector<Block> bl;
   std::vector<Plan> plans;
   size_t arena_bytes = 0, cache_bytes = 0;
+  cli::ThreadPool pool(cli::threads_option(args));
   for (uint32_t i : blocks) {
     Block b;
     if (m.block(i, &b) != Status::kOk)
@@ -394,6 +396,7 @@ int cmd_run(int argc, char** argv) {
     if (s != Status::kOk) throw cli::Error(name + ": " + cli::describe(s));
     arena_bytes = std::max(arena_bytes, plan.arena_bytes);
     if (incremental) cache_bytes += kv_cache_arena_bytes(plan.config, b.dtype, capacity);
+    plan.parallel = pool.parallel_for();
     bl.push_back(b);
     plans.push_back(plan);
     width = c.embed_dim;

@@ -68,7 +68,8 @@ const Command kCommands[] = {
     {"run", attn::cmd_run,
      "run FILE.attn --input X.npy [--kv KV.npy] [--value V.npy] [--causal [--window W] [--incremental "
      "[--prefill N]]] [--key-length N] [--block I] [--raw] [--stats] -o|--output Y.npy\n"
-     "  attn run MODEL.attn --tokens IDS.npy|--text TEXT [--incremental [--prefill N]] -o|--output Y.npy",
+     "  attn run MODEL.attn --tokens IDS.npy|--text TEXT [--incremental [--prefill N]] [--threads N] "
+     "-o|--output Y.npy",
      "  --tokens IDS.npy   whole models: token ids, int32/int64 [B, L] or [L]; Y is float32 [B, L, D]\n"
      "  --text TEXT        whole models with a tokenizer: TEXT's ids with its special tokens ([CLS] ..\n"
      "                     [SEP] for WordPiece, else BOS when it has one), one row: Y is [L, D]\n"
@@ -82,6 +83,8 @@ const Command kCommands[] = {
      "  --incremental      with --causal: decode through a KV cache per block, one row at a time\n"
      "  --prefill N        with --incremental: the first N rows in one call (default 0)\n"
      "  --key-length N     ignore keys at index >= N (key padding)\n"
+     "  --threads N        threads the products are split over (default: the core count; 1: none); Y does\n"
+     "                     not depend on it\n"
      "  --block I          run block I only (default: every block, each on the previous one's output)\n"
      "  --raw              inputs and output are the integers of a quantized model: int8 ('|i1', s8) or\n"
      "                     int16 ('<i2', s16) in the first block's input / last block's output quantization\n"
@@ -90,7 +93,7 @@ const Command kCommands[] = {
      "  -o, --output FILE  the output .npy\n"},
     {"generate", attn::cmd_generate,
      "generate MODEL.attn --prompt-tokens 1,2,3|--prompt TEXT --steps N [--temperature T [--top-k K] [--seed "
-     "S]] [--capacity C] [--window W] [--ids]",
+     "S]] [--capacity C] [--window W] [--ids] [--threads N]",
      "  --prompt-tokens L  the prompt's token ids, comma- (or space-) separated\n"
      "  --prompt TEXT      the prompt as text: with the model's tokenizer (BOS first when it has one;\n"
      "                     the text printed is the prompt's and then the new tokens', as llama2.c's\n"
@@ -104,14 +107,19 @@ const Command kCommands[] = {
      "                     the generated tokens but the last must fit\n"
      "  --window W         keep only the last W positions in the cache (sliding-window attention)\n"
      "  --ids              print token ids even for a byte-level vocabulary (default there: the text)\n"
+     "  --threads N        threads the model's products are split over (default: the core count; 1: none);\n"
+     "                     the tokens do not depend on it\n"
      "  prints the N generated tokens on one line: ids, space-separated, or the text\n"},
-    {"perplexity", attn::cmd_perplexity, "perplexity MODEL.attn --text FILE|--tokens IDS.npy [--context N]",
+    {"perplexity", attn::cmd_perplexity,
+     "perplexity MODEL.attn --text FILE|--tokens IDS.npy [--context N] [--threads N]",
      "  --text FILE        the file's text through the model's tokenizer (BOS first when it has one),\n"
      "                     or, for a byte-level vocabulary, the file's bytes as the tokens\n"
      "  --tokens IDS.npy   token ids, int32/int64 [L] (or [B, L]: B separate sequences)\n"
      "  --context N        tokens per window (2..max_positions, default max_positions). Windows overlap\n"
      "                     by one token: each starts on the previous one's last token, so every token\n"
      "                     but the first is predicted once, with the context restarting per window\n"
+     "  --threads N        threads the model's products are split over (default: the core count; 1: none);\n"
+     "                     the result does not depend on it\n"
      "  prints perplexity=X tokens=T: exp of the mean natural-log cross-entropy of the T predicted tokens\n"},
     {"emit-c", attn::cmd_emit_c,
      "emit-c FILE.attn -o|--output model.h [--name SYM] [--max-L N [--max-S N] [--tile-rows N]] "

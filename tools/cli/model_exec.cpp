@@ -140,6 +140,10 @@ void ModelExec::pack(const TransformerPlan& plan) {
   packed_done_ = true;
 }
 
+void ModelExec::set_parallel(const ParallelFor& parallel) {
+  parallel_ = forward_plan_.parallel = decode_plan_.parallel = parallel;
+}
+
 void ModelExec::forward(const int32_t* tokens, int32_t n, float* out) {
   if (forward_plan_.max_tokens < n) {
     TransformerPlan plan;
@@ -151,6 +155,7 @@ void ModelExec::forward(const int32_t* tokens, int32_t n, float* out) {
     if (forward_arena_.init(forward_buf_.data(), plan.arena_bytes) != Status::kOk)
       throw Error("arena init failed");
     forward_plan_ = plan;
+    forward_plan_.parallel = parallel_;
   }
   const size_t count = static_cast<size_t>(n) * static_cast<size_t>(output_dim());
   Status s = Status::kOk;
@@ -201,6 +206,7 @@ void ModelExec::start_decode(int32_t max_tokens, int32_t capacity, int32_t windo
   }
   if (s != Status::kOk) throw Error(path_ + ": decoding state: " + describe(s));
   decode_plan_ = plan;
+  decode_plan_.parallel = parallel_;
   decoding_ = true;
 }
 

@@ -70,6 +70,10 @@ class ModelExec {
 
   const TransformerPlan& decode_plan() const { return decode_plan_; }
 
+  // The parallel-for every later call splits its large products over (a
+  // ThreadPool's, cli/thread_pool.h; default: none). The outputs do not change.
+  void set_parallel(const ParallelFor& parallel);
+
  private:
   void pack(const TransformerPlan& plan);
   void to_float(const int32_t* q, size_t n, float* out) const;
@@ -86,6 +90,7 @@ class ModelExec {
   AlignedBytes packed_;
   bool packed_done_ = false;
 
+  ParallelFor parallel_;
   TransformerPlan forward_plan_;
   AlignedBytes forward_buf_;
   Arena forward_arena_;

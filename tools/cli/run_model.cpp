@@ -19,6 +19,7 @@
 #include "cli/model_exec.h"
 #include "cli/npy.h"
 #include "cli/text.h"
+#include "cli/thread_pool.h"
 
 namespace attn {
 namespace cli {
@@ -36,7 +37,9 @@ int run_model(const Args& args, const std::string& path, const std::string& out)
     throw Error(path +
                 " holds attention blocks, not a whole model (kNotAModel): --tokens needs a model file; "
                 "run blocks with --input X.npy");
+  ThreadPool pool(threads_option(args));
   ModelExec exec(path, lm.model);
+  exec.set_parallel(pool.parallel_for());
   const TransformerConfig& c = exec.config();
   if (args.has("--tokens") && args.has("--text"))
     throw Error("give --tokens IDS.npy or --text TEXT, not both");

@@ -1,0 +1,94 @@
+// kernels/linear_split.h: the linear products of the forwards, split over
+// their output channels through the caller's ParallelFor (core/parallel.h):
+// each piece is the kernel table's own kernel on a contiguous range of
+// channels (its rows of w, its bias, its per-channel requantization, its
+// columns of y), so every output is the same sum as in one call.
+#pragma once
+
+#include <cstdint>
+
+#include "core/parallel.h"
+#include "kernels/kernel_table.h"
+
+namespace attn {
+namespace detail {
+
+#if ATTN_WITH_F32
+// linear_packed_f32 (kernels/kernel_table.h) split over y's columns. The
+// panels are [ceil(N / 16), K, 16]: a piece starting at channel n0 (a
+// multiple of 16) starts at float n0 * K of them.
+inline void linear_packed_f32(const ParallelFor& par, ConstMatF32 x, ConstMatF32 w, const float* panels,
+                              const float* bias, MatF32 y) {
+#if !ATTN_PARALLEL
+  (void)par;
+  return linear_packed_f32(x, w, panels, bias, y);
+#endif
+  static_assert(kParallelChannels % 16 == 0, "a piece must start on a panel");
+  for_output_channels(par, x.rows, w.rows, x.cols, [&](int32_t n0, int32_t nc) {
+    linear_packed_f32(x, w.rows_slice(n0, nc),
+                      panels != nullptr ? panels + static_cast<ptrdiff_t>(n0) * x.cols : nullptr,
+                      bias != nullptr ? bias + n0 : nullptr, y.cols_slice(n0, nc));
+  });
+}
+#endif
+
+#if ATTN_WITH_S8
+// y = requant(x w^T + bias), the kernel table's kLinearS8, split over y's columns.
+inline void linear_split_s8(const ParallelFor& par, ConstMatS8 x, ConstMatS8 w, const int32_t* bias,
+                            const LinearS8Params& p, MatS8 y) {
+#if !ATTN_PARALLEL
+  (void)par;
+  return best(kLinearS8)(x, w, bias, p, y);
+#endif
+  for_output_channels(par, x.rows, w.rows, x.cols, [&](int32_t n0, int32_t nc) {
+    LinearS8Params q = p;
+    q.multiplier = p.multiplier + n0;
+    q.shift = p.shift + n0;
+    best(kLinearS8)(x, w.rows_slice(n0, nc), bias != nullptr ? bias + n0 : nullptr, q, y.cols_slice(n0, nc));
+  });
+}
+// y = rescale(x w^T + bias) into int32, kLogitsS8 (store) or kLinearResidualS8 (add), split over y's columns.
+inline void out32_split_s8(const ParallelFor& par, LogitsS8Fn fn, ConstMatS8 x, ConstMatS8 w,
+                           const int32_t* bias, const int32_t* multiplier, const int32_t* shift, MatS32 y) {
+#if !ATTN_PARALLEL
+  (void)par;
+  return fn(x, w, bias, multiplier, shift, y);
+#endif
+  for_output_channels(par, x.rows, w.rows, x.cols, [&](int32_t n0, int32_t nc) {
+    fn(x, w.rows_slice(n0, nc), bias != nullptr ? bias + n0 : nullptr, multiplier + n0, shift + n0,
+       y.cols_slice(n0, nc));
+  });
+}
+#endif
+
+#if ATTN_WITH_S16
+// y = requant(x w^T + bias), the kernel table's kLinearS16, split over y's columns.
+inline void linear_split_s16(const ParallelFor& par, ConstMatS16 x, ConstMatS8 w, const int64_t* bias,
+                             const LinearS16Params& p, MatS16 y) {
+#if !ATTN_PARALLEL
+  (void)par;
+  return best(kLinearS16)(x, w, bias, p, y);
+#endif
+  for_output_channels(par, x.rows, w.rows, x.cols, [&](int32_t n0, int32_t nc) {
+    LinearS16Params q = p;
+    q.multiplier = p.multiplier + n0;
+    q.shift = p.shift + n0;
+    best(kLinearS16)(x, w.rows_slice(n0, nc), bias != nullptr ? bias + n0 : nullptr, q, y.cols_slice(n0, nc));
+  });
+}
+// kLogitsS16 or kLinearResidualS16, split over y's columns.
+inline void out32_split_s16(const ParallelFor& par, LogitsS16Fn fn, ConstMatS16 x, ConstMatS8 w,
+                            const int64_t* bias, const int32_t* multiplier, const int32_t* shift, MatS32 y) {
+#if !ATTN_PARALLEL
+  (void)par;
+  return fn(x, w, bias, multiplier, shift, y);
+#endif
+  for_output_channels(par, x.rows, w.rows, x.cols, [&](int32_t n0, int32_t nc) {
+    fn(x, w.rows_slice(n0, nc), bias != nullptr ? bias + n0 : nullptr, multiplier + n0, shift + n0,
+       y.cols_slice(n0, nc));
+  });
+}
+#endif
+
+}  // namespace detail
+}  // namespace attn
