@@ -5,9 +5,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "attn/kernels_fixed.h"
 #include "kernels/fixed_point.h"
+#include "kernels/stream.h"
 
 namespace attn {
 namespace detail {
@@ -39,6 +41,41 @@ inline void for_blocks(int32_t M, int32_t N, const Block& block, const Epi& epi)
     if (N - j == 2) block.template run<1, 2>(i, j, out);
     if (N - j == 1) block.template run<1, 1>(i, j, out);
     if (N - j > 0) epi(i, j, out, 1, N - j);
+  }
+}
+
+// The same outputs with w read one row at a time, front to back, for weights
+// that come from memory (kernels/stream.h): for each group of 4 rows of w,
+// each row's dot products against MR rows of x in turn (a block of one row
+// of w), gathered into the group's MR x 4 outputs for one epilogue call, as
+// for_blocks makes them. Integer sums: the same values.
+template <int MR, class T, class Block, class Epi>
+inline void for_blocks_by_row(int32_t M, int32_t N, const Block& block, const Epi& epi) {
+  T out[size_t{MR}][4], one[size_t{MR}][4];
+  const auto group = [&](auto mr, int32_t i, int32_t j, int nr) {
+    constexpr int kMr = decltype(mr)::value;
+    for (int q = 0; q < nr; ++q) {
+      block.template run<kMr, 1>(i, j + q, one);
+      for (int r = 0; r < kMr; ++r) out[r][q] = one[r][0];
+    }
+    epi(i, j, out, kMr, nr);
+  };
+  for (int32_t j = 0; j < N; j += 4) {
+    const int nr = N - j < 4 ? static_cast<int>(N - j) : 4;
+    int32_t i = 0;
+    for (; i + MR <= M; i += MR) group(std::integral_constant<int, MR>(), i, j, nr);
+    for (; i < M; ++i) group(std::integral_constant<int, 1>(), i, j, nr);
+  }
+}
+
+// A linear's walk over x [M, K] against int8 weights w [N, K]: for_blocks,
+// or for_blocks_by_row where a decode step streams w from memory.
+template <int MR, class T, class Block, class Epi>
+inline void for_weight_blocks(int32_t M, int32_t N, int32_t K, const Block& block, const Epi& epi) {
+  if (stream_weights(M, N, K, sizeof(int8_t))) {
+    for_blocks_by_row<MR, T>(M, N, block, epi);
+  } else {
+    for_blocks<MR, T>(M, N, block, epi);
   }
 }
 

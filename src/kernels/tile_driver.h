@@ -19,7 +19,9 @@
 // finish adds the K tail (t.k to K: masked vectors or scalar), sums the lanes,
 // scales, adds the biases and stores out[j0 + c][i0 .. i0 + RA).
 // Each product a[i] . b[j] accumulates in the same order whatever the block
-// sizes, so the block shapes change speed, never results.
+// sizes, so the block shapes change speed, never results: dot_gemm_by_row
+// (one row of `a` at a time, for weights streamed from memory,
+// kernels/stream.h) gives the same bits as dot_gemm.
 #pragma once
 
 #include <cstddef>
@@ -126,6 +128,13 @@ inline void dot_gemm(const DotArgs& g, int32_t Ma, int32_t Nb) {
   int32_t i = 0;
   for (; i + 4 <= Ma; i += 4) dot_gemm_rows<V, 4, CB>(g, i, Nb);
   with_size<3>(Ma - i, [&](auto r) { dot_gemm_rows<V, decltype(r)::value, CB>(g, i, Nb); });
+}
+
+// The same product one row of `a` at a time: each row read once, front to
+// back, for a matrix `a` that comes from memory (kernels/stream.h).
+template <class V, size_t CB>
+inline void dot_gemm_by_row(const DotArgs& g, int32_t Ma, int32_t Nb) {
+  for (int32_t i = 0; i < Ma; ++i) dot_gemm_rows<V, 1, CB>(g, i, Nb);
 }
 
 }  // namespace detail

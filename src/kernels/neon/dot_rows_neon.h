@@ -18,7 +18,8 @@ namespace detail {
 namespace neonfx {
 
 // out(m, n, acc) for every output: dot blocks of 2 rows by 4 channels
-// (dot_block_s8: SMLAL, or SDOT where the target has it; wrapping int32).
+// (dot_block_s8: SMLAL, or SDOT where the target has it; wrapping int32); by 1 channel where a decode
+// step streams w from memory (kernels/stream.h).
 struct DotsS8 {
   ConstMatS8 x, w;
   template <int MR, int NR>
@@ -35,12 +36,12 @@ struct Out32DotOps<Isa::kNeon> {
   template <typename Out>
   static void rows(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, Out out) {
     using namespace neonfx;
-    for_blocks<2, int32_t>(x.rows, w.rows, DotsS8{x, w},
-                           [&](int32_t i0, int32_t j0, int32_t(*acc)[4], int mr, int nr) {
-                             for (int i = 0; i < mr; ++i)
-                               for (int j = 0; j < nr; ++j)
-                                 out(i0 + i, j0 + j, wadd(bias != nullptr ? bias[j0 + j] : 0, acc[i][j]));
-                           });
+    for_weight_blocks<2, int32_t>(
+        x.rows, w.rows, x.cols, DotsS8{x, w}, [&](int32_t i0, int32_t j0, int32_t(*acc)[4], int mr, int nr) {
+          for (int i = 0; i < mr; ++i)
+            for (int j = 0; j < nr; ++j)
+              out(i0 + i, j0 + j, wadd(bias != nullptr ? bias[j0 + j] : 0, acc[i][j]));
+        });
   }
   // acc[m, n] = bias[n] + sum_k x[m, k] w[n, k] in int64 (dot_block_s16x8:
   // int32 lanes exact over 256-deep chunks, then int64; ref's sums, exact).

@@ -108,6 +108,11 @@ template <size_t CB>
 inline void dot_gemm(const DotArgs& g, int32_t Ma, int32_t Nb) {
   detail::dot_gemm<DotOps, CB>(g, Ma, Nb);
 }
+// The same, one row of a at a time (the same bits; kernels/stream.h).
+template <size_t CB>
+inline void dot_gemm_by_row(const DotArgs& g, int32_t Ma, int32_t Nb) {
+  detail::dot_gemm_by_row<DotOps, CB>(g, Ma, Nb);
+}
 
 // ---- nn_gemm: c[M, N] = alpha * a[M, K] b[K, N] --------------------------------
 // NnArgs: kernels/tile_driver.h.

@@ -216,18 +216,19 @@ struct DotsLinearS8 {
 
 inline void linear_s8(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
   const DotsLinearS8 dots{x, w, p.input_zero_point};
-  for_blocks<2, int32_t>(x.rows, w.rows, dots, [&](int32_t i0, int32_t j0, int32_t(*out)[4], int mr, int nr) {
-    for (int i = 0; i < mr; ++i) {
-      int8_t* yr = y.row(i0 + i) + j0;  // [nr]
-      for (int j = 0; j < nr; ++j) {
-        const int32_t n = j0 + j;
-        const int32_t acc = wadd(bias != nullptr ? bias[n] : 0, out[i][j]);
-        const int32_t v =
-            p.output_zero_point + fp::multiply_by_quantized_multiplier(acc, p.multiplier[n], p.shift[n]);
-        yr[j] = static_cast<int8_t>(fp::clamp_i32(v, p.act_min, p.act_max));
-      }
-    }
-  });
+  for_weight_blocks<2, int32_t>(
+      x.rows, w.rows, x.cols, dots, [&](int32_t i0, int32_t j0, int32_t(*out)[4], int mr, int nr) {
+        for (int i = 0; i < mr; ++i) {
+          int8_t* yr = y.row(i0 + i) + j0;  // [nr]
+          for (int j = 0; j < nr; ++j) {
+            const int32_t n = j0 + j;
+            const int32_t acc = wadd(bias != nullptr ? bias[n] : 0, out[i][j]);
+            const int32_t v =
+                p.output_zero_point + fp::multiply_by_quantized_multiplier(acc, p.multiplier[n], p.shift[n]);
+            yr[j] = static_cast<int8_t>(fp::clamp_i32(v, p.act_min, p.act_max));
+          }
+        }
+      });
 }
 
 struct DotsLinearS16 {

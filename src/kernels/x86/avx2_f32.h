@@ -85,6 +85,10 @@ struct DotOps {
 
 // out[Nb, Ma] = alpha * b[Nb, K] a[Ma, K]^T + biases.
 inline void dot_gemm(const DotArgs& g, int32_t Ma, int32_t Nb) { detail::dot_gemm<DotOps, 3>(g, Ma, Nb); }
+// The same, one row of a at a time (the same bits; kernels/stream.h).
+inline void dot_gemm_by_row(const DotArgs& g, int32_t Ma, int32_t Nb) {
+  detail::dot_gemm_by_row<DotOps, 3>(g, Ma, Nb);
+}
 
 // ---- nn_gemm: right operand read along N --------------------------------------
 // c[M, N] = alpha * a[M, K] b[K, N], all row-major with element strides: the

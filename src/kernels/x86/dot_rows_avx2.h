@@ -21,7 +21,8 @@ namespace avx2i {
 // [1, kMaxK]): gemm_s8 (w packed per call into 16-channel panels, a madd
 // outer product of 6 rows by 16 channels, each lane ref's int32 sum mod 2^32);
 // fewer rows (a decode step, the head's last row) or a deeper K: row-by-row
-// dot blocks of 2 rows by 4 channels (dot_block_s8, wrapping int32 sums).
+// dot blocks of 2 rows by 4 channels (dot_block_s8, wrapping int32 sums), by
+// 1 channel where a decode step streams w from memory (kernels/stream.h).
 constexpr int32_t kDotRowsMinRows = 4;
 
 template <typename Out>
@@ -68,8 +69,8 @@ struct Out32DotOps<Isa::kAvx2> {
       gemm_s8(x.data, x.stride, x.rows, 0, w.data, w.stride, w.rows, 0, x.cols, epi);
       return;
     }
-    for_blocks<2, int32_t>(
-        x.rows, w.rows, DotsS8{x, w}, [&](int32_t i0, int32_t j0, int32_t(*acc)[4], int mr, int nr) {
+    for_weight_blocks<2, int32_t>(
+        x.rows, w.rows, x.cols, DotsS8{x, w}, [&](int32_t i0, int32_t j0, int32_t(*acc)[4], int mr, int nr) {
           for (int i = 0; i < mr; ++i)
             for (int j = 0; j < nr; ++j)
               out(i0 + i, j0 + j, fp::wrap_add(bias != nullptr ? bias[j0 + j] : 0, acc[i][j]));

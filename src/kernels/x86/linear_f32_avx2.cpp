@@ -8,7 +8,9 @@
 // against M*N*K multiply-adds) and the broadcast product nn_gemm runs every
 // row of x against each: no horizontal sums. Fewer rows (decoding a token),
 // or K above the panel's depth, take dot_gemm on the rows of w directly
-// (a = w: 4 output columns per 128-bit result, bias along them; b = x).
+// (a = w: 4 output columns per 128-bit result, bias along them; b = x),
+// one row of w at a time where w comes from memory (kernels/stream.h: the
+// same bits, twice the read bandwidth).
 //
 // linear_panels_f32_avx2 is the same product on panels packed once per model
 // (pack_panels_f32_avx2, from pack_weights_f32): at 16 rows the per-call
@@ -19,6 +21,7 @@
 
 #if ATTN_HAVE_AVX2
 #include "kernels/kernels_f32.h"
+#include "kernels/stream.h"
 #include "kernels/x86/avx2_f32.h"
 
 namespace attn {
@@ -52,6 +55,7 @@ void panel_pass(ConstMatF32 x, const float* panel, int32_t n0, int32_t nc, const
 
 void dot_path(ConstMatF32 x, ConstMatF32 w, const float* bias, MatF32 y) {
   const DotArgs g{w.data, w.stride, x.data, x.stride, x.cols, y.data, y.stride, bias, nullptr, 1.0f};
+  if (stream_weights(x.rows, w.rows, w.cols, sizeof(float))) return avx2::dot_gemm_by_row(g, w.rows, x.rows);
   avx2::dot_gemm(g, w.rows, x.rows);
 }
 

@@ -2,8 +2,12 @@
 // avx512i::gemm_s8 gives dot[m, n] = sum_k x[m, k] w[n, k] (vpdpbusd on w
 // packed per call, 8 rows x 32 channels per block); then per 16 channels
 //   acc = bias[n] + dot[m, n] - zx * sum_k w[n, k]   (= ref's int32 sum, mod 2^32)
-// and the 16-lane requantization avx512i::mbqm. K past avx512i::kMaxK: the
-// AVX2 kernel.
+// and the 16-lane requantization avx512i::mbqm. K past avx512i::kMaxK, and
+// fewer than kMinRows rows of x (a decode step): the AVX2 kernel, whose dot
+// products read w as stored. Packing w per call for one row reads it twice,
+// 32 rows at a time: from memory that got half the AVX2 dot products' bandwidth
+// (6 against 12 GB/s for the stories15M projections, tools/bench/README.md),
+// with the same speed in cache.
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_AVX512VNNI
@@ -13,6 +17,8 @@
 namespace attn {
 namespace detail {
 namespace {
+
+constexpr int32_t kMinRows = 4;  // fewer rows: the AVX2 kernel's dot products
 
 struct LinearEpi {
   static constexpr bool kRawSums = false;
@@ -58,7 +64,7 @@ struct LinearEpi {
 }  // namespace
 
 void linear_s8_avx512vnni(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const LinearS8Params& p, MatS8 y) {
-  if (x.cols > avx512i::kMaxK || x.cols <= 0) {
+  if (x.rows < kMinRows || x.cols > avx512i::kMaxK || x.cols <= 0) {
     linear_s8_avx2(x, w, bias, p, y);
     return;
   }
