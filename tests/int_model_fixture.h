@@ -33,6 +33,7 @@
 #include "attn/attn.h"
 #include "attn/model.h"
 #include "attn/model_bytes.h"
+#include "attn/parallel.h"
 #include "attn/sampler.h"
 #include "attn/transformer_fixed.h"
 
@@ -265,6 +266,19 @@ inline void check_buffers(const Model& m, const Expect& e, int32_t* out, Memory&
     return;
   }
   const int st = attn_transformer_init_split(&tf, &cm, e.n, cap, 0, state, b.state, scratch, b.arena);
+  // A hook that would split: taken where the split is built, refused where
+  // it is not (the boards' default), never silently ignored.
+  const auto serial = [](void*, int32_t tasks, attn_task_fn task, void* arg) {
+    for (int32_t i = 0; i < tasks; ++i) task(arg, i);
+  };
+  if (st == ATTN_OK) {
+    const int want = attn::kParallelBuilt ? ATTN_OK : ATTN_ERR_PARALLEL_NOT_BUILT;
+    const int got = attn_transformer_set_parallel(&tf, serial, nullptr, 2);
+    if (got != want) {
+      fail(r, "parallel hook", static_cast<attn::Status>(got));
+      return;
+    }
+  }
   const int fw =
       st == ATTN_OK ? attn_transformer_forward_s32(&tf, e.tokens, e.n, ATTN_ROWS_ALL, out, nullptr) : st;
   if (fw != ATTN_OK) {

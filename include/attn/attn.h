@@ -173,14 +173,15 @@ ATTN_C_NODISCARD attn_status attn_plan_arena_bytes(const attn_plan* plan, size_t
  * FFN and the LM head, each only from ATTN_PARALLEL_MIN_TASK_MACS
  * multiply-adds (rows x channels x depth) a piece. */
 /* A library built with ATTN_PARALLEL=0 (CMake -DATTN_PARALLEL=OFF, the
- * default on bare metal) keeps the hook but never calls it. */
+ * default on bare metal) has no split: setting a hook that would split (run
+ * set, workers >= 2) returns ATTN_ERR_PARALLEL_NOT_BUILT. */
 #define ATTN_PARALLEL_MIN_TASK_MACS 32768
 typedef void (*attn_task_fn)(void* arg, int32_t index);
 typedef void (*attn_parallel_fn)(void* ctx, int32_t tasks, attn_task_fn task, void* arg);
 
 /* Set (run NULL: clear) the parallel-for of the forwards and decodes run
  * with this plan; copies of the plan made after carry it. Errors:
- * ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE. */
+ * ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_PARALLEL_NOT_BUILT. */
 ATTN_C_NODISCARD attn_status attn_plan_set_parallel(attn_plan* plan, attn_parallel_fn run, void* ctx,
                                                     int32_t workers);
 
@@ -887,7 +888,7 @@ ATTN_C_NODISCARD attn_status attn_transformer_length(const attn_transformer* tra
 /* Set (run NULL: clear) the parallel-for every later forward and decode of
  * this bound model splits its large products over (attn_plan_set_parallel
  * above has the contract). The handle's copies share it. Errors:
- * ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE. */
+ * ATTN_ERR_NULL_ARGUMENT, ATTN_ERR_BAD_HANDLE, ATTN_ERR_PARALLEL_NOT_BUILT. */
 ATTN_C_NODISCARD attn_status attn_transformer_set_parallel(attn_transformer* transformer,
                                                            attn_parallel_fn run, void* ctx, int32_t workers);
 

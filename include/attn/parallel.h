@@ -34,7 +34,8 @@
 //
 // ATTN_PARALLEL=0 (CMake -DATTN_PARALLEL=OFF; the default of bare-metal
 // builds, CMAKE_SYSTEM_NAME Generic, since most Cortex-M parts have one core)
-// compiles the split out: the hook is kept in the plan but never called, and
+// compiles the split out (kParallelBuilt false): a C++ plan's hook is never
+// called, the C API's set functions refuse one (kParallelNotBuilt), and
 // no byte of flash is spent on it. Firmware for a multi-core part builds the
 // library with -DATTN_PARALLEL=ON.
 #pragma once
@@ -46,6 +47,9 @@
 #endif
 
 namespace attn {
+
+// Whether this build splits products over a plan's hook (ATTN_PARALLEL).
+constexpr bool kParallelBuilt = ATTN_PARALLEL != 0;
 
 // Multiply-adds one piece of a split product does at least: for one decoded
 // token, 32 KiB of int8 or 128 KiB of f32 weights, microseconds of one core,

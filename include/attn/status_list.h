@@ -35,6 +35,8 @@ ATTN_STATUS(kBadRope, ATTN_ERR_BAD_ROPE, 16, "rope_base negative or not finite, 
 ATTN_STATUS(kBadPosition, ATTN_ERR_BAD_POSITION, 17, "a rotary position is negative")
 ATTN_STATUS(kBadWindow, ATTN_ERR_BAD_WINDOW, 18,
             "mask window < 0, or a window without causal; a cache window above its capacity")
+ATTN_STATUS(kParallelNotBuilt, ATTN_ERR_PARALLEL_NOT_BUILT, 19,
+            "a parallel-for set on a library built without the split (ATTN_PARALLEL=0)")
 ATTN_STATUS(kBadHandle, ATTN_ERR_BAD_HANDLE, 31,
             "a C API handle not set up by its init or load call (or a failed one)")
 

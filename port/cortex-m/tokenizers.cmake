@@ -20,7 +20,8 @@ file(GLOB _tok_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/tokenizer/*.c
                                           ${PROJECT_SOURCE_DIR}/tools/cli/tokenizer_files*.cpp)
 list(FILTER _tok_sources EXCLUDE REGEX "/src/format/writer\\.cpp$")
 # The readers' file helpers (tools/cli/cli_util.cpp) reach Model::load: src/format comes along.
-list(APPEND _tok_sources ${PROJECT_SOURCE_DIR}/tools/cli/cli_util.cpp)
+# The loader's CRC asks CPUID for PCLMULQDQ on an x86-64 host: kernels/x86/cpu_x86.cpp.
+list(APPEND _tok_sources ${PROJECT_SOURCE_DIR}/tools/cli/cli_util.cpp ${PROJECT_SOURCE_DIR}/src/kernels/x86/cpu_x86.cpp)
 file(GLOB _tok_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/attn/*.h ${PROJECT_SOURCE_DIR}/src/tokenizer/*.h
                                           ${PROJECT_SOURCE_DIR}/tools/cli/*.h)
 set(_tok_gen_src ${PROJECT_SOURCE_DIR}/tools/fixtures/tokenizer_goldens/tokenizer_goldens_to_c.cpp)

@@ -368,6 +368,7 @@ attn_status attn_plan_arena_bytes(const attn_plan* plan, size_t* bytes) {
 attn_status attn_plan_set_parallel(attn_plan* plan, attn_parallel_fn run, void* ctx, int32_t workers) {
   attn::Plan p;
   ATTN_TRY_C(attn::capi::fetch(plan, attn::kPlanMagic, &p));
+  ATTN_TRY_C(attn::capi::check_parallel(run, workers));
   p.parallel = attn::capi::parallel_to_cpp(run, ctx, workers);
   attn::capi::store(plan, attn::kPlanMagic, p);
   return ATTN_OK;

@@ -63,6 +63,13 @@ Status fetch(const Handle* h, uint32_t magic, T* out) {
 }
 
 // The C parallel-for (attn_plan_set_parallel) as the C++ one (attn/parallel.h).
+// kParallelNotBuilt for a hook that would split (run set, workers >= 2) in a
+// library built with ATTN_PARALLEL=0: said at set-up, not found out later
+// as a forward that stays on one core.
+inline Status check_parallel(attn_parallel_fn run, int32_t workers) {
+  return !ATTN_PARALLEL && run != nullptr && workers >= 2 ? Status::kParallelNotBuilt : Status::kOk;
+}
+
 inline ParallelFor parallel_to_cpp(attn_parallel_fn run, void* ctx, int32_t workers) {
   static_assert(ATTN_PARALLEL_MIN_TASK_MACS == kParallelMinTaskMacs, "attn.h and attn/parallel.h differ");
   ParallelFor p;

@@ -619,6 +619,7 @@ attn_status attn_transformer_set_parallel(attn_transformer* transformer, attn_pa
                                           int32_t workers) {
   attn::capi::Core* core = nullptr;
   ATTN_TRY_C(attn::capi::fetch_core(transformer, &core));
+  ATTN_TRY_C(attn::capi::check_parallel(run, workers));
   core->plan.parallel = attn::capi::parallel_to_cpp(run, ctx, workers);
   return ATTN_OK;
 }

@@ -25,6 +25,7 @@ case "$target" in
     mkdir -p "$dir/corpus"
     # The loader checks a model's tokenizer section with the tokenizer's own loader.
     loader=$(find "$root/src/format" "$root/src/core" "$root/src/tokenizer" -maxdepth 1 -name '*.cpp' ! -name writer.cpp | sort)
+    loader="$loader $root/src/kernels/x86/cpu_x86.cpp"  # the CRC's CPUID (PCLMULQDQ)
     # shellcheck disable=SC2086
     "$cxx" $flags -fsanitize=fuzzer "$root/tests/fuzz/fuzz_model.cpp" $loader -o "$dir/fuzz_model"
     corpus=$dir/corpus
