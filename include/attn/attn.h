@@ -340,14 +340,15 @@ ATTN_C_NODISCARD attn_status attn_model_block_io(const attn_model* model, uint32
  * computed in double precision, then the sum saturates to [-128, 127] (s8)
  * or [-32768, 32767] (s16): +-infinity saturate, NaN gives the zero point.
  * Exactly what the C++ path (attn::quantize_s8 / _s16 in attn/kernels_fixed.h,
- * attn::quantize_value in attn/quantize.h, `attn run`) computes, bit for bit. The dequantized value is the float
- * nearest the exact product (one rounding).
- * These are the only float functions of an integer build: they live in an
- * object file of their own, so firmware that does not call them links no
- * float (or soft-float) code; they exist when their dtype is compiled in
- * (ATTN_WITH_S8 / ATTN_WITH_S16). Errors: ATTN_ERR_NULL_ARGUMENT (x, q or y
- * NULL with n > 0), ATTN_ERR_BAD_QUANT_PARAMS (scale not finite and > 0, or
- * a zero point outside the dtype's range); nothing is written on error. */
+ * attn::quantize_value in attn/quantize.h, `attn run`) computes, bit for
+ * bit. The dequantized value is the float nearest the exact product (one
+ * rounding). These are the only float functions of an integer build: they
+ * live in object files of their own, so firmware that does not call them
+ * links no float (or soft-float) code; they exist when their dtype is
+ * compiled in (ATTN_WITH_S8 / ATTN_WITH_S16). Errors: ATTN_ERR_NULL_ARGUMENT
+ * (x, q or y NULL with n > 0), ATTN_ERR_BAD_QUANT_PARAMS (scale not finite
+ * and > 0, or a zero point outside the dtype's range); nothing is written
+ * on error. */
 /* clang-format off */
 // NOLINTBEGIN(bugprone-macro-parentheses): its arguments are names and types
 #define ATTN_QUANTIZE_API_(DT, T)                                                                          \

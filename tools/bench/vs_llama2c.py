@@ -17,8 +17,8 @@ with a Q8_0 checkpoint written here (export.py --version 2's layout and
 group size, without PyTorch), as `cc -Ofast -march=native -o ... run.c -lm`; it
 checks that run.c and `attn generate` (f32) print the same text for the
 prompt, greedy, and then times whole processes, interleaved over --rounds
-rounds (the order rotates each round): run.c, runq.c, attn f32, attn s8, each
-running --steps positions (the prompt's tokens included, as run.c counts
+rounds (the order rotates each round): run.c, runq.c, attn f32, attn s8 (at
+each --threads count), each running --steps positions (the prompt's tokens included, as run.c counts
 them: attn generate --steps STEPS - P + 1), one thread, temperature 0, then
 each running the prompt and one token (run.c -n P, attn generate --steps 1:
 start-up, load and the first token). Prints per program the medians of the
@@ -32,7 +32,10 @@ machine's load moves every figure, so take medians over several rounds.
 
   /usr/bin/python3 tools/bench/vs_llama2c.py [--llama2c DIR] [--attn build/host-release/tools/attn]
       [--shape DIM HIDDEN LAYERS HEADS KV_HEADS VOCAB SEQ] [--rounds 7] [--steps 128]
-      [--prompt TEXT] [--keep DIR]
+      [--prompt TEXT] [--threads N ...] [--keep DIR]
+
+--threads 1 2 also times attn at two threads (wall time is then the figure:
+CPU time adds up both cores).
 """
 import argparse
 import os
@@ -186,6 +189,8 @@ def main():
     ap.add_argument("--steps", type=int, default=128, help="positions per run, the prompt's included")
     ap.add_argument("--prompt", default="Once upon a time")
     ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--threads", type=int, nargs="+", default=[1],
+                    help="attn generate --threads N, each N timed (default 1: one thread, as run.c)")
     ap.add_argument("--keep", help="write the files here (kept) instead of a temporary directory")
     args = ap.parse_args()
     shape = tuple(args.shape)
@@ -223,7 +228,7 @@ def bench(args, shape, tmp):
     print("shape dim %d hidden %d layers %d heads %d kv_heads %d vocab %d seq %d: model.bin %.1f MB, "
           "f32.attn %.1f MB, s8.attn %.1f MB" % (shape + (mb, os.path.getsize(path("f32.attn")) / 1e6,
                                                           os.path.getsize(path("s8.attn")) / 1e6)))
-    print("prompt %r: %d tokens with BOS; %d positions per run (attn generate --steps %d), greedy, one thread"
+    print("prompt %r: %d tokens with BOS; %d positions per run (attn generate --steps %d), greedy, run.c one thread"
           % (args.prompt, P, args.steps, attn_steps))
 
     env = dict(os.environ, OMP_NUM_THREADS="1", ATTN_RUN_TIMES="1")
@@ -243,9 +248,12 @@ def bench(args, shape, tmp):
             if os.path.exists(path(exe)):
                 cmd = [path(exe), path(model), "-z", path("tokenizer.bin"), "-t", "0", "-i", args.prompt, "-n"]
                 programs[name] = (cmd + [str(args.steps)], cmd + [str(P)])
-    for dt in ("f32", "s8"):
-        cmd = [attn, "generate", path(dt + ".attn"), "--prompt", args.prompt, "--steps"]
-        programs["attn " + dt] = (cmd + [str(attn_steps)], cmd + ["1"])
+    for threads in args.threads:
+        for dt in ("f32", "s8"):
+            cmd = [attn, "generate", path(dt + ".attn"), "--threads", str(threads), "--prompt", args.prompt,
+                   "--steps"]
+            name = "attn " + dt + ("" if threads == 1 else " --threads %d" % threads)
+            programs[name] = (cmd + [str(attn_steps)], cmd + ["1"])
 
     # Warm-up (the page cache) and the text check.
     texts = {name: run(cmd[0], env)[1] for name, cmd in programs.items()}
