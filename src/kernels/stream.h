@@ -24,8 +24,11 @@ namespace detail {
 // step of any model that has one: the model's other matrices pass between two
 // reads of it. The stories15M int8 projections (288 x 288, 81 KiB) from
 // memory: 7.2 us in blocks of 4 rows, 4.2 us one row at a time; in cache one
-// row at a time costs more (3.0 against 3.8 us), which is why the tiny models
-// (stories260K's 64-wide matrices, 16 KiB in f32) keep the blocks.
+// row at a time costs more (3.7 against 2.7 us in blocks), which is why the
+// tiny models (stories260K's 64-wide matrices, 16 KiB in f32) keep the blocks.
+// A piece of a product split over threads (core/parallel.h) is judged by its
+// own rows: at two threads the halves of those int8 projections (41 KiB) take
+// the blocks.
 constexpr int64_t kStreamBytes = int64_t{64} * 1024;
 constexpr int32_t kStreamMaxRows = 3;  // rows of x: a decode step, the few-row paths
 
