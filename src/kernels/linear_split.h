@@ -32,61 +32,49 @@ inline void linear_packed_f32(const ParallelFor& par, ConstMatF32 x, ConstMatF32
 }
 #endif
 
+#if ATTN_WITH_S8 || ATTN_WITH_S16
+// y = requant(x w^T + bias) by fn (the best row of kLinearS8 or kLinearS16),
+// split over y's columns: each piece offsets the bias and the per-channel
+// multipliers and shifts.
+template <class Fn, class X, class Bias, class Params, class Y>
+void linear_split_fixed(const ParallelFor& par, Fn fn, X x, ConstMatS8 w, const Bias* bias, const Params& p,
+                        Y y) {
+#if !ATTN_PARALLEL
+  (void)par;
+  return fn(x, w, bias, p, y);
+#endif
+  for_output_channels(par, x.rows, w.rows, x.cols, [&](int32_t n0, int32_t nc) {
+    Params q = p;
+    q.multiplier = p.multiplier + n0;
+    q.shift = p.shift + n0;
+    fn(x, w.rows_slice(n0, nc), bias != nullptr ? bias + n0 : nullptr, q, y.cols_slice(n0, nc));
+  });
+}
+// y = rescale(x w^T + bias) into int32 by fn (kLogitsS8/S16: store;
+// kLinearResidualS8/S16: add), split over y's columns.
+template <class Fn, class X, class Bias>
+void out32_split(const ParallelFor& par, Fn fn, X x, ConstMatS8 w, const Bias* bias,
+                 const int32_t* multiplier, const int32_t* shift, MatS32 y) {
+#if !ATTN_PARALLEL
+  (void)par;
+  return fn(x, w, bias, multiplier, shift, y);
+#endif
+  for_output_channels(par, x.rows, w.rows, x.cols, [&](int32_t n0, int32_t nc) {
+    fn(x, w.rows_slice(n0, nc), bias != nullptr ? bias + n0 : nullptr, multiplier + n0, shift + n0,
+       y.cols_slice(n0, nc));
+  });
+}
+#endif
 #if ATTN_WITH_S8
-// y = requant(x w^T + bias), the kernel table's kLinearS8, split over y's columns.
 inline void linear_split_s8(const ParallelFor& par, ConstMatS8 x, ConstMatS8 w, const int32_t* bias,
                             const LinearS8Params& p, MatS8 y) {
-#if !ATTN_PARALLEL
-  (void)par;
-  return best(kLinearS8)(x, w, bias, p, y);
-#endif
-  for_output_channels(par, x.rows, w.rows, x.cols, [&](int32_t n0, int32_t nc) {
-    LinearS8Params q = p;
-    q.multiplier = p.multiplier + n0;
-    q.shift = p.shift + n0;
-    best(kLinearS8)(x, w.rows_slice(n0, nc), bias != nullptr ? bias + n0 : nullptr, q, y.cols_slice(n0, nc));
-  });
-}
-// y = rescale(x w^T + bias) into int32, kLogitsS8 (store) or kLinearResidualS8 (add), split over y's columns.
-inline void out32_split_s8(const ParallelFor& par, LogitsS8Fn fn, ConstMatS8 x, ConstMatS8 w,
-                           const int32_t* bias, const int32_t* multiplier, const int32_t* shift, MatS32 y) {
-#if !ATTN_PARALLEL
-  (void)par;
-  return fn(x, w, bias, multiplier, shift, y);
-#endif
-  for_output_channels(par, x.rows, w.rows, x.cols, [&](int32_t n0, int32_t nc) {
-    fn(x, w.rows_slice(n0, nc), bias != nullptr ? bias + n0 : nullptr, multiplier + n0, shift + n0,
-       y.cols_slice(n0, nc));
-  });
+  linear_split_fixed(par, best(kLinearS8), x, w, bias, p, y);
 }
 #endif
-
 #if ATTN_WITH_S16
-// y = requant(x w^T + bias), the kernel table's kLinearS16, split over y's columns.
 inline void linear_split_s16(const ParallelFor& par, ConstMatS16 x, ConstMatS8 w, const int64_t* bias,
                              const LinearS16Params& p, MatS16 y) {
-#if !ATTN_PARALLEL
-  (void)par;
-  return best(kLinearS16)(x, w, bias, p, y);
-#endif
-  for_output_channels(par, x.rows, w.rows, x.cols, [&](int32_t n0, int32_t nc) {
-    LinearS16Params q = p;
-    q.multiplier = p.multiplier + n0;
-    q.shift = p.shift + n0;
-    best(kLinearS16)(x, w.rows_slice(n0, nc), bias != nullptr ? bias + n0 : nullptr, q, y.cols_slice(n0, nc));
-  });
-}
-// kLogitsS16 or kLinearResidualS16, split over y's columns.
-inline void out32_split_s16(const ParallelFor& par, LogitsS16Fn fn, ConstMatS16 x, ConstMatS8 w,
-                            const int64_t* bias, const int32_t* multiplier, const int32_t* shift, MatS32 y) {
-#if !ATTN_PARALLEL
-  (void)par;
-  return fn(x, w, bias, multiplier, shift, y);
-#endif
-  for_output_channels(par, x.rows, w.rows, x.cols, [&](int32_t n0, int32_t nc) {
-    fn(x, w.rows_slice(n0, nc), bias != nullptr ? bias + n0 : nullptr, multiplier + n0, shift + n0,
-       y.cols_slice(n0, nc));
-  });
+  linear_split_fixed(par, best(kLinearS16), x, w, bias, p, y);
 }
 #endif
 

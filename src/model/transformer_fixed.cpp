@@ -305,14 +305,14 @@ void ffn_act(const TransformerConfig& c, const FfnS16& f, MatS16 u, ConstMatS16 
 // the residual grid (the integer forward's ffn_down is also its add_residual).
 #if ATTN_WITH_S8
 void ffn_down(const ParallelFor& par, const FfnS8& f, ConstMatS8 u, MatS32 x) {
-  out32_split_s8(par, best(kLinearResidualS8), u, matrix(f.w2.weight, x.cols, u.cols), f.w2.bias,
-                 f.w2.multiplier, f.w2.shift, x);
+  out32_split(par, best(kLinearResidualS8), u, matrix(f.w2.weight, x.cols, u.cols), f.w2.bias,
+              f.w2.multiplier, f.w2.shift, x);
 }
 #endif
 #if ATTN_WITH_S16
 void ffn_down(const ParallelFor& par, const FfnS16& f, ConstMatS16 u, MatS32 x) {
-  out32_split_s16(par, best(kLinearResidualS16), u, matrix(f.w2.weight, x.cols, u.cols), f.w2.bias,
-                  f.w2.multiplier, f.w2.shift, x);
+  out32_split(par, best(kLinearResidualS16), u, matrix(f.w2.weight, x.cols, u.cols), f.w2.bias,
+              f.w2.multiplier, f.w2.shift, x);
 }
 #endif
 
@@ -340,15 +340,15 @@ void final_norm(const TransformerConfig& c, const Weights& w, ConstMatS32 x, Mat
 #if ATTN_WITH_S8
 void lm_head(const TransformerConfig& c, const ParallelFor& par, const TransformerWeightsS8& w, ConstMatS8 h,
              MatS32 out) {
-  out32_split_s8(par, best(kLogitsS8), h, matrix(w.head.weight, c.vocab_size, h.cols), w.head.bias,
-                 w.head.multiplier, w.head.shift, out);
+  out32_split(par, best(kLogitsS8), h, matrix(w.head.weight, c.vocab_size, h.cols), w.head.bias,
+              w.head.multiplier, w.head.shift, out);
 }
 #endif
 #if ATTN_WITH_S16
 void lm_head(const TransformerConfig& c, const ParallelFor& par, const TransformerWeightsS16& w,
              ConstMatS16 h, MatS32 out) {
-  out32_split_s16(par, best(kLogitsS16), h, matrix(w.head.weight, c.vocab_size, h.cols), w.head.bias,
-                  w.head.multiplier, w.head.shift, out);
+  out32_split(par, best(kLogitsS16), h, matrix(w.head.weight, c.vocab_size, h.cols), w.head.bias,
+              w.head.multiplier, w.head.shift, out);
 }
 #endif
 
