@@ -46,6 +46,10 @@ struct ProjectionS8 {
   const int32_t* bias = nullptr;   // [out] round(b / (s_in * s_w[c])) - zp_in * sum_k weight[c][k]; required
   const int32_t* multiplier = nullptr;  // [out] Q0.31 of s_in * s_w[c] / s_out, >= 0
   const int32_t* shift = nullptr;       // [out] [-31, 30]
+  // [out, in / 2] int4 weights, two per byte (low nibble first, attn/FORMAT.md
+  // "Int4 weights"; `in` even), in place of `weight` when set: the same
+  // arithmetic on values in [-8, 7].
+  const uint8_t* weight_s4 = nullptr;
 };
 
 // One projection of the int16 forward.
@@ -54,6 +58,7 @@ struct ProjectionS16 {
   const int64_t* bias = nullptr;        // [out] round(b / (s_in * s_w[c])); null: no bias
   const int32_t* multiplier = nullptr;  // [out] Q0.31 of s_in * s_w[c] / s_out, >= 0
   const int32_t* shift = nullptr;       // [out] [-31, 14]
+  const uint8_t* weight_s4 = nullptr;   // int4 weights in place of `weight`, as in ProjectionS8
 };
 
 // Constants of the fused softmax. With u = max_score - score >= 0 (int32):

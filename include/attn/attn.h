@@ -81,6 +81,9 @@ const char* attn_status_name(attn_status status);
 
 typedef int32_t attn_dtype;
 enum { ATTN_DTYPE_F32 = 1, ATTN_DTYPE_S8 = 2, ATTN_DTYPE_S16 = 3 };
+/* A tensor's dtype only (attn_tensor_info): int4 weights, two per byte,
+   low nibble first (FORMAT.md "Int4 weights"); never a block's or a model's. */
+enum { ATTN_DTYPE_S4 = 7 };
 
 /* Which kernel variant each op of a dtype runs in this build, as the kernel
  * table picked it at compile time (C++ attn::kernel_set): "ref", "avx2",
@@ -257,7 +260,7 @@ const char* attn_role_name(int32_t role);
 /* A tensor of the model: block weights or a user tensor (embedding, ...). */
 typedef struct attn_tensor_info {
   const char* name; /* NUL-terminated, in the blob */
-  attn_dtype dtype; /* ATTN_DTYPE_* or 4 (s32), 5 (s64), 6 (u8) */
+  attn_dtype dtype; /* ATTN_DTYPE_* or 4 (s32), 5 (s64), 6 (u8); ATTN_DTYPE_S4: byte_size = elements / 2 */
   int32_t role;     /* ATTN_ROLE_*: 1..8 wq wk wv wo bq bk bv bo; 15 user tensor; the others attn/FORMAT.md */
   int32_t rank;     /* 1..4 */
   int32_t dims[4];  /* dims[rank-1] varies fastest; unused dims 0 */
@@ -462,6 +465,9 @@ typedef struct attn_projection_s8 {
   const int32_t* bias;       /* [out] int32 with the input zero point folded in; required */
   const int32_t* multiplier; /* [out] Q0.31, >= 0 */
   const int32_t* shift;      /* [out] [-31, 30] */
+  /* [out, in / 2] int4 weights, two per byte, low nibble first (FORMAT.md,
+     "Int4 weights"; in even), used in place of weight when not NULL */
+  const uint8_t* weight_s4;
 } attn_projection_s8;
 
 typedef struct attn_weights_s8 {
@@ -522,6 +528,7 @@ typedef struct attn_projection_s16 {
   const int64_t* bias;       /* [out] int64; NULL: no bias */
   const int32_t* multiplier; /* [out] Q0.31, >= 0 */
   const int32_t* shift;      /* [out] [-31, 14] */
+  const uint8_t* weight_s4;  /* int4 weights in place of weight, as in attn_projection_s8 */
 } attn_projection_s16;
 
 typedef struct attn_weights_s16 {

@@ -39,9 +39,9 @@ constexpr HandleLayout handle_layout(DType dtype, size_t pointer_bytes) {
       case DType::kF32:
         return {128, 36, 80, 12, 56};
       case DType::kS8:
-        return {128, 120, 296, 12, 56};
+        return {128, 128, 328, 12, 56};
       case DType::kS16:
-        return {128, 120, 264, 12, 56};
+        return {128, 128, 296, 12, 56};
       default:
         break;
     }
@@ -50,9 +50,9 @@ constexpr HandleLayout handle_layout(DType dtype, size_t pointer_bytes) {
       case DType::kF32:
         return {176, 72, 160, 16, 64};
       case DType::kS8:
-        return {176, 184, 456, 16, 64};
+        return {176, 192, 512, 16, 64};
       case DType::kS16:
-        return {176, 184, 408, 16, 64};
+        return {176, 192, 464, 16, 64};
       default:
         break;
     }

@@ -132,6 +132,12 @@ struct QuantizeOptions {
   // one per output channel; stored per channel all the same, so the run time
   // is unchanged. For comparison with per-tensor toolchains: less accurate.
   bool per_tensor_weights = false;
+  // Int4 weights for Q, K, V and O (ProjectionS8 / S16::weight_s4, two per
+  // byte): each channel's scale chosen by squared error over clip ratios,
+  // values in [-8, 7]. Needs even input widths (kBadShape otherwise). The
+  // storage stays quantize_attention_storage_bytes() (the packed weights take
+  // the first half of the int8 room).
+  bool int4_weights = false;
   // Rotary configs: rows of the cos/sin tables (RopeTable::positions), the
   // largest position + 1 the integer forward can run (queries and keys; a
   // decode's cache positions). Costs 2 * max_positions * head_dim bytes.

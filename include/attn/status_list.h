@@ -63,7 +63,8 @@ ATTN_STATUS(kOffsetOutOfBounds, ATTN_ERR_OFFSET_OUT_OF_BOUNDS, 72,
 ATTN_STATUS(kTensorOverlap, ATTN_ERR_TENSOR_OVERLAP, 73, "two tensors overlap or alias")
 ATTN_STATUS(kTensorMisaligned, ATTN_ERR_TENSOR_MISALIGNED, 74,
             "a tensor offset is not a multiple of the data alignment")
-ATTN_STATUS(kBadDims, ATTN_ERR_BAD_DIMS, 75, "a zero dim, rank 0 or rank above 4")
+ATTN_STATUS(kBadDims, ATTN_ERR_BAD_DIMS, 75,
+            "a zero dim, rank 0 or rank above 4, or an int4 tensor whose last dim is odd")
 ATTN_STATUS(kDimsTooLarge, ATTN_ERR_DIMS_TOO_LARGE, 76, "a dim above the compile-time caps")
 ATTN_STATUS(kUnknownDtype, ATTN_ERR_UNKNOWN_DTYPE, 77, "unknown dtype")
 ATTN_STATUS(kUnknownRole, ATTN_ERR_UNKNOWN_ROLE, 78, "unknown role, or a role the block may not have")

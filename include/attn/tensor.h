@@ -40,9 +40,11 @@ enum class DType : uint32_t {
   kS32 = 4,
   kS64 = 5,
   kU8 = 6,
+  kS4 = 7,  // int4 weights, two per byte (attn/FORMAT.md): a tensor dtype only, never a block's
 };
 
-// Bytes per element; 0 for an unknown dtype.
+// Bytes per element; 0 for an unknown dtype and for kS4 (half a byte: a
+// [rows, cols] int4 tensor holds rows * cols / 2 bytes, cols even).
 ATTN_ALWAYS_INLINE constexpr size_t dtype_bytes(DType t) {
   return t == DType::kF32   ? 4
          : t == DType::kS8  ? 1

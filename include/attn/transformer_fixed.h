@@ -268,11 +268,22 @@ struct TransformerCalibration {
   int32_t count = 0;
 };
 
+// Which projections the converter gives int4 weights (ProjectionS8 /
+// S16::weight_s4): none, the FFN's (W1, W2, W3), or every projection (the
+// attention's Q, K, V, O too, and an untied LM head). Embedding tables, and
+// so a tied head, stay int8.
+enum class Int4Weights { kNone, kFfn, kAll };
+
 struct TransformerQuantOptions {
   // Residual grid: residual_scale = max |residual| / 2^residual_bits over the
   // calibration (headroom 2^(31 - residual_bits)). Also the bits of the int32
   // hidden output and logit grids.
   int32_t residual_bits = 24;
+  // Int4 weights (two per byte: half the flash of int8), each channel's scale
+  // chosen by squared error over clip ratios. The projections' input widths
+  // must be even (kBadShape). Storage: as int8 (the packed weights take the
+  // first half of their room).
+  Int4Weights int4 = Int4Weights::kNone;
   // Report: run the integer forward on the calibration set and compare.
   bool report = true;
 };

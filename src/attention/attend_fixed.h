@@ -65,7 +65,7 @@ struct FixedOps<int8_t> : FixedTypes<WeightsS8, IoS8, KvCacheS8> {
   // projections (flash; a few instructions per call, two calls per query tile).
   ATTN_NOINLINE static void project(const AttentionConfig&, const ParallelFor& par, ConstMatS8 x,
                                     const ProjectionS8& p, int32_t zp, MatS8 y) {
-    linear_split_s8(par, x, matrix(p.weight, y.cols, x.cols), p.bias, linear_params(p, zp), y);
+    project_split(par, x, p, linear_params(p, zp), y);
   }
   // s = round((q - zq)(k - zk)^T / 2^score_shift), int32
   static void scores(ConstMatS8 q, ConstMatS8 k, const WeightsS8& w, MatS32 s) {
@@ -86,6 +86,7 @@ struct FixedOps<int8_t> : FixedTypes<WeightsS8, IoS8, KvCacheS8> {
   // The V^T layout's ops (kValuesTransposed):
   // yt [N, M] = (x [M, K] W^T + b)^T for the leading channels the kernel takes; returns how many.
   static int32_t project_t(ConstMatS8 x, const ProjectionS8& p, int32_t zp, MatS8 yt) {
+    if (p.weight_s4 != nullptr) return 0;  // int4 weights: the caller's plain projection takes them all
     return best(kLinearTS8)(x, matrix(p.weight, yt.rows, x.cols), p.bias, linear_params(p, zp), yt);
   }
   // The fused softmax's exps over row[begin, end) (0 elsewhere in [0, n)); returns the row's normalizer.
@@ -112,7 +113,7 @@ struct FixedOps<int16_t> : FixedTypes<WeightsS16, IoS16, KvCacheS16> {
     LinearS16Params lp;
     lp.multiplier = p.multiplier;
     lp.shift = p.shift;
-    linear_split_s16(par, x, matrix(p.weight, y.cols, x.cols), c.bias ? p.bias : nullptr, lp, y);
+    project_split(par, x, p, c.bias ? p.bias : nullptr, lp, y);
   }
   // s = round(q k^T / 2^score_shift), int64 sums narrowed to int32
   static void scores(ConstMatS16 q, ConstMatS16 k, const WeightsS16& w, MatS32 s) {

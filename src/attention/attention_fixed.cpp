@@ -39,7 +39,8 @@ ATTN_COLD_CODE Status check_projections(const AttentionConfig& c, const Weights&
     int32_t out, in;
   } projections[] = {{w.q, D, c.embed_dim}, {w.k, Dkv, c.kdim}, {w.v, Dkv, c.vdim}, {w.o, c.embed_dim, D}};
   for (const auto& pr : projections) {
-    if (pr.p.weight == nullptr || (bias_required && pr.p.bias == nullptr)) return Status::kNullArgument;
+    ATTN_TRY(check_projection_weights(pr.p, pr.in));
+    if (bias_required && pr.p.bias == nullptr) return Status::kNullArgument;
     ATTN_TRY(check_requant(pr.p.multiplier, pr.p.shift, pr.out, max_shift, bias_used ? pr.p.bias : nullptr,
                            pr.in));
   }

@@ -17,6 +17,14 @@
 namespace attn {
 namespace detail {
 
+// A projection's weights: int8 (weight), or int4 (weight_s4, which needs an
+// even input width: two values per byte). kNullArgument without either.
+template <class Projection>
+inline Status check_projection_weights(const Projection& p, int32_t in) {
+  if (p.weight_s4 != nullptr) return in % 2 == 0 ? Status::kOk : Status::kBadShape;
+  return p.weight != nullptr ? Status::kOk : Status::kNullArgument;
+}
+
 // The plan is for `dtype` and is exactly what plan_attention() returns; the
 // mask is valid and has no additive part (kUnsupportedMask).
 inline Status check_plan_and_mask(const Plan& plan, DType dtype, const Mask& mask) {

@@ -83,7 +83,7 @@
 #define ATTN_IO_FIELDS(F, C, Cpp) \
   F(C, Cpp, query) F(C, Cpp, key) F(C, Cpp, value) F(C, Cpp, output) F(C, Cpp, query_position)
 #define ATTN_PROJECTION_FIELDS(F, C, Cpp) \
-  F(C, Cpp, weight) F(C, Cpp, bias) F(C, Cpp, multiplier) F(C, Cpp, shift)
+  F(C, Cpp, weight) F(C, Cpp, bias) F(C, Cpp, multiplier) F(C, Cpp, shift) F(C, Cpp, weight_s4)
 #define ATTN_SOFTMAX_FIXED_FIELDS(F, C, Cpp) \
   F(C, Cpp, exp_multiplier) F(C, Cpp, exp_shift) F(C, Cpp, diff_limit) F(C, Cpp, score_shift)
 #define ATTN_ROPE_TABLE_FIELDS(F, C, Cpp) F(C, Cpp, cos) F(C, Cpp, sin) F(C, Cpp, positions)

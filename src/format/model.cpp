@@ -125,12 +125,14 @@ Status Model::find_block_tensor(uint32_t block, Role role, TensorView* out) cons
 Status Model::quantized_block(uint32_t i, Block* b) const {
   constexpr uint16_t kRoles = static_cast<uint16_t>(Role::kRopeSin) + 1;
   const void* by_role[kRoles] = {};  // the block's tensors by role (null: absent)
+  uint32_t int4_roles = 0;           // bit r: role r's tensor holds int4 weights
   RopeTable rope;                    // null unless the block has rotary embedding
   for (uint32_t t = 0; t < tensor_count_; ++t) {
     TensorView v;
     ATTN_TRY(tensor(t, &v));
     const uint16_t r = static_cast<uint16_t>(v.role);
     if (v.block == i && r < kRoles) by_role[r] = v.data;
+    if (v.block == i && r < kRoles && v.dtype == DType::kS4) int4_roles |= uint32_t{1} << r;
     if (v.block == i && v.role == Role::kRopeCos) rope.positions = v.dims[0];
   }
   rope.cos = static_cast<const int16_t*>(by_role[static_cast<uint16_t>(Role::kRopeCos)]);
@@ -147,6 +149,17 @@ Status Model::quantized_block(uint32_t i, Block* b) const {
   sm.exp_shift = qp[format::kQpExpShift];
   sm.diff_limit = qp[format::kQpDiffLimit];
   sm.score_shift = qp[format::kQpScoreShift];
+  const auto int4_weights = [&](auto& w) {  // int4 weights go to weight_s4 (load checked the roles)
+    const auto set = [&](auto& p, Role r) {
+      if ((int4_roles >> static_cast<uint16_t>(r) & 1u) == 0) return;
+      p.weight_s4 = static_cast<const uint8_t*>(by_role[static_cast<uint16_t>(r)]);
+      p.weight = nullptr;
+    };
+    set(w.q, Role::kWq);
+    set(w.k, Role::kWk);
+    set(w.v, Role::kWv);
+    set(w.o, Role::kWo);
+  };
   const auto set_softmax_rope_mask = [&](auto& w) {  // what WeightsS8 and WeightsS16 share
     w.softmax = sm;
     w.context_multiplier = qp[format::kQpContextMultiplier];
@@ -166,6 +179,7 @@ Status Model::quantized_block(uint32_t i, Block* b) const {
     w.v_zero_point = qp[format::kQpVZeroPoint];
     w.context_zero_point = qp[format::kQpContextZeroPoint];
     w.output_zero_point = qp[format::kQpOutputZeroPoint];
+    int4_weights(w);
     set_softmax_rope_mask(w);
   } else {
     WeightsS16& w = b->s16;
@@ -173,6 +187,7 @@ Status Model::quantized_block(uint32_t i, Block* b) const {
     w.k = ProjectionS16{s8(Role::kWk), s64(Role::kBk), s32(Role::kKMultiplier), s32(Role::kKShift)};
     w.v = ProjectionS16{s8(Role::kWv), s64(Role::kBv), s32(Role::kVMultiplier), s32(Role::kVShift)};
     w.o = ProjectionS16{s8(Role::kWo), s64(Role::kBo), s32(Role::kOMultiplier), s32(Role::kOShift)};
+    int4_weights(w);
     set_softmax_rope_mask(w);
   }
   return Status::kOk;
@@ -338,8 +353,10 @@ RescaleFixed rescale_of(const TensorView& v) {
 
 // One of the projection's four tables (weight, bias, multiplier, shift: k = 0..3).
 template <typename Projection>
-void set_projection_table(Projection* p, int32_t k, const void* data) {
-  if (k == 0) p->weight = static_cast<const int8_t*>(data);
+void set_projection_table(Projection* p, int32_t k, const TensorView& v) {
+  const void* data = v.data;
+  if (k == 0 && v.dtype == DType::kS4) p->weight_s4 = static_cast<const uint8_t*>(data);
+  if (k == 0 && v.dtype != DType::kS4) p->weight = static_cast<const int8_t*>(data);
   if (k == 1) p->bias = static_cast<decltype(p->bias)>(data);
   if (k == 2) p->multiplier = static_cast<const int32_t*>(data);
   if (k == 3) p->shift = static_cast<const int32_t*>(data);
@@ -409,9 +426,9 @@ Status fixed_weights(const Model& model, DType dtype, Layer* layers, int32_t cap
       if (v.role == Role::kAttnIn) L.attn_in = rescale_of(v);
       if (v.role == Role::kAttnOut) L.attn_out = rescale_of(v);
       if (v.role == Role::kFfnIn) L.ffn_in = rescale_of(v);
-      if (in(Role::kIntFfnW1, 4)) set_projection_table(&L.ffn.w1, from(Role::kIntFfnW1), v.data);
-      if (in(Role::kIntFfnW2, 4)) set_projection_table(&L.ffn.w2, from(Role::kIntFfnW2), v.data);
-      if (in(Role::kIntFfnW3, 4)) set_projection_table(&L.ffn.w3, from(Role::kIntFfnW3), v.data);
+      if (in(Role::kIntFfnW1, 4)) set_projection_table(&L.ffn.w1, from(Role::kIntFfnW1), v);
+      if (in(Role::kIntFfnW2, 4)) set_projection_table(&L.ffn.w2, from(Role::kIntFfnW2), v);
+      if (in(Role::kIntFfnW3, 4)) set_projection_table(&L.ffn.w3, from(Role::kIntFfnW3), v);
       if (v.role == Role::kFfnActTable) set_act_table(&L.ffn, v);
       if (v.role == Role::kFfnConsts) set_ffn_consts(&L.ffn, v);
       continue;
@@ -426,7 +443,7 @@ Status fixed_weights(const Model& model, DType dtype, Layer* layers, int32_t cap
       set_norm_table(&w.embedding_norm, v.role, v, Role::kIntEmbeddingNormWeight);
     if (in(Role::kIntFinalNormWeight, 3)) set_norm_table(&w.final_norm, v.role, v, Role::kIntFinalNormWeight);
     if (v.role == Role::kHeadIn) w.head_in = rescale_of(v);
-    if (in(Role::kIntLmHead, 4)) set_projection_table(&w.head, from(Role::kIntLmHead), v.data);
+    if (in(Role::kIntLmHead, 4)) set_projection_table(&w.head, from(Role::kIntLmHead), v);
     if (v.role == Role::kModelScales) {
       w.residual_scale = read_at<float>(v.data, format::kResidualScale);
       w.output_scale = read_at<float>(v.data, format::kOutputScale);

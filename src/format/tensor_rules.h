@@ -298,6 +298,15 @@ inline constexpr TensorRule kTensorRules[] = {
 
 inline constexpr uint16_t rank_of(const TensorRule& r) { return r.dims[1] == Dim::kNone ? 1 : 2; }
 
+// Whether the row's tensor may hold int4 weights (dtype kS4) instead of its
+// int8 ones: the projections of integer blocks and models (Q, K, V, O, the
+// FFN's W1, W2, W3, an untied LM head). Embedding tables stay int8.
+inline constexpr bool int4_weights_allowed(const TensorRule& r) {
+  return r.dtype == kS8 && (r.role == Role::kWq || r.role == Role::kWk || r.role == Role::kWv ||
+                            r.role == Role::kWo || r.role == Role::kIntFfnW1 || r.role == Role::kIntFfnW2 ||
+                            r.role == Role::kIntFfnW3 || r.role == Role::kIntLmHead);
+}
+
 // Whether the row's tensor is present in block `b` of a block file (m null)
 // or of the model `m` (layer and model roles: only there).
 bool rule_applies(const TensorRule& r, const BlockRecord& b, const ModelRecord* m);

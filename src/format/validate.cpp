@@ -23,7 +23,7 @@ bool add_u64(uint64_t a, uint64_t b, uint64_t* out) {
   return true;
 }
 
-bool known_dtype(uint16_t d) { return d >= 1 && d <= 6; }
+bool known_dtype(uint16_t d) { return d >= 1 && d <= 7; }
 
 // Block dtypes this loader runs: f32 from v1 on, s8/s16 from v2 on.
 bool known_block_dtype(uint16_t d, uint16_t version) {
@@ -121,7 +121,13 @@ Status check_tensor(const TensorDesc& t, const Header& h, uint64_t data_bytes) {
     if (!mul_u64(elements, v, &elements)) return Status::kSizeOverflow;
   }
   uint64_t bytes = 0;
-  if (!mul_u64(elements, dtype_bytes(static_cast<DType>(t.dtype)), &bytes)) return Status::kSizeOverflow;
+  if (t.dtype == static_cast<uint16_t>(DType::kS4)) {
+    // int4: two per byte, each row (the last dimension) in whole bytes.
+    if (t.dims[t.rank - 1] % 2 != 0) return Status::kBadDims;
+    bytes = elements / 2;
+  } else if (!mul_u64(elements, dtype_bytes(static_cast<DType>(t.dtype)), &bytes)) {
+    return Status::kSizeOverflow;
+  }
   if (bytes != t.byte_size) return Status::kBadByteSize;
   if (t.offset % h.data_align != 0) return Status::kTensorMisaligned;
   uint64_t end = 0;
@@ -227,7 +233,8 @@ Status check_scope(const uint8_t* p, const Header& h, uint32_t index, const Bloc
     // A tensor its row's condition rules out; a bias in a block without bias has the wrong dims.
     if (!rule_applies(*r, b, m))
       return r->when == When::kBiasFlag ? Status::kDimsMismatch : Status::kUnknownRole;
-    if (t.dtype != r->dtype) return Status::kDtypeMismatch;
+    if (t.dtype != r->dtype && !(t.dtype == static_cast<uint16_t>(DType::kS4) && int4_weights_allowed(*r)))
+      return Status::kDtypeMismatch;
     if (t.layout != static_cast<uint16_t>(Layout::kPlain)) return Status::kUnknownLayout;
     if (t.rank != rank_of(*r)) return Status::kDimsMismatch;
     for (uint16_t k = 0; k < t.rank; ++k) {

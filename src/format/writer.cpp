@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 namespace attn {
 namespace tools {
@@ -17,6 +18,27 @@ std::string tensor_name(uint32_t block, format::Role role) {
   if (name == nullptr)
     throw std::runtime_error("tensor_name: role " + std::to_string(static_cast<int>(role)) + " is no role");
   return (block == format::kNoBlock ? std::string("model.") : "block." + std::to_string(block) + ".") + name;
+}
+
+// Bytes of a tensor of dtype dt and dims: product(dims) * dtype_bytes, or
+// half the product for int4 (two per byte; the last dim must be even).
+uint64_t tensor_bytes(const std::string& name, DType dt, const std::vector<uint32_t>& dims) {
+  uint64_t n = 1;
+  for (uint32_t v : dims) n *= v;
+  if (dt != DType::kS4) return n * dtype_bytes(dt);
+  if (dims.empty() || dims.back() % 2 != 0)
+    throw std::runtime_error("tensor '" + name + "': int4 needs an even last dim");
+  return n / 2;
+}
+
+// A projection's weight tensor: its int4 bytes when it has weight_s4, else its int8 ones.
+template <class Projection>
+std::pair<DType, std::vector<uint8_t>> weight_tensor(const Projection& p, uint32_t out, uint32_t in) {
+  const size_t n = size_t{out} * in;
+  if (p.weight_s4 != nullptr) return {DType::kS4, std::vector<uint8_t>(p.weight_s4, p.weight_s4 + n / 2)};
+  if (p.weight == nullptr) throw std::runtime_error("a projection has no weights");
+  const auto* b = reinterpret_cast<const uint8_t*>(p.weight);
+  return {DType::kS8, std::vector<uint8_t>(b, b + n)};
 }
 
 }  // namespace
@@ -102,10 +124,14 @@ void add_block_quant(ModelSpec& m, const BlockSpec& b, const W& w, const Activat
     m.tensors.push_back(std::move(t));
   };
   using format::Role;
-  add(Role::kWq, DType::kS8, {d, e}, raw_bytes(w.q.weight, size_t{d} * e));
-  add(Role::kWk, DType::kS8, {dkv, b.kdim}, raw_bytes(w.k.weight, size_t{dkv} * b.kdim));
-  add(Role::kWv, DType::kS8, {dkv, b.vdim}, raw_bytes(w.v.weight, size_t{dkv} * b.vdim));
-  add(Role::kWo, DType::kS8, {e, d}, raw_bytes(w.o.weight, size_t{e} * d));
+  const auto weights = [&](Role role, const auto& pr, uint32_t out, uint32_t in) {
+    auto t = weight_tensor(pr, out, in);
+    add(role, t.first, {out, in}, std::move(t.second));
+  };
+  weights(Role::kWq, w.q, d, e);
+  weights(Role::kWk, w.k, dkv, b.kdim);
+  weights(Role::kWv, w.v, dkv, b.vdim);
+  weights(Role::kWo, w.o, e, d);
   if (is_s8 || b.bias) {
     const DType bdt = is_s8 ? DType::kS32 : DType::kS64;
     add(Role::kBq, bdt, {d}, raw_bytes(w.q.bias, d));
@@ -300,8 +326,7 @@ void add_transformer_fixed(ModelSpec& m, const TransformerConfig& c, bool byte_v
   const auto add = [&](uint32_t block, Role role, DType dt, std::vector<uint32_t> dims, const void* data) {
     const std::string name = tensor_name(block, role);
     if (data == nullptr) throw std::runtime_error(what + name + " is null but the config needs it");
-    size_t n = dtype_bytes(dt);
-    for (uint32_t d : dims) n *= d;
+    const size_t n = static_cast<size_t>(tensor_bytes(name, dt, dims));
     TensorSpec t;
     t.name = name;
     t.role = role;
@@ -327,7 +352,11 @@ void add_transformer_fixed(ModelSpec& m, const TransformerConfig& c, bool byte_v
   const auto projection = [&](uint32_t block, Role weight, const auto& pr, uint32_t out, uint32_t in,
                               bool bias) {
     const auto role = [&](int k) { return static_cast<Role>(static_cast<uint16_t>(weight) + k); };
-    add(block, role(0), DType::kS8, {out, in}, pr.weight);
+    if (pr.weight_s4 != nullptr) {
+      add(block, role(0), DType::kS4, {out, in}, pr.weight_s4);
+    } else {
+      add(block, role(0), DType::kS8, {out, in}, pr.weight);
+    }
     if (bias) add(block, role(1), is_s8 ? DType::kS32 : DType::kS64, {out}, pr.bias);
     add(block, role(2), DType::kS32, {out}, pr.multiplier);
     add(block, role(3), DType::kS32, {out}, pr.shift);
@@ -389,7 +418,11 @@ void add_transformer_fixed(ModelSpec& m, const TransformerConfig& c, bool byte_v
   if (c.embedding_norm) norm(none, Role::kIntEmbeddingNormWeight, w.embedding_norm);
   if (c.final_norm) norm(none, Role::kIntFinalNormWeight, w.final_norm);
   if (head && !c.final_norm) rescale(none, Role::kHeadIn, w.head_in);
-  if (c.head == LmHead::kUntied) add(none, Role::kIntLmHead, DType::kS8, {v, e}, w.head.weight);
+  if (c.head == LmHead::kUntied && w.head.weight_s4 != nullptr) {
+    add(none, Role::kIntLmHead, DType::kS4, {v, e}, w.head.weight_s4);
+  } else if (c.head == LmHead::kUntied) {
+    add(none, Role::kIntLmHead, DType::kS8, {v, e}, w.head.weight);
+  }
   if (head) {
     if (is_s8) add(none, Role::kHeadBias, DType::kS32, {v}, w.head.bias);
     add(none, Role::kHeadMultiplier, DType::kS32, {v}, w.head.multiplier);
@@ -486,9 +519,7 @@ std::vector<uint8_t> write_model(const ModelSpec& m) {
                                " bytes");
     if (t.dims.empty() || t.dims.size() > static_cast<size_t>(kMaxRank))
       throw std::runtime_error("tensor '" + t.name + "' must have rank 1..4");
-    uint64_t n = dtype_bytes(t.dtype);
-    for (uint32_t v : t.dims) n *= v;
-    if (n != t.bytes.size())
+    if (tensor_bytes(t.name, t.dtype, t.dims) != t.bytes.size())
       throw std::runtime_error("tensor '" + t.name + "': byte size disagrees with dims");
     TensorDesc d{};
     std::memcpy(d.name, t.name.data(), t.name.size());

@@ -624,6 +624,56 @@ inline constexpr Kernel<LogitsS16Fn> kLinearResidualS16[] = {
 };
 #endif
 
+// ---- int4 weights (kernels/s4_rows.h): the linears of projections with weight_s4 ----
+#if ATTN_WITH_S8
+using LinearS4S8Fn = void (*)(ConstMatS8 x, ConstMatS4 w, const int32_t* bias, const LinearS8Params& p,
+                              MatS8 y);
+using Out32S4S8Fn = void (*)(ConstMatS8 x, ConstMatS4 w, const int32_t* bias, const int32_t* multiplier,
+                             const int32_t* shift, MatS32 y);
+inline constexpr Kernel<LinearS4S8Fn> kLinearS4S8[] = {
+#if ATTN_WITH_AVX2
+    {S4Rows<Isa::kAvx2>::linear_s8, "avx2"},
+#endif
+    {S4Rows<Isa::kRef>::linear_s8, "ref"},
+};
+inline constexpr Kernel<Out32S4S8Fn> kLinearResidualS4S8[] = {
+#if ATTN_WITH_AVX2
+    {S4Rows<Isa::kAvx2>::linear_residual_s8, "avx2"},
+#endif
+    {S4Rows<Isa::kRef>::linear_residual_s8, "ref"},
+};
+inline constexpr Kernel<Out32S4S8Fn> kLogitsS4S8[] = {
+#if ATTN_WITH_AVX2
+    {S4Rows<Isa::kAvx2>::logits_s8, "avx2"},
+#endif
+    {S4Rows<Isa::kRef>::logits_s8, "ref"},
+};
+#endif
+#if ATTN_WITH_S16
+using LinearS4S16Fn = void (*)(ConstMatS16 x, ConstMatS4 w, const int64_t* bias, const LinearS16Params& p,
+                               MatS16 y);
+using Out32S4S16Fn = void (*)(ConstMatS16 x, ConstMatS4 w, const int64_t* bias, const int32_t* multiplier,
+                              const int32_t* shift, MatS32 y);
+inline constexpr Kernel<LinearS4S16Fn> kLinearS4S16[] = {
+#if ATTN_WITH_AVX2
+    {S4Rows<Isa::kAvx2>::linear_s16, "avx2"},
+#endif
+    {S4Rows<Isa::kRef>::linear_s16, "ref"},
+};
+inline constexpr Kernel<Out32S4S16Fn> kLinearResidualS4S16[] = {
+#if ATTN_WITH_AVX2
+    {S4Rows<Isa::kAvx2>::linear_residual_s16, "avx2"},
+#endif
+    {S4Rows<Isa::kRef>::linear_residual_s16, "ref"},
+};
+inline constexpr Kernel<Out32S4S16Fn> kLogitsS4S16[] = {
+#if ATTN_WITH_AVX2
+    {S4Rows<Isa::kAvx2>::logits_s16, "avx2"},
+#endif
+    {S4Rows<Isa::kRef>::logits_s16, "ref"},
+};
+#endif
+
 // ---- float <-> integer activations (attn::quantize_s8 ... in attn/kernels_fixed.h,
 // the C API's attn_quantize_* / attn_dequantize_*, `attn run`'s conversions) ----
 template <class T>

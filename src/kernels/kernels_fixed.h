@@ -17,6 +17,30 @@
 namespace attn {
 namespace detail {
 
+// Int4 weights [rows, cols], cols even: element (r, c) is the low nibble (c
+// even) or the high nibble (c odd) of byte c / 2 of row r, a 4-bit two's
+// complement value in [-8, 7] (attn/FORMAT.md, "Int4 weights"). stride: bytes
+// from one row to the next (cols / 2 for a whole matrix).
+struct ConstMatS4 {
+  const uint8_t* data = nullptr;
+  int32_t rows = 0;
+  int32_t cols = 0;
+  int32_t stride = 0;
+
+  ATTN_ALWAYS_INLINE const uint8_t* row(int32_t r) const { return data + static_cast<ptrdiff_t>(r) * stride; }
+  ATTN_ALWAYS_INLINE ConstMatS4 rows_slice(int32_t r0, int32_t n) const {
+    return ConstMatS4{row(r0), n, cols, stride};
+  }
+};
+ATTN_ALWAYS_INLINE constexpr ConstMatS4 matrix_s4(const uint8_t* data, int32_t rows, int32_t cols) {
+  return ConstMatS4{data, rows, cols, cols / 2};
+}
+// The two values of one byte: element 2i (low nibble) and 2i + 1 (high nibble).
+ATTN_ALWAYS_INLINE constexpr int32_t s4_low(uint32_t b) {
+  return static_cast<int32_t>(b & 7u) - static_cast<int32_t>(b & 8u);
+}
+ATTN_ALWAYS_INLINE constexpr int32_t s4_high(uint32_t b) { return s4_low(b >> 4); }
+
 // Probabilities of the fused softmax are Q0.15 (32767 ~ 1.0). Chosen by
 // measurement, see softmax_fused_s32_ref.cpp.
 constexpr int kProbBits = 15;

@@ -11,6 +11,7 @@
 #include "attn/transformer.h"
 #include "attn/transformer_fixed.h"
 #include "kernels/fixed_point.h"
+#include "kernels/kernels_fixed.h"
 
 namespace attn {
 namespace detail {
@@ -320,6 +321,52 @@ struct Out32Rows {
 };
 template <Isa kIsa>
 struct Out32DotOps;
+
+// ---- int4 weights (src/kernels/*/linear_s4_*.cpp, kernels/s4_rows.h) ------
+// The linears of a model whose projection has int4 weights (ProjectionS8 /
+// ProjectionS16::weight_s4): the same arithmetic as with int8 weights holding
+// the same values, so each is bit-exact with its int8-weight counterpart on
+// the unpacked weights. Each ISA gives one S4DotOps<kIsa>::rows:
+//   acc[m, n] = bias[n] + sum_k x[m, k] w[n, k]   (int32 for int8 x, int64 for int16 x)
+// handed to an epilogue (the requantization to int8 / int16, or RescaleInto).
+// No input zero point: the models fold it into the bias (linear_s8's
+// p.input_zero_point is 0 here).
+template <Isa kIsa>
+struct S4Rows {
+#if ATTN_WITH_S8
+  static void linear_s8(ConstMatS8 x, ConstMatS4 w, const int32_t* bias, const LinearS8Params& p, MatS8 y);
+  static void linear_residual_s8(ConstMatS8 x, ConstMatS4 w, const int32_t* bias, const int32_t* multiplier,
+                                 const int32_t* shift, MatS32 r);
+  static void logits_s8(ConstMatS8 x, ConstMatS4 w, const int32_t* bias, const int32_t* multiplier,
+                        const int32_t* shift, MatS32 y);
+#endif
+#if ATTN_WITH_S16
+  static void linear_s16(ConstMatS16 x, ConstMatS4 w, const int64_t* bias, const LinearS16Params& p,
+                         MatS16 y);
+  static void linear_residual_s16(ConstMatS16 x, ConstMatS4 w, const int64_t* bias, const int32_t* multiplier,
+                                  const int32_t* shift, MatS32 r);
+  static void logits_s16(ConstMatS16 x, ConstMatS4 w, const int64_t* bias, const int32_t* multiplier,
+                         const int32_t* shift, MatS32 y);
+#endif
+};
+template <Isa kIsa>
+struct S4DotOps;
+
+// The portable sums over int4 weights (the ref's rows, and the SIMD rows' tails).
+template <class Act, class Acc, class Epilogue>
+void dot_rows_s4_ref(Matrix<const Act> x, ConstMatS4 w, const Acc* bias, Epilogue epilogue) {
+  for (int32_t m = 0; m < x.rows; ++m) {
+    const Act* xr = x.row(m);  // [K]
+    for (int32_t c = 0; c < w.rows; ++c) {
+      const uint8_t* wr = w.row(c);  // [K / 2]
+      Acc acc = bias != nullptr ? bias[c] : 0;
+      for (int32_t k = 0; k < x.cols; k += 2) {
+        acc += int32_t{xr[k]} * s4_low(wr[k / 2]) + int32_t{xr[k + 1]} * s4_high(wr[k / 2]);
+      }
+      epilogue(m, c, acc);
+    }
+  }
+}
 
 }  // namespace detail
 }  // namespace attn

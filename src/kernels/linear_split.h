@@ -36,9 +36,8 @@ inline void linear_packed_f32(const ParallelFor& par, ConstMatF32 x, ConstMatF32
 // y = requant(x w^T + bias) by fn (the best row of kLinearS8 or kLinearS16),
 // split over y's columns: each piece offsets the bias and the per-channel
 // multipliers and shifts.
-template <class Fn, class X, class Bias, class Params, class Y>
-void linear_split_fixed(const ParallelFor& par, Fn fn, X x, ConstMatS8 w, const Bias* bias, const Params& p,
-                        Y y) {
+template <class Fn, class X, class W, class Bias, class Params, class Y>
+void linear_split_fixed(const ParallelFor& par, Fn fn, X x, W w, const Bias* bias, const Params& p, Y y) {
 #if !ATTN_PARALLEL
   (void)par;
   return fn(x, w, bias, p, y);
@@ -52,9 +51,9 @@ void linear_split_fixed(const ParallelFor& par, Fn fn, X x, ConstMatS8 w, const 
 }
 // y = rescale(x w^T + bias) into int32 by fn (kLogitsS8/S16: store;
 // kLinearResidualS8/S16: add), split over y's columns.
-template <class Fn, class X, class Bias>
-void out32_split(const ParallelFor& par, Fn fn, X x, ConstMatS8 w, const Bias* bias,
-                 const int32_t* multiplier, const int32_t* shift, MatS32 y) {
+template <class Fn, class X, class W, class Bias>
+void out32_split(const ParallelFor& par, Fn fn, X x, W w, const Bias* bias, const int32_t* multiplier,
+                 const int32_t* shift, MatS32 y) {
 #if !ATTN_PARALLEL
   (void)par;
   return fn(x, w, bias, multiplier, shift, y);
@@ -65,16 +64,65 @@ void out32_split(const ParallelFor& par, Fn fn, X x, ConstMatS8 w, const Bias* b
   });
 }
 #endif
+// The projections of the forwards, on their int8 or int4 weights
+// (ProjectionS8 / ProjectionS16::weight_s4): y [M, N] = requant(x [M, K] W^T + bias).
 #if ATTN_WITH_S8
-inline void linear_split_s8(const ParallelFor& par, ConstMatS8 x, ConstMatS8 w, const int32_t* bias,
-                            const LinearS8Params& p, MatS8 y) {
-  linear_split_fixed(par, best(kLinearS8), x, w, bias, p, y);
+inline void project_split(const ParallelFor& par, ConstMatS8 x, const ProjectionS8& pr,
+                          const LinearS8Params& p, MatS8 y) {
+  if (pr.weight_s4 != nullptr) {
+    linear_split_fixed(par, best(kLinearS4S8), x, matrix_s4(pr.weight_s4, y.cols, x.cols), pr.bias, p, y);
+  } else {
+    linear_split_fixed(par, best(kLinearS8), x, matrix(pr.weight, y.cols, x.cols), pr.bias, p, y);
+  }
+}
+// W2 into the residual: r [M, N] = sat32(r + rescale of x [M, K] W^T).
+inline void residual_split(const ParallelFor& par, ConstMatS8 x, const ProjectionS8& pr, MatS32 r) {
+  if (pr.weight_s4 != nullptr) {
+    out32_split(par, best(kLinearResidualS4S8), x, matrix_s4(pr.weight_s4, r.cols, x.cols), pr.bias,
+                pr.multiplier, pr.shift, r);
+  } else {
+    out32_split(par, best(kLinearResidualS8), x, matrix(pr.weight, r.cols, x.cols), pr.bias, pr.multiplier,
+                pr.shift, r);
+  }
+}
+// The LM head: y [M, V] = rescale of x [M, K] W^T, int32 logits.
+inline void logits_split(const ParallelFor& par, ConstMatS8 x, const ProjectionS8& pr, MatS32 y) {
+  if (pr.weight_s4 != nullptr) {
+    out32_split(par, best(kLogitsS4S8), x, matrix_s4(pr.weight_s4, y.cols, x.cols), pr.bias, pr.multiplier,
+                pr.shift, y);
+  } else {
+    out32_split(par, best(kLogitsS8), x, matrix(pr.weight, y.cols, x.cols), pr.bias, pr.multiplier, pr.shift,
+                y);
+  }
 }
 #endif
 #if ATTN_WITH_S16
-inline void linear_split_s16(const ParallelFor& par, ConstMatS16 x, ConstMatS8 w, const int64_t* bias,
-                             const LinearS16Params& p, MatS16 y) {
-  linear_split_fixed(par, best(kLinearS16), x, w, bias, p, y);
+// As the s8 ones; bias null: none (a model without biases).
+inline void project_split(const ParallelFor& par, ConstMatS16 x, const ProjectionS16& pr, const int64_t* bias,
+                          const LinearS16Params& p, MatS16 y) {
+  if (pr.weight_s4 != nullptr) {
+    linear_split_fixed(par, best(kLinearS4S16), x, matrix_s4(pr.weight_s4, y.cols, x.cols), bias, p, y);
+  } else {
+    linear_split_fixed(par, best(kLinearS16), x, matrix(pr.weight, y.cols, x.cols), bias, p, y);
+  }
+}
+inline void residual_split(const ParallelFor& par, ConstMatS16 x, const ProjectionS16& pr, MatS32 r) {
+  if (pr.weight_s4 != nullptr) {
+    out32_split(par, best(kLinearResidualS4S16), x, matrix_s4(pr.weight_s4, r.cols, x.cols), pr.bias,
+                pr.multiplier, pr.shift, r);
+  } else {
+    out32_split(par, best(kLinearResidualS16), x, matrix(pr.weight, r.cols, x.cols), pr.bias, pr.multiplier,
+                pr.shift, r);
+  }
+}
+inline void logits_split(const ParallelFor& par, ConstMatS16 x, const ProjectionS16& pr, MatS32 y) {
+  if (pr.weight_s4 != nullptr) {
+    out32_split(par, best(kLogitsS4S16), x, matrix_s4(pr.weight_s4, y.cols, x.cols), pr.bias, pr.multiplier,
+                pr.shift, y);
+  } else {
+    out32_split(par, best(kLogitsS16), x, matrix(pr.weight, y.cols, x.cols), pr.bias, pr.multiplier, pr.shift,
+                y);
+  }
 }
 #endif
 

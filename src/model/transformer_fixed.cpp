@@ -100,16 +100,17 @@ Status check_embedding(const EmbeddingFixed& e, int32_t rows) {
 Status check_ffn(const FfnS8& f, bool gated, int32_t E, int32_t F) {
   using Types = ModelTypes<int8_t>;
   const auto zp_ok = [](int32_t z) { return z >= Types::kZpMin && z <= Types::kZpMax; };
-  if (f.w1.weight == nullptr || f.w2.weight == nullptr || f.w1.bias == nullptr || f.w2.bias == nullptr) {
-    return Status::kNullArgument;
-  }
+  ATTN_TRY(check_projection_weights(f.w1, E));
+  ATTN_TRY(check_projection_weights(f.w2, F));
+  if (f.w1.bias == nullptr || f.w2.bias == nullptr) return Status::kNullArgument;
   ATTN_TRY(check_requant(f.w1.multiplier, f.w1.shift, F, Types::kProjectionMaxShift, f.w1.bias, E));
   ATTN_TRY(check_requant(f.w2.multiplier, f.w2.shift, E, Types::kProjectionMaxShift, f.w2.bias, F));
   if (!zp_ok(f.h1_zero_point) || !zp_ok(f.g_zero_point)) {
     return Status::kBadQuantParams;
   }
   if (!gated) return f.act_table == nullptr ? Status::kNullArgument : Status::kOk;
-  if (f.w3.weight == nullptr || f.w3.bias == nullptr || f.gate_table == nullptr) return Status::kNullArgument;
+  ATTN_TRY(check_projection_weights(f.w3, E));
+  if (f.w3.bias == nullptr || f.gate_table == nullptr) return Status::kNullArgument;
   ATTN_TRY(check_requant(f.w3.multiplier, f.w3.shift, F, Types::kProjectionMaxShift, f.w3.bias, E));
   if (!zp_ok(f.h3_zero_point) || f.gate_multiplier < 0 || !shift_ok(f.gate_shift, 30)) {
     return Status::kBadQuantParams;
@@ -122,13 +123,14 @@ bool head_bias_ok(const ProjectionS8& h) { return h.bias != nullptr; }
 #if ATTN_WITH_S16
 Status check_ffn(const FfnS16& f, bool gated, int32_t E, int32_t F) {
   using Types = ModelTypes<int16_t>;
-  if (f.w1.weight == nullptr || f.w2.weight == nullptr || f.act_table == nullptr)
-    return Status::kNullArgument;
+  ATTN_TRY(check_projection_weights(f.w1, E));
+  ATTN_TRY(check_projection_weights(f.w2, F));
+  if (f.act_table == nullptr) return Status::kNullArgument;
   ATTN_TRY(check_requant(f.w1.multiplier, f.w1.shift, F, Types::kProjectionMaxShift, f.w1.bias, E));
   ATTN_TRY(check_requant(f.w2.multiplier, f.w2.shift, E, Types::kProjectionMaxShift, f.w2.bias, F));
   if (f.act_multiplier < 0 || !shift_ok(f.act_shift, gated ? 14 : 30)) return Status::kBadQuantParams;
   if (!gated) return Status::kOk;
-  if (f.w3.weight == nullptr) return Status::kNullArgument;
+  ATTN_TRY(check_projection_weights(f.w3, E));
   return check_requant(f.w3.multiplier, f.w3.shift, F, Types::kProjectionMaxShift, f.w3.bias, E);
 }
 bool head_bias_ok(const ProjectionS16&) { return true; }
@@ -152,7 +154,8 @@ ATTN_COLD_CODE Status check_model_weights(const TransformerConfig& c, const Atte
     ATTN_TRY(check_rescale<Act>(w.head_in));
   }
   if (to_act_out) {
-    if (w.head.weight == nullptr || !head_bias_ok(w.head)) return Status::kNullArgument;
+    ATTN_TRY(check_projection_weights(w.head, E));
+    if (!head_bias_ok(w.head)) return Status::kNullArgument;
     ATTN_TRY(
         check_requant(w.head.multiplier, w.head.shift, c.vocab_size, Types::kHeadMaxShift, w.head.bias, E));
   }
@@ -257,13 +260,8 @@ void add_residual(MatS32 x, ConstMatS16 y, const RescaleFixed& r) { best(kResidu
 #if ATTN_WITH_S8
 void ffn_up(const TransformerConfig& c, const ParallelFor& par, const FfnS8& f, ConstMatS8 h, MatS8 u,
             MatS8 g) {
-  const int32_t E = h.cols, F = u.cols;
-  linear_split_s8(par, h, matrix(f.w1.weight, F, E), f.w1.bias,
-                  FixedOps<int8_t>::linear_params(f.w1, f.h1_zero_point), u);
-  if (c.gated_ffn) {
-    linear_split_s8(par, h, matrix(f.w3.weight, F, E), f.w3.bias,
-                    FixedOps<int8_t>::linear_params(f.w3, f.h3_zero_point), g);
-  }
+  project_split(par, h, f.w1, FixedOps<int8_t>::linear_params(f.w1, f.h1_zero_point), u);
+  if (c.gated_ffn) project_split(par, h, f.w3, FixedOps<int8_t>::linear_params(f.w3, f.h3_zero_point), g);
 }
 #endif
 #if ATTN_WITH_S16
@@ -275,9 +273,8 @@ LinearS16Params linear_params_s16(const ProjectionS16& p) {
 }
 void ffn_up(const TransformerConfig& c, const ParallelFor& par, const FfnS16& f, ConstMatS16 h, MatS16 u,
             MatS16 g) {
-  const int32_t E = h.cols, F = u.cols;
-  linear_split_s16(par, h, matrix(f.w1.weight, F, E), f.w1.bias, linear_params_s16(f.w1), u);
-  if (c.gated_ffn) linear_split_s16(par, h, matrix(f.w3.weight, F, E), f.w3.bias, linear_params_s16(f.w3), g);
+  project_split(par, h, f.w1, f.w1.bias, linear_params_s16(f.w1), u);
+  if (c.gated_ffn) project_split(par, h, f.w3, f.w3.bias, linear_params_s16(f.w3), g);
 }
 #endif
 
@@ -305,14 +302,12 @@ void ffn_act(const TransformerConfig& c, const FfnS16& f, MatS16 u, ConstMatS16 
 // the residual grid (the integer forward's ffn_down is also its add_residual).
 #if ATTN_WITH_S8
 void ffn_down(const ParallelFor& par, const FfnS8& f, ConstMatS8 u, MatS32 x) {
-  out32_split(par, best(kLinearResidualS8), u, matrix(f.w2.weight, x.cols, u.cols), f.w2.bias,
-              f.w2.multiplier, f.w2.shift, x);
+  residual_split(par, u, f.w2, x);
 }
 #endif
 #if ATTN_WITH_S16
 void ffn_down(const ParallelFor& par, const FfnS16& f, ConstMatS16 u, MatS32 x) {
-  out32_split(par, best(kLinearResidualS16), u, matrix(f.w2.weight, x.cols, u.cols), f.w2.bias,
-              f.w2.multiplier, f.w2.shift, x);
+  residual_split(par, u, f.w2, x);
 }
 #endif
 
@@ -340,15 +335,15 @@ void final_norm(const TransformerConfig& c, const Weights& w, ConstMatS32 x, Mat
 #if ATTN_WITH_S8
 void lm_head(const TransformerConfig& c, const ParallelFor& par, const TransformerWeightsS8& w, ConstMatS8 h,
              MatS32 out) {
-  out32_split(par, best(kLogitsS8), h, matrix(w.head.weight, c.vocab_size, h.cols), w.head.bias,
-              w.head.multiplier, w.head.shift, out);
+  (void)c;
+  logits_split(par, h, w.head, out);
 }
 #endif
 #if ATTN_WITH_S16
 void lm_head(const TransformerConfig& c, const ParallelFor& par, const TransformerWeightsS16& w,
              ConstMatS16 h, MatS32 out) {
-  out32_split(par, best(kLogitsS16), h, matrix(w.head.weight, c.vocab_size, h.cols), w.head.bias,
-              w.head.multiplier, w.head.shift, out);
+  (void)c;
+  logits_split(par, h, w.head, out);
 }
 #endif
 

@@ -10,6 +10,7 @@
 #include "kernels/exp2_table.h"
 #include "kernels/fixed_point.h"
 #include "kernels/kernels_fixed.h"
+#include "quant/int4_weights.h"
 
 namespace attn {
 namespace {
@@ -32,9 +33,10 @@ bool abs_max(const float* w, int32_t rows, int32_t in, double* amax) {
 }
 
 // One projection's weights: int8 [out, in] and per-channel scales (all equal
-// with per_tensor).
-Status quantize_weight(const float* w, int32_t out, int32_t in, bool per_tensor, Arena& st, int8_t** wq,
-                       float** scale) {
+// with per_tensor); int4 (int4 true): values in [-8, 7], each channel's scale
+// chosen by error (quant/int4_weights.h), still one int8 each (packed later).
+Status quantize_weight(const float* w, int32_t out, int32_t in, bool per_tensor, bool int4, Arena& st,
+                       int8_t** wq, float** scale) {
   if (w == nullptr) return Status::kNullArgument;
   ATTN_TRY(st.alloc_array(static_cast<size_t>(out) * static_cast<size_t>(in), wq));
   ATTN_TRY(st.alloc_array(static_cast<size_t>(out), scale));
@@ -44,13 +46,15 @@ Status quantize_weight(const float* w, int32_t out, int32_t in, bool per_tensor,
     const float* row = w + static_cast<ptrdiff_t>(c) * in;  // [in]
     double amax = tensor_max;
     if (!per_tensor && !abs_max(row, 1, in, &amax)) return Status::kBadQuantParams;
-    const float s = amax > 0.0 ? static_cast<float>(amax / 127.0) : static_cast<float>(kTinyScale);
+    const double chosen = !int4        ? amax / 127.0
+                          : per_tensor ? amax / detail::kInt4Max
+                                       : detail::int4_row_scale(row, in, amax);
+    const float s = amax > 0.0 ? static_cast<float>(chosen) : static_cast<float>(kTinyScale);
     (*scale)[c] = s;
     for (int32_t k = 0; k < in; ++k) {
       const double q = round_away(static_cast<double>(row[k]) / static_cast<double>(s));
-      (*wq)[static_cast<ptrdiff_t>(c) * in + k] = static_cast<int8_t>(q > 127.0    ? 127.0
-                                                                      : q < -127.0 ? -127.0
-                                                                                   : q);
+      const double lo = int4 ? detail::kInt4Min : -127.0, hi = int4 ? detail::kInt4Max : 127.0;
+      (*wq)[static_cast<ptrdiff_t>(c) * in + k] = static_cast<int8_t>(q > hi ? hi : q < lo ? lo : q);
     }
   }
   return Status::kOk;
@@ -270,7 +274,9 @@ Status quantize_fixed(const AttentionConfig& config, const WeightsF32& w, const 
     Bias* bias = nullptr;
     int32_t *mult = nullptr, *shift = nullptr;
     const double s_in = static_cast<double>(s.x.scale);
-    ATTN_TRY(quantize_weight(s.w, s.out, s.in, options.per_tensor_weights, st, &wq, &sw));
+    const bool int4 = options.int4_weights;
+    if (int4 && s.in % 2 != 0) return Status::kBadShape;  // two int4 per byte: an even input width
+    ATTN_TRY(quantize_weight(s.w, s.out, s.in, options.per_tensor_weights, int4, st, &wq, &sw));
     if constexpr (kS8) {
       ATTN_TRY(bias_s32(config.bias ? s.b : nullptr, wq, s.out, s.in, s_in, sw, s.x.zero_point, st, &bias));
     } else if (config.bias) {
@@ -278,6 +284,10 @@ Status quantize_fixed(const AttentionConfig& config, const WeightsF32& w, const 
     }
     ATTN_TRY(requant_arrays(s_in, sw, static_cast<double>(s.y.scale), s.out, kMaxShift, st, &mult, &shift));
     *s.p = Projection{wq, bias, mult, shift};
+    if (int4) {  // the bias fold above read the int8 copy; packed in place, half its bytes
+      s.p->weight_s4 = detail::pack_int4_in_place(wq, static_cast<size_t>(s.out) * static_cast<size_t>(s.in));
+      s.p->weight = nullptr;
+    }
     *s.scale = sw;
   }
   int32_t score_shift = 0;

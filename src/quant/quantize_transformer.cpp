@@ -14,6 +14,7 @@
 #include "kernels/kernels_fixed.h"
 #include "model/transformer_fixed_common.h"
 #include "quant/calibrate_transformer.h"
+#include "quant/int4_weights.h"
 
 namespace attn {
 namespace {
@@ -35,8 +36,10 @@ size_t rounded(N count, size_t elem) {
 
 // ---- weights -------------------------------------------------------------------------
 
-// Rows of w [rows, in] as int8, symmetric per row: q = clamp(round(w / s), -127, 127), s = max|row| / 127.
-Status quantize_rows(const float* w, int32_t rows, int32_t in, Arena& st, int8_t** q, double* scales) {
+// Rows of w [rows, in] as int8, symmetric per row: q = clamp(round(w / s), -127, 127), s = max|row| / 127;
+// int4 (int4 true): q in [-8, 7], s chosen by error (quant/int4_weights.h), one int8 each (packed later).
+Status quantize_rows(const float* w, int32_t rows, int32_t in, bool int4, Arena& st, int8_t** q,
+                     double* scales) {
   if (w == nullptr) return Status::kNullArgument;
   ATTN_TRY(st.alloc_array(n_of(rows, in), q));
   for (int32_t r = 0; r < rows; ++r) {
@@ -47,11 +50,13 @@ Status quantize_rows(const float* w, int32_t rows, int32_t in, Arena& st, int8_t
       amax = std::fmax(amax, std::fabs(static_cast<double>(row[k])));
     }
     // The scale as a float, as quantize_attention stores its scales.
-    const double s = amax > 0.0 ? static_cast<double>(static_cast<float>(amax / 127.0)) : kTinyScale;
+    const double chosen = int4 ? detail::int4_row_scale(row, in, amax) : amax / 127.0;
+    const double s = amax > 0.0 ? static_cast<double>(static_cast<float>(chosen)) : kTinyScale;
     scales[r] = s;
+    const double lo = int4 ? detail::kInt4Min : -127.0, hi = int4 ? detail::kInt4Max : 127.0;
     for (int32_t k = 0; k < in; ++k) {
       const double v = std::round(static_cast<double>(row[k]) / s);
-      (*q)[static_cast<ptrdiff_t>(r) * in + k] = static_cast<int8_t>(std::fmax(-127.0, std::fmin(127.0, v)));
+      (*q)[static_cast<ptrdiff_t>(r) * in + k] = static_cast<int8_t>(std::fmax(lo, std::fmin(hi, v)));
     }
   }
   return Status::kOk;
@@ -83,9 +88,10 @@ double scale_of(double max_abs, int32_t bits) {
 
 // A projection y = x W^T + b: int8 W per channel; s8: int32 bias with the
 // input zero point folded in (always present); s16: int64 bias (or none).
+// int4: int4 weights (weight_s4), packed in place after the bias fold.
 template <typename Projection>
 Status projection(const float* w, const float* b, int32_t out, int32_t in, QuantParams x, QuantParams y,
-                  int32_t max_shift, Arena& st, Arena& scratch, Projection* p) {
+                  int32_t max_shift, bool int4, Arena& st, Arena& scratch, Projection* p) {
   constexpr bool kS8 = std::is_same_v<Projection, ProjectionS8>;
   const size_t mark = scratch.mark();
   double* scales = nullptr;
@@ -97,7 +103,8 @@ Status projection(const float* w, const float* b, int32_t out, int32_t in, Quant
   if (s != Status::kOk) return done(s);
   int8_t* wq = nullptr;
   int32_t *mult = nullptr, *shift = nullptr;
-  ATTN_TRY(done(quantize_rows(w, out, in, st, &wq, scales)));
+  if (int4 && in % 2 != 0) return done(Status::kBadShape);  // two int4 per byte
+  ATTN_TRY(done(quantize_rows(w, out, in, int4, st, &wq, scales)));
   ATTN_TRY(done(multipliers(scales, out, static_cast<double>(x.scale), static_cast<double>(y.scale),
                             max_shift, st, &mult, &shift)));
   using Bias = std::remove_const_t<std::remove_pointer_t<decltype(Projection::bias)>>;
@@ -119,6 +126,10 @@ Status projection(const float* w, const float* b, int32_t out, int32_t in, Quant
     }
   }
   *p = Projection{wq, bias, mult, shift};
+  if (int4) {
+    p->weight_s4 = detail::pack_int4_in_place(wq, n_of(out, in));
+    p->weight = nullptr;
+  }
   return done(Status::kOk);
 }
 
@@ -175,7 +186,7 @@ Status embedding(const float* w, int32_t rows, int32_t E, double s_r, Arena& st,
   if (scales == nullptr) ATTN_TRY(scratch.alloc_array(static_cast<size_t>(rows), &scales));
   int8_t* q = nullptr;
   int32_t *mult = nullptr, *shift = nullptr;
-  Status s = quantize_rows(w, rows, E, st, &q, scales);
+  Status s = quantize_rows(w, rows, E, false, st, &q, scales);
   if (s == Status::kOk) s = multipliers(scales, rows, 1.0, s_r, 30, st, &mult, &shift);
   scratch.release(mark);
   ATTN_TRY(s);
@@ -442,6 +453,8 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
 
   QuantizeOptions qo;
   qo.max_positions = c.max_positions;
+  const bool ffn4 = options.int4 != Int4Weights::kNone, all4 = options.int4 == Int4Weights::kAll;
+  qo.int4_weights = all4;
   for (int32_t l = 0; l < L; ++l) {
     const LayerWeightsF32& lw = w.layers[l];
     const LayerRanges& r = ranges.layers[l];
@@ -484,13 +497,13 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
     const float* b1 = c.ffn_bias ? fw.b1 : nullptr;
     const float* b2 = c.ffn_bias ? fw.b2 : nullptr;
     const float* b3 = c.ffn_bias ? fw.b3 : nullptr;
-    ATTN_TRY(done(projection(fw.w1, b1, F, E, q_in, q_h1, Ty::kMaxShift, st, scratch, &f.w1)));
+    ATTN_TRY(done(projection(fw.w1, b1, F, E, q_in, q_h1, Ty::kMaxShift, ffn4, st, scratch, &f.w1)));
     if (c.gated_ffn)
-      ATTN_TRY(done(projection(fw.w3, b3, F, E, q_in, q_h3, Ty::kMaxShift, st, scratch, &f.w3)));
+      ATTN_TRY(done(projection(fw.w3, b3, F, E, q_in, q_h3, Ty::kMaxShift, ffn4, st, scratch, &f.w3)));
     // W2 onto the residual grid: its "output scale" is s_r.
     QuantParams q_res;
     q_res.scale = static_cast<float>(s_r);
-    ATTN_TRY(done(projection(fw.w2, b2, E, F, q_g, q_res, Ty::kMaxShift, st, scratch, &f.w2)));
+    ATTN_TRY(done(projection(fw.w2, b2, E, F, q_g, q_res, Ty::kMaxShift, ffn4, st, scratch, &f.w2)));
     if constexpr (kS8) {
       f.h1_zero_point = q_h1.zero_point;
       f.h3_zero_point = c.gated_ffn ? q_h3.zero_point : 0;
@@ -525,7 +538,8 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
     if (c.head == LmHead::kUntied) {
       ATTN_TRY(done(scratch.alloc_array(static_cast<size_t>(V), &untied_scales)));
       int8_t* q = nullptr;
-      ATTN_TRY(done(quantize_rows(w.lm_head, V, E, st, &q, untied_scales)));
+      if (all4 && E % 2 != 0) return done(Status::kBadShape);
+      ATTN_TRY(done(quantize_rows(w.lm_head, V, E, all4, st, &q, untied_scales)));
       hw = q;
       hs = untied_scales;
     }
@@ -545,6 +559,10 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
         bias[v] = -q_hi.zero_point * wsum;
       }
       h.bias = bias;
+    }
+    if (c.head == LmHead::kUntied && all4) {  // the bias above read the int8 copy
+      h.weight_s4 = detail::pack_int4_in_place(const_cast<int8_t*>(hw), n_of(V, E));
+      h.weight = nullptr;
     }
   }
   out->layers = layers;

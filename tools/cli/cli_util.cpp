@@ -499,7 +499,7 @@ void check_block_inputs(const AttentionConfig& c, uint32_t index, const std::str
 }
 
 const char* dtype_name(DType d) {
-  static const char* const kNames[] = {"?", "f32", "s8", "s16", "s32", "s64", "u8"};  // by DType value
+  static const char* const kNames[] = {"?", "f32", "s8", "s16", "s32", "s64", "u8", "s4"};  // by DType value
   const auto i = static_cast<size_t>(d);
   return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "?";
 }

@@ -2,7 +2,10 @@
 // [--calib-value CV.npy] --dtype s8|s16 [--per-tensor] [--causal] [--key-length N] [--residual]
 // [--max-positions P] -o OUT.attn` for block files, and
 // `attn quantize MODEL.attn --calib-tokens IDS.npy --dtype s8|s16 [--residual-bits N] -o OUT.attn`
-// for whole models (format v3).
+// for whole models (format v3). Both take --weights s4 [--s4 ffn|all]: int4 weights (FORMAT.md
+// "Int4 weights"), for the FFN's W1, W2, W3 (ffn, the default) or every projection (all: the
+// attention's Q, K, V, O and an untied LM head too; a block file's Q, K, V, O). Embedding
+// tables, and a tied head, stay int8.
 //
 // Whole models: IDS int32 or int64, [B, L] (B calibration sequences of L
 // tokens) or [L] (one), ids in [0, vocab), L <= max_positions. The library's
@@ -346,6 +349,19 @@ double output_sqnr(const TransformerConfig& c, const TransformerWeightsF32& wf, 
   return noise > 0.0 ? 10.0 * std::log10(signal / noise) : 200.0;
 }
 
+// --weights s8|s4 and --s4 ffn|all: which projections get int4 weights.
+Int4Weights int4_choice(const cli::Args& args) {
+  const std::string wt = args.has("--weights") ? args.get("--weights") : "s8";
+  if (wt != "s8" && wt != "s4") throw cli::Error("--weights must be s8 or s4, got '" + wt + "'");
+  if (wt == "s8") {
+    if (args.has("--s4")) throw cli::Error("--s4 chooses the int4 projections: it needs --weights s4");
+    return Int4Weights::kNone;
+  }
+  const std::string which = args.has("--s4") ? args.get("--s4") : "ffn";
+  if (which != "ffn" && which != "all") throw cli::Error("--s4 must be ffn or all, got '" + which + "'");
+  return which == "ffn" ? Int4Weights::kFfn : Int4Weights::kAll;
+}
+
 // `attn quantize MODEL.attn --calib-tokens IDS.npy --dtype s8|s16 [--residual-bits N] -o OUT.attn`
 template <class W>
 int quantize_model_file(const cli::Args& args, const std::string& path, const std::string& out,
@@ -384,6 +400,7 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
       args.has("--calib-text") ? read_calib_text(ids_path, c, text) : read_calib_tokens(ids_path, c);
   TransformerQuantOptions options;
   options.residual_bits = static_cast<int32_t>(args.get_int("--residual-bits", options.residual_bits, 8, 28));
+  options.int4 = int4_choice(args);
 
   size_t storage_bytes = 0, scratch_bytes = 0;
   s = quantize_transformer_storage_bytes(c, dtype, &storage_bytes);
@@ -492,10 +509,11 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
 }  // namespace
 
 int cmd_quantize(int argc, char** argv) {
-  const cli::Args args(argc, argv,
-                       {"--calib", "--calib-kv", "--calib-value", "--dtype", "-o", "--output", "--key-length",
-                        "--max-positions", "--calib-tokens", "--calib-text", "--residual-bits"},
-                       {"--per-tensor", "--causal", "--residual", "--exact-mask", "--any-mask"});
+  const cli::Args args(
+      argc, argv,
+      {"--calib", "--calib-kv", "--calib-value", "--dtype", "-o", "--output", "--key-length",
+       "--max-positions", "--calib-tokens", "--calib-text", "--residual-bits", "--weights", "--s4"},
+      {"--per-tensor", "--causal", "--residual", "--exact-mask", "--any-mask"});
   const std::string path = args.one_input("IN.attn");
   const std::string out = args.output();
   const std::string dt = args.required("--dtype");
@@ -515,6 +533,11 @@ int cmd_quantize(int argc, char** argv) {
   }
   QuantizeOptions options;
   options.per_tensor_weights = args.has("--per-tensor");
+  // Blocks: --weights s4 gives Q, K, V and O int4 weights (--s4 all is the only choice there).
+  const Int4Weights int4 = int4_choice(args);
+  if (int4 == Int4Weights::kFfn && args.has("--s4"))
+    throw cli::Error("--s4 ffn: a block file has no FFN (its int4 weights are Q, K, V, O: --s4 all)");
+  options.int4_weights = int4 != Int4Weights::kNone;
   const Calib x = read_calib(args.required("--calib"), "calibration data");
   const bool residual = args.has("--residual");
   const bool any_mask = args.has("--any-mask");

@@ -134,7 +134,7 @@ const Command kCommands[] = {
      "-o|--output "
      "OUT.attn\n"
      "  attn quantize MODEL.attn --calib-tokens IDS.npy|--calib-text FILE --dtype s8|s16 [--residual-bits N] "
-     "-o|--output OUT.attn",
+     "[--weights s8|s4 [--s4 ffn|all]] -o|--output OUT.attn",
      "  --calib-tokens F   whole models: calibration token ids, int32/int64 [B, L] or [L] (one sequence a "
      "row)\n"
      "  --calib-text FILE  whole models with a tokenizer: lines of text, each with its special tokens,\n"
@@ -144,6 +144,9 @@ const Command kCommands[] = {
      "  --calib-kv F.npy   cross-attention: calibration key inputs [N, S, kdim] (and values)\n"
      "  --calib-value F    cross-attention: calibration value inputs [N, S, vdim]\n"
      "  --dtype s8|s16     the integer type\n"
+     "  --weights s8|s4    the projections' weights: int8 (default) or int4, two per byte\n"
+     "  --s4 ffn|all       with --weights s4: the FFN's W1, W2, W3 (default) or every projection\n"
+     "                     (Q, K, V, O and an untied LM head too); embeddings stay int8\n"
      "  --per-tensor       one weight scale per projection (default: per output channel)\n"
      "  --causal           calibrate with the causal mask the model runs with\n"
      "  --key-length N     calibrate with key padding at N\n"

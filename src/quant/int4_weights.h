@@ -1,0 +1,56 @@
+// quant/int4_weights.h: the converter's int4 weights (ProjectionS8 /
+// ProjectionS16::weight_s4), shared by the block and the whole-model
+// converters. Offline code in double.
+//
+// A row's scale is chosen by error, not by its max: of the clip ratios
+// r = 1, 0.98, ..., 0.5 of max |w| / 7, the one whose int4 row
+// (round half away from zero, clamped to [-8, 7]) is closest to the float row
+// in squared error. At four bits the grid is coarse enough that clipping a
+// few outliers to refine the step for every other weight pays (at eight bits
+// it does not: the converters keep max / 127 there).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace attn {
+namespace detail {
+
+constexpr int32_t kInt4Min = -8, kInt4Max = 7;
+
+inline double int4_value(double w, double s) {
+  const double q = std::round(w / s);
+  return q < kInt4Min ? kInt4Min : q > kInt4Max ? kInt4Max : q;
+}
+
+// The scale of one row of `in` finite weights with max |w| = amax > 0.
+inline double int4_row_scale(const float* row, int32_t in, double amax) {
+  double best_s = amax / kInt4Max, best_err = -1.0;
+  for (int32_t i = 0; i <= 25; ++i) {
+    const double s = amax * (1.0 - 0.02 * i) / kInt4Max;
+    double err = 0.0;
+    for (int32_t k = 0; k < in; ++k) {
+      const double w = static_cast<double>(row[k]);
+      const double d = w - s * int4_value(w, s);
+      err += d * d;
+    }
+    if (best_err < 0.0 || err < best_err) best_err = err, best_s = s;
+  }
+  return best_s;
+}
+
+// Pack n int4 values held in int8 (n even) two per byte, low nibble first,
+// in place: byte i is written after values 2i and 2i + 1 are read. Returns
+// the packed bytes (the first n / 2 of q).
+inline const uint8_t* pack_int4_in_place(int8_t* q, size_t n) {
+  auto* b = reinterpret_cast<uint8_t*>(q);
+  for (size_t i = 0; i < n / 2; ++i) {
+    const uint32_t lo = static_cast<uint8_t>(q[2 * i]) & 15u, hi = static_cast<uint8_t>(q[2 * i + 1]) & 15u;
+    b[i] = static_cast<uint8_t>(lo | hi << 4);
+  }
+  return b;
+}
+
+}  // namespace detail
+}  // namespace attn
