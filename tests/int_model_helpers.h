@@ -192,7 +192,8 @@ struct InMemory {
 };
 
 template <class W>
-InMemory<W> quantize(const attn::Model& f32, const std::vector<std::vector<int32_t>>& cal) {
+InMemory<W> quantize(const attn::Model& f32, const std::vector<std::vector<int32_t>>& cal,
+                     const attn::TransformerQuantOptions& options = attn::TransformerQuantOptions()) {
   TransformerConfig c;
   REQUIRE(f32.transformer_config(&c) == Status::kOk);
   static std::vector<attn::LayerWeightsF32> layers;  // the f32 views outlive nothing the result keeps
@@ -219,9 +220,9 @@ InMemory<W> quantize(const attn::Model& f32, const std::vector<std::vector<int32
   REQUIRE(st.init(q.storage->data, sb) == Status::kOk);
   REQUIRE(sc.init(scratch.data, xb) == Status::kOk);
   if constexpr (dt == DType::kS8) {
-    REQUIRE(attn::quantize_transformer_s8(c, wf, tc, st, sc, &q.w) == Status::kOk);
+    REQUIRE(attn::quantize_transformer_s8(c, wf, tc, st, sc, &q.w, nullptr, options) == Status::kOk);
   } else {
-    REQUIRE(attn::quantize_transformer_s16(c, wf, tc, st, sc, &q.w) == Status::kOk);
+    REQUIRE(attn::quantize_transformer_s16(c, wf, tc, st, sc, &q.w, nullptr, options) == Status::kOk);
   }
   return q;
 }

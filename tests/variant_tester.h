@@ -1066,6 +1066,128 @@ inline void model_dot_cases(Report& r) {
     model_dot_case(r, c, 1000 + i, rng);
   }
 }
+
+// ---- int4 weights: the linears of projections with weight_s4 (kernels/s4_rows.h) -------
+// x [M, K] (K even) int8 then int16 in in_a (stride xs), w [N, K / 2] packed
+// bytes in in_b (stride wb >= K / 2, every nibble value), per-channel g_mult,
+// g_shift, g_bias32 / g_bias64; linear_* into int8 / int16 rows (stride ys),
+// linear_residual_* added into int32 rows from the same start, logits_* stored.
+struct S4Case {
+  int32_t M, N, K, xs, wb, ys;
+  bool bias, extreme;
+  int32_t zout;
+};
+
+template <typename X, typename LinFn, size_t NL, typename OutFn, size_t NR, size_t NH, typename Params,
+          typename Bias>
+void s4_tables(Report& r, const S4Case& c, const Kernel<LinFn> (&lin)[NL], const char* lin_op,
+               const Kernel<OutFn> (&res)[NR], const char* res_op, const Kernel<OutFn> (&head)[NH],
+               const char* head_op, const Params& p, const int32_t* r0, const Bias* bias,
+               const int32_t* shift, bool controls, const char* what) {
+  const Matrix<const X> x{reinterpret_cast<const X*>(g_in_a), c.M, c.K, c.xs};
+  const detail::ConstMatS4 w{in_b<uint8_t>(), c.N, c.K, c.wb};
+  each_variant(
+      r, lin, lin_op, FixedOut{c.M, c.N, c.ys, sizeof(X)},
+      [&](LinFn fn, uint8_t* y) {
+        fn(x, w, bias, p, Matrix<X>{reinterpret_cast<X*>(y), c.M, c.N, c.ys});
+      },
+      controls, what);
+  const FixedOut o{c.M, c.N, c.ys, 4};
+  each_variant(
+      r, res, res_op, o,
+      [&](OutFn fn, uint8_t* y) {
+        auto* rr = reinterpret_cast<int32_t*>(y);
+        for (int32_t m = 0; m < c.M; ++m)
+          std::memcpy(rr + static_cast<size_t>(m) * static_cast<size_t>(c.ys), r0 + m * c.N,
+                      static_cast<size_t>(c.N) * sizeof(int32_t));
+        fn(x, w, bias, g_mult, shift, MatS32{rr, c.M, c.N, c.ys});
+      },
+      controls, what);
+  each_variant(
+      r, head, head_op, o,
+      [&](OutFn fn, uint8_t* y) {
+        fn(x, w, bias, g_mult, shift, MatS32{reinterpret_cast<int32_t*>(y), c.M, c.N, c.ys});
+      },
+      controls, what);
+}
+
+inline void s4_case(Report& r, const S4Case& c, int iter, Rng& rng) {
+  char what[128];
+  std::snprintf(what, sizeof what, "case %d M=%d N=%d K=%d xs=%d wb=%d ys=%d bias=%d extreme=%d", iter,
+                int(c.M), int(c.N), int(c.K), int(c.xs), int(c.wb), int(c.ys), int(c.bias), int(c.extreme));
+  const size_t x_bytes = (mat_bytes<int16_t>(c.M, c.xs) + 15) / 16 * 16;
+  if (!fits(r, x_bytes + mat_bytes<int32_t>(c.M, c.N), mat_bytes<uint8_t>(c.N, c.wb),
+            mat_bytes<int32_t>(c.M, c.ys), c.N))
+    return;
+  // All-minimum weights (every nibble 8: -8) in the extreme cases, else every value.
+  fill(in_b<uint8_t>(), c.N, c.K / 2, c.wb, rng, c.extreme ? 0x88 : 0, 255, c.extreme);
+  int32_t* r0 = reinterpret_cast<int32_t*>(g_in_a + x_bytes);  // [M, N]
+  for (int32_t i = 0; i < c.M * c.N; ++i)
+    r0[i] = i % 11 == 3 ? (i % 2 ? INT32_MAX - rng.uniform(0, 1000) : INT32_MIN + rng.uniform(0, 1000))
+                        : static_cast<int32_t>(rng.next() << 1) ^ static_cast<int32_t>(rng.next() & 1);
+  const bool controls = iter % 10 == 4;
+#if ATTN_WITH_S8
+  fill(in_a<int8_t>(), c.M, c.K, c.xs, rng, -128, 127, c.extreme);
+  LinearS8Params p8;
+  p8.output_zero_point = c.zout;
+  p8.multiplier = g_mult;
+  p8.shift = g_shift;
+  s4_tables<int8_t>(r, c, detail::kLinearS4S8, "linear_s4_s8", detail::kLinearResidualS4S8,
+                    "linear_residual_s4_s8", detail::kLogitsS4S8, "logits_s4_s8", p8, r0,
+                    c.bias ? g_bias32 : nullptr, g_shift, controls, what);
+#endif
+#if ATTN_WITH_S16
+  int32_t shift16[kMaxChannels];
+  for (int32_t n = 0; n < c.N && n < kMaxChannels; ++n) {
+    shift16[n] = g_shift[n] > 14 ? 14 : g_shift[n];
+    g_bias64[n] = int64_t{g_bias32[n]} * 4096;
+  }
+  fill(in_a<int16_t>(), c.M, c.K, c.xs, rng, -32768, 32767, c.extreme);
+  LinearS16Params p16;
+  p16.multiplier = g_mult;
+  p16.shift = shift16;
+  s4_tables<int16_t>(r, c, detail::kLinearS4S16, "linear_s4_s16", detail::kLinearResidualS4S16,
+                     "linear_residual_s4_s16", detail::kLogitsS4S16, "logits_s4_s16", p16, r0,
+                     c.bias ? g_bias64 : nullptr, shift16, controls, what);
+#endif
+}
+
+inline void s4_cases(Report& r) {
+  Rng rng(43);
+  // Host family: M and N over kSizes, K even around the 16- and 32-value
+  // blocks and deep (past the int16 kernels' int32 lane runs), padded
+  // strides; every 9th case all-minimum operands; shifts over [-31, 30].
+  for (int iter = 0; iter < 100; ++iter) {
+    S4Case c{};
+    const bool deep = iter % 5 == 4;  // a decode step's rows
+    c.M = deep ? rng.uniform(1, 5) : rng.pick(kSizes, kNumSizes), c.N = rng.pick(kSizes, kNumSizes);
+    c.K = deep ? 2 * rng.uniform(500, 2600) : 2 * rng.uniform(1, 70);
+    const int32_t pad = rng.uniform(0, 2) * 3;
+    c.xs = c.K + pad, c.wb = c.K / 2 + pad, c.ys = c.N + pad;
+    c.bias = iter % 3 != 0, c.extreme = iter % 9 == 0, c.zout = rng.uniform(-128, 127);
+    for (int32_t n = 0; n < c.N && n < kMaxChannels; ++n) {
+      g_mult[n] = rng.uniform(0, 0x7FFFFFFF);
+      g_shift[n] = rng.uniform(-31, 30);
+      g_bias32[n] = rng.uniform(-(1 << 20), (1 << 20) - 1);
+    }
+    s4_case(r, c, iter, rng);
+  }
+  // Board family: the models' shapes, the converter's spreads.
+  for (int i = 0; i < 40; ++i) {
+    S4Case c{};
+    c.M = rng.uniform(1, 9), c.N = rng.uniform(1, kBoardCols);
+    c.K = 2 * rng.uniform(1, 150);
+    c.xs = c.K + rng.uniform(0, 3), c.wb = c.K / 2 + (i % 2) * rng.uniform(0, 3),
+    c.ys = c.N + rng.uniform(0, 3);
+    c.bias = i % 5 != 4, c.extreme = false, c.zout = rng.uniform(-20, 20);
+    for (int32_t n = 0; n < c.N; ++n) {
+      g_mult[n] = 0x40000000 + static_cast<int32_t>(rng.next() & 0x3FFFFFFF);
+      g_shift[n] = rng.uniform(-12, 12);
+      g_bias32[n] = rng.uniform(-100000, 100000);
+    }
+    s4_case(r, c, 1000 + i, rng);
+  }
+}
 #endif  // ATTN_WITH_S8 || ATTN_WITH_S16
 
 #if ATTN_WITH_F32
@@ -1861,13 +1983,20 @@ inline int run_all(Report& r) {
   softmax_exps_cases(r);
   check_table(r, detail::kLinearResidualS8, "linear_residual_s8");
   check_table(r, detail::kLogitsS8, "logits_s8");
+  check_table(r, detail::kLinearS4S8, "linear_s4_s8");
+  check_table(r, detail::kLinearResidualS4S8, "linear_residual_s4_s8");
+  check_table(r, detail::kLogitsS4S8, "logits_s4_s8");
 #endif
 #if ATTN_WITH_S16
   check_table(r, detail::kLinearResidualS16, "linear_residual_s16");
   check_table(r, detail::kLogitsS16, "logits_s16");
+  check_table(r, detail::kLinearS4S16, "linear_s4_s16");
+  check_table(r, detail::kLinearResidualS4S16, "linear_residual_s4_s16");
+  check_table(r, detail::kLogitsS4S16, "logits_s4_s16");
 #endif
 #if ATTN_WITH_S8 || ATTN_WITH_S16
   model_dot_cases(r);
+  s4_cases(r);
 #endif
   model_row_cases(r);
   quantize_io_cases(r);
