@@ -221,8 +221,6 @@ TEST_CASE("attn quantize --calib-tokens: a held-out part of the calibration set 
   CHECK(m.out.find("on the last 2 (held out)") != std::string::npos);
 }
 
-#endif  // ATTN_CLI_PATH
-
 TEST_CASE("attn quantize --weights s4: the library's int4 model, attn info names it, bad choices are named",
           "[cli][int_model][int4]") {
   cli::TempDir tmp;
@@ -274,3 +272,5 @@ TEST_CASE("attn quantize --weights s4: the library's int4 model, attn info names
   cli::check_error(cli::run(base + " --weights s4 --s4 attn -o " + cli::quote(out), tmp), {"--s4", "attn"});
   CHECK_FALSE(cli::fs::exists(out));
 }
+
+#endif  // ATTN_CLI_PATH
