@@ -5,7 +5,7 @@
 // A row's scale is chosen by error, not by its max: of the clip ratios
 // r = 1, 0.98, ..., 0.5 of max |w| / 7, the one whose int4 row
 // (round half away from zero, clamped to [-8, 7]) is closest to the float row
-// in squared error. At four bits the grid is coarse enough that clipping a
+// in squared error, then refined by least squares. At four bits the grid is coarse enough that clipping a
 // few outliers to refine the step for every other weight pays (at eight bits
 // it does not: the converters keep max / 127 there).
 #pragma once
@@ -24,18 +24,38 @@ inline double int4_value(double w, double s) {
   return q < kInt4Min ? kInt4Min : q > kInt4Max ? kInt4Max : q;
 }
 
-// The scale of one row of `in` finite weights with max |w| = amax > 0.
+// Squared error of one row of `in` weights on the int4 grid of step s.
+inline double int4_row_error(const float* row, int32_t in, double s) {
+  double err = 0.0;
+  for (int32_t k = 0; k < in; ++k) {
+    const double w = static_cast<double>(row[k]);
+    const double d = w - s * int4_value(w, s);
+    err += d * d;
+  }
+  return err;
+}
+
+// The scale of one row of `in` finite weights with max |w| = amax > 0: the
+// best of the clip ratios, then refined by least squares (s = sum w q /
+// sum q^2 for the row's int4 values q, while that lowers the error).
 inline double int4_row_scale(const float* row, int32_t in, double amax) {
-  double best_s = amax / kInt4Max, best_err = -1.0;
-  for (int32_t i = 0; i <= 25; ++i) {
+  double best_s = amax / kInt4Max, best_err = int4_row_error(row, in, best_s);
+  for (int32_t i = 1; i <= 25; ++i) {
     const double s = amax * (1.0 - 0.02 * i) / kInt4Max;
-    double err = 0.0;
+    const double err = int4_row_error(row, in, s);
+    if (err < best_err) best_err = err, best_s = s;
+  }
+  for (int iter = 0; iter < 4; ++iter) {
+    double wq = 0.0, qq = 0.0;
     for (int32_t k = 0; k < in; ++k) {
-      const double w = static_cast<double>(row[k]);
-      const double d = w - s * int4_value(w, s);
-      err += d * d;
+      const double q = int4_value(static_cast<double>(row[k]), best_s);
+      wq += static_cast<double>(row[k]) * q;
+      qq += q * q;
     }
-    if (best_err < 0.0 || err < best_err) best_err = err, best_s = s;
+    if (!(qq > 0.0) || !(wq > 0.0)) break;
+    const double s = wq / qq, err = int4_row_error(row, in, s);
+    if (!(err < best_err)) break;
+    best_err = err, best_s = s;
   }
   return best_s;
 }
