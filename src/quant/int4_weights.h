@@ -14,6 +14,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/arena.h"
+#include "attn/status.h"
+#include "attn/transformer.h"
+#include "attn/transformer_fixed.h"
+
 namespace attn {
 namespace detail {
 
@@ -71,6 +76,33 @@ inline const uint8_t* pack_int4_in_place(int8_t* q, size_t n) {
   }
   return b;
 }
+
+// ---- error feedback (GPTQ, quant/int4_gptq.cpp) ------------------------------
+// Input widths above this keep round-to-nearest: H alone would take
+// in^2 doubles of scratch (32 MiB at 2048).
+constexpr int32_t kGptqMaxIn = 2048;
+
+// Scratch bytes gptq_int4_rows takes beside H, for an input width `in`.
+size_t gptq_scratch_bytes(int32_t in);
+
+// h [in, in] += x x^T for one input row x [in].
+void accumulate_second_moments(const float* x, int32_t in, double* h);
+
+// q [out, in] = the int4 values of w [out, in] on the channels' scales, by
+// error feedback over h = sum x x^T of the calibration inputs [in, in]
+// (kept). Round to nearest if h turns out singular even after damping.
+Status gptq_int4_rows(const float* w, int32_t out, int32_t in, const double* scales, const double* h,
+                      Arena& scratch, int8_t* q);
+
+// Scratch bytes of ffn_second_moments beside its hh and hg.
+size_t ffn_second_moments_bytes(const TransformerConfig& c, int32_t max_len);
+
+// The second moments of layer `layer`'s FFN inputs over the calibration
+// sequences (the float forward's): hh [E, E] of W1 / W3's input, hg [F, F]
+// of W2's. One float forward per sequence.
+Status ffn_second_moments(const TransformerConfig& c, const TransformerWeightsF32& w,
+                          const TransformerCalibration& cal, int32_t max_len, int32_t layer, Arena& scratch,
+                          double* hh, double* hg);
 
 }  // namespace detail
 }  // namespace attn
