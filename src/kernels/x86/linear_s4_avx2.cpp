@@ -14,13 +14,14 @@
 #include <immintrin.h>
 
 #include "kernels/s4_rows.h"
+#include "kernels/stream.h"
 #include "kernels/x86/avx2_fixed.h"
 
 namespace attn {
 namespace detail {
 namespace {
 
-constexpr size_t kS4Rows = 4;        // input rows per pass over the weights
+constexpr size_t kS4Rows = 2;        // input rows per pass over the weights
 constexpr int32_t kS16Block = 4096;  // int16 x: values per int32 lane run (<= 2^8 x 2^19 per lane)
 
 // 32 int4 weights (16 bytes at p) as u = w + 8, unsigned bytes in k order.
@@ -61,6 +62,42 @@ inline int32_t tail_dot(const Act* x, const uint8_t* w, int32_t k0, int32_t K) {
   return acc;
 }
 
+// Rows [i0, i0 + MR) of x (xr, corr: 8 sum_{k < Kv} x of each) against
+// channels [c0, c0 + NC): every unpacked weight vector serves MR rows, and
+// the NC sums of a row are reduced together (hsum4_epi32 for 4).
+template <size_t MR, size_t NC, class Out>
+void block_s8(const int8_t* const* xr, const int32_t* corr, int32_t i0, ConstMatS4 w, int32_t c0, int32_t Kv,
+              int32_t K, const int32_t* bias, Out& out) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i acc[MR][NC];
+  for (size_t i = 0; i < MR; ++i)
+    for (size_t j = 0; j < NC; ++j) acc[i][j] = _mm256_setzero_si256();
+  for (int32_t k = 0; k < Kv; k += 32) {
+    __m256i u[NC];
+    for (size_t j = 0; j < NC; ++j) u[j] = unpack_u4(w.row(c0 + static_cast<int32_t>(j)) + k / 2);
+    for (size_t i = 0; i < MR; ++i) {
+      const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xr[i] + k));
+      for (size_t j = 0; j < NC; ++j)
+        acc[i][j] = _mm256_add_epi32(acc[i][j], _mm256_madd_epi16(_mm256_maddubs_epi16(u[j], xv), ones));
+    }
+  }
+  for (size_t i = 0; i < MR; ++i) {
+    alignas(16) int32_t sums[4];
+    if constexpr (NC == 4) {
+      _mm_store_si128(reinterpret_cast<__m128i*>(sums),
+                      avx2i::hsum4_epi32(acc[i][0], acc[i][1], acc[i][2], acc[i][3]));
+    } else {
+      for (size_t j = 0; j < NC; ++j) sums[j] = hsum_epi32(acc[i][j]);
+    }
+    for (size_t j = 0; j < NC; ++j) {
+      const int32_t c = c0 + static_cast<int32_t>(j);
+      int32_t a = fp::wrap_add(sums[j], -corr[i]);
+      a = fp::wrap_add(a, tail_dot(xr[i], w.row(c), Kv, K));
+      out(i0 + static_cast<int32_t>(i), c, fp::wrap_add(bias != nullptr ? bias[c] : 0, a));
+    }
+  }
+}
+
 template <size_t MR, class Out>
 void rows_s8(ConstMatS8 x, int32_t i0, ConstMatS4 w, const int32_t* bias, Out& out) {
   const int32_t K = x.cols, Kv = K / 32 * 32;
@@ -72,22 +109,52 @@ void rows_s8(ConstMatS8 x, int32_t i0, ConstMatS4 w, const int32_t* bias, Out& o
     for (int32_t k = 0; k < Kv; ++k) s += xr[i][k];
     corr[i] = static_cast<int32_t>(static_cast<uint32_t>(s) * 8u);
   }
+  // A decode step over a matrix from memory reads one weight row at a time (kernels/stream.h).
+  const bool stream = stream_weights(static_cast<int32_t>(MR), w.rows, K / 2, 1);
+  int32_t c = 0;
+  if (!stream)
+    for (; c + 4 <= w.rows; c += 4) block_s8<MR, 4>(xr, corr, i0, w, c, Kv, K, bias, out);
+  for (; c < w.rows; ++c) block_s8<MR, 1>(xr, corr, i0, w, c, Kv, K, bias, out);
+}
+
+// Many rows (a prefill): 4 channels at a time unpacked once into u = w + 8
+// bytes on the stack (K <= kPanelMaxK), then every row of x against them:
+// loads from L1 instead of an unpack per pair of rows.
+constexpr int32_t kPanelMinRows = 8;
+constexpr int32_t kPanelMaxK = 4096;
+
+template <class Out>
+void panel_rows_s8(ConstMatS8 x, ConstMatS4 w, const int32_t* bias, Out& out) {
+  const int32_t K = x.cols, Kv = K / 32 * 32;
+  alignas(32) uint8_t u[4][kPanelMaxK];
   const __m256i ones = _mm256_set1_epi16(1);
-  for (int32_t c = 0; c < w.rows; ++c) {
-    const uint8_t* wr = w.row(c);
-    __m256i acc[MR];
-    for (size_t i = 0; i < MR; ++i) acc[i] = _mm256_setzero_si256();
-    for (int32_t k = 0; k < Kv; k += 32) {
-      const __m256i u = unpack_u4(wr + k / 2);
-      for (size_t i = 0; i < MR; ++i) {
-        const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xr[i] + k));
-        acc[i] = _mm256_add_epi32(acc[i], _mm256_madd_epi16(_mm256_maddubs_epi16(u, xv), ones));
+  for (int32_t c0 = 0; c0 < w.rows; c0 += 4) {
+    const int32_t nc = w.rows - c0 < 4 ? w.rows - c0 : 4;
+    for (int32_t j = 0; j < nc; ++j)
+      for (int32_t k = 0; k < Kv; k += 32)
+        _mm256_store_si256(reinterpret_cast<__m256i*>(&u[j][k]), unpack_u4(w.row(c0 + j) + k / 2));
+    for (int32_t m = 0; m < x.rows; ++m) {
+      const int8_t* xr = x.row(m);
+      int32_t s = 0;
+      for (int32_t k = 0; k < Kv; ++k) s += xr[k];
+      const int32_t corr = static_cast<int32_t>(static_cast<uint32_t>(s) * 8u);
+      __m256i acc[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
+                        _mm256_setzero_si256()};
+      for (int32_t k = 0; k < Kv; k += 32) {
+        const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xr + k));
+        for (int32_t j = 0; j < nc; ++j) {
+          const __m256i uj = _mm256_load_si256(reinterpret_cast<const __m256i*>(&u[j][k]));
+          acc[j] = _mm256_add_epi32(acc[j], _mm256_madd_epi16(_mm256_maddubs_epi16(uj, xv), ones));
+        }
       }
-    }
-    for (size_t i = 0; i < MR; ++i) {
-      int32_t a = fp::wrap_add(hsum_epi32(acc[i]), -corr[i]);
-      a = fp::wrap_add(a, tail_dot(xr[i], wr, Kv, K));
-      out(i0 + static_cast<int32_t>(i), c, fp::wrap_add(bias != nullptr ? bias[c] : 0, a));
+      alignas(16) int32_t sums[4];
+      _mm_store_si128(reinterpret_cast<__m128i*>(sums), avx2i::hsum4_epi32(acc[0], acc[1], acc[2], acc[3]));
+      for (int32_t j = 0; j < nc; ++j) {
+        const int32_t c = c0 + j;
+        int32_t a = fp::wrap_add(sums[j], -corr);
+        a = fp::wrap_add(a, tail_dot(xr, w.row(c), Kv, K));
+        out(m, c, fp::wrap_add(bias != nullptr ? bias[c] : 0, a));
+      }
     }
   }
 }
@@ -122,6 +189,7 @@ template <>
 struct S4DotOps<Isa::kAvx2> {
   template <class Out>
   static void rows(ConstMatS8 x, ConstMatS4 w, const int32_t* bias, Out out) {
+    if (x.rows >= kPanelMinRows && x.cols <= kPanelMaxK) return panel_rows_s8(x, w, bias, out);
     int32_t i = 0;
     for (; i + int32_t{kS4Rows} <= x.rows; i += int32_t{kS4Rows}) rows_s8<kS4Rows>(x, i, w, bias, out);
     for (; i < x.rows; ++i) rows_s8<1>(x, i, w, bias, out);
