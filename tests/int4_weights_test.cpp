@@ -351,9 +351,10 @@ TEST_CASE("int4 error feedback: less output error than rounding to nearest on co
     for (int32_t k = 0; k < in; ++k)
       rtn[size_t(r) * size_t(in) + size_t(k)] = int8_t(attn::detail::int4_value(row[k], scales[size_t(r)]));
   }
-  std::vector<uint8_t> buf(attn::detail::gptq_scratch_bytes(in) + 64);
+  const size_t scratch_bytes = attn::detail::gptq_scratch_bytes(in);
+  Buffer buf(scratch_bytes);  // 16-byte aligned
   attn::Arena scratch;
-  REQUIRE(scratch.init(buf.data(), buf.size()) == Status::kOk);
+  REQUIRE(scratch.init(buf.data, scratch_bytes) == Status::kOk);
   const std::vector<double> h_before = h;
   REQUIRE(attn::detail::gptq_int4_rows(w.data(), out, in, scales.data(), h.data(), scratch, fb.data()) ==
           Status::kOk);
