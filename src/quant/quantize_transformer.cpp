@@ -14,6 +14,8 @@
 #include "kernels/kernels_fixed.h"
 #include "model/transformer_fixed_common.h"
 #include "quant/calibrate_transformer.h"
+#include "quant/choose_range.h"
+#include "quant/smooth_transformer.h"
 
 namespace attn {
 namespace {
@@ -372,42 +374,104 @@ Status report(const TransformerConfig& c, const TransformerWeightsF32& wf, const
   return s;
 }
 
+// The ranges of the float model w on the calibration: min/max of every
+// tensor; then, for the kinds in mse (TransformerRangeKind bits), a second
+// forward into one histogram per tensor and the range of least error.
+Status calibrate_ranges(const TransformerConfig& c, const TransformerWeightsF32& w,
+                        const TransformerCalibration& cal, int32_t max_len, DType dtype, uint32_t mse,
+                        Arena& scratch, ModelRanges* ranges) {
+  *ranges = ModelRanges();
+  const size_t mark = scratch.mark();
+  const int32_t L = c.num_layers, count = L * detail::kKinds + 1;
+  // The output [max_len, output_dim] fits: the scratch holds the report's beside the forward's.
+  float* fout = nullptr;
+  detail::Histogram* hist = nullptr;
+  uint32_t* counts = nullptr;
+  Status s = scratch.alloc_array(n_of(max_len, c.output_dim()), &fout);
+  if (s == Status::kOk && mse != 0) s = scratch.alloc_array(static_cast<size_t>(count), &hist);
+  if (s == Status::kOk && mse != 0) s = scratch.alloc_array(n_of(count, detail::kRangeBins), &counts);
+  const auto all = [&](const detail::Collect* collect, ModelRanges* r) {
+    int64_t at = 0;
+    Status st = Status::kOk;
+    for (int32_t q = 0; q < cal.count && st == Status::kOk; ++q) {
+      st = detail::float_forward(c, w, cal.tokens + at, cal.lengths[q], scratch, r, nullptr, fout, collect);
+      at += cal.lengths[q];
+    }
+    return st;
+  };
+  if (s == Status::kOk) s = all(nullptr, ranges);
+  if (s == Status::kOk && mse != 0) {
+    // Each tensor's histogram over its min/max range, by kind (attn/transformer_fixed.h's bits).
+    const auto range_of = [&](int32_t l, int32_t k) -> Range* {
+      if (l == L) return c.head == LmHead::kNone ? &ranges->hidden : &ranges->head_in;
+      LayerRanges& r = ranges->layers[l];
+      Range* const kinds[detail::kKinds] = {
+          &r.attention.query,  &r.attention.q, &r.attention.k, &r.attention.v, &r.attention.context,
+          &r.attention.output, &r.ffn_in,      &r.h1,          &r.h3,          &r.g};
+      return kinds[k];
+    };
+    for (int32_t i = 0; i < count; ++i) {
+      hist[i] = detail::Histogram();
+      hist[i].domain = *range_of(i / detail::kKinds, i % detail::kKinds);
+      hist[i].counts = counts + static_cast<ptrdiff_t>(i) * detail::kRangeBins;
+      for (int32_t b = 0; b < detail::kRangeBins; ++b) hist[i].counts[b] = 0;
+    }
+    detail::Collect collect;
+    collect.hist = hist;
+    ModelRanges again;
+    s = all(&collect, &again);
+    for (int32_t i = 0; i < count && s == Status::kOk; ++i) {
+      const int32_t l = i / detail::kKinds, k = i % detail::kKinds;
+      const bool head = l == L;
+      if (head && c.head == LmHead::kNone) continue;  // the int32 hidden output never clips
+      if ((mse & (head ? kRangeHeadInput : 1u << k)) == 0) continue;
+      *range_of(l, k) = detail::choose_range_mse(hist[i], dtype);
+      if (!head && k == detail::kAttnIn)
+        ranges->layers[l].attention.key = ranges->layers[l].attention.value =
+            ranges->layers[l].attention.query;
+    }
+  }
+  scratch.release(mark);
+  return s;
+}
+
+size_t calibrate_ranges_bytes(const TransformerConfig& c, int32_t max_len, uint32_t mse) {
+  const size_t count = static_cast<size_t>(c.num_layers * detail::kKinds + 1);
+  return rounded(n_of(max_len, c.output_dim()), 4) + detail::float_forward_bytes(c, max_len) +
+         (mse != 0 ? arena_round_up(count * sizeof(detail::Histogram)) +
+                         rounded(count * detail::kRangeBins, sizeof(uint32_t))
+                   : 0);
+}
+
+// max |x| per channel of the smoothed kinds (detail::Collect::chan) over the calibration, into chan.
+Status channel_maxima(const TransformerConfig& c, const TransformerWeightsF32& w,
+                      const TransformerCalibration& cal, int32_t max_len, Arena& scratch, double* chan) {
+  for (size_t i = 0; i < n_of(c.num_layers, detail::chan_stride(c)); ++i) chan[i] = 0.0;
+  const size_t mark = scratch.mark();
+  float* fout = nullptr;
+  Status s = scratch.alloc_array(n_of(max_len, c.output_dim()), &fout);
+  detail::Collect collect;
+  collect.chan = chan;
+  int64_t at = 0;
+  for (int32_t q = 0; q < cal.count && s == Status::kOk; ++q) {
+    s = detail::float_forward(c, w, cal.tokens + at, cal.lengths[q], scratch, nullptr, nullptr, fout,
+                              &collect);
+    at += cal.lengths[q];
+  }
+  scratch.release(mark);
+  return s;
+}
+
+// The integer model of w with the activation ranges `ranges`, into `st`.
 template <typename Act>
-Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w,
-                      const TransformerCalibration& cal, Arena& st, Arena& scratch,
-                      typename Types<Act>::Weights* out, TransformerQuantReport* rep,
-                      const TransformerQuantOptions& options) {
+Status build_model(const TransformerConfig& c, const TransformerWeightsF32& w, const ModelRanges& ranges,
+                   int32_t bits, Arena& st, Arena& scratch, typename Types<Act>::Weights* out) {
   using Ty = Types<Act>;
   constexpr DType kDType = Ty::kDType;
   constexpr bool kS8 = kDType == DType::kS8;
-  if (out == nullptr) return Status::kNullArgument;
   *out = typename Ty::Weights();
-  ATTN_TRY(detail::check_model_config(c));
-  ATTN_TRY(check_weights_f32(c, w));
-  if (options.residual_bits < 8 || options.residual_bits > 28) return Status::kBadQuantParams;
-  int32_t max_len = 0;
-  ATTN_TRY(check_calibration(c, cal, &max_len));
   const int32_t E = c.embed_dim, F = c.ffn_dim, L = c.num_layers, V = c.vocab_size;
   const AttentionConfig ac = c.attention();
-  const int32_t bits = options.residual_bits;
-
-  // Calibration: the float forward over every sequence.
-  static_assert(sizeof(ModelRanges) < 65536, "ranges on the stack");
-  ModelRanges ranges;
-  {
-    // The output [max_len, output_dim] fits: the scratch holds the report's beside the forward's.
-    const size_t out_mark = scratch.mark();
-    float* fout = nullptr;
-    ATTN_TRY(scratch.alloc_array(n_of(max_len, c.output_dim()), &fout));
-    int64_t at = 0;
-    Status s = Status::kOk;
-    for (int32_t q = 0; q < cal.count && s == Status::kOk; ++q) {
-      s = detail::float_forward(c, w, cal.tokens + at, cal.lengths[q], scratch, &ranges, nullptr, fout);
-      at += cal.lengths[q];
-    }
-    scratch.release(out_mark);
-    ATTN_TRY(s);
-  }
   const double s_r = scale_of(ranges.residual_max, bits);
   out->residual_scale = static_cast<float>(s_r);
 
@@ -549,12 +613,107 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
   }
   out->layers = layers;
   scratch.release(mark);
+  return Status::kOk;
+}
 
+template <typename Act>
+Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w,
+                      const TransformerCalibration& cal, Arena& st, Arena& scratch,
+                      typename Types<Act>::Weights* out, TransformerQuantReport* rep,
+                      const TransformerQuantOptions& options) {
+  using Ty = Types<Act>;
+  if (out == nullptr) return Status::kNullArgument;
+  *out = typename Ty::Weights();
+  ATTN_TRY(detail::check_model_config(c));
+  ATTN_TRY(check_weights_f32(c, w));
+  if (options.residual_bits < 8 || options.residual_bits > 28) return Status::kBadQuantParams;
+  if (!(options.smooth <= 1.0f) || (options.mse_ranges & ~kRangeAll) != 0) return Status::kBadQuantParams;
+  int32_t max_len = 0;
+  ATTN_TRY(check_calibration(c, cal, &max_len));
+  const uint32_t mse = options.mse_ranges;
+  static_assert(sizeof(ModelRanges) < 65536, "ranges on the stack");
+
+  // Smoothing: the calibration's max |x| per channel, once, for every strength tried.
+  const size_t chan_mark = scratch.mark();
+  double* chan = nullptr;
+  if (options.smooth != 0.0f) {
+    ATTN_TRY(scratch.alloc_array(n_of(c.num_layers, detail::chan_stride(c)), &chan));
+    const Status s = channel_maxima(c, w, cal, max_len, scratch, chan);
+    if (s != Status::kOk) scratch.release(chan_mark);
+    ATTN_TRY(s);
+  }
+  // One model: w smoothed with strength a (0: none), ranges by mse, into st;
+  // measured against the float model w when r is not null.
+  const auto run = [&](double a, uint32_t kinds, typename Ty::Weights* o, TransformerQuantReport* r,
+                       double* residual_max) {
+    const size_t mark = scratch.mark();
+    TransformerWeightsF32 ws = w;
+    ModelRanges ranges;
+    Status s = a > 0.0 ? detail::smooth_weights(c, w, chan, a, scratch, &ws) : Status::kOk;
+    if (s == Status::kOk) s = calibrate_ranges(c, ws, cal, max_len, Ty::kDType, kinds, scratch, &ranges);
+    if (s == Status::kOk) s = build_model<Act>(c, ws, ranges, options.residual_bits, st, scratch, o);
+    if (s == Status::kOk && r != nullptr) s = report<Act>(c, w, cal, max_len, *o, scratch, r);
+    *residual_max = ranges.residual_max;
+    scratch.release(mark);
+    return s;
+  };
+  // A trial: its output SQNR, the storage given back.
+  const size_t st_mark = st.mark();
+  const auto trial = [&](double a, uint32_t kinds, double* db) {
+    typename Ty::Weights tmp;
+    TransformerQuantReport r;
+    double unused = 0.0;
+    const Status s = run(a, kinds, &tmp, &r, &unused);
+    st.release(st_mark);
+    *db = r.output_sqnr_db;
+    return s;
+  };
+  TransformerQuantReport stages;
+  double a = options.smooth;
+  Status s = Status::kOk;
+  if (options.compare) {
+    s = trial(0.0, 0, &stages.minmax_output_sqnr_db);
+    if (s == Status::kOk) s = trial(0.0, mse, &stages.mse_output_sqnr_db);
+  }
+  if (s == Status::kOk && a < 0.0) {  // the strength of the best output SQNR, none included
+    double best = stages.mse_output_sqnr_db;
+    if (!options.compare) s = trial(0.0, mse, &best);
+    a = 0.0;
+    for (int32_t k = 0; k < kSmoothGridSize && s == Status::kOk; ++k) {
+      double db = 0.0;
+      s = trial(static_cast<double>(kSmoothGrid[k]), mse, &db);
+      stages.smooth_strength[k] = kSmoothGrid[k];
+      stages.smooth_sqnr_db[k] = db;
+      stages.smooth_tried = k + 1;
+      if (s == Status::kOk && db > best) {
+        best = db;
+        a = static_cast<double>(kSmoothGrid[k]);
+      }
+    }
+  }
+  double residual_max = 0.0;
+  TransformerQuantReport measured;
+  const bool measure = rep != nullptr && options.report;
+  if (s == Status::kOk) s = run(a, mse, out, measure ? &measured : nullptr, &residual_max);
+  scratch.release(chan_mark);
+  if (s != Status::kOk) {
+    st.release(st_mark);
+    *out = typename Ty::Weights();
+    return s;
+  }
   if (rep != nullptr) {
-    *rep = TransformerQuantReport();
-    rep->num_layers = L;
-    rep->residual_max = static_cast<float>(ranges.residual_max);
-    if (options.report) ATTN_TRY(report<Act>(c, w, cal, max_len, *out, scratch, rep));
+    *rep = stages;
+    if (measure) {
+      rep->embedding_sqnr_db = measured.embedding_sqnr_db;
+      for (int32_t l = 0; l < c.num_layers; ++l) {
+        rep->attention_sqnr_db[l] = measured.attention_sqnr_db[l];
+        rep->layer_sqnr_db[l] = measured.layer_sqnr_db[l];
+      }
+      rep->output_sqnr_db = measured.output_sqnr_db;
+    }
+    rep->num_layers = c.num_layers;
+    rep->residual_max = static_cast<float>(residual_max);
+    rep->smooth_used = static_cast<float>(a);
   }
   return Status::kOk;
 }
@@ -602,7 +761,7 @@ Status quantize_transformer_storage_bytes(const TransformerConfig& c, DType dtyp
 }
 
 Status quantize_transformer_scratch_bytes(const TransformerConfig& c, DType dtype, int32_t max_len,
-                                          size_t* scratch_bytes) {
+                                          size_t* scratch_bytes, const TransformerQuantOptions& options) {
   if (scratch_bytes == nullptr) return Status::kNullArgument;
   *scratch_bytes = 0;
   ATTN_TRY(detail::check_model_config(c));
@@ -615,7 +774,12 @@ Status quantize_transformer_scratch_bytes(const TransformerConfig& c, DType dtyp
   const size_t quantizing = 3 * rounded(rows, 8);
   const size_t forward = detail::float_forward_bytes(c, max_len);
   const size_t rep = report_bytes(c, dtype, max_len);
-  *scratch_bytes = std::max(quantizing, forward + rep);
+  // Smoothing: the channel maxima throughout, and a smoothed copy of the layers per model built.
+  const size_t smooth = options.smooth != 0.0f ? rounded(n_of(c.num_layers, detail::chan_stride(c)), 8) +
+                                                     detail::smooth_weights_bytes(c)
+                                               : 0;
+  *scratch_bytes =
+      smooth + std::max({quantizing, forward + rep, calibrate_ranges_bytes(c, max_len, options.mse_ranges)});
   return Status::kOk;
 }
 

@@ -71,6 +71,10 @@
 namespace attn {
 namespace {
 
+// attn quantize's defaults for whole models (measured: src/FIXED_POINT.md, "Choosing ranges and smoothing").
+constexpr uint32_t kQuantizeDefaultMseRanges = 0;
+constexpr float kQuantizeDefaultSmooth = 0.0f;
+
 struct Calib {
   std::string path;
   int64_t n = 0, rows = 0, cols = 0;
@@ -346,6 +350,78 @@ double output_sqnr(const TransformerConfig& c, const TransformerWeightsF32& wf, 
   return noise > 0.0 ? 10.0 * std::log10(signal / noise) : 200.0;
 }
 
+// The whole-model converter's range and smoothing choices:
+//   --mse-ranges KINDS  the tensors whose clipping range is chosen by the
+//                       calibration's mean squared quantization error
+//                       (TransformerQuantOptions::mse_ranges): "none", "all",
+//                       "default", or a comma list of attn_in, q, k, v,
+//                       context, attn_out, ffn_in, h1, h3, g, head_in
+//   --smooth A          smoothing of activation outliers with strength A in
+//                       (0, 1], "auto" (the best of kSmoothGrid and none on the
+//                       calibration's output SQNR), or "off"
+// The report always measures the stages (options.compare).
+void converter_options(const cli::Args& args, TransformerQuantOptions* o) {
+  o->mse_ranges = kQuantizeDefaultMseRanges;
+  o->smooth = kQuantizeDefaultSmooth;
+  o->compare = true;
+  if (args.has("--mse-ranges")) {
+    const std::string v = args.get("--mse-ranges");
+    static const char* const names[] = {"attn_in", "q",  "k",  "v", "context", "attn_out",
+                                        "ffn_in",  "h1", "h3", "g", "head_in"};
+    if (v == "none") {
+      o->mse_ranges = 0;
+    } else if (v == "all") {
+      o->mse_ranges = kRangeAll;
+    } else if (v != "default") {
+      o->mse_ranges = 0;
+      size_t p = 0;
+      while (p <= v.size()) {
+        size_t e = v.find(',', p);
+        if (e == std::string::npos) e = v.size();
+        const std::string name = v.substr(p, e - p);
+        const auto it =
+            std::find_if(std::begin(names), std::end(names), [&](const char* n) { return name == n; });
+        if (it == std::end(names))
+          throw cli::Error("--mse-ranges: unknown tensor kind '" + name +
+                           "' (none, all, default, or a comma list of attn_in, q, k, v, context, attn_out, "
+                           "ffn_in, h1, h3, g, head_in)");
+        o->mse_ranges |= 1u << (it - std::begin(names));
+        p = e + 1;
+      }
+    }
+  }
+  if (args.has("--smooth")) {
+    const std::string v = args.get("--smooth");
+    if (v == "off") {
+      o->smooth = 0.0f;
+    } else if (v == "auto") {
+      o->smooth = -1.0f;
+    } else {
+      char* end = nullptr;
+      const double a = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end != '\0' || !(a > 0.0 && a <= 1.0))
+        throw cli::Error("--smooth must be a strength in (0, 1], auto or off, got '" + v + "'");
+      o->smooth = static_cast<float>(a);
+    }
+  }
+}
+
+// The report's stages: what the range choice and the smoothing bought.
+void print_stages(const TransformerQuantReport& rep, const TransformerQuantOptions& o) {
+  std::printf("output SQNR by stage on the calibration set:\n");
+  std::printf("  min/max ranges                  %6.2f dB\n", rep.minmax_output_sqnr_db);
+  if (o.mse_ranges != 0)
+    std::printf("  error-chosen ranges (--mse-ranges) %6.2f dB\n", rep.mse_output_sqnr_db);
+  for (int32_t k = 0; k < rep.smooth_tried; ++k)
+    std::printf("  smoothing %.2f                  %6.2f dB\n", static_cast<double>(rep.smooth_strength[k]),
+                rep.smooth_sqnr_db[k]);
+  if (rep.smooth_used > 0.0f)
+    std::printf("  smoothing used: strength %.2f (output %.2f dB)\n", static_cast<double>(rep.smooth_used),
+                rep.output_sqnr_db);
+  else
+    std::printf("  smoothing used: none\n");
+}
+
 // `attn quantize MODEL.attn --calib-tokens IDS.npy --dtype s8|s16 [--residual-bits N] -o OUT.attn`
 template <class W>
 int quantize_model_file(const cli::Args& args, const std::string& path, const std::string& out,
@@ -384,11 +460,12 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
       args.has("--calib-text") ? read_calib_text(ids_path, c, text) : read_calib_tokens(ids_path, c);
   TransformerQuantOptions options;
   options.residual_bits = static_cast<int32_t>(args.get_int("--residual-bits", options.residual_bits, 8, 28));
+  converter_options(args, &options);
 
   size_t storage_bytes = 0, scratch_bytes = 0;
   s = quantize_transformer_storage_bytes(c, dtype, &storage_bytes);
   if (s == Status::kOk)
-    s = quantize_transformer_scratch_bytes(c, dtype, static_cast<int32_t>(ids.len), &scratch_bytes);
+    s = quantize_transformer_scratch_bytes(c, dtype, static_cast<int32_t>(ids.len), &scratch_bytes, options);
   if (s != Status::kOk)
     throw cli::Error(path + ": cannot quantize this model to " + dt + ": " + cli::describe(s));
   // Named before they are allocated (as the block path's rotary tables): with
@@ -441,6 +518,7 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
                 rep.layer_sqnr_db[l]);
   std::printf("  output      %6.2f dB (%s, int32 on scale %.4g)\n", rep.output_sqnr_db,
               c.head == LmHead::kNone ? "hidden state" : "logits", static_cast<double>(w.output_scale));
+  print_stages(rep, options);
 
   // Held out: figures on the data the ranges came from flatter. The last 10%
   // of the sequences (at least one) are held out of a second calibration on
@@ -492,10 +570,11 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
 }  // namespace
 
 int cmd_quantize(int argc, char** argv) {
-  const cli::Args args(argc, argv,
-                       {"--calib", "--calib-kv", "--calib-value", "--dtype", "-o", "--output", "--key-length",
-                        "--max-positions", "--calib-tokens", "--calib-text", "--residual-bits"},
-                       {"--per-tensor", "--causal", "--residual", "--exact-mask", "--any-mask"});
+  const cli::Args args(
+      argc, argv,
+      {"--calib", "--calib-kv", "--calib-value", "--dtype", "-o", "--output", "--key-length",
+       "--max-positions", "--calib-tokens", "--calib-text", "--residual-bits", "--mse-ranges", "--smooth"},
+      {"--per-tensor", "--causal", "--residual", "--exact-mask", "--any-mask"});
   const std::string path = args.one_input("IN.attn");
   const std::string out = args.output();
   const std::string dt = args.required("--dtype");
@@ -508,7 +587,7 @@ int cmd_quantize(int argc, char** argv) {
     return dtype == DType::kS8 ? quantize_model_file<TransformerWeightsS8>(args, path, out, dt, m)
                                : quantize_model_file<TransformerWeightsS16>(args, path, out, dt, m);
   }
-  for (const char* opt : {"--calib-tokens", "--calib-text", "--residual-bits"}) {
+  for (const char* opt : {"--calib-tokens", "--calib-text", "--residual-bits", "--mse-ranges", "--smooth"}) {
     if (args.has(opt))
       throw cli::Error(path + " holds attention blocks, not a whole model: " + opt +
                        " is for model files (blocks take --calib)");
