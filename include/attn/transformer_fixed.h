@@ -290,6 +290,11 @@ enum TransformerRangeKind : uint32_t {
 constexpr int32_t kSmoothGridSize = 7;
 constexpr float kSmoothGrid[kSmoothGridSize] = {0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f};
 
+// The choices attn quantize makes for whole models (measured on the demo
+// decoder and the whole-model tests: src/FIXED_POINT.md, "Choosing ranges").
+constexpr uint32_t kQuantizeMseRanges = 0;
+constexpr float kQuantizeSmooth = 0.0f;
+
 struct TransformerQuantOptions {
   // Residual grid: residual_scale = max |residual| / 2^residual_bits over the
   // calibration (headroom 2^(31 - residual_bits)). Also the bits of the int32
@@ -308,7 +313,9 @@ struct TransformerQuantOptions {
   // pre-norm: N1 weight -> Wq/Wk/Wv input columns, N2 weight -> W1/W3 input
   // columns; gated FFN: W3 rows -> W2 input columns; Wv rows -> Wo columns per
   // KV group. 0: none; in (0, 1]: strength a; < 0: each of kSmoothGrid and
-  // none, keeping the best output SQNR on the calibration set.
+  // none, keeping the best output on the calibration set: with a head the
+  // least KL of the next-token distributions (TransformerQuantReport), else
+  // the best output SQNR.
   float smooth = 0.0f;
   // Also measure (in the report) the output SQNR with min/max ranges and no
   // smoothing, and with the error-chosen ranges and no smoothing.
@@ -324,12 +331,16 @@ struct TransformerQuantReport {
   double layer_sqnr_db[ATTN_MAX_LAYERS] = {};      // residual after layer i (its FFN, and its post-norm)
   double output_sqnr_db = 0.0;                     // the int32 output (logits or hidden state)
   float residual_max = 0.0f;                       // calibrated max |residual|
-  // The stages (output SQNR on the calibration set, dB; 0: not measured):
-  double minmax_output_sqnr_db = 0.0;  // compare: min/max ranges, no smoothing
-  double mse_output_sqnr_db = 0.0;     // compare: options.mse_ranges, no smoothing
-  int32_t smooth_tried = 0;            // strengths tried (smooth < 0), with their SQNR
+  // A head: the mean KL divergence (nats per position) of the integer
+  // model's next-token distribution softmax(logits) from the float model's.
+  double output_kl = 0.0;
+  // The stages (output SQNR on the calibration set, dB, and KL; 0: not measured):
+  double minmax_output_sqnr_db = 0.0, minmax_output_kl = 0.0;  // compare: min/max ranges, no smoothing
+  double mse_output_sqnr_db = 0.0, mse_output_kl = 0.0;        // compare: options.mse_ranges, no smoothing
+  int32_t smooth_tried = 0;  // strengths tried (smooth < 0), with their SQNR and KL
   float smooth_strength[kSmoothGridSize] = {};
   double smooth_sqnr_db[kSmoothGridSize] = {};
+  double smooth_kl[kSmoothGridSize] = {};
   float smooth_used = 0.0f;  // the smoothing strength of the model (0: none)
 };
 

@@ -46,18 +46,39 @@ double histogram_mse(const Histogram& h, QuantParams p, DType dtype) {
 }
 
 Range choose_range_mse(const Histogram& h, DType dtype) {
+  const auto error = [&](double rlo, double rhi, Range* out) {
+    out->min = static_cast<float>(static_cast<double>(h.domain.min) * rlo);
+    out->max = static_cast<float>(static_cast<double>(h.domain.max) * rhi);
+    return histogram_mse(h, choose_activation_quant(*out, dtype), dtype);
+  };
+  // The ratios r_k = 0.98^k, k in [0, 150].
+  const auto ratio = [](int32_t k) { return std::pow(0.98, k); };
   Range best = h.domain;
-  double best_err = histogram_mse(h, choose_activation_quant(h.domain, dtype), dtype);
-  double r = 1.0;
+  double best_err = error(1.0, 1.0, &best);
+  int32_t klo = 0, khi = 0;
+  // Both ends scaled alike (int16 grids are symmetric: the one choice there) ...
   for (int32_t k = 1; k <= 150; ++k) {
-    r *= 0.98;
     Range c;
-    c.min = static_cast<float>(static_cast<double>(h.domain.min) * r);
-    c.max = static_cast<float>(static_cast<double>(h.domain.max) * r);
-    const double err = histogram_mse(h, choose_activation_quant(c, dtype), dtype);
+    const double err = error(ratio(k), ratio(k), &c);
     if (err < best_err) {
       best_err = err;
       best = c;
+      klo = khi = k;
+    }
+  }
+  if (dtype == DType::kS16) return best;
+  // ... then, int8 grids being asymmetric, each end in turn with the other fixed, twice.
+  for (int32_t round = 0; round < 2; ++round) {
+    for (int32_t end = 0; end < 2; ++end) {
+      for (int32_t k = 0; k <= 150; ++k) {
+        Range c;
+        const double err = end == 0 ? error(ratio(k), ratio(khi), &c) : error(ratio(klo), ratio(k), &c);
+        if (err < best_err) {
+          best_err = err;
+          best = c;
+          (end == 0 ? klo : khi) = k;
+        }
+      }
     }
   }
   return best;

@@ -36,8 +36,9 @@ void histogram_add(Histogram& h, const float* p, size_t n);
 double histogram_mse(const Histogram& h, QuantParams p, DType dtype);
 
 // The range of the least estimated error: domain scaled by r in
-// 1, 0.98, 0.98^2, ..., down to about 0.05 (the zero of the grid stays
-// inside); the domain itself when h is empty.
+// 1, 0.98, 0.98^2, ..., 0.98^150 (about 0.05; the zero of the grid stays
+// inside), both ends alike; int8 (asymmetric) then each end in turn with
+// the other fixed, two rounds. The domain itself when h is empty.
 Range choose_range_mse(const Histogram& h, DType dtype);
 
 }  // namespace detail

@@ -312,6 +312,26 @@ void observe(void* context, int32_t stage, const int32_t* residual, int32_t n, i
   }
 }
 
+// KL(softmax(f) || softmax(scale q)) of one row of n logits, nats.
+double row_kl(const float* f, const int32_t* q, int32_t n, double scale) {
+  double fm = -HUGE_VAL, qm = -HUGE_VAL;
+  for (int32_t v = 0; v < n; ++v) {
+    fm = std::fmax(fm, static_cast<double>(f[v]));
+    qm = std::fmax(qm, scale * q[v]);
+  }
+  double fs = 0.0, qs = 0.0;
+  for (int32_t v = 0; v < n; ++v) {
+    fs += std::exp(static_cast<double>(f[v]) - fm);
+    qs += std::exp(scale * q[v] - qm);
+  }
+  double kl = 0.0;
+  for (int32_t v = 0; v < n; ++v) {
+    const double lp = static_cast<double>(f[v]) - fm - std::log(fs), lq = scale * q[v] - qm - std::log(qs);
+    kl += std::exp(lp) * (lp - lq);
+  }
+  return kl;
+}
+
 size_t report_bytes(const TransformerConfig& c, DType dtype, int32_t max_len) {
   TransformerPlan plan;
   if (plan_transformer_fixed(c, dtype, max_len, 0, &plan) != Status::kOk) return 0;
@@ -339,6 +359,8 @@ Status report(const TransformerConfig& c, const TransformerWeightsF32& wf, const
     return scratch.alloc_array(2 * static_cast<size_t>(L) + 1, &stages);
   }();
   Sqnr output;
+  double kl = 0.0;
+  int64_t rows = 0;
   if (s == Status::kOk) {
     for (int32_t i = 0; i <= 2 * L; ++i) stages[i] = Sqnr();
     ReportContext ctx{snap, static_cast<double>(wq.residual_scale), stages};
@@ -358,6 +380,13 @@ Status report(const TransformerConfig& c, const TransformerWeightsF32& wf, const
           output.add(static_cast<double>(fout[i]),
                      static_cast<double>(qout[i]) * static_cast<double>(wq.output_scale));
         }
+        if (c.head != LmHead::kNone) {
+          for (int32_t i = 0; i < n; ++i) {
+            kl += row_kl(fout + static_cast<ptrdiff_t>(i) * od, qout + static_cast<ptrdiff_t>(i) * od, od,
+                         static_cast<double>(wq.output_scale));
+          }
+          rows += n;
+        }
       }
       at += n;
     }
@@ -368,6 +397,7 @@ Status report(const TransformerConfig& c, const TransformerWeightsF32& wf, const
         rep->layer_sqnr_db[l] = stages[2 * l + 2].db();
       }
       rep->output_sqnr_db = output.db();
+      rep->output_kl = rows > 0 ? kl / static_cast<double>(rows) : 0.0;
     }
   }
   scratch.release(mark);
@@ -659,34 +689,43 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
   };
   // A trial: its output SQNR, the storage given back.
   const size_t st_mark = st.mark();
-  const auto trial = [&](double a, uint32_t kinds, double* db) {
+  // A trial: its output SQNR and KL, the storage given back.
+  const auto trial = [&](double a, uint32_t kinds, double* db, double* kl) {
     typename Ty::Weights tmp;
     TransformerQuantReport r;
     double unused = 0.0;
     const Status s = run(a, kinds, &tmp, &r, &unused);
     st.release(st_mark);
     *db = r.output_sqnr_db;
+    *kl = r.output_kl;
     return s;
+  };
+  // Better: with a head, the lower KL of the next-token distributions; else the higher SQNR.
+  const bool by_kl = c.head != LmHead::kNone;
+  const auto better = [&](double db, double kl, double best_db, double best_kl) {
+    return by_kl ? kl < best_kl : db > best_db;
   };
   TransformerQuantReport stages;
   double a = options.smooth;
   Status s = Status::kOk;
   if (options.compare) {
-    s = trial(0.0, 0, &stages.minmax_output_sqnr_db);
-    if (s == Status::kOk) s = trial(0.0, mse, &stages.mse_output_sqnr_db);
+    s = trial(0.0, 0, &stages.minmax_output_sqnr_db, &stages.minmax_output_kl);
+    if (s == Status::kOk) s = trial(0.0, mse, &stages.mse_output_sqnr_db, &stages.mse_output_kl);
   }
-  if (s == Status::kOk && a < 0.0) {  // the strength of the best output SQNR, none included
-    double best = stages.mse_output_sqnr_db;
-    if (!options.compare) s = trial(0.0, mse, &best);
+  if (s == Status::kOk && a < 0.0) {  // the strength of the best output, none included
+    double best_db = stages.mse_output_sqnr_db, best_kl = stages.mse_output_kl;
+    if (!options.compare) s = trial(0.0, mse, &best_db, &best_kl);
     a = 0.0;
     for (int32_t k = 0; k < kSmoothGridSize && s == Status::kOk; ++k) {
-      double db = 0.0;
-      s = trial(static_cast<double>(kSmoothGrid[k]), mse, &db);
+      double db = 0.0, kl = 0.0;
+      s = trial(static_cast<double>(kSmoothGrid[k]), mse, &db, &kl);
       stages.smooth_strength[k] = kSmoothGrid[k];
       stages.smooth_sqnr_db[k] = db;
+      stages.smooth_kl[k] = kl;
       stages.smooth_tried = k + 1;
-      if (s == Status::kOk && db > best) {
-        best = db;
+      if (s == Status::kOk && better(db, kl, best_db, best_kl)) {
+        best_db = db;
+        best_kl = kl;
         a = static_cast<double>(kSmoothGrid[k]);
       }
     }
@@ -710,6 +749,7 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
         rep->layer_sqnr_db[l] = measured.layer_sqnr_db[l];
       }
       rep->output_sqnr_db = measured.output_sqnr_db;
+      rep->output_kl = measured.output_kl;
     }
     rep->num_layers = c.num_layers;
     rep->residual_max = static_cast<float>(residual_max);

@@ -76,7 +76,7 @@ Status smooth_weights(const TransformerConfig& c, const TransformerWeightsF32& w
   const AttentionConfig ac = c.attention();
   const int32_t E = c.embed_dim, F = c.ffn_dim, L = c.num_layers, D = ac.inner_dim(), Dkv = ac.kv_dim();
   const int32_t kd = ac.resolved_kdim(), vd = ac.resolved_vdim(), hd = ac.resolved_head_dim();
-  const int32_t group = ac.num_heads / ac.num_kv_heads;
+  const int32_t group = ac.num_heads / ac.resolved_kv_heads();
   const bool nb = norm_has_bias(c);
   LayerWeightsF32* layers = nullptr;
   ATTN_TRY(arena.alloc_array(static_cast<size_t>(L), &layers));

@@ -71,10 +71,6 @@
 namespace attn {
 namespace {
 
-// attn quantize's defaults for whole models (measured: src/FIXED_POINT.md, "Choosing ranges and smoothing").
-constexpr uint32_t kQuantizeDefaultMseRanges = 0;
-constexpr float kQuantizeDefaultSmooth = 0.0f;
-
 struct Calib {
   std::string path;
   int64_t n = 0, rows = 0, cols = 0;
@@ -361,8 +357,8 @@ double output_sqnr(const TransformerConfig& c, const TransformerWeightsF32& wf, 
 //                       calibration's output SQNR), or "off"
 // The report always measures the stages (options.compare).
 void converter_options(const cli::Args& args, TransformerQuantOptions* o) {
-  o->mse_ranges = kQuantizeDefaultMseRanges;
-  o->smooth = kQuantizeDefaultSmooth;
+  o->mse_ranges = kQuantizeMseRanges;
+  o->smooth = kQuantizeSmooth;
   o->compare = true;
   if (args.has("--mse-ranges")) {
     const std::string v = args.get("--mse-ranges");
@@ -407,19 +403,29 @@ void converter_options(const cli::Args& args, TransformerQuantOptions* o) {
 }
 
 // The report's stages: what the range choice and the smoothing bought.
-void print_stages(const TransformerQuantReport& rep, const TransformerQuantOptions& o) {
-  std::printf("output SQNR by stage on the calibration set:\n");
-  std::printf("  min/max ranges                  %6.2f dB\n", rep.minmax_output_sqnr_db);
+void print_stages(const TransformerQuantReport& rep, const TransformerQuantOptions& o, bool head) {
+  std::printf("output by stage on the calibration set (SQNR%s):\n",
+              head ? "; KL: nats per position of the next-token distribution from the float model's" : "");
+  const auto line = [&](const char* what, double db, double kl) {
+    if (head) {
+      std::printf("  %-34s %6.2f dB  KL %.5f\n", what, db, kl);
+    } else {
+      std::printf("  %-34s %6.2f dB\n", what, db);
+    }
+  };
+  line("min/max ranges", rep.minmax_output_sqnr_db, rep.minmax_output_kl);
   if (o.mse_ranges != 0)
-    std::printf("  error-chosen ranges (--mse-ranges) %6.2f dB\n", rep.mse_output_sqnr_db);
-  for (int32_t k = 0; k < rep.smooth_tried; ++k)
-    std::printf("  smoothing %.2f                  %6.2f dB\n", static_cast<double>(rep.smooth_strength[k]),
-                rep.smooth_sqnr_db[k]);
-  if (rep.smooth_used > 0.0f)
-    std::printf("  smoothing used: strength %.2f (output %.2f dB)\n", static_cast<double>(rep.smooth_used),
-                rep.output_sqnr_db);
-  else
+    line("error-chosen ranges (--mse-ranges)", rep.mse_output_sqnr_db, rep.mse_output_kl);
+  for (int32_t k = 0; k < rep.smooth_tried; ++k) {
+    char what[48];
+    std::snprintf(what, sizeof what, "and smoothing %.2f", static_cast<double>(rep.smooth_strength[k]));
+    line(what, rep.smooth_sqnr_db[k], rep.smooth_kl[k]);
+  }
+  if (rep.smooth_used > 0.0f) {
+    std::printf("  smoothing used: strength %.2f\n", static_cast<double>(rep.smooth_used));
+  } else {
     std::printf("  smoothing used: none\n");
+  }
 }
 
 // `attn quantize MODEL.attn --calib-tokens IDS.npy --dtype s8|s16 [--residual-bits N] -o OUT.attn`
@@ -518,7 +524,7 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
                 rep.layer_sqnr_db[l]);
   std::printf("  output      %6.2f dB (%s, int32 on scale %.4g)\n", rep.output_sqnr_db,
               c.head == LmHead::kNone ? "hidden state" : "logits", static_cast<double>(w.output_scale));
-  print_stages(rep, options);
+  print_stages(rep, options, c.head != LmHead::kNone);
 
   // Held out: figures on the data the ranges came from flatter. The last 10%
   // of the sequences (at least one) are held out of a second calibration on
