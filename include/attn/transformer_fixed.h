@@ -313,9 +313,10 @@ struct TransformerQuantOptions {
   // pre-norm: N1 weight -> Wq/Wk/Wv input columns, N2 weight -> W1/W3 input
   // columns; gated FFN: W3 rows -> W2 input columns; Wv rows -> Wo columns per
   // KV group. 0: none; in (0, 1]: strength a; < 0: each of kSmoothGrid and
-  // none, keeping the best output on the calibration set: with a head the
-  // least KL of the next-token distributions (TransformerQuantReport), else
-  // the best output SQNR.
+  // none, keeping the best output on held-out calibration sequences (the last
+  // 10%, at least one, of a model calibrated on the others; the final model
+  // takes them all): with a head the least KL of the next-token
+  // distributions (TransformerQuantReport), else the best output SQNR.
   float smooth = 0.0f;
   // Also measure (in the report) the output SQNR with min/max ranges and no
   // smoothing, and with the error-chosen ranges and no smoothing.
@@ -337,7 +338,11 @@ struct TransformerQuantReport {
   // The stages (output SQNR on the calibration set, dB, and KL; 0: not measured):
   double minmax_output_sqnr_db = 0.0, minmax_output_kl = 0.0;  // compare: min/max ranges, no smoothing
   double mse_output_sqnr_db = 0.0, mse_output_kl = 0.0;        // compare: options.mse_ranges, no smoothing
-  int32_t smooth_tried = 0;  // strengths tried (smooth < 0), with their SQNR and KL
+  // smooth < 0: the strengths tried, with their SQNR and KL on the last 10%
+  // of the calibration sequences (at least one) of a model whose maxima and
+  // ranges came from the others (one sequence: on it), and none's.
+  double smooth_none_sqnr_db = 0.0, smooth_none_kl = 0.0;
+  int32_t smooth_tried = 0;
   float smooth_strength[kSmoothGridSize] = {};
   double smooth_sqnr_db[kSmoothGridSize] = {};
   double smooth_kl[kSmoothGridSize] = {};

@@ -674,27 +674,31 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
   }
   // One model: w smoothed with strength a (0: none), ranges by mse, into st;
   // measured against the float model w when r is not null.
-  const auto run = [&](double a, uint32_t kinds, typename Ty::Weights* o, TransformerQuantReport* r,
+  // One model: w smoothed with strength a (0: none) by the maxima chan, ranges
+  // by `kinds` from the sequences fit, into st; measured against the float
+  // model w on the sequences eval when r is not null.
+  const auto run = [&](double a, uint32_t kinds, const TransformerCalibration& fit,
+                       const TransformerCalibration& eval, typename Ty::Weights* o, TransformerQuantReport* r,
                        double* residual_max) {
     const size_t mark = scratch.mark();
     TransformerWeightsF32 ws = w;
     ModelRanges ranges;
     Status s = a > 0.0 ? detail::smooth_weights(c, w, chan, a, scratch, &ws) : Status::kOk;
-    if (s == Status::kOk) s = calibrate_ranges(c, ws, cal, max_len, Ty::kDType, kinds, scratch, &ranges);
+    if (s == Status::kOk) s = calibrate_ranges(c, ws, fit, max_len, Ty::kDType, kinds, scratch, &ranges);
     if (s == Status::kOk) s = build_model<Act>(c, ws, ranges, options.residual_bits, st, scratch, o);
-    if (s == Status::kOk && r != nullptr) s = report<Act>(c, w, cal, max_len, *o, scratch, r);
+    if (s == Status::kOk && r != nullptr) s = report<Act>(c, w, eval, max_len, *o, scratch, r);
     *residual_max = ranges.residual_max;
     scratch.release(mark);
     return s;
   };
-  // A trial: its output SQNR, the storage given back.
-  const size_t st_mark = st.mark();
   // A trial: its output SQNR and KL, the storage given back.
-  const auto trial = [&](double a, uint32_t kinds, double* db, double* kl) {
+  const size_t st_mark = st.mark();
+  const auto trial = [&](double a, uint32_t kinds, const TransformerCalibration& fit,
+                         const TransformerCalibration& eval, double* db, double* kl) {
     typename Ty::Weights tmp;
     TransformerQuantReport r;
     double unused = 0.0;
-    const Status s = run(a, kinds, &tmp, &r, &unused);
+    const Status s = run(a, kinds, fit, eval, &tmp, &r, &unused);
     st.release(st_mark);
     *db = r.output_sqnr_db;
     *kl = r.output_kl;
@@ -709,16 +713,32 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
   double a = options.smooth;
   Status s = Status::kOk;
   if (options.compare) {
-    s = trial(0.0, 0, &stages.minmax_output_sqnr_db, &stages.minmax_output_kl);
-    if (s == Status::kOk) s = trial(0.0, mse, &stages.mse_output_sqnr_db, &stages.mse_output_kl);
+    s = trial(0.0, 0, cal, cal, &stages.minmax_output_sqnr_db, &stages.minmax_output_kl);
+    if (s == Status::kOk) s = trial(0.0, mse, cal, cal, &stages.mse_output_sqnr_db, &stages.mse_output_kl);
   }
-  if (s == Status::kOk && a < 0.0) {  // the strength of the best output, none included
-    double best_db = stages.mse_output_sqnr_db, best_kl = stages.mse_output_kl;
-    if (!options.compare) s = trial(0.0, mse, &best_db, &best_kl);
+  if (s == Status::kOk && a < 0.0) {
+    // The strength of the best output, none included, measured on sequences
+    // the maxima and ranges did not see: the last 10% (at least one) held out
+    // of them (with one sequence, that one). The model then takes every sequence.
+    TransformerCalibration fit = cal, held = cal;
+    if (cal.count >= 2) {
+      const int32_t kept = cal.count - std::max(1, cal.count / 10);
+      fit.count = kept;
+      int64_t at = 0;
+      for (int32_t q = 0; q < kept; ++q) at += cal.lengths[q];
+      held.tokens = cal.tokens + at;
+      held.lengths = cal.lengths + kept;
+      held.count = cal.count - kept;
+      s = channel_maxima(c, w, fit, max_len, scratch, chan);
+    }
+    double best_db = 0.0, best_kl = 0.0;
+    if (s == Status::kOk) s = trial(0.0, mse, fit, held, &best_db, &best_kl);
+    stages.smooth_none_sqnr_db = best_db;
+    stages.smooth_none_kl = best_kl;
     a = 0.0;
     for (int32_t k = 0; k < kSmoothGridSize && s == Status::kOk; ++k) {
       double db = 0.0, kl = 0.0;
-      s = trial(static_cast<double>(kSmoothGrid[k]), mse, &db, &kl);
+      s = trial(static_cast<double>(kSmoothGrid[k]), mse, fit, held, &db, &kl);
       stages.smooth_strength[k] = kSmoothGrid[k];
       stages.smooth_sqnr_db[k] = db;
       stages.smooth_kl[k] = kl;
@@ -729,11 +749,12 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
         a = static_cast<double>(kSmoothGrid[k]);
       }
     }
+    if (s == Status::kOk && cal.count >= 2 && a > 0.0) s = channel_maxima(c, w, cal, max_len, scratch, chan);
   }
   double residual_max = 0.0;
   TransformerQuantReport measured;
   const bool measure = rep != nullptr && options.report;
-  if (s == Status::kOk) s = run(a, mse, out, measure ? &measured : nullptr, &residual_max);
+  if (s == Status::kOk) s = run(a, mse, cal, cal, out, measure ? &measured : nullptr, &residual_max);
   scratch.release(chan_mark);
   if (s != Status::kOk) {
     st.release(st_mark);

@@ -416,9 +416,14 @@ void print_stages(const TransformerQuantReport& rep, const TransformerQuantOptio
   line("min/max ranges", rep.minmax_output_sqnr_db, rep.minmax_output_kl);
   if (o.mse_ranges != 0)
     line("error-chosen ranges (--mse-ranges)", rep.mse_output_sqnr_db, rep.mse_output_kl);
+  if (rep.smooth_tried > 0) {
+    std::printf(
+        "  smoothing strengths, measured on the last 10%% of the sequences (ranges from the others):\n");
+    line("  none", rep.smooth_none_sqnr_db, rep.smooth_none_kl);
+  }
   for (int32_t k = 0; k < rep.smooth_tried; ++k) {
     char what[48];
-    std::snprintf(what, sizeof what, "and smoothing %.2f", static_cast<double>(rep.smooth_strength[k]));
+    std::snprintf(what, sizeof what, "  strength %.2f", static_cast<double>(rep.smooth_strength[k]));
     line(what, rep.smooth_sqnr_db[k], rep.smooth_kl[k]);
   }
   if (rep.smooth_used > 0.0f) {
