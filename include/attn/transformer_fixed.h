@@ -290,8 +290,9 @@ enum TransformerRangeKind : uint32_t {
 constexpr int32_t kSmoothGridSize = 7;
 constexpr float kSmoothGrid[kSmoothGridSize] = {0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f};
 
-// The choices attn quantize makes for whole models (measured on the demo
-// decoder and the whole-model tests: src/FIXED_POINT.md, "Choosing ranges").
+// The choices attn quantize makes for whole models: min/max and no smoothing
+// (neither option helped both the demo decoder and every whole-model test
+// case: src/FIXED_POINT.md, "Choosing ranges and smoothing").
 constexpr uint32_t kQuantizeMseRanges = 0;
 constexpr float kQuantizeSmooth = 0.0f;
 
@@ -350,7 +351,8 @@ struct TransformerQuantReport {
 };
 
 // Bytes the converter carves from `storage` (the integer model) and from
-// `scratch` (calibration forwards of sequences up to max_len tokens; given
+// `scratch` (calibration forwards of sequences up to max_len tokens, the
+// histograms of mse_ranges, smoothing's maxima and smoothed layers; given
 // back). Errors: the config's (as plan_transformer_fixed).
 Status quantize_transformer_storage_bytes(const TransformerConfig& config, DType dtype,
                                           size_t* storage_bytes);
@@ -359,8 +361,10 @@ Status quantize_transformer_scratch_bytes(const TransformerConfig& config, DType
                                           const TransformerQuantOptions& options = TransformerQuantOptions());
 
 // Calibrate the float model on the sequences (min/max of every quantized
-// tensor; the float forward of attn/transformer.h's semantics, scalar, in
-// this converter) and quantize it: every table of *out lives in `storage`.
+// tensor, or the ranges and smoothing of `options`; the float forward of
+// attn/transformer.h's semantics, scalar, in this converter) and quantize
+// it: every table of *out lives in `storage`. The scratch size depends on
+// the options (quantize_transformer_scratch_bytes with the same ones).
 // Errors: kNullArgument, the config's, kTokenOutOfRange, kSequenceTooLong,
 // kBadQuantParams (non-finite weights or activations, an unrepresentable
 // scale), kBiasOutOfRange, kArenaTooSmall.
