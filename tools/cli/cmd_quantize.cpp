@@ -431,6 +431,7 @@ void print_stages(const TransformerQuantReport& rep, const TransformerQuantOptio
   } else {
     std::printf("  smoothing used: none\n");
   }
+  line("the model written", rep.output_sqnr_db, rep.output_kl);
 }
 
 // `attn quantize MODEL.attn --calib-tokens IDS.npy --dtype s8|s16 [--residual-bits N] -o OUT.attn`
