@@ -87,6 +87,22 @@ TEST_CASE("attn quantize --calib-tokens: a model file to s8 / s16, its report an
   const Blob qb(cli::slurp(tmp / "q1.attn"));
   attn::Model qm;
   CHECK(attn::Model::load(qb.p, qb.n, &qm) == Status::kOk);
+  // The range choice and the smoothing search: each stage in the report, and a model that loads.
+  const auto four = sequences(4, 12, c.vocab_size, 9);
+  std::vector<int64_t> flat;
+  for (const auto& q : four) flat.insert(flat.end(), q.begin(), q.end());
+  cli::spit(tmp / "four.npy", ids_npy({4, 12}, flat, false));
+  const cli::Result rs = cli::run_ok(
+      "quantize " + cli::quote(tmp / "m.attn") + " --calib-tokens " + cli::quote(tmp / "four.npy") +
+          " --dtype s8 --mse-ranges g,h1 --smooth auto -o " + cli::quote(tmp / "q2.attn"),
+      tmp);
+  INFO(rs.out);
+  for (const char* line : {"min/max ranges", "error-chosen ranges (--mse-ranges)", "none", "strength 0.20",
+                           "strength 0.80", "smoothing used: ", "the model written"})
+    CHECK(rs.out.find(line) != std::string::npos);
+  const Blob q2(cli::slurp(tmp / "q2.attn"));
+  attn::Model m2;
+  CHECK(attn::Model::load(q2.p, q2.n, &m2) == Status::kOk);
 }
 
 TEST_CASE("attn quantize --calib-tokens: bad inputs are named and leave no output", "[cli][int_model]") {
@@ -122,6 +138,10 @@ TEST_CASE("attn quantize --calib-tokens: bad inputs are named and leave no outpu
   cli::check_error(quantize_with(" --calib-tokens " + cli::quote(tmp / "cut.npy")), {"cut.npy", "disagrees"});
   cli::check_error(quantize_with(ids("ok.npy", {2, 8}, good) + " --residual-bits 40"), {"--residual-bits"});
   cli::check_error(quantize_with(ids("ok2.npy", {2, 8}, good) + " --per-tensor"), {"m.attn", "--per-tensor"});
+  cli::check_error(quantize_with(ids("ok3.npy", {2, 8}, good) + " --mse-ranges g,bogus"),
+                   {"--mse-ranges", "bogus"});
+  cli::check_error(quantize_with(ids("ok4.npy", {2, 8}, good) + " --smooth 1.5"), {"--smooth", "1.5"});
+  cli::check_error(quantize_with(ids("ok5.npy", {2, 8}, good) + " --smooth x"), {"--smooth", "auto"});
   // An integer model is not quantized again; a block file takes --calib.
   tools::ModelSpec s;
   tools::BlockSpec bs{8, 2, 4, 8, 8, false, DType::kF32};

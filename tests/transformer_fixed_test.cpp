@@ -10,11 +10,15 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "attn/transformer_fixed.h"
 #include "catch_helpers.h"
 #include "kernels/kernels_model_fixed.h"
+#include "quant/calibrate_transformer.h"
+#include "quant/choose_range.h"
+#include "quant/smooth_transformer.h"
 #include "random_model.h"
 
 namespace {
@@ -400,20 +404,21 @@ Calib calibration(const std::vector<std::vector<int32_t>>& seqs) {
 }
 
 template <typename Weights>
-void quantize(const HostModel& m, const Calib& cal, DType dt, Quantized<Weights>* q) {
+void quantize(const HostModel& m, const Calib& cal, DType dt, Quantized<Weights>* q,
+              const attn::TransformerQuantOptions& o = attn::TransformerQuantOptions()) {
   size_t sb = 0, xb = 0;
   REQUIRE(attn::quantize_transformer_storage_bytes(m.c, dt, &sb) == Status::kOk);
   int32_t max_len = *std::max_element(cal.lengths.begin(), cal.lengths.end());
-  REQUIRE(attn::quantize_transformer_scratch_bytes(m.c, dt, max_len, &xb) == Status::kOk);
+  REQUIRE(attn::quantize_transformer_scratch_bytes(m.c, dt, max_len, &xb, o) == Status::kOk);
   q->storage_buf = AlignedBuffer(sb);
   q->scratch_buf = AlignedBuffer(xb);
   REQUIRE(q->storage.init(q->storage_buf.data, sb) == Status::kOk);
   REQUIRE(q->scratch.init(q->scratch_buf.data, xb) == Status::kOk);
   Status s;
   if constexpr (std::is_same_v<Weights, attn::TransformerWeightsS8>) {
-    s = attn::quantize_transformer_s8(m.c, m.w, cal.view(), q->storage, q->scratch, &q->w, &q->report);
+    s = attn::quantize_transformer_s8(m.c, m.w, cal.view(), q->storage, q->scratch, &q->w, &q->report, o);
   } else {
-    s = attn::quantize_transformer_s16(m.c, m.w, cal.view(), q->storage, q->scratch, &q->w, &q->report);
+    s = attn::quantize_transformer_s16(m.c, m.w, cal.view(), q->storage, q->scratch, &q->w, &q->report, o);
   }
   REQUIRE(s == Status::kOk);
   // The size queries are exact: the converter used all of storage.
@@ -545,8 +550,19 @@ TEST_CASE("Integer norm kernels match a long double LayerNorm / RMSNorm", "[tran
   }
 }
 
+// The converter's range and smoothing choices attn quantize makes by default
+// (tools/cli/cmd_quantize.cpp; measured in src/FIXED_POINT.md).
+attn::TransformerQuantOptions chosen_options() {
+  attn::TransformerQuantOptions o;
+  o.mse_ranges = attn::kQuantizeMseRanges;
+  o.smooth = attn::kQuantizeSmooth;
+  o.compare = true;
+  return o;
+}
+
 TEST_CASE("Whole s8/s16 models within 2 dB of the ideal fake-quantized forward", "[transformer_fixed]") {
-  std::printf("%-24s %10s %8s %10s %8s %8s\n", "case", "ideal s8", "s8", "ideal s16", "s16", "rep s8");
+  std::printf("%-24s %10s %8s %10s %8s %8s %8s %8s\n", "case", "ideal s8", "s8", "ideal s16", "s16", "rep s8",
+              "chosen", "ch. s16");
   for (const Case& k : cases()) {
     INFO(k.name);
     const HostModel m = make_model(k.c, 11);
@@ -563,7 +579,11 @@ TEST_CASE("Whole s8/s16 models within 2 dB of the ideal fake-quantized forward",
     Quantized<attn::TransformerWeightsS16> q16;
     quantize(m, cal, DType::kS8, &q8);
     quantize(m, cal, DType::kS16, &q16);
-    Vec ref, ideal8, ideal16, got8, got16;
+    Quantized<attn::TransformerWeightsS8> c8;
+    Quantized<attn::TransformerWeightsS16> c16;
+    quantize(m, cal, DType::kS8, &c8, chosen_options());
+    quantize(m, cal, DType::kS16, &c16, chosen_options());
+    Vec ref, ideal8, ideal16, got8, got16, chosen8, chosen16;
     for (const auto& s : test_seqs) {
       const Vec r = Sim{m}.forward(s);
       Sim f8{m};
@@ -578,11 +598,16 @@ TEST_CASE("Whole s8/s16 models within 2 dB of the ideal fake-quantized forward",
       ideal16.insert(ideal16.end(), i16.begin(), i16.end());
       got8.insert(got8.end(), g8.begin(), g8.end());
       got16.insert(got16.end(), g16.begin(), g16.end());
+      const Vec h8 = run_fixed(m, DType::kS8, c8.w, s), h16 = run_fixed(m, DType::kS16, c16.w, s);
+      chosen8.insert(chosen8.end(), h8.begin(), h8.end());
+      chosen16.insert(chosen16.end(), h16.begin(), h16.end());
     }
     const double si8 = sqnr_db(ref, ideal8), s8 = sqnr_db(ref, got8);
     const double si16 = sqnr_db(ref, ideal16), s16 = sqnr_db(ref, got16);
-    std::printf("%-24s %8.2f dB %5.2f dB %8.2f dB %5.2f dB %5.2f dB\n", k.name, si8, s8, si16, s16,
-                q8.report.output_sqnr_db);
+    const double sc8 = sqnr_db(ref, chosen8), sc16 = sqnr_db(ref, chosen16);
+    std::printf("%-24s %8.2f dB %5.2f dB %8.2f dB %5.2f dB %5.2f dB %5.2f dB %5.2f dB (smooth %.1f)\n",
+                k.name, si8, s8, si16, s16, q8.report.output_sqnr_db, sc8, sc16,
+                double(c8.report.smooth_used));
     for (const auto* rep : {&q8.report, &q16.report}) {
       std::printf("   report: emb %.2f", rep->embedding_sqnr_db);
       for (int l = 0; l < rep->num_layers; ++l) {
@@ -599,6 +624,9 @@ TEST_CASE("Whole s8/s16 models within 2 dB of the ideal fake-quantized forward",
     }
     CHECK(s8 >= si8 - 2.0);
     CHECK(s16 >= si16 - 2.0);
+    // attn quantize's range choice and smoothing: within the same 2 dB of the ideal min/max simulation.
+    CHECK(sc8 >= si8 - 2.0);
+    CHECK(sc16 >= si16 - 2.0);
     // int16 activations never lose to int8 ones (both have int8 weights, which limit s16).
     CHECK(s16 >= s8);
   }
@@ -828,4 +856,164 @@ TEST_CASE("Integer model sizes are constant expressions, the numbers plan_transf
   attn::Arena short_arena;
   REQUIRE(short_arena.init(state_buf, sizeof state_buf - 1) == Status::kOk);
   CHECK(attn::transformer_state_init_s8(plan, 0, short_arena, &state) == Status::kArenaTooSmall);
+}
+
+// ---- the converter's range choice and smoothing ---------------------------------------------
+
+namespace {
+
+// Exact mean squared error of quantizing xs with p.
+double grid_mse(const std::vector<float>& xs, attn::QuantParams p, DType dt) {
+  double e = 0.0;
+  for (float x : xs) {
+    const double q = double(attn::quantize_value(x, p, dt) - p.zero_point) * double(p.scale);
+    e += (q - double(x)) * (q - double(x));
+  }
+  return e / double(xs.size());
+}
+
+// The error-chosen and the min/max range of xs: their exact MSEs.
+std::pair<double, double> chosen_vs_minmax(const std::vector<float>& xs, DType dt) {
+  attn::Range r;
+  for (float x : xs) {
+    r.min = std::min(r.min, x);
+    r.max = std::max(r.max, x);
+  }
+  std::vector<uint32_t> counts(attn::detail::kRangeBins, 0);
+  attn::detail::Histogram h;
+  h.domain = r;
+  h.counts = counts.data();
+  attn::detail::histogram_add(h, xs.data(), xs.size());
+  const attn::Range c = attn::detail::choose_range_mse(h, dt);
+  return {grid_mse(xs, attn::choose_activation_quant(c, dt), dt),
+          grid_mse(xs, attn::choose_activation_quant(r, dt), dt)};
+}
+
+std::vector<float> forward_f32(const TransformerConfig& c, const attn::TransformerWeightsF32& w,
+                               const std::vector<int32_t>& tokens) {
+  attn::TransformerPlan plan;
+  const int32_t n = int32_t(tokens.size());
+  REQUIRE(attn::plan_transformer(c, DType::kF32, n, 0, &plan) == Status::kOk);
+  AlignedBuffer buf(plan.arena_bytes);
+  attn::Arena arena;
+  REQUIRE(arena.init(buf.data, plan.arena_bytes) == Status::kOk);
+  std::vector<float> out(size_t(n) * size_t(c.output_dim()));
+  REQUIRE(attn::transformer_forward_f32(plan, w, tokens.data(), n, attn::OutputRows::kAll, out.data(),
+                                        arena) == Status::kOk);
+  return out;
+}
+
+// Channels 3 and 17 of every norm's weight 25x larger: outlier channels in the
+// attention and FFN inputs, as trained LLMs have.
+void plant_outliers(HostModel& m) {
+  for (HostLayer& l : m.layers) {
+    for (int j : {3, 17}) {
+      l.n1w[size_t(j)] *= 25.0f;
+      l.n2w[size_t(j)] *= 25.0f;
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Error-chosen ranges: less calibration MSE than min/max on a tensor with outliers",
+          "[transformer_fixed]") {
+  // Laplace tails (as trained models' activations have): the few values far out set the min/max grid.
+  std::mt19937 rng(17);
+  std::exponential_distribution<float> ed(1.0f);
+  std::vector<float> xs(20000);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = (i % 3 == 0 ? -0.5f : 1.0f) * ed(rng);  // asymmetric
+  for (DType dt : {DType::kS8, DType::kS16}) {
+    const auto [chosen, minmax] = chosen_vs_minmax(xs, dt);
+    INFO("dtype " << int(dt) << " chosen " << chosen << " min/max " << minmax);
+    CHECK(chosen <= minmax);
+    // The clip pays, if little at 8 bits (4% here): a finer grid for nearly every value.
+    if (dt == DType::kS8) CHECK(chosen < 0.98 * minmax);
+  }
+  // Point outliers far out: their clipping error would outweigh a finer grid, so the range keeps them.
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (float& x : xs) x = nd(rng);
+  for (int i = 0; i < 8; ++i) xs[size_t(i) * 997] = i % 2 == 0 ? 60.0f : -45.0f;
+  auto [chosen, minmax] = chosen_vs_minmax(xs, DType::kS8);
+  CHECK(chosen <= minmax);
+  // A uniform tensor: clipping would only cost.
+  std::uniform_real_distribution<float> ud(-1.0f, 1.0f);
+  for (float& x : xs) x = ud(rng);
+  std::tie(chosen, minmax) = chosen_vs_minmax(xs, DType::kS8);
+  CHECK(chosen <= minmax * 1.01);
+}
+
+TEST_CASE("Smoothing keeps the float model's function", "[transformer_fixed]") {
+  for (const Case& k : cases()) {
+    INFO(k.name);
+    const HostModel m = make_model(k.c, 23);
+    // Any positive maxima: the transformation is exact in real arithmetic for every s_j.
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> ud(0.01, 40.0);
+    std::vector<double> chan(size_t(m.c.num_layers) * size_t(attn::detail::chan_stride(m.c)));
+    for (double& x : chan) x = ud(rng);
+    std::vector<uint8_t> buf(attn::detail::smooth_weights_bytes(m.c) + 64);
+    attn::Arena arena;
+    REQUIRE(arena.init(buf.data(), buf.size()) == Status::kOk);
+    attn::TransformerWeightsF32 ws;
+    REQUIRE(attn::detail::smooth_weights(m.c, m.w, chan.data(), 0.5, arena, &ws) == Status::kOk);
+    CHECK(arena.used() <= attn::detail::smooth_weights_bytes(m.c));
+    // The weights moved (pre-norm: N1 too; everywhere: Wo's columns).
+    CHECK(!std::equal(m.layers[0].wo.begin(), m.layers[0].wo.end(), ws.layers[0].attention.wo));
+    if (m.c.pre_norm)
+      CHECK(!std::equal(m.layers[0].n1w.begin(), m.layers[0].n1w.end(), ws.layers[0].norm1.weight));
+    const auto toks = sequences(1, 20, m.c.vocab_size, 31)[0];
+    const std::vector<float> a = forward_f32(m.c, m.w, toks), b = forward_f32(m.c, ws, toks);
+    double amax = 0.0, dmax = 0.0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      amax = std::max(amax, std::fabs(double(a[i])));
+      dmax = std::max(dmax, std::fabs(double(a[i]) - double(b[i])));
+    }
+    CHECK(dmax <= 1e-4 * amax);
+  }
+}
+
+TEST_CASE("Smoothing and error-chosen ranges raise the s8 SQNR of a model with outlier channels",
+          "[transformer_fixed]") {
+  TransformerConfig c = random_model::llama_like(base_config(TransformerConfig::decoder), LmHead::kUntied);
+  HostModel m = make_model(c, 41);
+  plant_outliers(m);
+  const Calib cal = calibration(sequences(8, 24, c.vocab_size, 101));
+  const auto test_seqs = sequences(4, 24, c.vocab_size, 202);
+  const auto measure = [&](const attn::TransformerQuantOptions& o, attn::TransformerQuantReport* rep) {
+    Quantized<attn::TransformerWeightsS8> q;
+    quantize(m, cal, DType::kS8, &q, o);
+    *rep = q.report;
+    Vec ref, got;
+    for (const auto& s : test_seqs) {
+      const Vec r = Sim{m}.forward(s), g = run_fixed(m, DType::kS8, q.w, s);
+      ref.insert(ref.end(), r.begin(), r.end());
+      got.insert(got.end(), g.begin(), g.end());
+    }
+    return sqnr_db(ref, got);
+  };
+  attn::TransformerQuantOptions plain, fixed, smooth, both;
+  fixed.smooth = 0.5f;
+  smooth.smooth = -1.0f;
+  smooth.compare = true;
+  both = smooth;
+  both.mse_ranges = attn::kRangeAll;
+  attn::TransformerQuantReport rp, rf, rs, rb;
+  const double db_plain = measure(plain, &rp), db_fixed = measure(fixed, &rf);
+  const double db_smooth = measure(smooth, &rs), db_both = measure(both, &rb);
+  std::printf(
+      "outlier channels, s8 on held-out sequences: min/max %.2f dB, smoothed 0.5 %.2f dB, searched (%.1f) "
+      "%.2f dB, "
+      "with error-chosen ranges %.2f dB; calibration: min/max %.2f, mse %.2f dB\n",
+      db_plain, db_fixed, double(rs.smooth_used), db_smooth, db_both, rb.minmax_output_sqnr_db,
+      rb.mse_output_sqnr_db);
+  // The search picked a strength, it measured every one, and the model got better.
+  CHECK(rs.smooth_used > 0.0f);
+  CHECK(rs.smooth_tried == attn::kSmoothGridSize);
+  CHECK(rf.smooth_used == 0.5f);
+  CHECK(rs.output_sqnr_db > rs.minmax_output_sqnr_db + 1.0);
+  CHECK(db_fixed > db_plain + 1.0);
+  CHECK(db_smooth > db_plain + 1.0);
+  // Report figures are the same measure: the plain run's output SQNR is the compare run's min/max one.
+  CHECK(std::fabs(rs.minmax_output_sqnr_db - rp.output_sqnr_db) < 1e-9);
 }

@@ -273,6 +273,33 @@ struct TransformerCalibration {
 // attention's Q, K, V, O too, and an untied LM head). Embedding tables, and
 // so a tied head, stay int8.
 enum class Int4Weights { kNone, kFfn, kAll };
+// The activation tensors whose clipping range the converter may choose by
+// the quantization error (TransformerQuantOptions::mse_ranges), one bit each.
+// The residual grid, the int32 outputs and the softmax never clip.
+enum TransformerRangeKind : uint32_t {
+  kRangeAttentionInput = 1u << 0,  // the attention block's input (N1 output, or the residual)
+  kRangeQ = 1u << 1,
+  kRangeK = 1u << 2,
+  kRangeV = 1u << 3,
+  kRangeContext = 1u << 4,          // P V, heads concatenated (Wo's input)
+  kRangeAttentionOutput = 1u << 5,  // Wo's output, before it joins the residual
+  kRangeFfnInput = 1u << 6,         // N2 output, or the residual
+  kRangeH1 = 1u << 7,               // W1 output (the activation table's input)
+  kRangeH3 = 1u << 8,               // W3 output (gated)
+  kRangeG = 1u << 9,                // W2 input: act(h1) (* h3)
+  kRangeHeadInput = 1u << 10,       // the head's input (final norm output)
+  kRangeAll = (1u << 11) - 1,
+};
+
+// Strengths tried by TransformerQuantOptions::smooth < 0 (besides none).
+constexpr int32_t kSmoothGridSize = 7;
+constexpr float kSmoothGrid[kSmoothGridSize] = {0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f};
+
+// The choices attn quantize makes for whole models: min/max and no smoothing
+// (neither option helped both the demo decoder and every whole-model test
+// case: src/FIXED_POINT.md, "Choosing ranges and smoothing").
+constexpr uint32_t kQuantizeMseRanges = 0;
+constexpr float kQuantizeSmooth = 0.0f;
 
 struct TransformerQuantOptions {
   // Residual grid: residual_scale = max |residual| / 2^residual_bits over the
@@ -292,6 +319,25 @@ struct TransformerQuantOptions {
   bool int4_error_feedback = true;
   // Report: run the integer forward on the calibration set and compare.
   bool report = true;
+  // Range choice: the tensors of these kinds (TransformerRangeKind bits) take
+  // the clipping range of least mean squared quantization error on the
+  // calibration (a second float forward fills a histogram per tensor; ratios
+  // 1, 0.98, 0.98^2 .. of the min/max range); the others their min/max. 0:
+  // min/max everywhere.
+  uint32_t mse_ranges = 0;
+  // Smoothing of activation outliers per channel (SmoothQuant), a float-model
+  // transformation before quantization, s_j = max|X_j|^a / max|W_j|^(1 - a):
+  // pre-norm: N1 weight -> Wq/Wk/Wv input columns, N2 weight -> W1/W3 input
+  // columns; gated FFN: W3 rows -> W2 input columns; Wv rows -> Wo columns per
+  // KV group. 0: none; in (0, 1]: strength a; < 0: each of kSmoothGrid and
+  // none, keeping the best output on held-out calibration sequences (the last
+  // 10%, at least one, of a model calibrated on the others; the final model
+  // takes them all): with a head the least KL of the next-token
+  // distributions (TransformerQuantReport), else the best output SQNR.
+  float smooth = 0.0f;
+  // Also measure (in the report) the output SQNR with min/max ranges and no
+  // smoothing, and with the error-chosen ranges and no smoothing.
+  bool compare = false;
 };
 
 // What the converter measured: SQNR (dB) of the integer forward against the
@@ -303,10 +349,26 @@ struct TransformerQuantReport {
   double layer_sqnr_db[ATTN_MAX_LAYERS] = {};      // residual after layer i (its FFN, and its post-norm)
   double output_sqnr_db = 0.0;                     // the int32 output (logits or hidden state)
   float residual_max = 0.0f;                       // calibrated max |residual|
+  // A head: the mean KL divergence (nats per position) of the integer
+  // model's next-token distribution softmax(logits) from the float model's.
+  double output_kl = 0.0;
+  // The stages (output SQNR on the calibration set, dB, and KL; 0: not measured):
+  double minmax_output_sqnr_db = 0.0, minmax_output_kl = 0.0;  // compare: min/max ranges, no smoothing
+  double mse_output_sqnr_db = 0.0, mse_output_kl = 0.0;        // compare: options.mse_ranges, no smoothing
+  // smooth < 0: the strengths tried, with their SQNR and KL on the last 10%
+  // of the calibration sequences (at least one) of a model whose maxima and
+  // ranges came from the others (one sequence: on it), and none's.
+  double smooth_none_sqnr_db = 0.0, smooth_none_kl = 0.0;
+  int32_t smooth_tried = 0;
+  float smooth_strength[kSmoothGridSize] = {};
+  double smooth_sqnr_db[kSmoothGridSize] = {};
+  double smooth_kl[kSmoothGridSize] = {};
+  float smooth_used = 0.0f;  // the smoothing strength of the model (0: none)
 };
 
 // Bytes the converter carves from `storage` (the integer model) and from
-// `scratch` (calibration forwards of sequences up to max_len tokens; given
+// `scratch` (calibration forwards of sequences up to max_len tokens, the
+// histograms of mse_ranges, smoothing's maxima and smoothed layers; given
 // back). Errors: the config's (as plan_transformer_fixed).
 Status quantize_transformer_storage_bytes(const TransformerConfig& config, DType dtype,
                                           size_t* storage_bytes);
@@ -315,8 +377,10 @@ Status quantize_transformer_scratch_bytes(const TransformerConfig& config, DType
                                           const TransformerQuantOptions& options = TransformerQuantOptions());
 
 // Calibrate the float model on the sequences (min/max of every quantized
-// tensor; the float forward of attn/transformer.h's semantics, scalar, in
-// this converter) and quantize it: every table of *out lives in `storage`.
+// tensor, or the ranges and smoothing of `options`; the float forward of
+// attn/transformer.h's semantics, scalar, in this converter) and quantize
+// it: every table of *out lives in `storage`. The scratch size depends on
+// the options (quantize_transformer_scratch_bytes with the same ones).
 // Errors: kNullArgument, the config's, kTokenOutOfRange, kSequenceTooLong,
 // kBadQuantParams (non-finite weights or activations, an unrepresentable
 // scale), kBiasOutOfRange, kArenaTooSmall.

@@ -130,6 +130,13 @@ size_t calibrate_attention_arena_bytes(const AttentionConfig& c, int32_t L, int3
 
 Status calibrate_attention(const Plan& plan, const WeightsF32& w, const Mask& mask, const IoF32& io,
                            Arena& arena, CalibrationRanges* ranges) {
+  return detail::calibrate_attention_observed(plan, w, mask, io, arena, ranges, detail::TensorSink());
+}
+
+namespace detail {
+
+Status calibrate_attention_observed(const Plan& plan, const WeightsF32& w, const Mask& mask, const IoF32& io,
+                                    Arena& arena, CalibrationRanges* ranges, const TensorSink& sink) {
   if (ranges == nullptr) return Status::kNullArgument;
   ATTN_TRY(check_f32_forward_plan(plan));
   const AttentionConfig& c = plan.config;
@@ -168,6 +175,10 @@ Status calibrate_attention(const Plan& plan, const WeightsF32& w, const Mask& ma
   bool finite = true;
   if (rope) {
     finite = widen(ranges->q, q, n_of(L, D)) && widen(ranges->k, k, n_of(S, Dkv));
+    if (finite && sink.fn != nullptr) {
+      sink.fn(sink.context, kQ, q, L, D);
+      sink.fn(sink.context, kK, k, S, Dkv);
+    }
     detail::rope_f32_ref(matrix(q, L, D), hd, io.query_position, c.rope_base);
     detail::rope_f32_ref(matrix(k, S, Dkv), hd, 0, c.rope_base);
   }
@@ -205,10 +216,20 @@ Status calibrate_attention(const Plan& plan, const WeightsF32& w, const Mask& ma
   if (finite && io.output != nullptr) {
     for (size_t i = 0; i < n_of(L, E); ++i) io.output[i] = y[i];
   }
+  if (finite && sink.fn != nullptr) {
+    sink.fn(sink.context, kAttnIn, io.query, L, E);
+    sink.fn(sink.context, kQ, q, L, D);
+    sink.fn(sink.context, kK, k, S, Dkv);
+    sink.fn(sink.context, kV, v, S, Dkv);
+    sink.fn(sink.context, kContext, ctx, L, D);
+    sink.fn(sink.context, kAttnOut, y, L, E);
+  }
   if (finite) record_mask(mask, S, ranges);
   arena.release(mark);
   return finite ? Status::kOk : Status::kBadQuantParams;
 }
+
+}  // namespace detail
 
 Status calibrate_any_mask(const Plan& plan, const WeightsF32& w, const IoF32& io, Arena& arena,
                           CalibrationRanges* ranges) {

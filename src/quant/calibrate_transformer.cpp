@@ -47,13 +47,37 @@ void copy_rows(ConstMatF32 x, MatF32 y) {
 struct Recorder : NoObserver {
   const TransformerConfig& c;
   ModelRanges& r;
-  float* snapshots;  // [2 L + 1, n, E], or null
+  float* snapshots;   // [2 L + 1, n, E], or null
+  Collect collect;    // histograms and channel maxima, each or both null
+  int32_t layer = 0;  // the layer whose attention runs (sink)
   bool finite = true;
 
-  Recorder(const TransformerConfig& config, ModelRanges& ranges, float* snaps)
-      : c(config), r(ranges), snapshots(snaps) {}
+  Recorder(const TransformerConfig& config, ModelRanges& ranges, float* snaps, const Collect* more)
+      : c(config), r(ranges), snapshots(snaps), collect(more != nullptr ? *more : Collect()) {}
   void widen_into(Range& range, ConstMatF32 v) {  // v dense
     finite = finite && widen(range, v.data, n_of(v.rows, v.cols));
+  }
+  // Tensor `kind` of layer l, dense [rows, cols]: into its histogram, and
+  // the maxima per channel of the smoothed kinds.
+  void collect_tensor(int32_t l, int32_t kind, const float* x, int32_t rows, int32_t cols) {
+    if (collect.hist != nullptr) histogram_add(collect.hist[l * kKinds + kind], x, n_of(rows, cols));
+    if (collect.chan == nullptr) return;
+    const int32_t E = c.embed_dim;
+    const int32_t offset = kind == kAttnIn ? 0 : kind == kFfnIn ? E : kind == kG ? 2 * E : 2 * E + c.ffn_dim;
+    if (kind != kAttnIn && kind != kFfnIn && kind != kG && kind != kContext) return;
+    double* m = collect.chan + static_cast<ptrdiff_t>(l) * chan_stride(c) + offset;
+    for (int32_t i = 0; i < rows; ++i) {
+      for (int32_t j = 0; j < cols; ++j) {
+        m[j] = std::fmax(m[j], std::fabs(static_cast<double>(x[static_cast<ptrdiff_t>(i) * cols + j])));
+      }
+    }
+  }
+  void collect_tensor(int32_t l, int32_t kind, ConstMatF32 v) {
+    collect_tensor(l, kind, v.data, v.rows, v.cols);
+  }
+  static void sink(void* context, int32_t kind, const float* x, int32_t rows, int32_t cols) {
+    auto* self = static_cast<Recorder*>(context);
+    self->collect_tensor(self->layer, kind, x, rows, cols);
   }
   void residual(ConstMatF32 x) {
     Range t;
@@ -66,14 +90,28 @@ struct Recorder : NoObserver {
     float* dst = snapshots + static_cast<ptrdiff_t>(s) * x.rows * x.cols;
     for (size_t i = 0; i < n_of(x.rows, x.cols); ++i) dst[i] = x.data[i];
   }
-  void ffn_in(int32_t l, ConstMatF32 h) { widen_into(r.layers[l].ffn_in, h); }
+  void ffn_in(int32_t l, ConstMatF32 h) {
+    widen_into(r.layers[l].ffn_in, h);
+    collect_tensor(l, kFfnIn, h);
+  }
   void ffn_up(int32_t l, ConstMatF32 u, ConstMatF32 g) {
     widen_into(r.layers[l].h1, u);
-    if (c.gated_ffn) widen_into(r.layers[l].h3, g);
+    collect_tensor(l, kH1, u);
+    if (c.gated_ffn) {
+      widen_into(r.layers[l].h3, g);
+      collect_tensor(l, kH3, g);
+    }
   }
-  void ffn_act(int32_t l, ConstMatF32 u) { widen_into(r.layers[l].g, u); }
+  void ffn_act(int32_t l, ConstMatF32 u) {
+    widen_into(r.layers[l].g, u);
+    collect_tensor(l, kG, u);
+  }
   void ffn_down(int32_t l, ConstMatF32 y) { widen_into(r.layers[l].ffn_out, y); }
-  void final_norm(ConstMatF32 h) { widen_into(c.head == LmHead::kNone ? r.hidden : r.head_in, h); }
+  void final_norm(ConstMatF32 h) {
+    widen_into(c.head == LmHead::kNone ? r.hidden : r.head_in, h);
+    if (collect.hist != nullptr)
+      histogram_add(collect.hist[c.num_layers * kKinds], h.data, n_of(h.rows, h.cols));
+  }
   bool every_row() const { return true; }
   void logit(double v) {  // each logit, in double
     finite = finite && std::isfinite(v);
@@ -155,7 +193,14 @@ struct CalibrationSteps {
     IoF32 io;
     io.query = io.key = io.value = h.data;
     io.output = y.data;
-    return calibrate_attention(block, w.layers[l].attention, mask, io, arena, &rec.r.layers[l].attention);
+    rec.layer = l;
+    TensorSink sink;
+    if (rec.collect.hist != nullptr || rec.collect.chan != nullptr) {
+      sink.fn = Recorder::sink;
+      sink.context = &rec;
+    }
+    return calibrate_attention_observed(block, w.layers[l].attention, mask, io, arena,
+                                        &rec.r.layers[l].attention, sink);
   }
 
   // x += y.
@@ -232,11 +277,12 @@ size_t float_forward_bytes(const TransformerConfig& c, int32_t n) {
 }
 
 Status float_forward(const TransformerConfig& c, const TransformerWeightsF32& w, const int32_t* tokens,
-                     int32_t n, Arena& scratch, ModelRanges* ranges, float* snapshots, float* out) {
+                     int32_t n, Arena& scratch, ModelRanges* ranges, float* snapshots, float* out,
+                     const Collect* collect) {
   Plan block;
   ATTN_TRY(plan_attention(c.attention(), DType::kF32, n, n, &block));
   ModelRanges local;
-  Recorder rec(c, ranges != nullptr ? *ranges : local, snapshots);
+  Recorder rec(c, ranges != nullptr ? *ranges : local, snapshots, collect);
   const CalibrationSteps steps{c, w, block, rec};
   const size_t mark = scratch.mark();
   // Positions 0 .. n - 1, every output row, one FFN tile of n rows.

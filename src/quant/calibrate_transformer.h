@@ -9,6 +9,7 @@
 
 #include "attn/quantize.h"
 #include "attn/transformer.h"
+#include "quant/choose_range.h"
 
 namespace attn {
 namespace detail {
@@ -41,6 +42,35 @@ struct ModelRanges {
   double logit_max = 0.0;  // max |logit|
 };
 
+// The tensors of a layer the converter quantizes on grids of their own, by
+// kind (Collect's histogram index within a layer).
+enum TensorKind : int32_t { kAttnIn, kQ, kK, kV, kContext, kAttnOut, kFfnIn, kH1, kH3, kG, kKinds };
+
+// Where the attention block's calibration forward hands its tensors (dense
+// [rows, cols] floats of kind kAttnIn .. kAttnOut; Q and K before and after a
+// rotation); fn null: nowhere.
+struct TensorSink {
+  void (*fn)(void* context, int32_t kind, const float* x, int32_t rows, int32_t cols) = nullptr;
+  void* context = nullptr;
+};
+
+// calibrate_attention() (attn/quantize.h) that also hands every tensor it widens a range by to sink.
+Status calibrate_attention_observed(const Plan& plan, const WeightsF32& w, const Mask& mask, const IoF32& io,
+                                    Arena& arena, CalibrationRanges* ranges, const TensorSink& sink);
+
+// What a calibration forward collects besides the ranges (each null: not collected).
+struct Collect {
+  // [L * kKinds + 1]: layer l's tensor k at l * kKinds + k, the head input (or
+  // the hidden output) last; domains from the min/max of an earlier pass.
+  Histogram* hist = nullptr;
+  // Per layer, chan_stride(c) doubles: max |x| per channel of the attention
+  // input [E], the FFN input [E], the W2 input g [F], the context [D].
+  double* chan = nullptr;
+};
+inline int32_t chan_stride(const TransformerConfig& c) {
+  return 2 * c.embed_dim + c.ffn_dim + c.attention().inner_dim();
+}
+
 // The activation in double (attn/transformer.h's definitions).
 double activation(Activation a, double x);
 
@@ -51,9 +81,10 @@ size_t float_forward_bytes(const TransformerConfig& c, int32_t n);
 // caller): widens *ranges (null: none), writes the residual after the
 // embeddings and, per layer, after its attention and after its FFN (each
 // with its post-norm) into snapshots [2 L + 1, n, E] (null: none)
-// and the output into out [n, output_dim].
+// and the output into out [n, output_dim]; collect (null: none) gathers more.
 Status float_forward(const TransformerConfig& c, const TransformerWeightsF32& w, const int32_t* tokens,
-                     int32_t n, Arena& scratch, ModelRanges* ranges, float* snapshots, float* out);
+                     int32_t n, Arena& scratch, ModelRanges* ranges, float* snapshots, float* out,
+                     const Collect* collect = nullptr);
 
 }  // namespace detail
 }  // namespace attn

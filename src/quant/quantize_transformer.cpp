@@ -14,7 +14,9 @@
 #include "kernels/kernels_fixed.h"
 #include "model/transformer_fixed_common.h"
 #include "quant/calibrate_transformer.h"
+#include "quant/choose_range.h"
 #include "quant/int4_weights.h"
+#include "quant/smooth_transformer.h"
 
 namespace attn {
 namespace {
@@ -326,6 +328,26 @@ void observe(void* context, int32_t stage, const int32_t* residual, int32_t n, i
   }
 }
 
+// KL(softmax(f) || softmax(scale q)) of one row of n logits, nats.
+double row_kl(const float* f, const int32_t* q, int32_t n, double scale) {
+  double fm = -HUGE_VAL, qm = -HUGE_VAL;
+  for (int32_t v = 0; v < n; ++v) {
+    fm = std::fmax(fm, static_cast<double>(f[v]));
+    qm = std::fmax(qm, scale * q[v]);
+  }
+  double fs = 0.0, qs = 0.0;
+  for (int32_t v = 0; v < n; ++v) {
+    fs += std::exp(static_cast<double>(f[v]) - fm);
+    qs += std::exp(scale * q[v] - qm);
+  }
+  double kl = 0.0;
+  for (int32_t v = 0; v < n; ++v) {
+    const double lp = static_cast<double>(f[v]) - fm - std::log(fs), lq = scale * q[v] - qm - std::log(qs);
+    kl += std::exp(lp) * (lp - lq);
+  }
+  return kl;
+}
+
 size_t report_bytes(const TransformerConfig& c, DType dtype, int32_t max_len) {
   TransformerPlan plan;
   if (plan_transformer_fixed(c, dtype, max_len, 0, &plan) != Status::kOk) return 0;
@@ -353,6 +375,8 @@ Status report(const TransformerConfig& c, const TransformerWeightsF32& wf, const
     return scratch.alloc_array(2 * static_cast<size_t>(L) + 1, &stages);
   }();
   Sqnr output;
+  double kl = 0.0;
+  int64_t rows = 0;
   if (s == Status::kOk) {
     for (int32_t i = 0; i <= 2 * L; ++i) stages[i] = Sqnr();
     ReportContext ctx{snap, static_cast<double>(wq.residual_scale), stages};
@@ -372,6 +396,13 @@ Status report(const TransformerConfig& c, const TransformerWeightsF32& wf, const
           output.add(static_cast<double>(fout[i]),
                      static_cast<double>(qout[i]) * static_cast<double>(wq.output_scale));
         }
+        if (c.head != LmHead::kNone) {
+          for (int32_t i = 0; i < n; ++i) {
+            kl += row_kl(fout + static_cast<ptrdiff_t>(i) * od, qout + static_cast<ptrdiff_t>(i) * od, od,
+                         static_cast<double>(wq.output_scale));
+          }
+          rows += n;
+        }
       }
       at += n;
     }
@@ -382,48 +413,114 @@ Status report(const TransformerConfig& c, const TransformerWeightsF32& wf, const
         rep->layer_sqnr_db[l] = stages[2 * l + 2].db();
       }
       rep->output_sqnr_db = output.db();
+      rep->output_kl = rows > 0 ? kl / static_cast<double>(rows) : 0.0;
     }
   }
   scratch.release(mark);
   return s;
 }
 
+// The ranges of the float model w on the calibration: min/max of every
+// tensor; then, for the kinds in mse (TransformerRangeKind bits), a second
+// forward into one histogram per tensor and the range of least error.
+Status calibrate_ranges(const TransformerConfig& c, const TransformerWeightsF32& w,
+                        const TransformerCalibration& cal, int32_t max_len, DType dtype, uint32_t mse,
+                        Arena& scratch, ModelRanges* ranges) {
+  *ranges = ModelRanges();
+  const size_t mark = scratch.mark();
+  const int32_t L = c.num_layers, count = L * detail::kKinds + 1;
+  // The output [max_len, output_dim] fits: the scratch holds the report's beside the forward's.
+  float* fout = nullptr;
+  detail::Histogram* hist = nullptr;
+  uint32_t* counts = nullptr;
+  Status s = scratch.alloc_array(n_of(max_len, c.output_dim()), &fout);
+  if (s == Status::kOk && mse != 0) s = scratch.alloc_array(static_cast<size_t>(count), &hist);
+  if (s == Status::kOk && mse != 0) s = scratch.alloc_array(n_of(count, detail::kRangeBins), &counts);
+  const auto all = [&](const detail::Collect* collect, ModelRanges* r) {
+    int64_t at = 0;
+    Status st = Status::kOk;
+    for (int32_t q = 0; q < cal.count && st == Status::kOk; ++q) {
+      st = detail::float_forward(c, w, cal.tokens + at, cal.lengths[q], scratch, r, nullptr, fout, collect);
+      at += cal.lengths[q];
+    }
+    return st;
+  };
+  if (s == Status::kOk) s = all(nullptr, ranges);
+  if (s == Status::kOk && mse != 0) {
+    // Each tensor's histogram over its min/max range, by kind (attn/transformer_fixed.h's bits).
+    const auto range_of = [&](int32_t l, int32_t k) -> Range* {
+      if (l == L) return c.head == LmHead::kNone ? &ranges->hidden : &ranges->head_in;
+      LayerRanges& r = ranges->layers[l];
+      Range* const kinds[detail::kKinds] = {
+          &r.attention.query,  &r.attention.q, &r.attention.k, &r.attention.v, &r.attention.context,
+          &r.attention.output, &r.ffn_in,      &r.h1,          &r.h3,          &r.g};
+      return kinds[k];
+    };
+    for (int32_t i = 0; i < count; ++i) {
+      hist[i] = detail::Histogram();
+      hist[i].domain = *range_of(i / detail::kKinds, i % detail::kKinds);
+      hist[i].counts = counts + static_cast<ptrdiff_t>(i) * detail::kRangeBins;
+      for (int32_t b = 0; b < detail::kRangeBins; ++b) hist[i].counts[b] = 0;
+    }
+    detail::Collect collect;
+    collect.hist = hist;
+    ModelRanges again;
+    s = all(&collect, &again);
+    for (int32_t i = 0; i < count && s == Status::kOk; ++i) {
+      const int32_t l = i / detail::kKinds, k = i % detail::kKinds;
+      const bool head = l == L;
+      if (head && c.head == LmHead::kNone) continue;  // the int32 hidden output never clips
+      if ((mse & (head ? kRangeHeadInput : 1u << k)) == 0) continue;
+      *range_of(l, k) = detail::choose_range_mse(hist[i], dtype);
+      if (!head && k == detail::kAttnIn)
+        ranges->layers[l].attention.key = ranges->layers[l].attention.value =
+            ranges->layers[l].attention.query;
+    }
+  }
+  scratch.release(mark);
+  return s;
+}
+
+size_t calibrate_ranges_bytes(const TransformerConfig& c, int32_t max_len, uint32_t mse) {
+  const size_t count = static_cast<size_t>(c.num_layers * detail::kKinds + 1);
+  return rounded(n_of(max_len, c.output_dim()), 4) + detail::float_forward_bytes(c, max_len) +
+         (mse != 0 ? arena_round_up(count * sizeof(detail::Histogram)) +
+                         rounded(count * detail::kRangeBins, sizeof(uint32_t))
+                   : 0);
+}
+
+// max |x| per channel of the smoothed kinds (detail::Collect::chan) over the calibration, into chan.
+Status channel_maxima(const TransformerConfig& c, const TransformerWeightsF32& w,
+                      const TransformerCalibration& cal, int32_t max_len, Arena& scratch, double* chan) {
+  for (size_t i = 0; i < n_of(c.num_layers, detail::chan_stride(c)); ++i) chan[i] = 0.0;
+  const size_t mark = scratch.mark();
+  float* fout = nullptr;
+  Status s = scratch.alloc_array(n_of(max_len, c.output_dim()), &fout);
+  detail::Collect collect;
+  collect.chan = chan;
+  int64_t at = 0;
+  for (int32_t q = 0; q < cal.count && s == Status::kOk; ++q) {
+    s = detail::float_forward(c, w, cal.tokens + at, cal.lengths[q], scratch, nullptr, nullptr, fout,
+                              &collect);
+    at += cal.lengths[q];
+  }
+  scratch.release(mark);
+  return s;
+}
+
+// The integer model of w with the activation ranges `ranges`, into `st`.
 template <typename Act>
-Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w,
-                      const TransformerCalibration& cal, Arena& st, Arena& scratch,
-                      typename Types<Act>::Weights* out, TransformerQuantReport* rep,
-                      const TransformerQuantOptions& options) {
+// cal, max_len: the calibration, for int4 FFN weights by error feedback (options.int4).
+Status build_model(const TransformerConfig& c, const TransformerWeightsF32& w, const ModelRanges& ranges,
+                   const TransformerQuantOptions& options, const TransformerCalibration& cal, int32_t max_len,
+                   Arena& st, Arena& scratch, typename Types<Act>::Weights* out) {
+  const int32_t bits = options.residual_bits;
   using Ty = Types<Act>;
   constexpr DType kDType = Ty::kDType;
   constexpr bool kS8 = kDType == DType::kS8;
-  if (out == nullptr) return Status::kNullArgument;
   *out = typename Ty::Weights();
-  ATTN_TRY(detail::check_model_config(c));
-  ATTN_TRY(check_weights_f32(c, w));
-  if (options.residual_bits < 8 || options.residual_bits > 28) return Status::kBadQuantParams;
-  int32_t max_len = 0;
-  ATTN_TRY(check_calibration(c, cal, &max_len));
   const int32_t E = c.embed_dim, F = c.ffn_dim, L = c.num_layers, V = c.vocab_size;
   const AttentionConfig ac = c.attention();
-  const int32_t bits = options.residual_bits;
-
-  // Calibration: the float forward over every sequence.
-  static_assert(sizeof(ModelRanges) < 65536, "ranges on the stack");
-  ModelRanges ranges;
-  {
-    // The output [max_len, output_dim] fits: the scratch holds the report's beside the forward's.
-    const size_t out_mark = scratch.mark();
-    float* fout = nullptr;
-    ATTN_TRY(scratch.alloc_array(n_of(max_len, c.output_dim()), &fout));
-    int64_t at = 0;
-    Status s = Status::kOk;
-    for (int32_t q = 0; q < cal.count && s == Status::kOk; ++q) {
-      s = detail::float_forward(c, w, cal.tokens + at, cal.lengths[q], scratch, &ranges, nullptr, fout);
-      at += cal.lengths[q];
-    }
-    scratch.release(out_mark);
-    ATTN_TRY(s);
-  }
   const double s_r = scale_of(ranges.residual_max, bits);
   out->residual_scale = static_cast<float>(s_r);
 
@@ -581,12 +678,136 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
   }
   out->layers = layers;
   scratch.release(mark);
+  return Status::kOk;
+}
 
+template <typename Act>
+Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w,
+                      const TransformerCalibration& cal, Arena& st, Arena& scratch,
+                      typename Types<Act>::Weights* out, TransformerQuantReport* rep,
+                      const TransformerQuantOptions& options) {
+  using Ty = Types<Act>;
+  if (out == nullptr) return Status::kNullArgument;
+  *out = typename Ty::Weights();
+  ATTN_TRY(detail::check_model_config(c));
+  ATTN_TRY(check_weights_f32(c, w));
+  if (options.residual_bits < 8 || options.residual_bits > 28) return Status::kBadQuantParams;
+  if (!(options.smooth <= 1.0f) || (options.mse_ranges & ~kRangeAll) != 0) return Status::kBadQuantParams;
+  int32_t max_len = 0;
+  ATTN_TRY(check_calibration(c, cal, &max_len));
+  const uint32_t mse = options.mse_ranges;
+  static_assert(sizeof(ModelRanges) < 65536, "ranges on the stack");
+
+  // Smoothing: the calibration's max |x| per channel, once, for every strength tried.
+  const size_t chan_mark = scratch.mark();
+  double* chan = nullptr;
+  if (options.smooth != 0.0f) {
+    ATTN_TRY(scratch.alloc_array(n_of(c.num_layers, detail::chan_stride(c)), &chan));
+    const Status s = channel_maxima(c, w, cal, max_len, scratch, chan);
+    if (s != Status::kOk) scratch.release(chan_mark);
+    ATTN_TRY(s);
+  }
+  // One model: w smoothed with strength a (0: none) by the maxima chan, ranges
+  // by `kinds` from the sequences fit, into st; measured against the float
+  // model w on the sequences eval when r is not null.
+  const auto run = [&](double a, uint32_t kinds, const TransformerCalibration& fit,
+                       const TransformerCalibration& eval, typename Ty::Weights* o, TransformerQuantReport* r,
+                       double* residual_max) {
+    const size_t mark = scratch.mark();
+    TransformerWeightsF32 ws = w;
+    ModelRanges ranges;
+    Status s = a > 0.0 ? detail::smooth_weights(c, w, chan, a, scratch, &ws) : Status::kOk;
+    if (s == Status::kOk) s = calibrate_ranges(c, ws, fit, max_len, Ty::kDType, kinds, scratch, &ranges);
+    if (s == Status::kOk) s = build_model<Act>(c, ws, ranges, options, fit, max_len, st, scratch, o);
+    if (s == Status::kOk && r != nullptr) s = report<Act>(c, w, eval, max_len, *o, scratch, r);
+    *residual_max = ranges.residual_max;
+    scratch.release(mark);
+    return s;
+  };
+  // A trial: its output SQNR and KL, the storage given back.
+  const size_t st_mark = st.mark();
+  const auto trial = [&](double a, uint32_t kinds, const TransformerCalibration& fit,
+                         const TransformerCalibration& eval, double* db, double* kl) {
+    typename Ty::Weights tmp;
+    TransformerQuantReport r;
+    double unused = 0.0;
+    const Status s = run(a, kinds, fit, eval, &tmp, &r, &unused);
+    st.release(st_mark);
+    *db = r.output_sqnr_db;
+    *kl = r.output_kl;
+    return s;
+  };
+  // Better: with a head, the lower KL of the next-token distributions; else the higher SQNR.
+  const bool by_kl = c.head != LmHead::kNone;
+  const auto better = [&](double db, double kl, double best_db, double best_kl) {
+    return by_kl ? kl < best_kl : db > best_db;
+  };
+  TransformerQuantReport stages;
+  double a = options.smooth;
+  Status s = Status::kOk;
+  if (options.compare) {
+    s = trial(0.0, 0, cal, cal, &stages.minmax_output_sqnr_db, &stages.minmax_output_kl);
+    if (s == Status::kOk) s = trial(0.0, mse, cal, cal, &stages.mse_output_sqnr_db, &stages.mse_output_kl);
+  }
+  if (s == Status::kOk && a < 0.0) {
+    // The strength of the best output, none included, measured on sequences
+    // the maxima and ranges did not see: the last 10% (at least one) held out
+    // of them (with one sequence, that one). The model then takes every sequence.
+    TransformerCalibration fit = cal, held = cal;
+    if (cal.count >= 2) {
+      const int32_t kept = cal.count - std::max(1, cal.count / 10);
+      fit.count = kept;
+      int64_t at = 0;
+      for (int32_t q = 0; q < kept; ++q) at += cal.lengths[q];
+      held.tokens = cal.tokens + at;
+      held.lengths = cal.lengths + kept;
+      held.count = cal.count - kept;
+      s = channel_maxima(c, w, fit, max_len, scratch, chan);
+    }
+    double best_db = 0.0, best_kl = 0.0;
+    if (s == Status::kOk) s = trial(0.0, mse, fit, held, &best_db, &best_kl);
+    stages.smooth_none_sqnr_db = best_db;
+    stages.smooth_none_kl = best_kl;
+    a = 0.0;
+    for (int32_t k = 0; k < kSmoothGridSize && s == Status::kOk; ++k) {
+      double db = 0.0, kl = 0.0;
+      s = trial(static_cast<double>(kSmoothGrid[k]), mse, fit, held, &db, &kl);
+      stages.smooth_strength[k] = kSmoothGrid[k];
+      stages.smooth_sqnr_db[k] = db;
+      stages.smooth_kl[k] = kl;
+      stages.smooth_tried = k + 1;
+      if (s == Status::kOk && better(db, kl, best_db, best_kl)) {
+        best_db = db;
+        best_kl = kl;
+        a = static_cast<double>(kSmoothGrid[k]);
+      }
+    }
+    if (s == Status::kOk && cal.count >= 2 && a > 0.0) s = channel_maxima(c, w, cal, max_len, scratch, chan);
+  }
+  double residual_max = 0.0;
+  TransformerQuantReport measured;
+  const bool measure = rep != nullptr && options.report;
+  if (s == Status::kOk) s = run(a, mse, cal, cal, out, measure ? &measured : nullptr, &residual_max);
+  scratch.release(chan_mark);
+  if (s != Status::kOk) {
+    st.release(st_mark);
+    *out = typename Ty::Weights();
+    return s;
+  }
   if (rep != nullptr) {
-    *rep = TransformerQuantReport();
-    rep->num_layers = L;
-    rep->residual_max = static_cast<float>(ranges.residual_max);
-    if (options.report) ATTN_TRY(report<Act>(c, w, cal, max_len, *out, scratch, rep));
+    *rep = stages;
+    if (measure) {
+      rep->embedding_sqnr_db = measured.embedding_sqnr_db;
+      for (int32_t l = 0; l < c.num_layers; ++l) {
+        rep->attention_sqnr_db[l] = measured.attention_sqnr_db[l];
+        rep->layer_sqnr_db[l] = measured.layer_sqnr_db[l];
+      }
+      rep->output_sqnr_db = measured.output_sqnr_db;
+      rep->output_kl = measured.output_kl;
+    }
+    rep->num_layers = c.num_layers;
+    rep->residual_max = static_cast<float>(residual_max);
+    rep->smooth_used = static_cast<float>(a);
   }
   return Status::kOk;
 }
@@ -647,7 +868,11 @@ Status quantize_transformer_scratch_bytes(const TransformerConfig& c, DType dtyp
   const size_t quantizing = 3 * rounded(rows, 8);
   const size_t forward = detail::float_forward_bytes(c, max_len);
   const size_t rep = report_bytes(c, dtype, max_len);
-  *scratch_bytes = std::max(quantizing, forward + rep);
+  // Smoothing: the channel maxima throughout, and a smoothed copy of the layers per model built.
+  const size_t smooth = options.smooth != 0.0f ? rounded(n_of(c.num_layers, detail::chan_stride(c)), 8) +
+                                                     detail::smooth_weights_bytes(c)
+                                               : 0;
+  size_t int4 = 0;
   const int32_t E = c.embed_dim, F = c.ffn_dim;
   if (options.int4 != Int4Weights::kNone && options.int4_error_feedback && E <= detail::kGptqMaxIn &&
       F <= detail::kGptqMaxIn) {
@@ -657,8 +882,10 @@ Status quantize_transformer_scratch_bytes(const TransformerConfig& c, DType dtyp
     const size_t moments = rounded(n_of(E, E), 8) + rounded(n_of(F, F), 8);
     const size_t during = std::max(detail::ffn_second_moments_bytes(c, max_len),
                                    rounded(std::max(E, F), 8) + detail::gptq_scratch_bytes(std::max(E, F)));
-    *scratch_bytes = std::max(*scratch_bytes, rounded(V, 8) + moments + during);
+    int4 = rounded(V, 8) + moments + during;
   }
+  *scratch_bytes = smooth + std::max({quantizing, forward + rep,
+                                      calibrate_ranges_bytes(c, max_len, options.mse_ranges), int4});
   return Status::kOk;
 }
 

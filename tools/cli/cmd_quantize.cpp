@@ -362,6 +362,94 @@ Int4Weights int4_choice(const cli::Args& args) {
   return which == "ffn" ? Int4Weights::kFfn : Int4Weights::kAll;
 }
 
+// The whole-model converter's range and smoothing choices:
+//   --mse-ranges KINDS  the tensors whose clipping range is chosen by the
+//                       calibration's mean squared quantization error
+//                       (TransformerQuantOptions::mse_ranges): "none", "all",
+//                       "default", or a comma list of attn_in, q, k, v,
+//                       context, attn_out, ffn_in, h1, h3, g, head_in
+//   --smooth A          smoothing of activation outliers with strength A in
+//                       (0, 1], "auto" (the best of kSmoothGrid and none on the
+//                       calibration's output SQNR), or "off"
+// The report always measures the stages (options.compare).
+void converter_options(const cli::Args& args, TransformerQuantOptions* o) {
+  o->mse_ranges = kQuantizeMseRanges;
+  o->smooth = kQuantizeSmooth;
+  o->compare = true;
+  if (args.has("--mse-ranges")) {
+    const std::string v = args.get("--mse-ranges");
+    static const char* const names[] = {"attn_in", "q",  "k",  "v", "context", "attn_out",
+                                        "ffn_in",  "h1", "h3", "g", "head_in"};
+    if (v == "none") {
+      o->mse_ranges = 0;
+    } else if (v == "all") {
+      o->mse_ranges = kRangeAll;
+    } else if (v != "default") {
+      o->mse_ranges = 0;
+      size_t p = 0;
+      while (p <= v.size()) {
+        size_t e = v.find(',', p);
+        if (e == std::string::npos) e = v.size();
+        const std::string name = v.substr(p, e - p);
+        const auto it =
+            std::find_if(std::begin(names), std::end(names), [&](const char* n) { return name == n; });
+        if (it == std::end(names))
+          throw cli::Error("--mse-ranges: unknown tensor kind '" + name +
+                           "' (none, all, default, or a comma list of attn_in, q, k, v, context, attn_out, "
+                           "ffn_in, h1, h3, g, head_in)");
+        o->mse_ranges |= 1u << (it - std::begin(names));
+        p = e + 1;
+      }
+    }
+  }
+  if (args.has("--smooth")) {
+    const std::string v = args.get("--smooth");
+    if (v == "off") {
+      o->smooth = 0.0f;
+    } else if (v == "auto") {
+      o->smooth = -1.0f;
+    } else {
+      char* end = nullptr;
+      const double a = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end != '\0' || !(a > 0.0 && a <= 1.0))
+        throw cli::Error("--smooth must be a strength in (0, 1], auto or off, got '" + v + "'");
+      o->smooth = static_cast<float>(a);
+    }
+  }
+}
+
+// The report's stages: what the range choice and the smoothing bought.
+void print_stages(const TransformerQuantReport& rep, const TransformerQuantOptions& o, bool head) {
+  std::printf("output by stage on the calibration set (SQNR%s):\n",
+              head ? "; KL: nats per position of the next-token distribution from the float model's" : "");
+  const auto line = [&](const char* what, double db, double kl) {
+    if (head) {
+      std::printf("  %-34s %6.2f dB  KL %.5f\n", what, db, kl);
+    } else {
+      std::printf("  %-34s %6.2f dB\n", what, db);
+    }
+  };
+  line("min/max ranges", rep.minmax_output_sqnr_db, rep.minmax_output_kl);
+  if (o.mse_ranges != 0)
+    line("error-chosen ranges (--mse-ranges)", rep.mse_output_sqnr_db, rep.mse_output_kl);
+  if (rep.smooth_tried > 0) {
+    std::printf(
+        "  smoothing strengths, measured on the last 10%% of the sequences (ranges from the others):\n");
+    line("  none", rep.smooth_none_sqnr_db, rep.smooth_none_kl);
+  }
+  for (int32_t k = 0; k < rep.smooth_tried; ++k) {
+    char what[48];
+    std::snprintf(what, sizeof what, "  strength %.2f", static_cast<double>(rep.smooth_strength[k]));
+    line(what, rep.smooth_sqnr_db[k], rep.smooth_kl[k]);
+  }
+  if (rep.smooth_used > 0.0f) {
+    std::printf("  smoothing used: strength %.2f\n", static_cast<double>(rep.smooth_used));
+  } else {
+    std::printf("  smoothing used: none\n");
+  }
+  line("the model written", rep.output_sqnr_db, rep.output_kl);
+}
+
 // `attn quantize MODEL.attn --calib-tokens IDS.npy --dtype s8|s16 [--residual-bits N] -o OUT.attn`
 template <class W>
 int quantize_model_file(const cli::Args& args, const std::string& path, const std::string& out,
@@ -401,6 +489,7 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
   TransformerQuantOptions options;
   options.residual_bits = static_cast<int32_t>(args.get_int("--residual-bits", options.residual_bits, 8, 28));
   options.int4 = int4_choice(args);
+  converter_options(args, &options);
 
   size_t storage_bytes = 0, scratch_bytes = 0;
   s = quantize_transformer_storage_bytes(c, dtype, &storage_bytes);
@@ -458,6 +547,7 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
                 rep.layer_sqnr_db[l]);
   std::printf("  output      %6.2f dB (%s, int32 on scale %.4g)\n", rep.output_sqnr_db,
               c.head == LmHead::kNone ? "hidden state" : "logits", static_cast<double>(w.output_scale));
+  print_stages(rep, options, c.head != LmHead::kNone);
 
   // Held out: figures on the data the ranges came from flatter. The last 10%
   // of the sequences (at least one) are held out of a second calibration on
@@ -509,11 +599,11 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
 }  // namespace
 
 int cmd_quantize(int argc, char** argv) {
-  const cli::Args args(
-      argc, argv,
-      {"--calib", "--calib-kv", "--calib-value", "--dtype", "-o", "--output", "--key-length",
-       "--max-positions", "--calib-tokens", "--calib-text", "--residual-bits", "--weights", "--s4"},
-      {"--per-tensor", "--causal", "--residual", "--exact-mask", "--any-mask"});
+  const cli::Args args(argc, argv,
+                       {"--calib", "--calib-kv", "--calib-value", "--dtype", "-o", "--output", "--key-length",
+                        "--max-positions", "--calib-tokens", "--calib-text", "--residual-bits", "--weights",
+                        "--s4", "--mse-ranges", "--smooth"},
+                       {"--per-tensor", "--causal", "--residual", "--exact-mask", "--any-mask"});
   const std::string path = args.one_input("IN.attn");
   const std::string out = args.output();
   const std::string dt = args.required("--dtype");
@@ -526,7 +616,7 @@ int cmd_quantize(int argc, char** argv) {
     return dtype == DType::kS8 ? quantize_model_file<TransformerWeightsS8>(args, path, out, dt, m)
                                : quantize_model_file<TransformerWeightsS16>(args, path, out, dt, m);
   }
-  for (const char* opt : {"--calib-tokens", "--calib-text", "--residual-bits"}) {
+  for (const char* opt : {"--calib-tokens", "--calib-text", "--residual-bits", "--mse-ranges", "--smooth"}) {
     if (args.has(opt))
       throw cli::Error(path + " holds attention blocks, not a whole model: " + opt +
                        " is for model files (blocks take --calib)");
