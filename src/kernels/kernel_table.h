@@ -634,17 +634,35 @@ inline constexpr Kernel<LinearS4S8Fn> kLinearS4S8[] = {
 #if ATTN_WITH_AVX2
     {S4Rows<Isa::kAvx2>::linear_s8, "avx2"},
 #endif
+#if ATTN_HAVE_MVE
+    {S4Rows<Isa::kMve>::linear_s8, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {S4Rows<Isa::kDsp>::linear_s8, "dsp"},
+#endif
     {S4Rows<Isa::kRef>::linear_s8, "ref"},
 };
 inline constexpr Kernel<Out32S4S8Fn> kLinearResidualS4S8[] = {
 #if ATTN_WITH_AVX2
     {S4Rows<Isa::kAvx2>::linear_residual_s8, "avx2"},
 #endif
+#if ATTN_HAVE_MVE
+    {S4Rows<Isa::kMve>::linear_residual_s8, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {S4Rows<Isa::kDsp>::linear_residual_s8, "dsp"},
+#endif
     {S4Rows<Isa::kRef>::linear_residual_s8, "ref"},
 };
 inline constexpr Kernel<Out32S4S8Fn> kLogitsS4S8[] = {
 #if ATTN_WITH_AVX2
     {S4Rows<Isa::kAvx2>::logits_s8, "avx2"},
+#endif
+#if ATTN_HAVE_MVE
+    {S4Rows<Isa::kMve>::logits_s8, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {S4Rows<Isa::kDsp>::logits_s8, "dsp"},
 #endif
     {S4Rows<Isa::kRef>::logits_s8, "ref"},
 };
@@ -658,17 +676,35 @@ inline constexpr Kernel<LinearS4S16Fn> kLinearS4S16[] = {
 #if ATTN_WITH_AVX2
     {S4Rows<Isa::kAvx2>::linear_s16, "avx2"},
 #endif
+#if ATTN_HAVE_MVE
+    {S4Rows<Isa::kMve>::linear_s16, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {S4Rows<Isa::kDsp>::linear_s16, "dsp"},
+#endif
     {S4Rows<Isa::kRef>::linear_s16, "ref"},
 };
 inline constexpr Kernel<Out32S4S16Fn> kLinearResidualS4S16[] = {
 #if ATTN_WITH_AVX2
     {S4Rows<Isa::kAvx2>::linear_residual_s16, "avx2"},
 #endif
+#if ATTN_HAVE_MVE
+    {S4Rows<Isa::kMve>::linear_residual_s16, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {S4Rows<Isa::kDsp>::linear_residual_s16, "dsp"},
+#endif
     {S4Rows<Isa::kRef>::linear_residual_s16, "ref"},
 };
 inline constexpr Kernel<Out32S4S16Fn> kLogitsS4S16[] = {
 #if ATTN_WITH_AVX2
     {S4Rows<Isa::kAvx2>::logits_s16, "avx2"},
+#endif
+#if ATTN_HAVE_MVE
+    {S4Rows<Isa::kMve>::logits_s16, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {S4Rows<Isa::kDsp>::logits_s16, "dsp"},
 #endif
     {S4Rows<Isa::kRef>::logits_s16, "ref"},
 };

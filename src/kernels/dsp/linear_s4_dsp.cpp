@@ -1,0 +1,142 @@
+// The linears over int4 weights, Cortex-M DSP extension (kernels/s4_rows.h).
+// One row of x at a time, expanded once to int16 pairs on the stack, two
+// channels per pass over it. A weight word w holds 8 values; masking it
+// with 0xF000F000 after a left shift by 12, 8, 4 or 0 (one AND with a
+// shifted operand) leaves in each halfword one nibble at the top: 4096 v,
+// sign and all, an SMLAD operand as it is. The four give the pairs
+// (k0, k4), (k1, k5), (k2, k6), (k3, k7), the order x is expanded in: per
+// 8 k and two channels, two LDR, two LDRD, eight AND, eight SMLAD.
+// int8 x: SMLAD into int32 sums of 4096 (w x), runs of at most kRun
+// values: |sum w x| <= 2^10 kRun = 2^18, so 4096 times it is in int32 and
+// the arithmetic shift by 12 gives the run's sum itself, added to the bias
+// in wrapping int32: ref's int32 sum.
+// int16 x: SMLALD into int64 (exact), then the same shift: ref's int64 sum.
+// K's last K % 8 values are ref's loop; K > kMaxK: the ref's sums. Bit-exact
+// with the ref.
+#include "kernels/arch.h"
+
+#if ATTN_HAVE_DSP
+#include <arm_acle.h>
+
+#include <cstring>
+
+#include "kernels/s4_rows.h"
+
+namespace attn {
+namespace detail {
+namespace {
+
+constexpr int32_t kMaxK = 512;  // values of one row of x expanded on the stack (1 KiB)
+constexpr int32_t kRun = 256;   // int8 x: values per int32 run of 4096 (w x)
+constexpr uint32_t kTop = 0xF000F000u;
+
+inline uint32_t load_word(const uint8_t* p) {  // unaligned: v7E-M's LDR takes it
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline int32_t pair16(int32_t lo, int32_t hi) {
+  return static_cast<int32_t>((static_cast<uint32_t>(lo) & 0xFFFFu) | (static_cast<uint32_t>(hi) << 16));
+}
+// (w << kShift) & mask in one AND (GCC would shift, then AND an immediate).
+template <int kShift>
+ATTN_ALWAYS_INLINE int32_t and_lsl(uint32_t mask, uint32_t w) {
+  int32_t r;
+  __asm__("and %0, %1, %2, lsl %3" : "=r"(r) : "r"(mask), "r"(w), "i"(kShift));
+  return r;
+}
+inline int32_t mac(int32_t s, int32_t x, int32_t w) { return __smlad(x, w, s); }
+inline int64_t mac(int64_t s, int32_t x, int32_t w) { return __smlald(x, w, s); }
+
+// buf[4 j ..] = the pairs (x0, x4), (x1, x5), (x2, x6), (x3, x7) of x[8 j, 8 j + 8), for 8 j < K8.
+template <typename Act>
+void expand_row(const Act* x, int32_t K8, int32_t* buf) {
+  for (int32_t k = 0; k < K8; k += 8, buf += 4) {
+    buf[0] = pair16(x[k], x[k + 4]);
+    buf[1] = pair16(x[k + 1], x[k + 5]);
+    buf[2] = pair16(x[k + 2], x[k + 6]);
+    buf[3] = pair16(x[k + 3], x[k + 7]);
+  }
+}
+
+// s + 4096 sum over the 8 values of weight word w of w x (xb: their expanded pairs).
+template <typename Acc>
+ATTN_ALWAYS_INLINE Acc dot8(Acc s, const int32_t* xb, uint32_t w, uint32_t top) {
+  s = mac(s, xb[0], and_lsl<12>(top, w));
+  s = mac(s, xb[1], and_lsl<8>(top, w));
+  s = mac(s, xb[2], and_lsl<4>(top, w));
+  return mac(s, xb[3], static_cast<int32_t>(w & top));
+}
+
+// The sum over k in [k0, K) of x w, as ref's loop.
+template <typename Act, typename Acc>
+inline Acc tail_dot(const Act* x, const uint8_t* w, int32_t k0, int32_t K) {
+  Acc acc = 0;
+  for (int32_t k = k0; k < K; k += 2)
+    acc += int32_t{x[k]} * s4_low(w[k / 2]) + int32_t{x[k + 1]} * s4_high(w[k / 2]);
+  return acc;
+}
+
+// t + s / 4096: int32 in wrapping arithmetic (ref's int32 sums), int64 exact.
+inline int32_t add_run(int32_t t, int32_t s) { return fp::wrap_add(t, s >> 12); }
+inline int64_t add_run(int64_t t, int64_t s) { return t + (s >> 12); }
+inline int32_t add(int32_t a, int32_t b) { return fp::wrap_add(a, b); }
+inline int64_t add(int64_t a, int64_t b) { return a + b; }
+
+template <typename Act, typename Acc, class Out>
+void rows_dsp(Matrix<const Act> x, ConstMatS4 w, const Acc* bias, Out& out) {
+  const int32_t K = x.cols, K8 = K & ~7;
+  const int32_t run = sizeof(Acc) == 4 ? kRun : kMaxK;
+  const uint32_t top = kTop;
+  int32_t buf[kMaxK / 2];  // [K / 8][4] int16 pairs
+  for (int32_t m = 0; m < x.rows; ++m) {
+    const Act* xr = x.row(m);
+    expand_row(xr, K8, buf);
+    int32_t n = 0;
+    for (; n + 2 <= w.rows; n += 2) {
+      const uint8_t* b0 = w.row(n);
+      const uint8_t* b1 = w.row(n + 1);
+      Acc t0 = bias != nullptr ? bias[n] : Acc{0}, t1 = bias != nullptr ? bias[n + 1] : Acc{0};
+      for (int32_t k0 = 0; k0 < K8; k0 += run) {
+        const int32_t k1 = K8 - k0 < run ? K8 : k0 + run;
+        Acc s0 = 0, s1 = 0;
+        const int32_t* xb = buf + k0 / 2;
+        for (int32_t k = k0; k < k1; k += 8, xb += 4) {
+          s0 = dot8(s0, xb, load_word(b0 + k / 2), top);
+          s1 = dot8(s1, xb, load_word(b1 + k / 2), top);
+        }
+        t0 = add_run(t0, s0);
+        t1 = add_run(t1, s1);
+      }
+      out(m, n, add(t0, tail_dot<Act, Acc>(xr, b0, K8, K)));
+      out(m, n + 1, add(t1, tail_dot<Act, Acc>(xr, b1, K8, K)));
+    }
+    if (n < w.rows) {
+      const uint8_t* b0 = w.row(n);
+      Acc t0 = bias != nullptr ? bias[n] : Acc{0};
+      for (int32_t k0 = 0; k0 < K8; k0 += run) {
+        const int32_t k1 = K8 - k0 < run ? K8 : k0 + run;
+        Acc s0 = 0;
+        for (int32_t k = k0; k < k1; k += 8) s0 = dot8(s0, buf + k / 2, load_word(b0 + k / 2), top);
+        t0 = add_run(t0, s0);
+      }
+      out(m, n, add(t0, tail_dot<Act, Acc>(xr, b0, K8, K)));
+    }
+  }
+}
+
+}  // namespace
+
+template <>
+struct S4DotOps<Isa::kDsp> {
+  template <typename Act, typename Acc, class Out>
+  static void rows(Matrix<const Act> x, ConstMatS4 w, const Acc* bias, Out out) {
+    if (x.cols > kMaxK) return dot_rows_s4_ref(x, w, bias, out);
+    rows_dsp(x, w, bias, out);
+  }
+};
+template struct S4Rows<Isa::kDsp>;
+
+}  // namespace detail
+}  // namespace attn
+#endif  // ATTN_HAVE_DSP
