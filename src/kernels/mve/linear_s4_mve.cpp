@@ -9,7 +9,7 @@
 //            int32 for K <= kMaxK (|sum w x| <= 2^10 K), so the arithmetic
 //            shift by 4 gives the sum, added to the bias wrapping, as ref's
 //            int32 sums; deeper rows take the ref's sums. linear_s8's
-//            requantization runs four channels per vector (out4).
+//            requantization runs four channels per vector (Four).
 //   int16 x: 8 bytes (16 values) per step, sign-extended to 16-bit lanes:
 //            lo = (b << 12) >> 12, hi = b >> 4, two VMLALDAVA into int64 per
 //            channel (exact, as ref's), two channels per pass; K's last
@@ -59,32 +59,54 @@ ATTN_ALWAYS_INLINE int32_t finish(const int32_t* bias, int32_t n, int32_t s) {
   return fp::wrap_add(bias != nullptr ? bias[n] : 0, s >> 4);
 }
 
-// Four channels' sums to the epilogue: one call each, or, for linear_s8's
-// requantization (RequantS8Into), the four at once on vector lanes:
-// linear_s8_mve's arithmetic (kernels/mve/mve_requantize.h: the same bits as
-// fp::multiply_by_quantized_multiplier for multiplier >= 0), one store of 4 bytes.
+// Four channels' sums (a vector) to the epilogue: one call each, or, for
+// linear_s8's requantization (RequantS8Into), the four at once on vector
+// lanes: linear_s8_mve's arithmetic (kernels/mve/mve_requantize.h: the same
+// bits as fp::multiply_by_quantized_multiplier for multiplier >= 0), one
+// store of 4 bytes. The parameters are read into locals once per call (the
+// int8 stores could alias them: both compilers reloaded them per channel).
 template <class Out>
-ATTN_ALWAYS_INLINE void out4(Out& out, int32_t m, int32_t n, const int32_t* s) {
-  for (int32_t i = 0; i < 4; ++i) out(m, n + i, s[i]);
-}
-ATTN_ALWAYS_INLINE void out4(RequantS8Into& out, int32_t m, int32_t n, const int32_t* s) {
-  const LinearS8Params& p = out.p;
-  const int32x4_t zero = vdupq_n_s32(0);
-  const int32x4_t shift = vldrwq_s32(p.shift + n);
-  const int32x4_t right = vminq_s32(shift, zero);  // a negative count: rounding right shift
-  int32x4_t v = vshlq_s32(vldrwq_s32(s), vmaxq_s32(shift, zero));
-  v = vqrdmulhq_s32(v, vldrwq_s32(p.multiplier + n));
-  v = vrshlq_s32(vaddq_s32(v, vshrq_n_s32(vandq_s32(v, right), 31)), right);  // < 0 with a right shift: v - 1
-  v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, p.output_zero_point), vdupq_n_s32(p.act_min)),
-                vdupq_n_s32(p.act_max));
-  vstrbq_s32(out.y.row(m) + n, v);  // 4 int8, truncating
-}
+struct Four {
+  Out& out;
+  explicit Four(Out& o) : out(o) {}
+  ATTN_ALWAYS_INLINE void operator()(int32_t m, int32_t n, int32x4_t acc) const {
+    int32_t a[4];
+    vstrwq_s32(a, acc);
+    for (int32_t i = 0; i < 4; ++i) out(m, n + i, a[i]);
+  }
+};
+template <>
+struct Four<RequantS8Into> {
+  const int32_t* multiplier;
+  const int32_t* shift;
+  int32_t zo;
+  int32x4_t act_min, act_max;
+  MatS8 y;
+  explicit Four(RequantS8Into& o)
+      : multiplier(o.p.multiplier),
+        shift(o.p.shift),
+        zo(o.p.output_zero_point),
+        act_min(vdupq_n_s32(o.p.act_min)),
+        act_max(vdupq_n_s32(o.p.act_max)),
+        y(o.y) {}
+  ATTN_ALWAYS_INLINE void operator()(int32_t m, int32_t n, int32x4_t acc) const {
+    const int32x4_t zero = vdupq_n_s32(0);
+    const int32x4_t sh = vldrwq_s32(shift + n);
+    const int32x4_t right = vminq_s32(sh, zero);  // a negative count: rounding right shift
+    int32x4_t v = vqrdmulhq_s32(vshlq_s32(acc, vmaxq_s32(sh, zero)), vldrwq_s32(multiplier + n));
+    v = vrshlq_s32(vaddq_s32(v, vshrq_n_s32(vandq_s32(v, right), 31)),
+                   right);  // < 0 with a right shift: v - 1
+    v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, zo), act_min), act_max);
+    vstrbq_s32(y.row(m) + n, v);  // 4 int8, truncating
+  }
+};
 
 template <class Out>
 void rows_s8(ConstMatS8 x, ConstMatS4 w, const int32_t* bias, Out& out) {
   const int32_t K = x.cols, K32 = K & ~31;
   const int32_t steps = K32 / 32;
   const ptrdiff_t ws = w.stride;
+  const Four<Out> four(out);
   for (int32_t m = 0; m < x.rows; ++m) {
     const int8_t* const xr = x.row(m);
     int32_t n = 0;
@@ -110,9 +132,10 @@ void rows_s8(ConstMatS8 x, ConstMatS4 w, const int32_t* bias, Out& out) {
         s2 = vmladavaq_s8(s2, xv, unpack16(bk + 2 * ws, bytes));
         s3 = vmladavaq_s8(s3, xv, unpack16(bk + 3 * ws, bytes));
       }
-      int32_t s[4] = {finish(bias, n, s0), finish(bias, n + 1, s1), finish(bias, n + 2, s2),
-                      finish(bias, n + 3, s3)};
-      out4(out, m, n, s);
+      int32x4_t acc = vsetq_lane_s32(s3, vsetq_lane_s32(s2, vsetq_lane_s32(s1, vdupq_n_s32(s0), 1), 2), 3);
+      acc = vshrq_n_s32(acc, 4);                                        // the sums (16 sum w x: exact)
+      if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_s32(bias + n));  // wrapping, as ref's int32 sums
+      four(m, n, acc);
     }
     for (; n < w.rows; ++n) {
       const uint8_t* b0 = w.row(n);
