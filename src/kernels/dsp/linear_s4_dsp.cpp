@@ -50,7 +50,6 @@ ATTN_ALWAYS_INLINE int32_t and_lsl(uint32_t mask, uint32_t w) {
   __asm__("and %0, %1, %2, lsl %3" : "=r"(r) : "r"(mask), "r"(w), "i"(kShift));
   return r;
 }
-inline int32_t mac(int32_t s, int32_t x, int32_t w) { return __smlad(x, w, s); }
 inline int64_t mac(int64_t s, int32_t x, int32_t w) { return __smlald(x, w, s); }
 
 // buf[4 j ..] = the pairs (x0, x4), (x1, x5), (x2, x6), (x3, x7) of x[8 j, 8 j + 8), for 8 j < K8.
@@ -64,9 +63,8 @@ void expand_row(const Act* x, int32_t K8, int32_t* buf) {
   }
 }
 
-// s + 4096 sum over the 8 values of weight word w of w x (xb: their expanded pairs).
-template <typename Acc>
-ATTN_ALWAYS_INLINE Acc dot8(Acc s, const int32_t* xb, uint32_t w, uint32_t top) {
+// int16 x: s + 4096 sum over the 8 values of weight word w of w x (xb: their expanded pairs), SMLALD.
+ATTN_ALWAYS_INLINE int64_t dot8(int64_t s, const int32_t* xb, uint32_t w, uint32_t top) {
   s = mac(s, xb[0], and_lsl<12>(top, w));
   s = mac(s, xb[1], and_lsl<8>(top, w));
   s = mac(s, xb[2], and_lsl<4>(top, w));
@@ -122,54 +120,70 @@ inline Acc tail_dot(const Act* x, const uint8_t* w, int32_t k0, int32_t K) {
   return acc;
 }
 
-// t + s / 4096: int32 in wrapping arithmetic (ref's int32 sums), int64 exact.
-inline int32_t add_run(int32_t t, int32_t s) { return fp::wrap_add(t, s >> 12); }
-inline int64_t add_run(int64_t t, int64_t s) { return t + (s >> 12); }
-inline int32_t add(int32_t a, int32_t b) { return fp::wrap_add(a, b); }
-inline int64_t add(int64_t a, int64_t b) { return a + b; }
-
-template <typename Act, typename Acc, class Out>
-void rows_dsp(Matrix<const Act> x, ConstMatS4 w, const Acc* bias, Out& out) {
+// int8 x: two channels per dot_pair_s8 call (the last of an odd N as a pair
+// of itself, ws = 0), one call per row of W when K8 <= kRun (the models'
+// rows), else one per run of kRun values.
+template <class Out>
+void rows_s8(ConstMatS8 x, ConstMatS4 w, const int32_t* bias, Out out) {  // out: a local copy
   const int32_t K = x.cols, K8 = K & ~7;
-  const int32_t run = sizeof(Acc) == 4 ? kRun : kMaxK;
+  int32_t buf[kMaxK / 2];  // [K / 8][4] int16 pairs
+  for (int32_t m = 0; m < x.rows; ++m) {
+    const int8_t* xr = x.row(m);
+    expand_row(xr, K8, buf);
+    for (int32_t n = 0; n < w.rows; n += 2) {
+      const bool pair = n + 1 < w.rows;
+      const uint8_t* b0 = w.row(n);
+      const ptrdiff_t ws = pair ? w.stride : 0;
+      int32_t t0 = 0, t1 = 0;  // the sums over k < K8
+      if (K8 > 0 && K8 <= kRun) {
+        dot_pair_s8(buf, buf + K8 / 2, b0, ws, &t0, &t1);
+        t0 >>= 12, t1 >>= 12;
+      } else {
+        for (int32_t k0 = 0; k0 < K8; k0 += kRun) {
+          const int32_t k1 = K8 - k0 < kRun ? K8 : k0 + kRun;
+          int32_t a0 = 0, a1 = 0;
+          dot_pair_s8(buf + k0 / 2, buf + k1 / 2, b0 + k0 / 2, ws, &a0, &a1);
+          t0 = fp::wrap_add(t0, a0 >> 12), t1 = fp::wrap_add(t1, a1 >> 12);
+        }
+      }
+      if (K8 < K) {
+        t0 = fp::wrap_add(t0, tail_dot<int8_t, int32_t>(xr, b0, K8, K));
+        if (pair) t1 = fp::wrap_add(t1, tail_dot<int8_t, int32_t>(xr, b0 + ws, K8, K));
+      }
+      out(m, n, fp::wrap_add(bias != nullptr ? bias[n] : 0, t0));
+      if (pair) out(m, n + 1, fp::wrap_add(bias != nullptr ? bias[n + 1] : 0, t1));
+    }
+  }
+}
+
+// int16 x: SMLALD into int64, two channels per pass (exact: no runs).
+template <class Out>
+void rows_s16(ConstMatS16 x, ConstMatS4 w, const int64_t* bias, Out out) {
+  const int32_t K = x.cols, K8 = K & ~7;
   const uint32_t top = kTop;
   int32_t buf[kMaxK / 2];  // [K / 8][4] int16 pairs
   for (int32_t m = 0; m < x.rows; ++m) {
-    const Act* xr = x.row(m);
+    const int16_t* xr = x.row(m);
     expand_row(xr, K8, buf);
     int32_t n = 0;
     for (; n + 2 <= w.rows; n += 2) {
       const uint8_t* b0 = w.row(n);
       const uint8_t* b1 = w.row(n + 1);
-      Acc t0 = bias != nullptr ? bias[n] : Acc{0}, t1 = bias != nullptr ? bias[n + 1] : Acc{0};
-      for (int32_t k0 = 0; k0 < K8; k0 += run) {
-        const int32_t k1 = K8 - k0 < run ? K8 : k0 + run;
-        Acc s0 = 0, s1 = 0;
-        const int32_t* xb = buf + k0 / 2;
-        if constexpr (sizeof(Acc) == 4) {
-          dot_pair_s8(xb, buf + k1 / 2, b0 + k0 / 2, w.stride, &s0, &s1);
-        } else {
-          for (int32_t k = k0; k < k1; k += 8, xb += 4) {
-            s0 = dot8(s0, xb, load_word(b0 + k / 2), top);
-            s1 = dot8(s1, xb, load_word(b1 + k / 2), top);
-          }
-        }
-        t0 = add_run(t0, s0);
-        t1 = add_run(t1, s1);
+      int64_t s0 = 0, s1 = 0;
+      const int32_t* xb = buf;
+      for (int32_t k = 0; k < K8; k += 8, xb += 4) {
+        s0 = dot8(s0, xb, load_word(b0 + k / 2), top);
+        s1 = dot8(s1, xb, load_word(b1 + k / 2), top);
       }
-      out(m, n, add(t0, tail_dot<Act, Acc>(xr, b0, K8, K)));
-      out(m, n + 1, add(t1, tail_dot<Act, Acc>(xr, b1, K8, K)));
+      out(m, n, (bias != nullptr ? bias[n] : 0) + (s0 >> 12) + tail_dot<int16_t, int64_t>(xr, b0, K8, K));
+      out(m, n + 1,
+          (bias != nullptr ? bias[n + 1] : 0) + (s1 >> 12) + tail_dot<int16_t, int64_t>(xr, b1, K8, K));
     }
     if (n < w.rows) {
       const uint8_t* b0 = w.row(n);
-      Acc t0 = bias != nullptr ? bias[n] : Acc{0};
-      for (int32_t k0 = 0; k0 < K8; k0 += run) {
-        const int32_t k1 = K8 - k0 < run ? K8 : k0 + run;
-        Acc s0 = 0;
-        for (int32_t k = k0; k < k1; k += 8) s0 = dot8(s0, buf + k / 2, load_word(b0 + k / 2), top);
-        t0 = add_run(t0, s0);
-      }
-      out(m, n, add(t0, tail_dot<Act, Acc>(xr, b0, K8, K)));
+      int64_t s0 = 0;
+      for (int32_t k = 0; k < K8; k += 8) s0 = dot8(s0, buf + k / 2, load_word(b0 + k / 2), top);
+      out(m, n, (bias != nullptr ? bias[n] : 0) + (s0 >> 12) + tail_dot<int16_t, int64_t>(xr, b0, K8, K));
     }
   }
 }
@@ -178,10 +192,15 @@ void rows_dsp(Matrix<const Act> x, ConstMatS4 w, const Acc* bias, Out& out) {
 
 template <>
 struct S4DotOps<Isa::kDsp> {
-  template <typename Act, typename Acc, class Out>
-  static void rows(Matrix<const Act> x, ConstMatS4 w, const Acc* bias, Out out) {
+  template <class Out>
+  static void rows(ConstMatS8 x, ConstMatS4 w, const int32_t* bias, Out out) {
     if (x.cols > kMaxK) return dot_rows_s4_ref(x, w, bias, out);
-    rows_dsp(x, w, bias, out);
+    rows_s8(x, w, bias, out);
+  }
+  template <class Out>
+  static void rows(ConstMatS16 x, ConstMatS4 w, const int64_t* bias, Out out) {
+    if (x.cols > kMaxK) return dot_rows_s4_ref(x, w, bias, out);
+    rows_s16(x, w, bias, out);
   }
 };
 #if ATTN_WITH_S8
@@ -190,18 +209,22 @@ namespace {
 // multiplier >= 0 (kernels/requantize.h; the forwards validate it), in a
 // quarter of the instructions, as linear_s8_dsp's.
 struct RequantS8FastInto {
-  const LinearS8Params& p;
+  // p's fields as copies: the int8 stores could alias p (GCC reloaded them per channel).
+  const int32_t* multiplier;
+  const int32_t* shift;
+  int32_t zo, act_min, act_max;
   MatS8 y;
   ATTN_ALWAYS_INLINE void operator()(int32_t m, int32_t c, int32_t acc) const {
-    const int32_t out = p.output_zero_point + fast::Requant(p.multiplier[c], p.shift[c])(acc);
-    y.row(m)[c] = static_cast<int8_t>(fp::clamp_i32(out, p.act_min, p.act_max));
+    const int32_t out = zo + fast::Requant(multiplier[c], shift[c])(acc);
+    y.row(m)[c] = static_cast<int8_t>(fp::clamp_i32(out, act_min, act_max));
   }
 };
 }  // namespace
 template <>
 void S4Rows<Isa::kDsp>::linear_s8(ConstMatS8 x, ConstMatS4 w, const int32_t* bias, const LinearS8Params& p,
                                   MatS8 y) {
-  S4DotOps<Isa::kDsp>::rows(x, w, bias, RequantS8FastInto{p, y});
+  S4DotOps<Isa::kDsp>::rows(
+      x, w, bias, RequantS8FastInto{p.multiplier, p.shift, p.output_zero_point, p.act_min, p.act_max, y});
 }
 #endif
 template struct S4Rows<Isa::kDsp>;
