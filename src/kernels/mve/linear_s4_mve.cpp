@@ -187,13 +187,20 @@ void rows_s16(ConstMatS16 x, ConstMatS4 w, const int64_t* bias, Out& out) {
   }
 }
 
+// Rows deeper than kMaxK (int8 x): the ref's sums, out of line and compiled
+// for size with GCC (an image carries one per epilogue it links).
+template <typename Act, typename Acc, class Out>
+ATTN_COLD_FLAT ATTN_NOINLINE void rows_ref(Matrix<const Act> x, ConstMatS4 w, const Acc* bias, Out out) {
+  dot_rows_s4_ref(x, w, bias, out);
+}
+
 }  // namespace
 
 template <>
 struct S4DotOps<Isa::kMve> {
   template <class Out>
   static void rows(ConstMatS8 x, ConstMatS4 w, const int32_t* bias, Out out) {
-    if (x.cols > kMaxK) return dot_rows_s4_ref(x, w, bias, out);
+    if (x.cols > kMaxK) return rows_ref(x, w, bias, out);
     rows_s8(x, w, bias, out);
   }
   template <class Out>
