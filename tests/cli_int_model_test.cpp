@@ -221,4 +221,56 @@ TEST_CASE("attn quantize --calib-tokens: a held-out part of the calibration set 
   CHECK(m.out.find("on the last 2 (held out)") != std::string::npos);
 }
 
+TEST_CASE("attn quantize --weights s4: the library's int4 model, attn info names it, bad choices are named",
+          "[cli][int_model][int4]") {
+  cli::TempDir tmp;
+  const TransformerConfig c = llama(LmHead::kUntied);
+  const std::vector<uint8_t> f32 = f32_file(c, 11);
+  cli::spit(tmp / "m.attn", f32);
+  const auto seqs = sequences(3, 9, c.vocab_size, 13);
+  std::vector<int64_t> flat;
+  for (const auto& s : seqs) flat.insert(flat.end(), s.begin(), s.end());
+  cli::spit(tmp / "ids.npy", ids_npy({3, 9}, flat, true));
+  const std::string base = "quantize " + cli::quote(tmp / "m.attn") + " --calib-tokens " +
+                           cli::quote(tmp / "ids.npy") + " --dtype s8";
+  const Blob fb(f32);
+  attn::Model fm;
+  REQUIRE(attn::Model::load(fb.p, fb.n, &fm) == Status::kOk);
+  for (const auto which : {attn::Int4Weights::kFfn, attn::Int4Weights::kAll}) {
+    const bool all = which == attn::Int4Weights::kAll;
+    INFO((all ? "all" : "ffn"));
+    // --s4 defaults to ffn.
+    cli::run_ok(base + " --weights s4" + (all ? " --s4 all" : "") + " -o " + cli::quote(tmp / "q4.attn"),
+                tmp);
+    attn::TransformerQuantOptions o;
+    o.int4 = which;
+    const InMemory<attn::TransformerWeightsS8> q = quantize<attn::TransformerWeightsS8>(fm, seqs, o);
+    const std::vector<uint8_t> got = cli::slurp(tmp / "q4.attn");
+    const std::vector<uint8_t> want = fixed_file(c, q.w);
+    // The CLI's file is the library's model, then the user tensor carried over.
+    REQUIRE(got.size() > want.size());
+    const Blob gb(got);
+    attn::Model gm;
+    REQUIRE(attn::Model::load(gb.p, gb.n, &gm) == Status::kOk);
+    attn::TensorView t;
+    REQUIRE(gm.find_tensor("block.0.ffn_w1", &t) == Status::kOk);
+    CHECK(t.dtype == DType::kS4);
+    CHECK(t.byte_size == size_t(c.ffn_dim) * size_t(c.embed_dim) / 2);
+    REQUIRE(gm.find_tensor("block.0.wq", &t) == Status::kOk);
+    CHECK(t.dtype == (all ? DType::kS4 : DType::kS8));
+    REQUIRE(gm.find_tensor("model.lm_head", &t) == Status::kOk);
+    CHECK(t.dtype == (all ? DType::kS4 : DType::kS8));
+    REQUIRE(gm.find_tensor("model.token_embedding", &t) == Status::kOk);
+    CHECK(t.dtype == DType::kS8);
+    const cli::Result info = cli::run_ok("info " + cli::quote(tmp / "q4.attn"), tmp);
+    CHECK(info.out.find("int4 weights: ") != std::string::npos);
+    CHECK(info.out.find(" s4 ") != std::string::npos);
+  }
+  const std::string out = tmp / "bad.attn";
+  cli::check_error(cli::run(base + " --weights s2 -o " + cli::quote(out), tmp), {"--weights", "s2"});
+  cli::check_error(cli::run(base + " --s4 all -o " + cli::quote(out), tmp), {"--s4", "--weights s4"});
+  cli::check_error(cli::run(base + " --weights s4 --s4 attn -o " + cli::quote(out), tmp), {"--s4", "attn"});
+  CHECK_FALSE(cli::fs::exists(out));
+}
+
 #endif  // ATTN_CLI_PATH

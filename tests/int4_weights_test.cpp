@@ -13,6 +13,7 @@
 #include "int_model_helpers.h"
 #include "kernels/kernel_table.h"
 #include "kernels/kernels_model_fixed.h"
+#include "quant/int4_weights.h"
 
 using namespace int_model;
 using attn::Int4Weights;
@@ -304,6 +305,65 @@ TEST_CASE("int4 models: the loader refuses int4 where it does not belong and a h
   layers[0].ffn.w1.weight_s4 = nullptr;
   layers[0].ffn.w1.weight = nullptr;
   CHECK(forward(plan, w, t, 4, out.data(), arena) == Status::kNullArgument);
+}
+
+// tr(D H D^T) for D = w - scales * q: the layer's squared output error on the inputs of H.
+double output_error(const std::vector<float>& w, const std::vector<int8_t>& q,
+                    const std::vector<double>& scales, const std::vector<double>& h, int32_t out,
+                    int32_t in) {
+  double e = 0.0;
+  std::vector<double> d(static_cast<size_t>(in));
+  for (int32_t r = 0; r < out; ++r) {
+    for (int32_t k = 0; k < in; ++k)
+      d[size_t(k)] =
+          w[size_t(r) * size_t(in) + size_t(k)] - scales[size_t(r)] * q[size_t(r) * size_t(in) + size_t(k)];
+    for (int32_t i = 0; i < in; ++i)
+      for (int32_t j = 0; j < in; ++j)
+        e += d[size_t(i)] * h[size_t(i) * size_t(in) + size_t(j)] * d[size_t(j)];
+  }
+  return e;
+}
+
+TEST_CASE("int4 error feedback: less output error than rounding to nearest on correlated inputs", "[int4]") {
+  std::mt19937 rng(17);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const int32_t out = 24, in = 48, samples = 400;
+  std::vector<float> w(static_cast<size_t>(out) * static_cast<size_t>(in));
+  for (float& v : w) v = nd(rng);
+  // Inputs with a few large channels and correlations between neighbours.
+  std::vector<double> h(size_t(in) * size_t(in), 0.0);
+  std::vector<float> x(static_cast<size_t>(in));
+  for (int32_t t = 0; t < samples; ++t) {
+    float prev = 0.0f;
+    for (int32_t k = 0; k < in; ++k) {
+      prev = 0.7f * prev + nd(rng) * (k % 11 == 3 ? 8.0f : 1.0f);
+      x[size_t(k)] = prev;
+    }
+    attn::detail::accumulate_second_moments(x.data(), in, h.data());
+  }
+  std::vector<double> scales(static_cast<size_t>(out));
+  std::vector<int8_t> rtn(w.size()), fb(w.size());
+  for (int32_t r = 0; r < out; ++r) {
+    const float* row = w.data() + size_t(r) * size_t(in);
+    double amax = 0.0;
+    for (int32_t k = 0; k < in; ++k) amax = std::max(amax, double(std::fabs(row[k])));
+    scales[size_t(r)] = attn::detail::int4_row_scale(row, in, amax);
+    for (int32_t k = 0; k < in; ++k)
+      rtn[size_t(r) * size_t(in) + size_t(k)] = int8_t(attn::detail::int4_value(row[k], scales[size_t(r)]));
+  }
+  std::vector<uint8_t> buf(attn::detail::gptq_scratch_bytes(in) + 64);
+  attn::Arena scratch;
+  REQUIRE(scratch.init(buf.data(), buf.size()) == Status::kOk);
+  const std::vector<double> h_before = h;
+  REQUIRE(attn::detail::gptq_int4_rows(w.data(), out, in, scales.data(), h.data(), scratch, fb.data()) ==
+          Status::kOk);
+  CHECK(h == h_before);  // kept
+  CHECK(scratch.used() == 0);
+  for (int8_t v : fb) CHECK((v >= -8 && v <= 7));
+  const double e_rtn = output_error(w, rtn, scales, h, out, in),
+               e_fb = output_error(w, fb, scales, h, out, in);
+  INFO("round to nearest " << e_rtn << ", error feedback " << e_fb);
+  CHECK(e_fb < 0.8 * e_rtn);
 }
 
 }  // namespace

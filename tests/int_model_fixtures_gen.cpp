@@ -74,13 +74,17 @@ struct Recipe {
   TransformerConfig config;
   DType dtype;
   uint32_t seed;
+  attn::Int4Weights int4 = attn::Int4Weights::kNone;  // int4 weights for these projections
 };
 
 std::vector<Recipe> recipes() {
   return {{"bert1.s8.attn", bert(), DType::kS8, 11},
           {"llama1_tied.s8.attn", llama(LmHead::kTied), DType::kS8, 12},
           {"llama1_tied.s16.attn", llama(LmHead::kTied), DType::kS16, 13},
-          {"gpt1.s16.attn", gpt(), DType::kS16, 14}};
+          {"gpt1.s16.attn", gpt(), DType::kS16, 14},
+          // Int4 weights for every projection (the untied heads too).
+          {"llama1_int4.s8.attn", llama(LmHead::kUntied), DType::kS8, 15, attn::Int4Weights::kAll},
+          {"gpt1_int4.s16.attn", gpt(), DType::kS16, 16, attn::Int4Weights::kAll}};
 }
 
 using random_model::random_weights;
@@ -107,7 +111,10 @@ std::vector<uint8_t> make_model(const Recipe& r) {
   cal.count = 4;
   size_t sb = 0, xb = 0;
   require(attn::quantize_transformer_storage_bytes(c, r.dtype, &sb), "storage bytes");
-  require(attn::quantize_transformer_scratch_bytes(c, r.dtype, c.max_positions, &xb), "scratch bytes");
+  attn::TransformerQuantOptions options;
+  options.int4 = r.int4;
+  require(attn::quantize_transformer_scratch_bytes(c, r.dtype, c.max_positions, &xb, options),
+          "scratch bytes");
   int_fixture::HostMemory storage(sb), scratch(xb);
   attn::Arena st, sc;
   require(st.init(storage.mem.data, sb), "storage");
@@ -115,11 +122,11 @@ std::vector<uint8_t> make_model(const Recipe& r) {
   tools::ModelSpec s;
   if (r.dtype == DType::kS8) {
     attn::TransformerWeightsS8 w;
-    require(attn::quantize_transformer_s8(c, wf, cal, st, sc, &w), "quantize s8");
+    require(attn::quantize_transformer_s8(c, wf, cal, st, sc, &w, nullptr, options), "quantize s8");
     tools::add_transformer_fixed(s, c, false, w);
   } else {
     attn::TransformerWeightsS16 w;
-    require(attn::quantize_transformer_s16(c, wf, cal, st, sc, &w), "quantize s16");
+    require(attn::quantize_transformer_s16(c, wf, cal, st, sc, &w, nullptr, options), "quantize s16");
     tools::add_transformer_fixed(s, c, false, w);
   }
   return tools::write_model(s);

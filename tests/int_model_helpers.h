@@ -212,7 +212,8 @@ InMemory<W> quantize(const attn::Model& f32, const std::vector<std::vector<int32
   constexpr DType dt = dtype_of<W>();
   size_t sb = 0, xb = 0;
   REQUIRE(attn::quantize_transformer_storage_bytes(c, dt, &sb) == Status::kOk);
-  REQUIRE(attn::quantize_transformer_scratch_bytes(c, dt, int32_t(cal[0].size()), &xb) == Status::kOk);
+  REQUIRE(attn::quantize_transformer_scratch_bytes(c, dt, int32_t(cal[0].size()), &xb, options) ==
+          Status::kOk);
   InMemory<W> q;
   q.storage = std::make_unique<Buffer>(sb);
   Buffer scratch(xb);

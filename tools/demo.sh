@@ -5,15 +5,15 @@
 #
 # 1. Encoder: the 佛跳墙 classifier (tests/data/demo_encoder, a BERT-style
 #    encoder: does a sequence contain 佛, 跳, 墙 adjacent and in this order?).
-#    `attn import` its safetensors + config.json, `attn quantize` it to s8 and
-#    s16 (calibration: tests/data/demo/calib.txt as token ids), then
-#    tools/examples/demo_encoder.cpp runs the held-out set through the three
-#    whole models: accuracy, agreement with f32, µs per inference, arena and
+#    `attn import` its safetensors + config.json, `attn quantize` it to s8, s16
+#    and s4 (s8 with int4 FFN weights; calibration: tests/data/demo/calib.txt as
+#    token ids), then tools/examples/demo_encoder.cpp runs the held-out set
+#    through the four whole models: accuracy, agreement with f32, µs per inference, arena and
 #    model bytes, f32 logits against PyTorch's, what [CLS] attends to (and
 #    out/demo_attention.svg).
 # 2. Decoder: a byte-level Llama trained on the licence texts
 #    (tests/data/tiny_llama). `attn import --byte-vocab` (the file carries its
-#    tokenizer: the 256 byte pieces), `attn quantize` s8 and s16 (calibration:
+#    tokenizer: the 256 byte pieces), `attn quantize` s8, s16 and s4 (calibration:
 #    windows of the training text), then tools/examples/demo_decoder.cpp
 #    prints each model's perplexity on the held-out text and its greedy
 #    continuation of the reference prompt, text in and text out through the
@@ -46,12 +46,15 @@ prepare() {
   shift 2
   "$attn" import "$data/model.safetensors" --config "$data/config.json" "$@" -o "out/$name.f32.attn" |
     sed 's/^/demo: /'
-  for dtype in s8 s16; do
-    "$attn" quantize "out/$name.f32.attn" --calib-tokens "out/${name}_calib.npy" --dtype $dtype \
-      -o "out/$name.$dtype.attn" >"out/quantize_${name}_$dtype.log"
-    echo "demo: attn quantize --dtype $dtype -> out/$name.$dtype.attn;" \
-      "SQNR vs float: $(sed -n 's/^ *output *\([0-9.-]* dB\).*/\1/p' "out/quantize_${name}_$dtype.log")" \
-      "(report: out/quantize_${name}_$dtype.log)"
+  # s4: s8 activations, int4 weights for the FFN (half their flash).
+  for kind in s8 s16 s4; do
+    local opts=(--dtype "$kind")
+    [ "$kind" = s4 ] && opts=(--dtype s8 --weights s4)
+    "$attn" quantize "out/$name.f32.attn" --calib-tokens "out/${name}_calib.npy" "${opts[@]}" \
+      -o "out/$name.$kind.attn" >"out/quantize_${name}_$kind.log"
+    echo "demo: attn quantize ${opts[*]} -> out/$name.$kind.attn;" \
+      "SQNR vs float: $(sed -n 's/^ *output *\([0-9.-]* dB\).*/\1/p' "out/quantize_${name}_$kind.log")" \
+      "(report: out/quantize_${name}_$kind.log)"
   done
 }
 
@@ -60,14 +63,14 @@ echo
 prepare encoder tests/data/demo_encoder
 echo
 "$bin/attn_example_demo_encoder" --f32 out/encoder.f32.attn --s8 out/encoder.s8.attn --s16 out/encoder.s16.attn \
-  --svg out/demo_attention.svg --emit-mcu out/mcu/demo_encoder_data.h "$@"
+  --s4 out/encoder.s4.attn --svg out/demo_attention.svg --emit-mcu out/mcu/demo_encoder_data.h "$@"
 
 echo
 "$bin/attn_example_demo_decoder" --write-calib out/decoder_calib.npy | grep -v '^wrote' || true
 prepare decoder tests/data/tiny_llama --byte-vocab
 echo
 "$bin/attn_example_demo_decoder" --f32 out/decoder.f32.attn --s8 out/decoder.s8.attn --s16 out/decoder.s16.attn \
-  --emit-mcu out/mcu/demo_decoder_data.h
+  --s4 out/decoder.s4.attn --emit-mcu out/mcu/demo_decoder_data.h
 
 if ! command -v qemu-system-arm >/dev/null 2>&1 || ! command -v arm-none-eabi-g++ >/dev/null 2>&1; then
   echo

@@ -284,6 +284,12 @@ struct TransformerQuantOptions {
   // must be even (kBadShape). Storage: as int8 (the packed weights take the
   // first half of their room).
   Int4Weights int4 = Int4Weights::kNone;
+  // Int4 FFN weights by error feedback (GPTQ): each weight column rounded in
+  // turn, its error moved onto the columns not yet rounded through the
+  // calibration inputs' second moments; false: round to nearest. Needs E and
+  // ffn_dim <= 2048 (above: round to nearest) and more scratch
+  // (quantize_transformer_scratch_bytes with these options).
+  bool int4_error_feedback = true;
   // Report: run the integer forward on the calibration set and compare.
   bool report = true;
 };
@@ -305,7 +311,8 @@ struct TransformerQuantReport {
 Status quantize_transformer_storage_bytes(const TransformerConfig& config, DType dtype,
                                           size_t* storage_bytes);
 Status quantize_transformer_scratch_bytes(const TransformerConfig& config, DType dtype, int32_t max_len,
-                                          size_t* scratch_bytes);
+                                          size_t* scratch_bytes,
+                                          const TransformerQuantOptions& options = TransformerQuantOptions());
 
 // Calibrate the float model on the sequences (min/max of every quantized
 // tensor; the float forward of attn/transformer.h's semantics, scalar, in

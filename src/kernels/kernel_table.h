@@ -634,6 +634,9 @@ inline constexpr Kernel<LinearS4S8Fn> kLinearS4S8[] = {
 #if ATTN_WITH_AVX2
     {S4Rows<Isa::kAvx2>::linear_s8, "avx2"},
 #endif
+#if ATTN_HAVE_NEON
+    {S4Rows<Isa::kNeon>::linear_s8, ATTN_NEON_S8_NAME},
+#endif
 #if ATTN_HAVE_MVE
     {S4Rows<Isa::kMve>::linear_s8, "mve"},
 #endif
@@ -646,6 +649,9 @@ inline constexpr Kernel<Out32S4S8Fn> kLinearResidualS4S8[] = {
 #if ATTN_WITH_AVX2
     {S4Rows<Isa::kAvx2>::linear_residual_s8, "avx2"},
 #endif
+#if ATTN_HAVE_NEON
+    {S4Rows<Isa::kNeon>::linear_residual_s8, ATTN_NEON_S8_NAME},
+#endif
 #if ATTN_HAVE_MVE
     {S4Rows<Isa::kMve>::linear_residual_s8, "mve"},
 #endif
@@ -657,6 +663,9 @@ inline constexpr Kernel<Out32S4S8Fn> kLinearResidualS4S8[] = {
 inline constexpr Kernel<Out32S4S8Fn> kLogitsS4S8[] = {
 #if ATTN_WITH_AVX2
     {S4Rows<Isa::kAvx2>::logits_s8, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {S4Rows<Isa::kNeon>::logits_s8, ATTN_NEON_S8_NAME},
 #endif
 #if ATTN_HAVE_MVE
     {S4Rows<Isa::kMve>::logits_s8, "mve"},
@@ -676,6 +685,9 @@ inline constexpr Kernel<LinearS4S16Fn> kLinearS4S16[] = {
 #if ATTN_WITH_AVX2
     {S4Rows<Isa::kAvx2>::linear_s16, "avx2"},
 #endif
+#if ATTN_HAVE_NEON
+    {S4Rows<Isa::kNeon>::linear_s16, "neon"},
+#endif
 #if ATTN_HAVE_MVE
     {S4Rows<Isa::kMve>::linear_s16, "mve"},
 #endif
@@ -688,6 +700,9 @@ inline constexpr Kernel<Out32S4S16Fn> kLinearResidualS4S16[] = {
 #if ATTN_WITH_AVX2
     {S4Rows<Isa::kAvx2>::linear_residual_s16, "avx2"},
 #endif
+#if ATTN_HAVE_NEON
+    {S4Rows<Isa::kNeon>::linear_residual_s16, "neon"},
+#endif
 #if ATTN_HAVE_MVE
     {S4Rows<Isa::kMve>::linear_residual_s16, "mve"},
 #endif
@@ -699,6 +714,9 @@ inline constexpr Kernel<Out32S4S16Fn> kLinearResidualS4S16[] = {
 inline constexpr Kernel<Out32S4S16Fn> kLogitsS4S16[] = {
 #if ATTN_WITH_AVX2
     {S4Rows<Isa::kAvx2>::logits_s16, "avx2"},
+#endif
+#if ATTN_HAVE_NEON
+    {S4Rows<Isa::kNeon>::logits_s16, "neon"},
 #endif
 #if ATTN_HAVE_MVE
     {S4Rows<Isa::kMve>::logits_s16, "mve"},

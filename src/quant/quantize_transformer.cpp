@@ -38,8 +38,10 @@ size_t rounded(N count, size_t elem) {
 
 // Rows of w [rows, in] as int8, symmetric per row: q = clamp(round(w / s), -127, 127), s = max|row| / 127;
 // int4 (int4 true): q in [-8, 7], s chosen by error (quant/int4_weights.h), one int8 each (packed later).
+// h (int4 only, else null): the inputs' second moments [in, in]: the values by error feedback
+// (quant/int4_weights.h, scratch for it), not rounded to nearest.
 Status quantize_rows(const float* w, int32_t rows, int32_t in, bool int4, Arena& st, int8_t** q,
-                     double* scales) {
+                     double* scales, const double* h = nullptr, Arena* scratch = nullptr) {
   if (w == nullptr) return Status::kNullArgument;
   ATTN_TRY(st.alloc_array(n_of(rows, in), q));
   for (int32_t r = 0; r < rows; ++r) {
@@ -59,6 +61,8 @@ Status quantize_rows(const float* w, int32_t rows, int32_t in, bool int4, Arena&
       (*q)[static_cast<ptrdiff_t>(r) * in + k] = static_cast<int8_t>(std::fmax(lo, std::fmin(hi, v)));
     }
   }
+  if (int4 && h != nullptr && scratch != nullptr)
+    return detail::gptq_int4_rows(w, rows, in, scales, h, *scratch, *q);
   return Status::kOk;
 }
 
@@ -91,7 +95,8 @@ double scale_of(double max_abs, int32_t bits) {
 // int4: int4 weights (weight_s4), packed in place after the bias fold.
 template <typename Projection>
 Status projection(const float* w, const float* b, int32_t out, int32_t in, QuantParams x, QuantParams y,
-                  int32_t max_shift, bool int4, Arena& st, Arena& scratch, Projection* p) {
+                  int32_t max_shift, bool int4, Arena& st, Arena& scratch, Projection* p,
+                  const double* h = nullptr) {
   constexpr bool kS8 = std::is_same_v<Projection, ProjectionS8>;
   const size_t mark = scratch.mark();
   double* scales = nullptr;
@@ -104,7 +109,7 @@ Status projection(const float* w, const float* b, int32_t out, int32_t in, Quant
   int8_t* wq = nullptr;
   int32_t *mult = nullptr, *shift = nullptr;
   if (int4 && in % 2 != 0) return done(Status::kBadShape);  // two int4 per byte
-  ATTN_TRY(done(quantize_rows(w, out, in, int4, st, &wq, scales)));
+  ATTN_TRY(done(quantize_rows(w, out, in, int4, st, &wq, scales, h, &scratch)));
   ATTN_TRY(done(multipliers(scales, out, static_cast<double>(x.scale), static_cast<double>(y.scale),
                             max_shift, st, &mult, &shift)));
   using Bias = std::remove_const_t<std::remove_pointer_t<decltype(Projection::bias)>>;
@@ -497,13 +502,22 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
     const float* b1 = c.ffn_bias ? fw.b1 : nullptr;
     const float* b2 = c.ffn_bias ? fw.b2 : nullptr;
     const float* b3 = c.ffn_bias ? fw.b3 : nullptr;
-    ATTN_TRY(done(projection(fw.w1, b1, F, E, q_in, q_h1, Ty::kMaxShift, ffn4, st, scratch, &f.w1)));
+    // Int4 FFN weights by error feedback: the second moments of their inputs on the calibration set.
+    const size_t moments_mark = scratch.mark();
+    double *hh = nullptr, *hg = nullptr;
+    if (ffn4 && options.int4_error_feedback && E <= detail::kGptqMaxIn && F <= detail::kGptqMaxIn) {
+      ATTN_TRY(done(scratch.alloc_array(n_of(E, E), &hh)));
+      ATTN_TRY(done(scratch.alloc_array(n_of(F, F), &hg)));
+      ATTN_TRY(done(detail::ffn_second_moments(c, w, cal, max_len, l, scratch, hh, hg)));
+    }
+    ATTN_TRY(done(projection(fw.w1, b1, F, E, q_in, q_h1, Ty::kMaxShift, ffn4, st, scratch, &f.w1, hh)));
     if (c.gated_ffn)
-      ATTN_TRY(done(projection(fw.w3, b3, F, E, q_in, q_h3, Ty::kMaxShift, ffn4, st, scratch, &f.w3)));
+      ATTN_TRY(done(projection(fw.w3, b3, F, E, q_in, q_h3, Ty::kMaxShift, ffn4, st, scratch, &f.w3, hh)));
     // W2 onto the residual grid: its "output scale" is s_r.
     QuantParams q_res;
     q_res.scale = static_cast<float>(s_r);
-    ATTN_TRY(done(projection(fw.w2, b2, E, F, q_g, q_res, Ty::kMaxShift, ffn4, st, scratch, &f.w2)));
+    ATTN_TRY(done(projection(fw.w2, b2, E, F, q_g, q_res, Ty::kMaxShift, ffn4, st, scratch, &f.w2, hg)));
+    scratch.release(moments_mark);
     if constexpr (kS8) {
       f.h1_zero_point = q_h1.zero_point;
       f.h3_zero_point = c.gated_ffn ? q_h3.zero_point : 0;
@@ -620,7 +634,7 @@ Status quantize_transformer_storage_bytes(const TransformerConfig& c, DType dtyp
 }
 
 Status quantize_transformer_scratch_bytes(const TransformerConfig& c, DType dtype, int32_t max_len,
-                                          size_t* scratch_bytes) {
+                                          size_t* scratch_bytes, const TransformerQuantOptions& options) {
   if (scratch_bytes == nullptr) return Status::kNullArgument;
   *scratch_bytes = 0;
   ATTN_TRY(detail::check_model_config(c));
@@ -634,6 +648,17 @@ Status quantize_transformer_scratch_bytes(const TransformerConfig& c, DType dtyp
   const size_t forward = detail::float_forward_bytes(c, max_len);
   const size_t rep = report_bytes(c, dtype, max_len);
   *scratch_bytes = std::max(quantizing, forward + rep);
+  const int32_t E = c.embed_dim, F = c.ffn_dim;
+  if (options.int4 != Int4Weights::kNone && options.int4_error_feedback && E <= detail::kGptqMaxIn &&
+      F <= detail::kGptqMaxIn) {
+    // Int4 FFN by error feedback, beside the token scales: the second moments
+    // [E, E] and [F, F], then either their calibration forwards or a
+    // projection's row scales and the error feedback's own.
+    const size_t moments = rounded(n_of(E, E), 8) + rounded(n_of(F, F), 8);
+    const size_t during = std::max(detail::ffn_second_moments_bytes(c, max_len),
+                                   rounded(std::max(E, F), 8) + detail::gptq_scratch_bytes(std::max(E, F)));
+    *scratch_bytes = std::max(*scratch_bytes, rounded(V, 8) + moments + during);
+  }
   return Status::kOk;
 }
 

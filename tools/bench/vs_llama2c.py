@@ -11,13 +11,14 @@ ASCII characters, then merges of those with falling scores). Then:
 
   attn import model.bin --tokenizer tokenizer.bin -o f32.attn
   attn quantize f32.attn --calib-tokens calib.npy --dtype s8 -o s8.attn
+  attn quantize f32.attn --calib-tokens calib.npy --dtype s8 --weights s4 --s4 all -o s4.attn
 
 With --llama2c DIR (a llama2.c checkout) it compiles DIR/run.c, and DIR/runq.c
 with a Q8_0 checkpoint written here (export.py --version 2's layout and
 group size, without PyTorch), as `cc -Ofast -march=native -o ... run.c -lm`; it
 checks that run.c and `attn generate` (f32) print the same text for the
 prompt, greedy, and then times whole processes, interleaved over --rounds
-rounds (the order rotates each round): run.c, runq.c, attn f32, attn s8 (at
+rounds (the order rotates each round): run.c, runq.c, attn f32, attn s8, attn s4 (at
 each --threads count), each running --steps positions (the prompt's tokens included, as run.c counts
 them: attn generate --steps STEPS - P + 1), one thread, temperature 0, then
 each running the prompt and one token (run.c -n P, attn generate --steps 1:
@@ -221,13 +222,16 @@ def bench(args, shape, tmp):
     run([attn, "import", path("model.bin"), "--tokenizer", path("tokenizer.bin"), "-o", path("f32.attn")])
     run([attn, "quantize", path("f32.attn"), "--calib-tokens", path("calib.npy"), "--dtype", "s8",
          "-o", path("s8.attn")])
+    run([attn, "quantize", path("f32.attn"), "--calib-tokens", path("calib.npy"), "--dtype", "s8",
+         "--weights", "s4", "--s4", "all", "-o", path("s4.attn")])
     ids = run([attn, "tokenize", path("f32.attn"), "--text", args.prompt, "--special"])[1].split()
     P = len(ids)
     attn_steps = args.steps - P + 1
     mb = os.path.getsize(path("model.bin")) / 1e6
     print("shape dim %d hidden %d layers %d heads %d kv_heads %d vocab %d seq %d: model.bin %.1f MB, "
-          "f32.attn %.1f MB, s8.attn %.1f MB" % (shape + (mb, os.path.getsize(path("f32.attn")) / 1e6,
-                                                          os.path.getsize(path("s8.attn")) / 1e6)))
+          "f32.attn %.1f MB, s8.attn %.1f MB, s4.attn %.1f MB"
+          % (shape + (mb, os.path.getsize(path("f32.attn")) / 1e6, os.path.getsize(path("s8.attn")) / 1e6,
+                      os.path.getsize(path("s4.attn")) / 1e6)))
     print("prompt %r: %d tokens with BOS; %d positions per run (attn generate --steps %d), greedy, run.c one thread"
           % (args.prompt, P, args.steps, attn_steps))
 
@@ -249,7 +253,7 @@ def bench(args, shape, tmp):
                 cmd = [path(exe), path(model), "-z", path("tokenizer.bin"), "-t", "0", "-i", args.prompt, "-n"]
                 programs[name] = (cmd + [str(args.steps)], cmd + [str(P)])
     for threads in args.threads:
-        for dt in ("f32", "s8"):
+        for dt in ("f32", "s8", "s4"):
             cmd = [attn, "generate", path(dt + ".attn"), "--threads", str(threads), "--prompt", args.prompt,
                    "--steps"]
             name = "attn " + dt + ("" if threads == 1 else " --threads %d" % threads)

@@ -199,6 +199,9 @@ void check_block_inputs(const AttentionConfig& c, uint32_t index, const std::str
                         int64_t kv_cols, const std::string& v_path, int64_t v_cols, const char* kv_flag);
 
 const char* dtype_name(DType d);
+// ", int4 weights: N tensor(s), B bytes (role, role, ...)" for a file with int4
+// weight tensors (FORMAT.md "Int4 weights"); empty without.
+std::string int4_summary(const Model& m);
 // Human explanation of a Status (status_name + a few words).
 std::string describe(Status s);
 

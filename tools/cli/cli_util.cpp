@@ -504,6 +504,23 @@ const char* dtype_name(DType d) {
   return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "?";
 }
 
+std::string int4_summary(const Model& m) {
+  uint32_t n = 0;
+  uint64_t bytes = 0;
+  std::string roles;
+  for (uint32_t i = 0; i < m.tensor_count(); ++i) {
+    TensorView t;
+    if (m.tensor(i, &t) != Status::kOk || t.dtype != DType::kS4) continue;
+    ++n;
+    bytes += t.byte_size;
+    const std::string r = format::role_name(t.role);
+    if (roles.find(r) == std::string::npos) roles += (roles.empty() ? "" : " ") + r;
+  }
+  if (n == 0) return std::string();
+  return ", int4 weights: " + std::to_string(n) + " tensor(s), " + std::to_string(bytes) + " bytes (" +
+         roles + ")";
+}
+
 std::string describe(Status s) {
   const char* what = "";
   switch (s) {

@@ -375,7 +375,7 @@ int cmd_emit_c(int argc, char** argv) {
            " model: " + std::to_string(c.num_layers) + " layer(s), E=" + std::to_string(c.embed_dim) +
            " heads=" + std::to_string(c.num_heads) + " vocab=" + std::to_string(c.vocab_size) +
            " max_positions=" + std::to_string(c.max_positions) + (c.causal ? ", causal" : "") + "; " +
-           std::to_string(m.tensor_count()) + " tensor(s).\n";
+           std::to_string(m.tensor_count()) + " tensor(s)" + cli::int4_summary(m) + ".\n";
   } else {
     h += " * " + std::to_string(m.block_count()) + " block(s), " + std::to_string(m.tensor_count()) +
          " tensor(s):\n";

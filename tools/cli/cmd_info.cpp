@@ -45,8 +45,9 @@ void print_model(const std::string& path, const Model& m) {
   format::ModelRecord r{};
   (void)m.model_record(&r);
   const int32_t hd = c.head_dim != 0 ? c.head_dim : c.embed_dim / c.num_heads;
-  std::printf("model: %s %s transformer, %s\n", c.causal ? "causal" : "bidirectional",
-              c.causal ? "decoder" : "encoder", cli::dtype_name(static_cast<DType>(r.dtype)));
+  std::printf("model: %s %s transformer, %s%s\n", c.causal ? "causal" : "bidirectional",
+              c.causal ? "decoder" : "encoder", cli::dtype_name(static_cast<DType>(r.dtype)),
+              cli::int4_summary(m).c_str());
   std::printf("  layers=%d E=%d heads=%d kv_heads=%d head_dim=%d ffn_dim=%d\n", c.num_layers, c.embed_dim,
               c.num_heads, c.num_kv_heads != 0 ? c.num_kv_heads : c.num_heads, hd, c.ffn_dim);
   std::printf("  vocab=%d%s max_positions=%d type_vocab=%d\n", c.vocab_size,

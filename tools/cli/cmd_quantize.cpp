@@ -405,7 +405,7 @@ int quantize_model_file(const cli::Args& args, const std::string& path, const st
   size_t storage_bytes = 0, scratch_bytes = 0;
   s = quantize_transformer_storage_bytes(c, dtype, &storage_bytes);
   if (s == Status::kOk)
-    s = quantize_transformer_scratch_bytes(c, dtype, static_cast<int32_t>(ids.len), &scratch_bytes);
+    s = quantize_transformer_scratch_bytes(c, dtype, static_cast<int32_t>(ids.len), &scratch_bytes, options);
   if (s != Status::kOk)
     throw cli::Error(path + ": cannot quantize this model to " + dt + ": " + cli::describe(s));
   // Named before they are allocated (as the block path's rotary tables): with

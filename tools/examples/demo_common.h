@@ -124,11 +124,18 @@ inline bool check_c_buffers(const ModelFile& m) {
   return exact;
 }
 
-// The options both demos take: --data DIR, --f32/--s8/--s16 MODEL.attn,
+// The model rows of both demos: f32, s8, s16, and s4: s8 activations with
+// int4 FFN weights (`attn quantize --dtype s8 --weights s4`; its file is an s8 model).
+constexpr int kModels = 4;
+inline constexpr const char* kModelNames[kModels] = {"f32", "s8", "s16", "s4"};
+inline constexpr attn::DType kModelDtypes[kModels] = {attn::DType::kF32, attn::DType::kS8, attn::DType::kS16,
+                                                      attn::DType::kS8};
+
+// The options both demos take: --data DIR, --f32/--s8/--s16/--s4 MODEL.attn,
 // --emit-mcu OUT.h, --write-calib OUT.npy, --timing-passes N.
 struct Options {
   std::string data, mcu_path, calib_path;
-  std::string paths[3];  // f32, s8, s16
+  std::string paths[kModels];  // f32, s8, s16, s4
   int timing_passes = 3;
 };
 
@@ -159,6 +166,8 @@ inline bool parse_options(int argc, char** argv, Options* o, std::initializer_li
       o->paths[1] = v;
     else if (a == "--s16")
       o->paths[2] = v;
+    else if (a == "--s4")
+      o->paths[3] = v;
     else if (a == "--emit-mcu")
       o->mcu_path = v;
     else if (a == "--write-calib")

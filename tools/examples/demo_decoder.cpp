@@ -22,6 +22,7 @@
 //   attn_example_demo_decoder --f32 F32.attn [--s8 S8.attn] [--s16 S16.attn] [--data DIR]
 //       [--bytes N (0: all)] [--steps N (64)] [--min-match N (all steps)] [--emit-mcu OUT.h]
 //       [--timing-passes N (3; 0: no timing)] [--max-ppl-s8 PERCENT (5)] [--max-ppl-s16 PERCENT (1)]
+//       [--s4 S4.attn (s8 activations, int4 FFN weights)] [--max-ppl-s4 PERCENT (5)]
 //   attn_example_demo_decoder --write-calib OUT.npy [--licenses DIR] [--data DIR]
 //
 // DIR (tests/data): tiny_llama/heldout.txt, tiny_llama/reference.json.
@@ -368,18 +369,20 @@ int main(int argc, char** argv) {
   std::string licenses = "/usr/share/common-licenses";
   size_t bytes = 0;
   int32_t steps = 64, min_match = -1;
-  double max_ppl[3] = {0.0, 5.0, 1.0};  // percent above f32
+  double max_ppl[demo::kModels] = {0.0, 5.0, 1.0, 5.0};  // percent above f32
   if (!demo::parse_options(argc, argv, &opt,
                            {{"--bytes", &bytes},
                             {"--steps", &steps},
                             {"--min-match", &min_match},
                             {"--licenses", &licenses},
                             {"--max-ppl-s8", &max_ppl[1]},
-                            {"--max-ppl-s16", &max_ppl[2]}})) {
+                            {"--max-ppl-s16", &max_ppl[2]},
+                            {"--max-ppl-s4", &max_ppl[3]}})) {
     std::fprintf(stderr,
                  "usage: %s --f32 F32.attn [--s8 S8.attn] [--s16 S16.attn] [--data DIR] [--bytes N] "
                  "[--steps N] [--min-match N] [--emit-mcu OUT.h] [--timing-passes N] [--max-ppl-s8 PERCENT] "
-                 "[--max-ppl-s16 PERCENT]\n       %s --write-calib OUT.npy [--licenses DIR] [--data DIR]\n",
+                 "[--max-ppl-s16 PERCENT] [--s4 S4.attn] [--max-ppl-s4 PERCENT]\n       %s --write-calib "
+                 "OUT.npy [--licenses DIR] [--data DIR]\n",
                  argv[0], argv[0]);
     return 2;
   }
@@ -428,11 +431,10 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  static Decoder models[3];  // f32, s8, s16
-  const char* const names[3] = {"f32", "s8", "s16"};
-  const attn::DType dtypes[3] = {attn::DType::kF32, attn::DType::kS8, attn::DType::kS16};
-  for (int k = 0; k < 3; ++k) {
-    if (!opt.paths[k].empty() && !load(opt.paths[k], names[k], dtypes[k], &models[k])) return 2;
+  static Decoder models[demo::kModels];  // f32, s8, s16, s4
+  const char* const* names = demo::kModelNames;
+  for (int k = 0; k < demo::kModels; ++k) {
+    if (!opt.paths[k].empty() && !load(opt.paths[k], names[k], demo::kModelDtypes[k], &models[k])) return 2;
   }
   const attn::TransformerConfig& c = models[0].config;
   if (chunk != c.max_positions) {
@@ -472,10 +474,10 @@ int main(int argc, char** argv) {
   std::printf("  %-6s %10s %9s %13s %12s %12s\n", "model", "perplexity", "vs f32", "us/token", "arena bytes",
               "model bytes");
   bool ok = true;
-  double ppl[3] = {0, 0, 0};
-  std::vector<int32_t> texts[3];
+  double ppl[demo::kModels] = {0, 0, 0, 0};
+  std::vector<int32_t> texts[demo::kModels];
   std::vector<double> gaps;  // f32's top-2 logit gaps along its generation
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < demo::kModels; ++k) {
     if (opt.paths[k].empty()) continue;
     Decoder& m = models[k];
     if (!perplexity(m, text, &ppl[k])) return 2;
@@ -509,7 +511,7 @@ int main(int argc, char** argv) {
                 diff <= 1e-4 ? "ok" : "FAIL");
     ok = ok && diff <= 1e-4;
   }
-  for (int k = 1; k < 3; ++k) {
+  for (int k = 1; k < demo::kModels; ++k) {
     if (opt.paths[k].empty()) continue;
     const double rel = 100.0 * (ppl[k] / ppl[0] - 1.0);
     const bool within = rel <= max_ppl[k];
@@ -522,10 +524,10 @@ int main(int argc, char** argv) {
   std::printf("\nprompt   %s\n", c_literal(prompt_text).c_str());
   std::vector<int32_t> torch_part(torch_text.begin(),
                                   torch_text.begin() + std::min<size_t>(torch_text.size(), steps));
-  std::string torch_str, strs[3];
+  std::string torch_str, strs[demo::kModels];
   if (!decode_text(models[0].tokenizer, torch_part, &torch_str)) return 2;
   std::printf("PyTorch  %s\n", c_literal(torch_str).c_str());
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < demo::kModels; ++k) {
     if (opt.paths[k].empty()) continue;
     if (!decode_text(models[k].tokenizer, texts[k], &strs[k])) return 2;
     const std::vector<int32_t>& want = k == 0 ? torch_part : texts[0];

@@ -14,6 +14,7 @@
 //   attn_example_demo_encoder --f32 F32.attn [--s8 S8.attn] [--s16 S16.attn] [--data DIR]
 //       [--limit N] [--svg OUT.svg] [--emit-mcu OUT.h] [--timing-passes N (3; 0: no timing)]
 //       [--min-accuracy PERCENT (99)] [--max-drop-s8 POINTS (0.3)] [--max-drop-s16 POINTS (0)]
+//       [--max-drop-s4 POINTS (1)] [--s4 S4.attn: s8 activations, int4 FFN weights]
 //   attn_example_demo_encoder --write-calib OUT.npy [--data DIR]
 //
 // DIR (tests/data): demo/test.txt (held-out set), demo/calib.txt, demo/vocab.txt,
@@ -372,19 +373,20 @@ int main(int argc, char** argv) {
   opt.data = ATTN_TEST_DATA_DIR;
   std::string svg_path;
   size_t limit = 0;
-  double min_accuracy = 99.0, max_drop[3] = {0.0, 0.3, 0.0};  // percent; points below f32
+  double min_accuracy = 99.0, max_drop[demo::kModels] = {0.0, 0.3, 0.0, 1.0};  // percent; points below f32
   if (!demo::parse_options(argc, argv, &opt,
                            {{"--limit", &limit},
                             {"--svg", &svg_path},
                             {"--min-accuracy", &min_accuracy},
                             {"--max-drop-s8", &max_drop[1]},
-                            {"--max-drop-s16", &max_drop[2]}})) {
-    std::fprintf(
-        stderr,
-        "usage: %s --f32 F32.attn [--s8 S8.attn] [--s16 S16.attn] [--data DIR] [--limit N] "
-        "[--svg OUT.svg] [--emit-mcu OUT.h] [--timing-passes N] [--min-accuracy PERCENT] "
-        "[--max-drop-s8 POINTS] [--max-drop-s16 POINTS]\n       %s --write-calib OUT.npy [--data DIR]\n",
-        argv[0], argv[0]);
+                            {"--max-drop-s16", &max_drop[2]},
+                            {"--max-drop-s4", &max_drop[3]}})) {
+    std::fprintf(stderr,
+                 "usage: %s --f32 F32.attn [--s8 S8.attn] [--s16 S16.attn] [--data DIR] [--limit N] "
+                 "[--svg OUT.svg] [--emit-mcu OUT.h] [--timing-passes N] [--min-accuracy PERCENT] "
+                 "[--max-drop-s8 POINTS] [--max-drop-s16 POINTS] [--max-drop-s4 POINTS]\n       %s "
+                 "--write-calib OUT.npy [--data DIR]\n",
+                 argv[0], argv[0]);
     return 2;
   }
 
@@ -414,11 +416,10 @@ int main(int argc, char** argv) {
   const std::vector<std::string> vocab = read_lines(opt.data + "/demo/vocab.txt");
   std::vector<Example> test = read_examples(opt.data + "/demo/test.txt");
   if (limit != 0 && test.size() > limit) test.resize(limit);
-  static Encoder models[3];  // f32, s8, s16
-  const char* const names[3] = {"f32", "s8", "s16"};
-  const attn::DType dtypes[3] = {attn::DType::kF32, attn::DType::kS8, attn::DType::kS16};
-  for (int k = 0; k < 3; ++k) {
-    if (!opt.paths[k].empty() && !load(opt.paths[k], names[k], dtypes[k], &models[k])) return 2;
+  static Encoder models[demo::kModels];  // f32, s8, s16, s4
+  const char* const* names = demo::kModelNames;
+  for (int k = 0; k < demo::kModels; ++k) {
+    if (!opt.paths[k].empty() && !load(opt.paths[k], names[k], demo::kModelDtypes[k], &models[k])) return 2;
   }
   Encoder& f32 = models[0];
   const attn::TransformerConfig& c = f32.config;
@@ -444,8 +445,8 @@ int main(int argc, char** argv) {
   std::printf("  %-6s %9s %13s %14s %12s %12s\n", "model", "accuracy", "agree w/ f32", "us/inference",
               "arena bytes", "model bytes");
   bool ok = true;
-  Result results[3];
-  for (int k = 0; k < 3; ++k) {
+  Result results[demo::kModels];
+  for (int k = 0; k < demo::kModels; ++k) {
     Encoder& m = models[k];
     if (opt.paths[k].empty()) continue;
     Result& r = results[k];
@@ -461,7 +462,7 @@ int main(int argc, char** argv) {
   std::printf("  f32 accuracy %.2f%% >= %.2f%%: %s\n", results[0].accuracy, min_accuracy,
               acc_ok ? "ok" : "FAIL");
   ok = ok && acc_ok;
-  for (int k = 1; k < 3; ++k) {
+  for (int k = 1; k < demo::kModels; ++k) {
     if (opt.paths[k].empty()) continue;
     const double delta = results[k].accuracy - results[0].accuracy;
     const bool within = delta >= -max_drop[k] - 1e-9;
