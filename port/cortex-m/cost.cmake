@@ -77,16 +77,20 @@ if(ATTN_BOARD_HAS_FPU AND "f32" IN_LIST ATTN_DTYPES)
   set_tests_properties("${ATTN_TEST_PREFIX}cost-decode-f32" PROPERTIES TIMEOUT 600)
 endif()
 # Whole s8 models (cost/cost_model.cpp, cost/model_s8.h): a BERT-style encoder
-# forward and one decode step of a stories260K-shaped decoder, with random
-# weights made on the device; attn_minimal_model_s8 is their flash figure.
+# forward and one decode step of a stories260K-shaped decoder (decoder_s4:
+# the same with int4 FFN weights), with random weights made on the device;
+# attn_minimal_model_s8 is their flash figure.
 if("s8" IN_LIST ATTN_DTYPES)
   attn_port_image(attn_minimal_model_s8 SOURCES images/minimal_model.cpp)
   add_test(NAME "${ATTN_TEST_PREFIX}minimal-model-s8" COMMAND attn_minimal_model_s8)
-  foreach(model encoder decoder)
+  foreach(model encoder decoder decoder_s4)
     set(image attn_cost_model_${model})
     attn_port_image(${image} SOURCES cost/cost_model.cpp ${ATTN_PORT_ROPE_TABLE})
-    if(model STREQUAL "decoder")
+    if(model MATCHES "^decoder")
       target_compile_definitions(${image} PRIVATE ATTN_COST_MODEL_DECODER=1)
+    endif()
+    if(model MATCHES "_s4$")
+      target_compile_definitions(${image} PRIVATE ATTN_COST_MODEL_S4=1)
     endif()
     add_test(NAME "${ATTN_TEST_PREFIX}cost-model-${model}" COMMAND ${image})
     set_tests_properties("${ATTN_TEST_PREFIX}cost-model-${model}" PROPERTIES TIMEOUT 600)

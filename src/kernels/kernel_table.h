@@ -637,6 +637,12 @@ inline constexpr Kernel<LinearS4S8Fn> kLinearS4S8[] = {
 #if ATTN_HAVE_NEON
     {S4Rows<Isa::kNeon>::linear_s8, ATTN_NEON_S8_NAME},
 #endif
+#if ATTN_HAVE_MVE
+    {S4Rows<Isa::kMve>::linear_s8, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {S4Rows<Isa::kDsp>::linear_s8, "dsp"},
+#endif
     {S4Rows<Isa::kRef>::linear_s8, "ref"},
 };
 inline constexpr Kernel<Out32S4S8Fn> kLinearResidualS4S8[] = {
@@ -646,6 +652,12 @@ inline constexpr Kernel<Out32S4S8Fn> kLinearResidualS4S8[] = {
 #if ATTN_HAVE_NEON
     {S4Rows<Isa::kNeon>::linear_residual_s8, ATTN_NEON_S8_NAME},
 #endif
+#if ATTN_HAVE_MVE
+    {S4Rows<Isa::kMve>::linear_residual_s8, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {S4Rows<Isa::kDsp>::linear_residual_s8, "dsp"},
+#endif
     {S4Rows<Isa::kRef>::linear_residual_s8, "ref"},
 };
 inline constexpr Kernel<Out32S4S8Fn> kLogitsS4S8[] = {
@@ -654,6 +666,12 @@ inline constexpr Kernel<Out32S4S8Fn> kLogitsS4S8[] = {
 #endif
 #if ATTN_HAVE_NEON
     {S4Rows<Isa::kNeon>::logits_s8, ATTN_NEON_S8_NAME},
+#endif
+#if ATTN_HAVE_MVE
+    {S4Rows<Isa::kMve>::logits_s8, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {S4Rows<Isa::kDsp>::logits_s8, "dsp"},
 #endif
     {S4Rows<Isa::kRef>::logits_s8, "ref"},
 };
@@ -670,6 +688,12 @@ inline constexpr Kernel<LinearS4S16Fn> kLinearS4S16[] = {
 #if ATTN_HAVE_NEON
     {S4Rows<Isa::kNeon>::linear_s16, "neon"},
 #endif
+#if ATTN_HAVE_MVE
+    {S4Rows<Isa::kMve>::linear_s16, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {S4Rows<Isa::kDsp>::linear_s16, "dsp"},
+#endif
     {S4Rows<Isa::kRef>::linear_s16, "ref"},
 };
 inline constexpr Kernel<Out32S4S16Fn> kLinearResidualS4S16[] = {
@@ -679,6 +703,12 @@ inline constexpr Kernel<Out32S4S16Fn> kLinearResidualS4S16[] = {
 #if ATTN_HAVE_NEON
     {S4Rows<Isa::kNeon>::linear_residual_s16, "neon"},
 #endif
+#if ATTN_HAVE_MVE
+    {S4Rows<Isa::kMve>::linear_residual_s16, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {S4Rows<Isa::kDsp>::linear_residual_s16, "dsp"},
+#endif
     {S4Rows<Isa::kRef>::linear_residual_s16, "ref"},
 };
 inline constexpr Kernel<Out32S4S16Fn> kLogitsS4S16[] = {
@@ -687,6 +717,12 @@ inline constexpr Kernel<Out32S4S16Fn> kLogitsS4S16[] = {
 #endif
 #if ATTN_HAVE_NEON
     {S4Rows<Isa::kNeon>::logits_s16, "neon"},
+#endif
+#if ATTN_HAVE_MVE
+    {S4Rows<Isa::kMve>::logits_s16, "mve"},
+#endif
+#if ATTN_HAVE_DSP
+    {S4Rows<Isa::kDsp>::logits_s16, "dsp"},
 #endif
     {S4Rows<Isa::kRef>::logits_s16, "ref"},
 };

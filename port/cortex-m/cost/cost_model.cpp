@@ -12,11 +12,16 @@
 //   RMSNorm, SiLU gate, RoPE 10000, no biases, final norm, tied head; a
 //   prefill to context 255 (calls of kChunk tokens), then ONE
 //   transformer_decode_s8 step at context 256 (logits of that row) is counted.
+// ATTN_COST_MODEL_S4=1 (attn_cost_model_decoder_s4, with the decoder): the
+//   same decoder with int4 FFN weights (W1, W2, W3: model_s8.h's int4_ffn),
+//   the other tensors int8. The lines carry weights=s8 or weights=s4, and
+//   pool=N: the bytes of the model's tensors (weights, biases, constants,
+//   tables) built on the device.
 //
-//   measure-model board=... dtype=s8 model=encoder L=64 E=64 H=4 F=256 layers=2 insns=N arena=N
-//     kernels=... compiler=...
-//   measure-model board=... dtype=s8 model=decoder dim=64 layers=5 heads=8 kv_heads=4 F=172 vocab=512
-//     ctx=256 insns_per_token=N arena=N kernels=... compiler=...
+//   measure-model board=... dtype=s8 model=encoder weights=s8 L=64 E=64 H=4 F=256 layers=2 insns=N
+//     arena=N pool=N kernels=... compiler=...
+//   measure-model board=... dtype=s8 model=decoder weights=s8 dim=64 layers=5 heads=8 kv_heads=4 F=172
+//     vocab=512 ctx=256 insns_per_token=N arena=N pool=N kernels=... compiler=...
 //
 // arena: the plan's arena bytes (+ state bytes, the KV caches, for the
 // decoder). Before it, one `measure-model-part` line per part of the counted
@@ -43,11 +48,16 @@
 #ifndef ATTN_COST_MODEL_DECODER
 #define ATTN_COST_MODEL_DECODER 0
 #endif
+#ifndef ATTN_COST_MODEL_S4
+#define ATTN_COST_MODEL_S4 0
+#endif
 
 namespace {
 
 using namespace attn;
 using cost::kCompiler;
+constexpr bool kInt4Ffn = ATTN_COST_MODEL_S4 != 0;
+constexpr const char* kWeights = kInt4Ffn ? "s4" : "s8";
 
 #if ATTN_COST_MODEL_DECODER
 constexpr const char* kModel = "decoder";
@@ -97,7 +107,9 @@ const char* kernels_tag() {
   static char tag[200];
   const char* att = port_kernel_tag(DType::kS8);
   using namespace detail;
-  const char* w2 = kLinearResidualS8[best_row(kLinearResidualS8)].isa;
+  const char* w2 = kInt4Ffn ? kLinearResidualS4S8[best_row(kLinearResidualS4S8)].isa
+                            : kLinearResidualS8[best_row(kLinearResidualS8)].isa;
+  const char* w13 = kInt4Ffn ? kLinearS4S8[best_row(kLinearS4S8)].isa : att;
   const char* head = kLogitsS8[best_row(kLogitsS8)].isa;
   const char* norm = kNormS8[best_row(kNormS8)].isa;
   const char* norm32 = kNormS32[best_row(kNormS32)].isa;
@@ -105,14 +117,14 @@ const char* kernels_tag() {
   const char* table = kActTableS8[best_row(kActTableS8)].isa;
   const char* add = kResidualAddS8[best_row(kResidualAddS8)].isa;
   const char* to = kResidualToS8[best_row(kResidualToS8)].isa;
-  const char* all[] = {w2, head, norm, norm32, gate, table, add, to};
+  const char* all[] = {w2, w13, head, norm, norm32, gate, table, add, to};
   bool same = true;
   for (const char* k : all) same = same && std::strcmp(k, att) == 0;
   if (same) return att;
   std::snprintf(tag, sizeof tag,
-                "attention:%s,linear_residual:%s,logits:%s,norm:%s,norm_s32:%s,act_gate:%s,act_table:%s,"
-                "residual_add:%s,residual_to:%s",
-                att, w2, head, norm, norm32, gate, table, add, to);
+                "attention:%s,ffn_linear:%s,linear_residual:%s,logits:%s,norm:%s,norm_s32:%s,act_gate:%s,"
+                "act_table:%s,residual_add:%s,residual_to:%s",
+                att, w13, w2, head, norm, norm32, gate, table, add, to);
   return tag;
 }
 
@@ -182,11 +194,19 @@ uint64_t parts(const TransformerWeightsS8& w, const void* state, Arena& arena) {
   }
 #endif
   add("attention", att);
+  // An FFN linear as the forward runs it: int8 or int4 weights (linear_split.h).
+  const auto ffn_linear = [&](const ProjectionS8& pr, const LinearS8Params& p, const MatS8& y) {
+    if (pr.weight_s4 != nullptr) {
+      best(kLinearS4S8)(a, matrix_s4(pr.weight_s4, y.cols, E), pr.bias, p, y);
+    } else {
+      best(kLinearS8)(a, matrix(pr.weight, y.cols, E), pr.bias, p, y);
+    }
+  };
   const LinearS8Params p1 = FixedOps<int8_t>::linear_params(f.w1, f.h1_zero_point);
-  add("ffn_w1", count(Lyr, [&] { best(kLinearS8)(a, matrix(f.w1.weight, F, E), f.w1.bias, p1, h1); }));
+  add("ffn_w1", count(Lyr, [&] { ffn_linear(f.w1, p1, h1); }));
   if (kCfg.gated_ffn) {
     const LinearS8Params p3 = FixedOps<int8_t>::linear_params(f.w3, f.h3_zero_point);
-    add("ffn_w3", count(Lyr, [&] { best(kLinearS8)(a, matrix(f.w3.weight, F, E), f.w3.bias, p3, h3); }));
+    add("ffn_w3", count(Lyr, [&] { ffn_linear(f.w3, p3, h3); }));
     add("act_gate", count(Lyr, [&] {
           best(kActGateS8)(h1, h3, f.gate_table, f.h3_zero_point, f.gate_multiplier, f.gate_shift,
                            f.g_zero_point);
@@ -195,7 +215,12 @@ uint64_t parts(const TransformerWeightsS8& w, const void* state, Arena& arena) {
     add("act_table", count(Lyr, [&] { best(kActTableS8)(h1, f.act_table); }));
   }
   add("ffn_w2", count(Lyr, [&] {
-        best(kLinearResidualS8)(h1, matrix(f.w2.weight, E, F), f.w2.bias, f.w2.multiplier, f.w2.shift, x);
+        if (f.w2.weight_s4 != nullptr) {
+          best(kLinearResidualS4S8)(h1, matrix_s4(f.w2.weight_s4, E, F), f.w2.bias, f.w2.multiplier,
+                                    f.w2.shift, x);
+        } else {
+          best(kLinearResidualS8)(h1, matrix(f.w2.weight, E, F), f.w2.bias, f.w2.multiplier, f.w2.shift, x);
+        }
       }));
   if (kCfg.pre_norm) {
     add("norms", count(2 * Lyr, [&] { best(kNormS8)(x, kCfg.norm, L0.norm1, a); }) +
@@ -236,7 +261,7 @@ bool varied(int32_t n) {
 int main() {
   Arena pool;
   Status st = pool.init(g_pool, sizeof g_pool);
-  model_s8::Builder b(pool, 777u);
+  model_s8::Builder b(pool, 777u, kInt4Ffn);
   TransformerWeightsS8 w = b.build(kCfg, g_layers);
   if (st == Status::kOk) st = b.status();
 #if ATTN_COST_MODEL_DECODER
@@ -273,13 +298,13 @@ int main() {
   ok = st == Status::kOk && varied(kCfg.vocab_size);
   if (ok) {
     std::printf(
-        "measure-model board=%s dtype=s8 model=decoder dim=%ld layers=%ld heads=%ld kv_heads=%ld F=%ld "
-        "vocab=%ld ctx=%ld insns_per_token=%lu arena=%lu kernels=%s compiler=%s\n",
-        port_board_name(), static_cast<long>(kCfg.embed_dim), static_cast<long>(kCfg.num_layers),
+        "measure-model board=%s dtype=s8 model=decoder weights=%s dim=%ld layers=%ld heads=%ld kv_heads=%ld "
+        "F=%ld vocab=%ld ctx=%ld insns_per_token=%lu arena=%lu pool=%lu kernels=%s compiler=%s\n",
+        port_board_name(), kWeights, static_cast<long>(kCfg.embed_dim), static_cast<long>(kCfg.num_layers),
         static_cast<long>(kCfg.num_heads), static_cast<long>(kCfg.num_kv_heads),
         static_cast<long>(kCfg.ffn_dim), static_cast<long>(kCfg.vocab_size), static_cast<long>(kContext),
         static_cast<unsigned long>(insns), static_cast<unsigned long>(plan.arena_bytes + plan.state_bytes),
-        kernels_tag(), kCompiler);
+        static_cast<unsigned long>(pool.used()), kernels_tag(), kCompiler);
     part("rest", insns > sum ? insns - sum : 0);
   }
 #else
@@ -294,13 +319,13 @@ int main() {
   ok = st == Status::kOk && varied(kTokens * kCfg.embed_dim);
   if (ok) {
     std::printf(
-        "measure-model board=%s dtype=s8 model=encoder L=%ld E=%ld H=%ld F=%ld layers=%ld insns=%lu "
-        "arena=%lu "
-        "kernels=%s compiler=%s\n",
-        port_board_name(), static_cast<long>(kTokens), static_cast<long>(kCfg.embed_dim),
+        "measure-model board=%s dtype=s8 model=encoder weights=%s L=%ld E=%ld H=%ld F=%ld layers=%ld "
+        "insns=%lu arena=%lu pool=%lu kernels=%s compiler=%s\n",
+        port_board_name(), kWeights, static_cast<long>(kTokens), static_cast<long>(kCfg.embed_dim),
         static_cast<long>(kCfg.num_heads), static_cast<long>(kCfg.ffn_dim),
         static_cast<long>(kCfg.num_layers), static_cast<unsigned long>(insns),
-        static_cast<unsigned long>(plan.arena_bytes), kernels_tag(), kCompiler);
+        static_cast<unsigned long>(plan.arena_bytes), static_cast<unsigned long>(pool.used()), kernels_tag(),
+        kCompiler);
     part("rest", insns > sum ? insns - sum : 0);
   }
 #endif

@@ -31,7 +31,8 @@ struct Rng {
 
 class Builder {
  public:
-  Builder(attn::Arena& pool, uint32_t seed) : pool_(pool), rng_{seed} {}
+  Builder(attn::Arena& pool, uint32_t seed, bool int4_ffn = false)
+      : pool_(pool), rng_{seed}, int4_ffn_(int4_ffn) {}
   attn::Status status() const { return status_; }
 
   // The whole model for config c (RoPE tables left empty: set them with
@@ -86,12 +87,12 @@ class Builder {
       }
       L.attn_out = to_residual();
       attn::FfnS8& f = L.ffn;
-      f.w1 = projection(F, E, -9);
+      f.w1 = ffn_projection(F, E, -9);
       f.h1_zero_point = -5;
       f.g_zero_point = c.activation == attn::Activation::kGelu ? -100 : -3;
-      f.w2 = projection(E, F, 6);  // accumulators ~2^15 -> residual ~2^20
+      f.w2 = ffn_projection(E, F, 6);  // accumulators ~2^15 -> residual ~2^20
       if (c.gated_ffn) {
-        f.w3 = projection(F, E, -9);
+        f.w3 = ffn_projection(F, E, -9);
         f.h3_zero_point = 4;
         // gate_table ~2^13 (x) h3 ~2^5 -> g ~40: 2^-13 (and the multiplier's)
         int16_t* t = array<int16_t>(256);
@@ -156,6 +157,23 @@ class Builder {
     p.shift = shifts(out, shift);
     return p;
   }
+  // An FFN projection: int8, or with int4_ffn the same draws >> 4 as int4
+  // (two per byte, low nibble first; `in` even).
+  attn::ProjectionS8 ffn_projection(int32_t out, int32_t in, int32_t shift) {
+    if (!int4_ffn_) return projection(out, in, shift);
+    uint8_t* q = array<uint8_t>(out * in / 2);
+    for (int32_t i = 0; q != nullptr && i < out * in; i += 2) {
+      const uint32_t lo = static_cast<uint32_t>(rng_.uniform(127) >> 4) & 15u;
+      const uint32_t hi = static_cast<uint32_t>(rng_.uniform(127) >> 4) & 15u;
+      q[i / 2] = static_cast<uint8_t>(lo | hi << 4);
+    }
+    attn::ProjectionS8 p;
+    p.weight_s4 = q;
+    p.bias = ints(out, 2000);
+    p.multiplier = multipliers(out);
+    p.shift = shifts(out, shift + 4);  // the weights' 2^-4 given back: the same output scales
+    return p;
+  }
   // Normalized values n in Q.F (F = attn::norm_frac_bits(E)): int8
   // y = zp + round((round(n w / 2^31) + bias) / 2^15) ~ 40 n / 2^F with w ~ 40 * 2^(46 - F).
   attn::NormFixed norm_to_s8(int32_t E, bool bias) {
@@ -207,6 +225,7 @@ class Builder {
 
   attn::Arena& pool_;
   Rng rng_;
+  bool int4_ffn_;
   attn::Status status_ = attn::Status::kOk;
 };
 
