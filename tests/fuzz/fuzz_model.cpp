@@ -20,12 +20,16 @@ namespace {
 
 // Touch the last element of every table of a quantized block through the
 // WeightsS8 / WeightsS16 views (ASan checks they lie inside the blob).
+// Int4 weights (weight_s4, two per byte) in place of int8 ones: exactly one of the two is set.
 template <class P>
 uint32_t touch(const P& p, int32_t out, int32_t in, bool bias) {
-  if (p.weight == nullptr || p.multiplier == nullptr || p.shift == nullptr) __builtin_trap();
+  if ((p.weight == nullptr) == (p.weight_s4 == nullptr) || p.multiplier == nullptr || p.shift == nullptr)
+    __builtin_trap();
   if (bias && p.bias == nullptr) __builtin_trap();
-  uint32_t s = static_cast<uint32_t>(p.weight[out * in - 1]) + static_cast<uint32_t>(p.multiplier[out - 1]) +
-               static_cast<uint32_t>(p.shift[out - 1]);
+  const uint32_t last_weight = p.weight_s4 != nullptr ? static_cast<uint32_t>(p.weight_s4[out * in / 2 - 1])
+                                                      : static_cast<uint32_t>(p.weight[out * in - 1]);
+  uint32_t s =
+      last_weight + static_cast<uint32_t>(p.multiplier[out - 1]) + static_cast<uint32_t>(p.shift[out - 1]);
   if (bias) s += static_cast<uint32_t>(p.bias[out - 1]);
   return s;
 }
@@ -87,6 +91,15 @@ void walk_fixed(const attn::Model& m, const attn::TransformerConfig& c,
     if ((p != nullptr) != present) __builtin_trap();
     if (p != nullptr) sink = sink + static_cast<int64_t>(p[n - 1]);
   };
+  // A projection's weights: int8 [n] or int4 [n / 2] bytes, exactly one of the two.
+  const auto weights = [&](const auto& pr, bool present, int64_t n) {
+    if (pr.weight_s4 != nullptr) {
+      if (!present || pr.weight != nullptr) __builtin_trap();
+      sink = sink + static_cast<int64_t>(pr.weight_s4[n / 2 - 1]);
+      return;
+    }
+    touch(pr.weight, present, n);
+  };
   constexpr bool s8 = sizeof(w.head.bias[0]) == 4;
   const int64_t e = c.embed_dim, f = c.ffn_dim, v = c.vocab_size, p = c.max_positions;
   const bool nb = c.norm == attn::NormKind::kLayerNorm && c.norm_bias, head = c.head != attn::LmHead::kNone;
@@ -97,17 +110,17 @@ void walk_fixed(const attn::Model& m, const attn::TransformerConfig& c,
   touch(w.type_embedding, c.type_vocab_size > 0, e);
   touch(w.embedding_norm.bias, c.embedding_norm && nb, e);
   touch(w.final_norm.weight, c.final_norm, e);
-  touch(w.head.weight, head, v * e);
+  weights(w.head, head, v * e);
   touch(w.head.shift, head, v);
   touch(w.head.bias, s8 && head, v);
   if (!(w.residual_scale > 0.0f) || !(w.output_scale > 0.0f)) __builtin_trap();
   for (int32_t l = 0; l < c.num_layers; ++l) {
     const Layer& L = layers[l];
-    touch(L.attention.o.weight, true, e * c.num_heads * c.head_dim);
+    weights(L.attention.o, true, e * c.num_heads * c.head_dim);
     touch(L.norm1.weight, true, e);
     touch(L.norm2.bias, nb, e);
     touch(L.ffn.w1.multiplier, true, f);
-    touch(L.ffn.w2.weight, true, e * f);
+    weights(L.ffn.w2, true, e * f);
     touch(L.ffn.w2.bias, s8 || c.ffn_bias, e);
     touch(L.ffn.w3.shift, c.gated_ffn, f);
     touch(L.ffn.w3.bias, c.gated_ffn && (s8 || c.ffn_bias), f);
