@@ -952,9 +952,10 @@ TEST_CASE("Smoothing keeps the float model's function", "[transformer_fixed]") {
     std::uniform_real_distribution<double> ud(0.01, 40.0);
     std::vector<double> chan(size_t(m.c.num_layers) * size_t(attn::detail::chan_stride(m.c)));
     for (double& x : chan) x = ud(rng);
-    std::vector<uint8_t> buf(attn::detail::smooth_weights_bytes(m.c) + 64);
+    const size_t bytes = attn::detail::smooth_weights_bytes(m.c) + 64;
+    AlignedBuffer buf(bytes);  // 16-byte aligned: the arena refuses less
     attn::Arena arena;
-    REQUIRE(arena.init(buf.data(), buf.size()) == Status::kOk);
+    REQUIRE(arena.init(buf.data, bytes) == Status::kOk);
     attn::TransformerWeightsF32 ws;
     REQUIRE(attn::detail::smooth_weights(m.c, m.w, chan.data(), 0.5, arena, &ws) == Status::kOk);
     CHECK(arena.used() <= attn::detail::smooth_weights_bytes(m.c));
