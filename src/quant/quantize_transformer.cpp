@@ -482,7 +482,7 @@ Status calibrate_ranges(const TransformerConfig& c, const TransformerWeightsF32&
 }
 
 size_t calibrate_ranges_bytes(const TransformerConfig& c, int32_t max_len, uint32_t mse) {
-  const size_t count = static_cast<size_t>(c.num_layers * detail::kKinds + 1);
+  const size_t count = n_of(c.num_layers, detail::kKinds) + 1;
   return rounded(n_of(max_len, c.output_dim()), 4) + detail::float_forward_bytes(c, max_len) +
          (mse != 0 ? arena_round_up(count * sizeof(detail::Histogram)) +
                          rounded(count * detail::kRangeBins, sizeof(uint32_t))
@@ -743,7 +743,7 @@ Status quantize_model(const TransformerConfig& c, const TransformerWeightsF32& w
     return by_kl ? kl < best_kl : db > best_db;
   };
   TransformerQuantReport stages;
-  double a = options.smooth;
+  double a = static_cast<double>(options.smooth);
   Status s = Status::kOk;
   if (options.compare) {
     s = trial(0.0, 0, cal, cal, &stages.minmax_output_sqnr_db, &stages.minmax_output_kl);

@@ -40,16 +40,16 @@ double factor(double x, double wmax, double a) {
 void scale_columns(float* w, int32_t rows, int32_t cols, const double* s) {
   for (int32_t r = 0; r < rows; ++r)
     for (int32_t j = 0; j < cols; ++j) {
-      float& v = w[static_cast<ptrdiff_t>(r) * cols + j];
-      v = static_cast<float>(static_cast<double>(v) * s[j]);
+      const ptrdiff_t at = static_cast<ptrdiff_t>(r) * cols + j;
+      w[at] = static_cast<float>(static_cast<double>(w[at]) * s[j]);
     }
 }
 
 // Row r of w [rows, cols] (and b[r], b may be null) divided by s.
 void divide_row(float* w, float* b, int32_t r, int32_t cols, double s) {
   for (int32_t j = 0; j < cols; ++j) {
-    float& v = w[static_cast<ptrdiff_t>(r) * cols + j];
-    v = static_cast<float>(static_cast<double>(v) / s);
+    const ptrdiff_t at = static_cast<ptrdiff_t>(r) * cols + j;
+    w[at] = static_cast<float>(static_cast<double>(w[at]) / s);
   }
   if (b != nullptr) b[r] = static_cast<float>(static_cast<double>(b[r]) / s);
 }
