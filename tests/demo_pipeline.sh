@@ -3,7 +3,7 @@
 # for one of its two models, for ctest (demo-encoder, demo-decoder): `attn
 # import` tests/data/<model> (PART encoder: demo_encoder; decoder:
 # tiny_llama, --byte-vocab: with its bytes tokenizer), calibration ids from DEMO --write-calib,
-# `attn quantize --calib-tokens` to s8 and s16, then DEMO on the three files
+# `attn quantize --calib-tokens` to s8, s16 and s4 (int4 FFN weights), then DEMO on the four files
 # with ARGS. Exits with the first failing step's code.
 set -eu
 attn=$1 demo=$2 data=$3 out=$4 part=$5
@@ -20,4 +20,8 @@ for dtype in s8 s16; do
   "$attn" quantize "$out/$part.f32.attn" --calib-tokens "$out/${part}_calib.npy" --dtype $dtype \
     -o "$out/$part.$dtype.attn" >/dev/null
 done
-exec "$demo" --data "$data" --f32 "$out/$part.f32.attn" --s8 "$out/$part.s8.attn" --s16 "$out/$part.s16.attn" "$@"
+# s4: s8 activations with int4 FFN weights.
+"$attn" quantize "$out/$part.f32.attn" --calib-tokens "$out/${part}_calib.npy" --dtype s8 --weights s4 \
+  -o "$out/$part.s4.attn" >/dev/null
+exec "$demo" --data "$data" --f32 "$out/$part.f32.attn" --s8 "$out/$part.s8.attn" --s16 "$out/$part.s16.attn" \
+  --s4 "$out/$part.s4.attn" "$@"
