@@ -70,22 +70,7 @@ void record_mask(const Mask& mask, int32_t S, CalibrationRanges* r) {
 }
 
 // The calibration's float forward is the same on every host: scalar, sums in
-// double, never the dispatched kernel table (whose float sums differ by ISA
-// in the last bits, which moved ranges, scales, and so the converter's output
-// bytes between a ref and an AVX2 / AVX-512 build). A product of two floats
-// is exact in double, so a contracted multiply-add gives the same sums.
-
-// y [rows, out] = x [rows, in] W^T + b (b null: none).
-void linear(ConstMatF32 x, ConstMatF32 w, const float* b, MatF32 y) {
-  for (int32_t i = 0; i < x.rows; ++i) {
-    for (int32_t o = 0; o < w.rows; ++o) {
-      double acc = b != nullptr ? static_cast<double>(b[o]) : 0.0;
-      for (int32_t k = 0; k < x.cols; ++k)
-        acc += static_cast<double>(x.row(i)[k]) * static_cast<double>(w.row(o)[k]);
-      y.row(i)[o] = static_cast<float>(acc);
-    }
-  }
-}
+// double in a fixed order (linear_double: quant/calibrate_transformer.h).
 
 // s [n] = scale * q [hd] . k_j [hd] for the n rows of k.
 void scores(ConstMatF32 q, ConstMatF32 k, float scale, float* s) {
@@ -111,12 +96,19 @@ void softmax(float* s, int32_t n) {
   for (int32_t j = 0; j < n; ++j) s[j] = static_cast<float>(std::exp(static_cast<double>(s[j]) - m) / sum);
 }
 
-// out [hd] = p [n] V [n, hd].
+// out [hd] = p [n] V [n, hd]: each output summed in j order, 16 outputs in
+// flight (one at a time waits on each addition).
 void weighted_sum(const float* p, ConstMatF32 v, float* out) {
-  for (int32_t e = 0; e < v.cols; ++e) {
-    double acc = 0.0;
-    for (int32_t j = 0; j < v.rows; ++j) acc += static_cast<double>(p[j]) * static_cast<double>(v.row(j)[e]);
-    out[e] = static_cast<float>(acc);
+  constexpr int32_t kE = 16;
+  for (int32_t e0 = 0; e0 < v.cols; e0 += kE) {
+    const int32_t ne = v.cols - e0 < kE ? v.cols - e0 : kE;
+    double acc[kE] = {};
+    for (int32_t j = 0; j < v.rows; ++j) {
+      const double pj = static_cast<double>(p[j]);
+      const float* vr = v.row(j) + e0;  // [ne]
+      for (int32_t e = 0; e < ne; ++e) acc[e] += pj * static_cast<double>(vr[e]);
+    }
+    for (int32_t e = 0; e < ne; ++e) out[e0 + e] = static_cast<float>(acc[e]);
   }
 }
 
@@ -166,9 +158,11 @@ Status calibrate_attention_observed(const Plan& plan, const WeightsF32& w, const
     arena.release(mark);
     return carved;
   }
-  linear(matrix(io.query, L, E), matrix(w.wq, D, E), c.bias ? w.bq : nullptr, matrix(q, L, D));
-  linear(matrix(io.key, S, c.kdim), matrix(w.wk, Dkv, c.kdim), c.bias ? w.bk : nullptr, matrix(k, S, Dkv));
-  linear(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), c.bias ? w.bv : nullptr, matrix(v, S, Dkv));
+  detail::linear_double(matrix(io.query, L, E), matrix(w.wq, D, E), c.bias ? w.bq : nullptr, matrix(q, L, D));
+  detail::linear_double(matrix(io.key, S, c.kdim), matrix(w.wk, Dkv, c.kdim), c.bias ? w.bk : nullptr,
+                        matrix(k, S, Dkv));
+  detail::linear_double(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), c.bias ? w.bv : nullptr,
+                        matrix(v, S, Dkv));
   // Rotary embedding: the integer forward holds Q and K on one grid before and
   // after the rotation (which keeps each pair's norm but not each element's
   // range), so both widen the ranges. Queries at query_position + i, keys at j.
@@ -206,8 +200,8 @@ Status calibrate_attention_observed(const Plan& plan, const WeightsF32& w, const
       weighted_sum(s, vh, out.data);
     }
   }
-  linear(matrix(static_cast<const float*>(ctx), L, D), matrix(w.wo, E, D), c.bias ? w.bo : nullptr,
-         matrix(y, L, E));
+  detail::linear_double(matrix(static_cast<const float*>(ctx), L, D), matrix(w.wo, E, D),
+                        c.bias ? w.bo : nullptr, matrix(y, L, E));
   finite = finite && widen(ranges->query, io.query, n_of(L, E)) &&
            widen(ranges->key, io.key, n_of(S, c.kdim)) && widen(ranges->value, io.value, n_of(S, c.vdim)) &&
            widen(ranges->q, q, n_of(L, D)) && widen(ranges->k, k, n_of(S, Dkv)) &&
@@ -253,7 +247,8 @@ Status calibrate_any_mask(const Plan& plan, const WeightsF32& w, const IoF32& io
     arena.release(mark);
     return carved;
   }
-  linear(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), c.bias ? w.bv : nullptr, matrix(v, S, Dkv));
+  detail::linear_double(matrix(io.value, S, c.vdim), matrix(w.wv, Dkv, c.vdim), c.bias ? w.bv : nullptr,
+                        matrix(v, S, Dkv));
   // Context: V's range (a convex combination of V rows, or 0 for a fully masked row).
   bool finite = widen(ranges->context, v, n_of(S, Dkv));
   // Output: every head attending to key j alone, key by key, L rows at a time.
@@ -266,8 +261,8 @@ Status calibrate_any_mask(const Plan& plan, const WeightsF32& w, const IoF32& io
         for (int32_t e = 0; e < hd; ++e) dst[e] = vj[e];
       }
     }
-    linear(matrix(static_cast<const float*>(ctx), rows, D), matrix(w.wo, E, D), c.bias ? w.bo : nullptr,
-           matrix(y, rows, E));
+    detail::linear_double(matrix(static_cast<const float*>(ctx), rows, D), matrix(w.wo, E, D),
+                          c.bias ? w.bo : nullptr, matrix(y, rows, E));
     finite = widen(ranges->output, y, n_of(rows, E));
   }
   if (finite) {  // the ranges now hold for any mask, and stay so for later examples

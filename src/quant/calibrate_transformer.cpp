@@ -22,17 +22,9 @@ double max_abs(Range r) {
   return std::fmax(std::fabs(static_cast<double>(r.min)), std::fabs(static_cast<double>(r.max)));
 }
 
-// y [rows, out] = x [rows, in] W^T + b (b null: none), double sums.
+// y [rows, out] = x [rows, in] W^T + b (b null: none), W [out, in].
 void linear(ConstMatF32 x, const float* w, const float* b, MatF32 y) {
-  for (int32_t i = 0; i < x.rows; ++i) {
-    const float* xr = x.row(i);
-    for (int32_t o = 0; o < y.cols; ++o) {
-      double acc = b != nullptr ? static_cast<double>(b[o]) : 0.0;
-      const float* wr = w + static_cast<ptrdiff_t>(o) * x.cols;
-      for (int32_t k = 0; k < x.cols; ++k) acc += static_cast<double>(xr[k]) * static_cast<double>(wr[k]);
-      y.row(i)[o] = static_cast<float>(acc);
-    }
-  }
+  linear_double(x, ConstMatF32{w, y.cols, x.cols, x.cols}, b, y);
 }
 
 // y = x, row by row.
@@ -238,17 +230,11 @@ struct CalibrationSteps {
   // out [m, vocab] = h W^T in double (W: the token embedding when tied), each logit seen by rec.
   void lm_head(ConstMatF32 h, MatF32 out) const {
     const float* table = c.head == LmHead::kTied ? w.token_embedding : w.lm_head;  // [vocab, E]
-    for (int32_t i = 0; i < h.rows; ++i) {
-      for (int32_t v = 0; v < c.vocab_size; ++v) {
-        double acc = 0.0;
-        for (int32_t e = 0; e < h.cols; ++e) {
-          acc += static_cast<double>(h.row(i)[e]) *
-                 static_cast<double>(table[static_cast<ptrdiff_t>(v) * h.cols + e]);
-        }
-        rec.logit(acc);
-        out.row(i)[v] = static_cast<float>(acc);
-      }
-    }
+    linear_double_each(h, ConstMatF32{table, c.vocab_size, h.cols, h.cols}, nullptr,
+                       [&](int32_t i, int32_t v, double logit) {
+                         rec.logit(logit);
+                         out.row(i)[v] = static_cast<float>(logit);
+                       });
   }
 };
 

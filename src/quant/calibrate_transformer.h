@@ -26,6 +26,54 @@ inline bool widen(Range& r, const float* p, size_t n) {
 
 inline size_t n_of(int32_t a, int32_t b) { return static_cast<size_t>(a) * static_cast<size_t>(b); }
 
+// The converter's float products: y[i][o] = b[o] + sum over k of x[i][k] w[o][k],
+// summed in double in k order, for every i < x.rows and o < w.rows, handed to
+// emit(i, o, sum). The sums are the same on every host (a product of two
+// floats is exact in double, so a contracted multiply-add changes nothing;
+// the order is fixed), never the dispatched kernel table's, whose float sums
+// differ by ISA in the last bits. Four rows by four outputs at a time keep 16
+// sums in flight (one at a time waits on each addition), over a panel of the
+// four outputs' weights in double, [k][4], so the compiler vectorizes over
+// the four outputs.
+template <typename Emit>
+void linear_double_each(ConstMatF32 x, ConstMatF32 w, const float* b, Emit&& emit) {
+  constexpr int32_t kR = 2, kO = 4, kChunk = 64;
+  const int32_t K = x.cols;
+  for (int32_t i0 = 0; i0 < x.rows; i0 += kR) {
+    const int32_t nr = x.rows - i0 < kR ? x.rows - i0 : kR;
+    for (int32_t o0 = 0; o0 < w.rows; o0 += kO) {
+      const int32_t no = w.rows - o0 < kO ? w.rows - o0 : kO;
+      double acc[kR][kO];
+      for (int32_t r = 0; r < kR; ++r)
+        for (int32_t c = 0; c < kO; ++c)
+          acc[r][c] = b != nullptr && c < no ? static_cast<double>(b[o0 + c]) : 0.0;
+      for (int32_t k0 = 0; k0 < K; k0 += kChunk) {
+        const int32_t nk = K - k0 < kChunk ? K - k0 : kChunk;
+        double panel[kChunk][kO];  // the outputs' weights [k][output], 0 past the last output
+        for (int32_t c = 0; c < kO; ++c) {
+          for (int32_t k = 0; k < nk; ++k)
+            panel[k][c] = c < no ? static_cast<double>(w.row(o0 + c)[k0 + k]) : 0.0;
+        }
+        const float* xr[kR];
+        for (int32_t r = 0; r < kR; ++r) xr[r] = x.row(i0 + (r < nr ? r : 0)) + k0;  // [nk] each
+        for (int32_t k = 0; k < nk; ++k) {
+          for (int32_t r = 0; r < kR; ++r) {
+            const double xv = static_cast<double>(xr[r][k]);
+            for (int32_t c = 0; c < kO; ++c) acc[r][c] += xv * panel[k][c];
+          }
+        }
+      }
+      for (int32_t r = 0; r < nr; ++r)
+        for (int32_t c = 0; c < no; ++c) emit(i0 + r, o0 + c, acc[r][c]);
+    }
+  }
+}
+
+// y [rows, out] = x [rows, in] W^T + b (b null: none), summed as linear_double_each.
+inline void linear_double(ConstMatF32 x, ConstMatF32 w, const float* b, MatF32 y) {
+  linear_double_each(x, w, b, [&](int32_t i, int32_t o, double v) { y.row(i)[o] = static_cast<float>(v); });
+}
+
 struct LayerRanges {
   CalibrationRanges attention;  // the block's (query = key = value: the attention input)
   Range ffn_in;                 // the FFN input (N2 output, or the residual in post-norm)
