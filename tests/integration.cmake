@@ -135,6 +135,13 @@ endif()
 # the same board (both compile the library: one at a time on two cores).
 if(TARGET attn_cli AND NOT CMAKE_CROSSCOMPILING AND ATTN_TEST_PACKAGING AND ATTN_FW_ARM_GCC AND ATTN_FW_QEMU
    AND ATTN_FW_MAKE AND ATTN_FW_PYTHON)
+  # The model, imported and quantized once by the example's own Makefile rule, for every board.
+  set(c_llm_model ${CMAKE_CURRENT_BINARY_DIR}/c_llm/model/tiny_llama.s8.attn)
+  add_test(NAME c_llm_model
+           COMMAND ${ATTN_FW_MAKE} -s -C ${PROJECT_SOURCE_DIR}/port/cortex-m/examples/c-llm
+                   ATTN=$<TARGET_FILE:attn_cli> BUILD=${CMAKE_CURRENT_BINARY_DIR}/c_llm/model ${c_llm_model})
+  set_tests_properties(c_llm_model PROPERTIES TIMEOUT 600 FIXTURES_SETUP c_llm_model
+                                              LABELS "integration;c_firmware")
   foreach(fw_case IN LISTS fw_cases)
     separate_arguments(fw_case)
     list(GET fw_case 0 fw_name)
@@ -143,9 +150,9 @@ if(TARGET attn_cli AND NOT CMAKE_CROSSCOMPILING AND ATTN_TEST_PACKAGING AND ATTN
     add_test(NAME c_llm_${fw_name}
              COMMAND ${ATTN_FW_PYTHON} ${PROJECT_SOURCE_DIR}/port/cortex-m/examples/check_c_llm.py
                      --attn $<TARGET_FILE:attn_cli> --board ${fw_board} --cc ${fw_cc}
-                     --work ${CMAKE_CURRENT_BINARY_DIR}/c_llm/${fw_name})
+                     --work ${CMAKE_CURRENT_BINARY_DIR}/c_llm/${fw_name} --model ${c_llm_model})
     set_tests_properties(c_llm_${fw_name} PROPERTIES TIMEOUT 600 PROCESSORS 2 DEPENDS c_firmware_${fw_name}
-                                                     LABELS "integration;c_firmware")
+                                                     FIXTURES_REQUIRED c_llm_model LABELS "integration;c_firmware")
   endforeach()
 endif()
 

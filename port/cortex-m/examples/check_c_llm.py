@@ -45,6 +45,7 @@ def main():
     ap.add_argument("--board", required=True, choices=["an386", "an547"])
     ap.add_argument("--cc", required=True, choices=["gcc", "clang"])
     ap.add_argument("--work", required=True, help="build directory (the example's BUILD)")
+    ap.add_argument("--model", help="the s8 model (default: the Makefile's, imported and quantized into --work)")
     args = ap.parse_args()
     work = os.path.abspath(args.work)
     attn = os.path.abspath(args.attn)
@@ -52,6 +53,9 @@ def main():
     make = ["make", "-C", os.path.join(HERE, "c-llm"), "-j2", f"BOARD={args.board}", f"CC={args.cc}",
             f"BUILD={work}", f"ATTN={attn}", f"ATTN_ROOT={ROOT}", f"PROMPT={PROMPT}", f"STEPS={STEPS}",
             f"TOKENS={TOKENS}", f"CAPACITY={CAPACITY}"]
+    model = os.path.abspath(args.model) if args.model else os.path.join(work, "tiny_llama.s8.attn")
+    if args.model:
+        make.append(f"MODEL={model}")
     build = subprocess.run(make + ["all"], capture_output=True, text=True)
     if build.returncode != 0:
         sys.stdout.write(build.stdout + build.stderr)
@@ -66,7 +70,6 @@ def main():
     if not m:
         raise SystemExit("check_c_llm: no text and instruction counts in the firmware's stdout")
     text = m.group(1)
-    model = os.path.join(work, "tiny_llama.s8.attn")
     host = subprocess.run([attn, "generate", model, "--prompt", PROMPT, "--steps", str(STEPS)], capture_output=True,
                           text=True)
     if host.returncode != 0:
