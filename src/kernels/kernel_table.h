@@ -518,6 +518,9 @@ inline constexpr Kernel<ResidualToS8Fn> kResidualToS8[] = {
     {ResidualRows<Isa::kRef>::to_s8, "ref"},
 };
 inline constexpr Kernel<LogitsS8Fn> kLogitsS8[] = {
+#if ATTN_WITH_AVX512VNNI
+    {logits_s8_avx512vnni, "avx512vnni"},
+#endif
 #if ATTN_WITH_AVX2
     {Out32Rows<Isa::kAvx2>::logits_s8, "avx2"},
 #endif
@@ -533,6 +536,9 @@ inline constexpr Kernel<LogitsS8Fn> kLogitsS8[] = {
     {Out32Rows<Isa::kRef>::logits_s8, "ref"},
 };
 inline constexpr Kernel<LogitsS8Fn> kLinearResidualS8[] = {
+#if ATTN_WITH_AVX512VNNI
+    {linear_residual_s8_avx512vnni, "avx512vnni"},
+#endif
 #if ATTN_WITH_AVX2
     {Out32Rows<Isa::kAvx2>::linear_residual_s8, "avx2"},
 #endif

@@ -330,6 +330,14 @@ struct Out32Rows {
 };
 template <Isa kIsa>
 struct Out32DotOps;
+#if ATTN_WITH_S8
+// x86-64 AVX-512 VNNI (ATTN_HAVE_AVX512VNNI): the int8 rows on vpdpbusd panels
+// (x86/linear_residual_logits_s8_avx512vnni.cpp), the AVX2 rows below 4 rows of x.
+void linear_residual_s8_avx512vnni(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                                   const int32_t* shift, MatS32 r);
+void logits_s8_avx512vnni(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                          const int32_t* shift, MatS32 y);
+#endif
 
 // ---- int4 weights (src/kernels/*/linear_s4_*.cpp, kernels/s4_rows.h) ------
 // The linears of a model whose projection has int4 weights (ProjectionS8 /
