@@ -485,8 +485,18 @@ inline constexpr Kernel<NormS8Fn> kNormS8[] = {
 #endif
     {NormRows<Isa::kRef>::s8, "ref"},
 };
-inline constexpr Kernel<ActTableS8Fn> kActTableS8[] = {{act_table_s8_ref, "ref"}};
-inline constexpr Kernel<ActGateS8Fn> kActGateS8[] = {{act_gate_s8_ref, "ref"}};
+inline constexpr Kernel<ActTableS8Fn> kActTableS8[] = {
+#if ATTN_WITH_AVX2
+    {act_table_s8_avx2, "avx2"},
+#endif
+    {act_table_s8_ref, "ref"},
+};
+inline constexpr Kernel<ActGateS8Fn> kActGateS8[] = {
+#if ATTN_WITH_AVX2
+    {act_gate_s8_avx2, "avx2"},
+#endif
+    {act_gate_s8_ref, "ref"},
+};
 inline constexpr Kernel<ResidualAddS8Fn> kResidualAddS8[] = {
 #if ATTN_WITH_AVX2
     {ResidualRows<Isa::kAvx2>::add_s8, "avx2"},

@@ -277,6 +277,12 @@ void act_gate_s8_ref(MatS8 h1, ConstMatS8 h3, const int16_t* table, int32_t h3_z
                      int32_t shift, int32_t g_zero_point);
 void act_table_s16_ref(MatS16 h1, const int32_t* table, int32_t multiplier, int32_t shift);
 void act_gate_s16_ref(MatS16 h1, ConstMatS16 h3, const int32_t* table, int32_t multiplier, int32_t shift);
+#if ATTN_WITH_S8
+// x86-64 AVX2 (ATTN_HAVE_AVX2): x86/activation_fixed_avx2.cpp.
+void act_table_s8_avx2(MatS8 h1, const int8_t* table);
+void act_gate_s8_avx2(MatS8 h1, ConstMatS8 h3, const int16_t* table, int32_t h3_zero_point,
+                      int32_t multiplier, int32_t shift, int32_t g_zero_point);
+#endif
 
 // ---- residual stream (src/kernels/ref/residual_fixed_ref.cpp) -------------
 // add: x = sat32(x + round((y - zp) * ratio)), RescaleFixed's "to the residual".
