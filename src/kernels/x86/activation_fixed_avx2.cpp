@@ -1,13 +1,14 @@
 // activation, int8 tables, x86-64 AVX2: act_table_s8_ref and act_gate_s8_ref's
-// arithmetic on 8 int32 lanes, bit-exact. The 256-entry table is copied
-// once per call into int32 entries on the stack (sign-extended), so that
-// VPGATHERDD reads 4 whole bytes per lane inside it (a gather straight from
-// the int8 / int16 table would read past its ends):
+// arithmetic, bit-exact. The plain table: 32 inputs at once, VPSHUFB over
+// the table's 16 rows of 16 bytes. The gate: 8 int32 lanes; its 256-entry
+// table is copied once per call into int32 entries on the stack
+// (sign-extended), so that VPGATHERDD reads 4 whole bytes per lane inside it
+// (a gather straight from the int16 table would read past its ends):
 //   plain  g = table[h1 + 128]
 //   gated  prod = table[h1 + 128] (h3 - zp3)   (|.| < 2^23, int32)
 //          g = clamp(zp + round(prod m 2^(sh - 31)))   (64-bit products,
 //          ties away from zero: rescale_q31; clamped in 64 bits)
-// The last cols % 8 columns are the ref's.
+// The last columns (cols % 32 plain, cols % 8 gated) are the ref's.
 #include "kernels/arch.h"
 
 #if ATTN_HAVE_AVX2
@@ -43,13 +44,29 @@ inline __m256i clamp64(__m256i v, __m256i lo, __m256i hi) {
 }  // namespace
 
 void act_table_s8_avx2(MatS8 h1, const int8_t* table) {
-  alignas(32) int32_t t32[256];
-  for (int32_t i = 0; i < 256; i += 8)
-    _mm256_store_si256(reinterpret_cast<__m256i*>(t32 + i), avx2m::load8(table + i));
-  const int32_t n = h1.cols & ~7;
+  // The table as 16 rows of 16 bytes, each in both 128-bit lanes: VPSHUFB
+  // looks up 32 inputs in one row by their low 4 bits, and the row their
+  // high 4 bits name is kept (no gather: 32 lookups in 16 steps of 3 instructions).
+  __m256i rows[16];
+  for (int c = 0; c < 16; ++c) {
+    rows[c] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table + 16 * c)));
+  }
+  const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80)), low4 = _mm256_set1_epi8(0x0F);
+  const int32_t n = h1.cols & ~31;
   for (int32_t r = 0; r < h1.rows; ++r) {
     int8_t* row = h1.row(r);
-    for (int32_t i = 0; i < n; i += 8) avx2m::store8(row + i, lookup8(t32, row + i));
+    for (int32_t i = 0; i < n; i += 32) {
+      const __m256i idx =
+          _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + i)), flip);  // h1 + 128
+      const __m256i lo = _mm256_and_si256(idx, low4);
+      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(idx, 4), low4);
+      __m256i g = _mm256_setzero_si256();
+      for (int c = 0; c < 16; ++c) {
+        const __m256i in_row = _mm256_cmpeq_epi8(hi, _mm256_set1_epi8(static_cast<char>(c)));
+        g = _mm256_or_si256(g, _mm256_and_si256(in_row, _mm256_shuffle_epi8(rows[c], lo)));
+      }
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + i), g);
+    }
   }
   if (n < h1.cols) act_table_s8_ref(h1.cols_slice(n, h1.cols - n), table);
 }
