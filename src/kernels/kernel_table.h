@@ -485,8 +485,18 @@ inline constexpr Kernel<NormS8Fn> kNormS8[] = {
 #endif
     {NormRows<Isa::kRef>::s8, "ref"},
 };
-inline constexpr Kernel<ActTableS8Fn> kActTableS8[] = {{act_table_s8_ref, "ref"}};
-inline constexpr Kernel<ActGateS8Fn> kActGateS8[] = {{act_gate_s8_ref, "ref"}};
+inline constexpr Kernel<ActTableS8Fn> kActTableS8[] = {
+#if ATTN_WITH_AVX2
+    {act_table_s8_avx2, "avx2"},
+#endif
+    {act_table_s8_ref, "ref"},
+};
+inline constexpr Kernel<ActGateS8Fn> kActGateS8[] = {
+#if ATTN_WITH_AVX2
+    {act_gate_s8_avx2, "avx2"},
+#endif
+    {act_gate_s8_ref, "ref"},
+};
 inline constexpr Kernel<ResidualAddS8Fn> kResidualAddS8[] = {
 #if ATTN_WITH_AVX2
     {ResidualRows<Isa::kAvx2>::add_s8, "avx2"},
@@ -518,6 +528,9 @@ inline constexpr Kernel<ResidualToS8Fn> kResidualToS8[] = {
     {ResidualRows<Isa::kRef>::to_s8, "ref"},
 };
 inline constexpr Kernel<LogitsS8Fn> kLogitsS8[] = {
+#if ATTN_WITH_AVX512VNNI
+    {logits_s8_avx512vnni, "avx512vnni"},
+#endif
 #if ATTN_WITH_AVX2
     {Out32Rows<Isa::kAvx2>::logits_s8, "avx2"},
 #endif
@@ -533,6 +546,9 @@ inline constexpr Kernel<LogitsS8Fn> kLogitsS8[] = {
     {Out32Rows<Isa::kRef>::logits_s8, "ref"},
 };
 inline constexpr Kernel<LogitsS8Fn> kLinearResidualS8[] = {
+#if ATTN_WITH_AVX512VNNI
+    {linear_residual_s8_avx512vnni, "avx512vnni"},
+#endif
 #if ATTN_WITH_AVX2
     {Out32Rows<Isa::kAvx2>::linear_residual_s8, "avx2"},
 #endif

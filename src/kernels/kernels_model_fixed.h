@@ -10,6 +10,7 @@
 #include "attn/kernels_fixed.h"
 #include "attn/transformer.h"
 #include "attn/transformer_fixed.h"
+#include "kernels/arch.h"
 #include "kernels/fixed_point.h"
 #include "kernels/kernels_fixed.h"
 
@@ -133,8 +134,21 @@ ATTN_ALWAYS_INLINE int64_t residual_to_act_element(int32_t x, const RescaleFixed
   return int64_t{r.zero_point} + rescale_to_act32(x, r.multiplier, r.shift);
 }
 
-// floor(sqrt(v)), exact, for any v < 2^64 (bit by bit).
-ATTN_ALWAYS_INLINE constexpr uint64_t isqrt_u64(uint64_t v) {
+// floor(sqrt(v)), exact, for any v < 2^64. Where the CPU has a double
+// square root instruction (x86-64, AArch64): the double's root (within 1 of
+// the exact one: v rounds to 53 bits, the root keeps 52 of its at most 32
+// integer bits), corrected by r^2 <= v < (r + 1)^2; a norm's row then costs
+// a few instructions, not the bit loop's 31 hard-to-predict branches.
+// Elsewhere (no double FPU on a Cortex-M): bit by bit. The same value either way.
+inline uint64_t isqrt_u64(uint64_t v) {
+#if ATTN_X86_64 || defined(__aarch64__)
+  constexpr uint64_t kMax = 0xFFFFFFFFu;  // floor(sqrt(2^64 - 1))
+  uint64_t r = static_cast<uint64_t>(__builtin_sqrt(static_cast<double>(v)));
+  if (r > kMax) r = kMax;
+  while (r * r > v) --r;
+  while (r < kMax && (r + 1) * (r + 1) <= v) ++r;
+  return r;
+#else
   uint64_t r = 0;
   uint64_t bit = uint64_t{1} << 62;
   while (bit > v) bit >>= 2;
@@ -148,6 +162,7 @@ ATTN_ALWAYS_INLINE constexpr uint64_t isqrt_u64(uint64_t v) {
     bit >>= 2;
   }
   return r;
+#endif
 }
 
 // ---- norms (src/kernels/ref/norm_fixed_ref.cpp) ------------------------------
@@ -160,14 +175,7 @@ ATTN_ALWAYS_INLINE constexpr uint64_t isqrt_u64(uint64_t v) {
 ATTN_ALWAYS_INLINE constexpr int32_t norm_mean(int64_t sum, int32_t E) {
   return static_cast<int32_t>((sum >= 0 ? sum + E / 2 : sum - E / 2) / E);  // half away from zero
 }
-ATTN_ALWAYS_INLINE constexpr int32_t bit_length_u32(uint32_t v) {
-  int32_t n = 0;
-  while (v != 0) {
-    v >>= 1;
-    ++n;
-  }
-  return n;
-}
+ATTN_ALWAYS_INLINE constexpr int32_t bit_length_u32(uint32_t v) { return 32 - fp::count_leading_zeros(v); }
 ATTN_ALWAYS_INLINE constexpr int32_t norm_reduce_shift(int32_t b) { return b > 23 ? b - 23 : 0; }
 // R = round(2^(F + 2 + b - k + j) / s) with v = round(sq / E) + round(eps / 4^k)
 // (at least 1) = m 4^-j, m in [2^60, 2^62), s = floor(sqrt(m)): then
@@ -182,8 +190,9 @@ static inline int32_t norm_multiplier(uint64_t sq, int32_t E, int64_t eps, int32
   v += k > 0 ? static_cast<uint64_t>((eps + (int64_t{1} << (2 * k - 1))) >> (2 * k))
              : static_cast<uint64_t>(eps);
   if (v == 0) v = 1;
-  int32_t top = 0;  // bit length - 1, [0, 62]
-  for (uint64_t t = v >> 1; t != 0; t >>= 1) ++top;
+  const uint32_t v_hi = static_cast<uint32_t>(v >> 32);  // bit length - 1, [0, 62]:
+  const int32_t top =
+      v_hi != 0 ? 63 - fp::count_leading_zeros(v_hi) : 31 - fp::count_leading_zeros(static_cast<uint32_t>(v));
   const int32_t j = top <= 61 ? (61 - top) / 2 : -1;
   const uint64_t m = j >= 0 ? v << (2 * j) : v >> 2;
   const uint64_t s = isqrt_u64(m);  // [2^30, 2^31)
@@ -268,6 +277,12 @@ void act_gate_s8_ref(MatS8 h1, ConstMatS8 h3, const int16_t* table, int32_t h3_z
                      int32_t shift, int32_t g_zero_point);
 void act_table_s16_ref(MatS16 h1, const int32_t* table, int32_t multiplier, int32_t shift);
 void act_gate_s16_ref(MatS16 h1, ConstMatS16 h3, const int32_t* table, int32_t multiplier, int32_t shift);
+#if ATTN_WITH_S8
+// x86-64 AVX2 (ATTN_HAVE_AVX2): x86/activation_fixed_avx2.cpp.
+void act_table_s8_avx2(MatS8 h1, const int8_t* table);
+void act_gate_s8_avx2(MatS8 h1, ConstMatS8 h3, const int16_t* table, int32_t h3_zero_point,
+                      int32_t multiplier, int32_t shift, int32_t g_zero_point);
+#endif
 
 // ---- residual stream (src/kernels/ref/residual_fixed_ref.cpp) -------------
 // add: x = sat32(x + round((y - zp) * ratio)), RescaleFixed's "to the residual".
@@ -321,6 +336,14 @@ struct Out32Rows {
 };
 template <Isa kIsa>
 struct Out32DotOps;
+#if ATTN_WITH_S8
+// x86-64 AVX-512 VNNI (ATTN_HAVE_AVX512VNNI): the int8 rows on vpdpbusd panels
+// (x86/linear_residual_logits_s8_avx512vnni.cpp), the AVX2 rows below 4 rows of x.
+void linear_residual_s8_avx512vnni(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                                   const int32_t* shift, MatS32 r);
+void logits_s8_avx512vnni(ConstMatS8 x, ConstMatS8 w, const int32_t* bias, const int32_t* multiplier,
+                          const int32_t* shift, MatS32 y);
+#endif
 
 // ---- int4 weights (src/kernels/*/linear_s4_*.cpp, kernels/s4_rows.h) ------
 // The linears of a model whose projection has int4 weights (ProjectionS8 /

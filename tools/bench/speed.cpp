@@ -15,7 +15,8 @@
 //
 // The f32 columns time forward_f32 on weights packed once (pack_weights_f32,
 // as a host application would run it); unpacked_us times it on the weights
-// as stored, in samples alternating with the packed ones.
+// as stored. The samples of the four forwards (f32 packed, f32 as stored, s8,
+// s16) alternate, so that f32 / s8 compares samples taken side by side.
 
 #include <algorithm>
 #include <array>
@@ -95,11 +96,6 @@ std::array<Times, n> time_alternating(const std::array<F, n>& once, double min_m
   return t;
 }
 
-template <class F>
-Times time_it(const F& once, double min_ms) {
-  return time_alternating(std::array<F, 1>{once}, min_ms)[0];
-}
-
 // n bytes of `storage` at an ATTN_ARENA_ALIGN-aligned address.
 void* aligned_bytes(std::vector<unsigned char>& storage, size_t n) {
   storage.assign(n + ATTN_ARENA_ALIGN, 0);
@@ -123,45 +119,60 @@ void check(attn::Status st, const char* what) {
   }
 }
 
-// Median CPU us of forward_s8 (dt kS8) or forward_s16 on x, quantized from w.
-double time_fixed(attn::DType dt, const attn::AttentionConfig& cfg, const attn::WeightsF32& w, int L,
-                  const std::vector<float>& x, double min_ms) {
-  // Calibrate on x, quantize the block and the input.
-  attn::Plan fplan;
-  check(attn::plan_attention(cfg, attn::DType::kF32, L, L, &fplan), "plan f32");
-  std::vector<unsigned char> cal_mem, store_mem, arena_mem;
-  attn::Arena cal = make_arena(cal_mem, attn::calibrate_attention_arena_bytes(cfg, L, L));
-  attn::CalibrationRanges ranges;
-  std::vector<float> y(x.size());
-  check(attn::calibrate_attention(fplan, w, attn::Mask(), {x.data(), x.data(), x.data(), y.data()}, cal,
-                                  &ranges),
-        "calibrate");
-  attn::Arena store = make_arena(store_mem, attn::quantize_attention_storage_bytes(cfg, dt));
-  attn::ActivationQuant act;
+// forward_s8 (dt kS8) or forward_s16 on x, the block quantized from w:
+// call() runs one forward. Owns its buffers (not copyable: the views point into them).
+struct FixedForward {
+  attn::DType dt;
+  attn::Plan plan;
+  std::vector<unsigned char> store_mem, arena_mem;
+  attn::Arena arena;
   attn::WeightsS8 w8;
   attn::WeightsS16 w16;
-  if (dt == attn::DType::kS8) {
-    check(attn::quantize_attention_s8(cfg, w, ranges, store, &w8, &act), "quantize s8");
-  } else {
-    check(attn::quantize_attention_s16(cfg, w, ranges, store, &w16, &act), "quantize s16");
+  std::vector<int8_t> x8, y8;
+  std::vector<int16_t> x16, y16;
+
+  FixedForward(attn::DType dt_, const attn::AttentionConfig& cfg, const attn::WeightsF32& w, int L,
+               const std::vector<float>& x)
+      : dt(dt_) {
+    // Calibrate on x, quantize the block and the input.
+    attn::Plan fplan;
+    check(attn::plan_attention(cfg, attn::DType::kF32, L, L, &fplan), "plan f32");
+    std::vector<unsigned char> cal_mem;
+    attn::Arena cal = make_arena(cal_mem, attn::calibrate_attention_arena_bytes(cfg, L, L));
+    attn::CalibrationRanges ranges;
+    std::vector<float> y(x.size());
+    check(attn::calibrate_attention(fplan, w, attn::Mask(), {x.data(), x.data(), x.data(), y.data()}, cal,
+                                    &ranges),
+          "calibrate");
+    attn::Arena store = make_arena(store_mem, attn::quantize_attention_storage_bytes(cfg, dt));
+    attn::ActivationQuant act;
+    if (dt == attn::DType::kS8) {
+      check(attn::quantize_attention_s8(cfg, w, ranges, store, &w8, &act), "quantize s8");
+    } else {
+      check(attn::quantize_attention_s16(cfg, w, ranges, store, &w16, &act), "quantize s16");
+    }
+    check(attn::plan_attention(cfg, dt, L, L, &plan), "plan fixed");
+    arena = make_arena(arena_mem, plan.arena_bytes);
+    x8.resize(x.size()), y8.resize(x.size()), x16.resize(x.size()), y16.resize(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      x8[i] = static_cast<int8_t>(attn::quantize_value(x[i], act.query, attn::DType::kS8));
+      x16[i] = static_cast<int16_t>(attn::quantize_value(x[i], act.query, attn::DType::kS16));
+    }
   }
-  attn::Plan plan;
-  check(attn::plan_attention(cfg, dt, L, L, &plan), "plan fixed");
-  attn::Arena arena = make_arena(arena_mem, plan.arena_bytes);
-  const attn::Mask mask;
-  std::vector<int8_t> x8(x.size()), y8(x.size());
-  std::vector<int16_t> x16(x.size()), y16(x.size());
-  for (size_t i = 0; i < x.size(); ++i) {
-    x8[i] = static_cast<int8_t>(attn::quantize_value(x[i], act.query, attn::DType::kS8));
-    x16[i] = static_cast<int16_t>(attn::quantize_value(x[i], act.query, attn::DType::kS16));
+  FixedForward(const FixedForward&) = delete;
+  FixedForward& operator=(const FixedForward&) = delete;
+
+  void call() {
+    const attn::Mask mask;
+    if (dt == attn::DType::kS8) {
+      const attn::IoS8 io{x8.data(), x8.data(), x8.data(), y8.data()};
+      check(attn::forward_s8(plan, w8, mask, io, arena), "forward_s8");
+    } else {
+      const attn::IoS16 io{x16.data(), x16.data(), x16.data(), y16.data()};
+      check(attn::forward_s16(plan, w16, mask, io, arena), "forward_s16");
+    }
   }
-  if (dt == attn::DType::kS8) {
-    const attn::IoS8 io{x8.data(), x8.data(), x8.data(), y8.data()};
-    return time_it([&] { check(attn::forward_s8(plan, w8, mask, io, arena), "forward_s8"); }, min_ms).cpu_us;
-  }
-  const attn::IoS16 io{x16.data(), x16.data(), x16.data(), y16.data()};
-  return time_it([&] { check(attn::forward_s16(plan, w16, mask, io, arena), "forward_s16"); }, min_ms).cpu_us;
-}
+};
 
 std::vector<float> random_vec(size_t n, std::mt19937& rng, float scale) {
   std::normal_distribution<float> dist(0.0f, scale);
@@ -204,15 +215,17 @@ Result run(const Shape& s, int tile_rows, double min_ms) {
   void* packed_buf = packed_bytes > 0 ? aligned_bytes(packed_mem, packed_bytes) : nullptr;
   attn::WeightsF32 wp;
   check(attn::pack_weights_f32(plan, w, packed_buf, packed_bytes, &wp), "pack_weights_f32");
-  const std::array<std::function<void()>, 2> forwards{
+  FixedForward s8(attn::DType::kS8, cfg, w, s.L, x), s16(attn::DType::kS16, cfg, w, s.L, x);
+  // Samples of the four alternate (a noisy neighbour slows them alike).
+  const std::array<std::function<void()>, 4> forwards{
       [&] { check(attn::forward_f32(plan, wp, mask, io, arena), "forward_f32 packed"); },
-      [&] { check(attn::forward_f32(plan, w, mask, io, arena), "forward_f32"); }};
-  const std::array<Times, 2> t = time_alternating(forwards, min_ms);
+      [&] { check(attn::forward_f32(plan, w, mask, io, arena), "forward_f32"); }, [&] { s8.call(); },
+      [&] { s16.call(); }};
+  const std::array<Times, 4> t = time_alternating(forwards, min_ms);
   const double med = t[0].wall_us, med_cpu = t[0].cpu_us;
   const double flops = 8.0 * s.L * s.E * s.E + 4.0 * s.L * s.L * s.E;
-  const double s8 = time_fixed(attn::DType::kS8, cfg, w, s.L, x, min_ms);
-  const double s16 = time_fixed(attn::DType::kS16, cfg, w, s.L, x, min_ms);
-  return {med, med_cpu, flops / med_cpu * 1e-3, plan.arena_bytes, plan.tile_rows, s8, s16, t[1].cpu_us};
+  const double s8_us = t[2].cpu_us, s16_us = t[3].cpu_us;
+  return {med, med_cpu, flops / med_cpu * 1e-3, plan.arena_bytes, plan.tile_rows, s8_us, s16_us, t[1].cpu_us};
 }
 
 }  // namespace

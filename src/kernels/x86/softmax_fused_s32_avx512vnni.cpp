@@ -2,11 +2,10 @@
 // AVX-512 (F/BW/VL, compiled with the VNNI tier: ATTN_HAVE_AVX512VNNI):
 // softmax_fused_row_ref's integer arithmetic (see that file for the
 // formulas), bit-exact, 16 keys per step, the key tail by masked loads and
-// stores (no scalar loop). Where the AVX2 variant gathers kExp2Table, this
-// one looks it up in registers: the 256 uint16 entries are 8 zmm of 32
-// words, vpermt2w reads 64 entries by the index's low 6 bits (each index
-// sits in the low word of its dword lane; the high words read entry 0 and
-// are masked off), and bits 6 and 7 blend the four results.
+// stores (no scalar loop); two rows of at most 16 keys share one step. Where the AVX2 variant gathers
+// kExp2Table, this one looks it up in registers: the 256 uint16 entries are 8 zmm of 32 words, vpermt2w reads
+// 64 entries by the index's low 6 bits (each index sits in the low word of its dword lane; the high words
+// read entry 0 and are masked off), and bits 6 and 7 blend the four results.
 //   max      _mm512_max_epi32
 //   e_j      u = smax - s (uint32); t = u * step mod 2^32 (_mm512_mullo_epi32),
 //            the entry shifted right by the octave t >> 28; e = 0
@@ -92,33 +91,41 @@ inline int32_t row_max(const int32_t* row, int32_t begin, int32_t end) {
   return _mm512_reduce_max_epi32(vmax);
 }
 
+// The exps of two vectors of 16 keys, p0 (lanes k0, row maximum m0) and p1
+// (lanes k1, maximum m1), in place, added to sum0 and sum1: their table
+// indices packed into the words of one vector (the low word of each dword
+// lane), one lookup. p1 continues p0's row (p0 + 16), or is another row's
+// keys (two short rows at once).
+inline void exps32(int32_t* p0, __mmask16 k0, __m512i m0, int32_t* p1, __mmask16 k1, __m512i m1,
+                   const ExpConsts& c, __m512i& sum0, __m512i& sum1) {
+  const __m512i u0 = _mm512_sub_epi32(m0, _mm512_maskz_loadu_epi32(k0, p0));
+  const __m512i u1 = _mm512_sub_epi32(m1, _mm512_maskz_loadu_epi32(k1, p1));
+  const __mmask16 keep0 = k0 & _mm512_cmple_epu32_mask(u0, c.vlimit);
+  const __mmask16 keep1 = k1 & _mm512_cmple_epu32_mask(u1, c.vlimit);
+  const __m512i t0 = _mm512_mullo_epi32(u0, c.vstep);  // mod 2^32, as ref
+  const __m512i t1 = _mm512_mullo_epi32(u1, c.vstep);
+  const __m512i idx0 = _mm512_and_si512(_mm512_srli_epi32(t0, kExpPhaseIndexShift), c.idx_mask);
+  const __m512i idx1 = _mm512_and_si512(_mm512_srli_epi32(t1, kExpPhaseIndexShift), c.idx_mask);
+  const __m512i tv = c.table.lookup32(_mm512_permutex2var_epi16(idx0, c.pack_even, idx1), c.b6bit, c.b7bit);
+  const __m512i x0 = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(tv)), 1);
+  const __m512i x1 = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(tv, 1)), 1);
+  const __m512i e0 = exps16(x0, t0, keep0, c.one);
+  const __m512i e1 = exps16(x1, t1, keep1, c.one);
+  _mm512_mask_storeu_epi32(p0, k0, e0);
+  _mm512_mask_storeu_epi32(p1, k1, e1);
+  sum0 = _mm512_add_epi32(sum0, e0);
+  sum1 = _mm512_add_epi32(sum1, e1);
+}
+
 // Pass 1: e_j in place of s_j over [begin, end), and their sum (uint32 lanes).
 inline __m512i row_exps(int32_t* row, int32_t begin, int32_t end, int32_t smax, const ExpConsts& c) {
   const __m512i vsmax = _mm512_set1_epi32(smax);
   __m512i vsum = c.zero;
-  // Two vectors of 16 keys per step: their table indices packed into the
-  // words of one vector (the low word of each dword lane), one lookup.
-  for (int32_t j = begin; j < end; j += 32) {
+  for (int32_t j = begin; j < end; j += 32) {  // two vectors of 16 keys per step
     const int32_t left = end - j;
     const __mmask16 k0 = avx512i::mask16(left < 16 ? left : 16);
     const __mmask16 k1 = avx512i::mask16(left < 16 ? 0 : (left < 32 ? left - 16 : 16));
-    int32_t* pj = row + j;  // [32]
-    const __m512i u0 = _mm512_sub_epi32(vsmax, _mm512_maskz_loadu_epi32(k0, pj));
-    const __m512i u1 = _mm512_sub_epi32(vsmax, _mm512_maskz_loadu_epi32(k1, pj + 16));
-    const __mmask16 keep0 = k0 & _mm512_cmple_epu32_mask(u0, c.vlimit);
-    const __mmask16 keep1 = k1 & _mm512_cmple_epu32_mask(u1, c.vlimit);
-    const __m512i t0 = _mm512_mullo_epi32(u0, c.vstep);  // mod 2^32, as ref
-    const __m512i t1 = _mm512_mullo_epi32(u1, c.vstep);
-    const __m512i idx0 = _mm512_and_si512(_mm512_srli_epi32(t0, kExpPhaseIndexShift), c.idx_mask);
-    const __m512i idx1 = _mm512_and_si512(_mm512_srli_epi32(t1, kExpPhaseIndexShift), c.idx_mask);
-    const __m512i tv = c.table.lookup32(_mm512_permutex2var_epi16(idx0, c.pack_even, idx1), c.b6bit, c.b7bit);
-    const __m512i x0 = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(tv)), 1);
-    const __m512i x1 = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(tv, 1)), 1);
-    const __m512i e0 = exps16(x0, t0, keep0, c.one);
-    const __m512i e1 = exps16(x1, t1, keep1, c.one);
-    _mm512_mask_storeu_epi32(pj, k0, e0);
-    _mm512_mask_storeu_epi32(pj + 16, k1, e1);
-    vsum = _mm512_add_epi32(vsum, _mm512_add_epi32(e0, e1));
+    exps32(row + j, k0, vsmax, row + j + 16, k1, vsmax, c, vsum, vsum);
   }
   return vsum;
 }
@@ -151,21 +158,9 @@ inline __m512i sat_shl64(__m512i x, int e) {
   return _mm512_min_epi64(_mm512_max_epi64(v, _mm512_set1_epi64(INT32_MIN)), _mm512_set1_epi64(INT32_MAX));
 }
 
-// fused_softmax_reciprocal of sum[0 .. g), g <= 8, into recip: the
-// normalization and the final shift scalar, the Newton-Raphson steps of
-// fp::one_over_one_plus_x_for_x_in_0_1 on 8 int64 lanes at once.
-inline void reciprocals(const uint32_t* sum, int32_t g, uint32_t* recip) {
-  if (g == 1) {  // one row: the scalar chain is shorter than the vector one
-    recip[0] = fused_softmax_reciprocal(sum[0]);
-    return;
-  }
-  alignas(64) int64_t a[8] = {};  // (sum << h) - 2^31, in [0, 2^31)
-  int h[8] = {};
-  for (int32_t r = 0; r < g; ++r) {
-    h[r] = fp::count_leading_zeros(sum[r]);
-    a[r] = static_cast<int32_t>((sum[r] << h[r]) - (uint32_t{1} << 31));
-  }
-  const __m512i va = _mm512_load_si512(a);
+// The Newton-Raphson steps of fp::one_over_one_plus_x_for_x_in_0_1 on 8
+// int64 lanes a = (sum << h) - 2^31, and the doubling after them.
+inline __m512i newton8(__m512i va) {
   // rounding_half_sum(a, INT32_MAX) = (a + 2^31) / 2 for a >= 0
   const __m512i hd = _mm512_srai_epi64(_mm512_add_epi64(va, _mm512_set1_epi64(int64_t{1} << 31)), 1);
   const __m512i k48_17 = _mm512_set1_epi64(1515870810);  // Q2.29
@@ -177,8 +172,28 @@ inline void reciprocals(const uint32_t* sum, int32_t g, uint32_t* recip) {
         _mm512_srai_epi64(_mm512_slli_epi64(_mm512_sub_epi64(one_q2, srdhm64(hd, x)), 32), 32);
     x = wrap_add64(x, sat_shl64(srdhm64(x, one_minus), 2));
   }
-  alignas(64) int64_t r31[8];
-  _mm512_store_si512(r31, sat_shl64(x, 1));
+  return sat_shl64(x, 1);
+}
+
+// fused_softmax_reciprocal of sum[0 .. g), g <= 16, into recip: the
+// normalization and the final shift scalar, the Newton-Raphson steps on 8
+// int64 lanes at once; over 8 rows, two independent chains whose latencies
+// overlap.
+inline void reciprocals(const uint32_t* sum, int32_t g, uint32_t* recip) {
+  if (g == 1) {  // one row: the scalar chain is shorter than the vector one
+    recip[0] = fused_softmax_reciprocal(sum[0]);
+    return;
+  }
+  alignas(64) int64_t a[16] = {};  // (sum << h) - 2^31, in [0, 2^31)
+  int h[16] = {};
+  for (int32_t r = 0; r < g; ++r) {
+    h[r] = fp::count_leading_zeros(sum[r]);
+    a[r] = static_cast<int32_t>((sum[r] << h[r]) - (uint32_t{1} << 31));
+  }
+  alignas(64) int64_t r31[16];
+  const __m512i x0 = newton8(_mm512_load_si512(a));
+  if (g > 8) _mm512_store_si512(r31 + 8, newton8(_mm512_load_si512(a + 8)));
+  _mm512_store_si512(r31, x0);
   for (int32_t r = 0; r < g; ++r) {
     const uint32_t v = static_cast<uint32_t>(static_cast<int32_t>(r31[r]));
     const int rs = h[r] + kProbBits - 30;
@@ -208,7 +223,7 @@ void softmax_fused_rows_avx512vnni(int32_t* s, int32_t stride, int32_t rows, con
                                    const int32_t* end, int32_t n, const FusedSoftmax& sm) {
   // Each phase over a group of rows before the next phase, so that the rows'
   // serial parts (the max and sum reductions, the scalar reciprocal) overlap.
-  constexpr int32_t kGroup = 8;  // reciprocals' lanes
+  constexpr int32_t kGroup = 16;  // two vectors of reciprocals
   const ExpConsts c(sm);
   for (int32_t r0 = 0; r0 < rows; r0 += kGroup) {
     const int32_t g = rows - r0 < kGroup ? rows - r0 : kGroup;
@@ -220,7 +235,19 @@ void softmax_fused_rows_avx512vnni(int32_t* s, int32_t stride, int32_t rows, con
       row[r] = s + static_cast<ptrdiff_t>(r0 + r) * stride;
       if (begin[r0 + r] < end[r0 + r]) smax[r] = row_max(row[r], begin[r0 + r], end[r0 + r]);
     }
-    for (int32_t r = 0; r < g; ++r) vsum[r] = row_exps(row[r], begin[r0 + r], end[r0 + r], smax[r], c);
+    for (int32_t r = 0; r < g; ++r) {
+      const int32_t b0 = begin[r0 + r], n0 = end[r0 + r] - b0;
+      if (n0 <= 16 && r + 1 < g && end[r0 + r + 1] - begin[r0 + r + 1] <= 16) {
+        // Two rows of at most 16 keys: one step for both (a row of 32 keys' work).
+        const int32_t b1 = begin[r0 + r + 1], n1 = end[r0 + r + 1] - b1;
+        vsum[r] = vsum[r + 1] = c.zero;
+        exps32(row[r] + b0, avx512i::mask16(n0 > 0 ? n0 : 0), _mm512_set1_epi32(smax[r]), row[r + 1] + b1,
+               avx512i::mask16(n1 > 0 ? n1 : 0), _mm512_set1_epi32(smax[r + 1]), c, vsum[r], vsum[r + 1]);
+        ++r;
+        continue;
+      }
+      vsum[r] = row_exps(row[r], b0, end[r0 + r], smax[r], c);
+    }
     uint32_t sum[kGroup];  // [g]
     for (int32_t r = 0; r < g; ++r) {
       // an empty row's sum is 0 (no exps); any value >= 65447 keeps reciprocals in its domain
