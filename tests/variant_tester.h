@@ -1929,67 +1929,69 @@ void residual_cases_of(Report& r, const Kernel<AddFn> (&add)[NA], const char* ad
 }
 
 #if ATTN_WITH_S8
-// The int8 FFN activations, in place over h1 [M, F] (row stride hs; the
-// output starts as a copy of h1 from in_a): the plain table (256 int8
-// entries) and the gate (256 int16 entries, h3 [M, F] at row stride us after
-// them in in_b). Tables: random entries, every 7th case the extremes only;
-// h1 / h3 every 9th case all -128. Gate multipliers over [0, 2^31), shifts
-// over [-31, 30] and the converter's (-12..4: the clamp and the rounding both
-// matter), zero points over [-128, 127].
-inline void act_cases(Report& r) {
-  check_table(r, detail::kActTableS8, "act_table_s8");
-  check_table(r, detail::kActGateS8, "act_gate_s8");
-  Rng rng(73);
+// The int8 FFN activations, in place over h1 [M, N] (row stride hs; h3's
+// stride us): the plain table and the gate. Rows up to 700 wide every 7th
+// case; every 7th table the extremes only. Gate multipliers [0, 2^31) with
+// powers of two (exact ties), shifts over [-31, 30] (both sides of 7, the
+// int32 bound of the rounded product) and the converter's (-20..-8).
+inline void activation_s8_cases(Report& r) {
+  Rng rng(71);
   for (int iter = 0; iter < 120; ++iter) {
     const bool board = iter >= 80;
     const bool long_rows = !board && iter % 7 == 6;
+    const bool extreme_table = iter % 7 == 0;
     const int32_t M = board       ? rng.uniform(1, 5)
                       : long_rows ? rng.uniform(1, 16)
                                   : rng.pick(kSizes, kNumSizes);
-    const int32_t F = board       ? rng.uniform(1, kBoardCols)
+    const int32_t N = board       ? rng.uniform(1, kBoardCols)
                       : long_rows ? rng.uniform(100, 700)
                                   : rng.pick(kSizes, kNumSizes);
-    const int32_t hs = F + rng.uniform(0, 2) * 3, us = F + rng.uniform(0, 2) * 5;
-    const bool extreme = iter % 9 == 0, extreme_table = iter % 7 == 0;
-    constexpr size_t kTableBytes = 256 * sizeof(int16_t);
-    if (!fits(r, mat_bytes<int8_t>(M, hs), kTableBytes + mat_bytes<int8_t>(M, us),
-              mat_bytes<int8_t>(M, hs))) {
-      continue;
-    }
+    const int32_t hs = N + rng.uniform(0, 2) * 3, us = N + rng.uniform(0, 2) * 5;
     int8_t* h1 = in_a<int8_t>();
-    fill(h1, M, F, hs, rng, -128, 127, extreme);
-    auto* t8 = in_b<int8_t>();
-    auto* t16 = in_b<int16_t>();
-    int8_t* h3 = in_b<int8_t>() + kTableBytes;
-    fill(h3, M, F, us, rng, -128, 127, extreme);
-    const FixedOut o{M, F, hs, sizeof(int8_t)};
-    const auto copy_h1 = [&](uint8_t* y) {
-      for (int32_t m = 0; m < M; ++m)
-        std::memcpy(y + static_cast<size_t>(m) * static_cast<size_t>(hs), h1 + static_cast<size_t>(m) * hs,
-                    static_cast<size_t>(F));
-      return MatS8{reinterpret_cast<int8_t*>(y), M, F, hs};
-    };
-    char what[128];
+    int8_t* up = in_b<int8_t>();
+    int8_t* table8 = in_b<int8_t>() + kInBytes - 768;                                 // [256]
+    int16_t* table16 = reinterpret_cast<int16_t*>(in_b<uint8_t>() + kInBytes - 512);  // [256]
+    if (!fits(r, mat_bytes<int8_t>(M, hs), mat_bytes<int8_t>(M, us) + 768, mat_bytes<int8_t>(M, hs)))
+      continue;
+    fill(h1, M, N, hs, rng, -128, 127, iter % 9 == 0);
+    fill(up, M, N, us, rng, -128, 127, iter % 9 == 1);
+    fill(table8, 1, 256, 256, rng, -128, 127, false);
+    const bool full16 = iter % 5 == 0;  // else the values of a SiLU-like table
+    for (int32_t i = 0; i < 256; ++i) {
+      if (extreme_table) {
+        table8[i] = static_cast<int8_t>(i % 2 ? 127 : -128);
+        table16[i] = static_cast<int16_t>(i % 2 ? 32767 : -32768);
+      } else {
+        table16[i] = static_cast<int16_t>(full16 ? rng.uniform(-32768, 32767) : rng.uniform(-300, 4000));
+      }
+    }
+    if (iter % 13 == 3) table16[rng.uniform(0, 255)] = -32768;
+    const int32_t zp3 = iter % 9 == 2 ? 127 : rng.uniform(-128, 127);
+    const int32_t zpg = rng.uniform(-128, 127);
+    const int32_t m = iter % 11 == 0   ? INT32_MAX
+                      : iter % 11 == 1 ? 0
+                      : iter % 4 == 2  ? int32_t{1} << rng.uniform(0, 30)
+                                       : rng.uniform(0, INT32_MAX - 1);
+    const int32_t sh = iter % 3 == 0   ? rng.uniform(-31, 30)
+                       : iter % 3 == 1 ? rng.uniform(-20, -8)
+                                       : rng.uniform(5, 9);
     const bool controls = iter % 10 == 4;
-    for (int32_t i = 0; i < 256; ++i) {
-      t8[i] = static_cast<int8_t>(extreme_table ? (i % 2 ? 127 : -128) : rng.uniform(-128, 127));
-    }
-    std::snprintf(what, sizeof what, "case %d M=%d F=%d", iter, int(M), int(F));
+    char what[128];
+    std::snprintf(what, sizeof what, "case %d M=%d N=%d zp3=%d m=%d shift=%d zp=%d", iter, int(M), int(N),
+                  int(zp3), int(m), int(sh), int(zpg));
+    const auto copy_h1 = [&](uint8_t* y) {
+      for (int32_t i = 0; i < M; ++i)
+        std::memcpy(y + static_cast<size_t>(i) * static_cast<size_t>(hs),
+                    h1 + static_cast<size_t>(i) * static_cast<size_t>(hs), static_cast<size_t>(N));
+      return MatS8{reinterpret_cast<int8_t*>(y), M, N, hs};
+    };
     each_variant(
-        r, detail::kActTableS8, "act_table_s8", o,
-        [&](detail::ActTableS8Fn fn, uint8_t* y) { fn(copy_h1(y), t8); }, controls, what);
-    for (int32_t i = 0; i < 256; ++i) {
-      t16[i] = static_cast<int16_t>(extreme_table ? (i % 2 ? 32767 : -32768) : rng.uniform(-32768, 32767));
-    }
-    const int32_t zp3 = rng.uniform(-128, 127), gzp = rng.uniform(-128, 127);
-    const int32_t mult = iter % 11 == 0 ? INT32_MAX : iter % 11 == 1 ? 0 : rng.uniform(0, INT32_MAX - 1);
-    const int32_t shift = iter % 3 == 0 ? rng.uniform(-31, 30) : rng.uniform(-12, 4);
-    std::snprintf(what, sizeof what, "case %d M=%d F=%d zp3=%d m=%d shift=%d zp=%d", iter, int(M), int(F),
-                  int(zp3), int(mult), int(shift), int(gzp));
+        r, detail::kActTableS8, "act_table_s8", FixedOut{M, N, hs, 1},
+        [&](detail::ActTableS8Fn fn, uint8_t* y) { fn(copy_h1(y), table8); }, controls, what);
     each_variant(
-        r, detail::kActGateS8, "act_gate_s8", o,
+        r, detail::kActGateS8, "act_gate_s8", FixedOut{M, N, hs, 1},
         [&](detail::ActGateS8Fn fn, uint8_t* y) {
-          fn(copy_h1(y), ConstMatS8{h3, M, F, us}, t16, zp3, mult, shift, gzp);
+          fn(copy_h1(y), ConstMatS8{up, M, N, us}, table16, zp3, m, sh, zpg);
         },
         controls, what);
   }
@@ -2004,7 +2006,9 @@ inline void model_row_cases(Report& r) {
   check_table(r, detail::kResidualToS8, "residual_to_s8");
   residual_cases_of<int8_t>(r, detail::kResidualAddS8, "residual_add_s8", detail::kResidualToS8,
                             "residual_to_s8", -128, 127, 61);
-  act_cases(r);
+  check_table(r, detail::kActTableS8, "act_table_s8");
+  check_table(r, detail::kActGateS8, "act_gate_s8");
+  activation_s8_cases(r);
 #endif
 #if ATTN_WITH_S16
   check_table(r, detail::kNormS16, "norm_s16");

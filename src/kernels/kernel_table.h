@@ -489,11 +489,17 @@ inline constexpr Kernel<ActTableS8Fn> kActTableS8[] = {
 #if ATTN_WITH_AVX2
     {act_table_s8_avx2, "avx2"},
 #endif
+#if ATTN_HAVE_MVE
+    {act_table_s8_mve, "mve"},
+#endif
     {act_table_s8_ref, "ref"},
 };
 inline constexpr Kernel<ActGateS8Fn> kActGateS8[] = {
 #if ATTN_WITH_AVX2
     {act_gate_s8_avx2, "avx2"},
+#endif
+#if ATTN_HAVE_MVE
+    {act_gate_s8_mve, "mve"},
 #endif
     {act_gate_s8_ref, "ref"},
 };

@@ -275,6 +275,12 @@ struct NormOps;
 void act_table_s8_ref(MatS8 h1, const int8_t* table);
 void act_gate_s8_ref(MatS8 h1, ConstMatS8 h3, const int16_t* table, int32_t h3_zero_point, int32_t multiplier,
                      int32_t shift, int32_t g_zero_point);
+#if ATTN_HAVE_MVE
+// src/kernels/mve/activation_fixed_mve.cpp
+void act_table_s8_mve(MatS8 h1, const int8_t* table);
+void act_gate_s8_mve(MatS8 h1, ConstMatS8 h3, const int16_t* table, int32_t h3_zero_point, int32_t multiplier,
+                     int32_t shift, int32_t g_zero_point);
+#endif
 void act_table_s16_ref(MatS16 h1, const int32_t* table, int32_t multiplier, int32_t shift);
 void act_gate_s16_ref(MatS16 h1, ConstMatS16 h3, const int32_t* table, int32_t multiplier, int32_t shift);
 #if ATTN_WITH_S8
