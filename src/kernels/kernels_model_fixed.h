@@ -140,7 +140,7 @@ ATTN_ALWAYS_INLINE int64_t residual_to_act_element(int32_t x, const RescaleFixed
 // integer bits), corrected by r^2 <= v < (r + 1)^2; a norm's row then costs
 // a few instructions, not the bit loop's 31 hard-to-predict branches.
 // Elsewhere (no double FPU on a Cortex-M): bit by bit. The same value either way.
-inline uint64_t isqrt_u64(uint64_t v) {
+ATTN_ALWAYS_INLINE uint64_t isqrt_u64(uint64_t v) {
 #if ATTN_X86_64 || defined(__aarch64__)
   constexpr uint64_t kMax = 0xFFFFFFFFu;  // floor(sqrt(2^64 - 1))
   uint64_t r = static_cast<uint64_t>(__builtin_sqrt(static_cast<double>(v)));
