@@ -20,6 +20,8 @@
 #include "attention/attend_fixed.h"
 #include "attention/attention_fixed_common.h"
 
+#if ATTN_WITH_S8 || ATTN_WITH_S16  // an f32-only build (ATTN_DTYPES=f32) compiles this file empty
+
 namespace attn {
 namespace detail {
 namespace {
@@ -301,3 +303,4 @@ Status forward_s16(const Plan& plan, const WeightsS16& w, const Mask& mask, cons
 #endif
 
 }  // namespace attn
+#endif  // ATTN_WITH_S8 || ATTN_WITH_S16

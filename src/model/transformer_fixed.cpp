@@ -22,6 +22,8 @@
 #include "model/model_forward.h"
 #include "model/transformer_fixed_common.h"
 
+#if ATTN_WITH_S8 || ATTN_WITH_S16  // an f32-only build (ATTN_DTYPES=f32) compiles this file empty
+
 namespace attn {
 namespace detail {
 
@@ -590,3 +592,4 @@ Status transformer_decode_s16(const TransformerPlan& plan, const TransformerWeig
 #endif
 
 }  // namespace attn
+#endif  // ATTN_WITH_S8 || ATTN_WITH_S16
