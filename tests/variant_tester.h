@@ -1865,6 +1865,21 @@ inline void norm_cases(Report& r) {
   }
 }
 
+// Rows and columns of the model-row ops' case `iter` of 120 (M drawn before
+// N): from 80 on the boards' shapes (a few rows, up to kBoardCols columns),
+// every 7th before that rows 100-700 wide, else the shared sizes.
+struct RowsShape {
+  int32_t M, N;
+};
+inline RowsShape model_rows_shape(Rng& rng, int iter) {
+  const bool board = iter >= 80;
+  const bool long_rows = !board && iter % 7 == 6;
+  RowsShape s{};
+  s.M = board ? rng.uniform(1, 5) : long_rows ? rng.uniform(1, 16) : rng.pick(kSizes, kNumSizes);
+  s.N = board ? rng.uniform(1, kBoardCols) : long_rows ? rng.uniform(100, 700) : rng.pick(kSizes, kNumSizes);
+  return s;
+}
+
 // Residual rescales: rows x [M, N] int32, activations [M, N] (row strides xs,
 // as); add: the output starts as a copy of x. Multipliers [0, 2^31), shifts
 // over [-31, 30] and the converter's (to: -20..-8, add: 8..20).
@@ -1875,14 +1890,8 @@ void residual_cases_of(Report& r, const Kernel<AddFn> (&add)[NA], const char* ad
   Rng rng(seed);
   constexpr int32_t lo = sizeof(Act) == 1 ? -128 : -32768, hi = sizeof(Act) == 1 ? 127 : 32767;
   for (int iter = 0; iter < 120; ++iter) {
-    const bool board = iter >= 80;
-    const bool long_rows = !board && iter % 7 == 6;
-    const int32_t M = board       ? rng.uniform(1, 5)
-                      : long_rows ? rng.uniform(1, 16)
-                                  : rng.pick(kSizes, kNumSizes);
-    const int32_t N = board       ? rng.uniform(1, kBoardCols)
-                      : long_rows ? rng.uniform(100, 700)
-                                  : rng.pick(kSizes, kNumSizes);
+    const RowsShape shape = model_rows_shape(rng, iter);
+    const int32_t M = shape.M, N = shape.N;
     const int32_t xs = N + rng.uniform(0, 2) * 3, as = N + rng.uniform(0, 2) * 5;
     RescaleFixed rs;
     rs.multiplier = iter % 11 == 0 ? INT32_MAX : iter % 11 == 1 ? 0 : rng.uniform(0, INT32_MAX - 1);
@@ -1937,15 +1946,9 @@ void residual_cases_of(Report& r, const Kernel<AddFn> (&add)[NA], const char* ad
 inline void activation_s8_cases(Report& r) {
   Rng rng(71);
   for (int iter = 0; iter < 120; ++iter) {
-    const bool board = iter >= 80;
-    const bool long_rows = !board && iter % 7 == 6;
     const bool extreme_table = iter % 7 == 0;
-    const int32_t M = board       ? rng.uniform(1, 5)
-                      : long_rows ? rng.uniform(1, 16)
-                                  : rng.pick(kSizes, kNumSizes);
-    const int32_t N = board       ? rng.uniform(1, kBoardCols)
-                      : long_rows ? rng.uniform(100, 700)
-                                  : rng.pick(kSizes, kNumSizes);
+    const RowsShape shape = model_rows_shape(rng, iter);
+    const int32_t M = shape.M, N = shape.N;
     const int32_t hs = N + rng.uniform(0, 2) * 3, us = N + rng.uniform(0, 2) * 5;
     int8_t* h1 = in_a<int8_t>();
     int8_t* up = in_b<int8_t>();
